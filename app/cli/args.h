@@ -1,0 +1,45 @@
+// A small command-line parser: positional arguments, --key value and --flag options, generated help.
+#pragma once
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace nf::cli {
+
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Args {
+ public:
+  Args(std::string command, std::string summary);
+  Args& positional(const std::string& name, const std::string& help);
+  Args& option(const std::string& name, const std::string& valueName, const std::string& help,
+               std::optional<std::string> defaultValue = std::nullopt);
+  Args& flag(const std::string& name, const std::string& help);
+
+  // Returns false when --help was asked for (help is then printed to stdout). Throws UsageError.
+  bool parse(const std::vector<std::string>& argv);
+  std::string help() const;
+
+  const std::string& get(const std::string& name) const;  // positional or option (default applied)
+  bool has(const std::string& name) const;                 // option given (or defaulted) / flag set
+  int getInt(const std::string& name) const;
+  double getDouble(const std::string& name) const;
+
+ private:
+  struct Option {
+    std::string name, valueName, help;
+    std::optional<std::string> defaultValue;
+    bool isFlag = false;
+  };
+  std::string m_command, m_summary;
+  std::vector<std::pair<std::string, std::string>> m_positionals;
+  std::vector<Option> m_options;
+  std::map<std::string, std::string> m_values;
+};
+
+}  // namespace nf::cli

@@ -1,0 +1,40 @@
+// Write-then-rename files: a crash or a full disk never leaves a half-written file in place.
+#pragma once
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+
+namespace nf {
+
+// An error about a specific file; what() always starts with the file's path.
+class FileError : public std::runtime_error {
+ public:
+  FileError(const std::string& path, const std::string& problem);
+  const std::string& path() const { return m_path; }
+
+ private:
+  std::string m_path;
+};
+
+// Collects bytes in "<path>.tmp-<pid>", then commit() flushes, fsyncs and renames it over <path>.
+// Destroying an uncommitted AtomicFile removes the temporary and leaves <path> untouched.
+class AtomicFile {
+ public:
+  explicit AtomicFile(std::string path);
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+
+  void write(const void* data, std::size_t bytes);
+  void write(const std::string& text) { write(text.data(), text.size()); }
+  void commit();
+
+ private:
+  std::string m_path, m_tmpPath;
+  int m_fd = -1;
+};
+
+void writeFileAtomic(const std::string& path, const std::string& contents);
+std::string readTextFile(const std::string& path);
+
+}  // namespace nf

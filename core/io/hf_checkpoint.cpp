@@ -1,0 +1,117 @@
+#include "io/hf_checkpoint.h"
+
+#include <torch/torch.h>
+
+#include <cstring>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "io/atomic_file.h"
+#include "io/model_folder.h"
+
+namespace fs = std::filesystem;
+
+namespace nf {
+namespace {
+
+torch::ScalarType torchType(DType d) {
+  switch (d) {
+    case DType::F64: return torch::kFloat64;
+    case DType::F32: return torch::kFloat32;
+    case DType::F16: return torch::kFloat16;
+    case DType::BF16: return torch::kBFloat16;
+    default: throw std::invalid_argument("dtype " + dtypeName(d) + " is not a float type");
+  }
+}
+
+// A CPU tensor holding a copy of the stored bytes (copied so the mapping can be closed and alignment is right).
+torch::Tensor readTensor(const SafetensorsFile& file, const TensorInfo& info) {
+  torch::Tensor t = torch::empty(info.shape, torch::TensorOptions().dtype(torchType(info.dtype)));
+  std::memcpy(t.data_ptr(), file.data(info), info.end - info.begin);
+  return t;
+}
+
+}  // namespace
+
+GPT2 loadModel(const std::string& folder, torch::Device device) {
+  WeightIndex index = indexModelFolder(folder);
+  GPT2 model(index.config.shape);
+  model->norms() = index.config.norms;
+  torch::NoGradGuard noGrad;
+  for (auto& item : model->named_parameters()) {
+    const auto& entry = index.tensors.at(item.key());
+    item.value().copy_(readTensor(*entry.file, *entry.info));
+  }
+  model->to(device);
+  model->eval();
+  return model;
+}
+
+void saveModel(GPT2Impl& model, const std::string& folder, const SaveOptions& options) {
+  if (options.dtype != DType::F32 && options.dtype != DType::F16 && options.dtype != DType::BF16)
+    throw std::invalid_argument("models are saved as F32, F16 or BF16, not " + dtypeName(options.dtype));
+  std::error_code ec;
+  fs::create_directories(folder, ec);
+  if (ec) throw FileError(folder, "cannot create folder: " + ec.message());
+  const fs::path dir(folder);
+
+  // CPU, contiguous, in the target dtype; kept alive until written.
+  std::vector<torch::Tensor> storage;
+  std::vector<TensorBlob> blobs;
+  for (auto& item : model.named_parameters()) {
+    torch::Tensor t = item.value().detach().to(torch::kCPU, torchType(options.dtype)).contiguous();
+    storage.push_back(t);
+    const bool prefixed = options.transformerPrefix && item.key() != "lm_head.weight";
+    blobs.push_back({(prefixed ? "transformer." : "") + item.key(), options.dtype, t.sizes().vec(), t.data_ptr()});
+  }
+
+  // Hugging Face refuses safetensors files without format metadata.
+  const std::map<std::string, std::string> metadata = {{"format", "pt"}};
+  uint64_t total = 0;
+  for (auto& b : blobs) total += blobBytes(b);
+  const fs::path single = dir / "model.safetensors", indexPath = dir / "model.safetensors.index.json";
+
+  std::vector<fs::path> stale;
+  if (options.maxShardBytes == 0 || total <= options.maxShardBytes) {
+    writeSafetensors(single.string(), blobs, metadata);
+    if (fs::exists(indexPath)) {
+      for (auto& entry : fs::directory_iterator(dir)) {
+        const std::string name = entry.path().filename().string();
+        if (name.rfind("model-", 0) == 0 && entry.path().extension() == ".safetensors") stale.push_back(entry.path());
+      }
+      stale.push_back(indexPath);
+    }
+  } else {
+    std::vector<std::vector<TensorBlob>> shards(1);
+    uint64_t shardBytes = 0;
+    for (auto& b : blobs) {
+      if (shardBytes > 0 && shardBytes + blobBytes(b) > options.maxShardBytes) {
+        shards.emplace_back();
+        shardBytes = 0;
+      }
+      shards.back().push_back(b);
+      shardBytes += blobBytes(b);
+    }
+    char name[64];
+    nlohmann::ordered_json weightMap = nlohmann::ordered_json::object();
+    for (std::size_t i = 0; i < shards.size(); ++i) {
+      std::snprintf(name, sizeof name, "model-%05zu-of-%05zu.safetensors", i + 1, shards.size());
+      writeSafetensors((dir / name).string(), shards[i], metadata);
+      for (auto& b : shards[i]) weightMap[b.name] = name;
+    }
+    nlohmann::ordered_json index = {{"metadata", {{"total_size", total}}}, {"weight_map", weightMap}};
+    writeFileAtomic(indexPath.string(), index.dump(2) + "\n");
+    if (fs::exists(single)) stale.push_back(single);
+    for (auto& entry : fs::directory_iterator(dir)) {  // shards of an earlier, differently sharded save
+      const std::string file = entry.path().filename().string();
+      bool current = false;
+      for (auto& [tensor, shard] : weightMap.items()) current = current || shard == file;
+      if (file.rfind("model-", 0) == 0 && entry.path().extension() == ".safetensors" && !current)
+        stale.push_back(entry.path());
+    }
+  }
+  writeFileAtomic((dir / "config.json").string(), configToJson({model.config(), model.norms()}));
+  for (auto& p : stale) fs::remove(p, ec);
+}
+
+}  // namespace nf

@@ -1,0 +1,25 @@
+// Loading and saving GPT-2 weights in Hugging Face's format (config.json + safetensors).
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "io/safetensors.h"
+#include "model/gpt2.h"
+
+namespace nf {
+
+// Loads config.json (with our norm state, if any) and the weights; F32, F16, BF16 and F64 are converted to
+// float32. Names with or without "transformer." load the same. Throws FileError naming file and tensor.
+GPT2 loadModel(const std::string& folder, torch::Device device = torch::kCPU);
+
+struct SaveOptions {
+  DType dtype = DType::F32;           // F32, F16 or BF16
+  bool transformerPrefix = false;     // write "transformer.h.0…" as GPT2LMHeadModel.save_pretrained does
+  uint64_t maxShardBytes = 0;         // 0: one model.safetensors; else shards + model.safetensors.index.json
+};
+
+// Writes config.json and the weights atomically; creates the folder; removes weight files of the other
+// layout (single vs sharded) left by an earlier save so the folder is never ambiguous.
+void saveModel(GPT2Impl& model, const std::string& folder, const SaveOptions& options = {});
+
+}  // namespace nf

@@ -1,0 +1,159 @@
+#include "io/model_folder.h"
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+
+#include "io/atomic_file.h"
+
+namespace fs = std::filesystem;
+
+namespace nf {
+namespace {
+
+std::string shapeString(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+// The weight files of a folder: model.safetensors, or the shards its index names.
+std::vector<std::string> weightFilePaths(const std::string& folder) {
+  const fs::path dir(folder);
+  if (fs::exists(dir / "model.safetensors")) return {(dir / "model.safetensors").string()};
+  const fs::path indexPath = dir / "model.safetensors.index.json";
+  if (!fs::exists(indexPath)) {
+    std::string hint = fs::exists(dir / "pytorch_model.bin")
+                           ? " (pytorch_model.bin is not read: convert it to safetensors first)"
+                           : "";
+    throw FileError(folder, "no model.safetensors or model.safetensors.index.json" + hint);
+  }
+  nlohmann::json index;
+  try {
+    index = nlohmann::json::parse(readTextFile(indexPath.string()));
+  } catch (const nlohmann::json::exception& e) {
+    throw FileError(indexPath.string(), std::string("not valid JSON: ") + e.what());
+  }
+  if (!index.contains("weight_map") || !index["weight_map"].is_object())
+    throw FileError(indexPath.string(), "missing the weight_map object");
+  std::set<std::string> shards;
+  for (auto& [name, file] : index["weight_map"].items()) {
+    if (!file.is_string()) throw FileError(indexPath.string(), "weight_map entry '" + name + "' is not a file name");
+    const std::string shard = file.get<std::string>();
+    if (shard.find('/') != std::string::npos) throw FileError(indexPath.string(), "shard '" + shard + "' is not a plain file name");
+    shards.insert(shard);
+  }
+  std::vector<std::string> paths;
+  for (auto& s : shards) paths.push_back((dir / s).string());
+  return paths;
+}
+
+bool isFloat(DType d) { return d == DType::F32 || d == DType::F16 || d == DType::BF16 || d == DType::F64; }
+
+}  // namespace
+
+std::string canonicalTensorName(const std::string& storedName) {
+  static const std::regex maskBuffer(R"(h\.\d+\.attn\.(masked_)?bias)");
+  std::string name = storedName.rfind("transformer.", 0) == 0 ? storedName.substr(12) : storedName;
+  if (std::regex_match(name, maskBuffer)) return "";
+  return name;
+}
+
+WeightIndex indexModelFolder(const std::string& folder) {
+  WeightIndex index;
+  index.folder = folder;
+  if (!fs::is_directory(folder)) throw FileError(folder, "not a folder");
+  const std::string configPath = (fs::path(folder) / "config.json").string();
+  if (!fs::exists(configPath)) throw FileError(configPath, "missing: a model folder needs config.json (Hugging Face GPT-2 layout)");
+  index.config = loadConfigFile(configPath);
+
+  std::map<std::string, std::vector<int64_t>> expected;
+  for (auto& p : parameterShapes(index.config.shape)) expected[p.name] = p.shape;
+
+  for (const std::string& path : weightFilePaths(folder)) {
+    index.files.push_back(std::make_unique<SafetensorsFile>(SafetensorsFile::open(path)));
+    const SafetensorsFile& file = *index.files.back();
+    for (const TensorInfo& t : file.tensors()) {
+      const std::string name = canonicalTensorName(t.name);
+      if (name.empty()) continue;
+      // A tied checkpoint may still store lm_head.weight (a copy of wte); Hugging Face ignores it, so do we.
+      if (name == "lm_head.weight" && index.config.shape.tiedUnembedding) continue;
+      auto fail = [&](const std::string& problem) { throw FileError(path, "tensor '" + t.name + "': " + problem); };
+      auto want = expected.find(name);
+      if (want == expected.end())
+        fail("not part of a GPT-2 with n_layer=" + std::to_string(index.config.shape.nLayer) +
+             (index.config.shape.tiedUnembedding ? "" : " and an untied unembedding"));
+      if (!isFloat(t.dtype)) fail("dtype " + dtypeName(t.dtype) + " is not a float type (F32, F16, BF16, F64)");
+      if (t.shape != want->second)
+        fail("shape " + shapeString(t.shape) + " does not match " + shapeString(want->second) + " from config.json");
+      if (index.tensors.count(name)) fail("stored twice (also in " + index.tensors[name].file->path() + ")");
+      index.tensors[name] = {&file, &t};
+    }
+  }
+  std::vector<std::string> missing;
+  for (auto& [name, shape] : expected)
+    if (!index.tensors.count(name)) missing.push_back(name);
+  if (!missing.empty())
+    throw FileError(folder, "missing tensor '" + missing.front() + "'" +
+                                (missing.size() > 1 ? " and " + std::to_string(missing.size() - 1) + " more" : ""));
+  return index;
+}
+
+ModelSummary inspectModelFolder(const std::string& folder) {
+  WeightIndex index = indexModelFolder(folder);
+  const GPT2Config& c = index.config.shape;
+  ModelSummary s;
+  s.folder = folder;
+  s.nLayer = c.nLayer;
+  s.nHead = c.nHead;
+  s.nEmbd = c.nEmbd;
+  s.nPositions = c.nPositions;
+  s.vocabSize = c.vocabSize;
+  s.layerNormEpsilon = c.layerNormEpsilon;
+  s.tiedUnembedding = c.tiedUnembedding;
+  s.parameterCount = c.parameterCount();
+  for (auto& f : index.files) s.weightFiles.push_back(fs::path(f->path()).filename().string());
+  for (auto& [name, e] : index.tensors) {
+    s.weightBytes += e.info->end - e.info->begin;
+    s.storedDTypes[dtypeName(e.info->dtype)]++;
+  }
+  s.layerNormFree = index.config.norms.isLayerNormFree();
+  for (SiteId id : index.config.norms.sites()) {
+    const SiteNorm& n = index.config.norms.at(id);
+    s.sites.push_back({siteName(id), normKindName(n.kind), n.scale, n.scalePos0, n.pos0Treatment, n.eotTreatment});
+  }
+  return s;
+}
+
+std::string summaryToJson(const ModelSummary& s) {
+  nlohmann::ordered_json j;
+  j["folder"] = s.folder;
+  j["n_layer"] = s.nLayer;
+  j["n_head"] = s.nHead;
+  j["n_embd"] = s.nEmbd;
+  j["n_positions"] = s.nPositions;
+  j["vocab_size"] = s.vocabSize;
+  j["layer_norm_epsilon"] = s.layerNormEpsilon;
+  j["tied_unembedding"] = s.tiedUnembedding;
+  j["parameters"] = s.parameterCount;
+  j["weight_bytes"] = s.weightBytes;
+  j["weight_files"] = s.weightFiles;
+  j["stored_dtypes"] = s.storedDTypes;
+  j["layernorm_free"] = s.layerNormFree;
+  nlohmann::ordered_json sites = nlohmann::ordered_json::array();
+  for (auto& site : s.sites) {
+    nlohmann::ordered_json e = {{"site", site.site}, {"kind", site.kind}};
+    if (site.kind == "fakeln") {
+      e["scale"] = site.scale;
+      if (site.pos0Treatment || site.eotTreatment) e["scale_pos0"] = site.scalePos0;
+      e["pos0_treatment"] = site.pos0Treatment;
+      e["eot_treatment"] = site.eotTreatment;
+    }
+    sites.push_back(e);
+  }
+  j["sites"] = sites;
+  return j.dump(2);
+}
+
+}  // namespace nf

@@ -1,0 +1,59 @@
+// A model folder in Hugging Face's layout: config.json plus model.safetensors, or sharded
+// model-XXXXX-of-YYYYY.safetensors files listed by model.safetensors.index.json.
+// Plain types only: the GUI reads this header.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "io/safetensors.h"
+#include "model/config.h"
+
+namespace nf {
+
+struct SiteSummary {
+  std::string site;   // "LN_qk.0", ..., "LN_f"
+  std::string kind;   // "layernorm", "fakeln", ...
+  double scale = 1, scalePos0 = 1;
+  bool pos0Treatment = false, eotTreatment = false;
+};
+
+struct ModelSummary {
+  std::string folder;
+  int nLayer = 0, nHead = 0, nEmbd = 0, nPositions = 0, vocabSize = 0;
+  double layerNormEpsilon = 0;
+  bool tiedUnembedding = true;
+  int64_t parameterCount = 0;
+  uint64_t weightBytes = 0;
+  std::vector<std::string> weightFiles;
+  std::map<std::string, int> storedDTypes;  // dtype name → number of tensors stored in it
+  bool layerNormFree = false;
+  std::vector<SiteSummary> sites;
+};
+
+// Reads config.json and validates every weight file's header against it without loading the weights,
+// so it is instant even for GPT-2 XL. Throws FileError naming the file and the problem.
+ModelSummary inspectModelFolder(const std::string& folder);
+std::string summaryToJson(const ModelSummary& summary);  // pretty-printed
+
+// Where every parameter of the folder's model is stored: the files are open (memory-mapped) and every
+// tensor is checked against config.json (names, shapes, float dtypes, nothing missing, nothing extra).
+struct WeightIndex {
+  std::string folder;
+  ModelConfig config;
+  std::vector<std::unique_ptr<SafetensorsFile>> files;
+  struct Entry {
+    const SafetensorsFile* file;
+    const TensorInfo* info;
+  };
+  std::map<std::string, Entry> tensors;  // canonical name → stored tensor
+};
+WeightIndex indexModelFolder(const std::string& folder);
+
+// Canonical Hugging Face name: strips "transformer."; empty for tensors a GPT-2 may carry but we do not
+// use (the attention-mask buffers h.N.attn.bias / h.N.attn.masked_bias).
+std::string canonicalTensorName(const std::string& storedName);
+
+}  // namespace nf

@@ -1,0 +1,167 @@
+#include "model/config.h"
+
+#include <nlohmann/json.hpp>
+
+#include "io/atomic_file.h"
+
+namespace nf {
+
+int64_t GPT2Config::parameterCount() const {
+  const int64_t d = nEmbd, v = vocabSize, p = nPositions;
+  const int64_t perBlock = 2 * 2 * d                 // ln_1, ln_2
+                           + d * 3 * d + 3 * d       // c_attn
+                           + d * d + d               // attn c_proj
+                           + d * 4 * d + 4 * d       // c_fc
+                           + 4 * d * d + d;          // mlp c_proj
+  return v * d + p * d + nLayer * perBlock + 2 * d + (tiedUnembedding ? 0 : v * d);
+}
+
+void GPT2Config::validate(const std::string& source) const {
+  auto positive = [&](int value, const char* key) {
+    if (value <= 0) throw FileError(source, std::string(key) + " must be positive, got " + std::to_string(value));
+  };
+  positive(nLayer, "n_layer");
+  positive(nHead, "n_head");
+  positive(nEmbd, "n_embd");
+  positive(nPositions, "n_positions");
+  positive(vocabSize, "vocab_size");
+  if (nEmbd % nHead != 0)
+    throw FileError(source, "n_embd (" + std::to_string(nEmbd) + ") is not divisible by n_head (" +
+                                std::to_string(nHead) + ")");
+  if (!(layerNormEpsilon >= 0)) throw FileError(source, "layer_norm_epsilon must be non-negative");
+}
+
+bool GPT2Config::operator==(const GPT2Config& o) const {
+  return nLayer == o.nLayer && nHead == o.nHead && nEmbd == o.nEmbd && nPositions == o.nPositions &&
+         vocabSize == o.vocabSize && layerNormEpsilon == o.layerNormEpsilon && eotTokenId == o.eotTokenId &&
+         tiedUnembedding == o.tiedUnembedding;
+}
+
+namespace {
+
+nlohmann::ordered_json siteToJson(const SiteNorm& n) {
+  nlohmann::ordered_json j = {{"kind", normKindName(n.kind)}};
+  if (n.kind == NormKind::FakeLN) {
+    j["scale"] = n.scale;
+    if (n.pos0Treatment || n.eotTreatment) j["scale_pos0"] = n.scalePos0;
+    if (n.pos0Treatment) j["pos0_treatment"] = true;
+    if (n.eotTreatment) j["eot_treatment"] = true;
+  }
+  return j;
+}
+
+SiteNorm siteFromJson(const nlohmann::json& j) {
+  SiteNorm n;
+  n.kind = parseNormKind(j.at("kind").get<std::string>());
+  n.scale = j.value("scale", 1.0);
+  n.scalePos0 = j.value("scale_pos0", 1.0);
+  n.pos0Treatment = j.value("pos0_treatment", false);
+  n.eotTreatment = j.value("eot_treatment", false);
+  return n;
+}
+
+}  // namespace
+
+ModelConfig parseConfigJson(const std::string& text, const std::string& source) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw FileError(source, std::string("not valid JSON: ") + e.what());
+  }
+  if (!j.is_object()) throw FileError(source, "not a JSON object");
+  ModelConfig config;
+  GPT2Config& c = config.shape;
+  try {
+    if (j.contains("model_type") && j["model_type"] != "gpt2")
+      throw FileError(source, "model_type is '" + j["model_type"].get<std::string>() + "', expected 'gpt2'");
+    for (const char* key : {"n_layer", "n_head", "n_embd", "vocab_size"})
+      if (!j.contains(key)) throw FileError(source, std::string("missing required field ") + key);
+    c.nLayer = j.at("n_layer").get<int>();
+    c.nHead = j.at("n_head").get<int>();
+    c.nEmbd = j.at("n_embd").get<int>();
+    c.vocabSize = j.at("vocab_size").get<int>();
+    c.nPositions = j.value("n_positions", j.value("n_ctx", 1024));
+    c.layerNormEpsilon = j.value("layer_norm_epsilon", 1e-5);
+    if (j.contains("eos_token_id") && j["eos_token_id"].is_number_integer()) c.eotTokenId = j["eos_token_id"].get<int>();
+    c.tiedUnembedding = j.value("tie_word_embeddings", true);
+    if (j.contains("activation_function") && j["activation_function"] != "gelu_new")
+      throw FileError(source, "activation_function '" + j["activation_function"].get<std::string>() +
+                                  "' is not supported (GPT-2 uses gelu_new, the tanh approximation)");
+  } catch (const nlohmann::json::exception& e) {
+    throw FileError(source, std::string("malformed field: ") + e.what());
+  }
+  c.validate(source);
+
+  config.norms = NormState(c.nLayer);
+  if (j.contains("normfree") && j["normfree"].contains("sites")) {
+    try {
+      for (auto& [name, site] : j["normfree"]["sites"].items())
+        config.norms.at(parseSiteName(name, c.nLayer)) = siteFromJson(site);
+      config.norms.validate();
+    } catch (const std::exception& e) {
+      throw FileError(source, std::string("normfree.sites: ") + e.what());
+    }
+  }
+  return config;
+}
+
+ModelConfig loadConfigFile(const std::string& path) { return parseConfigJson(readTextFile(path), path); }
+
+std::string configToJson(const ModelConfig& config) {
+  const GPT2Config& c = config.shape;
+  nlohmann::ordered_json j;
+  j["model_type"] = "gpt2";
+  j["architectures"] = {"GPT2LMHeadModel"};
+  j["n_layer"] = c.nLayer;
+  j["n_head"] = c.nHead;
+  j["n_embd"] = c.nEmbd;
+  j["n_positions"] = c.nPositions;
+  j["n_ctx"] = c.nPositions;
+  j["vocab_size"] = c.vocabSize;
+  j["layer_norm_epsilon"] = c.layerNormEpsilon;
+  j["activation_function"] = "gelu_new";
+  j["bos_token_id"] = c.eotTokenId;
+  j["eos_token_id"] = c.eotTokenId;
+  j["tie_word_embeddings"] = c.tiedUnembedding;
+  // Dropout is never used by the workbench; zero keeps Hugging Face evaluation identical.
+  j["resid_pdrop"] = 0.0;
+  j["embd_pdrop"] = 0.0;
+  j["attn_pdrop"] = 0.0;
+  j["initializer_range"] = 0.02;
+  j["torch_dtype"] = "float32";
+  nlohmann::ordered_json sites = nlohmann::ordered_json::object();
+  for (SiteId s : config.norms.sites()) sites[siteName(s)] = siteToJson(config.norms.at(s));
+  j["normfree"] = {{"format_version", 1}, {"layernorm_free", config.norms.isLayerNormFree()}, {"sites", sites}};
+  return j.dump(2) + "\n";
+}
+
+}  // namespace nf
+
+namespace nf {
+
+std::vector<ParameterShape> parameterShapes(const GPT2Config& c) {
+  const int64_t d = c.nEmbd;
+  std::vector<ParameterShape> out = {{"wte.weight", {c.vocabSize, d}}, {"wpe.weight", {c.nPositions, d}}};
+  for (int l = 0; l < c.nLayer; ++l) {
+    const std::string p = "h." + std::to_string(l) + ".";
+    out.push_back({p + "ln_1.weight", {d}});
+    out.push_back({p + "ln_1.bias", {d}});
+    out.push_back({p + "attn.c_attn.weight", {d, 3 * d}});
+    out.push_back({p + "attn.c_attn.bias", {3 * d}});
+    out.push_back({p + "attn.c_proj.weight", {d, d}});
+    out.push_back({p + "attn.c_proj.bias", {d}});
+    out.push_back({p + "ln_2.weight", {d}});
+    out.push_back({p + "ln_2.bias", {d}});
+    out.push_back({p + "mlp.c_fc.weight", {d, 4 * d}});
+    out.push_back({p + "mlp.c_fc.bias", {4 * d}});
+    out.push_back({p + "mlp.c_proj.weight", {4 * d, d}});
+    out.push_back({p + "mlp.c_proj.bias", {d}});
+  }
+  out.push_back({"ln_f.weight", {d}});
+  out.push_back({"ln_f.bias", {d}});
+  if (!c.tiedUnembedding) out.push_back({"lm_head.weight", {c.vocabSize, d}});
+  return out;
+}
+
+}  // namespace nf

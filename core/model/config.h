@@ -1,0 +1,51 @@
+// GPT-2 shape and hyper-parameters, read from and written to a Hugging Face config.json.
+// Our own additions (the norm state of every site) live under the "normfree" key, which
+// Hugging Face ignores, so the file stays loadable by GPT2LMHeadModel.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/norm_state.h"
+
+namespace nf {
+
+struct GPT2Config {
+  int nLayer = 12;
+  int nHead = 12;
+  int nEmbd = 768;
+  int nPositions = 1024;
+  int vocabSize = 50257;
+  double layerNormEpsilon = 1e-5;
+  int eotTokenId = 50256;        // end-of-text ("eos_token_id"); used by the LN_v EOT treatment
+  bool tiedUnembedding = true;   // "tie_word_embeddings": unembedding is wte.weight transposed
+
+  int headDim() const { return nEmbd / nHead; }
+  int64_t parameterCount() const;
+  void validate(const std::string& source) const;  // throws FileError naming source and field
+  bool operator==(const GPT2Config& o) const;
+};
+
+struct ModelConfig {
+  GPT2Config shape;
+  NormState norms;
+};
+
+ModelConfig parseConfigJson(const std::string& text, const std::string& source);
+ModelConfig loadConfigFile(const std::string& path);
+std::string configToJson(const ModelConfig& config);  // pretty-printed, Hugging Face compatible
+
+}  // namespace nf
+
+namespace nf {
+
+struct ParameterShape {
+  std::string name;  // Hugging Face name without the "transformer." prefix, e.g. "h.0.attn.c_attn.weight"
+  std::vector<int64_t> shape;
+};
+
+// Every parameter of a GPT-2 of this shape, in the order the model registers them. Linear weights use
+// Hugging Face's Conv1D layout (in, out): y = x·W + b.
+std::vector<ParameterShape> parameterShapes(const GPT2Config& config);
+
+}  // namespace nf

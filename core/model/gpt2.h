@@ -1,0 +1,105 @@
+// GPT-2 in LibTorch: pre-LN blocks, learned positions, GELU (tanh), tied unembedding, with a pluggable
+// normalization per site (model/norm_state.h) and hook points (model/hooks.h).
+// Weights are named and laid out exactly as Hugging Face stores them: linear weights are Conv1D (in, out)
+// and applied as y = x·W + b, so loading and saving need no transposes.
+#pragma once
+#include <torch/nn/module.h>
+#include <torch/nn/pimpl.h>
+
+#include <cstdint>
+
+#include "model/config.h"
+#include "model/hooks.h"
+
+namespace nf {
+
+// Hugging Face's Conv1D: weight (in, out), bias (out).
+class Conv1DImpl : public torch::nn::Module {
+ public:
+  Conv1DImpl(int64_t in, int64_t out);
+  torch::Tensor forward(const torch::Tensor& x);
+  torch::Tensor weight, bias;
+};
+TORCH_MODULE(Conv1D);
+
+// γ and β of one LayerNorm module; how they are applied is decided per site by the NormState.
+class NormParamsImpl : public torch::nn::Module {
+ public:
+  explicit NormParamsImpl(int64_t d);
+  torch::Tensor weight, bias;
+};
+TORCH_MODULE(NormParams);
+
+class EmbeddingImpl : public torch::nn::Module {
+ public:
+  EmbeddingImpl(int64_t rows, int64_t d);
+  torch::Tensor weight;
+};
+TORCH_MODULE(Embedding);
+
+class AttentionImpl : public torch::nn::Module {
+ public:
+  explicit AttentionImpl(int64_t d);
+  Conv1D c_attn, c_proj;
+};
+TORCH_MODULE(Attention);
+
+class MlpImpl : public torch::nn::Module {
+ public:
+  explicit MlpImpl(int64_t d);
+  Conv1D c_fc, c_proj;
+};
+TORCH_MODULE(Mlp);
+
+class BlockImpl : public torch::nn::Module {
+ public:
+  explicit BlockImpl(int64_t d);
+  // Declared in Hugging Face's order so named_parameters() matches parameterShapes().
+  NormParams ln_1;
+  Attention attn;
+  NormParams ln_2;
+  Mlp mlp;
+};
+TORCH_MODULE(Block);
+
+class GPT2Impl : public torch::nn::Module {
+ public:
+  explicit GPT2Impl(const GPT2Config& config);
+
+  // tokens: [B, T] (or [T]) integer ids, T ≤ n_positions; returns logits [B, T, vocab] in float32.
+  // Throws std::invalid_argument for ids outside the vocabulary or a sequence that is too long.
+  torch::Tensor forward(const torch::Tensor& tokens, HookSet* hooks = nullptr);
+
+  const GPT2Config& config() const { return m_config; }
+  NormState& norms() { return m_norms; }
+  const NormState& norms() const { return m_norms; }
+  // bf16 autocast for forward passes on CUDA (weights stay float32); ignored on CPU.
+  void setCudaBf16Autocast(bool on) { m_bf16Autocast = on; }
+  bool cudaBf16Autocast() const { return m_bf16Autocast; }
+
+  // Hugging Face's initialisation (N(0, 0.02), residual projections scaled by 1/sqrt(2·n_layer)),
+  // drawn on the CPU from its own generator so a seed gives the same model on every device.
+  void initWeights(uint64_t seed);
+  torch::Device device() const { return wte->weight.device(); }
+  // The unembedding matrix, [vocab, D] (wte for a tied model).
+  torch::Tensor unembedding() const;
+
+  Embedding wte{nullptr}, wpe{nullptr};
+  torch::nn::ModuleList h{nullptr};
+  NormParams ln_f{nullptr};
+  Embedding lm_head{nullptr};  // only when the unembedding is untied
+
+ private:
+  torch::Tensor block(int layer, torch::Tensor x, const torch::Tensor& tokens, HookSet* hooks);
+  torch::Tensor norm(SiteId site, const NormParams& params, const torch::Tensor& x, const torch::Tensor& tokens,
+                     HookSet* hooks);
+  void checkTokens(const torch::Tensor& tokens) const;
+
+  std::vector<Block> m_blocks;  // typed views of h, to avoid a cast per forward
+  GPT2Config m_config;
+  NormState m_norms;
+  bool m_bf16Autocast = false;
+};
+TORCH_MODULE(GPT2);
+
+}  // namespace nf

@@ -1,0 +1,102 @@
+#include "model/norm_state.h"
+
+#include <stdexcept>
+
+namespace nf {
+namespace {
+const std::pair<NormKind, const char*> kKindNames[] = {
+    {NormKind::LayerNorm, "layernorm"}, {NormKind::FakeLN, "fakeln"},  {NormKind::RMSNorm, "rmsnorm"},
+    {NormKind::LayerNormScaling, "layernorm_scaling"}, {NormKind::Identity, "identity"},
+};
+const std::pair<SiteKind, const char*> kSitePrefixes[] = {
+    {SiteKind::Qk, "LN_qk"}, {SiteKind::V, "LN_v"}, {SiteKind::Mlp, "LN_mlp"}, {SiteKind::Final, "LN_f"}};
+}  // namespace
+
+NormState::NormState(int nLayer) : m_qk(nLayer), m_v(nLayer), m_mlp(nLayer) {}
+
+SiteNorm& NormState::at(SiteId site) { return const_cast<SiteNorm&>(static_cast<const NormState&>(*this).at(site)); }
+
+const SiteNorm& NormState::at(SiteId site) const {
+  if (site.kind == SiteKind::Final) return m_final;
+  if (site.layer < 0 || site.layer >= layerCount())
+    throw std::out_of_range("site " + siteName(site) + ": layer out of range (model has " +
+                            std::to_string(layerCount()) + " blocks)");
+  switch (site.kind) {
+    case SiteKind::Qk: return m_qk[site.layer];
+    case SiteKind::V: return m_v[site.layer];
+    default: return m_mlp[site.layer];
+  }
+}
+
+std::vector<SiteId> NormState::sites() const {
+  std::vector<SiteId> out;
+  for (int l = 0; l < layerCount(); ++l)
+    for (SiteKind k : {SiteKind::Qk, SiteKind::V, SiteKind::Mlp}) out.push_back({k, l});
+  out.push_back({SiteKind::Final, -1});
+  return out;
+}
+
+bool NormState::isLayerNormFree() const {
+  for (SiteId s : sites())
+    if (dividesByTokenStatistic(at(s).kind)) return false;
+  return true;
+}
+
+void NormState::setAll(const SiteNorm& norm) {
+  for (SiteId s : sites()) at(s) = norm;
+}
+
+void NormState::validate() const {
+  for (SiteId s : sites()) {
+    const SiteNorm& n = at(s);
+    auto fail = [&](const std::string& what) { throw std::invalid_argument("site " + siteName(s) + ": " + what); };
+    if (n.kind == NormKind::FakeLN && !(n.scale > 0)) fail("FakeLN scale must be positive");
+    if (n.kind == NormKind::FakeLN && (n.pos0Treatment || n.eotTreatment) && !(n.scalePos0 > 0))
+      fail("FakeLN position-0 scale must be positive");
+    if (n.eotTreatment && s.kind != SiteKind::V) fail("the end-of-text treatment exists only on LN_v");
+  }
+}
+
+bool NormState::operator==(const NormState& o) const {
+  return m_qk == o.m_qk && m_v == o.m_v && m_mlp == o.m_mlp && m_final == o.m_final;
+}
+
+std::string normKindName(NormKind kind) {
+  for (auto& [k, n] : kKindNames)
+    if (k == kind) return n;
+  return "?";
+}
+
+NormKind parseNormKind(const std::string& name) {
+  for (auto& [k, n] : kKindNames)
+    if (name == n) return k;
+  throw std::invalid_argument("unknown normalization '" + name +
+                              "' (expected layernorm, fakeln, rmsnorm, layernorm_scaling or identity)");
+}
+
+bool dividesByTokenStatistic(NormKind kind) {
+  return kind == NormKind::LayerNorm || kind == NormKind::RMSNorm || kind == NormKind::LayerNormScaling;
+}
+
+std::string siteName(SiteId site) {
+  for (auto& [k, prefix] : kSitePrefixes)
+    if (k == site.kind) return site.kind == SiteKind::Final ? prefix : std::string(prefix) + "." + std::to_string(site.layer);
+  return "?";
+}
+
+SiteId parseSiteName(const std::string& name, int nLayer) {
+  if (name == "LN_f") return {SiteKind::Final, -1};
+  for (auto& [k, prefix] : kSitePrefixes) {
+    std::string p = std::string(prefix) + ".";
+    if (k == SiteKind::Final || name.rfind(p, 0) != 0) continue;
+    std::string digits = name.substr(p.size());
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) break;
+    int layer = std::stoi(digits);
+    if (layer >= nLayer)
+      throw std::invalid_argument("site '" + name + "': layer out of range (model has " + std::to_string(nLayer) + " blocks)");
+    return {k, layer};
+  }
+  throw std::invalid_argument("unknown site '" + name + "' (expected LN_qk.<layer>, LN_v.<layer>, LN_mlp.<layer> or LN_f)");
+}
+
+}  // namespace nf

@@ -1,0 +1,225 @@
+// Hugging Face checkpoint loading and saving: round trips, layout variants, and malformed folders.
+#include <fstream>
+
+#include "fixtures.h"
+#include "io/atomic_file.h"
+#include "io/model_folder.h"
+
+using namespace nf;
+using namespace nf::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+bool sameParameters(GPT2Impl& a, GPT2Impl& b, double tolerance = 0) {
+  auto pa = a.named_parameters(), pb = b.named_parameters();
+  if (pa.size() != pb.size()) return false;
+  for (std::size_t i = 0; i < pa.size(); ++i) {
+    if (pa[i].key() != pb[i].key()) return false;
+    if (tolerance == 0 ? !torch::equal(pa[i].value(), pb[i].value()) : maxAbsDiff(pa[i].value(), pb[i].value()) > tolerance)
+      return false;
+  }
+  return true;
+}
+
+// Writes a model folder by hand in F32, naming tensors as `rename` says (an empty name leaves one out).
+void writeHandmade(GPT2Impl& model, const std::string& folder, const std::function<std::string(const std::string&)>& rename,
+                   std::vector<TensorBlob> extra = {}) {
+  fs::create_directories(folder);
+  std::vector<torch::Tensor> keep;
+  std::vector<TensorBlob> blobs;
+  for (auto& p : model.named_parameters()) {
+    if (rename(p.key()).empty()) continue;  // left out
+    keep.push_back(p.value().detach().contiguous());
+    blobs.push_back({rename(p.key()), DType::F32, keep.back().sizes().vec(), keep.back().data_ptr()});
+  }
+  blobs.insert(blobs.end(), extra.begin(), extra.end());
+  writeSafetensors(folder + "/model.safetensors", blobs, {{"format", "pt"}});
+  writeFileAtomic(folder + "/config.json", configToJson({model.config(), model.norms()}));
+}
+
+}  // namespace
+
+TEST_CASE(save_then_load_gives_identical_tensors_and_norm_state) {
+  TempDir dir;
+  auto model = randomModel(smallConfig());
+  model->norms().at({SiteKind::V, 1}) = {NormKind::FakeLN, 1.25, 4.5, true, true};
+  model->norms().at({SiteKind::Final, -1}).kind = NormKind::RMSNorm;
+  saveModel(*model, dir.path());
+  auto loaded = loadModel(dir.path());
+  REQUIRE(sameParameters(*model, *loaded));
+  REQUIRE(loaded->norms() == model->norms());
+  REQUIRE(loaded->config() == model->config());
+}
+
+TEST_CASE(untied_unembedding_round_trips) {
+  TempDir dir;
+  auto c = smallConfig();
+  c.tiedUnembedding = false;
+  auto model = randomModel(c);
+  saveModel(*model, dir.path());
+  auto loaded = loadModel(dir.path());
+  REQUIRE(!loaded->config().tiedUnembedding);
+  REQUIRE(sameParameters(*model, *loaded));
+  REQUIRE(!torch::equal(loaded->unembedding(), loaded->wte->weight));
+}
+
+TEST_CASE(half_precision_saves_load_as_rounded_float32) {
+  auto model = randomModel(smallConfig());
+  for (auto [dtype, torchType] : {std::pair{DType::F16, torch::kFloat16}, std::pair{DType::BF16, torch::kBFloat16}}) {
+    TempDir dir;
+    SaveOptions options;
+    options.dtype = dtype;
+    saveModel(*model, dir.path(), options);
+    REQUIRE(inspectModelFolder(dir.path()).storedDTypes.at(dtypeName(dtype)) > 0);
+    auto loaded = loadModel(dir.path());
+    for (auto& p : model->named_parameters()) {
+      auto expected = p.value().to(torchType).to(torch::kFloat32);
+      REQUIRE_MSG(torch::equal(loaded->named_parameters()[p.key()], expected), p.key() << " in " << dtypeName(dtype));
+    }
+  }
+}
+
+TEST_CASE(layout_variants_load_to_the_same_model) {
+  auto model = randomModel(smallConfig());
+  TempDir plain, prefixed, sharded, withBuffers;
+  saveModel(*model, plain.path());
+  SaveOptions p;
+  p.transformerPrefix = true;
+  saveModel(*model, prefixed.path(), p);
+  SaveOptions s;
+  s.maxShardBytes = 20'000;  // several shards
+  saveModel(*model, sharded.path(), s);
+  // As in files from the Hub: attention-mask buffers and a tied lm_head copy are stored too.
+  auto mask = torch::ones({1, 1, 16, 16}).tril().contiguous();
+  auto wte = model->wte->weight.detach().contiguous();
+  writeHandmade(*model, withBuffers.path(), [](const std::string& n) { return n; },
+                {{"h.0.attn.bias", DType::F32, {1, 1, 16, 16}, mask.data_ptr()},
+                 {"h.1.attn.masked_bias", DType::F32, {}, mask.data_ptr()},
+                 {"lm_head.weight", DType::F32, wte.sizes().vec(), wte.data_ptr()}});
+  REQUIRE(fs::exists(sharded.path("model.safetensors.index.json")));
+  REQUIRE(inspectModelFolder(sharded.path()).weightFiles.size() > 2);
+  REQUIRE(!fs::exists(sharded.path("model.safetensors")));
+  for (auto* dir : {&prefixed, &sharded, &withBuffers}) {
+    auto loaded = loadModel(dir->path());
+    REQUIRE_MSG(sameParameters(*model, *loaded), dir->path());
+  }
+  // The independent reference reads the sharded, prefixed layout too.
+  auto tokens = randomTokens(model->config(), 1, 8);
+  torch::NoGradGuard noGrad;
+  REQUIRE(maxAbsDiff(referenceLogits(sharded.path(), tokens, 101), model->forward(tokens)) < 1e-5);
+}
+
+TEST_CASE(resaving_unsharded_removes_stale_shards) {
+  TempDir dir;
+  auto model = randomModel(smallConfig());
+  SaveOptions s;
+  s.maxShardBytes = 20'000;
+  saveModel(*model, dir.path(), s);
+  saveModel(*model, dir.path());
+  REQUIRE(!fs::exists(dir.path("model.safetensors.index.json")));
+  REQUIRE_EQ(inspectModelFolder(dir.path()).weightFiles.size(), 1u);
+}
+
+TEST_CASE(saved_files_carry_what_hugging_face_requires) {
+  TempDir dir;
+  auto model = randomModel(smallConfig());
+  saveModel(*model, dir.path());
+  REQUIRE_EQ(SafetensorsFile::open(dir.path("model.safetensors")).metadata().at("format"), "pt");
+  const std::string config = readTextFile(dir.path("config.json"));
+  for (const char* key : {"\"model_type\": \"gpt2\"", "\"GPT2LMHeadModel\"", "\"n_embd\": 32", "\"activation_function\": \"gelu_new\"",
+                          "\"layer_norm_epsilon\": 1e-05", "\"tie_word_embeddings\": true"})
+    REQUIRE_MSG(config.find(key) != std::string::npos, key);
+  // Tied weights are stored once, as Hugging Face does.
+  REQUIRE(SafetensorsFile::open(dir.path("model.safetensors")).find("lm_head.weight") == nullptr);
+}
+
+TEST_CASE(missing_config_is_named) {
+  TempDir dir;
+  auto model = randomModel(smallConfig());
+  saveModel(*model, dir.path());
+  fs::remove(dir.path("config.json"));
+  REQUIRE_THROWS_WITH(loadModel(dir.path()), "config.json", "missing");
+}
+
+TEST_CASE(malformed_config_is_named) {
+  TempDir dir;
+  auto model = randomModel(smallConfig());
+  saveModel(*model, dir.path());
+  writeFileAtomic(dir.path("config.json"), "{\"n_layer\": 2, \"n_head\": 5, \"n_embd\": 32, \"vocab_size\": 101}");
+  REQUIRE_THROWS_WITH(loadModel(dir.path()), "config.json", "not divisible by n_head");
+  writeFileAtomic(dir.path("config.json"), "{\"n_layer\": 2,");
+  REQUIRE_THROWS_WITH(loadModel(dir.path()), "config.json", "not valid JSON");
+  writeFileAtomic(dir.path("config.json"), "{\"n_layer\": 2, \"n_head\": 4, \"vocab_size\": 101}");
+  REQUIRE_THROWS_WITH(loadModel(dir.path()), "config.json", "missing required field n_embd");
+}
+
+TEST_CASE(missing_unexpected_and_misshapen_tensors_are_named) {
+  auto model = randomModel(smallConfig());
+  TempDir missing, unexpected, misshapen, intType;
+  writeHandmade(*model, missing.path(), [](const std::string& n) { return n == "h.1.mlp.c_fc.bias" ? "h.1.mlp.c_fc.bias_typo" : n; });
+  REQUIRE_THROWS_WITH(loadModel(missing.path()), "tensor 'h.1.mlp.c_fc.bias_typo'", "not part of a GPT-2");
+  auto extra = torch::zeros({3});
+  writeHandmade(*model, unexpected.path(), [](const std::string& n) { return n; },
+                {{"h.7.ln_1.weight", DType::F32, {3}, extra.data_ptr()}});
+  REQUIRE_THROWS_WITH(loadModel(unexpected.path()), "model.safetensors", "'h.7.ln_1.weight'", "n_layer=2");
+  // A config that disagrees with the weights: the file holds d=32, config claims d=64.
+  writeHandmade(*model, misshapen.path(), [](const std::string& n) { return n; });
+  GPT2Config wider = model->config();
+  wider.nEmbd = 64;
+  writeFileAtomic(misshapen.path("config.json"), configToJson({wider, NormState(wider.nLayer)}));
+  REQUIRE_THROWS_WITH(loadModel(misshapen.path()), "model.safetensors", "tensor 'h.0.attn.c_attn.bias'", "shape [96] does not match [192] from config.json");
+  auto ints = torch::zeros({32}, torch::kInt32);
+  writeHandmade(*model, intType.path(), [](const std::string& n) { return n == "ln_f.bias" ? "" : n; },
+                {{"ln_f.bias", DType::I32, {32}, ints.data_ptr()}});
+  REQUIRE_THROWS_WITH(loadModel(intType.path()), "tensor 'ln_f.bias'", "I32 is not a float type");
+}
+
+TEST_CASE(missing_tensor_is_named) {
+  auto model = randomModel(smallConfig());
+  TempDir dir;
+  saveModel(*model, dir.path());
+  // Rewrite the file without ln_f.bias.
+  auto f = SafetensorsFile::open(dir.path("model.safetensors"));
+  std::vector<TensorBlob> blobs;
+  for (auto& t : f.tensors())
+    if (t.name != "ln_f.bias") blobs.push_back({t.name, t.dtype, t.shape, f.data(t)});
+  writeSafetensors(dir.path("other.safetensors"), blobs);
+  fs::rename(dir.path("other.safetensors"), dir.path("model.safetensors"));
+  REQUIRE_THROWS_WITH(loadModel(dir.path()), dir.path(), "missing tensor 'ln_f.bias'");
+}
+
+TEST_CASE(truncated_weights_file_is_named) {
+  auto model = randomModel(smallConfig());
+  TempDir dir;
+  saveModel(*model, dir.path());
+  const auto size = fs::file_size(dir.path("model.safetensors"));
+  fs::resize_file(dir.path("model.safetensors"), size - 100);
+  REQUIRE_THROWS_WITH(loadModel(dir.path()), "model.safetensors", "outside the data buffer");
+}
+
+TEST_CASE(no_weights_file_is_explained) {
+  TempDir dir;
+  writeFileAtomic(dir.path("config.json"), configToJson({smallConfig(), NormState(2)}));
+  std::ofstream(dir.path("pytorch_model.bin")) << "x";
+  REQUIRE_THROWS_WITH(loadModel(dir.path()), "no model.safetensors", "pytorch_model.bin is not read");
+}
+
+TEST_CASE(inspect_reports_shape_and_norm_state_without_loading) {
+  TempDir dir;
+  auto model = randomModel(smallConfig());
+  model->norms().at({SiteKind::Mlp, 0}) = {NormKind::FakeLN, 3.0};
+  saveModel(*model, dir.path());
+  ModelSummary s = inspectModelFolder(dir.path());
+  REQUIRE_EQ(s.nLayer, 2);
+  REQUIRE_EQ(s.nHead, 4);
+  REQUIRE_EQ(s.parameterCount, smallConfig().parameterCount());
+  REQUIRE_EQ(s.sites.size(), 7u);
+  REQUIRE_EQ(s.sites[2].site, "LN_mlp.0");
+  REQUIRE_EQ(s.sites[2].kind, "fakeln");
+  REQUIRE_EQ(s.sites[2].scale, 3.0);
+  REQUIRE(!s.layerNormFree);
+  REQUIRE_EQ(s.weightBytes, static_cast<uint64_t>(s.parameterCount) * 4);
+}
+
+TEST_MAIN()

@@ -1,0 +1,113 @@
+// normfree-cli as a user runs it: JSON on stdout, errors on stderr with a non-zero exit status.
+#include <array>
+#include <fstream>
+
+#include "fixtures.h"
+#include "io/atomic_file.h"
+#include "io/model_folder.h"
+
+using namespace nf;
+using namespace nf::test;
+
+namespace {
+
+struct Result {
+  int status;
+  std::string out, err;
+};
+
+Result cli(const std::string& arguments) {
+  TempDir io;
+  const std::string cmd = std::string(NF_CLI) + " " + arguments + " >" + io.path("out") + " 2>" + io.path("err");
+  Result r{runCommand(cmd), "", ""};
+  std::ifstream o(io.path("out")), e(io.path("err"));
+  r.out.assign(std::istreambuf_iterator<char>(o), {});
+  r.err.assign(std::istreambuf_iterator<char>(e), {});
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE(init_then_info_reports_the_shape) {
+  TempDir dir;
+  auto r = cli("init --out " + dir.path("m") + " --layers 3 --heads 2 --d-model 16 --context 8 --vocab 50 --seed 4");
+  REQUIRE_MSG(r.status == 0, r.err);
+  r = cli("info " + dir.path("m"));
+  REQUIRE_MSG(r.status == 0, r.err);
+  auto j = nlohmann::json::parse(r.out);
+  REQUIRE_EQ(j["n_layer"], 3);
+  REQUIRE_EQ(j["n_head"], 2);
+  REQUIRE_EQ(j["n_embd"], 16);
+  REQUIRE_EQ(j["vocab_size"], 50);
+  REQUIRE_EQ(j["sites"].size(), 10u);
+  REQUIRE_EQ(j["sites"][9]["site"], "LN_f");
+  REQUIRE_EQ(j["sites"][9]["kind"], "layernorm");
+}
+
+TEST_CASE(init_is_reproducible_from_the_seed) {
+  TempDir dir;
+  REQUIRE_EQ(cli("init --out " + dir.path("a") + " --layers 1 --d-model 16 --heads 2 --vocab 40 --seed 3").status, 0);
+  REQUIRE_EQ(cli("init --out " + dir.path("b") + " --layers 1 --d-model 16 --heads 2 --vocab 40 --seed 3").status, 0);
+  REQUIRE_EQ(cli("init --out " + dir.path("c") + " --layers 1 --d-model 16 --heads 2 --vocab 40 --seed 4").status, 0);
+  auto bytes = [&](const std::string& m) { return readTextFile(dir.path(m) + "/model.safetensors"); };
+  REQUIRE(bytes("a") == bytes("b"));
+  REQUIRE(bytes("a") != bytes("c"));
+}
+
+TEST_CASE(logits_match_the_engine_in_json_and_safetensors) {
+  TempDir dir;
+  auto model = randomModel(smallConfig());
+  saveModel(*model, dir.path("m"));
+  auto tokens = randomTokens(model->config(), 2, 5);
+  torch::NoGradGuard noGrad;
+  auto expected = model->forward(tokens);
+
+  auto r = cli("logits " + dir.path("m") + " --tokens '" + tokensArg(tokens) + "'");
+  REQUIRE_MSG(r.status == 0, r.err);
+  auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["shape"] == std::vector<int64_t>({2, 5, 101}));
+  double worst = 0;
+  for (int b = 0; b < 2; ++b)
+    for (int t = 0; t < 5; ++t)
+      for (int v = 0; v < 101; ++v) worst = std::max(worst, std::abs(j["logits"][b][t][v].get<double>() - expected[b][t][v].item<double>()));
+  REQUIRE_MSG(worst < 1e-5, worst);
+
+  r = cli("logits " + dir.path("m") + " --tokens '" + tokensArg(tokens) + "' --out " + dir.path("l.safetensors"));
+  REQUIRE_MSG(r.status == 0, r.err);
+  auto f = SafetensorsFile::open(dir.path("l.safetensors"));
+  const TensorInfo* info = f.find("logits");
+  REQUIRE(info && info->shape == std::vector<int64_t>({2, 5, 101}));
+  auto stored = torch::from_blob(const_cast<std::byte*>(f.data(*info)), {2, 5, 101}).clone();
+  REQUIRE(torch::equal(stored, expected));
+}
+
+TEST_CASE(bad_input_gives_a_message_and_a_nonzero_exit) {
+  TempDir dir;
+  auto model = randomModel(smallConfig());
+  saveModel(*model, dir.path("m"));
+  auto r = cli("logits " + dir.path("m") + " --tokens 1,2,101");
+  REQUIRE(r.status != 0);
+  REQUIRE_MSG(r.err.find("token id 101") != std::string::npos, r.err);
+  REQUIRE(r.out.empty());
+  r = cli("logits " + dir.path("m") + " --tokens 1,x");
+  REQUIRE(r.status == 2 && r.err.find("'x' is not an integer") != std::string::npos);
+  r = cli("info " + dir.path("nowhere"));
+  REQUIRE(r.status != 0 && r.err.find(dir.path("nowhere")) != std::string::npos);
+  r = cli("frobnicate");
+  REQUIRE(r.status == 2 && r.err.find("unknown command 'frobnicate'") != std::string::npos);
+  r = cli("init --layers 2");
+  REQUIRE(r.status == 2 && r.err.find("missing --out") != std::string::npos);
+  r = cli("init --out " + dir.path("x") + " --d-model 30 --heads 4");
+  REQUIRE(r.status == 2 && r.err.find("not divisible") != std::string::npos);
+}
+
+TEST_CASE(every_command_has_help) {
+  for (const char* command : {"info", "init", "logits"}) {
+    auto r = cli(std::string(command) + " --help");
+    REQUIRE_MSG(r.status == 0 && r.out.find("usage: normfree-cli " + std::string(command)) != std::string::npos, command);
+  }
+  auto r = cli("--help");
+  REQUIRE(r.status == 0 && r.out.find("commands:") != std::string::npos);
+}
+
+TEST_MAIN()

@@ -1,0 +1,177 @@
+// GPT-2 forward pass against the independent Python reference, for every normalization kind.
+#include "fixtures.h"
+
+using namespace nf;
+using namespace nf::test;
+
+namespace {
+
+constexpr double kTolerance = 1e-5;  // max abs logit difference allowed against the float64 reference
+
+void checkAgainstReference(GPT2& model, const torch::Tensor& tokens) {
+  TempDir dir;
+  saveModel(*model, dir.path());
+  torch::NoGradGuard noGrad;
+  auto ours = model->forward(tokens);
+  auto reference = referenceLogits(dir.path(), tokens, model->config().vocabSize);
+  const double diff = maxAbsDiff(ours, reference);
+  REQUIRE_MSG(diff <= kTolerance, "max abs difference " << diff);
+  // Not a vacuous comparison: the logits vary.
+  REQUIRE(ours.std().item<double>() > 1e-3);
+}
+
+}  // namespace
+
+TEST_CASE(layernorm_logits_match_reference) {
+  auto c = smallConfig();
+  auto model = randomModel(c);
+  checkAgainstReference(model, randomTokens(c, 3, c.nPositions));
+}
+
+TEST_CASE(fakeln_logits_match_reference) {
+  auto c = smallConfig();
+  auto model = randomModel(c, 2);
+  double s = 0.5;
+  for (SiteId site : model->norms().sites()) {
+    SiteNorm& n = model->norms().at(site);
+    n.kind = NormKind::FakeLN;
+    n.scale = (s += 0.13);
+  }
+  checkAgainstReference(model, randomTokens(c, 2, 9));
+}
+
+TEST_CASE(fakeln_special_treatments_match_reference) {
+  auto c = smallConfig();
+  auto model = randomModel(c, 3);
+  for (SiteId site : model->norms().sites()) {
+    SiteNorm& n = model->norms().at(site);
+    n.kind = NormKind::FakeLN;
+    n.scale = 0.7;
+    n.scalePos0 = 3.5;
+    n.pos0Treatment = true;
+    n.eotTreatment = site.kind == SiteKind::V;
+  }
+  auto tokens = randomTokens(c, 2, 12);
+  tokens[0][4] = c.eotTokenId;
+  tokens[1][0] = c.eotTokenId;
+  checkAgainstReference(model, tokens);
+}
+
+TEST_CASE(mixed_norm_kinds_match_reference) {
+  auto c = smallConfig();
+  auto model = randomModel(c, 4);
+  const NormKind kinds[] = {NormKind::RMSNorm, NormKind::LayerNormScaling, NormKind::Identity, NormKind::FakeLN,
+                            NormKind::LayerNorm};
+  int i = 0;
+  for (SiteId site : model->norms().sites()) {
+    SiteNorm& n = model->norms().at(site);
+    n.kind = kinds[i++ % 5];
+    n.scale = 1.9;
+  }
+  checkAgainstReference(model, randomTokens(c, 2, 16));
+}
+
+TEST_CASE(split_qk_and_v_paths_match_reference) {
+  // Only the value path is fake: the two ln_1 paths must then be computed separately.
+  auto c = smallConfig();
+  auto model = randomModel(c, 5);
+  model->norms().at({SiteKind::V, 1}).kind = NormKind::FakeLN;
+  model->norms().at({SiteKind::V, 1}).scale = 2.5;
+  model->norms().at({SiteKind::Qk, 0}).kind = NormKind::FakeLN;
+  model->norms().at({SiteKind::Qk, 0}).scale = 0.4;
+  checkAgainstReference(model, randomTokens(c, 2, 10));
+}
+
+TEST_CASE(fakeln_equals_layernorm_when_scale_is_the_tokens_sigma) {
+  // PROTOCOL §2: with s equal to the token's σ the fake LN is the real one.
+  auto c = smallConfig();
+  auto model = randomModel(c, 6);
+  auto tokens = randomTokens(c, 1, 1);  // a single token: one σ per site
+  HookSet hooks;
+  for (SiteId s : model->norms().sites()) hooks.cache(HookPoint::normScale(s));
+  torch::NoGradGuard noGrad;
+  auto real = model->forward(tokens, &hooks);
+  for (SiteId s : model->norms().sites()) {
+    model->norms().at(s).kind = NormKind::FakeLN;
+    model->norms().at(s).scale = hooks.at(HookPoint::normScale(s)).item<double>();
+  }
+  auto fake = model->forward(tokens);
+  REQUIRE_MSG(maxAbsDiff(real, fake) < 1e-5, maxAbsDiff(real, fake));
+}
+
+TEST_CASE(out_of_range_token_is_rejected_with_its_position) {
+  auto c = smallConfig();
+  GPT2 model(c);
+  auto tokens = randomTokens(c, 2, 5);
+  tokens[1][3] = c.vocabSize;
+  REQUIRE_THROWS_WITH(model->forward(tokens), "token id 101", "[1, 3]", "outside the vocabulary");
+  tokens[1][3] = -1;
+  REQUIRE_THROWS_WITH(model->forward(tokens), "token id -1");
+}
+
+TEST_CASE(too_long_sequence_is_rejected) {
+  auto c = smallConfig();
+  GPT2 model(c);
+  REQUIRE_THROWS_WITH(model->forward(randomTokens(c, 1, c.nPositions + 1)), "longer than the model's 16 positions");
+}
+
+TEST_CASE(parameters_are_registered_with_hugging_face_names_and_shapes) {
+  auto c = smallConfig();
+  c.tiedUnembedding = false;
+  GPT2 model(c);
+  auto params = model->named_parameters();
+  auto expected = parameterShapes(c);
+  REQUIRE_EQ(params.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    REQUIRE_EQ(params[i].key(), expected[i].name);
+    REQUIRE(params[i].value().sizes().vec() == expected[i].shape);
+  }
+  int64_t count = 0;
+  for (auto& p : params) count += p.value().numel();
+  REQUIRE_EQ(count, c.parameterCount());
+}
+
+TEST_CASE(gpt2_small_parameter_count_is_124m) {
+  GPT2Config c;  // defaults are GPT-2 Small
+  REQUIRE_EQ(c.parameterCount(), 124439808);
+}
+
+TEST_CASE(init_is_deterministic_per_seed) {
+  auto c = smallConfig();
+  GPT2 a(c), b(c), d(c);
+  a->initWeights(11);
+  b->initWeights(11);
+  d->initWeights(12);
+  REQUIRE(torch::equal(a->h[0]->as<BlockImpl>()->attn->c_attn->weight, b->h[0]->as<BlockImpl>()->attn->c_attn->weight));
+  REQUIRE(!torch::equal(a->wte->weight, d->wte->weight));
+  // Residual projections use the smaller, depth-scaled standard deviation.
+  auto proj = a->h[1]->as<BlockImpl>()->mlp->c_proj->weight.std().item<double>();
+  REQUIRE_MSG(std::abs(proj - 0.02 / std::sqrt(2.0 * c.nLayer)) < 0.002, proj);
+}
+
+TEST_CASE(batch_rows_are_independent) {
+  auto c = smallConfig();
+  auto model = randomModel(c);
+  auto tokens = randomTokens(c, 3, 8);
+  torch::NoGradGuard noGrad;
+  auto batched = model->forward(tokens);
+  auto single = model->forward(tokens.slice(0, 1, 2));
+  REQUIRE(maxAbsDiff(batched.slice(0, 1, 2), single) < 1e-5);
+}
+
+TEST_CASE(cuda_forward_matches_cpu) {
+  if (!torch::cuda::is_available()) SKIP("no CUDA device");
+  auto c = smallConfig();
+  auto model = randomModel(c);
+  auto tokens = randomTokens(c, 2, 16);
+  torch::NoGradGuard noGrad;
+  auto cpu = model->forward(tokens);
+  model->to(torch::kCUDA);
+  auto gpu = model->forward(tokens).cpu();
+  REQUIRE_MSG(maxAbsDiff(cpu, gpu) < 1e-4, maxAbsDiff(cpu, gpu));
+  model->setCudaBf16Autocast(true);
+  auto bf16 = model->forward(tokens).cpu();
+  REQUIRE_MSG(maxAbsDiff(cpu, bf16) < 0.1, maxAbsDiff(cpu, bf16));
+}
+
+TEST_MAIN()

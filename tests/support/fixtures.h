@@ -1,0 +1,99 @@
+// Shared fixtures for the engine tests: temporary folders, small random models, the Python reference.
+#pragma once
+#include <torch/torch.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "check.h"
+#include "io/hf_checkpoint.h"
+
+namespace nf::test {
+
+// A fresh folder under the system temp dir, removed when the object dies.
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "nf-test-XXXXXX").string();
+    if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+    m_path = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(m_path, ec);
+  }
+  std::string path(const std::string& child = "") const { return child.empty() ? m_path : m_path + "/" + child; }
+
+ private:
+  std::string m_path;
+};
+
+inline GPT2Config smallConfig() {
+  GPT2Config c;
+  c.nLayer = 2;
+  c.nHead = 4;
+  c.nEmbd = 32;
+  c.nPositions = 16;
+  c.vocabSize = 101;
+  c.eotTokenId = 100;
+  return c;
+}
+
+// A random model whose LN γ, β and biases are random too, so every parameter matters to the logits.
+inline GPT2 randomModel(const GPT2Config& config, uint64_t seed = 1) {
+  GPT2 model(config);
+  model->initWeights(seed);
+  torch::NoGradGuard noGrad;
+  auto gen = at::detail::createCPUGenerator(seed + 1000);
+  for (auto& p : model->named_parameters()) {
+    if (p.value().dim() == 1) {
+      auto noise = torch::empty(p.value().sizes()).normal_(0.0, 0.2, gen);
+      p.value().add_(noise);
+    }
+  }
+  return model;
+}
+
+inline torch::Tensor randomTokens(const GPT2Config& c, int64_t batch, int64_t positions, uint64_t seed = 7) {
+  auto gen = at::detail::createCPUGenerator(seed);
+  return torch::randint(0, c.vocabSize, {batch, positions}, gen, torch::kLong);
+}
+
+inline std::string tokensArg(const torch::Tensor& tokens) {
+  std::string s;
+  for (int64_t b = 0; b < tokens.size(0); ++b) {
+    if (b) s += ";";
+    for (int64_t t = 0; t < tokens.size(1); ++t) s += (t ? "," : "") + std::to_string(tokens[b][t].item<int64_t>());
+  }
+  return s;
+}
+
+inline int runCommand(const std::string& cmd) {
+  int status = std::system(cmd.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// Logits from the independent Python implementation (tests/reference/gpt2_reference.py) for a saved model.
+inline torch::Tensor referenceLogits(const std::string& folder, const torch::Tensor& tokens, int vocab) {
+  const std::string python = NF_REFERENCE_PYTHON;
+  if (runCommand(python + " -c 'import torch, numpy' 2>/dev/null") != 0)
+    throw Failure(python + " with torch and numpy is needed for the reference (run bootstrap.sh)");
+  const std::string out = folder + "/reference_logits.f32";
+  const std::string cmd = python + " " + NF_REFERENCE_DIR + "/gpt2_reference.py '" + folder + "' '" + tokensArg(tokens) +
+                          "' '" + out + "'";
+  if (runCommand(cmd) != 0) throw Failure("reference failed: " + cmd);
+  std::ifstream in(out, std::ios::binary);
+  auto logits = torch::empty({tokens.size(0), tokens.size(1), vocab});
+  in.read(reinterpret_cast<char*>(logits.data_ptr<float>()), logits.numel() * sizeof(float));
+  if (in.gcount() != static_cast<std::streamsize>(logits.numel() * sizeof(float))) throw Failure("short reference output");
+  return logits;
+}
+
+inline double maxAbsDiff(const torch::Tensor& a, const torch::Tensor& b) {
+  return (a.to(torch::kFloat64) - b.to(torch::kFloat64)).abs().max().item<double>();
+}
+
+}  // namespace nf::test

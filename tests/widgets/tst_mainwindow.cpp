@@ -1,0 +1,128 @@
+// The main window opens model folders, shows their shape and norm state, reports bad folders without
+// losing what was open, and speaks German when asked to.
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProcess>
+#include <QSettings>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTranslator>
+#include <QtTest>
+
+#include "MainWindow.h"
+#include "ModelInfoView.h"
+
+class TestMainWindow : public QObject {
+  Q_OBJECT
+
+ private:
+  QTemporaryDir m_dir;
+
+  QString makeModel(const QString& name, int layers) {
+    const QString folder = m_dir.filePath(name);
+    QProcess cli;
+    cli.start(NF_CLI, {"init", "--out", folder, "--layers", QString::number(layers), "--heads", "2", "--d-model", "16",
+                       "--context", "8", "--vocab", "50"});
+    if (!cli.waitForFinished(60000) || cli.exitCode() != 0) qFatal("normfree-cli init failed: %s", cli.readAllStandardError().constData());
+    return folder;
+  }
+
+  static QMessageBox* openMessageBox(QWidget* parent) {
+    for (QMessageBox* box : parent->findChildren<QMessageBox*>())
+      if (box->isVisible()) return box;
+    return nullptr;
+  }
+
+ private Q_SLOTS:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QSettings().clear();
+  }
+
+  void showsShapeAndNormState_data() {
+    QTest::addColumn<int>("layers");
+    QTest::newRow("one block") << 1;
+    QTest::newRow("three blocks") << 3;
+  }
+
+  void showsShapeAndNormState() {
+    QFETCH(int, layers);
+    const QString folder = makeModel(QString("m%1").arg(layers), layers);
+    MainWindow window;
+    QVERIFY(window.openModelFolder(folder));
+    QTableWidget* table = window.modelInfoView()->siteTable();
+    QCOMPARE(table->rowCount(), layers + 1);
+    QCOMPARE(table->columnCount(), 3);
+    QCOMPARE(table->item(0, 0)->text(), QString("LayerNorm"));
+    QCOMPARE(table->item(layers, 0)->toolTip(), QString("LN_f"));
+    auto labels = window.modelInfoView()->findChildren<QLabel*>();
+    bool shapeShown = false;
+    for (QLabel* l : labels) shapeShown |= l->text().startsWith(QString("%1 layers · 2 heads · d_model 16").arg(layers));
+    QVERIFY(shapeShown);
+  }
+
+  void showsFakeLnScales() {
+    const QString folder = makeModel("fake", 2);
+    QFile file(folder + "/config.json");
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QJsonObject config = QJsonDocument::fromJson(file.readAll()).object();
+    file.close();
+    QJsonObject normfree = config["normfree"].toObject();
+    QJsonObject sites = normfree["sites"].toObject();
+    sites["LN_v.1"] = QJsonObject{{"kind", "fakeln"}, {"scale", 2.5}, {"scale_pos0", 7.0}, {"pos0_treatment", true}, {"eot_treatment", true}};
+    normfree["sites"] = sites;
+    config["normfree"] = normfree;
+    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    file.write(QJsonDocument(config).toJson());
+    file.close();
+
+    MainWindow window;
+    QVERIFY(window.openModelFolder(folder));
+    QCOMPARE(window.modelInfoView()->siteTable()->item(1, 1)->text(), QString("FakeLN · s = 2.5 · pos 0: 7 · EOT"));
+    QCOMPARE(window.modelInfoView()->siteTable()->item(1, 1)->toolTip(), QString("LN_v.1"));
+  }
+
+  void badFolderIsReportedAndKeepsTheOpenModel() {
+    const QString good = makeModel("good", 1);
+    const QString bad = m_dir.filePath("bad");
+    QVERIFY(QDir().mkpath(bad));
+    QFile(bad + "/config.json").open(QIODevice::WriteOnly);  // empty: not valid JSON
+    MainWindow window;
+    window.show();
+    QVERIFY(window.openModelFolder(good));
+    QVERIFY(!window.openModelFolder(bad));
+    QMessageBox* box = openMessageBox(&window);
+    QVERIFY(box);
+    QVERIFY2(box->informativeText().contains("config.json") && box->informativeText().contains("not valid JSON"),
+             qPrintable(box->informativeText()));
+    QCOMPARE(window.currentFolder(), good);
+    QCOMPARE(window.modelInfoView()->siteTable()->rowCount(), 2);
+  }
+
+  void recentFoldersAreRemembered() {
+    const QString folder = makeModel("recent", 1);
+    MainWindow window;
+    QVERIFY(window.openModelFolder(folder));
+    QCOMPARE(QSettings().value("recentModelFolders").toStringList().first(), folder);
+  }
+
+  void switchesToGerman() {
+    MainWindow window;
+    QTranslator german;
+    QVERIFY(german.load(":/i18n/normfree_de.qm"));
+    QCoreApplication::installTranslator(&german);
+    QCOMPARE(window.menuBar()->actions().first()->text(), QString("&Datei"));
+    bool translated = false;
+    for (QLabel* l : window.modelInfoView()->findChildren<QLabel*>()) translated |= l->text() == "Kein Modell geöffnet";
+    QVERIFY(translated);
+    QCoreApplication::removeTranslator(&german);
+    QCOMPARE(window.menuBar()->actions().first()->text(), QString("&File"));
+  }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"

@@ -1,0 +1,119 @@
+#include "ModelInfoView.h"
+
+#include <QEvent>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLocale>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace {
+
+// One colour per normalization kind, so the grid reads at a glance which sites are still real.
+QColor kindColor(const std::string& kind) {
+  if (kind == "layernorm") return QColor(0xd6, 0xe4, 0xf5);
+  if (kind == "fakeln") return QColor(0xc8, 0xe6, 0xc9);
+  if (kind == "identity") return QColor(0xee, 0xee, 0xee);
+  return QColor(0xff, 0xe0, 0xb2);  // rmsnorm, layernorm_scaling
+}
+
+QString kindLabel(const std::string& kind) {
+  if (kind == "layernorm") return ModelInfoView::tr("LayerNorm");
+  if (kind == "fakeln") return ModelInfoView::tr("FakeLN");
+  if (kind == "rmsnorm") return ModelInfoView::tr("RMSNorm");
+  if (kind == "layernorm_scaling") return ModelInfoView::tr("LN Scaling");
+  return ModelInfoView::tr("Identity");
+}
+
+}  // namespace
+
+ModelInfoView::ModelInfoView(QWidget* parent) : QWidget(parent) {
+  m_title = new QLabel(this);
+  QFont big = m_title->font();
+  big.setPointSizeF(big.pointSizeF() * 1.4);
+  big.setBold(true);
+  m_title->setFont(big);
+  m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_shape = new QLabel(this);
+  m_shape->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_normState = new QLabel(this);
+  m_sites = new QTableWidget(this);
+  m_sites->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_sites->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(m_title);
+  layout->addWidget(m_shape);
+  layout->addWidget(m_normState);
+  layout->addWidget(m_sites, 1);
+  retranslate();
+}
+
+void ModelInfoView::clear() {
+  m_hasSummary = false;
+  m_summary = {};
+  retranslate();
+}
+
+void ModelInfoView::setSummary(const nf::ModelSummary& summary) {
+  m_summary = summary;
+  m_hasSummary = true;
+  retranslate();
+}
+
+void ModelInfoView::changeEvent(QEvent* event) {
+  if (event->type() == QEvent::LanguageChange) retranslate();
+  QWidget::changeEvent(event);
+}
+
+void ModelInfoView::retranslate() {
+  m_sites->clear();
+  if (!m_hasSummary) {
+    m_title->setText(tr("No model open"));
+    m_shape->setText(tr("Open a model folder (Hugging Face GPT-2 layout: config.json and model.safetensors) with File › Open Model Folder…"));
+    m_normState->clear();
+    m_sites->setRowCount(0);
+    m_sites->setColumnCount(0);
+    return;
+  }
+  const nf::ModelSummary& s = m_summary;
+  const QLocale locale;
+  m_title->setText(QString::fromStdString(s.folder));
+  m_shape->setText(tr("%1 layers · %2 heads · d_model %3 · context %4 · vocabulary %5 · %6 parameters · %7 MB in %8 file(s)")
+                       .arg(s.nLayer)
+                       .arg(s.nHead)
+                       .arg(s.nEmbd)
+                       .arg(s.nPositions)
+                       .arg(s.vocabSize)
+                       .arg(locale.toString(static_cast<qlonglong>(s.parameterCount)))
+                       .arg(s.weightBytes / 1e6, 0, 'f', 1)
+                       .arg(s.weightFiles.size()));
+  m_normState->setText(s.layerNormFree ? tr("LayerNorm-free: no site divides by a per-token statistic.")
+                                       : tr("Normalization per site (LN_qk and LN_v are ln_1 as seen by queries/keys and by values):"));
+
+  // Rows: blocks, then the final LN; columns: the three per-block sites.
+  m_sites->setColumnCount(3);
+  m_sites->setHorizontalHeaderLabels({tr("LN_qk (ln_1 → q, k)"), tr("LN_v (ln_1 → v)"), tr("LN_mlp (ln_2)")});
+  m_sites->setRowCount(s.nLayer + 1);
+  QStringList rows;
+  for (int l = 0; l < s.nLayer; ++l) rows << tr("block %1").arg(l);
+  rows << tr("final (LN_f)");
+  m_sites->setVerticalHeaderLabels(rows);
+  for (std::size_t i = 0; i < s.sites.size(); ++i) {
+    const nf::SiteSummary& site = s.sites[i];
+    const bool isFinal = site.site == "LN_f";
+    const int row = isFinal ? s.nLayer : static_cast<int>(i / 3);
+    const int column = isFinal ? 0 : static_cast<int>(i % 3);
+    QString text = kindLabel(site.kind);
+    if (site.kind == "fakeln") {
+      text += tr(" · s = %1").arg(site.scale, 0, 'g', 4);
+      if (site.pos0Treatment) text += tr(" · pos 0: %1").arg(site.scalePos0, 0, 'g', 4);
+      if (site.eotTreatment) text += tr(" · EOT");
+    }
+    auto* item = new QTableWidgetItem(text);
+    item->setBackground(kindColor(site.kind));
+    item->setForeground(Qt::black);
+    item->setToolTip(QString::fromStdString(site.site));
+    m_sites->setItem(row, column, item);
+  }
+  if (s.nLayer >= 0) m_sites->setSpan(s.nLayer, 0, 1, 3);
+}

@@ -3,6 +3,7 @@
 #include <QCommandLineParser>
 #include <QLibraryInfo>
 #include <QLocale>
+#include <QTimer>
 #include <QTranslator>
 
 #include "MainWindow.h"
@@ -21,10 +22,20 @@ int main(int argc, char** argv) {
   parser.addHelpOption();
   parser.addVersionOption();
   parser.addPositionalArgument("model-folder", QApplication::translate("main", "Model folder to open (config.json + model.safetensors)."));
+  QCommandLineOption screenshot("screenshot",
+                                QApplication::translate("main", "Save a PNG of the main window to <file> once shown, then quit."),
+                                "file");
+  parser.addOption(screenshot);
   parser.process(app);
 
   MainWindow window;
   window.show();
   if (!parser.positionalArguments().isEmpty()) window.openModelFolder(parser.positionalArguments().first());
+  if (parser.isSet(screenshot)) {
+    QTimer::singleShot(1500, &window, [&] {
+      const bool saved = window.grab().save(parser.value(screenshot));
+      QApplication::exit(saved ? 0 : 1);
+    });
+  }
   return app.exec();
 }

@@ -87,29 +87,9 @@ const std::string& Args::get(const std::string& name) const {
 bool Args::has(const std::string& name) const { return m_values.count(name) > 0; }
 
 int Args::getInt(const std::string& name) const {
-  const std::string& v = get(name);
-  std::size_t used = 0;
-  int value = 0;
-  try {
-    value = std::stoi(v, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != v.size() || v.empty()) throw UsageError("--" + name + " expects an integer, got '" + v + "'");
-  return value;
-}
-
-double Args::getDouble(const std::string& name) const {
-  const std::string& v = get(name);
-  std::size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(v, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != v.size() || v.empty()) throw UsageError("--" + name + " expects a number, got '" + v + "'");
-  return value;
+  auto value = parseNumber<int>(get(name));
+  if (!value) throw UsageError("--" + name + " expects an integer, got '" + get(name) + "'");
+  return *value;
 }
 
 }  // namespace nf::cli

@@ -1,5 +1,6 @@
 // A small command-line parser: positional arguments, --key value and --flag options, generated help.
 #pragma once
+#include <charconv>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -12,6 +13,16 @@ class UsageError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// The whole of text as a number (int, int64_t, double), or nothing if any character is left over.
+template <typename T>
+std::optional<T> parseNumber(const std::string& text) {
+  T value{};
+  const char* end = text.data() + text.size();
+  auto [stop, error] = std::from_chars(text.data(), end, value);
+  if (text.empty() || error != std::errc() || stop != end) return std::nullopt;
+  return value;
+}
 
 class Args {
  public:
@@ -28,7 +39,6 @@ class Args {
   const std::string& get(const std::string& name) const;  // positional or option (default applied)
   bool has(const std::string& name) const;                 // option given (or defaulted) / flag set
   int getInt(const std::string& name) const;
-  double getDouble(const std::string& name) const;
 
  private:
   struct Option {

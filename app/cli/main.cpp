@@ -45,15 +45,9 @@ torch::Tensor parseTokens(const std::string& text) {
     std::stringstream ids(seq);
     std::string id;
     while (std::getline(ids, id, ',')) {
-      std::size_t used = 0;
-      int64_t v = 0;
-      try {
-        v = std::stoll(id, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used == 0 || used != id.size()) throw UsageError("--tokens: '" + id + "' is not an integer token id");
-      row.push_back(v);
+      auto value = nf::cli::parseNumber<int64_t>(id);
+      if (!value) throw UsageError("--tokens: '" + id + "' is not an integer token id");
+      row.push_back(*value);
     }
     if (row.empty()) throw UsageError("--tokens: empty sequence");
     if (!rows.empty() && row.size() != rows[0].size())

@@ -35,7 +35,7 @@ torch::Tensor readTensor(const SafetensorsFile& file, const TensorInfo& info) {
 
 GPT2 loadModel(const std::string& folder, torch::Device device) {
   WeightIndex index = indexModelFolder(folder);
-  GPT2 model(index.config.shape);
+  GPT2 model(index.config.shape, /*initialize=*/false);  // every parameter is overwritten below
   model->norms() = index.config.norms;
   torch::NoGradGuard noGrad;
   for (auto& item : model->named_parameters()) {

@@ -39,7 +39,7 @@ BlockImpl::BlockImpl(int64_t d)
       ln_2(register_module("ln_2", NormParams(d))),
       mlp(register_module("mlp", Mlp(d))) {}
 
-GPT2Impl::GPT2Impl(const GPT2Config& config) : m_config(config), m_norms(config.nLayer) {
+GPT2Impl::GPT2Impl(const GPT2Config& config, bool initialize) : m_config(config), m_norms(config.nLayer) {
   config.validate("GPT2Config");
   wte = register_module("wte", Embedding(config.vocabSize, config.nEmbd));
   wpe = register_module("wpe", Embedding(config.nPositions, config.nEmbd));
@@ -50,7 +50,7 @@ GPT2Impl::GPT2Impl(const GPT2Config& config) : m_config(config), m_norms(config.
   }
   ln_f = register_module("ln_f", NormParams(config.nEmbd));
   if (!config.tiedUnembedding) lm_head = register_module("lm_head", Embedding(config.vocabSize, config.nEmbd));
-  initWeights(0);
+  if (initialize) initWeights(0);
 }
 
 void GPT2Impl::initWeights(uint64_t seed) {
@@ -93,21 +93,13 @@ void GPT2Impl::checkTokens(const torch::Tensor& tokens) const {
 
 torch::Tensor GPT2Impl::norm(SiteId site, const NormParams& params, const torch::Tensor& x, const torch::Tensor& tokens,
                              HookSet* hooks) {
-  const HookPoint point = HookPoint::normScale(site);
-  const bool wantScale = hooks && hooks->touches(point);
-  torch::Tensor scale;
   const int depth = site.kind == SiteKind::Final ? 1 : site.layer + 1;
+  const SiteNorm& state = m_norms.at(site);
   NormInputs in{x, params->weight, params->bias, m_config.layerNormEpsilon, depth, &tokens, m_config.eotTokenId};
-  torch::Tensor y = applyNorm(m_norms.at(site), in, wantScale ? &scale : nullptr);
-  if (wantScale) {
-    torch::Tensor used = hooks->visit(point, scale);
-    // An intervention on the scale replaces the divisor: redo the normalization with it.
-    if (!used.is_same(scale)) {
-      auto centered = m_norms.at(site).kind == NormKind::RMSNorm ? x : x - x.mean(-1, true);
-      y = centered / used.unsqueeze(-1) * params->weight + params->bias;
-    }
-  }
-  return y;
+  const HookPoint point = HookPoint::normScale(site);
+  if (!hooks || !hooks->touches(point)) return applyNorm(state, in);
+  // Hooked: the divisor is materialized so it can be cached, and an intervention may replace it.
+  return normalizeBy(state, in, hooks->visit(point, normDivisor(state, in)));
 }
 
 torch::Tensor GPT2Impl::block(int layer, torch::Tensor x, const torch::Tensor& tokens, HookSet* hooks) {

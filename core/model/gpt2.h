@@ -64,7 +64,8 @@ TORCH_MODULE(Block);
 
 class GPT2Impl : public torch::nn::Module {
  public:
-  explicit GPT2Impl(const GPT2Config& config);
+  // initialize = false leaves the weights uninitialised, for loaders that overwrite every parameter.
+  explicit GPT2Impl(const GPT2Config& config, bool initialize = true);
 
   // tokens: [B, T] (or [T]) integer ids, T ≤ n_positions; returns logits [B, T, vocab] in float32.
   // Throws std::invalid_argument for ids outside the vocabulary or a sequence that is too long.

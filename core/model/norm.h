@@ -1,4 +1,6 @@
 // Applies one site's normalization (LayerNorm, FakeLN, RMSNorm, LayerNorm Scaling, identity) to a tensor.
+// Every kind is "(x − μ) / divisor ⊙ γ + β" with its own divisor (RMSNorm does not centre, identity does
+// nothing, LayerNorm Scaling multiplies by 1/sqrt(depth)), which is what lets hooks read and replace it.
 #pragma once
 #include <torch/types.h>
 
@@ -16,8 +18,14 @@ struct NormInputs {
   int eotTokenId;
 };
 
-// Normalizes inputs.x as `norm` says. When scaleOut is non-null it receives the per-token divisor
-// actually applied, [B, T] (σ for LayerNorm, s / s_0 for FakeLN, rms for RMSNorm, 1 for identity).
-torch::Tensor applyNorm(const SiteNorm& norm, const NormInputs& inputs, torch::Tensor* scaleOut = nullptr);
+// The per-token divisor the site applies, [B, T]: σ for LayerNorm, s (or s_0) for FakeLN, rms for RMSNorm,
+// 1 for identity.
+torch::Tensor normDivisor(const SiteNorm& norm, const NormInputs& inputs);
+
+// The site's output when dividing by `divisor` ([B, T]) instead of its own.
+torch::Tensor normalizeBy(const SiteNorm& norm, const NormInputs& inputs, const torch::Tensor& divisor);
+
+// The site's output; uses the fused LayerNorm kernel where it can.
+torch::Tensor applyNorm(const SiteNorm& norm, const NormInputs& inputs);
 
 }  // namespace nf

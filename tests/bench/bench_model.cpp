@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
     }, budget);
     torch::optim::AdamW opt(model->parameters(), torch::optim::AdamWOptions(1e-4).weight_decay(0.01));
     const double train = secondsPerCall([&] {
-      opt.zero_grad();
+      for (auto& p : model->parameters()) p.mutable_grad().reset();  // set-to-none, as the eager side does
       auto loss = torch::nn::functional::cross_entropy(model->forward(x).view({-1, s.vocab}), y);
       loss.backward();
       opt.step();

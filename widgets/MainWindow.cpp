@@ -92,8 +92,10 @@ void MainWindow::changeEvent(QEvent* event) {
 }
 
 void MainWindow::retranslate() {
-  if (m_folder.isEmpty()) setWindowTitle(tr("NormFree Workbench"));
-  else setWindowTitle(tr("%1 — NormFree Workbench").arg(QDir(m_folder).dirName()));
+  if (m_folder.isEmpty())
+    setWindowTitle(tr("NormFree Workbench"));
+  else
+    setWindowTitle(tr("%1 — NormFree Workbench").arg(QDir(m_folder).dirName()));
   m_fileMenu->setTitle(tr("&File"));
   m_openAction->setText(tr("&Open Model Folder…"));
   m_recentMenu->setTitle(tr("Open &Recent"));

@@ -69,7 +69,9 @@ void ModelInfoView::retranslate() {
   m_sites->clear();
   if (!m_hasSummary) {
     m_title->setText(tr("No model open"));
-    m_shape->setText(tr("Open a model folder (Hugging Face GPT-2 layout: config.json and model.safetensors) with File › Open Model Folder…"));
+    m_shape->setText(
+        tr("Open a model folder (Hugging Face GPT-2 layout: config.json and model.safetensors) with File › "
+           "Open Model Folder…"));
     m_normState->clear();
     m_sites->setRowCount(0);
     m_sites->setColumnCount(0);
@@ -78,7 +80,8 @@ void ModelInfoView::retranslate() {
   const nf::ModelSummary& s = m_summary;
   const QLocale locale;
   m_title->setText(QString::fromStdString(s.folder));
-  m_shape->setText(tr("%1 layers · %2 heads · d_model %3 · context %4 · vocabulary %5 · %6 parameters · %7 MB in %8 file(s)")
+  m_shape->setText(tr("%1 layers · %2 heads · d_model %3 · context %4 · vocabulary %5 · %6 parameters · %7 "
+                      "MB in %8 file(s)")
                        .arg(s.nLayer)
                        .arg(s.nHead)
                        .arg(s.nEmbd)
@@ -87,8 +90,10 @@ void ModelInfoView::retranslate() {
                        .arg(locale.toString(static_cast<qlonglong>(s.parameterCount)))
                        .arg(s.weightBytes / 1e6, 0, 'f', 1)
                        .arg(s.weightFiles.size()));
-  m_normState->setText(s.layerNormFree ? tr("LayerNorm-free: no site divides by a per-token statistic.")
-                                       : tr("Normalization per site (LN_qk and LN_v are ln_1 as seen by queries/keys and by values):"));
+  m_normState->setText(
+      s.layerNormFree
+          ? tr("LayerNorm-free: no site divides by a per-token statistic.")
+          : tr("Normalization per site (LN_qk and LN_v are ln_1 as seen by queries/keys and by values):"));
 
   // Rows: blocks, then the final LN; columns: the three per-block sites.
   m_sites->setColumnCount(3);

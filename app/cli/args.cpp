@@ -5,7 +5,8 @@
 
 namespace nf::cli {
 
-Args::Args(std::string command, std::string summary) : m_command(std::move(command)), m_summary(std::move(summary)) {}
+Args::Args(std::string command, std::string summary)
+    : m_command(std::move(command)), m_summary(std::move(summary)) {}
 
 Args& Args::positional(const std::string& name, const std::string& help) {
   m_positionals.emplace_back(name, help);
@@ -54,7 +55,8 @@ bool Args::parse(const std::vector<std::string>& argv) {
       m_values[m_positionals[next++].first] = a;
     }
   }
-  if (next < m_positionals.size()) throw UsageError("missing <" + m_positionals[next].first + "> (see --help)");
+  if (next < m_positionals.size())
+    throw UsageError("missing <" + m_positionals[next].first + "> (see --help)");
   for (auto& o : m_options)
     if (!m_values.count(o.name) && o.defaultValue) m_values[o.name] = *o.defaultValue;
   return true;

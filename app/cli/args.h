@@ -37,7 +37,7 @@ class Args {
   std::string help() const;
 
   const std::string& get(const std::string& name) const;  // positional or option (default applied)
-  bool has(const std::string& name) const;                 // option given (or defaulted) / flag set
+  bool has(const std::string& name) const;                // option given (or defaulted) / flag set
   int getInt(const std::string& name) const;
 
  private:

@@ -24,7 +24,8 @@ torch::Device parseDevice(const std::string& name) {
     throw UsageError("unknown device '" + name + "' (expected cpu, cuda or cuda:N)");
   }
   if (device.is_cuda() && !torch::cuda::is_available())
-    throw UsageError("device '" + name + "' requested, but this LibTorch build has no CUDA or no GPU is visible");
+    throw UsageError("device '" + name +
+                     "' requested, but this LibTorch build has no CUDA or no GPU is visible");
   return device;
 }
 
@@ -55,14 +56,16 @@ torch::Tensor parseTokens(const std::string& text) {
     rows.push_back(row);
   }
   if (rows.empty()) throw UsageError("--tokens: no token ids");
-  auto t = torch::empty({static_cast<int64_t>(rows.size()), static_cast<int64_t>(rows[0].size())}, torch::kLong);
+  auto t =
+      torch::empty({static_cast<int64_t>(rows.size()), static_cast<int64_t>(rows[0].size())}, torch::kLong);
   for (std::size_t b = 0; b < rows.size(); ++b)
     for (std::size_t i = 0; i < rows[b].size(); ++i) t[b][i] = rows[b][i];
   return t;
 }
 
 int cmdInfo(const std::vector<std::string>& argv) {
-  Args args("info", "Print a model folder's shape, parameter count, stored dtypes and the norm state of every site.");
+  Args args("info",
+            "Print a model folder's shape, parameter count, stored dtypes and the norm state of every site.");
   args.positional("model", "model folder (config.json + model.safetensors, Hugging Face GPT-2 layout)");
   if (!args.parse(argv)) return 0;
   std::cout << nf::summaryToJson(nf::inspectModelFolder(args.get("model"))) << "\n";
@@ -70,7 +73,8 @@ int cmdInfo(const std::vector<std::string>& argv) {
 }
 
 int cmdInit(const std::vector<std::string>& argv) {
-  Args args("init", "Write a randomly initialised GPT-2 (Hugging Face initialisation) in the Hugging Face layout.");
+  Args args("init",
+            "Write a randomly initialised GPT-2 (Hugging Face initialisation) in the Hugging Face layout.");
   args.option("out", "folder", "folder to write config.json and the weights to")
       .option("layers", "n", "number of blocks", "4")
       .option("heads", "n", "attention heads per block", "4")
@@ -81,7 +85,8 @@ int cmdInit(const std::vector<std::string>& argv) {
       .option("dtype", "F32|F16|BF16", "stored dtype", "F32")
       .option("shard-mb", "n", "split the weights into shards of at most n MB (0: one file)", "0")
       .flag("untied", "give the model its own unembedding (lm_head.weight) instead of reusing wte")
-      .flag("transformer-prefix", "store names as transformer.h.0… (as GPT2LMHeadModel.save_pretrained does)");
+      .flag("transformer-prefix",
+            "store names as transformer.h.0… (as GPT2LMHeadModel.save_pretrained does)");
   if (!args.parse(argv)) return 0;
   nf::GPT2Config c;
   c.nLayer = args.getInt("layers");
@@ -112,7 +117,8 @@ int cmdInit(const std::vector<std::string>& argv) {
 int cmdLogits(const std::vector<std::string>& argv) {
   Args args("logits", "Run the model on token ids and print the logits, [batch, positions, vocab], as JSON.");
   args.positional("model", "model folder")
-      .option("tokens", "ids", "token ids, comma-separated; several sequences of equal length separated by ';'")
+      .option("tokens", "ids",
+              "token ids, comma-separated; several sequences of equal length separated by ';'")
       .option("out", "file", "write to this .json or .safetensors file instead of stdout")
       .option("device", "cpu|cuda[:N]", "where to run", "cpu")
       .flag("bf16", "bf16 autocast (CUDA only)");
@@ -126,8 +132,9 @@ int cmdLogits(const std::vector<std::string>& argv) {
   const std::string out = args.has("out") ? args.get("out") : "";
   if (out.size() > 12 && out.compare(out.size() - 12, 12, ".safetensors") == 0) {
     torch::Tensor ids = tokens.contiguous();
-    nf::writeSafetensors(out, {{"logits", nf::DType::F32, logits.sizes().vec(), logits.data_ptr()},
-                               {"tokens", nf::DType::I64, ids.sizes().vec(), ids.data_ptr()}},
+    nf::writeSafetensors(out,
+                         {{"logits", nf::DType::F32, logits.sizes().vec(), logits.data_ptr()},
+                          {"tokens", nf::DType::I64, ids.sizes().vec(), ids.data_ptr()}},
                          {{"model", args.get("model")}});
     std::cout << nlohmann::json{{"written", out}, {"shape", logits.sizes().vec()}}.dump() << "\n";
     return 0;
@@ -180,7 +187,8 @@ int main(int argc, char** argv) {
       std::cout << kUsage;
       return 0;
     }
-    std::cerr << (command.empty() ? std::string("missing command") : "unknown command '" + command + "'") << "\n\n"
+    std::cerr << (command.empty() ? std::string("missing command") : "unknown command '" + command + "'")
+              << "\n\n"
               << kUsage;
     return 2;
   } catch (const UsageError& e) {

@@ -18,13 +18,17 @@ int main(int argc, char** argv) {
   if (translator.load(QLocale(), "normfree", "_", ":/i18n")) QApplication::installTranslator(&translator);
 
   QCommandLineParser parser;
-  parser.setApplicationDescription(QApplication::translate("main", "Remove LayerNorm from GPT-2 and inspect the result."));
+  parser.setApplicationDescription(
+      QApplication::translate("main", "Remove LayerNorm from GPT-2 and inspect the result."));
   parser.addHelpOption();
   parser.addVersionOption();
-  parser.addPositionalArgument("model-folder", QApplication::translate("main", "Model folder to open (config.json + model.safetensors)."));
-  QCommandLineOption screenshot("screenshot",
-                                QApplication::translate("main", "Save a PNG of the main window to <file> once shown, then quit."),
-                                "file");
+  parser.addPositionalArgument(
+      "model-folder",
+      QApplication::translate("main", "Model folder to open (config.json + model.safetensors)."));
+  QCommandLineOption screenshot(
+      "screenshot",
+      QApplication::translate("main", "Save a PNG of the main window to <file> once shown, then quit."),
+      "file");
   parser.addOption(screenshot);
   parser.process(app);
 

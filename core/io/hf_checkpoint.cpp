@@ -16,15 +16,21 @@ namespace {
 
 torch::ScalarType torchType(DType d) {
   switch (d) {
-    case DType::F64: return torch::kFloat64;
-    case DType::F32: return torch::kFloat32;
-    case DType::F16: return torch::kFloat16;
-    case DType::BF16: return torch::kBFloat16;
-    default: throw std::invalid_argument("dtype " + dtypeName(d) + " is not a float type");
+    case DType::F64:
+      return torch::kFloat64;
+    case DType::F32:
+      return torch::kFloat32;
+    case DType::F16:
+      return torch::kFloat16;
+    case DType::BF16:
+      return torch::kBFloat16;
+    default:
+      throw std::invalid_argument("dtype " + dtypeName(d) + " is not a float type");
   }
 }
 
-// A CPU tensor holding a copy of the stored bytes (copied so the mapping can be closed and alignment is right).
+// A CPU tensor holding a copy of the stored bytes (copied so the mapping can be closed and alignment is
+// right).
 torch::Tensor readTensor(const SafetensorsFile& file, const TensorInfo& info) {
   torch::Tensor t = torch::empty(info.shape, torch::TensorOptions().dtype(torchType(info.dtype)));
   std::memcpy(t.data_ptr(), file.data(info), info.end - info.begin);
@@ -62,7 +68,8 @@ void saveModel(GPT2Impl& model, const std::string& folder, const SaveOptions& op
     torch::Tensor t = item.value().detach().to(torch::kCPU, torchType(options.dtype)).contiguous();
     storage.push_back(t);
     const bool prefixed = options.transformerPrefix && item.key() != "lm_head.weight";
-    blobs.push_back({(prefixed ? "transformer." : "") + item.key(), options.dtype, t.sizes().vec(), t.data_ptr()});
+    blobs.push_back(
+        {(prefixed ? "transformer." : "") + item.key(), options.dtype, t.sizes().vec(), t.data_ptr()});
   }
 
   // Hugging Face refuses safetensors files without format metadata.
@@ -77,7 +84,8 @@ void saveModel(GPT2Impl& model, const std::string& folder, const SaveOptions& op
     if (fs::exists(indexPath)) {
       for (auto& entry : fs::directory_iterator(dir)) {
         const std::string name = entry.path().filename().string();
-        if (name.rfind("model-", 0) == 0 && entry.path().extension() == ".safetensors") stale.push_back(entry.path());
+        if (name.rfind("model-", 0) == 0 && entry.path().extension() == ".safetensors")
+          stale.push_back(entry.path());
       }
       stale.push_back(indexPath);
     }

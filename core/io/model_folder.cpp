@@ -39,9 +39,11 @@ std::vector<std::string> weightFilePaths(const std::string& folder) {
     throw FileError(indexPath.string(), "missing the weight_map object");
   std::set<std::string> shards;
   for (auto& [name, file] : index["weight_map"].items()) {
-    if (!file.is_string()) throw FileError(indexPath.string(), "weight_map entry '" + name + "' is not a file name");
+    if (!file.is_string())
+      throw FileError(indexPath.string(), "weight_map entry '" + name + "' is not a file name");
     const std::string shard = file.get<std::string>();
-    if (shard.find('/') != std::string::npos) throw FileError(indexPath.string(), "shard '" + shard + "' is not a plain file name");
+    if (shard.find('/') != std::string::npos)
+      throw FileError(indexPath.string(), "shard '" + shard + "' is not a plain file name");
     shards.insert(shard);
   }
   std::vector<std::string> paths;
@@ -65,7 +67,8 @@ WeightIndex indexModelFolder(const std::string& folder) {
   index.folder = folder;
   if (!fs::is_directory(folder)) throw FileError(folder, "not a folder");
   const std::string configPath = (fs::path(folder) / "config.json").string();
-  if (!fs::exists(configPath)) throw FileError(configPath, "missing: a model folder needs config.json (Hugging Face GPT-2 layout)");
+  if (!fs::exists(configPath))
+    throw FileError(configPath, "missing: a model folder needs config.json (Hugging Face GPT-2 layout)");
   index.config = loadConfigFile(configPath);
 
   std::map<std::string, std::vector<int64_t>> expected;
@@ -79,14 +82,18 @@ WeightIndex indexModelFolder(const std::string& folder) {
       if (name.empty()) continue;
       // A tied checkpoint may still store lm_head.weight (a copy of wte); Hugging Face ignores it, so do we.
       if (name == "lm_head.weight" && index.config.shape.tiedUnembedding) continue;
-      auto fail = [&](const std::string& problem) { throw FileError(path, "tensor '" + t.name + "': " + problem); };
+      auto fail = [&](const std::string& problem) {
+        throw FileError(path, "tensor '" + t.name + "': " + problem);
+      };
       auto want = expected.find(name);
       if (want == expected.end())
         fail("not part of a GPT-2 with n_layer=" + std::to_string(index.config.shape.nLayer) +
              (index.config.shape.tiedUnembedding ? "" : " and an untied unembedding"));
-      if (!isFloat(t.dtype)) fail("dtype " + dtypeName(t.dtype) + " is not a float type (F32, F16, BF16, F64)");
+      if (!isFloat(t.dtype))
+        fail("dtype " + dtypeName(t.dtype) + " is not a float type (F32, F16, BF16, F64)");
       if (t.shape != want->second)
-        fail("shape " + shapeString(t.shape) + " does not match " + shapeString(want->second) + " from config.json");
+        fail("shape " + shapeString(t.shape) + " does not match " + shapeString(want->second) +
+             " from config.json");
       if (index.tensors.count(name)) fail("stored twice (also in " + index.tensors[name].file->path() + ")");
       index.tensors[name] = {&file, &t};
     }
@@ -95,8 +102,9 @@ WeightIndex indexModelFolder(const std::string& folder) {
   for (auto& [name, shape] : expected)
     if (!index.tensors.count(name)) missing.push_back(name);
   if (!missing.empty())
-    throw FileError(folder, "missing tensor '" + missing.front() + "'" +
-                                (missing.size() > 1 ? " and " + std::to_string(missing.size() - 1) + " more" : ""));
+    throw FileError(folder,
+                    "missing tensor '" + missing.front() + "'" +
+                        (missing.size() > 1 ? " and " + std::to_string(missing.size() - 1) + " more" : ""));
   return index;
 }
 
@@ -121,7 +129,8 @@ ModelSummary inspectModelFolder(const std::string& folder) {
   s.layerNormFree = index.config.norms.isLayerNormFree();
   for (SiteId id : index.config.norms.sites()) {
     const SiteNorm& n = index.config.norms.at(id);
-    s.sites.push_back({siteName(id), normKindName(n.kind), n.scale, n.scalePos0, n.pos0Treatment, n.eotTreatment});
+    s.sites.push_back(
+        {siteName(id), normKindName(n.kind), n.scale, n.scalePos0, n.pos0Treatment, n.eotTreatment});
   }
   return s;
 }

@@ -14,8 +14,8 @@
 namespace nf {
 
 struct SiteSummary {
-  std::string site;   // "LN_qk.0", ..., "LN_f"
-  std::string kind;   // "layernorm", "fakeln", ...
+  std::string site;  // "LN_qk.0", ..., "LN_f"
+  std::string kind;  // "layernorm", "fakeln", ...
   double scale = 1, scalePos0 = 1;
   bool pos0Treatment = false, eotTreatment = false;
 };

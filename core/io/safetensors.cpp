@@ -21,8 +21,8 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "safetensors data is li
 constexpr uint64_t kMaxHeaderBytes = 100'000'000;
 
 const std::pair<DType, const char*> kDTypeNames[] = {
-    {DType::F64, "F64"}, {DType::F32, "F32"}, {DType::F16, "F16"}, {DType::BF16, "BF16"},
-    {DType::I64, "I64"}, {DType::I32, "I32"}, {DType::I16, "I16"}, {DType::I8, "I8"},
+    {DType::F64, "F64"}, {DType::F32, "F32"},   {DType::F16, "F16"}, {DType::BF16, "BF16"},
+    {DType::I64, "I64"}, {DType::I32, "I32"},   {DType::I16, "I16"}, {DType::I8, "I8"},
     {DType::U8, "U8"},   {DType::BOOL, "BOOL"},
 };
 
@@ -36,10 +36,20 @@ std::string shapeString(const std::vector<int64_t>& shape) {
 
 std::size_t dtypeSize(DType dtype) {
   switch (dtype) {
-    case DType::F64: case DType::I64: return 8;
-    case DType::F32: case DType::I32: return 4;
-    case DType::F16: case DType::BF16: case DType::I16: return 2;
-    case DType::I8: case DType::U8: case DType::BOOL: return 1;
+    case DType::F64:
+    case DType::I64:
+      return 8;
+    case DType::F32:
+    case DType::I32:
+      return 4;
+    case DType::F16:
+    case DType::BF16:
+    case DType::I16:
+      return 2;
+    case DType::I8:
+    case DType::U8:
+    case DType::BOOL:
+      return 1;
   }
   return 0;
 }
@@ -75,7 +85,8 @@ SafetensorsFile SafetensorsFile::open(const std::string& path) {
   const uint64_t fileBytes = static_cast<uint64_t>(st.st_size);
   if (fileBytes < 8) {
     ::close(fd);
-    throw FileError(path, "truncated: " + std::to_string(fileBytes) + " bytes, too short for the 8-byte header length");
+    throw FileError(
+        path, "truncated: " + std::to_string(fileBytes) + " bytes, too short for the 8-byte header length");
   }
   void* map = ::mmap(nullptr, fileBytes, PROT_READ, MAP_PRIVATE, fd, 0);
   ::close(fd);
@@ -87,10 +98,12 @@ SafetensorsFile SafetensorsFile::open(const std::string& path) {
   uint64_t headerBytes = 0;
   std::memcpy(&headerBytes, bytes, 8);
   if (headerBytes > kMaxHeaderBytes)
-    throw FileError(path, "header length " + std::to_string(headerBytes) + " is implausible (limit 100 MB); not a safetensors file?");
+    throw FileError(path, "header length " + std::to_string(headerBytes) +
+                              " is implausible (limit 100 MB); not a safetensors file?");
   if (8 + headerBytes > fileBytes)
-    throw FileError(path, "truncated: header says " + std::to_string(headerBytes) + " bytes of JSON but the file has " +
-                              std::to_string(fileBytes - 8) + " after the length");
+    throw FileError(path, "truncated: header says " + std::to_string(headerBytes) +
+                              " bytes of JSON but the file has " + std::to_string(fileBytes - 8) +
+                              " after the length");
   file.m_data = bytes + 8 + headerBytes;
   const uint64_t dataBytes = fileBytes - 8 - headerBytes;
 
@@ -112,11 +125,14 @@ SafetensorsFile SafetensorsFile::open(const std::string& path) {
       }
       continue;
     }
-    auto fail = [&](const std::string& problem) { throw FileError(path, "tensor '" + name + "': " + problem); };
+    auto fail = [&](const std::string& problem) {
+      throw FileError(path, "tensor '" + name + "': " + problem);
+    };
     if (!entry.is_object()) fail("entry is not an object");
     if (!entry.contains("dtype") || !entry["dtype"].is_string()) fail("missing dtype");
     if (!entry.contains("shape") || !entry["shape"].is_array()) fail("missing shape");
-    if (!entry.contains("data_offsets") || !entry["data_offsets"].is_array() || entry["data_offsets"].size() != 2)
+    if (!entry.contains("data_offsets") || !entry["data_offsets"].is_array() ||
+        entry["data_offsets"].size() != 2)
       fail("missing or malformed data_offsets");
     TensorInfo info;
     info.name = name;
@@ -124,7 +140,8 @@ SafetensorsFile SafetensorsFile::open(const std::string& path) {
     if (!dtype) fail("unknown dtype '" + entry["dtype"].get<std::string>() + "'");
     info.dtype = *dtype;
     for (auto& d : entry["shape"]) {
-      if (!d.is_number_integer() || d.get<int64_t>() < 0) fail("shape has a non-integer or negative dimension");
+      if (!d.is_number_integer() || d.get<int64_t>() < 0)
+        fail("shape has a non-integer or negative dimension");
       info.shape.push_back(d.get<int64_t>());
     }
     for (auto& o : entry["data_offsets"])
@@ -136,8 +153,8 @@ SafetensorsFile SafetensorsFile::open(const std::string& path) {
            "] lie outside the data buffer of " + std::to_string(dataBytes) + " bytes (truncated file?)");
     const uint64_t expected = static_cast<uint64_t>(info.numel()) * dtypeSize(info.dtype);
     if (info.end - info.begin != expected)
-      fail("holds " + std::to_string(info.end - info.begin) + " bytes but shape " + shapeString(info.shape) + " of " +
-           dtypeName(info.dtype) + " needs " + std::to_string(expected));
+      fail("holds " + std::to_string(info.end - info.begin) + " bytes but shape " + shapeString(info.shape) +
+           " of " + dtypeName(info.dtype) + " needs " + std::to_string(expected));
     file.m_tensors.push_back(std::move(info));
   }
 
@@ -146,7 +163,8 @@ SafetensorsFile SafetensorsFile::open(const std::string& path) {
   std::sort(byOffset.begin(), byOffset.end(), [](auto* a, auto* b) { return a->begin < b->begin; });
   for (std::size_t i = 1; i < byOffset.size(); ++i)
     if (byOffset[i]->begin < byOffset[i - 1]->end)
-      throw FileError(path, "tensors '" + byOffset[i - 1]->name + "' and '" + byOffset[i]->name + "' overlap");
+      throw FileError(path,
+                      "tensors '" + byOffset[i - 1]->name + "' and '" + byOffset[i]->name + "' overlap");
   return file;
 }
 
@@ -190,7 +208,8 @@ void writeSafetensors(const std::string& path, const std::vector<TensorBlob>& te
   uint64_t offset = 0;
   for (auto& t : tensors) {
     uint64_t bytes = blobBytes(t);
-    header[t.name] = {{"dtype", dtypeName(t.dtype)}, {"shape", t.shape}, {"data_offsets", {offset, offset + bytes}}};
+    header[t.name] = {
+        {"dtype", dtypeName(t.dtype)}, {"shape", t.shape}, {"data_offsets", {offset, offset + bytes}}};
     offset += bytes;
   }
   std::string text = header.dump();

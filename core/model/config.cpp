@@ -8,17 +8,18 @@ namespace nf {
 
 int64_t GPT2Config::parameterCount() const {
   const int64_t d = nEmbd, v = vocabSize, p = nPositions;
-  const int64_t perBlock = 2 * 2 * d                 // ln_1, ln_2
-                           + d * 3 * d + 3 * d       // c_attn
-                           + d * d + d               // attn c_proj
-                           + d * 4 * d + 4 * d       // c_fc
-                           + 4 * d * d + d;          // mlp c_proj
+  const int64_t perBlock = 2 * 2 * d            // ln_1, ln_2
+                           + d * 3 * d + 3 * d  // c_attn
+                           + d * d + d          // attn c_proj
+                           + d * 4 * d + 4 * d  // c_fc
+                           + 4 * d * d + d;     // mlp c_proj
   return v * d + p * d + nLayer * perBlock + 2 * d + (tiedUnembedding ? 0 : v * d);
 }
 
 void GPT2Config::validate(const std::string& source) const {
   auto positive = [&](int value, const char* key) {
-    if (value <= 0) throw FileError(source, std::string(key) + " must be positive, got " + std::to_string(value));
+    if (value <= 0)
+      throw FileError(source, std::string(key) + " must be positive, got " + std::to_string(value));
   };
   positive(nLayer, "n_layer");
   positive(nHead, "n_head");
@@ -83,7 +84,8 @@ ModelConfig parseConfigJson(const std::string& text, const std::string& source) 
     c.vocabSize = j.at("vocab_size").get<int>();
     c.nPositions = j.value("n_positions", j.value("n_ctx", 1024));
     c.layerNormEpsilon = j.value("layer_norm_epsilon", 1e-5);
-    if (j.contains("eos_token_id") && j["eos_token_id"].is_number_integer()) c.eotTokenId = j["eos_token_id"].get<int>();
+    if (j.contains("eos_token_id") && j["eos_token_id"].is_number_integer())
+      c.eotTokenId = j["eos_token_id"].get<int>();
     c.tiedUnembedding = j.value("tie_word_embeddings", true);
     if (j.contains("activation_function") && j["activation_function"] != "gelu_new")
       throw FileError(source, "activation_function '" + j["activation_function"].get<std::string>() +
@@ -132,7 +134,8 @@ std::string configToJson(const ModelConfig& config) {
   j["torch_dtype"] = "float32";
   nlohmann::ordered_json sites = nlohmann::ordered_json::object();
   for (SiteId s : config.norms.sites()) sites[siteName(s)] = siteToJson(config.norms.at(s));
-  j["normfree"] = {{"format_version", 1}, {"layernorm_free", config.norms.isLayerNormFree()}, {"sites", sites}};
+  j["normfree"] = {
+      {"format_version", 1}, {"layernorm_free", config.norms.isLayerNormFree()}, {"sites", sites}};
   return j.dump(2) + "\n";
 }
 

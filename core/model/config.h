@@ -17,8 +17,8 @@ struct GPT2Config {
   int nPositions = 1024;
   int vocabSize = 50257;
   double layerNormEpsilon = 1e-5;
-  int eotTokenId = 50256;        // end-of-text ("eos_token_id"); used by the LN_v EOT treatment
-  bool tiedUnembedding = true;   // "tie_word_embeddings": unembedding is wte.weight transposed
+  int eotTokenId = 50256;       // end-of-text ("eos_token_id"); used by the LN_v EOT treatment
+  bool tiedUnembedding = true;  // "tie_word_embeddings": unembedding is wte.weight transposed
 
   int headDim() const { return nEmbd / nHead; }
   int64_t parameterCount() const;

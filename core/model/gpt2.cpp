@@ -25,7 +25,9 @@ NormParamsImpl::NormParamsImpl(int64_t d) {
   bias = register_parameter("bias", torch::zeros({d}));
 }
 
-EmbeddingImpl::EmbeddingImpl(int64_t rows, int64_t d) { weight = register_parameter("weight", torch::empty({rows, d})); }
+EmbeddingImpl::EmbeddingImpl(int64_t rows, int64_t d) {
+  weight = register_parameter("weight", torch::empty({rows, d}));
+}
 
 AttentionImpl::AttentionImpl(int64_t d)
     : c_attn(register_module("c_attn", Conv1D(d, 3 * d))), c_proj(register_module("c_proj", Conv1D(d, d))) {}
@@ -49,7 +51,8 @@ GPT2Impl::GPT2Impl(const GPT2Config& config, bool initialize) : m_config(config)
     h->push_back(m_blocks.back());
   }
   ln_f = register_module("ln_f", NormParams(config.nEmbd));
-  if (!config.tiedUnembedding) lm_head = register_module("lm_head", Embedding(config.vocabSize, config.nEmbd));
+  if (!config.tiedUnembedding)
+    lm_head = register_module("lm_head", Embedding(config.vocabSize, config.nEmbd));
   if (initialize) initWeights(0);
 }
 
@@ -63,39 +66,47 @@ void GPT2Impl::initWeights(uint64_t seed) {
     torch::Tensor value = torch::empty(p.sizes(), torch::kFloat32);
     const bool isNorm = name.find("ln_") != std::string::npos;
     const bool isBias = name.size() >= 5 && name.compare(name.size() - 5, 5, ".bias") == 0;
-    if (isNorm && !isBias) value.fill_(1.0);
-    else if (isBias) value.zero_();
-    else value.normal_(0.0, name.find("c_proj.weight") != std::string::npos ? residualStd : std, gen);
+    if (isNorm && !isBias)
+      value.fill_(1.0);
+    else if (isBias)
+      value.zero_();
+    else
+      value.normal_(0.0, name.find("c_proj.weight") != std::string::npos ? residualStd : std, gen);
     p.copy_(value);
   }
 }
 
-torch::Tensor GPT2Impl::unembedding() const { return m_config.tiedUnembedding ? wte->weight : lm_head->weight; }
+torch::Tensor GPT2Impl::unembedding() const {
+  return m_config.tiedUnembedding ? wte->weight : lm_head->weight;
+}
 
 void GPT2Impl::checkTokens(const torch::Tensor& tokens) const {
   if (tokens.dim() != 2) throw std::invalid_argument("token ids must have shape [batch, positions]");
   if (tokens.scalar_type() != torch::kLong && tokens.scalar_type() != torch::kInt)
     throw std::invalid_argument("token ids must be integers");
   if (tokens.size(1) > m_config.nPositions)
-    throw std::invalid_argument("sequence of " + std::to_string(tokens.size(1)) + " tokens is longer than the model's " +
-                                std::to_string(m_config.nPositions) + " positions");
+    throw std::invalid_argument("sequence of " + std::to_string(tokens.size(1)) +
+                                " tokens is longer than the model's " + std::to_string(m_config.nPositions) +
+                                " positions");
   if (tokens.numel() == 0) throw std::invalid_argument("no token ids given");
   auto [lo, hi] = torch::aminmax(tokens);
   const int64_t minId = lo.item<int64_t>(), maxId = hi.item<int64_t>();
   if (minId < 0 || maxId >= m_config.vocabSize) {
     const int64_t bad = minId < 0 ? minId : maxId;
     auto where = (tokens == bad).nonzero()[0];
-    throw std::invalid_argument("token id " + std::to_string(bad) + " at [" + std::to_string(where[0].item<int64_t>()) +
-                                ", " + std::to_string(where[1].item<int64_t>()) + "] is outside the vocabulary (0.." +
-                                std::to_string(m_config.vocabSize - 1) + ")");
+    throw std::invalid_argument(
+        "token id " + std::to_string(bad) + " at [" + std::to_string(where[0].item<int64_t>()) + ", " +
+        std::to_string(where[1].item<int64_t>()) + "] is outside the vocabulary (0.." +
+        std::to_string(m_config.vocabSize - 1) + ")");
   }
 }
 
-torch::Tensor GPT2Impl::norm(SiteId site, const NormParams& params, const torch::Tensor& x, const torch::Tensor& tokens,
-                             HookSet* hooks) {
+torch::Tensor GPT2Impl::norm(SiteId site, const NormParams& params, const torch::Tensor& x,
+                             const torch::Tensor& tokens, HookSet* hooks) {
   const int depth = site.kind == SiteKind::Final ? 1 : site.layer + 1;
   const SiteNorm& state = m_norms.at(site);
-  NormInputs in{x, params->weight, params->bias, m_config.layerNormEpsilon, depth, &tokens, m_config.eotTokenId};
+  NormInputs in{x,     params->weight, params->bias,       m_config.layerNormEpsilon,
+                depth, &tokens,        m_config.eotTokenId};
   const HookPoint point = HookPoint::normScale(site);
   if (!hooks || !hooks->touches(point)) return applyNorm(state, in);
   // Hooked: the divisor is materialized so it can be cached, and an intervention may replace it.
@@ -103,7 +114,9 @@ torch::Tensor GPT2Impl::norm(SiteId site, const NormParams& params, const torch:
 }
 
 torch::Tensor GPT2Impl::block(int layer, torch::Tensor x, const torch::Tensor& tokens, HookSet* hooks) {
-  auto visit = [&](const HookPoint& p, torch::Tensor t) { return hooks && hooks->touches(p) ? hooks->visit(p, t) : t; };
+  auto visit = [&](const HookPoint& p, torch::Tensor t) {
+    return hooks && hooks->touches(p) ? hooks->visit(p, t) : t;
+  };
   Block& blk = m_blocks[layer];
   const int64_t B = x.size(0), T = x.size(1), D = m_config.nEmbd, H = m_config.nHead, dh = m_config.headDim();
 
@@ -114,8 +127,9 @@ torch::Tensor GPT2Impl::block(int layer, torch::Tensor x, const torch::Tensor& t
   torch::Tensor q, k, v;
   const auto& W = blk->attn->c_attn->weight;
   const auto& b = blk->attn->c_attn->bias;
-  const bool shared = m_norms.at(qkSite) == m_norms.at(vSite) &&
-                      !(hooks && (hooks->touches(HookPoint::normScale(qkSite)) || hooks->touches(HookPoint::normScale(vSite))));
+  const bool shared =
+      m_norms.at(qkSite) == m_norms.at(vSite) && !(hooks && (hooks->touches(HookPoint::normScale(qkSite)) ||
+                                                             hooks->touches(HookPoint::normScale(vSite))));
   if (shared) {
     auto qkv = blk->attn->c_attn(norm(qkSite, blk->ln_1, x, tokens, hooks)).split(D, -1);
     q = qkv[0], k = qkv[1], v = qkv[2];
@@ -126,8 +140,11 @@ torch::Tensor GPT2Impl::block(int layer, torch::Tensor x, const torch::Tensor& t
     q = qk[0], k = qk[1];
     v = torch::addmm(b.slice(0, 2 * D), xv, W.slice(1, 2 * D)).view({B, T, D});
   }
-  auto heads = [&](const torch::Tensor& t) { return t.view({B, T, H, dh}).transpose(1, 2); };  // [B, H, T, dh]
-  auto scores = torch::matmul(heads(q), heads(k).transpose(-2, -1)) * (1.0 / std::sqrt(static_cast<double>(dh)));
+  auto heads = [&](const torch::Tensor& t) {
+    return t.view({B, T, H, dh}).transpose(1, 2);
+  };  // [B, H, T, dh]
+  auto scores =
+      torch::matmul(heads(q), heads(k).transpose(-2, -1)) * (1.0 / std::sqrt(static_cast<double>(dh)));
   auto future = torch::ones({T, T}, torch::TensorOptions().dtype(torch::kBool).device(x.device())).triu(1);
   auto pattern = torch::softmax(scores.masked_fill(future, -std::numeric_limits<float>::infinity()), -1);
   pattern = visit(HookPoint::pattern(layer), pattern);
@@ -148,7 +165,8 @@ torch::Tensor GPT2Impl::block(int layer, torch::Tensor x, const torch::Tensor& t
   x = visit(HookPoint::residMid(layer), x + attnOut);
 
   // MLP.
-  auto pre = visit(HookPoint::mlpPre(layer), blk->mlp->c_fc(norm({SiteKind::Mlp, layer}, blk->ln_2, x, tokens, hooks)));
+  auto pre = visit(HookPoint::mlpPre(layer),
+                   blk->mlp->c_fc(norm({SiteKind::Mlp, layer}, blk->ln_2, x, tokens, hooks)));
   auto post = visit(HookPoint::mlpPost(layer), torch::gelu(pre, "tanh"));
   auto mlpOut = visit(HookPoint::mlpOut(layer), blk->mlp->c_proj(post));
   return visit(HookPoint::residPost(layer), x + mlpOut);
@@ -159,7 +177,9 @@ torch::Tensor GPT2Impl::forward(const torch::Tensor& tokensIn, HookSet* hooks) {
   checkTokens(tokens);
   tokens = tokens.to(device(), torch::kLong);
   CudaBf16Autocast autocast(m_bf16Autocast && device().is_cuda());
-  auto visit = [&](const HookPoint& p, torch::Tensor t) { return hooks && hooks->touches(p) ? hooks->visit(p, t) : t; };
+  auto visit = [&](const HookPoint& p, torch::Tensor t) {
+    return hooks && hooks->touches(p) ? hooks->visit(p, t) : t;
+  };
 
   const int64_t T = tokens.size(1);
   auto tok = visit({HookKind::EmbedTok}, torch::embedding(wte->weight, tokens));

@@ -92,8 +92,8 @@ class GPT2Impl : public torch::nn::Module {
 
  private:
   torch::Tensor block(int layer, torch::Tensor x, const torch::Tensor& tokens, HookSet* hooks);
-  torch::Tensor norm(SiteId site, const NormParams& params, const torch::Tensor& x, const torch::Tensor& tokens,
-                     HookSet* hooks);
+  torch::Tensor norm(SiteId site, const NormParams& params, const torch::Tensor& x,
+                     const torch::Tensor& tokens, HookSet* hooks);
   void checkTokens(const torch::Tensor& tokens) const;
 
   std::vector<Block> m_blocks;  // typed views of h, to avoid a cast per forward

@@ -6,9 +6,11 @@
 namespace nf {
 namespace {
 const std::pair<HookKind, const char*> kBlockHookNames[] = {
-    {HookKind::ResidPre, "resid_pre"},     {HookKind::ResidMid, "resid_mid"},   {HookKind::ResidPost, "resid_post"},
-    {HookKind::AttnPattern, "attn.pattern"}, {HookKind::HeadOut, "attn.head_out"}, {HookKind::AttnOut, "attn.out"},
-    {HookKind::MlpPre, "mlp.pre"},         {HookKind::MlpPost, "mlp.post"},     {HookKind::MlpOut, "mlp.out"},
+    {HookKind::ResidPre, "resid_pre"},    {HookKind::ResidMid, "resid_mid"},
+    {HookKind::ResidPost, "resid_post"},  {HookKind::AttnPattern, "attn.pattern"},
+    {HookKind::HeadOut, "attn.head_out"}, {HookKind::AttnOut, "attn.out"},
+    {HookKind::MlpPre, "mlp.pre"},        {HookKind::MlpPost, "mlp.post"},
+    {HookKind::MlpOut, "mlp.out"},
 };
 const std::pair<SiteKind, const char*> kScaleNames[] = {
     {SiteKind::Qk, "ln_qk.scale"}, {SiteKind::V, "ln_v.scale"}, {SiteKind::Mlp, "ln_mlp.scale"}};
@@ -37,7 +39,8 @@ HookPoint HookPoint::parse(const std::string& name, int nLayer) {
 
 bool HookPoint::operator<(const HookPoint& o) const {
   auto key = [](const HookPoint& p) {
-    return std::make_tuple(p.layer, static_cast<int>(p.kind), p.kind == HookKind::NormScale ? static_cast<int>(p.site) : 0);
+    return std::make_tuple(p.layer, static_cast<int>(p.kind),
+                           p.kind == HookKind::NormScale ? static_cast<int>(p.site) : 0);
   };
   return key(*this) < key(o);
 }
@@ -65,7 +68,8 @@ void HookSet::cacheAll(int nLayer) {
 void HookSet::patch(const HookPoint& point, torch::Tensor replacement) {
   edit(point, [replacement](const torch::Tensor& value, const HookPoint& p) {
     if (!replacement.sizes().equals(value.sizes()))
-      throw std::invalid_argument("patch for " + p.name() + ": replacement shape does not match the activation");
+      throw std::invalid_argument("patch for " + p.name() +
+                                  ": replacement shape does not match the activation");
     return replacement.to(value.device(), value.scalar_type());
   });
 }

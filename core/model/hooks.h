@@ -7,7 +7,8 @@
 //   blocks.L.attn.out                           [B, T, D]   the attention block's write, with b_O
 //   blocks.L.mlp.pre / mlp.post                 [B, T, F]   before / after GELU
 //   blocks.L.mlp.out                            [B, T, D]
-//   blocks.L.ln_qk.scale, ln_v.scale, ln_mlp.scale, ln_f.scale [B, T]  the divisor each site applied per token
+//   blocks.L.ln_qk.scale, ln_v.scale, ln_mlp.scale, ln_f.scale [B, T]  the divisor each site applied per
+//   token
 // A visited point is first edited (if an intervention is set) and then cached, so the cache holds what the
 // model actually used.
 #pragma once
@@ -23,7 +24,18 @@
 namespace nf {
 
 enum class HookKind {
-  EmbedTok, EmbedPos, ResidPre, ResidMid, ResidPost, AttnPattern, HeadOut, AttnOut, MlpPre, MlpPost, MlpOut, NormScale,
+  EmbedTok,
+  EmbedPos,
+  ResidPre,
+  ResidMid,
+  ResidPost,
+  AttnPattern,
+  HeadOut,
+  AttnOut,
+  MlpPre,
+  MlpPost,
+  MlpOut,
+  NormScale,
 };
 
 struct HookPoint {
@@ -42,7 +54,7 @@ struct HookPoint {
   static HookPoint mlpOut(int l) { return {HookKind::MlpOut, l}; }
   static HookPoint normScale(SiteId s) { return {HookKind::NormScale, s.layer, s.kind}; }
 
-  std::string name() const;  // "blocks.3.resid_pre", "ln_f.scale", ...
+  std::string name() const;                                     // "blocks.3.resid_pre", "ln_f.scale", ...
   static HookPoint parse(const std::string& name, int nLayer);  // throws std::invalid_argument
   bool operator<(const HookPoint& o) const;
   bool operator==(const HookPoint& o) const { return !(*this < o) && !(o < *this); }

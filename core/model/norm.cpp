@@ -6,7 +6,8 @@ namespace nf {
 namespace {
 
 double depthFactor(const SiteNorm& norm, const NormInputs& in) {
-  return norm.kind == NormKind::LayerNormScaling ? 1.0 / std::sqrt(static_cast<double>(std::max(1, in.depth))) : 1.0;
+  return norm.kind == NormKind::LayerNormScaling ? 1.0 / std::sqrt(static_cast<double>(std::max(1, in.depth)))
+                                                 : 1.0;
 }
 
 // FakeLN divisor [B, T]: s everywhere, s_0 where a special treatment applies.
@@ -25,11 +26,15 @@ torch::Tensor fakeDivisor(const SiteNorm& n, const NormInputs& in) {
 torch::Tensor normDivisor(const SiteNorm& norm, const NormInputs& in) {
   const torch::Tensor& x = in.x;
   switch (norm.kind) {
-    case NormKind::Identity: return torch::ones({x.size(0), x.size(1)}, x.options());
-    case NormKind::FakeLN: return fakeDivisor(norm, in);
-    case NormKind::RMSNorm: return (x.pow(2).mean(-1) + in.eps).sqrt();
+    case NormKind::Identity:
+      return torch::ones({x.size(0), x.size(1)}, x.options());
+    case NormKind::FakeLN:
+      return fakeDivisor(norm, in);
+    case NormKind::RMSNorm:
+      return (x.pow(2).mean(-1) + in.eps).sqrt();
     case NormKind::LayerNorm:
-    case NormKind::LayerNormScaling: return (x.var(-1, /*unbiased=*/false) + in.eps).sqrt();
+    case NormKind::LayerNormScaling:
+      return (x.var(-1, /*unbiased=*/false) + in.eps).sqrt();
   }
   return {};
 }

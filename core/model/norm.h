@@ -9,9 +9,9 @@
 namespace nf {
 
 struct NormInputs {
-  const torch::Tensor& x;       // [B, T, D]
-  const torch::Tensor& gamma;   // [D]
-  const torch::Tensor& beta;    // [D]
+  const torch::Tensor& x;      // [B, T, D]
+  const torch::Tensor& gamma;  // [D]
+  const torch::Tensor& beta;   // [D]
   double eps;
   int depth;                    // 1-based depth for LayerNorm Scaling
   const torch::Tensor* tokens;  // [B, T] token ids, for the end-of-text treatment; may be null

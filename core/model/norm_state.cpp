@@ -5,8 +5,9 @@
 namespace nf {
 namespace {
 const std::pair<NormKind, const char*> kKindNames[] = {
-    {NormKind::LayerNorm, "layernorm"}, {NormKind::FakeLN, "fakeln"},  {NormKind::RMSNorm, "rmsnorm"},
-    {NormKind::LayerNormScaling, "layernorm_scaling"}, {NormKind::Identity, "identity"},
+    {NormKind::LayerNorm, "layernorm"}, {NormKind::FakeLN, "fakeln"},
+    {NormKind::RMSNorm, "rmsnorm"},     {NormKind::LayerNormScaling, "layernorm_scaling"},
+    {NormKind::Identity, "identity"},
 };
 const std::pair<SiteKind, const char*> kSitePrefixes[] = {
     {SiteKind::Qk, "LN_qk"}, {SiteKind::V, "LN_v"}, {SiteKind::Mlp, "LN_mlp"}, {SiteKind::Final, "LN_f"}};
@@ -14,7 +15,9 @@ const std::pair<SiteKind, const char*> kSitePrefixes[] = {
 
 NormState::NormState(int nLayer) : m_qk(nLayer), m_v(nLayer), m_mlp(nLayer) {}
 
-SiteNorm& NormState::at(SiteId site) { return const_cast<SiteNorm&>(static_cast<const NormState&>(*this).at(site)); }
+SiteNorm& NormState::at(SiteId site) {
+  return const_cast<SiteNorm&>(static_cast<const NormState&>(*this).at(site));
+}
 
 const SiteNorm& NormState::at(SiteId site) const {
   if (site.kind == SiteKind::Final) return m_final;
@@ -22,9 +25,12 @@ const SiteNorm& NormState::at(SiteId site) const {
     throw std::out_of_range("site " + siteName(site) + ": layer out of range (model has " +
                             std::to_string(layerCount()) + " blocks)");
   switch (site.kind) {
-    case SiteKind::Qk: return m_qk[site.layer];
-    case SiteKind::V: return m_v[site.layer];
-    default: return m_mlp[site.layer];
+    case SiteKind::Qk:
+      return m_qk[site.layer];
+    case SiteKind::V:
+      return m_v[site.layer];
+    default:
+      return m_mlp[site.layer];
   }
 }
 
@@ -49,7 +55,9 @@ void NormState::setAll(const SiteNorm& norm) {
 void NormState::validate() const {
   for (SiteId s : sites()) {
     const SiteNorm& n = at(s);
-    auto fail = [&](const std::string& what) { throw std::invalid_argument("site " + siteName(s) + ": " + what); };
+    auto fail = [&](const std::string& what) {
+      throw std::invalid_argument("site " + siteName(s) + ": " + what);
+    };
     if (n.kind == NormKind::FakeLN && !(n.scale > 0)) fail("FakeLN scale must be positive");
     if (n.kind == NormKind::FakeLN && (n.pos0Treatment || n.eotTreatment) && !(n.scalePos0 > 0))
       fail("FakeLN position-0 scale must be positive");
@@ -80,7 +88,8 @@ bool dividesByTokenStatistic(NormKind kind) {
 
 std::string siteName(SiteId site) {
   for (auto& [k, prefix] : kSitePrefixes)
-    if (k == site.kind) return site.kind == SiteKind::Final ? prefix : std::string(prefix) + "." + std::to_string(site.layer);
+    if (k == site.kind)
+      return site.kind == SiteKind::Final ? prefix : std::string(prefix) + "." + std::to_string(site.layer);
   return "?";
 }
 
@@ -93,10 +102,12 @@ SiteId parseSiteName(const std::string& name, int nLayer) {
     if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) break;
     int layer = std::stoi(digits);
     if (layer >= nLayer)
-      throw std::invalid_argument("site '" + name + "': layer out of range (model has " + std::to_string(nLayer) + " blocks)");
+      throw std::invalid_argument("site '" + name + "': layer out of range (model has " +
+                                  std::to_string(nLayer) + " blocks)");
     return {k, layer};
   }
-  throw std::invalid_argument("unknown site '" + name + "' (expected LN_qk.<layer>, LN_v.<layer>, LN_mlp.<layer> or LN_f)");
+  throw std::invalid_argument("unknown site '" + name +
+                              "' (expected LN_qk.<layer>, LN_v.<layer>, LN_mlp.<layer> or LN_f)");
 }
 
 }  // namespace nf

@@ -8,9 +8,9 @@
 namespace nf {
 
 enum class NormKind {
-  LayerNorm,         // (x − μ) / sqrt(Var + ε) ⊙ γ + β
-  FakeLN,            // (x − μ) / s ⊙ γ + β with a frozen scalar s (PROTOCOL §2)
-  RMSNorm,           // x / sqrt(mean(x²) + ε) ⊙ γ + β  (β kept so a GPT-2's weights are used unchanged)
+  LayerNorm,  // (x − μ) / sqrt(Var + ε) ⊙ γ + β
+  FakeLN,     // (x − μ) / s ⊙ γ + β with a frozen scalar s (PROTOCOL §2)
+  RMSNorm,    // x / sqrt(mean(x²) + ε) ⊙ γ + β  (β kept so a GPT-2's weights are used unchanged)
   LayerNormScaling,  // LayerNorm output × 1/sqrt(l), l = block index + 1 (seeds/003); ln_f uses l = 1
   Identity,          // no normalization: y = x
 };
@@ -26,13 +26,13 @@ struct SiteId {
 
 struct SiteNorm {
   NormKind kind = NormKind::LayerNorm;
-  double scale = 1.0;            // FakeLN: the frozen s
-  double scalePos0 = 1.0;        // FakeLN: s_0, used where a treatment below is on
-  bool pos0Treatment = false;    // FakeLN: divide position 0 by s_0 (blog recipe)
-  bool eotTreatment = false;     // FakeLN on LN_v only: divide end-of-text tokens by s_0 (blog recipe)
+  double scale = 1.0;          // FakeLN: the frozen s
+  double scalePos0 = 1.0;      // FakeLN: s_0, used where a treatment below is on
+  bool pos0Treatment = false;  // FakeLN: divide position 0 by s_0 (blog recipe)
+  bool eotTreatment = false;   // FakeLN on LN_v only: divide end-of-text tokens by s_0 (blog recipe)
   bool operator==(const SiteNorm& o) const {
-    return kind == o.kind && scale == o.scale && scalePos0 == o.scalePos0 && pos0Treatment == o.pos0Treatment &&
-           eotTreatment == o.eotTreatment;
+    return kind == o.kind && scale == o.scale && scalePos0 == o.scalePos0 &&
+           pos0Treatment == o.pos0Treatment && eotTreatment == o.eotTreatment;
   }
   bool operator!=(const SiteNorm& o) const { return !(*this == o); }
 };
@@ -47,7 +47,7 @@ class NormState {
   std::vector<SiteId> sites() const;  // LN_qk, LN_v, LN_mlp for each block, then LN_f
   bool isLayerNormFree() const;       // no site divides by a per-token statistic
   void setAll(const SiteNorm& norm);
-  void validate() const;              // throws std::invalid_argument with the offending site
+  void validate() const;  // throws std::invalid_argument with the offending site
   bool operator==(const NormState& o) const;
 
  private:
@@ -57,7 +57,7 @@ class NormState {
 
 std::string normKindName(NormKind kind);  // "layernorm", "fakeln", "rmsnorm", "layernorm_scaling", "identity"
 NormKind parseNormKind(const std::string& name);
-std::string siteName(SiteId site);        // "LN_qk.3", "LN_v.0", "LN_mlp.11", "LN_f"
+std::string siteName(SiteId site);  // "LN_qk.3", "LN_v.0", "LN_mlp.11", "LN_f"
 SiteId parseSiteName(const std::string& name, int nLayer);
 bool dividesByTokenStatistic(NormKind kind);
 

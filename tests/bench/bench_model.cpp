@@ -39,8 +39,8 @@ double secondsPerCall(F&& step, double budget) {
 
 nlohmann::json runEager(const Shape& s, double budget) {
   char cmd[1024];
-  std::snprintf(cmd, sizeof cmd, "%s %s/bench_eager.py %d %d %d %d %d %d %d %g", NF_REFERENCE_PYTHON, NF_REFERENCE_DIR,
-                s.layers, s.heads, s.dModel, s.context, s.vocab, s.batch, s.seq, budget);
+  std::snprintf(cmd, sizeof cmd, "%s %s/bench_eager.py %d %d %d %d %d %d %d %g", NF_REFERENCE_PYTHON,
+                NF_REFERENCE_DIR, s.layers, s.heads, s.dModel, s.context, s.vocab, s.batch, s.seq, budget);
   std::FILE* pipe = ::popen(cmd, "r");
   if (!pipe) return nullptr;
   std::string out;
@@ -57,9 +57,12 @@ int main(int argc, char** argv) {
   std::string only, deviceName = "cpu";
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
-    if (a == "--seconds") budget = std::stod(argv[i + 1]);
-    else if (a == "--only") only = argv[i + 1];
-    else if (a == "--device") deviceName = argv[i + 1];
+    if (a == "--seconds")
+      budget = std::stod(argv[i + 1]);
+    else if (a == "--only")
+      only = argv[i + 1];
+    else if (a == "--device")
+      deviceName = argv[i + 1];
     else {
       std::cerr << "usage: bench_model [--seconds S] [--only tiny|small] [--device cpu|cuda]\n";
       return 2;
@@ -86,19 +89,24 @@ int main(int argc, char** argv) {
       if (device.is_cuda()) torch::cuda::synchronize();
     };
 
-    const double fwd = secondsPerCall([&] {
-      torch::NoGradGuard noGrad;
-      model->forward(x);
-      sync();
-    }, budget);
+    const double fwd = secondsPerCall(
+        [&] {
+          torch::NoGradGuard noGrad;
+          model->forward(x);
+          sync();
+        },
+        budget);
     torch::optim::AdamW opt(model->parameters(), torch::optim::AdamWOptions(1e-4).weight_decay(0.01));
-    const double train = secondsPerCall([&] {
-      for (auto& p : model->parameters()) p.mutable_grad().reset();  // set-to-none, as the eager side does
-      auto loss = torch::nn::functional::cross_entropy(model->forward(x).view({-1, s.vocab}), y);
-      loss.backward();
-      opt.step();
-      sync();
-    }, budget);
+    const double train = secondsPerCall(
+        [&] {
+          for (auto& p : model->parameters())
+            p.mutable_grad().reset();  // set-to-none, as the eager side does
+          auto loss = torch::nn::functional::cross_entropy(model->forward(x).view({-1, s.vocab}), y);
+          loss.backward();
+          opt.step();
+          sync();
+        },
+        budget);
 
     nlohmann::json eager = device.is_cpu() ? runEager(s, budget) : nullptr;
     auto row = [&](const char* what, double ours, const char* key) {
@@ -112,7 +120,8 @@ int main(int argc, char** argv) {
     row("forward", tokensPerStep / fwd, "forward_tokens_per_s");
     row("train", tokensPerStep / train, "train_tokens_per_s");
     if (!eager.is_null())
-      std::printf("       (eager: PyTorch %s, %d threads)\n", eager["torch"].get<std::string>().c_str(), eager["threads"].get<int>());
+      std::printf("       (eager: PyTorch %s, %d threads)\n", eager["torch"].get<std::string>().c_str(),
+                  eager["threads"].get<int>());
     std::fflush(stdout);
   }
   return 0;

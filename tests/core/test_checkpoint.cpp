@@ -16,14 +16,16 @@ bool sameParameters(GPT2Impl& a, GPT2Impl& b, double tolerance = 0) {
   if (pa.size() != pb.size()) return false;
   for (std::size_t i = 0; i < pa.size(); ++i) {
     if (pa[i].key() != pb[i].key()) return false;
-    if (tolerance == 0 ? !torch::equal(pa[i].value(), pb[i].value()) : maxAbsDiff(pa[i].value(), pb[i].value()) > tolerance)
+    if (tolerance == 0 ? !torch::equal(pa[i].value(), pb[i].value())
+                       : maxAbsDiff(pa[i].value(), pb[i].value()) > tolerance)
       return false;
   }
   return true;
 }
 
 // Writes a model folder by hand in F32, naming tensors as `rename` says (an empty name leaves one out).
-void writeHandmade(GPT2Impl& model, const std::string& folder, const std::function<std::string(const std::string&)>& rename,
+void writeHandmade(GPT2Impl& model, const std::string& folder,
+                   const std::function<std::string(const std::string&)>& rename,
                    std::vector<TensorBlob> extra = {}) {
   fs::create_directories(folder);
   std::vector<torch::Tensor> keep;
@@ -66,7 +68,8 @@ TEST_CASE(untied_unembedding_round_trips) {
 
 TEST_CASE(half_precision_saves_load_as_rounded_float32) {
   auto model = randomModel(smallConfig());
-  for (auto [dtype, torchType] : {std::pair{DType::F16, torch::kFloat16}, std::pair{DType::BF16, torch::kBFloat16}}) {
+  for (auto [dtype, torchType] :
+       {std::pair{DType::F16, torch::kFloat16}, std::pair{DType::BF16, torch::kBFloat16}}) {
     TempDir dir;
     SaveOptions options;
     options.dtype = dtype;
@@ -75,7 +78,8 @@ TEST_CASE(half_precision_saves_load_as_rounded_float32) {
     auto loaded = loadModel(dir.path());
     for (auto& p : model->named_parameters()) {
       auto expected = p.value().to(torchType).to(torch::kFloat32);
-      REQUIRE_MSG(torch::equal(loaded->named_parameters()[p.key()], expected), p.key() << " in " << dtypeName(dtype));
+      REQUIRE_MSG(torch::equal(loaded->named_parameters()[p.key()], expected),
+                  p.key() << " in " << dtypeName(dtype));
     }
   }
 }
@@ -127,8 +131,9 @@ TEST_CASE(saved_files_carry_what_hugging_face_requires) {
   saveModel(*model, dir.path());
   REQUIRE_EQ(SafetensorsFile::open(dir.path("model.safetensors")).metadata().at("format"), "pt");
   const std::string config = readTextFile(dir.path("config.json"));
-  for (const char* key : {"\"model_type\": \"gpt2\"", "\"GPT2LMHeadModel\"", "\"n_embd\": 32", "\"activation_function\": \"gelu_new\"",
-                          "\"layer_norm_epsilon\": 1e-05", "\"tie_word_embeddings\": true"})
+  for (const char* key : {"\"model_type\": \"gpt2\"", "\"GPT2LMHeadModel\"", "\"n_embd\": 32",
+                          "\"activation_function\": \"gelu_new\"", "\"layer_norm_epsilon\": 1e-05",
+                          "\"tie_word_embeddings\": true"})
     REQUIRE_MSG(config.find(key) != std::string::npos, key);
   // Tied weights are stored once, as Hugging Face does.
   REQUIRE(SafetensorsFile::open(dir.path("model.safetensors")).find("lm_head.weight") == nullptr);
@@ -146,7 +151,8 @@ TEST_CASE(malformed_config_is_named) {
   TempDir dir;
   auto model = randomModel(smallConfig());
   saveModel(*model, dir.path());
-  writeFileAtomic(dir.path("config.json"), "{\"n_layer\": 2, \"n_head\": 5, \"n_embd\": 32, \"vocab_size\": 101}");
+  writeFileAtomic(dir.path("config.json"),
+                  "{\"n_layer\": 2, \"n_head\": 5, \"n_embd\": 32, \"vocab_size\": 101}");
   REQUIRE_THROWS_WITH(loadModel(dir.path()), "config.json", "not divisible by n_head");
   writeFileAtomic(dir.path("config.json"), "{\"n_layer\": 2,");
   REQUIRE_THROWS_WITH(loadModel(dir.path()), "config.json", "not valid JSON");
@@ -157,7 +163,8 @@ TEST_CASE(malformed_config_is_named) {
 TEST_CASE(missing_unexpected_and_misshapen_tensors_are_named) {
   auto model = randomModel(smallConfig());
   TempDir missing, unexpected, misshapen, intType;
-  writeHandmade(*model, missing.path(), [](const std::string& n) { return n == "h.1.mlp.c_fc.bias" ? "h.1.mlp.c_fc.bias_typo" : n; });
+  writeHandmade(*model, missing.path(),
+                [](const std::string& n) { return n == "h.1.mlp.c_fc.bias" ? "h.1.mlp.c_fc.bias_typo" : n; });
   REQUIRE_THROWS_WITH(loadModel(missing.path()), "tensor 'h.1.mlp.c_fc.bias_typo'", "not part of a GPT-2");
   auto extra = torch::zeros({3});
   writeHandmade(*model, unexpected.path(), [](const std::string& n) { return n; },
@@ -168,7 +175,8 @@ TEST_CASE(missing_unexpected_and_misshapen_tensors_are_named) {
   GPT2Config wider = model->config();
   wider.nEmbd = 64;
   writeFileAtomic(misshapen.path("config.json"), configToJson({wider, NormState(wider.nLayer)}));
-  REQUIRE_THROWS_WITH(loadModel(misshapen.path()), "model.safetensors", "tensor 'h.0.attn.c_attn.bias'", "shape [96] does not match [192] from config.json");
+  REQUIRE_THROWS_WITH(loadModel(misshapen.path()), "model.safetensors", "tensor 'h.0.attn.c_attn.bias'",
+                      "shape [96] does not match [192] from config.json");
   auto ints = torch::zeros({32}, torch::kInt32);
   writeHandmade(*model, intType.path(), [](const std::string& n) { return n == "ln_f.bias" ? "" : n; },
                 {{"ln_f.bias", DType::I32, {32}, ints.data_ptr()}});

@@ -18,7 +18,8 @@ struct Result {
 
 Result cli(const std::string& arguments) {
   TempDir io;
-  const std::string cmd = std::string(NF_CLI) + " " + arguments + " >" + io.path("out") + " 2>" + io.path("err");
+  const std::string cmd =
+      std::string(NF_CLI) + " " + arguments + " >" + io.path("out") + " 2>" + io.path("err");
   Result r{runCommand(cmd), "", ""};
   std::ifstream o(io.path("out")), e(io.path("err"));
   r.out.assign(std::istreambuf_iterator<char>(o), {});
@@ -30,7 +31,8 @@ Result cli(const std::string& arguments) {
 
 TEST_CASE(init_then_info_reports_the_shape) {
   TempDir dir;
-  auto r = cli("init --out " + dir.path("m") + " --layers 3 --heads 2 --d-model 16 --context 8 --vocab 50 --seed 4");
+  auto r = cli("init --out " + dir.path("m") +
+               " --layers 3 --heads 2 --d-model 16 --context 8 --vocab 50 --seed 4");
   REQUIRE_MSG(r.status == 0, r.err);
   r = cli("info " + dir.path("m"));
   REQUIRE_MSG(r.status == 0, r.err);
@@ -46,9 +48,15 @@ TEST_CASE(init_then_info_reports_the_shape) {
 
 TEST_CASE(init_is_reproducible_from_the_seed) {
   TempDir dir;
-  REQUIRE_EQ(cli("init --out " + dir.path("a") + " --layers 1 --d-model 16 --heads 2 --vocab 40 --seed 3").status, 0);
-  REQUIRE_EQ(cli("init --out " + dir.path("b") + " --layers 1 --d-model 16 --heads 2 --vocab 40 --seed 3").status, 0);
-  REQUIRE_EQ(cli("init --out " + dir.path("c") + " --layers 1 --d-model 16 --heads 2 --vocab 40 --seed 4").status, 0);
+  REQUIRE_EQ(
+      cli("init --out " + dir.path("a") + " --layers 1 --d-model 16 --heads 2 --vocab 40 --seed 3").status,
+      0);
+  REQUIRE_EQ(
+      cli("init --out " + dir.path("b") + " --layers 1 --d-model 16 --heads 2 --vocab 40 --seed 3").status,
+      0);
+  REQUIRE_EQ(
+      cli("init --out " + dir.path("c") + " --layers 1 --d-model 16 --heads 2 --vocab 40 --seed 4").status,
+      0);
   auto bytes = [&](const std::string& m) { return readTextFile(dir.path(m) + "/model.safetensors"); };
   REQUIRE(bytes("a") == bytes("b"));
   REQUIRE(bytes("a") != bytes("c"));
@@ -69,10 +77,13 @@ TEST_CASE(logits_match_the_engine_in_json_and_safetensors) {
   double worst = 0;
   for (int b = 0; b < 2; ++b)
     for (int t = 0; t < 5; ++t)
-      for (int v = 0; v < 101; ++v) worst = std::max(worst, std::abs(j["logits"][b][t][v].get<double>() - expected[b][t][v].item<double>()));
+      for (int v = 0; v < 101; ++v)
+        worst =
+            std::max(worst, std::abs(j["logits"][b][t][v].get<double>() - expected[b][t][v].item<double>()));
   REQUIRE_MSG(worst < 1e-5, worst);
 
-  r = cli("logits " + dir.path("m") + " --tokens '" + tokensArg(tokens) + "' --out " + dir.path("l.safetensors"));
+  r = cli("logits " + dir.path("m") + " --tokens '" + tokensArg(tokens) + "' --out " +
+          dir.path("l.safetensors"));
   REQUIRE_MSG(r.status == 0, r.err);
   auto f = SafetensorsFile::open(dir.path("l.safetensors"));
   const TensorInfo* info = f.find("logits");
@@ -104,7 +115,9 @@ TEST_CASE(bad_input_gives_a_message_and_a_nonzero_exit) {
 TEST_CASE(every_command_has_help) {
   for (const char* command : {"info", "init", "logits"}) {
     auto r = cli(std::string(command) + " --help");
-    REQUIRE_MSG(r.status == 0 && r.out.find("usage: normfree-cli " + std::string(command)) != std::string::npos, command);
+    REQUIRE_MSG(
+        r.status == 0 && r.out.find("usage: normfree-cli " + std::string(command)) != std::string::npos,
+        command);
   }
   auto r = cli("--help");
   REQUIRE(r.status == 0 && r.out.find("commands:") != std::string::npos);

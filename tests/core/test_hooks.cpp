@@ -19,18 +19,22 @@ TEST_CASE(cached_activations_have_the_documented_shapes) {
   hooks.cacheAll(f.c.nLayer);
   f.model->forward(f.tokens, &hooks);
   const int64_t B = 3, T = 10, D = 32, H = 4, F = 128;
-  auto shape = [&](const std::string& name) { return hooks.at(HookPoint::parse(name, f.c.nLayer)).sizes().vec(); };
+  auto shape = [&](const std::string& name) {
+    return hooks.at(HookPoint::parse(name, f.c.nLayer)).sizes().vec();
+  };
   using V = std::vector<int64_t>;
   REQUIRE(shape("embed.tok") == V({B, T, D}));
   REQUIRE(shape("embed.pos") == V({1, T, D}));
   for (int l = 0; l < f.c.nLayer; ++l) {
     const std::string p = "blocks." + std::to_string(l) + ".";
-    for (const char* n : {"resid_pre", "resid_mid", "resid_post", "attn.out", "mlp.out"}) REQUIRE_MSG(shape(p + n) == V({B, T, D}), n);
+    for (const char* n : {"resid_pre", "resid_mid", "resid_post", "attn.out", "mlp.out"})
+      REQUIRE_MSG(shape(p + n) == V({B, T, D}), n);
     REQUIRE(shape(p + "attn.pattern") == V({B, H, T, T}));
     REQUIRE(shape(p + "attn.head_out") == V({B, T, H, D}));
     REQUIRE(shape(p + "mlp.pre") == V({B, T, F}));
     REQUIRE(shape(p + "mlp.post") == V({B, T, F}));
-    for (const char* n : {"ln_qk.scale", "ln_v.scale", "ln_mlp.scale"}) REQUIRE_MSG(shape(p + n) == V({B, T}), n);
+    for (const char* n : {"ln_qk.scale", "ln_v.scale", "ln_mlp.scale"})
+      REQUIRE_MSG(shape(p + n) == V({B, T}), n);
   }
   REQUIRE(shape("ln_f.scale") == V({B, T}));
   REQUIRE_EQ(hooks.activations().size(), allHookPoints(f.c.nLayer).size());
@@ -107,7 +111,8 @@ TEST_CASE(edits_can_target_single_heads_and_positions) {
   auto ablated = f.model->forward(f.tokens, &allHeads);
   auto bo = f.model->h[1]->as<BlockImpl>()->attn->c_proj->bias;
   HookSet biasOnly;
-  biasOnly.edit(HookPoint::attnOut(1), [&](const torch::Tensor& v, const HookPoint&) { return torch::zeros_like(v) + bo; });
+  biasOnly.edit(HookPoint::attnOut(1),
+                [&](const torch::Tensor& v, const HookPoint&) { return torch::zeros_like(v) + bo; });
   REQUIRE(maxAbsDiff(ablated, f.model->forward(f.tokens, &biasOnly)) < 1e-5);
   REQUIRE(maxAbsDiff(ablated, f.model->forward(f.tokens)) > 1e-3);
   // Ablating one head at one position leaves earlier positions untouched (causality).

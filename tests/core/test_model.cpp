@@ -60,8 +60,8 @@ TEST_CASE(fakeln_special_treatments_match_reference) {
 TEST_CASE(mixed_norm_kinds_match_reference) {
   auto c = smallConfig();
   auto model = randomModel(c, 4);
-  const NormKind kinds[] = {NormKind::RMSNorm, NormKind::LayerNormScaling, NormKind::Identity, NormKind::FakeLN,
-                            NormKind::LayerNorm};
+  const NormKind kinds[] = {NormKind::RMSNorm, NormKind::LayerNormScaling, NormKind::Identity,
+                            NormKind::FakeLN, NormKind::LayerNorm};
   int i = 0;
   for (SiteId site : model->norms().sites()) {
     SiteNorm& n = model->norms().at(site);
@@ -112,7 +112,8 @@ TEST_CASE(out_of_range_token_is_rejected_with_its_position) {
 TEST_CASE(too_long_sequence_is_rejected) {
   auto c = smallConfig();
   GPT2 model(c);
-  REQUIRE_THROWS_WITH(model->forward(randomTokens(c, 1, c.nPositions + 1)), "longer than the model's 16 positions");
+  REQUIRE_THROWS_WITH(model->forward(randomTokens(c, 1, c.nPositions + 1)),
+                      "longer than the model's 16 positions");
 }
 
 TEST_CASE(parameters_are_registered_with_hugging_face_names_and_shapes) {
@@ -142,7 +143,8 @@ TEST_CASE(init_is_deterministic_per_seed) {
   a->initWeights(11);
   b->initWeights(11);
   d->initWeights(12);
-  REQUIRE(torch::equal(a->h[0]->as<BlockImpl>()->attn->c_attn->weight, b->h[0]->as<BlockImpl>()->attn->c_attn->weight));
+  REQUIRE(torch::equal(a->h[0]->as<BlockImpl>()->attn->c_attn->weight,
+                       b->h[0]->as<BlockImpl>()->attn->c_attn->weight));
   REQUIRE(!torch::equal(a->wte->weight, d->wte->weight));
   // Residual projections use the smaller, depth-scaled standard deviation.
   auto proj = a->h[1]->as<BlockImpl>()->mlp->c_proj->weight.std().item<double>();

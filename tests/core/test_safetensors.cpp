@@ -15,7 +15,8 @@ using namespace nf::test;
 namespace {
 
 // Writes a file by hand: 8-byte length, the given header text, then `dataBytes` bytes.
-std::string rawFile(const TempDir& dir, const std::string& header, std::size_t dataBytes, const std::string& name = "x.safetensors") {
+std::string rawFile(const TempDir& dir, const std::string& header, std::size_t dataBytes,
+                    const std::string& name = "x.safetensors") {
   const std::string path = dir.path(name);
   std::ofstream out(path, std::ios::binary);
   uint64_t n = header.size();
@@ -33,7 +34,10 @@ TEST_CASE(round_trip_keeps_names_dtypes_shapes_and_bytes) {
   std::vector<int64_t> b = {1, -2, 1LL << 40};
   std::vector<uint16_t> h = {0x3c00, 0xc000};  // F16 1.0, -2.0
   const std::string path = dir.path("t.safetensors");
-  writeSafetensors(path, {{"a", DType::F32, {2, 3}, a.data()}, {"b", DType::I64, {3}, b.data()}, {"h", DType::F16, {2}, h.data()}},
+  writeSafetensors(path,
+                   {{"a", DType::F32, {2, 3}, a.data()},
+                    {"b", DType::I64, {3}, b.data()},
+                    {"h", DType::F16, {2}, h.data()}},
                    {{"format", "pt"}});
   auto f = SafetensorsFile::open(path);
   REQUIRE_EQ(f.tensors().size(), 3u);
@@ -56,8 +60,9 @@ TEST_CASE(file_readable_by_the_python_reference_parser) {
   TempDir dir;
   std::vector<float> a = {1, 2, 3, 4};
   writeSafetensors(dir.path("t.safetensors"), {{"w", DType::F32, {2, 2}, a.data()}});
-  const std::string cmd = std::string(NF_REFERENCE_PYTHON) + " -c \"import sys; sys.path.insert(0, '" + NF_REFERENCE_DIR +
-                          "'); from gpt2_reference import read_safetensors as r; t = r('" + dir.path("t.safetensors") +
+  const std::string cmd = std::string(NF_REFERENCE_PYTHON) + " -c \"import sys; sys.path.insert(0, '" +
+                          NF_REFERENCE_DIR + "'); from gpt2_reference import read_safetensors as r; t = r('" +
+                          dir.path("t.safetensors") +
                           "')['w']; sys.exit(0 if t.tolist() == [[1, 2], [3, 4]] else 1)\"";
   REQUIRE_EQ(runCommand(cmd), 0);
 }
@@ -101,9 +106,10 @@ TEST_CASE(bad_offsets_are_rejected) {
 
 TEST_CASE(overlapping_ranges_are_rejected) {
   TempDir dir;
-  auto path = rawFile(dir,
-                      R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})",
-                      12);
+  auto path = rawFile(
+      dir,
+      R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})",
+      12);
   REQUIRE_THROWS_WITH(SafetensorsFile::open(path), "x.safetensors", "'a' and 'b' overlap");
 }
 
@@ -121,13 +127,17 @@ TEST_CASE(shape_that_disagrees_with_byte_length_is_rejected) {
 
 TEST_CASE(missing_fields_are_rejected) {
   TempDir dir;
-  REQUIRE_THROWS_WITH(SafetensorsFile::open(rawFile(dir, R"({"w":{"shape":[1],"data_offsets":[0,4]}})", 4)), "tensor 'w'", "missing dtype");
-  REQUIRE_THROWS_WITH(SafetensorsFile::open(rawFile(dir, R"({"w":{"dtype":"F32","data_offsets":[0,4]}})", 4)), "missing shape");
-  REQUIRE_THROWS_WITH(SafetensorsFile::open(rawFile(dir, R"({"w":{"dtype":"F32","shape":[1]}})", 4)), "data_offsets");
+  REQUIRE_THROWS_WITH(SafetensorsFile::open(rawFile(dir, R"({"w":{"shape":[1],"data_offsets":[0,4]}})", 4)),
+                      "tensor 'w'", "missing dtype");
+  REQUIRE_THROWS_WITH(SafetensorsFile::open(rawFile(dir, R"({"w":{"dtype":"F32","data_offsets":[0,4]}})", 4)),
+                      "missing shape");
+  REQUIRE_THROWS_WITH(SafetensorsFile::open(rawFile(dir, R"({"w":{"dtype":"F32","shape":[1]}})", 4)),
+                      "data_offsets");
 }
 
 TEST_CASE(missing_file_is_named) {
-  REQUIRE_THROWS_WITH(SafetensorsFile::open("/nonexistent/model.safetensors"), "/nonexistent/model.safetensors", "cannot open");
+  REQUIRE_THROWS_WITH(SafetensorsFile::open("/nonexistent/model.safetensors"),
+                      "/nonexistent/model.safetensors", "cannot open");
 }
 
 TEST_CASE(failed_atomic_write_keeps_the_old_file) {
@@ -140,7 +150,8 @@ TEST_CASE(failed_atomic_write_keeps_the_old_file) {
     // destroyed without commit: as if the process failed mid-write
   }
   REQUIRE_EQ(readTextFile(path), "good");
-  REQUIRE(std::distance(std::filesystem::directory_iterator(dir.path()), {}) == 1);  // no temporary left behind
+  REQUIRE(std::distance(std::filesystem::directory_iterator(dir.path()), {}) ==
+          1);  // no temporary left behind
 }
 
 TEST_CASE(full_disk_is_reported_with_the_file_name_and_loses_nothing) {
@@ -165,7 +176,8 @@ TEST_CASE(full_disk_is_reported_with_the_file_name_and_loses_nothing) {
   }
   ::setrlimit(RLIMIT_FSIZE, &old);
   REQUIRE(threw);
-  REQUIRE_MSG(message.find(path) != std::string::npos && message.find("write failed") != std::string::npos, message);
+  REQUIRE_MSG(message.find(path) != std::string::npos && message.find("write failed") != std::string::npos,
+              message);
   auto f = SafetensorsFile::open(path);  // the previous file is intact
   REQUIRE(f.find("w")->shape == std::vector<int64_t>({4}));
   REQUIRE(std::distance(std::filesystem::directory_iterator(dir.path()), {}) == 1);

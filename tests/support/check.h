@@ -67,42 +67,42 @@ inline int runAll(int argc, char** argv) {
 
 #define NF_CONCAT_(a, b) a##b
 #define NF_CONCAT(a, b) NF_CONCAT_(a, b)
-#define TEST_CASE(name)                                                                   \
-  static void NF_CONCAT(test_, name)();                                                   \
-  static nf::test::Registrar NF_CONCAT(reg_, name)(#name, NF_CONCAT(test_, name));        \
+#define TEST_CASE(name)                                                            \
+  static void NF_CONCAT(test_, name)();                                            \
+  static nf::test::Registrar NF_CONCAT(reg_, name)(#name, NF_CONCAT(test_, name)); \
   static void NF_CONCAT(test_, name)()
 
-#define REQUIRE(cond)                                                                              \
-  do {                                                                                           \
+#define REQUIRE(cond)                                                                                 \
+  do {                                                                                                \
     if (!(cond)) throw nf::test::Failure(nf::test::where(__FILE__, __LINE__) + "REQUIRE(" #cond ")"); \
   } while (0)
 
-#define REQUIRE_MSG(cond, msg)                                                                 \
-  do {                                                                                       \
-    if (!(cond)) {                                                                           \
-      std::ostringstream nf_os;                                                              \
-      nf_os << nf::test::where(__FILE__, __LINE__) << "REQUIRE(" #cond ") " << msg;            \
-      throw nf::test::Failure(nf_os.str());                                                  \
-    }                                                                                        \
+#define REQUIRE_MSG(cond, msg)                                                      \
+  do {                                                                              \
+    if (!(cond)) {                                                                  \
+      std::ostringstream nf_os;                                                     \
+      nf_os << nf::test::where(__FILE__, __LINE__) << "REQUIRE(" #cond ") " << msg; \
+      throw nf::test::Failure(nf_os.str());                                         \
+    }                                                                               \
   } while (0)
 
 #define REQUIRE_EQ(a, b) REQUIRE_MSG((a) == (b), "with " #a " = " << (a) << ", " #b " = " << (b))
 
 // Expects expr to throw a std::exception whose what() contains every listed fragment.
-#define REQUIRE_THROWS_WITH(expr, ...)                                                                        \
-  do {                                                                                                      \
-    bool nf_threw = false;                                                                                  \
-    try {                                                                                                   \
-      (void)(expr);                                                                                         \
-    } catch (const nf::test::Failure&) {                                                                    \
-      throw;                                                                                                \
-    } catch (const std::exception& nf_e) {                                                                  \
-      nf_threw = true;                                                                                      \
-      for (const std::string& nf_part : std::initializer_list<std::string>{__VA_ARGS__})                                                           \
-        REQUIRE_MSG(std::string(nf_e.what()).find(nf_part) != std::string::npos,                              \
-                  "message '" << nf_e.what() << "' lacks '" << nf_part << "'");                             \
-    }                                                                                                       \
-    REQUIRE_MSG(nf_threw, #expr " did not throw");                                                            \
+#define REQUIRE_THROWS_WITH(expr, ...)                                                   \
+  do {                                                                                   \
+    bool nf_threw = false;                                                               \
+    try {                                                                                \
+      (void)(expr);                                                                      \
+    } catch (const nf::test::Failure&) {                                                 \
+      throw;                                                                             \
+    } catch (const std::exception& nf_e) {                                               \
+      nf_threw = true;                                                                   \
+      for (const std::string& nf_part : std::initializer_list<std::string>{__VA_ARGS__}) \
+        REQUIRE_MSG(std::string(nf_e.what()).find(nf_part) != std::string::npos,         \
+                    "message '" << nf_e.what() << "' lacks '" << nf_part << "'");        \
+    }                                                                                    \
+    REQUIRE_MSG(nf_threw, #expr " did not throw");                                       \
   } while (0)
 
 #define SKIP(reason) throw nf::test::Skip(reason)

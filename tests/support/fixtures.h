@@ -25,7 +25,9 @@ class TempDir {
     std::error_code ec;
     std::filesystem::remove_all(m_path, ec);
   }
-  std::string path(const std::string& child = "") const { return child.empty() ? m_path : m_path + "/" + child; }
+  std::string path(const std::string& child = "") const {
+    return child.empty() ? m_path : m_path + "/" + child;
+  }
 
  private:
   std::string m_path;
@@ -66,7 +68,8 @@ inline std::string tokensArg(const torch::Tensor& tokens) {
   std::string s;
   for (int64_t b = 0; b < tokens.size(0); ++b) {
     if (b) s += ";";
-    for (int64_t t = 0; t < tokens.size(1); ++t) s += (t ? "," : "") + std::to_string(tokens[b][t].item<int64_t>());
+    for (int64_t t = 0; t < tokens.size(1); ++t)
+      s += (t ? "," : "") + std::to_string(tokens[b][t].item<int64_t>());
   }
   return s;
 }
@@ -82,13 +85,14 @@ inline torch::Tensor referenceLogits(const std::string& folder, const torch::Ten
   if (runCommand(python + " -c 'import torch, numpy' 2>/dev/null") != 0)
     throw Failure(python + " with torch and numpy is needed for the reference (run bootstrap.sh)");
   const std::string out = folder + "/reference_logits.f32";
-  const std::string cmd = python + " " + NF_REFERENCE_DIR + "/gpt2_reference.py '" + folder + "' '" + tokensArg(tokens) +
-                          "' '" + out + "'";
+  const std::string cmd = python + " " + NF_REFERENCE_DIR + "/gpt2_reference.py '" + folder + "' '" +
+                          tokensArg(tokens) + "' '" + out + "'";
   if (runCommand(cmd) != 0) throw Failure("reference failed: " + cmd);
   std::ifstream in(out, std::ios::binary);
   auto logits = torch::empty({tokens.size(0), tokens.size(1), vocab});
   in.read(reinterpret_cast<char*>(logits.data_ptr<float>()), logits.numel() * sizeof(float));
-  if (in.gcount() != static_cast<std::streamsize>(logits.numel() * sizeof(float))) throw Failure("short reference output");
+  if (in.gcount() != static_cast<std::streamsize>(logits.numel() * sizeof(float)))
+    throw Failure("short reference output");
   return logits;
 }
 

@@ -25,9 +25,10 @@ class TestMainWindow : public QObject {
   QString makeModel(const QString& name, int layers) {
     const QString folder = m_dir.filePath(name);
     QProcess cli;
-    cli.start(NF_CLI, {"init", "--out", folder, "--layers", QString::number(layers), "--heads", "2", "--d-model", "16",
-                       "--context", "8", "--vocab", "50"});
-    if (!cli.waitForFinished(60000) || cli.exitCode() != 0) qFatal("normfree-cli init failed: %s", cli.readAllStandardError().constData());
+    cli.start(NF_CLI, {"init", "--out", folder, "--layers", QString::number(layers), "--heads", "2",
+                       "--d-model", "16", "--context", "8", "--vocab", "50"});
+    if (!cli.waitForFinished(60000) || cli.exitCode() != 0)
+      qFatal("normfree-cli init failed: %s", cli.readAllStandardError().constData());
     return folder;
   }
 
@@ -61,7 +62,8 @@ class TestMainWindow : public QObject {
     QCOMPARE(table->item(layers, 0)->toolTip(), QString("LN_f"));
     auto labels = window.modelInfoView()->findChildren<QLabel*>();
     bool shapeShown = false;
-    for (QLabel* l : labels) shapeShown |= l->text().startsWith(QString("%1 layers · 2 heads · d_model 16").arg(layers));
+    for (QLabel* l : labels)
+      shapeShown |= l->text().startsWith(QString("%1 layers · 2 heads · d_model 16").arg(layers));
     QVERIFY(shapeShown);
   }
 
@@ -73,7 +75,11 @@ class TestMainWindow : public QObject {
     file.close();
     QJsonObject normfree = config["normfree"].toObject();
     QJsonObject sites = normfree["sites"].toObject();
-    sites["LN_v.1"] = QJsonObject{{"kind", "fakeln"}, {"scale", 2.5}, {"scale_pos0", 7.0}, {"pos0_treatment", true}, {"eot_treatment", true}};
+    sites["LN_v.1"] = QJsonObject{{"kind", "fakeln"},
+                                  {"scale", 2.5},
+                                  {"scale_pos0", 7.0},
+                                  {"pos0_treatment", true},
+                                  {"eot_treatment", true}};
     normfree["sites"] = sites;
     config["normfree"] = normfree;
     QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
@@ -82,7 +88,8 @@ class TestMainWindow : public QObject {
 
     MainWindow window;
     QVERIFY(window.openModelFolder(folder));
-    QCOMPARE(window.modelInfoView()->siteTable()->item(1, 1)->text(), QString("FakeLN · s = 2.5 · pos 0: 7 · EOT"));
+    QCOMPARE(window.modelInfoView()->siteTable()->item(1, 1)->text(),
+             QString("FakeLN · s = 2.5 · pos 0: 7 · EOT"));
     QCOMPARE(window.modelInfoView()->siteTable()->item(1, 1)->toolTip(), QString("LN_v.1"));
   }
 
@@ -97,8 +104,9 @@ class TestMainWindow : public QObject {
     QVERIFY(!window.openModelFolder(bad));
     QMessageBox* box = openMessageBox(&window);
     QVERIFY(box);
-    QVERIFY2(box->informativeText().contains("config.json") && box->informativeText().contains("not valid JSON"),
-             qPrintable(box->informativeText()));
+    QVERIFY2(
+        box->informativeText().contains("config.json") && box->informativeText().contains("not valid JSON"),
+        qPrintable(box->informativeText()));
     QCOMPARE(window.currentFolder(), good);
     QCOMPARE(window.modelInfoView()->siteTable()->rowCount(), 2);
   }

@@ -87,6 +87,14 @@ ModelConfig parseConfigJson(const std::string& text, const std::string& source) 
     if (j.contains("eos_token_id") && j["eos_token_id"].is_number_integer())
       c.eotTokenId = j["eos_token_id"].get<int>();
     c.tiedUnembedding = j.value("tie_word_embeddings", true);
+    // Variants of Hugging Face's GPT-2 class that this model does not implement: refuse rather than misread.
+    if (j.contains("n_inner") && j["n_inner"].is_number() && j["n_inner"].get<int>() != 4 * c.nEmbd)
+      throw FileError(source, "n_inner " + std::to_string(j["n_inner"].get<int>()) +
+                                  " is not supported (the MLP width is 4 × n_embd)");
+    for (const char* flag : {"scale_attn_by_inverse_layer_idx", "reorder_and_upcast_attn"})
+      if (j.value(flag, false)) throw FileError(source, std::string(flag) + " = true is not supported");
+    if (!j.value("scale_attn_weights", true))
+      throw FileError(source, "scale_attn_weights = false is not supported");
     if (j.contains("activation_function") && j["activation_function"] != "gelu_new")
       throw FileError(source, "activation_function '" + j["activation_function"].get<std::string>() +
                                   "' is not supported (GPT-2 uses gelu_new, the tanh approximation)");

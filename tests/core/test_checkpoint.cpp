@@ -158,6 +158,12 @@ TEST_CASE(malformed_config_is_named) {
   REQUIRE_THROWS_WITH(loadModel(dir.path()), "config.json", "not valid JSON");
   writeFileAtomic(dir.path("config.json"), "{\"n_layer\": 2, \"n_head\": 4, \"vocab_size\": 101}");
   REQUIRE_THROWS_WITH(loadModel(dir.path()), "config.json", "missing required field n_embd");
+  writeFileAtomic(dir.path("config.json"),
+                  "{\"n_layer\": 2, \"n_head\": 4, \"n_embd\": 32, \"vocab_size\": 101, \"n_inner\": 100}");
+  REQUIRE_THROWS_WITH(loadModel(dir.path()), "config.json", "n_inner 100 is not supported");
+  writeFileAtomic(dir.path("config.json"),
+                  "{\"n_layer\": 2, \"n_head\": 4, \"n_embd\": 32, \"vocab_size\": 101, \"n_positions\": 16, \"n_inner\": null}");
+  REQUIRE(loadModel(dir.path())->config().nEmbd == 32);  // GPT-2's own configs say n_inner: null
 }
 
 TEST_CASE(missing_unexpected_and_misshapen_tensors_are_named) {

@@ -12,12 +12,6 @@ namespace fs = std::filesystem;
 namespace nf {
 namespace {
 
-std::string shapeString(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 // The weight files of a folder: model.safetensors, or the shards its index names.
 std::vector<std::string> weightFilePaths(const std::string& folder) {
   const fs::path dir(folder);

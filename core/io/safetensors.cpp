@@ -26,13 +26,13 @@ const std::pair<DType, const char*> kDTypeNames[] = {
     {DType::U8, "U8"},   {DType::BOOL, "BOOL"},
 };
 
+}  // namespace
+
 std::string shapeString(const std::vector<int64_t>& shape) {
   std::string s = "[";
   for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
   return s + "]";
 }
-
-}  // namespace
 
 std::size_t dtypeSize(DType dtype) {
   switch (dtype) {

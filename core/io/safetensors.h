@@ -15,6 +15,7 @@ enum class DType { F64, F32, F16, BF16, I64, I32, I16, I8, U8, BOOL };
 std::size_t dtypeSize(DType dtype);
 std::string dtypeName(DType dtype);
 std::optional<DType> parseDType(const std::string& name);
+std::string shapeString(const std::vector<int64_t>& shape);  // "[2, 3]", for messages
 
 struct TensorInfo {
   std::string name;

@@ -147,10 +147,6 @@ std::string configToJson(const ModelConfig& config) {
   return j.dump(2) + "\n";
 }
 
-}  // namespace nf
-
-namespace nf {
-
 std::vector<ParameterShape> parameterShapes(const GPT2Config& c) {
   const int64_t d = c.nEmbd;
   std::vector<ParameterShape> out = {{"wte.weight", {c.vocabSize, d}}, {"wpe.weight", {c.nPositions, d}}};

@@ -35,10 +35,6 @@ ModelConfig parseConfigJson(const std::string& text, const std::string& source);
 ModelConfig loadConfigFile(const std::string& path);
 std::string configToJson(const ModelConfig& config);  // pretty-printed, Hugging Face compatible
 
-}  // namespace nf
-
-namespace nf {
-
 struct ParameterShape {
   std::string name;  // Hugging Face name without the "transformer." prefix, e.g. "h.0.attn.c_attn.weight"
   std::vector<int64_t> shape;

@@ -14,7 +14,7 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The whole of text as a number (int, int64_t, double), or nothing if any character is left over.
+// The whole of text as a number, or nothing if any character is left over.
 template <typename T>
 std::optional<T> parseNumber(const std::string& text) {
   T value{};

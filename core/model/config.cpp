@@ -7,13 +7,13 @@
 namespace nf {
 
 int64_t GPT2Config::parameterCount() const {
-  const int64_t d = nEmbd, v = vocabSize, p = nPositions;
-  const int64_t perBlock = 2 * 2 * d            // ln_1, ln_2
-                           + d * 3 * d + 3 * d  // c_attn
-                           + d * d + d          // attn c_proj
-                           + d * 4 * d + 4 * d  // c_fc
-                           + 4 * d * d + d;     // mlp c_proj
-  return v * d + p * d + nLayer * perBlock + 2 * d + (tiedUnembedding ? 0 : v * d);
+  int64_t count = 0;
+  for (const ParameterShape& p : parameterShapes(*this)) {
+    int64_t n = 1;
+    for (int64_t d : p.shape) n *= d;
+    count += n;
+  }
+  return count;
 }
 
 void GPT2Config::validate(const std::string& source) const {

@@ -8,6 +8,14 @@
 #include "model/torch_compat.h"
 
 namespace nf {
+namespace {
+
+// The value the forward pass continues with at a hook point: untouched unless a HookSet asks for the point.
+torch::Tensor visit(HookSet* hooks, const HookPoint& point, torch::Tensor value) {
+  return hooks && hooks->touches(point) ? hooks->visit(point, std::move(value)) : value;
+}
+
+}  // namespace
 
 Conv1DImpl::Conv1DImpl(int64_t in, int64_t out) {
   weight = register_parameter("weight", torch::empty({in, out}));
@@ -114,13 +122,10 @@ torch::Tensor GPT2Impl::norm(SiteId site, const NormParams& params, const torch:
 }
 
 torch::Tensor GPT2Impl::block(int layer, torch::Tensor x, const torch::Tensor& tokens, HookSet* hooks) {
-  auto visit = [&](const HookPoint& p, torch::Tensor t) {
-    return hooks && hooks->touches(p) ? hooks->visit(p, t) : t;
-  };
   Block& blk = m_blocks[layer];
   const int64_t B = x.size(0), T = x.size(1), D = m_config.nEmbd, H = m_config.nHead, dh = m_config.headDim();
 
-  x = visit(HookPoint::residPre(layer), x);
+  x = visit(hooks, HookPoint::residPre(layer), x);
 
   // Attention. LN_qk and LN_v share γ, β; compute once while both paths are in the same state.
   const SiteId qkSite{SiteKind::Qk, layer}, vSite{SiteKind::V, layer};
@@ -147,7 +152,7 @@ torch::Tensor GPT2Impl::block(int layer, torch::Tensor x, const torch::Tensor& t
       torch::matmul(heads(q), heads(k).transpose(-2, -1)) * (1.0 / std::sqrt(static_cast<double>(dh)));
   auto future = torch::ones({T, T}, torch::TensorOptions().dtype(torch::kBool).device(x.device())).triu(1);
   auto pattern = torch::softmax(scores.masked_fill(future, -std::numeric_limits<float>::infinity()), -1);
-  pattern = visit(HookPoint::pattern(layer), pattern);
+  pattern = visit(hooks, HookPoint::pattern(layer), pattern);
   auto z = torch::matmul(pattern, heads(v)).transpose(1, 2);  // [B, T, H, dh]
 
   const auto& Wo = blk->attn->c_proj->weight;
@@ -161,15 +166,15 @@ torch::Tensor GPT2Impl::block(int layer, torch::Tensor x, const torch::Tensor& t
   } else {
     attnOut = torch::addmm(bo, z.reshape({-1, D}), Wo).view({B, T, D});
   }
-  attnOut = visit(HookPoint::attnOut(layer), attnOut);
-  x = visit(HookPoint::residMid(layer), x + attnOut);
+  attnOut = visit(hooks, HookPoint::attnOut(layer), attnOut);
+  x = visit(hooks, HookPoint::residMid(layer), x + attnOut);
 
   // MLP.
-  auto pre = visit(HookPoint::mlpPre(layer),
+  auto pre = visit(hooks, HookPoint::mlpPre(layer),
                    blk->mlp->c_fc(norm({SiteKind::Mlp, layer}, blk->ln_2, x, tokens, hooks)));
-  auto post = visit(HookPoint::mlpPost(layer), torch::gelu(pre, "tanh"));
-  auto mlpOut = visit(HookPoint::mlpOut(layer), blk->mlp->c_proj(post));
-  return visit(HookPoint::residPost(layer), x + mlpOut);
+  auto post = visit(hooks, HookPoint::mlpPost(layer), torch::gelu(pre, "tanh"));
+  auto mlpOut = visit(hooks, HookPoint::mlpOut(layer), blk->mlp->c_proj(post));
+  return visit(hooks, HookPoint::residPost(layer), x + mlpOut);
 }
 
 torch::Tensor GPT2Impl::forward(const torch::Tensor& tokensIn, HookSet* hooks) {
@@ -177,13 +182,10 @@ torch::Tensor GPT2Impl::forward(const torch::Tensor& tokensIn, HookSet* hooks) {
   checkTokens(tokens);
   tokens = tokens.to(device(), torch::kLong);
   CudaBf16Autocast autocast(m_bf16Autocast && device().is_cuda());
-  auto visit = [&](const HookPoint& p, torch::Tensor t) {
-    return hooks && hooks->touches(p) ? hooks->visit(p, t) : t;
-  };
 
   const int64_t T = tokens.size(1);
-  auto tok = visit({HookKind::EmbedTok}, torch::embedding(wte->weight, tokens));
-  auto pos = visit({HookKind::EmbedPos}, wpe->weight.slice(0, 0, T).unsqueeze(0));
+  auto tok = visit(hooks, {HookKind::EmbedTok}, torch::embedding(wte->weight, tokens));
+  auto pos = visit(hooks, {HookKind::EmbedPos}, wpe->weight.slice(0, 0, T).unsqueeze(0));
   torch::Tensor x = tok + pos;
   for (int l = 0; l < m_config.nLayer; ++l) x = block(l, x, tokens, hooks);
   x = norm({SiteKind::Final, -1}, ln_f, x, tokens, hooks);

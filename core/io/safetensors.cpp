@@ -1,12 +1,6 @@
 #include "io/safetensors.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
@@ -75,25 +69,12 @@ int64_t TensorInfo::numel() const {
 SafetensorsFile SafetensorsFile::open(const std::string& path) {
   SafetensorsFile file;
   file.m_path = path;
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw FileError(path, std::string("cannot open: ") + std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    ::close(fd);
-    throw FileError(path, "cannot stat");
-  }
-  const uint64_t fileBytes = static_cast<uint64_t>(st.st_size);
-  if (fileBytes < 8) {
-    ::close(fd);
+  file.m_file = MappedFile::open(path);
+  const uint64_t fileBytes = file.m_file.size();
+  if (fileBytes < 8)
     throw FileError(
         path, "truncated: " + std::to_string(fileBytes) + " bytes, too short for the 8-byte header length");
-  }
-  void* map = ::mmap(nullptr, fileBytes, PROT_READ, MAP_PRIVATE, fd, 0);
-  ::close(fd);
-  if (map == MAP_FAILED) throw FileError(path, std::string("mmap failed: ") + std::strerror(errno));
-  file.m_map = map;
-  file.m_mapBytes = fileBytes;
-  const auto* bytes = static_cast<const std::byte*>(map);
+  const std::byte* bytes = file.m_file.data();
 
   uint64_t headerBytes = 0;
   std::memcpy(&headerBytes, bytes, 8);
@@ -166,27 +147,6 @@ SafetensorsFile SafetensorsFile::open(const std::string& path) {
       throw FileError(path,
                       "tensors '" + byOffset[i - 1]->name + "' and '" + byOffset[i]->name + "' overlap");
   return file;
-}
-
-SafetensorsFile::~SafetensorsFile() {
-  if (m_map) ::munmap(m_map, m_mapBytes);
-}
-
-SafetensorsFile::SafetensorsFile(SafetensorsFile&& other) noexcept { *this = std::move(other); }
-
-SafetensorsFile& SafetensorsFile::operator=(SafetensorsFile&& other) noexcept {
-  if (this != &other) {
-    if (m_map) ::munmap(m_map, m_mapBytes);
-    m_path = std::move(other.m_path);
-    m_tensors = std::move(other.m_tensors);
-    m_metadata = std::move(other.m_metadata);
-    m_map = other.m_map;
-    m_mapBytes = other.m_mapBytes;
-    m_data = other.m_data;
-    other.m_map = nullptr;
-    other.m_data = nullptr;
-  }
-  return *this;
 }
 
 const TensorInfo* SafetensorsFile::find(const std::string& name) const {

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "io/mapped_file.h"
+
 namespace nf {
 
 enum class DType { F64, F32, F16, BF16, I64, I32, I16, I8, U8, BOOL };
@@ -31,11 +33,6 @@ struct TensorInfo {
 class SafetensorsFile {
  public:
   static SafetensorsFile open(const std::string& path);
-  ~SafetensorsFile();
-  SafetensorsFile(SafetensorsFile&& other) noexcept;
-  SafetensorsFile& operator=(SafetensorsFile&& other) noexcept;
-  SafetensorsFile(const SafetensorsFile&) = delete;
-  SafetensorsFile& operator=(const SafetensorsFile&) = delete;
 
   const std::string& path() const { return m_path; }
   const std::vector<TensorInfo>& tensors() const { return m_tensors; }
@@ -48,8 +45,7 @@ class SafetensorsFile {
   std::string m_path;
   std::vector<TensorInfo> m_tensors;
   std::map<std::string, std::string> m_metadata;
-  void* m_map = nullptr;
-  std::size_t m_mapBytes = 0;
+  MappedFile m_file;
   const std::byte* m_data = nullptr;
 };
 

@@ -17,7 +17,7 @@ packages=(
   qt6-base-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools qt6-svg-dev libqcustomplot-dev
   libgl-dev               # Qt6Gui's CMake package needs OpenGL headers
   xvfb xauth              # GUI tests and screenshots without a display
-  python3 python3-torch python3-numpy  # independent reference implementations used by tests
+  python3 python3-torch python3-numpy python3-regex  # independent reference implementations used by tests
 )
 
 missing=()

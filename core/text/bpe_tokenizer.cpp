@@ -1,0 +1,243 @@
+#include "text/bpe_tokenizer.h"
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "io/atomic_file.h"
+#include "text/pretokenizer.h"
+
+namespace nf {
+namespace {
+
+uint64_t pairKey(int32_t left, int32_t right) {
+  return (static_cast<uint64_t>(static_cast<uint32_t>(left)) << 32) | static_cast<uint32_t>(right);
+}
+
+// A UTF-8 string of byteToUnicode() characters → the bytes it stands for; false if a character is not
+// in GPT-2's byte alphabet.
+bool unicodeToBytes(const std::string& text, std::string& bytes) {
+  static const std::unordered_map<std::string, unsigned char> inverse = [] {
+    std::unordered_map<std::string, unsigned char> m;
+    for (int b = 0; b < 256; ++b) m[BpeTokenizer::byteToUnicode()[b]] = static_cast<unsigned char>(b);
+    return m;
+  }();
+  bytes.clear();
+  for (std::size_t i = 0; i < text.size();) {
+    const auto lead = static_cast<unsigned char>(text[i]);
+    const std::size_t length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+    auto it = inverse.find(text.substr(i, length));
+    if (it == inverse.end()) return false;
+    bytes.push_back(static_cast<char>(it->second));
+    i += length;
+  }
+  return true;
+}
+
+std::string bytesToUnicode(const std::string& bytes) {
+  std::string text;
+  for (unsigned char b : bytes) text += BpeTokenizer::byteToUnicode()[b];
+  return text;
+}
+
+constexpr std::size_t kMaxCachedPieces = 1 << 20;
+
+}  // namespace
+
+const std::vector<std::string>& BpeTokenizer::byteToUnicode() {
+  // GPT-2's bytes_to_unicode(): printable Latin-1 bytes stand for themselves, the others are shifted to
+  // U+0100 and up, so every token is a printable string (a space becomes 'Ġ').
+  static const std::vector<std::string> table = [] {
+    std::vector<std::string> t(256);
+    auto utf8 = [](char32_t cp) {
+      std::string s;
+      if (cp < 0x80) {
+        s += static_cast<char>(cp);
+      } else {
+        s += static_cast<char>(0xC0 | (cp >> 6));
+        s += static_cast<char>(0x80 | (cp & 0x3F));
+      }
+      return s;
+    };
+    int shifted = 0;
+    for (int b = 0; b < 256; ++b) {
+      const bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
+      t[b] = utf8(printable ? b : 256 + shifted++);
+    }
+    return t;
+  }();
+  return table;
+}
+
+BpeTokenizer::BpeTokenizer(std::vector<std::string> tokenBytes, const std::vector<Merge>& merges)
+    : m_tokenBytes(std::move(tokenBytes)), m_merges(merges) {
+  for (int32_t id = 0; id < vocabSize(); ++id) {
+    if (!m_idOfBytes.emplace(m_tokenBytes[id], id).second)
+      throw std::invalid_argument("token " + std::to_string(id) + " repeats the bytes of token " +
+                                  std::to_string(m_idOfBytes[m_tokenBytes[id]]));
+  }
+  for (int b = 0; b < 256; ++b) {
+    const int32_t id = idOf(std::string(1, static_cast<char>(b)));
+    if (id < 0) throw std::invalid_argument("the vocabulary has no token for byte " + std::to_string(b));
+    m_byteIds[b] = id;
+  }
+  for (std::size_t rank = 0; rank < merges.size(); ++rank) {
+    const Merge& m = merges[rank];
+    // A pair listed twice keeps its last rank, as GPT-2's dict(zip(merges, range(…))) does.
+    m_mergeRanks[pairKey(m.left, m.right)] = static_cast<uint32_t>(rank);
+  }
+  m_eotId = idOf(kEndOfText);
+}
+
+int32_t BpeTokenizer::idOf(std::string_view bytes) const {
+  auto it = m_idOfBytes.find(std::string(bytes));
+  return it == m_idOfBytes.end() ? -1 : it->second;
+}
+
+BpeTokenizer BpeTokenizer::load(const std::string& folder) {
+  const std::string vocabPath = folder + "/vocab.json", mergesPath = folder + "/merges.txt";
+  if (!std::filesystem::exists(vocabPath))
+    throw FileError(vocabPath, "not found (a tokenizer folder needs vocab.json and merges.txt)");
+  if (!std::filesystem::exists(mergesPath))
+    throw FileError(mergesPath, "not found (a tokenizer folder needs vocab.json and merges.txt)");
+  return fromFiles(readTextFile(vocabPath), readTextFile(mergesPath), vocabPath, mergesPath);
+}
+
+BpeTokenizer BpeTokenizer::fromFiles(const std::string& vocabJson, const std::string& mergesTxt,
+                                     const std::string& vocabSource, const std::string& mergesSource) {
+  nlohmann::json vocab;
+  try {
+    vocab = nlohmann::json::parse(vocabJson);
+  } catch (const nlohmann::json::exception& e) {
+    throw FileError(vocabSource, std::string("is not valid JSON: ") + e.what());
+  }
+  if (!vocab.is_object() || vocab.empty())
+    throw FileError(vocabSource, "must be a JSON object mapping token strings to ids");
+
+  std::vector<std::string> tokenBytes(vocab.size());
+  std::vector<bool> seen(vocab.size(), false);
+  std::unordered_map<std::string, int32_t> idOfString;
+  std::string bytes;
+  for (auto& [token, value] : vocab.items()) {
+    if (!value.is_number_integer())
+      throw FileError(vocabSource, "the id of token \"" + token + "\" is not an integer");
+    const int64_t id = value.get<int64_t>();
+    if (id < 0 || id >= static_cast<int64_t>(vocab.size()))
+      throw FileError(vocabSource, "token \"" + token + "\" has id " + std::to_string(id) + ", outside 0…" +
+                                       std::to_string(vocab.size() - 1) + " (ids must be dense)");
+    if (seen[id]) throw FileError(vocabSource, "id " + std::to_string(id) + " is used twice");
+    if (!unicodeToBytes(token, bytes))
+      throw FileError(vocabSource, "token \"" + token + "\" (id " + std::to_string(id) +
+                                       ") has characters outside GPT-2's byte alphabet");
+    seen[id] = true;
+    tokenBytes[id] = bytes;
+    idOfString[token] = static_cast<int32_t>(id);
+  }
+
+  std::vector<Merge> merges;
+  std::size_t lineStart = 0;
+  for (int lineNumber = 1; lineStart < mergesTxt.size(); ++lineNumber) {
+    std::size_t lineEnd = mergesTxt.find('\n', lineStart);
+    if (lineEnd == std::string::npos) lineEnd = mergesTxt.size();
+    std::string line = mergesTxt.substr(lineStart, lineEnd - lineStart);
+    lineStart = lineEnd + 1;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty() || (lineNumber == 1 && line.rfind("#version", 0) == 0)) continue;
+    const std::size_t space = line.find(' ');
+    const auto where = "line " + std::to_string(lineNumber) + " (\"" + line + "\"): ";
+    if (space == std::string::npos || line.find(' ', space + 1) != std::string::npos)
+      throw FileError(mergesSource, where + "expected two tokens separated by one space");
+    const std::string left = line.substr(0, space), right = line.substr(space + 1);
+    auto find = [&](const std::string& token) {
+      auto it = idOfString.find(token);
+      if (it == idOfString.end())
+        throw FileError(mergesSource, where + "token \"" + token + "\" is not in " + vocabSource);
+      return it->second;
+    };
+    merges.push_back({find(left), find(right), find(left + right)});
+  }
+  try {
+    return BpeTokenizer(std::move(tokenBytes), merges);
+  } catch (const std::invalid_argument& e) {
+    throw FileError(vocabSource, e.what());
+  }
+}
+
+void BpeTokenizer::save(const std::string& folder) const {
+  std::filesystem::create_directories(folder);
+  nlohmann::ordered_json vocab = nlohmann::ordered_json::object();
+  for (int32_t id = 0; id < vocabSize(); ++id) vocab[bytesToUnicode(m_tokenBytes[id])] = id;
+  std::string merges = "#version: 0.2\n";
+  for (const Merge& m : m_merges)
+    merges += bytesToUnicode(m_tokenBytes[m.left]) + " " + bytesToUnicode(m_tokenBytes[m.right]) + "\n";
+  writeFileAtomic(folder + "/vocab.json", vocab.dump(0) + "\n");
+  writeFileAtomic(folder + "/merges.txt", merges);
+}
+
+std::vector<int32_t> BpeTokenizer::encode(std::string_view text) const {
+  std::vector<int32_t> ids;
+  ids.reserve(text.size() / 3 + 1);
+  encodeAppend(text, ids);
+  return ids;
+}
+
+void BpeTokenizer::encodeAppend(std::string_view text, std::vector<int32_t>& out, bool allowSpecial) const {
+  std::lock_guard<std::mutex> lock(*m_cacheMutex);
+  if (m_cache.size() > kMaxCachedPieces) m_cache.clear();
+  const std::string_view special = kEndOfText;
+  while (!text.empty()) {
+    std::size_t cut = allowSpecial && m_eotId >= 0 ? text.find(special) : std::string_view::npos;
+    Pretokenizer pieces(text.substr(0, cut));
+    std::string_view piece;
+    while (pieces.next(piece)) encodePiece(piece, out);
+    if (cut == std::string_view::npos) break;
+    out.push_back(m_eotId);
+    text.remove_prefix(cut + special.size());
+  }
+}
+
+void BpeTokenizer::encodePiece(std::string_view piece, std::vector<int32_t>& out) const {
+  auto cached = m_cache.find(std::string(piece));
+  if (cached != m_cache.end()) {
+    out.insert(out.end(), cached->second.begin(), cached->second.end());
+    return;
+  }
+  std::vector<int32_t> ids(piece.size());
+  for (std::size_t i = 0; i < piece.size(); ++i) ids[i] = m_byteIds[static_cast<unsigned char>(piece[i])];
+  // GPT-2's rule: merge every occurrence (left to right) of the adjacent pair with the lowest rank,
+  // then look again, until no adjacent pair has a rank.
+  std::vector<int32_t> merged;
+  while (ids.size() > 1) {
+    uint32_t bestRank = UINT32_MAX;
+    for (std::size_t i = 0; i + 1 < ids.size(); ++i) {
+      auto it = m_mergeRanks.find(pairKey(ids[i], ids[i + 1]));
+      if (it != m_mergeRanks.end() && it->second < bestRank) bestRank = it->second;
+    }
+    if (bestRank == UINT32_MAX) break;
+    const Merge& m = m_merges[bestRank];
+    merged.clear();
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      if (i + 1 < ids.size() && ids[i] == m.left && ids[i + 1] == m.right) {
+        merged.push_back(m.result);
+        ++i;
+      } else {
+        merged.push_back(ids[i]);
+      }
+    }
+    ids.swap(merged);
+  }
+  out.insert(out.end(), ids.begin(), ids.end());
+  m_cache.emplace(std::string(piece), std::move(ids));
+}
+
+std::string BpeTokenizer::decode(const std::vector<int32_t>& ids) const {
+  std::string text;
+  for (int32_t id : ids) {
+    if (id < 0 || id >= vocabSize())
+      throw std::out_of_range("token id " + std::to_string(id) + " is out of range for a vocabulary of " +
+                              std::to_string(vocabSize()));
+    text += m_tokenBytes[id];
+  }
+  return text;
+}
+
+}  // namespace nf

@@ -1,0 +1,20 @@
+// How long-running engine work (tokenizing, training a tokenizer, evaluating) reports progress without
+// knowing who listens: the CLI draws a bar on stderr, the GUI a progress bar.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace nf {
+
+struct Progress {
+  std::string task;   // e.g. "tokenize train.txt"
+  int64_t done = 0;   // units finished so far
+  int64_t total = 0;  // units in all; 0 when unknown
+  std::string unit;   // "B" (bytes, shown as MB), "tokens", "merges", "chunks" …
+  bool finished = false;
+};
+
+using ProgressFn = std::function<void(const Progress&)>;
+
+}  // namespace nf

@@ -1,0 +1,243 @@
+// The GPT-2 tokenizer and its trainer against an independent Python reference
+// (tests/reference/bpe_reference.py: OpenAI's algorithm with the `regex` module).
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "fixtures.h"
+#include "io/atomic_file.h"
+#include "text/bpe_trainer.h"
+#include "text/pretokenizer.h"
+#include "text/unicode.h"
+#include "util/random.h"
+
+using namespace nf;
+using namespace nf::test;
+
+namespace {
+
+// Strings that exercise every branch of GPT-2's pre-tokenization.
+const std::vector<std::string> kTricky = {
+    "",
+    "Hello world",
+    "don't I'll we've they're she'd I'm it's 'tis ''s '",
+    "DON'T SHE'S",  // contractions are lower case only
+    "  multiple   spaces    between  words  ",
+    "\n\n\nnewlines\n \n\t\ttabs\t and\r\nwindows\r\n",
+    "trailing spaces   ",
+    "   ",
+    " ",
+    "abc123def 4567 3.14159 1,000,000 x2y",
+    "ünïcödé café naïve Zürich São Paulo",
+    "日本語のテキスト 中文 한국어 русский текст Ελληνικά العربية",
+    "emoji 😀👍🏽 flags 🇩🇪 zwj 👨‍👩‍👧",
+    "combining e\xcc\x81 and precomposed \xc3\xa9",
+    "numbers: \xd9\xa3\xd9\xa4 \xe2\x85\xa6 \xc2\xbd",  // Arabic-Indic digits, Roman numeral seven, one half
+    "nbsp\xc2\xa0here em\xe2\x80\x83space ideographic\xe3\x80\x80space",
+    "invalid \xff\xfe bytes \xc3 truncated \xe2\x82 and \xed\xa0\x80 surrogate \xf4\x90\x80\x80 too big",
+    "<|endoftext|>",
+    "before<|endoftext|>after <|endoftext|><|endoftext|> twice",
+    "almost <|endoftext| and <|endoftex",
+    "punctuation!!! ?!... (parens) [brackets] {braces} --dashes-- \"quotes\" 'single'",
+    "\x01\x02\x1c\x1f control \x7f chars",
+    "x = f(a, b) + g[c] * 2; // code\n\tif (y) { return z; }",
+};
+
+// Training text with all kinds of characters, so the vocabulary has merges everywhere.
+std::string trainingText() {
+  std::string text;
+  Random random(11);
+  const std::vector<std::string> words = {
+      "the", "cat", "sat", " on", "mat", "don't", "it's",   "café",  "naïve", "日本", "語", "123",
+      "4,5", "😀",   "!!",  "  ",  "\n",  "\t",    "Zürich", "we're", "x2y",   "\xff", "ok", "<|endoftext|>"};
+  for (int i = 0; i < 20000; ++i) {
+    text += random.pick(words);
+    text += random.chance(0.7) ? " " : "";
+  }
+  for (const auto& s : kTricky) text += s + " ";
+  return text;
+}
+
+std::string hex(const std::string& bytes) {
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (unsigned char b : bytes) out += {digits[b >> 4], digits[b & 15]};
+  return out;
+}
+
+void requirePython() {
+  if (runCommand(std::string(NF_REFERENCE_PYTHON) + " -c 'import regex' 2>/dev/null") != 0)
+    throw Failure(std::string(NF_REFERENCE_PYTHON) + " with the regex module is needed (run bootstrap.sh)");
+}
+
+std::vector<std::vector<int32_t>> referenceEncode(const std::string& tokenizerDir,
+                                                  const std::vector<std::string>& texts) {
+  requirePython();
+  TempDir io;
+  nlohmann::json input = nlohmann::json::array();
+  for (const auto& t : texts) input.push_back(hex(t));
+  writeFileAtomic(io.path("in.json"), input.dump());
+  const std::string cmd = std::string(NF_REFERENCE_PYTHON) + " " + NF_REFERENCE_DIR +
+                          "/bpe_reference.py encode " + tokenizerDir + " " + io.path("in.json") + " " +
+                          io.path("out.json");
+  if (runCommand(cmd) != 0) throw Failure("reference failed: " + cmd);
+  return nlohmann::json::parse(readTextFile(io.path("out.json"))).get<std::vector<std::vector<int32_t>>>();
+}
+
+BpeTokenizer trainOn(const std::string& text, int32_t vocab, int64_t minFrequency = 2) {
+  BpeTrainer trainer({vocab, minFrequency});
+  trainer.addText(text);
+  return trainer.train();
+}
+
+}  // namespace
+
+TEST_CASE(character_classes_cover_all_of_unicode) {
+  REQUIRE(charClass(U'a') == CharClass::Letter);
+  REQUIRE(charClass(U'é') == CharClass::Letter);
+  REQUIRE(charClass(U'ß') == CharClass::Letter);
+  REQUIRE(charClass(0x4E2D) == CharClass::Letter);  // 中
+  REQUIRE(charClass(0x05D0) == CharClass::Letter);  // Hebrew alef
+  REQUIRE(charClass(0x0663) == CharClass::Number);  // Arabic-Indic three
+  REQUIRE(charClass(0x2166) == CharClass::Number);  // Roman numeral seven (Nl)
+  REQUIRE(charClass(0x00BD) == CharClass::Number);  // one half (No)
+  REQUIRE(charClass(0x00A0) == CharClass::Whitespace);
+  REQUIRE(charClass(0x3000) == CharClass::Whitespace);
+  REQUIRE(charClass(0x2028) == CharClass::Whitespace);
+  REQUIRE(charClass(0x001C) == CharClass::Other);   // Python's str.isspace() says yes, `regex` says no
+  REQUIRE(charClass(0x0301) == CharClass::Other);   // a combining mark is not a letter
+  REQUIRE(charClass(0x1F600) == CharClass::Other);  // 😀
+  REQUIRE(charClass(kInvalidByte) == CharClass::Other);
+}
+
+TEST_CASE(utf8_decoding_rejects_what_python_rejects) {
+  auto decode = [](const std::string& s) {
+    char32_t cp;
+    const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+    const int n = decodeUtf8(p, p + s.size(), cp);
+    return std::make_pair(n, cp);
+  };
+  REQUIRE(decode("\xc3\xa9") == std::make_pair(2, char32_t{0xE9}));
+  REQUIRE(decode("\xf0\x9f\x98\x80") == std::make_pair(4, char32_t{0x1F600}));
+  REQUIRE(decode("\xc0\xaf") == std::make_pair(1, kInvalidByte));          // overlong
+  REQUIRE(decode("\xed\xa0\x80") == std::make_pair(1, kInvalidByte));      // surrogate
+  REQUIRE(decode("\xf4\x90\x80\x80") == std::make_pair(1, kInvalidByte));  // above U+10FFFF
+  REQUIRE(decode("\xe2\x82") == std::make_pair(1, kInvalidByte));          // truncated
+  REQUIRE(decode("\x80") == std::make_pair(1, kInvalidByte));              // lone continuation
+}
+
+TEST_CASE(pretokenizer_pieces_follow_gpt2_rules) {
+  auto pieces = [](const std::string& s) {
+    std::vector<std::string> out;
+    Pretokenizer p(s);
+    std::string_view piece;
+    while (p.next(piece)) out.emplace_back(piece);
+    return out;
+  };
+  using V = std::vector<std::string>;
+  REQUIRE(pieces("Hello world") == (V{"Hello", " world"}));
+  REQUIRE(pieces("don't") == (V{"don", "'t"}));
+  REQUIRE(pieces("a   b") == (V{"a", "  ", " b"}));  // the last space goes with the word
+  REQUIRE(pieces("a \n b") == (V{"a", " \n", " b"}));
+  REQUIRE(pieces("a\nb") == (V{"a", "\n", "b"}));
+  REQUIRE(pieces("end   ") == (V{"end", "   "}));
+  REQUIRE(pieces("abc123") == (V{"abc", "123"}));
+  REQUIRE(pieces(" !?x") == (V{" !?", "x"}));
+}
+
+TEST_CASE(encoding_matches_reference_gpt2_algorithm_on_tricky_strings) {
+  TempDir dir;
+  const BpeTokenizer tokenizer = trainOn(trainingText(), 700);
+  REQUIRE(tokenizer.mergeCount() > 300);
+  tokenizer.save(dir.path("tok"));
+  const auto expected = referenceEncode(dir.path("tok"), kTricky);
+  for (std::size_t i = 0; i < kTricky.size(); ++i) {
+    const auto ids = tokenizer.encode(kTricky[i]);
+    REQUIRE_MSG(ids == expected[i], "string " << i << ": \"" << kTricky[i] << "\"");
+    REQUIRE_MSG(tokenizer.decode(ids) == kTricky[i], "round trip of string " << i);
+  }
+}
+
+TEST_CASE(every_byte_string_round_trips_and_matches_reference) {
+  TempDir dir;
+  const BpeTokenizer tokenizer = trainOn(trainingText(), 500);
+  tokenizer.save(dir.path("tok"));
+  Random random(5);
+  std::vector<std::string> texts;
+  for (int i = 0; i < 200; ++i) {
+    std::string s(random.below(40), '\0');
+    for (auto& c : s) c = static_cast<char>(random.chance(0.5) ? random.below(256) : ' ' + random.below(95));
+    texts.push_back(s);
+  }
+  std::string all;
+  for (int b = 0; b < 256; ++b) all += static_cast<char>(b);
+  texts.push_back(all);
+  const auto expected = referenceEncode(dir.path("tok"), texts);
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    const auto ids = tokenizer.encode(texts[i]);
+    REQUIRE_MSG(ids == expected[i], "random byte string " << i);
+    REQUIRE(tokenizer.decode(ids) == texts[i]);
+  }
+}
+
+TEST_CASE(trainer_matches_reference_trainer) {
+  requirePython();
+  TempDir dir;
+  const std::string text = trainingText();
+  writeFileAtomic(dir.path("train.txt"), text);
+  BpeTrainer trainer({600, 2});
+  trainer.addFile(dir.path("train.txt"));
+  trainer.train().save(dir.path("ours"));
+  const std::string cmd = std::string(NF_REFERENCE_PYTHON) + " " + NF_REFERENCE_DIR +
+                          "/bpe_reference.py train " + dir.path("train.txt") + " 600 2 " +
+                          dir.path("reference");
+  REQUIRE_EQ(runCommand(cmd), 0);
+  REQUIRE(nlohmann::json::parse(readTextFile(dir.path("ours/vocab.json"))) ==
+          nlohmann::json::parse(readTextFile(dir.path("reference/vocab.json"))));
+  REQUIRE(readTextFile(dir.path("ours/merges.txt")) == readTextFile(dir.path("reference/merges.txt")));
+}
+
+TEST_CASE(saved_vocabulary_loads_and_reproduces) {
+  TempDir dir;
+  const BpeTokenizer trained = trainOn(trainingText(), 600);
+  trained.save(dir.path("tok"));
+  const BpeTokenizer loaded = BpeTokenizer::load(dir.path("tok"));
+  REQUIRE_EQ(loaded.vocabSize(), trained.vocabSize());
+  REQUIRE_EQ(loaded.vocabSize(), 600);
+  REQUIRE_EQ(loaded.eotId(), 599);
+  REQUIRE_EQ(loaded.tokenBytes(0), "!");  // GPT-2's byte order: printable bytes first
+  for (const auto& s : kTricky) REQUIRE(loaded.encode(s) == trained.encode(s));
+  loaded.save(dir.path("again"));
+  REQUIRE(readTextFile(dir.path("again/vocab.json")) == readTextFile(dir.path("tok/vocab.json")));
+  REQUIRE(readTextFile(dir.path("again/merges.txt")) == readTextFile(dir.path("tok/merges.txt")));
+}
+
+TEST_CASE(end_of_text_is_special_only_when_allowed) {
+  const BpeTokenizer tokenizer = trainOn(trainingText(), 400);
+  const auto ids = tokenizer.encode("a<|endoftext|>b");
+  REQUIRE_EQ(std::count(ids.begin(), ids.end(), tokenizer.eotId()), 1);
+  std::vector<int32_t> ordinary;
+  tokenizer.encodeAppend("a<|endoftext|>b", ordinary, /*allowSpecial=*/false);
+  REQUIRE_EQ(std::count(ordinary.begin(), ordinary.end(), tokenizer.eotId()), 0);
+  REQUIRE(tokenizer.decode(ordinary) == "a<|endoftext|>b");
+}
+
+TEST_CASE(malformed_tokenizer_files_are_named) {
+  TempDir dir;
+  const BpeTokenizer tokenizer = trainOn(trainingText(), 300);
+  tokenizer.save(dir.path("tok"));
+  const std::string vocab = readTextFile(dir.path("tok/vocab.json"));
+  const std::string merges = readTextFile(dir.path("tok/merges.txt"));
+  REQUIRE_THROWS_WITH(BpeTokenizer::fromFiles("{\"a\": 0,", merges, "v.json", "m.txt"), "v.json",
+                      "not valid JSON");
+  REQUIRE_THROWS_WITH(BpeTokenizer::fromFiles(vocab, merges + "zzq qqz\n", "v.json", "m.txt"), "m.txt",
+                      "line", "not in v.json");
+  REQUIRE_THROWS_WITH(BpeTokenizer::fromFiles(vocab, merges + "onlyone\n", "v.json", "m.txt"), "m.txt",
+                      "two tokens");
+  auto j = nlohmann::json::parse(vocab);
+  j["Ġextra"] = 5000;
+  REQUIRE_THROWS_WITH(BpeTokenizer::fromFiles(j.dump(), merges, "v.json", "m.txt"), "v.json", "dense");
+  REQUIRE_THROWS_WITH(BpeTokenizer::load(dir.path("missing")), "vocab.json", "not found");
+  REQUIRE_THROWS_WITH(tokenizer.decode({0, 300}), "300", "out of range");
+}
+
+TEST_MAIN()

@@ -1,0 +1,64 @@
+#include "data/batches.h"
+
+#include <torch/torch.h>
+
+namespace nf {
+namespace {
+
+void fillWindow(const TokenFile& file, int64_t begin, int64_t context, int64_t vocabLimit, int64_t* inputs,
+                int64_t* targets) {
+  std::vector<int64_t> window(context + 1);
+  file.read(begin, context + 1, window.data(), vocabLimit);
+  std::copy(window.begin(), window.end() - 1, inputs);
+  std::copy(window.begin() + 1, window.end(), targets);
+}
+
+}  // namespace
+
+BatchSampler::BatchSampler(TokenFile file, int64_t batchSize, int64_t context, uint64_t seed,
+                           int64_t vocabLimit)
+    : m_file(std::move(file)),
+      m_batchSize(batchSize),
+      m_context(context),
+      m_vocabLimit(vocabLimit),
+      m_random(seed) {
+  if (batchSize < 1 || context < 1) throw std::invalid_argument("batch size and context must be positive");
+  if (m_file.size() < context + 1)
+    throw FileError(m_file.path(), "has " + std::to_string(m_file.size()) +
+                                       " tokens, fewer than one window of " + std::to_string(context + 1));
+}
+
+Batch BatchSampler::next() {
+  Batch batch{torch::empty({m_batchSize, m_context}, torch::kLong),
+              torch::empty({m_batchSize, m_context}, torch::kLong)};
+  const uint64_t starts = static_cast<uint64_t>(m_file.size() - m_context);
+  for (int64_t b = 0; b < m_batchSize; ++b) {
+    const auto begin = static_cast<int64_t>(m_random.below(starts));
+    fillWindow(m_file, begin, m_context, m_vocabLimit, batch.inputs[b].data_ptr<int64_t>(),
+               batch.targets[b].data_ptr<int64_t>());
+  }
+  return batch;
+}
+
+EvalChunks::EvalChunks(TokenFile file, int64_t context, int64_t vocabLimit, int64_t maxTokens)
+    : m_file(std::move(file)), m_context(context), m_vocabLimit(vocabLimit) {
+  if (context < 1) throw std::invalid_argument("context must be positive");
+  m_count = (m_file.size() - 1) / context;
+  if (maxTokens > 0) m_count = std::min(m_count, std::max<int64_t>(1, maxTokens / context));
+  if (m_count == 0)
+    throw FileError(m_file.path(), "has " + std::to_string(m_file.size()) +
+                                       " tokens, fewer than one chunk of " + std::to_string(context + 1));
+}
+
+Batch EvalChunks::chunks(int64_t first, int64_t n) const {
+  if (first < 0 || n < 1 || first + n > m_count)
+    throw std::out_of_range("chunks [" + std::to_string(first) + ", " + std::to_string(first + n) +
+                            ") outside 0…" + std::to_string(m_count));
+  Batch batch{torch::empty({n, m_context}, torch::kLong), torch::empty({n, m_context}, torch::kLong)};
+  for (int64_t i = 0; i < n; ++i)
+    fillWindow(m_file, (first + i) * m_context, m_context, m_vocabLimit, batch.inputs[i].data_ptr<int64_t>(),
+               batch.targets[i].data_ptr<int64_t>());
+  return batch;
+}
+
+}  // namespace nf

@@ -1,0 +1,48 @@
+// Training batches (random windows) and evaluation chunks (sequential, non-overlapping) from a token file.
+#pragma once
+#include <torch/types.h>
+
+#include "data/token_file.h"
+#include "util/random.h"
+
+namespace nf {
+
+struct Batch {
+  torch::Tensor inputs;   // [batch, context] int64
+  torch::Tensor targets;  // [batch, context] int64: inputs shifted left by one token
+};
+
+// Random windows of context + 1 tokens, start positions drawn uniformly from a seeded generator whose
+// state can be saved in a checkpoint and restored to continue the exact same sequence of batches.
+class BatchSampler {
+ public:
+  BatchSampler(TokenFile file, int64_t batchSize, int64_t context, uint64_t seed, int64_t vocabLimit);
+  Batch next();  // on the CPU
+
+  const Random::State& state() const { return m_random.state(); }
+  void setState(const Random::State& state) { m_random.setState(state); }
+  const TokenFile& file() const { return m_file; }
+
+ private:
+  TokenFile m_file;
+  int64_t m_batchSize, m_context, m_vocabLimit;
+  Random m_random;
+};
+
+// The file cut into consecutive chunks: chunk i has inputs [i·context, (i+1)·context) and targets one
+// token later, so every token after the first is predicted exactly once.
+class EvalChunks {
+ public:
+  // maxTokens > 0 keeps only the first chunks that fit in that many predicted tokens.
+  EvalChunks(TokenFile file, int64_t context, int64_t vocabLimit, int64_t maxTokens = 0);
+  int64_t count() const { return m_count; }
+  int64_t context() const { return m_context; }
+  Batch chunks(int64_t first, int64_t n) const;  // chunks [first, first + n)
+  const TokenFile& file() const { return m_file; }
+
+ private:
+  TokenFile m_file;
+  int64_t m_context, m_vocabLimit, m_count;
+};
+
+}  // namespace nf

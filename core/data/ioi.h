@@ -1,0 +1,48 @@
+// Indirect-object-identification prompt sets for patching (PROTOCOL §7): clean prompts such as
+// "When Mary and John went to the store, John gave a drink to" (answer " Mary", wrong " John"), each with
+// a corrupted twin whose repeated subject is replaced by the indirect object ("…, Mary gave a drink to"),
+// so the answer flips. Within a set every prompt has the same token length and the same name positions;
+// names, places and objects are kept only if they are one token (with their leading space) in the
+// tokenizer in use. Prompts come in groups of four: both name orders (ABBA, BABA) × both names as answer.
+#pragma once
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+#include "text/bpe_tokenizer.h"
+
+namespace nf {
+
+struct IoiPrompt {
+  std::string order;  // "ABBA" (IO first) or "BABA" (subject first)
+  std::string indirectObject, subject, place, object;
+  std::string cleanText, corruptedText;
+  std::vector<int32_t> clean, corrupted;  // equal lengths
+  int32_t correctId = -1, wrongId = -1;   // " IO" and " S": the metric is logit(correct) − logit(wrong)
+};
+
+struct IoiPromptSet {
+  std::string frame;  // with {A} {B} {PLACE} {S} {OBJECT} placeholders
+  bool startsWithEndOfText = true;
+  int64_t length = 0;  // tokens per prompt
+  // Token positions shared by every prompt: first name, second name, repeated subject, last token.
+  int64_t firstNamePosition = 0, secondNamePosition = 0, subjectPosition = 0, endPosition = 0;
+  int64_t namesAvailable = 0, placesAvailable = 0, objectsAvailable = 0;  // single-token words found
+  std::vector<IoiPrompt> prompts;
+};
+
+struct IoiOptions {
+  int64_t count = 480;  // a multiple of 4
+  int frameIndex = 0;   // which of ioiFrames()
+  uint64_t seed = 0;
+  bool prependEndOfText = true;  // start every prompt with <|endoftext|>, as documents start in training
+};
+
+IoiPromptSet makeIoiPromptSet(const BpeTokenizer& tokenizer, const IoiOptions& options);
+
+nlohmann::json toJson(const IoiPromptSet& set);
+// Reads what toJson wrote; `source` names the file in errors. Checks lengths and positions agree.
+IoiPromptSet ioiPromptSetFromJson(const nlohmann::json& j, const std::string& source);
+
+}  // namespace nf

@@ -1,0 +1,163 @@
+#include "data/token_file.h"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+namespace nf {
+namespace {
+
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "token files are little-endian");
+
+int bytesPerToken(TokenDType dtype) { return dtype == TokenDType::U16 ? 2 : 4; }
+const char* dtypeName(TokenDType dtype) { return dtype == TokenDType::U16 ? "uint16" : "uint32"; }
+
+TokenFileMeta readSidecar(const std::string& path) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(readTextFile(path));
+  } catch (const nlohmann::json::exception& e) {
+    throw FileError(path, std::string("is not valid JSON: ") + e.what());
+  }
+  TokenFileMeta meta;
+  try {
+    const std::string dtype = j.at("dtype").get<std::string>();
+    if (dtype == "uint16")
+      meta.dtype = TokenDType::U16;
+    else if (dtype == "uint32")
+      meta.dtype = TokenDType::U32;
+    else
+      throw FileError(path, "dtype '" + dtype + "' is not supported (uint16 or uint32)");
+    meta.vocabSize = j.value("vocab_size", int64_t{-1});
+    meta.eotTokenId = j.value("eot_token_id", int64_t{-1});
+    meta.tokens = j.value("tokens", int64_t{-1});
+    meta.documents = j.value("documents", int64_t{-1});
+    meta.tokenizer = j.value("tokenizer", std::string());
+    meta.sources = j.value("sources", std::vector<std::string>{});
+  } catch (const nlohmann::json::exception& e) {
+    throw FileError(path, std::string("malformed: ") + e.what());
+  }
+  return meta;
+}
+
+template <typename Out>
+void readTokens(const TokenFile& file, const std::byte* data, int64_t begin, int64_t count, Out* out,
+                int64_t vocabLimit) {
+  if (begin < 0 || count < 0 || begin + count > file.size())
+    throw FileError(file.path(), "read of tokens [" + std::to_string(begin) + ", " +
+                                     std::to_string(begin + count) + ") is outside the file's " +
+                                     std::to_string(file.size()) + " tokens");
+  uint32_t maxId = 0;
+  if (file.meta().dtype == TokenDType::U16) {
+    const auto* p = reinterpret_cast<const uint16_t*>(data) + begin;
+    for (int64_t i = 0; i < count; ++i) maxId = std::max<uint32_t>(maxId, out[i] = static_cast<Out>(p[i]));
+  } else {
+    const auto* p = reinterpret_cast<const uint32_t*>(data) + begin;
+    for (int64_t i = 0; i < count; ++i) maxId = std::max<uint32_t>(maxId, out[i] = static_cast<Out>(p[i]));
+  }
+  if (vocabLimit > 0 && maxId >= vocabLimit) {
+    for (int64_t i = 0; i < count; ++i)
+      if (out[i] >= vocabLimit)
+        throw FileError(file.path(), "token " + std::to_string(begin + i) + " has id " +
+                                         std::to_string(out[i]) + ", outside the model's vocabulary of " +
+                                         std::to_string(vocabLimit) + " (wrong tokenizer or dtype?)");
+  }
+}
+
+}  // namespace
+
+std::string tokenFileSidecarPath(const std::string& binPath) { return binPath + ".json"; }
+
+TokenDType tokenDTypeFor(int64_t vocabSize) { return vocabSize <= 65536 ? TokenDType::U16 : TokenDType::U32; }
+
+TokenFile TokenFile::open(const std::string& path) {
+  TokenFile file;
+  file.m_path = path;
+  const std::string sidecar = tokenFileSidecarPath(path);
+  if (std::filesystem::exists(sidecar)) file.m_meta = readSidecar(sidecar);
+  file.m_file = std::make_shared<const MappedFile>(MappedFile::open(path));
+  const int width = bytesPerToken(file.m_meta.dtype);
+  const auto bytes = static_cast<int64_t>(file.m_file->size());
+  if (bytes % width != 0)
+    throw FileError(path, std::to_string(bytes) + " bytes is not a whole number of " +
+                              dtypeName(file.m_meta.dtype) + " tokens (truncated, or the wrong dtype?)");
+  file.m_size = bytes / width;
+  if (file.m_meta.tokens >= 0 && file.m_meta.tokens != file.m_size)
+    throw FileError(path, "holds " + std::to_string(file.m_size) + " tokens but " + sidecar + " says " +
+                              std::to_string(file.m_meta.tokens) + " (truncated or overwritten?)");
+  if (file.m_size == 0) throw FileError(path, "holds no tokens");
+  return file;
+}
+
+uint32_t TokenFile::at(int64_t index) const {
+  int64_t id;
+  read(index, 1, &id, 0);
+  return static_cast<uint32_t>(id);
+}
+
+void TokenFile::read(int64_t begin, int64_t count, int64_t* out, int64_t vocabLimit) const {
+  readTokens(*this, m_file->data(), begin, count, out, vocabLimit);
+}
+
+void TokenFile::read(int64_t begin, int64_t count, int32_t* out, int64_t vocabLimit) const {
+  readTokens(*this, m_file->data(), begin, count, out, vocabLimit);
+}
+
+std::vector<bool> TokenFile::occurringTokens(int64_t vocabLimit, const ProgressFn& progress) const {
+  std::vector<bool> seen(static_cast<std::size_t>(vocabLimit), false);
+  constexpr int64_t kBlock = 1 << 20;
+  std::vector<int32_t> block(kBlock);
+  for (int64_t begin = 0; begin < m_size; begin += kBlock) {
+    const int64_t count = std::min(kBlock, m_size - begin);
+    read(begin, count, block.data(), vocabLimit);
+    for (int64_t i = 0; i < count; ++i) seen[block[i]] = true;
+    if (progress) progress({"scan " + m_path, begin + count, m_size, "tokens", begin + count == m_size});
+  }
+  return seen;
+}
+
+TokenFileWriter::TokenFileWriter(const std::string& path, TokenFileMeta meta)
+    : m_path(path), m_meta(std::move(meta)), m_bin(path) {}
+
+void TokenFileWriter::append(const int32_t* ids, std::size_t count) {
+  const int width = bytesPerToken(m_meta.dtype);
+  const int64_t limit = m_meta.vocabSize > 0 ? m_meta.vocabSize : (width == 2 ? 65536 : int64_t{1} << 32);
+  const std::size_t start = m_buffer.size();
+  m_buffer.resize(start + count * width);
+  for (std::size_t i = 0; i < count; ++i) {
+    if (ids[i] < 0 || ids[i] >= limit)
+      throw FileError(m_path, "token id " + std::to_string(ids[i]) + " does not fit a " +
+                                  dtypeName(m_meta.dtype) + " file for a vocabulary of " +
+                                  std::to_string(limit));
+    if (width == 2) {
+      const auto v = static_cast<uint16_t>(ids[i]);
+      std::memcpy(&m_buffer[start + i * 2], &v, 2);
+    } else {
+      const auto v = static_cast<uint32_t>(ids[i]);
+      std::memcpy(&m_buffer[start + i * 4], &v, 4);
+    }
+  }
+  m_count += static_cast<int64_t>(count);
+  if (m_buffer.size() >= (1u << 20)) flush();
+}
+
+void TokenFileWriter::flush() {
+  m_bin.write(m_buffer.data(), m_buffer.size());
+  m_buffer.clear();
+}
+
+void TokenFileWriter::finish() {
+  flush();
+  m_meta.tokens = m_count;
+  nlohmann::json j{{"format", "nanogpt-tokens"},     {"dtype", dtypeName(m_meta.dtype)},
+                   {"vocab_size", m_meta.vocabSize}, {"eot_token_id", m_meta.eotTokenId},
+                   {"tokens", m_meta.tokens},        {"documents", m_meta.documents},
+                   {"tokenizer", m_meta.tokenizer},  {"sources", m_meta.sources}};
+  // The sidecar first: a crash between the two renames leaves a new sidecar that disagrees with the old
+  // .bin's length (refused on open) rather than a new .bin read with a stale dtype.
+  writeFileAtomic(tokenFileSidecarPath(m_path), j.dump(2) + "\n");
+  m_bin.commit();
+}
+
+}  // namespace nf

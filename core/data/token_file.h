@@ -1,0 +1,75 @@
+// Token datasets as nanoGPT writes them: a flat array of little-endian uint16 (uint32 when the
+// vocabulary needs it), memory-mapped. A sidecar "<file>.json" records the dtype, vocabulary size and
+// counts; a file without one (as nanoGPT's own prepare.py leaves it) is read as uint16. Torch-free.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "io/atomic_file.h"
+#include "io/mapped_file.h"
+#include "util/progress.h"
+
+namespace nf {
+
+enum class TokenDType { U16, U32 };
+
+struct TokenFileMeta {
+  TokenDType dtype = TokenDType::U16;
+  int64_t vocabSize = -1;   // -1: unknown (no sidecar)
+  int64_t eotTokenId = -1;  // -1: unknown
+  int64_t tokens = -1;      // as written; checked against the file size
+  int64_t documents = -1;
+  std::string tokenizer;  // folder the tokens were made with, for the record
+  std::vector<std::string> sources;
+};
+
+std::string tokenFileSidecarPath(const std::string& binPath);  // "<binPath>.json"
+TokenDType tokenDTypeFor(int64_t vocabSize);                   // U16 when every id fits, else U32
+
+class TokenFile {
+ public:
+  // Maps the file and reads its sidecar if there is one. Errors: missing file, a byte length that is not
+  // a whole number of tokens, an unknown dtype, a sidecar that disagrees with the file.
+  static TokenFile open(const std::string& path);
+
+  const std::string& path() const { return m_path; }
+  const TokenFileMeta& meta() const { return m_meta; }
+  int64_t size() const { return m_size; }  // tokens
+  uint32_t at(int64_t index) const;
+
+  // Copies tokens [begin, begin + count) into out. Throws FileError naming the file and position if a
+  // token is >= vocabLimit (pass the model's vocabulary size).
+  void read(int64_t begin, int64_t count, int64_t* out, int64_t vocabLimit) const;
+  void read(int64_t begin, int64_t count, int32_t* out, int64_t vocabLimit) const;
+
+  // One pass over the whole file: which token ids occur (ids >= vocabLimit are an error).
+  std::vector<bool> occurringTokens(int64_t vocabLimit, const ProgressFn& progress = {}) const;
+
+ private:
+  std::string m_path;
+  TokenFileMeta m_meta;
+  std::shared_ptr<const MappedFile> m_file;  // shared: copies of a TokenFile read the same map
+  int64_t m_size = 0;
+};
+
+// Streams tokens into "<path>" and its sidecar; nothing appears under either name until finish().
+class TokenFileWriter {
+ public:
+  TokenFileWriter(const std::string& path, TokenFileMeta meta);
+  void append(const int32_t* ids, std::size_t count);
+  void setDocuments(int64_t documents) { m_meta.documents = documents; }
+  void finish();  // writes the sidecar (tokens = count appended), then commits both files
+  int64_t tokensWritten() const { return m_count; }
+
+ private:
+  void flush();
+  std::string m_path;
+  TokenFileMeta m_meta;
+  AtomicFile m_bin;
+  std::vector<unsigned char> m_buffer;
+  int64_t m_count = 0;
+};
+
+}  // namespace nf

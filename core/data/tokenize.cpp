@@ -1,0 +1,54 @@
+#include "data/tokenize.h"
+
+#include <filesystem>
+
+#include "data/token_file.h"
+#include "text/text_source.h"
+
+namespace nf {
+
+TokenizeStats tokenizeFiles(const std::vector<std::string>& inputs, const BpeTokenizer& tokenizer,
+                            const std::string& tokenizerFolder, const std::string& outPath,
+                            const ProgressFn& progress) {
+  if (tokenizer.eotId() < 0)
+    throw std::invalid_argument("the tokenizer has no <|endoftext|> token to separate documents with");
+  TokenFileMeta meta;
+  meta.dtype = tokenDTypeFor(tokenizer.vocabSize());
+  meta.vocabSize = tokenizer.vocabSize();
+  meta.eotTokenId = tokenizer.eotId();
+  meta.tokenizer = tokenizerFolder;
+  meta.sources = inputs;
+  TokenizeStats stats;
+  for (const auto& input : inputs) stats.bytes += static_cast<int64_t>(std::filesystem::file_size(input));
+
+  TokenFileWriter writer(outPath, meta);
+  std::vector<int32_t> ids;
+  const int32_t eot = tokenizer.eotId();
+  int64_t bytesBefore = 0;
+  for (const auto& input : inputs) {
+    const int64_t inputBytes = static_cast<int64_t>(std::filesystem::file_size(input));
+    DocumentSink sink{[&](std::string_view text) {
+                        ids.clear();
+                        tokenizer.encodeAppend(text, ids, /*allowSpecial=*/false);
+                        writer.append(ids.data(), ids.size());
+                      },
+                      [&] { writer.append(&eot, 1); }};
+    // One bar over all inputs, in bytes.
+    ProgressFn overall;
+    if (progress)
+      overall = [&](const Progress& p) {
+        progress({"tokenize", bytesBefore + p.done, stats.bytes, "B",
+                  p.finished && bytesBefore + inputBytes == stats.bytes});
+      };
+    stats.documents += streamDocuments(input, sink, overall);
+    bytesBefore += inputBytes;
+  }
+  stats.tokens = writer.tokensWritten();
+  if (stats.tokens == 0)
+    throw FileError(inputs.empty() ? outPath : inputs.front(), "contains no text to tokenize");
+  writer.setDocuments(stats.documents);
+  writer.finish();
+  return stats;
+}
+
+}  // namespace nf

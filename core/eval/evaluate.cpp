@@ -1,0 +1,157 @@
+#include "eval/evaluate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "data/batches.h"
+
+namespace nf {
+
+void TokenValues::append(const torch::Tensor& logits, const torch::Tensor& targets) {
+  torch::NoGradGuard noGrad;
+  const torch::Tensor flatLogits = logits.reshape({-1, logits.size(-1)});
+  const torch::Tensor flatTargets = targets.reshape({-1}).to(logits.device(), torch::kLong);
+  // A few thousand rows at a time: log-probabilities of a whole GPT-2 batch would be gigabytes.
+  constexpr int64_t kRows = 2048;
+  for (int64_t start = 0; start < flatLogits.size(0); start += kRows) {
+    const int64_t rows = std::min(kRows, flatLogits.size(0) - start);
+    const torch::Tensor logp = torch::log_softmax(flatLogits.narrow(0, start, rows).to(torch::kFloat32), -1);
+    const torch::Tensor target = flatTargets.narrow(0, start, rows);
+    const torch::Tensor tokenLoss = -logp.gather(1, target.unsqueeze(1)).squeeze(1);
+    const torch::Tensor tokenEntropy = -(logp.exp() * logp).sum(-1);
+    const auto [maxLogp, argmax] = logp.max(-1);
+    auto copy = [](const torch::Tensor& t, auto& out) {
+      using T = typename std::decay_t<decltype(out)>::value_type;
+      const torch::Tensor cpu = t.to(torch::kCPU).contiguous();
+      const auto* p = cpu.data_ptr<T>();
+      out.insert(out.end(), p, p + cpu.numel());
+    };
+    copy(tokenLoss, loss);
+    copy(tokenEntropy, entropy);
+    copy(maxLogp.exp(), confidence);
+    copy((argmax == target).to(torch::kUInt8), correct);
+  }
+}
+
+double quantile(std::vector<float> values, double q) {
+  if (values.empty()) return std::nan("");
+  const double position = q * static_cast<double>(values.size() - 1);
+  const auto below = static_cast<std::size_t>(std::floor(position));
+  const std::size_t above = std::min(below + 1, values.size() - 1);
+  std::nth_element(values.begin(), values.begin() + below, values.end());
+  const double low = values[below];
+  // The next order statistic is the smallest of what nth_element left above `below`.
+  const double high = above == below ? low : *std::min_element(values.begin() + below + 1, values.end());
+  return low + (position - static_cast<double>(below)) * (high - low);
+}
+
+LossSummary summarize(const TokenValues& values, int calibrationBins) {
+  LossSummary s;
+  s.tokens = static_cast<int64_t>(values.size());
+  if (s.tokens == 0) return s;
+  double lossSum = 0, entropySum = 0;
+  int64_t correctCount = 0;
+  s.bins.resize(calibrationBins);
+  for (int b = 0; b < calibrationBins; ++b) {
+    s.bins[b].lower = static_cast<double>(b) / calibrationBins;
+    s.bins[b].upper = static_cast<double>(b + 1) / calibrationBins;
+  }
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    lossSum += values.loss[i];
+    entropySum += values.entropy[i];
+    correctCount += values.correct[i];
+    const int b = std::min(calibrationBins - 1, static_cast<int>(values.confidence[i] * calibrationBins));
+    s.bins[b].count += 1;
+    s.bins[b].meanConfidence += values.confidence[i];
+    s.bins[b].accuracy += values.correct[i];
+  }
+  const auto n = static_cast<double>(s.tokens);
+  s.meanLoss = lossSum / n;
+  s.meanEntropy = entropySum / n;
+  s.accuracy = static_cast<double>(correctCount) / n;
+  for (auto& bin : s.bins) {
+    if (bin.count == 0) continue;
+    bin.meanConfidence /= static_cast<double>(bin.count);
+    bin.accuracy /= static_cast<double>(bin.count);
+    s.ece += static_cast<double>(bin.count) / n * std::abs(bin.accuracy - bin.meanConfidence);
+  }
+  s.medianLoss = quantile(values.loss, 0.5);
+  s.range95 = {quantile(values.loss, 0.025), quantile(values.loss, 0.975)};
+  s.range999 = {quantile(values.loss, 0.0005), quantile(values.loss, 0.9995)};
+  return s;
+}
+
+EvalResult evaluate(GPT2Impl& model, const TokenFile& file, const EvalOptions& options,
+                    const ProgressFn& progress) {
+  const GPT2Config& config = model.config();
+  const int64_t context = options.context > 0 ? options.context : config.nPositions;
+  if (context > config.nPositions)
+    throw std::invalid_argument("context " + std::to_string(context) + " exceeds the model's " +
+                                std::to_string(config.nPositions) + " positions");
+  EvalChunks chunks(file, context, config.vocabSize, options.maxTokens);
+  // Bound the logits of one forward pass to ~1 GB of float32.
+  const int64_t batch =
+      std::max<int64_t>(1, std::min(options.batchSize, (int64_t{1} << 28) / (context * config.vocabSize)));
+  const torch::Device device = model.parameters().front().device();
+
+  EvalResult result;
+  result.file = file.path();
+  result.context = context;
+  TokenValues values;
+  torch::NoGradGuard noGrad;
+  for (int64_t first = 0; first < chunks.count(); first += batch) {
+    const int64_t n = std::min(batch, chunks.count() - first);
+    Batch b = chunks.chunks(first, n);
+    if (options.allowedTokens) {
+      std::vector<int64_t> keep;
+      for (int64_t i = 0; i < n; ++i) {
+        const auto* in = b.inputs[i].data_ptr<int64_t>();
+        bool allowed = (*options.allowedTokens)[b.targets[i][context - 1].item<int64_t>()];
+        for (int64_t t = 0; t < context && allowed; ++t) allowed = (*options.allowedTokens)[in[t]];
+        if (allowed) keep.push_back(i);
+      }
+      result.chunksSkipped += n - static_cast<int64_t>(keep.size());
+      const torch::Tensor index = torch::tensor(keep, torch::kLong);
+      b.inputs = b.inputs.index_select(0, index);
+      b.targets = b.targets.index_select(0, index);
+    }
+    if (b.inputs.size(0) > 0) {
+      values.append(model.forward(b.inputs.to(device)), b.targets);
+      result.chunks += b.inputs.size(0);
+    }
+    if (progress) progress({"evaluate", first + n, chunks.count(), "chunks", first + n == chunks.count()});
+  }
+  result.summary = summarize(values, options.calibrationBins);
+  return result;
+}
+
+nlohmann::json toJson(const LossSummary& s) {
+  nlohmann::json bins = nlohmann::json::array();
+  for (const auto& b : s.bins)
+    bins.push_back({{"lower", b.lower},
+                    {"upper", b.upper},
+                    {"count", b.count},
+                    {"mean_confidence", b.meanConfidence},
+                    {"accuracy", b.accuracy}});
+  return {{"tokens", s.tokens},
+          {"mean_loss", s.meanLoss},
+          {"median_loss", s.medianLoss},
+          {"loss_range_95", s.range95},
+          {"loss_range_99_9", s.range999},
+          {"mean_entropy", s.meanEntropy},
+          {"accuracy", s.accuracy},
+          {"ece", s.ece},
+          {"calibration_bins", bins}};
+}
+
+nlohmann::json toJson(const EvalResult& r) {
+  nlohmann::json j = toJson(r.summary);
+  j["file"] = r.file;
+  j["context"] = r.context;
+  j["chunks"] = r.chunks;
+  j["chunks_skipped"] = r.chunksSkipped;
+  return j;
+}
+
+}  // namespace nf

@@ -1,0 +1,70 @@
+// Evaluation as the paper reports it (PROTOCOL §6): mean cross-entropy over non-overlapping chunks, plus
+// the median and central ranges of per-token loss (a few tokens can dominate the mean), output entropy
+// and expected calibration error. End-of-text targets are counted, in training and in evaluation alike.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+#include "data/token_file.h"
+#include "model/gpt2.h"
+#include "util/progress.h"
+
+namespace nf {
+
+// What an evaluation keeps of every predicted token.
+struct TokenValues {
+  std::vector<float> loss;        // −log p(target), nats
+  std::vector<float> entropy;     // of the predicted distribution, nats
+  std::vector<float> confidence;  // max probability
+  std::vector<uint8_t> correct;   // argmax == target
+
+  // logits [N, vocab] (any float dtype, any device), targets [N].
+  void append(const torch::Tensor& logits, const torch::Tensor& targets);
+  std::size_t size() const { return loss.size(); }
+};
+
+// Confidence bin [lower, upper) (the last bin includes 1).
+struct CalibrationBin {
+  double lower = 0, upper = 0;
+  int64_t count = 0;
+  double meanConfidence = 0, accuracy = 0;
+};
+
+struct LossSummary {
+  int64_t tokens = 0;
+  double meanLoss = 0, medianLoss = 0;
+  std::array<double, 2> range95{}, range999{};  // 2.5–97.5 and 0.05–99.95 percentiles of per-token loss
+  double meanEntropy = 0, accuracy = 0;
+  double ece = 0;  // Σ_bins (count / tokens) · |accuracy − mean confidence|
+  std::vector<CalibrationBin> bins;
+};
+
+// The q-quantile (0 ≤ q ≤ 1) with linear interpolation between order statistics (numpy's default).
+double quantile(std::vector<float> values, double q);
+LossSummary summarize(const TokenValues& values, int calibrationBins = 10);
+
+struct EvalOptions {
+  int64_t context = 0;    // 0: the model's n_positions
+  int64_t batchSize = 8;  // chunks per forward pass (reduced automatically to bound logits memory)
+  int64_t maxTokens = 0;  // 0: the whole file
+  int calibrationBins = 10;
+  // Pile-filtered style: chunks containing a token that is false here are skipped (nullptr: keep all).
+  const std::vector<bool>* allowedTokens = nullptr;
+};
+
+struct EvalResult {
+  std::string file;
+  int64_t context = 0, chunks = 0, chunksSkipped = 0;
+  LossSummary summary;
+};
+
+EvalResult evaluate(GPT2Impl& model, const TokenFile& file, const EvalOptions& options,
+                    const ProgressFn& progress = {});
+
+nlohmann::json toJson(const LossSummary& summary);
+nlohmann::json toJson(const EvalResult& result);
+
+}  // namespace nf

@@ -1,0 +1,27 @@
+// Prompt → continuation, deterministic for a seed: sampling uses the portable nf::Random on the CPU in
+// double precision, so the same seed gives the same text on every machine and device.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "model/gpt2.h"
+#include "util/random.h"
+
+namespace nf {
+
+struct GenerationOptions {
+  int64_t maxNewTokens = 50;
+  double temperature = 1.0;  // 0: greedy (ties go to the lowest id)
+  int64_t topK = 0;          // 0: the whole vocabulary
+  uint64_t seed = 0;
+  bool stopAtEndOfText = true;
+};
+
+// Returns only the new tokens. The prompt is cropped to the model's context from the left as it grows.
+std::vector<int32_t> generate(GPT2Impl& model, const std::vector<int32_t>& prompt,
+                              const GenerationOptions& options);
+
+// Samples one token id from logits [vocab] (any device) under the options; exposed for tests.
+int32_t sampleToken(const torch::Tensor& logits, const GenerationOptions& options, Random& random);
+
+}  // namespace nf

@@ -1,0 +1,252 @@
+// Token files, streaming tokenization, batches and evaluation chunks, the synthetic corpus, IOI prompts.
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "data/batches.h"
+#include "data/ioi.h"
+#include "data/synthetic_corpus.h"
+#include "data/token_file.h"
+#include "data/tokenize.h"
+#include "fixtures.h"
+#include "io/atomic_file.h"
+#include "text/bpe_trainer.h"
+
+using namespace nf;
+using namespace nf::test;
+
+namespace {
+
+void writeTokens(const std::string& path, const std::vector<int32_t>& ids, int64_t vocab) {
+  TokenFileMeta meta;
+  meta.dtype = tokenDTypeFor(vocab);
+  meta.vocabSize = vocab;
+  TokenFileWriter writer(path, meta);
+  writer.append(ids.data(), ids.size());
+  writer.finish();
+}
+
+std::vector<int32_t> readAll(const TokenFile& file) {
+  std::vector<int32_t> ids(file.size());
+  file.read(0, file.size(), ids.data(), 0);
+  return ids;
+}
+
+std::vector<int32_t> iota(int n, int mod) {
+  std::vector<int32_t> ids(n);
+  for (int i = 0; i < n; ++i) ids[i] = i % mod;
+  return ids;
+}
+
+// A tokenizer trained on the main corpus, shared by the tests that need one (training takes a second).
+const BpeTokenizer& corpusTokenizer() {
+  static const BpeTokenizer tokenizer = [] {
+    SyntheticCorpus corpus(CorpusStyle::Main, 1);
+    BpeTrainer trainer({2000, 2});
+    for (int i = 0; i < 1500; ++i) trainer.addText(corpus.nextDocument());
+    return trainer.train();
+  }();
+  return tokenizer;
+}
+
+}  // namespace
+
+TEST_CASE(token_file_round_trips_uint16_and_uint32) {
+  TempDir dir;
+  const auto small = iota(1000, 50257);
+  writeTokens(dir.path("a.bin"), small, 50257);
+  TokenFile a = TokenFile::open(dir.path("a.bin"));
+  REQUIRE(a.meta().dtype == TokenDType::U16);
+  REQUIRE_EQ(std::filesystem::file_size(dir.path("a.bin")), 2000u);
+  REQUIRE(readAll(a) == small);
+
+  std::vector<int32_t> large = {0, 65535, 65536, 99999, 7};
+  writeTokens(dir.path("b.bin"), large, 100000);
+  TokenFile b = TokenFile::open(dir.path("b.bin"));
+  REQUIRE(b.meta().dtype == TokenDType::U32);
+  REQUIRE_EQ(std::filesystem::file_size(dir.path("b.bin")), 20u);
+  REQUIRE(readAll(b) == large);
+  REQUIRE_EQ(nlohmann::json::parse(readTextFile(dir.path("b.bin.json")))["dtype"], "uint32");
+}
+
+TEST_CASE(nanogpt_file_without_sidecar_reads_as_uint16) {
+  TempDir dir;
+  const std::vector<uint16_t> raw = {50256, 1, 2, 3};
+  std::ofstream(dir.path("train.bin"), std::ios::binary).write(reinterpret_cast<const char*>(raw.data()), 8);
+  TokenFile file = TokenFile::open(dir.path("train.bin"));
+  REQUIRE_EQ(file.size(), 4);
+  REQUIRE_EQ(file.at(0), 50256u);
+  REQUIRE_EQ(file.meta().vocabSize, -1);
+}
+
+TEST_CASE(bad_token_files_get_clear_errors) {
+  TempDir dir;
+  std::ofstream(dir.path("odd.bin"), std::ios::binary) << "abcde";
+  REQUIRE_THROWS_WITH(TokenFile::open(dir.path("odd.bin")), "odd.bin", "5 bytes", "whole number of uint16");
+
+  writeTokens(dir.path("t.bin"), iota(10, 10), 100);
+  writeFileAtomic(dir.path("t.bin.json"), R"({"dtype": "int8"})");
+  REQUIRE_THROWS_WITH(TokenFile::open(dir.path("t.bin")), "t.bin.json", "int8", "not supported");
+
+  writeTokens(dir.path("u.bin"), iota(10, 10), 100);
+  std::filesystem::resize_file(dir.path("u.bin"), 16);
+  REQUIRE_THROWS_WITH(TokenFile::open(dir.path("u.bin")), "u.bin", "8 tokens", "says 10");
+
+  writeTokens(dir.path("v.bin"), {1, 2, 300, 4}, 1000);
+  TokenFile v = TokenFile::open(dir.path("v.bin"));
+  std::vector<int64_t> out(4);
+  REQUIRE_THROWS_WITH(v.read(0, 4, out.data(), 256), "v.bin", "token 2", "id 300", "vocabulary of 256");
+  REQUIRE_THROWS_WITH(TokenFile::open(dir.path("missing.bin")), "missing.bin", "cannot open");
+
+  TokenFileMeta meta;
+  meta.vocabSize = 50;
+  TokenFileWriter writer(dir.path("w.bin"), meta);
+  const int32_t tooBig = 50;
+  REQUIRE_THROWS_WITH(writer.append(&tooBig, 1), "w.bin", "token id 50");
+}
+
+TEST_CASE(tokenizing_streams_txt_and_jsonl_with_end_of_text_between_documents) {
+  TempDir dir;
+  const BpeTokenizer& tokenizer = corpusTokenizer();
+  // Several megabytes so the stream is cut into blocks; the result must equal encoding the whole text.
+  SyntheticCorpus corpus(CorpusStyle::Main, 2);
+  std::string text;
+  std::vector<int32_t> expected;
+  int documents = 0;
+  while (text.size() < 3'000'000) {
+    const std::string doc = corpus.nextDocument();
+    text += (documents ? "<|endoftext|>" : "") + doc;
+    tokenizer.encodeAppend(doc, expected);
+    expected.push_back(tokenizer.eotId());
+    ++documents;
+  }
+  writeFileAtomic(dir.path("corpus.txt"), text);
+  std::vector<Progress> reports;
+  const TokenizeStats stats = tokenizeFiles({dir.path("corpus.txt")}, tokenizer, "tok", dir.path("c.bin"),
+                                            [&](const Progress& p) { reports.push_back(p); });
+  REQUIRE_EQ(stats.documents, documents);
+  REQUIRE(readAll(TokenFile::open(dir.path("c.bin"))) == expected);
+  REQUIRE(reports.size() >= 3);
+  REQUIRE(reports.back().finished);
+  REQUIRE_EQ(reports.back().done, reports.back().total);
+  const auto sidecar = nlohmann::json::parse(readTextFile(dir.path("c.bin.json")));
+  REQUIRE_EQ(sidecar["documents"], documents);
+  REQUIRE_EQ(sidecar["vocab_size"], tokenizer.vocabSize());
+
+  writeFileAtomic(dir.path("docs.jsonl"),
+                  "{\"text\": \"Mary went home.\"}\n\n{\"text\": \"a <|endoftext|> b\", \"id\": 2}\n");
+  tokenizeFiles({dir.path("docs.jsonl")}, tokenizer, "tok", dir.path("j.bin"));
+  std::vector<int32_t> j = tokenizer.encode("Mary went home.");
+  j.push_back(tokenizer.eotId());
+  tokenizer.encodeAppend("a <|endoftext|> b", j, /*allowSpecial=*/false);  // literal text inside a document
+  j.push_back(tokenizer.eotId());
+  REQUIRE(readAll(TokenFile::open(dir.path("j.bin"))) == j);
+
+  writeFileAtomic(dir.path("bad.jsonl"), "{\"text\": \"ok\"}\n{\"body\": \"no text\"}\n");
+  REQUIRE_THROWS_WITH(tokenizeFiles({dir.path("bad.jsonl")}, tokenizer, "tok", dir.path("bad.bin")),
+                      "bad.jsonl", "line 2", "\"text\"");
+  REQUIRE(!std::filesystem::exists(dir.path("bad.bin")));  // nothing half-written
+}
+
+TEST_CASE(batches_are_reproducible_from_a_saved_generator_state) {
+  TempDir dir;
+  writeTokens(dir.path("t.bin"), iota(5000, 97), 97);
+  BatchSampler sampler(TokenFile::open(dir.path("t.bin")), 4, 16, 123, 97);
+  for (int i = 0; i < 3; ++i) sampler.next();
+  const Random::State saved = sampler.state();
+  std::vector<Batch> expected = {sampler.next(), sampler.next()};
+
+  BatchSampler resumed(TokenFile::open(dir.path("t.bin")), 4, 16, 999, 97);
+  resumed.setState(saved);
+  for (const Batch& e : expected) {
+    const Batch b = resumed.next();
+    REQUIRE(torch::equal(b.inputs, e.inputs));
+    REQUIRE(torch::equal(b.targets, e.targets));
+  }
+  // Windows are consecutive tokens and targets are the inputs shifted by one.
+  const Batch b = sampler.next();
+  REQUIRE(torch::equal(b.targets.slice(1, 0, 15), b.inputs.slice(1, 1, 16)));
+  REQUIRE(torch::equal((b.inputs.select(1, 0) + 1) % 97, b.inputs.select(1, 1)));
+  // Another seed gives other windows.
+  BatchSampler other(TokenFile::open(dir.path("t.bin")), 4, 16, 124, 97);
+  REQUIRE(!torch::equal(other.next().inputs,
+                        BatchSampler(TokenFile::open(dir.path("t.bin")), 4, 16, 123, 97).next().inputs));
+}
+
+TEST_CASE(eval_chunks_are_sequential_and_non_overlapping) {
+  TempDir dir;
+  writeTokens(dir.path("t.bin"), iota(101, 1000), 1000);
+  EvalChunks chunks(TokenFile::open(dir.path("t.bin")), 10, 1000);
+  REQUIRE_EQ(chunks.count(), 10);  // (101 − 1) / 10: every token after the first is a target once
+  const Batch b = chunks.chunks(0, 10);
+  for (int64_t i = 0; i < 10; ++i) {
+    REQUIRE_EQ(b.inputs[i][0].item<int64_t>(), i * 10);
+    REQUIRE_EQ(b.targets[i][9].item<int64_t>(), i * 10 + 10);
+  }
+  REQUIRE_EQ(EvalChunks(TokenFile::open(dir.path("t.bin")), 10, 1000, 35).count(), 3);
+  REQUIRE_THROWS_WITH(EvalChunks(TokenFile::open(dir.path("t.bin")), 200, 1000), "t.bin",
+                      "fewer than one chunk");
+}
+
+TEST_CASE(corpus_is_byte_identical_for_a_seed_and_differs_across_seeds) {
+  TempDir dir;
+  writeSyntheticCorpus(dir.path("a.txt"), CorpusStyle::Main, 7, 300'000);
+  writeSyntheticCorpus(dir.path("b.txt"), CorpusStyle::Main, 7, 300'000);
+  writeSyntheticCorpus(dir.path("c.txt"), CorpusStyle::Main, 8, 300'000);
+  writeSyntheticCorpus(dir.path("d.txt"), CorpusStyle::Alternative, 7, 300'000);
+  const std::string a = readTextFile(dir.path("a.txt"));
+  REQUIRE(a.size() >= 300'000u);
+  REQUIRE(a == readTextFile(dir.path("b.txt")));
+  REQUIRE(a != readTextFile(dir.path("c.txt")));
+  REQUIRE(a.substr(0, 1000) != readTextFile(dir.path("d.txt")).substr(0, 1000));
+  REQUIRE(a.find("<|endoftext|>") != std::string::npos);
+  // The circuits the corpus is built for: indirect-object sentences and verbatim repeats.
+  REQUIRE(a.find(" gave a ") != std::string::npos || a.find(" handed a ") != std::string::npos);
+}
+
+TEST_CASE(ioi_prompts_have_fixed_length_positions_and_single_token_names) {
+  const BpeTokenizer& tokenizer = corpusTokenizer();
+  IoiOptions options;
+  options.count = 96;
+  const IoiPromptSet set = makeIoiPromptSet(tokenizer, options);
+  REQUIRE_EQ(set.prompts.size(), 96u);
+  REQUIRE(set.namesAvailable >= 10);
+  int abba = 0;
+  for (const IoiPrompt& p : set.prompts) {
+    REQUIRE_EQ(static_cast<int64_t>(p.clean.size()), set.length);
+    REQUIRE_EQ(static_cast<int64_t>(p.corrupted.size()), set.length);
+    REQUIRE(tokenizer.encode(" " + p.indirectObject) == std::vector<int32_t>{p.correctId});
+    REQUIRE(tokenizer.encode(" " + p.subject) == std::vector<int32_t>{p.wrongId});
+    REQUIRE_EQ(p.clean[0], tokenizer.eotId());
+    REQUIRE(tokenizer.decode(std::vector<int32_t>(p.clean.begin() + 1, p.clean.end())) == p.cleanText);
+    const std::string a = p.order == "ABBA" ? p.indirectObject : p.subject;
+    const std::string b = p.order == "ABBA" ? p.subject : p.indirectObject;
+    REQUIRE_EQ(p.cleanText, "When " + a + " and " + b + " went to the " + p.place + ", " + p.subject +
+                                " gave a " + p.object + " to");
+    // Clean: the subject repeats; corrupted: the indirect object takes its place. Nothing else differs.
+    REQUIRE_EQ(p.clean[set.subjectPosition], p.wrongId);
+    REQUIRE_EQ(p.corrupted[set.subjectPosition], p.correctId);
+    int differing = 0;
+    for (int64_t t = 0; t < set.length; ++t) differing += p.clean[t] != p.corrupted[t];
+    REQUIRE_EQ(differing, 1);
+    const bool ioFirst = p.order == "ABBA";
+    abba += ioFirst;
+    REQUIRE_EQ(p.clean[set.firstNamePosition], ioFirst ? p.correctId : p.wrongId);
+    REQUIRE_EQ(p.clean[set.secondNamePosition], ioFirst ? p.wrongId : p.correctId);
+  }
+  REQUIRE_EQ(abba, 48);
+  // The JSON form reads back to the same prompts.
+  const IoiPromptSet back = ioiPromptSetFromJson(toJson(set), "set.json");
+  REQUIRE_EQ(back.prompts.size(), set.prompts.size());
+  REQUIRE(back.prompts[5].corrupted == set.prompts[5].corrupted);
+  REQUIRE_EQ(back.subjectPosition, set.subjectPosition);
+
+  options.count = 10;
+  REQUIRE_THROWS_WITH(makeIoiPromptSet(tokenizer, options), "multiple of 4");
+  // A tokenizer that knows no names as single tokens cannot make a set, and says why.
+  BpeTrainer tiny({300, 2});
+  tiny.addText("zzz yyy xxx");
+  options.count = 4;
+  REQUIRE_THROWS_WITH(makeIoiPromptSet(tiny.train(), options), "too few single-token words");
+}
+
+TEST_MAIN()

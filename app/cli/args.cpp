@@ -13,6 +13,11 @@ Args& Args::positional(const std::string& name, const std::string& help) {
   return *this;
 }
 
+Args& Args::positionalList(const std::string& name, const std::string& help) {
+  m_list = {name, help};
+  return *this;
+}
+
 Args& Args::option(const std::string& name, const std::string& valueName, const std::string& help,
                    std::optional<std::string> defaultValue) {
   m_options.push_back({name, valueName, help, std::move(defaultValue), false});
@@ -51,12 +56,17 @@ bool Args::parse(const std::vector<std::string>& argv) {
       }
       m_values[name] = value;
     } else {
-      if (next >= m_positionals.size()) throw UsageError("unexpected argument '" + a + "' (see --help)");
-      m_values[m_positionals[next++].first] = a;
+      if (next < m_positionals.size())
+        m_values[m_positionals[next++].first] = a;
+      else if (m_list)
+        m_listValues.push_back(a);
+      else
+        throw UsageError("unexpected argument '" + a + "' (see --help)");
     }
   }
   if (next < m_positionals.size())
     throw UsageError("missing <" + m_positionals[next].first + "> (see --help)");
+  if (m_list && m_listValues.empty()) throw UsageError("missing <" + m_list->first + "> (see --help)");
   for (auto& o : m_options)
     if (!m_values.count(o.name) && o.defaultValue) m_values[o.name] = *o.defaultValue;
   return true;
@@ -66,10 +76,12 @@ std::string Args::help() const {
   std::ostringstream out;
   out << "usage: normfree-cli " << m_command;
   for (auto& [name, h] : m_positionals) out << " <" << name << ">";
+  if (m_list) out << " <" << m_list->first << ">...";
   if (!m_options.empty()) out << " [options]";
   out << "\n\n" << m_summary << "\n";
-  if (!m_positionals.empty()) out << "\narguments:\n";
+  if (!m_positionals.empty() || m_list) out << "\narguments:\n";
   for (auto& [name, h] : m_positionals) out << "  " << name << "\n      " << h << "\n";
+  if (m_list) out << "  " << m_list->first << "...\n      " << m_list->second << "\n";
   out << "\noptions:\n";
   for (auto& o : m_options) {
     out << "  --" << o.name << (o.isFlag ? "" : " <" + o.valueName + ">") << "\n      " << o.help;
@@ -91,6 +103,18 @@ bool Args::has(const std::string& name) const { return m_values.count(name) > 0;
 int Args::getInt(const std::string& name) const {
   auto value = parseNumber<int>(get(name));
   if (!value) throw UsageError("--" + name + " expects an integer, got '" + get(name) + "'");
+  return *value;
+}
+
+int64_t Args::getInt64(const std::string& name) const {
+  auto value = parseNumber<int64_t>(get(name));
+  if (!value) throw UsageError("--" + name + " expects an integer, got '" + get(name) + "'");
+  return *value;
+}
+
+double Args::getDouble(const std::string& name) const {
+  auto value = parseNumber<double>(get(name));
+  if (!value) throw UsageError("--" + name + " expects a number, got '" + get(name) + "'");
   return *value;
 }
 

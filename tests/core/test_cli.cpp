@@ -2,6 +2,7 @@
 #include <array>
 #include <fstream>
 
+#include "data/token_file.h"
 #include "fixtures.h"
 #include "io/atomic_file.h"
 #include "io/model_folder.h"
@@ -113,7 +114,8 @@ TEST_CASE(bad_input_gives_a_message_and_a_nonzero_exit) {
 }
 
 TEST_CASE(every_command_has_help) {
-  for (const char* command : {"info", "init", "logits"}) {
+  for (const char* command :
+       {"info", "init", "logits", "corpus", "train-tokenizer", "tokenize", "ioi", "eval", "generate"}) {
     auto r = cli(std::string(command) + " --help");
     REQUIRE_MSG(
         r.status == 0 && r.out.find("usage: normfree-cli " + std::string(command)) != std::string::npos,
@@ -121,6 +123,60 @@ TEST_CASE(every_command_has_help) {
   }
   auto r = cli("--help");
   REQUIRE(r.status == 0 && r.out.find("commands:") != std::string::npos);
+}
+
+TEST_CASE(text_pipeline_from_corpus_to_evaluation_and_generation) {
+  TempDir dir;
+  const std::string d = dir.path();
+  auto r = cli("corpus --out " + d + "/data --train-mb 0.4 --val-mb 0.05 --alt-mb 0.05 --seed 3");
+  REQUIRE_MSG(r.status == 0, r.err);
+  REQUIRE_EQ(nlohmann::json::parse(r.out)["files"]["alt.txt"]["style"], "alternative");
+  REQUIRE(r.err.find("corpus main") != std::string::npos);  // progress goes to stderr
+
+  r = cli("train-tokenizer " + d + "/data/train.txt --out " + d + "/m --vocab 1000");
+  REQUIRE_MSG(r.status == 0, r.err);
+  const int vocab = nlohmann::json::parse(r.out)["vocab_size"];
+  REQUIRE(vocab > 300 && vocab <= 1000);
+
+  r = cli("tokenize " + d + "/data/val.txt --tokenizer " + d + "/m --out " + d + "/data/val.bin");
+  REQUIRE_MSG(r.status == 0, r.err);
+  const auto tokenized = nlohmann::json::parse(r.out);
+  REQUIRE(tokenized["tokens"].get<int64_t>() > 5000);
+  REQUIRE_EQ(TokenFile::open(d + "/data/val.bin").size(), tokenized["tokens"].get<int64_t>());
+
+  r = cli("ioi --tokenizer " + d + "/m --count 8 --out " + d + "/ioi.json");
+  REQUIRE_MSG(r.status == 0, r.err);
+  REQUIRE_EQ(nlohmann::json::parse(readTextFile(d + "/ioi.json"))["prompts"].size(), 8u);
+
+  // A model for that tokenizer, evaluated and sampled.
+  r = cli("init --out " + d + "/m --layers 1 --heads 2 --d-model 16 --context 32 --vocab " +
+          std::to_string(vocab));
+  REQUIRE_MSG(r.status == 0, r.err);
+  r = cli("eval " + d + "/m " + d + "/data/val.bin --max-tokens 640");
+  REQUIRE_MSG(r.status == 0, r.err);
+  auto e = nlohmann::json::parse(r.out);
+  REQUIRE_EQ(e["tokens"], 640);
+  REQUIRE_EQ(e["chunks"], 20);
+  REQUIRE(std::abs(e["mean_loss"].get<double>() - std::log(vocab)) < 1.0);  // untrained: near uniform
+
+  const std::string generate =
+      "generate " + d + "/m --prompt 'When Mary and John' --max-new-tokens 8 --no-stop";
+  auto g1 = cli(generate + " --seed 5"), g2 = cli(generate + " --seed 5"), g3 = cli(generate + " --seed 6");
+  REQUIRE_MSG(g1.status == 0, g1.err);
+  REQUIRE_EQ(nlohmann::json::parse(g1.out)["tokens"].size(), 8u);
+  REQUIRE(g1.out == g2.out);
+  REQUIRE(nlohmann::json::parse(g1.out)["tokens"] != nlohmann::json::parse(g3.out)["tokens"]);
+
+  // Data made with a larger vocabulary than the model's: the error names the file and the token.
+  r = cli("init --out " + d + "/small --layers 1 --heads 2 --d-model 16 --context 32 --vocab 100");
+  REQUIRE_MSG(r.status == 0, r.err);
+  r = cli("eval " + d + "/small " + d + "/data/val.bin");
+  REQUIRE_EQ(r.status, 1);
+  REQUIRE_MSG(r.err.find("val.bin") != std::string::npos &&
+                  r.err.find("outside the model's vocabulary of 100") != std::string::npos,
+              r.err);
+  r = cli("tokenize " + d + "/nothing.txt --tokenizer " + d + "/m --out " + d + "/x.bin");
+  REQUIRE(r.status == 1 && r.err.find("nothing.txt") != std::string::npos);
 }
 
 TEST_MAIN()

@@ -16,15 +16,6 @@ using namespace nf::test;
 
 namespace {
 
-void writeTokens(const std::string& path, const std::vector<int32_t>& ids, int64_t vocab) {
-  TokenFileMeta meta;
-  meta.dtype = tokenDTypeFor(vocab);
-  meta.vocabSize = vocab;
-  TokenFileWriter writer(path, meta);
-  writer.append(ids.data(), ids.size());
-  writer.finish();
-}
-
 std::vector<int32_t> readAll(const TokenFile& file) {
   std::vector<int32_t> ids(file.size());
   file.read(0, file.size(), ids.data(), 0);

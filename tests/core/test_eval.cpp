@@ -14,14 +14,6 @@ namespace {
 
 bool near(double a, double b, double tolerance = 1e-6) { return std::abs(a - b) <= tolerance; }
 
-void writeTokens(const std::string& path, const std::vector<int32_t>& ids, int64_t vocab) {
-  TokenFileMeta meta;
-  meta.vocabSize = vocab;
-  TokenFileWriter writer(path, meta);
-  writer.append(ids.data(), ids.size());
-  writer.finish();
-}
-
 }  // namespace
 
 TEST_CASE(summary_statistics_match_hand_computation) {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "check.h"
+#include "data/token_file.h"
 #include "io/hf_checkpoint.h"
 
 namespace nf::test {
@@ -94,6 +95,16 @@ inline torch::Tensor referenceLogits(const std::string& folder, const torch::Ten
   if (in.gcount() != static_cast<std::streamsize>(logits.numel() * sizeof(float)))
     throw Failure("short reference output");
   return logits;
+}
+
+// A token file (with its sidecar) holding ids, for a vocabulary of `vocab`.
+inline void writeTokens(const std::string& path, const std::vector<int32_t>& ids, int64_t vocab) {
+  TokenFileMeta meta;
+  meta.dtype = tokenDTypeFor(vocab);
+  meta.vocabSize = vocab;
+  TokenFileWriter writer(path, meta);
+  writer.append(ids.data(), ids.size());
+  writer.finish();
 }
 
 inline double maxAbsDiff(const torch::Tensor& a, const torch::Tensor& b) {

@@ -16,6 +16,7 @@ struct SaveOptions {
   DType dtype = DType::F32;        // F32, F16 or BF16
   bool transformerPrefix = false;  // write "transformer.h.0…" as GPT2LMHeadModel.save_pretrained does
   uint64_t maxShardBytes = 0;      // 0: one model.safetensors; else shards + model.safetensors.index.json
+  bool folded = false;             // recorded in config.json: FakeLN scales are folded into the weights
 };
 
 // Writes config.json and the weights atomically; creates the folder; removes weight files of the other

@@ -47,6 +47,7 @@ nlohmann::ordered_json siteToJson(const SiteNorm& n) {
     if (n.pos0Treatment || n.eotTreatment) j["scale_pos0"] = n.scalePos0;
     if (n.pos0Treatment) j["pos0_treatment"] = true;
     if (n.eotTreatment) j["eot_treatment"] = true;
+    if (n.realMix > 0) j["real_mix"] = n.realMix;
   }
   return j;
 }
@@ -58,6 +59,7 @@ SiteNorm siteFromJson(const nlohmann::json& j) {
   n.scalePos0 = j.value("scale_pos0", 1.0);
   n.pos0Treatment = j.value("pos0_treatment", false);
   n.eotTreatment = j.value("eot_treatment", false);
+  n.realMix = j.value("real_mix", 0.0);
   return n;
 }
 
@@ -104,6 +106,7 @@ ModelConfig parseConfigJson(const std::string& text, const std::string& source) 
   c.validate(source);
 
   config.norms = NormState(c.nLayer);
+  if (j.contains("normfree")) config.folded = j["normfree"].value("folded", false);
   if (j.contains("normfree") && j["normfree"].contains("sites")) {
     try {
       for (auto& [name, site] : j["normfree"]["sites"].items())
@@ -142,8 +145,10 @@ std::string configToJson(const ModelConfig& config) {
   j["torch_dtype"] = "float32";
   nlohmann::ordered_json sites = nlohmann::ordered_json::object();
   for (SiteId s : config.norms.sites()) sites[siteName(s)] = siteToJson(config.norms.at(s));
-  j["normfree"] = {
-      {"format_version", 1}, {"layernorm_free", config.norms.isLayerNormFree()}, {"sites", sites}};
+  j["normfree"] = {{"format_version", 1},
+                   {"layernorm_free", config.norms.isLayerNormFree()},
+                   {"folded", config.folded},
+                   {"sites", sites}};
   return j.dump(2) + "\n";
 }
 

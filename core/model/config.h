@@ -29,6 +29,7 @@ struct GPT2Config {
 struct ModelConfig {
   GPT2Config shape;
   NormState norms;
+  bool folded = false;  // LN-free with the FakeLN scales folded into the weights (normfree.folded)
 };
 
 ModelConfig parseConfigJson(const std::string& text, const std::string& source);

@@ -109,6 +109,20 @@ void GPT2Impl::checkTokens(const torch::Tensor& tokens) const {
   }
 }
 
+void GPT2Impl::observeSigma(std::initializer_list<SiteId> sites, const torch::Tensor& x) const {
+  if (!m_observer) return;
+  torch::Tensor sigma;
+  for (const SiteId& site : sites) {
+    const SiteNorm& n = m_norms.at(site);
+    if (!dividesByTokenStatistic(n.kind) && n.realMix == 0) continue;
+    if (!sigma.defined()) {
+      torch::NoGradGuard noGrad;
+      sigma = (x.detach().to(torch::kFloat32).var(-1, /*unbiased=*/false) + m_config.layerNormEpsilon).sqrt();
+    }
+    m_observer->sigma(site, sigma);
+  }
+}
+
 torch::Tensor GPT2Impl::norm(SiteId site, const NormParams& params, const torch::Tensor& x,
                              const torch::Tensor& tokens, HookSet* hooks) {
   const int depth = site.kind == SiteKind::Final ? 1 : site.layer + 1;
@@ -126,6 +140,7 @@ torch::Tensor GPT2Impl::block(int layer, torch::Tensor x, const torch::Tensor& t
   const int64_t B = x.size(0), T = x.size(1), D = m_config.nEmbd, H = m_config.nHead, dh = m_config.headDim();
 
   x = visit(hooks, HookPoint::residPre(layer), x);
+  observeSigma({SiteId{SiteKind::Qk, layer}, SiteId{SiteKind::V, layer}}, x);
 
   // Attention. LN_qk and LN_v share γ, β; compute once while both paths are in the same state.
   const SiteId qkSite{SiteKind::Qk, layer}, vSite{SiteKind::V, layer};
@@ -170,6 +185,7 @@ torch::Tensor GPT2Impl::block(int layer, torch::Tensor x, const torch::Tensor& t
   x = visit(hooks, HookPoint::residMid(layer), x + attnOut);
 
   // MLP.
+  observeSigma({SiteId{SiteKind::Mlp, layer}}, x);
   auto pre = visit(hooks, HookPoint::mlpPre(layer),
                    blk->mlp->c_fc(norm({SiteKind::Mlp, layer}, blk->ln_2, x, tokens, hooks)));
   auto post = visit(hooks, HookPoint::mlpPost(layer), torch::gelu(pre, "tanh"));
@@ -188,6 +204,10 @@ torch::Tensor GPT2Impl::forward(const torch::Tensor& tokensIn, HookSet* hooks) {
   auto pos = visit(hooks, {HookKind::EmbedPos}, wpe->weight.slice(0, 0, T).unsqueeze(0));
   torch::Tensor x = tok + pos;
   for (int l = 0; l < m_config.nLayer; ++l) x = block(l, x, tokens, hooks);
+  if (m_observer) {
+    m_observer->finalInput(x);
+    observeSigma({SiteId{SiteKind::Final, -1}}, x);
+  }
   x = norm({SiteKind::Final, -1}, ln_f, x, tokens, hooks);
   return torch::matmul(x, unembedding().t()).to(torch::kFloat32);
 }

@@ -62,6 +62,17 @@ class BlockImpl : public torch::nn::Module {
 };
 TORCH_MODULE(Block);
 
+// Training's view into a forward pass (the removal protocol needs both, PROTOCOL §2–3).
+class NormObserver {
+ public:
+  virtual ~NormObserver() = default;
+  // σ_t = sqrt(Var(x_t) + ε) per token, [B, T], detached: reported for every site that still divides by
+  // it (LayerNorm kinds, and FakeLN during an interpolation ramp). LN_qk and LN_v share one tensor.
+  virtual void sigma(SiteId site, const torch::Tensor& sigma) = 0;
+  // The input of ln_f, [B, T, D], with its gradient (for the auxiliary loss).
+  virtual void finalInput(const torch::Tensor& x) = 0;
+};
+
 class GPT2Impl : public torch::nn::Module {
  public:
   // initialize = false leaves the weights uninitialised, for loaders that overwrite every parameter.
@@ -77,6 +88,8 @@ class GPT2Impl : public torch::nn::Module {
   // bf16 autocast for forward passes on CUDA (weights stay float32); ignored on CPU.
   void setCudaBf16Autocast(bool on) { m_bf16Autocast = on; }
   bool cudaBf16Autocast() const { return m_bf16Autocast; }
+  // Reports LN statistics of every forward pass to the observer (nullptr: none, no cost).
+  void setNormObserver(NormObserver* observer) { m_observer = observer; }
 
   // Hugging Face's initialisation (N(0, 0.02), residual projections scaled by 1/sqrt(2·n_layer)),
   // drawn on the CPU from its own generator so a seed gives the same model on every device.
@@ -95,11 +108,13 @@ class GPT2Impl : public torch::nn::Module {
   torch::Tensor norm(SiteId site, const NormParams& params, const torch::Tensor& x,
                      const torch::Tensor& tokens, HookSet* hooks);
   void checkTokens(const torch::Tensor& tokens) const;
+  void observeSigma(std::initializer_list<SiteId> sites, const torch::Tensor& x) const;
 
   std::vector<Block> m_blocks;  // typed views of h, to avoid a cast per forward
   GPT2Config m_config;
   NormState m_norms;
   bool m_bf16Autocast = false;
+  NormObserver* m_observer = nullptr;
 };
 TORCH_MODULE(GPT2);
 

@@ -29,6 +29,9 @@ torch::Tensor normDivisor(const SiteNorm& norm, const NormInputs& in) {
     case NormKind::Identity:
       return torch::ones({x.size(0), x.size(1)}, x.options());
     case NormKind::FakeLN:
+      if (norm.realMix > 0)
+        return norm.realMix * (x.var(-1, /*unbiased=*/false) + in.eps).sqrt() +
+               (1 - norm.realMix) * fakeDivisor(norm, in);
       return fakeDivisor(norm, in);
     case NormKind::RMSNorm:
       return (x.pow(2).mean(-1) + in.eps).sqrt();

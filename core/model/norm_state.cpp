@@ -44,7 +44,7 @@ std::vector<SiteId> NormState::sites() const {
 
 bool NormState::isLayerNormFree() const {
   for (SiteId s : sites())
-    if (dividesByTokenStatistic(at(s).kind)) return false;
+    if (dividesByTokenStatistic(at(s).kind) || at(s).realMix > 0) return false;
   return true;
 }
 

@@ -1,0 +1,181 @@
+#include "train/schedule.h"
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <stdexcept>
+
+#include "io/atomic_file.h"
+
+namespace nf {
+
+void Schedule::sort() {
+  std::stable_sort(events.begin(), events.end(), [](const ScheduleEvent& a, const ScheduleEvent& b) {
+    return a.step != b.step ? a.step < b.step : a.id < b.id;
+  });
+}
+
+int64_t Schedule::nextId() const {
+  int64_t id = 0;
+  for (const auto& e : events) id = std::max(id, e.id);
+  return id + 1;
+}
+
+const ScheduleEvent* Schedule::find(int64_t id) const {
+  for (const auto& e : events)
+    if (e.id == id) return &e;
+  return nullptr;
+}
+
+std::vector<SiteId> Schedule::sitesOf(const ScheduleEvent& event, int nLayer) {
+  if (event.site == SiteKind::Final) return {{SiteKind::Final, -1}};
+  if (event.layer >= 0) return {{event.site, event.layer}};
+  std::vector<SiteId> sites;
+  for (int l = 0; l < nLayer; ++l) sites.push_back({event.site, l});
+  return sites;
+}
+
+void Schedule::validate(int nLayer, int64_t maxSteps) const {
+  std::string problems;
+  std::map<std::pair<EventAction, SiteId>, int64_t> seen;  // → step of the first event
+  std::set<int64_t> ids;
+  for (const auto& e : events) {
+    const std::string where = "event " + std::to_string(e.id) + " (" + describe(e) + "): ";
+    if (!ids.insert(e.id).second) problems += where + "the id is used twice\n";
+    if (e.step < 0) problems += where + "the step is negative\n";
+    if (e.step >= maxSteps)
+      problems += where + "step " + std::to_string(e.step) + " is past the last step " +
+                  std::to_string(maxSteps - 1) + "\n";
+    if (e.site != SiteKind::Final && e.layer >= nLayer)
+      problems += where + "layer " + std::to_string(e.layer) + " is out of range (the model has " +
+                  std::to_string(nLayer) + " layers)\n";
+    if (e.action == EventAction::EndEotTreatment && e.site != SiteKind::V)
+      problems += where + "the end-of-text treatment exists on LN_v only\n";
+    if (e.site != SiteKind::Final && e.layer >= nLayer) continue;
+    for (const SiteId& site : sitesOf(e, nLayer)) {
+      auto [it, fresh] = seen.emplace(std::make_pair(e.action, site), e.step);
+      if (!fresh)
+        problems += where + siteName(site) + " is already " +
+                    (e.action == EventAction::MakeFake ? "made fake" : "switched off") + " at step " +
+                    std::to_string(it->second) + "\n";
+    }
+  }
+  if (!problems.empty()) {
+    problems.pop_back();
+    throw std::invalid_argument(problems);
+  }
+}
+
+std::string siteKindName(SiteKind kind) {
+  switch (kind) {
+    case SiteKind::Qk:
+      return "LN_qk";
+    case SiteKind::V:
+      return "LN_v";
+    case SiteKind::Mlp:
+      return "LN_mlp";
+    case SiteKind::Final:
+      return "LN_f";
+  }
+  return "?";
+}
+
+SiteKind parseSiteKind(const std::string& name) {
+  for (SiteKind k : {SiteKind::Qk, SiteKind::V, SiteKind::Mlp, SiteKind::Final})
+    if (siteKindName(k) == name) return k;
+  throw std::invalid_argument("unknown site '" + name + "' (expected LN_mlp, LN_qk, LN_v or LN_f)");
+}
+
+std::string eventActionName(EventAction action) {
+  switch (action) {
+    case EventAction::MakeFake:
+      return "make_fake";
+    case EventAction::EndPos0Treatment:
+      return "end_pos0_treatment";
+    case EventAction::EndEotTreatment:
+      return "end_eot_treatment";
+  }
+  return "?";
+}
+
+std::string describe(const ScheduleEvent& e) {
+  std::string site = siteKindName(e.site);
+  if (e.site != SiteKind::Final) site += e.layer < 0 ? ".all" : "." + std::to_string(e.layer);
+  const std::string what = e.action == EventAction::MakeFake           ? "fake"
+                           : e.action == EventAction::EndPos0Treatment ? "position-0 treatment off"
+                                                                       : "end-of-text treatment off";
+  return "step " + std::to_string(e.step) + ": " + site + " → " + what;
+}
+
+std::vector<ScheduleEvent> layerGroup(SiteKind kind, int64_t start, int64_t gap, int nLayer) {
+  if (kind == SiteKind::Final) return {{0, start, EventAction::MakeFake, kind, -1}};
+  if (gap == 0) return {{0, start, EventAction::MakeFake, kind, -1}};
+  std::vector<ScheduleEvent> group;
+  for (int l = 0; l < nLayer; ++l) group.push_back({0, start + l * gap, EventAction::MakeFake, kind, l});
+  return group;
+}
+
+nlohmann::json toJson(const Schedule& schedule) {
+  nlohmann::json events = nlohmann::json::array();
+  for (const auto& e : schedule.events) {
+    nlohmann::json j{{"id", e.id},
+                     {"step", e.step},
+                     {"action", eventActionName(e.action)},
+                     {"site", siteKindName(e.site)}};
+    if (e.site != SiteKind::Final) j["layer"] = e.layer < 0 ? nlohmann::json("all") : nlohmann::json(e.layer);
+    events.push_back(j);
+  }
+  return {{"format", "normfree-schedule"}, {"version", 1}, {"events", events}};
+}
+
+Schedule scheduleFromJson(const nlohmann::json& j, const std::string& source) {
+  Schedule schedule;
+  const nlohmann::json* events = &j;
+  if (j.is_object()) {
+    if (!j.contains("events")) throw FileError(source, "has no \"events\" list");
+    events = &j["events"];
+  }
+  if (!events->is_array()) throw FileError(source, "\"events\" must be a list");
+  int64_t index = 0;
+  for (const auto& e : *events) {
+    const std::string where = "event " + std::to_string(index++) + ": ";
+    try {
+      ScheduleEvent event;
+      event.step = e.at("step").get<int64_t>();
+      event.site = parseSiteKind(e.at("site").get<std::string>());
+      const std::string action = e.value("action", std::string("make_fake"));
+      if (action == "make_fake")
+        event.action = EventAction::MakeFake;
+      else if (action == "end_pos0_treatment")
+        event.action = EventAction::EndPos0Treatment;
+      else if (action == "end_eot_treatment")
+        event.action = EventAction::EndEotTreatment;
+      else
+        throw std::invalid_argument("unknown action '" + action + "'");
+      if (event.site != SiteKind::Final) {
+        const auto& layer = e.at("layer");
+        if (layer.is_string() && layer.get<std::string>() == "all")
+          event.layer = -1;
+        else if (layer.is_number_integer() && layer.get<int>() >= 0)
+          event.layer = layer.get<int>();
+        else
+          throw std::invalid_argument("layer must be a block index or \"all\", got " + layer.dump());
+      }
+      event.id = e.contains("id") ? e["id"].get<int64_t>() : 0;
+      schedule.events.push_back(event);
+    } catch (const nlohmann::json::exception& ex) {
+      throw FileError(source, where + ex.what());
+    } catch (const std::invalid_argument& ex) {
+      throw FileError(source, where + ex.what());
+    }
+  }
+  // Events without ids get fresh ones, in file order.
+  int64_t next = schedule.nextId();
+  for (auto& e : schedule.events)
+    if (e.id == 0) e.id = next++;
+  schedule.sort();
+  return schedule;
+}
+
+}  // namespace nf

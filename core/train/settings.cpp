@@ -1,0 +1,231 @@
+#include "train/settings.h"
+
+#include <array>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "io/atomic_file.h"
+
+namespace nf {
+namespace {
+
+Schedule numbered(std::vector<std::vector<ScheduleEvent>> groups) {
+  Schedule s;
+  for (auto& group : groups) s.events.insert(s.events.end(), group.begin(), group.end());
+  int64_t id = 1;
+  for (auto& e : s.events) e.id = id++;
+  s.sort();
+  return s;
+}
+
+// A preset from PROTOCOL §4's table row.
+Preset paperPreset(std::string name, int nLayer, int64_t micro, int64_t accumulation, double lr, double minLr,
+                   int64_t warmup, int64_t maxSteps, std::array<int64_t, 7> groups, double lambda,
+                   double momentum) {
+  Preset p;
+  p.name = std::move(name);
+  p.description = "the paper's schedule for " + p.name + " (Table 4): " + std::to_string(micro) + "×" +
+                  std::to_string(accumulation) + " sequences of 1024 tokens per step";
+  p.nLayer = nLayer;
+  p.optimizer.microBatch = micro;
+  p.optimizer.accumulation = accumulation;
+  p.optimizer.context = 1024;
+  p.optimizer.lr = lr;
+  p.optimizer.minLr = minLr;
+  p.optimizer.warmupSteps = warmup;
+  p.optimizer.maxSteps = maxSteps;
+  p.removal.auxWeight = lambda;
+  p.removal.emaMomentum = momentum;
+  const auto [mlp, mlpGap, qk, qkGap, v, vGap, f] = groups;
+  p.schedule =
+      numbered({layerGroup(SiteKind::Mlp, mlp, mlpGap, nLayer), layerGroup(SiteKind::Qk, qk, qkGap, nLayer),
+                layerGroup(SiteKind::V, v, vGap, nLayer), layerGroup(SiteKind::Final, f, 0, nLayer)});
+  return p;
+}
+
+std::vector<Preset> makePresets() {
+  std::vector<Preset> all;
+  all.push_back(paperPreset("gpt2", 12, 32, 16, 6e-4, 3e-4, 25, 300, {20, 2, 44, 2, 68, 3, 104}, 0.1, 0.9));
+  all.push_back(
+      paperPreset("gpt2-medium", 24, 22, 23, 6e-4, 3e-4, 10, 500, {20, 2, 68, 2, 116, 3, 188}, 0.1, 0.9));
+  // Large and XL scale k with the micro-batch: 0.9^(micro/32).
+  all.push_back(paperPreset("gpt2-large", 36, 28, 18, 3e-4, 4e-5, 15, 1200, {30, 4, 174, 4, 318, 6, 534},
+                            0.03, std::pow(0.9, 28.0 / 32)));
+  all.push_back(paperPreset("gpt2-xl", 48, 18, 28, 1e-4, 2e-5, 20, 1200, {50, 4, 242, 4, 434, 6, 722}, 0.01,
+                            std::pow(0.9, 18.0 / 32)));
+
+  // The blog's v2 recipe for GPT-2 Small: warm up with LN, then whole kinds at once with the special
+  // treatments on, then the treatments off; 100 steps between stages; no auxiliary loss (the blog had none).
+  Preset blog = all[0];
+  blog.name = "blog-v2";
+  blog.description =
+      "the blog's v2 recipe for GPT-2 Small: ln_2, ln_1 qk, ln_1 v, ln_f (all layers at once) "
+      "with position-0 and end-of-text treatments, then EOT off, then position 0 off";
+  blog.optimizer.warmupSteps = 25;
+  blog.optimizer.maxSteps = 1000;
+  blog.removal.auxWeight = 0;
+  blog.removal.pos0Treatment = true;
+  blog.removal.eotTreatment = true;
+  blog.schedule = numbered({layerGroup(SiteKind::Mlp, 300, 0, 12),
+                            layerGroup(SiteKind::Qk, 400, 0, 12),
+                            layerGroup(SiteKind::V, 500, 0, 12),
+                            layerGroup(SiteKind::Final, 600, 0, 12),
+                            {{0, 700, EventAction::EndEotTreatment, SiteKind::V, -1}},
+                            {{0, 800, EventAction::EndPos0Treatment, SiteKind::Mlp, -1},
+                             {0, 800, EventAction::EndPos0Treatment, SiteKind::Qk, -1},
+                             {0, 800, EventAction::EndPos0Treatment, SiteKind::V, -1},
+                             {0, 800, EventAction::EndPos0Treatment, SiteKind::Final, -1}}});
+  all.push_back(blog);
+
+  // The bundled tiny model (4 layers): the paper's order and λ, short gaps, fits in minutes on a laptop.
+  Preset tiny;
+  tiny.name = "tiny";
+  tiny.description =
+      "the bundled tiny GPT-2 (4 layers): LN_mlp, LN_qk, LN_v one layer every 10 steps, LN_f, "
+      "then recovery; 32×128 tokens per step";
+  tiny.nLayer = 4;
+  tiny.optimizer.microBatch = 32;
+  tiny.optimizer.accumulation = 1;
+  tiny.optimizer.context = 128;
+  tiny.optimizer.lr = 6e-4;
+  tiny.optimizer.minLr = 6e-5;
+  tiny.optimizer.warmupSteps = 20;
+  tiny.optimizer.maxSteps = 500;
+  tiny.removal.auxWeight = 0.1;
+  tiny.removal.emaMomentum = 0.9;
+  tiny.schedule = numbered({layerGroup(SiteKind::Mlp, 40, 10, 4), layerGroup(SiteKind::Qk, 90, 10, 4),
+                            layerGroup(SiteKind::V, 140, 10, 4), layerGroup(SiteKind::Final, 190, 0, 4)});
+  all.push_back(tiny);
+  return all;
+}
+
+}  // namespace
+
+std::string trainingModeName(TrainingMode mode) {
+  switch (mode) {
+    case TrainingMode::Pretrain:
+      return "pretrain";
+    case TrainingMode::Finetune:
+      return "finetune";
+    case TrainingMode::Remove:
+      return "remove";
+  }
+  return "?";
+}
+
+TrainingMode parseTrainingMode(const std::string& name) {
+  for (TrainingMode m : {TrainingMode::Pretrain, TrainingMode::Finetune, TrainingMode::Remove})
+    if (trainingModeName(m) == name) return m;
+  throw std::invalid_argument("unknown mode '" + name + "' (pretrain, finetune or remove)");
+}
+
+const std::vector<Preset>& presets() {
+  static const std::vector<Preset> all = makePresets();
+  return all;
+}
+
+const Preset& findPreset(const std::string& name) {
+  std::string names;
+  for (const auto& p : presets()) {
+    if (p.name == name) return p;
+    names += (names.empty() ? "" : ", ") + p.name;
+  }
+  throw std::invalid_argument("unknown preset '" + name + "' (known: " + names + ")");
+}
+
+nlohmann::json toJson(const RunConfig& c) {
+  const auto& o = c.optimizer;
+  const auto& r = c.removal;
+  return {{"format", "normfree-run"},
+          {"version", 1},
+          {"mode", trainingModeName(c.mode)},
+          {"preset", c.preset},
+          {"model", c.model},
+          {"train_data", c.trainData},
+          {"eval_data", c.evalData},
+          {"device", c.device},
+          {"checkpoint_interval", c.checkpointInterval},
+          {"keep_checkpoints", c.keepCheckpoints},
+          {"optimizer",
+           {{"micro_batch", o.microBatch},
+            {"accumulation", o.accumulation},
+            {"context", o.context},
+            {"max_steps", o.maxSteps},
+            {"warmup_steps", o.warmupSteps},
+            {"lr", o.lr},
+            {"min_lr", o.minLr},
+            {"weight_decay", o.weightDecay},
+            {"beta1", o.beta1},
+            {"beta2", o.beta2},
+            {"eps", o.eps},
+            {"clip_norm", o.clipNorm},
+            {"seed", o.seed},
+            {"bf16", o.bf16}}},
+          {"removal",
+           {{"ema_momentum", r.emaMomentum},
+            {"aux_weight", r.auxWeight},
+            {"pos0_treatment", r.pos0Treatment},
+            {"eot_treatment", r.eotTreatment},
+            {"interpolation_steps", r.interpolationSteps}}},
+          {"eval", {{"interval", c.eval.interval}, {"tokens", c.eval.tokens}}},
+          {"schedule", toJson(c.schedule)}};
+}
+
+RunConfig runConfigFromJson(const nlohmann::json& j, const std::string& source) {
+  RunConfig c;
+  try {
+    c.mode = parseTrainingMode(j.at("mode").get<std::string>());
+    c.preset = j.value("preset", std::string());
+    c.model = j.at("model").get<std::string>();
+    c.trainData = j.at("train_data").get<std::string>();
+    c.evalData = j.value("eval_data", std::vector<std::string>{});
+    c.device = j.value("device", std::string("cpu"));
+    c.checkpointInterval = j.value("checkpoint_interval", c.checkpointInterval);
+    c.keepCheckpoints = j.value("keep_checkpoints", c.keepCheckpoints);
+    const auto& o = j.at("optimizer");
+    auto& oc = c.optimizer;
+    oc.microBatch = o.at("micro_batch");
+    oc.accumulation = o.at("accumulation");
+    oc.context = o.at("context");
+    oc.maxSteps = o.at("max_steps");
+    oc.warmupSteps = o.at("warmup_steps");
+    oc.lr = o.at("lr");
+    oc.minLr = o.at("min_lr");
+    oc.weightDecay = o.value("weight_decay", oc.weightDecay);
+    oc.beta1 = o.value("beta1", oc.beta1);
+    oc.beta2 = o.value("beta2", oc.beta2);
+    oc.eps = o.value("eps", oc.eps);
+    oc.clipNorm = o.value("clip_norm", oc.clipNorm);
+    oc.seed = o.value("seed", oc.seed);
+    oc.bf16 = o.value("bf16", oc.bf16);
+    if (j.contains("removal")) {
+      const auto& r = j["removal"];
+      auto& rc = c.removal;
+      rc.emaMomentum = r.value("ema_momentum", rc.emaMomentum);
+      rc.auxWeight = r.value("aux_weight", rc.auxWeight);
+      rc.pos0Treatment = r.value("pos0_treatment", rc.pos0Treatment);
+      rc.eotTreatment = r.value("eot_treatment", rc.eotTreatment);
+      rc.interpolationSteps = r.value("interpolation_steps", rc.interpolationSteps);
+    }
+    if (j.contains("eval")) {
+      c.eval.interval = j["eval"].value("interval", c.eval.interval);
+      c.eval.tokens = j["eval"].value("tokens", c.eval.tokens);
+    }
+    if (j.contains("schedule")) c.schedule = scheduleFromJson(j["schedule"], source);
+  } catch (const nlohmann::json::exception& e) {
+    throw FileError(source, std::string("malformed run configuration: ") + e.what());
+  } catch (const std::invalid_argument& e) {
+    throw FileError(source, e.what());
+  }
+  const auto& o = c.optimizer;
+  if (o.microBatch < 1 || o.accumulation < 1 || o.context < 1 || o.maxSteps < 1 || o.warmupSteps < 0 ||
+      !(o.lr > 0) || o.minLr < 0 || o.clipNorm < 0)
+    throw FileError(source,
+                    "optimizer settings out of range (batch, accumulation, context, steps ≥ 1; lr > 0)");
+  if (!(c.removal.emaMomentum >= 0 && c.removal.emaMomentum < 1))
+    throw FileError(source, "ema_momentum must be in [0, 1)");
+  return c;
+}
+
+}  // namespace nf

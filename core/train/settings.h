@@ -1,0 +1,79 @@
+// Everything a training run is configured by, as plain data (the run directory's config.json), and the
+// presets: the paper's four GPT-2 schedules (PROTOCOL §4, Table 4), the blog's v2 recipe and the bundled
+// tiny model's. Plain C++ (no torch): the GUI shows and edits these.
+#pragma once
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+#include "train/schedule.h"
+
+namespace nf {
+
+enum class TrainingMode {
+  Pretrain,  // from a fresh initialisation, with LayerNorm
+  Finetune,  // the vanilla control: same data, LR and steps, nothing removed, no auxiliary loss
+  Remove,    // the protocol: the schedule turns sites fake, with the auxiliary loss on ln_f's input
+};
+std::string trainingModeName(TrainingMode mode);  // "pretrain", "finetune", "remove"
+TrainingMode parseTrainingMode(const std::string& name);
+
+struct OptimizerSettings {
+  int64_t microBatch = 32;
+  int64_t accumulation = 1;  // micro-batches per optimizer step
+  int64_t context = 128;
+  int64_t maxSteps = 500;
+  int64_t warmupSteps = 20;  // linear from lr/warmup to lr, then cosine down to minLr at maxSteps
+  double lr = 6e-4, minLr = 3e-4;
+  double weightDecay = 0.01;  // on 2-D weight matrices only
+  double beta1 = 0.9, beta2 = 0.95, eps = 1e-8;
+  double clipNorm = 1.0;  // 0: no clipping
+  uint64_t seed = 0;
+  bool bf16 = false;  // CUDA autocast; fp32 master weights and optimizer state always
+};
+
+struct RemovalSettings {
+  double emaMomentum = 0.9;        // k in s ← k·s + (1−k)·m, per micro-batch
+  double auxWeight = 0.1;          // λ of the auxiliary loss on ln_f's input (0: off)
+  bool pos0Treatment = false;      // sites that turn fake divide position 0 by their own s_0
+  bool eotTreatment = false;       // LN_v sites that turn fake divide end-of-text tokens by s_0
+  int64_t interpolationSteps = 0;  // > 0: divisor ramps from σ_t to s over this many steps
+};
+
+struct EvalSettings {
+  int64_t interval = 100;  // steps between evaluations (0: only at the end)
+  int64_t tokens = 65536;  // per evaluation set
+};
+
+struct RunConfig {
+  TrainingMode mode = TrainingMode::Remove;
+  std::string preset;     // informational: which preset the settings came from
+  std::string model;      // model folder to start from (pretrain: its config.json gives the shape)
+  std::string trainData;  // token file
+  std::vector<std::string> evalData;  // token files evaluated periodically (e.g. val.bin, alt.bin)
+  std::string device = "cpu";
+  int64_t checkpointInterval = 100;  // steps; a checkpoint is also written at the end and on stop
+  int keepCheckpoints = 2;
+  OptimizerSettings optimizer;
+  RemovalSettings removal;
+  EvalSettings eval;
+  Schedule schedule;  // used in remove mode; ignored otherwise
+};
+
+nlohmann::json toJson(const RunConfig& config);
+RunConfig runConfigFromJson(const nlohmann::json& j, const std::string& source);
+
+struct Preset {
+  std::string name, description;
+  int nLayer = 0;  // the schedule's model depth
+  OptimizerSettings optimizer;
+  RemovalSettings removal;
+  Schedule schedule;
+};
+
+// "gpt2", "gpt2-medium", "gpt2-large", "gpt2-xl", "blog-v2", "tiny".
+const std::vector<Preset>& presets();
+const Preset& findPreset(const std::string& name);  // throws std::invalid_argument listing the names
+
+}  // namespace nf

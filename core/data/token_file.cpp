@@ -117,8 +117,17 @@ std::vector<bool> TokenFile::occurringTokens(int64_t vocabLimit, const ProgressF
   return seen;
 }
 
+namespace {
+// The folder a file goes into, created first so "--out new/dir/train.bin" just works.
+const std::string& withParentFolder(const std::string& path) {
+  const auto parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent);
+  return path;
+}
+}  // namespace
+
 TokenFileWriter::TokenFileWriter(const std::string& path, TokenFileMeta meta)
-    : m_path(path), m_meta(std::move(meta)), m_bin(path) {}
+    : m_path(path), m_meta(std::move(meta)), m_bin(withParentFolder(path)) {}
 
 void TokenFileWriter::append(const int32_t* ids, std::size_t count) {
   const int width = bytesPerToken(m_meta.dtype);

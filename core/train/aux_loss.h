@@ -1,0 +1,12 @@
+// The auxiliary loss on the input of ln_f (PROTOCOL §3), unweighted:
+//   mean over all b, s of (σ_{b,s} − σ̂)²,  σ_{b,s} = sqrt(Var_d(x_{b,s}) + ε) with its gradient,
+//   σ̂ = mean σ over positions that are neither 0 nor end-of-text, without gradient.
+#pragma once
+#include <torch/types.h>
+
+namespace nf {
+
+torch::Tensor auxiliaryLoss(const torch::Tensor& finalInput, const torch::Tensor& tokens, int64_t eotTokenId,
+                            double eps);
+
+}  // namespace nf

@@ -1,0 +1,91 @@
+// Exporting an LN-free model: folded and standard GPT-2 (1e6/1e12) forms give the FakeLN model's logits.
+#include <nlohmann/json.hpp>
+
+#include "fixtures.h"
+#include "io/atomic_file.h"
+#include "train/export.h"
+
+using namespace nf;
+using namespace nf::test;
+
+namespace {
+
+// A random model whose every site is FakeLN with its own scale (LN_qk ≠ LN_v), as a removal run leaves it.
+GPT2 fakeModel(const GPT2Config& c) {
+  GPT2 model = randomModel(c, 9);
+  double s = 0.7;
+  for (const SiteId& site : model->norms().sites()) {
+    SiteNorm n;
+    n.kind = NormKind::FakeLN;
+    n.scale = (s += 0.37);
+    model->norms().at(site) = n;
+  }
+  return model;
+}
+
+}  // namespace
+
+TEST_CASE(folded_export_reproduces_fakeln_logits_with_no_normalization_left) {
+  for (const bool tied : {true, false}) {
+    GPT2Config c = smallConfig();
+    c.tiedUnembedding = tied;
+    GPT2 fake = fakeModel(c);
+    GPT2 folded = foldLayerNorms(*fake);
+    const auto tokens = randomTokens(c, 3, 16);
+    torch::NoGradGuard noGrad;
+    const double diff = maxAbsDiff(fake->forward(tokens), folded->forward(tokens));
+    REQUIRE_MSG(diff <= 1e-4, diff);
+    for (int l = 0; l < c.nLayer; ++l)
+      for (SiteKind k : {SiteKind::Qk, SiteKind::V, SiteKind::Mlp})
+        REQUIRE(folded->norms().at({k, l}).kind == NormKind::Identity);
+    REQUIRE(folded->norms().isLayerNormFree());
+    // The residual really is zero-mean: FakeLN's centring became the identity.
+    HookSet hooks;
+    hooks.cache(HookPoint::residPost(c.nLayer - 1));
+    folded->forward(tokens, &hooks);
+    REQUIRE(hooks.at(HookPoint::residPost(c.nLayer - 1)).mean(-1).abs().max().item<double>() < 1e-5);
+
+    TempDir dir;
+    SaveOptions options;
+    options.folded = true;
+    saveModel(*folded, dir.path("folded"), options);
+    REQUIRE_EQ(nlohmann::json::parse(readTextFile(dir.path("folded/config.json")))["normfree"]["folded"],
+               true);
+    GPT2 loaded = loadModel(dir.path("folded"));
+    REQUIRE(maxAbsDiff(loaded->forward(tokens), fake->forward(tokens)) <= 1e-4);
+    // And an independent implementation reading the saved files agrees.
+    REQUIRE(maxAbsDiff(referenceLogits(dir.path("folded"), tokens, c.vocabSize), fake->forward(tokens)) <=
+            1e-4);
+  }
+}
+
+TEST_CASE(standard_export_is_plain_gpt2_with_huge_epsilon) {
+  const GPT2Config c = smallConfig();
+  GPT2 fake = fakeModel(c);
+  GPT2 standard = standardFormatWithHugeEpsilon(*fake);
+  REQUIRE_EQ(standard->config().layerNormEpsilon, 1e12);
+  REQUIRE(standard->norms() == NormState(c.nLayer));  // every site an ordinary LayerNorm
+  const auto tokens = randomTokens(c, 3, 16);
+  torch::NoGradGuard noGrad;
+  REQUIRE(maxAbsDiff(fake->forward(tokens), standard->forward(tokens)) <= 1e-4);
+
+  // Saved without our "normfree" block, it is what any GPT-2 loader sees: config.json + safetensors.
+  TempDir dir;
+  saveModel(*standard, dir.path("std"));
+  auto config = nlohmann::json::parse(readTextFile(dir.path("std/config.json")));
+  REQUIRE_EQ(config["layer_norm_epsilon"].get<double>(), 1e12);
+  config.erase("normfree");
+  writeFileAtomic(dir.path("std/config.json"), config.dump());
+  REQUIRE(maxAbsDiff(referenceLogits(dir.path("std"), tokens, c.vocabSize), fake->forward(tokens)) <= 1e-4);
+  REQUIRE(largestNormWeight(*standard) > 65504);  // the weights overflow float16, as documented
+}
+
+TEST_CASE(export_refuses_models_that_are_not_layernorm_free) {
+  GPT2 model = randomModel(smallConfig());
+  REQUIRE_THROWS_WITH(foldLayerNorms(*model), "LN_qk.0 is layernorm");
+  GPT2 fake = fakeModel(smallConfig());
+  fake->norms().at({SiteKind::V, 1}).pos0Treatment = true;
+  REQUIRE_THROWS_WITH(standardFormatWithHugeEpsilon(*fake), "LN_v.1", "special treatment");
+}
+
+TEST_MAIN()

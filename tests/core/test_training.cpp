@@ -1,0 +1,384 @@
+// The trainer and the removal protocol: EMA tracking and freezing against an independent computation,
+// the auxiliary loss against a hand computation, live edits, bit-exact resume, crash-safe checkpoints.
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "data/batches.h"
+#include "fixtures.h"
+#include "io/atomic_file.h"
+#include "model/hooks.h"
+#include "train/aux_loss.h"
+#include "train/run_directory.h"
+#include "train/trainer.h"
+
+using namespace nf;
+using namespace nf::test;
+using json = nlohmann::json;
+
+namespace {
+
+// A small model and a token file in dir; a remove-mode config over them.
+RunConfig smallRun(const TempDir& dir, TrainingMode mode = TrainingMode::Remove) {
+  const GPT2Config c = smallConfig();
+  if (!std::filesystem::exists(dir.path("model"))) {
+    GPT2 model = randomModel(c, 1);
+    saveModel(*model, dir.path("model"));
+    const auto tokens = randomTokens(c, 1, 6000, 3).flatten();
+    writeTokens(dir.path("train.bin"),
+                std::vector<int32_t>(tokens.data_ptr<int64_t>(), tokens.data_ptr<int64_t>() + 6000),
+                c.vocabSize);
+  }
+  RunConfig r;
+  r.mode = mode;
+  r.model = dir.path("model");
+  r.trainData = dir.path("train.bin");
+  r.optimizer.microBatch = 4;
+  r.optimizer.accumulation = 2;
+  r.optimizer.context = 16;
+  r.optimizer.maxSteps = 30;
+  r.optimizer.warmupSteps = 3;
+  r.optimizer.lr = 1e-3;
+  r.optimizer.minLr = 1e-4;
+  r.checkpointInterval = 10;
+  r.eval.interval = 0;
+  r.removal.emaMomentum = 0.8;
+  r.schedule.events = {
+      {1, 5, EventAction::MakeFake, SiteKind::Mlp, 0},  {2, 7, EventAction::MakeFake, SiteKind::Mlp, 1},
+      {3, 10, EventAction::MakeFake, SiteKind::Qk, -1}, {4, 12, EventAction::MakeFake, SiteKind::V, 0},
+      {5, 14, EventAction::MakeFake, SiteKind::V, 1},   {6, 16, EventAction::MakeFake, SiteKind::Final, -1}};
+  return r;
+}
+
+std::vector<json> records(const std::string& runDir, const std::string& type) {
+  std::vector<json> out;
+  std::ifstream in(run::metricsPath(runDir));
+  for (std::string line; std::getline(in, line);) {
+    auto j = json::parse(line);
+    if (j["type"] == type) out.push_back(j);
+  }
+  return out;
+}
+
+// σ_t = sqrt(Var(x_t) + ε) averaged over the given positions, in double, from a cached residual [B, T, D].
+double meanSigma(const torch::Tensor& x, bool skipPosition0) {
+  const auto v = x.to(torch::kFloat64);
+  auto sigma = (v.var(-1, false) + 1e-5).sqrt();
+  if (skipPosition0) sigma = sigma.slice(1, 1);
+  return sigma.mean().item<double>();
+}
+
+}  // namespace
+
+TEST_CASE(ema_tracking_and_freezing_follow_the_protocol) {
+  for (const bool pos0 : {false, true}) {
+    TempDir dir;
+    RunConfig config = smallRun(dir);
+    config.optimizer.lr = 1e-30;  // weights stay put, so the statistics can be replayed independently
+    config.optimizer.minLr = 0;
+    config.optimizer.maxSteps = 10;
+    config.removal.pos0Treatment = pos0;
+    config.schedule.events = {
+        {1, 6, EventAction::MakeFake, SiteKind::Final, -1}};  // last site: nothing downstream
+    auto trainer = Trainer::start(dir.path("run"), config);
+    REQUIRE(trainer->run());
+
+    // Replay: the calibration batch initialises s, then one EMA update per training micro-batch.
+    GPT2 model = loadModel(dir.path("model"));
+    const TokenFile file = TokenFile::open(dir.path("train.bin"));
+    BatchSampler calibration(file, 4, 16, config.optimizer.seed ^ 0x5eed5eedULL, 101);
+    BatchSampler sampler(file, 4, 16, config.optimizer.seed, 101);
+    const double k = config.removal.emaMomentum;
+    double mlp1 = 0, qk0 = 0, final = 0, final0 = 0;
+    auto observe = [&](const Batch& b, bool first) {
+      HookSet hooks;
+      hooks.cache(HookPoint::residPre(0));
+      hooks.cache(HookPoint::residMid(1));
+      hooks.cache(HookPoint::residPost(1));
+      torch::NoGradGuard noGrad;
+      model->forward(b.inputs, &hooks);
+      const double m[4] = {meanSigma(hooks.at(HookPoint::residMid(1)), pos0),
+                           meanSigma(hooks.at(HookPoint::residPre(0)), pos0),
+                           meanSigma(hooks.at(HookPoint::residPost(1)), pos0),
+                           meanSigma(hooks.at(HookPoint::residPost(1)).slice(1, 0, 1), false)};
+      double* s[4] = {&mlp1, &qk0, &final, &final0};
+      for (int i = 0; i < 4; ++i) *s[i] = first ? m[i] : k * *s[i] + (1 - k) * m[i];
+    };
+    observe(calibration.next(), true);
+    const auto steps = records(dir.path("run"), "step");
+    REQUIRE_EQ(steps.size(), 10u);
+    double frozen = 0, frozen0 = 0;
+    for (int step = 0; step < 10; ++step) {
+      if (step == 6) frozen = final, frozen0 = final0;  // the event fires before step 6's micro-batches
+      for (int micro = 0; micro < 2; ++micro) observe(sampler.next(), false);
+      const json& scales = steps[step]["scales"];
+      auto near = [](double a, double b) { return std::abs(a - b) <= 1e-6 * std::abs(b); };
+      REQUIRE_MSG(near(scales["LN_mlp.1"]["tracked"], mlp1),
+                  "step " << step + 1 << ": " << scales["LN_mlp.1"] << " vs " << mlp1);
+      REQUIRE(near(scales["LN_qk.0"]["tracked"], qk0));
+      REQUIRE(near(scales["LN_v.0"]["tracked"], qk0));  // the same ln_1 statistic
+      if (step < 6) {
+        REQUIRE(near(scales["LN_f"]["tracked"], final));
+        REQUIRE(scales["LN_f"]["frozen"].is_null());
+      } else {
+        REQUIRE(near(scales["LN_f"]["frozen"], frozen));  // frozen at its tracked value, never moves again
+        REQUIRE(near(scales["LN_f"]["tracked"], frozen));
+      }
+    }
+    const auto event = records(dir.path("run"), "event").at(0);
+    REQUIRE_EQ(event["step"], 6);
+    REQUIRE(std::abs(event["sites"][0]["scale"].get<double>() - frozen) <= 1e-6 * frozen);
+    REQUIRE_EQ(event["sites"][0].contains("scale_pos0"), pos0);
+    if (pos0) REQUIRE(std::abs(event["sites"][0]["scale_pos0"].get<double>() - frozen0) <= 1e-6 * frozen0);
+    const GPT2 result = loadModel(run::finalModelPath(dir.path("run")));
+    REQUIRE(result->norms().at({SiteKind::Final, -1}).kind == NormKind::FakeLN);
+    REQUIRE_EQ(result->norms().at({SiteKind::Final, -1}).pos0Treatment, pos0);
+    REQUIRE(result->norms().at({SiteKind::Mlp, 0}).kind == NormKind::LayerNorm);
+  }
+}
+
+TEST_CASE(special_treatments_switch_on_with_the_site_and_off_with_their_events) {
+  TempDir dir;
+  RunConfig config = smallRun(dir);
+  config.optimizer.maxSteps = 10;
+  config.checkpointInterval = 1;
+  config.keepCheckpoints = 20;
+  config.removal.pos0Treatment = config.removal.eotTreatment = true;
+  config.schedule.events = {{1, 3, EventAction::MakeFake, SiteKind::V, -1},
+                            {2, 4, EventAction::MakeFake, SiteKind::Mlp, 0},
+                            {3, 6, EventAction::EndEotTreatment, SiteKind::V, -1},
+                            {4, 8, EventAction::EndPos0Treatment, SiteKind::V, 0}};
+  REQUIRE(Trainer::start(dir.path("run"), config)->run());
+  auto normsAfter = [&](int steps) {
+    char name[32];
+    std::snprintf(name, sizeof name, "/step-%07d", steps);
+    return loadModel(run::checkpointsPath(dir.path("run")) + name)->norms();
+  };
+  const SiteId v0{SiteKind::V, 0}, v1{SiteKind::V, 1}, mlp0{SiteKind::Mlp, 0};
+  NormState n = normsAfter(5);
+  REQUIRE(n.at(v0).kind == NormKind::FakeLN && n.at(v0).pos0Treatment && n.at(v0).eotTreatment);
+  REQUIRE(n.at(mlp0).pos0Treatment && !n.at(mlp0).eotTreatment);  // end-of-text: LN_v only
+  REQUIRE(n.at(v0).scalePos0 != n.at(v0).scale);
+  n = normsAfter(7);
+  REQUIRE(n.at(v0).pos0Treatment && !n.at(v0).eotTreatment && !n.at(v1).eotTreatment);
+  n = normsAfter(10);
+  REQUIRE(!n.at(v0).pos0Treatment && n.at(v1).pos0Treatment);  // the switch-off named LN_v.0 only
+  REQUIRE(n.at(v0).scale == normsAfter(5).at(v0).scale);       // s itself never moves once frozen
+}
+
+TEST_CASE(auxiliary_loss_and_gradient_match_hand_computation) {
+  auto gen = at::detail::createCPUGenerator(4);
+  const torch::Tensor x = torch::randn({2, 5, 6}, gen, torch::kFloat64)
+                              .mul_(torch::arange(1, 6, torch::kFloat64).view({1, 5, 1}));
+  const torch::Tensor tokens = torch::tensor({{3, 7, 100, 2, 9}, {1, 100, 4, 4, 8}}, torch::kLong);
+  torch::Tensor input = x.to(torch::kFloat32).requires_grad_(true);
+  const torch::Tensor loss = auxiliaryLoss(input, tokens, 100, 1e-5);
+  loss.backward();
+
+  // By hand: σ per position; σ̂ over positions that are not 0 and not end-of-text (id 100);
+  // L = mean (σ − σ̂)²; dL/dx_d = 2/N · (σ − σ̂) · (x_d − μ) / (D·σ), σ̂ held constant.
+  const auto X = x.accessor<double, 3>();
+  double sigma[2][5], target = 0;
+  int count = 0;
+  for (int b = 0; b < 2; ++b)
+    for (int s = 0; s < 5; ++s) {
+      double mean = 0, var = 0;
+      for (int d = 0; d < 6; ++d) mean += X[b][s][d] / 6;
+      for (int d = 0; d < 6; ++d) var += (X[b][s][d] - mean) * (X[b][s][d] - mean) / 6;
+      sigma[b][s] = std::sqrt(var + 1e-5);
+      if (s > 0 && tokens[b][s].item<int64_t>() != 100) target += sigma[b][s], ++count;
+    }
+  target /= count;
+  double expected = 0;
+  for (auto& row : sigma)
+    for (double s : row) expected += (s - target) * (s - target) / 10;
+  REQUIRE_MSG(std::abs(loss.item<double>() - expected) < 1e-5 * expected, loss.item<double>()
+                                                                              << " vs " << expected);
+  const auto G = input.grad().accessor<float, 3>();
+  for (int b = 0; b < 2; ++b)
+    for (int s = 0; s < 5; ++s) {
+      double mean = 0;
+      for (int d = 0; d < 6; ++d) mean += X[b][s][d] / 6;
+      for (int d = 0; d < 6; ++d) {
+        const double g = 2.0 / 10 * (sigma[b][s] - target) * (X[b][s][d] - mean) / (6 * sigma[b][s]);
+        REQUIRE_MSG(std::abs(G[b][s][d] - g) < 1e-5 + 1e-4 * std::abs(g), b << "," << s << "," << d);
+      }
+    }
+}
+
+TEST_CASE(live_edits_refuse_the_past_and_take_effect_in_the_future) {
+  TempDir dir;
+  auto trainer = Trainer::start(dir.path("run"), smallRun(dir));
+  auto queue = trainer->subscribe();
+  // Run to step 8 (stop is checked before each step), then edit between two runs.
+  std::thread stopper([&] {
+    while (trainer->stepsDone() < 8) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    trainer->requestStop();
+  });
+  REQUIRE(!trainer->run());
+  stopper.join();
+  const int64_t at = trainer->stepsDone();
+  REQUIRE(at >= 8 && at < 30);
+
+  // Event 1 (LN_mlp.0 at step 5) has been applied: it cannot move or go.
+  auto r = trainer->moveEvent(1, 20);
+  REQUIRE(!r.accepted && r.reason.find("already been applied") != std::string::npos);
+  REQUIRE(!trainer->deleteEvent(1).accepted);
+  // Nothing can be put at a step that has started.
+  r = trainer->addEvent({0, at - 1, EventAction::MakeFake, SiteKind::Mlp, 1});
+  REQUIRE(!r.accepted && r.reason.find("already started") != std::string::npos);
+  // Future edits: LN_f from 16 to 25; LN_v.1 deleted; an invalid one (LN_v.0 twice) refused with the reason.
+  REQUIRE(trainer->moveEvent(6, 25).accepted);
+  REQUIRE(trainer->deleteEvent(5).accepted);
+  r = trainer->addEvent({0, 27, EventAction::MakeFake, SiteKind::V, 0});
+  REQUIRE(!r.accepted && r.reason.find("already made fake") != std::string::npos);
+  REQUIRE(trainer->addEvent({0, 28, EventAction::MakeFake, SiteKind::V, 1}).accepted);
+  REQUIRE(trainer->moveEvent(3, 29).accepted == (at <= 10));  // LN_qk.all: movable only if not yet applied
+
+  REQUIRE(trainer->run());
+  const auto events = records(dir.path("run"), "event");
+  auto stepOf = [&](const std::string& site) {
+    for (const auto& e : events)
+      for (const auto& s : e["sites"])
+        if (s["site"] == site) return e["step"].get<int64_t>();
+    return int64_t{-1};
+  };
+  REQUIRE_EQ(stepOf("LN_f"), 25);
+  REQUIRE_EQ(stepOf("LN_v.1"), 28);
+  REQUIRE_EQ(stepOf("LN_mlp.0"), 5);
+  // Edits are logged in the metrics (and delivered to listeners), persisted in schedule.json and the
+  // checkpoint.
+  REQUIRE(records(dir.path("run"), "edit").size() >= 3u);
+  const auto schedule = scheduleFromJson(json::parse(readTextFile(run::schedulePath(dir.path("run")))), "s");
+  REQUIRE_EQ(schedule.find(6)->step, 25);
+  REQUIRE(schedule.find(5) == nullptr);
+  const auto state = json::parse(readTextFile(run::latestCheckpoint(dir.path("run")) + "/state.json"));
+  REQUIRE(state["edits"].size() >= 3u);
+  bool sawEdit = false;
+  for (const auto& line : queue->drain()) sawEdit = sawEdit || json::parse(line)["type"] == "edit";
+  REQUIRE(sawEdit);
+  REQUIRE(loadModel(run::finalModelPath(dir.path("run")))->norms().isLayerNormFree());
+}
+
+TEST_CASE(edits_from_another_thread_while_training_are_safe) {
+  TempDir dir;
+  RunConfig config = smallRun(dir);
+  config.optimizer.maxSteps = 60;
+  auto trainer = Trainer::start(dir.path("run"), config);
+  std::thread editor([&] {
+    for (int i = 0; i < 200; ++i) {
+      trainer->moveEvent(6, 40 + i % 19);  // accepted or refused, never torn
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+  });
+  REQUIRE(trainer->run());
+  editor.join();
+  const auto f = records(dir.path("run"), "event").back();
+  REQUIRE_EQ(f["sites"][0]["site"], "LN_f");
+  REQUIRE(f["step"].get<int64_t>() >= 16);
+}
+
+TEST_CASE(resume_is_bit_exact_on_cpu) {
+  TempDir dir;
+  const RunConfig config = smallRun(dir);
+  REQUIRE(Trainer::start(dir.path("straight"), config)->run());
+
+  {
+    auto interrupted = Trainer::start(dir.path("interrupted"), config);
+    std::thread stopper([&] {
+      while (interrupted->stepsDone() < 13) std::this_thread::sleep_for(std::chrono::microseconds(200));
+      interrupted->requestStop();
+    });
+    REQUIRE(!interrupted->run());
+    stopper.join();
+  }
+  auto resumed = Trainer::resume(dir.path("interrupted"));
+  REQUIRE(resumed->stepsDone() >= 13);
+  REQUIRE(resumed->run());
+
+  GPT2 a = loadModel(run::finalModelPath(dir.path("straight")));
+  GPT2 b = loadModel(run::finalModelPath(dir.path("interrupted")));
+  auto pa = a->named_parameters(), pb = b->named_parameters();
+  for (const auto& p : pa) REQUIRE_MSG(torch::equal(p.value(), pb[p.key()]), p.key());
+  REQUIRE(a->norms() == b->norms());
+  // Every step is in the metrics exactly once, with the same losses.
+  const auto sa = records(dir.path("straight"), "step"), sb = records(dir.path("interrupted"), "step");
+  REQUIRE_EQ(sb.size(), 30u);
+  for (std::size_t i = 0; i < 30; ++i) {
+    REQUIRE_EQ(sb[i]["step"], static_cast<int64_t>(i + 1));
+    REQUIRE_EQ(sa[i]["ce"].get<double>(), sb[i]["ce"].get<double>());
+  }
+}
+
+TEST_CASE(resume_refuses_a_schedule_that_contradicts_the_checkpoint) {
+  TempDir dir;
+  RunConfig config = smallRun(dir);
+  config.optimizer.maxSteps = 20;
+  auto t = Trainer::start(dir.path("run"), config);
+  std::thread stopper([&] {
+    while (t->stepsDone() < 9) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    t->requestStop();
+  });
+  t->run();
+  stopper.join();
+  t.reset();
+  json s = json::parse(readTextFile(run::schedulePath(dir.path("run"))));
+  s["events"][0]["step"] = 15;  // LN_mlp.0 was applied at step 5
+  writeFileAtomic(run::schedulePath(dir.path("run")), s.dump());
+  REQUIRE_THROWS_WITH(Trainer::resume(dir.path("run")), "schedule.json", "event 1 was applied at step 5");
+}
+
+TEST_CASE(killed_checkpoint_writes_never_replace_the_last_good_one) {
+  TempDir dir;
+  RunConfig config = smallRun(dir);
+  config.optimizer.maxSteps = 400;
+  config.optimizer.microBatch = 16;
+  config.checkpointInterval = 1;  // a checkpoint every step, so kills land inside one
+  const std::string runDir = dir.path("run");
+  {
+    auto t = Trainer::start(runDir, config);  // writes config.json; the CLI resumes from here
+    std::thread stopper([&] {
+      while (t->stepsDone() < 2) std::this_thread::sleep_for(std::chrono::microseconds(200));
+      t->requestStop();
+    });
+    t->run();
+    stopper.join();
+  }
+  int64_t lastStep = 0;
+  for (int kill = 0; kill < 6; ++kill) {
+    // SIGKILL after a varying delay: no chance to clean up.
+    runCommand("timeout -s KILL 0." + std::to_string(3 + kill) + " " + std::string(NF_CLI) + " resume " +
+               runDir + " >/dev/null 2>&1");
+    const std::string latest = run::latestCheckpoint(runDir);
+    REQUIRE_MSG(!latest.empty(), "after kill " << kill);
+    GPT2 model = loadModel(latest);  // complete and loadable
+    const auto state = json::parse(readTextFile(latest + "/state.json"));
+    REQUIRE(state["steps_done"].get<int64_t>() >= lastStep);
+    lastStep = state["steps_done"];
+  }
+  REQUIRE(lastStep > 2);
+  auto t = Trainer::resume(runDir);  // and the run goes on from there
+  REQUIRE_EQ(t->stepsDone(), lastStep);
+}
+
+TEST_CASE(finetune_removes_nothing_and_pretrain_starts_fresh) {
+  TempDir dir;
+  RunConfig config = smallRun(dir, TrainingMode::Finetune);
+  config.optimizer.maxSteps = 6;
+  REQUIRE(Trainer::start(dir.path("ft"), config)->run());
+  for (const auto& r : records(dir.path("ft"), "step")) {
+    REQUIRE_EQ(r["aux"].get<double>(), 0.0);
+    REQUIRE(!r.contains("scales"));
+  }
+  REQUIRE(records(dir.path("ft"), "event").empty());
+  REQUIRE(loadModel(run::finalModelPath(dir.path("ft")))->norms() == NormState(2));
+
+  config.mode = TrainingMode::Pretrain;
+  auto t = Trainer::start(dir.path("pre"), config);
+  GPT2 fresh(smallConfig());
+  fresh->initWeights(config.optimizer.seed);
+  REQUIRE(torch::equal(t->model().wte->weight, fresh->wte->weight));  // initialised from the seed, not loaded
+  REQUIRE_THROWS_WITH(Trainer::start(dir.path("pre"), config), "already holds a run");
+}
+
+TEST_MAIN()

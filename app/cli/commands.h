@@ -20,6 +20,12 @@ int cmdCorpus(const Argv& argv);
 int cmdIoi(const Argv& argv);
 int cmdEval(const Argv& argv);
 int cmdGenerate(const Argv& argv);
+int cmdPretrain(const Argv& argv);
+int cmdFinetune(const Argv& argv);
+int cmdRemove(const Argv& argv);
+int cmdResume(const Argv& argv);
+int cmdExport(const Argv& argv);
+int cmdSchedule(const Argv& argv);
 
 // One JSON line on stdout. Bytes that are not UTF-8 (a model can sample half a character) become U+FFFD.
 void printJson(const nlohmann::json& result);

@@ -48,6 +48,12 @@ const Command kCommands[] = {
     {"ioi", nf::cli::cmdIoi, "write an IOI prompt set (clean/corrupted pairs) for patching"},
     {"eval", nf::cli::cmdEval, "cross-entropy, loss percentiles, entropy and calibration on a token file"},
     {"generate", nf::cli::cmdGenerate, "continue a prompt (greedy or sampled, deterministic for a seed)"},
+    {"pretrain", nf::cli::cmdPretrain, "train a GPT-2 from scratch (with LayerNorm) into a run directory"},
+    {"finetune", nf::cli::cmdFinetune, "the vanilla control: fine-tune with nothing removed"},
+    {"remove", nf::cli::cmdRemove, "remove LayerNorm by fine-tuning on a schedule (the protocol)"},
+    {"resume", nf::cli::cmdResume, "continue a run from its newest checkpoint"},
+    {"export", nf::cli::cmdExport, "export an LN-free model: folded, and standard GPT-2 (1e6/1e12 trick)"},
+    {"schedule", nf::cli::cmdSchedule, "list or print presets, validate a schedule file"},
 };
 
 void printUsage(std::ostream& out) {

@@ -65,6 +65,7 @@ ProgressFn progressBar() {
       line += "  " + amount(p.done, p.unit);
     }
     if (rate > 0) line += "  " + amount(rate, p.unit) + "/s";
+    if (!p.detail.empty()) line += "  " + p.detail;
     if (p.finished)
       line += "  done in " + duration(elapsed);
     else if (rate > 0 && p.total > 0)

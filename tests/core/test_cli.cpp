@@ -5,6 +5,7 @@
 #include "data/token_file.h"
 #include "fixtures.h"
 #include "io/atomic_file.h"
+#include "io/hf_checkpoint.h"
 #include "io/model_folder.h"
 
 using namespace nf;
@@ -115,7 +116,8 @@ TEST_CASE(bad_input_gives_a_message_and_a_nonzero_exit) {
 
 TEST_CASE(every_command_has_help) {
   for (const char* command :
-       {"info", "init", "logits", "corpus", "train-tokenizer", "tokenize", "ioi", "eval", "generate"}) {
+       {"info", "init", "logits", "corpus", "train-tokenizer", "tokenize", "ioi", "eval", "generate",
+        "pretrain", "finetune", "remove", "resume", "export", "schedule"}) {
     auto r = cli(std::string(command) + " --help");
     REQUIRE_MSG(
         r.status == 0 && r.out.find("usage: normfree-cli " + std::string(command)) != std::string::npos,
@@ -177,6 +179,46 @@ TEST_CASE(text_pipeline_from_corpus_to_evaluation_and_generation) {
               r.err);
   r = cli("tokenize " + d + "/nothing.txt --tokenizer " + d + "/m --out " + d + "/x.bin");
   REQUIRE(r.status == 1 && r.err.find("nothing.txt") != std::string::npos);
+}
+
+TEST_CASE(remove_then_export_from_the_command_line) {
+  TempDir dir;
+  const std::string d = dir.path();
+  auto model = randomModel(smallConfig());
+  saveModel(*model, d + "/m");
+  const auto tokens = randomTokens(smallConfig(), 1, 3000, 2).flatten();
+  writeTokens(d + "/t.bin",
+              std::vector<int32_t>(tokens.data_ptr<int64_t>(), tokens.data_ptr<int64_t>() + 3000), 101);
+  writeFileAtomic(d + "/s.json", R"({"events": [{"step": 2, "site": "LN_mlp", "layer": "all"},
+    {"step": 4, "site": "LN_qk", "layer": "all"}, {"step": 6, "site": "LN_v", "layer": "all"}, {"step": 8, "site": "LN_f"}]})");
+  auto r = cli("schedule --validate " + d + "/s.json --layers 2 --steps 12");
+  REQUIRE_MSG(r.status == 0, r.err);
+  r = cli("remove " + d + "/run --model " + d + "/m --train " + d + "/t.bin --eval " + d +
+          "/t.bin --schedule " + d +
+          "/s.json --steps 12 --micro-batch 4 --context 16 --eval-interval 6 --eval-tokens 256");
+  REQUIRE_MSG(r.status == 0, r.err);
+  REQUIRE(nlohmann::json::parse(r.out)["finished"] == true);
+  REQUIRE(r.err.find("next: step 2: LN_mlp.all") !=
+          std::string::npos);  // the progress line names the next event
+  r = cli("export " + d + "/run --out " + d + "/lnfree --data " + d + "/t.bin");
+  REQUIRE_MSG(r.status == 0, r.err);
+  const auto e = nlohmann::json::parse(r.out);
+  REQUIRE(e["max_abs_logit_difference_folded"].get<double>() <= 1e-4);
+  REQUIRE(e["max_abs_logit_difference_standard"].get<double>() <= 1e-4);
+  REQUIRE(e["float16_safe"] == false);
+  REQUIRE(loadModel(d + "/lnfree/folded")->norms().isLayerNormFree());
+
+  // A run that is not LN-free cannot be exported; a bad schedule is refused with its reasons.
+  r = cli("export " + d + "/m --out " + d + "/nope");
+  REQUIRE(r.status == 1 && r.err.find("only a model whose every site is FakeLN") != std::string::npos);
+  writeFileAtomic(d + "/bad.json",
+                  R"([{"step": 2, "site": "LN_mlp", "layer": 5}, {"step": 40, "site": "LN_f"}])");
+  r = cli("schedule --validate " + d + "/bad.json --layers 2 --steps 12");
+  REQUIRE(r.status == 1 && r.err.find("layer 5 is out of range") != std::string::npos &&
+          r.err.find("past the last step 11") != std::string::npos);
+  r = cli("schedule --preset gpt2");
+  REQUIRE_MSG(r.status == 0, r.err);
+  REQUIRE_EQ(nlohmann::json::parse(r.out)["schedule"]["events"].size(), 37u);  // 12 + 12 + 12 + 1
 }
 
 TEST_MAIN()

@@ -26,6 +26,7 @@ int cmdRemove(const Argv& argv);
 int cmdResume(const Argv& argv);
 int cmdExport(const Argv& argv);
 int cmdSchedule(const Argv& argv);
+int cmdAnalyze(const Argv& argv);
 
 // One JSON line on stdout. Bytes that are not UTF-8 (a model can sample half a character) become U+FFFD.
 void printJson(const nlohmann::json& result);

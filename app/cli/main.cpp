@@ -54,6 +54,8 @@ const Command kCommands[] = {
     {"resume", nf::cli::cmdResume, "continue a run from its newest checkpoint"},
     {"export", nf::cli::cmdExport, "export an LN-free model: folded, and standard GPT-2 (1e6/1e12 trick)"},
     {"schedule", nf::cli::cmdSchedule, "list or print presets, validate a schedule file"},
+    {"analyze", nf::cli::cmdAnalyze,
+     "analyses of a model: ioi (logit difference), induction (repeated spans)"},
 };
 
 void printUsage(std::ostream& out) {

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "data/token_file.h"
+#include "eval/circuits.h"
 #include "eval/evaluate.h"
 #include "eval/generate.h"
 #include "fixtures.h"
@@ -158,6 +159,33 @@ TEST_CASE(sampling_is_deterministic_for_a_seed_and_has_the_right_distribution) {
   ones = 0;
   for (int i = 0; i < n; ++i) ones += sampleToken(logits, sampling, random) == 1;
   REQUIRE_MSG(std::abs(ones / double(n) - 0.9) < 0.01, ones);
+}
+
+TEST_CASE(circuit_checks_match_a_direct_computation) {
+  const GPT2Config c = smallConfig();
+  GPT2 model = randomModel(c, 6);
+  torch::NoGradGuard noGrad;
+  // IOI: the logit difference at the set's end position, clean and corrupted.
+  IoiPromptSet set;
+  set.length = 5;
+  set.endPosition = 4;
+  set.prompts.push_back({"ABBA", "a", "b", "p", "o", "", "", {100, 1, 2, 3, 4}, {100, 1, 2, 1, 4}, 7, 9});
+  set.prompts.push_back({"BABA", "a", "b", "p", "o", "", "", {100, 5, 6, 7, 8}, {100, 5, 6, 5, 8}, 11, 12});
+  const IoiScore score = ioiLogitDifference(*model, set);
+  auto diff = [&](std::vector<int64_t> ids, int64_t correct, int64_t wrong) {
+    const auto last = model->forward(torch::tensor(ids).unsqueeze(0))[0][4];
+    return (last[correct] - last[wrong]).item<double>();
+  };
+  const double d0 = diff({100, 1, 2, 3, 4}, 7, 9), d1 = diff({100, 5, 6, 7, 8}, 11, 12);
+  REQUIRE(near(score.meanCleanLogitDiff, (d0 + d1) / 2, 1e-5));
+  REQUIRE(near(score.meanCorruptedLogitDiff, (diff({100, 1, 2, 1, 4}, 7, 9) + diff({100, 5, 6, 5, 8}, 11, 12)) / 2, 1e-5));
+  REQUIRE(near(score.cleanAccuracy, ((d0 > 0) + (d1 > 0)) / 2.0));
+
+  // Induction: [eot, r, r]; loss on r_2…r_L in each copy.
+  const InductionScore ind = inductionLosses(*model, 7, 3, 2);
+  REQUIRE_EQ(ind.sequences, 3);
+  REQUIRE(ind.firstCopyLoss > 0 && ind.secondCopyLoss > 0);
+  REQUIRE_THROWS_WITH(inductionLosses(*model, 8, 1, 0), "do not fit in 16 positions");
 }
 
 TEST_MAIN()

@@ -1,0 +1,95 @@
+#include "eval/circuits.h"
+
+#include <torch/torch.h>
+
+#include <nlohmann/json.hpp>
+
+#include "util/random.h"
+
+namespace nf {
+namespace {
+
+torch::Tensor batchOf(const std::vector<std::vector<int32_t>>& rows) {
+  auto t = torch::empty({static_cast<int64_t>(rows.size()), static_cast<int64_t>(rows.front().size())},
+                        torch::kLong);
+  auto a = t.accessor<int64_t, 2>();
+  for (std::size_t b = 0; b < rows.size(); ++b)
+    for (std::size_t i = 0; i < rows[b].size(); ++i) a[b][i] = rows[b][i];
+  return t;
+}
+
+}  // namespace
+
+IoiScore ioiLogitDifference(GPT2Impl& model, const IoiPromptSet& set) {
+  torch::NoGradGuard noGrad;
+  std::vector<std::vector<int32_t>> clean, corrupted;
+  std::vector<int64_t> correct, wrong;
+  for (const auto& p : set.prompts) {
+    clean.push_back(p.clean);
+    corrupted.push_back(p.corrupted);
+    correct.push_back(p.correctId);
+    wrong.push_back(p.wrongId);
+  }
+  const auto device = model.device();
+  const torch::Tensor c = torch::tensor(correct).to(device).unsqueeze(1),
+                      w = torch::tensor(wrong).to(device).unsqueeze(1);
+  auto difference = [&](const std::vector<std::vector<int32_t>>& rows) {
+    const torch::Tensor last = model.forward(batchOf(rows).to(device)).select(1, set.endPosition);
+    return (last.gather(1, c) - last.gather(1, w)).squeeze(1).to(torch::kCPU, torch::kFloat64);
+  };
+  const torch::Tensor cleanDiff = difference(clean), corruptedDiff = difference(corrupted);
+  IoiScore s;
+  s.prompts = static_cast<int64_t>(set.prompts.size());
+  s.meanCleanLogitDiff = cleanDiff.mean().item<double>();
+  s.meanCorruptedLogitDiff = corruptedDiff.mean().item<double>();
+  s.cleanAccuracy = (cleanDiff > 0).to(torch::kFloat64).mean().item<double>();
+  return s;
+}
+
+InductionScore inductionLosses(GPT2Impl& model, int64_t spanLength, int64_t sequences, uint64_t seed) {
+  const GPT2Config& c = model.config();
+  if (2 * spanLength + 1 > c.nPositions)
+    throw std::invalid_argument("two copies of a " + std::to_string(spanLength) +
+                                "-token span do not fit in " + std::to_string(c.nPositions) + " positions");
+  Random random(seed);
+  std::vector<std::vector<int32_t>> rows;
+  for (int64_t b = 0; b < sequences; ++b) {
+    std::vector<int32_t> span;
+    while (static_cast<int64_t>(span.size()) < spanLength) {
+      const auto id = static_cast<int32_t>(random.below(c.vocabSize));
+      if (id != c.eotTokenId) span.push_back(id);
+    }
+    std::vector<int32_t> row{c.eotTokenId};
+    row.insert(row.end(), span.begin(), span.end());
+    row.insert(row.end(), span.begin(), span.end());
+    rows.push_back(row);
+  }
+  torch::NoGradGuard noGrad;
+  const torch::Tensor tokens = batchOf(rows).to(model.device());
+  const torch::Tensor logp = torch::log_softmax(model.forward(tokens), -1);
+  // Loss at position t predicts token t + 1.
+  const torch::Tensor loss = -logp.slice(1, 0, -1).gather(2, tokens.slice(1, 1).unsqueeze(2)).squeeze(2);
+  InductionScore s;
+  s.sequences = sequences;
+  s.spanLength = spanLength;
+  // First copy: predicting r_2…r_L (positions 1…L−1); second copy: predicting the same tokens (L+1…2L−1).
+  s.firstCopyLoss = loss.slice(1, 1, spanLength).mean().item<double>();
+  s.secondCopyLoss = loss.slice(1, spanLength + 1, 2 * spanLength).mean().item<double>();
+  return s;
+}
+
+nlohmann::json toJson(const IoiScore& s) {
+  return {{"prompts", s.prompts},
+          {"mean_clean_logit_diff", s.meanCleanLogitDiff},
+          {"mean_corrupted_logit_diff", s.meanCorruptedLogitDiff},
+          {"clean_accuracy", s.cleanAccuracy}};
+}
+
+nlohmann::json toJson(const InductionScore& s) {
+  return {{"sequences", s.sequences},
+          {"span_length", s.spanLength},
+          {"first_copy_loss", s.firstCopyLoss},
+          {"second_copy_loss", s.secondCopyLoss}};
+}
+
+}  // namespace nf

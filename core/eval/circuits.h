@@ -1,0 +1,32 @@
+// Quick behavioural checks that a model has the circuits the analyses look for: indirect-object
+// identification (name moving) and induction (copying a repeated span).
+#pragma once
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <vector>
+
+#include "data/ioi.h"
+#include "model/gpt2.h"
+
+namespace nf {
+
+struct IoiScore {
+  int64_t prompts = 0;
+  double meanCleanLogitDiff = 0;      // logit(correct) − logit(wrong) at the last position, clean prompts
+  double meanCorruptedLogitDiff = 0;  // the same logits on the corrupted prompts
+  double cleanAccuracy = 0;           // share of clean prompts with a positive difference
+};
+IoiScore ioiLogitDifference(GPT2Impl& model, const IoiPromptSet& set);
+
+struct InductionScore {
+  int64_t sequences = 0, spanLength = 0;
+  double firstCopyLoss = 0;   // mean CE predicting tokens 2…L of the first copy of a random span
+  double secondCopyLoss = 0;  // the same tokens in the second copy: low when induction heads copy
+};
+// Sequences [<|endoftext|>, r_1…r_L, r_1…r_L] of uniformly random tokens (end-of-text excluded).
+InductionScore inductionLosses(GPT2Impl& model, int64_t spanLength, int64_t sequences, uint64_t seed);
+
+nlohmann::json toJson(const IoiScore& score);
+nlohmann::json toJson(const InductionScore& score);
+
+}  // namespace nf

@@ -68,6 +68,8 @@ int cmdInit(const std::vector<std::string>& argv) {
       .option("d-model", "n", "residual width (divisible by heads)", "128")
       .option("context", "n", "positions", "128")
       .option("vocab", "n", "vocabulary size", "50257")
+      .option("eot", "id", "end-of-text token id (default: the last id, as in GPT-2 and our tokenizers)",
+              "-1")
       .option("seed", "n", "random seed (same seed, same weights on every machine)", "0")
       .option("dtype", "F32|F16|BF16", "stored dtype", "F32")
       .option("shard-mb", "n", "split the weights into shards of at most n MB (0: one file)", "0")
@@ -81,6 +83,7 @@ int cmdInit(const std::vector<std::string>& argv) {
   c.nEmbd = args.getInt("d-model");
   c.nPositions = args.getInt("context");
   c.vocabSize = args.getInt("vocab");
+  c.eotTokenId = args.getInt("eot") < 0 ? c.vocabSize - 1 : args.getInt("eot");
   c.tiedUnembedding = !args.has("untied");
   const int seed = args.getInt("seed"), shardMb = args.getInt("shard-mb");
   if (seed < 0) throw UsageError("--seed must be non-negative");

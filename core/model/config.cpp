@@ -30,6 +30,9 @@ void GPT2Config::validate(const std::string& source) const {
     throw FileError(source, "n_embd (" + std::to_string(nEmbd) + ") is not divisible by n_head (" +
                                 std::to_string(nHead) + ")");
   if (!(layerNormEpsilon >= 0)) throw FileError(source, "layer_norm_epsilon must be non-negative");
+  if (eotTokenId < 0 || eotTokenId >= vocabSize)
+    throw FileError(source, "eos_token_id (" + std::to_string(eotTokenId) + ") is outside the vocabulary of " +
+                                std::to_string(vocabSize));
 }
 
 bool GPT2Config::operator==(const GPT2Config& o) const {
@@ -86,6 +89,8 @@ ModelConfig parseConfigJson(const std::string& text, const std::string& source) 
     c.vocabSize = j.at("vocab_size").get<int>();
     c.nPositions = j.value("n_positions", j.value("n_ctx", 1024));
     c.layerNormEpsilon = j.value("layer_norm_epsilon", 1e-5);
+    // Without one, the last id (GPT-2's 50256 for its 50257 tokens, and what our tokenizer trainer does).
+    c.eotTokenId = c.vocabSize - 1;
     if (j.contains("eos_token_id") && j["eos_token_id"].is_number_integer())
       c.eotTokenId = j["eos_token_id"].get<int>();
     c.tiedUnembedding = j.value("tie_word_embeddings", true);

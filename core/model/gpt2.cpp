@@ -109,30 +109,29 @@ void GPT2Impl::checkTokens(const torch::Tensor& tokens) const {
   }
 }
 
-void GPT2Impl::observeSigma(std::initializer_list<SiteId> sites, const torch::Tensor& x) const {
-  if (!m_observer) return;
-  torch::Tensor sigma;
-  for (const SiteId& site : sites) {
-    const SiteNorm& n = m_norms.at(site);
-    if (!dividesByTokenStatistic(n.kind) && n.realMix == 0) continue;
-    if (!sigma.defined()) {
-      torch::NoGradGuard noGrad;
-      sigma = (x.detach().to(torch::kFloat32).var(-1, /*unbiased=*/false) + m_config.layerNormEpsilon).sqrt();
-    }
-    m_observer->sigma(site, sigma);
-  }
-}
-
 torch::Tensor GPT2Impl::norm(SiteId site, const NormParams& params, const torch::Tensor& x,
-                             const torch::Tensor& tokens, HookSet* hooks) {
+                             const torch::Tensor& tokens, HookSet* hooks, std::optional<SiteId> twin) {
   const int depth = site.kind == SiteKind::Final ? 1 : site.layer + 1;
   const SiteNorm& state = m_norms.at(site);
   NormInputs in{x,     params->weight, params->bias,       m_config.layerNormEpsilon,
                 depth, &tokens,        m_config.eotTokenId};
   const HookPoint point = HookPoint::normScale(site);
-  if (!hooks || !hooks->touches(point)) return applyNorm(state, in);
+  const bool observed = m_observer && state.kind == NormKind::LayerNorm;
+  auto report = [&](const torch::Tensor& sigma) {
+    m_observer->sigma(site, sigma);
+    if (twin && m_norms.at(*twin).kind == NormKind::LayerNorm) m_observer->sigma(*twin, sigma);
+  };
+  if (!hooks || !hooks->touches(point)) {
+    if (!observed) return applyNorm(state, in);
+    // The fused kernel computes 1/σ anyway: training reads it from there instead of a second pass.
+    auto [y, mean, rstd] = torch::native_layer_norm(x, {x.size(-1)}, params->weight, params->bias, in.eps);
+    report(rstd.detach().reciprocal().squeeze(-1).to(torch::kFloat32));
+    return y;
+  }
   // Hooked: the divisor is materialized so it can be cached, and an intervention may replace it.
-  return normalizeBy(state, in, hooks->visit(point, normDivisor(state, in)));
+  const torch::Tensor divisor = hooks->visit(point, normDivisor(state, in));
+  if (observed) report(divisor.detach().to(torch::kFloat32));
+  return normalizeBy(state, in, divisor);
 }
 
 torch::Tensor GPT2Impl::block(int layer, torch::Tensor x, const torch::Tensor& tokens, HookSet* hooks) {
@@ -140,7 +139,6 @@ torch::Tensor GPT2Impl::block(int layer, torch::Tensor x, const torch::Tensor& t
   const int64_t B = x.size(0), T = x.size(1), D = m_config.nEmbd, H = m_config.nHead, dh = m_config.headDim();
 
   x = visit(hooks, HookPoint::residPre(layer), x);
-  observeSigma({SiteId{SiteKind::Qk, layer}, SiteId{SiteKind::V, layer}}, x);
 
   // Attention. LN_qk and LN_v share γ, β; compute once while both paths are in the same state.
   const SiteId qkSite{SiteKind::Qk, layer}, vSite{SiteKind::V, layer};
@@ -151,7 +149,7 @@ torch::Tensor GPT2Impl::block(int layer, torch::Tensor x, const torch::Tensor& t
       m_norms.at(qkSite) == m_norms.at(vSite) && !(hooks && (hooks->touches(HookPoint::normScale(qkSite)) ||
                                                              hooks->touches(HookPoint::normScale(vSite))));
   if (shared) {
-    auto qkv = blk->attn->c_attn(norm(qkSite, blk->ln_1, x, tokens, hooks)).split(D, -1);
+    auto qkv = blk->attn->c_attn(norm(qkSite, blk->ln_1, x, tokens, hooks, vSite)).split(D, -1);
     q = qkv[0], k = qkv[1], v = qkv[2];
   } else {
     auto xqk = norm(qkSite, blk->ln_1, x, tokens, hooks).reshape({-1, D});
@@ -185,7 +183,6 @@ torch::Tensor GPT2Impl::block(int layer, torch::Tensor x, const torch::Tensor& t
   x = visit(hooks, HookPoint::residMid(layer), x + attnOut);
 
   // MLP.
-  observeSigma({SiteId{SiteKind::Mlp, layer}}, x);
   auto pre = visit(hooks, HookPoint::mlpPre(layer),
                    blk->mlp->c_fc(norm({SiteKind::Mlp, layer}, blk->ln_2, x, tokens, hooks)));
   auto post = visit(hooks, HookPoint::mlpPost(layer), torch::gelu(pre, "tanh"));
@@ -204,10 +201,7 @@ torch::Tensor GPT2Impl::forward(const torch::Tensor& tokensIn, HookSet* hooks) {
   auto pos = visit(hooks, {HookKind::EmbedPos}, wpe->weight.slice(0, 0, T).unsqueeze(0));
   torch::Tensor x = tok + pos;
   for (int l = 0; l < m_config.nLayer; ++l) x = block(l, x, tokens, hooks);
-  if (m_observer) {
-    m_observer->finalInput(x);
-    observeSigma({SiteId{SiteKind::Final, -1}}, x);
-  }
+  if (m_observer) m_observer->finalInput(x);
   x = norm({SiteKind::Final, -1}, ln_f, x, tokens, hooks);
   return torch::matmul(x, unembedding().t()).to(torch::kFloat32);
 }

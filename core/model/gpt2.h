@@ -7,6 +7,7 @@
 #include <torch/nn/pimpl.h>
 
 #include <cstdint>
+#include <optional>
 
 #include "model/config.h"
 #include "model/hooks.h"
@@ -66,8 +67,8 @@ TORCH_MODULE(Block);
 class NormObserver {
  public:
   virtual ~NormObserver() = default;
-  // σ_t = sqrt(Var(x_t) + ε) per token, [B, T], detached: reported for every site that still divides by
-  // it (LayerNorm kinds, and FakeLN during an interpolation ramp). LN_qk and LN_v share one tensor.
+  // σ_t = sqrt(Var(x_t) + ε) per token, [B, T], float32, detached: reported for every site that is a
+  // LayerNorm. LN_qk and LN_v share one tensor while they share a normalization.
   virtual void sigma(SiteId site, const torch::Tensor& sigma) = 0;
   // The input of ln_f, [B, T, D], with its gradient (for the auxiliary loss).
   virtual void finalInput(const torch::Tensor& x) = 0;
@@ -105,10 +106,10 @@ class GPT2Impl : public torch::nn::Module {
 
  private:
   torch::Tensor block(int layer, torch::Tensor x, const torch::Tensor& tokens, HookSet* hooks);
+  // twin: LN_v when LN_qk's normalization also serves it (both in the same state).
   torch::Tensor norm(SiteId site, const NormParams& params, const torch::Tensor& x,
-                     const torch::Tensor& tokens, HookSet* hooks);
+                     const torch::Tensor& tokens, HookSet* hooks, std::optional<SiteId> twin = std::nullopt);
   void checkTokens(const torch::Tensor& tokens) const;
-  void observeSigma(std::initializer_list<SiteId> sites, const torch::Tensor& x) const;
 
   std::vector<Block> m_blocks;  // typed views of h, to avoid a cast per forward
   GPT2Config m_config;

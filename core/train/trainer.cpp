@@ -396,6 +396,21 @@ struct Trainer::Impl : NormObserver {
     return {true, "", id};
   }
 
+  // Why an edit touching `step`, or event `id`, is too late (empty when it is not). Caller holds
+  // scheduleMutex.
+  std::string tooLate(int64_t step) const {
+    if (step > decidedThrough) return "";
+    return "step " + std::to_string(step) + " has already started (the run is at step " +
+           std::to_string(decidedThrough) + ")";
+  }
+  std::string notEditable(int64_t id) const {
+    const ScheduleEvent* e = schedule.find(id);
+    if (!e) return "there is no event " + std::to_string(id);
+    if (e->step <= decidedThrough)
+      return "event " + std::to_string(id) + " (" + describe(*e) + ") has already been applied";
+    return "";
+  }
+
   void writeSchedule() const {
     writeFileAtomic(run::schedulePath(owner.m_dir), toJson(schedule).dump(2) + "\n");
   }
@@ -647,9 +662,7 @@ Schedule Trainer::schedule() const {
 EditResult Trainer::addEvent(ScheduleEvent event) {
   Impl& d = *m_impl;
   std::lock_guard<std::mutex> lock(d.scheduleMutex);
-  if (event.step <= d.decidedThrough)
-    return {false, "step " + std::to_string(event.step) + " has already started (the run is at step " +
-                       std::to_string(d.decidedThrough) + ")"};
+  if (auto why = d.tooLate(event.step); !why.empty()) return {false, why};
   event.id = d.schedule.nextId();
   Schedule edited = d.schedule;
   edited.events.push_back(event);
@@ -661,14 +674,9 @@ EditResult Trainer::addEvent(ScheduleEvent event) {
 EditResult Trainer::moveEvent(int64_t id, int64_t step) {
   Impl& d = *m_impl;
   std::lock_guard<std::mutex> lock(d.scheduleMutex);
-  const ScheduleEvent* e = d.schedule.find(id);
-  if (!e) return {false, "there is no event " + std::to_string(id)};
-  if (e->step <= d.decidedThrough)
-    return {false, "event " + std::to_string(id) + " (" + describe(*e) + ") has already been applied"};
-  if (step <= d.decidedThrough)
-    return {false, "step " + std::to_string(step) + " has already started (the run is at step " +
-                       std::to_string(d.decidedThrough) + ")"};
-  const int64_t from = e->step;
+  if (auto why = d.notEditable(id); !why.empty()) return {false, why};
+  if (auto why = d.tooLate(step); !why.empty()) return {false, why};
+  const int64_t from = d.schedule.find(id)->step;
   Schedule edited = d.schedule;
   for (auto& ev : edited.events)
     if (ev.id == id) ev.step = step;
@@ -679,11 +687,8 @@ EditResult Trainer::moveEvent(int64_t id, int64_t step) {
 EditResult Trainer::deleteEvent(int64_t id) {
   Impl& d = *m_impl;
   std::lock_guard<std::mutex> lock(d.scheduleMutex);
-  const ScheduleEvent* e = d.schedule.find(id);
-  if (!e) return {false, "there is no event " + std::to_string(id)};
-  if (e->step <= d.decidedThrough)
-    return {false, "event " + std::to_string(id) + " (" + describe(*e) + ") has already been applied"};
-  const json removed = toJson(Schedule{{*e}})["events"][0];
+  if (auto why = d.notEditable(id); !why.empty()) return {false, why};
+  const json removed = toJson(Schedule{{*d.schedule.find(id)}})["events"][0];
   Schedule edited = d.schedule;
   edited.events.erase(std::remove_if(edited.events.begin(), edited.events.end(),
                                      [&](const ScheduleEvent& ev) { return ev.id == id; }),

@@ -60,6 +60,17 @@ std::vector<json> records(const std::string& runDir, const std::string& type) {
   return out;
 }
 
+// Trains until at least `steps` steps are done, then stops (with a checkpoint); returns the steps done.
+int64_t runUntil(Trainer& trainer, int64_t steps) {
+  std::thread stopper([&] {
+    while (trainer.stepsDone() < steps) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    trainer.requestStop();
+  });
+  trainer.run();
+  stopper.join();
+  return trainer.stepsDone();
+}
+
 // σ_t = sqrt(Var(x_t) + ε) averaged over the given positions, in double, from a cached residual [B, T, D].
 double meanSigma(const torch::Tensor& x, bool skipPosition0) {
   const auto v = x.to(torch::kFloat64);
@@ -211,13 +222,7 @@ TEST_CASE(live_edits_refuse_the_past_and_take_effect_in_the_future) {
   auto trainer = Trainer::start(dir.path("run"), smallRun(dir));
   auto queue = trainer->subscribe();
   // Run to step 8 (stop is checked before each step), then edit between two runs.
-  std::thread stopper([&] {
-    while (trainer->stepsDone() < 8) std::this_thread::sleep_for(std::chrono::microseconds(200));
-    trainer->requestStop();
-  });
-  REQUIRE(!trainer->run());
-  stopper.join();
-  const int64_t at = trainer->stepsDone();
+  const int64_t at = runUntil(*trainer, 8);
   REQUIRE(at >= 8 && at < 30);
 
   // Event 1 (LN_mlp.0 at step 5) has been applied: it cannot move or go.
@@ -285,12 +290,7 @@ TEST_CASE(resume_is_bit_exact_on_cpu) {
 
   {
     auto interrupted = Trainer::start(dir.path("interrupted"), config);
-    std::thread stopper([&] {
-      while (interrupted->stepsDone() < 13) std::this_thread::sleep_for(std::chrono::microseconds(200));
-      interrupted->requestStop();
-    });
-    REQUIRE(!interrupted->run());
-    stopper.join();
+    REQUIRE(runUntil(*interrupted, 13) < 30);
   }
   auto resumed = Trainer::resume(dir.path("interrupted"));
   REQUIRE(resumed->stepsDone() >= 13);
@@ -314,14 +314,7 @@ TEST_CASE(resume_refuses_a_schedule_that_contradicts_the_checkpoint) {
   TempDir dir;
   RunConfig config = smallRun(dir);
   config.optimizer.maxSteps = 20;
-  auto t = Trainer::start(dir.path("run"), config);
-  std::thread stopper([&] {
-    while (t->stepsDone() < 9) std::this_thread::sleep_for(std::chrono::microseconds(200));
-    t->requestStop();
-  });
-  t->run();
-  stopper.join();
-  t.reset();
+  runUntil(*Trainer::start(dir.path("run"), config), 9);
   json s = json::parse(readTextFile(run::schedulePath(dir.path("run"))));
   s["events"][0]["step"] = 15;  // LN_mlp.0 was applied at step 5
   writeFileAtomic(run::schedulePath(dir.path("run")), s.dump());
@@ -335,15 +328,7 @@ TEST_CASE(killed_checkpoint_writes_never_replace_the_last_good_one) {
   config.optimizer.microBatch = 16;
   config.checkpointInterval = 1;  // a checkpoint every step, so kills land inside one
   const std::string runDir = dir.path("run");
-  {
-    auto t = Trainer::start(runDir, config);  // writes config.json; the CLI resumes from here
-    std::thread stopper([&] {
-      while (t->stepsDone() < 2) std::this_thread::sleep_for(std::chrono::microseconds(200));
-      t->requestStop();
-    });
-    t->run();
-    stopper.join();
-  }
+  runUntil(*Trainer::start(runDir, config), 2);  // writes config.json; the CLI resumes from here
   int64_t lastStep = 0;
   for (int kill = 0; kill < 6; ++kill) {
     // SIGKILL after a varying delay: no chance to clean up.

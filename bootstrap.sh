@@ -18,6 +18,7 @@ packages=(
   libgl-dev               # Qt6Gui's CMake package needs OpenGL headers
   xvfb xauth              # GUI tests and screenshots without a display
   python3 python3-torch python3-numpy python3-regex  # independent reference implementations used by tests
+  python3-matplotlib      # the figures in docs/ (docs/figures/*.py)
 )
 
 missing=()
@@ -69,18 +70,15 @@ if [ "$action" = test ]; then
   exec ctest --output-on-failure -j 1
 fi
 
-# The main job on the bundled default. Until the bundled tiny model ships, the default model is a
-# freshly initialised GPT-2 of the tiny shape (4 layers, 4 heads, d_model 128, context 128).
+# The main job on the bundled default: LayerNorm removal from the bundled tiny GPT-2 with the tiny preset,
+# then export, evaluation and circuit checks (resources/tiny-gpt2/experiment.sh; ~8 min on 2 cores).
 out="runs/default"
-mkdir -p "$out"
-cli=build/app/normfree-cli
-echo "run: writing the default model to $out/model"
-$cli init --out "$out/model" --layers 4 --heads 4 --d-model 128 --context 128 --vocab 8192 --seed 0 > "$out/info.json"
-$cli logits "$out/model" --tokens 0,1,2,3,4,5,6,7 --out "$out/logits.json" > /dev/null
+resources/tiny-gpt2/experiment.sh "$out"
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ "${NF_HEADLESS:-0}" != 1 ]; then
-  echo "run: opening the workbench"
-  exec build/app/normfree "$out/model"
+  echo "run: opening the LN-free model in the workbench"
+  exec build/app/normfree "$out/remove/final"
 fi
-echo "run: no display; results of the headless job:"
-echo "  $out/info.json    shape, parameter count and norm state of every site"
-echo "  $out/logits.json  logits of the model on the token ids 0..7"
+echo "run: no display; results of the headless job in $out:"
+echo "  summary.jsonl   validation and alternative-set CE, IOI logit difference, induction, before and after"
+echo "  export.json     logit differences of the folded and standard-GPT-2 exports (lnfree/)"
+echo "  remove/         the run directory: config, schedule, metrics.jsonl, checkpoints, final model"

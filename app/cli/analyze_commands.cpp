@@ -6,6 +6,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "data/token_file.h"
 #include "eval/circuits.h"
 #include "io/atomic_file.h"
 #include "io/hf_checkpoint.h"
@@ -46,12 +47,19 @@ int analyzeInduction(const Argv& argv) {
       .option("span", "n", "span length (two copies and <|endoftext|> must fit the context)", "50")
       .option("sequences", "n", "number of random spans", "64")
       .option("seed", "n", "random seed", "0")
+      .option("from", "file.bin", "draw the tokens from those occurring in this token file (default: all)",
+              "")
       .option("device", "cpu|cuda[:N]", "where to run", "cpu");
   if (!args.parse(argv)) return 0;
   GPT2 model = modelFrom(args.get("model"), args.get("device"));
+  std::vector<bool> allowed;
+  if (!args.get("from").empty())
+    allowed = TokenFile::open(args.get("from")).occurringTokens(model->config().vocabSize);
   nlohmann::json j = toJson(inductionLosses(*model, args.getInt64("span"), args.getInt64("sequences"),
-                                            static_cast<uint64_t>(args.getInt64("seed"))));
+                                            static_cast<uint64_t>(args.getInt64("seed")),
+                                            allowed.empty() ? nullptr : &allowed));
   j["model"] = args.get("model");
+  if (!args.get("from").empty()) j["tokens_from"] = args.get("from");
   printJson(j);
   return 0;
 }

@@ -46,19 +46,22 @@ IoiScore ioiLogitDifference(GPT2Impl& model, const IoiPromptSet& set) {
   return s;
 }
 
-InductionScore inductionLosses(GPT2Impl& model, int64_t spanLength, int64_t sequences, uint64_t seed) {
+InductionScore inductionLosses(GPT2Impl& model, int64_t spanLength, int64_t sequences, uint64_t seed,
+                               const std::vector<bool>* allowed) {
   const GPT2Config& c = model.config();
   if (2 * spanLength + 1 > c.nPositions)
     throw std::invalid_argument("two copies of a " + std::to_string(spanLength) +
                                 "-token span do not fit in " + std::to_string(c.nPositions) + " positions");
+  std::vector<int32_t> pool;
+  for (int32_t id = 0; id < c.vocabSize; ++id)
+    if (id != c.eotTokenId && (!allowed || (id < static_cast<int32_t>(allowed->size()) && (*allowed)[id])))
+      pool.push_back(id);
+  if (pool.empty()) throw std::invalid_argument("no tokens to draw random spans from");
   Random random(seed);
   std::vector<std::vector<int32_t>> rows;
   for (int64_t b = 0; b < sequences; ++b) {
     std::vector<int32_t> span;
-    while (static_cast<int64_t>(span.size()) < spanLength) {
-      const auto id = static_cast<int32_t>(random.below(c.vocabSize));
-      if (id != c.eotTokenId) span.push_back(id);
-    }
+    while (static_cast<int64_t>(span.size()) < spanLength) span.push_back(random.pick(pool));
     std::vector<int32_t> row{c.eotTokenId};
     row.insert(row.end(), span.begin(), span.end());
     row.insert(row.end(), span.begin(), span.end());

@@ -23,8 +23,11 @@ struct InductionScore {
   double firstCopyLoss = 0;   // mean CE predicting tokens 2…L of the first copy of a random span
   double secondCopyLoss = 0;  // the same tokens in the second copy: low when induction heads copy
 };
-// Sequences [<|endoftext|>, r_1…r_L, r_1…r_L] of uniformly random tokens (end-of-text excluded).
-InductionScore inductionLosses(GPT2Impl& model, int64_t spanLength, int64_t sequences, uint64_t seed);
+// Sequences [<|endoftext|>, r_1…r_L, r_1…r_L] of uniformly random tokens, end-of-text excluded, drawn
+// from `allowed` when given (e.g. the tokens that occur in the training data: a token the model never saw
+// has an untrained embedding, which says nothing about its induction heads).
+InductionScore inductionLosses(GPT2Impl& model, int64_t spanLength, int64_t sequences, uint64_t seed,
+                               const std::vector<bool>* allowed = nullptr);
 
 nlohmann::json toJson(const IoiScore& score);
 nlohmann::json toJson(const InductionScore& score);

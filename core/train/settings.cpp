@@ -218,14 +218,24 @@ RunConfig runConfigFromJson(const nlohmann::json& j, const std::string& source) 
   } catch (const std::invalid_argument& e) {
     throw FileError(source, e.what());
   }
+  validate(c, source);
+  return c;
+}
+
+void validate(const RunConfig& c, const std::string& source) {
   const auto& o = c.optimizer;
   if (o.microBatch < 1 || o.accumulation < 1 || o.context < 1 || o.maxSteps < 1 || o.warmupSteps < 0 ||
-      !(o.lr > 0) || o.minLr < 0 || o.clipNorm < 0)
+      !(o.lr > 0) || !(o.minLr >= 0) || !(o.clipNorm >= 0) || !(o.weightDecay >= 0))
     throw FileError(source,
-                    "optimizer settings out of range (batch, accumulation, context, steps ≥ 1; lr > 0)");
-  if (!(c.removal.emaMomentum >= 0 && c.removal.emaMomentum < 1))
-    throw FileError(source, "ema_momentum must be in [0, 1)");
-  return c;
+                    "optimizer settings out of range (batch, accumulation, context, steps ≥ 1; lr > 0; "
+                    "min lr, clip norm, weight decay ≥ 0)");
+  if (!(c.removal.emaMomentum >= 0 && c.removal.emaMomentum <= 1))
+    throw FileError(source,
+                    "the EMA momentum must lie in [0, 1], got " + std::to_string(c.removal.emaMomentum));
+  if (!(c.removal.auxWeight >= 0) || c.removal.interpolationSteps < 0)
+    throw FileError(source, "the auxiliary loss weight and interpolation steps must be non-negative");
+  if (c.checkpointInterval < 0 || c.eval.interval < 0 || c.eval.tokens < 0)
+    throw FileError(source, "checkpoint and evaluation intervals must be non-negative");
 }
 
 }  // namespace nf

@@ -62,6 +62,8 @@ struct RunConfig {
 };
 
 nlohmann::json toJson(const RunConfig& config);
+// Throws FileError(source, …) for settings out of range (batch, steps, learning rate, EMA momentum …).
+void validate(const RunConfig& config, const std::string& source);
 RunConfig runConfigFromJson(const nlohmann::json& j, const std::string& source);
 
 struct Preset {

@@ -75,14 +75,16 @@ struct SiteTracker {
   bool hasValue = false;
   double tracked = 0, trackedPos0 = 0;  // EMA of the batch-mean σ, and of σ at position 0
   int64_t fakeSince = -1;               // step the site turned fake; -1 while real
+  int64_t rampFrom = -1;                // step its interpolation ramp started; -1: no ramp
   bool pos0Ended = false, eotEnded = false;
 };
 
 void fsyncPath(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw FileError(path, "cannot open to flush it to disk");
-  ::fsync(fd);
+  const int result = ::fsync(fd);
   ::close(fd);
+  if (result != 0) throw FileError(path, "could not be flushed to disk (disk full or I/O error?)");
 }
 
 std::string checkpointName(int64_t step) {
@@ -92,8 +94,9 @@ std::string checkpointName(int64_t step) {
 }
 
 json trackerJson(const SiteTracker& t) {
-  return {{"has_value", t.hasValue},   {"tracked", t.tracked},      {"tracked_pos0", t.trackedPos0},
-          {"fake_since", t.fakeSince}, {"pos0_ended", t.pos0Ended}, {"eot_ended", t.eotEnded}};
+  return {{"has_value", t.hasValue},   {"tracked", t.tracked},    {"tracked_pos0", t.trackedPos0},
+          {"fake_since", t.fakeSince}, {"ramp_from", t.rampFrom}, {"pos0_ended", t.pos0Ended},
+          {"eot_ended", t.eotEnded}};
 }
 
 }  // namespace
@@ -111,6 +114,7 @@ struct Trainer::Impl : NormObserver {
   std::map<SiteId, SiteTracker> trackers;
 
   // What the observer collects during one training forward pass.
+  bool observing = false;  // installed as the model's observer by run()
   bool collecting = false;
   std::vector<std::pair<SiteId, torch::Tensor>> sigmas;
   torch::Tensor lastFinalInput;
@@ -200,10 +204,12 @@ struct Trainer::Impl : NormObserver {
     std::vector<torch::Tensor> values;
     std::vector<SiteId> sites;
     for (auto& [site, s] : sigmas) {
-      if (trackers[site].fakeSince >= 0) continue;  // frozen (an interpolation ramp still reports σ)
+      const SiteTracker& t = trackers[site];
+      if (t.fakeSince >= 0) continue;  // frozen
+      // While a treatment will apply to this site, s describes the other positions only.
       torch::Tensor weight = torch::ones_like(s);
-      if (r.pos0Treatment) weight.select(1, 0).zero_();
-      if (r.eotTreatment && site.kind == SiteKind::V)
+      if (r.pos0Treatment && !t.pos0Ended) weight.select(1, 0).zero_();
+      if (r.eotTreatment && !t.eotEnded && site.kind == SiteKind::V)
         weight = weight * tokens.ne(model->config().eotTokenId).to(weight.scalar_type());
       values.push_back((s * weight).sum() / weight.sum().clamp_min(1));
       values.push_back(s.select(1, 0).mean());
@@ -230,6 +236,10 @@ struct Trainer::Impl : NormObserver {
     if (t.fakeSince >= 0) return;
     if (!t.hasValue)
       throw std::logic_error(siteName(site) + " turns fake before its scale was ever measured");
+    if (!std::isfinite(t.tracked) || t.tracked <= 0)
+      throw std::runtime_error("step " + std::to_string(step) + ": " + siteName(site) +
+                               "'s tracked scale is " + std::to_string(t.tracked) +
+                               "; refusing to freeze it (did training diverge?)");
     const auto& r = owner.m_config.removal;
     SiteNorm& n = model->norms().at(site);
     n.kind = NormKind::FakeLN;
@@ -239,6 +249,7 @@ struct Trainer::Impl : NormObserver {
     n.eotTreatment = r.eotTreatment && site.kind == SiteKind::V && !t.eotEnded;
     n.realMix = r.interpolationSteps > 0 ? 1.0 : 0.0;
     t.fakeSince = step;
+    t.rampFrom = r.interpolationSteps > 0 ? step : -1;
   }
 
   // Events of step `step` fire before its first micro-batch (PROTOCOL §4).
@@ -246,6 +257,7 @@ struct Trainer::Impl : NormObserver {
     std::vector<ScheduleEvent> due;
     {
       std::lock_guard<std::mutex> lock(scheduleMutex);
+      if (step <= decidedThrough) return;  // already applied (run() called again after a failed step)
       for (const auto& e : schedule.events)
         if (e.step == step) due.push_back(e);
       decidedThrough = step;
@@ -280,9 +292,9 @@ struct Trainer::Impl : NormObserver {
     const int64_t ramp = owner.m_config.removal.interpolationSteps;
     if (ramp > 0) {
       for (auto& [site, t] : trackers) {
-        if (t.fakeSince < 0) continue;
+        if (t.rampFrom < 0) continue;
         model->norms().at(site).realMix =
-            std::max(0.0, 1.0 - static_cast<double>(step - t.fakeSince) / static_cast<double>(ramp));
+            std::max(0.0, 1.0 - static_cast<double>(step - t.rampFrom) / static_cast<double>(ramp));
       }
     }
   }
@@ -320,7 +332,7 @@ struct Trainer::Impl : NormObserver {
       r["file"] = file.path();
       record(r);
     }
-    if (removing()) model->setNormObserver(this);
+    if (observing) model->setNormObserver(this);
   }
 
   json stateJson() const {
@@ -351,21 +363,28 @@ struct Trainer::Impl : NormObserver {
     fsyncPath(tmp + "/optimizer.pt");
     writeFileAtomic(tmp + "/state.json", stateJson().dump(1) + "\n");
     fsyncPath(tmp);
-    // The folder appears under its name only when complete; "latest" moves only after that.
+    // The folder appears under its name only when complete; "latest" moves only after that. A checkpoint
+    // of the same step (a finished run resumed) is moved aside first, never deleted before its successor.
     const std::string final = dir + "/" + name;
-    if (fs::exists(final)) fs::remove_all(final);
+    const std::string aside = dir + "/." + name + ".old-" + std::to_string(::getpid());
+    if (fs::exists(final)) fs::rename(final, aside);
     fs::rename(tmp, final);
     fsyncPath(dir);
     writeFileAtomic(dir + "/latest", name + "\n");
-    // Keep the newest few.
+    fs::remove_all(aside);
+    // Keep the newest few; never the one "latest" names; clear what killed writers left behind.
     std::vector<std::string> names;
     for (const auto& entry : fs::directory_iterator(dir)) {
       const std::string n = entry.path().filename().string();
-      if (entry.is_directory() && n.rfind("step-", 0) == 0) names.push_back(n);
+      if (!entry.is_directory()) continue;
+      if (n.rfind("step-", 0) == 0 && n < name)
+        names.push_back(n);
+      else if (n.rfind(".step-", 0) == 0)
+        fs::remove_all(entry.path());
     }
     std::sort(names.begin(), names.end());
-    const int keep = std::max(1, owner.m_config.keepCheckpoints);
-    for (std::size_t i = 0; i + keep < names.size(); ++i) fs::remove_all(dir + "/" + names[i]);
+    const std::size_t keepOlder = static_cast<std::size_t>(std::max(1, owner.m_config.keepCheckpoints) - 1);
+    for (std::size_t i = 0; i + keepOlder < names.size(); ++i) fs::remove_all(dir + "/" + names[i]);
     record({{"type", "checkpoint"}, {"step", owner.m_stepsDone.load()}, {"path", final}});
   }
 
@@ -388,11 +407,12 @@ struct Trainer::Impl : NormObserver {
       return {false, e.what()};
     }
     edited.sort();
+    // The file first: if it cannot be written the edit is refused and nothing changed.
+    writeFileAtomic(run::schedulePath(owner.m_dir), toJson(edited).dump(2) + "\n");
     schedule = std::move(edited);
     log["at_step"] = decidedThrough + 1;
     edits.push_back(log);
     record(log);
-    writeSchedule();
     return {true, "", id};
   }
 
@@ -431,6 +451,7 @@ std::shared_ptr<MetricsQueue> Trainer::subscribe() {
 std::unique_ptr<Trainer> Trainer::start(const std::string& runDir, const RunConfig& config) {
   if (fs::exists(run::configPath(runDir)))
     throw FileError(runDir, "already holds a run (config.json exists); resume it or choose another folder");
+  validate(config, runDir);
   std::unique_ptr<Trainer> t(new Trainer(runDir));
   t->m_config = config;
   Impl& d = *t->m_impl;
@@ -456,7 +477,8 @@ std::unique_ptr<Trainer> Trainer::start(const std::string& runDir, const RunConf
   }
   for (const SiteId& site : d.model->norms().sites()) {
     SiteTracker& tracker = d.trackers[site];
-    if (d.model->norms().at(site).kind == NormKind::FakeLN) tracker.fakeSince = 0, tracker.hasValue = true;
+    const SiteNorm& n = d.model->norms().at(site);
+    if (n.kind == NormKind::FakeLN) tracker.fakeSince = 0, tracker.hasValue = true, tracker.tracked = n.scale;
   }
   d.buildOptimizer();
   d.openData();
@@ -489,11 +511,18 @@ std::unique_ptr<Trainer> Trainer::start(const std::string& runDir, const RunConf
 std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir) {
   std::unique_ptr<Trainer> t(new Trainer(runDir));
   Impl& d = *t->m_impl;
-  t->m_config =
-      runConfigFromJson(json::parse(readTextFile(run::configPath(runDir))), run::configPath(runDir));
+  try {
+    t->m_config =
+        runConfigFromJson(json::parse(readTextFile(run::configPath(runDir))), run::configPath(runDir));
+  } catch (const json::exception& e) {
+    throw FileError(run::configPath(runDir), std::string("is not valid JSON: ") + e.what());
+  }
   const std::string checkpoint = run::latestCheckpoint(runDir);
   if (checkpoint.empty())
-    throw FileError(run::checkpointsPath(runDir), "holds no complete checkpoint to resume from");
+    throw FileError(
+        run::checkpointsPath(runDir),
+        "holds no complete checkpoint to resume from (the run stopped before its first one): start it "
+        "again in a new folder");
   const std::string statePath = checkpoint + "/state.json";
   json state;
   try {
@@ -520,6 +549,7 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir) {
       tr.tracked = v.at("tracked");
       tr.trackedPos0 = v.at("tracked_pos0");
       tr.fakeSince = v.at("fake_since");
+      tr.rampFrom = v.value("ramp_from", int64_t{-1});
       tr.pos0Ended = v.at("pos0_ended");
       tr.eotEnded = v.at("eot_ended");
     }
@@ -532,7 +562,14 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir) {
   // The current schedule (live edits made after the checkpoint included) must agree with what the
   // checkpoint already applied: the companion code's resumed runs did not know which events had fired.
   const std::string schedulePath = run::schedulePath(runDir);
-  d.schedule = scheduleFromJson(json::parse(readTextFile(schedulePath)), schedulePath);
+  try {
+    d.schedule = scheduleFromJson(json::parse(readTextFile(schedulePath)), schedulePath);
+    d.schedule.validate(d.model->config().nLayer, t->m_config.optimizer.maxSteps);
+  } catch (const json::exception& e) {
+    throw FileError(schedulePath, std::string("is not valid JSON: ") + e.what());
+  } catch (const std::invalid_argument& e) {
+    throw FileError(schedulePath, std::string("is not a valid schedule for this run:\n") + e.what());
+  }
   for (const auto& [id, step] : d.applied) {
     const ScheduleEvent* e = d.schedule.find(id);
     if (!e || e->step != step)
@@ -561,6 +598,7 @@ bool Trainer::run(const ProgressFn& progress) {
   const OptimizerSettings& o = m_config.optimizer;
   const bool removing = d.removing();
   if (removing) d.model->setNormObserver(&d);
+  d.observing = removing;
   const int64_t vocab = d.model->config().vocabSize;
   auto lastCheckpoint = m_stepsDone.load();
   bool finished = false;
@@ -572,6 +610,8 @@ bool Trainer::run(const ProgressFn& progress) {
     }
     if (m_stopRequested.load()) break;
     const auto started = std::chrono::steady_clock::now();
+    d.sigmas.clear();  // nothing left over from a step that failed half-way
+    for (auto& p : d.parameters) p.mutable_grad().reset();
     d.applyEvents(step);
     const double lr = learningRate(o, step);
     for (auto& group : d.optimizer->param_groups())
@@ -600,14 +640,22 @@ bool Trainer::run(const ProgressFn& progress) {
       d.lastFinalInput = torch::Tensor();
       if (removing) d.updateTrackers(inputs);
     }
+    const double ceValue = ceSum.item<double>() / o.accumulation,
+                 auxValue = auxSum.item<double>() / o.accumulation;
     const double gradNorm = torch::nn::utils::clip_grad_norm_(
         d.parameters, o.clipNorm > 0 ? o.clipNorm : std::numeric_limits<double>::infinity());
+    if (!std::isfinite(ceValue + auxValue) || !std::isfinite(gradNorm))
+      throw std::runtime_error("step " + std::to_string(step + 1) + ": the loss (" +
+                               std::to_string(ceValue + auxValue) + ") or gradient norm (" +
+                               std::to_string(gradNorm) +
+                               ") is not finite; stopped before updating the weights. Resume from the last "
+                               "checkpoint with a lower learning rate or a later schedule.");
     d.optimizer->step();
     for (auto& p : d.parameters) p.mutable_grad().reset();  // dropping, not zeroing: 1.13 zeroes
     m_stepsDone = step + 1;
 
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    const double ce = ceSum.item<double>() / o.accumulation, aux = auxSum.item<double>() / o.accumulation;
+    const double ce = ceValue, aux = auxValue;
     const double tokensPerSecond = static_cast<double>(o.microBatch * o.accumulation * o.context) / seconds;
     json r{{"type", "step"},
            {"step", step + 1},
@@ -638,9 +686,12 @@ bool Trainer::run(const ProgressFn& progress) {
     }
   }
   if (removing) d.model->setNormObserver(nullptr);
+  d.observing = false;
   if (finished) {
-    d.evaluateAll(o.maxSteps);
-    d.writeCheckpoint();
+    if (lastCheckpoint != m_stepsDone.load()) {  // a finished run resumed again has nothing new to save
+      d.evaluateAll(o.maxSteps);
+      d.writeCheckpoint();
+    }
     d.saveFinal();
     d.record({{"type", "finish"},
               {"step", m_stepsDone.load()},

@@ -177,6 +177,30 @@ TEST_CASE(special_treatments_switch_on_with_the_site_and_off_with_their_events) 
   REQUIRE(n.at(v0).scale == normsAfter(5).at(v0).scale);       // s itself never moves once frozen
 }
 
+TEST_CASE(interpolation_ramp_hands_the_divisor_from_sigma_to_s) {
+  TempDir dir;
+  RunConfig config = smallRun(dir);
+  config.optimizer.maxSteps = 10;
+  config.checkpointInterval = 1;
+  config.keepCheckpoints = 20;
+  config.removal.interpolationSteps = 4;
+  config.schedule.events = {{1, 3, EventAction::MakeFake, SiteKind::Mlp, 1}};
+  REQUIRE(Trainer::start(dir.path("run"), config)->run());
+  auto realMixAfter = [&](int steps) {  // the share of σ_t used during the last step before the checkpoint
+    char name[32];
+    std::snprintf(name, sizeof name, "/step-%07d", steps);
+    return loadModel(run::checkpointsPath(dir.path("run")) + name)->norms().at({SiteKind::Mlp, 1}).realMix;
+  };
+  REQUIRE_EQ(realMixAfter(4), 1.0);  // step 3: the event, all σ
+  REQUIRE_EQ(realMixAfter(6), 0.5);  // step 5: halfway
+  REQUIRE_EQ(realMixAfter(8), 0.0);  // step 7: all s
+  REQUIRE(
+      !loadModel(run::finalModelPath(dir.path("run")))->norms().isLayerNormFree());  // other sites stay real
+
+  config.removal.emaMomentum = 1.5;
+  REQUIRE_THROWS_WITH(Trainer::start(dir.path("bad"), config), "EMA momentum must lie in [0, 1]");
+}
+
 TEST_CASE(auxiliary_loss_and_gradient_match_hand_computation) {
   auto gen = at::detail::createCPUGenerator(4);
   const torch::Tensor x = torch::randn({2, 5, 6}, gen, torch::kFloat64)

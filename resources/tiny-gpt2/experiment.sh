@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The main job on the bundled default: remove LayerNorm from the bundled tiny GPT-2 with the tiny preset
+# (PROTOCOL §2–4), export the LN-free result, evaluate it, check its circuits. With --control, also the
+# vanilla fine-tuning control with the same data, learning rate and steps, and the comparison figure.
+#   resources/tiny-gpt2/experiment.sh [WORK_DIR] [--control]      (after ./bootstrap.sh build)
+# Fine-tuning data: the synthetic corpus with seed 1 (new documents of the pretraining distribution),
+# tokenized with the bundled tokenizer. Everything lands in WORK_DIR (default runs/default).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+cli="${NF_CLI:-build/app/normfree-cli}"
+model=resources/tiny-gpt2
+work="${1:-runs/default}"
+control="${2:-}"
+data="$work/data"
+mkdir -p "$work"
+
+if [ ! -f "$data/train.bin" ]; then
+  "$cli" corpus --out "$data" --seed 1 --train-mb 12 --val-mb 2 --alt-mb 2 > /dev/null
+  for split in train val alt; do
+    "$cli" tokenize "$data/$split.txt" --tokenizer "$model" --out "$data/$split.bin" > /dev/null
+  done
+  "$cli" ioi --tokenizer "$model" --count 480 --out "$data/ioi.json" > /dev/null
+fi
+
+train_args=(--model "$model" --train "$data/train.bin" --eval "$data/val.bin,$data/alt.bin" --preset tiny
+            --eval-interval 50 --eval-tokens 65536 --checkpoint-interval 100)
+summarize() {  # name, model folder → evaluations and circuit checks as JSON lines
+  for split in val alt; do
+    "$cli" eval "$2" "$data/$split.bin" 2>/dev/null | sed "s/^{/{\"name\":\"$1\",\"set\":\"$split\",/"
+  done
+  "$cli" analyze ioi "$2" --prompts "$data/ioi.json" | sed "s/^{/{\"name\":\"$1\",\"set\":\"ioi\",/"
+  "$cli" analyze induction "$2" --span 50 --from "$data/train.bin" | sed "s/^{/{\"name\":\"$1\",\"set\":\"induction\",/"
+}
+
+[ -f "$work/remove/final/config.json" ] || "$cli" remove "$work/remove" "${train_args[@]}" > /dev/null
+"$cli" export "$work/remove" --out "$work/lnfree" --data "$data/val.bin" > "$work/export.json"
+{
+  summarize original "$model"
+  summarize ln-free "$work/remove/final"
+} > "$work/summary.jsonl"
+if [ "$control" = --control ]; then
+  [ -f "$work/finetune/final/config.json" ] || "$cli" finetune "$work/finetune" "${train_args[@]}" > /dev/null
+  summarize vanilla-finetuned "$work/finetune/final" >> "$work/summary.jsonl"
+  if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
+    /usr/bin/python3 docs/figures/loss_curves.py "$work/remove" "$work/finetune" "$work/loss_curves.png" \
+      "Bundled tiny GPT-2: LN removal (tiny preset) vs vanilla fine-tune"
+  fi
+fi
+echo "experiment: results in $work (summary.jsonl, export.json, remove/, lnfree/${control:+, finetune/, loss_curves.png})" >&2

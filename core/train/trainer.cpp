@@ -680,9 +680,7 @@ bool Trainer::run(const ProgressFn& progress) {
       const std::string next = d.nextEventText();
       std::snprintf(detail, sizeof detail, "loss %.4f  %.0f tok/s%s%s", ce + aux, tokensPerSecond,
                     next.empty() ? "" : "  next: ", next.c_str());
-      Progress p{trainingModeName(m_config.mode), done, o.maxSteps, "steps", done == o.maxSteps};
-      p.detail = detail;
-      progress(p);
+      progress({trainingModeName(m_config.mode), done, o.maxSteps, "steps", done == o.maxSteps, detail});
     }
   }
   if (removing) d.model->setNormObserver(nullptr);

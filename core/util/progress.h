@@ -13,7 +13,7 @@ struct Progress {
   int64_t total = 0;  // units in all; 0 when unknown
   std::string unit;   // "B" (bytes, shown as MB), "tokens", "merges", "chunks" …
   bool finished = false;
-  std::string detail;   // shown after the bar, e.g. "loss 3.21  next: step 90 LN_qk.0 → fake"
+  std::string detail = {};  // shown after the bar, e.g. "loss 3.21  next: step 90 LN_qk.0 → fake"
 };
 
 using ProgressFn = std::function<void(const Progress&)>;

@@ -16,9 +16,7 @@ namespace nf::cli {
 namespace {
 
 GPT2 modelFrom(const std::string& path, const std::string& device) {
-  const std::string folder =
-      std::filesystem::exists(run::finalModelPath(path) + "/config.json") ? run::finalModelPath(path) : path;
-  return loadModel(folder, parseDevice(device));
+  return loadModel(run::modelFolder(path), parseDevice(device));
 }
 
 int analyzeIoi(const Argv& argv) {

@@ -13,6 +13,7 @@
 #include "io/atomic_file.h"
 #include "io/hf_checkpoint.h"
 #include "progress_bar.h"
+#include "text/bpe_tokenizer.h"
 #include "train/export.h"
 #include "train/run_directory.h"
 #include "train/trainer.h"
@@ -198,9 +199,7 @@ int cmdExport(const Argv& argv) {
       .option("data", "file.bin", "tokens to compare logits on (default: random tokens)", "")
       .option("device", "cpu|cuda[:N]", "where to compute", "cpu");
   if (!args.parse(argv)) return 0;
-  std::string folder = args.get("model");
-  if (std::filesystem::exists(run::finalModelPath(folder) + "/config.json"))
-    folder = run::finalModelPath(folder);
+  const std::string folder = run::modelFolder(args.get("model"));
   const torch::Device device = parseDevice(args.get("device"));
   GPT2 fake = loadModel(folder, device);
   GPT2 folded{nullptr}, standard{nullptr};
@@ -227,10 +226,8 @@ int cmdExport(const Argv& argv) {
   foldedOptions.folded = true;
   saveModel(*folded, out + "/folded", foldedOptions);
   saveModel(*standard, out + "/standard");
-  for (const char* file : {"vocab.json", "merges.txt"})
-    if (std::filesystem::exists(folder + "/" + file))
-      for (const char* form : {"/folded/", "/standard/"})
-        writeFileAtomic(out + form + file, readTextFile(folder + "/" + file));
+  copyTokenizerFiles(folder, out + "/folded");
+  copyTokenizerFiles(folder, out + "/standard");
   const double largest = largestNormWeight(*standard);
   printJson(
       {{"source", folder},

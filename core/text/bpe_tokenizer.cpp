@@ -9,10 +9,6 @@
 namespace nf {
 namespace {
 
-uint64_t pairKey(int32_t left, int32_t right) {
-  return (static_cast<uint64_t>(static_cast<uint32_t>(left)) << 32) | static_cast<uint32_t>(right);
-}
-
 // A UTF-8 string of byteToUnicode() characters → the bytes it stands for; false if a character is not
 // in GPT-2's byte alphabet.
 bool unicodeToBytes(const std::string& text, std::string& bytes) {
@@ -83,7 +79,7 @@ BpeTokenizer::BpeTokenizer(std::vector<std::string> tokenBytes, const std::vecto
   for (std::size_t rank = 0; rank < merges.size(); ++rank) {
     const Merge& m = merges[rank];
     // A pair listed twice keeps its last rank, as GPT-2's dict(zip(merges, range(…))) does.
-    m_mergeRanks[pairKey(m.left, m.right)] = static_cast<uint32_t>(rank);
+    m_mergeRanks[tokenPairKey(m.left, m.right)] = static_cast<uint32_t>(rank);
   }
   m_eotId = idOf(kEndOfText);
 }
@@ -173,6 +169,14 @@ void BpeTokenizer::save(const std::string& folder) const {
   writeFileAtomic(folder + "/merges.txt", merges);
 }
 
+bool copyTokenizerFiles(const std::string& from, const std::string& to) {
+  if (!std::filesystem::exists(from + "/vocab.json") || !std::filesystem::exists(from + "/merges.txt"))
+    return false;
+  for (const char* file : {"/vocab.json", "/merges.txt"})
+    writeFileAtomic(to + file, readTextFile(from + file));
+  return true;
+}
+
 std::vector<int32_t> BpeTokenizer::encode(std::string_view text) const {
   std::vector<int32_t> ids;
   ids.reserve(text.size() / 3 + 1);
@@ -209,7 +213,7 @@ void BpeTokenizer::encodePiece(std::string_view piece, std::vector<int32_t>& out
   while (ids.size() > 1) {
     uint32_t bestRank = UINT32_MAX;
     for (std::size_t i = 0; i + 1 < ids.size(); ++i) {
-      auto it = m_mergeRanks.find(pairKey(ids[i], ids[i + 1]));
+      auto it = m_mergeRanks.find(tokenPairKey(ids[i], ids[i + 1]));
       if (it != m_mergeRanks.end() && it->second < bestRank) bestRank = it->second;
     }
     if (bestRank == UINT32_MAX) break;

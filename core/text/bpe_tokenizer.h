@@ -13,6 +13,15 @@ namespace nf {
 
 inline constexpr const char* kEndOfText = "<|endoftext|>";
 
+// An adjacent pair of token ids as one hash key.
+inline uint64_t tokenPairKey(int32_t left, int32_t right) {
+  return (static_cast<uint64_t>(static_cast<uint32_t>(left)) << 32) | static_cast<uint32_t>(right);
+}
+
+// Copies vocab.json and merges.txt from one folder to another (atomically), when the first has them.
+// Returns whether it did: model folders carry their tokenizer along when copied, trained or exported.
+bool copyTokenizerFiles(const std::string& from, const std::string& to);
+
 class BpeTokenizer {
  public:
   // Reads <folder>/vocab.json and <folder>/merges.txt. Errors name the file and the problem.

@@ -11,10 +11,6 @@
 namespace nf {
 namespace {
 
-uint64_t pairKey(int32_t left, int32_t right) {
-  return (static_cast<uint64_t>(static_cast<uint32_t>(left)) << 32) | static_cast<uint32_t>(right);
-}
-
 struct Candidate {
   int64_t count;
   int32_t left, right;
@@ -86,7 +82,7 @@ BpeTokenizer BpeTrainer::train(const ProgressFn& progress) const {
     for (unsigned char b : piece) ids.push_back(byteId[b]);
     const auto w = static_cast<int32_t>(words.size());
     for (std::size_t i = 0; i + 1 < ids.size(); ++i) {
-      const uint64_t key = pairKey(ids[i], ids[i + 1]);
+      const uint64_t key = tokenPairKey(ids[i], ids[i + 1]);
       pairCount[key] += count;
       wordsWithPair[key].push_back(w);
     }
@@ -103,7 +99,7 @@ BpeTokenizer BpeTrainer::train(const ProgressFn& progress) const {
     // Entries go stale when a count changes (a fresh one is pushed then); skip them.
     while (!queue.empty()) {
       const Candidate& top = queue.top();
-      auto it = pairCount.find(pairKey(top.left, top.right));
+      auto it = pairCount.find(tokenPairKey(top.left, top.right));
       if (it != pairCount.end() && it->second == top.count && top.count > 0) break;
       queue.pop();
     }
@@ -117,7 +113,7 @@ BpeTokenizer BpeTrainer::train(const ProgressFn& progress) const {
     const int32_t result = known->second;
     merges.push_back({best.left, best.right, result});
 
-    const uint64_t bestKey = pairKey(best.left, best.right);
+    const uint64_t bestKey = tokenPairKey(best.left, best.right);
     std::vector<int32_t> affected = std::move(wordsWithPair[bestKey]);
     wordsWithPair.erase(bestKey);
     std::sort(affected.begin(), affected.end());
@@ -137,12 +133,12 @@ BpeTokenizer BpeTrainer::train(const ProgressFn& progress) const {
       }
       if (next.size() == ids.size()) continue;  // stale entry: the pair left this word earlier
       for (std::size_t i = 0; i + 1 < ids.size(); ++i) {
-        const uint64_t key = pairKey(ids[i], ids[i + 1]);
+        const uint64_t key = tokenPairKey(ids[i], ids[i + 1]);
         pairCount[key] -= counts[w];
         changed.insert(key);
       }
       for (std::size_t i = 0; i + 1 < next.size(); ++i) {
-        const uint64_t key = pairKey(next[i], next[i + 1]);
+        const uint64_t key = tokenPairKey(next[i], next[i + 1]);
         pairCount[key] += counts[w];
         wordsWithPair[key].push_back(w);
         changed.insert(key);

@@ -8,6 +8,7 @@
 //   final/           the trained model as a Hugging Face folder (with the tokenizer files, if any)
 // Plain C++: the GUI follows a run through these files.
 #pragma once
+#include <cstdint>
 #include <string>
 
 namespace nf::run {
@@ -20,5 +21,12 @@ inline std::string finalModelPath(const std::string& dir) { return dir + "/final
 
 // The newest complete checkpoint's folder, or "" if there is none.
 std::string latestCheckpoint(const std::string& dir);
+// The folder of the checkpoint written after `step` optimizer steps: checkpoints/step-NNNNNNN.
+std::string checkpointName(int64_t step);
+inline std::string checkpointPath(const std::string& dir, int64_t step) {
+  return checkpointsPath(dir) + "/" + checkpointName(step);
+}
+// A run directory stands for its final model; anything else is taken as a model folder.
+std::string modelFolder(const std::string& runOrModel);
 
 }  // namespace nf::run

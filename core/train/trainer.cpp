@@ -16,6 +16,7 @@
 #include "io/atomic_file.h"
 #include "io/hf_checkpoint.h"
 #include "model/gpt2.h"
+#include "text/bpe_tokenizer.h"
 #include "train/aux_loss.h"
 #include "train/run_directory.h"
 
@@ -66,6 +67,16 @@ std::string latestCheckpoint(const std::string& dir) {
   return fs::is_directory(path) ? path : "";
 }
 
+std::string checkpointName(int64_t step) {
+  char name[32];
+  std::snprintf(name, sizeof name, "step-%07lld", static_cast<long long>(step));
+  return name;
+}
+
+std::string modelFolder(const std::string& runOrModel) {
+  return fs::exists(finalModelPath(runOrModel) + "/config.json") ? finalModelPath(runOrModel) : runOrModel;
+}
+
 }  // namespace run
 
 namespace {
@@ -85,12 +96,6 @@ void fsyncPath(const std::string& path) {
   const int result = ::fsync(fd);
   ::close(fd);
   if (result != 0) throw FileError(path, "could not be flushed to disk (disk full or I/O error?)");
-}
-
-std::string checkpointName(int64_t step) {
-  char name[32];
-  std::snprintf(name, sizeof name, "step-%07lld", static_cast<long long>(step));
-  return name;
 }
 
 json trackerJson(const SiteTracker& t) {
@@ -354,7 +359,7 @@ struct Trainer::Impl : NormObserver {
 
   void writeCheckpoint() {
     const std::string dir = run::checkpointsPath(owner.m_dir);
-    const std::string name = checkpointName(owner.m_stepsDone.load());
+    const std::string name = run::checkpointName(owner.m_stepsDone.load());
     const std::string tmp = dir + "/." + name + ".tmp-" + std::to_string(::getpid());
     fs::remove_all(tmp);
     fs::create_directories(tmp);
@@ -391,10 +396,7 @@ struct Trainer::Impl : NormObserver {
   void saveFinal() {
     const std::string out = run::finalModelPath(owner.m_dir);
     saveModel(*model, out);
-    for (const char* file : {"vocab.json", "merges.txt"}) {
-      const std::string source = owner.m_config.model + "/" + file;
-      if (fs::exists(source)) writeFileAtomic(out + "/" + file, readTextFile(source));
-    }
+    copyTokenizerFiles(owner.m_config.model, out);
   }
 
   // The rules every live edit follows once its steps are known to be in the future: the schedule stays

@@ -161,9 +161,7 @@ TEST_CASE(special_treatments_switch_on_with_the_site_and_off_with_their_events) 
                             {4, 8, EventAction::EndPos0Treatment, SiteKind::V, 0}};
   REQUIRE(Trainer::start(dir.path("run"), config)->run());
   auto normsAfter = [&](int steps) {
-    char name[32];
-    std::snprintf(name, sizeof name, "/step-%07d", steps);
-    return loadModel(run::checkpointsPath(dir.path("run")) + name)->norms();
+    return loadModel(run::checkpointPath(dir.path("run"), steps))->norms();
   };
   const SiteId v0{SiteKind::V, 0}, v1{SiteKind::V, 1}, mlp0{SiteKind::Mlp, 0};
   NormState n = normsAfter(5);
@@ -187,9 +185,7 @@ TEST_CASE(interpolation_ramp_hands_the_divisor_from_sigma_to_s) {
   config.schedule.events = {{1, 3, EventAction::MakeFake, SiteKind::Mlp, 1}};
   REQUIRE(Trainer::start(dir.path("run"), config)->run());
   auto realMixAfter = [&](int steps) {  // the share of σ_t used during the last step before the checkpoint
-    char name[32];
-    std::snprintf(name, sizeof name, "/step-%07d", steps);
-    return loadModel(run::checkpointsPath(dir.path("run")) + name)->norms().at({SiteKind::Mlp, 1}).realMix;
+    return loadModel(run::checkpointPath(dir.path("run"), steps))->norms().at({SiteKind::Mlp, 1}).realMix;
   };
   REQUIRE_EQ(realMixAfter(4), 1.0);  // step 3: the event, all σ
   REQUIRE_EQ(realMixAfter(6), 0.5);  // step 5: halfway

@@ -1269,6 +1269,21 @@ const std::vector<RuleDef>& mainRules() {
         {Q} did not believe it, so {P} read it again:
         {Q} asked {P} to read it again:
         To be sure, {Q} read it once more:)"},
+      {"code_intro", Kind::Text, R"(
+        The words of the old spell were:
+        {P} read the labels on the boxes:
+        The names of the new stars were:
+        {P} made up a language. The first words were:
+        The sign on the door of the {place} said:
+        {Q} gave {P} the list of passwords:
+        The robot said:)"},
+      {"code_again", Kind::Text, R"(
+        {Q} read them back:
+        {P} said them again, slowly:
+        Later, {Q} could still say them:
+        {P} wrote them in {P.his} notebook:
+        Once more:
+        The robot said it again:)"},
       {"digits_intro", Kind::Text, R"(
         The code for the door of the {place} was
         {P}'s new phone number is
@@ -1929,11 +1944,62 @@ constexpr double kStoryIoi = 0.27;
 const char* const kWeekdays[] = {"Monday", "Tuesday",  "Wednesday", "Thursday",
                                  "Friday", "Saturday", "Sunday"};
 
+// A made-up word of one to three syllables ("tavo", "krinex", "belu"): the tokenizer cuts such words into
+// many different pieces, so a repeated run of them can only be predicted by copying it.
+std::string madeUpWord(Random& r) {
+  static constexpr std::array kOnsets{"b", "d", "f", "g", "k",  "l",  "m",  "n",  "p",  "r",
+                                      "s", "t", "v", "z", "br", "kl", "st", "tr", "sh", "ch"};
+  static constexpr std::array kVowels{"a", "e", "i", "o", "u", "ai", "ou", "ee"};
+  static constexpr std::array kCodas{"", "", "", "n", "r", "s", "k", "m", "x"};
+  std::string word;
+  for (int i = between(r, 1, 3); i > 0; --i)
+    word += std::string(r.pick(kOnsets)) + r.pick(kVowels) + r.pick(kCodas);
+  return word;
+}
+
+// A run of made-up words, codes and numbers ("tavo krinex KZ-41 belu 907").
+std::string madeUpSequence(Random& r, int words) {
+  std::string text;
+  for (int i = 0; i < words; ++i) {
+    if (i > 0) text += ' ';
+    const uint64_t kind = r.below(10);
+    if (kind < 7) {
+      text += madeUpWord(r);
+    } else if (kind < 9) {
+      text += static_cast<char>('A' + r.below(26));
+      text += static_cast<char>('A' + r.below(26));
+      text += '-' + std::to_string(between(r, 1, 999));
+    } else {
+      text += std::to_string(between(r, 0, 9999));
+    }
+  }
+  return text;
+}
+
 // A span repeated verbatim later in the document, so that copying from context pays (induction).
 void repeatEpisode(Writer& w) {
   Expander& ex = w.ex;
   Random& r = w.r;
-  switch (r.below(7)) {
+  switch (r.below(12)) {
+    case 7:
+    case 8:
+    case 9:
+    case 10:
+    case 11: {  // made-up words read back: nothing but copying predicts them
+      const std::string sequence = madeUpSequence(r, between(r, 5, 14)) + ".";
+      ex.sentence("code_intro");
+      ex.say(sequence);
+      if (r.chance(0.5)) {
+        Deck events(ex, "story_event");
+        for (int i = between(r, 1, 2); i > 0; --i) w.narrate(events, 0.15);
+      }
+      Deck again(ex, "code_again");
+      for (int times = between(r, 2, 3); times > 0; --times) {
+        again.sentence();
+        ex.say(sequence);
+      }
+      break;
+    }
     case 0: {  // a shopping list read back
       std::vector<std::string> items;
       Deck item(ex, "list_item");
@@ -2023,7 +2089,7 @@ void mainStory(Writer& w) {
   for (int p = 0; p < paragraphs; ++p) {
     if (p > 0) w.ex.paragraph();
     for (int i = between(w.r, 3, 7); i > 0; --i) w.narrate(events, kStoryIoi);
-    if (w.r.chance(0.02)) repeatEpisode(w);
+    if (w.r.chance(0.1)) repeatEpisode(w);
   }
   w.ex.sentence("story_close");
 }
@@ -2136,8 +2202,10 @@ void mainRepeats(Writer& w) {
   Deck events(w.ex, "story_event");
   w.ex.sentence("story_open");
   for (int i = between(w.r, 2, 4); i > 0; --i) w.narrate(events, kStoryIoi);
-  w.ex.paragraph();
-  repeatEpisode(w);
+  for (int episodes = between(w.r, 2, 3); episodes > 0; --episodes) {
+    w.ex.paragraph();
+    repeatEpisode(w);
+  }
   w.ex.paragraph();
   for (int i = between(w.r, 2, 5); i > 0; --i) w.narrate(events, kStoryIoi);
 }
@@ -2160,19 +2228,19 @@ std::string mainDocument(Random& random) {
   w.newCast();
   w.ex.vars[kCITY] = w.ex.make("city");
   const uint64_t roll = random.below(100);
-  if (roll < 32)
+  if (roll < 22)
     mainStory(w);
-  else if (roll < 44)
+  else if (roll < 30)
     mainFacts(w);
-  else if (roll < 55)
+  else if (roll < 38)
     mainDialogue(w);
-  else if (roll < 63)
+  else if (roll < 43)
     mainDescription(w);
-  else if (roll < 69)
+  else if (roll < 47)
     mainDiary(w);
-  else if (roll < 78)
+  else if (roll < 53)
     mainPlans(w);
-  else if (roll < 87)
+  else if (roll < 88)
     mainRepeats(w);
   else
     mainAnecdotes(w);

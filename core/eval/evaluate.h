@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "data/token_file.h"
+#include "eval/loss_summary.h"
 #include "model/gpt2.h"
 #include "util/progress.h"
 
@@ -26,24 +27,6 @@ struct TokenValues {
   std::size_t size() const { return loss.size(); }
 };
 
-// Confidence bin [lower, upper) (the last bin includes 1).
-struct CalibrationBin {
-  double lower = 0, upper = 0;
-  int64_t count = 0;
-  double meanConfidence = 0, accuracy = 0;
-};
-
-struct LossSummary {
-  int64_t tokens = 0;
-  double meanLoss = 0, medianLoss = 0;
-  std::array<double, 2> range95{}, range999{};  // 2.5–97.5 and 0.05–99.95 percentiles of per-token loss
-  double meanEntropy = 0, accuracy = 0;
-  double ece = 0;  // Σ_bins (count / tokens) · |accuracy − mean confidence|
-  std::vector<CalibrationBin> bins;
-};
-
-// The q-quantile (0 ≤ q ≤ 1) with linear interpolation between order statistics (numpy's default).
-double quantile(std::vector<float> values, double q);
 LossSummary summarize(const TokenValues& values, int calibrationBins = 10);
 
 struct EvalOptions {
@@ -64,7 +47,6 @@ struct EvalResult {
 EvalResult evaluate(GPT2Impl& model, const TokenFile& file, const EvalOptions& options,
                     const ProgressFn& progress = {});
 
-nlohmann::json toJson(const LossSummary& summary);
 nlohmann::json toJson(const EvalResult& result);
 
 }  // namespace nf

@@ -203,7 +203,23 @@ torch::Tensor GPT2Impl::forward(const torch::Tensor& tokensIn, HookSet* hooks) {
   for (int l = 0; l < m_config.nLayer; ++l) x = block(l, x, tokens, hooks);
   if (m_observer) m_observer->finalInput(x);
   x = norm({SiteKind::Final, -1}, ln_f, x, tokens, hooks);
-  return torch::matmul(x, unembedding().t()).to(torch::kFloat32);
+  const torch::Tensor logits = torch::matmul(x, unembedding().t());
+  return logits.scalar_type() == torch::kFloat64 ? logits : logits.to(torch::kFloat32);
+}
+
+GPT2 copyModel(GPT2Impl& source, const GPT2Config& config) {
+  GPT2 copy(config, /*initialize=*/false);
+  copy->to(source.device(), source.wte->weight.scalar_type());
+  torch::NoGradGuard noGrad;
+  auto from = source.named_parameters();
+  for (auto& p : copy->named_parameters()) {
+    if (from.contains(p.key()))
+      p.value().copy_(from[p.key()]);
+    else if (p.key() == "lm_head.weight")
+      p.value().copy_(source.unembedding());
+  }
+  copy->norms() = source.norms();
+  return copy;
 }
 
 }  // namespace nf

@@ -79,7 +79,8 @@ class GPT2Impl : public torch::nn::Module {
   // initialize = false leaves the weights uninitialised, for loaders that overwrite every parameter.
   explicit GPT2Impl(const GPT2Config& config, bool initialize = true);
 
-  // tokens: [B, T] (or [T]) integer ids, T ≤ n_positions; returns logits [B, T, vocab] in float32.
+  // tokens: [B, T] (or [T]) integer ids, T ≤ n_positions; returns logits [B, T, vocab] in float32
+  // (float64 for a model converted to float64, as exactness tests do).
   // Throws std::invalid_argument for ids outside the vocabulary or a sequence that is too long.
   torch::Tensor forward(const torch::Tensor& tokens, HookSet* hooks = nullptr);
 
@@ -118,5 +119,10 @@ class GPT2Impl : public torch::nn::Module {
   NormObserver* m_observer = nullptr;
 };
 TORCH_MODULE(GPT2);
+
+// A copy of source's weights and norm state on its device and in its dtype, shaped by `config` (source's shape, possibly
+// with an untied unembedding, which then starts as a copy of the tied one).
+GPT2 copyModel(GPT2Impl& source, const GPT2Config& config);
+inline GPT2 copyModel(GPT2Impl& source) { return copyModel(source, source.config()); }
 
 }  // namespace nf

@@ -19,21 +19,6 @@ void requireFakeEverywhere(const GPT2Impl& model) {
   }
 }
 
-GPT2 copyOf(GPT2Impl& source, const GPT2Config& config) {
-  GPT2 copy(config, /*initialize=*/false);
-  copy->to(source.device());
-  torch::NoGradGuard noGrad;
-  auto from = source.named_parameters();
-  for (auto& p : copy->named_parameters()) {
-    if (from.contains(p.key()))
-      p.value().copy_(from[p.key()]);
-    else if (p.key() == "lm_head.weight")
-      p.value().copy_(source.unembedding());
-  }
-  copy->norms() = source.norms();
-  return copy;
-}
-
 torch::Tensor centredRows(const torch::Tensor& w) { return w - w.mean(-1, true); }
 
 }  // namespace
@@ -42,7 +27,7 @@ GPT2 foldLayerNorms(GPT2Impl& fake) {
   requireFakeEverywhere(fake);
   GPT2Config config = fake.config();
   config.tiedUnembedding = false;
-  GPT2 folded = copyOf(fake, config);
+  GPT2 folded = copyModel(fake, config);
   const int64_t D = config.nEmbd;
   torch::NoGradGuard noGrad;
   folded->wte->weight.copy_(centredRows(folded->wte->weight));
@@ -79,7 +64,7 @@ GPT2 standardFormatWithHugeEpsilon(GPT2Impl& fake) {
   requireFakeEverywhere(fake);
   GPT2Config config = fake.config();
   config.layerNormEpsilon = 1e12;
-  GPT2 standard = copyOf(fake, config);
+  GPT2 standard = copyModel(fake, config);
   const int64_t D = config.nEmbd;
   const double root = 1e6;  // sqrt(ε)
   torch::NoGradGuard noGrad;

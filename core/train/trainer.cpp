@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -126,6 +127,11 @@ struct Trainer::Impl : NormObserver {
 
   // Schedule state, shared with editing threads.
   mutable std::mutex scheduleMutex;
+  // Snapshots: a requester raises snapshotsWanted and takes modelMutex between two steps; the training
+  // loop waits for snapshotTaken before its next step, so a snapshot never waits more than one step.
+  std::mutex modelMutex;
+  std::condition_variable snapshotTaken;
+  std::atomic<int> snapshotsWanted{0};
   Schedule schedule;
   int64_t decidedThrough = -1;  // events at steps ≤ this have been applied (or were never going to be)
   std::vector<std::pair<int64_t, int64_t>> applied;  // (event id, step)
@@ -443,6 +449,20 @@ Trainer::~Trainer() = default;
 
 GPT2Impl& Trainer::model() { return *m_impl->model; }
 
+SnapshotPtr Trainer::snapshot() {
+  Impl& d = *m_impl;
+  ++d.snapshotsWanted;
+  struct Done {
+    Impl& d;
+    ~Done() {
+      --d.snapshotsWanted;
+      d.snapshotTaken.notify_all();
+    }
+  } done{d};
+  std::lock_guard<std::mutex> lock(d.modelMutex);
+  return ModelSnapshot::copyOf(*d.model, m_stepsDone.load(), m_dir);
+}
+
 std::shared_ptr<MetricsQueue> Trainer::subscribe() {
   auto queue = std::make_shared<MetricsQueue>();
   std::lock_guard<std::mutex> lock(m_impl->listenersMutex);
@@ -611,6 +631,9 @@ bool Trainer::run(const ProgressFn& progress) {
       break;
     }
     if (m_stopRequested.load()) break;
+    // The weights and norm state change only under modelMutex; a waiting snapshot goes first.
+    std::unique_lock<std::mutex> modelLock(d.modelMutex);
+    d.snapshotTaken.wait(modelLock, [&] { return d.snapshotsWanted.load() == 0; });
     const auto started = std::chrono::steady_clock::now();
     d.sigmas.clear();  // nothing left over from a step that failed half-way
     for (auto& p : d.parameters) p.mutable_grad().reset();
@@ -655,6 +678,7 @@ bool Trainer::run(const ProgressFn& progress) {
     d.optimizer->step();
     for (auto& p : d.parameters) p.mutable_grad().reset();  // dropping, not zeroing: 1.13 zeroes
     m_stepsDone = step + 1;
+    modelLock.unlock();
 
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     const double ce = ceValue, aux = auxValue;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/snapshot.h"
 #include "train/settings.h"
 #include "util/progress.h"
 
@@ -59,6 +60,9 @@ class Trainer {
   const RunConfig& config() const { return m_config; }
   const std::string& runDir() const { return m_dir; }
   GPT2Impl& model();
+  // A copy of the model between two optimizer steps, labelled with the steps done. Thread-safe: waits for
+  // the step in progress to finish and holds training back only while copying.
+  SnapshotPtr snapshot();
   std::shared_ptr<MetricsQueue> subscribe();
 
  private:

@@ -303,6 +303,43 @@ TEST_CASE(edits_from_another_thread_while_training_are_safe) {
   REQUIRE(f["step"].get<int64_t>() >= 16);
 }
 
+TEST_CASE(snapshots_of_a_running_trainer_are_consistent_copies_between_steps) {
+  TempDir dir;
+  RunConfig config = smallRun(dir);
+  config.optimizer.maxSteps = 40;
+  auto trainer = Trainer::start(dir.path("run"), config);
+  const torch::Tensor tokens = randomTokens(smallConfig(), 2, 16, 9);
+  std::vector<std::pair<SnapshotPtr, torch::Tensor>> taken;
+  std::thread training([&] { trainer->run(); });
+  while (trainer->stepsDone() < 40) {
+    const SnapshotPtr s = trainer->snapshot();
+    torch::NoGradGuard noGrad;
+    taken.emplace_back(s, s->model().forward(tokens));
+    std::this_thread::sleep_for(std::chrono::milliseconds(3));
+  }
+  training.join();
+  REQUIRE(taken.size() >= 3);
+  int64_t previous = -1;
+  for (const auto& [s, logits] : taken) {
+    REQUIRE(s->step() >= previous && s->step() <= 40);
+    previous = s->step();
+    // The norm state is the one of its step: an event at step e is applied when step e starts.
+    const bool mlp0Fake = s->step() > 5, finalFake = s->step() > 16;
+    REQUIRE_EQ(s->config().norms.at({SiteKind::Mlp, 0}).kind == NormKind::FakeLN, mlp0Fake);
+    REQUIRE_EQ(s->config().norms.at({SiteKind::Final, -1}).kind == NormKind::FakeLN, finalFake);
+    REQUIRE(s->model().norms() == s->config().norms);
+    // A copy: training went on without touching it.
+    torch::NoGradGuard noGrad;
+    REQUIRE(torch::equal(s->model().forward(tokens), logits));
+    REQUIRE(s->label().find("at step " + std::to_string(s->step())) != std::string::npos);
+  }
+  const SnapshotPtr last = trainer->snapshot();
+  REQUIRE_EQ(last->step(), int64_t{40});
+  torch::NoGradGuard noGrad;
+  REQUIRE(torch::equal(last->model().forward(tokens),
+                       loadModel(run::finalModelPath(dir.path("run")))->forward(tokens)));
+}
+
 TEST_CASE(resume_is_bit_exact_on_cpu) {
   TempDir dir;
   const RunConfig config = smallRun(dir);

@@ -72,7 +72,9 @@ def norm(x, site, g, b, eps, depth, tokens, eot):
     return y / math.sqrt(depth) if kind == "layernorm_scaling" else y
 
 
-def forward(cfg, w, tokens):
+def forward(cfg, w, tokens, record=None):
+    """Logits; when `record` is a dict it receives each head's output per layer ("heads": [B, T, H, D])
+    and the input of ln_f ("final_residual")."""
     L, H, D = cfg["n_layer"], cfg["n_head"], cfg["n_embd"]
     eps, eot = cfg.get("layer_norm_epsilon", 1e-5), cfg.get("eos_token_id", 50256)
     sites = cfg.get("normfree", {}).get("sites", {})
@@ -92,11 +94,17 @@ def forward(cfg, w, tokens):
         att = split(q) @ split(k).transpose(-1, -2) / math.sqrt(D // H)
         att = torch.softmax(att.masked_fill(~mask, float("-inf")), dim=-1)
         z = (att @ split(v)).permute(0, 2, 1, 3).reshape(B, T, D)
+        if record is not None:
+            wo = w[p + "attn.c_proj.weight"].view(H, D // H, D)
+            record.setdefault("heads", []).append(
+                torch.einsum("bthd,hde->bthe", z.view(B, T, H, D // H), wo))
         x = x + z @ w[p + "attn.c_proj.weight"] + w[p + "attn.c_proj.bias"]
         h2 = norm(x, sites.get(f"LN_mlp.{l}", {}), w[p + "ln_2.weight"], w[p + "ln_2.bias"], eps, l + 1, tokens, eot)
         a = h2 @ w[p + "mlp.c_fc.weight"] + w[p + "mlp.c_fc.bias"]
         a = 0.5 * a * (1 + torch.tanh(math.sqrt(2 / math.pi) * (a + 0.044715 * a ** 3)))
         x = x + a @ w[p + "mlp.c_proj.weight"] + w[p + "mlp.c_proj.bias"]
+    if record is not None:
+        record["final_residual"] = x
     x = norm(x, sites.get("LN_f", {}), w["ln_f.weight"], w["ln_f.bias"], eps, 1, tokens, eot)
     unembed = w["wte.weight"] if cfg.get("tie_word_embeddings", True) else w["lm_head.weight"]
     return x @ unembed.T

@@ -1,0 +1,26 @@
+#include "analysis/analysis_kernels.h"
+
+#include <torch/torch.h>
+
+namespace nf {
+
+torch::Tensor sequenceBatch(const TokenSequences& s, int64_t first, int64_t n, torch::Device device) {
+  std::vector<int64_t> ids(s.row(first), s.row(first) + n * s.length);
+  return torch::tensor(ids, torch::kLong).view({n, s.length}).to(device);
+}
+
+void forEachBatch(const TokenSequences& s, int64_t batchSize, torch::Device device,
+                  const std::function<void(const torch::Tensor&, int64_t)>& visit) {
+  torch::NoGradGuard noGrad;
+  for (int64_t first = 0; first < s.count; first += batchSize)
+    visit(sequenceBatch(s, first, std::min(batchSize, s.count - first), device), first);
+}
+
+torch::Tensor positionZeroAttention(const torch::Tensor& pattern) { return pattern.select(-1, 0).mean(-1); }
+
+std::vector<float> toVector(const torch::Tensor& t) {
+  const torch::Tensor c = t.detach().to(torch::kCPU, torch::kFloat32).contiguous();
+  return {c.data_ptr<float>(), c.data_ptr<float>() + c.numel()};
+}
+
+}  // namespace nf

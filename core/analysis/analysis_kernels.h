@@ -1,0 +1,24 @@
+// Torch-level pieces the analyses share, exposed for the engine's tests.
+#pragma once
+#include <torch/types.h>
+
+#include <functional>
+
+#include "analysis/snapshot.h"
+
+namespace nf {
+
+// Rows [first, first + n) of the sequences as an int64 tensor [n, length] on `device`.
+torch::Tensor sequenceBatch(const TokenSequences& sequences, int64_t first, int64_t n, torch::Device device);
+
+// Calls visit(batch, first) for consecutive batches of at most batchSize sequences, under NoGradGuard.
+void forEachBatch(const TokenSequences& sequences, int64_t batchSize, torch::Device device,
+                  const std::function<void(const torch::Tensor& tokens, int64_t first)>& visit);
+
+// Per (batch, head): the attention position 0 receives, averaged over query positions. pattern [B, H, T, T].
+torch::Tensor positionZeroAttention(const torch::Tensor& pattern);
+
+// Values of a float tensor (any device) as a std::vector<float>.
+std::vector<float> toVector(const torch::Tensor& t);
+
+}  // namespace nf

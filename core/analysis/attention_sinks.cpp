@@ -1,0 +1,54 @@
+#include "analysis/attention_sinks.h"
+
+#include <torch/torch.h>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/analysis_kernels.h"
+#include "model/gpt2.h"
+
+namespace nf {
+
+AttentionSinksResult attentionSinks(const ModelSnapshot& snapshot, const TokenSequences& data,
+                                    double threshold, const ProgressFn& progress) {
+  GPT2Impl& model = snapshot.model();
+  const int L = model.config().nLayer, H = model.config().nHead;
+  torch::Tensor sinks = torch::zeros({L, H}, torch::kFloat64),
+                attention = torch::zeros({L, H}, torch::kFloat64);
+  forEachBatch(data, 8, model.device(), [&](const torch::Tensor& tokens, int64_t first) {
+    HookSet hooks;
+    for (int l = 0; l < L; ++l) hooks.cache(HookPoint::pattern(l));
+    model.forward(tokens, &hooks);
+    for (int l = 0; l < L; ++l) {
+      const torch::Tensor zero =
+          positionZeroAttention(hooks.at(HookPoint::pattern(l))).to(torch::kCPU, torch::kFloat64);
+      sinks[l] += (zero >= threshold).to(torch::kFloat64).sum(0);  // [H]
+      attention[l] += zero.sum(0);
+    }
+    if (progress)
+      progress({"attention sinks", first + tokens.size(0), data.count, "sequences",
+                first + tokens.size(0) == data.count});
+  });
+  AttentionSinksResult r;
+  r.header = makeHeader("attention_sinks", snapshot, data.source, data.count, data.length);
+  r.threshold = threshold;
+  r.layers = L;
+  r.heads = H;
+  sinks /= static_cast<double>(data.count);
+  attention /= static_cast<double>(data.count);
+  for (int64_t i = 0; i < L * H; ++i) {
+    r.sinkShare.push_back(sinks.view(-1)[i].item<double>());
+    r.meanPositionZero.push_back(attention.view(-1)[i].item<double>());
+  }
+  r.sinkRate = sinks.mean().item<double>();
+  return r;
+}
+
+nlohmann::json toJson(const AttentionSinksResult& r) {
+  return {{"header", toJson(r.header)}, {"threshold", r.threshold},
+          {"layers", r.layers},         {"heads", r.heads},
+          {"sink_share", r.sinkShare},  {"mean_position0_attention", r.meanPositionZero},
+          {"sink_rate", r.sinkRate}};
+}
+
+}  // namespace nf

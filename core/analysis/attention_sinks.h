@@ -1,0 +1,26 @@
+// Attention sinks (PROTOCOL §7): a head is a sink on a sequence when position 0 receives at least
+// `threshold` of its attention, averaged over all query positions (position 0's own row, which can only
+// attend to itself, included); the sink rate is the share of (head, sequence) pairs that are sinks.
+#pragma once
+#include <nlohmann/json_fwd.hpp>
+#include <vector>
+
+#include "analysis/snapshot.h"
+#include "util/progress.h"
+
+namespace nf {
+
+struct AttentionSinksResult {
+  AnalysisHeader header;
+  double threshold = 0.3;
+  int layers = 0, heads = 0;
+  std::vector<double> sinkShare;         // [layer · heads + head]: share of sequences where it is a sink
+  std::vector<double> meanPositionZero;  // [layer · heads + head]: mean attention to position 0
+  double sinkRate = 0;                   // over all (head, sequence) pairs
+};
+
+AttentionSinksResult attentionSinks(const ModelSnapshot& snapshot, const TokenSequences& data,
+                                    double threshold = 0.3, const ProgressFn& progress = {});
+nlohmann::json toJson(const AttentionSinksResult& result);
+
+}  // namespace nf

@@ -1,0 +1,128 @@
+#include "analysis/confidence_neurons.h"
+
+#include <torch/torch.h>
+
+#include <nlohmann/json.hpp>
+#include <numeric>
+
+#include "analysis/analysis_kernels.h"
+#include "model/gpt2.h"
+
+namespace nf {
+namespace {
+
+std::vector<double> doubles(const torch::Tensor& t) {
+  const torch::Tensor c = t.to(torch::kCPU, torch::kFloat64).contiguous();
+  return {c.data_ptr<double>(), c.data_ptr<double>() + c.numel()};
+}
+
+}  // namespace
+
+ConfidenceNeuronsResult confidenceNeurons(const ModelSnapshot& snapshot, const TokenSequences& data, int topK,
+                                          const ProgressFn& progress) {
+  GPT2Impl& model = snapshot.model();
+  torch::NoGradGuard noGrad;
+  const int layer = model.config().nLayer - 1;
+  const torch::Tensor W_out =
+      model.h[layer]->as<BlockImpl>()->mlp->c_proj->weight.to(torch::kFloat64);  // [F, D]
+  const torch::Tensor W_U = model.unembedding().to(torch::kFloat64);             // [V, D]
+  const int F = static_cast<int>(W_out.size(0));
+  topK = std::clamp(topK, 0, F);
+
+  const torch::Tensor outNorm = W_out.norm(2, 1);  // [F]
+  const torch::Tensor cosines =
+      W_U.matmul(W_out.t()) / (W_U.norm(2, 1).unsqueeze(1) * outNorm.unsqueeze(0));  // [V, F]
+  const torch::Tensor logitVar = cosines.var(0, /*unbiased=*/true);
+  const torch::Tensor score = outNorm / logitVar;
+
+  ConfidenceNeuronsResult r;
+  r.header = makeHeader("confidence_neurons", snapshot, data.source, data.count, data.length);
+  r.layer = layer;
+  const std::vector<double> norms = doubles(outNorm), vars = doubles(logitVar), scores = doubles(score);
+  for (int i = 0; i < F; ++i) r.neurons.push_back({i, norms[i], vars[i], scores[i]});
+  r.ranking.resize(F);
+  std::iota(r.ranking.begin(), r.ranking.end(), 0);
+  std::stable_sort(r.ranking.begin(), r.ranking.end(), [&](int a, int b) { return scores[a] > scores[b]; });
+
+  const auto svd = torch::linalg::svd(W_U, /*full_matrices=*/false, c10::nullopt);
+  r.singularValues = doubles(std::get<1>(svd));
+  const torch::Tensor rightVectors = std::get<2>(svd);  // [D, D], rows are unit vectors in model space
+  for (int k = 0; k < topK; ++k) {
+    const torch::Tensor w = W_out[r.ranking[k]];
+    r.singularCosines.push_back(doubles(rightVectors.matmul(w).abs() / w.norm()));
+  }
+
+  // Mean ablation: the dataset mean of each neuron's activation, then one pass per ablation.
+  const HookPoint post = HookPoint::mlpPost(layer);
+  torch::Tensor sum = torch::zeros({F}, torch::kFloat64);
+  int64_t tokens = 0;
+  forEachBatch(data, 8, model.device(), [&](const torch::Tensor& batch, int64_t) {
+    HookSet hooks;
+    hooks.cache(post);
+    model.forward(batch, &hooks);
+    sum += hooks.at(post).to(torch::kFloat64).sum(std::vector<int64_t>{0, 1}).cpu();
+    tokens += batch.numel();
+  });
+  const torch::Tensor mean = (sum / static_cast<double>(tokens)).to(torch::kFloat32).to(model.device());
+
+  // Mean CE of next-token prediction and mean entropy, with the given neurons replaced by their means.
+  const int64_t passes = 1 + 2 * topK;
+  int64_t passesDone = 0;
+  auto measure = [&](const std::vector<int64_t>& neurons) {
+    double loss = 0, entropy = 0;
+    int64_t count = 0;
+    const torch::Tensor index = torch::tensor(neurons, torch::kLong).to(model.device());
+    forEachBatch(data, 8, model.device(), [&](const torch::Tensor& batch, int64_t) {
+      HookSet hooks;
+      if (!neurons.empty())
+        hooks.edit(post, [&](const torch::Tensor& value, const HookPoint&) {
+          return value.index_fill(-1, index, 0) +
+                 torch::zeros_like(mean).index_copy(0, index, mean.index_select(0, index));
+        });
+      const torch::Tensor logits = model.forward(batch, &hooks).slice(1, 0, -1);
+      const torch::Tensor logProbs = torch::log_softmax(logits, -1);
+      const torch::Tensor targets = batch.slice(1, 1);
+      loss -= logProbs.gather(-1, targets.unsqueeze(-1)).sum().item<double>();
+      entropy -= (logProbs.exp() * logProbs).sum().item<double>();
+      count += targets.numel();
+    });
+    ++passesDone;
+    if (progress) progress({"confidence neurons", passesDone, passes, "passes", passesDone == passes});
+    return std::make_pair(loss / count, entropy / count);
+  };
+  std::tie(r.baseLoss, r.baseEntropy) = measure({});
+  std::vector<int64_t> cumulative;
+  for (int k = 0; k < topK; ++k) {
+    const int neuron = r.ranking[k];
+    cumulative.push_back(neuron);
+    const auto [alone, aloneEntropy] = measure({neuron});
+    const auto [together, togetherEntropy] = measure(cumulative);
+    r.ablations.push_back({neuron, alone - r.baseLoss, aloneEntropy - r.baseEntropy, together - r.baseLoss,
+                           togetherEntropy - r.baseEntropy});
+  }
+  return r;
+}
+
+nlohmann::json toJson(const ConfidenceNeuronsResult& r) {
+  nlohmann::json neurons = nlohmann::json::array(), ablations = nlohmann::json::array();
+  for (const NeuronScore& n : r.neurons)
+    neurons.push_back(
+        {{"neuron", n.neuron}, {"output_norm", n.outputNorm}, {"logit_var", n.logitVar}, {"score", n.score}});
+  for (const NeuronAblation& a : r.ablations)
+    ablations.push_back({{"neuron", a.neuron},
+                         {"delta_loss", a.deltaLoss},
+                         {"delta_entropy", a.deltaEntropy},
+                         {"cumulative_delta_loss", a.cumulativeDeltaLoss},
+                         {"cumulative_delta_entropy", a.cumulativeDeltaEntropy}});
+  return {{"header", toJson(r.header)},
+          {"layer", r.layer},
+          {"ranking", r.ranking},
+          {"neurons", neurons},
+          {"singular_values", r.singularValues},
+          {"top_singular_cosines", r.singularCosines},
+          {"base_loss", r.baseLoss},
+          {"base_entropy", r.baseEntropy},
+          {"ablations", ablations}};
+}
+
+}  // namespace nf

@@ -1,0 +1,325 @@
+// The interpretability engine (PROTOCOL §7) against hand computations and the independent Python reference.
+#include <cmath>
+
+#include "analysis/analysis_kernels.h"
+#include "analysis/attention_sinks.h"
+#include "analysis/confidence_neurons.h"
+#include "analysis/logit_attribution.h"
+#include "analysis/patching.h"
+#include "analysis/residual_norms.h"
+#include "fixtures.h"
+#include "train/export.h"
+
+using namespace nf;
+using namespace nf::test;
+
+namespace {
+
+TokenSequences sequencesOf(const torch::Tensor& tokens) {
+  TokenSequences s;
+  s.count = tokens.size(0);
+  s.length = tokens.size(1);
+  for (int64_t i = 0; i < tokens.numel(); ++i)
+    s.tokens.push_back(static_cast<int32_t>(tokens.view(-1)[i].item<int64_t>()));
+  s.source = "random tokens";
+  return s;
+}
+
+void setAll(GPT2Impl& model, NormKind kind) {
+  double s = 0.9;
+  for (const SiteId& site : model.norms().sites()) {
+    SiteNorm n;
+    n.kind = kind;
+    n.scale = (s += 0.31);
+    model.norms().at(site) = n;
+  }
+}
+
+AttributionResult attribution(GPT2Impl& model, const TokenSequences& data) {
+  AttributionOptions options;
+  options.bootstrapSamples = 200;
+  options.traceLayer = 1;
+  options.traceHead = 2;
+  options.traceSequence = 1;
+  return logitAttribution(*ModelSnapshot::copyOf(model, 7, "test"), data, options);
+}
+
+// Zero query/key weights: every head attends uniformly to the positions it can see.
+void uniformAttention(GPT2Impl& model) {
+  torch::NoGradGuard noGrad;
+  const int64_t D = model.config().nEmbd;
+  for (int l = 0; l < model.config().nLayer; ++l) {
+    auto& attn = *model.h[l]->as<BlockImpl>()->attn;
+    attn.c_attn->weight.slice(1, 0, 2 * D).zero_();
+    attn.c_attn->bias.slice(0, 0, 2 * D).zero_();
+  }
+}
+
+// A hand-made IOI-style set for a random model: random prompts whose corrupted twins differ at one position;
+// the "correct" and "wrong" tokens are those the difference moves most, so the metric's range is wide and
+// float rounding is small against it.
+IoiPromptSet promptSet(GPT2Impl& model, int64_t length, int64_t differing) {
+  const GPT2Config& c = model.config();
+  IoiPromptSet set;
+  set.frame = "test";
+  set.length = length;
+  set.firstNamePosition = 1;
+  set.secondNamePosition = 2;
+  set.subjectPosition = differing;
+  set.endPosition = length - 1;
+  const torch::Tensor clean = randomTokens(c, 8, length, 11);
+  torch::Tensor corrupted = clean.clone();
+  corrupted.select(1, differing).add_(torch::arange(1, 9)).remainder_(c.vocabSize);
+  torch::NoGradGuard noGrad;
+  const torch::Tensor moved =
+      model.forward(clean).select(1, length - 1) - model.forward(corrupted).select(1, length - 1);
+  for (int64_t i = 0; i < 8; ++i) {
+    IoiPrompt p;
+    for (int64_t t = 0; t < length; ++t) {
+      p.clean.push_back(static_cast<int32_t>(clean[i][t].item<int64_t>()));
+      p.corrupted.push_back(static_cast<int32_t>(corrupted[i][t].item<int64_t>()));
+    }
+    p.correctId = static_cast<int32_t>(moved[i].argmax().item<int64_t>());
+    p.wrongId = static_cast<int32_t>(moved[i].argmin().item<int64_t>());
+    set.prompts.push_back(p);
+  }
+  return set;
+}
+
+// Mean next-token CE with the given last-layer MLP neurons mean-ablated by editing the weights instead of
+// the activations: the neuron's output row is zeroed and its mean contribution moved into the bias.
+double weightAblatedLoss(GPT2Impl& source, const torch::Tensor& tokens, const std::vector<int>& neurons) {
+  GPT2 model = copyModel(source);
+  torch::NoGradGuard noGrad;
+  const int layer = model->config().nLayer - 1;
+  HookSet hooks;
+  hooks.cache(HookPoint::mlpPost(layer));
+  model->forward(tokens, &hooks);
+  const torch::Tensor mean = hooks.at(HookPoint::mlpPost(layer)).mean(std::vector<int64_t>{0, 1});
+  auto& proj = *model->h[layer]->as<BlockImpl>()->mlp->c_proj;
+  for (int i : neurons) {
+    proj.bias.add_(mean[i] * proj.weight[i]);
+    proj.weight[i].zero_();
+  }
+  const torch::Tensor logits = model->forward(tokens).slice(1, 0, -1);
+  return torch::nn::functional::cross_entropy(logits.reshape({-1, logits.size(-1)}),
+                                              tokens.slice(1, 1).reshape(-1))
+      .item<double>();
+}
+
+}  // namespace
+
+TEST_CASE(dla_equals_direct_effect_on_ln_free_models) {
+  const GPT2Config c = smallConfig();
+  GPT2 fake = randomModel(c, 3);
+  setAll(*fake, NormKind::FakeLN);
+  GPT2 folded = foldLayerNorms(*fake);
+  const TokenSequences data = sequencesOf(randomTokens(c, 6, 16));
+  for (GPT2Impl* model : {fake.get(), folded.get()}) {
+    const AttributionResult r = attribution(*model, data);
+    for (const auto* list : {&r.headAttributions, &r.others})
+      for (const ComponentAttribution& a : *list) {
+        REQUIRE_MSG(a.nmae <= 1e-3, a.name << ": NMAE " << a.nmae << " %");
+        REQUIRE(a.meanAbsDe > 0);
+      }
+    REQUIRE(r.overallNmae <= 1e-3);
+    // The components decompose the residual: Σ DLA + β·u is the logit.
+    REQUIRE_MSG(r.decompositionError < 1e-4, "decomposition error " << r.decompositionError);
+    REQUIRE_EQ(r.trace.dla.size(), size_t{15});
+    for (size_t i = 0; i < r.trace.dla.size(); ++i) REQUIRE(std::abs(r.trace.dla[i] - r.trace.de[i]) < 1e-6);
+  }
+}
+
+TEST_CASE(dla_and_de_differ_with_layernorm_as_the_reference_computes) {
+  const GPT2Config c = smallConfig();
+  GPT2 model = randomModel(c, 5);
+  TempDir dir;
+  saveModel(*model, dir.path("model"));
+  const torch::Tensor tokens = randomTokens(c, 5, 16, 3);
+  const AttributionResult r = attribution(*model, sequencesOf(tokens));
+  REQUIRE_MSG(r.overallNmae > 1.0, "overall NMAE " << r.overallNmae);
+  REQUIRE(r.overallLow <= r.overallNmae && r.overallNmae <= r.overallHigh);
+  REQUIRE(r.decompositionError < 1e-4);  // DLA with the cached scale is linear, LN or not
+
+  const std::string out = dir.path("nmae.f64");
+  const std::string cmd = std::string(NF_REFERENCE_PYTHON) + " " + NF_REFERENCE_DIR + "/dla_reference.py '" +
+                          dir.path("model") + "' '" + tokensArg(tokens) + "' '" + out + "'";
+  REQUIRE_MSG(runCommand(cmd) == 0, cmd);
+  std::ifstream in(out, std::ios::binary);
+  std::vector<double> reference(c.nLayer * c.nHead);
+  in.read(reinterpret_cast<char*>(reference.data()), reference.size() * sizeof(double));
+  REQUIRE(in.gcount() == static_cast<std::streamsize>(reference.size() * sizeof(double)));
+  for (size_t i = 0; i < reference.size(); ++i)
+    REQUIRE_MSG(
+        std::abs(r.headAttributions[i].nmae - reference[i]) < 1e-4,
+        r.headAttributions[i].name << ": " << r.headAttributions[i].nmae << " vs reference " << reference[i]);
+}
+
+TEST_CASE(patching_all_of_layer_zero_restores_clean_and_patching_nothing_changes_nothing) {
+  const GPT2Config c = smallConfig();
+  GPT2 model = randomModel(c, 2);
+  model->to(torch::kFloat64);  // exact comparisons: no float32 rounding in the residual stream
+  const auto snapshot = ModelSnapshot::copyOf(*model, -1, "test");
+  const IoiPromptSet set = promptSet(*model, 10, 4);
+  std::vector<int64_t> all(10);
+  for (int64_t i = 0; i < 10; ++i) all[i] = i;
+  REQUIRE(std::abs(patchResidPre(*snapshot, set, 0, all) - 1.0) < 1e-9);
+  REQUIRE(std::abs(patchResidPre(*snapshot, set, 0, {})) < 1e-12);
+
+  // In the grid, layer 0 differs from the corrupted run only where the tokens differ.
+  PatchingOptions options;
+  options.maxBatchTokens = 200;  // several passes per layer: chunking must not change anything
+  const PatchingResult r = ioiPatching(*snapshot, set, options);
+  REQUIRE_EQ(r.residPre.rows, int64_t{c.nLayer});
+  REQUIRE_EQ(r.heads.columns, int64_t{c.nHead});
+  REQUIRE_EQ(r.headPositions.rows, int64_t{c.nLayer * c.nHead});
+  for (int64_t p = 0; p < 10; ++p) REQUIRE(std::abs(r.residPre.activation[p] - (p == 4 ? 1.0 : 0.0)) < 1e-6);
+  // Before the differing position nothing can change, in any grid.
+  for (int64_t l = 0; l < c.nLayer; ++l)
+    for (int64_t p = 0; p < 4; ++p) REQUIRE(std::abs(r.residPre.activation[l * 10 + p]) < 1e-6);
+}
+
+TEST_CASE(attribution_patching_equals_activation_patching_when_blocks_are_linear) {
+  const GPT2Config c = smallConfig();
+  GPT2 model = randomModel(c, 4);
+  setAll(*model, NormKind::Identity);
+  uniformAttention(*model);
+  {
+    torch::NoGradGuard noGrad;  // GELU(0) = 0: every MLP writes its constant output bias
+    for (int l = 0; l < c.nLayer; ++l) {
+      auto& mlp = *model->h[l]->as<BlockImpl>()->mlp;
+      mlp.c_fc->weight.zero_();
+      mlp.c_fc->bias.zero_();
+    }
+  }
+  model->to(torch::kFloat64);
+  const PatchingResult r =
+      ioiPatching(*ModelSnapshot::copyOf(*model, -1, "linear"), promptSet(*model, 10, 4));
+  double largest = 0;
+  for (const PatchingGrid* grid : {&r.residPre, &r.heads, &r.headPositions}) {
+    for (size_t i = 0; i < grid->activation.size(); ++i) {
+      REQUIRE_MSG(
+          std::abs(grid->attribution[i] - grid->activation[i]) < 1e-4,
+          grid->name << " cell " << i << ": " << grid->attribution[i] << " vs " << grid->activation[i]);
+      largest = std::max(largest, std::abs(grid->activation[i]));
+    }
+  }
+  REQUIRE(largest > 0.1);  // the grids are not trivially zero
+}
+
+TEST_CASE(confidence_neuron_scores_match_a_hand_computation) {
+  GPT2Config c = smallConfig();
+  c.nLayer = 1;
+  c.nEmbd = 8;
+  c.nHead = 2;
+  c.vocabSize = 12;
+  c.eotTokenId = 11;
+  GPT2 model = randomModel(c, 6);
+  {
+    torch::NoGradGuard noGrad;  // outputs large enough that ablating three neurons moves the loss
+    model->h[0]->as<BlockImpl>()->mlp->c_fc->weight.mul_(30);
+    model->h[0]->as<BlockImpl>()->mlp->c_proj->weight.mul_(10);
+  }
+  const torch::Tensor W = model->h[0]->as<BlockImpl>()->mlp->c_proj->weight.to(torch::kFloat64);  // [32, 8]
+  const torch::Tensor U = model->wte->weight.to(torch::kFloat64);                                 // [12, 8]
+  const torch::Tensor tokens = randomTokens(c, 4, 16);
+  const ConfidenceNeuronsResult r =
+      confidenceNeurons(*ModelSnapshot::copyOf(*model, -1, "test"), sequencesOf(tokens), 3);
+  REQUIRE_EQ(r.neurons.size(), size_t{32});
+  for (int i = 0; i < 32; ++i) {
+    double norm = 0;
+    for (int d = 0; d < 8; ++d) norm += std::pow(W[i][d].item<double>(), 2);
+    norm = std::sqrt(norm);
+    std::vector<double> cosines;
+    for (int t = 0; t < 12; ++t) {
+      double dot = 0, rowNorm = 0;
+      for (int d = 0; d < 8; ++d) {
+        dot += U[t][d].item<double>() * W[i][d].item<double>();
+        rowNorm += std::pow(U[t][d].item<double>(), 2);
+      }
+      cosines.push_back(dot / (std::sqrt(rowNorm) * norm));
+    }
+    double mean = 0, var = 0;
+    for (double x : cosines) mean += x / 12;
+    for (double x : cosines) var += (x - mean) * (x - mean) / 11;  // unbiased
+    REQUIRE(std::abs(r.neurons[i].outputNorm - norm) < 1e-9 * norm);
+    REQUIRE(std::abs(r.neurons[i].logitVar - var) < 1e-9 * var);
+    REQUIRE(std::abs(r.neurons[i].score - norm / var) < 1e-8 * norm / var);
+  }
+  for (size_t k = 1; k < r.ranking.size(); ++k)
+    REQUIRE(r.neurons[r.ranking[k - 1]].score >= r.neurons[r.ranking[k]].score);
+  // The right singular vectors are an orthonormal basis of model space: squared cosines sum to 1.
+  REQUIRE_EQ(r.singularCosines.size(), size_t{3});
+  for (const auto& cosines : r.singularCosines) {
+    double sum = 0;
+    for (double x : cosines) sum += x * x;
+    REQUIRE(std::abs(sum - 1.0) < 1e-9);
+  }
+  for (size_t k = 1; k < r.singularValues.size(); ++k)
+    REQUIRE(r.singularValues[k - 1] >= r.singularValues[k]);
+  REQUIRE_EQ(r.ablations.size(), size_t{3});
+  const double base = weightAblatedLoss(*model, tokens, {});
+  REQUIRE(std::abs(r.baseLoss - base) < 1e-5);
+  const std::vector<int> top{r.ranking[0], r.ranking[1], r.ranking[2]};
+  for (int k = 0; k < 3; ++k) {
+    REQUIRE_EQ(r.ablations[k].neuron, top[k]);
+    const double alone = weightAblatedLoss(*model, tokens, {top[k]}) - base;
+    const double together =
+        weightAblatedLoss(*model, tokens, std::vector<int>(top.begin(), top.begin() + k + 1)) - base;
+    REQUIRE_MSG(std::abs(r.ablations[k].deltaLoss - alone) < 1e-5,
+                r.ablations[k].deltaLoss << " vs " << alone);
+    REQUIRE(std::abs(r.ablations[k].cumulativeDeltaLoss - together) < 1e-5);
+  }
+  REQUIRE(std::abs(r.ablations[2].cumulativeDeltaLoss) > 1e-4);  // the comparison is not between zeros
+}
+
+TEST_CASE(sink_rate_of_hand_built_attention) {
+  // Two sequences, two heads, three positions: position 0 gets (1 + a + b) / 3 of each head's attention.
+  const torch::Tensor pattern = torch::tensor({1.0, 0.0, 0.0, 0.5, 0.5, 0.0, 0.2, 0.4, 0.4,   // mean 0.5667
+                                               1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.5, 0.5,   // 0.3333
+                                               1.0, 0.0, 0.0, 0.1, 0.9, 0.0, 0.1, 0.1, 0.8,   // 0.4
+                                               1.0, 0.0, 0.0, 0.9, 0.1, 0.0, 0.6, 0.2, 0.2})  // 0.8333
+                                    .view({2, 2, 3, 3});
+  const torch::Tensor zero = positionZeroAttention(pattern);
+  const double expected[] = {1.7 / 3, 1.0 / 3, 1.2 / 3, 2.5 / 3};
+  for (int i = 0; i < 4; ++i) REQUIRE(std::abs(zero.view(-1)[i].item<double>() - expected[i]) < 1e-6);
+
+  // Uniform attention over 4 positions: position 0 gets (1 + 1/2 + 1/3 + 1/4) / 4 = 0.5208 in every head.
+  const GPT2Config c = smallConfig();
+  GPT2 model = randomModel(c, 8);
+  uniformAttention(*model);
+  const auto snapshot = ModelSnapshot::copyOf(*model, -1, "uniform");
+  const TokenSequences data = sequencesOf(randomTokens(c, 3, 4));
+  const AttentionSinksResult below = attentionSinks(*snapshot, data, 0.52),
+                             above = attentionSinks(*snapshot, data, 0.53);
+  REQUIRE(below.sinkRate == 1.0);
+  REQUIRE(above.sinkRate == 0.0);
+  for (double m : below.meanPositionZero) REQUIRE(std::abs(m - 25.0 / 48.0) < 1e-6);
+}
+
+TEST_CASE(residual_norms_at_layer_zero_are_the_embedding_norms) {
+  const GPT2Config c = smallConfig();
+  GPT2 model = randomModel(c, 12);
+  const torch::Tensor tokens = randomTokens(c, 4, 16, 5);
+  const ResidualNormsResult r =
+      residualNorms(*ModelSnapshot::copyOf(*model, 3, "test"), sequencesOf(tokens), 10);
+  REQUIRE_EQ(r.rows.size(), size_t{c.nLayer + 1});
+  REQUIRE_EQ(r.header.step, int64_t{3});
+  double position0 = 0, rest = 0;
+  for (int64_t b = 0; b < 4; ++b)
+    for (int64_t t = 0; t < 16; ++t) {
+      const double n = (model->wte->weight[tokens[b][t]] + model->wpe->weight[t]).norm().item<double>();
+      (t == 0 ? position0 : rest) += n;
+    }
+  REQUIRE(std::abs(r.rows[0].position0.mean - position0 / 4) < 1e-5);
+  REQUIRE(std::abs(r.rows[0].rest.mean - rest / 60) < 1e-5);
+  REQUIRE_EQ(r.scales.size(), size_t{3 * c.nLayer + 1});
+  for (const ScaleHistogram& h : r.scales) {
+    int64_t count = 0;
+    for (int64_t n : h.counts) count += n;
+    REQUIRE_EQ(count, int64_t{64});
+    REQUIRE(h.rest.p10 <= h.rest.median && h.rest.median <= h.rest.p90);
+  }
+}
+
+TEST_MAIN()

@@ -84,6 +84,9 @@ int main(int argc, char** argv) {
     } catch (const nf::cli::UsageError& e) {
       std::cerr << "normfree-cli " << command << ": " << e.what() << "\n";
       return 2;
+    } catch (const c10::Error& e) {  // a LibTorch error: its message, without the C++ stack trace
+      std::cerr << "normfree-cli " << command << ": error: " << e.what_without_backtrace() << "\n";
+      return 1;
     } catch (const std::exception& e) {
       std::cerr << "normfree-cli " << command << ": error: " << e.what() << "\n";
       return 1;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job on the bundled default: remove LayerNorm from the bundled tiny GPT-2 with the tiny preset
-# (PROTOCOL §2–4), export the LN-free result, evaluate it, check its circuits. With --control, also the
+# (PROTOCOL §2–4), export the LN-free result, evaluate it, check its circuits, run the analyses of PROTOCOL §7
+# on the original and the LN-free model and draw their figures. With --control, also the
 # vanilla fine-tuning control with the same data, learning rate and steps, and the comparison figure.
 #   resources/tiny-gpt2/experiment.sh [WORK_DIR] [--control]      (after ./bootstrap.sh build)
 # Fine-tuning data: the synthetic corpus with seed 1 (new documents of the pretraining distribution),
@@ -46,4 +47,30 @@ if [ "$control" = --control ]; then
       "Bundled tiny GPT-2: LN removal (tiny preset) vs vanilla fine-tune"
   fi
 fi
-echo "experiment: results in $work (summary.jsonl, export.json, remove/, lnfree/${control:+, finetune/, loss_curves.png})" >&2
+# The analyses of PROTOCOL §7 on each model, and their figures (docs/ANALYSES.md). Progress: analyses.log.
+analyze_all() {  # name, model folder → $work/analyses/name/*.json
+  local out="$work/analyses/$1"
+  mkdir -p "$out"
+  for kind in norms sinks dla neurons; do
+    "$cli" analyze "$kind" "$2" --data "$data/val.bin" --sequences 32 --out "$out/$kind.json" > /dev/null
+  done
+  "$cli" analyze patching "$2" --prompts "$data/ioi.json" --no-head-positions --out "$out/patching.json" \
+    --csv-dir "$out/patching" > /dev/null
+}
+models=(original ln-free)
+{
+  analyze_all original "$model"
+  analyze_all ln-free "$work/remove/final"
+  compare="$work/remove/final"
+  if [ "$control" = --control ]; then
+    analyze_all vanilla "$work/finetune/final"
+    compare="$work/finetune/final,$compare"
+    models=(original vanilla ln-free)
+  fi
+  "$cli" analyze calibration "$model" --compare "$compare" --data "$data/val.bin" --sequences 32 \
+    --out "$work/analyses/calibration.json" > /dev/null
+} 2> "$work/analyses.log"
+if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
+  /usr/bin/python3 docs/figures/analysis_figures.py "$work/analyses" "$work/figures" "${models[@]}"
+fi
+echo "experiment: results in $work (summary.jsonl, export.json, remove/, lnfree/, analyses/, figures/${control:+, finetune/, loss_curves.png})" >&2

@@ -2,6 +2,7 @@
 #include <array>
 #include <fstream>
 
+#include "data/ioi.h"
 #include "data/token_file.h"
 #include "fixtures.h"
 #include "io/atomic_file.h"
@@ -123,8 +124,90 @@ TEST_CASE(every_command_has_help) {
         r.status == 0 && r.out.find("usage: normfree-cli " + std::string(command)) != std::string::npos,
         command);
   }
+  for (const char* kind :
+       {"norms", "sinks", "dla", "patching", "neurons", "calibration", "ioi", "induction"}) {
+    auto r = cli(std::string("analyze ") + kind + " --help");
+    REQUIRE_MSG(
+        r.status == 0 && r.out.find("usage: normfree-cli analyze " + std::string(kind)) != std::string::npos,
+        kind);
+  }
   auto r = cli("--help");
   REQUIRE(r.status == 0 && r.out.find("commands:") != std::string::npos);
+}
+
+TEST_CASE(every_analysis_runs_from_the_command_line) {
+  TempDir dir;
+  const std::string d = dir.path();
+  const GPT2Config c = smallConfig();
+  saveModel(*randomModel(c), d + "/m");
+  const auto tokens = randomTokens(c, 1, 400, 4).flatten();
+  writeTokens(d + "/t.bin",
+              std::vector<int32_t>(tokens.data_ptr<int64_t>(), tokens.data_ptr<int64_t>() + 400), 101);
+  const std::string data = " --data " + d + "/t.bin --sequences 3 --length 16";
+
+  auto r = cli("analyze norms " + d + "/m" + data);
+  REQUIRE_MSG(r.status == 0, r.err);
+  auto j = nlohmann::json::parse(r.out);
+  REQUIRE_EQ(j["header"]["sequences"], 3);
+  REQUIRE_EQ(j["header"]["norms"], "LayerNorm");
+  REQUIRE_EQ(j["residual_norms"].size(), size_t(c.nLayer + 1));
+
+  r = cli("analyze sinks " + d + "/m" + data + " --threshold 0.2 --out " + d + "/sinks.json");
+  REQUIRE_MSG(r.status == 0, r.err);
+  REQUIRE_EQ(nlohmann::json::parse(readTextFile(d + "/sinks.json"))["sink_share"].size(),
+             size_t(c.nLayer * c.nHead));
+
+  r = cli("analyze dla " + d + "/m" + data + " --head 1.3 --trace-sequence 2 --csv " + d + "/nmae.csv");
+  REQUIRE_MSG(r.status == 0, r.err);
+  j = nlohmann::json::parse(r.out);
+  REQUIRE(j["overall_nmae_percent"].get<double>() > 1.0);
+  REQUIRE_EQ(j["trace"]["dla"].size(), 15u);
+  REQUIRE(readTextFile(d + "/nmae.csv").rfind("nmae_percent,H0,H1,H2,H3\nL0,", 0) == 0);
+
+  r = cli("analyze neurons " + d + "/m" + data + " --top 2");
+  REQUIRE_MSG(r.status == 0, r.err);
+  REQUIRE_EQ(nlohmann::json::parse(r.out)["ablations"].size(), 2u);
+
+  // Patching with a prompt set from a file; every grid also as CSV.
+  IoiPromptSet set;
+  set.frame = "{A} {B} {S}";
+  set.length = 6;
+  set.firstNamePosition = 1;
+  set.secondNamePosition = 2;
+  set.subjectPosition = 3;
+  set.endPosition = 5;
+  for (int i = 0; i < 4; ++i) {
+    IoiPrompt p;
+    p.order = "ABBA";
+    p.clean = {100, 10 + i, 20 + i, 20 + i, 30, 31};
+    p.corrupted = {100, 10 + i, 20 + i, 10 + i, 30, 31};
+    p.correctId = 10 + i;
+    p.wrongId = 20 + i;
+    set.prompts.push_back(p);
+  }
+  writeFileAtomic(d + "/ioi.json", toJson(set).dump());
+  r = cli("analyze patching " + d + "/m --prompts " + d + "/ioi.json --csv-dir " + d + "/grids");
+  REQUIRE_MSG(r.status == 0, r.err);
+  j = nlohmann::json::parse(r.out);
+  REQUIRE_EQ(j["grids"].size(), 3u);
+  REQUIRE_EQ(j["grids"][0]["activation"].size(), size_t(c.nLayer * 6));
+  REQUIRE(std::filesystem::exists(d + "/grids/head_positions_error.csv"));
+
+  r = cli("analyze calibration " + d + "/m --compare " + d + "/m" + data);
+  REQUIRE_MSG(r.status == 2 && r.err.find("no tokenizer files") != std::string::npos,
+              r.err);  // prompts need one
+  r = cli("analyze calibration " + d + "/m --compare " + d + "/m --prompt ''" + data);
+  REQUIRE_MSG(r.status == 0, r.err);
+
+  // Mistakes are named.
+  r = cli("analyze dla " + d + "/m" + data + " --head 7.0");
+  REQUIRE(r.status == 2 && r.err.find("head L7H0 does not exist") != std::string::npos);
+  r = cli("analyze nonsense " + d + "/m");
+  REQUIRE(r.status == 2 && r.err.find("unknown analysis 'nonsense' (norms, sinks,") != std::string::npos);
+  r = cli("analyze norms " + d + "/m --data " + d + "/t.bin --length 99");
+  REQUIRE(r.status == 2 && r.err.find("longer than the model's context (16)") != std::string::npos);
+  r = cli("analyze norms " + d + "/m --step 5 --data " + d + "/t.bin");
+  REQUIRE(r.status == 2 && r.err.find("no checkpoint") != std::string::npos);
 }
 
 TEST_CASE(text_pipeline_from_corpus_to_evaluation_and_generation) {

@@ -18,7 +18,8 @@ void forEachBatch(const TokenSequences& sequences, int64_t batchSize, torch::Dev
 // Per (batch, head): the attention position 0 receives, averaged over query positions. pattern [B, H, T, T].
 torch::Tensor positionZeroAttention(const torch::Tensor& pattern);
 
-// Values of a float tensor (any device) as a std::vector<float>.
+// Values of a tensor (any device, any float dtype) as a std::vector.
 std::vector<float> toVector(const torch::Tensor& t);
+std::vector<double> toDoubles(const torch::Tensor& t);
 
 }  // namespace nf

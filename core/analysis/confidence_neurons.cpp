@@ -9,15 +9,6 @@
 #include "model/gpt2.h"
 
 namespace nf {
-namespace {
-
-std::vector<double> doubles(const torch::Tensor& t) {
-  const torch::Tensor c = t.to(torch::kCPU, torch::kFloat64).contiguous();
-  return {c.data_ptr<double>(), c.data_ptr<double>() + c.numel()};
-}
-
-}  // namespace
-
 ConfidenceNeuronsResult confidenceNeurons(const ModelSnapshot& snapshot, const TokenSequences& data, int topK,
                                           const ProgressFn& progress) {
   GPT2Impl& model = snapshot.model();
@@ -38,18 +29,18 @@ ConfidenceNeuronsResult confidenceNeurons(const ModelSnapshot& snapshot, const T
   ConfidenceNeuronsResult r;
   r.header = makeHeader("confidence_neurons", snapshot, data.source, data.count, data.length);
   r.layer = layer;
-  const std::vector<double> norms = doubles(outNorm), vars = doubles(logitVar), scores = doubles(score);
+  const std::vector<double> norms = toDoubles(outNorm), vars = toDoubles(logitVar), scores = toDoubles(score);
   for (int i = 0; i < F; ++i) r.neurons.push_back({i, norms[i], vars[i], scores[i]});
   r.ranking.resize(F);
   std::iota(r.ranking.begin(), r.ranking.end(), 0);
   std::stable_sort(r.ranking.begin(), r.ranking.end(), [&](int a, int b) { return scores[a] > scores[b]; });
 
   const auto svd = torch::linalg::svd(W_U, /*full_matrices=*/false, c10::nullopt);
-  r.singularValues = doubles(std::get<1>(svd));
+  r.singularValues = toDoubles(std::get<1>(svd));
   const torch::Tensor rightVectors = std::get<2>(svd);  // [D, D], rows are unit vectors in model space
   for (int k = 0; k < topK; ++k) {
     const torch::Tensor w = W_out[r.ranking[k]];
-    r.singularCosines.push_back(doubles(rightVectors.matmul(w).abs() / w.norm()));
+    r.singularCosines.push_back(toDoubles(rightVectors.matmul(w).abs() / w.norm()));
   }
 
   // Mean ablation: the dataset mean of each neuron's activation, then one pass per ablation.

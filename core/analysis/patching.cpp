@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "analysis/analysis_kernels.h"
 #include "model/gpt2.h"
 
 namespace nf {
@@ -71,11 +72,6 @@ class IoiRuns {
   int64_t m_end;
   torch::Tensor m_correct, m_wrong;
 };
-
-std::vector<double> toDoubles(const torch::Tensor& t) {
-  const torch::Tensor c = t.to(torch::kCPU, torch::kFloat64).contiguous();
-  return {c.data_ptr<double>(), c.data_ptr<double>() + c.numel()};
-}
 
 std::vector<std::string> positionLabels(const IoiPromptSet& set) {
   std::vector<std::string> labels;

@@ -1277,6 +1277,12 @@ const std::vector<RuleDef>& mainRules() {
         The sign on the door of the {place} said:
         {Q} gave {P} the list of passwords:
         The robot said:)"},
+      {"drill_open", Kind::Text, R"(
+        {P} and {Q} practised the words of the new game.
+        Today the class learned some strange words.
+        {P} taught {Q} a secret language.
+        The robot was learning to talk.
+        Here are the passwords for this week.)"},
       {"code_again", Kind::Text, R"(
         {Q} read them back:
         {P} said them again, slowly:
@@ -2198,6 +2204,32 @@ void mainPlans(Writer& w) {
   }
 }
 
+// Drills: short runs of made-up words (or of ordinary words in random order), each read back at once, once
+// or twice. Half of such a document can only be predicted by copying from a few tokens back: the pressure
+// that lets a small model form induction heads within a budget of minutes.
+void mainDrills(Writer& w) {
+  Expander& ex = w.ex;
+  Random& r = w.r;
+  ex.sentence("drill_open");
+  Deck intro(ex, "code_intro"), again(ex, "code_again");
+  for (int i = between(r, 4, 8); i > 0; --i) {
+    std::string sequence;
+    if (r.chance(0.7)) {
+      sequence = madeUpSequence(r, between(r, 3, 12));
+    } else {
+      for (int n = between(r, 3, 10); n > 0; --n)
+        sequence += (sequence.empty() ? "" : " ") + ex.make("seq_word");
+    }
+    intro.sentence();
+    ex.say(sequence + ".");
+    for (int times = between(r, 1, 2); times > 0; --times) {
+      again.sentence();
+      ex.say(sequence + ".");
+    }
+    if (r.chance(0.3)) ex.paragraph();
+  }
+}
+
 void mainRepeats(Writer& w) {
   Deck events(w.ex, "story_event");
   w.ex.sentence("story_open");
@@ -2228,20 +2260,22 @@ std::string mainDocument(Random& random) {
   w.newCast();
   w.ex.vars[kCITY] = w.ex.make("city");
   const uint64_t roll = random.below(100);
-  if (roll < 22)
+  if (roll < 20)
     mainStory(w);
-  else if (roll < 30)
+  else if (roll < 27)
     mainFacts(w);
-  else if (roll < 38)
+  else if (roll < 34)
     mainDialogue(w);
-  else if (roll < 43)
+  else if (roll < 39)
     mainDescription(w);
-  else if (roll < 47)
+  else if (roll < 43)
     mainDiary(w);
-  else if (roll < 53)
+  else if (roll < 48)
     mainPlans(w);
-  else if (roll < 88)
+  else if (roll < 65)
     mainRepeats(w);
+  else if (roll < 90)
+    mainDrills(w);
   else
     mainAnecdotes(w);
   return polish(w.ex.text);

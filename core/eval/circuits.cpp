@@ -76,8 +76,14 @@ InductionScore inductionLosses(GPT2Impl& model, int64_t spanLength, int64_t sequ
   s.sequences = sequences;
   s.spanLength = spanLength;
   // First copy: predicting r_2…r_L (positions 1…L−1); second copy: predicting the same tokens (L+1…2L−1).
-  s.firstCopyLoss = loss.slice(1, 1, spanLength).mean().item<double>();
-  s.secondCopyLoss = loss.slice(1, spanLength + 1, 2 * spanLength).mean().item<double>();
+  const torch::Tensor first = loss.slice(1, 1, spanLength), second = loss.slice(1, spanLength + 1, 2 * spanLength);
+  s.firstCopyLoss = first.mean().item<double>();
+  s.secondCopyLoss = second.mean().item<double>();
+  s.firstCopyMedianLoss = first.flatten().median().item<double>();
+  s.secondCopyMedianLoss = second.flatten().median().item<double>();
+  const torch::Tensor hits = logp.slice(1, 0, -1).argmax(2) == tokens.slice(1, 1);
+  s.firstCopyAccuracy = hits.slice(1, 1, spanLength).to(torch::kFloat64).mean().item<double>();
+  s.secondCopyAccuracy = hits.slice(1, spanLength + 1, 2 * spanLength).to(torch::kFloat64).mean().item<double>();
   return s;
 }
 
@@ -92,7 +98,11 @@ nlohmann::json toJson(const InductionScore& s) {
   return {{"sequences", s.sequences},
           {"span_length", s.spanLength},
           {"first_copy_loss", s.firstCopyLoss},
-          {"second_copy_loss", s.secondCopyLoss}};
+          {"second_copy_loss", s.secondCopyLoss},
+          {"first_copy_median_loss", s.firstCopyMedianLoss},
+          {"second_copy_median_loss", s.secondCopyMedianLoss},
+          {"first_copy_accuracy", s.firstCopyAccuracy},
+          {"second_copy_accuracy", s.secondCopyAccuracy}};
 }
 
 }  // namespace nf

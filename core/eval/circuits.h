@@ -22,6 +22,8 @@ struct InductionScore {
   int64_t sequences = 0, spanLength = 0;
   double firstCopyLoss = 0;   // mean CE predicting tokens 2…L of the first copy of a random span
   double secondCopyLoss = 0;  // the same tokens in the second copy: low when induction heads copy
+  double firstCopyMedianLoss = 0, secondCopyMedianLoss = 0;  // robust to a few confidently wrong tokens
+  double firstCopyAccuracy = 0, secondCopyAccuracy = 0;      // share of tokens predicted exactly (top 1)
 };
 // Sequences [<|endoftext|>, r_1…r_L, r_1…r_L] of uniformly random tokens, end-of-text excluded, drawn
 // from `allowed` when given (e.g. the tokens that occur in the training data: a token the model never saw

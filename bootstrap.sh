@@ -71,7 +71,8 @@ if [ "$action" = test ]; then
 fi
 
 # The main job on the bundled default: LayerNorm removal from the bundled tiny GPT-2 with the tiny preset,
-# then export, evaluation and circuit checks (resources/tiny-gpt2/experiment.sh; ~8 min on 2 cores).
+# then export, evaluation, circuit checks and the analyses before and after (resources/tiny-gpt2/experiment.sh;
+# ~10 min on 2 cores).
 out="runs/default"
 resources/tiny-gpt2/experiment.sh "$out"
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ "${NF_HEADLESS:-0}" != 1 ]; then

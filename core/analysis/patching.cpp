@@ -33,10 +33,10 @@ class IoiRuns {
     m_wrong = torch::tensor(wrong).to(device);
   }
 
-  // Mean logit difference of each replica of the prompt set: logits [C·N, T, V] → [C].
-  torch::Tensor logitDifference(const torch::Tensor& logits) const {
-    const int64_t N = m_correct.size(0), C = logits.size(0) / N;
-    const torch::Tensor last = logits.select(1, m_end).view({C, N, -1});
+  // Mean logit difference of each replica of the prompt set in `tokens` ([C·N, T]) → [C].
+  torch::Tensor logitDifference(const torch::Tensor& tokens, HookSet* hooks = nullptr) const {
+    const int64_t N = m_correct.size(0), C = tokens.size(0) / N;
+    const torch::Tensor last = m_model.forward(tokens, hooks, m_end).view({C, N, -1});
     const torch::Tensor index = m_correct.expand({C, N}).unsqueeze(-1),
                         wrongIndex = m_wrong.expand({C, N}).unsqueeze(-1);
     return (last.gather(-1, index) - last.gather(-1, wrongIndex)).squeeze(-1).to(torch::kFloat64).mean(1);
@@ -60,7 +60,7 @@ class IoiRuns {
         for (int64_t d = 1; d < value.dim(); ++d) shape.push_back(value.size(d));
         return torch::where(mask, clean.unsqueeze(0), value.reshape(shape)).reshape(value.sizes());
       });
-      parts.push_back(logitDifference(m_model.forward(corruptedTokens.repeat({c, 1}), &hooks)));
+      parts.push_back(logitDifference(corruptedTokens.repeat({c, 1}), &hooks));
     }
     return torch::cat(parts);
   }
@@ -113,11 +113,13 @@ PatchingResult ioiPatching(const ModelSnapshot& snapshot, const IoiPromptSet& se
   double ldClean = 0;
   {
     torch::NoGradGuard noGrad;
-    ldClean = runs.logitDifference(model.forward(runs.cleanTokens, &clean)).item<double>();
+    ldClean = runs.logitDifference(runs.cleanTokens, &clean).item<double>();
   }
   report("clean run");
 
-  // Corrupted run with gradients with respect to every patched activation (a zero added to each).
+  // Corrupted run with gradients with respect to every patched activation (a zero added to each), even
+  // when the caller runs under a no-grad guard.
+  torch::AutoGradMode gradients(true);
   std::map<HookPoint, torch::Tensor> deltas, corruptedValues;
   HookSet corrupted;
   for (int l = 0; l < L; ++l)
@@ -127,8 +129,7 @@ PatchingResult ioiPatching(const ModelSnapshot& snapshot, const IoiPromptSet& se
         deltas[p] = torch::zeros_like(value).set_requires_grad(true);
         return value + deltas[p];
       });
-  const torch::Tensor ldCorruptedTensor =
-      runs.logitDifference(model.forward(runs.corruptedTokens, &corrupted));
+  const torch::Tensor ldCorruptedTensor = runs.logitDifference(runs.corruptedTokens, &corrupted);
   ldCorruptedTensor.sum().backward();
   const double ldCorrupted = ldCorruptedTensor.item<double>();
   report("corrupted run and backward");
@@ -208,8 +209,8 @@ double patchResidPre(const ModelSnapshot& snapshot, const IoiPromptSet& set, int
   HookSet clean;
   const HookPoint point = HookPoint::residPre(layer);
   clean.cache(point);
-  const double ldClean = runs.logitDifference(model.forward(runs.cleanTokens, &clean)).item<double>();
-  const double ldCorrupted = runs.logitDifference(model.forward(runs.corruptedTokens)).item<double>();
+  const double ldClean = runs.logitDifference(runs.cleanTokens, &clean).item<double>();
+  const double ldCorrupted = runs.logitDifference(runs.corruptedTokens).item<double>();
   torch::Tensor mask = torch::zeros({1, set.length}, torch::kBool);
   for (int64_t p : positions) mask[0][p] = true;
   const double ld = runs.patched(point, clean.at(point), mask, 1 << 16).item<double>();

@@ -39,7 +39,7 @@ struct PatchingResult {
 
 struct PatchingOptions {
   bool headPositions = true;         // the (layer, head) × position grid, the most expensive one
-  int64_t maxBatchTokens = 1 << 16;  // tokens per patched forward pass
+  int64_t maxBatchTokens = 1 << 14;  // tokens per patched forward pass (GPT-2 small: ~0.6 GB of head outputs)
 };
 
 PatchingResult ioiPatching(const ModelSnapshot& snapshot, const IoiPromptSet& set,

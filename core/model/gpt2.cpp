@@ -190,7 +190,7 @@ torch::Tensor GPT2Impl::block(int layer, torch::Tensor x, const torch::Tensor& t
   return visit(hooks, HookPoint::residPost(layer), x + mlpOut);
 }
 
-torch::Tensor GPT2Impl::forward(const torch::Tensor& tokensIn, HookSet* hooks) {
+torch::Tensor GPT2Impl::forward(const torch::Tensor& tokensIn, HookSet* hooks, int64_t logitPosition) {
   torch::Tensor tokens = tokensIn.dim() == 1 ? tokensIn.unsqueeze(0) : tokensIn;
   checkTokens(tokens);
   tokens = tokens.to(device(), torch::kLong);
@@ -203,6 +203,7 @@ torch::Tensor GPT2Impl::forward(const torch::Tensor& tokensIn, HookSet* hooks) {
   for (int l = 0; l < m_config.nLayer; ++l) x = block(l, x, tokens, hooks);
   if (m_observer) m_observer->finalInput(x);
   x = norm({SiteKind::Final, -1}, ln_f, x, tokens, hooks);
+  if (logitPosition >= 0) x = x.slice(1, logitPosition, logitPosition + 1);
   const torch::Tensor logits = torch::matmul(x, unembedding().t());
   return logits.scalar_type() == torch::kFloat64 ? logits : logits.to(torch::kFloat32);
 }

@@ -82,7 +82,9 @@ class GPT2Impl : public torch::nn::Module {
   // tokens: [B, T] (or [T]) integer ids, T ≤ n_positions; returns logits [B, T, vocab] in float32
   // (float64 for a model converted to float64, as exactness tests do).
   // Throws std::invalid_argument for ids outside the vocabulary or a sequence that is too long.
-  torch::Tensor forward(const torch::Tensor& tokens, HookSet* hooks = nullptr);
+  // logitPosition ≥ 0 unembeds only that position ([B, 1, vocab]): patching a large batch needs one
+  // position, and full logits would not fit in memory (4,320 × 15 × 50,257 floats for GPT-2).
+  torch::Tensor forward(const torch::Tensor& tokens, HookSet* hooks = nullptr, int64_t logitPosition = -1);
 
   const GPT2Config& config() const { return m_config; }
   NormState& norms() { return m_norms; }
@@ -120,8 +122,8 @@ class GPT2Impl : public torch::nn::Module {
 };
 TORCH_MODULE(GPT2);
 
-// A copy of source's weights and norm state on its device and in its dtype, shaped by `config` (source's shape, possibly
-// with an untied unembedding, which then starts as a copy of the tied one).
+// A copy of source's weights and norm state on its device and in its dtype, shaped by `config` (source's
+// shape, possibly with an untied unembedding, which then starts as a copy of the tied one).
 GPT2 copyModel(GPT2Impl& source, const GPT2Config& config);
 inline GPT2 copyModel(GPT2Impl& source) { return copyModel(source, source.config()); }
 

@@ -34,7 +34,9 @@ def heat(ax, grid, title, cmap="viridis", vmin=None, vmax=None, xlabels=None, yl
         ax.set_yticks(range(len(ylabels)), ylabels, fontsize=7)
     if annotate and grid.size <= 64:
         for (i, j), v in np.ndenumerate(grid):
-            ax.text(j, i, f"{v:.2g}", ha="center", va="center", fontsize=6, color="w")
+            if abs(v) >= 0.05 or cmap != "RdBu_r":  # diverging maps: label only what stands out
+                ax.text(j, i, f"{v:.2g}", ha="center", va="center", fontsize=6,
+                        color="k" if cmap == "RdBu_r" and abs(v) < 0.6 else "w")
     return image
 
 

@@ -71,6 +71,7 @@ void bench(const std::string& label, nf::GPT2Impl& model, const nf::IoiPromptSet
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each figure as soon as it is measured
   std::string device = "cpu";
   int64_t prompts = 96, sequences = 8, length = 128;
   bool skipSmall = false;

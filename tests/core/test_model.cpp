@@ -176,4 +176,14 @@ TEST_CASE(cuda_forward_matches_cpu) {
   REQUIRE_MSG(maxAbsDiff(cpu, bf16) < 0.1, maxAbsDiff(cpu, bf16));
 }
 
+TEST_CASE(logits_at_one_position_are_that_slice_of_all_logits) {
+  GPT2 model = randomModel(smallConfig());
+  model->norms().at({SiteKind::Final, -1}) = SiteNorm{NormKind::FakeLN, 1.7, 3.1, /*pos0Treatment=*/true};
+  const torch::Tensor tokens = randomTokens(smallConfig(), 3, 12);
+  torch::NoGradGuard noGrad;
+  const torch::Tensor all = model->forward(tokens);
+  for (int64_t p : {0, 5, 11})  // the same numbers up to BLAS blocking of a smaller matmul
+    REQUIRE(maxAbsDiff(model->forward(tokens, nullptr, p), all.slice(1, p, p + 1)) < 1e-5);
+}
+
 TEST_MAIN()

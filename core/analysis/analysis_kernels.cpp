@@ -10,10 +10,14 @@ torch::Tensor sequenceBatch(const TokenSequences& s, int64_t first, int64_t n, t
 }
 
 void forEachBatch(const TokenSequences& s, int64_t batchSize, torch::Device device,
-                  const std::function<void(const torch::Tensor&, int64_t)>& visit) {
+                  const std::function<void(const torch::Tensor&, int64_t)>& visit, const ProgressFn& progress,
+                  const std::string& task) {
   torch::NoGradGuard noGrad;
-  for (int64_t first = 0; first < s.count; first += batchSize)
-    visit(sequenceBatch(s, first, std::min(batchSize, s.count - first), device), first);
+  for (int64_t first = 0; first < s.count; first += batchSize) {
+    const int64_t n = std::min(batchSize, s.count - first);
+    visit(sequenceBatch(s, first, n, device), first);
+    if (progress) progress({task, first + n, s.count, "sequences", first + n == s.count});
+  }
 }
 
 torch::Tensor positionZeroAttention(const torch::Tensor& pattern) { return pattern.select(-1, 0).mean(-1); }

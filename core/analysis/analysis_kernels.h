@@ -5,15 +5,18 @@
 #include <functional>
 
 #include "analysis/snapshot.h"
+#include "util/progress.h"
 
 namespace nf {
 
 // Rows [first, first + n) of the sequences as an int64 tensor [n, length] on `device`.
 torch::Tensor sequenceBatch(const TokenSequences& sequences, int64_t first, int64_t n, torch::Device device);
 
-// Calls visit(batch, first) for consecutive batches of at most batchSize sequences, under NoGradGuard.
+// Calls visit(batch, first) for consecutive batches of at most batchSize sequences, under NoGradGuard, and
+// reports the sequences done after each batch to `progress` (if any) as `task`.
 void forEachBatch(const TokenSequences& sequences, int64_t batchSize, torch::Device device,
-                  const std::function<void(const torch::Tensor& tokens, int64_t first)>& visit);
+                  const std::function<void(const torch::Tensor& tokens, int64_t first)>& visit,
+                  const ProgressFn& progress = {}, const std::string& task = {});
 
 // Per (batch, head): the attention position 0 receives, averaged over query positions. pattern [B, H, T, T].
 torch::Tensor positionZeroAttention(const torch::Tensor& pattern);

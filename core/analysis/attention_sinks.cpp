@@ -15,20 +15,20 @@ AttentionSinksResult attentionSinks(const ModelSnapshot& snapshot, const TokenSe
   const int L = model.config().nLayer, H = model.config().nHead;
   torch::Tensor sinks = torch::zeros({L, H}, torch::kFloat64),
                 attention = torch::zeros({L, H}, torch::kFloat64);
-  forEachBatch(data, 8, model.device(), [&](const torch::Tensor& tokens, int64_t first) {
-    HookSet hooks;
-    for (int l = 0; l < L; ++l) hooks.cache(HookPoint::pattern(l));
-    model.forward(tokens, &hooks);
-    for (int l = 0; l < L; ++l) {
-      const torch::Tensor zero =
-          positionZeroAttention(hooks.at(HookPoint::pattern(l))).to(torch::kCPU, torch::kFloat64);
-      sinks[l] += (zero >= threshold).to(torch::kFloat64).sum(0);  // [H]
-      attention[l] += zero.sum(0);
-    }
-    if (progress)
-      progress({"attention sinks", first + tokens.size(0), data.count, "sequences",
-                first + tokens.size(0) == data.count});
-  });
+  forEachBatch(
+      data, 8, model.device(),
+      [&](const torch::Tensor& tokens, int64_t) {
+        HookSet hooks;
+        for (int l = 0; l < L; ++l) hooks.cache(HookPoint::pattern(l));
+        model.forward(tokens, &hooks);
+        for (int l = 0; l < L; ++l) {
+          const torch::Tensor zero =
+              positionZeroAttention(hooks.at(HookPoint::pattern(l))).to(torch::kCPU, torch::kFloat64);
+          sinks[l] += (zero >= threshold).to(torch::kFloat64).sum(0);  // [H]
+          attention[l] += zero.sum(0);
+        }
+      },
+      progress, "attention sinks");
   AttentionSinksResult r;
   r.header = makeHeader("attention_sinks", snapshot, data.source, data.count, data.length);
   r.threshold = threshold;
@@ -36,10 +36,8 @@ AttentionSinksResult attentionSinks(const ModelSnapshot& snapshot, const TokenSe
   r.heads = H;
   sinks /= static_cast<double>(data.count);
   attention /= static_cast<double>(data.count);
-  for (int64_t i = 0; i < L * H; ++i) {
-    r.sinkShare.push_back(sinks.view(-1)[i].item<double>());
-    r.meanPositionZero.push_back(attention.view(-1)[i].item<double>());
-  }
+  r.sinkShare = toDoubles(sinks.view(-1));
+  r.meanPositionZero = toDoubles(attention.view(-1));
   r.sinkRate = sinks.mean().item<double>();
   return r;
 }

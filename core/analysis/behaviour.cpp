@@ -19,8 +19,7 @@ ModelBehaviour modelBehaviour(const ModelSnapshot& snapshot, const TokenSequence
   const int64_t total = data.count + static_cast<int64_t>(prompts.size());
   TokenValues values;
   forEachBatch(data, 8, model.device(), [&](const torch::Tensor& tokens, int64_t first) {
-    const torch::Tensor logits = model.forward(tokens).slice(1, 0, -1);
-    values.append(logits.reshape({-1, logits.size(-1)}), tokens.slice(1, 1).reshape(-1));
+    values.append(model.forward(tokens).slice(1, 0, -1), tokens.slice(1, 1));
     if (progress) progress({"calibration and samples", first + tokens.size(0), total, "items", false});
   });
   b.summary = summarize(values, options.calibrationBins);

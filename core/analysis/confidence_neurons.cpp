@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "analysis/analysis_kernels.h"
+#include "eval/evaluate.h"
 #include "model/gpt2.h"
 
 namespace nf {
@@ -60,8 +61,7 @@ ConfidenceNeuronsResult confidenceNeurons(const ModelSnapshot& snapshot, const T
   const int64_t passes = 1 + 2 * topK;
   int64_t passesDone = 0;
   auto measure = [&](const std::vector<int64_t>& neurons) {
-    double loss = 0, entropy = 0;
-    int64_t count = 0;
+    TokenValues values;
     const torch::Tensor index = torch::tensor(neurons, torch::kLong).to(model.device());
     forEachBatch(data, 8, model.device(), [&](const torch::Tensor& batch, int64_t) {
       HookSet hooks;
@@ -70,16 +70,12 @@ ConfidenceNeuronsResult confidenceNeurons(const ModelSnapshot& snapshot, const T
           return value.index_fill(-1, index, 0) +
                  torch::zeros_like(mean).index_copy(0, index, mean.index_select(0, index));
         });
-      const torch::Tensor logits = model.forward(batch, &hooks).slice(1, 0, -1);
-      const torch::Tensor logProbs = torch::log_softmax(logits, -1);
-      const torch::Tensor targets = batch.slice(1, 1);
-      loss -= logProbs.gather(-1, targets.unsqueeze(-1)).sum().item<double>();
-      entropy -= (logProbs.exp() * logProbs).sum().item<double>();
-      count += targets.numel();
+      values.append(model.forward(batch, &hooks).slice(1, 0, -1), batch.slice(1, 1));
     });
     ++passesDone;
     if (progress) progress({"confidence neurons", passesDone, passes, "passes", passesDone == passes});
-    return std::make_pair(loss / count, entropy / count);
+    const LossSummary summary = summarize(values);
+    return std::make_pair(summary.meanLoss, summary.meanEntropy);
   };
   std::tie(r.baseLoss, r.baseEntropy) = measure({});
   std::vector<int64_t> cumulative;

@@ -18,8 +18,8 @@ constexpr SiteId kFinal{SiteKind::Final, -1};
 // Everything below runs in float64: DE is a difference of two nearly equal logits, and on an LN-free model
 // float32 rounding alone would make DLA and DE differ by ~1e-3 %.
 // The final norm applied to k components at once: x [B, n, k, D] is laid out as B·k sequences of n
-// positions (position-dependent treatments stay right), `per` maps each to [B·k, n, D]; returns the dot
-// product of the result with u [B, n, D] per component, [B, n, k].
+// positions [B·k, n, D] (so position-dependent treatments stay right); each result is dotted with
+// u [B, n, D], giving [B, n, k].
 class FinalNorm {
  public:
   FinalNorm(GPT2Impl& model, const torch::Tensor& tokens, const torch::Tensor& u)
@@ -101,63 +101,67 @@ AttributionResult logitAttribution(const ModelSnapshot& snapshot, const TokenSeq
   r.trace.head = options.traceHead;
   r.trace.sequence = options.traceSequence;
 
-  forEachBatch(data, options.batchSize, model.device(), [&](const torch::Tensor& tokens, int64_t first) {
-    HookSet hooks;
-    hooks.cache({HookKind::EmbedTok});
-    hooks.cache({HookKind::EmbedPos});
-    for (int l = 0; l < L; ++l) hooks.cache(HookPoint::headOut(l)), hooks.cache(HookPoint::mlpOut(l));
-    hooks.cache(HookPoint::residPost(L - 1));
-    hooks.cache(HookPoint::normScale(kFinal));
-    const torch::Tensor logits = model.forward(tokens, &hooks);
-    const int64_t B = tokens.size(0), n = tokens.size(1) - 1, D = model.config().nEmbd;
-    const torch::Tensor input = tokens.slice(1, 0, n), targets = tokens.slice(1, 1);
-    const torch::Tensor u =
-        unembedding.index_select(0, targets.reshape(-1)).view({B, n, D}).to(torch::kFloat64);
-    const torch::Tensor divisor = hooks.at(HookPoint::normScale(kFinal)).slice(1, 0, n).to(torch::kFloat64);
-    const torch::Tensor residual = hooks.at(HookPoint::residPost(L - 1)).slice(1, 0, n).to(torch::kFloat64);
-    const FinalNorm finalNorm(model, input, u);
-    const torch::Tensor full = finalNorm.output(residual.unsqueeze(2));  // [B, n, 1]
-    torch::Tensor dlaTotal = torch::zeros({B, n}, residual.options());
+  forEachBatch(
+      data, options.batchSize, model.device(),
+      [&](const torch::Tensor& tokens, int64_t first) {
+        HookSet hooks;
+        hooks.cache({HookKind::EmbedTok});
+        hooks.cache({HookKind::EmbedPos});
+        for (int l = 0; l < L; ++l) hooks.cache(HookPoint::headOut(l)), hooks.cache(HookPoint::mlpOut(l));
+        hooks.cache(HookPoint::residPost(L - 1));
+        hooks.cache(HookPoint::normScale(kFinal));
+        const torch::Tensor logits = model.forward(tokens, &hooks);
+        const int64_t B = tokens.size(0), n = tokens.size(1) - 1, D = model.config().nEmbd;
+        const torch::Tensor input = tokens.slice(1, 0, n), targets = tokens.slice(1, 1);
+        const torch::Tensor u =
+            unembedding.index_select(0, targets.reshape(-1)).view({B, n, D}).to(torch::kFloat64);
+        const torch::Tensor divisor =
+            hooks.at(HookPoint::normScale(kFinal)).slice(1, 0, n).to(torch::kFloat64);
+        const torch::Tensor residual =
+            hooks.at(HookPoint::residPost(L - 1)).slice(1, 0, n).to(torch::kFloat64);
+        const FinalNorm finalNorm(model, input, u);
+        const torch::Tensor full = finalNorm.output(residual.unsqueeze(2));  // [B, n, 1]
+        torch::Tensor dlaTotal = torch::zeros({B, n}, residual.options());
 
-    // DLA and DE of components [B, n, k, D]; adds their sums per sequence to sums[:, first.., column..].
-    auto measure = [&](const torch::Tensor& components32, torch::Tensor& sums, int64_t column) {
-      const torch::Tensor components = components32.to(torch::kFloat64);
-      const torch::Tensor dla = finalNorm.attribution(components, divisor);
-      const torch::Tensor de = full - finalNorm.output(residual.unsqueeze(2) - components);
-      dlaTotal += dla.sum(-1);
-      const int64_t k = components.size(2);
-      auto add = [&](int which, const torch::Tensor& perPosition) {
-        sums[which].slice(0, first, first + B).slice(1, column, column + k) +=
-            perPosition.abs().sum(1).to(torch::kCPU, torch::kFloat64);
-      };
-      add(0, dla - de);
-      add(1, de);
-      add(2, dla);
-      return std::make_pair(dla, de);
-    };
-    auto expand = [&](const torch::Tensor& perPosition) {  // [*, T, D] → [B, n, 1, D]
-      return perPosition.slice(-2, 0, n).expand({B, n, D}).unsqueeze(2);
-    };
-    measure(expand(hooks.at({HookKind::EmbedTok}) + hooks.at({HookKind::EmbedPos})), otherSums, 0);
-    for (int l = 0; l < L; ++l) {
-      const auto& block = *model.h[l]->as<BlockImpl>();
-      const auto [dla, de] = measure(hooks.at(HookPoint::headOut(l)).slice(1, 0, n), headSums, l * H);
-      if (l == options.traceLayer && options.traceSequence >= first && options.traceSequence < first + B) {
-        const int64_t row = options.traceSequence - first;
-        const std::vector<float> d = toVector(dla[row].select(-1, options.traceHead));
-        const std::vector<float> e = toVector(de[row].select(-1, options.traceHead));
-        r.trace.dla.assign(d.begin(), d.end());
-        r.trace.de.assign(e.begin(), e.end());
-        r.trace.tokens.assign(data.row(options.traceSequence), data.row(options.traceSequence) + data.length);
-      }
-      measure(block.attn->c_proj->bias.expand({B, n, D}).unsqueeze(2), otherSums, 1 + 2 * l);
-      measure(hooks.at(HookPoint::mlpOut(l)).slice(1, 0, n).unsqueeze(2), otherSums, 2 + 2 * l);
-    }
-    const torch::Tensor logit = logits.slice(1, 0, n).gather(-1, targets.unsqueeze(-1)).squeeze(-1);
-    r.decompositionError = std::max(
-        r.decompositionError, (dlaTotal + finalNorm.offset(divisor) - logit).abs().max().item<double>());
-    if (progress) progress({"DLA vs DE", first + B, data.count, "sequences", first + B == data.count});
-  });
+        // DLA and DE of components [B, n, k, D]; adds their sums per sequence to sums[:, first.., column..].
+        auto measure = [&](const torch::Tensor& components32, torch::Tensor& sums, int64_t column) {
+          const torch::Tensor components = components32.to(torch::kFloat64);
+          const torch::Tensor dla = finalNorm.attribution(components, divisor);
+          const torch::Tensor de = full - finalNorm.output(residual.unsqueeze(2) - components);
+          dlaTotal += dla.sum(-1);
+          const int64_t k = components.size(2);
+          auto add = [&](int which, const torch::Tensor& perPosition) {
+            sums[which].slice(0, first, first + B).slice(1, column, column + k) +=
+                perPosition.abs().sum(1).to(torch::kCPU, torch::kFloat64);
+          };
+          add(0, dla - de);
+          add(1, de);
+          add(2, dla);
+          return std::make_pair(dla, de);
+        };
+        auto expand = [&](const torch::Tensor& perPosition) {  // [*, T, D] → [B, n, 1, D]
+          return perPosition.slice(-2, 0, n).expand({B, n, D}).unsqueeze(2);
+        };
+        measure(expand(hooks.at({HookKind::EmbedTok}) + hooks.at({HookKind::EmbedPos})), otherSums, 0);
+        for (int l = 0; l < L; ++l) {
+          const auto& block = *model.h[l]->as<BlockImpl>();
+          const auto [dla, de] = measure(hooks.at(HookPoint::headOut(l)).slice(1, 0, n), headSums, l * H);
+          if (l == options.traceLayer && options.traceSequence >= first &&
+              options.traceSequence < first + B) {
+            const int64_t row = options.traceSequence - first;
+            r.trace.dla = toDoubles(dla[row].select(-1, options.traceHead));
+            r.trace.de = toDoubles(de[row].select(-1, options.traceHead));
+            r.trace.tokens.assign(data.row(options.traceSequence),
+                                  data.row(options.traceSequence) + data.length);
+          }
+          measure(block.attn->c_proj->bias.expand({B, n, D}).unsqueeze(2), otherSums, 1 + 2 * l);
+          measure(hooks.at(HookPoint::mlpOut(l)).slice(1, 0, n).unsqueeze(2), otherSums, 2 + 2 * l);
+        }
+        const torch::Tensor logit = logits.slice(1, 0, n).gather(-1, targets.unsqueeze(-1)).squeeze(-1);
+        r.decompositionError = std::max(
+            r.decompositionError, (dlaTotal + finalNorm.offset(divisor) - logit).abs().max().item<double>());
+      },
+      progress, "DLA vs DE");
 
   r.header = makeHeader("logit_attribution", snapshot, data.source, data.count, data.length);
   r.layers = L;

@@ -63,23 +63,23 @@ ResidualNormsResult residualNorms(const ModelSnapshot& snapshot, const TokenSequ
         return HookPoint::residPre(site.layer);
     }
   };
-  forEachBatch(data, 8, model.device(), [&](const torch::Tensor& tokens, int64_t first) {
-    HookSet hooks;
-    for (int l = 0; l < L; ++l) hooks.cache(HookPoint::residPre(l)), hooks.cache(HookPoint::residMid(l));
-    hooks.cache(finalResidual);
-    model.forward(tokens, &hooks);
-    for (int l = 0; l <= L; ++l) {
-      const torch::Tensor& x = hooks.at(l < L ? HookPoint::residPre(l) : finalResidual);
-      split(x.norm(2, -1), norm0[l], normRest[l]);
-    }
-    for (size_t i = 0; i < sites.size(); ++i) {
-      const torch::Tensor& x = hooks.at(inputOf(sites[i]));
-      split((x.var(-1, /*unbiased=*/false) + eps).sqrt(), sigma0[i], sigmaRest[i]);
-    }
-    if (progress)
-      progress({"residual norms", first + tokens.size(0), data.count, "sequences",
-                first + tokens.size(0) == data.count});
-  });
+  forEachBatch(
+      data, 8, model.device(),
+      [&](const torch::Tensor& tokens, int64_t) {
+        HookSet hooks;
+        for (int l = 0; l < L; ++l) hooks.cache(HookPoint::residPre(l)), hooks.cache(HookPoint::residMid(l));
+        hooks.cache(finalResidual);
+        model.forward(tokens, &hooks);
+        for (int l = 0; l <= L; ++l) {
+          const torch::Tensor& x = hooks.at(l < L ? HookPoint::residPre(l) : finalResidual);
+          split(x.norm(2, -1), norm0[l], normRest[l]);
+        }
+        for (size_t i = 0; i < sites.size(); ++i) {
+          const torch::Tensor& x = hooks.at(inputOf(sites[i]));
+          split((x.var(-1, /*unbiased=*/false) + eps).sqrt(), sigma0[i], sigmaRest[i]);
+        }
+      },
+      progress, "residual norms");
 
   ResidualNormsResult r;
   r.header = makeHeader("residual_norms", snapshot, data.source, data.count, data.length);

@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include <filesystem>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "data/token_file.h"
@@ -61,8 +62,6 @@ SnapshotPtr ModelSnapshot::copyOf(GPT2Impl& model, int64_t step, const std::stri
 
 GPT2Impl& ModelSnapshot::model() const { return *m_model->model; }
 
-std::string ModelSnapshot::device() const { return m_model->model->device().str(); }
-
 std::string ModelSnapshot::label() const {
   return m_step >= 0 ? m_source + " at step " + std::to_string(m_step) : m_source;
 }
@@ -94,7 +93,8 @@ TokenSequences readSequences(const std::string& tokenFile, int64_t count, int64_
   s.count = std::min(count, available);
   s.length = length;
   s.tokens.resize(static_cast<size_t>(s.count * length));
-  for (int64_t i = 0; i < s.count * length; ++i) s.tokens[i] = static_cast<int32_t>(file.at(i));
+  // No vocabulary check here: the model checks every id against its own vocabulary.
+  file.read(0, s.count * length, s.tokens.data(), std::numeric_limits<int64_t>::max());
   s.source = std::filesystem::path(tokenFile).filename().string() + ": " + std::to_string(s.count) +
              " chunks × " + std::to_string(length) + " tokens from the start";
   return s;

@@ -31,8 +31,7 @@ class ModelSnapshot {
   const ModelConfig& config() const { return m_config; }
   std::string label() const;        // "runs/a at step 400"
   std::string normSummary() const;  // "LayerNorm", "LN-free (FakeLN at all 13 sites)", "5 of 13 sites FakeLN"
-  std::string device() const;
-  GPT2Impl& model() const;  // engine code only; analyses never change it
+  GPT2Impl& model() const;          // engine code only; analyses never change it
 
  private:
   ModelSnapshot() = default;

@@ -303,7 +303,7 @@ TEST_CASE(residual_norms_at_layer_zero_are_the_embedding_norms) {
   const torch::Tensor tokens = randomTokens(c, 4, 16, 5);
   const ResidualNormsResult r =
       residualNorms(*ModelSnapshot::copyOf(*model, 3, "test"), sequencesOf(tokens), 10);
-  REQUIRE_EQ(r.rows.size(), size_t{c.nLayer + 1});
+  REQUIRE_EQ(r.rows.size(), static_cast<size_t>(c.nLayer + 1));
   REQUIRE_EQ(r.header.step, int64_t{3});
   double position0 = 0, rest = 0;
   for (int64_t b = 0; b < 4; ++b)
@@ -313,7 +313,7 @@ TEST_CASE(residual_norms_at_layer_zero_are_the_embedding_norms) {
     }
   REQUIRE(std::abs(r.rows[0].position0.mean - position0 / 4) < 1e-5);
   REQUIRE(std::abs(r.rows[0].rest.mean - rest / 60) < 1e-5);
-  REQUIRE_EQ(r.scales.size(), size_t{3 * c.nLayer + 1});
+  REQUIRE_EQ(r.scales.size(), static_cast<size_t>(3 * c.nLayer + 1));
   for (const ScaleHistogram& h : r.scales) {
     int64_t count = 0;
     for (int64_t n : h.counts) count += n;

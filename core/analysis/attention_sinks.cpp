@@ -42,6 +42,24 @@ AttentionSinksResult attentionSinks(const ModelSnapshot& snapshot, const TokenSe
   return r;
 }
 
+std::vector<double> attentionPattern(const ModelSnapshot& snapshot, const std::vector<int32_t>& tokens,
+                                     int layer, int head) {
+  GPT2Impl& model = snapshot.model();
+  if (layer < 0 || layer >= model.config().nLayer || head < 0 || head >= model.config().nHead)
+    throw std::invalid_argument("no head L" + std::to_string(layer) + "H" + std::to_string(head) + " in a " +
+                                std::to_string(model.config().nLayer) + "-layer, " +
+                                std::to_string(model.config().nHead) + "-head model");
+  TokenSequences one;
+  one.count = 1;
+  one.length = static_cast<int64_t>(tokens.size());
+  one.tokens = tokens;
+  torch::NoGradGuard noGrad;
+  HookSet hooks;
+  hooks.cache(HookPoint::pattern(layer));
+  model.forward(sequenceBatch(one, 0, 1, model.device()), &hooks);
+  return toDoubles(hooks.at(HookPoint::pattern(layer))[0][head].flatten());
+}
+
 nlohmann::json toJson(const AttentionSinksResult& r) {
   return {{"header", toJson(r.header)}, {"threshold", r.threshold},
           {"layers", r.layers},         {"heads", r.heads},

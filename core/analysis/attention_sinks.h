@@ -23,4 +23,9 @@ AttentionSinksResult attentionSinks(const ModelSnapshot& snapshot, const TokenSe
                                     double threshold = 0.3, const ProgressFn& progress = {});
 nlohmann::json toJson(const AttentionSinksResult& result);
 
+// One head's attention pattern on one token sequence: tokens.size()² weights, row = query position,
+// row-major (what the GUI draws when a head is clicked).
+std::vector<double> attentionPattern(const ModelSnapshot& snapshot, const std::vector<int32_t>& tokens,
+                                     int layer, int head);
+
 }  // namespace nf

@@ -2,57 +2,706 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="de_DE">
 <context>
+    <name>AnalysisPane</name>
+    <message>
+        <location filename="../widgets/AnalysisPane.cpp" line="78"/>
+        <source>%1 · %2 · %3</source>
+        <translation>%1 · %2 · %3</translation>
+    </message>
+    <message>
+        <location filename="../widgets/AnalysisPane.cpp" line="88"/>
+        <source>Not computed yet: press Refresh.</source>
+        <translation>Noch nicht berechnet: „Aktualisieren“ drücken.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/AnalysisPane.cpp" line="90"/>
+        <source>&lt;b&gt;Step %1&lt;/b&gt;</source>
+        <translation>&lt;b&gt;Schritt %1&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <location filename="../widgets/AnalysisPane.cpp" line="90"/>
+        <source>&lt;b&gt;Saved model&lt;/b&gt;</source>
+        <translation>&lt;b&gt;Gespeichertes Modell&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <location filename="../widgets/AnalysisPane.cpp" line="93"/>
+        <source>stale: the model is at step %1</source>
+        <translation>veraltet: Das Modell ist bei Schritt %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/AnalysisPane.cpp" line="96"/>
+        <source>computing…</source>
+        <translation>wird berechnet…</translation>
+    </message>
+    <message>
+        <location filename="../widgets/AnalysisPane.cpp" line="98"/>
+        <source>Failed: %1</source>
+        <translation>Fehlgeschlagen: %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/AnalysisPane.cpp" line="103"/>
+        <source>Refresh</source>
+        <translation>Aktualisieren</translation>
+    </message>
+    <message>
+        <location filename="../widgets/AnalysisPane.cpp" line="104"/>
+        <source>Compute this analysis on the model as it is now</source>
+        <translation>Diese Analyse für den aktuellen Zustand des Modells berechnen</translation>
+    </message>
+</context>
+<context>
+    <name>CalibrationPane</name>
+    <message>
+        <location filename="../widgets/CalibrationPane.cpp" line="99"/>
+        <source>&lt;table&gt;&lt;tr&gt;&lt;th&gt;&lt;/th&gt;&lt;th&gt;loss&lt;/th&gt;&lt;th&gt;entropy&lt;/th&gt;&lt;th&gt;top-1&lt;/th&gt;&lt;th&gt;ECE&lt;/th&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;starting model&lt;/td&gt;&lt;td&gt;%1&lt;/td&gt;&lt;td&gt;%2&lt;/td&gt;&lt;td&gt;%3&lt;/td&gt;&lt;td&gt;%4&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;&lt;b&gt;now&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%5&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%6&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%7&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%8&lt;/b&gt;&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</source>
+        <translation>&lt;table&gt;&lt;tr&gt;&lt;th&gt;&lt;/th&gt;&lt;th&gt;Verlust&lt;/th&gt;&lt;th&gt;Entropie&lt;/th&gt;&lt;th&gt;Top-1&lt;/th&gt;&lt;th&gt;ECE&lt;/th&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;Ausgangsmodell&lt;/td&gt;&lt;td&gt;%1&lt;/td&gt;&lt;td&gt;%2&lt;/td&gt;&lt;td&gt;%3&lt;/td&gt;&lt;td&gt;%4&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;&lt;b&gt;jetzt&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%5&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%6&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%7&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%8&lt;/b&gt;&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</translation>
+    </message>
+    <message>
+        <location filename="../widgets/CalibrationPane.cpp" line="115"/>
+        <source>greedy</source>
+        <translation>greedy</translation>
+    </message>
+    <message>
+        <location filename="../widgets/CalibrationPane.cpp" line="115"/>
+        <source>sampled</source>
+        <translation>gesampelt</translation>
+    </message>
+    <message>
+        <location filename="../widgets/CalibrationPane.cpp" line="123"/>
+        <source>Reliability diagram: accuracy per confidence bin</source>
+        <translation>Reliabilitätsdiagramm: Genauigkeit je Konfidenz-Bin</translation>
+    </message>
+    <message>
+        <location filename="../widgets/CalibrationPane.cpp" line="124"/>
+        <source>confidence (top-1 probability)</source>
+        <translation>Konfidenz (Top-1-Wahrscheinlichkeit)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/CalibrationPane.cpp" line="125"/>
+        <source>accuracy</source>
+        <translation>Genauigkeit</translation>
+    </message>
+    <message>
+        <location filename="../widgets/CalibrationPane.cpp" line="126"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="129"/>
+        <source>starting model</source>
+        <translation>Ausgangsmodell</translation>
+    </message>
+    <message>
+        <location filename="../widgets/CalibrationPane.cpp" line="127"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="129"/>
+        <source>now</source>
+        <translation>jetzt</translation>
+    </message>
+    <message>
+        <location filename="../widgets/CalibrationPane.cpp" line="128"/>
+        <source>perfect calibration</source>
+        <translation>perfekte Kalibrierung</translation>
+    </message>
+    <message>
+        <location filename="../widgets/CalibrationPane.cpp" line="129"/>
+        <source>prompt</source>
+        <translation>Prompt</translation>
+    </message>
+    <message>
+        <location filename="../widgets/CalibrationPane.h" line="16"/>
+        <source>Calibration and samples</source>
+        <translation>Kalibrierung und Beispielausgaben</translation>
+    </message>
+</context>
+<context>
+    <name>HeadsPane</name>
+    <message>
+        <location filename="../widgets/HeadsPane.cpp" line="163"/>
+        <source>Mean NMAE over heads: &lt;b&gt;%1 %&lt;/b&gt; (95 % bootstrap interval %2–%3 %) · decomposition check max |Σ DLA + β·u − logit| = %4 · attention sink rate %5</source>
+        <translation>Mittlerer NMAE über alle Heads: &lt;b&gt;%1 %&lt;/b&gt; (95-%-Bootstrap-Intervall %2–%3 %) · Zerlegungsprüfung max |Σ DLA + β·u − logit| = %4 · Attention-Sink-Rate %5</translation>
+    </message>
+    <message>
+        <location filename="../widgets/HeadsPane.cpp" line="264"/>
+        <source>L%1H%2 attention pattern (row: query, column: key)</source>
+        <translation>L%1H%2 Attention-Muster (Zeile: Query, Spalte: Key)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/HeadsPane.cpp" line="265"/>
+        <source>L%1H%2 per position: DLA vs DE, sequence %3</source>
+        <translation>L%1H%2 je Position: DLA vs. DE, Sequenz %3</translation>
+    </message>
+    <message>
+        <location filename="../widgets/HeadsPane.cpp" line="271"/>
+        <source>&lt;b&gt;L%1H%2&lt;/b&gt; · sink share %3 (mean attention to position 0: %4) · NMAE %5 % · sequence:</source>
+        <translation>&lt;b&gt;L%1H%2&lt;/b&gt; · Sink-Anteil %3 (mittlere Attention auf Position 0: %4) · NMAE %5 % · Sequenz:</translation>
+    </message>
+    <message>
+        <location filename="../widgets/HeadsPane.cpp" line="284"/>
+        <source>Per head, mean over positions: |DLA|, |DE| (logit units) and NMAE (%)</source>
+        <translation>Je Head, gemittelt über Positionen: |DLA|, |DE| (Logit-Einheiten) und NMAE (%)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/HeadsPane.cpp" line="285"/>
+        <source>mean |DLA|</source>
+        <translation>mittleres |DLA|</translation>
+    </message>
+    <message>
+        <location filename="../widgets/HeadsPane.cpp" line="285"/>
+        <source>mean |DE|</source>
+        <translation>mittleres |DE|</translation>
+    </message>
+    <message>
+        <location filename="../widgets/HeadsPane.cpp" line="285"/>
+        <source>NMAE (%)</source>
+        <translation>NMAE (%)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/HeadsPane.cpp" line="288"/>
+        <source>head</source>
+        <translation>Head</translation>
+    </message>
+    <message>
+        <location filename="../widgets/HeadsPane.cpp" line="289"/>
+        <source>layer</source>
+        <translation>Schicht</translation>
+    </message>
+    <message>
+        <location filename="../widgets/HeadsPane.cpp" line="292"/>
+        <source>DLA (cached final-norm scale)</source>
+        <translation>DLA (gecachte Skala der finalen Norm)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/HeadsPane.cpp" line="293"/>
+        <source>DE (final norm recomputed)</source>
+        <translation>DE (finale Norm neu berechnet)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/HeadsPane.cpp" line="294"/>
+        <source>token predicted</source>
+        <translation>vorhergesagtes Token</translation>
+    </message>
+    <message>
+        <location filename="../widgets/HeadsPane.cpp" line="295"/>
+        <source>logit contribution</source>
+        <translation>Logit-Beitrag</translation>
+    </message>
+    <message>
+        <location filename="../widgets/HeadsPane.cpp" line="296"/>
+        <source>attention</source>
+        <translation>Attention</translation>
+    </message>
+    <message>
+        <location filename="../widgets/HeadsPane.cpp" line="297"/>
+        <source>attention weight</source>
+        <translation>Attention-Gewicht</translation>
+    </message>
+    <message>
+        <location filename="../widgets/HeadsPane.cpp" line="299"/>
+        <source>Click a head to see its DLA and DE per position</source>
+        <translation>Head anklicken, um DLA und DE je Position zu sehen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/HeadsPane.cpp" line="300"/>
+        <source>Click a head to see its attention pattern</source>
+        <translation>Head anklicken, um sein Attention-Muster zu sehen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/HeadsPane.cpp" line="301"/>
+        <source>No head selected. Sequence:</source>
+        <translation>Kein Head ausgewählt. Sequenz:</translation>
+    </message>
+    <message>
+        <location filename="../widgets/HeadsPane.cpp" line="303"/>
+        <source>Which validation sequence the detail shows (its first %1 tokens)</source>
+        <translation>Welche Validierungssequenz die Detailansicht zeigt (ihre ersten %1 Token)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/HeadsPane.h" line="20"/>
+        <source>Heads</source>
+        <translation>Heads</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="46"/>
-        <location filename="../widgets/MainWindow.cpp" line="96"/>
+        <location filename="../widgets/MainWindow.cpp" line="731"/>
         <source>%1 — NormFree Workbench</source>
         <translation>%1 — NormFree Workbench</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="47"/>
+        <location filename="../widgets/MainWindow.cpp" line="308"/>
         <source>Opened %1</source>
         <translation>%1 geöffnet</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="51"/>
+        <location filename="../widgets/MainWindow.cpp" line="126"/>
+        <source>Edit refused: %1</source>
+        <translation>Bearbeitung abgelehnt: %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="137"/>
+        <source>Training stopped</source>
+        <translation>Training abgebrochen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="137"/>
+        <source>The run could not go on. Its last checkpoint is kept; fix the cause and press Resume.</source>
+        <translation>Der Lauf konnte nicht fortgesetzt werden. Sein letzter Checkpoint bleibt erhalten; beheben Sie die Ursache und klicken Sie auf „Fortsetzen“.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="149"/>
+        <source>Analysis failed: %1</source>
+        <translation>Analyse fehlgeschlagen: %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="240"/>
+        <source>About NormFree Workbench</source>
+        <translation>Über NormFree Workbench</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="241"/>
+        <source>&lt;b&gt;NormFree Workbench %1&lt;/b&gt;&lt;br&gt;Removes LayerNorm from GPT-2 by fine-tuning and shows the circuits of the result.</source>
+        <translation>&lt;b&gt;NormFree Workbench %1&lt;/b&gt;&lt;br&gt;Entfernt LayerNorm durch Fine-Tuning aus GPT-2 und zeigt die Circuits des Ergebnisses.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="292"/>
+        <source>A run is in progress</source>
+        <translation>Ein Lauf ist aktiv</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="292"/>
+        <source>Stop the run before opening another model.</source>
+        <translation>Stoppen Sie den Lauf, bevor Sie ein anderes Modell öffnen.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="312"/>
         <source>Cannot open model folder</source>
         <translation>Modellordner kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="52"/>
+        <location filename="../widgets/MainWindow.cpp" line="312"/>
         <source>The model folder could not be opened.</source>
         <translation>Der Modellordner konnte nicht geöffnet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="62"/>
+        <location filename="../widgets/MainWindow.cpp" line="338"/>
+        <source>Following %1</source>
+        <translation>%1 wird verfolgt</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="342"/>
+        <source>Cannot open run</source>
+        <translation>Lauf kann nicht geöffnet werden</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="342"/>
+        <source>The run directory could not be opened.</source>
+        <translation>Das Laufverzeichnis konnte nicht geöffnet werden.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="353"/>
+        <source>The preset %1 is made for %2 layers; this model has %3. Choose another preset.</source>
+        <translation>Das Preset %1 ist für %2 Schichten gedacht; dieses Modell hat %3. Wählen Sie ein anderes Preset.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="373"/>
+        <source>Loaded schedule %1</source>
+        <translation>Zeitplan %1 geladen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="376"/>
+        <location filename="../widgets/MainWindow.cpp" line="378"/>
+        <source>Cannot load schedule</source>
+        <translation>Zeitplan kann nicht geladen werden</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="376"/>
+        <source>The schedule file is not valid JSON.</source>
+        <translation>Die Zeitplandatei ist kein gültiges JSON.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="378"/>
+        <source>The schedule could not be used.</source>
+        <translation>Der Zeitplan konnte nicht verwendet werden.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="392"/>
+        <source>train %1, eval %2%3</source>
+        <translation>Training %1, Evaluierung %2%3</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="402"/>
+        <source>Cannot use these datasets</source>
+        <translation>Diese Datensätze können nicht verwendet werden</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="402"/>
+        <source>A dataset could not be read.</source>
+        <translation>Ein Datensatz konnte nicht gelesen werden.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="409"/>
+        <source>No model</source>
+        <translation>Kein Modell</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="409"/>
+        <source>Open a model folder first (File › Open Model Folder).</source>
+        <translation>Öffnen Sie zuerst einen Modellordner (Datei › Modellordner öffnen).</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="433"/>
+        <source>Run folder in use</source>
+        <translation>Laufordner bereits belegt</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="433"/>
+        <source>This folder holds a run already: open it with File › Open Run, or choose another folder.</source>
+        <translation>Dieser Ordner enthält bereits einen Lauf: Öffnen Sie ihn über Datei › Lauf öffnen, oder wählen Sie einen anderen Ordner.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="460"/>
+        <source>Starting %1</source>
+        <translation>%1 wird gestartet</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="493"/>
+        <source>Finished: the trained model is in %1/final</source>
+        <translation>Fertig: Das trainierte Modell liegt in %1/final</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="495"/>
+        <source>Stopped at step %1; checkpoint written</source>
+        <translation>Bei Schritt %1 gestoppt; Checkpoint geschrieben</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="506"/>
+        <source>step %1 / %2</source>
+        <translation>Schritt %1 / %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="508"/>
+        <source>%1 tok/s</source>
+        <translation>%1 Token/s</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="512"/>
+        <source>ETA %1</source>
+        <translation>Restzeit %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="518"/>
+        <source>next: %1</source>
+        <translation>als Nächstes: %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="532"/>
         <source>Open Model Folder</source>
         <translation>Modellordner öffnen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="95"/>
+        <location filename="../widgets/MainWindow.cpp" line="537"/>
+        <source>Open Run Directory</source>
+        <translation>Laufverzeichnis öffnen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="543"/>
+        <source>Open Schedule</source>
+        <translation>Zeitplan öffnen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="543"/>
+        <source>Schedules (*.json);;All files (*)</source>
+        <translation>Zeitpläne (*.json);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="548"/>
+        <source>Folder for the Next Run</source>
+        <translation>Ordner für den nächsten Lauf</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="554"/>
+        <source>Choose Datasets</source>
+        <translation>Datensätze wählen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="557"/>
+        <source>Training tokens</source>
+        <translation>Trainingstoken</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="557"/>
+        <source>Validation tokens</source>
+        <translation>Validierungstoken</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="557"/>
+        <source>Second eval set (optional)</source>
+        <translation>Zweiter Evaluierungsdatensatz (optional)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="561"/>
+        <source>Browse…</source>
+        <translation>Durchsuchen…</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="563"/>
+        <source>Token File</source>
+        <translation>Token-Datei</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="563"/>
+        <source>Token files (*.bin)</source>
+        <translation>Token-Dateien (*.bin)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="571"/>
+        <source>Token files as `normfree-cli tokenize` writes them. Leave all empty to use the synthetic corpus made for the model.</source>
+        <translation>Token-Dateien, wie `normfree-cli tokenize` sie schreibt. Alle Felder leer lassen, um den für das Modell erzeugten synthetischen Korpus zu verwenden.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="614"/>
+        <source>Export incomplete</source>
+        <translation>Export unvollständig</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../widgets/MainWindow.cpp" line="614"/>
+        <source>%n file(s) could not be written.</source>
+        <translation>
+            <numerusform>%n Datei konnte nicht geschrieben werden.</numerusform>
+            <numerusform>%n Dateien konnten nicht geschrieben werden.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="617"/>
+        <source>Exported %1 files to %2</source>
+        <translation>%1 Dateien nach %2 exportiert</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="628"/>
+        <source>Export All Figures To</source>
+        <translation>Alle Abbildungen exportieren nach</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="634"/>
+        <source>Settings</source>
+        <translation>Einstellungen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="642"/>
+        <source>never (refresh by hand)</source>
+        <translation>nie (manuell aktualisieren)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="644"/>
+        <source>Language</source>
+        <translation>Sprache</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="645"/>
+        <source>Refresh visible analyses every N steps</source>
+        <translation>Sichtbare Analysen alle N Schritte aktualisieren</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="666"/>
+        <source>The First Ten Minutes</source>
+        <translation>Die ersten zehn Minuten</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="668"/>
+        <source>&lt;ol&gt;&lt;li&gt;The bundled tiny GPT-2 is open, with the &lt;b&gt;tiny&lt;/b&gt; removal preset on the timeline (bottom).&lt;/li&gt;&lt;li&gt;Press &lt;b&gt;Start&lt;/b&gt;. The first start makes the fine-tuning data (about a minute), then training runs; the loss plot fills and a dashed line marks each removal.&lt;/li&gt;&lt;li&gt;If the loss has not recovered when the next removal comes, &lt;b&gt;drag&lt;/b&gt; the next events to the right on the timeline (Ctrl-click selects several; Shift-drag the first of a group changes its gap). Ctrl+Z undoes.&lt;/li&gt;&lt;li&gt;Press &lt;b&gt;Refresh analyses&lt;/b&gt; (F5): the panes on the right show the model as it is now, and say when they have gone stale.&lt;/li&gt;&lt;li&gt;In &lt;b&gt;Heads&lt;/b&gt;, click a head to see its DLA and DE per token and its attention pattern. After the last removal DLA equals DE exactly.&lt;/li&gt;&lt;li&gt;Right-click any plot to export it as PNG, SVG, PDF or CSV; File › Export All Figures writes them all.&lt;/li&gt;&lt;/ol&gt;</source>
+        <translation>&lt;ol&gt;&lt;li&gt;Das mitgelieferte kleine GPT-2 ist geöffnet, mit dem Entfernungs-Preset &lt;b&gt;tiny&lt;/b&gt; auf der Zeitleiste (unten).&lt;/li&gt;&lt;li&gt;Klicken Sie auf &lt;b&gt;Starten&lt;/b&gt;. Beim ersten Start werden die Fine-Tuning-Daten erzeugt (etwa eine Minute), danach läuft das Training; der Verlust-Plot füllt sich, und eine gestrichelte Linie markiert jede Entfernung.&lt;/li&gt;&lt;li&gt;Hat sich der Verlust bis zur nächsten Entfernung nicht erholt, &lt;b&gt;ziehen&lt;/b&gt; Sie die nächsten Ereignisse auf der Zeitleiste nach rechts (Strg+Klick wählt mehrere aus; Umschalt+Ziehen des ersten Ereignisses einer Gruppe ändert deren Abstand). Strg+Z macht rückgängig.&lt;/li&gt;&lt;li&gt;Klicken Sie auf &lt;b&gt;Analysen aktualisieren&lt;/b&gt; (F5): Die Bereiche rechts zeigen das Modell im aktuellen Zustand und melden, wenn sie veraltet sind.&lt;/li&gt;&lt;li&gt;Klicken Sie unter &lt;b&gt;Heads&lt;/b&gt; auf einen Head, um seine DLA und DE je Token sowie sein Attention-Muster zu sehen. Nach der letzten Entfernung stimmt DLA exakt mit DE überein.&lt;/li&gt;&lt;li&gt;Klicken Sie mit der rechten Maustaste auf einen Plot, um ihn als PNG, SVG, PDF oder CSV zu exportieren; Datei › Alle Abbildungen exportieren schreibt sie alle.&lt;/li&gt;&lt;/ol&gt;</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="708"/>
+        <source>Model: %1</source>
+        <translation>Modell: %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="711"/>
+        <source>Run: %1</source>
+        <translation>Lauf: %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="716"/>
+        <source>Stopping the run and writing its checkpoint…</source>
+        <translation>Lauf wird gestoppt und sein Checkpoint geschrieben…</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="730"/>
         <source>NormFree Workbench</source>
         <translation>NormFree Workbench</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="97"/>
+        <location filename="../widgets/MainWindow.cpp" line="732"/>
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="98"/>
+        <location filename="../widgets/MainWindow.cpp" line="733"/>
         <source>&amp;Open Model Folder…</source>
         <translation>Modellordner ö&amp;ffnen…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="99"/>
+        <location filename="../widgets/MainWindow.cpp" line="734"/>
+        <source>Open &amp;Run…</source>
+        <translation>&amp;Lauf öffnen…</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="735"/>
         <source>Open &amp;Recent</source>
         <translation>&amp;Zuletzt geöffnet</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="100"/>
+        <location filename="../widgets/MainWindow.cpp" line="736"/>
+        <source>Load &amp;Schedule…</source>
+        <translation>Zeit&amp;plan laden…</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="737"/>
+        <source>Choose &amp;Datasets…</source>
+        <translation>&amp;Datensätze wählen…</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="738"/>
+        <source>Folder for the &amp;Next Run…</source>
+        <translation>Ordner für den &amp;nächsten Lauf…</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="739"/>
+        <source>&amp;Export Figure</source>
+        <translation>Abbildung &amp;exportieren</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="740"/>
+        <source>Export &amp;All Figures…</source>
+        <translation>&amp;Alle Abbildungen exportieren…</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="741"/>
         <source>&amp;Quit</source>
         <translation>&amp;Beenden</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="742"/>
+        <source>&amp;Edit</source>
+        <translation>&amp;Bearbeiten</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="743"/>
+        <source>&amp;Undo</source>
+        <translation>&amp;Rückgängig</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="744"/>
+        <source>&amp;Redo</source>
+        <translation>&amp;Wiederherstellen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="745"/>
+        <source>&amp;Delete Selected Events</source>
+        <translation>Ausgewählte Ereignisse &amp;löschen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="746"/>
+        <source>&amp;Settings…</source>
+        <translation>&amp;Einstellungen…</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="747"/>
+        <source>&amp;Run</source>
+        <translation>&amp;Lauf</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="748"/>
+        <source>Start</source>
+        <translation>Starten</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="749"/>
+        <source>Start a new run of the setup on the left</source>
+        <translation>Einen neuen Lauf mit der Konfiguration links starten</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="750"/>
+        <source>Pause</source>
+        <translation>Pausieren</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="751"/>
+        <source>Finish the step in progress, write a checkpoint and wait</source>
+        <translation>Den laufenden Schritt abschließen, einen Checkpoint schreiben und warten</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="752"/>
+        <source>Stop</source>
+        <translation>Stoppen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="753"/>
+        <source>Stop the run after the step in progress (a checkpoint is written)</source>
+        <translation>Den Lauf nach dem laufenden Schritt stoppen (ein Checkpoint wird geschrieben)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="754"/>
+        <source>Resume</source>
+        <translation>Fortsetzen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="755"/>
+        <source>Continue the run from where it stopped (for an opened run: from its newest checkpoint, in this process)</source>
+        <translation>Den Lauf dort fortsetzen, wo er angehalten wurde (bei einem geöffneten Lauf: ab seinem neuesten Checkpoint, in diesem Prozess)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="757"/>
+        <source>Refresh analyses</source>
+        <translation>Analysen aktualisieren</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="758"/>
+        <source>Compute every analysis pane on the model as it is now</source>
+        <translation>Alle Analysebereiche für den aktuellen Zustand des Modells berechnen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="759"/>
+        <source>&amp;View</source>
+        <translation>&amp;Ansicht</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="760"/>
+        <source>Zoom Timeline to &amp;Fit</source>
+        <translation>Zeitleiste &amp;einpassen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="761"/>
+        <source>&amp;Help</source>
+        <translation>&amp;Hilfe</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="762"/>
+        <source>The &amp;First Ten Minutes</source>
+        <translation>Die &amp;ersten zehn Minuten</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="763"/>
+        <source>&amp;About</source>
+        <translation>Ü&amp;ber</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="764"/>
+        <source>Run</source>
+        <translation>Lauf</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="765"/>
+        <source>Removal timeline</source>
+        <translation>Zeitleiste der Entfernungen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="765"/>
+        <source>Run setup</source>
+        <translation>Laufkonfiguration</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="765"/>
+        <source>Model</source>
+        <translation>Modell</translation>
     </message>
 </context>
 <context>
@@ -88,77 +737,569 @@
         <translation>Kein Modell geöffnet</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="72"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="73"/>
         <source>Open a model folder (Hugging Face GPT-2 layout: config.json and model.safetensors) with File › Open Model Folder…</source>
         <translation>Öffnen Sie einen Modellordner (Hugging-Face-GPT-2-Layout: config.json und model.safetensors) über Datei › Modellordner öffnen…</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="81"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="83"/>
         <source>%1 layers · %2 heads · d_model %3 · context %4 · vocabulary %5 · %6 parameters · %7 MB in %8 file(s)</source>
-        <translation>%1 Schichten · %2 Köpfe · d_model %3 · Kontext %4 · Vokabular %5 · %6 Parameter · %7 MB in %8 Datei(en)</translation>
+        <translation>%1 Schichten · %2 Heads · d_model %3 · Kontext %4 · Vokabular %5 · %6 Parameter · %7 MB in %8 Datei(en)</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="90"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="95"/>
         <source>LayerNorm-free: no site divides by a per-token statistic.</source>
         <translation>LayerNorm-frei: keine Stelle teilt durch eine Statistik pro Token.</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="91"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="96"/>
         <source>Normalization per site (LN_qk and LN_v are ln_1 as seen by queries/keys and by values):</source>
         <translation>Normalisierung je Stelle (LN_qk und LN_v sind ln_1 aus Sicht von Queries/Keys bzw. Values):</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="95"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="100"/>
         <source>LN_qk (ln_1 → q, k)</source>
         <translation>LN_qk (ln_1 → q, k)</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="95"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="100"/>
         <source>LN_v (ln_1 → v)</source>
         <translation>LN_v (ln_1 → v)</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="95"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="100"/>
         <source>LN_mlp (ln_2)</source>
         <translation>LN_mlp (ln_2)</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="98"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="103"/>
         <source>block %1</source>
         <translation>Block %1</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="99"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="104"/>
         <source>final (LN_f)</source>
         <translation>final (LN_f)</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="108"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="113"/>
         <source> · s = %1</source>
         <translation> · s = %1</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="109"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="114"/>
         <source> · pos 0: %1</source>
         <translation> · Pos. 0: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="110"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="115"/>
         <source> · EOT</source>
         <translation> · EOT</translation>
     </message>
 </context>
 <context>
-    <name>main</name>
+    <name>NeuronsPane</name>
     <message>
-        <location filename="../app/gui/main.cpp" line="20"/>
-        <source>Remove LayerNorm from GPT-2 and inspect the result.</source>
-        <translation>LayerNorm aus GPT-2 entfernen und das Ergebnis untersuchen.</translation>
+        <location filename="../widgets/NeuronsPane.cpp" line="128"/>
+        <source>|cos| of neuron %1</source>
+        <translation>|cos| von Neuron %1</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="23"/>
-        <source>Model folder to open (config.json + model.safetensors).</source>
-        <translation>Zu öffnender Modellordner (config.json + model.safetensors).</translation>
+        <location filename="../widgets/NeuronsPane.cpp" line="138"/>
+        <source>Last MLP layer: output norm vs LogitVar (red: top %1 by CN score)</source>
+        <translation>Letzte MLP-Schicht: Ausgabenorm vs. LogitVar (rot: Top %1 nach CN-Score)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/NeuronsPane.cpp" line="139"/>
+        <source>‖w_out‖</source>
+        <translation>‖w_out‖</translation>
+    </message>
+    <message>
+        <location filename="../widgets/NeuronsPane.cpp" line="140"/>
+        <source>LogitVar</source>
+        <translation>LogitVar</translation>
+    </message>
+    <message>
+        <location filename="../widgets/NeuronsPane.cpp" line="141"/>
+        <source>neurons</source>
+        <translation>Neuronen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/NeuronsPane.cpp" line="142"/>
+        <source>top by CN score = ‖w_out‖ / LogitVar</source>
+        <translation>Top nach CN-Score = ‖w_out‖ / LogitVar</translation>
+    </message>
+    <message>
+        <location filename="../widgets/NeuronsPane.cpp" line="143"/>
+        <source>Mean ablation of each top neuron</source>
+        <translation>Mean-Ablation jedes Top-Neurons</translation>
+    </message>
+    <message>
+        <location filename="../widgets/NeuronsPane.cpp" line="144"/>
+        <source>neuron (by CN rank)</source>
+        <translation>Neuron (nach CN-Rang)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/NeuronsPane.cpp" line="145"/>
+        <source>change (nats)</source>
+        <translation>Änderung (Nats)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/NeuronsPane.cpp" line="146"/>
+        <source>Δ loss</source>
+        <translation>Δ Verlust</translation>
+    </message>
+    <message>
+        <location filename="../widgets/NeuronsPane.cpp" line="147"/>
+        <source>Δ entropy</source>
+        <translation>Δ Entropie</translation>
+    </message>
+    <message>
+        <location filename="../widgets/NeuronsPane.cpp" line="148"/>
+        <source>W_U singular values and top neurons&apos; |cosine| to each direction</source>
+        <translation>Singulärwerte von W_U und |Kosinus| der Top-Neuronen zu jeder Richtung</translation>
+    </message>
+    <message>
+        <location filename="../widgets/NeuronsPane.cpp" line="149"/>
+        <source>singular direction (descending)</source>
+        <translation>Singulärrichtung (absteigend)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/NeuronsPane.cpp" line="150"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="152"/>
+        <source>singular value</source>
+        <translation>Singulärwert</translation>
+    </message>
+    <message>
+        <location filename="../widgets/NeuronsPane.cpp" line="151"/>
+        <source>|cosine|</source>
+        <translation>|Kosinus|</translation>
+    </message>
+    <message>
+        <location filename="../widgets/NeuronsPane.h" line="13"/>
+        <source>Confidence neurons</source>
+        <translation>Konfidenzneuronen</translation>
+    </message>
+</context>
+<context>
+    <name>NormsPane</name>
+    <message>
+        <location filename="../widgets/NormsPane.cpp" line="57"/>
+        <source>final</source>
+        <translation>final</translation>
+    </message>
+    <message>
+        <location filename="../widgets/NormsPane.cpp" line="84"/>
+        <source>Residual stream norm per layer: position 0 vs the rest (band: 10th–90th percentile; dashed: starting model)</source>
+        <translation>Norm des Residualstroms je Schicht: Position 0 vs. übrige (Band: 10.–90. Perzentil; gestrichelt: Ausgangsmodell)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/NormsPane.cpp" line="86"/>
+        <source>layer (resid_pre)</source>
+        <translation>Schicht (resid_pre)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/NormsPane.cpp" line="87"/>
+        <source>‖x‖₂</source>
+        <translation>‖x‖₂</translation>
+    </message>
+    <message>
+        <location filename="../widgets/NormsPane.cpp" line="88"/>
+        <source>position 0</source>
+        <translation>Position 0</translation>
+    </message>
+    <message>
+        <location filename="../widgets/NormsPane.cpp" line="89"/>
+        <source>position 0, starting model</source>
+        <translation>Position 0, Ausgangsmodell</translation>
+    </message>
+    <message>
+        <location filename="../widgets/NormsPane.cpp" line="90"/>
+        <source>other positions</source>
+        <translation>übrige Positionen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/NormsPane.cpp" line="91"/>
+        <source>other positions, starting model</source>
+        <translation>übrige Positionen, Ausgangsmodell</translation>
+    </message>
+    <message>
+        <location filename="../widgets/NormsPane.h" line="12"/>
+        <source>Residual norms</source>
+        <translation>Residualnormen</translation>
+    </message>
+</context>
+<context>
+    <name>PatchingPane</name>
+    <message>
+        <location filename="../widgets/PatchingPane.cpp" line="144"/>
+        <source>%1 prompts like the one below · clean logit difference %2, corrupted %3</source>
+        <translation>%1 Prompts wie der folgende · saubere Logit-Differenz %2, korrumpiert %3</translation>
+    </message>
+    <message>
+        <location filename="../widgets/PatchingPane.cpp" line="164"/>
+        <source>Clean: %1&lt;br&gt;Corrupted: %2</source>
+        <translation>Sauber: %1&lt;br&gt;Korrumpiert: %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/PatchingPane.cpp" line="168"/>
+        <source>&lt;b&gt;%1 × %2&lt;/b&gt;: activation %3 · attribution %4 · error %5</source>
+        <translation>&lt;b&gt;%1 × %2&lt;/b&gt;: Aktivierung %3 · Attribution %4 · Fehler %5</translation>
+    </message>
+    <message>
+        <location filename="../widgets/PatchingPane.cpp" line="175"/>
+        <source>Click a cell to mark its position in the prompt.</source>
+        <translation>Zelle anklicken, um ihre Position im Prompt zu markieren.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/PatchingPane.cpp" line="183"/>
+        <source>resid_pre: layer × position</source>
+        <translation>resid_pre: Schicht × Position</translation>
+    </message>
+    <message>
+        <location filename="../widgets/PatchingPane.cpp" line="184"/>
+        <source>heads: layer × head</source>
+        <translation>Heads: Schicht × Head</translation>
+    </message>
+    <message>
+        <location filename="../widgets/PatchingPane.cpp" line="185"/>
+        <source>IOI patching, normalized logit difference (0 corrupted, 1 clean): activation, attribution, error</source>
+        <translation>IOI-Patching, normierte Logit-Differenz (0 korrumpiert, 1 sauber): Aktivierung, Attribution, Fehler</translation>
+    </message>
+    <message>
+        <location filename="../widgets/PatchingPane.cpp" line="187"/>
+        <source>activation patching</source>
+        <translation>Activation Patching</translation>
+    </message>
+    <message>
+        <location filename="../widgets/PatchingPane.cpp" line="187"/>
+        <source>attribution patching</source>
+        <translation>Attribution Patching</translation>
+    </message>
+    <message>
+        <location filename="../widgets/PatchingPane.cpp" line="187"/>
+        <source>error (attribution − activation)</source>
+        <translation>Fehler (Attribution − Aktivierung)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/PatchingPane.cpp" line="192"/>
+        <source>Compute to see the prompts.</source>
+        <translation>Berechnen, um die Prompts zu sehen.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/PatchingPane.h" line="17"/>
+        <source>Patching</source>
+        <translation>Patching</translation>
+    </message>
+</context>
+<context>
+    <name>QCustomPlot</name>
+    <message>
+        <location filename="../widgets/Plots.cpp" line="43"/>
+        <source>Export Figure…</source>
+        <translation>Abbildung exportieren…</translation>
+    </message>
+    <message>
+        <location filename="../widgets/Plots.cpp" line="44"/>
+        <source>Reset View</source>
+        <translation>Ansicht zurücksetzen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/Plots.cpp" line="98"/>
+        <source>Cannot write %1: %2</source>
+        <translation>%1 kann nicht geschrieben werden: %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/Plots.cpp" line="106"/>
+        <source>PNG encoding failed</source>
+        <translation>PNG-Kodierung fehlgeschlagen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/Plots.cpp" line="115"/>
+        <source>SVG painter failed</source>
+        <translation>SVG-Ausgabe fehlgeschlagen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/Plots.cpp" line="124"/>
+        <source>PDF rendering failed</source>
+        <translation>PDF-Rendering fehlgeschlagen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/Plots.cpp" line="132"/>
+        <source>unknown format &apos;%1&apos; (png, svg, pdf or csv)</source>
+        <translation>unbekanntes Format &apos;%1&apos; (png, svg, pdf oder csv)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/Plots.cpp" line="141"/>
+        <source>Export Figure</source>
+        <translation>Abbildung exportieren</translation>
+    </message>
+    <message>
+        <location filename="../widgets/Plots.cpp" line="142"/>
+        <source>PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf);;CSV data (*.csv)</source>
+        <translation>PNG-Bild (*.png);;SVG-Zeichnung (*.svg);;PDF-Dokument (*.pdf);;CSV-Daten (*.csv)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/Plots.cpp" line="146"/>
+        <source>Export failed</source>
+        <translation>Export fehlgeschlagen</translation>
+    </message>
+</context>
+<context>
+    <name>RunSetupView</name>
+    <message>
+        <location filename="../widgets/RunSetupView.cpp" line="76"/>
+        <source>remove LayerNorm (the protocol)</source>
+        <translation>LayerNorm entfernen (das Protokoll)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/RunSetupView.cpp" line="77"/>
+        <source>fine-tune, nothing removed (control)</source>
+        <translation>Fine-Tuning, nichts entfernt (Kontrolle)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/RunSetupView.cpp" line="78"/>
+        <source>The vanilla control uses the same data, learning rate and steps</source>
+        <translation>Die Vanilla-Kontrolle verwendet dieselben Daten, dieselbe Lernrate und dieselben Schritte</translation>
+    </message>
+    <message>
+        <location filename="../widgets/RunSetupView.cpp" line="82"/>
+        <source>Mode</source>
+        <translation>Modus</translation>
+    </message>
+    <message>
+        <location filename="../widgets/RunSetupView.cpp" line="83"/>
+        <source>Preset</source>
+        <translation>Preset</translation>
+    </message>
+    <message>
+        <location filename="../widgets/RunSetupView.cpp" line="84"/>
+        <source>Steps</source>
+        <translation>Schritte</translation>
+    </message>
+    <message>
+        <location filename="../widgets/RunSetupView.cpp" line="85"/>
+        <source>Device</source>
+        <translation>Gerät</translation>
+    </message>
+    <message>
+        <location filename="../widgets/RunSetupView.cpp" line="86"/>
+        <source>Data</source>
+        <translation>Daten</translation>
+    </message>
+    <message>
+        <location filename="../widgets/RunSetupView.cpp" line="87"/>
+        <source>Run folder</source>
+        <translation>Laufordner</translation>
+    </message>
+    <message>
+        <location filename="../widgets/RunSetupView.cpp" line="88"/>
+        <source>synthetic corpus (seed 1), tokenized with the model&apos;s tokenizer; made on the first start</source>
+        <translation>synthetischer Korpus (Seed 1), mit dem Tokenizer des Modells tokenisiert; wird beim ersten Start erzeugt</translation>
+    </message>
+    <message>
+        <location filename="../widgets/RunSetupView.cpp" line="91"/>
+        <source>a new folder per run</source>
+        <translation>ein neuer Ordner pro Lauf</translation>
+    </message>
+    <message>
+        <location filename="../widgets/RunSetupView.cpp" line="92"/>
+        <source>cpu, cuda or cuda:N</source>
+        <translation>cpu, cuda oder cuda:N</translation>
+    </message>
+</context>
+<context>
+    <name>TimelineWidget</name>
+    <message>
+        <location filename="../widgets/TimelineWidget.cpp" line="25"/>
+        <source>treatments</source>
+        <translation>Behandlungen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/TimelineWidget.cpp" line="122"/>
+        <source>Removal timeline: drag events to move them (Ctrl-click selects several), Shift-drag the first event of a group to change its gap, double-click to add, Delete to remove, wheel to zoom, drag the background to pan. Applied events are locked.</source>
+        <translation>Zeitleiste der Entfernungen: Ereignisse ziehen, um sie zu verschieben (Strg+Klick wählt mehrere aus), erstes Ereignis einer Gruppe mit Umschalt ziehen, um den Abstand zu ändern, Doppelklick zum Hinzufügen, Entf zum Entfernen, Mausrad zum Zoomen, Hintergrund ziehen zum Verschieben. Angewendete Ereignisse sind gesperrt.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/TimelineWidget.cpp" line="313"/>
+        <source>No schedule: open a model and choose a removal preset.</source>
+        <translation>Kein Zeitplan: Öffnen Sie ein Modell und wählen Sie ein Entfernungs-Preset.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/TimelineWidget.cpp" line="357"/>
+        <source>%1 was applied at step %2 and cannot move.</source>
+        <translation>%1 wurde bei Schritt %2 angewendet und kann nicht verschoben werden.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/TimelineWidget.cpp" line="403"/>
+        <source>step %1 · %2</source>
+        <translation>Schritt %1 · %2</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../widgets/TimelineWidget.cpp" line="404"/>
+        <source> (+%n more)</source>
+        <translation>
+            <numerusform> (+%n weiteres)</numerusform>
+            <numerusform> (+%n weitere)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../widgets/TimelineWidget.cpp" line="413"/>
+        <source>gap %1 → %2 steps</source>
+        <translation>Abstand %1 → %2 Schritte</translation>
+    </message>
+    <message>
+        <location filename="../widgets/TimelineWidget.cpp" line="445"/>
+        <source>Move %1 to step %2</source>
+        <translation>%1 auf Schritt %2 verschieben</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../widgets/TimelineWidget.cpp" line="448"/>
+        <source>Move %n events</source>
+        <translation>
+            <numerusform>%n Ereignis verschieben</numerusform>
+            <numerusform>%n Ereignisse verschieben</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../widgets/TimelineWidget.cpp" line="466"/>
+        <source>Add %1</source>
+        <translation>%1 hinzufügen</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../widgets/TimelineWidget.cpp" line="493"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="550"/>
+        <source>Delete %n events</source>
+        <translation>
+            <numerusform>%n Ereignis löschen</numerusform>
+            <numerusform>%n Ereignisse löschen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../widgets/TimelineWidget.cpp" line="514"/>
+        <source>End position-0 treatment at step %1</source>
+        <translation>Position-0-Behandlung bei Schritt %1 beenden</translation>
+    </message>
+    <message>
+        <location filename="../widgets/TimelineWidget.cpp" line="516"/>
+        <source>End end-of-text treatment at step %1</source>
+        <translation>End-of-Text-Behandlung bei Schritt %1 beenden</translation>
+    </message>
+    <message>
+        <location filename="../widgets/TimelineWidget.cpp" line="522"/>
+        <source>Make LN_f fake at step %1</source>
+        <translation>LN_f bei Schritt %1 durch FakeLN ersetzen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/TimelineWidget.cpp" line="525"/>
+        <source>Make %1 fake at step %2</source>
+        <translation>%1 bei Schritt %2 durch FakeLN ersetzen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/TimelineWidget.cpp" line="527"/>
+        <source>layer %1</source>
+        <translation>Schicht %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/TimelineWidget.cpp" line="529"/>
+        <source>all layers</source>
+        <translation>alle Schichten</translation>
+    </message>
+    <message>
+        <location filename="../widgets/TimelineWidget.cpp" line="554"/>
+        <source>Zoom to fit</source>
+        <translation>Einpassen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/TimelineWidget.cpp" line="589"/>
+        <source>step %1 · %2%3</source>
+        <translation>Schritt %1 · %2%3</translation>
+    </message>
+    <message>
+        <location filename="../widgets/TimelineWidget.cpp" line="592"/>
+        <source> (applied)</source>
+        <translation> (angewendet)</translation>
+    </message>
+</context>
+<context>
+    <name>TrainingView</name>
+    <message>
+        <location filename="../widgets/TrainingView.cpp" line="126"/>
+        <source>eval %1</source>
+        <translation>Evaluierung %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/TrainingView.cpp" line="219"/>
+        <source>Training loss</source>
+        <translation>Trainingsverlust</translation>
+    </message>
+    <message>
+        <location filename="../widgets/TrainingView.cpp" line="220"/>
+        <source>Learning rate and gradient norm</source>
+        <translation>Lernrate und Gradientennorm</translation>
+    </message>
+    <message>
+        <location filename="../widgets/TrainingView.cpp" line="221"/>
+        <source>LayerNorm scale per site (tracked; dashed: frozen)</source>
+        <translation>LayerNorm-Skala je Stelle (verfolgt; gestrichelt: eingefroren)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/TrainingView.cpp" line="222"/>
+        <location filename="../widgets/TrainingView.cpp" line="228"/>
+        <location filename="../widgets/TrainingView.cpp" line="233"/>
+        <source>optimizer step</source>
+        <translation>Optimierer-Schritt</translation>
+    </message>
+    <message>
+        <location filename="../widgets/TrainingView.cpp" line="223"/>
+        <source>loss (nats)</source>
+        <translation>Verlust (Nats)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/TrainingView.cpp" line="224"/>
+        <source>evaluation loss (nats)</source>
+        <translation>Evaluierungsverlust (Nats)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/TrainingView.cpp" line="225"/>
+        <source>cross-entropy</source>
+        <translation>Kreuzentropie</translation>
+    </message>
+    <message>
+        <location filename="../widgets/TrainingView.cpp" line="226"/>
+        <source>auxiliary loss</source>
+        <translation>Hilfsverlust</translation>
+    </message>
+    <message>
+        <location filename="../widgets/TrainingView.cpp" line="227"/>
+        <source>total</source>
+        <translation>gesamt</translation>
+    </message>
+    <message>
+        <location filename="../widgets/TrainingView.cpp" line="229"/>
+        <location filename="../widgets/TrainingView.cpp" line="231"/>
+        <source>learning rate</source>
+        <translation>Lernrate</translation>
+    </message>
+    <message>
+        <location filename="../widgets/TrainingView.cpp" line="230"/>
+        <source>gradient norm</source>
+        <translation>Gradientennorm</translation>
+    </message>
+    <message>
+        <location filename="../widgets/TrainingView.cpp" line="232"/>
+        <source>gradient norm (before clipping)</source>
+        <translation>Gradientennorm (vor dem Clipping)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/TrainingView.cpp" line="234"/>
+        <source>scale s</source>
+        <translation>Skala s</translation>
+    </message>
+    <message>
+        <location filename="../widgets/TrainingView.cpp" line="235"/>
+        <source>Logarithmic loss axis</source>
+        <translation>Logarithmische Verlustachse</translation>
     </message>
 </context>
 </TS>

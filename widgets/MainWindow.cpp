@@ -3,59 +3,529 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QComboBox>
+#include <QCryptographicHash>
+#include <QDateTime>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDir>
+#include <QDockWidget>
 #include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
 #include <QSettings>
+#include <QSpinBox>
+#include <QStandardPaths>
 #include <QStatusBar>
+#include <QTimer>
+#include <QToolBar>
+#include <QUndoStack>
+#include <cmath>
+#include <nlohmann/json.hpp>
 
+#include "AnalysisRunner.h"
+#include "CalibrationPane.h"
+#include "HeadsPane.h"
 #include "ModelInfoView.h"
+#include "NeuronsPane.h"
+#include "NormsPane.h"
+#include "PatchingPane.h"
+#include "Plots.h"
+#include "QCustomPlotInclude.h"
+#include "RunSetupView.h"
+#include "TimelineWidget.h"
+#include "TrainingView.h"
+#include "data/default_datasets.h"
+#include "data/token_file.h"
+#include "io/atomic_file.h"
 #include "io/model_folder.h"
+#include "train/run_directory.h"
+#include "train/trainer.h"
 
 namespace {
 constexpr int kMaxRecent = 8;
-const char* kRecentKey = "recentModelFolders";
+const char* kRecentModels = "recentModelFolders";
+const char* kRecentRuns = "recentRuns";
+
+QString appDataFolder(const QString& sub) {
+  return QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation) + "/" + sub;
+}
+
+QString hms(double seconds) {
+  const int64_t s = static_cast<int64_t>(std::max(0.0, seconds));
+  return QString("%1:%2:%3")
+      .arg(s / 3600)
+      .arg((s / 60) % 60, 2, 10, QChar('0'))
+      .arg(s % 60, 2, 10, QChar('0'));
+}
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
-  m_info = new ModelInfoView(this);
-  setCentralWidget(m_info);
   setWindowIcon(QIcon(":/normfree.svg"));
+  setDockNestingEnabled(true);
+  m_session = new RunSession(this);
+  m_runner = new AnalysisRunner(this);
+  m_info = new ModelInfoView(this);
+  m_timeline = new TimelineWidget(this);
+  m_training = new TrainingView(this);
+  m_setup = new RunSetupView(this);
+  m_norms = new NormsPane(m_runner, this);
+  m_heads = new HeadsPane(m_runner, this);
+  m_patching = new PatchingPane(m_runner, this);
+  m_neurons = new NeuronsPane(m_runner, this);
+  m_calibration = new CalibrationPane(m_runner, this);
+  m_panes = {m_norms, m_heads, m_patching, m_neurons, m_calibration};
 
-  m_fileMenu = menuBar()->addMenu(QString());
-  m_openAction = m_fileMenu->addAction(QString(), this, &MainWindow::chooseModelFolder);
-  m_openAction->setShortcut(QKeySequence::Open);
-  m_recentMenu = m_fileMenu->addMenu(QString());
-  m_fileMenu->addSeparator();
-  m_quitAction = m_fileMenu->addAction(QString(), this, &QWidget::close);
-  m_quitAction->setShortcut(QKeySequence::Quit);
+  setCentralWidget(m_training);
+  addDock(m_timeline, "timelineDock", Qt::BottomDockWidgetArea);
+  QDockWidget* setupDock = addDock(m_setup, "runSetupDock", Qt::LeftDockWidgetArea);
+  QDockWidget* modelDock = addDock(m_info, "modelDock", Qt::LeftDockWidgetArea);
+  tabifyDockWidget(setupDock, modelDock);
+  setupDock->raise();
+  QDockWidget* first = nullptr;
+  for (AnalysisPane* pane : m_panes) {
+    QDockWidget* dock = addDock(pane, pane->metaObject()->className(), Qt::RightDockWidgetArea);
+    if (first)
+      tabifyDockWidget(first, dock);
+    else
+      first = dock;
+  }
+  first->raise();
+  // Dock sizes take effect once the window has its layout: the first-launch proportions.
+  QTimer::singleShot(0, this, [this, setupDock, first] {
+    if (QSettings().value("mainWindow/state").isNull()) resizeDocks({setupDock, first}, {320, 760}, Qt::Horizontal);
+  });
 
+  buildActions();
+  buildMenus();
+
+  m_stepLabel = new QLabel(this);
+  m_speedLabel = new QLabel(this);
+  m_etaLabel = new QLabel(this);
+  m_nextLabel = new QLabel(this);
+  m_deviceLabel = new QLabel(this);
+  m_progress = new QProgressBar(this);
+  m_progress->setMaximumWidth(220);
+  m_progress->hide();
+  for (QWidget* w : std::initializer_list<QWidget*>{m_progress, m_stepLabel, m_speedLabel, m_etaLabel, m_nextLabel,
+                                                    m_deviceLabel})
+    statusBar()->addPermanentWidget(w);
+
+  // The loss plots and the timeline show the same steps.
+  connect(m_timeline, &TimelineWidget::viewRangeChanged, m_training, &TrainingView::setXRange);
+  connect(m_training, &TrainingView::xRangeChanged, m_timeline, &TimelineWidget::setViewRange);
+  connect(m_timeline, &TimelineWidget::editRefused, this,
+          [this](const QString& why) { statusBar()->showMessage(tr("Edit refused: %1").arg(why), 8000); });
+  connect(m_timeline, &TimelineWidget::scheduleEdited, this, &MainWindow::updateStatus);
+  connect(m_setup, &RunSetupView::presetChanged, this, &MainWindow::resetDraftSchedule);
+  connect(m_setup, &RunSetupView::deviceChanged, this, &MainWindow::updateStatus);
+  connect(m_session, &RunSession::metricsChanged, this, &MainWindow::onMetrics);
+  connect(m_session, &RunSession::stateChanged, this, &MainWindow::onStateChanged);
+  connect(m_session, &RunSession::trainerReady, this, [this] {
+    m_timeline->setEditor(m_session->liveSchedule());
+    m_runner->setTrainer(m_session->trainer());
+  });
+  connect(m_session, &RunSession::failed, this, [this](const QString& message) {
+    showError(tr("Training stopped"), tr("The run could not go on. Its last checkpoint is kept; fix the cause "
+                                         "and press Resume."),
+              message);
+  });
+  connect(m_session, &RunSession::progress, this, [this](const QString& task, qint64 done, qint64 total) {
+    m_progress->setVisible(!task.isEmpty());
+    m_progress->setRange(0, total > 0 ? 1000 : 0);
+    if (total > 0) m_progress->setValue(static_cast<int>(1000 * done / total));
+    m_progress->setFormat(task + " %p%");
+    m_progress->setTextVisible(true);
+  });
+  connect(m_runner, &AnalysisRunner::failed, this, [this](const QString&, const QString& message) {
+    statusBar()->showMessage(tr("Analysis failed: %1").arg(message), 8000);
+  });
+
+  QSettings settings;
+  setLanguage(settings.value("language", QLocale().name().startsWith("de") ? "de" : "en").toString());
   retranslate();
   rebuildRecentMenu();
-  QSettings settings;
-  if (!restoreGeometry(settings.value("mainWindow/geometry").toByteArray())) resize(900, 640);
+  if (!restoreGeometry(settings.value("mainWindow/geometry").toByteArray())) resize(1500, 950);
+  restoreState(settings.value("mainWindow/state").toByteArray());
+  m_setup->setRunFolder(QString());
+  const QStringList recent = settings.value(kRecentModels).toStringList();
+  const QString start = recent.isEmpty() || !QFileInfo::exists(recent.first()) ? bundledModelFolder() : recent.first();
+  if (!start.isEmpty()) openModelFolder(start);
+  onStateChanged();
+}
+
+MainWindow::~MainWindow() { m_session->shutdown(); }
+
+QString MainWindow::bundledModelFolder() {
+  // NF_BUNDLED_MODEL overrides the search (tests point it elsewhere, or at nothing).
+  if (qEnvironmentVariableIsSet("NF_BUNDLED_MODEL")) {
+    const QString folder = qEnvironmentVariable("NF_BUNDLED_MODEL");
+    return QFileInfo::exists(folder + "/config.json") ? QDir::cleanPath(folder) : QString();
+  }
+  const QStringList candidates = {QApplication::applicationDirPath() + "/../share/normfree/tiny-gpt2",
+                                  QApplication::applicationDirPath() + "/../../resources/tiny-gpt2",
+                                  QStringLiteral(NF_BUNDLED_MODEL_DIR)};
+  for (const QString& c : candidates)
+    if (!c.isEmpty() && QFileInfo::exists(c + "/config.json")) return QDir::cleanPath(c);
+  return QString();
+}
+
+QDockWidget* MainWindow::addDock(QWidget* widget, const QString& objectName, Qt::DockWidgetArea area) {
+  auto* dock = new QDockWidget(this);
+  dock->setObjectName(objectName);  // saveState/restoreState find docks by name
+  dock->setWidget(widget);
+  addDockWidget(area, dock);
+  m_docks << dock;
+  return dock;
+}
+
+void MainWindow::buildActions() {
+  m_openAction = new QAction(this);
+  m_openAction->setShortcut(QKeySequence::Open);
+  connect(m_openAction, &QAction::triggered, this, &MainWindow::chooseModelFolder);
+  m_openRunAction = new QAction(this);
+  connect(m_openRunAction, &QAction::triggered, this, &MainWindow::chooseRun);
+  m_openScheduleAction = new QAction(this);
+  connect(m_openScheduleAction, &QAction::triggered, this, &MainWindow::chooseSchedule);
+  m_datasetsAction = new QAction(this);
+  connect(m_datasetsAction, &QAction::triggered, this, &MainWindow::chooseDatasets);
+  m_runFolderAction = new QAction(this);
+  connect(m_runFolderAction, &QAction::triggered, this, &MainWindow::chooseRunFolder);
+  m_exportAllAction = new QAction(this);
+  connect(m_exportAllAction, &QAction::triggered, this, &MainWindow::chooseExportAll);
+  m_settingsAction = new QAction(this);
+  m_settingsAction->setShortcut(QKeySequence::Preferences);
+  connect(m_settingsAction, &QAction::triggered, this, &MainWindow::showSettings);
+  m_quitAction = new QAction(this);
+  m_quitAction->setShortcut(QKeySequence::Quit);
+  connect(m_quitAction, &QAction::triggered, this, &QWidget::close);
+  m_undoAction = m_timeline->undoStack()->createUndoAction(this);
+  m_undoAction->setShortcut(QKeySequence::Undo);
+  m_redoAction = m_timeline->undoStack()->createRedoAction(this);
+  m_redoAction->setShortcut(QKeySequence::Redo);
+  m_deleteAction = new QAction(this);
+  connect(m_deleteAction, &QAction::triggered, m_timeline, &TimelineWidget::deleteSelected);
+  m_fitAction = new QAction(this);
+  connect(m_fitAction, &QAction::triggered, m_timeline, &TimelineWidget::zoomToFit);
+
+  const QStyle* s = style();
+  m_startAction = new QAction(s->standardIcon(QStyle::SP_MediaPlay), QString(), this);
+  connect(m_startAction, &QAction::triggered, this, [this] { startRun(); });
+  m_pauseAction = new QAction(s->standardIcon(QStyle::SP_MediaPause), QString(), this);
+  connect(m_pauseAction, &QAction::triggered, m_session, &RunSession::pause);
+  m_stopAction = new QAction(s->standardIcon(QStyle::SP_MediaStop), QString(), this);
+  connect(m_stopAction, &QAction::triggered, m_session, &RunSession::stop);
+  m_resumeAction = new QAction(s->standardIcon(QStyle::SP_MediaSeekForward), QString(), this);
+  connect(m_resumeAction, &QAction::triggered, this, [this] {
+    if (m_session->state() == RunSession::State::Following || !m_session->trainer())
+      m_session->resume(m_session->runDir(), m_layers);
+    else
+      m_session->continueRun();
+  });
+  m_refreshAction = new QAction(s->standardIcon(QStyle::SP_BrowserReload), QString(), this);
+  m_refreshAction->setShortcut(QKeySequence::Refresh);
+  connect(m_refreshAction, &QAction::triggered, this, [this] { refreshAnalyses(false); });
+  m_guideAction = new QAction(this);
+  connect(m_guideAction, &QAction::triggered, this, &MainWindow::showGuide);
+  m_aboutAction = new QAction(this);
+  connect(m_aboutAction, &QAction::triggered, this, [this] {
+    QMessageBox::about(this, tr("About NormFree Workbench"),
+                       tr("<b>NormFree Workbench %1</b><br>Removes LayerNorm from GPT-2 by fine-tuning and "
+                          "shows the circuits of the result.")
+                           .arg(QApplication::applicationVersion()));
+  });
+
+  m_toolbar = addToolBar(QString());
+  m_toolbar->setObjectName("runToolBar");
+  m_toolbar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  m_toolbar->addActions({m_startAction, m_pauseAction, m_stopAction, m_resumeAction});
+  m_toolbar->addSeparator();
+  m_toolbar->addAction(m_refreshAction);
+}
+
+void MainWindow::buildMenus() {
+  m_fileMenu = menuBar()->addMenu(QString());
+  m_fileMenu->addActions({m_openAction, m_openRunAction});
+  m_recentMenu = m_fileMenu->addMenu(QString());
+  m_fileMenu->addSeparator();
+  m_fileMenu->addActions({m_openScheduleAction, m_datasetsAction, m_runFolderAction});
+  m_fileMenu->addSeparator();
+  m_exportMenu = m_fileMenu->addMenu(QString());
+  connect(m_exportMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildExportMenu);
+  m_fileMenu->addAction(m_exportAllAction);
+  m_fileMenu->addSeparator();
+  m_fileMenu->addAction(m_quitAction);
+
+  m_editMenu = menuBar()->addMenu(QString());
+  m_editMenu->addActions({m_undoAction, m_redoAction, m_deleteAction});
+  m_editMenu->addSeparator();
+  m_editMenu->addAction(m_settingsAction);
+
+  m_runMenu = menuBar()->addMenu(QString());
+  m_runMenu->addActions({m_startAction, m_pauseAction, m_stopAction, m_resumeAction});
+  m_runMenu->addSeparator();
+  m_runMenu->addAction(m_refreshAction);
+
+  m_viewMenu = menuBar()->addMenu(QString());
+  for (QDockWidget* dock : m_docks) m_viewMenu->addAction(dock->toggleViewAction());
+  m_viewMenu->addAction(m_toolbar->toggleViewAction());
+  m_viewMenu->addSeparator();
+  m_viewMenu->addAction(m_fitAction);
+
+  m_helpMenu = menuBar()->addMenu(QString());
+  m_helpMenu->addActions({m_guideAction, m_aboutAction});
 }
 
 bool MainWindow::openModelFolder(const QString& folder) {
   try {
-    nf::ModelSummary summary = nf::inspectModelFolder(QDir::cleanPath(folder).toStdString());
+    const QString clean = QDir::cleanPath(folder);
+    nf::ModelSummary summary = nf::inspectModelFolder(clean.toStdString());
+    if (m_session->busy()) {
+      showError(tr("A run is in progress"), tr("Stop the run before opening another model."), clean);
+      return false;
+    }
     m_info->setSummary(summary);
-    m_folder = folder;
-    setWindowTitle(tr("%1 — NormFree Workbench").arg(QDir(folder).dirName()));
-    statusBar()->showMessage(tr("Opened %1").arg(folder), 5000);
-    rememberRecent(folder);
+    m_folder = clean;
+    m_layers = summary.nLayer;
+    m_setup->matchModelDepth(summary.nLayer);
+    resetDraftSchedule();
+    AnalysisSetup setup;
+    setup.modelFolder = clean.toStdString();
+    setup.validationData = m_validation.toStdString();
+    const QByteArray key = QCryptographicHash::hash(clean.toUtf8(), QCryptographicHash::Sha1).toHex().left(10);
+    setup.datasetsFolder = appDataFolder("datasets/" + QDir(clean).dirName() + "-" + key).toStdString();
+    m_runner->setTrainer(nullptr);
+    m_runner->setSetup(setup);
+    retranslate();
+    statusBar()->showMessage(tr("Opened %1").arg(clean), 5000);
+    rememberRecent(kRecentModels, clean);
     return true;
   } catch (const std::exception& e) {
-    auto* box = new QMessageBox(QMessageBox::Warning, tr("Cannot open model folder"),
-                                tr("The model folder could not be opened."), QMessageBox::Ok, this);
-    box->setInformativeText(QString::fromStdString(e.what()));
-    box->setAttribute(Qt::WA_DeleteOnClose);
-    box->open();  // window-modal, does not block the event loop
-    statusBar()->showMessage(QString::fromStdString(e.what()), 10000);
+    showError(tr("Cannot open model folder"), tr("The model folder could not be opened."), e.what());
     return false;
   }
+}
+
+bool MainWindow::openRun(const QString& runDir) {
+  try {
+    const QString clean = QDir::cleanPath(runDir);
+    m_session->follow(clean);  // throws FileError for a folder without a readable config.json
+    const nf::RunConfig& c = m_session->config();
+    const QString model = QString::fromStdString(c.model);
+    if (!model.isEmpty() && model != m_folder) {
+      const nf::ModelSummary summary = nf::inspectModelFolder(model.toStdString());
+      m_info->setSummary(summary);
+      m_folder = model;
+      m_layers = summary.nLayer;
+    }
+    const std::string dir = clean.toStdString();
+    m_timeline->setEditor(std::make_shared<FollowedSchedule>(dir, m_layers, c.optimizer.maxSteps,
+                                                             [this] { return m_session->stepsDone(); }));
+    AnalysisSetup setup;
+    setup.modelFolder = m_folder.toStdString();
+    setup.validationData = c.evalData.empty() ? std::string() : c.evalData.front();
+    m_runner->setTrainer(nullptr);
+    m_runner->setSetup(setup);
+    rememberRecent(kRecentRuns, clean);
+    statusBar()->showMessage(tr("Following %1").arg(clean), 5000);
+    onMetrics();
+    return true;
+  } catch (const std::exception& e) {
+    showError(tr("Cannot open run"), tr("The run directory could not be opened."), e.what());
+    return false;
+  }
+}
+
+void MainWindow::resetDraftSchedule() {
+  if (m_session->trainer() || m_layers <= 0) return;  // a run's schedule is edited live, not drafted
+  const nf::Preset& preset = nf::findPreset(m_setup->preset());
+  m_draft = std::make_shared<DraftSchedule>(preset.schedule, m_layers, m_setup->maxSteps());
+  m_timeline->setEditor(m_draft);
+  if (preset.nLayer != m_layers)
+    statusBar()->showMessage(tr("The preset %1 is made for %2 layers; this model has %3. Choose another preset.")
+                                 .arg(QString::fromStdString(preset.name))
+                                 .arg(preset.nLayer)
+                                 .arg(m_layers),
+                             10000);
+  updateStatus();
+}
+
+bool MainWindow::loadSchedule(const QString& path) {
+  try {
+    const std::string file = path.toStdString();
+    nf::Schedule schedule = nf::scheduleFromJson(nlohmann::json::parse(nf::readTextFile(file)), file);
+    try {
+      schedule.validate(m_layers, m_setup->maxSteps());
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(file + ": " + e.what());
+    }
+    if (m_session->busy()) throw std::runtime_error("a run is in progress: edit its schedule on the timeline");
+    m_draft = std::make_shared<DraftSchedule>(schedule, m_layers, m_setup->maxSteps());
+    m_timeline->setEditor(m_draft);
+    statusBar()->showMessage(tr("Loaded schedule %1").arg(path), 5000);
+    return true;
+  } catch (const nlohmann::json::exception& e) {
+    showError(tr("Cannot load schedule"), tr("The schedule file is not valid JSON."), path + ": " + e.what());
+  } catch (const std::exception& e) {
+    showError(tr("Cannot load schedule"), tr("The schedule could not be used."), e.what());
+  }
+  return false;
+}
+
+bool MainWindow::setDatasets(const QString& train, const QString& validation, const QString& alternative) {
+  try {
+    for (const QString& f : {train, validation, alternative})
+      if (!f.isEmpty()) nf::TokenFile::open(f.toStdString());  // throws naming the file and the problem
+    if (train.isEmpty() || validation.isEmpty())
+      throw std::runtime_error("a training and a validation token file are needed");
+    m_train = train;
+    m_validation = validation;
+    m_alternative = alternative;
+    m_setup->setDataDescription(tr("train %1, eval %2%3")
+                                    .arg(QFileInfo(train).fileName(), QFileInfo(validation).fileName(),
+                                         alternative.isEmpty() ? QString() : ", " + QFileInfo(alternative).fileName()));
+    QSettings settings;
+    settings.setValue("datasets/train", train);
+    settings.setValue("datasets/validation", validation);
+    settings.setValue("datasets/alternative", alternative);
+    if (!m_folder.isEmpty()) openModelFolder(m_folder);  // analyses read the new validation data
+    return true;
+  } catch (const std::exception& e) {
+    showError(tr("Cannot use these datasets"), tr("A dataset could not be read."), e.what());
+    return false;
+  }
+}
+
+void MainWindow::startRun(const QString& requestedDir) {
+  if (m_folder.isEmpty() || m_layers <= 0) {
+    showError(tr("No model"), tr("Open a model folder first (File › Open Model Folder)."), QString());
+    return;
+  }
+  if (m_session->busy()) return;
+  const nf::Preset& preset = nf::findPreset(m_setup->preset());
+  nf::RunConfig c;
+  c.mode = m_setup->mode();
+  c.preset = preset.name;
+  c.optimizer = preset.optimizer;
+  c.optimizer.maxSteps = m_setup->maxSteps();
+  c.removal = preset.removal;
+  c.schedule = m_draft ? m_draft->schedule() : preset.schedule;
+  c.model = m_folder.toStdString();
+  c.device = m_setup->device().toStdString();
+  c.optimizer.context = std::min<int64_t>(c.optimizer.context, m_info->summary().nPositions);
+  c.eval.interval = std::max<int64_t>(10, c.optimizer.maxSteps / 10);
+  c.eval.tokens = 32768;
+  c.checkpointInterval = std::max<int64_t>(50, c.optimizer.maxSteps / 5);
+  if (c.mode != nf::TrainingMode::Remove) c.schedule = {};
+  QString dir = requestedDir.isEmpty() ? m_setup->runFolder() : requestedDir;
+  if (dir.isEmpty())
+    dir = appDataFolder("runs/" + QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss") + "-" +
+                        QString::fromStdString(nf::trainingModeName(c.mode)));
+  if (QFileInfo::exists(dir + "/config.json")) {
+    showError(tr("Run folder in use"), tr("This folder holds a run already: open it with File › Open Run, or "
+                                          "choose another folder."),
+              dir);
+    return;
+  }
+  std::function<void(nf::RunConfig&, const nf::ProgressFn&)> prepare;
+  if (m_train.isEmpty()) {
+    const std::string folder = m_folder.toStdString();
+    const std::string datasets = appDataFolder("datasets/" + QDir(m_folder).dirName() + "-" +
+                                               QCryptographicHash::hash(m_folder.toUtf8(), QCryptographicHash::Sha1)
+                                                   .toHex()
+                                                   .left(10))
+                                     .toStdString();
+    prepare = [folder, datasets](nf::RunConfig& config, const nf::ProgressFn& progress) {
+      const nf::Datasets d = nf::prepareSyntheticDatasets(datasets, folder, progress);
+      config.trainData = d.train;
+      config.evalData = {d.val, d.alt};
+    };
+  } else {
+    c.trainData = m_train.toStdString();
+    c.evalData = {m_validation.toStdString()};
+    if (!m_alternative.isEmpty()) c.evalData.push_back(m_alternative.toStdString());
+  }
+  m_lastAutoRefresh = 0;
+  QDir().mkpath(QFileInfo(dir).absolutePath());
+  m_session->start(c, dir, m_layers, prepare);
+  rememberRecent(kRecentRuns, dir);
+  statusBar()->showMessage(tr("Starting %1").arg(dir), 5000);
+}
+
+void MainWindow::onMetrics() {
+  const MetricsStore& m = m_session->metrics();
+  const int64_t maxSteps = m.maxSteps > 0 ? m.maxSteps : m_session->config().optimizer.maxSteps;
+  m_training->showMetrics(m, maxSteps);
+  m_timeline->refresh();
+  const int64_t step = m_session->stepsDone();
+  for (AnalysisPane* pane : m_panes) pane->setCurrentStep(step);
+  const int every = QSettings().value("analysis/autoRefreshSteps", 0).toInt();
+  if (every > 0 && m_session->state() == RunSession::State::Running && step - m_lastAutoRefresh >= every) {
+    m_lastAutoRefresh = step;
+    refreshAnalyses(true);
+  }
+  updateStatus();
+}
+
+void MainWindow::refreshAnalyses(bool onlyVisible) {
+  for (AnalysisPane* pane : m_panes)
+    if (!onlyVisible || !pane->visibleRegion().isEmpty()) pane->refresh();
+}
+
+void MainWindow::onStateChanged() {
+  using S = RunSession::State;
+  const S s = m_session->state();
+  const bool busy = m_session->busy();
+  m_startAction->setEnabled(!busy);
+  m_pauseAction->setEnabled(s == S::Running);
+  m_stopAction->setEnabled(s == S::Running || s == S::Pausing || s == S::Preparing || s == S::Paused);
+  m_resumeAction->setEnabled(s == S::Paused || s == S::Stopped || s == S::Following || s == S::Failed);
+  m_openAction->setEnabled(!busy);
+  m_setup->setEnabled(!busy);
+  if (s == S::Finished) statusBar()->showMessage(tr("Finished: the trained model is in %1/final").arg(m_session->runDir()));
+  if (s == S::Paused || s == S::Stopped)
+    statusBar()->showMessage(tr("Stopped at step %1; checkpoint written").arg(m_session->stepsDone()), 8000);
+  if (s == S::Idle || s == S::Finished) m_progress->hide();
+  updateStatus();
+}
+
+void MainWindow::updateStatus() {
+  const MetricsStore& m = m_session->metrics();
+  const int64_t done = m_session->stepsDone();
+  const nf::RunConfig& c = m_session->config();
+  const bool attached = !m_session->runDir().isEmpty();
+  const int64_t maxSteps = attached ? c.optimizer.maxSteps : m_setup->maxSteps();
+  m_stepLabel->setText(tr("step %1 / %2").arg(done).arg(maxSteps));
+  const double tps = m.recentTokensPerSecond();
+  m_speedLabel->setText(tps > 0 ? tr("%1 tok/s").arg(tps, 0, 'f', 0) : QString());
+  const double tokensPerStep =
+      static_cast<double>(c.optimizer.microBatch * c.optimizer.accumulation * c.optimizer.context);
+  m_etaLabel->setText(tps > 0 && m_session->state() == RunSession::State::Running
+                          ? tr("ETA %1").arg(hms(static_cast<double>(maxSteps - done) * tokensPerStep / tps))
+                          : QString());
+  QString next;
+  if (ScheduleEditor* editor = m_timeline->editor())
+    for (const nf::ScheduleEvent& e : editor->schedule().events)
+      if (e.step >= done) {
+        next = tr("next: %1").arg(QString::fromStdString(nf::describe(e)));
+        break;
+      }
+  m_nextLabel->setText(next);
+  m_deviceLabel->setText(attached ? QString::fromStdString(c.device) : m_setup->device());
+}
+
+QString MainWindow::statusText() const {
+  return QStringList{m_stepLabel->text(), m_speedLabel->text(), m_etaLabel->text(), m_nextLabel->text(),
+                     m_deviceLabel->text()}
+      .join(" | ");
 }
 
 void MainWindow::chooseModelFolder() {
@@ -63,26 +533,191 @@ void MainWindow::chooseModelFolder() {
   if (!folder.isEmpty()) openModelFolder(folder);
 }
 
-void MainWindow::rememberRecent(const QString& folder) {
+void MainWindow::chooseRun() {
+  const QString folder = QFileDialog::getExistingDirectory(this, tr("Open Run Directory"), appDataFolder("runs"));
+  if (!folder.isEmpty()) openRun(folder);
+}
+
+void MainWindow::chooseSchedule() {
+  const QString file =
+      QFileDialog::getOpenFileName(this, tr("Open Schedule"), QString(), tr("Schedules (*.json);;All files (*)"));
+  if (!file.isEmpty()) loadSchedule(file);
+}
+
+void MainWindow::chooseRunFolder() {
+  const QString folder = QFileDialog::getExistingDirectory(this, tr("Folder for the Next Run"), appDataFolder("runs"));
+  m_setup->setRunFolder(folder);
+}
+
+void MainWindow::chooseDatasets() {
+  QDialog dialog(this);
+  dialog.setWindowTitle(tr("Choose Datasets"));
+  auto* form = new QFormLayout(&dialog);
+  QLineEdit* edits[3];
+  const QString labels[] = {tr("Training tokens"), tr("Validation tokens"), tr("Second eval set (optional)")};
+  const QString values[] = {m_train, m_validation, m_alternative};
+  for (int i = 0; i < 3; ++i) {
+    edits[i] = new QLineEdit(values[i], &dialog);
+    auto* browse = new QPushButton(tr("Browse…"), &dialog);
+    connect(browse, &QPushButton::clicked, &dialog, [this, edit = edits[i]] {
+      const QString f = QFileDialog::getOpenFileName(this, tr("Token File"), edit->text(), tr("Token files (*.bin)"));
+      if (!f.isEmpty()) edit->setText(f);
+    });
+    auto* row = new QHBoxLayout;
+    row->addWidget(edits[i], 1);
+    row->addWidget(browse);
+    form->addRow(labels[i], row);
+  }
+  form->addRow(new QLabel(tr("Token files as `normfree-cli tokenize` writes them. Leave all empty to use the "
+                             "synthetic corpus made for the model."),
+                          &dialog));
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
+  connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+  connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+  form->addRow(buttons);
+  if (dialog.exec() != QDialog::Accepted) return;
+  if (edits[0]->text().isEmpty() && edits[1]->text().isEmpty() && edits[2]->text().isEmpty()) {
+    m_train = m_validation = m_alternative = QString();
+    m_setup->setDataDescription(QString());
+    return;
+  }
+  setDatasets(edits[0]->text(), edits[1]->text(), edits[2]->text());
+}
+
+QList<QCustomPlot*> MainWindow::allPlots() const {
+  QList<QCustomPlot*> plots = {m_training->lossPlot(), m_training->optimizerPlot(), m_training->scalesPlot()};
+  for (AnalysisPane* pane : m_panes) plots += pane->plots();
+  return plots;
+}
+
+void MainWindow::rebuildExportMenu() {
+  m_exportMenu->clear();
+  for (QCustomPlot* plot : allPlots()) {
+    const QString name = plotTitle(plot).isEmpty() ? plot->objectName() : plotTitle(plot);
+    m_exportMenu->addAction(name.left(70), this, [this, plot] { exportPlotInteractively(plot, this); });
+  }
+}
+
+void MainWindow::exportAllFigures(const QString& folder) {
+  QDir().mkpath(folder);
+  QStringList failures;
+  int written = 0;
+  for (QCustomPlot* plot : allPlots())
+    for (const char* suffix : {"png", "svg", "pdf", "csv"}) {
+      QString error;
+      if (exportPlot(plot, folder + "/" + plot->objectName() + "." + suffix, &error))
+        ++written;
+      else
+        failures << error;
+    }
+  if (!failures.isEmpty())
+    showError(tr("Export incomplete"), tr("%n file(s) could not be written.", "", static_cast<int>(failures.size())),
+              failures.join("\n"));
+  else
+    statusBar()->showMessage(tr("Exported %1 files to %2").arg(written).arg(folder), 8000);
+}
+
+void MainWindow::raisePane(AnalysisPane* pane) {
+  if (auto* dock = qobject_cast<QDockWidget*>(pane->parentWidget())) {
+    dock->show();
+    dock->raise();
+  }
+}
+
+void MainWindow::chooseExportAll() {
+  const QString folder = QFileDialog::getExistingDirectory(this, tr("Export All Figures To"));
+  if (!folder.isEmpty()) exportAllFigures(folder);
+}
+
+void MainWindow::showSettings() {
+  QDialog dialog(this);
+  dialog.setWindowTitle(tr("Settings"));
+  auto* form = new QFormLayout(&dialog);
+  auto* language = new QComboBox(&dialog);
+  language->addItem("English", "en");
+  language->addItem("Deutsch", "de");
+  language->setCurrentIndex(m_language == "de" ? 1 : 0);
+  auto* every = new QSpinBox(&dialog);
+  every->setRange(0, 1'000'000);
+  every->setSpecialValueText(tr("never (refresh by hand)"));
+  every->setValue(QSettings().value("analysis/autoRefreshSteps", 0).toInt());
+  form->addRow(tr("Language"), language);
+  form->addRow(tr("Refresh visible analyses every N steps"), every);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
+  connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+  connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+  form->addRow(buttons);
+  if (dialog.exec() != QDialog::Accepted) return;
+  QSettings().setValue("analysis/autoRefreshSteps", every->value());
+  setLanguage(language->currentData().toString());
+}
+
+void MainWindow::setLanguage(const QString& language) {
+  if (language == m_language) return;
+  QApplication::removeTranslator(&m_translator);
+  if (language == "de" && m_translator.load(":/i18n/normfree_de.qm")) QApplication::installTranslator(&m_translator);
+  m_language = language == "de" ? "de" : "en";
+  QSettings().setValue("language", m_language);
+  // removeTranslator/installTranslator send LanguageChange to every widget: each retranslates itself.
+}
+
+void MainWindow::showGuide() {
+  QMessageBox box(this);
+  box.setWindowTitle(tr("The First Ten Minutes"));
+  box.setTextFormat(Qt::RichText);
+  box.setText(tr(
+      "<ol><li>The bundled tiny GPT-2 is open, with the <b>tiny</b> removal preset on the timeline (bottom).</li>"
+      "<li>Press <b>Start</b>. The first start makes the fine-tuning data (about a minute), then training runs; "
+      "the loss plot fills and a dashed line marks each removal.</li>"
+      "<li>If the loss has not recovered when the next removal comes, <b>drag</b> the next events to the right "
+      "on the timeline (Ctrl-click selects several; Shift-drag the first of a group changes its gap). Ctrl+Z "
+      "undoes.</li>"
+      "<li>Press <b>Refresh analyses</b> (F5): the panes on the right show the model as it is now, and say when "
+      "they have gone stale.</li>"
+      "<li>In <b>Heads</b>, click a head to see its DLA and DE per token and its attention pattern. After the "
+      "last removal DLA equals DE exactly.</li>"
+      "<li>Right-click any plot to export it as PNG, SVG, PDF or CSV; File › Export All Figures writes them "
+      "all.</li></ol>"));
+  box.exec();
+}
+
+void MainWindow::showError(const QString& title, const QString& text, const QString& detail) {
+  auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, this);
+  box->setInformativeText(detail);
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->open();  // window-modal, does not block the event loop (training goes on)
+  statusBar()->showMessage(detail.isEmpty() ? text : detail, 10000);
+}
+
+void MainWindow::rememberRecent(const char* key, const QString& path) {
   QSettings settings;
-  QStringList recent = settings.value(kRecentKey).toStringList();
-  recent.removeAll(folder);
-  recent.prepend(folder);
+  QStringList recent = settings.value(key).toStringList();
+  recent.removeAll(path);
+  recent.prepend(path);
   while (recent.size() > kMaxRecent) recent.removeLast();
-  settings.setValue(kRecentKey, recent);
+  settings.setValue(key, recent);
   rebuildRecentMenu();
 }
 
 void MainWindow::rebuildRecentMenu() {
   m_recentMenu->clear();
-  const QStringList recent = QSettings().value(kRecentKey).toStringList();
-  for (const QString& folder : recent)
-    m_recentMenu->addAction(folder, this, [this, folder] { openModelFolder(folder); });
-  m_recentMenu->setEnabled(!recent.isEmpty());
+  QSettings settings;
+  const QStringList models = settings.value(kRecentModels).toStringList(),
+                    runs = settings.value(kRecentRuns).toStringList();
+  for (const QString& folder : models)
+    m_recentMenu->addAction(tr("Model: %1").arg(folder), this, [this, folder] { openModelFolder(folder); });
+  if (!models.isEmpty() && !runs.isEmpty()) m_recentMenu->addSeparator();
+  for (const QString& run : runs)
+    m_recentMenu->addAction(tr("Run: %1").arg(run), this, [this, run] { openRun(run); });
+  m_recentMenu->setEnabled(!models.isEmpty() || !runs.isEmpty());
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-  QSettings().setValue("mainWindow/geometry", saveGeometry());
+  if (m_session->busy()) statusBar()->showMessage(tr("Stopping the run and writing its checkpoint…"));
+  m_session->shutdown();  // waits for the step in progress and the checkpoint
+  QSettings settings;
+  settings.setValue("mainWindow/geometry", saveGeometry());
+  settings.setValue("mainWindow/state", saveState());
   event->accept();
 }
 
@@ -92,12 +727,44 @@ void MainWindow::changeEvent(QEvent* event) {
 }
 
 void MainWindow::retranslate() {
-  if (m_folder.isEmpty())
-    setWindowTitle(tr("NormFree Workbench"));
-  else
-    setWindowTitle(tr("%1 — NormFree Workbench").arg(QDir(m_folder).dirName()));
+  setWindowTitle(m_folder.isEmpty() ? tr("NormFree Workbench")
+                                    : tr("%1 — NormFree Workbench").arg(QDir(m_folder).dirName()));
   m_fileMenu->setTitle(tr("&File"));
   m_openAction->setText(tr("&Open Model Folder…"));
+  m_openRunAction->setText(tr("Open &Run…"));
   m_recentMenu->setTitle(tr("Open &Recent"));
+  m_openScheduleAction->setText(tr("Load &Schedule…"));
+  m_datasetsAction->setText(tr("Choose &Datasets…"));
+  m_runFolderAction->setText(tr("Folder for the &Next Run…"));
+  m_exportMenu->setTitle(tr("&Export Figure"));
+  m_exportAllAction->setText(tr("Export &All Figures…"));
   m_quitAction->setText(tr("&Quit"));
+  m_editMenu->setTitle(tr("&Edit"));
+  m_undoAction->setText(tr("&Undo"));
+  m_redoAction->setText(tr("&Redo"));
+  m_deleteAction->setText(tr("&Delete Selected Events"));
+  m_settingsAction->setText(tr("&Settings…"));
+  m_runMenu->setTitle(tr("&Run"));
+  m_startAction->setText(tr("Start"));
+  m_startAction->setToolTip(tr("Start a new run of the setup on the left"));
+  m_pauseAction->setText(tr("Pause"));
+  m_pauseAction->setToolTip(tr("Finish the step in progress, write a checkpoint and wait"));
+  m_stopAction->setText(tr("Stop"));
+  m_stopAction->setToolTip(tr("Stop the run after the step in progress (a checkpoint is written)"));
+  m_resumeAction->setText(tr("Resume"));
+  m_resumeAction->setToolTip(tr("Continue the run from where it stopped (for an opened run: from its newest "
+                                "checkpoint, in this process)"));
+  m_refreshAction->setText(tr("Refresh analyses"));
+  m_refreshAction->setToolTip(tr("Compute every analysis pane on the model as it is now"));
+  m_viewMenu->setTitle(tr("&View"));
+  m_fitAction->setText(tr("Zoom Timeline to &Fit"));
+  m_helpMenu->setTitle(tr("&Help"));
+  m_guideAction->setText(tr("The &First Ten Minutes"));
+  m_aboutAction->setText(tr("&About"));
+  m_toolbar->setWindowTitle(tr("Run"));
+  const QString dockTitles[] = {tr("Removal timeline"), tr("Run setup"), tr("Model")};
+  for (int i = 0; i < 3; ++i) m_docks[i]->setWindowTitle(dockTitles[i]);
+  for (int i = 0; i < m_panes.size(); ++i) m_docks[3 + i]->setWindowTitle(m_panes[i]->title());
+  rebuildRecentMenu();
+  updateStatus();
 }

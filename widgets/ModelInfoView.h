@@ -14,6 +14,7 @@ class ModelInfoView : public QWidget {
   void setSummary(const nf::ModelSummary& summary);
   void clear();
   QTableWidget* siteTable() const { return m_sites; }
+  const nf::ModelSummary& summary() const { return m_summary; }
 
  protected:
   void changeEvent(QEvent* event) override;

@@ -1,12 +1,13 @@
-// normfree: the desktop workbench. Usage: normfree [model-folder]
+// normfree: the desktop workbench. Usage: normfree [model-folder | run-directory]
 #include <QApplication>
 #include <QCommandLineParser>
-#include <QLibraryInfo>
-#include <QLocale>
+#include <QFileInfo>
 #include <QTimer>
-#include <QTranslator>
 
+#include "AnalysisPane.h"
+#include "HeadsPane.h"
 #include "MainWindow.h"
+#include "RunSession.h"
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -14,32 +15,67 @@ int main(int argc, char** argv) {
   QApplication::setApplicationName("NormFree Workbench");
   QApplication::setApplicationVersion("0.1.0");
 
-  QTranslator translator;
-  if (translator.load(QLocale(), "normfree", "_", ":/i18n")) QApplication::installTranslator(&translator);
-
   QCommandLineParser parser;
   parser.setApplicationDescription(
       QApplication::translate("main", "Remove LayerNorm from GPT-2 and inspect the result."));
   parser.addHelpOption();
   parser.addVersionOption();
   parser.addPositionalArgument(
-      "model-folder",
-      QApplication::translate("main", "Model folder to open (config.json + model.safetensors)."));
+      "folder", QApplication::translate("main", "A model folder (config.json + model.safetensors) or a run directory "
+                                                "to open (default: the last model, first time the bundled one)."));
+  QCommandLineOption start("start", QApplication::translate("main", "Start a run of the default setup at once."));
   QCommandLineOption screenshot(
-      "screenshot",
-      QApplication::translate("main", "Save a PNG of the main window to <file> once shown, then quit."),
-      "file");
-  parser.addOption(screenshot);
+      "screenshot", QApplication::translate("main", "Save a PNG of the main window to <file>, then quit."), "file");
+  QCommandLineOption screenshotStep(
+      "screenshot-step",
+      QApplication::translate("main", "With --start: refresh the analyses at step <n> and take the screenshot once "
+                                      "they are shown."),
+      "n", "0");
+  parser.addOptions({start, screenshot, screenshotStep});
   parser.process(app);
 
   MainWindow window;
   window.show();
-  if (!parser.positionalArguments().isEmpty()) window.openModelFolder(parser.positionalArguments().first());
+  if (!parser.positionalArguments().isEmpty()) {
+    const QString folder = parser.positionalArguments().first();
+    if (QFileInfo::exists(folder + "/metrics.jsonl"))
+      window.openRun(folder);
+    else
+      window.openModelFolder(folder);
+  }
+  if (parser.isSet(start)) window.startRun();
   if (parser.isSet(screenshot)) {
-    QTimer::singleShot(1500, &window, [&] {
-      const bool saved = window.grab().save(parser.value(screenshot));
-      QApplication::exit(saved ? 0 : 1);
-    });
+    const QString file = parser.value(screenshot);
+    const int step = parser.value(screenshotStep).toInt();
+    auto grab = [&window, file] { QApplication::exit(window.grab().save(file) ? 0 : 1); };
+    if (step <= 0) {
+      QTimer::singleShot(1500, &window, grab);
+    } else {
+      // At the step: refresh the analyses; once every pane shows a result, wait a moment for the last
+      // redraw and grab the window while training goes on.
+      auto* poll = new QTimer(&window);
+      QObject::connect(poll, &QTimer::timeout, &window, [&window, poll, step, grab] {
+        static bool requested = false;
+        if (!requested && window.session()->stepsDone() >= step) {
+          requested = true;
+          for (AnalysisPane* pane : window.analysisPanes()) pane->refresh();
+        }
+        if (!requested) return;
+        for (AnalysisPane* pane : window.analysisPanes())
+          if (!pane->hasResult()) return;
+        // Show the heads pane with a head's detail, the view people would rather look at.
+        static bool selected = false;
+        if (!selected) {
+          selected = true;
+          window.raisePane(window.headsPane());
+          window.headsPane()->selectHead(1, 2);
+        }
+        if (!window.headsPane()->hasDetail()) return;
+        poll->stop();
+        QTimer::singleShot(1000, &window, grab);
+      });
+      poll->start(200);
+    }
   }
   return app.exec();
 }

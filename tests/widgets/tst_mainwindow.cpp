@@ -42,6 +42,7 @@ class TestMainWindow : public QObject {
   void initTestCase() {
     QStandardPaths::setTestModeEnabled(true);
     QSettings().clear();
+    qputenv("NF_BUNDLED_MODEL", "");  // no model opens by itself: each test opens its own
   }
 
   void showsShapeAndNormState_data() {
@@ -119,6 +120,7 @@ class TestMainWindow : public QObject {
   }
 
   void switchesToGerman() {
+    QSettings().clear();  // no recent model to reopen: the window starts empty
     MainWindow window;
     QTranslator german;
     QVERIFY(german.load(":/i18n/normfree_de.qm"));

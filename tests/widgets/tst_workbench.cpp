@@ -1,0 +1,265 @@
+// The workbench as a researcher uses it: first launch opens the bundled model with its preset; a run
+// started from the GUI fills the loss plot and moves the playhead; closing mid-run leaves a loadable
+// checkpoint; a headless run's folder is followed live; clicking a head fills its detail; figures export
+// as valid PNG, SVG, PDF and CSV carrying their titles; German replaces the visible strings at once; bad
+// input gets a dialog naming the file while what was open stays.
+#include <QAction>
+#include <QDockWidget>
+#include <QImage>
+#include <QMessageBox>
+#include <QSettings>
+#include <QSvgRenderer>
+#include <QTemporaryDir>
+#include <QToolBar>
+#include <QtTest>
+#include <fstream>
+
+#include "AnalysisRunner.h"
+#include "HeadsPane.h"
+#include "MainWindow.h"
+#include "Plots.h"
+#include "QCustomPlotInclude.h"
+#include "RunSetupView.h"
+#include "TimelineWidget.h"
+#include "TrainingView.h"
+#include "io/model_folder.h"
+#include "train/run_directory.h"
+#include "widget_fixtures.h"
+
+class TestWorkbench : public QObject {
+  Q_OBJECT
+
+ private:
+  QTemporaryDir m_dir;
+  QString m_model, m_train, m_val;
+
+  static QMessageBox* openMessageBox(QWidget* parent) {
+    for (QMessageBox* box : parent->findChildren<QMessageBox*>())
+      if (box->isVisible()) return box;
+    return nullptr;
+  }
+  static QByteArray readAll(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+  }
+  QAction* toolbarAction(MainWindow& w, int index) {
+    return w.findChild<QToolBar*>("runToolBar")->actions().at(index);
+  }
+
+ private Q_SLOTS:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QSettings().clear();
+    // A 4-layer model, so the tiny preset fits it; it stands in for the bundled model.
+    m_model = fixtures::makeModel(m_dir.filePath("tiny"), 4);
+    m_train = fixtures::writeRandomTokens(m_dir.filePath("train.bin"), 40000, 50, 1);
+    m_val = fixtures::writeRandomTokens(m_dir.filePath("val.bin"), 4000, 50, 2);
+    qputenv("NF_BUNDLED_MODEL", m_model.toUtf8());
+  }
+
+  void firstLaunchOpensTheBundledModelWithItsPreset() {
+    QSettings().clear();
+    MainWindow window;
+    QCOMPARE(window.currentFolder(), m_model);
+    QCOMPARE(window.runSetup()->preset(), std::string("tiny"));
+    const nf::Schedule schedule = window.timeline()->editor()->schedule();
+    QCOMPARE(schedule, nf::findPreset("tiny").schedule);
+    QVERIFY2(window.statusText().contains("step 0 / 500"), qPrintable(window.statusText()));
+    QVERIFY2(window.statusText().contains("next: step 40: LN_mlp.0"), qPrintable(window.statusText()));
+  }
+
+  void aRunFromTheGuiFillsTheLossPlotAndCloseLeavesACheckpoint() {
+    const QString run = m_dir.filePath("gui-run");
+    int64_t seen = 0;
+    {
+      MainWindow window;
+      window.show();
+      QVERIFY(window.setDatasets(m_train, m_val, QString()));
+      window.startRun(run);
+      QTRY_VERIFY_WITH_TIMEOUT(window.trainingView()->plottedSteps() >= 5, 60000);
+      QTRY_VERIFY(window.timeline()->playheadStep() >= 5);
+      QVERIFY(window.session()->state() == RunSession::State::Running);
+      QVERIFY(!toolbarAction(window, 0)->isEnabled());  // Start, while running
+      QVERIFY(toolbarAction(window, 1)->isEnabled());   // Pause
+      // A live edit from the timeline reaches the engine: move LN_f (step 190) to 300.
+      int64_t lnF = -1;
+      for (const auto& e : window.session()->trainer()->schedule().events)
+        if (e.site == nf::SiteKind::Final) lnF = e.id;
+      QVERIFY(window.session()->liveSchedule()->move(lnF, 300).accepted);
+      QCOMPARE(window.session()->trainer()->schedule().find(lnF)->step, int64_t{300});
+      seen = window.trainingView()->plottedSteps();
+      window.close();  // mid-run
+    }
+    const std::string checkpoint = nf::run::latestCheckpoint(run.toStdString());
+    QVERIFY(!checkpoint.empty());
+    const nf::ModelSummary summary = nf::inspectModelFolder(checkpoint);  // loadable
+    QCOMPARE(summary.nLayer, 4);
+    std::ifstream state(checkpoint + "/state.json");
+    std::string text((std::istreambuf_iterator<char>(state)), std::istreambuf_iterator<char>());
+    const int64_t steps = std::stoll(text.substr(text.find("\"steps_done\"") + 13));
+    QVERIFY2(steps >= seen, qPrintable(QString("checkpoint at %1, GUI saw %2 steps").arg(steps).arg(seen)));
+    QVERIFY(steps < 500);
+  }
+
+  void aHeadlessRunIsFollowedAsItGrows() {
+    const QString run = m_dir.filePath("headless");
+    nf::RunConfig c = fixtures::smallRemoval(m_model, m_train);
+    c.schedule.events.clear();
+    c.mode = nf::TrainingMode::Finetune;
+    auto trainer = nf::Trainer::start(run.toStdString(), c);
+    fixtures::trainUntil(*trainer, 10);
+    MainWindow window;
+    QVERIFY(window.openRun(run));
+    QCOMPARE(window.trainingView()->plottedSteps(), 10);
+    fixtures::trainUntil(*trainer, 25);  // "another process" writes on
+    QTRY_COMPARE(window.trainingView()->plottedSteps(), 25);
+    QCOMPARE(window.timeline()->playheadStep(), int64_t{25});
+    // Its schedule is shown but not edited from here.
+    QVERIFY(!window.timeline()->addEvent({0, 30, nf::EventAction::MakeFake, nf::SiteKind::Final, -1}));
+  }
+
+  void clickingAHeadFillsItsDetail() {
+    AnalysisRunner runner;
+    AnalysisSetup setup;
+    setup.modelFolder = m_model.toStdString();
+    setup.validationData = m_val.toStdString();
+    setup.sequences = 4;
+    runner.setSetup(setup);
+    HeadsPane pane(&runner);
+    pane.resize(1000, 800);
+    pane.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&pane));
+    pane.refresh();
+    QTRY_VERIFY_WITH_TIMEOUT(pane.hasResult(), 30000);
+    QVERIFY(!pane.hasDetail());
+    QTest::mouseClick(pane.heatMaps(), Qt::LeftButton, {}, pane.cellCenter(2, 3, 1));  // NMAE map, L3H1
+    QCOMPARE(pane.selectedLayer(), 3);
+    QCOMPARE(pane.selectedHead(), 1);
+    QTRY_VERIFY_WITH_TIMEOUT(pane.hasDetail(), 30000);
+    QVERIFY2(pane.detailText().contains("L3H1"), qPrintable(pane.detailText()));
+    QCOMPARE(pane.tracePlot()->graph(0)->dataCount(), 15);  // 16 tokens: 15 predictions
+    QCOMPARE(pane.tracePlot()->graph(1)->dataCount(), 15);
+    auto* pattern = qobject_cast<QCPColorMap*>(pane.patternPlot()->plottable(0));
+    QCOMPARE(pattern->data()->keySize(), 16);
+    // Causal attention: row 0 attends only to itself.
+    QCOMPARE(pattern->data()->cell(0, 0), 1.0);
+    QCOMPARE(pattern->data()->cell(1, 0), 0.0);
+    // Clicking another head moves the selection.
+    QTest::mouseClick(pane.heatMaps(), Qt::LeftButton, {}, pane.cellCenter(0, 0, 0));
+    QCOMPARE(pane.selectedLayer(), 0);
+    QTRY_VERIFY(pane.detailText().contains("L0H0"));
+  }
+
+  void figuresExportAsValidFilesWithTheirTitles() {
+    AnalysisRunner runner;
+    AnalysisSetup setup;
+    setup.modelFolder = m_model.toStdString();
+    setup.validationData = m_val.toStdString();
+    setup.sequences = 4;
+    runner.setSetup(setup);
+    HeadsPane pane(&runner);
+    pane.refresh();
+    QTRY_VERIFY_WITH_TIMEOUT(pane.hasResult(), 30000);
+    const QString title = plotTitle(pane.heatMaps());
+    QVERIFY(!title.isEmpty());
+    QString error;
+    const QString base = m_dir.filePath("heads");
+
+    QVERIFY2(exportPlot(pane.heatMaps(), base + ".png", &error), qPrintable(error));
+    const QByteArray png = readAll(base + ".png");
+    QVERIFY(png.startsWith("\x89PNG\r\n\x1a\n"));
+    QVERIFY(png.size() > 10000);
+    QImage image(base + ".png");
+    QVERIFY(!image.isNull());
+    QCOMPARE(image.text("Title"), title);
+
+    QVERIFY2(exportPlot(pane.heatMaps(), base + ".svg", &error), qPrintable(error));
+    const QByteArray svg = readAll(base + ".svg");
+    QVERIFY(svg.startsWith("<?xml"));
+    QVERIFY(svg.size() > 10000);
+    QVERIFY(QSvgRenderer(base + ".svg").isValid());
+    QVERIFY(svg.contains(("<title>" + title.toHtmlEscaped() + "</title>").toUtf8()));
+
+    QVERIFY2(exportPlot(pane.heatMaps(), base + ".pdf", &error), qPrintable(error));
+    const QByteArray pdf = readAll(base + ".pdf");
+    QVERIFY(pdf.startsWith("%PDF-"));
+    QVERIFY(pdf.size() > 5000);
+    QVERIFY(pdf.trimmed().endsWith("%%EOF"));
+    // Qt writes the title into the info dictionary as a literal UTF-16BE string, ( ) \\ escaped.
+    QByteArray utf16("/Title (\xfe\xff", 10);
+    for (QChar ch : title)
+      for (char byte : {static_cast<char>(ch.unicode() >> 8), static_cast<char>(ch.unicode() & 0xff)}) {
+        if (byte == '(' || byte == ')' || byte == '\\') utf16 += '\\';
+        utf16 += byte;
+      }
+    QVERIFY2(pdf.contains(utf16), "the PDF's metadata lacks the title");
+
+    QVERIFY2(exportPlot(pane.heatMaps(), base + ".csv", &error), qPrintable(error));
+    const QList<QByteArray> lines = readAll(base + ".csv").trimmed().split('\n');
+    QCOMPARE(lines.first(), QByteArray("series,x,y,value"));
+    QCOMPARE(lines.size(), 1 + 3 * 4 * 2);  // three maps of 4 layers × 2 heads
+
+    QVERIFY(!exportPlot(pane.heatMaps(), base + ".bmp", &error));
+    QVERIFY(error.contains("bmp"));
+    QVERIFY(!QFile::exists(base + ".bmp"));
+  }
+
+  void exportAllWritesEveryFigure() {
+    MainWindow window;
+    const QString folder = m_dir.filePath("all-figures");
+    window.exportAllFigures(folder);
+    const QStringList files = QDir(folder).entryList(QDir::Files);
+    QVERIFY2(files.contains("training_loss.pdf") && files.contains("heads_dla_de_nmae.svg") &&
+                 files.contains("reliability_diagram.png") && files.contains("ioi_patching.csv"),
+             qPrintable(files.join(", ")));
+    QCOMPARE(files.size(), 12 * 4);  // 12 plots × PNG, SVG, PDF, CSV
+  }
+
+  void switchingToGermanChangesVisibleStringsAtOnce() {
+    MainWindow window;
+    window.show();
+    QAction* start = toolbarAction(window, 0);
+    QCOMPARE(start->text(), QString("Start"));
+    window.setLanguage("de");
+    QTRY_COMPARE(start->text(), QString("Starten"));
+    QCOMPARE(window.timeline()->parentWidget()->windowTitle(), QString("Zeitleiste der Entfernungen"));
+    QVERIFY2(window.statusText().contains("Schritt 0 / 500"), qPrintable(window.statusText()));
+    QCOMPARE(plotTitle(window.trainingView()->lossPlot()), QString("Trainingsverlust"));
+    QCOMPARE(QSettings().value("language").toString(), QString("de"));
+    window.setLanguage("en");
+    QTRY_COMPARE(start->text(), QString("Start"));
+    QCOMPARE(plotTitle(window.trainingView()->lossPlot()), QString("Training loss"));
+  }
+
+  void badInputGetsADialogNamingTheFileAndLosesNothing() {
+    MainWindow window;
+    window.show();
+    const nf::Schedule before = window.timeline()->editor()->schedule();
+    const QString schedule = m_dir.filePath("broken-schedule.json");
+    {
+      QFile f(schedule);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(R"({"format": "normfree-schedule", "version": 1, "events": [{"step": 10, "site": "LN_xyz", "layer": 0}]})");
+    }
+    QVERIFY(!window.loadSchedule(schedule));
+    QMessageBox* box = openMessageBox(&window);
+    QVERIFY(box);
+    QVERIFY2(box->informativeText().contains("broken-schedule.json") && box->informativeText().contains("LN_xyz"),
+             qPrintable(box->informativeText()));
+    box->close();
+    QCOMPARE(window.timeline()->editor()->schedule(), before);
+
+    const QString missing = m_dir.filePath("no-such.bin");
+    QVERIFY(!window.setDatasets(missing, m_val, QString()));
+    box = openMessageBox(&window);
+    QVERIFY(box);
+    QVERIFY2(box->informativeText().contains("no-such.bin"), qPrintable(box->informativeText()));
+    box->close();
+
+    QVERIFY(!window.openModelFolder(m_dir.filePath("not-a-model")));
+    QCOMPARE(window.currentFolder(), m_model);
+  }
+};
+
+QTEST_MAIN(TestWorkbench)
+#include "tst_workbench.moc"

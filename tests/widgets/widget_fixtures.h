@@ -1,0 +1,64 @@
+// What the GUI tests share: a tiny model folder made by the CLI, random token files, and a trainer of the
+// tiny model with a known schedule. Plain engine headers only (no torch in a Qt test).
+#pragma once
+#include <QDir>
+#include <QProcess>
+#include <QString>
+#include <memory>
+#include <random>
+
+#include "data/token_file.h"
+#include "train/trainer.h"
+
+namespace fixtures {
+
+inline QString makeModel(const QString& folder, int layers, int vocab = 50, int context = 16) {
+  QProcess cli;
+  cli.start(NF_CLI, {"init", "--out", folder, "--layers", QString::number(layers), "--heads", "2", "--d-model", "16",
+                     "--context", QString::number(context), "--vocab", QString::number(vocab)});
+  if (!cli.waitForFinished(60000) || cli.exitCode() != 0)
+    qFatal("normfree-cli init failed: %s", cli.readAllStandardError().constData());
+  return folder;
+}
+
+inline QString writeRandomTokens(const QString& path, int64_t count, int vocab, unsigned seed) {
+  std::mt19937 random(seed);
+  std::vector<int32_t> ids(static_cast<size_t>(count));
+  for (auto& id : ids) id = static_cast<int32_t>(random() % static_cast<unsigned>(vocab));
+  nf::TokenFileMeta meta;
+  meta.dtype = nf::tokenDTypeFor(vocab);
+  meta.vocabSize = vocab;
+  nf::TokenFileWriter writer(path.toStdString(), meta);
+  writer.append(ids.data(), ids.size());
+  writer.finish();
+  return path;
+}
+
+// A removal run of a 2-layer model over 40 steps: LN_mlp.0 at 10, LN_mlp.1 at 20, LN_qk.0 at 30,
+// LN_qk.1 at 32 (ids 1–4).
+inline nf::RunConfig smallRemoval(const QString& model, const QString& train) {
+  nf::RunConfig c;
+  c.mode = nf::TrainingMode::Remove;
+  c.model = model.toStdString();
+  c.trainData = train.toStdString();
+  c.optimizer.microBatch = 2;
+  c.optimizer.context = 16;
+  c.optimizer.maxSteps = 40;
+  c.optimizer.warmupSteps = 2;
+  c.eval.interval = 0;
+  c.checkpointInterval = 1000;
+  c.schedule.events = {{1, 10, nf::EventAction::MakeFake, nf::SiteKind::Mlp, 0},
+                       {2, 20, nf::EventAction::MakeFake, nf::SiteKind::Mlp, 1},
+                       {3, 30, nf::EventAction::MakeFake, nf::SiteKind::Qk, 0},
+                       {4, 32, nf::EventAction::MakeFake, nf::SiteKind::Qk, 1}};
+  return c;
+}
+
+// Trains until `steps` optimizer steps are done (in the calling thread).
+inline void trainUntil(nf::Trainer& trainer, int64_t steps) {
+  trainer.run([&](const nf::Progress& p) {
+    if (p.done >= steps) trainer.requestStop();
+  });
+}
+
+}  // namespace fixtures

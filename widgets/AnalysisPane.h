@@ -1,0 +1,53 @@
+// What every analysis pane shares: a header saying which model step its figures reflect (and, once the
+// model has moved on, that they are stale), a Refresh button, progress while the engine computes, errors
+// shown in place. Subclasses say what to compute (work on the analysis thread) and how to draw it.
+#pragma once
+#include <QList>
+#include <QWidget>
+
+#include "AnalysisRunner.h"
+
+class QCustomPlot;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QVBoxLayout;
+
+class AnalysisPane : public QWidget {
+  Q_OBJECT
+ public:
+  AnalysisPane(AnalysisRunner* runner, const QString& key, QWidget* parent = nullptr);
+
+  void refresh();                     // asks for the analysis on the model as it is now
+  void setCurrentStep(int64_t step);  // the model's step now: marks the pane stale when it is past ours
+  int64_t shownStep() const { return m_shownStep; }
+  bool hasResult() const { return m_hasResult; }
+  bool isStale() const;
+  QString statusText() const;
+  virtual QList<QCustomPlot*> plots() const = 0;
+  virtual QString title() const = 0;
+
+ Q_SIGNALS:
+  void resultShown();
+
+ protected:
+  virtual AnalysisWork makeWork() = 0;
+  // Call from the GUI-thread part of the work with the result's header.
+  void showHeader(int64_t step, const std::string& model, const std::string& norms, const std::string& data);
+  QVBoxLayout* body() const { return m_body; }
+  AnalysisRunner* runner() const { return m_runner; }
+  virtual void retranslate();
+  void changeEvent(QEvent* event) override;
+
+ private:
+  void updateStatus();
+  AnalysisRunner* m_runner;
+  QString m_key;
+  QLabel* m_status;
+  QProgressBar* m_progress;
+  QPushButton* m_refresh;
+  QVBoxLayout* m_body;
+  bool m_hasResult = false, m_computing = false;
+  int64_t m_shownStep = -1, m_currentStep = -1;
+  QString m_description, m_error;
+};

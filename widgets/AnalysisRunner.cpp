@@ -1,0 +1,160 @@
+#include "AnalysisRunner.h"
+
+#include <QMetaObject>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "data/default_datasets.h"
+#include "io/atomic_file.h"
+#include "train/trainer.h"
+
+namespace {
+constexpr int64_t kIoiPrompts = 96;  // enough for stable grids, few enough to patch in seconds
+}
+
+std::string AnalysisInputs::token(int32_t id) const {
+  if (!tokenizer || id < 0 || id >= tokenizer->vocabSize()) return "#" + std::to_string(id);
+  return tokenizer->decode({id});
+}
+
+std::string AnalysisInputs::text(const std::vector<int32_t>& tokens) const {
+  if (tokenizer) return tokenizer->decode(tokens);
+  std::string s;
+  for (int32_t id : tokens) s += token(id) + " ";
+  return s;
+}
+
+AnalysisRunner::AnalysisRunner(QObject* parent) : QObject(parent), m_worker(new QObject) {
+  m_worker->moveToThread(&m_thread);
+  connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
+  m_thread.setObjectName("analysis");
+  m_thread.start(QThread::LowPriority);  // training keeps the priority it had
+}
+
+AnalysisRunner::~AnalysisRunner() {
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_pending.clear();
+  }
+  m_thread.quit();
+  m_thread.wait();
+}
+
+void AnalysisRunner::setSetup(const AnalysisSetup& setup) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  m_setup = setup;
+  ++m_setupGeneration;
+}
+
+void AnalysisRunner::setTrainer(std::shared_ptr<nf::Trainer> trainer) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  m_trainer = std::move(trainer);
+}
+
+int64_t AnalysisRunner::currentStep() const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  return m_trainer ? m_trainer->stepsDone() : -1;
+}
+
+bool AnalysisRunner::idle() const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  return m_pending.empty() && m_running == 0;
+}
+
+void AnalysisRunner::request(const QString& key, AnalysisWork work) {
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    const int64_t number = ++m_requests;
+    m_pending[key] = {number, std::move(work)};
+    m_latest[key] = number;
+  }
+  QMetaObject::invokeMethod(m_worker, [this] { runNext(); }, Qt::QueuedConnection);
+}
+
+std::shared_ptr<const AnalysisInputs> AnalysisRunner::inputs() {
+  AnalysisSetup setup;
+  int64_t generation;
+  std::shared_ptr<nf::Trainer> trainer;
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    setup = m_setup;
+    generation = m_setupGeneration;
+    trainer = m_trainer;
+  }
+  if (setup.modelFolder.empty()) throw std::runtime_error("no model is open");
+  if (generation != m_cachedGeneration) {
+    auto in = std::make_shared<AnalysisInputs>();
+    in->reference = nf::ModelSnapshot::load(setup.modelFolder, setup.device);
+    namespace fs = std::filesystem;
+    if (fs::exists(setup.modelFolder + "/vocab.json") && fs::exists(setup.modelFolder + "/merges.txt"))
+      in->tokenizer = std::make_shared<nf::BpeTokenizer>(nf::BpeTokenizer::load(setup.modelFolder));
+    std::string validation = setup.validationData, ioi = setup.ioiPrompts;
+    if (validation.empty()) {
+      if (!in->tokenizer)
+        throw std::runtime_error(setup.modelFolder +
+                                 " has no tokenizer (vocab.json, merges.txt): choose a validation token file "
+                                 "in File › Choose Datasets");
+      const nf::Datasets made = nf::prepareSyntheticDatasets(setup.datasetsFolder, setup.modelFolder);
+      validation = made.val;
+      if (ioi.empty()) ioi = made.ioi;
+    }
+    in->sequences = nf::readSequences(validation, setup.sequences,
+                                      std::min<int64_t>(setup.length, in->reference->config().shape.nPositions));
+    nf::IoiPromptSet set;
+    if (!ioi.empty()) {
+      set = nf::ioiPromptSetFromJson(nlohmann::json::parse(nf::readTextFile(ioi)), ioi);
+    } else if (in->tokenizer) {
+      nf::IoiOptions options;
+      options.count = kIoiPrompts;
+      set = nf::makeIoiPromptSet(*in->tokenizer, options);
+    }
+    if (static_cast<int64_t>(set.prompts.size()) > kIoiPrompts) set.prompts.resize(kIoiPrompts);
+    if (!set.prompts.empty()) in->ioi = std::make_shared<const nf::IoiPromptSet>(std::move(set));
+    m_cached = in;
+    m_cachedGeneration = generation;
+  }
+  auto now = std::make_shared<AnalysisInputs>(*m_cached);
+  now->model = trainer ? trainer->snapshot() : m_cached->reference;
+  return now;
+}
+
+void AnalysisRunner::runNext() {
+  QString key;
+  int64_t number = 0;
+  AnalysisWork work;
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (m_pending.empty()) return;
+    auto oldest = m_pending.begin();
+    for (auto it = m_pending.begin(); it != m_pending.end(); ++it)
+      if (it->second.first < oldest->second.first) oldest = it;
+    key = oldest->first;
+    number = oldest->second.first;
+    work = std::move(oldest->second.second);
+    m_pending.erase(oldest);
+    ++m_running;
+  }
+  Q_EMIT started(key);
+  try {
+    const std::shared_ptr<const AnalysisInputs> in = inputs();
+    std::function<void()> deliver = work(*in, [this, key](const nf::Progress& p) {
+      Q_EMIT progress(key, p.done, p.total);
+    });
+    QMetaObject::invokeMethod(
+        this,
+        [this, key, number, deliver] {
+          bool newest;
+          {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            newest = m_latest[key] == number;
+          }
+          if (newest && deliver) deliver();
+          Q_EMIT finished(key);
+        },
+        Qt::QueuedConnection);
+  } catch (const std::exception& e) {
+    Q_EMIT failed(key, QString::fromStdString(e.what()));
+  }
+  std::lock_guard<std::mutex> lock(m_mutex);
+  --m_running;
+}

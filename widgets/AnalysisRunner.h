@@ -1,0 +1,83 @@
+// Runs the analysis panes' work on one background thread, on the model as it is when the work starts: a
+// snapshot of the running trainer (taken between two optimizer steps) or the opened model folder. Newest
+// request wins: a request replaces a pending one of the same pane, and a result that a newer request of
+// its pane has overtaken is dropped. The inputs every analysis reads (validation sequences, the IOI
+// prompt set, the tokenizer, the starting model as a reference) are made once per opened model, on the
+// analysis thread, so the GUI thread never loads or computes anything.
+#pragma once
+#include <QObject>
+#include <QString>
+#include <QThread>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "analysis/snapshot.h"
+#include "data/ioi.h"
+#include "text/bpe_tokenizer.h"
+#include "util/progress.h"
+
+namespace nf {
+class Trainer;
+}
+
+struct AnalysisInputs {
+  nf::SnapshotPtr model;      // the model now
+  nf::SnapshotPtr reference;  // the model the run started from (the opened folder)
+  std::shared_ptr<const nf::BpeTokenizer> tokenizer;  // null when the model folder has none
+  nf::TokenSequences sequences;                       // validation chunks
+  std::shared_ptr<const nf::IoiPromptSet> ioi;        // null without a tokenizer
+  std::string text(const std::vector<int32_t>& tokens) const;  // decoded, or ids when no tokenizer
+  std::string token(int32_t id) const;
+};
+
+// Where the inputs come from (set when a model or run is opened).
+struct AnalysisSetup {
+  std::string modelFolder;     // the starting model; its tokenizer files
+  std::string validationData;  // token file ("": the default synthetic datasets, made on first use)
+  std::string datasetsFolder;  // where the default datasets live
+  std::string ioiPrompts;      // IOI prompt set JSON ("": made from the tokenizer)
+  std::string device = "cpu";  // for a model folder (a trainer's snapshots stay on its device)
+  int64_t sequences = 16, length = 128;
+};
+
+// Work runs on the analysis thread; what it returns runs on the GUI thread (unless overtaken).
+using AnalysisWork = std::function<std::function<void()>(const AnalysisInputs&, const nf::ProgressFn&)>;
+
+class AnalysisRunner : public QObject {
+  Q_OBJECT
+ public:
+  explicit AnalysisRunner(QObject* parent = nullptr);
+  ~AnalysisRunner() override;
+
+  void setSetup(const AnalysisSetup& setup);             // drops the cached inputs
+  void setTrainer(std::shared_ptr<nf::Trainer> trainer);  // null: analyse the model folder
+  int64_t currentStep() const;  // the trainer's steps done, or the folder model's step (-1 unknown)
+  void request(const QString& key, AnalysisWork work);
+  bool idle() const;  // nothing pending or running (for tests)
+
+ Q_SIGNALS:
+  void started(const QString& key);
+  void finished(const QString& key);
+  void progress(const QString& key, qint64 done, qint64 total);
+  void failed(const QString& key, const QString& message);
+
+ private:
+  void runNext();  // on the analysis thread
+  std::shared_ptr<const AnalysisInputs> inputs();  // on the analysis thread
+
+  QThread m_thread;
+  QObject* m_worker;
+  mutable std::mutex m_mutex;  // guards everything below
+  AnalysisSetup m_setup;
+  int64_t m_setupGeneration = 0;
+  std::shared_ptr<nf::Trainer> m_trainer;
+  std::map<QString, std::pair<int64_t, AnalysisWork>> m_pending;  // key → (request number, work)
+  std::map<QString, int64_t> m_latest;                            // key → newest request number
+  int64_t m_requests = 0;
+  int m_running = 0;
+  // Cached on the analysis thread for m_cachedGeneration.
+  int64_t m_cachedGeneration = -1;
+  std::shared_ptr<AnalysisInputs> m_cached;
+};

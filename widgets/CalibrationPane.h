@@ -1,0 +1,29 @@
+// Calibration and samples (PROTOCOL §6): the reliability diagram of the model now and of the starting
+// model, their loss, entropy and expected calibration error, and greedy and sampled continuations of the
+// same prompts side by side.
+#pragma once
+#include "AnalysisPane.h"
+#include "analysis/behaviour.h"
+
+class QLabel;
+class QTableWidget;
+
+class CalibrationPane : public AnalysisPane {
+  Q_OBJECT
+ public:
+  explicit CalibrationPane(AnalysisRunner* runner, QWidget* parent = nullptr);
+  QList<QCustomPlot*> plots() const override { return {m_reliability}; }
+  QString title() const override { return tr("Calibration and samples"); }
+  QTableWidget* samples() const { return m_samples; }
+
+ protected:
+  AnalysisWork makeWork() override;
+  void retranslate() override;
+
+ private:
+  struct Texts;
+  void draw(const nf::ModelBehaviour& now, const nf::ModelBehaviour& start, const Texts& texts);
+  QCustomPlot* m_reliability;
+  QLabel* m_summary;
+  QTableWidget* m_samples;
+};

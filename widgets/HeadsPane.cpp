@@ -1,0 +1,306 @@
+#include "HeadsPane.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPointer>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QVBoxLayout>
+#include <cmath>
+
+#include "Plots.h"
+#include "QCustomPlotInclude.h"
+
+namespace {
+constexpr int64_t kDetailTokens = 24;  // a readable stretch of the sequence: tokens label the x-axis
+
+QString shortToken(const std::string& token) {
+  QString t = QString::fromStdString(token);
+  t.replace('\n', "\\n");
+  return t.size() > 12 ? t.left(11) + "…" : t;
+}
+
+QSharedPointer<QCPAxisTickerText> tokenTicker(const QStringList& tokens) {
+  auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+  for (int i = 0; i < tokens.size(); ++i) ticker->addTick(i, tokens[i]);
+  return ticker;
+}
+}  // namespace
+
+struct HeadsPane::Detail {
+  int layer = 0, head = 0;
+  int64_t sequence = 0;
+  QStringList tokens;
+  std::vector<double> dla, de, pattern;
+};
+
+HeadsPane::HeadsPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane(runner, "heads", parent) {
+  m_summary = new QLabel(this);
+  m_summary->setWordWrap(true);
+  m_maps = makePlot(this, "heads_dla_de_nmae");
+  m_maps->setMinimumHeight(200);
+  // Three axis rects side by side (DLA, DE, NMAE), each with a colour bar below it.
+  m_maps->plotLayout()->remove(m_maps->plotLayout()->element(1, 0));
+  auto* grid = new QCPLayoutGrid;
+  m_maps->plotLayout()->addElement(1, 0, grid);
+  const QCPColorGradient gradients[] = {QCPColorGradient(QCPColorGradient::gpThermal),
+                                        QCPColorGradient(QCPColorGradient::gpThermal),
+                                        QCPColorGradient(QCPColorGradient::gpCold)};
+  for (int i = 0; i < 3; ++i) {
+    auto* rect = new QCPAxisRect(m_maps);
+    grid->addElement(0, i, rect);
+    rect->axis(QCPAxis::atLeft)->setRangeReversed(true);  // layer 0 on top, as the residual stream flows down
+    auto* map = new QCPColorMap(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    auto* scale = new QCPColorScale(m_maps);
+    grid->addElement(1, i, scale);
+    scale->setType(QCPAxis::atBottom);
+    scale->setBarWidth(8);
+    map->setColorScale(scale);
+    map->setGradient(gradients[i]);
+    map->setInterpolate(false);
+    m_colorMaps[i] = map;
+    auto* group = new QCPMarginGroup(m_maps);
+    rect->setMarginGroup(QCP::msLeft | QCP::msRight, group);
+    scale->setMarginGroup(QCP::msLeft | QCP::msRight, group);
+  }
+  connect(m_maps, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) {
+    for (QCPColorMap* map : m_colorMaps) {
+      if (!map->keyAxis()->axisRect()->rect().contains(event->pos())) continue;
+      const int head = static_cast<int>(std::lround(map->keyAxis()->pixelToCoord(event->pos().x())));
+      const int layer = static_cast<int>(std::lround(map->valueAxis()->pixelToCoord(event->pos().y())));
+      if (layer >= 0 && layer < m_layers && head >= 0 && head < m_heads) selectHead(layer, head);
+    }
+  });
+
+  m_detailLabel = new QLabel(this);
+  m_detailLabel->setWordWrap(true);
+  m_sequence = new QSpinBox(this);
+  m_sequence->setRange(0, 0);
+  connect(m_sequence, qOverload<int>(&QSpinBox::valueChanged), this, [this] { requestDetail(); });
+  m_trace = makePlot(this, "head_dla_de_trace");
+  m_trace->addGraph();
+  m_trace->graph(0)->setPen(QPen(QColor(0x1f77b4), 2));
+  m_trace->graph(0)->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 4));
+  m_trace->addGraph();
+  m_trace->graph(1)->setPen(QPen(QColor(0xff7f0e), 1.5, Qt::DashLine));
+  m_trace->graph(1)->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCross, 5));
+  m_trace->legend->setVisible(true);
+  m_trace->legend->setFont(QFont(font().family(), 8));
+  m_trace->xAxis->setTickLabelRotation(90);
+  m_trace->xAxis->setTickLabelFont(QFont(font().family(), 7));
+  m_pattern = makePlot(this, "head_attention_pattern");
+  m_pattern->yAxis->setRangeReversed(true);
+  m_pattern->xAxis->setTickLabelRotation(90);
+  for (QCPAxis* axis : {m_pattern->xAxis, m_pattern->yAxis}) axis->setTickLabelFont(QFont(font().family(), 7));
+  m_patternMap = new QCPColorMap(m_pattern->xAxis, m_pattern->yAxis);
+  m_patternMap->setGradient(QCPColorGradient(QCPColorGradient::gpGrayscale).inverted());
+  m_patternMap->setInterpolate(false);
+  auto* patternScale = new QCPColorScale(m_pattern);
+  m_pattern->plotLayout()->addElement(1, 1, patternScale);
+  m_patternMap->setColorScale(patternScale);
+  m_patternMap->setDataRange(QCPRange(0, 1));
+
+  auto* detailHeader = new QHBoxLayout;
+  detailHeader->addWidget(m_detailLabel, 1);
+  detailHeader->addWidget(m_sequence);
+  auto* detailPlots = new QSplitter(Qt::Horizontal, this);
+  detailPlots->addWidget(m_trace);
+  detailPlots->addWidget(m_pattern);
+  auto* split = new QSplitter(Qt::Vertical, this);
+  split->addWidget(m_maps);
+  auto* detail = new QWidget(this);
+  auto* detailLayout = new QVBoxLayout(detail);
+  detailLayout->setContentsMargins(0, 0, 0, 0);
+  detailLayout->addLayout(detailHeader);
+  detailLayout->addWidget(detailPlots, 1);
+  split->addWidget(detail);
+  split->setStretchFactor(0, 2);
+  split->setStretchFactor(1, 3);
+  body()->addWidget(m_summary);
+  body()->addWidget(split, 1);
+  retranslate();
+}
+
+AnalysisWork HeadsPane::makeWork() {
+  QPointer<HeadsPane> self(this);
+  return [self](const AnalysisInputs& in, const nf::ProgressFn& progress) -> std::function<void()> {
+    nf::AttributionOptions options;
+    options.bootstrapSamples = 200;
+    auto attribution = std::make_shared<nf::AttributionResult>(
+        nf::logitAttribution(*in.model, in.sequences, options, progress));
+    auto sinks = std::make_shared<nf::AttentionSinksResult>(nf::attentionSinks(*in.model, in.sequences));
+    const int64_t sequences = in.sequences.count;
+    return [self, attribution, sinks, sequences] {
+      if (!self) return;
+      self->m_sequence->setMaximum(static_cast<int>(std::max<int64_t>(0, sequences - 1)));
+      self->draw(*attribution, *sinks);
+    };
+  };
+}
+
+void HeadsPane::draw(const nf::AttributionResult& a, const nf::AttentionSinksResult& sinks) {
+  m_layers = a.layers;
+  m_heads = a.heads;
+  m_sinkShare = sinks.sinkShare;
+  m_meanPositionZero = sinks.meanPositionZero;
+  m_nmae.clear();
+  for (int i = 0; i < 3; ++i) {
+    QCPColorMapData* d = m_colorMaps[i]->data();
+    d->setSize(a.heads, a.layers);
+    d->setRange(QCPRange(0, a.heads - 1), QCPRange(0, a.layers - 1));
+    for (int l = 0; l < a.layers; ++l)
+      for (int h = 0; h < a.heads; ++h) {
+        const nf::ComponentAttribution& c = a.headAttributions[static_cast<size_t>(l * a.heads + h)];
+        d->setCell(h, l, i == 0 ? c.meanAbsDla : i == 1 ? c.meanAbsDe : c.nmae);
+        if (i == 2) m_nmae.push_back(c.nmae);
+      }
+    m_colorMaps[i]->rescaleDataRange(true);
+    m_colorMaps[i]->rescaleAxes();
+    QCPAxis* x = m_colorMaps[i]->keyAxis();
+    x->setRange(-0.5, a.heads - 0.5);
+    m_colorMaps[i]->valueAxis()->setRange(-0.5, a.layers - 0.5);
+  }
+  m_summary->setText(tr("Mean NMAE over heads: <b>%1 %</b> (95 % bootstrap interval %2–%3 %) · "
+                        "decomposition check max |Σ DLA + β·u − logit| = %4 · attention sink rate %5")
+                         .arg(a.overallNmae, 0, 'g', 3)
+                         .arg(a.overallLow, 0, 'g', 3)
+                         .arg(a.overallHigh, 0, 'g', 3)
+                         .arg(a.decompositionError, 0, 'g', 2)
+                         .arg(sinks.sinkRate, 0, 'g', 3));
+  markSelection();
+  m_maps->replot();
+  showHeader(a.header.step, a.header.model, a.header.norms, a.header.data);
+  if (m_layer >= 0 && m_layer < m_layers && m_head < m_heads) requestDetail();
+}
+
+QPoint HeadsPane::cellCenter(int map, int layer, int head) const {
+  const QCPColorMap* m = m_colorMaps[map];
+  return {static_cast<int>(m->keyAxis()->coordToPixel(head)), static_cast<int>(m->valueAxis()->coordToPixel(layer))};
+}
+
+void HeadsPane::selectHead(int layer, int head) {
+  m_layer = layer;
+  m_head = head;
+  markSelection();
+  m_maps->replot();
+  Q_EMIT headSelected(layer, head);
+  requestDetail();
+}
+
+void HeadsPane::markSelection() {
+  m_maps->clearItems();
+  if (m_layer < 0) return;
+  for (QCPColorMap* map : m_colorMaps) {
+    auto* box = new QCPItemRect(m_maps);
+    box->setClipAxisRect(map->keyAxis()->axisRect());
+    for (QCPItemPosition* p : {box->topLeft, box->bottomRight}) p->setAxes(map->keyAxis(), map->valueAxis());
+    box->topLeft->setCoords(m_head - 0.5, m_layer - 0.5);
+    box->bottomRight->setCoords(m_head + 0.5, m_layer + 0.5);
+    box->setPen(QPen(QColor(0x00c0ff), 3));
+    box->setSelectable(false);
+  }
+}
+
+void HeadsPane::requestDetail() {
+  if (m_layer < 0) return;
+  const int layer = m_layer, head = m_head;
+  const int64_t sequence = m_sequence->value();
+  QPointer<HeadsPane> self(this);
+  runner()->request("heads-detail", [self, layer, head, sequence](const AnalysisInputs& in,
+                                                                   const nf::ProgressFn&) -> std::function<void()> {
+    nf::TokenSequences one;
+    one.count = 1;
+    one.length = std::min(kDetailTokens, in.sequences.length);
+    const int32_t* row = in.sequences.row(std::min(sequence, in.sequences.count - 1));
+    one.tokens.assign(row, row + one.length);
+    one.source = in.sequences.source;
+    nf::AttributionOptions options;
+    options.traceLayer = layer;
+    options.traceHead = head;
+    options.bootstrapSamples = 0;
+    const nf::AttributionResult a = nf::logitAttribution(*in.model, one, options);
+    auto detail = std::make_shared<Detail>();
+    detail->layer = layer;
+    detail->head = head;
+    detail->sequence = sequence;
+    for (int32_t id : one.tokens) detail->tokens << shortToken(in.token(id));
+    detail->dla = a.trace.dla;
+    detail->de = a.trace.de;
+    detail->pattern = nf::attentionPattern(*in.model, one.tokens, layer, head);
+    return [self, detail] {
+      if (self) self->drawDetail(*detail);
+    };
+  });
+}
+
+void HeadsPane::drawDetail(const Detail& d) {
+  // Position i predicts token i + 1: label each point with the token being predicted.
+  QVector<double> x, dla, de;
+  QStringList predicted;
+  for (size_t i = 0; i < d.dla.size(); ++i) {
+    x << static_cast<double>(i);
+    dla << d.dla[i];
+    de << d.de[i];
+    predicted << (static_cast<int>(i) + 1 < d.tokens.size() ? d.tokens[static_cast<int>(i) + 1] : QString());
+  }
+  m_trace->graph(0)->setData(x, dla, true);
+  m_trace->graph(1)->setData(x, de, true);
+  m_trace->xAxis->setTicker(tokenTicker(predicted));
+  m_trace->rescaleAxes();
+  m_trace->xAxis->setRange(-0.5, x.size() - 0.5);
+  m_trace->yAxis->scaleRange(1.1);
+  m_trace->replot();
+
+  const int n = d.tokens.size();
+  QCPColorMapData* p = m_patternMap->data();
+  p->setSize(n, n);
+  p->setRange(QCPRange(0, n - 1), QCPRange(0, n - 1));
+  for (int q = 0; q < n; ++q)
+    for (int k = 0; k < n; ++k) p->setCell(k, q, d.pattern[static_cast<size_t>(q * n + k)]);
+  m_pattern->xAxis->setTicker(tokenTicker(d.tokens));
+  m_pattern->yAxis->setTicker(tokenTicker(d.tokens));
+  m_pattern->xAxis->setRange(-0.5, n - 0.5);
+  m_pattern->yAxis->setRange(-0.5, n - 0.5);
+  setPlotTitle(m_pattern, tr("L%1H%2 attention pattern (row: query, column: key)").arg(d.layer).arg(d.head));
+  setPlotTitle(m_trace, tr("L%1H%2 per position: DLA vs DE, sequence %3").arg(d.layer).arg(d.head).arg(d.sequence));
+  m_pattern->replot();
+  m_trace->replot();
+
+  const size_t index = static_cast<size_t>(d.layer * m_heads + d.head);
+  m_detailLabel->setText(
+      tr("<b>L%1H%2</b> · sink share %3 (mean attention to position 0: %4) · NMAE %5 % · sequence:")
+          .arg(d.layer)
+          .arg(d.head)
+          .arg(index < m_sinkShare.size() ? m_sinkShare[index] : 0.0, 0, 'g', 3)
+          .arg(index < m_meanPositionZero.size() ? m_meanPositionZero[index] : 0.0, 0, 'g', 3)
+          .arg(index < m_nmae.size() ? m_nmae[index] : 0.0, 0, 'g', 3));
+  m_detailShown = true;
+  Q_EMIT detailShown();
+}
+
+QString HeadsPane::detailText() const { return m_detailLabel->text(); }
+
+void HeadsPane::retranslate() {
+  setPlotTitle(m_maps, tr("Per head, mean over positions: |DLA|, |DE| (logit units) and NMAE (%)"));
+  const QString names[] = {tr("mean |DLA|"), tr("mean |DE|"), tr("NMAE (%)")};
+  for (int i = 0; i < 3; ++i) {
+    m_colorMaps[i]->setName(names[i]);
+    m_colorMaps[i]->keyAxis()->setLabel(tr("head"));
+    m_colorMaps[i]->valueAxis()->setLabel(tr("layer"));
+    m_colorMaps[i]->colorScale()->axis()->setLabel(names[i]);
+  }
+  m_trace->graph(0)->setName(tr("DLA (cached final-norm scale)"));
+  m_trace->graph(1)->setName(tr("DE (final norm recomputed)"));
+  m_trace->xAxis->setLabel(tr("token predicted"));
+  m_trace->yAxis->setLabel(tr("logit contribution"));
+  m_patternMap->setName(tr("attention"));
+  m_patternMap->colorScale()->axis()->setLabel(tr("attention weight"));
+  if (plotTitle(m_trace).isEmpty() || !m_detailShown) {
+    setPlotTitle(m_trace, tr("Click a head to see its DLA and DE per position"));
+    setPlotTitle(m_pattern, tr("Click a head to see its attention pattern"));
+    m_detailLabel->setText(tr("No head selected. Sequence:"));
+  }
+  m_sequence->setToolTip(tr("Which validation sequence the detail shows (its first %1 tokens)").arg(kDetailTokens));
+  for (QCustomPlot* p : {m_maps, m_trace, m_pattern}) p->replot();
+  AnalysisPane::retranslate();
+}

@@ -1,0 +1,60 @@
+// Heads: layer × head heat maps of mean |DLA|, mean |DE| and their NMAE (PROTOCOL §7), with colour bars.
+// Clicking a head selects it and fills the detail below: its per-position DLA and DE on a chosen
+// validation sequence (x labelled with the tokens), its attention pattern on that sequence, its sink share.
+#pragma once
+#include <QPoint>
+
+#include "AnalysisPane.h"
+#include "analysis/attention_sinks.h"
+#include "analysis/logit_attribution.h"
+
+class QCPColorMap;
+class QLabel;
+class QSpinBox;
+
+class HeadsPane : public AnalysisPane {
+  Q_OBJECT
+ public:
+  explicit HeadsPane(AnalysisRunner* runner, QWidget* parent = nullptr);
+  QList<QCustomPlot*> plots() const override { return {m_maps, m_trace, m_pattern}; }
+  QString title() const override { return tr("Heads"); }
+
+  QCustomPlot* heatMaps() const { return m_maps; }
+  QCustomPlot* tracePlot() const { return m_trace; }
+  QCustomPlot* patternPlot() const { return m_pattern; }
+  QString detailText() const;
+  // The pixel of a head's cell in heat map `map` (0 DLA, 1 DE, 2 NMAE), for tests and tooltips.
+  QPoint cellCenter(int map, int layer, int head) const;
+  void selectHead(int layer, int head);  // and computes its detail
+  int selectedLayer() const { return m_layer; }
+  int selectedHead() const { return m_head; }
+  bool hasDetail() const { return m_detailShown; }
+
+ Q_SIGNALS:
+  void headSelected(int layer, int head);
+  void detailShown();
+
+ protected:
+  AnalysisWork makeWork() override;
+  void retranslate() override;
+
+ private:
+  struct Detail;
+  void draw(const nf::AttributionResult& attribution, const nf::AttentionSinksResult& sinks);
+  void drawDetail(const Detail& detail);
+  void requestDetail();
+  void markSelection();
+
+  QCustomPlot* m_maps;
+  QCPColorMap* m_colorMaps[3] = {};
+  QCustomPlot* m_trace;
+  QCustomPlot* m_pattern;
+  QCPColorMap* m_patternMap = nullptr;
+  QLabel* m_detailLabel;
+  QLabel* m_summary;
+  QSpinBox* m_sequence;
+  int m_layers = 0, m_heads = 0;
+  int m_layer = -1, m_head = -1;
+  bool m_detailShown = false;
+  std::vector<double> m_sinkShare, m_meanPositionZero, m_nmae;
+};

@@ -1,0 +1,73 @@
+#include "MetricsStore.h"
+
+#include <nlohmann/json.hpp>
+
+namespace {
+double number(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : std::numeric_limits<double>::quiet_NaN();
+}
+std::string baseName(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+}  // namespace
+
+bool MetricsStore::ingest(const std::string& line) {
+  nlohmann::json r = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (!r.is_object() || !r.contains("type") || !r["type"].is_string()) return false;
+  const std::string type = r["type"];
+  if (type == "step") {
+    const double step = number(r, "step");
+    // A resumed run repeats nothing, but a followed file can be re-read: keep steps increasing.
+    if (!steps.step.empty() && step <= steps.step.back()) return false;
+    steps.step.push_back(step);
+    steps.ce.push_back(number(r, "ce"));
+    steps.aux.push_back(number(r, "aux"));
+    steps.loss.push_back(number(r, "loss"));
+    steps.lr.push_back(number(r, "lr"));
+    steps.gradNorm.push_back(number(r, "grad_norm"));
+    steps.tokensPerSecond.push_back(number(r, "tokens_per_second"));
+    if (auto it = r.find("scales"); it != r.end() && it->is_object())
+      for (const auto& [site, s] : it->items())
+        scales[site].push_back({step, number(s, "tracked"), number(s, "frozen")});
+  } else if (type == "eval") {
+    evals[baseName(r.value("file", std::string("eval")))].push_back({number(r, "step"), number(r, "mean_loss")});
+  } else if (type == "event") {
+    events.push_back({r.value("step", int64_t{0}), r.value("description", std::string())});
+  } else if (type == "start" || type == "resume" || type == "stop" || type == "finish") {
+    lastStatus = type;
+    if (type == "start") {
+      mode = r.value("mode", std::string());
+      maxSteps = r.value("max_steps", int64_t{0});
+    }
+  }
+  return true;
+}
+
+void MetricsStore::clear() {
+  const int64_t next = generation + 1;
+  *this = MetricsStore();
+  generation = next;
+}
+
+double MetricsStore::recentTokensPerSecond(size_t window) const {
+  const auto& t = steps.tokensPerSecond;
+  if (t.empty()) return 0;
+  const size_t n = std::min(window, t.size());
+  double sum = 0;
+  for (size_t i = t.size() - n; i < t.size(); ++i) sum += t[i];
+  return sum / static_cast<double>(n);
+}
+
+std::vector<double> smoothed(const std::vector<double>& values, double smoothing) {
+  std::vector<double> out;
+  out.reserve(values.size());
+  double average = 0, weight = 0;
+  for (double v : values) {
+    average = smoothing * average + (1 - smoothing) * v;
+    weight = smoothing * weight + (1 - smoothing);
+    out.push_back(average / weight);
+  }
+  return out;
+}

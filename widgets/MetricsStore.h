@@ -1,0 +1,47 @@
+// A run's metrics as series the training view plots: the records of metrics.jsonl (run_directory.h),
+// whether they arrive from the engine's in-process listener or from following the file of a headless run.
+// Plain C++ (no Qt, no torch).
+#pragma once
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+struct MetricsStore {
+  struct Steps {  // one entry per optimizer step
+    std::vector<double> step, ce, aux, loss, lr, gradNorm, tokensPerSecond;
+  };
+  struct EvalPoint {
+    double step = 0, loss = 0;
+  };
+  struct AppliedEvent {
+    int64_t step = 0;
+    std::string description;  // "step 40: LN_mlp.0 → fake"
+  };
+  struct ScalePoint {
+    double step = 0;
+    double tracked = std::numeric_limits<double>::quiet_NaN();  // NaN when not tracked
+    double frozen = std::numeric_limits<double>::quiet_NaN();   // NaN while the site is real
+  };
+
+  Steps steps;
+  std::map<std::string, std::vector<EvalPoint>> evals;          // by eval file name ("val.bin")
+  std::vector<AppliedEvent> events;
+  std::map<std::string, std::vector<ScalePoint>> scales;        // by site ("LN_v.2")
+  std::string mode;                                             // "remove", "finetune", "pretrain"
+  int64_t maxSteps = 0;
+  std::string lastStatus;  // "start", "resume", "stop", "finish" (the latest such record)
+  int64_t generation = 0;  // bumped by clear(): plots rebuild instead of appending
+
+  // Adds one metrics.jsonl line; returns false (and changes nothing) for a line that is not a record.
+  bool ingest(const std::string& line);
+  void clear();
+  int64_t lastStep() const { return steps.step.empty() ? 0 : static_cast<int64_t>(steps.step.back()); }
+  // Mean optimizer steps per second over the last `window` steps (0 when unknown).
+  double recentTokensPerSecond(size_t window = 20) const;
+};
+
+// Exponential moving average of a series (weight of the past: `smoothing`, 0 ≤ smoothing < 1), with the
+// same start-up bias correction as TensorBoard's, so the first points are not pulled towards zero.
+std::vector<double> smoothed(const std::vector<double>& values, double smoothing);

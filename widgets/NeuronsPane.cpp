@@ -1,0 +1,155 @@
+#include "NeuronsPane.h"
+
+#include <QPointer>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+#include "Plots.h"
+#include "QCustomPlotInclude.h"
+
+namespace {
+constexpr int kTopK = 10, kCosineCurves = 3;
+const QColor kCosineColors[] = {QColor(0xd62728), QColor(0x2ca02c), QColor(0x9467bd)};
+}  // namespace
+
+NeuronsPane::NeuronsPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane(runner, "neurons", parent) {
+  m_scatter = makePlot(this, "confidence_neurons_scatter");
+  for (int i = 0; i < 2; ++i) {
+    QCPGraph* g = m_scatter->addGraph();
+    g->setLineStyle(QCPGraph::lsNone);
+    const QColor c = i == 0 ? QColor(120, 120, 120, 120) : QColor(0xd62728);
+    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, c, c, i == 0 ? 3 : 7));
+  }
+  m_scatter->yAxis->setScaleType(QCPAxis::stLogarithmic);
+  m_scatter->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+  m_scatter->legend->setVisible(true);
+
+  m_ablation = makePlot(this, "confidence_neurons_ablation");
+  auto* group = new QCPBarsGroup(m_ablation);
+  for (int i = 0; i < 2; ++i) {
+    auto* bars = new QCPBars(m_ablation->xAxis, m_ablation->yAxis);
+    bars->setWidth(0.38);
+    bars->setBarsGroup(group);
+    const QColor c = i == 0 ? QColor(0x1f77b4) : QColor(0xff7f0e);
+    bars->setPen(c.darker(130));
+    bars->setBrush(c);
+  }
+  m_ablation->legend->setVisible(true);
+
+  m_spectrum = makePlot(this, "unembedding_spectrum");
+  m_spectrum->addGraph()->setPen(QPen(Qt::black, 2));
+  m_spectrum->yAxis->setScaleType(QCPAxis::stLogarithmic);
+  m_spectrum->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+  m_spectrum->yAxis2->setVisible(true);
+  m_spectrum->yAxis2->setRange(0, 1);
+  for (int i = 0; i < kCosineCurves; ++i)
+    m_spectrum->addGraph(m_spectrum->xAxis, m_spectrum->yAxis2)->setPen(QPen(kCosineColors[i], 1));
+  m_spectrum->legend->setVisible(true);
+
+  auto* lower = new QSplitter(Qt::Horizontal, this);
+  lower->addWidget(m_ablation);
+  lower->addWidget(m_spectrum);
+  auto* split = new QSplitter(Qt::Vertical, this);
+  split->addWidget(m_scatter);
+  split->addWidget(lower);
+  body()->addWidget(split, 1);
+  retranslate();
+}
+
+AnalysisWork NeuronsPane::makeWork() {
+  QPointer<NeuronsPane> self(this);
+  return [self](const AnalysisInputs& in, const nf::ProgressFn& progress) -> std::function<void()> {
+    nf::TokenSequences fewer = in.sequences;  // ablations run 2·k + 1 passes: half the sequences suffice
+    fewer.count = std::max<int64_t>(1, in.sequences.count / 2);
+    fewer.tokens.resize(static_cast<size_t>(fewer.count * fewer.length));
+    auto result = std::make_shared<nf::ConfidenceNeuronsResult>(nf::confidenceNeurons(*in.model, fewer, kTopK, progress));
+    return [self, result] {
+      if (self) self->draw(*result);
+    };
+  };
+}
+
+void NeuronsPane::draw(const nf::ConfidenceNeuronsResult& r) {
+  QVector<double> x, y, topX, topY;
+  for (const nf::NeuronScore& n : r.neurons) {
+    x << n.outputNorm;
+    y << n.logitVar;
+  }
+  m_scatter->graph(0)->setData(x, y);
+  m_scatter->clearItems();
+  const int top = std::min<int>(kTopK, static_cast<int>(r.ranking.size()));
+  for (int i = 0; i < top; ++i) {
+    const nf::NeuronScore& n = r.neurons[static_cast<size_t>(r.ranking[static_cast<size_t>(i)])];
+    topX << n.outputNorm;
+    topY << n.logitVar;
+    auto* label = new QCPItemText(m_scatter);
+    label->position->setCoords(n.outputNorm, n.logitVar);
+    label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+    label->setText(QString::number(n.neuron));
+    label->setFont(QFont(font().family(), 8));
+    label->setColor(QColor(0xd62728));
+  }
+  m_scatter->graph(1)->setData(topX, topY);
+  m_scatter->rescaleAxes();
+  m_scatter->xAxis->scaleRange(1.1);
+  m_scatter->yAxis->scaleRange(1.3);
+  m_scatter->replot();
+
+  auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+  QVector<double> keys, loss, entropy;
+  for (size_t i = 0; i < r.ablations.size(); ++i) {
+    keys << static_cast<double>(i);
+    loss << r.ablations[i].deltaLoss;
+    entropy << r.ablations[i].deltaEntropy;
+    ticker->addTick(static_cast<double>(i), QString::number(r.ablations[i].neuron));
+  }
+  qobject_cast<QCPBars*>(m_ablation->plottable(0))->setData(keys, loss);
+  qobject_cast<QCPBars*>(m_ablation->plottable(1))->setData(keys, entropy);
+  m_ablation->xAxis->setTicker(ticker);
+  m_ablation->rescaleAxes();
+  m_ablation->xAxis->setRange(-0.6, static_cast<double>(keys.size()) - 0.4);
+  m_ablation->yAxis->scaleRange(1.2);
+  m_ablation->replot();
+
+  QVector<double> index, values;
+  for (size_t i = 0; i < r.singularValues.size(); ++i) {
+    index << static_cast<double>(i);
+    values << r.singularValues[i];
+  }
+  m_spectrum->graph(0)->setData(index, values, true);
+  for (int c = 0; c < kCosineCurves; ++c) {
+    QCPGraph* g = m_spectrum->graph(1 + c);
+    if (c >= static_cast<int>(r.singularCosines.size())) {
+      g->data()->clear();
+      g->setVisible(false);
+      continue;
+    }
+    g->setVisible(true);
+    g->setName(tr("|cos| of neuron %1").arg(r.ranking[static_cast<size_t>(c)]));
+    g->setData(index, QVector<double>(r.singularCosines[static_cast<size_t>(c)].begin(),
+                                      r.singularCosines[static_cast<size_t>(c)].end()), true);
+  }
+  m_spectrum->graph(0)->rescaleAxes();
+  m_spectrum->replot();
+  showHeader(r.header.step, r.header.model, r.header.norms, r.header.data);
+}
+
+void NeuronsPane::retranslate() {
+  setPlotTitle(m_scatter, tr("Last MLP layer: output norm vs LogitVar (red: top %1 by CN score)").arg(kTopK));
+  m_scatter->xAxis->setLabel(tr("‖w_out‖"));
+  m_scatter->yAxis->setLabel(tr("LogitVar"));
+  m_scatter->graph(0)->setName(tr("neurons"));
+  m_scatter->graph(1)->setName(tr("top by CN score = ‖w_out‖ / LogitVar"));
+  setPlotTitle(m_ablation, tr("Mean ablation of each top neuron"));
+  m_ablation->xAxis->setLabel(tr("neuron (by CN rank)"));
+  m_ablation->yAxis->setLabel(tr("change (nats)"));
+  m_ablation->plottable(0)->setName(tr("Δ loss"));
+  m_ablation->plottable(1)->setName(tr("Δ entropy"));
+  setPlotTitle(m_spectrum, tr("W_U singular values and top neurons' |cosine| to each direction"));
+  m_spectrum->xAxis->setLabel(tr("singular direction (descending)"));
+  m_spectrum->yAxis->setLabel(tr("singular value"));
+  m_spectrum->yAxis2->setLabel(tr("|cosine|"));
+  m_spectrum->graph(0)->setName(tr("singular value"));
+  for (QCustomPlot* p : {m_scatter, m_ablation, m_spectrum}) p->replot();
+  AnalysisPane::retranslate();
+}

@@ -1,0 +1,22 @@
+// Residual stream norms per layer (resid_pre of every block, then the input of ln_f), position 0 against
+// the rest, means with 10th–90th percentile bands, and the same for the starting model as dashed lines.
+#pragma once
+#include "AnalysisPane.h"
+#include "analysis/residual_norms.h"
+
+class NormsPane : public AnalysisPane {
+  Q_OBJECT
+ public:
+  explicit NormsPane(AnalysisRunner* runner, QWidget* parent = nullptr);
+  QList<QCustomPlot*> plots() const override { return {m_plot}; }
+  QString title() const override { return tr("Residual norms"); }
+  QCustomPlot* plot() const { return m_plot; }
+
+ protected:
+  AnalysisWork makeWork() override;
+  void retranslate() override;
+
+ private:
+  void draw(const nf::ResidualNormsResult& now, const nf::ResidualNormsResult& reference);
+  QCustomPlot* m_plot;
+};

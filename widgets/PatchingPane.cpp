@@ -1,0 +1,195 @@
+#include "PatchingPane.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPointer>
+#include <QSplitter>
+#include <QVBoxLayout>
+#include <cmath>
+
+#include "Plots.h"
+#include "QCustomPlotInclude.h"
+
+namespace {
+QSharedPointer<QCPAxisTickerText> labelTicker(const std::vector<std::string>& labels) {
+  auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+  for (size_t i = 0; i < labels.size(); ++i) ticker->addTick(static_cast<double>(i), QString::fromStdString(labels[i]));
+  return ticker;
+}
+
+QString highlighted(const QStringList& tokens, int position) {
+  QString html;
+  for (int i = 0; i < tokens.size(); ++i) {
+    const QString t = tokens[i].toHtmlEscaped().replace(' ', "&nbsp;");
+    html += i == position ? "<span style='background:#ffd54f;color:#000'><b>" + t + "</b></span>" : t;
+  }
+  return html;
+}
+}  // namespace
+
+PatchingPane::PatchingPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane(runner, "patching", parent) {
+  m_gridChoice = new QComboBox(this);
+  m_gridChoice->addItem(QString(), "resid_pre");
+  m_gridChoice->addItem(QString(), "heads");
+  connect(m_gridChoice, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] {
+    m_row = m_column = -1;
+    draw();
+  });
+  m_summary = new QLabel(this);
+  m_summary->setWordWrap(true);
+  m_plot = makePlot(this, "ioi_patching");
+  m_plot->setMinimumHeight(260);
+  m_plot->plotLayout()->remove(m_plot->plotLayout()->element(1, 0));
+  auto* layoutGrid = new QCPLayoutGrid;
+  m_plot->plotLayout()->addElement(1, 0, layoutGrid);
+  for (int i = 0; i < 3; ++i) {
+    auto* rect = new QCPAxisRect(m_plot);
+    layoutGrid->addElement(0, i, rect);
+    rect->axis(QCPAxis::atLeft)->setRangeReversed(true);
+    rect->axis(QCPAxis::atBottom)->setTickLabelRotation(60);
+    auto* map = new QCPColorMap(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    auto* scale = new QCPColorScale(m_plot);
+    layoutGrid->addElement(1, i, scale);
+    scale->setType(QCPAxis::atBottom);
+    scale->setBarWidth(8);
+    map->setColorScale(scale);
+    map->setGradient(QCPColorGradient(QCPColorGradient::gpPolar));
+    map->setInterpolate(false);
+    m_maps[i] = map;
+    auto* group = new QCPMarginGroup(m_plot);
+    rect->setMarginGroup(QCP::msLeft | QCP::msRight, group);
+    scale->setMarginGroup(QCP::msLeft | QCP::msRight, group);
+  }
+  connect(m_plot, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) {
+    const nf::PatchingGrid* g = grid();
+    if (!g) return;
+    for (QCPColorMap* map : m_maps) {
+      if (!map->keyAxis()->axisRect()->rect().contains(event->pos())) continue;
+      const int column = static_cast<int>(std::lround(map->keyAxis()->pixelToCoord(event->pos().x())));
+      const int row = static_cast<int>(std::lround(map->valueAxis()->pixelToCoord(event->pos().y())));
+      if (row >= 0 && row < g->rows && column >= 0 && column < g->columns) selectCell(row, column);
+    }
+  });
+  m_prompt = new QLabel(this);
+  m_prompt->setWordWrap(true);
+  m_prompt->setTextFormat(Qt::RichText);
+  auto* top = new QHBoxLayout;
+  top->addWidget(m_summary, 1);
+  top->addWidget(m_gridChoice);
+  body()->addLayout(top);
+  body()->addWidget(m_plot, 1);
+  body()->addWidget(m_prompt);
+  retranslate();
+}
+
+AnalysisWork PatchingPane::makeWork() {
+  QPointer<PatchingPane> self(this);
+  return [self](const AnalysisInputs& in, const nf::ProgressFn& progress) -> std::function<void()> {
+    if (!in.ioi) throw std::runtime_error("no IOI prompt set: the model folder has no tokenizer to make one");
+    nf::PatchingOptions options;
+    options.headPositions = false;
+    auto result = std::make_shared<const nf::PatchingResult>(nf::ioiPatching(*in.model, *in.ioi, options, progress));
+    QStringList clean, corrupted;
+    for (int32_t id : result->exampleClean) clean << QString::fromStdString(in.token(id));
+    for (int32_t id : result->exampleCorrupted) corrupted << QString::fromStdString(in.token(id));
+    return [self, result, clean, corrupted] {
+      if (!self) return;
+      self->m_result = result;
+      self->m_cleanTokens = clean;
+      self->m_corruptedTokens = corrupted;
+      self->draw();
+      self->showHeader(result->header.step, result->header.model, result->header.norms, result->header.data);
+    };
+  };
+}
+
+const nf::PatchingGrid* PatchingPane::grid() const {
+  if (!m_result) return nullptr;
+  return m_gridChoice->currentData().toString() == "heads" ? &m_result->heads : &m_result->residPre;
+}
+
+void PatchingPane::draw() {
+  const nf::PatchingGrid* g = grid();
+  if (!g) return;
+  const std::vector<double> values[] = {g->activation, g->attribution, g->error()};
+  for (int i = 0; i < 3; ++i) {
+    QCPColorMapData* d = m_maps[i]->data();
+    d->setSize(static_cast<int>(g->columns), static_cast<int>(g->rows));
+    d->setRange(QCPRange(0, static_cast<double>(g->columns - 1)), QCPRange(0, static_cast<double>(g->rows - 1)));
+    double extent = 1e-6;
+    for (int64_t r = 0; r < g->rows; ++r)
+      for (int64_t c = 0; c < g->columns; ++c) {
+        const double v = values[i][static_cast<size_t>(r * g->columns + c)];
+        d->setCell(static_cast<int>(c), static_cast<int>(r), v);
+        extent = std::max(extent, std::abs(v));
+      }
+    m_maps[i]->setDataRange(QCPRange(-extent, extent));  // symmetric: white is "no effect"
+    m_maps[i]->keyAxis()->setTicker(labelTicker(g->columnLabels));
+    m_maps[i]->valueAxis()->setTicker(labelTicker(g->rowLabels));
+    m_maps[i]->keyAxis()->setRange(-0.5, static_cast<double>(g->columns) - 0.5);
+    m_maps[i]->valueAxis()->setRange(-0.5, static_cast<double>(g->rows) - 0.5);
+  }
+  m_plot->clearItems();
+  if (m_row >= 0) {
+    for (QCPColorMap* map : m_maps) {
+      auto* box = new QCPItemRect(m_plot);
+      box->setClipAxisRect(map->keyAxis()->axisRect());
+      for (QCPItemPosition* p : {box->topLeft, box->bottomRight}) p->setAxes(map->keyAxis(), map->valueAxis());
+      box->topLeft->setCoords(m_column - 0.5, m_row - 0.5);
+      box->bottomRight->setCoords(m_column + 0.5, m_row + 0.5);
+      box->setPen(QPen(QColor(0x00c0ff), 3));
+    }
+  }
+  m_summary->setText(tr("%1 prompts like the one below · clean logit difference %2, corrupted %3")
+                         .arg(m_result->prompts)
+                         .arg(m_result->cleanLogitDiff, 0, 'f', 2)
+                         .arg(m_result->corruptedLogitDiff, 0, 'f', 2));
+  m_plot->replot();
+  selectCell(m_row, m_column);
+}
+
+void PatchingPane::selectCell(int row, int column) {
+  const nf::PatchingGrid* g = grid();
+  if (!g) return;
+  const bool changed = row != m_row || column != m_column;
+  m_row = row;
+  m_column = column;
+  if (changed) {
+    draw();
+    return;
+  }
+  const bool byPosition = g->name == "resid_pre";
+  const int position = row < 0 ? -1 : byPosition ? column : static_cast<int>(m_result->endPosition);
+  QString text = tr("Clean: %1<br>Corrupted: %2")
+                     .arg(highlighted(m_cleanTokens, position), highlighted(m_corruptedTokens, position));
+  if (row >= 0) {
+    const size_t i = static_cast<size_t>(row * g->columns + column);
+    text += "<br>" + tr("<b>%1 × %2</b>: activation %3 · attribution %4 · error %5")
+                         .arg(QString::fromStdString(g->rowLabels[static_cast<size_t>(row)]),
+                              QString::fromStdString(g->columnLabels[static_cast<size_t>(column)]))
+                         .arg(g->activation[i], 0, 'f', 3)
+                         .arg(g->attribution[i], 0, 'f', 3)
+                         .arg(g->attribution[i] - g->activation[i], 0, 'f', 3);
+  } else {
+    text += "<br><i>" + tr("Click a cell to mark its position in the prompt.") + "</i>";
+  }
+  m_prompt->setText(text);
+}
+
+QString PatchingPane::promptText() const { return m_prompt->text(); }
+
+void PatchingPane::retranslate() {
+  m_gridChoice->setItemText(0, tr("resid_pre: layer × position"));
+  m_gridChoice->setItemText(1, tr("heads: layer × head"));
+  setPlotTitle(m_plot, tr("IOI patching, normalized logit difference (0 corrupted, 1 clean): activation, "
+                          "attribution, error"));
+  const QString names[] = {tr("activation patching"), tr("attribution patching"), tr("error (attribution − activation)")};
+  for (int i = 0; i < 3; ++i) {
+    m_maps[i]->setName(names[i]);
+    m_maps[i]->colorScale()->axis()->setLabel(names[i]);
+  }
+  if (!m_result) m_prompt->setText(tr("Compute to see the prompts."));
+  m_plot->replot();
+  AnalysisPane::retranslate();
+}

@@ -1,0 +1,147 @@
+#include "Plots.h"
+
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QMessageBox>
+#include <QSaveFile>
+#include <QSvgGenerator>
+#include <QTemporaryDir>
+#include <QTextStream>
+#include "QCustomPlotInclude.h"
+
+namespace {
+constexpr int kExportWidth = 900, kExportHeight = 560;
+
+QCPTextElement* titleElement(const QCustomPlot* plot) {
+  return qobject_cast<QCPTextElement*>(const_cast<QCustomPlot*>(plot)->plotLayout()->element(0, 0));
+}
+
+QSize exportSize(const QCustomPlot* plot) {
+  // The on-screen size when it is a reasonable figure, else a standard one (e.g. a hidden dock).
+  if (plot->isVisible() && plot->width() >= 400 && plot->height() >= 250) return plot->size();
+  return {kExportWidth, kExportHeight};
+}
+
+QString csvField(const QString& s) {
+  if (!s.contains(',') && !s.contains('"') && !s.contains('\n')) return s;
+  QString quoted = s;
+  quoted.replace('"', "\"\"");
+  return '"' + quoted + '"';
+}
+}  // namespace
+
+QCustomPlot* makePlot(QWidget* parent, const QString& exportName) {
+  auto* plot = new QCustomPlot(parent);
+  plot->setObjectName(exportName);
+  plot->plotLayout()->insertRow(0);
+  auto* title = new QCPTextElement(plot, QString(), QFont(plot->font().family(), 10, QFont::Bold));
+  plot->plotLayout()->addElement(0, 0, title);
+  plot->setContextMenuPolicy(Qt::CustomContextMenu);
+  QObject::connect(plot, &QWidget::customContextMenuRequested, plot, [plot](const QPoint& pos) {
+    QMenu menu(plot);
+    menu.addAction(QCustomPlot::tr("Export Figure…"), plot, [plot] { exportPlotInteractively(plot, plot); });
+    menu.addAction(QCustomPlot::tr("Reset View"), plot, [plot] {
+      plot->rescaleAxes();
+      plot->replot();
+    });
+    menu.exec(plot->mapToGlobal(pos));
+  });
+  return plot;
+}
+
+void setPlotTitle(QCustomPlot* plot, const QString& title) {
+  if (QCPTextElement* element = titleElement(plot)) element->setText(title);
+}
+
+QString plotTitle(const QCustomPlot* plot) {
+  const QCPTextElement* element = titleElement(plot);
+  return element ? element->text() : QString();
+}
+
+QString plotCsv(const QCustomPlot* constPlot) {
+  auto* plot = const_cast<QCustomPlot*>(constPlot);  // QCustomPlot's accessors are not const; nothing changes
+  QString out;
+  QTextStream s(&out);
+  s << "series,x,y,value\n";
+  for (int i = 0; i < plot->graphCount(); ++i) {
+    const QCPGraph* g = plot->graph(i);
+    if (!g->visible()) continue;
+    for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it)
+      s << csvField(g->name()) << ',' << it->key << ',' << it->value << ",\n";
+  }
+  for (int i = 0; i < plot->plottableCount(); ++i) {
+    const QCPAbstractPlottable* p = plot->plottable(i);
+    if (const auto* bars = qobject_cast<const QCPBars*>(p)) {
+      for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it)
+        s << csvField(bars->name()) << ',' << it->key << ',' << it->value << ",\n";
+    } else if (const auto* map = qobject_cast<const QCPColorMap*>(p)) {
+      QCPColorMapData* d = const_cast<QCPColorMap*>(map)->data();
+      for (int y = 0; y < d->valueSize(); ++y)
+        for (int x = 0; x < d->keySize(); ++x) {
+          double key, value;
+          d->cellToCoord(x, y, &key, &value);
+          s << csvField(map->name()) << ',' << key << ',' << value << ',' << d->cell(x, y) << '\n';
+        }
+    }
+  }
+  return out;
+}
+
+bool exportPlot(const QCustomPlot* constPlot, const QString& path, QString* error) {
+  auto* plot = const_cast<QCustomPlot*>(constPlot);  // rendering needs a non-const plot; nothing changes
+  const QString suffix = QFileInfo(path).suffix().toLower();
+  const QSize size = exportSize(plot);
+  const QString title = plotTitle(plot);
+  QSaveFile file(path);
+  auto fail = [&](const QString& why) {
+    if (error) *error = QCustomPlot::tr("Cannot write %1: %2").arg(path, why);
+    return false;
+  };
+  if (!file.open(QIODevice::WriteOnly)) return fail(file.errorString());
+  if (suffix == "png") {
+    QImage image = plot->toPixmap(size.width(), size.height(), 2.0).toImage();
+    image.setText("Title", title);
+    image.setText("Software", "NormFree Workbench");
+    if (!image.save(&file, "PNG")) return fail(QCustomPlot::tr("PNG encoding failed"));
+  } else if (suffix == "svg") {
+    QSvgGenerator svg;
+    svg.setOutputDevice(&file);
+    svg.setSize(size);
+    svg.setViewBox(QRect(QPoint(0, 0), size));
+    svg.setTitle(title);
+    svg.setDescription(QStringLiteral("NormFree Workbench"));
+    QCPPainter painter;
+    if (!painter.begin(&svg)) return fail(QCustomPlot::tr("SVG painter failed"));
+    plot->toPainter(&painter, size.width(), size.height());
+    painter.end();
+  } else if (suffix == "pdf") {
+    // QCustomPlot's PDF writer wants a file name: render next to a temporary name, then copy in.
+    QTemporaryDir dir;
+    const QString temporary = dir.filePath("figure.pdf");
+    if (!dir.isValid() || !plot->savePdf(temporary, size.width(), size.height(), QCP::epAllowCosmetic,
+                                         QStringLiteral("NormFree Workbench"), title))
+      return fail(QCustomPlot::tr("PDF rendering failed"));
+    QFile rendered(temporary);
+    if (!rendered.open(QIODevice::ReadOnly)) return fail(rendered.errorString());
+    file.write(rendered.readAll());
+  } else if (suffix == "csv") {
+    file.write(plotCsv(plot).toUtf8());
+  } else {
+    file.cancelWriting();
+    return fail(QCustomPlot::tr("unknown format '%1' (png, svg, pdf or csv)").arg(suffix));
+  }
+  if (!file.commit()) return fail(file.errorString());
+  return true;
+}
+
+void exportPlotInteractively(QCustomPlot* plot, QWidget* dialogParent) {
+  QString filter;
+  const QString name = QFileDialog::getSaveFileName(
+      dialogParent, QCustomPlot::tr("Export Figure"), plot->objectName() + ".png",
+      QCustomPlot::tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf);;CSV data (*.csv)"), &filter);
+  if (name.isEmpty()) return;
+  QString error;
+  if (!exportPlot(plot, name, &error))
+    QMessageBox::warning(dialogParent, QCustomPlot::tr("Export failed"), error);
+}

@@ -1,0 +1,278 @@
+#include "RunSession.h"
+
+#include <QDir>
+#include <atomic>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "io/atomic_file.h"
+#include "train/run_directory.h"
+#include "train/trainer.h"
+
+namespace {
+std::vector<std::string> readLines(const std::string& path) {
+  std::vector<std::string> lines;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// Thrown from a progress callback to abandon preparation when the window closes.
+struct Cancelled : std::runtime_error {
+  Cancelled() : std::runtime_error("cancelled") {}
+};
+std::atomic<bool> g_cancelPreparation{false};
+}  // namespace
+
+RunSession::RunSession(QObject* parent) : QObject(parent), m_worker(new QObject) {
+  m_worker->moveToThread(&m_thread);
+  connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
+  m_thread.setObjectName("training");
+  m_thread.start();
+  m_drainTimer.setInterval(50);
+  connect(&m_drainTimer, &QTimer::timeout, this, &RunSession::drain);
+  m_drainTimer.start();
+}
+
+RunSession::~RunSession() { shutdown(); }
+
+bool RunSession::busy() const {
+  return m_state == State::Preparing || m_state == State::Running || m_state == State::Pausing ||
+         m_state == State::Stopping;
+}
+
+int64_t RunSession::stepsDone() const { return m_trainer ? m_trainer->stepsDone() : m_metrics.lastStep(); }
+
+void RunSession::setState(State state) {
+  if (state == m_state) return;
+  m_state = state;
+  Q_EMIT stateChanged(state);
+}
+
+void RunSession::runOnWorker(std::function<void()> work) {
+  QMetaObject::invokeMethod(m_worker, std::move(work), Qt::QueuedConnection);
+}
+
+void RunSession::adoptTrainer(std::shared_ptr<nf::Trainer> trainer, int layers) {
+  m_trainer = std::move(trainer);
+  m_config = m_trainer->config();
+  m_queue = m_trainer->subscribe();
+  m_live = std::make_shared<LiveSchedule>(m_trainer, layers);
+  // Nothing trains between subscribing and run(): the file holds every record so far, the queue the rest.
+  m_metrics.clear();
+  for (const std::string& line : readLines(nf::run::metricsPath(m_runDir.toStdString()))) m_metrics.ingest(line);
+  Q_EMIT trainerReady();
+  Q_EMIT metricsChanged();
+}
+
+void RunSession::start(const nf::RunConfig& config, const QString& runDir, int layers,
+                       std::function<void(nf::RunConfig&, const nf::ProgressFn&)> prepare) {
+  if (busy()) return;
+  m_runDir = runDir;
+  m_config = config;
+  m_trainer.reset();
+  m_queue.reset();
+  m_stopAfterPause = false;
+  g_cancelPreparation = false;
+  setState(State::Preparing);
+  runOnWorker([this, config, runDir, layers, prepare] {
+    try {
+      nf::RunConfig c = config;
+      if (prepare) {
+        auto lastReport = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+        prepare(c, [this, &lastReport](const nf::Progress& p) {
+          if (g_cancelPreparation) throw Cancelled();
+          const auto now = std::chrono::steady_clock::now();
+          if (!p.finished && now - lastReport < std::chrono::milliseconds(100)) return;
+          lastReport = now;
+          const QString task = QString::fromStdString(p.task);
+          const qint64 done = p.done, total = p.total;
+          QMetaObject::invokeMethod(this, [this, task, done, total] { Q_EMIT progress(task, done, total); },
+                                    Qt::QueuedConnection);
+        });
+      }
+      std::shared_ptr<nf::Trainer> trainer = nf::Trainer::start(runDir.toStdString(), c);
+      QMetaObject::invokeMethod(
+          this,
+          [this, trainer, layers] {
+            Q_EMIT progress(QString(), 0, 0);
+            adoptTrainer(trainer, layers);
+            if (m_stopAfterPause) {  // stopped while preparing
+              setState(State::Stopped);
+              return;
+            }
+            launchRun();
+          },
+          Qt::QueuedConnection);
+    } catch (const std::exception& e) {
+      const QString message = QString::fromStdString(e.what());
+      const bool cancelled = dynamic_cast<const Cancelled*>(&e) != nullptr;
+      QMetaObject::invokeMethod(
+          this,
+          [this, message, cancelled] {
+            Q_EMIT progress(QString(), 0, 0);
+            setState(cancelled ? State::Stopped : State::Failed);
+            if (!cancelled) Q_EMIT failed(message);
+          },
+          Qt::QueuedConnection);
+    }
+  });
+}
+
+void RunSession::launchRun() {
+  setState(State::Running);
+  runOnWorker([this, trainer = m_trainer] {
+    try {
+      const bool finished = trainer->run();
+      QMetaObject::invokeMethod(
+          this,
+          [this, finished] {
+            drain();  // the last records before the state changes
+            if (finished) {
+              setState(State::Finished);
+            } else if (m_stopAfterPause) {
+              m_stopAfterPause = false;
+              setState(State::Stopped);
+            } else {
+              setState(State::Paused);
+            }
+          },
+          Qt::QueuedConnection);
+    } catch (const std::exception& e) {
+      const QString message = QString::fromStdString(e.what());
+      QMetaObject::invokeMethod(
+          this,
+          [this, message] {
+            drain();
+            setState(State::Failed);
+            Q_EMIT failed(message);
+          },
+          Qt::QueuedConnection);
+    }
+  });
+}
+
+void RunSession::pause() {
+  if (m_state != State::Running || !m_trainer) return;
+  m_trainer->requestStop();
+  setState(State::Pausing);
+}
+
+void RunSession::stop() {
+  if (m_state == State::Preparing) {
+    g_cancelPreparation = true;
+    m_stopAfterPause = true;
+    setState(State::Stopping);
+    return;
+  }
+  if (m_state == State::Paused) {
+    setState(State::Stopped);
+    return;
+  }
+  if ((m_state != State::Running && m_state != State::Pausing) || !m_trainer) return;
+  m_stopAfterPause = true;
+  m_trainer->requestStop();
+  setState(State::Stopping);
+}
+
+void RunSession::continueRun() {
+  if (m_state == State::Paused && m_trainer) {
+    launchRun();
+    return;
+  }
+  if (!m_runDir.isEmpty() && !busy() && m_state != State::Finished)
+    resume(m_runDir, m_live ? m_live->layers() : 0);
+}
+
+void RunSession::resume(const QString& runDir, int layers) {
+  if (busy()) return;
+  m_runDir = runDir;
+  m_stopAfterPause = false;
+  m_trainer.reset();
+  m_queue.reset();
+  setState(State::Preparing);
+  runOnWorker([this, runDir, layers] {
+    try {
+      std::shared_ptr<nf::Trainer> trainer = nf::Trainer::resume(runDir.toStdString());
+      QMetaObject::invokeMethod(
+          this,
+          [this, trainer, layers] {
+            adoptTrainer(trainer, layers);
+            launchRun();
+          },
+          Qt::QueuedConnection);
+    } catch (const std::exception& e) {
+      const QString message = QString::fromStdString(e.what());
+      QMetaObject::invokeMethod(
+          this,
+          [this, message] {
+            setState(State::Failed);
+            Q_EMIT failed(message);
+          },
+          Qt::QueuedConnection);
+    }
+  });
+}
+
+void RunSession::follow(const QString& runDir) {
+  if (busy()) return;
+  const std::string dir = runDir.toStdString();
+  const std::string configText = nf::readTextFile(nf::run::configPath(dir));  // throws FileError
+  m_config = nf::runConfigFromJson(nlohmann::json::parse(configText, nullptr, false),
+                                   nf::run::configPath(dir));
+  m_runDir = runDir;
+  m_trainer.reset();
+  m_queue.reset();
+  m_live.reset();
+  reloadMetricsFile();
+  setState(State::Following);
+}
+
+void RunSession::reloadMetricsFile() {
+  m_metrics.clear();
+  m_followOffset = 0;
+  m_partialLine.clear();
+  readFollowedFile();
+  Q_EMIT metricsChanged();
+}
+
+void RunSession::readFollowedFile() {
+  QFile file(QString::fromStdString(nf::run::metricsPath(m_runDir.toStdString())));
+  if (!file.open(QIODevice::ReadOnly)) return;
+  if (file.size() < m_followOffset) {  // truncated: the run was resumed from an earlier checkpoint
+    file.close();
+    reloadMetricsFile();
+    return;
+  }
+  if (file.size() == m_followOffset) return;
+  file.seek(m_followOffset);
+  const QByteArray bytes = file.readAll();
+  m_followOffset += bytes.size();
+  m_partialLine.append(bytes.constData(), static_cast<size_t>(bytes.size()));
+  bool added = false;
+  size_t start = 0;
+  for (size_t newline; (newline = m_partialLine.find('\n', start)) != std::string::npos; start = newline + 1)
+    added = m_metrics.ingest(m_partialLine.substr(start, newline - start)) || added;
+  m_partialLine.erase(0, start);
+  if (added) Q_EMIT metricsChanged();
+}
+
+void RunSession::drain() {
+  if (m_state == State::Following) {
+    readFollowedFile();
+    return;
+  }
+  if (!m_queue) return;
+  bool added = false;
+  for (const std::string& record : m_queue->drain()) added = m_metrics.ingest(record) || added;
+  if (added) Q_EMIT metricsChanged();
+}
+
+void RunSession::shutdown() {
+  if (!m_thread.isRunning()) return;
+  g_cancelPreparation = true;
+  if (m_trainer) m_trainer->requestStop();
+  m_thread.quit();  // after the work in progress (run() returns once the step ends and the checkpoint is written)
+  m_thread.wait();
+  m_drainTimer.stop();
+}

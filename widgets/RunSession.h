@@ -1,0 +1,84 @@
+// A training run as the GUI sees it: the engine's Trainer working on a QThread, commands sent to it
+// queued, its metrics drained from the engine's listener on a timer (at most one update per ~50 ms), or —
+// for a run started elsewhere (the CLI on a server) — its metrics.jsonl followed as it grows. The GUI
+// thread never waits on training: only shutdown() (closing the window) waits, for the step in progress
+// and the checkpoint that stopping writes.
+#pragma once
+#include <QFile>
+#include <QObject>
+#include <QString>
+#include <QThread>
+#include <QTimer>
+#include <functional>
+#include <memory>
+
+#include "MetricsStore.h"
+#include "ScheduleEditor.h"
+#include "train/settings.h"
+#include "util/progress.h"
+
+namespace nf {
+class Trainer;
+}
+
+class RunSession : public QObject {
+  Q_OBJECT
+ public:
+  enum class State { Idle, Preparing, Running, Pausing, Paused, Stopping, Stopped, Finished, Following, Failed };
+  Q_ENUM(State)
+
+  explicit RunSession(QObject* parent = nullptr);
+  ~RunSession() override;
+
+  // A new run in runDir (which must not hold one). `prepare`, when given, runs first on the worker thread
+  // (e.g. making the default datasets) and may fill in the config; it reports through progress().
+  void start(const nf::RunConfig& config, const QString& runDir, int layers,
+             std::function<void(nf::RunConfig&, const nf::ProgressFn&)> prepare = {});
+  void pause();     // the step in progress completes, a checkpoint is written; continueRun() goes on
+  void stop();      // the same, then the trainer is let go; resume() continues from its checkpoint
+  void continueRun();
+  void resume(const QString& runDir, int layers);  // a stopped run (also one the CLI started)
+  void follow(const QString& runDir);              // watch a headless run's metrics.jsonl grow
+  // Stops a run (writing its checkpoint) and waits for the worker; for closing the window.
+  void shutdown();
+
+  State state() const { return m_state; }
+  bool busy() const;  // the worker is doing something
+  QString runDir() const { return m_runDir; }
+  const nf::RunConfig& config() const { return m_config; }
+  const MetricsStore& metrics() const { return m_metrics; }
+  std::shared_ptr<nf::Trainer> trainer() const { return m_trainer; }
+  int64_t stepsDone() const;
+  std::shared_ptr<ScheduleEditor> liveSchedule() const { return m_live; }
+
+ Q_SIGNALS:
+  void stateChanged(RunSession::State state);
+  void metricsChanged();          // new records were added to metrics() (or it was reloaded)
+  void trainerReady();            // trainer() and liveSchedule() are new
+  void progress(const QString& task, qint64 done, qint64 total);
+  void failed(const QString& message);
+
+ private:
+  void setState(State state);
+  void runOnWorker(std::function<void()> work);
+  void launchRun();
+  void adoptTrainer(std::shared_ptr<nf::Trainer> trainer, int layers);
+  void drain();
+  void reloadMetricsFile();
+  void readFollowedFile();
+
+  QThread m_thread;
+  QObject* m_worker;  // lives on m_thread; work is posted to it
+  QTimer m_drainTimer;
+  State m_state = State::Idle;
+  QString m_runDir;
+  nf::RunConfig m_config;
+  std::shared_ptr<nf::Trainer> m_trainer;
+  std::shared_ptr<nf::MetricsQueue> m_queue;
+  std::shared_ptr<ScheduleEditor> m_live;
+  bool m_stopAfterPause = false;
+  MetricsStore m_metrics;
+  // Following a file: where the next unread byte is, and a partial last line.
+  qint64 m_followOffset = 0;
+  std::string m_partialLine;
+};

@@ -1,0 +1,98 @@
+#include "RunSetupView.h"
+
+#include <QComboBox>
+#include <QEvent>
+#include <QFormLayout>
+#include <QLabel>
+#include <QSpinBox>
+
+RunSetupView::RunSetupView(QWidget* parent) : QWidget(parent) {
+  m_mode = new QComboBox(this);
+  m_mode->addItem(QString(), static_cast<int>(nf::TrainingMode::Remove));
+  m_mode->addItem(QString(), static_cast<int>(nf::TrainingMode::Finetune));
+  m_preset = new QComboBox(this);
+  for (const nf::Preset& p : nf::presets()) m_preset->addItem(QString::fromStdString(p.name));
+  m_steps = new QSpinBox(this);
+  m_steps->setRange(1, 10'000'000);
+  m_device = new QComboBox(this);
+  m_device->setEditable(true);  // "cuda:1" and the like
+  m_device->addItems({"cpu", "cuda"});
+  m_description = new QLabel(this);
+  m_description->setWordWrap(true);
+  m_data = new QLabel(this);
+  m_data->setWordWrap(true);
+  m_folder = new QLabel(this);
+  m_folder->setWordWrap(true);
+  m_form = new QFormLayout(this);
+  for (QWidget* field : std::initializer_list<QWidget*>{m_mode, m_preset, m_steps, m_device, m_data, m_folder}) {
+    if (field == m_data) m_form->addRow(m_description);
+    m_form->addRow(new QLabel(this), field);
+  }
+  connect(m_preset, &QComboBox::currentTextChanged, this, [this] {
+    const nf::Preset& p = nf::findPreset(preset());
+    const QSignalBlocker block(m_steps);
+    m_steps->setValue(static_cast<int>(p.optimizer.maxSteps));
+    m_description->setText(QString::fromStdString(p.description));
+    Q_EMIT presetChanged();
+  });
+  connect(m_steps, &QSpinBox::editingFinished, this, &RunSetupView::presetChanged);
+  connect(m_device, &QComboBox::currentTextChanged, this, &RunSetupView::deviceChanged);
+  matchModelDepth(4);
+  retranslate();
+}
+
+nf::TrainingMode RunSetupView::mode() const { return static_cast<nf::TrainingMode>(m_mode->currentData().toInt()); }
+std::string RunSetupView::preset() const { return m_preset->currentText().toStdString(); }
+int64_t RunSetupView::maxSteps() const { return m_steps->value(); }
+void RunSetupView::setMaxSteps(int64_t steps) {
+  m_steps->setValue(static_cast<int>(steps));
+  Q_EMIT presetChanged();
+}
+
+QString RunSetupView::device() const { return m_device->currentText().trimmed(); }
+
+void RunSetupView::matchModelDepth(int layers) {
+  for (const nf::Preset& p : nf::presets())
+    if (p.nLayer == layers) {
+      m_preset->setCurrentText(QString::fromStdString(p.name));
+      const nf::Preset& chosen = nf::findPreset(preset());
+      m_steps->setValue(static_cast<int>(chosen.optimizer.maxSteps));
+      m_description->setText(QString::fromStdString(chosen.description));
+      return;
+    }
+}
+
+void RunSetupView::setDataDescription(const QString& text) {
+  m_dataText = text;
+  retranslate();
+}
+
+void RunSetupView::setRunFolder(const QString& folder) {
+  m_runFolder = folder;
+  retranslate();
+}
+
+void RunSetupView::retranslate() {
+  m_mode->setItemText(0, tr("remove LayerNorm (the protocol)"));
+  m_mode->setItemText(1, tr("fine-tune, nothing removed (control)"));
+  m_mode->setToolTip(tr("The vanilla control uses the same data, learning rate and steps"));
+  auto label = [this](QWidget* field, const QString& text) {
+    if (auto* l = qobject_cast<QLabel*>(m_form->labelForField(field))) l->setText(text);
+  };
+  label(m_mode, tr("Mode"));
+  label(m_preset, tr("Preset"));
+  label(m_steps, tr("Steps"));
+  label(m_device, tr("Device"));
+  label(m_data, tr("Data"));
+  label(m_folder, tr("Run folder"));
+  m_data->setText(m_dataText.isEmpty() ? tr("synthetic corpus (seed 1), tokenized with the model's tokenizer; "
+                                            "made on the first start")
+                                       : m_dataText);
+  m_folder->setText(m_runFolder.isEmpty() ? tr("a new folder per run") : m_runFolder);
+  m_device->setToolTip(tr("cpu, cuda or cuda:N"));
+}
+
+void RunSetupView::changeEvent(QEvent* event) {
+  if (event->type() == QEvent::LanguageChange) retranslate();
+  QWidget::changeEvent(event);
+}

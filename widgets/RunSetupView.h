@@ -1,0 +1,47 @@
+// The next run's settings: mode (remove or the vanilla fine-tune control), preset (its optimizer,
+// removal settings and schedule), steps, device, and where its data and run folder come from.
+#pragma once
+#include <QWidget>
+
+#include "train/settings.h"
+
+class QComboBox;
+class QFormLayout;
+class QLabel;
+class QSpinBox;
+
+class RunSetupView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit RunSetupView(QWidget* parent = nullptr);
+
+  nf::TrainingMode mode() const;
+  std::string preset() const;
+  int64_t maxSteps() const;
+  void setMaxSteps(int64_t steps);
+  QString device() const;
+  // Picks the preset made for this depth (tiny for 4 layers, gpt2 for 12, …) and its step budget.
+  void matchModelDepth(int layers);
+  void setDataDescription(const QString& text);
+  void setRunFolder(const QString& folder);  // "" : a new folder per run
+  QString runFolder() const { return m_runFolder; }
+
+ Q_SIGNALS:
+  void presetChanged();  // preset or steps: the draft schedule is rebuilt
+  void deviceChanged();
+
+ protected:
+  void changeEvent(QEvent* event) override;
+
+ private:
+  void retranslate();
+  QComboBox* m_mode;
+  QComboBox* m_preset;
+  QSpinBox* m_steps;
+  QComboBox* m_device;
+  QLabel* m_description;
+  QLabel* m_data;
+  QLabel* m_folder;
+  QFormLayout* m_form;
+  QString m_runFolder, m_dataText;
+};

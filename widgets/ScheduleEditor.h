@@ -1,0 +1,86 @@
+// What the removal timeline edits: a schedule before its run starts (a draft in memory) or the schedule of
+// a running trainer (through the engine's thread-safe live-edit API). Both refuse an edit with a reason;
+// the timeline then snaps back and says why. Plain C++: no Qt, no torch.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "train/schedule.h"
+#include "train/trainer.h"
+
+class ScheduleEditor {
+ public:
+  virtual ~ScheduleEditor() = default;
+  virtual nf::Schedule schedule() const = 0;
+  virtual int64_t stepsDone() const = 0;  // events before this step have been applied and are locked
+  virtual int64_t maxSteps() const = 0;
+  virtual int layers() const = 0;
+  virtual nf::EditResult add(nf::ScheduleEvent event) = 0;
+  virtual nf::EditResult move(int64_t id, int64_t step) = 0;
+  virtual nf::EditResult remove(int64_t id) = 0;
+
+  // Several moves as one edit: if any is refused, those already made are undone and its reason returned.
+  nf::EditResult moveAll(const std::vector<std::pair<int64_t, int64_t>>& idAndStep);
+};
+
+// A schedule not yet handed to a run: edits must keep it valid for the model's depth and the step budget.
+class DraftSchedule : public ScheduleEditor {
+ public:
+  DraftSchedule(nf::Schedule schedule, int layers, int64_t maxSteps);
+  nf::Schedule schedule() const override { return m_schedule; }
+  int64_t stepsDone() const override { return 0; }
+  int64_t maxSteps() const override { return m_maxSteps; }
+  int layers() const override { return m_layers; }
+  nf::EditResult add(nf::ScheduleEvent event) override;
+  nf::EditResult move(int64_t id, int64_t step) override;
+  nf::EditResult remove(int64_t id) override;
+
+ private:
+  nf::EditResult commit(nf::Schedule edited, int64_t id);
+  nf::Schedule m_schedule;
+  int m_layers;
+  int64_t m_maxSteps;
+};
+
+// The schedule of a trainer that is running, paused or stopped; the trainer decides what it accepts.
+class LiveSchedule : public ScheduleEditor {
+ public:
+  LiveSchedule(std::shared_ptr<nf::Trainer> trainer, int layers);
+  nf::Schedule schedule() const override { return m_trainer->schedule(); }
+  int64_t stepsDone() const override { return m_trainer->stepsDone(); }
+  int64_t maxSteps() const override { return m_trainer->config().optimizer.maxSteps; }
+  int layers() const override { return m_layers; }
+  nf::EditResult add(nf::ScheduleEvent event) override { return m_trainer->addEvent(event); }
+  nf::EditResult move(int64_t id, int64_t step) override { return m_trainer->moveEvent(id, step); }
+  nf::EditResult remove(int64_t id) override { return m_trainer->deleteEvent(id); }
+
+ private:
+  std::shared_ptr<nf::Trainer> m_trainer;
+  int m_layers;
+};
+
+// The schedule of a run another process trains (the CLI on a server), read from its schedule.json: shown
+// with the playhead where the metrics are, never edited (edits reach only a trainer in this process).
+class FollowedSchedule : public ScheduleEditor {
+ public:
+  FollowedSchedule(std::string runDir, int layers, int64_t maxSteps, std::function<int64_t()> stepsDone);
+  nf::Schedule schedule() const override;  // the last readable version of schedule.json
+  int64_t stepsDone() const override { return m_stepsDone(); }
+  int64_t maxSteps() const override { return m_maxSteps; }
+  int layers() const override { return m_layers; }
+  nf::EditResult add(nf::ScheduleEvent) override { return refused(); }
+  nf::EditResult move(int64_t, int64_t) override { return refused(); }
+  nf::EditResult remove(int64_t) override { return refused(); }
+
+ private:
+  static nf::EditResult refused();
+  std::string m_runDir;
+  int m_layers;
+  int64_t m_maxSteps;
+  std::function<int64_t()> m_stepsDone;
+  mutable nf::Schedule m_last;
+};

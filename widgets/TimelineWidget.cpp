@@ -1,0 +1,605 @@
+#include "TimelineWidget.h"
+
+#include <QContextMenuEvent>
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QMenu>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+#include <QUndoCommand>
+#include <QUndoStack>
+#include <QWheelEvent>
+#include <algorithm>
+#include <cmath>
+
+namespace {
+constexpr int kLeftMargin = 74, kRightMargin = 14, kAxisHeight = 22, kMarkerRadius = 8;
+
+QString rowName(int row) {
+  switch (row) {
+    case 0: return QStringLiteral("LN_mlp");
+    case 1: return QStringLiteral("LN_qk");
+    case 2: return QStringLiteral("LN_v");
+    case 3: return QStringLiteral("LN_f");
+    default: return TimelineWidget::tr("treatments");
+  }
+}
+
+nf::SiteKind kindOfRow(int row) {
+  static const nf::SiteKind kinds[] = {nf::SiteKind::Mlp, nf::SiteKind::Qk, nf::SiteKind::V,
+                                       nf::SiteKind::Final};
+  return kinds[std::clamp(row, 0, 3)];
+}
+
+QColor rowColor(int row) {
+  static const QColor colors[] = {QColor(0x1f77b4), QColor(0xff7f0e), QColor(0x2ca02c), QColor(0xd62728),
+                                  QColor(0x9467bd)};
+  return colors[std::clamp(row, 0, 4)];
+}
+
+QString layerLabel(const nf::ScheduleEvent& e) {
+  if (e.action == nf::EventAction::EndPos0Treatment) return QStringLiteral("0");
+  if (e.action == nf::EventAction::EndEotTreatment) return QStringLiteral("E");
+  if (e.site == nf::SiteKind::Final) return QStringLiteral("f");
+  return e.layer < 0 ? QStringLiteral("∀") : QString::number(e.layer);
+}
+}  // namespace
+
+// One accepted edit, replayable through the editor. Ids can change when an undo re-adds a deleted event,
+// so commands refer to events through the widget's alias table.
+class TimelineEditCommand : public QUndoCommand {
+ public:
+  enum class Kind { Move, Add, Delete };
+  TimelineEditCommand(TimelineWidget* w, Kind kind, std::vector<nf::ScheduleEvent> before,
+                      std::vector<nf::ScheduleEvent> after, const QString& text)
+      : QUndoCommand(text), m_w(w), m_kind(kind), m_before(std::move(before)), m_after(std::move(after)) {}
+
+  void redo() override {
+    if (m_first) {  // already applied when pushed
+      m_first = false;
+      return;
+    }
+    apply(false);
+  }
+  void undo() override { apply(true); }
+
+ private:
+  int64_t resolve(int64_t id) const {
+    auto it = m_w->m_aliases.find(id);
+    while (it != m_w->m_aliases.end()) {
+      id = it->second;
+      it = m_w->m_aliases.find(id);
+    }
+    return id;
+  }
+  void apply(bool undoing) {
+    ScheduleEditor* editor = m_w->editor();
+    if (!editor) return;
+    nf::EditResult r{true, "", 0};
+    const bool adding = (m_kind == Kind::Add) != undoing;
+    if (m_kind == Kind::Move) {
+      std::vector<std::pair<int64_t, int64_t>> moves;
+      for (const auto& e : undoing ? m_before : m_after) moves.emplace_back(resolve(e.id), e.step);
+      r = editor->moveAll(moves);
+    } else if (adding) {  // redo of an add, undo of a delete
+      for (auto& e : m_kind == Kind::Add ? m_after : m_before) {
+        nf::ScheduleEvent fresh = e;
+        fresh.id = 0;
+        r = editor->add(fresh);
+        if (!r.accepted) break;
+        if (r.eventId != resolve(e.id)) m_w->m_aliases[resolve(e.id)] = r.eventId;
+      }
+    } else {
+      for (const auto& e : m_kind == Kind::Add ? m_after : m_before) {
+        r = editor->remove(resolve(e.id));
+        if (!r.accepted) break;
+      }
+    }
+    if (!r.accepted) {
+      setObsolete(true);  // the run has passed it: drop it from the history
+      m_w->refuse(QString::fromStdString(r.reason));
+    } else {
+      Q_EMIT m_w->scheduleEdited();
+    }
+    m_w->refresh();
+  }
+
+  TimelineWidget* m_w;
+  Kind m_kind;
+  std::vector<nf::ScheduleEvent> m_before, m_after;
+  bool m_first = true;
+};
+
+TimelineWidget::TimelineWidget(QWidget* parent) : QWidget(parent), m_undo(new QUndoStack(this)) {
+  setFocusPolicy(Qt::StrongFocus);
+  setMouseTracking(true);
+  setAttribute(Qt::WA_OpaquePaintEvent);
+  retranslate();
+}
+
+void TimelineWidget::retranslate() {
+  setWhatsThis(tr("Removal timeline: drag events to move them (Ctrl-click selects several), Shift-drag the "
+                  "first event of a group to change its gap, double-click to add, Delete to remove, wheel "
+                  "to zoom, drag the background to pan. Applied events are locked."));
+  update();
+}
+
+void TimelineWidget::setEditor(std::shared_ptr<ScheduleEditor> editor) {
+  m_editor = std::move(editor);
+  m_undo->clear();
+  m_aliases.clear();
+  m_selected.clear();
+  m_drag = Drag::None;
+  refresh();
+  zoomToFit();
+}
+
+void TimelineWidget::refresh() {
+  if (m_editor) {
+    m_schedule = m_editor->schedule();
+    m_stepsDone = m_editor->stepsDone();
+    m_maxSteps = std::max<int64_t>(1, m_editor->maxSteps());
+    m_layers = m_editor->layers();
+  } else {
+    m_schedule = {};
+    m_stepsDone = 0;
+  }
+  for (auto it = m_selected.begin(); it != m_selected.end();)
+    it = m_schedule.find(*it) ? std::next(it) : m_selected.erase(it);
+  update();
+}
+
+void TimelineWidget::setViewRange(double first, double last) {
+  if (last - first < 4) {  // never closer than a few steps across
+    const double mid = (first + last) / 2;
+    first = mid - 2;
+    last = mid + 2;
+  }
+  if (std::abs(first - m_viewFirst) < 1e-9 && std::abs(last - m_viewLast) < 1e-9) return;
+  m_viewFirst = first;
+  m_viewLast = last;
+  update();
+  emitRange();
+}
+
+void TimelineWidget::emitRange() { Q_EMIT viewRangeChanged(m_viewFirst, m_viewLast); }
+
+void TimelineWidget::zoomToFit() {
+  const double pad = std::max(1.0, 0.02 * static_cast<double>(m_maxSteps));
+  setViewRange(-pad, static_cast<double>(m_maxSteps) + pad);
+}
+
+QRectF TimelineWidget::plotArea() const {
+  return QRectF(kLeftMargin, kAxisHeight, std::max(10, width() - kLeftMargin - kRightMargin),
+                std::max(10, height() - kAxisHeight - 4));
+}
+
+double TimelineWidget::xOf(double step) const {
+  const QRectF a = plotArea();
+  return a.left() + (step - m_viewFirst) / (m_viewLast - m_viewFirst) * a.width();
+}
+
+int64_t TimelineWidget::stepAt(double x) const {
+  const QRectF a = plotArea();
+  return std::llround(m_viewFirst + (x - a.left()) / a.width() * (m_viewLast - m_viewFirst));
+}
+
+int TimelineWidget::rowY(int row) const {
+  const QRectF a = plotArea();
+  return static_cast<int>(a.top() + (row + 0.5) * a.height() / kRows);
+}
+
+int TimelineWidget::rowAt(double y) const {
+  const QRectF a = plotArea();
+  if (y < a.top() || y >= a.bottom()) return -1;
+  return std::clamp(static_cast<int>((y - a.top()) / a.height() * kRows), 0, kRows - 1);
+}
+
+int TimelineWidget::rowOf(const nf::ScheduleEvent& e) {
+  if (e.action != nf::EventAction::MakeFake) return 4;
+  switch (e.site) {
+    case nf::SiteKind::Mlp: return 0;
+    case nf::SiteKind::Qk: return 1;
+    case nf::SiteKind::V: return 2;
+    case nf::SiteKind::Final: return 3;
+  }
+  return 4;
+}
+
+int64_t TimelineWidget::displayedStep(const nf::ScheduleEvent& e) const {
+  auto it = m_dragTo.find(e.id);
+  return it == m_dragTo.end() ? e.step : it->second;
+}
+
+QPoint TimelineWidget::markerCenter(int64_t eventId) const {
+  const nf::ScheduleEvent* e = m_schedule.find(eventId);
+  if (!e) return {-1, -1};
+  return {static_cast<int>(std::lround(xOf(static_cast<double>(displayedStep(*e))))), rowY(rowOf(*e))};
+}
+
+int64_t TimelineWidget::eventAt(const QPoint& pos) const {
+  int64_t best = -1;
+  double bestDistance = kMarkerRadius + 2;
+  for (const auto& e : m_schedule.events) {
+    const QPoint c = markerCenter(e.id);
+    const double d = std::hypot(c.x() - pos.x(), c.y() - pos.y());
+    if (d <= bestDistance) {
+      best = e.id;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+void TimelineWidget::setSelection(const std::set<int64_t>& ids) {
+  m_selected = ids;
+  update();
+}
+
+void TimelineWidget::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  p.setRenderHint(QPainter::Antialiasing);
+  const QPalette& pal = palette();
+  p.fillRect(rect(), pal.window());
+  const QRectF a = plotArea();
+  p.fillRect(a, pal.base());
+
+  // Rows and their names.
+  for (int row = 0; row < kRows; ++row) {
+    const int y = rowY(row);
+    p.setPen(QPen(pal.mid().color(), 1, Qt::DotLine));
+    p.drawLine(QPointF(a.left(), y), QPointF(a.right(), y));
+    p.setPen(rowColor(row));
+    p.drawText(QRectF(4, y - 10, kLeftMargin - 8, 20), Qt::AlignRight | Qt::AlignVCenter, rowName(row));
+  }
+
+  // Step axis: about one tick per 90 px at a round spacing.
+  const double span = m_viewLast - m_viewFirst;
+  const double raw = span / std::max(1.0, a.width() / 90.0);
+  const double magnitude = std::pow(10.0, std::floor(std::log10(std::max(raw, 1.0))));
+  double tick = magnitude;
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (m * magnitude >= raw) {
+      tick = m * magnitude;
+      break;
+    }
+  p.setPen(pal.text().color());
+  for (double s = std::ceil(std::max(m_viewFirst, 0.0) / tick) * tick; s <= m_viewLast; s += tick) {
+    const double x = xOf(s);
+    p.setPen(QPen(pal.mid().color(), 1));
+    p.drawLine(QPointF(x, a.top()), QPointF(x, a.top() + 4));
+    p.setPen(pal.text().color());
+    p.drawText(QRectF(x - 40, 2, 80, kAxisHeight - 4), Qt::AlignCenter, QString::number(s, 'f', 0));
+  }
+  // The step budget's end, and the trained part shaded.
+  p.setClipRect(a);
+  p.fillRect(QRectF(QPointF(xOf(0), a.top()), QPointF(xOf(static_cast<double>(m_stepsDone)), a.bottom())),
+             QColor(128, 128, 128, 40));
+  p.setPen(QPen(pal.text().color(), 1, Qt::DashLine));
+  p.drawLine(QPointF(xOf(static_cast<double>(m_maxSteps)), a.top()),
+             QPointF(xOf(static_cast<double>(m_maxSteps)), a.bottom()));
+
+  // Events.
+  QFont small = font();
+  small.setPointSizeF(std::max(6.0, small.pointSizeF() - 1.5));
+  small.setBold(true);
+  p.setFont(small);
+  for (const auto& e : m_schedule.events) {
+    const QPoint c = markerCenter(e.id);
+    const bool isLocked = locked(e), selected = m_selected.count(e.id) > 0;
+    QColor fill = isLocked ? QColor(150, 150, 150) : rowColor(rowOf(e));
+    p.setPen(QPen(selected ? pal.highlight().color() : fill.darker(150), selected ? 3 : 1));
+    p.setBrush(fill);
+    if (isLocked)
+      p.drawRect(QRectF(c.x() - kMarkerRadius + 1, c.y() - kMarkerRadius + 1, 2 * kMarkerRadius - 2,
+                        2 * kMarkerRadius - 2));
+    else
+      p.drawEllipse(QPointF(c), kMarkerRadius, kMarkerRadius);
+    p.setPen(Qt::white);
+    p.drawText(QRectF(c.x() - kMarkerRadius, c.y() - kMarkerRadius, 2 * kMarkerRadius, 2 * kMarkerRadius),
+               Qt::AlignCenter, layerLabel(e));
+  }
+  // Playhead.
+  const double x = xOf(static_cast<double>(m_stepsDone));
+  p.setPen(QPen(QColor(220, 30, 30), 2));
+  p.drawLine(QPointF(x, a.top()), QPointF(x, a.bottom()));
+  p.setClipping(false);
+  p.setPen(pal.mid().color());
+  p.setBrush(Qt::NoBrush);
+  p.drawRect(a);
+  if (!m_editor) {
+    p.setPen(pal.text().color());
+    p.drawText(a, Qt::AlignCenter, tr("No schedule: open a model and choose a removal preset."));
+  }
+}
+
+std::vector<int64_t> TimelineWidget::gapGroup(int64_t pressedId) const {
+  std::vector<const nf::ScheduleEvent*> group;
+  const nf::ScheduleEvent* pressed = m_schedule.find(pressedId);
+  for (const auto& e : m_schedule.events) {
+    if (locked(e)) continue;
+    const bool member = m_selected.size() > 1 && m_selected.count(pressedId)
+                            ? m_selected.count(e.id) > 0
+                            : rowOf(e) == rowOf(*pressed);  // the event's layer group: its row
+    if (member) group.push_back(&e);
+  }
+  std::stable_sort(group.begin(), group.end(), [](auto* x, auto* y) { return x->step < y->step; });
+  std::vector<int64_t> ids;
+  for (auto* e : group) ids.push_back(e->id);
+  return ids;
+}
+
+void TimelineWidget::mousePressEvent(QMouseEvent* event) {
+  setFocus();
+  m_pressPos = event->pos();
+  m_pressViewFirst = m_viewFirst;
+  m_dragFrom.clear();
+  m_dragTo.clear();
+  if (event->button() != Qt::LeftButton || !m_editor) return;
+  const int64_t id = eventAt(event->pos());
+  m_pressedId = id;
+  if (id < 0) {
+    if (!(event->modifiers() & Qt::ControlModifier)) m_selected.clear();
+    m_drag = Drag::Pan;
+    update();
+    return;
+  }
+  const nf::ScheduleEvent* e = m_schedule.find(id);
+  if (event->modifiers() & Qt::ControlModifier) {
+    if (!m_selected.erase(id)) m_selected.insert(id);
+    m_drag = Drag::None;
+    update();
+    return;
+  }
+  if (!m_selected.count(id)) m_selected = {id};
+  if (locked(*e)) {
+    refuse(tr("%1 was applied at step %2 and cannot move.")
+               .arg(QString::fromStdString(nf::describe(*e)))
+               .arg(e->step));
+    m_drag = Drag::None;
+    update();
+    return;
+  }
+  std::vector<int64_t> moving;
+  if (event->modifiers() & Qt::ShiftModifier) {
+    moving = gapGroup(id);
+    // Shift on the group's first event changes the gap; elsewhere it is an ordinary drag.
+    m_drag = moving.size() > 1 && moving.front() == id ? Drag::Gap : Drag::Events;
+  } else {
+    m_drag = Drag::Events;
+  }
+  if (m_drag == Drag::Events) {
+    moving.clear();
+    for (int64_t s : m_selected)
+      if (const nf::ScheduleEvent* ev = m_schedule.find(s); ev && !locked(*ev)) moving.push_back(s);
+  }
+  for (int64_t m : moving) m_dragFrom[m] = m_schedule.find(m)->step;
+  update();
+}
+
+void TimelineWidget::mouseMoveEvent(QMouseEvent* event) {
+  if (m_drag == Drag::Pan) {
+    const double stepsPerPixel = (m_viewLast - m_viewFirst) / plotArea().width();
+    const double first = m_pressViewFirst - (event->pos().x() - m_pressPos.x()) * stepsPerPixel;
+    setViewRange(first, first + (m_viewLast - m_viewFirst));
+    return;
+  }
+  if (m_drag != Drag::Events && m_drag != Drag::Gap) return;
+  const int64_t delta = stepAt(event->pos().x()) - stepAt(m_pressPos.x());
+  const int64_t lowest = m_stepsDone, highest = m_maxSteps - 1;
+  m_dragTo.clear();
+  QString tip;
+  if (m_drag == Drag::Events) {
+    // The whole selection moves by the same number of steps, kept inside [steps done, last step].
+    int64_t minFrom = highest, maxFrom = lowest;
+    for (const auto& [id, from] : m_dragFrom) {
+      minFrom = std::min(minFrom, from);
+      maxFrom = std::max(maxFrom, from);
+    }
+    const int64_t d = std::clamp(delta, lowest - minFrom, highest - maxFrom);
+    for (const auto& [id, from] : m_dragFrom) m_dragTo[id] = from + d;
+    const nf::ScheduleEvent* pressed = m_schedule.find(m_pressedId);
+    tip = tr("step %1 · %2").arg(m_dragTo[m_pressedId]).arg(QString::fromStdString(nf::describe(*pressed)));
+    if (m_dragFrom.size() > 1) tip += tr(" (+%n more)", "", static_cast<int>(m_dragFrom.size() - 1));
+  } else {
+    // Gap mode: the first event stays, event i of the group goes to first + i·gap.
+    const std::vector<int64_t> order = gapGroup(m_pressedId);
+    const int64_t first = m_dragFrom[order.front()], second = m_dragFrom[order[1]];
+    const int64_t n = static_cast<int64_t>(order.size());
+    int64_t gap = std::max<int64_t>(0, (second - first) + delta);
+    gap = std::min(gap, (highest - first) / std::max<int64_t>(1, n - 1));
+    for (int64_t i = 0; i < n; ++i) m_dragTo[order[i]] = first + i * gap;
+    tip = tr("gap %1 → %2 steps").arg(second - first).arg(gap);
+  }
+  QToolTip::showText(mapToGlobal(event->pos()), tip, this);
+  update();
+}
+
+void TimelineWidget::mouseReleaseEvent(QMouseEvent* event) {
+  const Drag drag = m_drag;
+  m_drag = Drag::None;
+  if (drag == Drag::Pan || drag == Drag::None) return;
+  if (drag == Drag::Events || drag == Drag::Gap) mouseMoveEvent(event);  // the final position
+  std::vector<nf::ScheduleEvent> before, after;
+  std::vector<std::pair<int64_t, int64_t>> moves;
+  for (const auto& [id, to] : m_dragTo) {
+    const nf::ScheduleEvent* e = m_schedule.find(id);
+    if (!e || e->step == to) continue;
+    before.push_back(*e);
+    nf::ScheduleEvent moved = *e;
+    moved.step = to;
+    after.push_back(moved);
+    moves.emplace_back(id, to);
+  }
+  m_dragTo.clear();
+  m_dragFrom.clear();
+  if (moves.empty()) {
+    update();
+    return;
+  }
+  const nf::EditResult r = m_editor->moveAll(moves);
+  if (!r.accepted) {
+    refuse(QString::fromStdString(r.reason));  // snaps back: the schedule is re-read as it is
+  } else {
+    const QString text = moves.size() == 1 ? tr("Move %1 to step %2")
+                                                 .arg(QString::fromStdString(nf::describe(before.front())))
+                                                 .arg(after.front().step)
+                                           : tr("Move %n events", "", static_cast<int>(moves.size()));
+    m_undo->push(new TimelineEditCommand(this, TimelineEditCommand::Kind::Move, before, after, text));
+    Q_EMIT scheduleEdited();
+  }
+  refresh();
+}
+
+bool TimelineWidget::addEvent(const nf::ScheduleEvent& event) {
+  if (!m_editor) return false;
+  const nf::EditResult r = m_editor->add(event);
+  if (!r.accepted) {
+    refuse(QString::fromStdString(r.reason));
+    refresh();
+    return false;
+  }
+  nf::ScheduleEvent added = event;
+  added.id = r.eventId;
+  m_undo->push(new TimelineEditCommand(this, TimelineEditCommand::Kind::Add, {}, {added},
+                                       tr("Add %1").arg(QString::fromStdString(nf::describe(added)))));
+  refresh();
+  m_selected = {added.id};
+  Q_EMIT scheduleEdited();
+  return true;
+}
+
+bool TimelineWidget::deleteSelected() {
+  if (!m_editor || m_selected.empty()) return false;
+  std::vector<nf::ScheduleEvent> removed;
+  for (int64_t id : m_selected) {
+    const nf::ScheduleEvent* e = m_schedule.find(id);
+    if (!e) continue;
+    const nf::EditResult r = m_editor->remove(id);
+    if (!r.accepted) {  // put back what this delete took away, then say why
+      for (auto it = removed.rbegin(); it != removed.rend(); ++it) {
+        nf::ScheduleEvent back = *it;
+        const nf::EditResult again = m_editor->add(back);
+        if (again.accepted && again.eventId != back.id) m_aliases[back.id] = again.eventId;
+      }
+      refuse(QString::fromStdString(r.reason));
+      refresh();
+      return false;
+    }
+    removed.push_back(*e);
+  }
+  m_undo->push(new TimelineEditCommand(this, TimelineEditCommand::Kind::Delete, removed, {},
+                                       tr("Delete %n events", "", static_cast<int>(removed.size()))));
+  m_selected.clear();
+  refresh();
+  Q_EMIT scheduleEdited();
+  return true;
+}
+
+void TimelineWidget::refuse(const QString& why) {
+  m_lastMessage = why;
+  QToolTip::showText(QCursor::pos(), why, this);
+  Q_EMIT editRefused(why);
+}
+
+void TimelineWidget::populateAddMenu(QMenu* menu, int row, int64_t step) {
+  if (!m_editor || row < 0) return;
+  step = std::clamp<int64_t>(step, m_stepsDone, m_maxSteps - 1);
+  auto addAction = [&](const QString& label, nf::ScheduleEvent e) {
+    e.step = step;
+    menu->addAction(label, this, [this, e] { addEvent(e); });
+  };
+  if (row == 4) {
+    addAction(tr("End position-0 treatment at step %1").arg(step),
+              {0, step, nf::EventAction::EndPos0Treatment, nf::SiteKind::Mlp, -1});
+    addAction(tr("End end-of-text treatment at step %1").arg(step),
+              {0, step, nf::EventAction::EndEotTreatment, nf::SiteKind::V, -1});
+    return;
+  }
+  const nf::SiteKind kind = kindOfRow(row);
+  if (kind == nf::SiteKind::Final) {
+    addAction(tr("Make LN_f fake at step %1").arg(step), {0, step, nf::EventAction::MakeFake, kind, -1});
+    return;
+  }
+  QMenu* sub = menu->addMenu(tr("Make %1 fake at step %2").arg(rowName(row)).arg(step));
+  for (int layer = 0; layer < m_layers; ++layer)
+    sub->addAction(tr("layer %1").arg(layer), this,
+                   [this, kind, layer, step] { addEvent({0, step, nf::EventAction::MakeFake, kind, layer}); });
+  sub->addAction(tr("all layers"), this,
+                 [this, kind, step] { addEvent({0, step, nf::EventAction::MakeFake, kind, -1}); });
+}
+
+void TimelineWidget::mouseDoubleClickEvent(QMouseEvent* event) {
+  if (eventAt(event->pos()) >= 0 || !m_editor) return;
+  auto* menu = new QMenu(this);
+  menu->setAttribute(Qt::WA_DeleteOnClose);
+  populateAddMenu(menu, rowAt(event->pos().y()), stepAt(event->pos().x()));
+  if (menu->isEmpty())
+    delete menu;
+  else
+    menu->popup(event->globalPosition().toPoint());
+}
+
+void TimelineWidget::contextMenuEvent(QContextMenuEvent* event) {
+  auto* menu = new QMenu(this);
+  menu->setAttribute(Qt::WA_DeleteOnClose);
+  const int64_t id = eventAt(event->pos());
+  if (id >= 0 && !m_selected.count(id)) m_selected = {id};
+  if (!m_selected.empty())
+    menu->addAction(tr("Delete %n events", "", static_cast<int>(m_selected.size())), this,
+                    [this] { deleteSelected(); });
+  populateAddMenu(menu, rowAt(event->pos().y()), stepAt(event->pos().x()));
+  menu->addSeparator();
+  menu->addAction(tr("Zoom to fit"), this, &TimelineWidget::zoomToFit);
+  menu->popup(event->globalPos());
+}
+
+void TimelineWidget::wheelEvent(QWheelEvent* event) {
+  const double factor = std::pow(0.85, event->angleDelta().y() / 120.0);
+  const QRectF a = plotArea();
+  const double anchor =
+      m_viewFirst + (event->position().x() - a.left()) / a.width() * (m_viewLast - m_viewFirst);
+  setViewRange(anchor - (anchor - m_viewFirst) * factor, anchor + (m_viewLast - anchor) * factor);
+  event->accept();
+}
+
+void TimelineWidget::keyPressEvent(QKeyEvent* event) {
+  if (event->matches(QKeySequence::Delete) || event->key() == Qt::Key_Backspace) {
+    deleteSelected();
+    return;
+  }
+  if (event->matches(QKeySequence::SelectAll)) {
+    m_selected.clear();
+    for (const auto& e : m_schedule.events)
+      if (!locked(e)) m_selected.insert(e.id);
+    update();
+    return;
+  }
+  QWidget::keyPressEvent(event);
+}
+
+bool TimelineWidget::event(QEvent* event) {
+  if (event->type() == QEvent::ToolTip && m_drag == Drag::None) {
+    auto* help = static_cast<QHelpEvent*>(event);
+    const int64_t id = eventAt(help->pos());
+    if (id >= 0) {
+      const nf::ScheduleEvent* e = m_schedule.find(id);
+      QToolTip::showText(help->globalPos(),
+                         tr("step %1 · %2%3")
+                             .arg(e->step)
+                             .arg(QString::fromStdString(nf::describe(*e)))
+                             .arg(locked(*e) ? tr(" (applied)") : QString()),
+                         this);
+    } else {
+      QToolTip::hideText();
+    }
+    return true;
+  }
+  return QWidget::event(event);
+}
+
+void TimelineWidget::changeEvent(QEvent* event) {
+  if (event->type() == QEvent::LanguageChange) retranslate();
+  QWidget::changeEvent(event);
+}

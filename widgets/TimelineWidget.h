@@ -1,0 +1,106 @@
+// The removal timeline: x = optimizer step, one row per site kind (LN_mlp, LN_qk, LN_v, LN_f) and one for
+// the special treatments' switch-offs; each event a marker labelled with its layer, the playhead at the
+// steps done, applied events drawn locked. Every edit goes through a ScheduleEditor (the engine decides);
+// a refused edit snaps back and says why. Mouse: drag events (Ctrl-click to select several, they move
+// together), Shift-drag the first event of a group to change the group's gap, double-click or right-click
+// to add, Delete to remove, wheel to zoom, drag the background to pan. One drag = one undo command.
+#pragma once
+#include <QPointer>
+#include <QWidget>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "ScheduleEditor.h"
+
+class QUndoStack;
+class QMenu;
+
+class TimelineWidget : public QWidget {
+  Q_OBJECT
+ public:
+  explicit TimelineWidget(QWidget* parent = nullptr);
+
+  // The schedule shown and edited (not owned; nullptr: nothing). Clears the undo history.
+  void setEditor(std::shared_ptr<ScheduleEditor> editor);
+  ScheduleEditor* editor() const { return m_editor.get(); }
+  QUndoStack* undoStack() const { return m_undo; }
+
+  // Re-reads the schedule and the steps done (call when training has moved on).
+  void refresh();
+
+  // Visible step range; the loss plot and the timeline keep theirs equal through these.
+  void setViewRange(double first, double last);
+  double viewFirst() const { return m_viewFirst; }
+  double viewLast() const { return m_viewLast; }
+  void zoomToFit();
+
+  // Geometry, for tests and tooltips: where an event's marker is drawn, and the step under an x position.
+  QPoint markerCenter(int64_t eventId) const;
+  int64_t stepAt(double x) const;
+  int rowAt(double y) const;  // -1 outside the rows
+  int rowY(int row) const;
+  std::set<int64_t> selection() const { return m_selected; }
+  void setSelection(const std::set<int64_t>& ids);
+
+  // Adds an event through the editor (as one undo command); false and a message when refused.
+  bool addEvent(const nf::ScheduleEvent& event);
+  bool deleteSelected();
+
+  QString lastMessage() const { return m_lastMessage; }
+  int64_t playheadStep() const { return m_stepsDone; }
+
+  static constexpr int kRows = 5;  // LN_mlp, LN_qk, LN_v, LN_f, treatments
+
+ Q_SIGNALS:
+  void viewRangeChanged(double first, double last);
+  void scheduleEdited();                  // an edit, undo or redo was accepted
+  void editRefused(const QString& why);   // shown in the status bar too
+
+ protected:
+  void paintEvent(QPaintEvent*) override;
+  void mousePressEvent(QMouseEvent*) override;
+  void mouseMoveEvent(QMouseEvent*) override;
+  void mouseReleaseEvent(QMouseEvent*) override;
+  void mouseDoubleClickEvent(QMouseEvent*) override;
+  void contextMenuEvent(QContextMenuEvent*) override;
+  void wheelEvent(QWheelEvent*) override;
+  void keyPressEvent(QKeyEvent*) override;
+  bool event(QEvent*) override;  // tooltips
+  void changeEvent(QEvent*) override;
+  QSize sizeHint() const override { return {800, 170}; }
+  QSize minimumSizeHint() const override { return {300, 130}; }
+
+ private:
+  friend class TimelineEditCommand;
+  enum class Drag { None, Events, Gap, Pan };
+
+  double xOf(double step) const;
+  QRectF plotArea() const;
+  static int rowOf(const nf::ScheduleEvent& e);
+  int64_t eventAt(const QPoint& pos) const;  // -1 when none
+  bool locked(const nf::ScheduleEvent& e) const { return e.step < m_stepsDone; }
+  int64_t displayedStep(const nf::ScheduleEvent& e) const;
+  std::vector<int64_t> gapGroup(int64_t pressedId) const;  // ordered by step
+  void refuse(const QString& why);
+  void populateAddMenu(QMenu* menu, int row, int64_t step);
+  void emitRange();
+  void retranslate();
+
+  std::shared_ptr<ScheduleEditor> m_editor;
+  QUndoStack* m_undo;
+  nf::Schedule m_schedule;
+  int64_t m_stepsDone = 0, m_maxSteps = 1;
+  int m_layers = 0;
+  double m_viewFirst = 0, m_viewLast = 1;
+  std::set<int64_t> m_selected;
+  QString m_lastMessage;
+
+  // The drag in progress.
+  Drag m_drag = Drag::None;
+  QPoint m_pressPos;
+  double m_pressViewFirst = 0;
+  int64_t m_pressedId = -1;
+  std::map<int64_t, int64_t> m_dragFrom, m_dragTo;  // id → step before / during the drag
+  std::map<int64_t, int64_t> m_aliases;  // id of an event deleted and re-added by undo → its new id
+};

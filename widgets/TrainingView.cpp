@@ -1,0 +1,242 @@
+#include "TrainingView.h"
+
+#include <QCheckBox>
+#include <QEvent>
+#include <QSplitter>
+#include <QVBoxLayout>
+#include <cmath>
+#include "QCustomPlotInclude.h"
+
+#include "Plots.h"
+
+namespace {
+QVector<double> q(const std::vector<double>& v) { return QVector<double>(v.begin(), v.end()); }
+
+enum LossGraph { CeRaw, AuxRaw, TotalRaw, Ce, Aux, Total, FirstEval };
+const QColor kCe(0x1f77b4), kAux(0xff7f0e), kTotal(0x2ca02c);
+const QColor kEvalColors[] = {QColor(0xd62728), QColor(0x9467bd), QColor(0x8c564b), QColor(0xe377c2)};
+
+QColor siteColor(const std::string& site) {
+  if (site.rfind("LN_qk", 0) == 0) return QColor(0xff7f0e);
+  if (site.rfind("LN_v", 0) == 0) return QColor(0x2ca02c);
+  if (site.rfind("LN_f", 0) == 0) return QColor(0xd62728);
+  return QColor(0x1f77b4);
+}
+
+void addGraph(QCustomPlot* plot, const QColor& color, double width, Qt::PenStyle style = Qt::SolidLine,
+              QCPAxis* valueAxis = nullptr) {
+  QCPGraph* g = valueAxis ? plot->addGraph(plot->xAxis, valueAxis) : plot->addGraph();
+  g->setPen(QPen(color, width, style));
+}
+}  // namespace
+
+TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
+  m_loss = makePlot(this, "training_loss");
+  m_optimizer = makePlot(this, "training_optimizer");
+  m_scales = makePlot(this, "training_scales");
+  m_logScale = new QCheckBox(this);
+  m_logScale->setChecked(false);
+
+  for (int i = 0; i < 3; ++i) {
+    QColor faint = (i == 0 ? kCe : i == 1 ? kAux : kTotal);
+    faint.setAlpha(70);
+    addGraph(m_loss, faint, 1);
+  }
+  addGraph(m_loss, kCe, 2);
+  addGraph(m_loss, kAux, 2);
+  addGraph(m_loss, kTotal, 2);
+  for (int i = CeRaw; i <= TotalRaw; ++i) m_loss->graph(i)->removeFromLegend();
+  m_loss->legend->setVisible(true);
+  m_loss->legend->setFont(QFont(font().family(), 8));
+  m_loss->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+  m_loss->yAxis2->setVisible(true);
+
+  addGraph(m_optimizer, QColor(0x17becf), 2);
+  m_optimizer->yAxis2->setVisible(true);
+  addGraph(m_optimizer, QColor(0x7f7f7f), 1, Qt::SolidLine, m_optimizer->yAxis2);
+  m_optimizer->legend->setVisible(false);  // too short for a legend: the axis labels take the curves' colours
+  m_optimizer->yAxis->setLabelColor(QColor(0x17becf));
+  m_optimizer->yAxis2->setLabelColor(QColor(0x7f7f7f));
+  m_scales->legend->setVisible(false);
+
+  for (QCustomPlot* plot : {m_loss, m_optimizer, m_scales}) {
+    plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    plot->axisRect()->setRangeDrag(Qt::Horizontal);
+    plot->axisRect()->setRangeZoom(Qt::Horizontal);
+    connect(plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, [this](const QCPRange& r) {
+      if (m_settingRange) return;
+      setXRange(r.lower, r.upper);
+      Q_EMIT xRangeChanged(r.lower, r.upper);
+    });
+  }
+  connect(m_logScale, &QCheckBox::toggled, this, [this](bool on) {
+    m_loss->yAxis->setScaleType(on ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+    if (on)
+      m_loss->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+    else
+      m_loss->yAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
+    replotAll();
+  });
+
+  auto* splitter = new QSplitter(Qt::Vertical, this);
+  splitter->addWidget(m_loss);
+  splitter->addWidget(m_optimizer);
+  splitter->addWidget(m_scales);
+  splitter->setStretchFactor(0, 3);
+  splitter->setStretchFactor(1, 1);
+  splitter->setStretchFactor(2, 2);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(m_logScale);
+  layout->addWidget(splitter);
+  retranslate();
+}
+
+int TrainingView::plottedSteps() const { return m_loss->graph(CeRaw)->dataCount(); }
+
+void TrainingView::showMetrics(const MetricsStore& m, int64_t maxSteps) {
+  const bool rebuilt = m.generation != m_generation;
+  m_generation = m.generation;
+  const QVector<double> steps = q(m.steps.step);
+  m_loss->graph(CeRaw)->setData(steps, q(m.steps.ce), true);
+  m_loss->graph(AuxRaw)->setData(steps, q(m.steps.aux), true);
+  m_loss->graph(TotalRaw)->setData(steps, q(m.steps.loss), true);
+  m_loss->graph(Ce)->setData(steps, q(smoothed(m.steps.ce, 0.9)), true);
+  m_loss->graph(Aux)->setData(steps, q(smoothed(m.steps.aux, 0.9)), true);
+  m_loss->graph(Total)->setData(steps, q(smoothed(m.steps.loss, 0.9)), true);
+  const bool hasAux = std::any_of(m.steps.aux.begin(), m.steps.aux.end(), [](double a) { return a > 0; });
+  m_loss->graph(Aux)->setVisible(hasAux);
+  m_loss->graph(AuxRaw)->setVisible(hasAux);
+  m_loss->graph(Total)->setVisible(hasAux);
+  m_loss->graph(TotalRaw)->setVisible(hasAux);
+
+  // One scatter graph per evaluation set, created as sets appear.
+  int i = 0;
+  for (const auto& [name, points] : m.evals) {
+    if (m_loss->graphCount() <= FirstEval + i) {
+      // Evaluations on the right axis: a second eval set of another distribution can sit far above the
+      // training loss, and must not flatten it.
+      QCPGraph* g = m_loss->addGraph(m_loss->xAxis, m_loss->yAxis2);
+      g->setLineStyle(QCPGraph::lsLine);
+      const QColor c = kEvalColors[i % 4];
+      g->setPen(QPen(c, 1, Qt::DashLine));
+      g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, c, c, 6));
+    }
+    QCPGraph* g = m_loss->graph(FirstEval + i);
+    g->setName(tr("eval %1").arg(QString::fromStdString(name)));
+    QVector<double> x, y;
+    for (const auto& p : points) {
+      x << p.step;
+      y << p.loss;
+    }
+    g->setData(x, y, true);
+    ++i;
+  }
+  while (m_loss->graphCount() > FirstEval + i) m_loss->removeGraph(m_loss->graphCount() - 1);
+
+  // Applied events: a dashed vertical line each (with its description as tooltip text in the CSV-less
+  // item; the timeline names them).
+  if (rebuilt || m.events.size() < m_eventsDrawn) {
+    for (QCustomPlot* plot : {m_loss, m_scales}) plot->clearItems();
+    m_eventsDrawn = 0;
+  }
+  for (; m_eventsDrawn < m.events.size(); ++m_eventsDrawn) {
+    const double x = static_cast<double>(m.events[m_eventsDrawn].step);
+    for (QCustomPlot* plot : {m_loss, m_scales}) {
+      auto* line = new QCPItemStraightLine(plot);
+      line->point1->setCoords(x, 0);
+      line->point2->setCoords(x, 1);
+      line->setPen(QPen(QColor(120, 120, 120, 150), 1, Qt::DashLine));
+      line->setSelectable(false);
+    }
+  }
+
+  m_optimizer->graph(0)->setData(steps, q(m.steps.lr), true);
+  m_optimizer->graph(1)->setData(steps, q(m.steps.gradNorm), true);
+
+  // Scales: two graphs per site (tracked, frozen), created in site order the first time they appear.
+  if (rebuilt) m_scales->clearGraphs();
+  int site = 0;
+  for (const auto& [name, points] : m.scales) {
+    if (m_scales->graphCount() <= 2 * site + 1) {
+      addGraph(m_scales, siteColor(name), 1);
+      addGraph(m_scales, siteColor(name), 2, Qt::DashLine);
+      m_scales->graph(2 * site)->setName(QString::fromStdString(name));
+      m_scales->graph(2 * site + 1)->setName(QString::fromStdString(name) + " frozen");
+    }
+    QVector<double> x, tracked, fx, frozen;
+    for (const auto& p : points) {
+      if (!std::isnan(p.tracked)) {
+        x << p.step;
+        tracked << p.tracked;
+      }
+      if (!std::isnan(p.frozen)) {
+        fx << p.step;
+        frozen << p.frozen;
+      }
+    }
+    m_scales->graph(2 * site)->setData(x, tracked, true);
+    m_scales->graph(2 * site + 1)->setData(fx, frozen, true);
+    ++site;
+  }
+  if (rebuilt && maxSteps > 0) {
+    m_settingRange = true;
+    for (QCustomPlot* plot : {m_loss, m_optimizer, m_scales}) plot->xAxis->setRange(0, static_cast<double>(maxSteps));
+    m_settingRange = false;
+  }
+  replotAll();
+}
+
+void TrainingView::setXRange(double first, double last) {
+  m_settingRange = true;
+  for (QCustomPlot* plot : {m_loss, m_optimizer, m_scales}) plot->xAxis->setRange(first, last);
+  m_settingRange = false;
+  replotAll();
+}
+
+void TrainingView::replotAll() {
+  // The y-axes follow the visible steps.
+  for (QCustomPlot* plot : {m_loss, m_optimizer, m_scales}) {
+    bool first = true;
+    for (int i = 0; i < plot->graphCount(); ++i) {
+      QCPGraph* g = plot->graph(i);
+      if (!g->visible() || g->dataCount() == 0 || g->valueAxis() != plot->yAxis) continue;
+      g->rescaleValueAxis(!first, true);
+      first = false;
+    }
+    bool firstRight = true;
+    for (int i = 0; i < plot->graphCount(); ++i) {
+      QCPGraph* g = plot->graph(i);
+      if (!g->visible() || g->dataCount() == 0 || g->valueAxis() != plot->yAxis2) continue;
+      g->rescaleValueAxis(!firstRight, true);
+      firstRight = false;
+    }
+    plot->replot(QCustomPlot::rpQueuedReplot);
+  }
+}
+
+void TrainingView::retranslate() {
+  setPlotTitle(m_loss, tr("Training loss"));
+  setPlotTitle(m_optimizer, tr("Learning rate and gradient norm"));
+  setPlotTitle(m_scales, tr("LayerNorm scale per site (tracked; dashed: frozen)"));
+  m_loss->xAxis->setLabel(tr("optimizer step"));
+  m_loss->yAxis->setLabel(tr("loss (nats)"));
+  m_loss->yAxis2->setLabel(tr("evaluation loss (nats)"));
+  m_loss->graph(Ce)->setName(tr("cross-entropy"));
+  m_loss->graph(Aux)->setName(tr("auxiliary loss"));
+  m_loss->graph(Total)->setName(tr("total"));
+  m_optimizer->xAxis->setLabel(tr("optimizer step"));
+  m_optimizer->yAxis->setLabel(tr("learning rate"));
+  m_optimizer->yAxis2->setLabel(tr("gradient norm"));
+  m_optimizer->graph(0)->setName(tr("learning rate"));
+  m_optimizer->graph(1)->setName(tr("gradient norm (before clipping)"));
+  m_scales->xAxis->setLabel(tr("optimizer step"));
+  m_scales->yAxis->setLabel(tr("scale s"));
+  m_logScale->setText(tr("Logarithmic loss axis"));
+  replotAll();
+}
+
+void TrainingView::changeEvent(QEvent* event) {
+  if (event->type() == QEvent::LanguageChange) retranslate();
+  QWidget::changeEvent(event);
+}

@@ -1,0 +1,39 @@
+// The training view: CE, auxiliary and total loss (raw, faint, and smoothed), the evaluations, a vertical
+// mark at each applied removal event; learning rate and gradient norm; every LN site's tracked scale and,
+// once fake, its frozen scale. The three plots share the x-axis (steps), and so does the timeline.
+#pragma once
+#include <QWidget>
+
+#include "MetricsStore.h"
+
+class QCustomPlot;
+class QCheckBox;
+
+class TrainingView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit TrainingView(QWidget* parent = nullptr);
+  void showMetrics(const MetricsStore& metrics, int64_t maxSteps);
+  void setXRange(double first, double last);
+  QCustomPlot* lossPlot() const { return m_loss; }
+  QCustomPlot* optimizerPlot() const { return m_optimizer; }
+  QCustomPlot* scalesPlot() const { return m_scales; }
+  int plottedSteps() const;  // points on the loss plot's CE graph
+
+ Q_SIGNALS:
+  void xRangeChanged(double first, double last);
+
+ protected:
+  void changeEvent(QEvent* event) override;
+
+ private:
+  void retranslate();
+  void replotAll();
+  QCustomPlot* m_loss;
+  QCustomPlot* m_optimizer;
+  QCustomPlot* m_scales;
+  QCheckBox* m_logScale;
+  int64_t m_generation = -1;
+  size_t m_eventsDrawn = 0;
+  bool m_settingRange = false;
+};

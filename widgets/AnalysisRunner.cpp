@@ -51,6 +51,11 @@ void AnalysisRunner::setTrainer(std::shared_ptr<nf::Trainer> trainer) {
   m_trainer = std::move(trainer);
 }
 
+void AnalysisRunner::setCurrentFolder(const std::string& folder) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  m_currentFolder = folder;
+}
+
 int64_t AnalysisRunner::currentStep() const {
   std::lock_guard<std::mutex> lock(m_mutex);
   return m_trainer ? m_trainer->stepsDone() : -1;
@@ -75,11 +80,13 @@ std::shared_ptr<const AnalysisInputs> AnalysisRunner::inputs() {
   AnalysisSetup setup;
   int64_t generation;
   std::shared_ptr<nf::Trainer> trainer;
+  std::string current;
   {
     std::lock_guard<std::mutex> lock(m_mutex);
     setup = m_setup;
     generation = m_setupGeneration;
     trainer = m_trainer;
+    current = m_currentFolder;
   }
   if (setup.modelFolder.empty()) throw std::runtime_error("no model is open");
   if (generation != m_cachedGeneration) {
@@ -114,7 +121,17 @@ std::shared_ptr<const AnalysisInputs> AnalysisRunner::inputs() {
     m_cachedGeneration = generation;
   }
   auto now = std::make_shared<AnalysisInputs>(*m_cached);
-  now->model = trainer ? trainer->snapshot() : m_cached->reference;
+  if (trainer) {
+    now->model = trainer->snapshot();
+  } else if (!current.empty()) {
+    if (current != m_loadedFolder) {  // checkpoint folders are never rewritten: the path says it all
+      m_loaded = nf::ModelSnapshot::load(current, setup.device);
+      m_loadedFolder = current;
+    }
+    now->model = m_loaded;
+  } else {
+    now->model = m_cached->reference;
+  }
   return now;
 }
 

@@ -53,6 +53,9 @@ class AnalysisRunner : public QObject {
 
   void setSetup(const AnalysisSetup& setup);             // drops the cached inputs
   void setTrainer(std::shared_ptr<nf::Trainer> trainer);  // null: analyse the model folder
+  // Without a trainer: the folder holding the model as it is now (a followed run's newest checkpoint or
+  // final model; "": the starting model itself).
+  void setCurrentFolder(const std::string& folder);
   int64_t currentStep() const;  // the trainer's steps done, or the folder model's step (-1 unknown)
   void request(const QString& key, AnalysisWork work);
   bool idle() const;  // nothing pending or running (for tests)
@@ -73,6 +76,7 @@ class AnalysisRunner : public QObject {
   AnalysisSetup m_setup;
   int64_t m_setupGeneration = 0;
   std::shared_ptr<nf::Trainer> m_trainer;
+  std::string m_currentFolder;
   std::map<QString, std::pair<int64_t, AnalysisWork>> m_pending;  // key → (request number, work)
   std::map<QString, int64_t> m_latest;                            // key → newest request number
   int64_t m_requests = 0;
@@ -80,4 +84,6 @@ class AnalysisRunner : public QObject {
   // Cached on the analysis thread for m_cachedGeneration.
   int64_t m_cachedGeneration = -1;
   std::shared_ptr<AnalysisInputs> m_cached;
+  std::string m_loadedFolder;  // m_loaded is the model of this folder
+  nf::SnapshotPtr m_loaded;
 };

@@ -39,37 +39,13 @@ HeadsPane::HeadsPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane(run
   m_summary->setWordWrap(true);
   m_maps = makePlot(this, "heads_dla_de_nmae");
   m_maps->setMinimumHeight(200);
-  // Three axis rects side by side (DLA, DE, NMAE), each with a colour bar below it.
-  m_maps->plotLayout()->remove(m_maps->plotLayout()->element(1, 0));
-  auto* grid = new QCPLayoutGrid;
-  m_maps->plotLayout()->addElement(1, 0, grid);
-  const QCPColorGradient gradients[] = {QCPColorGradient(QCPColorGradient::gpThermal),
+  // DLA, DE, NMAE side by side.
+  m_colorMaps = makeHeatMapRow(m_maps, {QCPColorGradient(QCPColorGradient::gpThermal),
                                         QCPColorGradient(QCPColorGradient::gpThermal),
-                                        QCPColorGradient(QCPColorGradient::gpCold)};
-  for (int i = 0; i < 3; ++i) {
-    auto* rect = new QCPAxisRect(m_maps);
-    grid->addElement(0, i, rect);
-    rect->axis(QCPAxis::atLeft)->setRangeReversed(true);  // layer 0 on top, as the residual stream flows down
-    auto* map = new QCPColorMap(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
-    auto* scale = new QCPColorScale(m_maps);
-    grid->addElement(1, i, scale);
-    scale->setType(QCPAxis::atBottom);
-    scale->setBarWidth(8);
-    map->setColorScale(scale);
-    map->setGradient(gradients[i]);
-    map->setInterpolate(false);
-    m_colorMaps[i] = map;
-    auto* group = new QCPMarginGroup(m_maps);
-    rect->setMarginGroup(QCP::msLeft | QCP::msRight, group);
-    scale->setMarginGroup(QCP::msLeft | QCP::msRight, group);
-  }
+                                        QCPColorGradient(QCPColorGradient::gpCold)});
   connect(m_maps, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) {
-    for (QCPColorMap* map : m_colorMaps) {
-      if (!map->keyAxis()->axisRect()->rect().contains(event->pos())) continue;
-      const int head = static_cast<int>(std::lround(map->keyAxis()->pixelToCoord(event->pos().x())));
-      const int layer = static_cast<int>(std::lround(map->valueAxis()->pixelToCoord(event->pos().y())));
-      if (layer >= 0 && layer < m_layers && head >= 0 && head < m_heads) selectHead(layer, head);
-    }
+    int layer, head;
+    if (heatMapCellAt(m_colorMaps, event->pos(), &layer, &head)) selectHead(layer, head);
   });
 
   m_detailLabel = new QLabel(this);
@@ -187,19 +163,7 @@ void HeadsPane::selectHead(int layer, int head) {
   requestDetail();
 }
 
-void HeadsPane::markSelection() {
-  m_maps->clearItems();
-  if (m_layer < 0) return;
-  for (QCPColorMap* map : m_colorMaps) {
-    auto* box = new QCPItemRect(m_maps);
-    box->setClipAxisRect(map->keyAxis()->axisRect());
-    for (QCPItemPosition* p : {box->topLeft, box->bottomRight}) p->setAxes(map->keyAxis(), map->valueAxis());
-    box->topLeft->setCoords(m_head - 0.5, m_layer - 0.5);
-    box->bottomRight->setCoords(m_head + 0.5, m_layer + 0.5);
-    box->setPen(QPen(QColor(0x00c0ff), 3));
-    box->setSelectable(false);
-  }
-}
+void HeadsPane::markSelection() { outlineCell(m_maps, m_colorMaps, m_layer, m_head); }
 
 void HeadsPane::requestDetail() {
   if (m_layer < 0) return;

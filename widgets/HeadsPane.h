@@ -46,7 +46,7 @@ class HeadsPane : public AnalysisPane {
   void markSelection();
 
   QCustomPlot* m_maps;
-  QCPColorMap* m_colorMaps[3] = {};
+  std::vector<QCPColorMap*> m_colorMaps;  // DLA, DE, NMAE
   QCustomPlot* m_trace;
   QCustomPlot* m_pattern;
   QCPColorMap* m_patternMap = nullptr;

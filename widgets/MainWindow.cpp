@@ -303,6 +303,7 @@ bool MainWindow::openModelFolder(const QString& folder) {
     const QByteArray key = QCryptographicHash::hash(clean.toUtf8(), QCryptographicHash::Sha1).toHex().left(10);
     setup.datasetsFolder = appDataFolder("datasets/" + QDir(clean).dirName() + "-" + key).toStdString();
     m_runner->setTrainer(nullptr);
+    m_runner->setCurrentFolder(std::string());
     m_runner->setSetup(setup);
     retranslate();
     statusBar()->showMessage(tr("Opened %1").arg(clean), 5000);
@@ -461,6 +462,14 @@ void MainWindow::startRun(const QString& requestedDir) {
 }
 
 void MainWindow::onMetrics() {
+  if (m_session->state() == RunSession::State::Following) {
+    // A followed run's model now: its final model once there, else its newest checkpoint.
+    const std::string dir = m_session->runDir().toStdString();
+    const std::string final = nf::run::finalModelPath(dir);
+    m_runner->setCurrentFolder(QFileInfo::exists(QString::fromStdString(final + "/config.json"))
+                                   ? final
+                                   : nf::run::latestCheckpoint(dir));
+  }
   const MetricsStore& m = m_session->metrics();
   const int64_t maxSteps = m.maxSteps > 0 ? m.maxSteps : m_session->config().optimizer.maxSteps;
   m_training->showMetrics(m, maxSteps);

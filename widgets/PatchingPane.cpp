@@ -40,36 +40,11 @@ PatchingPane::PatchingPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPa
   m_summary->setWordWrap(true);
   m_plot = makePlot(this, "ioi_patching");
   m_plot->setMinimumHeight(260);
-  m_plot->plotLayout()->remove(m_plot->plotLayout()->element(1, 0));
-  auto* layoutGrid = new QCPLayoutGrid;
-  m_plot->plotLayout()->addElement(1, 0, layoutGrid);
-  for (int i = 0; i < 3; ++i) {
-    auto* rect = new QCPAxisRect(m_plot);
-    layoutGrid->addElement(0, i, rect);
-    rect->axis(QCPAxis::atLeft)->setRangeReversed(true);
-    rect->axis(QCPAxis::atBottom)->setTickLabelRotation(60);
-    auto* map = new QCPColorMap(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
-    auto* scale = new QCPColorScale(m_plot);
-    layoutGrid->addElement(1, i, scale);
-    scale->setType(QCPAxis::atBottom);
-    scale->setBarWidth(8);
-    map->setColorScale(scale);
-    map->setGradient(QCPColorGradient(QCPColorGradient::gpPolar));
-    map->setInterpolate(false);
-    m_maps[i] = map;
-    auto* group = new QCPMarginGroup(m_plot);
-    rect->setMarginGroup(QCP::msLeft | QCP::msRight, group);
-    scale->setMarginGroup(QCP::msLeft | QCP::msRight, group);
-  }
+  m_maps = makeHeatMapRow(m_plot, std::vector<QCPColorGradient>(3, QCPColorGradient(QCPColorGradient::gpPolar)));
+  for (QCPColorMap* map : m_maps) map->keyAxis()->setTickLabelRotation(60);  // positions are tokens
   connect(m_plot, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) {
-    const nf::PatchingGrid* g = grid();
-    if (!g) return;
-    for (QCPColorMap* map : m_maps) {
-      if (!map->keyAxis()->axisRect()->rect().contains(event->pos())) continue;
-      const int column = static_cast<int>(std::lround(map->keyAxis()->pixelToCoord(event->pos().x())));
-      const int row = static_cast<int>(std::lround(map->valueAxis()->pixelToCoord(event->pos().y())));
-      if (row >= 0 && row < g->rows && column >= 0 && column < g->columns) selectCell(row, column);
-    }
+    int row, column;
+    if (grid() && heatMapCellAt(m_maps, event->pos(), &row, &column)) selectCell(row, column);
   });
   m_prompt = new QLabel(this);
   m_prompt->setWordWrap(true);
@@ -130,17 +105,7 @@ void PatchingPane::draw() {
     m_maps[i]->keyAxis()->setRange(-0.5, static_cast<double>(g->columns) - 0.5);
     m_maps[i]->valueAxis()->setRange(-0.5, static_cast<double>(g->rows) - 0.5);
   }
-  m_plot->clearItems();
-  if (m_row >= 0) {
-    for (QCPColorMap* map : m_maps) {
-      auto* box = new QCPItemRect(m_plot);
-      box->setClipAxisRect(map->keyAxis()->axisRect());
-      for (QCPItemPosition* p : {box->topLeft, box->bottomRight}) p->setAxes(map->keyAxis(), map->valueAxis());
-      box->topLeft->setCoords(m_column - 0.5, m_row - 0.5);
-      box->bottomRight->setCoords(m_column + 0.5, m_row + 0.5);
-      box->setPen(QPen(QColor(0x00c0ff), 3));
-    }
-  }
+  outlineCell(m_plot, m_maps, m_row, m_column);
   m_summary->setText(tr("%1 prompts like the one below · clean logit difference %2, corrupted %3")
                          .arg(m_result->prompts)
                          .arg(m_result->cleanLogitDiff, 0, 'f', 2)

@@ -28,7 +28,7 @@ class PatchingPane : public AnalysisPane {
   const nf::PatchingGrid* grid() const;
 
   QCustomPlot* m_plot;
-  QCPColorMap* m_maps[3] = {};
+  std::vector<QCPColorMap*> m_maps;  // activation, attribution, error
   QComboBox* m_gridChoice;
   QLabel* m_prompt;
   QLabel* m_summary;

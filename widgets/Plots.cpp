@@ -8,6 +8,7 @@
 #include <QSvgGenerator>
 #include <QTemporaryDir>
 #include <QTextStream>
+#include <cmath>
 #include "QCustomPlotInclude.h"
 
 namespace {
@@ -57,6 +58,59 @@ void setPlotTitle(QCustomPlot* plot, const QString& title) {
 QString plotTitle(const QCustomPlot* plot) {
   const QCPTextElement* element = titleElement(plot);
   return element ? element->text() : QString();
+}
+
+std::vector<QCPColorMap*> makeHeatMapRow(QCustomPlot* plot, const std::vector<QCPColorGradient>& gradients) {
+  plot->plotLayout()->remove(plot->plotLayout()->element(1, 0));
+  auto* grid = new QCPLayoutGrid;
+  plot->plotLayout()->addElement(1, 0, grid);
+  std::vector<QCPColorMap*> maps;
+  for (size_t i = 0; i < gradients.size(); ++i) {
+    const int column = static_cast<int>(i);
+    auto* rect = new QCPAxisRect(plot);
+    grid->addElement(0, column, rect);
+    rect->axis(QCPAxis::atLeft)->setRangeReversed(true);
+    auto* map = new QCPColorMap(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    auto* scale = new QCPColorScale(plot);
+    grid->addElement(1, column, scale);
+    scale->setType(QCPAxis::atBottom);
+    scale->setBarWidth(8);
+    map->setColorScale(scale);
+    map->setGradient(gradients[i]);
+    map->setInterpolate(false);
+    auto* group = new QCPMarginGroup(plot);  // the bar as wide as its map
+    rect->setMarginGroup(QCP::msLeft | QCP::msRight, group);
+    scale->setMarginGroup(QCP::msLeft | QCP::msRight, group);
+    maps.push_back(map);
+  }
+  return maps;
+}
+
+bool heatMapCellAt(const std::vector<QCPColorMap*>& maps, const QPoint& pos, int* row, int* column) {
+  for (QCPColorMap* map : maps) {
+    if (!map->keyAxis()->axisRect()->rect().contains(pos)) continue;
+    const int c = static_cast<int>(std::lround(map->keyAxis()->pixelToCoord(pos.x())));
+    const int r = static_cast<int>(std::lround(map->valueAxis()->pixelToCoord(pos.y())));
+    if (r < 0 || r >= map->data()->valueSize() || c < 0 || c >= map->data()->keySize()) return false;
+    *row = r;
+    *column = c;
+    return true;
+  }
+  return false;
+}
+
+void outlineCell(QCustomPlot* plot, const std::vector<QCPColorMap*>& maps, int row, int column) {
+  plot->clearItems();
+  if (row < 0) return;
+  for (QCPColorMap* map : maps) {
+    auto* box = new QCPItemRect(plot);
+    box->setClipAxisRect(map->keyAxis()->axisRect());
+    for (QCPItemPosition* p : {box->topLeft, box->bottomRight}) p->setAxes(map->keyAxis(), map->valueAxis());
+    box->topLeft->setCoords(column - 0.5, row - 0.5);
+    box->bottomRight->setCoords(column + 0.5, row + 0.5);
+    box->setPen(QPen(QColor(0x00c0ff), 3));
+    box->setSelectable(false);
+  }
 }
 
 QString plotCsv(const QCustomPlot* constPlot) {

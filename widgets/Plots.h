@@ -2,15 +2,26 @@
 // menu to export it, and export to PNG, SVG, PDF (figures for papers) and CSV (the plotted data).
 #pragma once
 #include <QString>
+#include <vector>
 
 class QCustomPlot;
-class QCPTextElement;
+class QCPColorGradient;
+class QCPColorMap;
+class QPoint;
 class QWidget;
 
 // A plot with a title row; objectName (the file name "Export all figures" uses) is `exportName`.
 QCustomPlot* makePlot(QWidget* parent, const QString& exportName);
 void setPlotTitle(QCustomPlot* plot, const QString& title);
 QString plotTitle(const QCustomPlot* plot);
+
+// Replaces the plot's axis rect (below its title) by heat maps side by side, one per gradient, each with a
+// horizontal colour bar below it; the value axis runs down, so row 0 is on top.
+std::vector<QCPColorMap*> makeHeatMapRow(QCustomPlot* plot, const std::vector<QCPColorGradient>& gradients);
+// The (row, column) cell of one of `maps` under a pixel; false when there is none.
+bool heatMapCellAt(const std::vector<QCPColorMap*>& maps, const QPoint& pos, int* row, int* column);
+// Outlines cell (row, column) in every map, replacing the plot's previous items; row < 0: no outline.
+void outlineCell(QCustomPlot* plot, const std::vector<QCPColorMap*>& maps, int row, int column);
 
 // Writes the plot in the format the suffix names: .png (title in its text chunk), .svg (title element),
 // .pdf (title in its metadata), .csv (series,x,y,value rows for every graph, bar set and colour map).

@@ -139,17 +139,21 @@ void RunSession::launchRun() {
           },
           Qt::QueuedConnection);
     } catch (const std::exception& e) {
-      const QString message = QString::fromStdString(e.what());
-      QMetaObject::invokeMethod(
-          this,
-          [this, message] {
-            drain();
-            setState(State::Failed);
-            Q_EMIT failed(message);
-          },
-          Qt::QueuedConnection);
+      reportFailure(e.what());
     }
   });
+}
+
+void RunSession::reportFailure(const std::string& what) {
+  const QString message = QString::fromStdString(what);
+  QMetaObject::invokeMethod(
+      this,
+      [this, message] {
+        drain();  // the records before the failure
+        setState(State::Failed);
+        Q_EMIT failed(message);
+      },
+      Qt::QueuedConnection);
 }
 
 void RunSession::pause() {
@@ -202,14 +206,7 @@ void RunSession::resume(const QString& runDir, int layers) {
           },
           Qt::QueuedConnection);
     } catch (const std::exception& e) {
-      const QString message = QString::fromStdString(e.what());
-      QMetaObject::invokeMethod(
-          this,
-          [this, message] {
-            setState(State::Failed);
-            Q_EMIT failed(message);
-          },
-          Qt::QueuedConnection);
+      reportFailure(e.what());
     }
   });
 }

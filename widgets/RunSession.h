@@ -62,6 +62,7 @@ class RunSession : public QObject {
   void setState(State state);
   void runOnWorker(std::function<void()> work);
   void launchRun();
+  void reportFailure(const std::string& what);  // from the worker: Failed, and failed(message)
   void adoptTrainer(std::shared_ptr<nf::Trainer> trainer, int layers);
   void drain();
   void reloadMetricsFile();

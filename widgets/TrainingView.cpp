@@ -197,19 +197,14 @@ void TrainingView::setXRange(double first, double last) {
 void TrainingView::replotAll() {
   // The y-axes follow the visible steps.
   for (QCustomPlot* plot : {m_loss, m_optimizer, m_scales}) {
-    bool first = true;
-    for (int i = 0; i < plot->graphCount(); ++i) {
-      QCPGraph* g = plot->graph(i);
-      if (!g->visible() || g->dataCount() == 0 || g->valueAxis() != plot->yAxis) continue;
-      g->rescaleValueAxis(!first, true);
-      first = false;
-    }
-    bool firstRight = true;
-    for (int i = 0; i < plot->graphCount(); ++i) {
-      QCPGraph* g = plot->graph(i);
-      if (!g->visible() || g->dataCount() == 0 || g->valueAxis() != plot->yAxis2) continue;
-      g->rescaleValueAxis(!firstRight, true);
-      firstRight = false;
+    for (QCPAxis* axis : {plot->yAxis, plot->yAxis2}) {
+      bool first = true;
+      for (int i = 0; i < plot->graphCount(); ++i) {
+        QCPGraph* g = plot->graph(i);
+        if (!g->visible() || g->dataCount() == 0 || g->valueAxis() != axis) continue;
+        g->rescaleValueAxis(!first, true);
+        first = false;
+      }
     }
     plot->replot(QCustomPlot::rpQueuedReplot);
   }

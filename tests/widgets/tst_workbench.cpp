@@ -42,6 +42,14 @@ class TestWorkbench : public QObject {
     QFile f(path);
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
   }
+  // Analyses of the test model on 4 validation sequences.
+  AnalysisSetup smallSetup() const {
+    AnalysisSetup setup;
+    setup.modelFolder = m_model.toStdString();
+    setup.validationData = m_val.toStdString();
+    setup.sequences = 4;
+    return setup;
+  }
   QAction* toolbarAction(MainWindow& w, int index) {
     return w.findChild<QToolBar*>("runToolBar")->actions().at(index);
   }
@@ -106,6 +114,7 @@ class TestWorkbench : public QObject {
     nf::RunConfig c = fixtures::smallRemoval(m_model, m_train);
     c.schedule.events.clear();
     c.mode = nf::TrainingMode::Finetune;
+    c.evalData = {m_val.toStdString()};  // the analyses read its first eval set
     auto trainer = nf::Trainer::start(run.toStdString(), c);
     fixtures::trainUntil(*trainer, 10);
     MainWindow window;
@@ -114,17 +123,18 @@ class TestWorkbench : public QObject {
     fixtures::trainUntil(*trainer, 25);  // "another process" writes on
     QTRY_COMPARE(window.trainingView()->plottedSteps(), 25);
     QCOMPARE(window.timeline()->playheadStep(), int64_t{25});
+    // The analyses read its newest checkpoint (written when the run stopped at step 25).
+    HeadsPane* heads = window.headsPane();
+    heads->refresh();
+    QTRY_VERIFY_WITH_TIMEOUT(heads->hasResult(), 30000);
+    QCOMPARE(heads->shownStep(), int64_t{25});
     // Its schedule is shown but not edited from here.
     QVERIFY(!window.timeline()->addEvent({0, 30, nf::EventAction::MakeFake, nf::SiteKind::Final, -1}));
   }
 
   void clickingAHeadFillsItsDetail() {
     AnalysisRunner runner;
-    AnalysisSetup setup;
-    setup.modelFolder = m_model.toStdString();
-    setup.validationData = m_val.toStdString();
-    setup.sequences = 4;
-    runner.setSetup(setup);
+    runner.setSetup(smallSetup());
     HeadsPane pane(&runner);
     pane.resize(1000, 800);
     pane.show();
@@ -152,11 +162,7 @@ class TestWorkbench : public QObject {
 
   void figuresExportAsValidFilesWithTheirTitles() {
     AnalysisRunner runner;
-    AnalysisSetup setup;
-    setup.modelFolder = m_model.toStdString();
-    setup.validationData = m_val.toStdString();
-    setup.sequences = 4;
-    runner.setSetup(setup);
+    runner.setSetup(smallSetup());
     HeadsPane pane(&runner);
     pane.refresh();
     QTRY_VERIFY_WITH_TIMEOUT(pane.hasResult(), 30000);

@@ -76,8 +76,8 @@ fi
 out="runs/default"
 resources/tiny-gpt2/experiment.sh "$out"
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ "${NF_HEADLESS:-0}" != 1 ]; then
-  echo "run: opening the LN-free model in the workbench"
-  exec build/app/normfree "$out/remove/final"
+  echo "run: opening the removal run in the workbench (loss curves, timeline, analyses of the LN-free model)"
+  exec build/app/normfree "$out/remove"
 fi
 echo "run: no display; results of the headless job in $out:"
 echo "  summary.jsonl   validation and alternative-set CE, IOI logit difference, induction, before and after"

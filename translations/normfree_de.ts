@@ -112,102 +112,102 @@
 <context>
     <name>HeadsPane</name>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="163"/>
+        <location filename="../widgets/HeadsPane.cpp" line="139"/>
         <source>Mean NMAE over heads: &lt;b&gt;%1 %&lt;/b&gt; (95 % bootstrap interval %2–%3 %) · decomposition check max |Σ DLA + β·u − logit| = %4 · attention sink rate %5</source>
         <translation>Mittlerer NMAE über alle Heads: &lt;b&gt;%1 %&lt;/b&gt; (95-%-Bootstrap-Intervall %2–%3 %) · Zerlegungsprüfung max |Σ DLA + β·u − logit| = %4 · Attention-Sink-Rate %5</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="264"/>
-        <source>L%1H%2 attention pattern (row: query, column: key)</source>
-        <translation>L%1H%2 Attention-Muster (Zeile: Query, Spalte: Key)</translation>
+        <location filename="../widgets/HeadsPane.cpp" line="228"/>
+        <source>L%1H%2 attention (row: query, column: key)</source>
+        <translation>L%1H%2 Attention (Zeile: Query, Spalte: Key)</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="265"/>
+        <location filename="../widgets/HeadsPane.cpp" line="229"/>
         <source>L%1H%2 per position: DLA vs DE, sequence %3</source>
         <translation>L%1H%2 je Position: DLA vs. DE, Sequenz %3</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="271"/>
+        <location filename="../widgets/HeadsPane.cpp" line="235"/>
         <source>&lt;b&gt;L%1H%2&lt;/b&gt; · sink share %3 (mean attention to position 0: %4) · NMAE %5 % · sequence:</source>
         <translation>&lt;b&gt;L%1H%2&lt;/b&gt; · Sink-Anteil %3 (mittlere Attention auf Position 0: %4) · NMAE %5 % · Sequenz:</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="284"/>
+        <location filename="../widgets/HeadsPane.cpp" line="248"/>
         <source>Per head, mean over positions: |DLA|, |DE| (logit units) and NMAE (%)</source>
         <translation>Je Head, gemittelt über Positionen: |DLA|, |DE| (Logit-Einheiten) und NMAE (%)</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="285"/>
+        <location filename="../widgets/HeadsPane.cpp" line="249"/>
         <source>mean |DLA|</source>
         <translation>mittleres |DLA|</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="285"/>
+        <location filename="../widgets/HeadsPane.cpp" line="249"/>
         <source>mean |DE|</source>
         <translation>mittleres |DE|</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="285"/>
+        <location filename="../widgets/HeadsPane.cpp" line="249"/>
         <source>NMAE (%)</source>
         <translation>NMAE (%)</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="288"/>
+        <location filename="../widgets/HeadsPane.cpp" line="252"/>
         <source>head</source>
         <translation>Head</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="289"/>
+        <location filename="../widgets/HeadsPane.cpp" line="253"/>
         <source>layer</source>
         <translation>Schicht</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="292"/>
+        <location filename="../widgets/HeadsPane.cpp" line="256"/>
         <source>DLA (cached final-norm scale)</source>
         <translation>DLA (gecachte Skala der finalen Norm)</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="293"/>
+        <location filename="../widgets/HeadsPane.cpp" line="257"/>
         <source>DE (final norm recomputed)</source>
         <translation>DE (finale Norm neu berechnet)</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="294"/>
+        <location filename="../widgets/HeadsPane.cpp" line="258"/>
         <source>token predicted</source>
         <translation>vorhergesagtes Token</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="295"/>
+        <location filename="../widgets/HeadsPane.cpp" line="259"/>
         <source>logit contribution</source>
         <translation>Logit-Beitrag</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="296"/>
+        <location filename="../widgets/HeadsPane.cpp" line="260"/>
         <source>attention</source>
         <translation>Attention</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="297"/>
+        <location filename="../widgets/HeadsPane.cpp" line="261"/>
         <source>attention weight</source>
         <translation>Attention-Gewicht</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="299"/>
+        <location filename="../widgets/HeadsPane.cpp" line="263"/>
         <source>Click a head to see its DLA and DE per position</source>
         <translation>Head anklicken, um DLA und DE je Position zu sehen</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="300"/>
+        <location filename="../widgets/HeadsPane.cpp" line="264"/>
         <source>Click a head to see its attention pattern</source>
         <translation>Head anklicken, um sein Attention-Muster zu sehen</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="301"/>
+        <location filename="../widgets/HeadsPane.cpp" line="265"/>
         <source>No head selected. Sequence:</source>
         <translation>Kein Head ausgewählt. Sequenz:</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="303"/>
+        <location filename="../widgets/HeadsPane.cpp" line="267"/>
         <source>Which validation sequence the detail shows (its first %1 tokens)</source>
         <translation>Welche Validierungssequenz die Detailansicht zeigt (ihre ersten %1 Token)</translation>
     </message>
@@ -220,248 +220,248 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="731"/>
+        <location filename="../widgets/MainWindow.cpp" line="736"/>
         <source>%1 — NormFree Workbench</source>
         <translation>%1 — NormFree Workbench</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="308"/>
+        <location filename="../widgets/MainWindow.cpp" line="305"/>
         <source>Opened %1</source>
         <translation>%1 geöffnet</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="126"/>
+        <location filename="../widgets/MainWindow.cpp" line="122"/>
         <source>Edit refused: %1</source>
         <translation>Bearbeitung abgelehnt: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="137"/>
+        <location filename="../widgets/MainWindow.cpp" line="133"/>
         <source>Training stopped</source>
         <translation>Training abgebrochen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="137"/>
+        <location filename="../widgets/MainWindow.cpp" line="133"/>
         <source>The run could not go on. Its last checkpoint is kept; fix the cause and press Resume.</source>
         <translation>Der Lauf konnte nicht fortgesetzt werden. Sein letzter Checkpoint bleibt erhalten; beheben Sie die Ursache und klicken Sie auf „Fortsetzen“.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="149"/>
+        <location filename="../widgets/MainWindow.cpp" line="145"/>
         <source>Analysis failed: %1</source>
         <translation>Analyse fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="240"/>
+        <location filename="../widgets/MainWindow.cpp" line="236"/>
         <source>About NormFree Workbench</source>
         <translation>Über NormFree Workbench</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="241"/>
+        <location filename="../widgets/MainWindow.cpp" line="237"/>
         <source>&lt;b&gt;NormFree Workbench %1&lt;/b&gt;&lt;br&gt;Removes LayerNorm from GPT-2 by fine-tuning and shows the circuits of the result.</source>
         <translation>&lt;b&gt;NormFree Workbench %1&lt;/b&gt;&lt;br&gt;Entfernt LayerNorm durch Fine-Tuning aus GPT-2 und zeigt die Circuits des Ergebnisses.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="292"/>
+        <location filename="../widgets/MainWindow.cpp" line="288"/>
         <source>A run is in progress</source>
         <translation>Ein Lauf ist aktiv</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="292"/>
+        <location filename="../widgets/MainWindow.cpp" line="288"/>
         <source>Stop the run before opening another model.</source>
         <translation>Stoppen Sie den Lauf, bevor Sie ein anderes Modell öffnen.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="312"/>
+        <location filename="../widgets/MainWindow.cpp" line="309"/>
         <source>Cannot open model folder</source>
         <translation>Modellordner kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="312"/>
+        <location filename="../widgets/MainWindow.cpp" line="309"/>
         <source>The model folder could not be opened.</source>
         <translation>Der Modellordner konnte nicht geöffnet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="338"/>
+        <location filename="../widgets/MainWindow.cpp" line="335"/>
         <source>Following %1</source>
         <translation>%1 wird verfolgt</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="342"/>
+        <location filename="../widgets/MainWindow.cpp" line="339"/>
         <source>Cannot open run</source>
         <translation>Lauf kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="342"/>
+        <location filename="../widgets/MainWindow.cpp" line="339"/>
         <source>The run directory could not be opened.</source>
         <translation>Das Laufverzeichnis konnte nicht geöffnet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="353"/>
+        <location filename="../widgets/MainWindow.cpp" line="350"/>
         <source>The preset %1 is made for %2 layers; this model has %3. Choose another preset.</source>
         <translation>Das Preset %1 ist für %2 Schichten gedacht; dieses Modell hat %3. Wählen Sie ein anderes Preset.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="373"/>
+        <location filename="../widgets/MainWindow.cpp" line="370"/>
         <source>Loaded schedule %1</source>
         <translation>Zeitplan %1 geladen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="376"/>
-        <location filename="../widgets/MainWindow.cpp" line="378"/>
+        <location filename="../widgets/MainWindow.cpp" line="373"/>
+        <location filename="../widgets/MainWindow.cpp" line="375"/>
         <source>Cannot load schedule</source>
         <translation>Zeitplan kann nicht geladen werden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="376"/>
+        <location filename="../widgets/MainWindow.cpp" line="373"/>
         <source>The schedule file is not valid JSON.</source>
         <translation>Die Zeitplandatei ist kein gültiges JSON.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="378"/>
+        <location filename="../widgets/MainWindow.cpp" line="375"/>
         <source>The schedule could not be used.</source>
         <translation>Der Zeitplan konnte nicht verwendet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="392"/>
+        <location filename="../widgets/MainWindow.cpp" line="389"/>
         <source>train %1, eval %2%3</source>
         <translation>Training %1, Evaluierung %2%3</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="402"/>
+        <location filename="../widgets/MainWindow.cpp" line="399"/>
         <source>Cannot use these datasets</source>
         <translation>Diese Datensätze können nicht verwendet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="402"/>
+        <location filename="../widgets/MainWindow.cpp" line="399"/>
         <source>A dataset could not be read.</source>
         <translation>Ein Datensatz konnte nicht gelesen werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="409"/>
+        <location filename="../widgets/MainWindow.cpp" line="406"/>
         <source>No model</source>
         <translation>Kein Modell</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="409"/>
+        <location filename="../widgets/MainWindow.cpp" line="406"/>
         <source>Open a model folder first (File › Open Model Folder).</source>
         <translation>Öffnen Sie zuerst einen Modellordner (Datei › Modellordner öffnen).</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="433"/>
+        <location filename="../widgets/MainWindow.cpp" line="430"/>
         <source>Run folder in use</source>
         <translation>Laufordner bereits belegt</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="433"/>
+        <location filename="../widgets/MainWindow.cpp" line="430"/>
         <source>This folder holds a run already: open it with File › Open Run, or choose another folder.</source>
         <translation>Dieser Ordner enthält bereits einen Lauf: Öffnen Sie ihn über Datei › Lauf öffnen, oder wählen Sie einen anderen Ordner.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="460"/>
+        <location filename="../widgets/MainWindow.cpp" line="457"/>
         <source>Starting %1</source>
         <translation>%1 wird gestartet</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="493"/>
+        <location filename="../widgets/MainWindow.cpp" line="498"/>
         <source>Finished: the trained model is in %1/final</source>
         <translation>Fertig: Das trainierte Modell liegt in %1/final</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="495"/>
+        <location filename="../widgets/MainWindow.cpp" line="500"/>
         <source>Stopped at step %1; checkpoint written</source>
         <translation>Bei Schritt %1 gestoppt; Checkpoint geschrieben</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="506"/>
+        <location filename="../widgets/MainWindow.cpp" line="511"/>
         <source>step %1 / %2</source>
         <translation>Schritt %1 / %2</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="508"/>
+        <location filename="../widgets/MainWindow.cpp" line="513"/>
         <source>%1 tok/s</source>
         <translation>%1 Token/s</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="512"/>
+        <location filename="../widgets/MainWindow.cpp" line="517"/>
         <source>ETA %1</source>
         <translation>Restzeit %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="518"/>
+        <location filename="../widgets/MainWindow.cpp" line="523"/>
         <source>next: %1</source>
         <translation>als Nächstes: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="532"/>
+        <location filename="../widgets/MainWindow.cpp" line="537"/>
         <source>Open Model Folder</source>
         <translation>Modellordner öffnen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="537"/>
+        <location filename="../widgets/MainWindow.cpp" line="542"/>
         <source>Open Run Directory</source>
         <translation>Laufverzeichnis öffnen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="543"/>
+        <location filename="../widgets/MainWindow.cpp" line="548"/>
         <source>Open Schedule</source>
         <translation>Zeitplan öffnen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="543"/>
+        <location filename="../widgets/MainWindow.cpp" line="548"/>
         <source>Schedules (*.json);;All files (*)</source>
         <translation>Zeitpläne (*.json);;Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="548"/>
+        <location filename="../widgets/MainWindow.cpp" line="553"/>
         <source>Folder for the Next Run</source>
         <translation>Ordner für den nächsten Lauf</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="554"/>
+        <location filename="../widgets/MainWindow.cpp" line="559"/>
         <source>Choose Datasets</source>
         <translation>Datensätze wählen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="557"/>
+        <location filename="../widgets/MainWindow.cpp" line="562"/>
         <source>Training tokens</source>
         <translation>Trainingstoken</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="557"/>
+        <location filename="../widgets/MainWindow.cpp" line="562"/>
         <source>Validation tokens</source>
         <translation>Validierungstoken</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="557"/>
+        <location filename="../widgets/MainWindow.cpp" line="562"/>
         <source>Second eval set (optional)</source>
         <translation>Zweiter Evaluierungsdatensatz (optional)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="561"/>
+        <location filename="../widgets/MainWindow.cpp" line="566"/>
         <source>Browse…</source>
         <translation>Durchsuchen…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="563"/>
+        <location filename="../widgets/MainWindow.cpp" line="568"/>
         <source>Token File</source>
         <translation>Token-Datei</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="563"/>
+        <location filename="../widgets/MainWindow.cpp" line="568"/>
         <source>Token files (*.bin)</source>
         <translation>Token-Dateien (*.bin)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="571"/>
+        <location filename="../widgets/MainWindow.cpp" line="576"/>
         <source>Token files as `normfree-cli tokenize` writes them. Leave all empty to use the synthetic corpus made for the model.</source>
         <translation>Token-Dateien, wie `normfree-cli tokenize` sie schreibt. Alle Felder leer lassen, um den für das Modell erzeugten synthetischen Korpus zu verwenden.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="614"/>
+        <location filename="../widgets/MainWindow.cpp" line="619"/>
         <source>Export incomplete</source>
         <translation>Export unvollständig</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/MainWindow.cpp" line="614"/>
+        <location filename="../widgets/MainWindow.cpp" line="619"/>
         <source>%n file(s) could not be written.</source>
         <translation>
             <numerusform>%n Datei konnte nicht geschrieben werden.</numerusform>
@@ -469,237 +469,237 @@
         </translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="617"/>
+        <location filename="../widgets/MainWindow.cpp" line="622"/>
         <source>Exported %1 files to %2</source>
         <translation>%1 Dateien nach %2 exportiert</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="628"/>
+        <location filename="../widgets/MainWindow.cpp" line="633"/>
         <source>Export All Figures To</source>
         <translation>Alle Abbildungen exportieren nach</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="634"/>
+        <location filename="../widgets/MainWindow.cpp" line="639"/>
         <source>Settings</source>
         <translation>Einstellungen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="642"/>
+        <location filename="../widgets/MainWindow.cpp" line="647"/>
         <source>never (refresh by hand)</source>
         <translation>nie (manuell aktualisieren)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="644"/>
+        <location filename="../widgets/MainWindow.cpp" line="649"/>
         <source>Language</source>
         <translation>Sprache</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="645"/>
+        <location filename="../widgets/MainWindow.cpp" line="650"/>
         <source>Refresh visible analyses every N steps</source>
         <translation>Sichtbare Analysen alle N Schritte aktualisieren</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="666"/>
+        <location filename="../widgets/MainWindow.cpp" line="671"/>
         <source>The First Ten Minutes</source>
         <translation>Die ersten zehn Minuten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="668"/>
+        <location filename="../widgets/MainWindow.cpp" line="673"/>
         <source>&lt;ol&gt;&lt;li&gt;The bundled tiny GPT-2 is open, with the &lt;b&gt;tiny&lt;/b&gt; removal preset on the timeline (bottom).&lt;/li&gt;&lt;li&gt;Press &lt;b&gt;Start&lt;/b&gt;. The first start makes the fine-tuning data (about a minute), then training runs; the loss plot fills and a dashed line marks each removal.&lt;/li&gt;&lt;li&gt;If the loss has not recovered when the next removal comes, &lt;b&gt;drag&lt;/b&gt; the next events to the right on the timeline (Ctrl-click selects several; Shift-drag the first of a group changes its gap). Ctrl+Z undoes.&lt;/li&gt;&lt;li&gt;Press &lt;b&gt;Refresh analyses&lt;/b&gt; (F5): the panes on the right show the model as it is now, and say when they have gone stale.&lt;/li&gt;&lt;li&gt;In &lt;b&gt;Heads&lt;/b&gt;, click a head to see its DLA and DE per token and its attention pattern. After the last removal DLA equals DE exactly.&lt;/li&gt;&lt;li&gt;Right-click any plot to export it as PNG, SVG, PDF or CSV; File › Export All Figures writes them all.&lt;/li&gt;&lt;/ol&gt;</source>
         <translation>&lt;ol&gt;&lt;li&gt;Das mitgelieferte kleine GPT-2 ist geöffnet, mit dem Entfernungs-Preset &lt;b&gt;tiny&lt;/b&gt; auf der Zeitleiste (unten).&lt;/li&gt;&lt;li&gt;Klicken Sie auf &lt;b&gt;Starten&lt;/b&gt;. Beim ersten Start werden die Fine-Tuning-Daten erzeugt (etwa eine Minute), danach läuft das Training; der Verlust-Plot füllt sich, und eine gestrichelte Linie markiert jede Entfernung.&lt;/li&gt;&lt;li&gt;Hat sich der Verlust bis zur nächsten Entfernung nicht erholt, &lt;b&gt;ziehen&lt;/b&gt; Sie die nächsten Ereignisse auf der Zeitleiste nach rechts (Strg+Klick wählt mehrere aus; Umschalt+Ziehen des ersten Ereignisses einer Gruppe ändert deren Abstand). Strg+Z macht rückgängig.&lt;/li&gt;&lt;li&gt;Klicken Sie auf &lt;b&gt;Analysen aktualisieren&lt;/b&gt; (F5): Die Bereiche rechts zeigen das Modell im aktuellen Zustand und melden, wenn sie veraltet sind.&lt;/li&gt;&lt;li&gt;Klicken Sie unter &lt;b&gt;Heads&lt;/b&gt; auf einen Head, um seine DLA und DE je Token sowie sein Attention-Muster zu sehen. Nach der letzten Entfernung stimmt DLA exakt mit DE überein.&lt;/li&gt;&lt;li&gt;Klicken Sie mit der rechten Maustaste auf einen Plot, um ihn als PNG, SVG, PDF oder CSV zu exportieren; Datei › Alle Abbildungen exportieren schreibt sie alle.&lt;/li&gt;&lt;/ol&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="708"/>
+        <location filename="../widgets/MainWindow.cpp" line="713"/>
         <source>Model: %1</source>
         <translation>Modell: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="711"/>
+        <location filename="../widgets/MainWindow.cpp" line="716"/>
         <source>Run: %1</source>
         <translation>Lauf: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="716"/>
+        <location filename="../widgets/MainWindow.cpp" line="721"/>
         <source>Stopping the run and writing its checkpoint…</source>
         <translation>Lauf wird gestoppt und sein Checkpoint geschrieben…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="730"/>
+        <location filename="../widgets/MainWindow.cpp" line="735"/>
         <source>NormFree Workbench</source>
         <translation>NormFree Workbench</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="732"/>
+        <location filename="../widgets/MainWindow.cpp" line="737"/>
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="733"/>
+        <location filename="../widgets/MainWindow.cpp" line="738"/>
         <source>&amp;Open Model Folder…</source>
         <translation>Modellordner ö&amp;ffnen…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="734"/>
+        <location filename="../widgets/MainWindow.cpp" line="739"/>
         <source>Open &amp;Run…</source>
         <translation>&amp;Lauf öffnen…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="735"/>
+        <location filename="../widgets/MainWindow.cpp" line="740"/>
         <source>Open &amp;Recent</source>
         <translation>&amp;Zuletzt geöffnet</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="736"/>
+        <location filename="../widgets/MainWindow.cpp" line="741"/>
         <source>Load &amp;Schedule…</source>
         <translation>Zeit&amp;plan laden…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="737"/>
+        <location filename="../widgets/MainWindow.cpp" line="742"/>
         <source>Choose &amp;Datasets…</source>
         <translation>&amp;Datensätze wählen…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="738"/>
+        <location filename="../widgets/MainWindow.cpp" line="743"/>
         <source>Folder for the &amp;Next Run…</source>
         <translation>Ordner für den &amp;nächsten Lauf…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="739"/>
+        <location filename="../widgets/MainWindow.cpp" line="744"/>
         <source>&amp;Export Figure</source>
         <translation>Abbildung &amp;exportieren</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="740"/>
+        <location filename="../widgets/MainWindow.cpp" line="745"/>
         <source>Export &amp;All Figures…</source>
         <translation>&amp;Alle Abbildungen exportieren…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="741"/>
+        <location filename="../widgets/MainWindow.cpp" line="746"/>
         <source>&amp;Quit</source>
         <translation>&amp;Beenden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="742"/>
+        <location filename="../widgets/MainWindow.cpp" line="747"/>
         <source>&amp;Edit</source>
         <translation>&amp;Bearbeiten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="743"/>
+        <location filename="../widgets/MainWindow.cpp" line="748"/>
         <source>&amp;Undo</source>
         <translation>&amp;Rückgängig</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="744"/>
+        <location filename="../widgets/MainWindow.cpp" line="749"/>
         <source>&amp;Redo</source>
         <translation>&amp;Wiederherstellen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="745"/>
+        <location filename="../widgets/MainWindow.cpp" line="750"/>
         <source>&amp;Delete Selected Events</source>
         <translation>Ausgewählte Ereignisse &amp;löschen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="746"/>
+        <location filename="../widgets/MainWindow.cpp" line="751"/>
         <source>&amp;Settings…</source>
         <translation>&amp;Einstellungen…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="747"/>
+        <location filename="../widgets/MainWindow.cpp" line="752"/>
         <source>&amp;Run</source>
         <translation>&amp;Lauf</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="748"/>
+        <location filename="../widgets/MainWindow.cpp" line="753"/>
         <source>Start</source>
         <translation>Starten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="749"/>
+        <location filename="../widgets/MainWindow.cpp" line="754"/>
         <source>Start a new run of the setup on the left</source>
         <translation>Einen neuen Lauf mit der Konfiguration links starten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="750"/>
+        <location filename="../widgets/MainWindow.cpp" line="755"/>
         <source>Pause</source>
         <translation>Pausieren</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="751"/>
+        <location filename="../widgets/MainWindow.cpp" line="756"/>
         <source>Finish the step in progress, write a checkpoint and wait</source>
         <translation>Den laufenden Schritt abschließen, einen Checkpoint schreiben und warten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="752"/>
+        <location filename="../widgets/MainWindow.cpp" line="757"/>
         <source>Stop</source>
         <translation>Stoppen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="753"/>
+        <location filename="../widgets/MainWindow.cpp" line="758"/>
         <source>Stop the run after the step in progress (a checkpoint is written)</source>
         <translation>Den Lauf nach dem laufenden Schritt stoppen (ein Checkpoint wird geschrieben)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="754"/>
+        <location filename="../widgets/MainWindow.cpp" line="759"/>
         <source>Resume</source>
         <translation>Fortsetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="755"/>
+        <location filename="../widgets/MainWindow.cpp" line="760"/>
         <source>Continue the run from where it stopped (for an opened run: from its newest checkpoint, in this process)</source>
         <translation>Den Lauf dort fortsetzen, wo er angehalten wurde (bei einem geöffneten Lauf: ab seinem neuesten Checkpoint, in diesem Prozess)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="757"/>
+        <location filename="../widgets/MainWindow.cpp" line="762"/>
         <source>Refresh analyses</source>
         <translation>Analysen aktualisieren</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="758"/>
+        <location filename="../widgets/MainWindow.cpp" line="763"/>
         <source>Compute every analysis pane on the model as it is now</source>
         <translation>Alle Analysebereiche für den aktuellen Zustand des Modells berechnen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="759"/>
+        <location filename="../widgets/MainWindow.cpp" line="764"/>
         <source>&amp;View</source>
         <translation>&amp;Ansicht</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="760"/>
+        <location filename="../widgets/MainWindow.cpp" line="765"/>
         <source>Zoom Timeline to &amp;Fit</source>
         <translation>Zeitleiste &amp;einpassen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="761"/>
+        <location filename="../widgets/MainWindow.cpp" line="766"/>
         <source>&amp;Help</source>
         <translation>&amp;Hilfe</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="762"/>
+        <location filename="../widgets/MainWindow.cpp" line="767"/>
         <source>The &amp;First Ten Minutes</source>
         <translation>Die &amp;ersten zehn Minuten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="763"/>
+        <location filename="../widgets/MainWindow.cpp" line="768"/>
         <source>&amp;About</source>
         <translation>Ü&amp;ber</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="764"/>
+        <location filename="../widgets/MainWindow.cpp" line="769"/>
         <source>Run</source>
         <translation>Lauf</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="765"/>
+        <location filename="../widgets/MainWindow.cpp" line="770"/>
         <source>Removal timeline</source>
         <translation>Zeitleiste der Entfernungen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="765"/>
+        <location filename="../widgets/MainWindow.cpp" line="770"/>
         <source>Run setup</source>
         <translation>Laufkonfiguration</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="765"/>
+        <location filename="../widgets/MainWindow.cpp" line="770"/>
         <source>Model</source>
         <translation>Modell</translation>
     </message>
@@ -932,57 +932,57 @@
 <context>
     <name>PatchingPane</name>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="144"/>
+        <location filename="../widgets/PatchingPane.cpp" line="109"/>
         <source>%1 prompts like the one below · clean logit difference %2, corrupted %3</source>
         <translation>%1 Prompts wie der folgende · saubere Logit-Differenz %2, korrumpiert %3</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="164"/>
+        <location filename="../widgets/PatchingPane.cpp" line="129"/>
         <source>Clean: %1&lt;br&gt;Corrupted: %2</source>
         <translation>Sauber: %1&lt;br&gt;Korrumpiert: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="168"/>
+        <location filename="../widgets/PatchingPane.cpp" line="133"/>
         <source>&lt;b&gt;%1 × %2&lt;/b&gt;: activation %3 · attribution %4 · error %5</source>
         <translation>&lt;b&gt;%1 × %2&lt;/b&gt;: Aktivierung %3 · Attribution %4 · Fehler %5</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="175"/>
+        <location filename="../widgets/PatchingPane.cpp" line="140"/>
         <source>Click a cell to mark its position in the prompt.</source>
         <translation>Zelle anklicken, um ihre Position im Prompt zu markieren.</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="183"/>
+        <location filename="../widgets/PatchingPane.cpp" line="148"/>
         <source>resid_pre: layer × position</source>
         <translation>resid_pre: Schicht × Position</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="184"/>
+        <location filename="../widgets/PatchingPane.cpp" line="149"/>
         <source>heads: layer × head</source>
         <translation>Heads: Schicht × Head</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="185"/>
+        <location filename="../widgets/PatchingPane.cpp" line="150"/>
         <source>IOI patching, normalized logit difference (0 corrupted, 1 clean): activation, attribution, error</source>
         <translation>IOI-Patching, normierte Logit-Differenz (0 korrumpiert, 1 sauber): Aktivierung, Attribution, Fehler</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="187"/>
+        <location filename="../widgets/PatchingPane.cpp" line="152"/>
         <source>activation patching</source>
         <translation>Activation Patching</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="187"/>
+        <location filename="../widgets/PatchingPane.cpp" line="152"/>
         <source>attribution patching</source>
         <translation>Attribution Patching</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="187"/>
+        <location filename="../widgets/PatchingPane.cpp" line="152"/>
         <source>error (attribution − activation)</source>
         <translation>Fehler (Attribution − Aktivierung)</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="192"/>
+        <location filename="../widgets/PatchingPane.cpp" line="157"/>
         <source>Compute to see the prompts.</source>
         <translation>Berechnen, um die Prompts zu sehen.</translation>
     </message>
@@ -995,52 +995,52 @@
 <context>
     <name>QCustomPlot</name>
     <message>
-        <location filename="../widgets/Plots.cpp" line="43"/>
+        <location filename="../widgets/Plots.cpp" line="44"/>
         <source>Export Figure…</source>
         <translation>Abbildung exportieren…</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="44"/>
+        <location filename="../widgets/Plots.cpp" line="45"/>
         <source>Reset View</source>
         <translation>Ansicht zurücksetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="98"/>
+        <location filename="../widgets/Plots.cpp" line="152"/>
         <source>Cannot write %1: %2</source>
         <translation>%1 kann nicht geschrieben werden: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="106"/>
+        <location filename="../widgets/Plots.cpp" line="160"/>
         <source>PNG encoding failed</source>
         <translation>PNG-Kodierung fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="115"/>
+        <location filename="../widgets/Plots.cpp" line="169"/>
         <source>SVG painter failed</source>
         <translation>SVG-Ausgabe fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="124"/>
+        <location filename="../widgets/Plots.cpp" line="178"/>
         <source>PDF rendering failed</source>
         <translation>PDF-Rendering fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="132"/>
+        <location filename="../widgets/Plots.cpp" line="186"/>
         <source>unknown format &apos;%1&apos; (png, svg, pdf or csv)</source>
         <translation>unbekanntes Format &apos;%1&apos; (png, svg, pdf oder csv)</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="141"/>
+        <location filename="../widgets/Plots.cpp" line="195"/>
         <source>Export Figure</source>
         <translation>Abbildung exportieren</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="142"/>
+        <location filename="../widgets/Plots.cpp" line="196"/>
         <source>PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf);;CSV data (*.csv)</source>
         <translation>PNG-Bild (*.png);;SVG-Zeichnung (*.svg);;PDF-Dokument (*.pdf);;CSV-Daten (*.csv)</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="146"/>
+        <location filename="../widgets/Plots.cpp" line="200"/>
         <source>Export failed</source>
         <translation>Export fehlgeschlagen</translation>
     </message>
@@ -1229,75 +1229,75 @@
         <translation>Evaluierung %1</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="219"/>
+        <location filename="../widgets/TrainingView.cpp" line="214"/>
         <source>Training loss</source>
         <translation>Trainingsverlust</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="220"/>
+        <location filename="../widgets/TrainingView.cpp" line="215"/>
         <source>Learning rate and gradient norm</source>
         <translation>Lernrate und Gradientennorm</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="221"/>
+        <location filename="../widgets/TrainingView.cpp" line="216"/>
         <source>LayerNorm scale per site (tracked; dashed: frozen)</source>
         <translation>LayerNorm-Skala je Stelle (verfolgt; gestrichelt: eingefroren)</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="222"/>
+        <location filename="../widgets/TrainingView.cpp" line="217"/>
+        <location filename="../widgets/TrainingView.cpp" line="223"/>
         <location filename="../widgets/TrainingView.cpp" line="228"/>
-        <location filename="../widgets/TrainingView.cpp" line="233"/>
         <source>optimizer step</source>
         <translation>Optimierer-Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="223"/>
+        <location filename="../widgets/TrainingView.cpp" line="218"/>
         <source>loss (nats)</source>
         <translation>Verlust (Nats)</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="224"/>
+        <location filename="../widgets/TrainingView.cpp" line="219"/>
         <source>evaluation loss (nats)</source>
         <translation>Evaluierungsverlust (Nats)</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="225"/>
+        <location filename="../widgets/TrainingView.cpp" line="220"/>
         <source>cross-entropy</source>
         <translation>Kreuzentropie</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="226"/>
+        <location filename="../widgets/TrainingView.cpp" line="221"/>
         <source>auxiliary loss</source>
         <translation>Hilfsverlust</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="227"/>
+        <location filename="../widgets/TrainingView.cpp" line="222"/>
         <source>total</source>
         <translation>gesamt</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="229"/>
-        <location filename="../widgets/TrainingView.cpp" line="231"/>
+        <location filename="../widgets/TrainingView.cpp" line="224"/>
+        <location filename="../widgets/TrainingView.cpp" line="226"/>
         <source>learning rate</source>
         <translation>Lernrate</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="230"/>
+        <location filename="../widgets/TrainingView.cpp" line="225"/>
         <source>gradient norm</source>
         <translation>Gradientennorm</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="232"/>
+        <location filename="../widgets/TrainingView.cpp" line="227"/>
         <source>gradient norm (before clipping)</source>
         <translation>Gradientennorm (vor dem Clipping)</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="234"/>
+        <location filename="../widgets/TrainingView.cpp" line="229"/>
         <source>scale s</source>
         <translation>Skala s</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="235"/>
+        <location filename="../widgets/TrainingView.cpp" line="230"/>
         <source>Logarithmic loss axis</source>
         <translation>Logarithmische Verlustachse</translation>
     </message>

@@ -38,6 +38,7 @@ class AnalysisPane : public QWidget {
   AnalysisRunner* runner() const { return m_runner; }
   virtual void retranslate();
   void changeEvent(QEvent* event) override;
+  QSize sizeHint() const override { return {760, 640}; }
 
  private:
   void updateStatus();

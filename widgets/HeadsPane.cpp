@@ -225,7 +225,7 @@ void HeadsPane::drawDetail(const Detail& d) {
   m_pattern->yAxis->setTicker(tokenTicker(d.tokens));
   m_pattern->xAxis->setRange(-0.5, n - 0.5);
   m_pattern->yAxis->setRange(-0.5, n - 0.5);
-  setPlotTitle(m_pattern, tr("L%1H%2 attention pattern (row: query, column: key)").arg(d.layer).arg(d.head));
+  setPlotTitle(m_pattern, tr("L%1H%2 attention (row: query, column: key)").arg(d.layer).arg(d.head));
   setPlotTitle(m_trace, tr("L%1H%2 per position: DLA vs DE, sequence %3").arg(d.layer).arg(d.head).arg(d.sequence));
   m_pattern->replot();
   m_trace->replot();

@@ -25,7 +25,6 @@
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QStatusBar>
-#include <QTimer>
 #include <QToolBar>
 #include <QUndoStack>
 #include <cmath>
@@ -99,10 +98,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
       first = dock;
   }
   first->raise();
-  // Dock sizes take effect once the window has its layout: the first-launch proportions.
-  QTimer::singleShot(0, this, [this, setupDock, first] {
-    if (QSettings().value("mainWindow/state").isNull()) resizeDocks({setupDock, first}, {320, 760}, Qt::Horizontal);
-  });
+
 
   buildActions();
   buildMenus();

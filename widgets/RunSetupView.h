@@ -32,6 +32,7 @@ class RunSetupView : public QWidget {
 
  protected:
   void changeEvent(QEvent* event) override;
+  QSize sizeHint() const override { return {320, 420}; }  // a narrow dock: the plots get the room
 
  private:
   void retranslate();

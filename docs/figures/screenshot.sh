@@ -12,5 +12,5 @@ mkdir -m 700 "$home/run"
 trap 'rm -rf "$home"' EXIT
 HOME="$home" XDG_CONFIG_HOME="$home/config" XDG_DATA_HOME="$home/data" XDG_RUNTIME_DIR="$home/run" \
   timeout 900 xvfb-run -a -s "-screen 0 1680x1050x24" \
-  build/app/normfree --start --screenshot "$out" --screenshot-step 150
+  build/app/normfree --start --screenshot "$out" --screenshot-step "${NF_SCREENSHOT_STEP:-150}"
 echo "screenshot.sh: wrote $out"

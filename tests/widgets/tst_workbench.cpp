@@ -17,6 +17,7 @@
 #include "AnalysisRunner.h"
 #include "HeadsPane.h"
 #include "MainWindow.h"
+#include "PatchingPane.h"
 #include "Plots.h"
 #include "QCustomPlotInclude.h"
 #include "RunSetupView.h"
@@ -158,6 +159,31 @@ class TestWorkbench : public QObject {
     QTest::mouseClick(pane.heatMaps(), Qt::LeftButton, {}, pane.cellCenter(0, 0, 0));
     QCOMPARE(pane.selectedLayer(), 0);
     QTRY_VERIFY(pane.detailText().contains("L0H0"));
+  }
+
+  void clickingAPatchingCellMarksItsPositionInThePrompt() {
+    // The bundled model: it has a tokenizer, so the pane makes its own IOI prompt set.
+    AnalysisRunner runner;
+    AnalysisSetup setup;
+    setup.modelFolder = NF_SOURCE_DIR "/resources/tiny-gpt2";
+    setup.validationData = fixtures::writeRandomTokens(m_dir.filePath("val2048.bin"), 2000, 2048, 3).toStdString();
+    setup.sequences = 2;
+    runner.setSetup(setup);
+    PatchingPane pane(&runner);
+    pane.resize(1100, 700);
+    pane.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&pane));
+    pane.refresh();
+    QTRY_VERIFY_WITH_TIMEOUT(pane.hasResult(), 120000);
+    QVERIFY2(pane.promptText().contains("Click a cell"), qPrintable(pane.promptText()));
+    // resid_pre grid: row = layer, column = position. Click layer 0 at position 2 (the first name).
+    auto* map = qobject_cast<QCPColorMap*>(pane.plot()->plottable(0));
+    const QPoint cell(static_cast<int>(map->keyAxis()->coordToPixel(2)), static_cast<int>(map->valueAxis()->coordToPixel(0)));
+    QTest::mouseClick(pane.plot(), Qt::LeftButton, {}, cell);
+    const QString text = pane.promptText();
+    QVERIFY2(text.contains("background:#ffd54f"), qPrintable(text));  // one token marked …
+    QCOMPARE(text.count("background:#ffd54f"), 2);                    // … in the clean and the corrupted prompt
+    QVERIFY2(text.contains("activation") && text.contains("attribution"), qPrintable(text));
   }
 
   void figuresExportAsValidFilesWithTheirTitles() {

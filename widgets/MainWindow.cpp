@@ -122,6 +122,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
           [this](const QString& why) { statusBar()->showMessage(tr("Edit refused: %1").arg(why), 8000); });
   connect(m_timeline, &TimelineWidget::scheduleEdited, this, &MainWindow::updateStatus);
   connect(m_setup, &RunSetupView::presetChanged, this, &MainWindow::resetDraftSchedule);
+  connect(m_setup, &RunSetupView::stepsChanged, this, [this] {
+    if (m_session->trainer() || !m_draft) return;
+    m_draft = std::make_shared<DraftSchedule>(m_draft->schedule(), m_layers, m_setup->maxSteps());
+    m_timeline->setEditor(m_draft);
+    updateStatus();
+  });
   connect(m_setup, &RunSetupView::deviceChanged, this, &MainWindow::updateStatus);
   connect(m_session, &RunSession::metricsChanged, this, &MainWindow::onMetrics);
   connect(m_session, &RunSession::stateChanged, this, &MainWindow::onStateChanged);

@@ -1,7 +1,6 @@
 #include "RunSession.h"
 
 #include <QDir>
-#include <atomic>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -21,7 +20,6 @@ std::vector<std::string> readLines(const std::string& path) {
 struct Cancelled : std::runtime_error {
   Cancelled() : std::runtime_error("cancelled") {}
 };
-std::atomic<bool> g_cancelPreparation{false};
 }  // namespace
 
 RunSession::RunSession(QObject* parent) : QObject(parent), m_worker(new QObject) {
@@ -73,7 +71,7 @@ void RunSession::start(const nf::RunConfig& config, const QString& runDir, int l
   m_trainer.reset();
   m_queue.reset();
   m_stopAfterPause = false;
-  g_cancelPreparation = false;
+  m_cancelPreparation = false;
   setState(State::Preparing);
   runOnWorker([this, config, runDir, layers, prepare] {
     try {
@@ -81,7 +79,7 @@ void RunSession::start(const nf::RunConfig& config, const QString& runDir, int l
       if (prepare) {
         auto lastReport = std::chrono::steady_clock::now() - std::chrono::seconds(1);
         prepare(c, [this, &lastReport](const nf::Progress& p) {
-          if (g_cancelPreparation) throw Cancelled();
+          if (m_cancelPreparation) throw Cancelled();
           const auto now = std::chrono::steady_clock::now();
           if (!p.finished && now - lastReport < std::chrono::milliseconds(100)) return;
           lastReport = now;
@@ -164,7 +162,7 @@ void RunSession::pause() {
 
 void RunSession::stop() {
   if (m_state == State::Preparing) {
-    g_cancelPreparation = true;
+    m_cancelPreparation = true;
     m_stopAfterPause = true;
     setState(State::Stopping);
     return;
@@ -267,7 +265,7 @@ void RunSession::drain() {
 
 void RunSession::shutdown() {
   if (!m_thread.isRunning()) return;
-  g_cancelPreparation = true;
+  m_cancelPreparation = true;
   if (m_trainer) m_trainer->requestStop();
   m_thread.quit();  // after the work in progress (run() returns once the step ends and the checkpoint is written)
   m_thread.wait();

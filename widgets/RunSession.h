@@ -9,6 +9,7 @@
 #include <QString>
 #include <QThread>
 #include <QTimer>
+#include <atomic>
 #include <functional>
 #include <memory>
 
@@ -78,6 +79,7 @@ class RunSession : public QObject {
   std::shared_ptr<nf::MetricsQueue> m_queue;
   std::shared_ptr<ScheduleEditor> m_live;
   bool m_stopAfterPause = false;
+  std::atomic<bool> m_cancelPreparation{false};  // read by the preparation's progress callback
   MetricsStore m_metrics;
   // Following a file: where the next unread byte is, and a partial last line.
   qint64 m_followOffset = 0;

@@ -35,7 +35,7 @@ RunSetupView::RunSetupView(QWidget* parent) : QWidget(parent) {
     m_description->setText(QString::fromStdString(p.description));
     Q_EMIT presetChanged();
   });
-  connect(m_steps, &QSpinBox::editingFinished, this, &RunSetupView::presetChanged);
+  connect(m_steps, &QSpinBox::editingFinished, this, &RunSetupView::stepsChanged);
   connect(m_device, &QComboBox::currentTextChanged, this, &RunSetupView::deviceChanged);
   matchModelDepth(4);
   retranslate();
@@ -46,7 +46,7 @@ std::string RunSetupView::preset() const { return m_preset->currentText().toStdS
 int64_t RunSetupView::maxSteps() const { return m_steps->value(); }
 void RunSetupView::setMaxSteps(int64_t steps) {
   m_steps->setValue(static_cast<int>(steps));
-  Q_EMIT presetChanged();
+  Q_EMIT stepsChanged();
 }
 
 QString RunSetupView::device() const { return m_device->currentText().trimmed(); }

@@ -27,7 +27,8 @@ class RunSetupView : public QWidget {
   QString runFolder() const { return m_runFolder; }
 
  Q_SIGNALS:
-  void presetChanged();  // preset or steps: the draft schedule is rebuilt
+  void presetChanged();  // the draft schedule is rebuilt from the preset
+  void stepsChanged();   // the draft keeps its events under the new step budget
   void deviceChanged();
 
  protected:

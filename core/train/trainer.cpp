@@ -133,6 +133,7 @@ struct Trainer::Impl : NormObserver {
   std::condition_variable snapshotTaken;
   std::atomic<int> snapshotsWanted{0};
   Schedule schedule;
+  int64_t highestId = 0;  // the largest event id this process has seen in the schedule (never reused)
   int64_t decidedThrough = -1;  // events at steps ≤ this have been applied (or were never going to be)
   std::vector<std::pair<int64_t, int64_t>> applied;  // (event id, step)
   json edits = json::array();
@@ -408,7 +409,7 @@ struct Trainer::Impl : NormObserver {
   // The rules every live edit follows once its steps are known to be in the future: the schedule stays
   // valid; accepted edits are logged (metrics, checkpoint) and schedule.json is rewritten. Caller holds
   // scheduleMutex.
-  EditResult commit(Schedule edited, json log, int64_t id) {
+  EditResult commit(Schedule edited, std::vector<json> logs, int64_t id) {
     try {
       edited.validate(model->config().nLayer, owner.m_config.optimizer.maxSteps);
     } catch (const std::invalid_argument& e) {
@@ -416,11 +417,17 @@ struct Trainer::Impl : NormObserver {
     }
     edited.sort();
     // The file first: if it cannot be written the edit is refused and nothing changed.
-    writeFileAtomic(run::schedulePath(owner.m_dir), toJson(edited).dump(2) + "\n");
+    try {
+      writeFileAtomic(run::schedulePath(owner.m_dir), toJson(edited).dump(2) + "\n");
+    } catch (const std::exception& e) {
+      return {false, e.what()};
+    }
     schedule = std::move(edited);
-    log["at_step"] = decidedThrough + 1;
-    edits.push_back(log);
-    record(log);
+    for (json& log : logs) {
+      log["at_step"] = decidedThrough + 1;
+      edits.push_back(log);
+      record(log);
+    }
     return {true, "", id};
   }
 
@@ -455,7 +462,11 @@ SnapshotPtr Trainer::snapshot() {
   struct Done {
     Impl& d;
     ~Done() {
-      --d.snapshotsWanted;
+      {
+        // Under the lock: the training loop checks the count and waits under it, so the wakeup is not lost.
+        std::lock_guard<std::mutex> lock(d.modelMutex);
+        --d.snapshotsWanted;
+      }
       d.snapshotTaken.notify_all();
     }
   } done{d};
@@ -490,6 +501,7 @@ std::unique_ptr<Trainer> Trainer::start(const std::string& runDir, const RunConf
   const int nLayer = d.model->config().nLayer;
   if (config.mode == TrainingMode::Remove) {
     d.schedule = config.schedule;
+    d.highestId = d.schedule.nextId() - 1;
     d.schedule.sort();
     try {
       d.schedule.validate(nLayer, config.optimizer.maxSteps);
@@ -586,6 +598,7 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir) {
   const std::string schedulePath = run::schedulePath(runDir);
   try {
     d.schedule = scheduleFromJson(json::parse(readTextFile(schedulePath)), schedulePath);
+    d.highestId = d.schedule.nextId() - 1;
     d.schedule.validate(d.model->config().nLayer, t->m_config.optimizer.maxSteps);
   } catch (const json::exception& e) {
     throw FileError(schedulePath, std::string("is not valid JSON: ") + e.what());
@@ -738,25 +751,34 @@ EditResult Trainer::addEvent(ScheduleEvent event) {
   Impl& d = *m_impl;
   std::lock_guard<std::mutex> lock(d.scheduleMutex);
   if (auto why = d.tooLate(event.step); !why.empty()) return {false, why};
-  event.id = d.schedule.nextId();
+  // Never an id used before in this process (not even by a deleted event): callers keep ids as handles.
+  event.id = std::max(d.schedule.nextId(), d.highestId + 1);
   Schedule edited = d.schedule;
   edited.events.push_back(event);
-  return d.commit(std::move(edited),
-                  {{"type", "edit"}, {"edit", "add"}, {"event", toJson(Schedule{{event}})["events"][0]}},
-                  event.id);
+  EditResult r = d.commit(std::move(edited),
+                          {{{"type", "edit"}, {"edit", "add"}, {"event", toJson(Schedule{{event}})["events"][0]}}},
+                          event.id);
+  if (r.accepted) d.highestId = event.id;
+  return r;
 }
 
-EditResult Trainer::moveEvent(int64_t id, int64_t step) {
+EditResult Trainer::moveEvent(int64_t id, int64_t step) { return moveEvents({{id, step}}); }
+
+EditResult Trainer::moveEvents(const std::vector<std::pair<int64_t, int64_t>>& idAndStep) {
   Impl& d = *m_impl;
   std::lock_guard<std::mutex> lock(d.scheduleMutex);
-  if (auto why = d.notEditable(id); !why.empty()) return {false, why};
-  if (auto why = d.tooLate(step); !why.empty()) return {false, why};
-  const int64_t from = d.schedule.find(id)->step;
   Schedule edited = d.schedule;
-  for (auto& ev : edited.events)
-    if (ev.id == id) ev.step = step;
-  return d.commit(std::move(edited),
-                  {{"type", "edit"}, {"edit", "move"}, {"event_id", id}, {"from", from}, {"to", step}}, id);
+  std::vector<json> logs;
+  for (const auto& [id, step] : idAndStep) {
+    if (auto why = d.notEditable(id); !why.empty()) return {false, why};
+    if (auto why = d.tooLate(step); !why.empty()) return {false, why};
+    for (auto& ev : edited.events)
+      if (ev.id == id) {
+        logs.push_back({{"type", "edit"}, {"edit", "move"}, {"event_id", id}, {"from", ev.step}, {"to", step}});
+        ev.step = step;
+      }
+  }
+  return d.commit(std::move(edited), std::move(logs), idAndStep.empty() ? 0 : idAndStep.front().first);
 }
 
 EditResult Trainer::deleteEvent(int64_t id) {
@@ -768,7 +790,7 @@ EditResult Trainer::deleteEvent(int64_t id) {
   edited.events.erase(std::remove_if(edited.events.begin(), edited.events.end(),
                                      [&](const ScheduleEvent& ev) { return ev.id == id; }),
                       edited.events.end());
-  return d.commit(std::move(edited), {{"type", "edit"}, {"edit", "delete"}, {"event", removed}}, id);
+  return d.commit(std::move(edited), {{{"type", "edit"}, {"edit", "delete"}, {"event", removed}}}, id);
 }
 
 }  // namespace nf

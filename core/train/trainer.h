@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/snapshot.h"
@@ -50,9 +51,12 @@ class Trainer {
   void requestStop();  // thread-safe; the step in progress completes first
 
   // Live schedule edits, thread-safe. Refused with a reason when a step they touch has started (or an
-  // event is already applied), the id is unknown, or the schedule would not validate.
+  // event is already applied), the id is unknown, the schedule would not validate, or schedule.json cannot
+  // be written. A new event never gets an id used before in this process.
   EditResult addEvent(ScheduleEvent event);
   EditResult moveEvent(int64_t id, int64_t step);
+  // Several moves as one edit: all are accepted or none (one schedule write, an "edit" record per event).
+  EditResult moveEvents(const std::vector<std::pair<int64_t, int64_t>>& idAndStep);
   EditResult deleteEvent(int64_t id);
   Schedule schedule() const;
 

@@ -257,7 +257,16 @@ TEST_CASE(live_edits_refuse_the_past_and_take_effect_in_the_future) {
   REQUIRE(trainer->deleteEvent(5).accepted);
   r = trainer->addEvent({0, 27, EventAction::MakeFake, SiteKind::V, 0});
   REQUIRE(!r.accepted && r.reason.find("already made fake") != std::string::npos);
-  REQUIRE(trainer->addEvent({0, 28, EventAction::MakeFake, SiteKind::V, 1}).accepted);
+  r = trainer->addEvent({0, 28, EventAction::MakeFake, SiteKind::V, 1});
+  REQUIRE(r.accepted);
+  // Ids are handles (the GUI's undo keeps them): a deleted event's id is never given to a new one.
+  REQUIRE(trainer->deleteEvent(r.eventId).accepted);
+  const auto again = trainer->addEvent({0, 28, EventAction::MakeFake, SiteKind::V, 1});
+  REQUIRE(again.accepted && again.eventId > r.eventId);
+  // Several moves are one edit: with one refused, none is made.
+  r = trainer->moveEvents({{6, 26}, {1, 30}});
+  REQUIRE(!r.accepted && r.reason.find("already been applied") != std::string::npos);
+  REQUIRE_EQ(trainer->schedule().find(6)->step, 25);
   REQUIRE(trainer->moveEvent(3, 29).accepted == (at <= 10));  // LN_qk.all: movable only if not yet applied
 
   REQUIRE(trainer->run());

@@ -4,47 +4,52 @@
 <context>
     <name>AnalysisPane</name>
     <message>
-        <location filename="../widgets/AnalysisPane.cpp" line="78"/>
+        <location filename="../widgets/AnalysisPane.cpp" line="86"/>
         <source>%1 · %2 · %3</source>
         <translation>%1 · %2 · %3</translation>
     </message>
     <message>
-        <location filename="../widgets/AnalysisPane.cpp" line="88"/>
+        <location filename="../widgets/AnalysisPane.cpp" line="96"/>
         <source>Not computed yet: press Refresh.</source>
         <translation>Noch nicht berechnet: „Aktualisieren“ drücken.</translation>
     </message>
     <message>
-        <location filename="../widgets/AnalysisPane.cpp" line="90"/>
+        <location filename="../widgets/AnalysisPane.cpp" line="98"/>
         <source>&lt;b&gt;Step %1&lt;/b&gt;</source>
         <translation>&lt;b&gt;Schritt %1&lt;/b&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/AnalysisPane.cpp" line="90"/>
+        <location filename="../widgets/AnalysisPane.cpp" line="98"/>
         <source>&lt;b&gt;Saved model&lt;/b&gt;</source>
         <translation>&lt;b&gt;Gespeichertes Modell&lt;/b&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/AnalysisPane.cpp" line="93"/>
+        <location filename="../widgets/AnalysisPane.cpp" line="102"/>
+        <source>stale: the model has changed since</source>
+        <translation>veraltet: das Modell hat sich seither geändert</translation>
+    </message>
+    <message>
+        <location filename="../widgets/AnalysisPane.cpp" line="103"/>
         <source>stale: the model is at step %1</source>
         <translation>veraltet: Das Modell ist bei Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/AnalysisPane.cpp" line="96"/>
+        <location filename="../widgets/AnalysisPane.cpp" line="106"/>
         <source>computing…</source>
         <translation>wird berechnet…</translation>
     </message>
     <message>
-        <location filename="../widgets/AnalysisPane.cpp" line="98"/>
+        <location filename="../widgets/AnalysisPane.cpp" line="108"/>
         <source>Failed: %1</source>
         <translation>Fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/AnalysisPane.cpp" line="103"/>
+        <location filename="../widgets/AnalysisPane.cpp" line="113"/>
         <source>Refresh</source>
         <translation>Aktualisieren</translation>
     </message>
     <message>
-        <location filename="../widgets/AnalysisPane.cpp" line="104"/>
+        <location filename="../widgets/AnalysisPane.cpp" line="114"/>
         <source>Compute this analysis on the model as it is now</source>
         <translation>Diese Analyse für den aktuellen Zustand des Modells berechnen</translation>
     </message>
@@ -52,54 +57,54 @@
 <context>
     <name>CalibrationPane</name>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="99"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="111"/>
         <source>&lt;table&gt;&lt;tr&gt;&lt;th&gt;&lt;/th&gt;&lt;th&gt;loss&lt;/th&gt;&lt;th&gt;entropy&lt;/th&gt;&lt;th&gt;top-1&lt;/th&gt;&lt;th&gt;ECE&lt;/th&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;starting model&lt;/td&gt;&lt;td&gt;%1&lt;/td&gt;&lt;td&gt;%2&lt;/td&gt;&lt;td&gt;%3&lt;/td&gt;&lt;td&gt;%4&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;&lt;b&gt;now&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%5&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%6&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%7&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%8&lt;/b&gt;&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</source>
         <translation>&lt;table&gt;&lt;tr&gt;&lt;th&gt;&lt;/th&gt;&lt;th&gt;Verlust&lt;/th&gt;&lt;th&gt;Entropie&lt;/th&gt;&lt;th&gt;Top-1&lt;/th&gt;&lt;th&gt;ECE&lt;/th&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;Ausgangsmodell&lt;/td&gt;&lt;td&gt;%1&lt;/td&gt;&lt;td&gt;%2&lt;/td&gt;&lt;td&gt;%3&lt;/td&gt;&lt;td&gt;%4&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;&lt;b&gt;jetzt&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%5&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%6&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%7&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%8&lt;/b&gt;&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="115"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="127"/>
         <source>greedy</source>
         <translation>greedy</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="115"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="127"/>
         <source>sampled</source>
         <translation>gesampelt</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="123"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="134"/>
         <source>Reliability diagram: accuracy per confidence bin</source>
         <translation>Reliabilitätsdiagramm: Genauigkeit je Konfidenz-Bin</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="124"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="135"/>
         <source>confidence (top-1 probability)</source>
         <translation>Konfidenz (Top-1-Wahrscheinlichkeit)</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="125"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="136"/>
         <source>accuracy</source>
         <translation>Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="126"/>
-        <location filename="../widgets/CalibrationPane.cpp" line="129"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="137"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="140"/>
         <source>starting model</source>
         <translation>Ausgangsmodell</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="127"/>
-        <location filename="../widgets/CalibrationPane.cpp" line="129"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="138"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="140"/>
         <source>now</source>
         <translation>jetzt</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="128"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="139"/>
         <source>perfect calibration</source>
         <translation>perfekte Kalibrierung</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="129"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="140"/>
         <source>prompt</source>
         <translation>Prompt</translation>
     </message>
@@ -112,102 +117,102 @@
 <context>
     <name>HeadsPane</name>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="139"/>
+        <location filename="../widgets/HeadsPane.cpp" line="148"/>
         <source>Mean NMAE over heads: &lt;b&gt;%1 %&lt;/b&gt; (95 % bootstrap interval %2–%3 %) · decomposition check max |Σ DLA + β·u − logit| = %4 · attention sink rate %5</source>
         <translation>Mittlerer NMAE über alle Heads: &lt;b&gt;%1 %&lt;/b&gt; (95-%-Bootstrap-Intervall %2–%3 %) · Zerlegungsprüfung max |Σ DLA + β·u − logit| = %4 · Attention-Sink-Rate %5</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="228"/>
+        <location filename="../widgets/HeadsPane.cpp" line="235"/>
         <source>L%1H%2 attention (row: query, column: key)</source>
         <translation>L%1H%2 Attention (Zeile: Query, Spalte: Key)</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="229"/>
+        <location filename="../widgets/HeadsPane.cpp" line="236"/>
         <source>L%1H%2 per position: DLA vs DE, sequence %3</source>
         <translation>L%1H%2 je Position: DLA vs. DE, Sequenz %3</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="235"/>
+        <location filename="../widgets/HeadsPane.cpp" line="242"/>
         <source>&lt;b&gt;L%1H%2&lt;/b&gt; · sink share %3 (mean attention to position 0: %4) · NMAE %5 % · sequence:</source>
         <translation>&lt;b&gt;L%1H%2&lt;/b&gt; · Sink-Anteil %3 (mittlere Attention auf Position 0: %4) · NMAE %5 % · Sequenz:</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="248"/>
+        <location filename="../widgets/HeadsPane.cpp" line="256"/>
         <source>Per head, mean over positions: |DLA|, |DE| (logit units) and NMAE (%)</source>
         <translation>Je Head, gemittelt über Positionen: |DLA|, |DE| (Logit-Einheiten) und NMAE (%)</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="249"/>
+        <location filename="../widgets/HeadsPane.cpp" line="257"/>
         <source>mean |DLA|</source>
         <translation>mittleres |DLA|</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="249"/>
+        <location filename="../widgets/HeadsPane.cpp" line="257"/>
         <source>mean |DE|</source>
         <translation>mittleres |DE|</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="249"/>
+        <location filename="../widgets/HeadsPane.cpp" line="257"/>
         <source>NMAE (%)</source>
         <translation>NMAE (%)</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="252"/>
+        <location filename="../widgets/HeadsPane.cpp" line="260"/>
         <source>head</source>
         <translation>Head</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="253"/>
+        <location filename="../widgets/HeadsPane.cpp" line="261"/>
         <source>layer</source>
         <translation>Schicht</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="256"/>
+        <location filename="../widgets/HeadsPane.cpp" line="264"/>
         <source>DLA (cached final-norm scale)</source>
         <translation>DLA (gecachte Skala der finalen Norm)</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="257"/>
+        <location filename="../widgets/HeadsPane.cpp" line="265"/>
         <source>DE (final norm recomputed)</source>
         <translation>DE (finale Norm neu berechnet)</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="258"/>
+        <location filename="../widgets/HeadsPane.cpp" line="266"/>
         <source>token predicted</source>
         <translation>vorhergesagtes Token</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="259"/>
+        <location filename="../widgets/HeadsPane.cpp" line="267"/>
         <source>logit contribution</source>
         <translation>Logit-Beitrag</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="260"/>
+        <location filename="../widgets/HeadsPane.cpp" line="268"/>
         <source>attention</source>
         <translation>Attention</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="261"/>
+        <location filename="../widgets/HeadsPane.cpp" line="269"/>
         <source>attention weight</source>
         <translation>Attention-Gewicht</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="263"/>
+        <location filename="../widgets/HeadsPane.cpp" line="273"/>
         <source>Click a head to see its DLA and DE per position</source>
         <translation>Head anklicken, um DLA und DE je Position zu sehen</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="264"/>
+        <location filename="../widgets/HeadsPane.cpp" line="274"/>
         <source>Click a head to see its attention pattern</source>
         <translation>Head anklicken, um sein Attention-Muster zu sehen</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="265"/>
+        <location filename="../widgets/HeadsPane.cpp" line="275"/>
         <source>No head selected. Sequence:</source>
         <translation>Kein Head ausgewählt. Sequenz:</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="267"/>
+        <location filename="../widgets/HeadsPane.cpp" line="277"/>
         <source>Which validation sequence the detail shows (its first %1 tokens)</source>
         <translation>Welche Validierungssequenz die Detailansicht zeigt (ihre ersten %1 Token)</translation>
     </message>
@@ -220,248 +225,256 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="736"/>
+        <location filename="../widgets/MainWindow.cpp" line="763"/>
         <source>%1 — NormFree Workbench</source>
         <translation>%1 — NormFree Workbench</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="305"/>
+        <location filename="../widgets/MainWindow.cpp" line="323"/>
         <source>Opened %1</source>
         <translation>%1 geöffnet</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="122"/>
+        <location filename="../widgets/MainWindow.cpp" line="123"/>
         <source>Edit refused: %1</source>
         <translation>Bearbeitung abgelehnt: %1</translation>
     </message>
+    <message numerus="yes">
+        <location filename="../widgets/MainWindow.cpp" line="136"/>
+        <source>%n event(s) past the last step were removed from the schedule</source>
+        <translation>
+            <numerusform>%n Ereignis nach dem letzten Schritt wurde aus dem Zeitplan entfernt</numerusform>
+            <numerusform>%n Ereignisse nach dem letzten Schritt wurden aus dem Zeitplan entfernt</numerusform>
+        </translation>
+    </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="133"/>
+        <location filename="../widgets/MainWindow.cpp" line="151"/>
         <source>Training stopped</source>
         <translation>Training abgebrochen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="133"/>
+        <location filename="../widgets/MainWindow.cpp" line="151"/>
         <source>The run could not go on. Its last checkpoint is kept; fix the cause and press Resume.</source>
         <translation>Der Lauf konnte nicht fortgesetzt werden. Sein letzter Checkpoint bleibt erhalten; beheben Sie die Ursache und klicken Sie auf „Fortsetzen“.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="145"/>
+        <location filename="../widgets/MainWindow.cpp" line="163"/>
         <source>Analysis failed: %1</source>
         <translation>Analyse fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="236"/>
+        <location filename="../widgets/MainWindow.cpp" line="254"/>
         <source>About NormFree Workbench</source>
         <translation>Über NormFree Workbench</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="237"/>
+        <location filename="../widgets/MainWindow.cpp" line="255"/>
         <source>&lt;b&gt;NormFree Workbench %1&lt;/b&gt;&lt;br&gt;Removes LayerNorm from GPT-2 by fine-tuning and shows the circuits of the result.</source>
         <translation>&lt;b&gt;NormFree Workbench %1&lt;/b&gt;&lt;br&gt;Entfernt LayerNorm durch Fine-Tuning aus GPT-2 und zeigt die Circuits des Ergebnisses.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="288"/>
+        <location filename="../widgets/MainWindow.cpp" line="306"/>
         <source>A run is in progress</source>
         <translation>Ein Lauf ist aktiv</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="288"/>
+        <location filename="../widgets/MainWindow.cpp" line="306"/>
         <source>Stop the run before opening another model.</source>
         <translation>Stoppen Sie den Lauf, bevor Sie ein anderes Modell öffnen.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="309"/>
+        <location filename="../widgets/MainWindow.cpp" line="327"/>
         <source>Cannot open model folder</source>
         <translation>Modellordner kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="309"/>
+        <location filename="../widgets/MainWindow.cpp" line="327"/>
         <source>The model folder could not be opened.</source>
         <translation>Der Modellordner konnte nicht geöffnet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="335"/>
+        <location filename="../widgets/MainWindow.cpp" line="354"/>
         <source>Following %1</source>
         <translation>%1 wird verfolgt</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="339"/>
+        <location filename="../widgets/MainWindow.cpp" line="358"/>
         <source>Cannot open run</source>
         <translation>Lauf kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="339"/>
+        <location filename="../widgets/MainWindow.cpp" line="358"/>
         <source>The run directory could not be opened.</source>
         <translation>Das Laufverzeichnis konnte nicht geöffnet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="350"/>
+        <location filename="../widgets/MainWindow.cpp" line="369"/>
         <source>The preset %1 is made for %2 layers; this model has %3. Choose another preset.</source>
         <translation>Das Preset %1 ist für %2 Schichten gedacht; dieses Modell hat %3. Wählen Sie ein anderes Preset.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="370"/>
+        <location filename="../widgets/MainWindow.cpp" line="389"/>
         <source>Loaded schedule %1</source>
         <translation>Zeitplan %1 geladen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="373"/>
-        <location filename="../widgets/MainWindow.cpp" line="375"/>
+        <location filename="../widgets/MainWindow.cpp" line="392"/>
+        <location filename="../widgets/MainWindow.cpp" line="394"/>
         <source>Cannot load schedule</source>
         <translation>Zeitplan kann nicht geladen werden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="373"/>
+        <location filename="../widgets/MainWindow.cpp" line="392"/>
         <source>The schedule file is not valid JSON.</source>
         <translation>Die Zeitplandatei ist kein gültiges JSON.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="375"/>
+        <location filename="../widgets/MainWindow.cpp" line="394"/>
         <source>The schedule could not be used.</source>
         <translation>Der Zeitplan konnte nicht verwendet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="389"/>
+        <location filename="../widgets/MainWindow.cpp" line="408"/>
         <source>train %1, eval %2%3</source>
         <translation>Training %1, Evaluierung %2%3</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="399"/>
+        <location filename="../widgets/MainWindow.cpp" line="418"/>
         <source>Cannot use these datasets</source>
         <translation>Diese Datensätze können nicht verwendet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="399"/>
+        <location filename="../widgets/MainWindow.cpp" line="418"/>
         <source>A dataset could not be read.</source>
         <translation>Ein Datensatz konnte nicht gelesen werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="406"/>
+        <location filename="../widgets/MainWindow.cpp" line="425"/>
         <source>No model</source>
         <translation>Kein Modell</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="406"/>
+        <location filename="../widgets/MainWindow.cpp" line="425"/>
         <source>Open a model folder first (File › Open Model Folder).</source>
         <translation>Öffnen Sie zuerst einen Modellordner (Datei › Modellordner öffnen).</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="430"/>
+        <location filename="../widgets/MainWindow.cpp" line="449"/>
         <source>Run folder in use</source>
         <translation>Laufordner bereits belegt</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="430"/>
+        <location filename="../widgets/MainWindow.cpp" line="449"/>
         <source>This folder holds a run already: open it with File › Open Run, or choose another folder.</source>
         <translation>Dieser Ordner enthält bereits einen Lauf: Öffnen Sie ihn über Datei › Lauf öffnen, oder wählen Sie einen anderen Ordner.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="457"/>
+        <location filename="../widgets/MainWindow.cpp" line="476"/>
         <source>Starting %1</source>
         <translation>%1 wird gestartet</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="498"/>
+        <location filename="../widgets/MainWindow.cpp" line="525"/>
         <source>Finished: the trained model is in %1/final</source>
         <translation>Fertig: Das trainierte Modell liegt in %1/final</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="500"/>
+        <location filename="../widgets/MainWindow.cpp" line="527"/>
         <source>Stopped at step %1; checkpoint written</source>
         <translation>Bei Schritt %1 gestoppt; Checkpoint geschrieben</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="511"/>
+        <location filename="../widgets/MainWindow.cpp" line="538"/>
         <source>step %1 / %2</source>
         <translation>Schritt %1 / %2</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="513"/>
+        <location filename="../widgets/MainWindow.cpp" line="540"/>
         <source>%1 tok/s</source>
         <translation>%1 Token/s</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="517"/>
+        <location filename="../widgets/MainWindow.cpp" line="544"/>
         <source>ETA %1</source>
         <translation>Restzeit %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="523"/>
+        <location filename="../widgets/MainWindow.cpp" line="550"/>
         <source>next: %1</source>
         <translation>als Nächstes: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="537"/>
+        <location filename="../widgets/MainWindow.cpp" line="564"/>
         <source>Open Model Folder</source>
         <translation>Modellordner öffnen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="542"/>
+        <location filename="../widgets/MainWindow.cpp" line="569"/>
         <source>Open Run Directory</source>
         <translation>Laufverzeichnis öffnen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="548"/>
+        <location filename="../widgets/MainWindow.cpp" line="575"/>
         <source>Open Schedule</source>
         <translation>Zeitplan öffnen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="548"/>
+        <location filename="../widgets/MainWindow.cpp" line="575"/>
         <source>Schedules (*.json);;All files (*)</source>
         <translation>Zeitpläne (*.json);;Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="553"/>
+        <location filename="../widgets/MainWindow.cpp" line="580"/>
         <source>Folder for the Next Run</source>
         <translation>Ordner für den nächsten Lauf</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="559"/>
+        <location filename="../widgets/MainWindow.cpp" line="586"/>
         <source>Choose Datasets</source>
         <translation>Datensätze wählen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="562"/>
+        <location filename="../widgets/MainWindow.cpp" line="589"/>
         <source>Training tokens</source>
         <translation>Trainingstoken</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="562"/>
+        <location filename="../widgets/MainWindow.cpp" line="589"/>
         <source>Validation tokens</source>
         <translation>Validierungstoken</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="562"/>
+        <location filename="../widgets/MainWindow.cpp" line="589"/>
         <source>Second eval set (optional)</source>
         <translation>Zweiter Evaluierungsdatensatz (optional)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="566"/>
+        <location filename="../widgets/MainWindow.cpp" line="593"/>
         <source>Browse…</source>
         <translation>Durchsuchen…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="568"/>
+        <location filename="../widgets/MainWindow.cpp" line="595"/>
         <source>Token File</source>
         <translation>Token-Datei</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="568"/>
+        <location filename="../widgets/MainWindow.cpp" line="595"/>
         <source>Token files (*.bin)</source>
         <translation>Token-Dateien (*.bin)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="576"/>
+        <location filename="../widgets/MainWindow.cpp" line="603"/>
         <source>Token files as `normfree-cli tokenize` writes them. Leave all empty to use the synthetic corpus made for the model.</source>
         <translation>Token-Dateien, wie `normfree-cli tokenize` sie schreibt. Alle Felder leer lassen, um den für das Modell erzeugten synthetischen Korpus zu verwenden.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="619"/>
+        <location filename="../widgets/MainWindow.cpp" line="646"/>
         <source>Export incomplete</source>
         <translation>Export unvollständig</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/MainWindow.cpp" line="619"/>
+        <location filename="../widgets/MainWindow.cpp" line="646"/>
         <source>%n file(s) could not be written.</source>
         <translation>
             <numerusform>%n Datei konnte nicht geschrieben werden.</numerusform>
@@ -469,237 +482,237 @@
         </translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="622"/>
+        <location filename="../widgets/MainWindow.cpp" line="649"/>
         <source>Exported %1 files to %2</source>
         <translation>%1 Dateien nach %2 exportiert</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="633"/>
+        <location filename="../widgets/MainWindow.cpp" line="660"/>
         <source>Export All Figures To</source>
         <translation>Alle Abbildungen exportieren nach</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="639"/>
+        <location filename="../widgets/MainWindow.cpp" line="666"/>
         <source>Settings</source>
         <translation>Einstellungen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="647"/>
+        <location filename="../widgets/MainWindow.cpp" line="674"/>
         <source>never (refresh by hand)</source>
         <translation>nie (manuell aktualisieren)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="649"/>
+        <location filename="../widgets/MainWindow.cpp" line="676"/>
         <source>Language</source>
         <translation>Sprache</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="650"/>
+        <location filename="../widgets/MainWindow.cpp" line="677"/>
         <source>Refresh visible analyses every N steps</source>
         <translation>Sichtbare Analysen alle N Schritte aktualisieren</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="671"/>
+        <location filename="../widgets/MainWindow.cpp" line="698"/>
         <source>The First Ten Minutes</source>
         <translation>Die ersten zehn Minuten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="673"/>
+        <location filename="../widgets/MainWindow.cpp" line="700"/>
         <source>&lt;ol&gt;&lt;li&gt;The bundled tiny GPT-2 is open, with the &lt;b&gt;tiny&lt;/b&gt; removal preset on the timeline (bottom).&lt;/li&gt;&lt;li&gt;Press &lt;b&gt;Start&lt;/b&gt;. The first start makes the fine-tuning data (about a minute), then training runs; the loss plot fills and a dashed line marks each removal.&lt;/li&gt;&lt;li&gt;If the loss has not recovered when the next removal comes, &lt;b&gt;drag&lt;/b&gt; the next events to the right on the timeline (Ctrl-click selects several; Shift-drag the first of a group changes its gap). Ctrl+Z undoes.&lt;/li&gt;&lt;li&gt;Press &lt;b&gt;Refresh analyses&lt;/b&gt; (F5): the panes on the right show the model as it is now, and say when they have gone stale.&lt;/li&gt;&lt;li&gt;In &lt;b&gt;Heads&lt;/b&gt;, click a head to see its DLA and DE per token and its attention pattern. After the last removal DLA equals DE exactly.&lt;/li&gt;&lt;li&gt;Right-click any plot to export it as PNG, SVG, PDF or CSV; File › Export All Figures writes them all.&lt;/li&gt;&lt;/ol&gt;</source>
         <translation>&lt;ol&gt;&lt;li&gt;Das mitgelieferte kleine GPT-2 ist geöffnet, mit dem Entfernungs-Preset &lt;b&gt;tiny&lt;/b&gt; auf der Zeitleiste (unten).&lt;/li&gt;&lt;li&gt;Klicken Sie auf &lt;b&gt;Starten&lt;/b&gt;. Beim ersten Start werden die Fine-Tuning-Daten erzeugt (etwa eine Minute), danach läuft das Training; der Verlust-Plot füllt sich, und eine gestrichelte Linie markiert jede Entfernung.&lt;/li&gt;&lt;li&gt;Hat sich der Verlust bis zur nächsten Entfernung nicht erholt, &lt;b&gt;ziehen&lt;/b&gt; Sie die nächsten Ereignisse auf der Zeitleiste nach rechts (Strg+Klick wählt mehrere aus; Umschalt+Ziehen des ersten Ereignisses einer Gruppe ändert deren Abstand). Strg+Z macht rückgängig.&lt;/li&gt;&lt;li&gt;Klicken Sie auf &lt;b&gt;Analysen aktualisieren&lt;/b&gt; (F5): Die Bereiche rechts zeigen das Modell im aktuellen Zustand und melden, wenn sie veraltet sind.&lt;/li&gt;&lt;li&gt;Klicken Sie unter &lt;b&gt;Heads&lt;/b&gt; auf einen Head, um seine DLA und DE je Token sowie sein Attention-Muster zu sehen. Nach der letzten Entfernung stimmt DLA exakt mit DE überein.&lt;/li&gt;&lt;li&gt;Klicken Sie mit der rechten Maustaste auf einen Plot, um ihn als PNG, SVG, PDF oder CSV zu exportieren; Datei › Alle Abbildungen exportieren schreibt sie alle.&lt;/li&gt;&lt;/ol&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="713"/>
+        <location filename="../widgets/MainWindow.cpp" line="740"/>
         <source>Model: %1</source>
         <translation>Modell: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="716"/>
+        <location filename="../widgets/MainWindow.cpp" line="743"/>
         <source>Run: %1</source>
         <translation>Lauf: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="721"/>
+        <location filename="../widgets/MainWindow.cpp" line="748"/>
         <source>Stopping the run and writing its checkpoint…</source>
         <translation>Lauf wird gestoppt und sein Checkpoint geschrieben…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="735"/>
+        <location filename="../widgets/MainWindow.cpp" line="762"/>
         <source>NormFree Workbench</source>
         <translation>NormFree Workbench</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="737"/>
+        <location filename="../widgets/MainWindow.cpp" line="764"/>
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="738"/>
+        <location filename="../widgets/MainWindow.cpp" line="765"/>
         <source>&amp;Open Model Folder…</source>
         <translation>Modellordner ö&amp;ffnen…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="739"/>
+        <location filename="../widgets/MainWindow.cpp" line="766"/>
         <source>Open &amp;Run…</source>
         <translation>&amp;Lauf öffnen…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="740"/>
+        <location filename="../widgets/MainWindow.cpp" line="767"/>
         <source>Open &amp;Recent</source>
         <translation>&amp;Zuletzt geöffnet</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="741"/>
+        <location filename="../widgets/MainWindow.cpp" line="768"/>
         <source>Load &amp;Schedule…</source>
         <translation>Zeit&amp;plan laden…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="742"/>
+        <location filename="../widgets/MainWindow.cpp" line="769"/>
         <source>Choose &amp;Datasets…</source>
         <translation>&amp;Datensätze wählen…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="743"/>
+        <location filename="../widgets/MainWindow.cpp" line="770"/>
         <source>Folder for the &amp;Next Run…</source>
         <translation>Ordner für den &amp;nächsten Lauf…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="744"/>
+        <location filename="../widgets/MainWindow.cpp" line="771"/>
         <source>&amp;Export Figure</source>
         <translation>Abbildung &amp;exportieren</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="745"/>
+        <location filename="../widgets/MainWindow.cpp" line="772"/>
         <source>Export &amp;All Figures…</source>
         <translation>&amp;Alle Abbildungen exportieren…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="746"/>
+        <location filename="../widgets/MainWindow.cpp" line="773"/>
         <source>&amp;Quit</source>
         <translation>&amp;Beenden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="747"/>
+        <location filename="../widgets/MainWindow.cpp" line="774"/>
         <source>&amp;Edit</source>
         <translation>&amp;Bearbeiten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="748"/>
+        <location filename="../widgets/MainWindow.cpp" line="775"/>
         <source>&amp;Undo</source>
         <translation>&amp;Rückgängig</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="749"/>
+        <location filename="../widgets/MainWindow.cpp" line="776"/>
         <source>&amp;Redo</source>
         <translation>&amp;Wiederherstellen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="750"/>
+        <location filename="../widgets/MainWindow.cpp" line="777"/>
         <source>&amp;Delete Selected Events</source>
         <translation>Ausgewählte Ereignisse &amp;löschen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="751"/>
+        <location filename="../widgets/MainWindow.cpp" line="778"/>
         <source>&amp;Settings…</source>
         <translation>&amp;Einstellungen…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="752"/>
+        <location filename="../widgets/MainWindow.cpp" line="779"/>
         <source>&amp;Run</source>
         <translation>&amp;Lauf</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="753"/>
+        <location filename="../widgets/MainWindow.cpp" line="780"/>
         <source>Start</source>
         <translation>Starten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="754"/>
+        <location filename="../widgets/MainWindow.cpp" line="781"/>
         <source>Start a new run of the setup on the left</source>
         <translation>Einen neuen Lauf mit der Konfiguration links starten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="755"/>
+        <location filename="../widgets/MainWindow.cpp" line="782"/>
         <source>Pause</source>
         <translation>Pausieren</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="756"/>
+        <location filename="../widgets/MainWindow.cpp" line="783"/>
         <source>Finish the step in progress, write a checkpoint and wait</source>
         <translation>Den laufenden Schritt abschließen, einen Checkpoint schreiben und warten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="757"/>
+        <location filename="../widgets/MainWindow.cpp" line="784"/>
         <source>Stop</source>
         <translation>Stoppen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="758"/>
+        <location filename="../widgets/MainWindow.cpp" line="785"/>
         <source>Stop the run after the step in progress (a checkpoint is written)</source>
         <translation>Den Lauf nach dem laufenden Schritt stoppen (ein Checkpoint wird geschrieben)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="759"/>
+        <location filename="../widgets/MainWindow.cpp" line="786"/>
         <source>Resume</source>
         <translation>Fortsetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="760"/>
+        <location filename="../widgets/MainWindow.cpp" line="787"/>
         <source>Continue the run from where it stopped (for an opened run: from its newest checkpoint, in this process)</source>
         <translation>Den Lauf dort fortsetzen, wo er angehalten wurde (bei einem geöffneten Lauf: ab seinem neuesten Checkpoint, in diesem Prozess)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="762"/>
+        <location filename="../widgets/MainWindow.cpp" line="789"/>
         <source>Refresh analyses</source>
         <translation>Analysen aktualisieren</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="763"/>
+        <location filename="../widgets/MainWindow.cpp" line="790"/>
         <source>Compute every analysis pane on the model as it is now</source>
         <translation>Alle Analysebereiche für den aktuellen Zustand des Modells berechnen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="764"/>
+        <location filename="../widgets/MainWindow.cpp" line="791"/>
         <source>&amp;View</source>
         <translation>&amp;Ansicht</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="765"/>
+        <location filename="../widgets/MainWindow.cpp" line="792"/>
         <source>Zoom Timeline to &amp;Fit</source>
         <translation>Zeitleiste &amp;einpassen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="766"/>
+        <location filename="../widgets/MainWindow.cpp" line="793"/>
         <source>&amp;Help</source>
         <translation>&amp;Hilfe</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="767"/>
+        <location filename="../widgets/MainWindow.cpp" line="794"/>
         <source>The &amp;First Ten Minutes</source>
         <translation>Die &amp;ersten zehn Minuten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="768"/>
+        <location filename="../widgets/MainWindow.cpp" line="795"/>
         <source>&amp;About</source>
         <translation>Ü&amp;ber</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="769"/>
+        <location filename="../widgets/MainWindow.cpp" line="796"/>
         <source>Run</source>
         <translation>Lauf</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="770"/>
+        <location filename="../widgets/MainWindow.cpp" line="797"/>
         <source>Removal timeline</source>
         <translation>Zeitleiste der Entfernungen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="770"/>
+        <location filename="../widgets/MainWindow.cpp" line="797"/>
         <source>Run setup</source>
         <translation>Laufkonfiguration</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="770"/>
+        <location filename="../widgets/MainWindow.cpp" line="797"/>
         <source>Model</source>
         <translation>Modell</translation>
     </message>
@@ -800,78 +813,78 @@
 <context>
     <name>NeuronsPane</name>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="128"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="133"/>
         <source>|cos| of neuron %1</source>
         <translation>|cos| von Neuron %1</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="138"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="142"/>
         <source>Last MLP layer: output norm vs LogitVar (red: top %1 by CN score)</source>
         <translation>Letzte MLP-Schicht: Ausgabenorm vs. LogitVar (rot: Top %1 nach CN-Score)</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="139"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="143"/>
         <source>‖w_out‖</source>
         <translation>‖w_out‖</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="140"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="144"/>
         <source>LogitVar</source>
         <translation>LogitVar</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="141"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="145"/>
         <source>neurons</source>
         <translation>Neuronen</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="142"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="146"/>
         <source>top by CN score = ‖w_out‖ / LogitVar</source>
         <translation>Top nach CN-Score = ‖w_out‖ / LogitVar</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="143"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="147"/>
         <source>Mean ablation of each top neuron</source>
         <translation>Mean-Ablation jedes Top-Neurons</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="144"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="148"/>
         <source>neuron (by CN rank)</source>
         <translation>Neuron (nach CN-Rang)</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="145"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="149"/>
         <source>change (nats)</source>
         <translation>Änderung (Nats)</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="146"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="150"/>
         <source>Δ loss</source>
         <translation>Δ Verlust</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="147"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="151"/>
         <source>Δ entropy</source>
         <translation>Δ Entropie</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="148"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="152"/>
         <source>W_U singular values and top neurons&apos; |cosine| to each direction</source>
         <translation>Singulärwerte von W_U und |Kosinus| der Top-Neuronen zu jeder Richtung</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="149"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="153"/>
         <source>singular direction (descending)</source>
         <translation>Singulärrichtung (absteigend)</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="150"/>
-        <location filename="../widgets/NeuronsPane.cpp" line="152"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="154"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="156"/>
         <source>singular value</source>
         <translation>Singulärwert</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="151"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="155"/>
         <source>|cosine|</source>
         <translation>|Kosinus|</translation>
     </message>
@@ -982,7 +995,7 @@
         <translation>Fehler (Attribution − Aktivierung)</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="157"/>
+        <location filename="../widgets/PatchingPane.cpp" line="160"/>
         <source>Compute to see the prompts.</source>
         <translation>Berechnen, um die Prompts zu sehen.</translation>
     </message>
@@ -1131,12 +1144,12 @@
         <translation>%1 wurde bei Schritt %2 angewendet und kann nicht verschoben werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="403"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="406"/>
         <source>step %1 · %2</source>
         <translation>Schritt %1 · %2</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/TimelineWidget.cpp" line="404"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="407"/>
         <source> (+%n more)</source>
         <translation>
             <numerusform> (+%n weiteres)</numerusform>
@@ -1144,17 +1157,17 @@
         </translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="413"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="416"/>
         <source>gap %1 → %2 steps</source>
         <translation>Abstand %1 → %2 Schritte</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="445"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="448"/>
         <source>Move %1 to step %2</source>
         <translation>%1 auf Schritt %2 verschieben</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/TimelineWidget.cpp" line="448"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="451"/>
         <source>Move %n events</source>
         <translation>
             <numerusform>%n Ereignis verschieben</numerusform>
@@ -1162,13 +1175,13 @@
         </translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="466"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="469"/>
         <source>Add %1</source>
         <translation>%1 hinzufügen</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/TimelineWidget.cpp" line="493"/>
-        <location filename="../widgets/TimelineWidget.cpp" line="550"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="496"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="553"/>
         <source>Delete %n events</source>
         <translation>
             <numerusform>%n Ereignis löschen</numerusform>
@@ -1176,47 +1189,47 @@
         </translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="514"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="517"/>
         <source>End position-0 treatment at step %1</source>
         <translation>Position-0-Behandlung bei Schritt %1 beenden</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="516"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="519"/>
         <source>End end-of-text treatment at step %1</source>
         <translation>End-of-Text-Behandlung bei Schritt %1 beenden</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="522"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="525"/>
         <source>Make LN_f fake at step %1</source>
         <translation>LN_f bei Schritt %1 durch FakeLN ersetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="525"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="528"/>
         <source>Make %1 fake at step %2</source>
         <translation>%1 bei Schritt %2 durch FakeLN ersetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="527"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="530"/>
         <source>layer %1</source>
         <translation>Schicht %1</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="529"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="532"/>
         <source>all layers</source>
         <translation>alle Schichten</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="554"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="557"/>
         <source>Zoom to fit</source>
         <translation>Einpassen</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="589"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="592"/>
         <source>step %1 · %2%3</source>
         <translation>Schritt %1 · %2%3</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="592"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="595"/>
         <source> (applied)</source>
         <translation> (angewendet)</translation>
     </message>
@@ -1224,9 +1237,14 @@
 <context>
     <name>TrainingView</name>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="126"/>
+        <location filename="../widgets/TrainingView.cpp" line="138"/>
         <source>eval %1</source>
         <translation>Evaluierung %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/TrainingView.cpp" line="175"/>
+        <source>%1 frozen</source>
+        <translation>%1 eingefroren</translation>
     </message>
     <message>
         <location filename="../widgets/TrainingView.cpp" line="214"/>

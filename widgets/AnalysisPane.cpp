@@ -28,6 +28,10 @@ AnalysisPane::AnalysisPane(AnalysisRunner* runner, const QString& key, QWidget* 
   layout->addLayout(header);
   layout->addLayout(m_body, 1);
 
+  connect(runner, &AnalysisRunner::sourceChanged, this, [this] {
+    m_sourceChanged = true;
+    updateStatus();
+  });
   connect(runner, &AnalysisRunner::started, this, [this](const QString& key) {
     if (key != m_key) return;
     m_computing = true;
@@ -67,13 +71,17 @@ void AnalysisPane::setCurrentStep(int64_t step) {
   updateStatus();
 }
 
-bool AnalysisPane::isStale() const { return m_hasResult && m_currentStep >= 0 && m_currentStep > m_shownStep; }
+bool AnalysisPane::isStale() const {
+  // A saved model (step −1) never moves on; a run's model does, and any model can be replaced.
+  return m_hasResult && (m_sourceChanged || (m_shownStep >= 0 && m_currentStep > m_shownStep));
+}
 
 QString AnalysisPane::statusText() const { return m_status->text(); }
 
 void AnalysisPane::showHeader(int64_t step, const std::string& model, const std::string& norms,
                               const std::string& data) {
   m_hasResult = true;
+  m_sourceChanged = false;
   m_shownStep = step;
   m_description = tr("%1 · %2 · %3")
                       .arg(QString::fromStdString(model), QString::fromStdString(norms),
@@ -90,7 +98,9 @@ void AnalysisPane::updateStatus() {
     text = (m_shownStep >= 0 ? tr("<b>Step %1</b>").arg(m_shownStep) : tr("<b>Saved model</b>")) + " · " +
            m_description.toHtmlEscaped();
     if (isStale())
-      text += " · <span style='color:#d35400'><b>" + tr("stale: the model is at step %1").arg(m_currentStep) +
+      text += " · <span style='color:#d35400'><b>" +
+              (m_sourceChanged ? tr("stale: the model has changed since")
+                               : tr("stale: the model is at step %1").arg(m_currentStep)) +
               "</b></span>";
   }
   if (m_computing) text += " · <i>" + tr("computing…") + "</i>";

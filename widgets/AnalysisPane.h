@@ -48,7 +48,7 @@ class AnalysisPane : public QWidget {
   QProgressBar* m_progress;
   QPushButton* m_refresh;
   QVBoxLayout* m_body;
-  bool m_hasResult = false, m_computing = false;
+  bool m_hasResult = false, m_computing = false, m_sourceChanged = false;
   int64_t m_shownStep = -1, m_currentStep = -1;
   QString m_description, m_error;
 };

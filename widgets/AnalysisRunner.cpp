@@ -40,20 +40,30 @@ AnalysisRunner::~AnalysisRunner() {
   m_thread.wait();
 }
 
+void AnalysisRunner::changeSource() {
+  ++m_source;
+  QMetaObject::invokeMethod(this, [this] { Q_EMIT sourceChanged(); }, Qt::QueuedConnection);
+}
+
 void AnalysisRunner::setSetup(const AnalysisSetup& setup) {
   std::lock_guard<std::mutex> lock(m_mutex);
   m_setup = setup;
   ++m_setupGeneration;
+  changeSource();
 }
 
 void AnalysisRunner::setTrainer(std::shared_ptr<nf::Trainer> trainer) {
   std::lock_guard<std::mutex> lock(m_mutex);
+  if (trainer == m_trainer) return;
   m_trainer = std::move(trainer);
+  changeSource();
 }
 
 void AnalysisRunner::setCurrentFolder(const std::string& folder) {
   std::lock_guard<std::mutex> lock(m_mutex);
+  if (folder == m_currentFolder) return;
   m_currentFolder = folder;
+  changeSource();
 }
 
 int64_t AnalysisRunner::currentStep() const {
@@ -137,11 +147,12 @@ std::shared_ptr<const AnalysisInputs> AnalysisRunner::inputs() {
 
 void AnalysisRunner::runNext() {
   QString key;
-  int64_t number = 0;
+  int64_t number = 0, source = 0;
   AnalysisWork work;
   {
     std::lock_guard<std::mutex> lock(m_mutex);
     if (m_pending.empty()) return;
+    source = m_source;
     auto oldest = m_pending.begin();
     for (auto it = m_pending.begin(); it != m_pending.end(); ++it)
       if (it->second.first < oldest->second.first) oldest = it;
@@ -159,11 +170,11 @@ void AnalysisRunner::runNext() {
     });
     QMetaObject::invokeMethod(
         this,
-        [this, key, number, deliver] {
+        [this, key, number, source, deliver] {
           bool newest;
           {
             std::lock_guard<std::mutex> lock(m_mutex);
-            newest = m_latest[key] == number;
+            newest = m_latest[key] == number && m_source == source;  // else a newer model or request won
           }
           if (newest && deliver) deliver();
           Q_EMIT finished(key);

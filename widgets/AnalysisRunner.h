@@ -65,9 +65,11 @@ class AnalysisRunner : public QObject {
   void finished(const QString& key);
   void progress(const QString& key, qint64 done, qint64 total);
   void failed(const QString& key, const QString& message);
+  void sourceChanged();  // another model or setup: every figure shown is out of date
 
  private:
   void runNext();  // on the analysis thread
+  void changeSource();  // caller holds m_mutex
   std::shared_ptr<const AnalysisInputs> inputs();  // on the analysis thread
 
   QThread m_thread;
@@ -80,6 +82,7 @@ class AnalysisRunner : public QObject {
   std::map<QString, std::pair<int64_t, AnalysisWork>> m_pending;  // key → (request number, work)
   std::map<QString, int64_t> m_latest;                            // key → newest request number
   int64_t m_requests = 0;
+  int64_t m_source = 0;  // bumped whenever what "the model now" means changes; results of older ones drop
   int m_running = 0;
   // Cached on the analysis thread for m_cachedGeneration.
   int64_t m_cachedGeneration = -1;

@@ -19,6 +19,11 @@ struct CalibrationPane::Texts {
   QStringList prompts, startGreedy, startSampled, nowGreedy, nowSampled;
 };
 
+struct CalibrationPane::Shown {
+  nf::ModelBehaviour now, start;
+  Texts texts;
+};
+
 CalibrationPane::CalibrationPane(AnalysisRunner* runner, QWidget* parent)
     : AnalysisPane(runner, "calibration", parent) {
   m_reliability = makePlot(this, "reliability_diagram");
@@ -67,23 +72,30 @@ AnalysisWork CalibrationPane::makeWork() {
     }
     nf::BehaviourOptions options;
     options.newTokens = 24;
-    auto now = std::make_shared<nf::ModelBehaviour>(nf::modelBehaviour(*in.model, in.sequences, prompts, options, progress));
-    auto start = std::make_shared<nf::ModelBehaviour>(nf::modelBehaviour(*in.reference, in.sequences, prompts, options));
-    auto texts = std::make_shared<Texts>();
+    auto shown = std::make_shared<Shown>();
+    shown->now = nf::modelBehaviour(*in.model, in.sequences, prompts, options, progress);
+    shown->start = nf::modelBehaviour(*in.reference, in.sequences, prompts, options);
+    Texts& t = shown->texts;
     for (size_t i = 0; i < prompts.size(); ++i) {
-      texts->prompts << QString::fromStdString(in.text(prompts[i]));
-      texts->startGreedy << QString::fromStdString(in.text(start->continuations[i].greedy));
-      texts->startSampled << QString::fromStdString(in.text(start->continuations[i].sampled));
-      texts->nowGreedy << QString::fromStdString(in.text(now->continuations[i].greedy));
-      texts->nowSampled << QString::fromStdString(in.text(now->continuations[i].sampled));
+      t.prompts << QString::fromStdString(in.text(prompts[i]));
+      t.startGreedy << QString::fromStdString(in.text(shown->start.continuations[i].greedy));
+      t.startSampled << QString::fromStdString(in.text(shown->start.continuations[i].sampled));
+      t.nowGreedy << QString::fromStdString(in.text(shown->now.continuations[i].greedy));
+      t.nowSampled << QString::fromStdString(in.text(shown->now.continuations[i].sampled));
     }
-    return [self, now, start, texts] {
-      if (self) self->draw(*now, *start, *texts);
+    return [self, shown] {
+      if (!self) return;
+      self->draw(shown);
+      const nf::AnalysisHeader& h = shown->now.header;
+      self->showHeader(h.step, h.model, h.norms, h.data);
     };
   };
 }
 
-void CalibrationPane::draw(const nf::ModelBehaviour& now, const nf::ModelBehaviour& start, const Texts& t) {
+void CalibrationPane::draw(std::shared_ptr<const Shown> shown) {
+  m_shown = std::move(shown);
+  const nf::ModelBehaviour &now = m_shown->now, &start = m_shown->start;
+  const Texts& t = m_shown->texts;
   const nf::ModelBehaviour* models[] = {&start, &now};
   for (int m = 0; m < 2; ++m) {
     QVector<double> centers, accuracy;
@@ -116,7 +128,6 @@ void CalibrationPane::draw(const nf::ModelBehaviour& now, const nf::ModelBehavio
       m_samples->setItem(row, 1, new QTableWidgetItem(kind == 0 ? t.startGreedy[i] : t.startSampled[i]));
       m_samples->setItem(row, 2, new QTableWidgetItem(kind == 0 ? t.nowGreedy[i] : t.nowSampled[i]));
     }
-  showHeader(now.header.step, now.header.model, now.header.norms, now.header.data);
 }
 
 void CalibrationPane::retranslate() {
@@ -127,6 +138,7 @@ void CalibrationPane::retranslate() {
   m_reliability->plottable(1)->setName(tr("now"));
   m_reliability->graph(0)->setName(tr("perfect calibration"));
   m_samples->setHorizontalHeaderLabels({tr("prompt"), tr("starting model"), tr("now")});
+  if (m_shown) draw(m_shown);  // the table's text in the new language
   m_reliability->replot();
   AnalysisPane::retranslate();
 }

@@ -22,7 +22,9 @@ class CalibrationPane : public AnalysisPane {
 
  private:
   struct Texts;
-  void draw(const nf::ModelBehaviour& now, const nf::ModelBehaviour& start, const Texts& texts);
+  struct Shown;
+  void draw(std::shared_ptr<const Shown> shown);
+  std::shared_ptr<const Shown> m_shown;  // redrawn in another language
   QCustomPlot* m_reliability;
   QLabel* m_summary;
   QTableWidget* m_samples;

@@ -102,23 +102,25 @@ AnalysisWork HeadsPane::makeWork() {
   return [self](const AnalysisInputs& in, const nf::ProgressFn& progress) -> std::function<void()> {
     nf::AttributionOptions options;
     options.bootstrapSamples = 200;
-    auto attribution = std::make_shared<nf::AttributionResult>(
+    auto attribution = std::make_shared<const nf::AttributionResult>(
         nf::logitAttribution(*in.model, in.sequences, options, progress));
-    auto sinks = std::make_shared<nf::AttentionSinksResult>(nf::attentionSinks(*in.model, in.sequences));
+    auto sinks = std::make_shared<const nf::AttentionSinksResult>(nf::attentionSinks(*in.model, in.sequences));
     const int64_t sequences = in.sequences.count;
     return [self, attribution, sinks, sequences] {
       if (!self) return;
       self->m_sequence->setMaximum(static_cast<int>(std::max<int64_t>(0, sequences - 1)));
-      self->draw(*attribution, *sinks);
+      self->draw(attribution, sinks);
     };
   };
 }
 
-void HeadsPane::draw(const nf::AttributionResult& a, const nf::AttentionSinksResult& sinks) {
+void HeadsPane::draw(std::shared_ptr<const nf::AttributionResult> attribution,
+                     std::shared_ptr<const nf::AttentionSinksResult> sinks) {
+  m_attribution = std::move(attribution);
+  m_sinks = std::move(sinks);
+  const nf::AttributionResult& a = *m_attribution;
   m_layers = a.layers;
   m_heads = a.heads;
-  m_sinkShare = sinks.sinkShare;
-  m_meanPositionZero = sinks.meanPositionZero;
   m_nmae.clear();
   for (int i = 0; i < 3; ++i) {
     QCPColorMapData* d = m_colorMaps[i]->data();
@@ -131,22 +133,25 @@ void HeadsPane::draw(const nf::AttributionResult& a, const nf::AttentionSinksRes
         if (i == 2) m_nmae.push_back(c.nmae);
       }
     m_colorMaps[i]->rescaleDataRange(true);
-    m_colorMaps[i]->rescaleAxes();
-    QCPAxis* x = m_colorMaps[i]->keyAxis();
-    x->setRange(-0.5, a.heads - 0.5);
+    m_colorMaps[i]->keyAxis()->setRange(-0.5, a.heads - 0.5);
     m_colorMaps[i]->valueAxis()->setRange(-0.5, a.layers - 0.5);
   }
+  showSummary();
+  markSelection();
+  m_maps->replot();
+  showHeader(a.header.step, a.header.model, a.header.norms, a.header.data);
+  if (m_layer >= 0 && m_layer < m_layers && m_head < m_heads) requestDetail();  // the detail follows
+}
+
+void HeadsPane::showSummary() {
+  const nf::AttributionResult& a = *m_attribution;
   m_summary->setText(tr("Mean NMAE over heads: <b>%1 %</b> (95 % bootstrap interval %2–%3 %) · "
                         "decomposition check max |Σ DLA + β·u − logit| = %4 · attention sink rate %5")
                          .arg(a.overallNmae, 0, 'g', 3)
                          .arg(a.overallLow, 0, 'g', 3)
                          .arg(a.overallHigh, 0, 'g', 3)
                          .arg(a.decompositionError, 0, 'g', 2)
-                         .arg(sinks.sinkRate, 0, 'g', 3));
-  markSelection();
-  m_maps->replot();
-  showHeader(a.header.step, a.header.model, a.header.norms, a.header.data);
-  if (m_layer >= 0 && m_layer < m_layers && m_head < m_heads) requestDetail();
+                         .arg(m_sinks->sinkRate, 0, 'g', 3));
 }
 
 QPoint HeadsPane::cellCenter(int map, int layer, int head) const {
@@ -192,12 +197,14 @@ void HeadsPane::requestDetail() {
     detail->de = a.trace.de;
     detail->pattern = nf::attentionPattern(*in.model, one.tokens, layer, head);
     return [self, detail] {
-      if (self) self->drawDetail(*detail);
+      if (self) self->drawDetail(detail);
     };
   });
 }
 
-void HeadsPane::drawDetail(const Detail& d) {
+void HeadsPane::drawDetail(std::shared_ptr<const Detail> detail) {
+  m_detail = std::move(detail);
+  const Detail& d = *m_detail;
   // Position i predicts token i + 1: label each point with the token being predicted.
   QVector<double> x, dla, de;
   QStringList predicted;
@@ -235,8 +242,9 @@ void HeadsPane::drawDetail(const Detail& d) {
       tr("<b>L%1H%2</b> · sink share %3 (mean attention to position 0: %4) · NMAE %5 % · sequence:")
           .arg(d.layer)
           .arg(d.head)
-          .arg(index < m_sinkShare.size() ? m_sinkShare[index] : 0.0, 0, 'g', 3)
-          .arg(index < m_meanPositionZero.size() ? m_meanPositionZero[index] : 0.0, 0, 'g', 3)
+          .arg(m_sinks && index < m_sinks->sinkShare.size() ? m_sinks->sinkShare[index] : 0.0, 0, 'g', 3)
+          .arg(m_sinks && index < m_sinks->meanPositionZero.size() ? m_sinks->meanPositionZero[index] : 0.0, 0,
+               'g', 3)
           .arg(index < m_nmae.size() ? m_nmae[index] : 0.0, 0, 'g', 3));
   m_detailShown = true;
   Q_EMIT detailShown();
@@ -259,7 +267,9 @@ void HeadsPane::retranslate() {
   m_trace->yAxis->setLabel(tr("logit contribution"));
   m_patternMap->setName(tr("attention"));
   m_patternMap->colorScale()->axis()->setLabel(tr("attention weight"));
-  if (plotTitle(m_trace).isEmpty() || !m_detailShown) {
+  if (m_attribution) showSummary();
+  if (m_detail) drawDetail(m_detail);  // its titles and label in the new language
+  if (!m_detail) {
     setPlotTitle(m_trace, tr("Click a head to see its DLA and DE per position"));
     setPlotTitle(m_pattern, tr("Click a head to see its attention pattern"));
     m_detailLabel->setText(tr("No head selected. Sequence:"));

@@ -40,8 +40,10 @@ class HeadsPane : public AnalysisPane {
 
  private:
   struct Detail;
-  void draw(const nf::AttributionResult& attribution, const nf::AttentionSinksResult& sinks);
-  void drawDetail(const Detail& detail);
+  void draw(std::shared_ptr<const nf::AttributionResult> attribution,
+            std::shared_ptr<const nf::AttentionSinksResult> sinks);
+  void showSummary();
+  void drawDetail(std::shared_ptr<const Detail> detail);
   void requestDetail();
   void markSelection();
 
@@ -56,5 +58,9 @@ class HeadsPane : public AnalysisPane {
   int m_layers = 0, m_heads = 0;
   int m_layer = -1, m_head = -1;
   bool m_detailShown = false;
-  std::vector<double> m_sinkShare, m_meanPositionZero, m_nmae;
+  std::vector<double> m_nmae;
+  // The results shown, kept to redraw their text in another language.
+  std::shared_ptr<const nf::AttributionResult> m_attribution;
+  std::shared_ptr<const nf::AttentionSinksResult> m_sinks;
+  std::shared_ptr<const Detail> m_detail;
 };

@@ -27,6 +27,7 @@
 #include <QStatusBar>
 #include <QToolBar>
 #include <QUndoStack>
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -123,8 +124,19 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(m_timeline, &TimelineWidget::scheduleEdited, this, &MainWindow::updateStatus);
   connect(m_setup, &RunSetupView::presetChanged, this, &MainWindow::resetDraftSchedule);
   connect(m_setup, &RunSetupView::stepsChanged, this, [this] {
-    if (m_session->trainer() || !m_draft) return;
-    m_draft = std::make_shared<DraftSchedule>(m_draft->schedule(), m_layers, m_setup->maxSteps());
+    if (m_session->busy() || !m_draft) return;
+    // The draft keeps its events; those the shorter budget leaves out are dropped, and said so.
+    nf::Schedule kept = m_draft->schedule();
+    const size_t before = kept.events.size();
+    const int64_t maxSteps = m_setup->maxSteps();
+    kept.events.erase(std::remove_if(kept.events.begin(), kept.events.end(),
+                                     [&](const nf::ScheduleEvent& e) { return e.step >= maxSteps; }),
+                      kept.events.end());
+    if (kept.events.size() < before)
+      statusBar()->showMessage(tr("%n event(s) past the last step were removed from the schedule", "",
+                                  static_cast<int>(before - kept.events.size())),
+                               8000);
+    m_draft = std::make_shared<DraftSchedule>(kept, m_layers, maxSteps);
     m_timeline->setEditor(m_draft);
     updateStatus();
   });
@@ -320,7 +332,8 @@ bool MainWindow::openModelFolder(const QString& folder) {
 bool MainWindow::openRun(const QString& runDir) {
   try {
     const QString clean = QDir::cleanPath(runDir);
-    m_session->follow(clean);  // throws FileError for a folder without a readable config.json
+    if (!m_session->follow(clean))  // throws FileError for a folder without a readable config.json
+      throw std::runtime_error("a run is in progress: stop it before opening another");
     const nf::RunConfig& c = m_session->config();
     const QString model = QString::fromStdString(c.model);
     if (!model.isEmpty() && model != m_folder) {
@@ -348,7 +361,7 @@ bool MainWindow::openRun(const QString& runDir) {
 }
 
 void MainWindow::resetDraftSchedule() {
-  if (m_session->trainer() || m_layers <= 0) return;  // a run's schedule is edited live, not drafted
+  if (m_session->busy() || m_layers <= 0) return;  // a running schedule is edited live, not drafted
   const nf::Preset& preset = nf::findPreset(m_setup->preset());
   m_draft = std::make_shared<DraftSchedule>(preset.schedule, m_layers, m_setup->maxSteps());
   m_timeline->setEditor(m_draft);
@@ -472,6 +485,7 @@ void MainWindow::onMetrics() {
                                    ? final
                                    : nf::run::latestCheckpoint(dir));
   }
+  if (m_session->state() == RunSession::State::Following) onStateChanged();  // its status may have changed
   const MetricsStore& m = m_session->metrics();
   const int64_t maxSteps = m.maxSteps > 0 ? m.maxSteps : m_session->config().optimizer.maxSteps;
   m_training->showMetrics(m, maxSteps);
@@ -498,9 +512,16 @@ void MainWindow::onStateChanged() {
   m_startAction->setEnabled(!busy);
   m_pauseAction->setEnabled(s == S::Running);
   m_stopAction->setEnabled(s == S::Running || s == S::Pausing || s == S::Preparing || s == S::Paused);
-  m_resumeAction->setEnabled(s == S::Paused || s == S::Stopped || s == S::Following || s == S::Failed);
-  m_openAction->setEnabled(!busy);
+  // A followed run is resumed here only once its own process has stopped it (two trainers on one run
+  // folder would overwrite each other's checkpoints).
+  const bool followedStopped = s == S::Following && m_session->metrics().lastStatus == "stop";
+  m_resumeAction->setEnabled(s == S::Paused || s == S::Stopped || followedStopped || s == S::Failed);
+  for (QAction* a : {m_openAction, m_openRunAction, m_openScheduleAction, m_datasetsAction}) a->setEnabled(!busy);
+  m_recentMenu->setEnabled(!busy);
   m_setup->setEnabled(!busy);
+  // While a trainer is being made nothing is editable: the old run's schedule no longer applies.
+  m_timeline->setEnabled(s != S::Preparing);
+  if (s == S::Preparing) m_runner->setTrainer(nullptr);
   if (s == S::Finished) statusBar()->showMessage(tr("Finished: the trained model is in %1/final").arg(m_session->runDir()));
   if (s == S::Paused || s == S::Stopped)
     statusBar()->showMessage(tr("Stopped at step %1; checkpoint written").arg(m_session->stepsDone()), 8000);
@@ -720,7 +741,7 @@ void MainWindow::rebuildRecentMenu() {
   if (!models.isEmpty() && !runs.isEmpty()) m_recentMenu->addSeparator();
   for (const QString& run : runs)
     m_recentMenu->addAction(tr("Run: %1").arg(run), this, [this, run] { openRun(run); });
-  m_recentMenu->setEnabled(!models.isEmpty() || !runs.isEmpty());
+  m_recentMenu->setEnabled((!models.isEmpty() || !runs.isEmpty()) && !m_session->busy());
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
@@ -777,5 +798,6 @@ void MainWindow::retranslate() {
   for (int i = 0; i < 3; ++i) m_docks[i]->setWindowTitle(dockTitles[i]);
   for (int i = 0; i < m_panes.size(); ++i) m_docks[3 + i]->setWindowTitle(m_panes[i]->title());
   rebuildRecentMenu();
+  m_training->showMetrics(m_session->metrics(), m_session->config().optimizer.maxSteps);  // series names
   updateStatus();
 }

@@ -59,15 +59,3 @@ double MetricsStore::recentTokensPerSecond(size_t window) const {
   for (size_t i = t.size() - n; i < t.size(); ++i) sum += t[i];
   return sum / static_cast<double>(n);
 }
-
-std::vector<double> smoothed(const std::vector<double>& values, double smoothing) {
-  std::vector<double> out;
-  out.reserve(values.size());
-  double average = 0, weight = 0;
-  for (double v : values) {
-    average = smoothing * average + (1 - smoothing) * v;
-    weight = smoothing * weight + (1 - smoothing);
-    out.push_back(average / weight);
-  }
-  return out;
-}

@@ -42,6 +42,14 @@ struct MetricsStore {
   double recentTokensPerSecond(size_t window = 20) const;
 };
 
-// Exponential moving average of a series (weight of the past: `smoothing`, 0 ≤ smoothing < 1), with the
-// same start-up bias correction as TensorBoard's, so the first points are not pulled towards zero.
-std::vector<double> smoothed(const std::vector<double>& values, double smoothing);
+// Exponential moving average, one value at a time (weight of the past: `smoothing`, 0 ≤ smoothing < 1), with
+// TensorBoard's start-up bias correction, so the first points are not pulled towards zero.
+struct Smoother {
+  double smoothing = 0.9;
+  double average = 0, weight = 0;
+  double next(double value) {
+    average = smoothing * average + (1 - smoothing) * value;
+    weight = smoothing * weight + (1 - smoothing);
+    return average / weight;
+  }
+};

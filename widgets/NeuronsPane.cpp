@@ -62,14 +62,19 @@ AnalysisWork NeuronsPane::makeWork() {
     nf::TokenSequences fewer = in.sequences;  // ablations run 2·k + 1 passes: half the sequences suffice
     fewer.count = std::max<int64_t>(1, in.sequences.count / 2);
     fewer.tokens.resize(static_cast<size_t>(fewer.count * fewer.length));
-    auto result = std::make_shared<nf::ConfidenceNeuronsResult>(nf::confidenceNeurons(*in.model, fewer, kTopK, progress));
+    auto result =
+        std::make_shared<const nf::ConfidenceNeuronsResult>(nf::confidenceNeurons(*in.model, fewer, kTopK, progress));
     return [self, result] {
-      if (self) self->draw(*result);
+      if (!self) return;
+      self->draw(result);
+      self->showHeader(result->header.step, result->header.model, result->header.norms, result->header.data);
     };
   };
 }
 
-void NeuronsPane::draw(const nf::ConfidenceNeuronsResult& r) {
+void NeuronsPane::draw(std::shared_ptr<const nf::ConfidenceNeuronsResult> result) {
+  m_result = std::move(result);
+  const nf::ConfidenceNeuronsResult& r = *m_result;
   QVector<double> x, y, topX, topY;
   for (const nf::NeuronScore& n : r.neurons) {
     x << n.outputNorm;
@@ -131,7 +136,6 @@ void NeuronsPane::draw(const nf::ConfidenceNeuronsResult& r) {
   }
   m_spectrum->graph(0)->rescaleAxes();
   m_spectrum->replot();
-  showHeader(r.header.step, r.header.model, r.header.norms, r.header.data);
 }
 
 void NeuronsPane::retranslate() {
@@ -150,6 +154,7 @@ void NeuronsPane::retranslate() {
   m_spectrum->yAxis->setLabel(tr("singular value"));
   m_spectrum->yAxis2->setLabel(tr("|cosine|"));
   m_spectrum->graph(0)->setName(tr("singular value"));
+  if (m_result) draw(m_result);  // the curves' names in the new language
   for (QCustomPlot* p : {m_scatter, m_ablation, m_spectrum}) p->replot();
   AnalysisPane::retranslate();
 }

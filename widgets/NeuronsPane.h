@@ -17,7 +17,8 @@ class NeuronsPane : public AnalysisPane {
   void retranslate() override;
 
  private:
-  void draw(const nf::ConfidenceNeuronsResult& result);
+  void draw(std::shared_ptr<const nf::ConfidenceNeuronsResult> result);
+  std::shared_ptr<const nf::ConfidenceNeuronsResult> m_result;  // shown; redrawn in another language
   QCustomPlot* m_scatter;
   QCustomPlot* m_ablation;
   QCustomPlot* m_spectrum;

@@ -154,7 +154,10 @@ void PatchingPane::retranslate() {
     m_maps[i]->setName(names[i]);
     m_maps[i]->colorScale()->axis()->setLabel(names[i]);
   }
-  if (!m_result) m_prompt->setText(tr("Compute to see the prompts."));
+  if (m_result)
+    draw();  // the summary and prompt text in the new language
+  else
+    m_prompt->setText(tr("Compute to see the prompts."));
   m_plot->replot();
   AnalysisPane::retranslate();
 }

@@ -48,6 +48,7 @@ void RunSession::setState(State state) {
 }
 
 void RunSession::runOnWorker(std::function<void()> work) {
+  if (m_shutDown) return;  // the worker is gone (a result of Start arriving after the window closed)
   QMetaObject::invokeMethod(m_worker, std::move(work), Qt::QueuedConnection);
 }
 
@@ -70,6 +71,7 @@ void RunSession::start(const nf::RunConfig& config, const QString& runDir, int l
   m_config = config;
   m_trainer.reset();
   m_queue.reset();
+  m_live.reset();  // the previous run's schedule is no longer edited from here
   m_stopAfterPause = false;
   m_cancelPreparation = false;
   setState(State::Preparing);
@@ -93,13 +95,10 @@ void RunSession::start(const nf::RunConfig& config, const QString& runDir, int l
       QMetaObject::invokeMethod(
           this,
           [this, trainer, layers] {
+            if (m_shutDown) return;
             Q_EMIT progress(QString(), 0, 0);
             adoptTrainer(trainer, layers);
-            if (m_stopAfterPause) {  // stopped while preparing
-              setState(State::Stopped);
-              return;
-            }
-            launchRun();
+            launchUnlessStopped();
           },
           Qt::QueuedConnection);
     } catch (const std::exception& e) {
@@ -117,6 +116,15 @@ void RunSession::start(const nf::RunConfig& config, const QString& runDir, int l
   });
 }
 
+void RunSession::launchUnlessStopped() {
+  if (m_stopAfterPause) {  // Stop was pressed while the trainer was being made
+    m_stopAfterPause = false;
+    setState(State::Stopped);
+    return;
+  }
+  launchRun();
+}
+
 void RunSession::launchRun() {
   setState(State::Running);
   runOnWorker([this, trainer = m_trainer] {
@@ -125,6 +133,7 @@ void RunSession::launchRun() {
       QMetaObject::invokeMethod(
           this,
           [this, finished] {
+            if (m_shutDown) return;
             drain();  // the last records before the state changes
             if (finished) {
               setState(State::Finished);
@@ -147,6 +156,7 @@ void RunSession::reportFailure(const std::string& what) {
   QMetaObject::invokeMethod(
       this,
       [this, message] {
+        if (m_shutDown) return;
         drain();  // the records before the failure
         setState(State::Failed);
         Q_EMIT failed(message);
@@ -178,7 +188,9 @@ void RunSession::stop() {
 }
 
 void RunSession::continueRun() {
-  if (m_state == State::Paused && m_trainer) {
+  // The trainer in memory goes on where it stopped (it may not have written a checkpoint yet); only a
+  // failed one is replaced by its last checkpoint.
+  if ((m_state == State::Paused || m_state == State::Stopped) && m_trainer) {
     launchRun();
     return;
   }
@@ -192,6 +204,7 @@ void RunSession::resume(const QString& runDir, int layers) {
   m_stopAfterPause = false;
   m_trainer.reset();
   m_queue.reset();
+  m_live.reset();
   setState(State::Preparing);
   runOnWorker([this, runDir, layers] {
     try {
@@ -199,8 +212,9 @@ void RunSession::resume(const QString& runDir, int layers) {
       QMetaObject::invokeMethod(
           this,
           [this, trainer, layers] {
+            if (m_shutDown) return;
             adoptTrainer(trainer, layers);
-            launchRun();
+            launchUnlessStopped();
           },
           Qt::QueuedConnection);
     } catch (const std::exception& e) {
@@ -209,8 +223,8 @@ void RunSession::resume(const QString& runDir, int layers) {
   });
 }
 
-void RunSession::follow(const QString& runDir) {
-  if (busy()) return;
+bool RunSession::follow(const QString& runDir) {
+  if (busy()) return false;
   const std::string dir = runDir.toStdString();
   const std::string configText = nf::readTextFile(nf::run::configPath(dir));  // throws FileError
   m_config = nf::runConfigFromJson(nlohmann::json::parse(configText, nullptr, false),
@@ -221,6 +235,7 @@ void RunSession::follow(const QString& runDir) {
   m_live.reset();
   reloadMetricsFile();
   setState(State::Following);
+  return true;
 }
 
 void RunSession::reloadMetricsFile() {
@@ -265,6 +280,7 @@ void RunSession::drain() {
 
 void RunSession::shutdown() {
   if (!m_thread.isRunning()) return;
+  m_shutDown = true;
   m_cancelPreparation = true;
   if (m_trainer) m_trainer->requestStop();
   m_thread.quit();  // after the work in progress (run() returns once the step ends and the checkpoint is written)

@@ -39,7 +39,7 @@ class RunSession : public QObject {
   void stop();      // the same, then the trainer is let go; resume() continues from its checkpoint
   void continueRun();
   void resume(const QString& runDir, int layers);  // a stopped run (also one the CLI started)
-  void follow(const QString& runDir);              // watch a headless run's metrics.jsonl grow
+  bool follow(const QString& runDir);  // watch a headless run's metrics.jsonl grow (false while busy)
   // Stops a run (writing its checkpoint) and waits for the worker; for closing the window.
   void shutdown();
 
@@ -63,6 +63,7 @@ class RunSession : public QObject {
   void setState(State state);
   void runOnWorker(std::function<void()> work);
   void launchRun();
+  void launchUnlessStopped();
   void reportFailure(const std::string& what);  // from the worker: Failed, and failed(message)
   void adoptTrainer(std::shared_ptr<nf::Trainer> trainer, int layers);
   void drain();
@@ -79,7 +80,8 @@ class RunSession : public QObject {
   std::shared_ptr<nf::MetricsQueue> m_queue;
   std::shared_ptr<ScheduleEditor> m_live;
   bool m_stopAfterPause = false;
-  std::atomic<bool> m_cancelPreparation{false};  // read by the preparation's progress callback
+  std::atomic<bool> m_cancelPreparation{false};
+  bool m_shutDown = false;  // after shutdown(): no more work is posted, late results are ignored  // read by the preparation's progress callback
   MetricsStore m_metrics;
   // Following a file: where the next unread byte is, and a partial last line.
   qint64 m_followOffset = 0;

@@ -30,12 +30,12 @@ RunSetupView::RunSetupView(QWidget* parent) : QWidget(parent) {
   }
   connect(m_preset, &QComboBox::currentTextChanged, this, [this] {
     const nf::Preset& p = nf::findPreset(preset());
-    const QSignalBlocker block(m_steps);
+    const QSignalBlocker block(m_steps);  // presetChanged rebuilds the draft for the new budget anyway
     m_steps->setValue(static_cast<int>(p.optimizer.maxSteps));
     m_description->setText(QString::fromStdString(p.description));
     Q_EMIT presetChanged();
   });
-  connect(m_steps, &QSpinBox::editingFinished, this, &RunSetupView::stepsChanged);
+  connect(m_steps, qOverload<int>(&QSpinBox::valueChanged), this, &RunSetupView::stepsChanged);
   connect(m_device, &QComboBox::currentTextChanged, this, &RunSetupView::deviceChanged);
   matchModelDepth(4);
   retranslate();
@@ -46,7 +46,6 @@ std::string RunSetupView::preset() const { return m_preset->currentText().toStdS
 int64_t RunSetupView::maxSteps() const { return m_steps->value(); }
 void RunSetupView::setMaxSteps(int64_t steps) {
   m_steps->setValue(static_cast<int>(steps));
-  Q_EMIT stepsChanged();
 }
 
 QString RunSetupView::device() const { return m_device->currentText().trimmed(); }
@@ -56,6 +55,7 @@ void RunSetupView::matchModelDepth(int layers) {
     if (p.nLayer == layers) {
       m_preset->setCurrentText(QString::fromStdString(p.name));
       const nf::Preset& chosen = nf::findPreset(preset());
+      const QSignalBlocker block(m_steps);
       m_steps->setValue(static_cast<int>(chosen.optimizer.maxSteps));
       m_description->setText(QString::fromStdString(chosen.description));
       return;

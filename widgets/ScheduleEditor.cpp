@@ -7,26 +7,10 @@
 #include "io/atomic_file.h"
 #include "train/run_directory.h"
 
-nf::EditResult ScheduleEditor::moveAll(const std::vector<std::pair<int64_t, int64_t>>& idAndStep) {
-  const nf::Schedule before = schedule();
-  std::vector<std::pair<int64_t, int64_t>> made;  // id, step it came from
-  for (const auto& [id, step] : idAndStep) {
-    const nf::ScheduleEvent* event = before.find(id);
-    if (!event) return {false, "event " + std::to_string(id) + " is no longer in the schedule"};
-    if (event->step == step) continue;
-    nf::EditResult r = move(id, step);
-    if (!r.accepted) {
-      for (auto it = made.rbegin(); it != made.rend(); ++it) move(it->first, it->second);
-      return r;
-    }
-    made.emplace_back(id, event->step);
-  }
-  return {true, "", idAndStep.empty() ? 0 : idAndStep.front().first};
-}
-
 DraftSchedule::DraftSchedule(nf::Schedule schedule, int layers, int64_t maxSteps)
     : m_schedule(std::move(schedule)), m_layers(layers), m_maxSteps(maxSteps) {
   m_schedule.sort();
+  m_highestId = m_schedule.nextId() - 1;
 }
 
 nf::EditResult DraftSchedule::commit(nf::Schedule edited, int64_t id) {
@@ -41,18 +25,22 @@ nf::EditResult DraftSchedule::commit(nf::Schedule edited, int64_t id) {
 }
 
 nf::EditResult DraftSchedule::add(nf::ScheduleEvent event) {
-  event.id = m_schedule.nextId();
+  event.id = std::max(m_schedule.nextId(), m_highestId + 1);
   nf::Schedule edited = m_schedule;
   edited.events.push_back(event);
-  return commit(std::move(edited), event.id);
+  nf::EditResult r = commit(std::move(edited), event.id);
+  if (r.accepted) m_highestId = event.id;
+  return r;
 }
 
-nf::EditResult DraftSchedule::move(int64_t id, int64_t step) {
-  if (!m_schedule.find(id)) return {false, "no event " + std::to_string(id)};
+nf::EditResult DraftSchedule::moveEvents(const std::vector<std::pair<int64_t, int64_t>>& idAndStep) {
   nf::Schedule edited = m_schedule;
-  for (auto& e : edited.events)
-    if (e.id == id) e.step = step;
-  return commit(std::move(edited), id);
+  for (const auto& [id, step] : idAndStep) {
+    if (!m_schedule.find(id)) return {false, "no event " + std::to_string(id)};
+    for (auto& e : edited.events)
+      if (e.id == id) e.step = step;
+  }
+  return commit(std::move(edited), idAndStep.empty() ? 0 : idAndStep.front().first);
 }
 
 nf::EditResult DraftSchedule::remove(int64_t id) {
@@ -66,6 +54,29 @@ nf::EditResult DraftSchedule::remove(int64_t id) {
 
 LiveSchedule::LiveSchedule(std::shared_ptr<nf::Trainer> trainer, int layers)
     : m_trainer(std::move(trainer)), m_layers(layers) {}
+
+// The trainer refuses with a reason; anything it throws (it should not) is a refusal too, never a crash
+// in the GUI's event loop.
+template <class Edit>
+static nf::EditResult guarded(Edit edit) {
+  try {
+    return edit();
+  } catch (const std::exception& e) {
+    return {false, e.what()};
+  }
+}
+
+nf::EditResult LiveSchedule::add(nf::ScheduleEvent event) {
+  return guarded([&] { return m_trainer->addEvent(event); });
+}
+
+nf::EditResult LiveSchedule::moveEvents(const std::vector<std::pair<int64_t, int64_t>>& idAndStep) {
+  return guarded([&] { return m_trainer->moveEvents(idAndStep); });
+}
+
+nf::EditResult LiveSchedule::remove(int64_t id) {
+  return guarded([&] { return m_trainer->deleteEvent(id); });
+}
 
 FollowedSchedule::FollowedSchedule(std::string runDir, int layers, int64_t maxSteps,
                                    std::function<int64_t()> stepsDone)

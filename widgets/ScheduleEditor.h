@@ -21,10 +21,9 @@ class ScheduleEditor {
   virtual int layers() const = 0;
   virtual nf::EditResult add(nf::ScheduleEvent event) = 0;
   virtual nf::EditResult move(int64_t id, int64_t step) = 0;
+  // Several moves as one edit: all are made or, with the reason of the first refused, none.
+  virtual nf::EditResult moveEvents(const std::vector<std::pair<int64_t, int64_t>>& idAndStep) = 0;
   virtual nf::EditResult remove(int64_t id) = 0;
-
-  // Several moves as one edit: if any is refused, those already made are undone and its reason returned.
-  nf::EditResult moveAll(const std::vector<std::pair<int64_t, int64_t>>& idAndStep);
 };
 
 // A schedule not yet handed to a run: edits must keep it valid for the model's depth and the step budget.
@@ -36,7 +35,8 @@ class DraftSchedule : public ScheduleEditor {
   int64_t maxSteps() const override { return m_maxSteps; }
   int layers() const override { return m_layers; }
   nf::EditResult add(nf::ScheduleEvent event) override;
-  nf::EditResult move(int64_t id, int64_t step) override;
+  nf::EditResult move(int64_t id, int64_t step) override { return moveEvents({{id, step}}); }
+  nf::EditResult moveEvents(const std::vector<std::pair<int64_t, int64_t>>& idAndStep) override;
   nf::EditResult remove(int64_t id) override;
 
  private:
@@ -44,6 +44,7 @@ class DraftSchedule : public ScheduleEditor {
   nf::Schedule m_schedule;
   int m_layers;
   int64_t m_maxSteps;
+  int64_t m_highestId = 0;  // ids are never reused, as in the trainer
 };
 
 // The schedule of a trainer that is running, paused or stopped; the trainer decides what it accepts.
@@ -54,9 +55,10 @@ class LiveSchedule : public ScheduleEditor {
   int64_t stepsDone() const override { return m_trainer->stepsDone(); }
   int64_t maxSteps() const override { return m_trainer->config().optimizer.maxSteps; }
   int layers() const override { return m_layers; }
-  nf::EditResult add(nf::ScheduleEvent event) override { return m_trainer->addEvent(event); }
-  nf::EditResult move(int64_t id, int64_t step) override { return m_trainer->moveEvent(id, step); }
-  nf::EditResult remove(int64_t id) override { return m_trainer->deleteEvent(id); }
+  nf::EditResult add(nf::ScheduleEvent event) override;
+  nf::EditResult move(int64_t id, int64_t step) override { return moveEvents({{id, step}}); }
+  nf::EditResult moveEvents(const std::vector<std::pair<int64_t, int64_t>>& idAndStep) override;
+  nf::EditResult remove(int64_t id) override;
 
  private:
   std::shared_ptr<nf::Trainer> m_trainer;
@@ -74,6 +76,7 @@ class FollowedSchedule : public ScheduleEditor {
   int layers() const override { return m_layers; }
   nf::EditResult add(nf::ScheduleEvent) override { return refused(); }
   nf::EditResult move(int64_t, int64_t) override { return refused(); }
+  nf::EditResult moveEvents(const std::vector<std::pair<int64_t, int64_t>>&) override { return refused(); }
   nf::EditResult remove(int64_t) override { return refused(); }
 
  private:

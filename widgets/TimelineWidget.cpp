@@ -81,7 +81,7 @@ class TimelineEditCommand : public QUndoCommand {
     if (m_kind == Kind::Move) {
       std::vector<std::pair<int64_t, int64_t>> moves;
       for (const auto& e : undoing ? m_before : m_after) moves.emplace_back(resolve(e.id), e.step);
-      r = editor->moveAll(moves);
+      r = editor->moveEvents(moves);
     } else if (adding) {  // redo of an add, undo of a delete
       for (auto& e : m_kind == Kind::Add ? m_after : m_before) {
         nf::ScheduleEvent fresh = e;
@@ -375,6 +375,7 @@ void TimelineWidget::mousePressEvent(QMouseEvent* event) {
       if (const nf::ScheduleEvent* ev = m_schedule.find(s); ev && !locked(*ev)) moving.push_back(s);
   }
   for (int64_t m : moving) m_dragFrom[m] = m_schedule.find(m)->step;
+  m_gapOrder = m_drag == Drag::Gap ? moving : std::vector<int64_t>{};
   update();
 }
 
@@ -397,14 +398,16 @@ void TimelineWidget::mouseMoveEvent(QMouseEvent* event) {
       minFrom = std::min(minFrom, from);
       maxFrom = std::max(maxFrom, from);
     }
-    const int64_t d = std::clamp(delta, lowest - minFrom, highest - maxFrom);
+    // (The playhead can pass the selection mid-drag: then nothing moves and the engine will refuse.)
+    const int64_t lo = lowest - minFrom, hi = highest - maxFrom;
+    const int64_t d = lo > hi ? 0 : std::clamp(delta, lo, hi);
     for (const auto& [id, from] : m_dragFrom) m_dragTo[id] = from + d;
     const nf::ScheduleEvent* pressed = m_schedule.find(m_pressedId);
     tip = tr("step %1 · %2").arg(m_dragTo[m_pressedId]).arg(QString::fromStdString(nf::describe(*pressed)));
     if (m_dragFrom.size() > 1) tip += tr(" (+%n more)", "", static_cast<int>(m_dragFrom.size() - 1));
   } else {
     // Gap mode: the first event stays, event i of the group goes to first + i·gap.
-    const std::vector<int64_t> order = gapGroup(m_pressedId);
+    const std::vector<int64_t>& order = m_gapOrder;  // fixed at the press: the playhead may move meanwhile
     const int64_t first = m_dragFrom[order.front()], second = m_dragFrom[order[1]];
     const int64_t n = static_cast<int64_t>(order.size());
     int64_t gap = std::max<int64_t>(0, (second - first) + delta);
@@ -438,7 +441,7 @@ void TimelineWidget::mouseReleaseEvent(QMouseEvent* event) {
     update();
     return;
   }
-  const nf::EditResult r = m_editor->moveAll(moves);
+  const nf::EditResult r = m_editor->moveEvents(moves);
   if (!r.accepted) {
     refuse(QString::fromStdString(r.reason));  // snaps back: the schedule is re-read as it is
   } else {

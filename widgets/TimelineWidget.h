@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <vector>
 
 #include "ScheduleEditor.h"
 
@@ -102,5 +103,6 @@ class TimelineWidget : public QWidget {
   double m_pressViewFirst = 0;
   int64_t m_pressedId = -1;
   std::map<int64_t, int64_t> m_dragFrom, m_dragTo;  // id → step before / during the drag
+  std::vector<int64_t> m_gapOrder;  // a gap drag's events, first to last
   std::map<int64_t, int64_t> m_aliases;  // id of an event deleted and re-added by undo → its new id
 };

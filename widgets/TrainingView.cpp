@@ -10,8 +10,6 @@
 #include "Plots.h"
 
 namespace {
-QVector<double> q(const std::vector<double>& v) { return QVector<double>(v.begin(), v.end()); }
-
 enum LossGraph { CeRaw, AuxRaw, TotalRaw, Ce, Aux, Total, FirstEval };
 const QColor kCe(0x1f77b4), kAux(0xff7f0e), kTotal(0x2ca02c);
 const QColor kEvalColors[] = {QColor(0xd62728), QColor(0x9467bd), QColor(0x8c564b), QColor(0xe377c2)};
@@ -95,22 +93,36 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
 int TrainingView::plottedSteps() const { return m_loss->graph(CeRaw)->dataCount(); }
 
 void TrainingView::showMetrics(const MetricsStore& m, int64_t maxSteps) {
+  // Only what arrived since the last call is added (a long GPT-2 run has ~10⁵ points per site): the
+  // plots are rebuilt only when the store was (a followed run resumed from an earlier checkpoint).
   const bool rebuilt = m.generation != m_generation;
-  m_generation = m.generation;
-  const QVector<double> steps = q(m.steps.step);
-  m_loss->graph(CeRaw)->setData(steps, q(m.steps.ce), true);
-  m_loss->graph(AuxRaw)->setData(steps, q(m.steps.aux), true);
-  m_loss->graph(TotalRaw)->setData(steps, q(m.steps.loss), true);
-  m_loss->graph(Ce)->setData(steps, q(smoothed(m.steps.ce, 0.9)), true);
-  m_loss->graph(Aux)->setData(steps, q(smoothed(m.steps.aux, 0.9)), true);
-  m_loss->graph(Total)->setData(steps, q(smoothed(m.steps.loss, 0.9)), true);
-  const bool hasAux = std::any_of(m.steps.aux.begin(), m.steps.aux.end(), [](double a) { return a > 0; });
-  m_loss->graph(Aux)->setVisible(hasAux);
-  m_loss->graph(AuxRaw)->setVisible(hasAux);
-  m_loss->graph(Total)->setVisible(hasAux);
-  m_loss->graph(TotalRaw)->setVisible(hasAux);
+  if (rebuilt) {
+    m_generation = m.generation;
+    for (int i = CeRaw; i <= Total; ++i) m_loss->graph(i)->data()->clear();
+    for (int i = 0; i < 2; ++i) m_optimizer->graph(i)->data()->clear();
+    m_scales->clearGraphs();
+    m_scaleGraphs.clear();
+    m_plotted = 0;
+    m_smoothers = {};
+    m_hasAux = false;
+  }
+  const MetricsStore::Steps& t = m.steps;
+  for (size_t i = m_plotted; i < t.step.size(); ++i) {
+    const double x = t.step[i];
+    m_loss->graph(CeRaw)->addData(x, t.ce[i]);
+    m_loss->graph(AuxRaw)->addData(x, t.aux[i]);
+    m_loss->graph(TotalRaw)->addData(x, t.loss[i]);
+    m_loss->graph(Ce)->addData(x, m_smoothers[0].next(t.ce[i]));
+    m_loss->graph(Aux)->addData(x, m_smoothers[1].next(t.aux[i]));
+    m_loss->graph(Total)->addData(x, m_smoothers[2].next(t.loss[i]));
+    m_optimizer->graph(0)->addData(x, t.lr[i]);
+    m_optimizer->graph(1)->addData(x, t.gradNorm[i]);
+    m_hasAux = m_hasAux || t.aux[i] > 0;
+  }
+  m_plotted = t.step.size();
+  for (int g : {Aux, AuxRaw, Total, TotalRaw}) m_loss->graph(g)->setVisible(m_hasAux);
 
-  // One scatter graph per evaluation set, created as sets appear.
+  // One scatter graph per evaluation set, created as sets appear (a handful of points: set whole).
   int i = 0;
   for (const auto& [name, points] : m.evals) {
     if (m_loss->graphCount() <= FirstEval + i) {
@@ -134,8 +146,7 @@ void TrainingView::showMetrics(const MetricsStore& m, int64_t maxSteps) {
   }
   while (m_loss->graphCount() > FirstEval + i) m_loss->removeGraph(m_loss->graphCount() - 1);
 
-  // Applied events: a dashed vertical line each (with its description as tooltip text in the CSV-less
-  // item; the timeline names them).
+  // Applied events: a dashed vertical line each.
   if (rebuilt || m.events.size() < m_eventsDrawn) {
     for (QCustomPlot* plot : {m_loss, m_scales}) plot->clearItems();
     m_eventsDrawn = 0;
@@ -151,33 +162,22 @@ void TrainingView::showMetrics(const MetricsStore& m, int64_t maxSteps) {
     }
   }
 
-  m_optimizer->graph(0)->setData(steps, q(m.steps.lr), true);
-  m_optimizer->graph(1)->setData(steps, q(m.steps.gradNorm), true);
-
-  // Scales: two graphs per site (tracked, frozen), created in site order the first time they appear.
-  if (rebuilt) m_scales->clearGraphs();
-  int site = 0;
+  // Scales: per site a tracked and a frozen graph, made when the site first appears.
   for (const auto& [name, points] : m.scales) {
-    if (m_scales->graphCount() <= 2 * site + 1) {
+    SiteGraphs& graphs = m_scaleGraphs[name];
+    if (!graphs.tracked) {
       addGraph(m_scales, siteColor(name), 1);
+      graphs.tracked = m_scales->graph(m_scales->graphCount() - 1);
       addGraph(m_scales, siteColor(name), 2, Qt::DashLine);
-      m_scales->graph(2 * site)->setName(QString::fromStdString(name));
-      m_scales->graph(2 * site + 1)->setName(QString::fromStdString(name) + " frozen");
+      graphs.frozen = m_scales->graph(m_scales->graphCount() - 1);
     }
-    QVector<double> x, tracked, fx, frozen;
-    for (const auto& p : points) {
-      if (!std::isnan(p.tracked)) {
-        x << p.step;
-        tracked << p.tracked;
-      }
-      if (!std::isnan(p.frozen)) {
-        fx << p.step;
-        frozen << p.frozen;
-      }
+    graphs.tracked->setName(QString::fromStdString(name));
+    graphs.frozen->setName(tr("%1 frozen").arg(QString::fromStdString(name)));
+    for (size_t k = graphs.plotted; k < points.size(); ++k) {
+      if (!std::isnan(points[k].tracked)) graphs.tracked->addData(points[k].step, points[k].tracked);
+      if (!std::isnan(points[k].frozen)) graphs.frozen->addData(points[k].step, points[k].frozen);
     }
-    m_scales->graph(2 * site)->setData(x, tracked, true);
-    m_scales->graph(2 * site + 1)->setData(fx, frozen, true);
-    ++site;
+    graphs.plotted = points.size();
   }
   if (rebuilt && maxSteps > 0) {
     m_settingRange = true;

@@ -3,10 +3,14 @@
 // once fake, its frozen scale. The three plots share the x-axis (steps), and so does the timeline.
 #pragma once
 #include <QWidget>
+#include <array>
+#include <map>
+#include <string>
 
 #include "MetricsStore.h"
 
 class QCustomPlot;
+class QCPGraph;
 class QCheckBox;
 
 class TrainingView : public QWidget {
@@ -33,7 +37,15 @@ class TrainingView : public QWidget {
   QCustomPlot* m_optimizer;
   QCustomPlot* m_scales;
   QCheckBox* m_logScale;
+  struct SiteGraphs {
+    QCPGraph* tracked = nullptr;
+    QCPGraph* frozen = nullptr;
+    size_t plotted = 0;
+  };
   int64_t m_generation = -1;
-  size_t m_eventsDrawn = 0;
+  size_t m_plotted = 0, m_eventsDrawn = 0;  // step records and events already on the plots
+  std::array<Smoother, 3> m_smoothers;      // CE, aux, total
+  bool m_hasAux = false;
+  std::map<std::string, SiteGraphs> m_scaleGraphs;
   bool m_settingRange = false;
 };

@@ -75,6 +75,11 @@ class TestWorkbench : public QObject {
     QCOMPARE(schedule, nf::findPreset("tiny").schedule);
     QVERIFY2(window.statusText().contains("step 0 / 500"), qPrintable(window.statusText()));
     QVERIFY2(window.statusText().contains("next: step 40: LN_mlp.0"), qPrintable(window.statusText()));
+    // A shorter budget keeps the events that still fit (LN_mlp.0–3 at 40–70, LN_qk.0 at 90), drops the rest.
+    window.runSetup()->setMaxSteps(100);
+    const nf::Schedule shorter = window.timeline()->editor()->schedule();
+    QCOMPARE(shorter.events.size(), size_t{5});
+    QCOMPARE(window.timeline()->editor()->maxSteps(), int64_t{100});
   }
 
   void aRunFromTheGuiFillsTheLossPlotAndCloseLeavesACheckpoint() {
@@ -129,6 +134,9 @@ class TestWorkbench : public QObject {
     heads->refresh();
     QTRY_VERIFY_WITH_TIMEOUT(heads->hasResult(), 30000);
     QCOMPARE(heads->shownStep(), int64_t{25});
+    QVERIFY(!heads->isStale());
+    fixtures::trainUntil(*trainer, 30);  // a newer checkpoint: the figures are out of date
+    QTRY_VERIFY(heads->isStale());
     // Its schedule is shown but not edited from here.
     QVERIFY(!window.timeline()->addEvent({0, 30, nf::EventAction::MakeFake, nf::SiteKind::Final, -1}));
   }

@@ -31,7 +31,11 @@ int main(int argc, char** argv) {
       QApplication::translate("main", "With --start: refresh the analyses at step <n> and take the screenshot once "
                                       "they are shown."),
       "n", "0");
-  parser.addOptions({start, screenshot, screenshotStep});
+  QCommandLineOption exportFigures(
+      "export-figures",
+      QApplication::translate("main", "With --screenshot: also export every plot (PNG, SVG, PDF, CSV) to <dir>."),
+      "dir");
+  parser.addOptions({start, screenshot, screenshotStep, exportFigures});
   parser.process(app);
 
   MainWindow window;
@@ -45,9 +49,12 @@ int main(int argc, char** argv) {
   }
   if (parser.isSet(start)) window.startRun();
   if (parser.isSet(screenshot)) {
-    const QString file = parser.value(screenshot);
+    const QString file = parser.value(screenshot), figures = parser.value(exportFigures);
     const int step = parser.value(screenshotStep).toInt();
-    auto grab = [&window, file] { QApplication::exit(window.grab().save(file) ? 0 : 1); };
+    auto grab = [&window, file, figures] {
+      if (!figures.isEmpty()) window.exportAllFigures(figures);
+      QApplication::exit(window.grab().save(file) ? 0 : 1);
+    };
     if (step <= 0) {
       QTimer::singleShot(1500, &window, grab);
     } else {

@@ -2230,6 +2230,30 @@ void mainDrills(Writer& w) {
   }
 }
 
+// Echoes: runs of words in random order (ordinary, made-up, codes), each repeated verbatim right away or
+// after a sentence, with no cue announcing the repeat. Only an induction circuit (find the earlier
+// occurrence of the current token, copy what followed it) predicts the second copy; drills and episodes
+// alone taught the tiny model to copy after "Once more:" but not a bare repeat of random tokens.
+void mainEchoes(Writer& w) {
+  Expander& ex = w.ex;
+  Random& r = w.r;
+  Deck events(ex, "story_event");
+  for (int i = between(r, 3, 6); i > 0; --i) {
+    std::string span;
+    for (int n = between(r, 6, 24); n > 0; --n) {
+      if (!span.empty()) span += ' ';
+      span += r.chance(0.5) ? ex.make("seq_word") : madeUpSequence(r, 1);
+    }
+    ex.say(span);
+    for (int times = between(r, 1, 2); times > 0; --times) {
+      if (r.chance(0.3)) w.narrate(events, 0.15);
+      if (r.chance(0.5)) ex.text += '\n';
+      ex.say(span);
+    }
+    ex.paragraph();
+  }
+}
+
 void mainRepeats(Writer& w) {
   Deck events(w.ex, "story_event");
   w.ex.sentence("story_open");
@@ -2260,22 +2284,24 @@ std::string mainDocument(Random& random) {
   w.newCast();
   w.ex.vars[kCITY] = w.ex.make("city");
   const uint64_t roll = random.below(100);
-  if (roll < 20)
+  if (roll < 17)
     mainStory(w);
-  else if (roll < 27)
+  else if (roll < 23)
     mainFacts(w);
-  else if (roll < 34)
+  else if (roll < 29)
     mainDialogue(w);
-  else if (roll < 39)
+  else if (roll < 33)
     mainDescription(w);
-  else if (roll < 43)
+  else if (roll < 37)
     mainDiary(w);
-  else if (roll < 48)
+  else if (roll < 41)
     mainPlans(w);
-  else if (roll < 65)
+  else if (roll < 55)
     mainRepeats(w);
-  else if (roll < 90)
+  else if (roll < 72)
     mainDrills(w);
+  else if (roll < 91)
+    mainEchoes(w);
   else
     mainAnecdotes(w);
   return polish(w.ex.text);

@@ -25,6 +25,7 @@
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QTimer>
 #include <QToolBar>
 #include <QUndoStack>
 #include <algorithm>
@@ -742,6 +743,15 @@ void MainWindow::rebuildRecentMenu() {
   for (const QString& run : runs)
     m_recentMenu->addAction(tr("Run: %1").arg(run), this, [this, run] { openRun(run); });
   m_recentMenu->setEnabled((!models.isEmpty() || !runs.isEmpty()) && !m_session->busy());
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+  QMainWindow::showEvent(event);
+  // First launch (no saved layout): a narrow setup column, the room to the plots. Docks can only be
+  // sized once the window has its geometry.
+  if (m_firstShow && QSettings().value("mainWindow/state").isNull())
+    QTimer::singleShot(0, this, [this] { resizeDocks({m_docks[1], m_docks[3]}, {320, 620}, Qt::Horizontal); });
+  m_firstShow = false;
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

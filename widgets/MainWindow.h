@@ -66,6 +66,7 @@ class MainWindow : public QMainWindow {
 
  protected:
   void closeEvent(QCloseEvent* event) override;
+  void showEvent(QShowEvent* event) override;
   void changeEvent(QEvent* event) override;
 
  private:
@@ -113,6 +114,7 @@ class MainWindow : public QMainWindow {
   int m_layers = 0;
   QString m_train, m_validation, m_alternative;  // chosen datasets ("" : the default synthetic ones)
   int64_t m_lastAutoRefresh = 0;
+  bool m_firstShow = true;
 
   QMenu *m_fileMenu, *m_recentMenu, *m_exportMenu, *m_editMenu, *m_viewMenu, *m_runMenu, *m_helpMenu;
   QToolBar* m_toolbar;

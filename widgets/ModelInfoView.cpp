@@ -29,14 +29,17 @@ QString kindLabel(const std::string& kind) {
 
 ModelInfoView::ModelInfoView(QWidget* parent) : QWidget(parent) {
   m_title = new QLabel(this);
+  m_title->setWordWrap(true);
   QFont big = m_title->font();
   big.setPointSizeF(big.pointSizeF() * 1.4);
   big.setBold(true);
   m_title->setFont(big);
   m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_shape = new QLabel(this);
+  m_shape->setWordWrap(true);  // a long shape line must not widen the dock
   m_shape->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_normState = new QLabel(this);
+  m_normState->setWordWrap(true);
   m_sites = new QTableWidget(this);
   m_sites->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_sites->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);

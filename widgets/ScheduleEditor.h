@@ -20,9 +20,9 @@ class ScheduleEditor {
   virtual int64_t maxSteps() const = 0;
   virtual int layers() const = 0;
   virtual nf::EditResult add(nf::ScheduleEvent event) = 0;
-  virtual nf::EditResult move(int64_t id, int64_t step) = 0;
   // Several moves as one edit: all are made or, with the reason of the first refused, none.
   virtual nf::EditResult moveEvents(const std::vector<std::pair<int64_t, int64_t>>& idAndStep) = 0;
+  nf::EditResult move(int64_t id, int64_t step) { return moveEvents({{id, step}}); }
   virtual nf::EditResult remove(int64_t id) = 0;
 };
 
@@ -35,7 +35,6 @@ class DraftSchedule : public ScheduleEditor {
   int64_t maxSteps() const override { return m_maxSteps; }
   int layers() const override { return m_layers; }
   nf::EditResult add(nf::ScheduleEvent event) override;
-  nf::EditResult move(int64_t id, int64_t step) override { return moveEvents({{id, step}}); }
   nf::EditResult moveEvents(const std::vector<std::pair<int64_t, int64_t>>& idAndStep) override;
   nf::EditResult remove(int64_t id) override;
 
@@ -56,7 +55,6 @@ class LiveSchedule : public ScheduleEditor {
   int64_t maxSteps() const override { return m_trainer->config().optimizer.maxSteps; }
   int layers() const override { return m_layers; }
   nf::EditResult add(nf::ScheduleEvent event) override;
-  nf::EditResult move(int64_t id, int64_t step) override { return moveEvents({{id, step}}); }
   nf::EditResult moveEvents(const std::vector<std::pair<int64_t, int64_t>>& idAndStep) override;
   nf::EditResult remove(int64_t id) override;
 
@@ -75,7 +73,6 @@ class FollowedSchedule : public ScheduleEditor {
   int64_t maxSteps() const override { return m_maxSteps; }
   int layers() const override { return m_layers; }
   nf::EditResult add(nf::ScheduleEvent) override { return refused(); }
-  nf::EditResult move(int64_t, int64_t) override { return refused(); }
   nf::EditResult moveEvents(const std::vector<std::pair<int64_t, int64_t>>&) override { return refused(); }
   nf::EditResult remove(int64_t) override { return refused(); }
 

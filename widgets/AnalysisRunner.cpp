@@ -66,16 +66,6 @@ void AnalysisRunner::setCurrentFolder(const std::string& folder) {
   changeSource();
 }
 
-int64_t AnalysisRunner::currentStep() const {
-  std::lock_guard<std::mutex> lock(m_mutex);
-  return m_trainer ? m_trainer->stepsDone() : -1;
-}
-
-bool AnalysisRunner::idle() const {
-  std::lock_guard<std::mutex> lock(m_mutex);
-  return m_pending.empty() && m_running == 0;
-}
-
 void AnalysisRunner::request(const QString& key, AnalysisWork work) {
   {
     std::lock_guard<std::mutex> lock(m_mutex);
@@ -160,7 +150,6 @@ void AnalysisRunner::runNext() {
     number = oldest->second.first;
     work = std::move(oldest->second.second);
     m_pending.erase(oldest);
-    ++m_running;
   }
   Q_EMIT started(key);
   try {
@@ -183,6 +172,4 @@ void AnalysisRunner::runNext() {
   } catch (const std::exception& e) {
     Q_EMIT failed(key, QString::fromStdString(e.what()));
   }
-  std::lock_guard<std::mutex> lock(m_mutex);
-  --m_running;
 }

@@ -56,9 +56,7 @@ class AnalysisRunner : public QObject {
   // Without a trainer: the folder holding the model as it is now (a followed run's newest checkpoint or
   // final model; "": the starting model itself).
   void setCurrentFolder(const std::string& folder);
-  int64_t currentStep() const;  // the trainer's steps done, or the folder model's step (-1 unknown)
   void request(const QString& key, AnalysisWork work);
-  bool idle() const;  // nothing pending or running (for tests)
 
  Q_SIGNALS:
   void started(const QString& key);
@@ -83,7 +81,6 @@ class AnalysisRunner : public QObject {
   std::map<QString, int64_t> m_latest;                            // key → newest request number
   int64_t m_requests = 0;
   int64_t m_source = 0;  // bumped whenever what "the model now" means changes; results of older ones drop
-  int m_running = 0;
   // Cached on the analysis thread for m_cachedGeneration.
   int64_t m_cachedGeneration = -1;
   std::shared_ptr<AnalysisInputs> m_cached;

@@ -232,11 +232,6 @@ int64_t TimelineWidget::eventAt(const QPoint& pos) const {
   return best;
 }
 
-void TimelineWidget::setSelection(const std::set<int64_t>& ids) {
-  m_selected = ids;
-  update();
-}
-
 void TimelineWidget::paintEvent(QPaintEvent*) {
   QPainter p(this);
   p.setRenderHint(QPainter::Antialiasing);

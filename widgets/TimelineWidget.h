@@ -32,8 +32,6 @@ class TimelineWidget : public QWidget {
 
   // Visible step range; the loss plot and the timeline keep theirs equal through these.
   void setViewRange(double first, double last);
-  double viewFirst() const { return m_viewFirst; }
-  double viewLast() const { return m_viewLast; }
   void zoomToFit();
 
   // Geometry, for tests and tooltips: where an event's marker is drawn, and the step under an x position.
@@ -42,7 +40,6 @@ class TimelineWidget : public QWidget {
   int rowAt(double y) const;  // -1 outside the rows
   int rowY(int row) const;
   std::set<int64_t> selection() const { return m_selected; }
-  void setSelection(const std::set<int64_t>& ids);
 
   // Adds an event through the editor (as one undo command); false and a message when refused.
   bool addEvent(const nf::ScheduleEvent& event);

@@ -8,14 +8,15 @@
 #include <QSvgGenerator>
 #include <QTemporaryDir>
 #include <QTextStream>
+#include <algorithm>
 #include <cmath>
 #include "QCustomPlotInclude.h"
 
 namespace {
 constexpr int kExportWidth = 900, kExportHeight = 560;
 
-QCPTextElement* titleElement(const QCustomPlot* plot) {
-  return qobject_cast<QCPTextElement*>(const_cast<QCustomPlot*>(plot)->plotLayout()->element(0, 0));
+QCPTextElement* titleElement(QCustomPlot* plot) {
+  return qobject_cast<QCPTextElement*>(plot->plotLayout()->element(0, 0));
 }
 
 QSize exportSize(const QCustomPlot* plot) {
@@ -38,6 +39,25 @@ QCustomPlot* makePlot(QWidget* parent, const QString& exportName) {
   plot->plotLayout()->insertRow(0);
   auto* title = new QCPTextElement(plot, QString(), QFont(plot->font().family(), 10, QFont::Bold));
   plot->plotLayout()->addElement(0, 0, title);
+  // QCPTextElement does not wrap: before each replot, break the full title into lines that fit the width
+  // (German titles run long; a narrow dock would cut them off).
+  QObject::connect(plot, &QCustomPlot::beforeReplot, plot, [plot, title] {
+    const QString full = plot->property("fullTitle").toString();
+    const QFontMetrics metrics(title->font());
+    const int width = std::max(100, plot->width() - 16);
+    QString wrapped, line;
+    for (const QString& word : full.split(' ', Qt::SkipEmptyParts)) {
+      const QString candidate = line.isEmpty() ? word : line + ' ' + word;
+      if (!line.isEmpty() && metrics.horizontalAdvance(candidate) > width) {
+        wrapped += line + '\n';
+        line = word;
+      } else {
+        line = candidate;
+      }
+    }
+    wrapped += line;
+    if (title->text() != wrapped) title->setText(wrapped);
+  });
   plot->setContextMenuPolicy(Qt::CustomContextMenu);
   QObject::connect(plot, &QWidget::customContextMenuRequested, plot, [plot](const QPoint& pos) {
     QMenu menu(plot);
@@ -52,13 +72,11 @@ QCustomPlot* makePlot(QWidget* parent, const QString& exportName) {
 }
 
 void setPlotTitle(QCustomPlot* plot, const QString& title) {
+  plot->setProperty("fullTitle", title);  // wrapped to the plot's width before each replot
   if (QCPTextElement* element = titleElement(plot)) element->setText(title);
 }
 
-QString plotTitle(const QCustomPlot* plot) {
-  const QCPTextElement* element = titleElement(plot);
-  return element ? element->text() : QString();
-}
+QString plotTitle(const QCustomPlot* plot) { return plot->property("fullTitle").toString(); }
 
 std::vector<QCPColorMap*> makeHeatMapRow(QCustomPlot* plot, const std::vector<QCPColorGradient>& gradients) {
   plot->plotLayout()->remove(plot->plotLayout()->element(1, 0));

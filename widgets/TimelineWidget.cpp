@@ -14,7 +14,7 @@
 #include <cmath>
 
 namespace {
-constexpr int kLeftMargin = 74, kRightMargin = 14, kAxisHeight = 22, kMarkerRadius = 8;
+constexpr int kRightMargin = 14, kAxisHeight = 22, kMarkerRadius = 8;
 
 QString rowName(int row) {
   switch (row) {
@@ -170,8 +170,15 @@ void TimelineWidget::zoomToFit() {
   setViewRange(-pad, static_cast<double>(m_maxSteps) + pad);
 }
 
+int TimelineWidget::leftMargin() const {
+  int widest = 0;  // the row names, in the current language and font
+  for (int row = 0; row < kRows; ++row) widest = std::max(widest, fontMetrics().horizontalAdvance(rowName(row)));
+  return widest + 14;
+}
+
 QRectF TimelineWidget::plotArea() const {
-  return QRectF(kLeftMargin, kAxisHeight, std::max(10, width() - kLeftMargin - kRightMargin),
+  const int left = leftMargin();
+  return QRectF(left, kAxisHeight, std::max(10, width() - left - kRightMargin),
                 std::max(10, height() - kAxisHeight - 4));
 }
 
@@ -246,7 +253,7 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
     p.setPen(QPen(pal.mid().color(), 1, Qt::DotLine));
     p.drawLine(QPointF(a.left(), y), QPointF(a.right(), y));
     p.setPen(rowColor(row));
-    p.drawText(QRectF(4, y - 10, kLeftMargin - 8, 20), Qt::AlignRight | Qt::AlignVCenter, rowName(row));
+    p.drawText(QRectF(4, y - 10, a.left() - 8, 20), Qt::AlignRight | Qt::AlignVCenter, rowName(row));
   }
 
   // Step axis: about one tick per 90 px at a round spacing.

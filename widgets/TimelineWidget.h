@@ -75,6 +75,7 @@ class TimelineWidget : public QWidget {
 
   double xOf(double step) const;
   QRectF plotArea() const;
+  int leftMargin() const;  // room for the row names
   static int rowOf(const nf::ScheduleEvent& e);
   int64_t eventAt(const QPoint& pos) const;  // -1 when none
   bool locked(const nf::ScheduleEvent& e) const { return e.step < m_stepsDone; }

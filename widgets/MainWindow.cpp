@@ -312,14 +312,9 @@ bool MainWindow::openModelFolder(const QString& folder) {
     m_layers = summary.nLayer;
     m_setup->matchModelDepth(summary.nLayer);
     resetDraftSchedule();
-    AnalysisSetup setup;
-    setup.modelFolder = clean.toStdString();
-    setup.validationData = m_validation.toStdString();
-    const QByteArray key = QCryptographicHash::hash(clean.toUtf8(), QCryptographicHash::Sha1).toHex().left(10);
-    setup.datasetsFolder = appDataFolder("datasets/" + QDir(clean).dirName() + "-" + key).toStdString();
     m_runner->setTrainer(nullptr);
     m_runner->setCurrentFolder(std::string());
-    m_runner->setSetup(setup);
+    m_runner->setSetup(analysisSetup(m_validation.toStdString()));
     retranslate();
     statusBar()->showMessage(tr("Opened %1").arg(clean), 5000);
     rememberRecent(kRecentModels, clean);
@@ -346,11 +341,8 @@ bool MainWindow::openRun(const QString& runDir) {
     const std::string dir = clean.toStdString();
     m_timeline->setEditor(std::make_shared<FollowedSchedule>(dir, m_layers, c.optimizer.maxSteps,
                                                              [this] { return m_session->stepsDone(); }));
-    AnalysisSetup setup;
-    setup.modelFolder = m_folder.toStdString();
-    setup.validationData = c.evalData.empty() ? std::string() : c.evalData.front();
     m_runner->setTrainer(nullptr);
-    m_runner->setSetup(setup);
+    m_runner->setSetup(analysisSetup(c.evalData.empty() ? std::string() : c.evalData.front()));
     rememberRecent(kRecentRuns, clean);
     statusBar()->showMessage(tr("Following %1").arg(clean), 5000);
     onMetrics();
@@ -359,6 +351,20 @@ bool MainWindow::openRun(const QString& runDir) {
     showError(tr("Cannot open run"), tr("The run directory could not be opened."), e.what());
     return false;
   }
+}
+
+std::string MainWindow::defaultDatasetsFolder() const {
+  // One folder per model folder (its tokenizer makes the token files): name plus a hash of the path.
+  const QByteArray key = QCryptographicHash::hash(m_folder.toUtf8(), QCryptographicHash::Sha1).toHex().left(10);
+  return appDataFolder("datasets/" + QDir(m_folder).dirName() + "-" + key).toStdString();
+}
+
+AnalysisSetup MainWindow::analysisSetup(const std::string& validationData) const {
+  AnalysisSetup setup;
+  setup.modelFolder = m_folder.toStdString();
+  setup.validationData = validationData;
+  setup.datasetsFolder = defaultDatasetsFolder();  // used when validationData is empty
+  return setup;
 }
 
 void MainWindow::resetDraftSchedule() {
@@ -409,10 +415,6 @@ bool MainWindow::setDatasets(const QString& train, const QString& validation, co
     m_setup->setDataDescription(tr("train %1, eval %2%3")
                                     .arg(QFileInfo(train).fileName(), QFileInfo(validation).fileName(),
                                          alternative.isEmpty() ? QString() : ", " + QFileInfo(alternative).fileName()));
-    QSettings settings;
-    settings.setValue("datasets/train", train);
-    settings.setValue("datasets/validation", validation);
-    settings.setValue("datasets/alternative", alternative);
     if (!m_folder.isEmpty()) openModelFolder(m_folder);  // analyses read the new validation data
     return true;
   } catch (const std::exception& e) {
@@ -454,12 +456,7 @@ void MainWindow::startRun(const QString& requestedDir) {
   }
   std::function<void(nf::RunConfig&, const nf::ProgressFn&)> prepare;
   if (m_train.isEmpty()) {
-    const std::string folder = m_folder.toStdString();
-    const std::string datasets = appDataFolder("datasets/" + QDir(m_folder).dirName() + "-" +
-                                               QCryptographicHash::hash(m_folder.toUtf8(), QCryptographicHash::Sha1)
-                                                   .toHex()
-                                                   .left(10))
-                                     .toStdString();
+    const std::string folder = m_folder.toStdString(), datasets = defaultDatasetsFolder();
     prepare = [folder, datasets](nf::RunConfig& config, const nf::ProgressFn& progress) {
       const nf::Datasets d = nf::prepareSyntheticDatasets(datasets, folder, progress);
       config.trainData = d.train;

@@ -8,6 +8,7 @@
 #include <QTranslator>
 #include <memory>
 
+#include "AnalysisRunner.h"
 #include "RunSession.h"
 
 class AnalysisPane;
@@ -74,6 +75,8 @@ class MainWindow : public QMainWindow {
   void buildMenus();
   QDockWidget* addDock(QWidget* widget, const QString& objectName, Qt::DockWidgetArea area);
   void resetDraftSchedule();
+  std::string defaultDatasetsFolder() const;  // where the synthetic datasets for m_folder's model live
+  AnalysisSetup analysisSetup(const std::string& validationData) const;
   void onMetrics();
   void onStateChanged();
   void updateStatus();

@@ -246,7 +246,6 @@ void HeadsPane::drawDetail(std::shared_ptr<const Detail> detail) {
           .arg(m_sinks && index < m_sinks->meanPositionZero.size() ? m_sinks->meanPositionZero[index] : 0.0, 0,
                'g', 3)
           .arg(index < m_nmae.size() ? m_nmae[index] : 0.0, 0, 'g', 3));
-  m_detailShown = true;
   Q_EMIT detailShown();
 }
 

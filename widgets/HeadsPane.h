@@ -28,7 +28,7 @@ class HeadsPane : public AnalysisPane {
   void selectHead(int layer, int head);  // and computes its detail
   int selectedLayer() const { return m_layer; }
   int selectedHead() const { return m_head; }
-  bool hasDetail() const { return m_detailShown; }
+  bool hasDetail() const { return m_detail != nullptr; }
 
  Q_SIGNALS:
   void headSelected(int layer, int head);
@@ -57,7 +57,6 @@ class HeadsPane : public AnalysisPane {
   QSpinBox* m_sequence;
   int m_layers = 0, m_heads = 0;
   int m_layer = -1, m_head = -1;
-  bool m_detailShown = false;
   std::vector<double> m_nmae;
   // The results shown, kept to redraw their text in another language.
   std::shared_ptr<const nf::AttributionResult> m_attribution;

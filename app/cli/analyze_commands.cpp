@@ -19,7 +19,7 @@
 #include "io/atomic_file.h"
 #include "model/gpt2.h"
 #include "progress_bar.h"
-#include "train/run_directory.h"
+#include "run/run_directory.h"
 
 namespace nf::cli {
 namespace {

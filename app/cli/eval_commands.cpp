@@ -10,7 +10,7 @@
 #include "commands.h"
 #include "eval/evaluate.h"
 #include "eval/generate.h"
-#include "io/hf_checkpoint.h"
+#include "model/hf_checkpoint.h"
 #include "progress_bar.h"
 #include "text/bpe_tokenizer.h"
 

@@ -8,8 +8,8 @@
 #include "args.h"
 #include "commands.h"
 #include "io/atomic_file.h"
-#include "io/hf_checkpoint.h"
-#include "io/model_folder.h"
+#include "model/hf_checkpoint.h"
+#include "model/model_folder.h"
 
 namespace nf::cli {
 namespace {

@@ -11,11 +11,11 @@
 #include "commands.h"
 #include "data/batches.h"
 #include "io/atomic_file.h"
-#include "io/hf_checkpoint.h"
+#include "model/hf_checkpoint.h"
 #include "progress_bar.h"
 #include "text/bpe_tokenizer.h"
 #include "train/export.h"
-#include "train/run_directory.h"
+#include "run/run_directory.h"
 #include "train/trainer.h"
 
 namespace nf::cli {

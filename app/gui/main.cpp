@@ -8,6 +8,7 @@
 #include "HeadsPane.h"
 #include "MainWindow.h"
 #include "RunSession.h"
+#include "run/run_directory.h"
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -42,7 +43,7 @@ int main(int argc, char** argv) {
   window.show();
   if (!parser.positionalArguments().isEmpty()) {
     const QString folder = parser.positionalArguments().first();
-    if (QFileInfo::exists(folder + "/metrics.jsonl"))
+    if (nf::run::isRunDirectory(folder.toStdString()))
       window.openRun(folder);
     else
       window.openModelFolder(folder);

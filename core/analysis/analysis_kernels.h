@@ -4,7 +4,7 @@
 
 #include <functional>
 
-#include "analysis/snapshot.h"
+#include "analysis/analysis_header.h"
 #include "util/progress.h"
 
 namespace nf {

@@ -5,7 +5,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <vector>
 
-#include "analysis/snapshot.h"
+#include "analysis/analysis_header.h"
 #include "util/progress.h"
 
 namespace nf {

@@ -6,7 +6,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <vector>
 
-#include "analysis/snapshot.h"
+#include "analysis/analysis_header.h"
 #include "eval/loss_summary.h"
 #include "util/progress.h"
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/snapshot.h"
+#include "analysis/analysis_header.h"
 #include "util/progress.h"
 
 namespace nf {

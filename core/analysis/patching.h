@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/snapshot.h"
+#include "analysis/analysis_header.h"
 #include "data/ioi.h"
 #include "util/progress.h"
 

@@ -5,6 +5,7 @@
 
 #include "data/synthetic_corpus.h"
 #include "io/atomic_file.h"
+#include "io/file_format.h"
 #include "util/random.h"
 
 namespace nf {
@@ -149,8 +150,8 @@ nlohmann::json toJson(const IoiPromptSet& set) {
                        {"correct_id", p.correctId},
                        {"wrong_id", p.wrongId}});
   return {
-      {"format", "normfree-ioi"},
-      {"version", 1},
+      {"format", kIoiFormat.name},
+      {"version", kIoiFormat.version},
       {"frame", set.frame},
       {"corruption", "the repeated subject is replaced by the indirect object"},
       {"starts_with_end_of_text", set.startsWithEndOfText},
@@ -168,8 +169,7 @@ nlohmann::json toJson(const IoiPromptSet& set) {
 IoiPromptSet ioiPromptSetFromJson(const nlohmann::json& j, const std::string& source) {
   IoiPromptSet set;
   try {
-    if (j.at("format") != "normfree-ioi")
-      throw FileError(source, "is not an IOI prompt set (format != normfree-ioi)");
+    checkFileFormat(j, kIoiFormat, source);
     set.frame = j.at("frame").get<std::string>();
     set.startsWithEndOfText = j.at("starts_with_end_of_text").get<bool>();
     set.length = j.at("length").get<int64_t>();

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "io/file_format.h"
+
 namespace nf {
 namespace {
 
@@ -20,6 +22,8 @@ TokenFileMeta readSidecar(const std::string& path) {
   } catch (const nlohmann::json::exception& e) {
     throw FileError(path, std::string("is not valid JSON: ") + e.what());
   }
+  // Sidecars written before formats carried a version are version 1.
+  checkFileFormat(j, kTokenSidecarFormat, path, WhenUnmarked::IsVersion1);
   TokenFileMeta meta;
   try {
     const std::string dtype = j.at("dtype").get<std::string>();
@@ -159,7 +163,8 @@ void TokenFileWriter::flush() {
 void TokenFileWriter::finish() {
   flush();
   m_meta.tokens = m_count;
-  nlohmann::json j{{"format", "nanogpt-tokens"},     {"dtype", dtypeName(m_meta.dtype)},
+  nlohmann::json j{{"format", kTokenSidecarFormat.name}, {"version", kTokenSidecarFormat.version},
+                   {"dtype", dtypeName(m_meta.dtype)},
                    {"vocab_size", m_meta.vocabSize}, {"eot_token_id", m_meta.eotTokenId},
                    {"tokens", m_meta.tokens},        {"documents", m_meta.documents},
                    {"tokenizer", m_meta.tokenizer},  {"sources", m_meta.sources}};

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/atomic_file.h"
+#include "io/file_format.h"
 
 namespace nf {
 
@@ -111,7 +112,17 @@ ModelConfig parseConfigJson(const std::string& text, const std::string& source) 
   c.validate(source);
 
   config.norms = NormState(c.nLayer);
-  if (j.contains("normfree")) config.folded = j["normfree"].value("folded", false);
+  if (j.contains("normfree")) {
+    const nlohmann::json& block = j["normfree"];
+    // Written as {"format_version": 1} before every format carried "format" + "version".
+    if (block.is_object() && block.contains("format_version") && !block.contains("format")) {
+      nlohmann::json legacy{{"format", kModelBlockFormat.name}, {"version", block["format_version"]}};
+      checkFileFormat(legacy, kModelBlockFormat, source + " (\"normfree\" block)");
+    } else {
+      checkFileFormat(block, kModelBlockFormat, source + " (\"normfree\" block)", WhenUnmarked::IsVersion1);
+    }
+    config.folded = block.value("folded", false);
+  }
   if (j.contains("normfree") && j["normfree"].contains("sites")) {
     try {
       for (auto& [name, site] : j["normfree"]["sites"].items())
@@ -150,7 +161,8 @@ std::string configToJson(const ModelConfig& config) {
   j["torch_dtype"] = "float32";
   nlohmann::ordered_json sites = nlohmann::ordered_json::object();
   for (SiteId s : config.norms.sites()) sites[siteName(s)] = siteToJson(config.norms.at(s));
-  j["normfree"] = {{"format_version", 1},
+  j["normfree"] = {{"format", kModelBlockFormat.name},
+                   {"version", kModelBlockFormat.version},
                    {"layernorm_free", config.norms.isLayerNormFree()},
                    {"folded", config.folded},
                    {"sites", sites}};

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "io/atomic_file.h"
+#include "io/file_format.h"
 
 namespace nf {
 namespace {
@@ -134,11 +135,49 @@ const Preset& findPreset(const std::string& name) {
   throw std::invalid_argument("unknown preset '" + name + "' (known: " + names + ")");
 }
 
+RunConfig makeRunConfig(const std::string& presetName, TrainingMode mode, const GPT2Config& shape,
+                        const RunChoices& choices) {
+  const Preset& preset = findPreset(presetName);
+  RunConfig c;
+  c.mode = mode;
+  c.preset = preset.name;
+  c.model = choices.model;
+  c.trainData = choices.trainData;
+  c.evalData = choices.evalData;
+  c.device = choices.device;
+  c.optimizer = preset.optimizer;
+  c.removal = preset.removal;
+  c.schedule = mode == TrainingMode::Remove ? choices.schedule.value_or(preset.schedule) : Schedule{};
+  auto choose = [](auto& field, const auto& choice) {
+    if (choice) field = *choice;
+  };
+  choose(c.optimizer.maxSteps, choices.maxSteps);
+  choose(c.optimizer.warmupSteps, choices.warmupSteps);
+  choose(c.optimizer.microBatch, choices.microBatch);
+  choose(c.optimizer.accumulation, choices.accumulation);
+  choose(c.optimizer.context, choices.context);
+  choose(c.optimizer.lr, choices.lr);
+  choose(c.optimizer.minLr, choices.minLr);
+  choose(c.optimizer.seed, choices.seed);
+  choose(c.optimizer.bf16, choices.bf16);
+  choose(c.removal.auxWeight, choices.auxWeight);
+  choose(c.removal.emaMomentum, choices.emaMomentum);
+  choose(c.removal.interpolationSteps, choices.interpolationSteps);
+  c.removal.pos0Treatment = c.removal.pos0Treatment || choices.pos0Treatment;
+  c.removal.eotTreatment = c.removal.eotTreatment || choices.eotTreatment;
+  choose(c.eval.interval, choices.evalInterval);
+  choose(c.eval.tokens, choices.evalTokens);
+  choose(c.checkpointInterval, choices.checkpointInterval);
+  // The context can never exceed the model's positions.
+  c.optimizer.context = std::min<int64_t>(c.optimizer.context, shape.nPositions);
+  return c;
+}
+
 nlohmann::json toJson(const RunConfig& c) {
   const auto& o = c.optimizer;
   const auto& r = c.removal;
-  return {{"format", "normfree-run"},
-          {"version", 1},
+  return {{"format", kRunConfigFormat.name},
+          {"version", kRunConfigFormat.version},
           {"mode", trainingModeName(c.mode)},
           {"preset", c.preset},
           {"model", c.model},
@@ -173,6 +212,7 @@ nlohmann::json toJson(const RunConfig& c) {
 }
 
 RunConfig runConfigFromJson(const nlohmann::json& j, const std::string& source) {
+  checkFileFormat(j, kRunConfigFormat, source);
   RunConfig c;
   try {
     c.mode = parseTrainingMode(j.at("mode").get<std::string>());

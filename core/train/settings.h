@@ -4,10 +4,12 @@
 #pragma once
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "train/schedule.h"
+#include "model/config.h"
+#include "schedule/schedule.h"
 
 namespace nf {
 
@@ -77,5 +79,27 @@ struct Preset {
 // "gpt2", "gpt2-medium", "gpt2-large", "gpt2-xl", "blog-v2", "tiny".
 const std::vector<Preset>& presets();
 const Preset& findPreset(const std::string& name);  // throws std::invalid_argument listing the names
+
+// What a run is started with besides its preset: the model, the data, the device, and every setting
+// that differs from the preset's (unset: the preset's, or RunConfig's default where a preset has none).
+struct RunChoices {
+  std::string model, trainData, device = "cpu";
+  std::vector<std::string> evalData;
+  std::optional<int64_t> maxSteps, warmupSteps, microBatch, accumulation, context;
+  std::optional<double> lr, minLr;
+  std::optional<uint64_t> seed;
+  std::optional<bool> bf16;
+  std::optional<double> auxWeight, emaMomentum;
+  std::optional<int64_t> interpolationSteps;
+  bool pos0Treatment = false, eotTreatment = false;  // switched on in addition to the preset's
+  std::optional<Schedule> schedule;
+  std::optional<int64_t> evalInterval, evalTokens, checkpointInterval;
+};
+
+// A run's settings, the one way the CLI and the GUI make them: the preset's, then the choices; the
+// context is capped at the model's positions; modes other than remove get no schedule. Throws
+// std::invalid_argument for an unknown preset.
+RunConfig makeRunConfig(const std::string& preset, TrainingMode mode, const GPT2Config& shape,
+                        const RunChoices& choices);
 
 }  // namespace nf

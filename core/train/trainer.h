@@ -1,7 +1,8 @@
-// The training loop for all three modes (pretrain, finetune, remove) with the LayerNorm-removal protocol
-// (PROTOCOL §2–4): per-site EMA of the LN scale, FakeLN events on a schedule, the auxiliary loss, live
-// schedule edits from other threads, metrics to metrics.jsonl and to in-process listeners, atomic
-// checkpoints and bit-exact resume on CPU.
+// The trainer of all three modes (pretrain, finetune, remove): the training loop with the LayerNorm-removal
+// protocol (PROTOCOL §2–4), live schedule edits from other threads, metrics to metrics.jsonl and to
+// in-process listeners, checkpoints and bit-exact resume on CPU. Its parts have rooms of their own: the
+// site tracking (removal_tracker.h), the optimizer (optimizer.h), checkpoints (checkpoint.h), the edit rules
+// (schedule/editable_schedule.h), the metrics log (run/metrics_log.h). Plain C++ header (no torch).
 #pragma once
 #include <atomic>
 #include <deque>
@@ -11,31 +12,15 @@
 #include <utility>
 #include <vector>
 
-#include "analysis/snapshot.h"
+#include "run/metrics_log.h"
+#include "run/snapshot.h"
+#include "schedule/editable_schedule.h"
 #include "train/settings.h"
 #include "util/progress.h"
 
 namespace nf {
 
 class GPT2Impl;
-
-// Metric records (one JSON object per string, as in metrics.jsonl) for a listener on another thread.
-// The trainer only appends under a short lock; the listener drains whenever it likes.
-class MetricsQueue {
- public:
-  void push(std::string record);
-  std::vector<std::string> drain();
-
- private:
-  std::mutex m_mutex;
-  std::deque<std::string> m_records;
-};
-
-struct EditResult {
-  bool accepted = false;
-  std::string reason;   // why it was refused
-  int64_t eventId = 0;  // the event's id (new for addEvent)
-};
 
 class Trainer {
  public:
@@ -78,9 +63,5 @@ class Trainer {
   std::atomic<bool> m_stopRequested{false};
   std::unique_ptr<Impl> m_impl;
 };
-
-// The learning rate at optimizer step `step` (0-based): linear warmup over warmupSteps to lr, then
-// cosine decay to minLr at maxSteps.
-double learningRate(const OptimizerSettings& settings, int64_t step);
 
 }  // namespace nf

@@ -13,7 +13,7 @@
 #include "analysis/logit_attribution.h"
 #include "analysis/patching.h"
 #include "data/ioi.h"
-#include "io/hf_checkpoint.h"
+#include "model/hf_checkpoint.h"
 #include "model/gpt2.h"
 
 namespace {

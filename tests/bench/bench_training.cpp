@@ -13,8 +13,8 @@
 #include <string>
 
 #include "data/token_file.h"
-#include "io/hf_checkpoint.h"
-#include "train/run_directory.h"
+#include "model/hf_checkpoint.h"
+#include "run/run_directory.h"
 #include "train/trainer.h"
 
 namespace fs = std::filesystem;

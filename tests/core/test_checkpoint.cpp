@@ -3,7 +3,7 @@
 
 #include "fixtures.h"
 #include "io/atomic_file.h"
-#include "io/model_folder.h"
+#include "model/model_folder.h"
 
 using namespace nf;
 using namespace nf::test;

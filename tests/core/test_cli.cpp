@@ -6,8 +6,8 @@
 #include "data/token_file.h"
 #include "fixtures.h"
 #include "io/atomic_file.h"
-#include "io/hf_checkpoint.h"
-#include "io/model_folder.h"
+#include "model/hf_checkpoint.h"
+#include "model/model_folder.h"
 
 using namespace nf;
 using namespace nf::test;

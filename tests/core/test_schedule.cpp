@@ -1,7 +1,10 @@
-// Schedules and presets: the paper's Table 4 exactly, readable validation errors, JSON round trip.
+// Schedules and presets: the paper's Table 4 exactly, readable validation errors, JSON round trip, the
+// edit rules every editor follows (codes with arguments), and a run's settings from a preset.
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "check.h"
+#include "schedule/editable_schedule.h"
 #include "train/settings.h"
 
 using namespace nf;
@@ -108,6 +111,125 @@ TEST_CASE(schedule_json_round_trips) {
   REQUIRE_EQ(plain.events[1].id, 1);
   REQUIRE_EQ(Schedule::sitesOf(plain.events[1], 3).size(), 3u);
   REQUIRE_EQ(describe(plain.events[1]), "step 5: LN_qk.all → fake");
+}
+
+TEST_CASE(validation_problems_are_codes_with_their_arguments) {
+  using Code = ScheduleProblem::Code;
+  Schedule s;
+  s.events = {{1, 10, EventAction::MakeFake, SiteKind::Mlp, 0},
+              {2, 12, EventAction::MakeFake, SiteKind::Mlp, 7},
+              {3, 14, EventAction::MakeFake, SiteKind::Mlp, -1},
+              {4, 99, EventAction::MakeFake, SiteKind::Final, -1},
+              {5, -1, EventAction::EndEotTreatment, SiteKind::Qk, -1}};
+  const std::vector<ScheduleProblem> problems = s.problems(4, 50);
+  REQUIRE_EQ(problems.size(), 5u);
+  REQUIRE(problems[0].code == Code::LayerOutOfRange && problems[0].eventId == 2 && problems[0].layer == 7 &&
+          problems[0].limit == 4);
+  REQUIRE(problems[1].code == Code::SiteAlreadyChanged && problems[1].eventId == 3 && problems[1].site == "LN_mlp.0" &&
+          problems[1].firstStep == 10 && problems[1].makeFake);
+  REQUIRE(problems[2].code == Code::PastLastStep && problems[2].step == 99 && problems[2].limit == 49);
+  REQUIRE(problems[3].code == Code::NegativeStep && problems[3].eventId == 5);
+  REQUIRE(problems[4].code == Code::EotTreatmentNotOnV);
+  REQUIRE_EQ(describe(problems[2]), "event 4 (step 99: LN_f → fake): step 99 is past the last step 49");
+  REQUIRE(findPreset("tiny").schedule.problems(4, 500).empty());
+}
+
+TEST_CASE(editable_schedule_refuses_with_codes_and_changes_nothing) {
+  using Code = EditRefusal::Code;
+  struct Row {
+    const char* what;
+    int64_t lockedBefore;
+    std::function<EditResult(EditableSchedule&)> edit;
+    bool accepted;
+    Code code;  // when refused
+  };
+  const ScheduleEvent mlp0{0, 10, EventAction::MakeFake, SiteKind::Mlp, 0};
+  const std::vector<Row> rows = {
+      {"add in the future", 0, [&](EditableSchedule& e) { return e.add({0, 30, EventAction::MakeFake, SiteKind::V, 1}); },
+       true, Code::NoSuchEvent},
+      {"add at a started step", 21, [&](EditableSchedule& e) { return e.add({0, 20, EventAction::MakeFake, SiteKind::V, 1}); },
+       false, Code::StepAlreadyStarted},
+      {"add a site twice", 0, [&](EditableSchedule& e) { return e.add(mlp0); }, false, Code::InvalidSchedule},
+      {"move an unknown event", 0, [](EditableSchedule& e) { return e.move(42, 5); }, false, Code::NoSuchEvent},
+      {"move an applied event", 11, [](EditableSchedule& e) { return e.move(1, 30); }, false,
+       Code::EventAlreadyApplied},
+      {"move into the past", 11, [](EditableSchedule& e) { return e.move(2, 5); }, false, Code::StepAlreadyStarted},
+      {"move past the budget", 0, [](EditableSchedule& e) { return e.move(2, 100); }, false, Code::InvalidSchedule},
+      {"two moves, the second refused", 11, [](EditableSchedule& e) { return e.moveEvents({{2, 40}, {1, 45}}); },
+       false, Code::EventAlreadyApplied},
+      {"delete an applied event", 11, [](EditableSchedule& e) { return e.remove(1); }, false,
+       Code::EventAlreadyApplied},
+      {"delete a future event", 11, [](EditableSchedule& e) { return e.remove(2); }, true, Code::NoSuchEvent},
+  };
+  for (const Row& row : rows) {
+    Schedule start;
+    start.events = {{1, 10, EventAction::MakeFake, SiteKind::Mlp, 0}, {2, 20, EventAction::MakeFake, SiteKind::Mlp, 1}};
+    EditableSchedule editor(start, 4, 50);
+    editor.lockBefore(row.lockedBefore);
+    const EditResult r = row.edit(editor);
+    REQUIRE_MSG(r.accepted == row.accepted, row.what << ": " << r.reason);
+    if (row.accepted) {
+      REQUIRE_MSG(!r.refusal && r.reason.empty(), row.what);
+      continue;
+    }
+    REQUIRE_MSG(r.refusal && r.refusal->code == row.code, row.what << ": " << r.reason);
+    REQUIRE_MSG(r.reason == describe(*r.refusal) && !r.reason.empty(), row.what);
+    REQUIRE_MSG(editor.schedule() == start, row.what << ": a refused edit changed the schedule");
+  }
+}
+
+TEST_CASE(editable_schedule_ids_are_never_reused_and_persist_failures_refuse) {
+  EditableSchedule editor(findPreset("tiny").schedule, 4, 500);
+  const int64_t highest = editor.schedule().nextId() - 1;
+  const EditResult added = editor.add({0, 300, EventAction::EndPos0Treatment, SiteKind::Mlp, -1});
+  REQUIRE(added.accepted && added.eventId == highest + 1);
+  REQUIRE(editor.lastChanges().size() == 1 && editor.lastChanges()[0].kind == ScheduleChange::Kind::Add);
+  REQUIRE(editor.remove(added.eventId).accepted);
+  const EditResult again = editor.add({0, 301, EventAction::EndPos0Treatment, SiteKind::Mlp, -1});
+  REQUIRE_EQ(again.eventId, highest + 2);  // the deleted event's id stays retired
+
+  const EditResult moved = editor.moveEvents({{1, 45}, {2, 55}});
+  REQUIRE(moved.accepted && editor.lastChanges().size() == 2);
+  REQUIRE(editor.lastChanges()[0].from == 40 && editor.lastChanges()[0].event.step == 45);
+
+  const Schedule before = editor.schedule();
+  editor.persist = [](const Schedule&) { throw std::runtime_error("schedule.json: No space left on device"); };
+  const EditResult refused = editor.move(3, 70);
+  REQUIRE(!refused.accepted && refused.refusal->code == EditRefusal::Code::Failed);
+  REQUIRE(refused.reason.find("No space left") != std::string::npos);
+  REQUIRE(editor.schedule() == before);
+
+  // A shorter budget drops what lies past it, and only that.
+  const std::vector<ScheduleEvent> dropped = editor.trimTo(150);
+  for (const auto& e : dropped) REQUIRE(e.step >= 150);
+  for (const auto& e : editor.schedule().events) REQUIRE(e.step < 150);
+  REQUIRE_EQ(dropped.size() + editor.schedule().events.size(), before.events.size());
+  REQUIRE_EQ(editor.maxSteps(), 150);
+}
+
+TEST_CASE(run_settings_come_from_the_preset_then_the_choices) {
+  GPT2Config shape;
+  shape.nLayer = 4;
+  shape.nPositions = 64;  // shorter than the preset's context
+  RunChoices choices;
+  choices.model = "m";
+  choices.trainData = "train.bin";
+  choices.lr = 1e-3;
+  choices.maxSteps = 300;
+  choices.eotTreatment = true;
+  const Preset& tiny = findPreset("tiny");
+  const RunConfig c = makeRunConfig("tiny", TrainingMode::Remove, shape, choices);
+  REQUIRE_EQ(c.preset, "tiny");
+  REQUIRE_EQ(c.optimizer.lr, 1e-3);
+  REQUIRE_EQ(c.optimizer.maxSteps, 300);
+  REQUIRE_EQ(c.optimizer.minLr, tiny.optimizer.minLr);          // not chosen: the preset's
+  REQUIRE_EQ(c.optimizer.microBatch, tiny.optimizer.microBatch);
+  REQUIRE_EQ(c.optimizer.context, 64);                           // capped at the model's positions
+  REQUIRE(c.removal.eotTreatment && !c.removal.pos0Treatment);
+  REQUIRE(c.schedule == tiny.schedule);
+  REQUIRE_EQ(c.eval.interval, RunConfig().eval.interval);       // neither preset nor choice: the default
+  REQUIRE(makeRunConfig("tiny", TrainingMode::Finetune, shape, choices).schedule.events.empty());
+  REQUIRE_THROWS_WITH(makeRunConfig("gpt3", TrainingMode::Remove, shape, choices), "unknown preset 'gpt3'");
 }
 
 TEST_MAIN()

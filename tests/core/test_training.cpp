@@ -1,6 +1,11 @@
 // The trainer and the removal protocol: EMA tracking and freezing against an independent computation,
 // the auxiliary loss against a hand computation, live edits, bit-exact resume, crash-safe checkpoints.
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <csignal>
 #include <fstream>
 #include <thread>
 
@@ -9,7 +14,7 @@
 #include "io/atomic_file.h"
 #include "model/hooks.h"
 #include "train/aux_loss.h"
-#include "train/run_directory.h"
+#include "run/run_directory.h"
 #include "train/trainer.h"
 
 using namespace nf;
@@ -286,7 +291,7 @@ TEST_CASE(live_edits_refuse_the_past_and_take_effect_in_the_future) {
   const auto schedule = scheduleFromJson(json::parse(readTextFile(run::schedulePath(dir.path("run")))), "s");
   REQUIRE_EQ(schedule.find(6)->step, 25);
   REQUIRE(schedule.find(5) == nullptr);
-  const auto state = json::parse(readTextFile(run::latestCheckpoint(dir.path("run")) + "/state.json"));
+  const auto state = json::parse(readTextFile(run::checkpointStatePath(run::latestCheckpoint(dir.path("run")))));
   REQUIRE(state["edits"].size() >= 3u);
   bool sawEdit = false;
   for (const auto& line : queue->drain()) sawEdit = sawEdit || json::parse(line)["type"] == "edit";
@@ -387,6 +392,38 @@ TEST_CASE(resume_refuses_a_schedule_that_contradicts_the_checkpoint) {
   REQUIRE_THROWS_WITH(Trainer::resume(dir.path("run")), "schedule.json", "event 1 was applied at step 5");
 }
 
+// Starts `normfree-cli resume runDir` and SIGKILLs it as soon as it is seen writing the checkpoint of a step
+// ≥ `step` (its temporary folder exists), or lets it end if it finishes first. Waits for the event, not for
+// a time: the result is the same on a loaded machine.
+void killWhileWritingCheckpoint(const std::string& runDir, int64_t step) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    ::execl(NF_CLI, NF_CLI, "resume", runDir.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  REQUIRE(pid > 0);
+  const std::string suffix = ".tmp-" + std::to_string(pid);
+  int status = 0;
+  while (::waitpid(pid, &status, WNOHANG) == 0) {
+    std::error_code ignored;
+    for (const auto& entry : std::filesystem::directory_iterator(run::checkpointsPath(runDir), ignored)) {
+      const std::string name = entry.path().filename().string();
+      if (!run::isUnfinishedCheckpointName(name) || name.size() < suffix.size() ||
+          name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+        continue;
+      if (std::stoll(name.substr(std::string(".step-").size())) >= step) {
+        ::kill(pid, SIGKILL);  // no chance to clean up
+        ::waitpid(pid, &status, 0);
+        return;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(200));  // polling interval, not a deadline
+  }
+}
+
 TEST_CASE(killed_checkpoint_writes_never_replace_the_last_good_one) {
   TempDir dir;
   RunConfig config = smallRun(dir);
@@ -397,13 +434,12 @@ TEST_CASE(killed_checkpoint_writes_never_replace_the_last_good_one) {
   runUntil(*Trainer::start(runDir, config), 2);  // writes config.json; the CLI resumes from here
   int64_t lastStep = 0;
   for (int kill = 0; kill < 6; ++kill) {
-    // SIGKILL after a varying delay: no chance to clean up.
-    runCommand("timeout -s KILL 0." + std::to_string(3 + kill) + " " + std::string(NF_CLI) + " resume " +
-               runDir + " >/dev/null 2>&1");
+    // SIGKILL while a checkpoint 2 to 4 steps past the last good one is being written.
+    killWhileWritingCheckpoint(runDir, lastStep + 2 + kill % 3);
     const std::string latest = run::latestCheckpoint(runDir);
     REQUIRE_MSG(!latest.empty(), "after kill " << kill);
     GPT2 model = loadModel(latest);  // complete and loadable
-    const auto state = json::parse(readTextFile(latest + "/state.json"));
+    const auto state = json::parse(readTextFile(run::checkpointStatePath(latest)));
     REQUIRE(state["steps_done"].get<int64_t>() >= lastStep);
     lastStep = state["steps_done"];
   }

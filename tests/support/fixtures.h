@@ -10,7 +10,7 @@
 
 #include "check.h"
 #include "data/token_file.h"
-#include "io/hf_checkpoint.h"
+#include "model/hf_checkpoint.h"
 
 namespace nf::test {
 

@@ -23,8 +23,8 @@
 #include "RunSetupView.h"
 #include "TimelineWidget.h"
 #include "TrainingView.h"
-#include "io/model_folder.h"
-#include "train/run_directory.h"
+#include "model/model_folder.h"
+#include "run/run_directory.h"
 #include "widget_fixtures.h"
 
 class TestWorkbench : public QObject {
@@ -108,7 +108,7 @@ class TestWorkbench : public QObject {
     QVERIFY(!checkpoint.empty());
     const nf::ModelSummary summary = nf::inspectModelFolder(checkpoint);  // loadable
     QCOMPARE(summary.nLayer, 4);
-    std::ifstream state(checkpoint + "/state.json");
+    std::ifstream state(nf::run::checkpointStatePath(checkpoint));
     std::string text((std::istreambuf_iterator<char>(state)), std::istreambuf_iterator<char>());
     const int64_t steps = std::stoll(text.substr(text.find("\"steps_done\"") + 13));
     QVERIFY2(steps >= seen, qPrintable(QString("checkpoint at %1, GUI saw %2 steps").arg(steps).arg(seen)));

@@ -1,5 +1,6 @@
 // The removal schedule as data (PROTOCOL §4): events that turn LN sites fake or switch off a special
-// treatment at the start of an optimizer step. Plain C++ (no torch): the GUI's timeline edits it.
+// treatment at the start of an optimizer step, the rules a valid schedule follows, and its JSON file.
+// Plain C++ (no torch): the GUI's timeline edits it (through EditableSchedule, editable_schedule.h).
 #pragma once
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
@@ -27,6 +28,30 @@ struct ScheduleEvent {
   }
 };
 
+// One way a schedule can be invalid, as a code with its arguments: the CLI prints describe(), the GUI its
+// own translation.
+struct ScheduleProblem {
+  enum class Code {
+    DuplicateId,         // the event's id is used twice
+    NegativeStep,        // the event's step is negative
+    PastLastStep,        // the event's step ≥ maxSteps (limit = the last step, maxSteps − 1)
+    LayerOutOfRange,     // the event's layer ≥ the model's depth (limit = the depth)
+    EotTreatmentNotOnV,  // end_eot_treatment on a site other than LN_v
+    SiteAlreadyChanged,  // `site` is made fake (or its treatment switched off) twice; first at firstStep
+  };
+  explicit ScheduleProblem(Code c) : code(c) {}
+  Code code;
+  int64_t eventId = 0;
+  std::string event;  // describe(event): "step 20: LN_mlp.0 → fake"
+  int64_t step = 0, layer = 0;
+  int64_t limit = 0;
+  std::string site;      // "LN_mlp.0"
+  bool makeFake = true;  // SiteAlreadyChanged: made fake (true) or switched off (false)
+  int64_t firstStep = 0;
+};
+std::string describe(
+    const ScheduleProblem& problem);  // "event 3 (step 14: LN_mlp.all → fake): LN_mlp.0 is …"
+
 struct Schedule {
   std::vector<ScheduleEvent> events;  // kept sorted by (step, id)
 
@@ -35,8 +60,10 @@ struct Schedule {
   const ScheduleEvent* find(int64_t id) const;
   // The sites an event touches, for a model with nLayer blocks.
   static std::vector<SiteId> sitesOf(const ScheduleEvent& event, int nLayer);
-  // Throws std::invalid_argument with every problem found, one per line: layer out of range, a site made
-  // fake twice, an event at or past maxSteps, a negative step, a treatment switched off twice.
+  // Every problem found: layer out of range, a site made fake twice, an event at or past maxSteps, a
+  // negative step, a treatment switched off twice, an id used twice. Empty when the schedule is valid.
+  std::vector<ScheduleProblem> problems(int nLayer, int64_t maxSteps) const;
+  // Throws std::invalid_argument with every problem's description, one per line.
   void validate(int nLayer, int64_t maxSteps) const;
   bool operator==(const Schedule& o) const { return events == o.events; }
 };
@@ -53,6 +80,7 @@ std::vector<ScheduleEvent> layerGroup(SiteKind kind, int64_t start, int64_t gap,
 // JSON: {"format": "normfree-schedule", "version": 1, "events": [{"id", "step", "action", "site", "layer"}]}
 // ("layer" is a number or "all"; "action" defaults to make_fake). Errors name `source`.
 nlohmann::json toJson(const Schedule& schedule);
+nlohmann::json toJson(const ScheduleEvent& event);  // one entry of "events"
 Schedule scheduleFromJson(const nlohmann::json& j, const std::string& source);
 
 }  // namespace nf

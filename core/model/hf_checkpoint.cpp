@@ -1,4 +1,4 @@
-#include "io/hf_checkpoint.h"
+#include "model/hf_checkpoint.h"
 
 #include <torch/torch.h>
 
@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/atomic_file.h"
-#include "io/model_folder.h"
+#include "model/model_folder.h"
 
 namespace fs = std::filesystem;
 

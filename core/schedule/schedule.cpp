@@ -1,4 +1,4 @@
-#include "train/schedule.h"
+#include "schedule/schedule.h"
 
 #include <algorithm>
 #include <map>
@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "io/atomic_file.h"
+#include "io/file_format.h"
 
 namespace nf {
 
@@ -36,35 +37,73 @@ std::vector<SiteId> Schedule::sitesOf(const ScheduleEvent& event, int nLayer) {
   return sites;
 }
 
-void Schedule::validate(int nLayer, int64_t maxSteps) const {
-  std::string problems;
+std::vector<ScheduleProblem> Schedule::problems(int nLayer, int64_t maxSteps) const {
+  using Code = ScheduleProblem::Code;
+  std::vector<ScheduleProblem> found;
   std::map<std::pair<EventAction, SiteId>, int64_t> seen;  // → step of the first event
   std::set<int64_t> ids;
   for (const auto& e : events) {
-    const std::string where = "event " + std::to_string(e.id) + " (" + describe(e) + "): ";
-    if (!ids.insert(e.id).second) problems += where + "the id is used twice\n";
-    if (e.step < 0) problems += where + "the step is negative\n";
-    if (e.step >= maxSteps)
-      problems += where + "step " + std::to_string(e.step) + " is past the last step " +
-                  std::to_string(maxSteps - 1) + "\n";
-    if (e.site != SiteKind::Final && e.layer >= nLayer)
-      problems += where + "layer " + std::to_string(e.layer) + " is out of range (the model has " +
-                  std::to_string(nLayer) + " layers)\n";
+    auto problem = [&](Code code) {
+      ScheduleProblem p{code};
+      p.eventId = e.id;
+      p.event = describe(e);
+      p.step = e.step;
+      p.layer = e.layer;
+      return p;
+    };
+    if (!ids.insert(e.id).second) found.push_back(problem(Code::DuplicateId));
+    if (e.step < 0) found.push_back(problem(Code::NegativeStep));
+    if (e.step >= maxSteps) {
+      found.push_back(problem(Code::PastLastStep));
+      found.back().limit = maxSteps - 1;
+    }
+    const bool layerOutOfRange = e.site != SiteKind::Final && e.layer >= nLayer;
+    if (layerOutOfRange) {
+      found.push_back(problem(Code::LayerOutOfRange));
+      found.back().limit = nLayer;
+    }
     if (e.action == EventAction::EndEotTreatment && e.site != SiteKind::V)
-      problems += where + "the end-of-text treatment exists on LN_v only\n";
-    if (e.site != SiteKind::Final && e.layer >= nLayer) continue;
+      found.push_back(problem(Code::EotTreatmentNotOnV));
+    if (layerOutOfRange) continue;
     for (const SiteId& site : sitesOf(e, nLayer)) {
       auto [it, fresh] = seen.emplace(std::make_pair(e.action, site), e.step);
-      if (!fresh)
-        problems += where + siteName(site) + " is already " +
-                    (e.action == EventAction::MakeFake ? "made fake" : "switched off") + " at step " +
-                    std::to_string(it->second) + "\n";
+      if (fresh) continue;
+      found.push_back(problem(Code::SiteAlreadyChanged));
+      found.back().site = siteName(site);
+      found.back().makeFake = e.action == EventAction::MakeFake;
+      found.back().firstStep = it->second;
     }
   }
-  if (!problems.empty()) {
-    problems.pop_back();
-    throw std::invalid_argument(problems);
+  return found;
+}
+
+std::string describe(const ScheduleProblem& p) {
+  using Code = ScheduleProblem::Code;
+  const std::string where = "event " + std::to_string(p.eventId) + " (" + p.event + "): ";
+  switch (p.code) {
+    case Code::DuplicateId:
+      return where + "the id is used twice";
+    case Code::NegativeStep:
+      return where + "the step is negative";
+    case Code::PastLastStep:
+      return where + "step " + std::to_string(p.step) + " is past the last step " + std::to_string(p.limit);
+    case Code::LayerOutOfRange:
+      return where + "layer " + std::to_string(p.layer) + " is out of range (the model has " +
+             std::to_string(p.limit) + " layers)";
+    case Code::EotTreatmentNotOnV:
+      return where + "the end-of-text treatment exists on LN_v only";
+    case Code::SiteAlreadyChanged:
+      return where + p.site + " is already " + (p.makeFake ? "made fake" : "switched off") + " at step " +
+             std::to_string(p.firstStep);
   }
+  return where + "?";
+}
+
+void Schedule::validate(int nLayer, int64_t maxSteps) const {
+  std::string text;
+  for (const ScheduleProblem& p : problems(nLayer, maxSteps))
+    text += (text.empty() ? "" : "\n") + describe(p);
+  if (!text.empty()) throw std::invalid_argument(text);
 }
 
 std::string siteKindName(SiteKind kind) {
@@ -116,23 +155,25 @@ std::vector<ScheduleEvent> layerGroup(SiteKind kind, int64_t start, int64_t gap,
   return group;
 }
 
+nlohmann::json toJson(const ScheduleEvent& e) {
+  nlohmann::json j{
+      {"id", e.id}, {"step", e.step}, {"action", eventActionName(e.action)}, {"site", siteKindName(e.site)}};
+  if (e.site != SiteKind::Final) j["layer"] = e.layer < 0 ? nlohmann::json("all") : nlohmann::json(e.layer);
+  return j;
+}
+
 nlohmann::json toJson(const Schedule& schedule) {
   nlohmann::json events = nlohmann::json::array();
-  for (const auto& e : schedule.events) {
-    nlohmann::json j{{"id", e.id},
-                     {"step", e.step},
-                     {"action", eventActionName(e.action)},
-                     {"site", siteKindName(e.site)}};
-    if (e.site != SiteKind::Final) j["layer"] = e.layer < 0 ? nlohmann::json("all") : nlohmann::json(e.layer);
-    events.push_back(j);
-  }
-  return {{"format", "normfree-schedule"}, {"version", 1}, {"events", events}};
+  for (const auto& e : schedule.events) events.push_back(toJson(e));
+  return {{"format", kScheduleFormat.name}, {"version", kScheduleFormat.version}, {"events", events}};
 }
 
 Schedule scheduleFromJson(const nlohmann::json& j, const std::string& source) {
   Schedule schedule;
   const nlohmann::json* events = &j;
   if (j.is_object()) {
+    // Hand-written schedules may leave out "format" and "version" (a bare list of events is fine too).
+    checkFileFormat(j, kScheduleFormat, source, WhenUnmarked::IsVersion1);
     if (!j.contains("events")) throw FileError(source, "has no \"events\" list");
     events = &j["events"];
   }

@@ -1,4 +1,4 @@
-#include "io/model_folder.h"
+#include "model/model_folder.h"
 
 #include <filesystem>
 #include <nlohmann/json.hpp>

@@ -1,0 +1,20 @@
+// Token sequences of equal length read from a token file: the inputs of the analyses. Plain C++.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nf {
+
+// Token sequences of equal length, with a description of where they came from.
+struct TokenSequences {
+  std::string source;  // "val.bin: 16 chunks × 128 tokens from token 0"
+  int64_t count = 0, length = 0;
+  std::vector<int32_t> tokens;  // count × length, row-major
+  const int32_t* row(int64_t i) const { return tokens.data() + i * length; }
+};
+// The first `count` consecutive, non-overlapping chunks of `length` tokens of a token file (fewer when the
+// file is shorter; an error when it holds not even one). Ids must fit the vocabulary (checked by the model).
+TokenSequences readSequences(const std::string& tokenFile, int64_t count, int64_t length);
+
+}  // namespace nf

@@ -1,0 +1,41 @@
+#include "io/file_format.h"
+
+#include <nlohmann/json.hpp>
+
+#include "io/atomic_file.h"
+
+namespace nf {
+
+int checkFileFormat(const nlohmann::json& j, const FileFormat& format, const std::string& source,
+                    WhenUnmarked unmarked) {
+  if (!j.is_object())
+    throw FileError(source, std::string("is not a ") + format.name + " file (not a JSON object)");
+  if (!j.contains("format")) {
+    if (unmarked == WhenUnmarked::IsVersion1) return 1;
+    throw FileError(source, std::string("is not a ") + format.name + " file (it has no \"format\" field)");
+  }
+  const nlohmann::json& name = j["format"];
+  if (!name.is_string() || name.get<std::string>() != format.name)
+    throw FileError(source, std::string("is a ") +
+                                (name.is_string() ? name.get<std::string>() : name.dump()) + " file, not " +
+                                format.name);
+  if (!j.contains("version")) {
+    if (unmarked == WhenUnmarked::IsVersion1) return 1;
+    throw FileError(source, std::string("has no \"version\" field (") + format.name + ")");
+  }
+  const nlohmann::json& version = j["version"];
+  if (!version.is_number_integer() || version.get<int64_t>() < 1)
+    throw FileError(source, std::string("has an invalid ") + format.name + " version " + version.dump() +
+                                " (expected a whole number ≥ 1)");
+  if (version.get<int64_t>() > format.version)
+    throw FileError(source, std::string("is ") + format.name + " version " + version.dump() +
+                                ", but this build reads versions up to " + std::to_string(format.version) +
+                                " (was it written by a newer NormFree Workbench?)");
+  return version.get<int>();
+}
+
+nlohmann::json formatHeader(const FileFormat& format) {
+  return {{"format", format.name}, {"version", format.version}};
+}
+
+}  // namespace nf

@@ -1,0 +1,105 @@
+#include "run/metrics_log.h"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "io/atomic_file.h"
+#include "io/file_format.h"
+#include "run/run_directory.h"
+
+namespace fs = std::filesystem;
+
+namespace nf {
+
+void MetricsQueue::push(std::string record) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  m_records.push_back(std::move(record));
+}
+
+std::vector<std::string> MetricsQueue::drain() {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  std::vector<std::string> out(std::make_move_iterator(m_records.begin()),
+                               std::make_move_iterator(m_records.end()));
+  m_records.clear();
+  return out;
+}
+
+MetricsWriter::MetricsWriter(const std::string& runDir, int64_t keepBytes)
+    : m_path(run::metricsPath(runDir)) {
+  if (keepBytes >= 0 && fs::exists(m_path)) fs::resize_file(m_path, static_cast<uintmax_t>(keepBytes));
+  m_file = std::fopen(m_path.c_str(), "ab");
+  if (!m_file) throw FileError(m_path, "cannot open for appending");
+}
+
+MetricsWriter::~MetricsWriter() {
+  if (m_file) std::fclose(m_file);
+}
+
+void MetricsWriter::write(nlohmann::json record) {
+  record["time"] = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  const std::string line = record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  const std::string withNewline = line + "\n";
+  if (std::fwrite(withNewline.data(), 1, withNewline.size(), m_file) != withNewline.size() ||
+      std::fflush(m_file) != 0)
+    throw FileError(m_path, "write failed (disk full?)");
+  std::lock_guard<std::mutex> lock(m_listenersMutex);
+  for (auto it = m_listeners.begin(); it != m_listeners.end();) {
+    if (auto queue = it->lock()) {
+      queue->push(line);
+      ++it;
+    } else {
+      it = m_listeners.erase(it);
+    }
+  }
+}
+
+std::shared_ptr<MetricsQueue> MetricsWriter::subscribe() {
+  auto queue = std::make_shared<MetricsQueue>();
+  std::lock_guard<std::mutex> lock(m_listenersMutex);
+  m_listeners.push_back(queue);
+  return queue;
+}
+
+int64_t MetricsWriter::bytesWritten() const { return static_cast<int64_t>(std::ftell(m_file)); }
+
+nlohmann::json metricsStartRecord() {
+  return {{"type", "start"}, {"format", kMetricsFormat.name}, {"version", kMetricsFormat.version}};
+}
+
+void checkMetricsRecord(const nlohmann::json& record, const std::string& path) {
+  // Logs written before the format was versioned have a start record without "format": version 1.
+  if (record.is_object() && record.value("type", std::string()) == "start")
+    checkFileFormat(record, kMetricsFormat, path, WhenUnmarked::IsVersion1);
+}
+
+MetricsFollower::MetricsFollower(std::string runDir) : m_path(run::metricsPath(runDir)) {}
+
+MetricsFollower::NewLines MetricsFollower::read() {
+  NewLines out;
+  std::error_code error;
+  const auto size = static_cast<int64_t>(fs::file_size(m_path, error));
+  if (error) return out;
+  if (size < m_offset) {  // truncated: the run was resumed from an earlier checkpoint
+    out.restarted = true;
+    m_offset = 0;
+    m_partial.clear();
+  }
+  if (size == m_offset) return out;
+  std::ifstream in(m_path, std::ios::binary);
+  if (!in) return out;
+  in.seekg(m_offset);
+  std::string bytes(static_cast<size_t>(size - m_offset), '\0');
+  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  bytes.resize(static_cast<size_t>(in.gcount()));
+  m_offset += static_cast<int64_t>(bytes.size());
+  m_partial += bytes;
+  size_t start = 0;
+  for (size_t newline; (newline = m_partial.find('\n', start)) != std::string::npos; start = newline + 1)
+    out.lines.push_back(m_partial.substr(start, newline - start));
+  m_partial.erase(0, start);
+  return out;
+}
+
+}  // namespace nf

@@ -1,0 +1,74 @@
+// A run's metrics.jsonl: one JSON record per line — "start"/"resume" (the first carries the format and
+// version), "step" (every optimizer step), "event", "edit", "eval", "checkpoint", "stop"/"finish". Written by
+// the trainer (MetricsWriter, which also hands each record to in-process listeners) and read by the CLI and
+// the GUI as it grows (MetricsFollower). Plain C++ (no torch).
+#pragma once
+#include <cstdint>
+#include <cstdio>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+namespace nf {
+
+// Metric records (one JSON object per string, as in metrics.jsonl) for a listener on another thread.
+// The writer only appends under a short lock; the listener drains whenever it likes.
+class MetricsQueue {
+ public:
+  void push(std::string record);
+  std::vector<std::string> drain();
+
+ private:
+  std::mutex m_mutex;
+  std::deque<std::string> m_records;
+};
+
+class MetricsWriter {
+ public:
+  // Appends to runDir's metrics.jsonl, first cutting it to keepBytes (a resumed run drops what came after
+  // its checkpoint); keepBytes < 0 keeps everything.
+  MetricsWriter(const std::string& runDir, int64_t keepBytes);
+  ~MetricsWriter();
+  MetricsWriter(const MetricsWriter&) = delete;
+  MetricsWriter& operator=(const MetricsWriter&) = delete;
+
+  // Stamps the record with the time, appends it as one line (one write, flushed: a crash leaves at most a
+  // partial last line, which readers skip) and hands it to every listener. Throws FileError when the write
+  // fails (disk full).
+  void write(nlohmann::json record);
+  std::shared_ptr<MetricsQueue> subscribe();
+  int64_t bytesWritten() const;  // the file's length after the last record (kept in checkpoints)
+
+ private:
+  std::string m_path;
+  std::FILE* m_file = nullptr;
+  std::mutex m_listenersMutex;
+  std::vector<std::weak_ptr<MetricsQueue>> m_listeners;
+};
+
+// The fields a "start" record begins with: {"type": "start", "format": …, "version": …}.
+nlohmann::json metricsStartRecord();
+// Throws FileError(path, …) when a "start" record names another format or a newer version.
+void checkMetricsRecord(const nlohmann::json& record, const std::string& path);
+
+// Reads the lines a run's metrics.jsonl has gained since the last call; a file that became shorter (the
+// run was resumed from an earlier checkpoint) is read again from its start.
+class MetricsFollower {
+ public:
+  explicit MetricsFollower(std::string runDir);
+  struct NewLines {
+    bool restarted = false;          // the file was truncated: forget what was read before
+    std::vector<std::string> lines;  // complete lines only; a partial last line waits for its end
+  };
+  NewLines read();
+
+ private:
+  std::string m_path;
+  int64_t m_offset = 0;
+  std::string m_partial;
+};
+
+}  // namespace nf

@@ -1,0 +1,102 @@
+#include "run/run_directory.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "io/atomic_file.h"
+#include "io/file_format.h"
+
+namespace fs = std::filesystem;
+
+namespace nf::run {
+
+std::string configPath(const std::string& dir) { return dir + "/config.json"; }
+std::string schedulePath(const std::string& dir) { return dir + "/schedule.json"; }
+std::string metricsPath(const std::string& dir) { return dir + "/metrics.jsonl"; }
+std::string checkpointsPath(const std::string& dir) { return dir + "/checkpoints"; }
+std::string finalModelPath(const std::string& dir) { return dir + "/final"; }
+std::string latestPointerPath(const std::string& dir) { return checkpointsPath(dir) + "/latest"; }
+std::string checkpointStatePath(const std::string& checkpointDir) { return checkpointDir + "/state.json"; }
+std::string optimizerStatePath(const std::string& checkpointDir) { return checkpointDir + "/optimizer.pt"; }
+
+bool isRunDirectory(const std::string& dir) {
+  // A model folder has a config.json too; only a run has a metrics log beside it.
+  return fs::exists(configPath(dir)) && fs::exists(metricsPath(dir));
+}
+
+std::string checkpointName(int64_t step) {
+  char name[32];
+  std::snprintf(name, sizeof name, "step-%07lld", static_cast<long long>(step));
+  return name;
+}
+
+std::string checkpointPath(const std::string& dir, int64_t step) {
+  return checkpointsPath(dir) + "/" + checkpointName(step);
+}
+
+bool isCheckpointName(const std::string& name) { return name.rfind("step-", 0) == 0; }
+bool isUnfinishedCheckpointName(const std::string& name) { return name.rfind(".step-", 0) == 0; }
+
+std::string unfinishedCheckpointName(int64_t step, long pid) {
+  return "." + checkpointName(step) + ".tmp-" + std::to_string(pid);
+}
+
+std::string replacedCheckpointName(int64_t step, long pid) {
+  return "." + checkpointName(step) + ".old-" + std::to_string(pid);
+}
+
+std::string latestCheckpoint(const std::string& dir) {
+  const std::string pointer = latestPointerPath(dir);
+  if (!fs::exists(pointer)) return "";
+  std::string name = readTextFile(pointer);
+  while (!name.empty() && (name.back() == '\n' || name.back() == ' ')) name.pop_back();
+  const std::string path = checkpointsPath(dir) + "/" + name;
+  return fs::is_directory(path) ? path : "";
+}
+
+nlohmann::json readCheckpointState(const std::string& checkpointDir) {
+  const std::string path = checkpointStatePath(checkpointDir);
+  nlohmann::json state;
+  try {
+    state = nlohmann::json::parse(readTextFile(path));
+  } catch (const nlohmann::json::exception& e) {
+    throw FileError(path, std::string("is not valid JSON: ") + e.what());
+  }
+  checkFileFormat(state, kCheckpointStateFormat, path);
+  return state;
+}
+
+int64_t checkpointStep(const std::string& folder) {
+  if (!fs::exists(checkpointStatePath(folder))) return -1;
+  const nlohmann::json state = readCheckpointState(folder);
+  if (!state.contains("steps_done") || !state["steps_done"].is_number_integer())
+    throw FileError(checkpointStatePath(folder), "has no whole-number \"steps_done\"");
+  return state["steps_done"].get<int64_t>();
+}
+
+std::string modelFolder(const std::string& runOrModel) {
+  return fs::exists(finalModelPath(runOrModel) + "/config.json") ? finalModelPath(runOrModel) : runOrModel;
+}
+
+std::string tokenizerFolder(const std::string& runOrModel) {
+  auto has = [](const std::string& folder) {
+    return fs::exists(folder + "/vocab.json") && fs::exists(folder + "/merges.txt");
+  };
+  // The model a run started from, as its config.json names it.
+  auto startModel = [](const std::string& runDir) -> std::string {
+    if (!fs::exists(configPath(runDir))) return "";
+    const nlohmann::json config = nlohmann::json::parse(readTextFile(configPath(runDir)), nullptr, false);
+    if (config.is_object() && config.contains("model") && config["model"].is_string())
+      return config["model"].get<std::string>();
+    return "";
+  };
+  const fs::path path(runOrModel);
+  const bool isCheckpoint = path.parent_path().filename() == "checkpoints";
+  const std::string runDir = isCheckpoint ? path.parent_path().parent_path().string() : runOrModel;
+  for (const std::string& candidate : {runOrModel, finalModelPath(runOrModel), startModel(runDir)})
+    if (!candidate.empty() && has(candidate)) return candidate;
+  return "";
+}
+
+}  // namespace nf::run

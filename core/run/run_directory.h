@@ -1,0 +1,55 @@
+// The run directory: the contract between engine, CLI and GUI (and, served over the network, remote
+// clients). Every path and name inside a run is spelled here and nowhere else.
+//   config.json      everything needed to rerun (RunConfig, train/settings.h)
+//   schedule.json    the current schedule, live edits included (schedule/schedule.h)
+//   metrics.jsonl    one JSON record per line (run/metrics_log.h)
+//   checkpoints/     step-NNNNNNN/ (model folder + optimizer.pt + state.json) and "latest" naming the
+//                    newest complete one; a checkpoint folder appears only once complete (rename)
+//   final/           the trained model as a Hugging Face folder (with the tokenizer files, if any)
+// Plain C++ (no torch): the GUI follows a run through these files.
+#pragma once
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+
+namespace nf::run {
+
+std::string configPath(const std::string& dir);
+std::string schedulePath(const std::string& dir);
+std::string metricsPath(const std::string& dir);
+std::string checkpointsPath(const std::string& dir);
+std::string finalModelPath(const std::string& dir);
+// Whether `dir` holds a run (its config.json), as opposed to a model folder.
+bool isRunDirectory(const std::string& dir);
+
+// The folder of the checkpoint written after `step` optimizer steps: checkpoints/step-NNNNNNN.
+std::string checkpointName(int64_t step);
+std::string checkpointPath(const std::string& dir, int64_t step);
+// The newest complete checkpoint's folder, or "" if there is none.
+std::string latestCheckpoint(const std::string& dir);
+// checkpoints/latest, the pointer to the newest complete checkpoint (written after the folder is complete).
+std::string latestPointerPath(const std::string& dir);
+// Whether a name in checkpoints/ is a complete checkpoint, or what a killed writer left behind.
+bool isCheckpointName(const std::string& name);
+bool isUnfinishedCheckpointName(const std::string& name);
+// The temporary name a checkpoint is written under by process `pid`, and the name an older checkpoint of
+// the same step is moved aside to while it is replaced.
+std::string unfinishedCheckpointName(int64_t step, long pid);
+std::string replacedCheckpointName(int64_t step, long pid);
+
+// A checkpoint folder's state.json and optimizer.pt.
+std::string checkpointStatePath(const std::string& checkpointDir);
+std::string optimizerStatePath(const std::string& checkpointDir);
+// A checkpoint's state.json, its format and version checked (FileError naming the file otherwise).
+nlohmann::json readCheckpointState(const std::string& checkpointDir);
+// The optimizer steps a checkpoint folder was written after, or -1 when `folder` is not a checkpoint.
+int64_t checkpointStep(const std::string& folder);
+
+// The model a path stands for: a run directory its final model, anything else itself (a model folder or
+// a checkpoint folder).
+std::string modelFolder(const std::string& runOrModel);
+// Where the tokenizer (vocab.json + merges.txt) of a model folder, run or checkpoint is: the folder itself,
+// a run's final model, or the model the run started from; "" when none has one.
+std::string tokenizerFolder(const std::string& runOrModel);
+
+}  // namespace nf::run

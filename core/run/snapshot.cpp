@@ -1,0 +1,73 @@
+#include "run/snapshot.h"
+
+#include <torch/torch.h>
+
+#include "model/gpt2.h"
+#include "model/hf_checkpoint.h"
+#include "run/run_directory.h"
+
+namespace nf {
+
+struct ModelSnapshot::Holder {
+  GPT2 model{nullptr};
+};
+
+ModelSnapshot::~ModelSnapshot() = default;
+
+namespace {
+
+// Analyses take gradients with respect to activations only (attribution patching).
+void freeze(GPT2Impl& model) {
+  for (auto& p : model.parameters()) p.set_requires_grad(false);
+}
+
+}  // namespace
+
+SnapshotPtr ModelSnapshot::load(const std::string& path, const std::string& device) {
+  const std::string folder = run::modelFolder(path);
+  std::shared_ptr<ModelSnapshot> s(new ModelSnapshot());
+  s->m_model = std::make_unique<Holder>();
+  s->m_model->model = loadModel(folder, torch::Device(device));
+  freeze(*s->m_model->model);
+  s->m_config = loadConfigFile(folder + "/config.json");
+  s->m_source = folder;
+  s->m_step = run::checkpointStep(folder);  // -1 for a model folder
+  return s;
+}
+
+SnapshotPtr ModelSnapshot::copyOf(GPT2Impl& model, int64_t step, const std::string& source) {
+  std::shared_ptr<ModelSnapshot> s(new ModelSnapshot());
+  s->m_model = std::make_unique<Holder>();
+  s->m_model->model = copyModel(model);
+  s->m_model->model->setCudaBf16Autocast(false);  // analyses compare against float references
+  freeze(*s->m_model->model);
+  s->m_config.shape = model.config();
+  s->m_config.norms = model.norms();
+  s->m_step = step;
+  s->m_source = source;
+  return s;
+}
+
+GPT2Impl& ModelSnapshot::model() const { return *m_model->model; }
+
+std::string ModelSnapshot::label() const {
+  return m_step >= 0 ? m_source + " at step " + std::to_string(m_step) : m_source;
+}
+
+std::string ModelSnapshot::normSummary() const {
+  const std::vector<SiteId> sites = m_config.norms.sites();
+  int fake = 0, layerNorm = 0;
+  for (const SiteId& site : sites) {
+    const NormKind kind = m_config.norms.at(site).kind;
+    fake += kind == NormKind::FakeLN;
+    layerNorm += kind == NormKind::LayerNorm;
+  }
+  const std::string total = std::to_string(sites.size());
+  if (m_config.folded) return "LN-free (folded)";
+  if (layerNorm == static_cast<int>(sites.size())) return "LayerNorm";
+  if (fake == static_cast<int>(sites.size())) return "LN-free (FakeLN at all " + total + " sites)";
+  if (m_config.norms.isLayerNormFree()) return "LN-free";
+  return std::to_string(fake) + " of " + total + " sites FakeLN";
+}
+
+}  // namespace nf

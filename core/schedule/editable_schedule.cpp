@@ -1,0 +1,137 @@
+#include "schedule/editable_schedule.h"
+
+#include <algorithm>
+#include <iterator>
+#include <stdexcept>
+
+namespace nf {
+
+std::string describe(const EditRefusal& r) {
+  using Code = EditRefusal::Code;
+  switch (r.code) {
+    case Code::NoSuchEvent:
+      return "there is no event " + std::to_string(r.eventId);
+    case Code::EventAlreadyApplied:
+      return "event " + std::to_string(r.eventId) + " (" + r.event + ") has already been applied";
+    case Code::StepAlreadyStarted:
+      return "step " + std::to_string(r.step) + " has already started (the run is at step " +
+             std::to_string(r.runStep) + ")";
+    case Code::InvalidSchedule: {
+      std::string text;
+      for (const ScheduleProblem& p : r.problems) text += (text.empty() ? "" : "\n") + describe(p);
+      return text;
+    }
+    case Code::Failed:
+      return r.detail;
+    case Code::NotEditable:
+      return "this run is trained by another process (followed through its files); edit it where it runs";
+  }
+  return "?";
+}
+
+EditResult EditResult::refuse(EditRefusal why) {
+  EditResult r;
+  r.reason = describe(why);
+  r.refusal = std::move(why);
+  return r;
+}
+
+EditableSchedule::EditableSchedule(Schedule schedule, int nLayer, int64_t maxSteps)
+    : m_schedule(std::move(schedule)), m_nLayer(nLayer), m_maxSteps(maxSteps) {
+  m_schedule.sort();
+  m_highestId = m_schedule.nextId() - 1;
+}
+
+std::optional<EditRefusal> EditableSchedule::tooLate(int64_t step) const {
+  if (step >= m_lockedBefore || step < 0) return std::nullopt;  // a negative step is the validation's
+  EditRefusal r{EditRefusal::Code::StepAlreadyStarted};
+  r.step = step;
+  r.runStep = m_lockedBefore - 1;
+  return r;
+}
+
+std::optional<EditRefusal> EditableSchedule::notEditable(int64_t id) const {
+  const ScheduleEvent* e = m_schedule.find(id);
+  if (!e) {
+    EditRefusal r{EditRefusal::Code::NoSuchEvent};
+    r.eventId = id;
+    return r;
+  }
+  if (e->step >= m_lockedBefore) return std::nullopt;
+  EditRefusal r{EditRefusal::Code::EventAlreadyApplied};
+  r.eventId = id;
+  r.event = describe(*e);
+  r.step = e->step;
+  return r;
+}
+
+EditResult EditableSchedule::commit(Schedule edited, std::vector<ScheduleChange> changes, int64_t id) {
+  std::vector<ScheduleProblem> problems = edited.problems(m_nLayer, m_maxSteps);
+  if (!problems.empty()) {
+    EditRefusal r{EditRefusal::Code::InvalidSchedule};
+    r.problems = std::move(problems);
+    return EditResult::refuse(std::move(r));
+  }
+  edited.sort();
+  // Persisted first: if it cannot be, the edit is refused and nothing changed.
+  if (persist) {
+    try {
+      persist(edited);
+    } catch (const std::exception& e) {
+      EditRefusal r{EditRefusal::Code::Failed};
+      r.detail = e.what();
+      return EditResult::refuse(std::move(r));
+    }
+  }
+  m_schedule = std::move(edited);
+  m_lastChanges = std::move(changes);
+  return EditResult::accept(id);
+}
+
+EditResult EditableSchedule::add(ScheduleEvent event) {
+  if (auto why = tooLate(event.step)) return EditResult::refuse(*why);
+  event.id = std::max(m_schedule.nextId(), m_highestId + 1);
+  Schedule edited = m_schedule;
+  edited.events.push_back(event);
+  EditResult r = commit(std::move(edited), {{ScheduleChange::Kind::Add, event}}, event.id);
+  if (r.accepted) m_highestId = event.id;
+  return r;
+}
+
+EditResult EditableSchedule::moveEvents(const std::vector<std::pair<int64_t, int64_t>>& idAndStep) {
+  Schedule edited = m_schedule;
+  std::vector<ScheduleChange> changes;
+  for (const auto& [id, step] : idAndStep) {
+    if (auto why = notEditable(id)) return EditResult::refuse(*why);
+    if (auto why = tooLate(step)) return EditResult::refuse(*why);
+    for (auto& e : edited.events)
+      if (e.id == id) {
+        changes.push_back({ScheduleChange::Kind::Move, e, e.step});
+        e.step = step;
+        changes.back().event.step = step;
+      }
+  }
+  return commit(std::move(edited), std::move(changes), idAndStep.empty() ? 0 : idAndStep.front().first);
+}
+
+EditResult EditableSchedule::remove(int64_t id) {
+  if (auto why = notEditable(id)) return EditResult::refuse(*why);
+  Schedule edited = m_schedule;
+  const ScheduleEvent removed = *m_schedule.find(id);
+  edited.events.erase(std::remove_if(edited.events.begin(), edited.events.end(),
+                                     [&](const ScheduleEvent& e) { return e.id == id; }),
+                      edited.events.end());
+  return commit(std::move(edited), {{ScheduleChange::Kind::Delete, removed}}, id);
+}
+
+std::vector<ScheduleEvent> EditableSchedule::trimTo(int64_t maxSteps) {
+  std::vector<ScheduleEvent> dropped;
+  auto past = [&](const ScheduleEvent& e) { return e.step >= maxSteps; };
+  std::copy_if(m_schedule.events.begin(), m_schedule.events.end(), std::back_inserter(dropped), past);
+  m_schedule.events.erase(std::remove_if(m_schedule.events.begin(), m_schedule.events.end(), past),
+                          m_schedule.events.end());
+  m_maxSteps = maxSteps;
+  return dropped;
+}
+
+}  // namespace nf

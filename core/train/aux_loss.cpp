@@ -1,0 +1,18 @@
+#include "train/aux_loss.h"
+
+#include <torch/torch.h>
+
+namespace nf {
+
+torch::Tensor auxiliaryLoss(const torch::Tensor& finalInput, const torch::Tensor& tokens, int64_t eotTokenId,
+                            double eps) {
+  const torch::Tensor x = finalInput.to(torch::kFloat32);
+  const torch::Tensor sigma = (x.var(-1, /*unbiased=*/false) + eps).sqrt();
+  torch::Tensor mask = tokens.ne(eotTokenId);
+  mask.select(1, 0).fill_(false);
+  const torch::Tensor weight = mask.to(sigma.scalar_type());
+  const torch::Tensor target = (sigma.detach() * weight).sum() / weight.sum().clamp_min(1);
+  return (sigma - target).pow(2).mean();
+}
+
+}  // namespace nf

@@ -1,0 +1,152 @@
+#include "train/removal_tracker.h"
+
+#include <torch/torch.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+namespace nf {
+
+using json = nlohmann::json;
+
+RemovalTracker::RemovalTracker(GPT2Impl& model, const RemovalSettings& settings)
+    : m_model(model), m_settings(settings) {
+  for (const SiteId& site : model.norms().sites()) {
+    SiteTracker& tracker = m_trackers[site];
+    const SiteNorm& n = model.norms().at(site);
+    if (n.kind == NormKind::FakeLN) tracker.fakeSince = 0, tracker.hasValue = true, tracker.tracked = n.scale;
+  }
+}
+
+void RemovalTracker::sigma(SiteId site, const torch::Tensor& s) {
+  if (m_collecting) m_sigmas.emplace_back(site, s);
+}
+
+void RemovalTracker::finalInput(const torch::Tensor& x) {
+  if (m_collecting) m_finalInput = x;
+}
+
+torch::Tensor RemovalTracker::takeFinalInput() { return std::exchange(m_finalInput, torch::Tensor()); }
+
+void RemovalTracker::discardCollected() {
+  m_sigmas.clear();
+  m_finalInput = torch::Tensor();
+}
+
+void RemovalTracker::update(const torch::Tensor& tokens) {
+  std::vector<torch::Tensor> values;
+  std::vector<SiteId> sites;
+  for (auto& [site, s] : m_sigmas) {
+    const SiteTracker& t = m_trackers[site];
+    if (t.fakeSince >= 0) continue;  // frozen
+    // While a treatment will apply to this site, s describes the other positions only.
+    torch::Tensor weight = torch::ones_like(s);
+    if (m_settings.pos0Treatment && !t.pos0Ended) weight.select(1, 0).zero_();
+    if (m_settings.eotTreatment && !t.eotEnded && site.kind == SiteKind::V)
+      weight = weight * tokens.ne(m_model.config().eotTokenId).to(weight.scalar_type());
+    values.push_back((s * weight).sum() / weight.sum().clamp_min(1));
+    values.push_back(s.select(1, 0).mean());
+    sites.push_back(site);
+  }
+  m_sigmas.clear();
+  if (sites.empty()) return;
+  const torch::Tensor host = torch::stack(values).to(torch::kCPU, torch::kFloat64);
+  const double* v = host.data_ptr<double>();
+  const double k = m_settings.emaMomentum;
+  for (std::size_t i = 0; i < sites.size(); ++i) {
+    SiteTracker& t = m_trackers[sites[i]];
+    if (!t.hasValue) {
+      t.tracked = v[2 * i], t.trackedPos0 = v[2 * i + 1], t.hasValue = true;
+    } else {
+      t.tracked = k * t.tracked + (1 - k) * v[2 * i];
+      t.trackedPos0 = k * t.trackedPos0 + (1 - k) * v[2 * i + 1];
+    }
+  }
+}
+
+void RemovalTracker::makeFake(const SiteId& site, int64_t step) {
+  SiteTracker& t = m_trackers[site];
+  if (t.fakeSince >= 0) return;
+  if (!t.hasValue) throw std::logic_error(siteName(site) + " turns fake before its scale was ever measured");
+  if (!std::isfinite(t.tracked) || t.tracked <= 0)
+    throw std::runtime_error("step " + std::to_string(step) + ": " + siteName(site) + "'s tracked scale is " +
+                             std::to_string(t.tracked) + "; refusing to freeze it (did training diverge?)");
+  SiteNorm& n = m_model.norms().at(site);
+  n.kind = NormKind::FakeLN;
+  n.scale = t.tracked;
+  n.scalePos0 = t.trackedPos0;
+  n.pos0Treatment = m_settings.pos0Treatment && !t.pos0Ended;
+  n.eotTreatment = m_settings.eotTreatment && site.kind == SiteKind::V && !t.eotEnded;
+  n.realMix = m_settings.interpolationSteps > 0 ? 1.0 : 0.0;
+  t.fakeSince = step;
+  t.rampFrom = m_settings.interpolationSteps > 0 ? step : -1;
+}
+
+json RemovalTracker::apply(const ScheduleEvent& e, int64_t step) {
+  json sites = json::array();
+  for (const SiteId& site : Schedule::sitesOf(e, m_model.config().nLayer)) {
+    SiteTracker& t = m_trackers[site];
+    SiteNorm& n = m_model.norms().at(site);
+    if (e.action == EventAction::MakeFake) {
+      makeFake(site, step);
+    } else if (e.action == EventAction::EndPos0Treatment) {
+      t.pos0Ended = true;
+      n.pos0Treatment = false;
+    } else {
+      t.eotEnded = true;
+      n.eotTreatment = false;
+    }
+    json entry{{"site", siteName(site)}, {"scale", n.scale}, {"kind", normKindName(n.kind)}};
+    if (n.pos0Treatment || n.eotTreatment) entry["scale_pos0"] = n.scalePos0;
+    sites.push_back(entry);
+  }
+  return sites;
+}
+
+void RemovalTracker::advanceRamps(int64_t step) {
+  // The share of σ_t falls linearly to 0 over interpolationSteps.
+  const int64_t ramp = m_settings.interpolationSteps;
+  if (ramp <= 0) return;
+  for (auto& [site, t] : m_trackers) {
+    if (t.rampFrom < 0) continue;
+    m_model.norms().at(site).realMix =
+        std::max(0.0, 1.0 - static_cast<double>(step - t.rampFrom) / static_cast<double>(ramp));
+  }
+}
+
+json RemovalTracker::scalesJson() const {
+  json scales = json::object();
+  for (const auto& [site, t] : m_trackers) {
+    const SiteNorm& n = m_model.norms().at(site);
+    scales[siteName(site)] = {{"tracked", t.hasValue ? json(t.tracked) : json()},
+                              {"frozen", n.kind == NormKind::FakeLN ? json(n.scale) : json()}};
+  }
+  return scales;
+}
+
+json RemovalTracker::toJson() const {
+  json state = json::object();
+  for (const auto& [site, t] : m_trackers)
+    state[siteName(site)] = {{"has_value", t.hasValue},       {"tracked", t.tracked},
+                             {"tracked_pos0", t.trackedPos0}, {"fake_since", t.fakeSince},
+                             {"ramp_from", t.rampFrom},       {"pos0_ended", t.pos0Ended},
+                             {"eot_ended", t.eotEnded}};
+  return state;
+}
+
+void RemovalTracker::restore(const json& trackers) {
+  const int nLayer = m_model.config().nLayer;
+  for (auto& [name, v] : trackers.items()) {
+    SiteTracker& t = m_trackers[parseSiteName(name, nLayer)];
+    t.hasValue = v.at("has_value");
+    t.tracked = v.at("tracked");
+    t.trackedPos0 = v.at("tracked_pos0");
+    t.fakeSince = v.at("fake_since");
+    t.rampFrom = v.value("ramp_from", int64_t{-1});
+    t.pos0Ended = v.at("pos0_ended");
+    t.eotEnded = v.at("eot_ended");
+  }
+}
+
+}  // namespace nf

@@ -1,0 +1,63 @@
+// Removal-site tracking (PROTOCOL §2–4): per LN site, the EMA of the batch-mean σ (and of σ at position 0)
+// measured during training forward passes; freezing it into a FakeLN when an event says so; the special
+// treatments and the interpolation ramp; and ln_f's input for the auxiliary loss. Engine-internal (torch).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <nlohmann/json_fwd.hpp>
+#include <utility>
+#include <vector>
+
+#include "model/gpt2.h"
+#include "schedule/schedule.h"
+#include "train/settings.h"
+
+namespace nf {
+
+// Removal bookkeeping of one site.
+struct SiteTracker {
+  bool hasValue = false;
+  double tracked = 0, trackedPos0 = 0;  // EMA of the batch-mean σ, and of σ at position 0
+  int64_t fakeSince = -1;               // step the site turned fake; -1 while real
+  int64_t rampFrom = -1;                // step its interpolation ramp started; -1: no ramp
+  bool pos0Ended = false, eotEnded = false;
+};
+
+class RemovalTracker : public NormObserver {
+ public:
+  // Sites the model already has as FakeLN count as frozen since step 0.
+  RemovalTracker(GPT2Impl& model, const RemovalSettings& settings);
+
+  // Installed as the model's observer, the tracker keeps each site's σ and ln_f's input of the forward
+  // passes made while collecting.
+  void setCollecting(bool collecting) { m_collecting = collecting; }
+  // Folds the σ collected since the last call into the EMAs (one device → host copy); tokens are the
+  // inputs, for the end-of-text treatment's mask.
+  void update(const torch::Tensor& tokens);
+  // ln_f's input of the last collected forward pass (the auxiliary loss's), and forgets it.
+  torch::Tensor takeFinalInput();
+  void discardCollected();  // what a failed step left behind
+
+  // Applies an event at the start of `step`; returns each touched site's new norm for the metrics log.
+  nlohmann::json apply(const ScheduleEvent& event, int64_t step);
+  // Moves every interpolation ramp to `step`.
+  void advanceRamps(int64_t step);
+
+  nlohmann::json scalesJson() const;  // per site: tracked and frozen scale (metrics "step" records)
+  nlohmann::json toJson() const;      // for a checkpoint's state.json
+  void restore(const nlohmann::json& trackers);  // throws on malformed state
+
+ private:
+  void sigma(SiteId site, const torch::Tensor& s) override;
+  void finalInput(const torch::Tensor& x) override;
+  void makeFake(const SiteId& site, int64_t step);
+
+  GPT2Impl& m_model;
+  RemovalSettings m_settings;
+  std::map<SiteId, SiteTracker> m_trackers;
+  bool m_collecting = false;
+  std::vector<std::pair<SiteId, torch::Tensor>> m_sigmas;
+  torch::Tensor m_finalInput;
+};
+
+}  // namespace nf

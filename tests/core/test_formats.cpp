@@ -1,0 +1,134 @@
+// Every file format of ours carries "format" + "version", and its reader refuses a newer version with an
+// error naming the file, the version found and the newest supported, while still reading every older
+// version we wrote (before formats were versioned, some had no "version" or spelled it "format_version").
+#include <nlohmann/json.hpp>
+
+#include "check.h"
+#include "data/ioi.h"
+#include "data/token_file.h"
+#include "fixtures.h"
+#include "io/atomic_file.h"
+#include "io/file_format.h"
+#include "model/config.h"
+#include "run/metrics_log.h"
+#include "run/run_directory.h"
+#include "schedule/schedule.h"
+#include "train/checkpoint.h"
+#include "train/settings.h"
+
+using namespace nf;
+using namespace nf::test;
+using json = nlohmann::json;
+
+namespace {
+
+// What every "too new" error must say: the file, the version found and the newest this build reads.
+#define REQUIRE_TOO_NEW(expr, file, format) \
+  REQUIRE_THROWS_WITH(expr, file, std::string(format.name) + " version 2", "reads versions up to 1")
+
+static_assert(kRunConfigFormat.version == 1 && kScheduleFormat.version == 1 && kCheckpointStateFormat.version == 1,
+              "a format's version changed: extend these tests with a file of the old version");
+
+json bumped(json j) {
+  j["version"] = 2;
+  return j;
+}
+
+RunConfig someRun() {
+  RunConfig c;
+  c.model = "m";
+  c.trainData = "t.bin";
+  c.schedule = findPreset("tiny").schedule;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE(run_config_and_schedule_refuse_newer_versions) {
+  const json config = toJson(someRun());
+  REQUIRE_EQ(config["format"], "normfree-run");
+  REQUIRE(runConfigFromJson(config, "run/config.json").schedule == someRun().schedule);
+  REQUIRE_TOO_NEW(runConfigFromJson(bumped(config), "run/config.json"), "run/config.json", kRunConfigFormat);
+  json other = config;
+  other["format"] = "normfree-schedule";
+  REQUIRE_THROWS_WITH(runConfigFromJson(other, "c.json"), "c.json", "is a normfree-schedule file, not normfree-run");
+
+  const json schedule = toJson(findPreset("tiny").schedule);
+  REQUIRE_TOO_NEW(scheduleFromJson(bumped(schedule), "schedule.json"), "schedule.json", kScheduleFormat);
+  json unmarked = schedule;  // written by hand: no format, no version
+  unmarked.erase("format");
+  unmarked.erase("version");
+  REQUIRE(scheduleFromJson(unmarked, "mine.json") == findPreset("tiny").schedule);
+  json invalid = schedule;
+  invalid["version"] = "one";
+  REQUIRE_THROWS_WITH(scheduleFromJson(invalid, "s.json"), "s.json", "invalid normfree-schedule version \"one\"");
+}
+
+TEST_CASE(checkpoint_state_refuses_newer_versions) {
+  TempDir dir;
+  const std::string checkpoint = dir.path("checkpoints/step-0000004");
+  std::filesystem::create_directories(checkpoint);
+  json state = formatHeader(kCheckpointStateFormat);
+  state.update({{"steps_done", 4},
+                {"sampler_state", {"1", "2", "3", "4"}},
+                {"trackers", json::object()},
+                {"applied_events", json::array()},
+                {"edits", json::array()}});
+  writeFileAtomic(run::checkpointStatePath(checkpoint), state.dump());
+  REQUIRE_EQ(readTrainingState(checkpoint).stepsDone, 4);
+  REQUIRE_EQ(run::checkpointStep(checkpoint), 4);
+  REQUIRE_EQ(run::checkpointStep(dir.path()), -1);  // not a checkpoint
+  writeFileAtomic(run::checkpointStatePath(checkpoint), bumped(state).dump());
+  REQUIRE_TOO_NEW(readTrainingState(checkpoint), "state.json", kCheckpointStateFormat);
+  REQUIRE_TOO_NEW(run::checkpointStep(checkpoint), "state.json", kCheckpointStateFormat);
+}
+
+TEST_CASE(metrics_log_start_record_refuses_newer_versions) {
+  const json start = metricsStartRecord();
+  checkMetricsRecord(start, "run/metrics.jsonl");
+  checkMetricsRecord(json{{"type", "start"}, {"mode", "remove"}}, "run/metrics.jsonl");  // before versioning
+  checkMetricsRecord(json{{"type", "step"}, {"version", 9}}, "run/metrics.jsonl");       // not a start record
+  REQUIRE_TOO_NEW(checkMetricsRecord(bumped(start), "run/metrics.jsonl"), "run/metrics.jsonl", kMetricsFormat);
+}
+
+TEST_CASE(model_config_block_refuses_newer_versions_and_reads_the_old_spelling) {
+  ModelConfig config;
+  config.shape = smallConfig();
+  config.norms = NormState(config.shape.nLayer);
+  json j = json::parse(configToJson(config));
+  REQUIRE_EQ(j["normfree"]["format"], "normfree-model");
+  REQUIRE(parseConfigJson(j.dump(), "m/config.json").shape == config.shape);
+  j["normfree"]["version"] = 2;
+  REQUIRE_TOO_NEW(parseConfigJson(j.dump(), "m/config.json"), "m/config.json", kModelBlockFormat);
+  // Written before formats carried "format" + "version" (the bundled model's config.json, for one).
+  json legacy = j;
+  legacy["normfree"].erase("format");
+  legacy["normfree"].erase("version");
+  legacy["normfree"]["format_version"] = 1;
+  REQUIRE(parseConfigJson(legacy.dump(), "m/config.json").shape == config.shape);
+  legacy["normfree"]["format_version"] = 2;
+  REQUIRE_TOO_NEW(parseConfigJson(legacy.dump(), "m/config.json"), "m/config.json", kModelBlockFormat);
+}
+
+TEST_CASE(token_file_sidecar_refuses_newer_versions_and_reads_unversioned_ones) {
+  TempDir dir;
+  const std::string bin = dir.path("t.bin");
+  writeTokens(bin, {1, 2, 3, 4}, 50);
+  const std::string sidecar = tokenFileSidecarPath(bin);
+  json j = json::parse(readTextFile(sidecar));
+  REQUIRE_EQ(j["version"], 1);
+  j.erase("version");  // as written before formats were versioned
+  writeFileAtomic(sidecar, j.dump());
+  REQUIRE_EQ(TokenFile::open(bin).size(), 4);
+  writeFileAtomic(sidecar, bumped(j).dump());
+  REQUIRE_TOO_NEW(TokenFile::open(bin), "t.bin.json", kTokenSidecarFormat);
+}
+
+TEST_CASE(ioi_prompt_set_refuses_newer_versions) {
+  const json set{{"format", "normfree-ioi"}, {"version", 2}, {"prompts", json::array()}};
+  REQUIRE_TOO_NEW(ioiPromptSetFromJson(set, "ioi.json"), "ioi.json", kIoiFormat);
+  REQUIRE_THROWS_WITH(ioiPromptSetFromJson(json{{"prompts", json::array()}}, "ioi.json"), "ioi.json",
+                      "no \"format\" field");
+}
+
+TEST_MAIN()

@@ -115,6 +115,69 @@
     </message>
 </context>
 <context>
+    <name>EditRefusalText</name>
+    <message>
+        <location filename="../widgets/EditRefusalText.cpp" line="1"/>
+        <source>event %1 (%2): </source>
+        <translation>Ereignis %1 (%2): </translation>
+    </message>
+    <message>
+        <location filename="../widgets/EditRefusalText.cpp" line="1"/>
+        <source>the id is used twice</source>
+        <translation>die ID wird zweimal verwendet</translation>
+    </message>
+    <message>
+        <location filename="../widgets/EditRefusalText.cpp" line="1"/>
+        <source>the step is negative</source>
+        <translation>der Schritt ist negativ</translation>
+    </message>
+    <message>
+        <location filename="../widgets/EditRefusalText.cpp" line="1"/>
+        <source>step %1 is past the last step %2</source>
+        <translation>Schritt %1 liegt nach dem letzten Schritt %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/EditRefusalText.cpp" line="1"/>
+        <source>layer %1 is out of range (the model has %2 layers)</source>
+        <translation>Schicht %1 liegt außerhalb des Bereichs (das Modell hat %2 Schichten)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/EditRefusalText.cpp" line="1"/>
+        <source>the end-of-text treatment exists on LN_v only</source>
+        <translation>die Textende-Behandlung gibt es nur bei LN_v</translation>
+    </message>
+    <message>
+        <location filename="../widgets/EditRefusalText.cpp" line="1"/>
+        <source>%1 is already made fake at step %2</source>
+        <translation>%1 wird bereits bei Schritt %2 durch FakeLN ersetzt</translation>
+    </message>
+    <message>
+        <location filename="../widgets/EditRefusalText.cpp" line="1"/>
+        <source>%1 is already switched off at step %2</source>
+        <translation>%1 wird bereits bei Schritt %2 abgeschaltet</translation>
+    </message>
+    <message>
+        <location filename="../widgets/EditRefusalText.cpp" line="1"/>
+        <source>there is no event %1</source>
+        <translation>es gibt kein Ereignis %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/EditRefusalText.cpp" line="1"/>
+        <source>event %1 (%2) has already been applied</source>
+        <translation>Ereignis %1 (%2) wurde bereits angewendet</translation>
+    </message>
+    <message>
+        <location filename="../widgets/EditRefusalText.cpp" line="1"/>
+        <source>step %1 has already started (the run is at step %2)</source>
+        <translation>Schritt %1 hat bereits begonnen (der Lauf ist bei Schritt %2)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/EditRefusalText.cpp" line="1"/>
+        <source>this run is trained by another process (followed through its files); edit it where it runs</source>
+        <translation>dieser Lauf wird von einem anderen Prozess trainiert (über seine Dateien verfolgt); bearbeiten Sie ihn dort, wo er läuft</translation>
+    </message>
+</context>
+<context>
     <name>HeadsPane</name>
     <message>
         <location filename="../widgets/HeadsPane.cpp" line="148"/>

@@ -13,7 +13,7 @@
 #include <memory>
 #include <mutex>
 
-#include "analysis/snapshot.h"
+#include "analysis/analysis_header.h"
 #include "data/ioi.h"
 #include "text/bpe_tokenizer.h"
 #include "util/progress.h"

@@ -47,8 +47,8 @@
 #include "data/default_datasets.h"
 #include "data/token_file.h"
 #include "io/atomic_file.h"
-#include "io/model_folder.h"
-#include "train/run_directory.h"
+#include "model/model_folder.h"
+#include "run/run_directory.h"
 #include "train/trainer.h"
 
 namespace {
@@ -127,18 +127,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(m_setup, &RunSetupView::stepsChanged, this, [this] {
     if (m_session->busy() || !m_draft) return;
     // The draft keeps its events; those the shorter budget leaves out are dropped, and said so.
-    nf::Schedule kept = m_draft->schedule();
-    const size_t before = kept.events.size();
-    const int64_t maxSteps = m_setup->maxSteps();
-    kept.events.erase(std::remove_if(kept.events.begin(), kept.events.end(),
-                                     [&](const nf::ScheduleEvent& e) { return e.step >= maxSteps; }),
-                      kept.events.end());
-    if (kept.events.size() < before)
-      statusBar()->showMessage(tr("%n event(s) past the last step were removed from the schedule", "",
-                                  static_cast<int>(before - kept.events.size())),
-                               8000);
-    m_draft = std::make_shared<DraftSchedule>(kept, m_layers, maxSteps);
-    m_timeline->setEditor(m_draft);
+    const size_t dropped = m_draft->trimTo(m_setup->maxSteps()).size();
+    if (dropped > 0)
+      statusBar()->showMessage(
+          tr("%n event(s) past the last step were removed from the schedule", "", static_cast<int>(dropped)), 8000);
+    m_timeline->setEditor(m_draft);  // a fresh undo history: it may name the dropped events
     updateStatus();
   });
   connect(m_setup, &RunSetupView::deviceChanged, this, &MainWindow::updateStatus);
@@ -429,26 +422,28 @@ void MainWindow::startRun(const QString& requestedDir) {
     return;
   }
   if (m_session->busy()) return;
-  const nf::Preset& preset = nf::findPreset(m_setup->preset());
-  nf::RunConfig c;
-  c.mode = m_setup->mode();
-  c.preset = preset.name;
-  c.optimizer = preset.optimizer;
-  c.optimizer.maxSteps = m_setup->maxSteps();
-  c.removal = preset.removal;
-  c.schedule = m_draft ? m_draft->schedule() : preset.schedule;
-  c.model = m_folder.toStdString();
-  c.device = m_setup->device().toStdString();
-  c.optimizer.context = std::min<int64_t>(c.optimizer.context, m_info->summary().nPositions);
-  c.eval.interval = std::max<int64_t>(10, c.optimizer.maxSteps / 10);
-  c.eval.tokens = 32768;
-  c.checkpointInterval = std::max<int64_t>(50, c.optimizer.maxSteps / 5);
-  if (c.mode != nf::TrainingMode::Remove) c.schedule = {};
+  nf::RunChoices choices;
+  choices.model = m_folder.toStdString();
+  choices.device = m_setup->device().toStdString();
+  choices.maxSteps = m_setup->maxSteps();
+  if (m_draft) choices.schedule = m_draft->schedule();
+  // Evaluations and checkpoints scale with the budget: a short run on a laptop still shows ten of each.
+  choices.evalInterval = std::max<int64_t>(10, m_setup->maxSteps() / 10);
+  choices.evalTokens = 32768;
+  choices.checkpointInterval = std::max<int64_t>(50, m_setup->maxSteps() / 5);
+  if (!m_train.isEmpty()) {
+    choices.trainData = m_train.toStdString();
+    choices.evalData = {m_validation.toStdString()};
+    if (!m_alternative.isEmpty()) choices.evalData.push_back(m_alternative.toStdString());
+  }
+  nf::GPT2Config shape;
+  shape.nPositions = m_info->summary().nPositions;
+  const nf::RunConfig c = nf::makeRunConfig(m_setup->preset(), m_setup->mode(), shape, choices);
   QString dir = requestedDir.isEmpty() ? m_setup->runFolder() : requestedDir;
   if (dir.isEmpty())
     dir = appDataFolder("runs/" + QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss") + "-" +
                         QString::fromStdString(nf::trainingModeName(c.mode)));
-  if (QFileInfo::exists(dir + "/config.json")) {
+  if (QFileInfo::exists(QString::fromStdString(nf::run::configPath(dir.toStdString())))) {
     showError(tr("Run folder in use"), tr("This folder holds a run already: open it with File › Open Run, or "
                                           "choose another folder."),
               dir);
@@ -462,10 +457,6 @@ void MainWindow::startRun(const QString& requestedDir) {
       config.trainData = d.train;
       config.evalData = {d.val, d.alt};
     };
-  } else {
-    c.trainData = m_train.toStdString();
-    c.evalData = {m_validation.toStdString()};
-    if (!m_alternative.isEmpty()) c.evalData.push_back(m_alternative.toStdString());
   }
   m_lastAutoRefresh = 0;
   QDir().mkpath(QFileInfo(dir).absolutePath());

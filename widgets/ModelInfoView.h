@@ -2,7 +2,7 @@
 #pragma once
 #include <QWidget>
 
-#include "io/model_folder.h"
+#include "model/model_folder.h"
 
 class QLabel;
 class QTableWidget;

@@ -1,21 +1,13 @@
 #include "RunSession.h"
 
 #include <QDir>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "io/atomic_file.h"
-#include "train/run_directory.h"
+#include "run/run_directory.h"
 #include "train/trainer.h"
 
 namespace {
-std::vector<std::string> readLines(const std::string& path) {
-  std::vector<std::string> lines;
-  std::ifstream in(path);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
 // Thrown from a progress callback to abandon preparation when the window closes.
 struct Cancelled : std::runtime_error {
   Cancelled() : std::runtime_error("cancelled") {}
@@ -59,7 +51,8 @@ void RunSession::adoptTrainer(std::shared_ptr<nf::Trainer> trainer, int layers) 
   m_live = std::make_shared<LiveSchedule>(m_trainer, layers);
   // Nothing trains between subscribing and run(): the file holds every record so far, the queue the rest.
   m_metrics.clear();
-  for (const std::string& line : readLines(nf::run::metricsPath(m_runDir.toStdString()))) m_metrics.ingest(line);
+  for (const std::string& line : nf::MetricsFollower(m_runDir.toStdString()).read().lines)
+    m_metrics.ingest(line);
   Q_EMIT trainerReady();
   Q_EMIT metricsChanged();
 }
@@ -87,8 +80,8 @@ void RunSession::start(const nf::RunConfig& config, const QString& runDir, int l
           lastReport = now;
           const QString task = QString::fromStdString(p.task);
           const qint64 done = p.done, total = p.total;
-          QMetaObject::invokeMethod(this, [this, task, done, total] { Q_EMIT progress(task, done, total); },
-                                    Qt::QueuedConnection);
+          QMetaObject::invokeMethod(
+              this, [this, task, done, total] { Q_EMIT progress(task, done, total); }, Qt::QueuedConnection);
         });
       }
       std::shared_ptr<nf::Trainer> trainer = nf::Trainer::start(runDir.toStdString(), c);
@@ -227,8 +220,12 @@ bool RunSession::follow(const QString& runDir) {
   if (busy()) return false;
   const std::string dir = runDir.toStdString();
   const std::string configText = nf::readTextFile(nf::run::configPath(dir));  // throws FileError
-  m_config = nf::runConfigFromJson(nlohmann::json::parse(configText, nullptr, false),
-                                   nf::run::configPath(dir));
+  m_config =
+      nf::runConfigFromJson(nlohmann::json::parse(configText, nullptr, false), nf::run::configPath(dir));
+  // A log from a newer build is refused at its start record (FileError), not misread.
+  const std::vector<std::string> lines = nf::MetricsFollower(dir).read().lines;
+  if (!lines.empty())
+    nf::checkMetricsRecord(nlohmann::json::parse(lines.front(), nullptr, false), nf::run::metricsPath(dir));
   m_runDir = runDir;
   m_trainer.reset();
   m_queue.reset();
@@ -240,30 +237,16 @@ bool RunSession::follow(const QString& runDir) {
 
 void RunSession::reloadMetricsFile() {
   m_metrics.clear();
-  m_followOffset = 0;
-  m_partialLine.clear();
+  m_follower = std::make_unique<nf::MetricsFollower>(m_runDir.toStdString());
   readFollowedFile();
   Q_EMIT metricsChanged();
 }
 
 void RunSession::readFollowedFile() {
-  QFile file(QString::fromStdString(nf::run::metricsPath(m_runDir.toStdString())));
-  if (!file.open(QIODevice::ReadOnly)) return;
-  if (file.size() < m_followOffset) {  // truncated: the run was resumed from an earlier checkpoint
-    file.close();
-    reloadMetricsFile();
-    return;
-  }
-  if (file.size() == m_followOffset) return;
-  file.seek(m_followOffset);
-  const QByteArray bytes = file.readAll();
-  m_followOffset += bytes.size();
-  m_partialLine.append(bytes.constData(), static_cast<size_t>(bytes.size()));
-  bool added = false;
-  size_t start = 0;
-  for (size_t newline; (newline = m_partialLine.find('\n', start)) != std::string::npos; start = newline + 1)
-    added = m_metrics.ingest(m_partialLine.substr(start, newline - start)) || added;
-  m_partialLine.erase(0, start);
+  nf::MetricsFollower::NewLines read = m_follower->read();
+  bool added = read.restarted;  // a resumed run's log: what came after its checkpoint is gone
+  if (read.restarted) m_metrics.clear();
+  for (const std::string& line : read.lines) added = m_metrics.ingest(line) || added;
   if (added) Q_EMIT metricsChanged();
 }
 
@@ -283,7 +266,8 @@ void RunSession::shutdown() {
   m_shutDown = true;
   m_cancelPreparation = true;
   if (m_trainer) m_trainer->requestStop();
-  m_thread.quit();  // after the work in progress (run() returns once the step ends and the checkpoint is written)
+  m_thread
+      .quit();  // after the work in progress (run() returns once the step ends and the checkpoint is written)
   m_thread.wait();
   m_drainTimer.stop();
 }

@@ -25,7 +25,18 @@ class Trainer;
 class RunSession : public QObject {
   Q_OBJECT
  public:
-  enum class State { Idle, Preparing, Running, Pausing, Paused, Stopping, Stopped, Finished, Following, Failed };
+  enum class State {
+    Idle,
+    Preparing,
+    Running,
+    Pausing,
+    Paused,
+    Stopping,
+    Stopped,
+    Finished,
+    Following,
+    Failed
+  };
   Q_ENUM(State)
 
   explicit RunSession(QObject* parent = nullptr);
@@ -35,8 +46,8 @@ class RunSession : public QObject {
   // (e.g. making the default datasets) and may fill in the config; it reports through progress().
   void start(const nf::RunConfig& config, const QString& runDir, int layers,
              std::function<void(nf::RunConfig&, const nf::ProgressFn&)> prepare = {});
-  void pause();     // the step in progress completes, a checkpoint is written; continueRun() goes on
-  void stop();      // the same, then the trainer is let go; resume() continues from its checkpoint
+  void pause();  // the step in progress completes, a checkpoint is written; continueRun() goes on
+  void stop();   // the same, then the trainer is let go; resume() continues from its checkpoint
   void continueRun();
   void resume(const QString& runDir, int layers);  // a stopped run (also one the CLI started)
   bool follow(const QString& runDir);  // watch a headless run's metrics.jsonl grow (false while busy)
@@ -54,8 +65,8 @@ class RunSession : public QObject {
 
  Q_SIGNALS:
   void stateChanged(RunSession::State state);
-  void metricsChanged();          // new records were added to metrics() (or it was reloaded)
-  void trainerReady();            // trainer() and liveSchedule() are new
+  void metricsChanged();  // new records were added to metrics() (or it was reloaded)
+  void trainerReady();    // trainer() and liveSchedule() are new
   void progress(const QString& task, qint64 done, qint64 total);
   void failed(const QString& message);
 
@@ -81,9 +92,8 @@ class RunSession : public QObject {
   std::shared_ptr<ScheduleEditor> m_live;
   bool m_stopAfterPause = false;
   std::atomic<bool> m_cancelPreparation{false};
-  bool m_shutDown = false;  // after shutdown(): no more work is posted, late results are ignored  // read by the preparation's progress callback
+  bool m_shutDown = false;  // after shutdown(): no more work is posted, late results are ignored  // read by
+                            // the preparation's progress callback
   MetricsStore m_metrics;
-  // Following a file: where the next unread byte is, and a partial last line.
-  qint64 m_followOffset = 0;
-  std::string m_partialLine;
+  std::unique_ptr<nf::MetricsFollower> m_follower;  // a followed run's metrics.jsonl
 };

@@ -1,56 +1,22 @@
 #include "ScheduleEditor.h"
 
-#include <algorithm>
 #include <nlohmann/json.hpp>
-#include <stdexcept>
 
 #include "io/atomic_file.h"
-#include "train/run_directory.h"
+#include "run/run_directory.h"
 
 DraftSchedule::DraftSchedule(nf::Schedule schedule, int layers, int64_t maxSteps)
-    : m_schedule(std::move(schedule)), m_layers(layers), m_maxSteps(maxSteps) {
-  m_schedule.sort();
-  m_highestId = m_schedule.nextId() - 1;
-}
+    : m_schedule(std::move(schedule), layers, maxSteps) {}
 
-nf::EditResult DraftSchedule::commit(nf::Schedule edited, int64_t id) {
-  try {
-    edited.validate(m_layers, m_maxSteps);
-  } catch (const std::invalid_argument& e) {
-    return {false, e.what()};
-  }
-  edited.sort();
-  m_schedule = std::move(edited);
-  return {true, "", id};
-}
-
-nf::EditResult DraftSchedule::add(nf::ScheduleEvent event) {
-  event.id = std::max(m_schedule.nextId(), m_highestId + 1);
-  nf::Schedule edited = m_schedule;
-  edited.events.push_back(event);
-  nf::EditResult r = commit(std::move(edited), event.id);
-  if (r.accepted) m_highestId = event.id;
-  return r;
-}
+nf::EditResult DraftSchedule::add(nf::ScheduleEvent event) { return m_schedule.add(event); }
 
 nf::EditResult DraftSchedule::moveEvents(const std::vector<std::pair<int64_t, int64_t>>& idAndStep) {
-  nf::Schedule edited = m_schedule;
-  for (const auto& [id, step] : idAndStep) {
-    if (!m_schedule.find(id)) return {false, "no event " + std::to_string(id)};
-    for (auto& e : edited.events)
-      if (e.id == id) e.step = step;
-  }
-  return commit(std::move(edited), idAndStep.empty() ? 0 : idAndStep.front().first);
+  return m_schedule.moveEvents(idAndStep);
 }
 
-nf::EditResult DraftSchedule::remove(int64_t id) {
-  if (!m_schedule.find(id)) return {false, "no event " + std::to_string(id)};
-  nf::Schedule edited = m_schedule;
-  edited.events.erase(std::remove_if(edited.events.begin(), edited.events.end(),
-                                     [&](const nf::ScheduleEvent& e) { return e.id == id; }),
-                      edited.events.end());
-  return commit(std::move(edited), id);
-}
+nf::EditResult DraftSchedule::remove(int64_t id) { return m_schedule.remove(id); }
+
+std::vector<nf::ScheduleEvent> DraftSchedule::trimTo(int64_t maxSteps) { return m_schedule.trimTo(maxSteps); }
 
 LiveSchedule::LiveSchedule(std::shared_ptr<nf::Trainer> trainer, int layers)
     : m_trainer(std::move(trainer)), m_layers(layers) {}
@@ -62,7 +28,9 @@ static nf::EditResult guarded(Edit edit) {
   try {
     return edit();
   } catch (const std::exception& e) {
-    return {false, e.what()};
+    nf::EditRefusal why{nf::EditRefusal::Code::Failed};
+    why.detail = e.what();
+    return nf::EditResult::refuse(why);
   }
 }
 
@@ -80,7 +48,10 @@ nf::EditResult LiveSchedule::remove(int64_t id) {
 
 FollowedSchedule::FollowedSchedule(std::string runDir, int layers, int64_t maxSteps,
                                    std::function<int64_t()> stepsDone)
-    : m_runDir(std::move(runDir)), m_layers(layers), m_maxSteps(maxSteps), m_stepsDone(std::move(stepsDone)) {}
+    : m_runDir(std::move(runDir)),
+      m_layers(layers),
+      m_maxSteps(maxSteps),
+      m_stepsDone(std::move(stepsDone)) {}
 
 nf::Schedule FollowedSchedule::schedule() const {
   const std::string path = nf::run::schedulePath(m_runDir);
@@ -93,5 +64,5 @@ nf::Schedule FollowedSchedule::schedule() const {
 }
 
 nf::EditResult FollowedSchedule::refused() {
-  return {false, "this run is trained by another process (followed through its files); edit it where it runs"};
+  return nf::EditResult::refuse(nf::EditRefusal(nf::EditRefusal::Code::NotEditable));
 }

@@ -1,15 +1,16 @@
-// What the removal timeline edits: a schedule before its run starts (a draft in memory) or the schedule of
-// a running trainer (through the engine's thread-safe live-edit API). Both refuse an edit with a reason;
-// the timeline then snaps back and says why. Plain C++: no Qt, no torch.
+// What the removal timeline edits: a schedule before its run starts (a draft in memory), the schedule of
+// a running trainer (through the engine's thread-safe live-edit API), or that of a run another process
+// trains (read-only). Each follows the engine's edit rules (nf::EditableSchedule) and refuses an edit with
+// a code; the timeline then snaps back and says why. Plain C++: no Qt, no torch.
 #pragma once
 #include <cstdint>
 #include <functional>
-#include <string>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
-#include "train/schedule.h"
+#include "schedule/editable_schedule.h"
 #include "train/trainer.h"
 
 class ScheduleEditor {
@@ -30,20 +31,18 @@ class ScheduleEditor {
 class DraftSchedule : public ScheduleEditor {
  public:
   DraftSchedule(nf::Schedule schedule, int layers, int64_t maxSteps);
-  nf::Schedule schedule() const override { return m_schedule; }
+  nf::Schedule schedule() const override { return m_schedule.schedule(); }
   int64_t stepsDone() const override { return 0; }
-  int64_t maxSteps() const override { return m_maxSteps; }
-  int layers() const override { return m_layers; }
+  int64_t maxSteps() const override { return m_schedule.maxSteps(); }
+  int layers() const override { return m_schedule.nLayer(); }
   nf::EditResult add(nf::ScheduleEvent event) override;
   nf::EditResult moveEvents(const std::vector<std::pair<int64_t, int64_t>>& idAndStep) override;
   nf::EditResult remove(int64_t id) override;
+  // A new step budget: the events it leaves out are dropped (and returned, to say so).
+  std::vector<nf::ScheduleEvent> trimTo(int64_t maxSteps);
 
  private:
-  nf::EditResult commit(nf::Schedule edited, int64_t id);
-  nf::Schedule m_schedule;
-  int m_layers;
-  int64_t m_maxSteps;
-  int64_t m_highestId = 0;  // ids are never reused, as in the trainer
+  nf::EditableSchedule m_schedule;
 };
 
 // The schedule of a trainer that is running, paused or stopped; the trainer decides what it accepts.

@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "EditRefusalText.h"
+
 namespace {
 constexpr int kRightMargin = 14, kAxisHeight = 22, kMarkerRadius = 8;
 
@@ -76,7 +78,7 @@ class TimelineEditCommand : public QUndoCommand {
   void apply(bool undoing) {
     ScheduleEditor* editor = m_w->editor();
     if (!editor) return;
-    nf::EditResult r{true, "", 0};
+    nf::EditResult r = nf::EditResult::accept(0);
     const bool adding = (m_kind == Kind::Add) != undoing;
     if (m_kind == Kind::Move) {
       std::vector<std::pair<int64_t, int64_t>> moves;
@@ -98,7 +100,7 @@ class TimelineEditCommand : public QUndoCommand {
     }
     if (!r.accepted) {
       setObsolete(true);  // the run has passed it: drop it from the history
-      m_w->refuse(QString::fromStdString(r.reason));
+      m_w->refuse(EditRefusalText::of(r));
     } else {
       Q_EMIT m_w->scheduleEdited();
     }
@@ -445,7 +447,7 @@ void TimelineWidget::mouseReleaseEvent(QMouseEvent* event) {
   }
   const nf::EditResult r = m_editor->moveEvents(moves);
   if (!r.accepted) {
-    refuse(QString::fromStdString(r.reason));  // snaps back: the schedule is re-read as it is
+    refuse(EditRefusalText::of(r));  // snaps back: the schedule is re-read as it is
   } else {
     const QString text = moves.size() == 1 ? tr("Move %1 to step %2")
                                                  .arg(QString::fromStdString(nf::describe(before.front())))
@@ -461,7 +463,7 @@ bool TimelineWidget::addEvent(const nf::ScheduleEvent& event) {
   if (!m_editor) return false;
   const nf::EditResult r = m_editor->add(event);
   if (!r.accepted) {
-    refuse(QString::fromStdString(r.reason));
+    refuse(EditRefusalText::of(r));
     refresh();
     return false;
   }
@@ -488,7 +490,7 @@ bool TimelineWidget::deleteSelected() {
         const nf::EditResult again = m_editor->add(back);
         if (again.accepted && again.eventId != back.id) m_aliases[back.id] = again.eventId;
       }
-      refuse(QString::fromStdString(r.reason));
+      refuse(EditRefusalText::of(r));
       refresh();
       return false;
     }

@@ -19,6 +19,7 @@ packages=(
   xvfb xauth              # GUI tests and screenshots without a display
   python3 python3-torch python3-numpy python3-regex  # independent reference implementations used by tests
   python3-matplotlib      # the figures in docs/ (docs/figures/*.py)
+  clang-format            # the formatting check (tests/lint/check_format.sh)
 )
 
 missing=()

@@ -1,4 +1,5 @@
 // Token files, streaming tokenization, batches and evaluation chunks, the synthetic corpus, IOI prompts.
+#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -192,6 +193,47 @@ TEST_CASE(corpus_is_byte_identical_for_a_seed_and_differs_across_seeds) {
   REQUIRE(a.find("<|endoftext|>") != std::string::npos);
   // The circuits the corpus is built for: indirect-object sentences and verbatim repeats.
   REQUIRE(a.find(" gave a ") != std::string::npos || a.find(" handed a ") != std::string::npos);
+}
+
+namespace {
+
+// FNV-1a, 64 bits, as 16 hex digits.
+std::string fnv1a64(const std::string& bytes) {
+  uint64_t hash = 0xcbf29ce484222325ULL;
+  for (const unsigned char c : bytes) {
+    hash ^= c;
+    hash *= 0x100000001b3ULL;
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+  return hex;
+}
+
+}  // namespace
+
+TEST_CASE(synthetic_corpus_is_byte_identical_for_a_seed) {
+  // The hashes were recorded from the corpus code before it was split into corpus_grammar, corpus_rules,
+  // corpus_writer and the two style files (commit c5e7010): a refactor must not change a byte. A
+  // deliberate change to the corpus (a template, a word list, the order of random draws) must update them,
+  // and regenerate the corpus and re-bundle the model trained on it.
+  const auto documents = [](CorpusStyle style) {
+    SyntheticCorpus corpus(style, 7);
+    std::string text;
+    for (int i = 0; i < 200; ++i) text += corpus.nextDocument() + '\x1e';
+    return text;
+  };
+  const std::string main = documents(CorpusStyle::Main), alt = documents(CorpusStyle::Alternative);
+  REQUIRE_EQ(main.size(), 216259u);
+  REQUIRE_EQ(fnv1a64(main), "ef52be9053238495");
+  REQUIRE_EQ(alt.size(), 114221u);
+  REQUIRE_EQ(fnv1a64(alt), "5711200dba373b6f");
+  // The word lists the IOI prompt sets share with the corpus.
+  std::string lists;
+  for (const auto* list : {&ioiFrames(), &corpusNames(), &corpusPlaces(), &corpusObjects()}) {
+    for (const std::string& item : *list) lists += item + '\n';
+    lists += '\x1e';
+  }
+  REQUIRE_EQ(fnv1a64(lists), "52219a6e7d429561");
 }
 
 TEST_CASE(ioi_prompts_have_fixed_length_positions_and_single_token_names) {

@@ -52,14 +52,6 @@
 #include "train/trainer.h"
 
 namespace {
-constexpr int kMaxRecent = 8;
-const char* kRecentModels = "recentModelFolders";
-const char* kRecentRuns = "recentRuns";
-
-QString appDataFolder(const QString& sub) {
-  return QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation) + "/" + sub;
-}
-
 QString hms(double seconds) {
   const int64_t s = static_cast<int64_t>(std::max(0.0, seconds));
   return QString("%1:%2:%3")
@@ -101,7 +93,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   }
   first->raise();
 
-
   buildActions();
   buildMenus();
 
@@ -113,8 +104,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_progress = new QProgressBar(this);
   m_progress->setMaximumWidth(220);
   m_progress->hide();
-  for (QWidget* w : std::initializer_list<QWidget*>{m_progress, m_stepLabel, m_speedLabel, m_etaLabel, m_nextLabel,
-                                                    m_deviceLabel})
+  for (QWidget* w : std::initializer_list<QWidget*>{m_progress, m_stepLabel, m_speedLabel, m_etaLabel,
+                                                    m_nextLabel, m_deviceLabel})
     statusBar()->addPermanentWidget(w);
 
   // The loss plots and the timeline show the same steps.
@@ -130,7 +121,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     const size_t dropped = m_draft->trimTo(m_setup->maxSteps()).size();
     if (dropped > 0)
       statusBar()->showMessage(
-          tr("%n event(s) past the last step were removed from the schedule", "", static_cast<int>(dropped)), 8000);
+          tr("%n event(s) past the last step were removed from the schedule", "", static_cast<int>(dropped)),
+          8000);
     m_timeline->setEditor(m_draft);  // a fresh undo history: it may name the dropped events
     updateStatus();
   });
@@ -142,8 +134,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_runner->setTrainer(m_session->trainer());
   });
   connect(m_session, &RunSession::failed, this, [this](const QString& message) {
-    showError(tr("Training stopped"), tr("The run could not go on. Its last checkpoint is kept; fix the cause "
-                                         "and press Resume."),
+    showError(tr("Training stopped"),
+              tr("The run could not go on. Its last checkpoint is kept; fix the cause "
+                 "and press Resume."),
               message);
   });
   connect(m_session, &RunSession::progress, this, [this](const QString& task, qint64 done, qint64 total) {
@@ -165,12 +158,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   restoreState(settings.value("mainWindow/state").toByteArray());
   m_setup->setRunFolder(QString());
   const QStringList recent = settings.value(kRecentModels).toStringList();
-  const QString start = recent.isEmpty() || !QFileInfo::exists(recent.first()) ? bundledModelFolder() : recent.first();
+  const QString start =
+      recent.isEmpty() || !QFileInfo::exists(recent.first()) ? bundledModelFolder() : recent.first();
   if (!start.isEmpty()) openModelFolder(start);
   onStateChanged();
 }
 
 MainWindow::~MainWindow() { m_session->shutdown(); }
+
+QString MainWindow::appDataFolder(const QString& sub) {
+  return QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation) + "/" + sub;
+}
 
 QString MainWindow::bundledModelFolder() {
   // NF_BUNDLED_MODEL overrides the search (tests point it elsewhere, or at nothing).
@@ -193,103 +191,6 @@ QDockWidget* MainWindow::addDock(QWidget* widget, const QString& objectName, Qt:
   addDockWidget(area, dock);
   m_docks << dock;
   return dock;
-}
-
-void MainWindow::buildActions() {
-  m_openAction = new QAction(this);
-  m_openAction->setShortcut(QKeySequence::Open);
-  connect(m_openAction, &QAction::triggered, this, &MainWindow::chooseModelFolder);
-  m_openRunAction = new QAction(this);
-  connect(m_openRunAction, &QAction::triggered, this, &MainWindow::chooseRun);
-  m_openScheduleAction = new QAction(this);
-  connect(m_openScheduleAction, &QAction::triggered, this, &MainWindow::chooseSchedule);
-  m_datasetsAction = new QAction(this);
-  connect(m_datasetsAction, &QAction::triggered, this, &MainWindow::chooseDatasets);
-  m_runFolderAction = new QAction(this);
-  connect(m_runFolderAction, &QAction::triggered, this, &MainWindow::chooseRunFolder);
-  m_exportAllAction = new QAction(this);
-  connect(m_exportAllAction, &QAction::triggered, this, &MainWindow::chooseExportAll);
-  m_settingsAction = new QAction(this);
-  m_settingsAction->setShortcut(QKeySequence::Preferences);
-  connect(m_settingsAction, &QAction::triggered, this, &MainWindow::showSettings);
-  m_quitAction = new QAction(this);
-  m_quitAction->setShortcut(QKeySequence::Quit);
-  connect(m_quitAction, &QAction::triggered, this, &QWidget::close);
-  m_undoAction = m_timeline->undoStack()->createUndoAction(this);
-  m_undoAction->setShortcut(QKeySequence::Undo);
-  m_redoAction = m_timeline->undoStack()->createRedoAction(this);
-  m_redoAction->setShortcut(QKeySequence::Redo);
-  m_deleteAction = new QAction(this);
-  connect(m_deleteAction, &QAction::triggered, m_timeline, &TimelineWidget::deleteSelected);
-  m_fitAction = new QAction(this);
-  connect(m_fitAction, &QAction::triggered, m_timeline, &TimelineWidget::zoomToFit);
-
-  const QStyle* s = style();
-  m_startAction = new QAction(s->standardIcon(QStyle::SP_MediaPlay), QString(), this);
-  connect(m_startAction, &QAction::triggered, this, [this] { startRun(); });
-  m_pauseAction = new QAction(s->standardIcon(QStyle::SP_MediaPause), QString(), this);
-  connect(m_pauseAction, &QAction::triggered, m_session, &RunSession::pause);
-  m_stopAction = new QAction(s->standardIcon(QStyle::SP_MediaStop), QString(), this);
-  connect(m_stopAction, &QAction::triggered, m_session, &RunSession::stop);
-  m_resumeAction = new QAction(s->standardIcon(QStyle::SP_MediaSeekForward), QString(), this);
-  connect(m_resumeAction, &QAction::triggered, this, [this] {
-    if (m_session->state() == RunSession::State::Following || !m_session->trainer())
-      m_session->resume(m_session->runDir(), m_layers);
-    else
-      m_session->continueRun();
-  });
-  m_refreshAction = new QAction(s->standardIcon(QStyle::SP_BrowserReload), QString(), this);
-  m_refreshAction->setShortcut(QKeySequence::Refresh);
-  connect(m_refreshAction, &QAction::triggered, this, [this] { refreshAnalyses(false); });
-  m_guideAction = new QAction(this);
-  connect(m_guideAction, &QAction::triggered, this, &MainWindow::showGuide);
-  m_aboutAction = new QAction(this);
-  connect(m_aboutAction, &QAction::triggered, this, [this] {
-    QMessageBox::about(this, tr("About NormFree Workbench"),
-                       tr("<b>NormFree Workbench %1</b><br>Removes LayerNorm from GPT-2 by fine-tuning and "
-                          "shows the circuits of the result.")
-                           .arg(QApplication::applicationVersion()));
-  });
-
-  m_toolbar = addToolBar(QString());
-  m_toolbar->setObjectName("runToolBar");
-  m_toolbar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-  m_toolbar->addActions({m_startAction, m_pauseAction, m_stopAction, m_resumeAction});
-  m_toolbar->addSeparator();
-  m_toolbar->addAction(m_refreshAction);
-}
-
-void MainWindow::buildMenus() {
-  m_fileMenu = menuBar()->addMenu(QString());
-  m_fileMenu->addActions({m_openAction, m_openRunAction});
-  m_recentMenu = m_fileMenu->addMenu(QString());
-  m_fileMenu->addSeparator();
-  m_fileMenu->addActions({m_openScheduleAction, m_datasetsAction, m_runFolderAction});
-  m_fileMenu->addSeparator();
-  m_exportMenu = m_fileMenu->addMenu(QString());
-  connect(m_exportMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildExportMenu);
-  m_fileMenu->addAction(m_exportAllAction);
-  m_fileMenu->addSeparator();
-  m_fileMenu->addAction(m_quitAction);
-
-  m_editMenu = menuBar()->addMenu(QString());
-  m_editMenu->addActions({m_undoAction, m_redoAction, m_deleteAction});
-  m_editMenu->addSeparator();
-  m_editMenu->addAction(m_settingsAction);
-
-  m_runMenu = menuBar()->addMenu(QString());
-  m_runMenu->addActions({m_startAction, m_pauseAction, m_stopAction, m_resumeAction});
-  m_runMenu->addSeparator();
-  m_runMenu->addAction(m_refreshAction);
-
-  m_viewMenu = menuBar()->addMenu(QString());
-  for (QDockWidget* dock : m_docks) m_viewMenu->addAction(dock->toggleViewAction());
-  m_viewMenu->addAction(m_toolbar->toggleViewAction());
-  m_viewMenu->addSeparator();
-  m_viewMenu->addAction(m_fitAction);
-
-  m_helpMenu = menuBar()->addMenu(QString());
-  m_helpMenu->addActions({m_guideAction, m_aboutAction});
 }
 
 bool MainWindow::openModelFolder(const QString& folder) {
@@ -348,7 +249,8 @@ bool MainWindow::openRun(const QString& runDir) {
 
 std::string MainWindow::defaultDatasetsFolder() const {
   // One folder per model folder (its tokenizer makes the token files): name plus a hash of the path.
-  const QByteArray key = QCryptographicHash::hash(m_folder.toUtf8(), QCryptographicHash::Sha1).toHex().left(10);
+  const QByteArray key =
+      QCryptographicHash::hash(m_folder.toUtf8(), QCryptographicHash::Sha1).toHex().left(10);
   return appDataFolder("datasets/" + QDir(m_folder).dirName() + "-" + key).toStdString();
 }
 
@@ -366,11 +268,12 @@ void MainWindow::resetDraftSchedule() {
   m_draft = std::make_shared<DraftSchedule>(preset.schedule, m_layers, m_setup->maxSteps());
   m_timeline->setEditor(m_draft);
   if (preset.nLayer != m_layers)
-    statusBar()->showMessage(tr("The preset %1 is made for %2 layers; this model has %3. Choose another preset.")
-                                 .arg(QString::fromStdString(preset.name))
-                                 .arg(preset.nLayer)
-                                 .arg(m_layers),
-                             10000);
+    statusBar()->showMessage(
+        tr("The preset %1 is made for %2 layers; this model has %3. Choose another preset.")
+            .arg(QString::fromStdString(preset.name))
+            .arg(preset.nLayer)
+            .arg(m_layers),
+        10000);
   updateStatus();
 }
 
@@ -383,7 +286,8 @@ bool MainWindow::loadSchedule(const QString& path) {
     } catch (const std::invalid_argument& e) {
       throw std::runtime_error(file + ": " + e.what());
     }
-    if (m_session->busy()) throw std::runtime_error("a run is in progress: edit its schedule on the timeline");
+    if (m_session->busy())
+      throw std::runtime_error("a run is in progress: edit its schedule on the timeline");
     m_draft = std::make_shared<DraftSchedule>(schedule, m_layers, m_setup->maxSteps());
     m_timeline->setEditor(m_draft);
     statusBar()->showMessage(tr("Loaded schedule %1").arg(path), 5000);
@@ -405,9 +309,10 @@ bool MainWindow::setDatasets(const QString& train, const QString& validation, co
     m_train = train;
     m_validation = validation;
     m_alternative = alternative;
-    m_setup->setDataDescription(tr("train %1, eval %2%3")
-                                    .arg(QFileInfo(train).fileName(), QFileInfo(validation).fileName(),
-                                         alternative.isEmpty() ? QString() : ", " + QFileInfo(alternative).fileName()));
+    m_setup->setDataDescription(
+        tr("train %1, eval %2%3")
+            .arg(QFileInfo(train).fileName(), QFileInfo(validation).fileName(),
+                 alternative.isEmpty() ? QString() : ", " + QFileInfo(alternative).fileName()));
     if (!m_folder.isEmpty()) openModelFolder(m_folder);  // analyses read the new validation data
     return true;
   } catch (const std::exception& e) {
@@ -444,8 +349,9 @@ void MainWindow::startRun(const QString& requestedDir) {
     dir = appDataFolder("runs/" + QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss") + "-" +
                         QString::fromStdString(nf::trainingModeName(c.mode)));
   if (QFileInfo::exists(QString::fromStdString(nf::run::configPath(dir.toStdString())))) {
-    showError(tr("Run folder in use"), tr("This folder holds a run already: open it with File › Open Run, or "
-                                          "choose another folder."),
+    showError(tr("Run folder in use"),
+              tr("This folder holds a run already: open it with File › Open Run, or "
+                 "choose another folder."),
               dir);
     return;
   }
@@ -505,13 +411,15 @@ void MainWindow::onStateChanged() {
   // folder would overwrite each other's checkpoints).
   const bool followedStopped = s == S::Following && m_session->metrics().lastStatus == "stop";
   m_resumeAction->setEnabled(s == S::Paused || s == S::Stopped || followedStopped || s == S::Failed);
-  for (QAction* a : {m_openAction, m_openRunAction, m_openScheduleAction, m_datasetsAction}) a->setEnabled(!busy);
+  for (QAction* a : {m_openAction, m_openRunAction, m_openScheduleAction, m_datasetsAction})
+    a->setEnabled(!busy);
   m_recentMenu->setEnabled(!busy);
   m_setup->setEnabled(!busy);
   // While a trainer is being made nothing is editable: the old run's schedule no longer applies.
   m_timeline->setEnabled(s != S::Preparing);
   if (s == S::Preparing) m_runner->setTrainer(nullptr);
-  if (s == S::Finished) statusBar()->showMessage(tr("Finished: the trained model is in %1/final").arg(m_session->runDir()));
+  if (s == S::Finished)
+    statusBar()->showMessage(tr("Finished: the trained model is in %1/final").arg(m_session->runDir()));
   if (s == S::Paused || s == S::Stopped)
     statusBar()->showMessage(tr("Stopped at step %1; checkpoint written").arg(m_session->stepsDone()), 8000);
   if (s == S::Idle || s == S::Finished) m_progress->hide();
@@ -549,159 +457,6 @@ QString MainWindow::statusText() const {
       .join(" | ");
 }
 
-void MainWindow::chooseModelFolder() {
-  const QString folder = QFileDialog::getExistingDirectory(this, tr("Open Model Folder"), m_folder);
-  if (!folder.isEmpty()) openModelFolder(folder);
-}
-
-void MainWindow::chooseRun() {
-  const QString folder = QFileDialog::getExistingDirectory(this, tr("Open Run Directory"), appDataFolder("runs"));
-  if (!folder.isEmpty()) openRun(folder);
-}
-
-void MainWindow::chooseSchedule() {
-  const QString file =
-      QFileDialog::getOpenFileName(this, tr("Open Schedule"), QString(), tr("Schedules (*.json);;All files (*)"));
-  if (!file.isEmpty()) loadSchedule(file);
-}
-
-void MainWindow::chooseRunFolder() {
-  const QString folder = QFileDialog::getExistingDirectory(this, tr("Folder for the Next Run"), appDataFolder("runs"));
-  m_setup->setRunFolder(folder);
-}
-
-void MainWindow::chooseDatasets() {
-  QDialog dialog(this);
-  dialog.setWindowTitle(tr("Choose Datasets"));
-  auto* form = new QFormLayout(&dialog);
-  QLineEdit* edits[3];
-  const QString labels[] = {tr("Training tokens"), tr("Validation tokens"), tr("Second eval set (optional)")};
-  const QString values[] = {m_train, m_validation, m_alternative};
-  for (int i = 0; i < 3; ++i) {
-    edits[i] = new QLineEdit(values[i], &dialog);
-    auto* browse = new QPushButton(tr("Browse…"), &dialog);
-    connect(browse, &QPushButton::clicked, &dialog, [this, edit = edits[i]] {
-      const QString f = QFileDialog::getOpenFileName(this, tr("Token File"), edit->text(), tr("Token files (*.bin)"));
-      if (!f.isEmpty()) edit->setText(f);
-    });
-    auto* row = new QHBoxLayout;
-    row->addWidget(edits[i], 1);
-    row->addWidget(browse);
-    form->addRow(labels[i], row);
-  }
-  form->addRow(new QLabel(tr("Token files as `normfree-cli tokenize` writes them. Leave all empty to use the "
-                             "synthetic corpus made for the model."),
-                          &dialog));
-  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
-  connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
-  connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
-  form->addRow(buttons);
-  if (dialog.exec() != QDialog::Accepted) return;
-  if (edits[0]->text().isEmpty() && edits[1]->text().isEmpty() && edits[2]->text().isEmpty()) {
-    m_train = m_validation = m_alternative = QString();
-    m_setup->setDataDescription(QString());
-    return;
-  }
-  setDatasets(edits[0]->text(), edits[1]->text(), edits[2]->text());
-}
-
-QList<QCustomPlot*> MainWindow::allPlots() const {
-  QList<QCustomPlot*> plots = {m_training->lossPlot(), m_training->optimizerPlot(), m_training->scalesPlot()};
-  for (AnalysisPane* pane : m_panes) plots += pane->plots();
-  return plots;
-}
-
-void MainWindow::rebuildExportMenu() {
-  m_exportMenu->clear();
-  for (QCustomPlot* plot : allPlots()) {
-    const QString name = plotTitle(plot).isEmpty() ? plot->objectName() : plotTitle(plot);
-    m_exportMenu->addAction(name.left(70), this, [this, plot] { exportPlotInteractively(plot, this); });
-  }
-}
-
-void MainWindow::exportAllFigures(const QString& folder) {
-  QDir().mkpath(folder);
-  QStringList failures;
-  int written = 0;
-  for (QCustomPlot* plot : allPlots())
-    for (const char* suffix : {"png", "svg", "pdf", "csv"}) {
-      QString error;
-      if (exportPlot(plot, folder + "/" + plot->objectName() + "." + suffix, &error))
-        ++written;
-      else
-        failures << error;
-    }
-  if (!failures.isEmpty())
-    showError(tr("Export incomplete"), tr("%n file(s) could not be written.", "", static_cast<int>(failures.size())),
-              failures.join("\n"));
-  else
-    statusBar()->showMessage(tr("Exported %1 files to %2").arg(written).arg(folder), 8000);
-}
-
-void MainWindow::raisePane(AnalysisPane* pane) {
-  if (auto* dock = qobject_cast<QDockWidget*>(pane->parentWidget())) {
-    dock->show();
-    dock->raise();
-  }
-}
-
-void MainWindow::chooseExportAll() {
-  const QString folder = QFileDialog::getExistingDirectory(this, tr("Export All Figures To"));
-  if (!folder.isEmpty()) exportAllFigures(folder);
-}
-
-void MainWindow::showSettings() {
-  QDialog dialog(this);
-  dialog.setWindowTitle(tr("Settings"));
-  auto* form = new QFormLayout(&dialog);
-  auto* language = new QComboBox(&dialog);
-  language->addItem("English", "en");
-  language->addItem("Deutsch", "de");
-  language->setCurrentIndex(m_language == "de" ? 1 : 0);
-  auto* every = new QSpinBox(&dialog);
-  every->setRange(0, 1'000'000);
-  every->setSpecialValueText(tr("never (refresh by hand)"));
-  every->setValue(QSettings().value("analysis/autoRefreshSteps", 0).toInt());
-  form->addRow(tr("Language"), language);
-  form->addRow(tr("Refresh visible analyses every N steps"), every);
-  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
-  connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
-  connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
-  form->addRow(buttons);
-  if (dialog.exec() != QDialog::Accepted) return;
-  QSettings().setValue("analysis/autoRefreshSteps", every->value());
-  setLanguage(language->currentData().toString());
-}
-
-void MainWindow::setLanguage(const QString& language) {
-  if (language == m_language) return;
-  QApplication::removeTranslator(&m_translator);
-  if (language == "de" && m_translator.load(":/i18n/normfree_de.qm")) QApplication::installTranslator(&m_translator);
-  m_language = language == "de" ? "de" : "en";
-  QSettings().setValue("language", m_language);
-  // removeTranslator/installTranslator send LanguageChange to every widget: each retranslates itself.
-}
-
-void MainWindow::showGuide() {
-  QMessageBox box(this);
-  box.setWindowTitle(tr("The First Ten Minutes"));
-  box.setTextFormat(Qt::RichText);
-  box.setText(tr(
-      "<ol><li>The bundled tiny GPT-2 is open, with the <b>tiny</b> removal preset on the timeline (bottom).</li>"
-      "<li>Press <b>Start</b>. The first start makes the fine-tuning data (about a minute), then training runs; "
-      "the loss plot fills and a dashed line marks each removal.</li>"
-      "<li>If the loss has not recovered when the next removal comes, <b>drag</b> the next events to the right "
-      "on the timeline (Ctrl-click selects several; Shift-drag the first of a group changes its gap). Ctrl+Z "
-      "undoes.</li>"
-      "<li>Press <b>Refresh analyses</b> (F5): the panes on the right show the model as it is now, and say when "
-      "they have gone stale.</li>"
-      "<li>In <b>Heads</b>, click a head to see its DLA and DE per token and its attention pattern. After the "
-      "last removal DLA equals DE exactly.</li>"
-      "<li>Right-click any plot to export it as PNG, SVG, PDF or CSV; File › Export All Figures writes them "
-      "all.</li></ol>"));
-  box.exec();
-}
-
 void MainWindow::showError(const QString& title, const QString& text, const QString& detail) {
   auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, this);
   box->setInformativeText(detail);
@@ -710,35 +465,14 @@ void MainWindow::showError(const QString& title, const QString& text, const QStr
   statusBar()->showMessage(detail.isEmpty() ? text : detail, 10000);
 }
 
-void MainWindow::rememberRecent(const char* key, const QString& path) {
-  QSettings settings;
-  QStringList recent = settings.value(key).toStringList();
-  recent.removeAll(path);
-  recent.prepend(path);
-  while (recent.size() > kMaxRecent) recent.removeLast();
-  settings.setValue(key, recent);
-  rebuildRecentMenu();
-}
-
-void MainWindow::rebuildRecentMenu() {
-  m_recentMenu->clear();
-  QSettings settings;
-  const QStringList models = settings.value(kRecentModels).toStringList(),
-                    runs = settings.value(kRecentRuns).toStringList();
-  for (const QString& folder : models)
-    m_recentMenu->addAction(tr("Model: %1").arg(folder), this, [this, folder] { openModelFolder(folder); });
-  if (!models.isEmpty() && !runs.isEmpty()) m_recentMenu->addSeparator();
-  for (const QString& run : runs)
-    m_recentMenu->addAction(tr("Run: %1").arg(run), this, [this, run] { openRun(run); });
-  m_recentMenu->setEnabled((!models.isEmpty() || !runs.isEmpty()) && !m_session->busy());
-}
-
 void MainWindow::showEvent(QShowEvent* event) {
   QMainWindow::showEvent(event);
   // First launch (no saved layout): a narrow setup column, the room to the plots. Docks can only be
   // sized once the window has its geometry.
   if (m_firstShow && QSettings().value("mainWindow/state").isNull())
-    QTimer::singleShot(0, this, [this] { resizeDocks({m_docks[1], m_docks[3]}, {320, 620}, Qt::Horizontal); });
+    QTimer::singleShot(0, this, [this] {
+      resizeDocks({m_docks[1], m_docks[3]}, {320, 620}, Qt::Horizontal);
+    });
   m_firstShow = false;
 }
 
@@ -782,8 +516,9 @@ void MainWindow::retranslate() {
   m_stopAction->setText(tr("Stop"));
   m_stopAction->setToolTip(tr("Stop the run after the step in progress (a checkpoint is written)"));
   m_resumeAction->setText(tr("Resume"));
-  m_resumeAction->setToolTip(tr("Continue the run from where it stopped (for an opened run: from its newest "
-                                "checkpoint, in this process)"));
+  m_resumeAction->setToolTip(
+      tr("Continue the run from where it stopped (for an opened run: from its newest "
+         "checkpoint, in this process)"));
   m_refreshAction->setText(tr("Refresh analyses"));
   m_refreshAction->setToolTip(tr("Compute every analysis pane on the model as it is now"));
   m_viewMenu->setTitle(tr("&View"));

@@ -91,6 +91,12 @@ class MainWindow : public QMainWindow {
   void showGuide();
   void showError(const QString& title, const QString& text, const QString& detail);
   void rememberRecent(const char* key, const QString& path);
+  // QSettings keys of the recent-files lists, and how long they get.
+  static constexpr const char* kRecentModels = "recentModelFolders";
+  static constexpr const char* kRecentRuns = "recentRuns";
+  static constexpr int kMaxRecent = 8;
+  // A folder under the user's application data (runs, datasets).
+  static QString appDataFolder(const QString& sub);
   void rebuildRecentMenu();
   void rebuildExportMenu();
   QList<QCustomPlot*> allPlots() const;

@@ -83,9 +83,9 @@ void AnalysisPane::showHeader(int64_t step, const std::string& model, const std:
   m_hasResult = true;
   m_sourceChanged = false;
   m_shownStep = step;
-  m_description = tr("%1 · %2 · %3")
-                      .arg(QString::fromStdString(model), QString::fromStdString(norms),
-                           QString::fromStdString(data));
+  m_description =
+      tr("%1 · %2 · %3")
+          .arg(QString::fromStdString(model), QString::fromStdString(norms), QString::fromStdString(data));
   updateStatus();
   Q_EMIT resultShown();
 }

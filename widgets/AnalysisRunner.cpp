@@ -42,7 +42,8 @@ AnalysisRunner::~AnalysisRunner() {
 
 void AnalysisRunner::changeSource() {
   ++m_source;
-  QMetaObject::invokeMethod(this, [this] { Q_EMIT sourceChanged(); }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      this, [this] { Q_EMIT sourceChanged(); }, Qt::QueuedConnection);
 }
 
 void AnalysisRunner::setSetup(const AnalysisSetup& setup) {
@@ -73,7 +74,8 @@ void AnalysisRunner::request(const QString& key, AnalysisWork work) {
     m_pending[key] = {number, std::move(work)};
     m_latest[key] = number;
   }
-  QMetaObject::invokeMethod(m_worker, [this] { runNext(); }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      m_worker, [this] { runNext(); }, Qt::QueuedConnection);
 }
 
 std::shared_ptr<const AnalysisInputs> AnalysisRunner::inputs() {
@@ -105,8 +107,9 @@ std::shared_ptr<const AnalysisInputs> AnalysisRunner::inputs() {
       validation = made.val;
       if (ioi.empty()) ioi = made.ioi;
     }
-    in->sequences = nf::readSequences(validation, setup.sequences,
-                                      std::min<int64_t>(setup.length, in->reference->config().shape.nPositions));
+    in->sequences =
+        nf::readSequences(validation, setup.sequences,
+                          std::min<int64_t>(setup.length, in->reference->config().shape.nPositions));
     nf::IoiPromptSet set;
     if (!ioi.empty()) {
       set = nf::ioiPromptSetFromJson(nlohmann::json::parse(nf::readTextFile(ioi)), ioi);
@@ -154,9 +157,8 @@ void AnalysisRunner::runNext() {
   Q_EMIT started(key);
   try {
     const std::shared_ptr<const AnalysisInputs> in = inputs();
-    std::function<void()> deliver = work(*in, [this, key](const nf::Progress& p) {
-      Q_EMIT progress(key, p.done, p.total);
-    });
+    std::function<void()> deliver =
+        work(*in, [this, key](const nf::Progress& p) { Q_EMIT progress(key, p.done, p.total); });
     QMetaObject::invokeMethod(
         this,
         [this, key, number, source, deliver] {

@@ -23,8 +23,8 @@ class Trainer;
 }
 
 struct AnalysisInputs {
-  nf::SnapshotPtr model;      // the model now
-  nf::SnapshotPtr reference;  // the model the run started from (the opened folder)
+  nf::SnapshotPtr model;                              // the model now
+  nf::SnapshotPtr reference;                          // the model the run started from (the opened folder)
   std::shared_ptr<const nf::BpeTokenizer> tokenizer;  // null when the model folder has none
   nf::TokenSequences sequences;                       // validation chunks
   std::shared_ptr<const nf::IoiPromptSet> ioi;        // null without a tokenizer
@@ -51,7 +51,7 @@ class AnalysisRunner : public QObject {
   explicit AnalysisRunner(QObject* parent = nullptr);
   ~AnalysisRunner() override;
 
-  void setSetup(const AnalysisSetup& setup);             // drops the cached inputs
+  void setSetup(const AnalysisSetup& setup);              // drops the cached inputs
   void setTrainer(std::shared_ptr<nf::Trainer> trainer);  // null: analyse the model folder
   // Without a trainer: the folder holding the model as it is now (a followed run's newest checkpoint or
   // final model; "": the starting model itself).
@@ -66,8 +66,8 @@ class AnalysisRunner : public QObject {
   void sourceChanged();  // another model or setup: every figure shown is out of date
 
  private:
-  void runNext();  // on the analysis thread
-  void changeSource();  // caller holds m_mutex
+  void runNext();                                  // on the analysis thread
+  void changeSource();                             // caller holds m_mutex
   std::shared_ptr<const AnalysisInputs> inputs();  // on the analysis thread
 
   QThread m_thread;

@@ -124,7 +124,8 @@ void CalibrationPane::draw(std::shared_ptr<const Shown> shown) {
   for (int i = 0; i < t.prompts.size(); ++i)
     for (int kind = 0; kind < 2; ++kind) {
       const int row = 2 * i + kind;
-      m_samples->setItem(row, 0, new QTableWidgetItem((kind == 0 ? tr("greedy") : tr("sampled")) + ": " + t.prompts[i]));
+      m_samples->setItem(
+          row, 0, new QTableWidgetItem((kind == 0 ? tr("greedy") : tr("sampled")) + ": " + t.prompts[i]));
       m_samples->setItem(row, 1, new QTableWidgetItem(kind == 0 ? t.startGreedy[i] : t.startSampled[i]));
       m_samples->setItem(row, 2, new QTableWidgetItem(kind == 0 ? t.nowGreedy[i] : t.nowSampled[i]));
     }

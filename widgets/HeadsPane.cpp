@@ -40,9 +40,9 @@ HeadsPane::HeadsPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane(run
   m_maps = makePlot(this, "heads_dla_de_nmae");
   m_maps->setMinimumHeight(200);
   // DLA, DE, NMAE side by side.
-  m_colorMaps = makeHeatMapRow(m_maps, {QCPColorGradient(QCPColorGradient::gpThermal),
-                                        QCPColorGradient(QCPColorGradient::gpThermal),
-                                        QCPColorGradient(QCPColorGradient::gpCold)});
+  m_colorMaps = makeHeatMapRow(
+      m_maps, {QCPColorGradient(QCPColorGradient::gpThermal), QCPColorGradient(QCPColorGradient::gpThermal),
+               QCPColorGradient(QCPColorGradient::gpCold)});
   connect(m_maps, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) {
     int layer, head;
     if (heatMapCellAt(m_colorMaps, event->pos(), &layer, &head)) selectHead(layer, head);
@@ -67,7 +67,8 @@ HeadsPane::HeadsPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane(run
   m_pattern = makePlot(this, "head_attention_pattern");
   m_pattern->yAxis->setRangeReversed(true);
   m_pattern->xAxis->setTickLabelRotation(90);
-  for (QCPAxis* axis : {m_pattern->xAxis, m_pattern->yAxis}) axis->setTickLabelFont(QFont(font().family(), 7));
+  for (QCPAxis* axis : {m_pattern->xAxis, m_pattern->yAxis})
+    axis->setTickLabelFont(QFont(font().family(), 7));
   m_patternMap = new QCPColorMap(m_pattern->xAxis, m_pattern->yAxis);
   m_patternMap->setGradient(QCPColorGradient(QCPColorGradient::gpGrayscale).inverted());
   m_patternMap->setInterpolate(false);
@@ -104,7 +105,8 @@ AnalysisWork HeadsPane::makeWork() {
     options.bootstrapSamples = 200;
     auto attribution = std::make_shared<const nf::AttributionResult>(
         nf::logitAttribution(*in.model, in.sequences, options, progress));
-    auto sinks = std::make_shared<const nf::AttentionSinksResult>(nf::attentionSinks(*in.model, in.sequences));
+    auto sinks =
+        std::make_shared<const nf::AttentionSinksResult>(nf::attentionSinks(*in.model, in.sequences));
     const int64_t sequences = in.sequences.count;
     return [self, attribution, sinks, sequences] {
       if (!self) return;
@@ -156,7 +158,8 @@ void HeadsPane::showSummary() {
 
 QPoint HeadsPane::cellCenter(int map, int layer, int head) const {
   const QCPColorMap* m = m_colorMaps[map];
-  return {static_cast<int>(m->keyAxis()->coordToPixel(head)), static_cast<int>(m->valueAxis()->coordToPixel(layer))};
+  return {static_cast<int>(m->keyAxis()->coordToPixel(head)),
+          static_cast<int>(m->valueAxis()->coordToPixel(layer))};
 }
 
 void HeadsPane::selectHead(int layer, int head) {
@@ -175,31 +178,32 @@ void HeadsPane::requestDetail() {
   const int layer = m_layer, head = m_head;
   const int64_t sequence = m_sequence->value();
   QPointer<HeadsPane> self(this);
-  runner()->request("heads-detail", [self, layer, head, sequence](const AnalysisInputs& in,
-                                                                   const nf::ProgressFn&) -> std::function<void()> {
-    nf::TokenSequences one;
-    one.count = 1;
-    one.length = std::min(kDetailTokens, in.sequences.length);
-    const int32_t* row = in.sequences.row(std::min(sequence, in.sequences.count - 1));
-    one.tokens.assign(row, row + one.length);
-    one.source = in.sequences.source;
-    nf::AttributionOptions options;
-    options.traceLayer = layer;
-    options.traceHead = head;
-    options.bootstrapSamples = 0;
-    const nf::AttributionResult a = nf::logitAttribution(*in.model, one, options);
-    auto detail = std::make_shared<Detail>();
-    detail->layer = layer;
-    detail->head = head;
-    detail->sequence = sequence;
-    for (int32_t id : one.tokens) detail->tokens << shortToken(in.token(id));
-    detail->dla = a.trace.dla;
-    detail->de = a.trace.de;
-    detail->pattern = nf::attentionPattern(*in.model, one.tokens, layer, head);
-    return [self, detail] {
-      if (self) self->drawDetail(detail);
-    };
-  });
+  runner()->request("heads-detail",
+                    [self, layer, head, sequence](const AnalysisInputs& in,
+                                                  const nf::ProgressFn&) -> std::function<void()> {
+                      nf::TokenSequences one;
+                      one.count = 1;
+                      one.length = std::min(kDetailTokens, in.sequences.length);
+                      const int32_t* row = in.sequences.row(std::min(sequence, in.sequences.count - 1));
+                      one.tokens.assign(row, row + one.length);
+                      one.source = in.sequences.source;
+                      nf::AttributionOptions options;
+                      options.traceLayer = layer;
+                      options.traceHead = head;
+                      options.bootstrapSamples = 0;
+                      const nf::AttributionResult a = nf::logitAttribution(*in.model, one, options);
+                      auto detail = std::make_shared<Detail>();
+                      detail->layer = layer;
+                      detail->head = head;
+                      detail->sequence = sequence;
+                      for (int32_t id : one.tokens) detail->tokens << shortToken(in.token(id));
+                      detail->dla = a.trace.dla;
+                      detail->de = a.trace.de;
+                      detail->pattern = nf::attentionPattern(*in.model, one.tokens, layer, head);
+                      return [self, detail] {
+                        if (self) self->drawDetail(detail);
+                      };
+                    });
 }
 
 void HeadsPane::drawDetail(std::shared_ptr<const Detail> detail) {
@@ -233,7 +237,8 @@ void HeadsPane::drawDetail(std::shared_ptr<const Detail> detail) {
   m_pattern->xAxis->setRange(-0.5, n - 0.5);
   m_pattern->yAxis->setRange(-0.5, n - 0.5);
   setPlotTitle(m_pattern, tr("L%1H%2 attention (row: query, column: key)").arg(d.layer).arg(d.head));
-  setPlotTitle(m_trace, tr("L%1H%2 per position: DLA vs DE, sequence %3").arg(d.layer).arg(d.head).arg(d.sequence));
+  setPlotTitle(m_trace,
+               tr("L%1H%2 per position: DLA vs DE, sequence %3").arg(d.layer).arg(d.head).arg(d.sequence));
   m_pattern->replot();
   m_trace->replot();
 
@@ -243,8 +248,8 @@ void HeadsPane::drawDetail(std::shared_ptr<const Detail> detail) {
           .arg(d.layer)
           .arg(d.head)
           .arg(m_sinks && index < m_sinks->sinkShare.size() ? m_sinks->sinkShare[index] : 0.0, 0, 'g', 3)
-          .arg(m_sinks && index < m_sinks->meanPositionZero.size() ? m_sinks->meanPositionZero[index] : 0.0, 0,
-               'g', 3)
+          .arg(m_sinks && index < m_sinks->meanPositionZero.size() ? m_sinks->meanPositionZero[index] : 0.0,
+               0, 'g', 3)
           .arg(index < m_nmae.size() ? m_nmae[index] : 0.0, 0, 'g', 3));
   Q_EMIT detailShown();
 }
@@ -273,7 +278,8 @@ void HeadsPane::retranslate() {
     setPlotTitle(m_pattern, tr("Click a head to see its attention pattern"));
     m_detailLabel->setText(tr("No head selected. Sequence:"));
   }
-  m_sequence->setToolTip(tr("Which validation sequence the detail shows (its first %1 tokens)").arg(kDetailTokens));
+  m_sequence->setToolTip(
+      tr("Which validation sequence the detail shows (its first %1 tokens)").arg(kDetailTokens));
   for (QCustomPlot* p : {m_maps, m_trace, m_pattern}) p->replot();
   AnalysisPane::retranslate();
 }

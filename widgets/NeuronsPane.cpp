@@ -62,8 +62,8 @@ AnalysisWork NeuronsPane::makeWork() {
     nf::TokenSequences fewer = in.sequences;  // ablations run 2·k + 1 passes: half the sequences suffice
     fewer.count = std::max<int64_t>(1, in.sequences.count / 2);
     fewer.tokens.resize(static_cast<size_t>(fewer.count * fewer.length));
-    auto result =
-        std::make_shared<const nf::ConfidenceNeuronsResult>(nf::confidenceNeurons(*in.model, fewer, kTopK, progress));
+    auto result = std::make_shared<const nf::ConfidenceNeuronsResult>(
+        nf::confidenceNeurons(*in.model, fewer, kTopK, progress));
     return [self, result] {
       if (!self) return;
       self->draw(result);
@@ -131,8 +131,10 @@ void NeuronsPane::draw(std::shared_ptr<const nf::ConfidenceNeuronsResult> result
     }
     g->setVisible(true);
     g->setName(tr("|cos| of neuron %1").arg(r.ranking[static_cast<size_t>(c)]));
-    g->setData(index, QVector<double>(r.singularCosines[static_cast<size_t>(c)].begin(),
-                                      r.singularCosines[static_cast<size_t>(c)].end()), true);
+    g->setData(index,
+               QVector<double>(r.singularCosines[static_cast<size_t>(c)].begin(),
+                               r.singularCosines[static_cast<size_t>(c)].end()),
+               true);
   }
   m_spectrum->graph(0)->rescaleAxes();
   m_spectrum->replot();

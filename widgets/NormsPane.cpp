@@ -43,8 +43,10 @@ NormsPane::NormsPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane(run
 AnalysisWork NormsPane::makeWork() {
   QPointer<NormsPane> self(this);
   return [self](const AnalysisInputs& in, const nf::ProgressFn& progress) -> std::function<void()> {
-    auto now = std::make_shared<nf::ResidualNormsResult>(nf::residualNorms(*in.model, in.sequences, 40, progress));
-    auto reference = std::make_shared<nf::ResidualNormsResult>(nf::residualNorms(*in.reference, in.sequences));
+    auto now =
+        std::make_shared<nf::ResidualNormsResult>(nf::residualNorms(*in.model, in.sequences, 40, progress));
+    auto reference =
+        std::make_shared<nf::ResidualNormsResult>(nf::residualNorms(*in.reference, in.sequences));
     return [self, now, reference] {
       if (self) self->draw(*now, *reference);
     };

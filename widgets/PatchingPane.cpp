@@ -14,7 +14,8 @@
 namespace {
 QSharedPointer<QCPAxisTickerText> labelTicker(const std::vector<std::string>& labels) {
   auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-  for (size_t i = 0; i < labels.size(); ++i) ticker->addTick(static_cast<double>(i), QString::fromStdString(labels[i]));
+  for (size_t i = 0; i < labels.size(); ++i)
+    ticker->addTick(static_cast<double>(i), QString::fromStdString(labels[i]));
   return ticker;
 }
 
@@ -28,7 +29,8 @@ QString highlighted(const QStringList& tokens, int position) {
 }
 }  // namespace
 
-PatchingPane::PatchingPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane(runner, "patching", parent) {
+PatchingPane::PatchingPane(AnalysisRunner* runner, QWidget* parent)
+    : AnalysisPane(runner, "patching", parent) {
   m_gridChoice = new QComboBox(this);
   m_gridChoice->addItem(QString(), "resid_pre");
   m_gridChoice->addItem(QString(), "heads");
@@ -40,7 +42,8 @@ PatchingPane::PatchingPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPa
   m_summary->setWordWrap(true);
   m_plot = makePlot(this, "ioi_patching");
   m_plot->setMinimumHeight(260);
-  m_maps = makeHeatMapRow(m_plot, std::vector<QCPColorGradient>(3, QCPColorGradient(QCPColorGradient::gpPolar)));
+  m_maps =
+      makeHeatMapRow(m_plot, std::vector<QCPColorGradient>(3, QCPColorGradient(QCPColorGradient::gpPolar)));
   for (QCPColorMap* map : m_maps) map->keyAxis()->setTickLabelRotation(60);  // positions are tokens
   connect(m_plot, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) {
     int row, column;
@@ -64,7 +67,8 @@ AnalysisWork PatchingPane::makeWork() {
     if (!in.ioi) throw std::runtime_error("no IOI prompt set: the model folder has no tokenizer to make one");
     nf::PatchingOptions options;
     options.headPositions = false;
-    auto result = std::make_shared<const nf::PatchingResult>(nf::ioiPatching(*in.model, *in.ioi, options, progress));
+    auto result =
+        std::make_shared<const nf::PatchingResult>(nf::ioiPatching(*in.model, *in.ioi, options, progress));
     QStringList clean, corrupted;
     for (int32_t id : result->exampleClean) clean << QString::fromStdString(in.token(id));
     for (int32_t id : result->exampleCorrupted) corrupted << QString::fromStdString(in.token(id));
@@ -91,7 +95,8 @@ void PatchingPane::draw() {
   for (int i = 0; i < 3; ++i) {
     QCPColorMapData* d = m_maps[i]->data();
     d->setSize(static_cast<int>(g->columns), static_cast<int>(g->rows));
-    d->setRange(QCPRange(0, static_cast<double>(g->columns - 1)), QCPRange(0, static_cast<double>(g->rows - 1)));
+    d->setRange(QCPRange(0, static_cast<double>(g->columns - 1)),
+                QCPRange(0, static_cast<double>(g->rows - 1)));
     double extent = 1e-6;
     for (int64_t r = 0; r < g->rows; ++r)
       for (int64_t c = 0; c < g->columns; ++c) {
@@ -149,7 +154,8 @@ void PatchingPane::retranslate() {
   m_gridChoice->setItemText(1, tr("heads: layer × head"));
   setPlotTitle(m_plot, tr("IOI patching, normalized logit difference (0 corrupted, 1 clean): activation, "
                           "attribution, error"));
-  const QString names[] = {tr("activation patching"), tr("attribution patching"), tr("error (attribution − activation)")};
+  const QString names[] = {tr("activation patching"), tr("attribution patching"),
+                           tr("error (attribution − activation)")};
   for (int i = 0; i < 3; ++i) {
     m_maps[i]->setName(names[i]);
     m_maps[i]->colorScale()->axis()->setLabel(names[i]);

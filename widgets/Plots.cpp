@@ -10,6 +10,7 @@
 #include <QTextStream>
 #include <algorithm>
 #include <cmath>
+
 #include "QCustomPlotInclude.h"
 
 namespace {
@@ -211,7 +212,8 @@ void exportPlotInteractively(QCustomPlot* plot, QWidget* dialogParent) {
   QString filter;
   const QString name = QFileDialog::getSaveFileName(
       dialogParent, QCustomPlot::tr("Export Figure"), plot->objectName() + ".png",
-      QCustomPlot::tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf);;CSV data (*.csv)"), &filter);
+      QCustomPlot::tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf);;CSV data (*.csv)"),
+      &filter);
   if (name.isEmpty()) return;
   QString error;
   if (!exportPlot(plot, name, &error))

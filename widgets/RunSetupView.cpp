@@ -24,7 +24,8 @@ RunSetupView::RunSetupView(QWidget* parent) : QWidget(parent) {
   m_folder = new QLabel(this);
   m_folder->setWordWrap(true);
   m_form = new QFormLayout(this);
-  for (QWidget* field : std::initializer_list<QWidget*>{m_mode, m_preset, m_steps, m_device, m_data, m_folder}) {
+  for (QWidget* field :
+       std::initializer_list<QWidget*>{m_mode, m_preset, m_steps, m_device, m_data, m_folder}) {
     if (field == m_data) m_form->addRow(m_description);
     m_form->addRow(new QLabel(this), field);
   }
@@ -41,12 +42,12 @@ RunSetupView::RunSetupView(QWidget* parent) : QWidget(parent) {
   retranslate();
 }
 
-nf::TrainingMode RunSetupView::mode() const { return static_cast<nf::TrainingMode>(m_mode->currentData().toInt()); }
+nf::TrainingMode RunSetupView::mode() const {
+  return static_cast<nf::TrainingMode>(m_mode->currentData().toInt());
+}
 std::string RunSetupView::preset() const { return m_preset->currentText().toStdString(); }
 int64_t RunSetupView::maxSteps() const { return m_steps->value(); }
-void RunSetupView::setMaxSteps(int64_t steps) {
-  m_steps->setValue(static_cast<int>(steps));
-}
+void RunSetupView::setMaxSteps(int64_t steps) { m_steps->setValue(static_cast<int>(steps)); }
 
 QString RunSetupView::device() const { return m_device->currentText().trimmed(); }
 
@@ -85,9 +86,10 @@ void RunSetupView::retranslate() {
   label(m_device, tr("Device"));
   label(m_data, tr("Data"));
   label(m_folder, tr("Run folder"));
-  m_data->setText(m_dataText.isEmpty() ? tr("synthetic corpus (seed 1), tokenized with the model's tokenizer; "
-                                            "made on the first start")
-                                       : m_dataText);
+  m_data->setText(m_dataText.isEmpty()
+                      ? tr("synthetic corpus (seed 1), tokenized with the model's tokenizer; "
+                           "made on the first start")
+                      : m_dataText);
   m_folder->setText(m_runFolder.isEmpty() ? tr("a new folder per run") : m_runFolder);
   m_device->setToolTip(tr("cpu, cuda or cuda:N"));
 }

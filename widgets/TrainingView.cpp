@@ -5,9 +5,9 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 #include <cmath>
-#include "QCustomPlotInclude.h"
 
 #include "Plots.h"
+#include "QCustomPlotInclude.h"
 
 namespace {
 enum LossGraph { CeRaw, AuxRaw, TotalRaw, Ce, Aux, Total, FirstEval };
@@ -181,7 +181,8 @@ void TrainingView::showMetrics(const MetricsStore& m, int64_t maxSteps) {
   }
   if (rebuilt && maxSteps > 0) {
     m_settingRange = true;
-    for (QCustomPlot* plot : {m_loss, m_optimizer, m_scales}) plot->xAxis->setRange(0, static_cast<double>(maxSteps));
+    for (QCustomPlot* plot : {m_loss, m_optimizer, m_scales})
+      plot->xAxis->setRange(0, static_cast<double>(maxSteps));
     m_settingRange = false;
   }
   replotAll();

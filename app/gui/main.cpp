@@ -22,19 +22,24 @@ int main(int argc, char** argv) {
   parser.addHelpOption();
   parser.addVersionOption();
   parser.addPositionalArgument(
-      "folder", QApplication::translate("main", "A model folder (config.json + model.safetensors) or a run directory "
-                                                "to open (default: the last model, first time the bundled one)."));
-  QCommandLineOption start("start", QApplication::translate("main", "Start a run of the default setup at once."));
+      "folder", QApplication::translate("main",
+                                        "A model folder (config.json + model.safetensors) or a run directory "
+                                        "to open (default: the last model, first time the bundled one)."));
+  QCommandLineOption start("start",
+                           QApplication::translate("main", "Start a run of the default setup at once."));
   QCommandLineOption screenshot(
-      "screenshot", QApplication::translate("main", "Save a PNG of the main window to <file>, then quit."), "file");
+      "screenshot", QApplication::translate("main", "Save a PNG of the main window to <file>, then quit."),
+      "file");
   QCommandLineOption screenshotStep(
       "screenshot-step",
-      QApplication::translate("main", "With --start: refresh the analyses at step <n> and take the screenshot once "
-                                      "they are shown."),
+      QApplication::translate("main",
+                              "With --start: refresh the analyses at step <n> and take the screenshot once "
+                              "they are shown."),
       "n", "0");
   QCommandLineOption exportFigures(
       "export-figures",
-      QApplication::translate("main", "With --screenshot: also export every plot (PNG, SVG, PDF, CSV) to <dir>."),
+      QApplication::translate("main",
+                              "With --screenshot: also export every plot (PNG, SVG, PDF, CSV) to <dir>."),
       "dir");
   parser.addOptions({start, screenshot, screenshotStep, exportFigures});
   parser.process(app);

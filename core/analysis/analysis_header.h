@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "run/snapshot.h"
 #include "data/token_sequences.h"
+#include "run/snapshot.h"
 
 namespace nf {
 

@@ -164,10 +164,10 @@ void TokenFileWriter::finish() {
   flush();
   m_meta.tokens = m_count;
   nlohmann::json j{{"format", kTokenSidecarFormat.name}, {"version", kTokenSidecarFormat.version},
-                   {"dtype", dtypeName(m_meta.dtype)},
-                   {"vocab_size", m_meta.vocabSize}, {"eot_token_id", m_meta.eotTokenId},
-                   {"tokens", m_meta.tokens},        {"documents", m_meta.documents},
-                   {"tokenizer", m_meta.tokenizer},  {"sources", m_meta.sources}};
+                   {"dtype", dtypeName(m_meta.dtype)},   {"vocab_size", m_meta.vocabSize},
+                   {"eot_token_id", m_meta.eotTokenId},  {"tokens", m_meta.tokens},
+                   {"documents", m_meta.documents},      {"tokenizer", m_meta.tokenizer},
+                   {"sources", m_meta.sources}};
   // The sidecar first: a crash between the two renames leaves a new sidecar that disagrees with the old
   // .bin's length (refused on open) rather than a new .bin read with a stale dtype.
   writeFileAtomic(tokenFileSidecarPath(m_path), j.dump(2) + "\n");

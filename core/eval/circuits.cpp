@@ -76,14 +76,16 @@ InductionScore inductionLosses(GPT2Impl& model, int64_t spanLength, int64_t sequ
   s.sequences = sequences;
   s.spanLength = spanLength;
   // First copy: predicting r_2…r_L (positions 1…L−1); second copy: predicting the same tokens (L+1…2L−1).
-  const torch::Tensor first = loss.slice(1, 1, spanLength), second = loss.slice(1, spanLength + 1, 2 * spanLength);
+  const torch::Tensor first = loss.slice(1, 1, spanLength),
+                      second = loss.slice(1, spanLength + 1, 2 * spanLength);
   s.firstCopyLoss = first.mean().item<double>();
   s.secondCopyLoss = second.mean().item<double>();
   s.firstCopyMedianLoss = first.flatten().median().item<double>();
   s.secondCopyMedianLoss = second.flatten().median().item<double>();
   const torch::Tensor hits = logp.slice(1, 0, -1).argmax(2) == tokens.slice(1, 1);
   s.firstCopyAccuracy = hits.slice(1, 1, spanLength).to(torch::kFloat64).mean().item<double>();
-  s.secondCopyAccuracy = hits.slice(1, spanLength + 1, 2 * spanLength).to(torch::kFloat64).mean().item<double>();
+  s.secondCopyAccuracy =
+      hits.slice(1, spanLength + 1, 2 * spanLength).to(torch::kFloat64).mean().item<double>();
   return s;
 }
 

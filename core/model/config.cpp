@@ -32,8 +32,8 @@ void GPT2Config::validate(const std::string& source) const {
                                 std::to_string(nHead) + ")");
   if (!(layerNormEpsilon >= 0)) throw FileError(source, "layer_norm_epsilon must be non-negative");
   if (eotTokenId < 0 || eotTokenId >= vocabSize)
-    throw FileError(source, "eos_token_id (" + std::to_string(eotTokenId) + ") is outside the vocabulary of " +
-                                std::to_string(vocabSize));
+    throw FileError(source, "eos_token_id (" + std::to_string(eotTokenId) +
+                                ") is outside the vocabulary of " + std::to_string(vocabSize));
 }
 
 bool GPT2Config::operator==(const GPT2Config& o) const {

@@ -118,7 +118,8 @@ void saveModel(GPT2Impl& model, const std::string& folder, const SaveOptions& op
         stale.push_back(entry.path());
     }
   }
-  writeFileAtomic((dir / "config.json").string(), configToJson({model.config(), model.norms(), options.folded}));
+  writeFileAtomic((dir / "config.json").string(),
+                  configToJson({model.config(), model.norms(), options.folded}));
   for (auto& p : stale) fs::remove(p, ec);
 }
 

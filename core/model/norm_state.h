@@ -30,7 +30,7 @@ struct SiteNorm {
   double scalePos0 = 1.0;      // FakeLN: s_0, used where a treatment below is on
   bool pos0Treatment = false;  // FakeLN: divide position 0 by s_0 (blog recipe)
   bool eotTreatment = false;   // FakeLN on LN_v only: divide end-of-text tokens by s_0 (blog recipe)
-  double realMix = 0.0;        // FakeLN during an interpolation ramp: divisor = realMix·σ_t + (1 − realMix)·s
+  double realMix = 0.0;  // FakeLN during an interpolation ramp: divisor = realMix·σ_t + (1 − realMix)·s
   bool operator==(const SiteNorm& o) const {
     return kind == o.kind && scale == o.scale && scalePos0 == o.scalePos0 &&
            pos0Treatment == o.pos0Treatment && eotTreatment == o.eotTreatment && realMix == o.realMix;

@@ -13,8 +13,8 @@
 #include "analysis/logit_attribution.h"
 #include "analysis/patching.h"
 #include "data/ioi.h"
-#include "model/hf_checkpoint.h"
 #include "model/gpt2.h"
+#include "model/hf_checkpoint.h"
 
 namespace {
 

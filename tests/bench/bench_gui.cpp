@@ -55,8 +55,9 @@ Gaps measure(double seconds, const std::function<void(double)>& everySecond = {}
 }
 
 void print(const char* name, const Gaps& g) {
-  std::printf("  \"%s\": {\"ticks\": %zu, \"median_gap_ms\": %.2f, \"p99_gap_ms\": %.2f, \"max_gap_ms\": %.2f}", name,
-              g.ms.size(), g.quantile(0.5), g.quantile(0.99), g.max());
+  std::printf(
+      "  \"%s\": {\"ticks\": %zu, \"median_gap_ms\": %.2f, \"p99_gap_ms\": %.2f, \"max_gap_ms\": %.2f}", name,
+      g.ms.size(), g.quantile(0.5), g.quantile(0.99), g.max());
 }
 }  // namespace
 

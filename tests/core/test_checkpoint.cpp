@@ -162,7 +162,8 @@ TEST_CASE(malformed_config_is_named) {
                   "{\"n_layer\": 2, \"n_head\": 4, \"n_embd\": 32, \"vocab_size\": 101, \"n_inner\": 100}");
   REQUIRE_THROWS_WITH(loadModel(dir.path()), "config.json", "n_inner 100 is not supported");
   writeFileAtomic(dir.path("config.json"),
-                  "{\"n_layer\": 2, \"n_head\": 4, \"n_embd\": 32, \"vocab_size\": 101, \"n_positions\": 16, \"n_inner\": null}");
+                  "{\"n_layer\": 2, \"n_head\": 4, \"n_embd\": 32, \"vocab_size\": 101, \"n_positions\": 16, "
+                  "\"n_inner\": null}");
   REQUIRE(loadModel(dir.path())->config().nEmbd == 32);  // GPT-2's own configs say n_inner: null
 }
 

@@ -178,7 +178,8 @@ TEST_CASE(circuit_checks_match_a_direct_computation) {
   };
   const double d0 = diff({100, 1, 2, 3, 4}, 7, 9), d1 = diff({100, 5, 6, 7, 8}, 11, 12);
   REQUIRE(near(score.meanCleanLogitDiff, (d0 + d1) / 2, 1e-5));
-  REQUIRE(near(score.meanCorruptedLogitDiff, (diff({100, 1, 2, 1, 4}, 7, 9) + diff({100, 5, 6, 5, 8}, 11, 12)) / 2, 1e-5));
+  REQUIRE(near(score.meanCorruptedLogitDiff,
+               (diff({100, 1, 2, 1, 4}, 7, 9) + diff({100, 5, 6, 5, 8}, 11, 12)) / 2, 1e-5));
   REQUIRE(near(score.cleanAccuracy, ((d0 > 0) + (d1 > 0)) / 2.0));
 
   // Induction: [eot, r, r]; loss on r_2…r_L in each copy.

@@ -26,7 +26,8 @@ namespace {
 #define REQUIRE_TOO_NEW(expr, file, format) \
   REQUIRE_THROWS_WITH(expr, file, std::string(format.name) + " version 2", "reads versions up to 1")
 
-static_assert(kRunConfigFormat.version == 1 && kScheduleFormat.version == 1 && kCheckpointStateFormat.version == 1,
+static_assert(kRunConfigFormat.version == 1 && kScheduleFormat.version == 1 &&
+                  kCheckpointStateFormat.version == 1,
               "a format's version changed: extend these tests with a file of the old version");
 
 json bumped(json j) {
@@ -51,7 +52,8 @@ TEST_CASE(run_config_and_schedule_refuse_newer_versions) {
   REQUIRE_TOO_NEW(runConfigFromJson(bumped(config), "run/config.json"), "run/config.json", kRunConfigFormat);
   json other = config;
   other["format"] = "normfree-schedule";
-  REQUIRE_THROWS_WITH(runConfigFromJson(other, "c.json"), "c.json", "is a normfree-schedule file, not normfree-run");
+  REQUIRE_THROWS_WITH(runConfigFromJson(other, "c.json"), "c.json",
+                      "is a normfree-schedule file, not normfree-run");
 
   const json schedule = toJson(findPreset("tiny").schedule);
   REQUIRE_TOO_NEW(scheduleFromJson(bumped(schedule), "schedule.json"), "schedule.json", kScheduleFormat);
@@ -61,7 +63,8 @@ TEST_CASE(run_config_and_schedule_refuse_newer_versions) {
   REQUIRE(scheduleFromJson(unmarked, "mine.json") == findPreset("tiny").schedule);
   json invalid = schedule;
   invalid["version"] = "one";
-  REQUIRE_THROWS_WITH(scheduleFromJson(invalid, "s.json"), "s.json", "invalid normfree-schedule version \"one\"");
+  REQUIRE_THROWS_WITH(scheduleFromJson(invalid, "s.json"), "s.json",
+                      "invalid normfree-schedule version \"one\"");
 }
 
 TEST_CASE(checkpoint_state_refuses_newer_versions) {
@@ -88,7 +91,8 @@ TEST_CASE(metrics_log_start_record_refuses_newer_versions) {
   checkMetricsRecord(start, "run/metrics.jsonl");
   checkMetricsRecord(json{{"type", "start"}, {"mode", "remove"}}, "run/metrics.jsonl");  // before versioning
   checkMetricsRecord(json{{"type", "step"}, {"version", 9}}, "run/metrics.jsonl");       // not a start record
-  REQUIRE_TOO_NEW(checkMetricsRecord(bumped(start), "run/metrics.jsonl"), "run/metrics.jsonl", kMetricsFormat);
+  REQUIRE_TOO_NEW(checkMetricsRecord(bumped(start), "run/metrics.jsonl"), "run/metrics.jsonl",
+                  kMetricsFormat);
 }
 
 TEST_CASE(model_config_block_refuses_newer_versions_and_reads_the_old_spelling) {

@@ -49,8 +49,9 @@ TEST_CASE(tokenizer_of_a_model_run_or_checkpoint_is_found) {
   REQUIRE(run::isRunDirectory(runDir));
   REQUIRE(!run::isRunDirectory(dir.path("start")));
   REQUIRE_EQ(run::tokenizerFolder(dir.path("start")), dir.path("start"));
-  REQUIRE_EQ(run::tokenizerFolder(runDir), dir.path("start"));                          // the model it started from
-  REQUIRE_EQ(run::tokenizerFolder(run::checkpointPath(runDir, 5)), dir.path("start"));  // a checkpoint's run's
+  REQUIRE_EQ(run::tokenizerFolder(runDir), dir.path("start"));  // the model it started from
+  REQUIRE_EQ(run::tokenizerFolder(run::checkpointPath(runDir, 5)),
+             dir.path("start"));  // a checkpoint's run's
   touchTokenizer(run::finalModelPath(runDir));
   REQUIRE_EQ(run::tokenizerFolder(runDir), run::finalModelPath(runDir));  // its own final model first
   REQUIRE_EQ(run::tokenizerFolder(dir.path("nowhere")), "");

@@ -125,8 +125,8 @@ TEST_CASE(validation_problems_are_codes_with_their_arguments) {
   REQUIRE_EQ(problems.size(), 5u);
   REQUIRE(problems[0].code == Code::LayerOutOfRange && problems[0].eventId == 2 && problems[0].layer == 7 &&
           problems[0].limit == 4);
-  REQUIRE(problems[1].code == Code::SiteAlreadyChanged && problems[1].eventId == 3 && problems[1].site == "LN_mlp.0" &&
-          problems[1].firstStep == 10 && problems[1].makeFake);
+  REQUIRE(problems[1].code == Code::SiteAlreadyChanged && problems[1].eventId == 3 &&
+          problems[1].site == "LN_mlp.0" && problems[1].firstStep == 10 && problems[1].makeFake);
   REQUIRE(problems[2].code == Code::PastLastStep && problems[2].step == 99 && problems[2].limit == 49);
   REQUIRE(problems[3].code == Code::NegativeStep && problems[3].eventId == 5);
   REQUIRE(problems[4].code == Code::EotTreatmentNotOnV);
@@ -145,17 +145,29 @@ TEST_CASE(editable_schedule_refuses_with_codes_and_changes_nothing) {
   };
   const ScheduleEvent mlp0{0, 10, EventAction::MakeFake, SiteKind::Mlp, 0};
   const std::vector<Row> rows = {
-      {"add in the future", 0, [&](EditableSchedule& e) { return e.add({0, 30, EventAction::MakeFake, SiteKind::V, 1}); },
+      {"add in the future", 0,
+       [&](EditableSchedule& e) {
+         return e.add({0, 30, EventAction::MakeFake, SiteKind::V, 1});
+       },
        true, Code::NoSuchEvent},
-      {"add at a started step", 21, [&](EditableSchedule& e) { return e.add({0, 20, EventAction::MakeFake, SiteKind::V, 1}); },
+      {"add at a started step", 21,
+       [&](EditableSchedule& e) {
+         return e.add({0, 20, EventAction::MakeFake, SiteKind::V, 1});
+       },
        false, Code::StepAlreadyStarted},
       {"add a site twice", 0, [&](EditableSchedule& e) { return e.add(mlp0); }, false, Code::InvalidSchedule},
-      {"move an unknown event", 0, [](EditableSchedule& e) { return e.move(42, 5); }, false, Code::NoSuchEvent},
+      {"move an unknown event", 0, [](EditableSchedule& e) { return e.move(42, 5); }, false,
+       Code::NoSuchEvent},
       {"move an applied event", 11, [](EditableSchedule& e) { return e.move(1, 30); }, false,
        Code::EventAlreadyApplied},
-      {"move into the past", 11, [](EditableSchedule& e) { return e.move(2, 5); }, false, Code::StepAlreadyStarted},
-      {"move past the budget", 0, [](EditableSchedule& e) { return e.move(2, 100); }, false, Code::InvalidSchedule},
-      {"two moves, the second refused", 11, [](EditableSchedule& e) { return e.moveEvents({{2, 40}, {1, 45}}); },
+      {"move into the past", 11, [](EditableSchedule& e) { return e.move(2, 5); }, false,
+       Code::StepAlreadyStarted},
+      {"move past the budget", 0, [](EditableSchedule& e) { return e.move(2, 100); }, false,
+       Code::InvalidSchedule},
+      {"two moves, the second refused", 11,
+       [](EditableSchedule& e) {
+         return e.moveEvents({{2, 40}, {1, 45}});
+       },
        false, Code::EventAlreadyApplied},
       {"delete an applied event", 11, [](EditableSchedule& e) { return e.remove(1); }, false,
        Code::EventAlreadyApplied},
@@ -163,7 +175,8 @@ TEST_CASE(editable_schedule_refuses_with_codes_and_changes_nothing) {
   };
   for (const Row& row : rows) {
     Schedule start;
-    start.events = {{1, 10, EventAction::MakeFake, SiteKind::Mlp, 0}, {2, 20, EventAction::MakeFake, SiteKind::Mlp, 1}};
+    start.events = {{1, 10, EventAction::MakeFake, SiteKind::Mlp, 0},
+                    {2, 20, EventAction::MakeFake, SiteKind::Mlp, 1}};
     EditableSchedule editor(start, 4, 50);
     editor.lockBefore(row.lockedBefore);
     const EditResult r = row.edit(editor);
@@ -193,7 +206,9 @@ TEST_CASE(editable_schedule_ids_are_never_reused_and_persist_failures_refuse) {
   REQUIRE(editor.lastChanges()[0].from == 40 && editor.lastChanges()[0].event.step == 45);
 
   const Schedule before = editor.schedule();
-  editor.persist = [](const Schedule&) { throw std::runtime_error("schedule.json: No space left on device"); };
+  editor.persist = [](const Schedule&) {
+    throw std::runtime_error("schedule.json: No space left on device");
+  };
   const EditResult refused = editor.move(3, 70);
   REQUIRE(!refused.accepted && refused.refusal->code == EditRefusal::Code::Failed);
   REQUIRE(refused.reason.find("No space left") != std::string::npos);
@@ -222,12 +237,12 @@ TEST_CASE(run_settings_come_from_the_preset_then_the_choices) {
   REQUIRE_EQ(c.preset, "tiny");
   REQUIRE_EQ(c.optimizer.lr, 1e-3);
   REQUIRE_EQ(c.optimizer.maxSteps, 300);
-  REQUIRE_EQ(c.optimizer.minLr, tiny.optimizer.minLr);          // not chosen: the preset's
+  REQUIRE_EQ(c.optimizer.minLr, tiny.optimizer.minLr);  // not chosen: the preset's
   REQUIRE_EQ(c.optimizer.microBatch, tiny.optimizer.microBatch);
-  REQUIRE_EQ(c.optimizer.context, 64);                           // capped at the model's positions
+  REQUIRE_EQ(c.optimizer.context, 64);  // capped at the model's positions
   REQUIRE(c.removal.eotTreatment && !c.removal.pos0Treatment);
   REQUIRE(c.schedule == tiny.schedule);
-  REQUIRE_EQ(c.eval.interval, RunConfig().eval.interval);       // neither preset nor choice: the default
+  REQUIRE_EQ(c.eval.interval, RunConfig().eval.interval);  // neither preset nor choice: the default
   REQUIRE(makeRunConfig("tiny", TrainingMode::Finetune, shape, choices).schedule.events.empty());
   REQUIRE_THROWS_WITH(makeRunConfig("gpt3", TrainingMode::Remove, shape, choices), "unknown preset 'gpt3'");
 }

@@ -13,8 +13,8 @@
 #include "fixtures.h"
 #include "io/atomic_file.h"
 #include "model/hooks.h"
-#include "train/aux_loss.h"
 #include "run/run_directory.h"
+#include "train/aux_loss.h"
 #include "train/trainer.h"
 
 using namespace nf;
@@ -291,7 +291,8 @@ TEST_CASE(live_edits_refuse_the_past_and_take_effect_in_the_future) {
   const auto schedule = scheduleFromJson(json::parse(readTextFile(run::schedulePath(dir.path("run")))), "s");
   REQUIRE_EQ(schedule.find(6)->step, 25);
   REQUIRE(schedule.find(5) == nullptr);
-  const auto state = json::parse(readTextFile(run::checkpointStatePath(run::latestCheckpoint(dir.path("run")))));
+  const auto state =
+      json::parse(readTextFile(run::checkpointStatePath(run::latestCheckpoint(dir.path("run")))));
   REQUIRE(state["edits"].size() >= 3u);
   bool sawEdit = false;
   for (const auto& line : queue->drain()) sawEdit = sawEdit || json::parse(line)["type"] == "edit";

@@ -167,7 +167,8 @@ class TestTimeline : public QObject {
     m_timeline->setViewRange(0, 40);
     drag(4, 39);
     QCOMPARE(draft->schedule().find(4)->step, int64_t{39});
-    QVERIFY(!m_timeline->addEvent({0, 45, nf::EventAction::MakeFake, nf::SiteKind::Final, -1}));  // past the end
+    QVERIFY(
+        !m_timeline->addEvent({0, 45, nf::EventAction::MakeFake, nf::SiteKind::Final, -1}));  // past the end
     QVERIFY(m_timeline->lastMessage().contains("45"));
   }
 };

@@ -174,7 +174,8 @@ class TestWorkbench : public QObject {
     AnalysisRunner runner;
     AnalysisSetup setup;
     setup.modelFolder = NF_SOURCE_DIR "/resources/tiny-gpt2";
-    setup.validationData = fixtures::writeRandomTokens(m_dir.filePath("val2048.bin"), 2000, 2048, 3).toStdString();
+    setup.validationData =
+        fixtures::writeRandomTokens(m_dir.filePath("val2048.bin"), 2000, 2048, 3).toStdString();
     setup.sequences = 2;
     runner.setSetup(setup);
     PatchingPane pane(&runner);
@@ -186,11 +187,12 @@ class TestWorkbench : public QObject {
     QVERIFY2(pane.promptText().contains("Click a cell"), qPrintable(pane.promptText()));
     // resid_pre grid: row = layer, column = position. Click layer 0 at position 2 (the first name).
     auto* map = qobject_cast<QCPColorMap*>(pane.plot()->plottable(0));
-    const QPoint cell(static_cast<int>(map->keyAxis()->coordToPixel(2)), static_cast<int>(map->valueAxis()->coordToPixel(0)));
+    const QPoint cell(static_cast<int>(map->keyAxis()->coordToPixel(2)),
+                      static_cast<int>(map->valueAxis()->coordToPixel(0)));
     QTest::mouseClick(pane.plot(), Qt::LeftButton, {}, cell);
     const QString text = pane.promptText();
     QVERIFY2(text.contains("background:#ffd54f"), qPrintable(text));  // one token marked …
-    QCOMPARE(text.count("background:#ffd54f"), 2);                    // … in the clean and the corrupted prompt
+    QCOMPARE(text.count("background:#ffd54f"), 2);  // … in the clean and the corrupted prompt
     QVERIFY2(text.contains("activation") && text.contains("attribution"), qPrintable(text));
   }
 
@@ -279,13 +281,15 @@ class TestWorkbench : public QObject {
     {
       QFile f(schedule);
       QVERIFY(f.open(QIODevice::WriteOnly));
-      f.write(R"({"format": "normfree-schedule", "version": 1, "events": [{"step": 10, "site": "LN_xyz", "layer": 0}]})");
+      f.write(
+          R"({"format": "normfree-schedule", "version": 1, "events": [{"step": 10, "site": "LN_xyz", "layer": 0}]})");
     }
     QVERIFY(!window.loadSchedule(schedule));
     QMessageBox* box = openMessageBox(&window);
     QVERIFY(box);
-    QVERIFY2(box->informativeText().contains("broken-schedule.json") && box->informativeText().contains("LN_xyz"),
-             qPrintable(box->informativeText()));
+    QVERIFY2(
+        box->informativeText().contains("broken-schedule.json") && box->informativeText().contains("LN_xyz"),
+        qPrintable(box->informativeText()));
     box->close();
     QCOMPARE(window.timeline()->editor()->schedule(), before);
 

@@ -14,6 +14,7 @@ packages=(
   libtorch-dev            # LibTorch 1.13 (CPU)
   libopenblas0-pthread    # without it a float matmul runs ~30x slower (reference BLAS)
   nlohmann-json3-dev
+  libcli11-dev            # normfree-cli's command-line parser (header-only)
   qt6-base-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools qt6-svg-dev libqcustomplot-dev
   libgl-dev               # Qt6Gui's CMake package needs OpenGL headers
   xvfb xauth              # GUI tests and screenshots without a display

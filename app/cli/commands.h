@@ -1,32 +1,41 @@
-// Every normfree-cli command: parse its arguments, call the engine, print JSON on stdout.
-// Return the exit status; throw UsageError for bad arguments (exit 2), anything else for failures (exit 1).
+// Every normfree-cli command is one function: it declares its positionals and options on its CLI11
+// subcommand, then hands onRun (options.h) the work: call the engine, print JSON on stdout, return the exit
+// status. The work throws UsageError for bad arguments that CLI11 cannot see (exit 2), anything else for
+// failures (exit 1). CLI11 itself turns unknown options, missing values and numbers out of range into exit 2.
 #pragma once
 #include <torch/types.h>
 
 #include <nlohmann/json_fwd.hpp>
+#include <stdexcept>
 #include <string>
-#include <vector>
+
+namespace CLI {
+class App;
+}
 
 namespace nf::cli {
 
-using Argv = std::vector<std::string>;
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
-int cmdInfo(const Argv& argv);
-int cmdInit(const Argv& argv);
-int cmdLogits(const Argv& argv);
-int cmdTrainTokenizer(const Argv& argv);
-int cmdTokenize(const Argv& argv);
-int cmdCorpus(const Argv& argv);
-int cmdIoi(const Argv& argv);
-int cmdEval(const Argv& argv);
-int cmdGenerate(const Argv& argv);
-int cmdPretrain(const Argv& argv);
-int cmdFinetune(const Argv& argv);
-int cmdRemove(const Argv& argv);
-int cmdResume(const Argv& argv);
-int cmdExport(const Argv& argv);
-int cmdSchedule(const Argv& argv);
-int cmdAnalyze(const Argv& argv);
+void cmdInfo(CLI::App& command);
+void cmdInit(CLI::App& command);
+void cmdLogits(CLI::App& command);
+void cmdTrainTokenizer(CLI::App& command);
+void cmdTokenize(CLI::App& command);
+void cmdCorpus(CLI::App& command);
+void cmdIoi(CLI::App& command);
+void cmdEval(CLI::App& command);
+void cmdGenerate(CLI::App& command);
+void cmdPretrain(CLI::App& command);
+void cmdFinetune(CLI::App& command);
+void cmdRemove(CLI::App& command);
+void cmdResume(CLI::App& command);
+void cmdExport(CLI::App& command);
+void cmdSchedule(CLI::App& command);
+void cmdAnalyze(CLI::App& command);  // a group: one subcommand per kind of analysis
 
 // One JSON line on stdout. Bytes that are not UTF-8 (a model can sample half a character) become U+FFFD.
 void printJson(const nlohmann::json& result);

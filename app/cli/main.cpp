@@ -1,12 +1,22 @@
 // normfree-cli: every engine feature, headless, for servers without Qt. Data goes to stdout as JSON,
-// progress and errors to stderr; the exit status is 0 on success, 1 on failure, 2 on bad usage.
+// progress and errors to stderr; the exit status is 0 on success, 1 on failure, 2 on bad usage (and 3 when
+// Ctrl-C stopped a training run before its last step).
+//
+// The command line is parsed by CLI11: a maintained, header-only library that Debian packages
+// (libcli11-dev), with subcommands, typed options, range checks and generated help. It replaces a parser of
+// our own that had to grow each of those by hand. Each command declares its options on its own subcommand
+// (the *_commands.cpp files); this file builds the tree, formats help the way the workbench always showed
+// it, and turns errors into exit statuses.
 #include <torch/torch.h>
 
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
 
-#include "args.h"
 #include "commands.h"
+#include "options.h"
 
 namespace nf::cli {
 
@@ -27,73 +37,231 @@ torch::Device parseDevice(const std::string& name) {
   return device;
 }
 
-}  // namespace nf::cli
-
 namespace {
+
+// A subcommand's line in its parent's help, and what it does when chosen.
+std::map<const CLI::App*, std::string>& summaries() {
+  static std::map<const CLI::App*, std::string> s;
+  return s;
+}
+std::map<const CLI::App*, std::function<int()>>& works() {
+  static std::map<const CLI::App*, std::function<int()>> w;
+  return w;
+}
+
+// What the subcommands of a group are called in help and errors: normfree-cli has commands, analyze has
+// analyses.
+struct Noun {
+  std::string one, many;
+};
+Noun subcommandNoun(const CLI::App& group) {
+  return group.get_parent() ? Noun{"analysis", "analyses"} : Noun{"command", "commands"};
+}
+
+std::vector<const CLI::App*> subcommandsOf(const CLI::App& group) {
+  return group.get_subcommands([](const CLI::App*) { return true; });
+}
+
+// "normfree-cli analyze dla": the program and the subcommands chosen so far.
+std::string commandPath(const CLI::App& app) {
+  std::string path = app.get_name();
+  for (const CLI::App* at = &app; !at->get_subcommands().empty();) {
+    at = at->get_subcommands().front();
+    path += " " + at->get_name();
+  }
+  return path;
+}
+
+const CLI::App* chosenCommand(const CLI::App& app) {
+  const CLI::App* at = &app;
+  while (!at->get_subcommands().empty()) at = at->get_subcommands().front();
+  return at;
+}
+
+// Help as the workbench always printed it: usage first, then the description, then each argument and
+// option with its help on an indented line of its own.
+class HelpFormatter : public CLI::Formatter {
+ public:
+  std::string make_help(const CLI::App* app, std::string name, CLI::AppFormatMode) const override {
+    const auto positionals = app->get_options([](const CLI::Option* o) { return o->get_positional(); });
+    const auto options = app->get_options([](const CLI::Option* o) { return o->nonpositional(); });
+    const auto commands = subcommandsOf(*app);
+    std::ostringstream out;
+    out << "usage: " << name;
+    if (!commands.empty()) out << " <" << subcommandNoun(*app).one << ">";
+    for (const CLI::Option* p : positionals) out << " <" << p->get_name() << ">" << (isList(p) ? "..." : "");
+    out << " [options]\n\n" << app->get_description() << "\n";
+    if (!positionals.empty()) out << "\narguments:\n";
+    for (const CLI::Option* p : positionals)
+      out << "  " << p->get_name() << (isList(p) ? "..." : "") << "\n      " << p->get_description() << "\n";
+    out << "\noptions:\n";
+    for (const CLI::Option* o : options) {
+      std::string names = o->get_name(false, true);
+      for (std::size_t comma = names.find(','); comma != std::string::npos;
+           comma = names.find(',', comma + 2))
+        names.replace(comma, 1, ", ");
+      const auto [valueName, range] = splitTypeName(o->get_type_name());
+      std::string notes;
+      for (const std::string& note : {std::string(o->get_required() ? "required" : ""), range,
+                                      o->get_default_str().empty() ? "" : "default: " + o->get_default_str()})
+        if (!note.empty()) notes += (notes.empty() ? "" : "; ") + note;
+      // Notes join a closing parenthesis of the help's own: "(default: the preset's; ≥ 1)".
+      std::string help = o->get_description();
+      if (!notes.empty() && !help.empty() && help.back() == ')')
+        help.insert(help.size() - 1, "; " + notes);
+      else if (!notes.empty())
+        help += " (" + notes + ")";
+      out << "  " << names << (valueName.empty() ? "" : " <" + valueName + ">") << "\n      " << help << "\n";
+    }
+    if (!commands.empty()) out << "\n" << subcommandNoun(*app).many << ":\n";
+    for (const CLI::App* c : commands) {
+      const std::string& command = c->get_name();
+      out << "  " << command << std::string(command.size() < 18 ? 18 - command.size() : 1, ' ')
+          << summaries()[c] << "\n";
+    }
+    if (!app->get_footer().empty()) out << "\n" << app->get_footer() << "\n";
+    return out.str();
+  }
+
+ private:
+  static bool isList(const CLI::Option* o) { return o->get_expected_max() > 1; }
+
+  // CLI11 appends each check's description to the type name after a ':'; ours (options.h) start with
+  // "≥", ">" or "in". Not any ':', because "cpu|cuda[:N]" has one of its own.
+  static std::pair<std::string, std::string> splitTypeName(const std::string& full) {
+    for (const char* mark : {":≥ ", ":> ", ":in "}) {
+      const auto at = full.find(mark);
+      if (at != std::string::npos) return {full.substr(0, at), full.substr(at + 1)};
+    }
+    return {full, ""};
+  }
+};
+
+// CLI11 would report an unknown command as an unexpected argument; say what it is, with the list. Returns
+// the exit status when argv names no command that exists (or asks for "help"), else nothing.
+std::optional<int> checkCommandNames(const CLI::App& app, int argc, char** argv) {
+  const CLI::App* group = &app;
+  for (int i = 1; !subcommandsOf(*group).empty(); ++i) {
+    const std::string arg = i < argc ? argv[i] : "";
+    if (!arg.empty() && arg[0] == '-') return std::nullopt;  // --help, or an option CLI11 will report
+    if (group == &app && arg == "help") {
+      std::cout << app.help();
+      return 0;
+    }
+    const CLI::App* next = nullptr;
+    std::string names;
+    for (const CLI::App* c : subcommandsOf(*group)) {
+      if (c->get_name() == arg) next = c;
+      names += (names.empty() ? "" : ", ") + c->get_name();
+    }
+    if (next) {
+      group = next;
+      continue;
+    }
+    const std::string noun = subcommandNoun(*group).one;
+    const std::string problem = arg.empty() ? "missing " + noun : "unknown " + noun + " '" + arg + "'";
+    if (group == &app)
+      std::cerr << problem << "\n\n" << app.help();
+    else
+      std::cerr << app.get_name() << " " << group->get_name() << ": " << problem << " (" << names << ")\n";
+    return 2;
+  }
+  return std::nullopt;
+}
+
+// CLI11's message, except where it reads better as the workbench always said it: "missing --out",
+// "unknown option --frob", "--layers needs a value".
+std::string usageMessage(const CLI::App& app, const CLI::ParseError& e) {
+  if (dynamic_cast<const CLI::RequiredError*>(&e)) {
+    for (const CLI::Option* o : chosenCommand(app)->get_options())
+      if (o->get_required() && o->count() == 0)
+        return "missing " + (o->get_positional() ? "<" + o->get_name() + ">" : o->get_name());
+  } else if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
+    const std::vector<std::string> extras = app.remaining(true);
+    for (const std::string& extra : extras)
+      if (extra.size() > 1 && extra[0] == '-') return "unknown option " + extra.substr(0, extra.find('='));
+    if (!extras.empty()) return "unexpected argument '" + extras.front() + "'";
+  } else if (dynamic_cast<const CLI::ArgumentMismatch*>(&e)) {
+    const std::string what = e.what();  // "--layers: 1 required n:≥ 1 missing"
+    const auto colon = what.find(": ");
+    if (colon != std::string::npos && what.compare(0, 2, "--") == 0 && what.size() >= 8 &&
+        what.compare(what.size() - 8, 8, " missing") == 0)
+      return what.substr(0, colon) + " needs a value";
+  }
+  return e.what();
+}
 
 struct Command {
   const char* name;
-  int (*run)(const nf::cli::Argv&);
+  void (*declare)(CLI::App&);
   const char* summary;
 };
 
 const Command kCommands[] = {
-    {"info", nf::cli::cmdInfo, "shape, parameter count and norm state of a model folder"},
-    {"init", nf::cli::cmdInit, "write a randomly initialised GPT-2 of a given shape and seed"},
-    {"logits", nf::cli::cmdLogits, "logits for given token ids (JSON or safetensors)"},
-    {"corpus", nf::cli::cmdCorpus,
-     "write the synthetic corpus: train, val and a differently distributed eval set"},
-    {"train-tokenizer", nf::cli::cmdTrainTokenizer, "learn a GPT-2 byte-level BPE (vocab.json + merges.txt)"},
-    {"tokenize", nf::cli::cmdTokenize, "text (.txt, .jsonl) → nanoGPT token file (.bin)"},
-    {"ioi", nf::cli::cmdIoi, "write an IOI prompt set (clean/corrupted pairs) for patching"},
-    {"eval", nf::cli::cmdEval, "cross-entropy, loss percentiles, entropy and calibration on a token file"},
-    {"generate", nf::cli::cmdGenerate, "continue a prompt (greedy or sampled, deterministic for a seed)"},
-    {"pretrain", nf::cli::cmdPretrain, "train a GPT-2 from scratch (with LayerNorm) into a run directory"},
-    {"finetune", nf::cli::cmdFinetune, "the vanilla control: fine-tune with nothing removed"},
-    {"remove", nf::cli::cmdRemove, "remove LayerNorm by fine-tuning on a schedule (the protocol)"},
-    {"resume", nf::cli::cmdResume, "continue a run from its newest checkpoint"},
-    {"export", nf::cli::cmdExport, "export an LN-free model: folded, and standard GPT-2 (1e6/1e12 trick)"},
-    {"schedule", nf::cli::cmdSchedule, "list or print presets, validate a schedule file"},
-    {"analyze", nf::cli::cmdAnalyze,
-     "analyses of a model: ioi (logit difference), induction (repeated spans)"},
+    {"info", cmdInfo, "shape, parameter count and norm state of a model folder"},
+    {"init", cmdInit, "write a randomly initialised GPT-2 of a given shape and seed"},
+    {"logits", cmdLogits, "logits for given token ids (JSON or safetensors)"},
+    {"corpus", cmdCorpus, "write the synthetic corpus: train, val and a differently distributed eval set"},
+    {"train-tokenizer", cmdTrainTokenizer, "learn a GPT-2 byte-level BPE (vocab.json + merges.txt)"},
+    {"tokenize", cmdTokenize, "text (.txt, .jsonl) → nanoGPT token file (.bin)"},
+    {"ioi", cmdIoi, "write an IOI prompt set (clean/corrupted pairs) for patching"},
+    {"eval", cmdEval, "cross-entropy, loss percentiles, entropy and calibration on a token file"},
+    {"generate", cmdGenerate, "continue a prompt (greedy or sampled, deterministic for a seed)"},
+    {"pretrain", cmdPretrain, "train a GPT-2 from scratch (with LayerNorm) into a run directory"},
+    {"finetune", cmdFinetune, "the vanilla control: fine-tune with nothing removed"},
+    {"remove", cmdRemove, "remove LayerNorm by fine-tuning on a schedule (the protocol)"},
+    {"resume", cmdResume, "continue a run from its newest checkpoint"},
+    {"export", cmdExport, "export an LN-free model: folded, and standard GPT-2 (1e6/1e12 trick)"},
+    {"schedule", cmdSchedule, "list or print presets, validate a schedule file"},
+    {"analyze", cmdAnalyze,
+     "analyses of a model: norms, sinks, dla, patching, neurons, calibration, ioi, induction"},
 };
-
-void printUsage(std::ostream& out) {
-  out << "usage: normfree-cli <command> [options]\n\n"
-         "NormFree Workbench, headless: remove LayerNorm from GPT-2 and inspect the result.\n\ncommands:\n";
-  for (const auto& c : kCommands) {
-    std::string name = c.name;
-    out << "  " << name << std::string(18 - name.size(), ' ') << c.summary << "\n";
-  }
-  out << "\nRun 'normfree-cli <command> --help' for a command's options.\n";
-}
 
 }  // namespace
 
+CLI::App& addCommand(CLI::App& parent, const std::string& name, const std::string& summary) {
+  CLI::App& command = *parent.add_subcommand(name, summary);
+  summaries()[&command] = summary;
+  return command;
+}
+
+void onRun(CLI::App& command, std::function<int()> work) { works()[&command] = std::move(work); }
+
+}  // namespace nf::cli
+
 int main(int argc, char** argv) {
-  const nf::cli::Argv rest(argv + std::min(argc, 2), argv + argc);
-  const std::string command = argc >= 2 ? argv[1] : "";
-  if (command == "--help" || command == "-h" || command == "help") {
-    printUsage(std::cout);
-    return 0;
+  using namespace nf::cli;
+  CLI::App app("NormFree Workbench, headless: remove LayerNorm from GPT-2 and inspect the result.",
+               "normfree-cli");
+  // Inherited by every subcommand made after this.
+  app.formatter(std::make_shared<HelpFormatter>());
+  app.set_help_flag("-h,--help", "show this help");
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // the last one counts
+  app.require_subcommand(1);
+  for (const Command& c : kCommands) c.declare(addCommand(app, c.name, c.summary));
+  app.footer("Run 'normfree-cli <command> --help' for a command's options.");  // after: subcommands copy it
+
+  if (auto status = checkCommandNames(app, argc, argv)) return *status;
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help: printed to stdout
+    std::cerr << commandPath(app) << ": " << usageMessage(app, e) << " (see '" << commandPath(app)
+              << " --help')\n";
+    return 2;
   }
-  for (const auto& c : kCommands) {
-    if (command != c.name) continue;
-    try {
-      return c.run(rest);
-    } catch (const nf::cli::UsageError& e) {
-      std::cerr << "normfree-cli " << command << ": " << e.what() << "\n";
-      return 2;
-    } catch (const c10::Error& e) {  // a LibTorch error: its message, without the C++ stack trace
-      std::cerr << "normfree-cli " << command << ": error: " << e.what_without_backtrace() << "\n";
-      return 1;
-    } catch (const std::exception& e) {
-      std::cerr << "normfree-cli " << command << ": error: " << e.what() << "\n";
-      return 1;
-    }
+
+  const std::string command = commandPath(app);
+  try {
+    return works().at(chosenCommand(app))();
+  } catch (const UsageError& e) {
+    std::cerr << command << ": " << e.what() << "\n";
+    return 2;
+  } catch (const c10::Error& e) {  // a LibTorch error: its message, without the C++ stack trace
+    std::cerr << command << ": error: " << e.what_without_backtrace() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << command << ": error: " << e.what() << "\n";
+    return 1;
   }
-  std::cerr << (command.empty() ? std::string("missing command") : "unknown command '" + command + "'")
-            << "\n\n";
-  printUsage(std::cerr);
-  return 2;
 }

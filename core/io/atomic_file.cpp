@@ -12,7 +12,7 @@
 namespace nf {
 
 FileError::FileError(const std::string& path, const std::string& problem)
-    : std::runtime_error(path + ": " + problem), m_path(path) {}
+    : std::runtime_error(path + ": " + problem), m_path(path), m_problem(problem) {}
 
 AtomicFile::AtomicFile(std::string path) : m_path(std::move(path)) {
   m_tmpPath = m_path + ".tmp-" + std::to_string(::getpid());

@@ -11,9 +11,10 @@ class FileError : public std::runtime_error {
  public:
   FileError(const std::string& path, const std::string& problem);
   const std::string& path() const { return m_path; }
+  const std::string& problem() const { return m_problem; }  // what() without the path
 
  private:
-  std::string m_path;
+  std::string m_path, m_problem;
 };
 
 // Collects bytes in "<path>.tmp-<pid>", then commit() flushes, fsyncs and renames it over <path>.

@@ -13,8 +13,8 @@
 #include <functional>
 #include <memory>
 
-#include "MetricsStore.h"
 #include "ScheduleEditor.h"
+#include "logic/MetricsStore.h"
 #include "train/settings.h"
 #include "util/progress.h"
 

@@ -13,8 +13,8 @@
 #include <functional>
 #include <memory>
 
-#include "MetricsStore.h"
-#include "ScheduleEditor.h"
+#include "logic/ScheduleEditor.h"
+#include "logic/MetricsStore.h"
 #include "train/settings.h"
 #include "util/progress.h"
 
@@ -91,9 +91,9 @@ class RunSession : public QObject {
   std::shared_ptr<nf::MetricsQueue> m_queue;
   std::shared_ptr<ScheduleEditor> m_live;
   bool m_stopAfterPause = false;
-  std::atomic<bool> m_cancelPreparation{false};
-  bool m_shutDown = false;  // after shutdown(): no more work is posted, late results are ignored  // read by
-                            // the preparation's progress callback
+  std::atomic<bool> m_cancelPreparation{false};  // read by the preparation's progress callback
+  // After shutdown(): no more work is posted, late results are ignored.
+  bool m_shutDown = false;
   MetricsStore m_metrics;
   std::unique_ptr<nf::MetricsFollower> m_follower;  // a followed run's metrics.jsonl
 };

@@ -11,27 +11,25 @@
 #include <QUndoStack>
 #include <QWheelEvent>
 #include <algorithm>
-#include <cmath>
 
 #include "EditRefusalText.h"
 
 namespace {
-constexpr int kRightMargin = 14, kAxisHeight = 22, kMarkerRadius = 8;
+constexpr int kAxisHeight = TimelineGeometry::kAxisHeight, kMarkerRadius = TimelineGeometry::kMarkerRadius;
 
 QString rowName(int row) {
   switch (row) {
-    case 0: return QStringLiteral("LN_mlp");
-    case 1: return QStringLiteral("LN_qk");
-    case 2: return QStringLiteral("LN_v");
-    case 3: return QStringLiteral("LN_f");
-    default: return TimelineWidget::tr("treatments");
+    case 0:
+      return QStringLiteral("LN_mlp");
+    case 1:
+      return QStringLiteral("LN_qk");
+    case 2:
+      return QStringLiteral("LN_v");
+    case 3:
+      return QStringLiteral("LN_f");
+    default:
+      return TimelineWidget::tr("treatments");
   }
-}
-
-nf::SiteKind kindOfRow(int row) {
-  static const nf::SiteKind kinds[] = {nf::SiteKind::Mlp, nf::SiteKind::Qk, nf::SiteKind::V,
-                                       nf::SiteKind::Final};
-  return kinds[std::clamp(row, 0, 3)];
 }
 
 QColor rowColor(int row) {
@@ -121,9 +119,10 @@ TimelineWidget::TimelineWidget(QWidget* parent) : QWidget(parent), m_undo(new QU
 }
 
 void TimelineWidget::retranslate() {
-  setWhatsThis(tr("Removal timeline: drag events to move them (Ctrl-click selects several), Shift-drag the "
-                  "first event of a group to change its gap, double-click to add, Delete to remove, wheel "
-                  "to zoom, drag the background to pan. Applied events are locked."));
+  setWhatsThis(
+      tr("Removal timeline: drag events to move them (Ctrl-click selects several), Shift-drag the "
+         "first event of a group to change its gap, double-click to add, Delete to remove, wheel "
+         "to zoom, drag the background to pan. Applied events are locked."));
   update();
 }
 
@@ -132,7 +131,7 @@ void TimelineWidget::setEditor(std::shared_ptr<ScheduleEditor> editor) {
   m_undo->clear();
   m_aliases.clear();
   m_selected.clear();
-  m_drag = Drag::None;
+  m_drag.kind = TimelineDrag::Kind::None;
   refresh();
   zoomToFit();
 }
@@ -153,92 +152,49 @@ void TimelineWidget::refresh() {
 }
 
 void TimelineWidget::setViewRange(double first, double last) {
-  if (last - first < 4) {  // never closer than a few steps across
-    const double mid = (first + last) / 2;
-    first = mid - 2;
-    last = mid + 2;
-  }
-  if (std::abs(first - m_viewFirst) < 1e-9 && std::abs(last - m_viewLast) < 1e-9) return;
-  m_viewFirst = first;
-  m_viewLast = last;
+  const TimelineRange range = TimelineRange::normalized(first, last);
+  if (range.same(m_view)) return;
+  m_view = range;
   update();
   emitRange();
 }
 
-void TimelineWidget::emitRange() { Q_EMIT viewRangeChanged(m_viewFirst, m_viewLast); }
+void TimelineWidget::emitRange() { Q_EMIT viewRangeChanged(m_view.first, m_view.last); }
 
 void TimelineWidget::zoomToFit() {
-  const double pad = std::max(1.0, 0.02 * static_cast<double>(m_maxSteps));
-  setViewRange(-pad, static_cast<double>(m_maxSteps) + pad);
+  const TimelineRange fit = TimelineRange::fit(m_maxSteps);
+  setViewRange(fit.first, fit.last);
 }
 
 int TimelineWidget::leftMargin() const {
   int widest = 0;  // the row names, in the current language and font
-  for (int row = 0; row < kRows; ++row) widest = std::max(widest, fontMetrics().horizontalAdvance(rowName(row)));
+  for (int row = 0; row < kRows; ++row)
+    widest = std::max(widest, fontMetrics().horizontalAdvance(rowName(row)));
   return widest + 14;
 }
 
-QRectF TimelineWidget::plotArea() const {
-  const int left = leftMargin();
-  return QRectF(left, kAxisHeight, std::max(10, width() - left - kRightMargin),
-                std::max(10, height() - kAxisHeight - 4));
+TimelineGeometry TimelineWidget::geometry() const {
+  return TimelineGeometry::forWidget(width(), height(), leftMargin(), m_view);
 }
 
-double TimelineWidget::xOf(double step) const {
-  const QRectF a = plotArea();
-  return a.left() + (step - m_viewFirst) / (m_viewLast - m_viewFirst) * a.width();
-}
-
-int64_t TimelineWidget::stepAt(double x) const {
-  const QRectF a = plotArea();
-  return std::llround(m_viewFirst + (x - a.left()) / a.width() * (m_viewLast - m_viewFirst));
-}
-
-int TimelineWidget::rowY(int row) const {
-  const QRectF a = plotArea();
-  return static_cast<int>(a.top() + (row + 0.5) * a.height() / kRows);
-}
-
-int TimelineWidget::rowAt(double y) const {
-  const QRectF a = plotArea();
-  if (y < a.top() || y >= a.bottom()) return -1;
-  return std::clamp(static_cast<int>((y - a.top()) / a.height() * kRows), 0, kRows - 1);
-}
-
-int TimelineWidget::rowOf(const nf::ScheduleEvent& e) {
-  if (e.action != nf::EventAction::MakeFake) return 4;
-  switch (e.site) {
-    case nf::SiteKind::Mlp: return 0;
-    case nf::SiteKind::Qk: return 1;
-    case nf::SiteKind::V: return 2;
-    case nf::SiteKind::Final: return 3;
-  }
-  return 4;
-}
-
-int64_t TimelineWidget::displayedStep(const nf::ScheduleEvent& e) const {
-  auto it = m_dragTo.find(e.id);
-  return it == m_dragTo.end() ? e.step : it->second;
-}
+int64_t TimelineWidget::stepAt(double x) const { return geometry().stepAt(x); }
+int TimelineWidget::rowY(int row) const { return geometry().rowY(row); }
+int TimelineWidget::rowAt(double y) const { return geometry().rowAt(y); }
 
 QPoint TimelineWidget::markerCenter(int64_t eventId) const {
   const nf::ScheduleEvent* e = m_schedule.find(eventId);
   if (!e) return {-1, -1};
-  return {static_cast<int>(std::lround(xOf(static_cast<double>(displayedStep(*e))))), rowY(rowOf(*e))};
+  const TimelineGeometry g = geometry();
+  return {g.markerX(static_cast<double>(m_drag.shownStep(*e))), g.rowY(TimelineGeometry::rowOf(*e))};
 }
 
 int64_t TimelineWidget::eventAt(const QPoint& pos) const {
-  int64_t best = -1;
-  double bestDistance = kMarkerRadius + 2;
-  for (const auto& e : m_schedule.events) {
-    const QPoint c = markerCenter(e.id);
-    const double d = std::hypot(c.x() - pos.x(), c.y() - pos.y());
-    if (d <= bestDistance) {
-      best = e.id;
-      bestDistance = d;
-    }
-  }
-  return best;
+  const TimelineGeometry g = geometry();
+  std::vector<TimelineGeometry::Marker> markers;
+  for (const auto& e : m_schedule.events)
+    markers.push_back(
+        {e.id, g.markerX(static_cast<double>(m_drag.shownStep(e))), g.rowY(TimelineGeometry::rowOf(e))});
+  return TimelineGeometry::markerAt(markers, pos.x(), pos.y());
 }
 
 void TimelineWidget::paintEvent(QPaintEvent*) {
@@ -246,12 +202,13 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
   p.setRenderHint(QPainter::Antialiasing);
   const QPalette& pal = palette();
   p.fillRect(rect(), pal.window());
-  const QRectF a = plotArea();
+  const TimelineGeometry g = geometry();
+  const QRectF a(g.left, g.top, g.width, g.height);
   p.fillRect(a, pal.base());
 
   // Rows and their names.
   for (int row = 0; row < kRows; ++row) {
-    const int y = rowY(row);
+    const int y = g.rowY(row);
     p.setPen(QPen(pal.mid().color(), 1, Qt::DotLine));
     p.drawLine(QPointF(a.left(), y), QPointF(a.right(), y));
     p.setPen(rowColor(row));
@@ -259,18 +216,9 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
   }
 
   // Step axis: about one tick per 90 px at a round spacing.
-  const double span = m_viewLast - m_viewFirst;
-  const double raw = span / std::max(1.0, a.width() / 90.0);
-  const double magnitude = std::pow(10.0, std::floor(std::log10(std::max(raw, 1.0))));
-  double tick = magnitude;
-  for (double m : {1.0, 2.0, 5.0, 10.0})
-    if (m * magnitude >= raw) {
-      tick = m * magnitude;
-      break;
-    }
   p.setPen(pal.text().color());
-  for (double s = std::ceil(std::max(m_viewFirst, 0.0) / tick) * tick; s <= m_viewLast; s += tick) {
-    const double x = xOf(s);
+  for (double s : g.ticks()) {
+    const double x = g.xOf(s);
     p.setPen(QPen(pal.mid().color(), 1));
     p.drawLine(QPointF(x, a.top()), QPointF(x, a.top() + 4));
     p.setPen(pal.text().color());
@@ -278,11 +226,11 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
   }
   // The step budget's end, and the trained part shaded.
   p.setClipRect(a);
-  p.fillRect(QRectF(QPointF(xOf(0), a.top()), QPointF(xOf(static_cast<double>(m_stepsDone)), a.bottom())),
+  p.fillRect(QRectF(QPointF(g.xOf(0), a.top()), QPointF(g.xOf(static_cast<double>(m_stepsDone)), a.bottom())),
              QColor(128, 128, 128, 40));
   p.setPen(QPen(pal.text().color(), 1, Qt::DashLine));
-  p.drawLine(QPointF(xOf(static_cast<double>(m_maxSteps)), a.top()),
-             QPointF(xOf(static_cast<double>(m_maxSteps)), a.bottom()));
+  p.drawLine(QPointF(g.xOf(static_cast<double>(m_maxSteps)), a.top()),
+             QPointF(g.xOf(static_cast<double>(m_maxSteps)), a.bottom()));
 
   // Events.
   QFont small = font();
@@ -290,9 +238,9 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
   small.setBold(true);
   p.setFont(small);
   for (const auto& e : m_schedule.events) {
-    const QPoint c = markerCenter(e.id);
+    const QPoint c(g.markerX(static_cast<double>(m_drag.shownStep(e))), g.rowY(TimelineGeometry::rowOf(e)));
     const bool isLocked = locked(e), selected = m_selected.count(e.id) > 0;
-    QColor fill = isLocked ? QColor(150, 150, 150) : rowColor(rowOf(e));
+    QColor fill = isLocked ? QColor(150, 150, 150) : rowColor(TimelineGeometry::rowOf(e));
     p.setPen(QPen(selected ? pal.highlight().color() : fill.darker(150), selected ? 3 : 1));
     p.setBrush(fill);
     if (isLocked)
@@ -305,7 +253,7 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
                Qt::AlignCenter, layerLabel(e));
   }
   // Playhead.
-  const double x = xOf(static_cast<double>(m_stepsDone));
+  const double x = g.xOf(static_cast<double>(m_stepsDone));
   p.setPen(QPen(QColor(220, 30, 30), 2));
   p.drawLine(QPointF(x, a.top()), QPointF(x, a.bottom()));
   p.setClipping(false);
@@ -318,41 +266,25 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
   }
 }
 
-std::vector<int64_t> TimelineWidget::gapGroup(int64_t pressedId) const {
-  std::vector<const nf::ScheduleEvent*> group;
-  const nf::ScheduleEvent* pressed = m_schedule.find(pressedId);
-  for (const auto& e : m_schedule.events) {
-    if (locked(e)) continue;
-    const bool member = m_selected.size() > 1 && m_selected.count(pressedId)
-                            ? m_selected.count(e.id) > 0
-                            : rowOf(e) == rowOf(*pressed);  // the event's layer group: its row
-    if (member) group.push_back(&e);
-  }
-  std::stable_sort(group.begin(), group.end(), [](auto* x, auto* y) { return x->step < y->step; });
-  std::vector<int64_t> ids;
-  for (auto* e : group) ids.push_back(e->id);
-  return ids;
-}
-
 void TimelineWidget::mousePressEvent(QMouseEvent* event) {
   setFocus();
-  m_pressPos = event->pos();
-  m_pressViewFirst = m_viewFirst;
-  m_dragFrom.clear();
-  m_dragTo.clear();
+  m_drag.pressX = event->pos().x();
+  m_drag.pressViewFirst = m_view.first;
+  m_drag.from.clear();
+  m_drag.to.clear();
   if (event->button() != Qt::LeftButton || !m_editor) return;
   const int64_t id = eventAt(event->pos());
-  m_pressedId = id;
+  m_drag.pressedId = id;
   if (id < 0) {
     if (!(event->modifiers() & Qt::ControlModifier)) m_selected.clear();
-    m_drag = Drag::Pan;
+    m_drag.kind = TimelineDrag::Kind::Pan;
     update();
     return;
   }
   const nf::ScheduleEvent* e = m_schedule.find(id);
   if (event->modifiers() & Qt::ControlModifier) {
     if (!m_selected.erase(id)) m_selected.insert(id);
-    m_drag = Drag::None;
+    m_drag.kind = TimelineDrag::Kind::None;
     update();
     return;
   }
@@ -361,86 +293,54 @@ void TimelineWidget::mousePressEvent(QMouseEvent* event) {
     refuse(tr("%1 was applied at step %2 and cannot move.")
                .arg(QString::fromStdString(nf::describe(*e)))
                .arg(e->step));
-    m_drag = Drag::None;
+    m_drag.kind = TimelineDrag::Kind::None;
     update();
     return;
   }
-  std::vector<int64_t> moving;
-  if (event->modifiers() & Qt::ShiftModifier) {
-    moving = gapGroup(id);
-    // Shift on the group's first event changes the gap; elsewhere it is an ordinary drag.
-    m_drag = moving.size() > 1 && moving.front() == id ? Drag::Gap : Drag::Events;
-  } else {
-    m_drag = Drag::Events;
-  }
-  if (m_drag == Drag::Events) {
-    moving.clear();
-    for (int64_t s : m_selected)
-      if (const nf::ScheduleEvent* ev = m_schedule.find(s); ev && !locked(*ev)) moving.push_back(s);
-  }
-  for (int64_t m : moving) m_dragFrom[m] = m_schedule.find(m)->step;
-  m_gapOrder = m_drag == Drag::Gap ? moving : std::vector<int64_t>{};
+  m_drag.startEvents(m_schedule, m_selected, id, event->modifiers().testFlag(Qt::ShiftModifier), m_stepsDone);
   update();
 }
 
 void TimelineWidget::mouseMoveEvent(QMouseEvent* event) {
-  if (m_drag == Drag::Pan) {
-    const double stepsPerPixel = (m_viewLast - m_viewFirst) / plotArea().width();
-    const double first = m_pressViewFirst - (event->pos().x() - m_pressPos.x()) * stepsPerPixel;
-    setViewRange(first, first + (m_viewLast - m_viewFirst));
+  if (m_drag.kind == TimelineDrag::Kind::Pan) {
+    const TimelineRange range = geometry().panned(m_drag.pressViewFirst, event->pos().x() - m_drag.pressX);
+    setViewRange(range.first, range.last);
     return;
   }
-  if (m_drag != Drag::Events && m_drag != Drag::Gap) return;
-  const int64_t delta = stepAt(event->pos().x()) - stepAt(m_pressPos.x());
-  const int64_t lowest = m_stepsDone, highest = m_maxSteps - 1;
-  m_dragTo.clear();
+  if (!m_drag.movesEvents()) return;
+  const TimelineGeometry g = geometry();
+  m_drag.moveBy(g.stepAt(event->pos().x()) - g.stepAt(m_drag.pressX), m_stepsDone, m_maxSteps);
   QString tip;
-  if (m_drag == Drag::Events) {
-    // The whole selection moves by the same number of steps, kept inside [steps done, last step].
-    int64_t minFrom = highest, maxFrom = lowest;
-    for (const auto& [id, from] : m_dragFrom) {
-      minFrom = std::min(minFrom, from);
-      maxFrom = std::max(maxFrom, from);
-    }
-    // (The playhead can pass the selection mid-drag: then nothing moves and the engine will refuse.)
-    const int64_t lo = lowest - minFrom, hi = highest - maxFrom;
-    const int64_t d = lo > hi ? 0 : std::clamp(delta, lo, hi);
-    for (const auto& [id, from] : m_dragFrom) m_dragTo[id] = from + d;
-    const nf::ScheduleEvent* pressed = m_schedule.find(m_pressedId);
-    tip = tr("step %1 · %2").arg(m_dragTo[m_pressedId]).arg(QString::fromStdString(nf::describe(*pressed)));
-    if (m_dragFrom.size() > 1) tip += tr(" (+%n more)", "", static_cast<int>(m_dragFrom.size() - 1));
+  if (m_drag.kind == TimelineDrag::Kind::Events) {
+    const nf::ScheduleEvent* pressed = m_schedule.find(m_drag.pressedId);
+    tip = tr("step %1 · %2")
+              .arg(m_drag.to[m_drag.pressedId])
+              .arg(QString::fromStdString(nf::describe(*pressed)));
+    if (m_drag.from.size() > 1) tip += tr(" (+%n more)", "", static_cast<int>(m_drag.from.size() - 1));
   } else {
-    // Gap mode: the first event stays, event i of the group goes to first + i·gap.
-    const std::vector<int64_t>& order = m_gapOrder;  // fixed at the press: the playhead may move meanwhile
-    const int64_t first = m_dragFrom[order.front()], second = m_dragFrom[order[1]];
-    const int64_t n = static_cast<int64_t>(order.size());
-    int64_t gap = std::max<int64_t>(0, (second - first) + delta);
-    gap = std::min(gap, (highest - first) / std::max<int64_t>(1, n - 1));
-    for (int64_t i = 0; i < n; ++i) m_dragTo[order[i]] = first + i * gap;
-    tip = tr("gap %1 → %2 steps").arg(second - first).arg(gap);
+    tip = tr("gap %1 → %2 steps").arg(m_drag.gapFrom).arg(m_drag.gapTo);
   }
   QToolTip::showText(mapToGlobal(event->pos()), tip, this);
   update();
 }
 
 void TimelineWidget::mouseReleaseEvent(QMouseEvent* event) {
-  const Drag drag = m_drag;
-  m_drag = Drag::None;
-  if (drag == Drag::Pan || drag == Drag::None) return;
-  if (drag == Drag::Events || drag == Drag::Gap) mouseMoveEvent(event);  // the final position
+  const TimelineDrag::Kind drag = m_drag.kind;
+  m_drag.kind = TimelineDrag::Kind::None;
+  if (drag == TimelineDrag::Kind::Pan || drag == TimelineDrag::Kind::None) return;
+  if (drag == TimelineDrag::Kind::Events || drag == TimelineDrag::Kind::Gap)
+    mouseMoveEvent(event);  // the final position
+  const std::vector<std::pair<int64_t, int64_t>> moves = m_drag.moves(m_schedule);
   std::vector<nf::ScheduleEvent> before, after;
-  std::vector<std::pair<int64_t, int64_t>> moves;
-  for (const auto& [id, to] : m_dragTo) {
+  for (const auto& [id, to] : moves) {
     const nf::ScheduleEvent* e = m_schedule.find(id);
-    if (!e || e->step == to) continue;
     before.push_back(*e);
     nf::ScheduleEvent moved = *e;
     moved.step = to;
     after.push_back(moved);
-    moves.emplace_back(id, to);
   }
-  m_dragTo.clear();
-  m_dragFrom.clear();
+  m_drag.to.clear();
+  m_drag.from.clear();
   if (moves.empty()) {
     update();
     return;
@@ -512,7 +412,7 @@ void TimelineWidget::refuse(const QString& why) {
 
 void TimelineWidget::populateAddMenu(QMenu* menu, int row, int64_t step) {
   if (!m_editor || row < 0) return;
-  step = std::clamp<int64_t>(step, m_stepsDone, m_maxSteps - 1);
+  step = TimelineDrag::clampToEditable(step, m_stepsDone, m_maxSteps);
   auto addAction = [&](const QString& label, nf::ScheduleEvent e) {
     e.step = step;
     menu->addAction(label, this, [this, e] { addEvent(e); });
@@ -524,17 +424,19 @@ void TimelineWidget::populateAddMenu(QMenu* menu, int row, int64_t step) {
               {0, step, nf::EventAction::EndEotTreatment, nf::SiteKind::V, -1});
     return;
   }
-  const nf::SiteKind kind = kindOfRow(row);
+  const nf::SiteKind kind = TimelineGeometry::kindOfRow(row);
   if (kind == nf::SiteKind::Final) {
     addAction(tr("Make LN_f fake at step %1").arg(step), {0, step, nf::EventAction::MakeFake, kind, -1});
     return;
   }
   QMenu* sub = menu->addMenu(tr("Make %1 fake at step %2").arg(rowName(row)).arg(step));
   for (int layer = 0; layer < m_layers; ++layer)
-    sub->addAction(tr("layer %1").arg(layer), this,
-                   [this, kind, layer, step] { addEvent({0, step, nf::EventAction::MakeFake, kind, layer}); });
-  sub->addAction(tr("all layers"), this,
-                 [this, kind, step] { addEvent({0, step, nf::EventAction::MakeFake, kind, -1}); });
+    sub->addAction(tr("layer %1").arg(layer), this, [this, kind, layer, step] {
+      addEvent({0, step, nf::EventAction::MakeFake, kind, layer});
+    });
+  sub->addAction(tr("all layers"), this, [this, kind, step] {
+    addEvent({0, step, nf::EventAction::MakeFake, kind, -1});
+  });
 }
 
 void TimelineWidget::mouseDoubleClickEvent(QMouseEvent* event) {
@@ -563,11 +465,9 @@ void TimelineWidget::contextMenuEvent(QContextMenuEvent* event) {
 }
 
 void TimelineWidget::wheelEvent(QWheelEvent* event) {
-  const double factor = std::pow(0.85, event->angleDelta().y() / 120.0);
-  const QRectF a = plotArea();
-  const double anchor =
-      m_viewFirst + (event->position().x() - a.left()) / a.width() * (m_viewLast - m_viewFirst);
-  setViewRange(anchor - (anchor - m_viewFirst) * factor, anchor + (m_viewLast - anchor) * factor);
+  const TimelineGeometry g = geometry();
+  const TimelineRange zoomed = m_view.zoomedAbout(g.stepOf(event->position().x()), event->angleDelta().y());
+  setViewRange(zoomed.first, zoomed.last);
   event->accept();
 }
 
@@ -587,7 +487,7 @@ void TimelineWidget::keyPressEvent(QKeyEvent* event) {
 }
 
 bool TimelineWidget::event(QEvent* event) {
-  if (event->type() == QEvent::ToolTip && m_drag == Drag::None) {
+  if (event->type() == QEvent::ToolTip && m_drag.kind == TimelineDrag::Kind::None) {
     auto* help = static_cast<QHelpEvent*>(event);
     const int64_t id = eventAt(help->pos());
     if (id >= 0) {

@@ -12,7 +12,8 @@
 #include <set>
 #include <vector>
 
-#include "ScheduleEditor.h"
+#include "logic/ScheduleEditor.h"
+#include "logic/TimelineGeometry.h"
 
 class QUndoStack;
 class QMenu;
@@ -48,12 +49,12 @@ class TimelineWidget : public QWidget {
   QString lastMessage() const { return m_lastMessage; }
   int64_t playheadStep() const { return m_stepsDone; }
 
-  static constexpr int kRows = 5;  // LN_mlp, LN_qk, LN_v, LN_f, treatments
+  static constexpr int kRows = TimelineGeometry::kRows;  // LN_mlp, LN_qk, LN_v, LN_f, treatments
 
  Q_SIGNALS:
   void viewRangeChanged(double first, double last);
-  void scheduleEdited();                  // an edit, undo or redo was accepted
-  void editRefused(const QString& why);   // shown in the status bar too
+  void scheduleEdited();                 // an edit, undo or redo was accepted
+  void editRefused(const QString& why);  // shown in the status bar too
 
  protected:
   void paintEvent(QPaintEvent*) override;
@@ -71,16 +72,11 @@ class TimelineWidget : public QWidget {
 
  private:
   friend class TimelineEditCommand;
-  enum class Drag { None, Events, Gap, Pan };
 
-  double xOf(double step) const;
-  QRectF plotArea() const;
-  int leftMargin() const;  // room for the row names
-  static int rowOf(const nf::ScheduleEvent& e);
+  TimelineGeometry geometry() const;         // of the current size, font and view range
+  int leftMargin() const;                    // room for the row names
   int64_t eventAt(const QPoint& pos) const;  // -1 when none
-  bool locked(const nf::ScheduleEvent& e) const { return e.step < m_stepsDone; }
-  int64_t displayedStep(const nf::ScheduleEvent& e) const;
-  std::vector<int64_t> gapGroup(int64_t pressedId) const;  // ordered by step
+  bool locked(const nf::ScheduleEvent& e) const { return TimelineDrag::locked(e, m_stepsDone); }
   void refuse(const QString& why);
   void populateAddMenu(QMenu* menu, int row, int64_t step);
   void emitRange();
@@ -91,16 +87,10 @@ class TimelineWidget : public QWidget {
   nf::Schedule m_schedule;
   int64_t m_stepsDone = 0, m_maxSteps = 1;
   int m_layers = 0;
-  double m_viewFirst = 0, m_viewLast = 1;
+  TimelineRange m_view;
   std::set<int64_t> m_selected;
   QString m_lastMessage;
 
-  // The drag in progress.
-  Drag m_drag = Drag::None;
-  QPoint m_pressPos;
-  double m_pressViewFirst = 0;
-  int64_t m_pressedId = -1;
-  std::map<int64_t, int64_t> m_dragFrom, m_dragTo;  // id → step before / during the drag
-  std::vector<int64_t> m_gapOrder;  // a gap drag's events, first to last
+  TimelineDrag m_drag;                   // the drag in progress
   std::map<int64_t, int64_t> m_aliases;  // id of an event deleted and re-added by undo → its new id
 };

@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "MetricsStore.h"
+#include "logic/MetricsStore.h"
 
 class QCustomPlot;
 class QCPGraph;

@@ -5,7 +5,7 @@
 #include <QUndoStack>
 #include <QtTest>
 
-#include "ScheduleEditor.h"
+#include "logic/ScheduleEditor.h"
 #include "TimelineWidget.h"
 #include "widget_fixtures.h"
 

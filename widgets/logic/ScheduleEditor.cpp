@@ -1,4 +1,4 @@
-#include "ScheduleEditor.h"
+#include "logic/ScheduleEditor.h"
 
 #include <nlohmann/json.hpp>
 

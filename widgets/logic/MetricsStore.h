@@ -26,10 +26,10 @@ struct MetricsStore {
   };
 
   Steps steps;
-  std::map<std::string, std::vector<EvalPoint>> evals;          // by eval file name ("val.bin")
+  std::map<std::string, std::vector<EvalPoint>> evals;  // by eval file name ("val.bin")
   std::vector<AppliedEvent> events;
-  std::map<std::string, std::vector<ScalePoint>> scales;        // by site ("LN_v.2")
-  std::string mode;                                             // "remove", "finetune", "pretrain"
+  std::map<std::string, std::vector<ScalePoint>> scales;  // by site ("LN_v.2")
+  std::string mode;                                       // "remove", "finetune", "pretrain"
   int64_t maxSteps = 0;
   std::string lastStatus;  // "start", "resume", "stop", "finish" (the latest such record)
   int64_t generation = 0;  // bumped by clear(): plots rebuild instead of appending
@@ -38,7 +38,7 @@ struct MetricsStore {
   bool ingest(const std::string& line);
   void clear();
   int64_t lastStep() const { return steps.step.empty() ? 0 : static_cast<int64_t>(steps.step.back()); }
-  // Mean optimizer steps per second over the last `window` steps (0 when unknown).
+  // Mean throughput (tokens per second) over the last `window` steps (0 when unknown).
   double recentTokensPerSecond(size_t window = 20) const;
 };
 

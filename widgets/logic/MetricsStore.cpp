@@ -1,4 +1,5 @@
-#include "MetricsStore.h"
+// Parses metrics.jsonl records into the training view's series (see MetricsStore.h).
+#include "logic/MetricsStore.h"
 
 #include <nlohmann/json.hpp>
 
@@ -32,7 +33,8 @@ bool MetricsStore::ingest(const std::string& line) {
       for (const auto& [site, s] : it->items())
         scales[site].push_back({step, number(s, "tracked"), number(s, "frozen")});
   } else if (type == "eval") {
-    evals[baseName(r.value("file", std::string("eval")))].push_back({number(r, "step"), number(r, "mean_loss")});
+    evals[baseName(r.value("file", std::string("eval")))].push_back(
+        {number(r, "step"), number(r, "mean_loss")});
   } else if (type == "event") {
     events.push_back({r.value("step", int64_t{0}), r.value("description", std::string())});
   } else if (type == "start" || type == "resume" || type == "stop" || type == "finish") {

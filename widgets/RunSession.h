@@ -13,8 +13,8 @@
 #include <functional>
 #include <memory>
 
-#include "logic/ScheduleEditor.h"
 #include "logic/MetricsStore.h"
+#include "logic/ScheduleEditor.h"
 #include "train/settings.h"
 #include "util/progress.h"
 

@@ -326,10 +326,9 @@ void TimelineWidget::mouseMoveEvent(QMouseEvent* event) {
 
 void TimelineWidget::mouseReleaseEvent(QMouseEvent* event) {
   const TimelineDrag::Kind drag = m_drag.kind;
+  if (m_drag.movesEvents()) mouseMoveEvent(event);  // the drop is where the button is released
   m_drag.kind = TimelineDrag::Kind::None;
   if (drag == TimelineDrag::Kind::Pan || drag == TimelineDrag::Kind::None) return;
-  if (drag == TimelineDrag::Kind::Events || drag == TimelineDrag::Kind::Gap)
-    mouseMoveEvent(event);  // the final position
   const std::vector<std::pair<int64_t, int64_t>> moves = m_drag.moves(m_schedule);
   std::vector<nf::ScheduleEvent> before, after;
   for (const auto& [id, to] : moves) {

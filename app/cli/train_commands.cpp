@@ -15,9 +15,9 @@
 #include "model/hf_checkpoint.h"
 #include "options.h"
 #include "progress_bar.h"
+#include "run/run_directory.h"
 #include "text/bpe_tokenizer.h"
 #include "train/export.h"
-#include "run/run_directory.h"
 #include "train/trainer.h"
 
 namespace nf::cli {

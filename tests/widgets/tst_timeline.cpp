@@ -5,8 +5,8 @@
 #include <QUndoStack>
 #include <QtTest>
 
-#include "logic/ScheduleEditor.h"
 #include "TimelineWidget.h"
+#include "logic/ScheduleEditor.h"
 #include "widget_fixtures.h"
 
 class TestTimeline : public QObject {
@@ -77,6 +77,15 @@ class TestTimeline : public QObject {
     QCOMPARE(m_trainer->stepsDone(), int64_t{26});
     m_timeline->refresh();
     QCOMPARE(m_timeline->playheadStep(), int64_t{26});
+  }
+
+  void theDropIsWhereTheButtonIsReleased() {
+    // A release away from the last move event (a fast flick) lands where the button came up.
+    const QPoint from = m_timeline->markerCenter(2);
+    QTest::mousePress(m_timeline.get(), Qt::LeftButton, {}, from);
+    QTest::mouseMove(m_timeline.get(), QPoint(xOfStep(30), from.y()));
+    QTest::mouseRelease(m_timeline.get(), Qt::LeftButton, {}, QPoint(xOfStep(35), from.y()));
+    QCOMPARE(engineStep(2), int64_t{35});
   }
 
   void appliedEventsDoNotMove() {

@@ -15,6 +15,7 @@
 
 #include "MainWindow.h"
 #include "ModelInfoView.h"
+#include "widget_fixtures.h"
 
 class TestMainWindow : public QObject {
   Q_OBJECT
@@ -126,16 +127,18 @@ class TestMainWindow : public QObject {
     QVERIFY(german.load(":/i18n/normfree_de.qm"));
     QCoreApplication::installTranslator(&german);
     // LanguageChange events are posted: wait for them.
-    QTRY_COMPARE(window.menuBar()->actions().first()->text(), QString("&Datei"));
+    QTRY_COMPARE_WITH_TIMEOUT(window.menuBar()->actions().first()->text(), QString("&Datei"),
+                              fixtures::kEventuallyMs);
     auto showsText = [&](const QString& text) {
       for (QLabel* l : window.modelInfoView()->findChildren<QLabel*>())
         if (l->text() == text) return true;
       return false;
     };
-    QTRY_VERIFY(showsText("Kein Modell geöffnet"));
+    QTRY_VERIFY_WITH_TIMEOUT(showsText("Kein Modell geöffnet"), fixtures::kEventuallyMs);
     QCoreApplication::removeTranslator(&german);
-    QTRY_COMPARE(window.menuBar()->actions().first()->text(), QString("&File"));
-    QTRY_VERIFY(showsText("No model open"));
+    QTRY_COMPARE_WITH_TIMEOUT(window.menuBar()->actions().first()->text(), QString("&File"),
+                              fixtures::kEventuallyMs);
+    QTRY_VERIFY_WITH_TIMEOUT(showsText("No model open"), fixtures::kEventuallyMs);
   }
 };
 

@@ -90,8 +90,8 @@ class TestWorkbench : public QObject {
       window.show();
       QVERIFY(window.setDatasets(m_train, m_val, QString()));
       window.startRun(run);
-      QTRY_VERIFY_WITH_TIMEOUT(window.trainingView()->plottedSteps() >= 5, 60000);
-      QTRY_VERIFY(window.timeline()->playheadStep() >= 5);
+      QTRY_VERIFY_WITH_TIMEOUT(window.trainingView()->plottedSteps() >= 5, fixtures::kEventuallyMs);
+      QTRY_VERIFY_WITH_TIMEOUT(window.timeline()->playheadStep() >= 5, fixtures::kEventuallyMs);
       QVERIFY(window.session()->state() == RunSession::State::Running);
       QVERIFY(!toolbarAction(window, 0)->isEnabled());  // Start, while running
       QVERIFY(toolbarAction(window, 1)->isEnabled());   // Pause
@@ -127,16 +127,16 @@ class TestWorkbench : public QObject {
     QVERIFY(window.openRun(run));
     QCOMPARE(window.trainingView()->plottedSteps(), 10);
     fixtures::trainUntil(*trainer, 25);  // "another process" writes on
-    QTRY_COMPARE(window.trainingView()->plottedSteps(), 25);
+    QTRY_COMPARE_WITH_TIMEOUT(window.trainingView()->plottedSteps(), 25, fixtures::kEventuallyMs);
     QCOMPARE(window.timeline()->playheadStep(), int64_t{25});
     // The analyses read its newest checkpoint (written when the run stopped at step 25).
     HeadsPane* heads = window.headsPane();
     heads->refresh();
-    QTRY_VERIFY_WITH_TIMEOUT(heads->hasResult(), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(heads->hasResult(), fixtures::kEventuallyMs);
     QCOMPARE(heads->shownStep(), int64_t{25});
     QVERIFY(!heads->isStale());
     fixtures::trainUntil(*trainer, 30);  // a newer checkpoint: the figures are out of date
-    QTRY_VERIFY(heads->isStale());
+    QTRY_VERIFY_WITH_TIMEOUT(heads->isStale(), fixtures::kEventuallyMs);
     // Its schedule is shown but not edited from here.
     QVERIFY(!window.timeline()->addEvent({0, 30, nf::EventAction::MakeFake, nf::SiteKind::Final, -1}));
   }
@@ -149,12 +149,12 @@ class TestWorkbench : public QObject {
     pane.show();
     QVERIFY(QTest::qWaitForWindowExposed(&pane));
     pane.refresh();
-    QTRY_VERIFY_WITH_TIMEOUT(pane.hasResult(), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(pane.hasResult(), fixtures::kEventuallyMs);
     QVERIFY(!pane.hasDetail());
     QTest::mouseClick(pane.heatMaps(), Qt::LeftButton, {}, pane.cellCenter(2, 3, 1));  // NMAE map, L3H1
     QCOMPARE(pane.selectedLayer(), 3);
     QCOMPARE(pane.selectedHead(), 1);
-    QTRY_VERIFY_WITH_TIMEOUT(pane.hasDetail(), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(pane.hasDetail(), fixtures::kEventuallyMs);
     QVERIFY2(pane.detailText().contains("L3H1"), qPrintable(pane.detailText()));
     QCOMPARE(pane.tracePlot()->graph(0)->dataCount(), 15);  // 16 tokens: 15 predictions
     QCOMPARE(pane.tracePlot()->graph(1)->dataCount(), 15);
@@ -166,7 +166,7 @@ class TestWorkbench : public QObject {
     // Clicking another head moves the selection.
     QTest::mouseClick(pane.heatMaps(), Qt::LeftButton, {}, pane.cellCenter(0, 0, 0));
     QCOMPARE(pane.selectedLayer(), 0);
-    QTRY_VERIFY(pane.detailText().contains("L0H0"));
+    QTRY_VERIFY_WITH_TIMEOUT(pane.detailText().contains("L0H0"), fixtures::kEventuallyMs);
   }
 
   void clickingAPatchingCellMarksItsPositionInThePrompt() {
@@ -183,7 +183,7 @@ class TestWorkbench : public QObject {
     pane.show();
     QVERIFY(QTest::qWaitForWindowExposed(&pane));
     pane.refresh();
-    QTRY_VERIFY_WITH_TIMEOUT(pane.hasResult(), 120000);
+    QTRY_VERIFY_WITH_TIMEOUT(pane.hasResult(), fixtures::kEventuallyMs);
     QVERIFY2(pane.promptText().contains("Click a cell"), qPrintable(pane.promptText()));
     // resid_pre grid: row = layer, column = position. Click layer 0 at position 2 (the first name).
     auto* map = qobject_cast<QCPColorMap*>(pane.plot()->plottable(0));
@@ -201,7 +201,7 @@ class TestWorkbench : public QObject {
     runner.setSetup(smallSetup());
     HeadsPane pane(&runner);
     pane.refresh();
-    QTRY_VERIFY_WITH_TIMEOUT(pane.hasResult(), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(pane.hasResult(), fixtures::kEventuallyMs);
     const QString title = plotTitle(pane.heatMaps());
     QVERIFY(!title.isEmpty());
     QString error;
@@ -263,13 +263,13 @@ class TestWorkbench : public QObject {
     QAction* start = toolbarAction(window, 0);
     QCOMPARE(start->text(), QString("Start"));
     window.setLanguage("de");
-    QTRY_COMPARE(start->text(), QString("Starten"));
+    QTRY_COMPARE_WITH_TIMEOUT(start->text(), QString("Starten"), fixtures::kEventuallyMs);
     QCOMPARE(window.timeline()->parentWidget()->windowTitle(), QString("Zeitleiste der Entfernungen"));
     QVERIFY2(window.statusText().contains("Schritt 0 / 500"), qPrintable(window.statusText()));
     QCOMPARE(plotTitle(window.trainingView()->lossPlot()), QString("Trainingsverlust"));
     QCOMPARE(QSettings().value("language").toString(), QString("de"));
     window.setLanguage("en");
-    QTRY_COMPARE(start->text(), QString("Start"));
+    QTRY_COMPARE_WITH_TIMEOUT(start->text(), QString("Start"), fixtures::kEventuallyMs);
     QCOMPARE(plotTitle(window.trainingView()->lossPlot()), QString("Training loss"));
   }
 

@@ -12,6 +12,11 @@
 
 namespace fixtures {
 
+// How long a test waits for an event before failing (QTRY_*_WITH_TIMEOUT). The wait ends as soon as the
+// event comes, so this bound never makes a correct program fail on a loaded machine; a hung one still fails
+// inside CTest's limit.
+constexpr int kEventuallyMs = 600000;
+
 inline QString makeModel(const QString& folder, int layers, int vocab = 50, int context = 16) {
   QProcess cli;
   cli.start(NF_CLI,

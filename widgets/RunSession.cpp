@@ -222,24 +222,21 @@ bool RunSession::follow(const QString& runDir) {
   const std::string configText = nf::readTextFile(nf::run::configPath(dir));  // throws FileError
   m_config =
       nf::runConfigFromJson(nlohmann::json::parse(configText, nullptr, false), nf::run::configPath(dir));
+  auto follower = std::make_unique<nf::MetricsFollower>(dir);
+  const std::vector<std::string> lines = follower->read().lines;
   // A log from a newer build is refused at its start record (FileError), not misread.
-  const std::vector<std::string> lines = nf::MetricsFollower(dir).read().lines;
   if (!lines.empty())
     nf::checkMetricsRecord(nlohmann::json::parse(lines.front(), nullptr, false), nf::run::metricsPath(dir));
   m_runDir = runDir;
   m_trainer.reset();
   m_queue.reset();
   m_live.reset();
-  reloadMetricsFile();
+  m_follower = std::move(follower);
+  m_metrics.clear();
+  for (const std::string& line : lines) m_metrics.ingest(line);
+  Q_EMIT metricsChanged();
   setState(State::Following);
   return true;
-}
-
-void RunSession::reloadMetricsFile() {
-  m_metrics.clear();
-  m_follower = std::make_unique<nf::MetricsFollower>(m_runDir.toStdString());
-  readFollowedFile();
-  Q_EMIT metricsChanged();
 }
 
 void RunSession::readFollowedFile() {

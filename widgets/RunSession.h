@@ -78,7 +78,6 @@ class RunSession : public QObject {
   void reportFailure(const std::string& what);  // from the worker: Failed, and failed(message)
   void adoptTrainer(std::shared_ptr<nf::Trainer> trainer, int layers);
   void drain();
-  void reloadMetricsFile();
   void readFollowedFile();
 
   QThread m_thread;

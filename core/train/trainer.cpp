@@ -322,7 +322,7 @@ std::unique_ptr<Trainer> Trainer::start(const std::string& runDir, const RunConf
   fs::create_directories(run::checkpointsPath(runDir));
   t->m_config.schedule = d.schedule->schedule();
   writeFileAtomic(run::configPath(runDir), toJson(t->m_config).dump(2) + "\n");
-  writeFileAtomic(run::schedulePath(runDir), toJson(d.schedule->schedule()).dump(2) + "\n");
+  d.schedule->persist(d.schedule->schedule());
   d.metrics = std::make_unique<MetricsWriter>(runDir, 0);
   json startRecord = metricsStartRecord();
   startRecord.update({{"mode", trainingModeName(config.mode)}, {"max_steps", config.optimizer.maxSteps}});

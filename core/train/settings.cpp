@@ -160,6 +160,7 @@ RunConfig makeRunConfig(const std::string& presetName, TrainingMode mode, const 
   choose(c.optimizer.minLr, choices.minLr);
   choose(c.optimizer.seed, choices.seed);
   choose(c.optimizer.bf16, choices.bf16);
+  choose(c.optimizer.activationCheckpointing, choices.activationCheckpointing);
   choose(c.removal.auxWeight, choices.auxWeight);
   choose(c.removal.emaMomentum, choices.emaMomentum);
   choose(c.removal.interpolationSteps, choices.interpolationSteps);
@@ -200,7 +201,8 @@ nlohmann::json toJson(const RunConfig& c) {
             {"eps", o.eps},
             {"clip_norm", o.clipNorm},
             {"seed", o.seed},
-            {"bf16", o.bf16}}},
+            {"bf16", o.bf16},
+            {"activation_checkpointing", o.activationCheckpointing}}},
           {"removal",
            {{"ema_momentum", r.emaMomentum},
             {"aux_weight", r.auxWeight},
@@ -239,6 +241,7 @@ RunConfig runConfigFromJson(const nlohmann::json& j, const std::string& source) 
     oc.clipNorm = o.value("clip_norm", oc.clipNorm);
     oc.seed = o.value("seed", oc.seed);
     oc.bf16 = o.value("bf16", oc.bf16);
+    oc.activationCheckpointing = o.value("activation_checkpointing", oc.activationCheckpointing);
     if (j.contains("removal")) {
       const auto& r = j["removal"];
       auto& rc = c.removal;

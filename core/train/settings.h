@@ -33,6 +33,9 @@ struct OptimizerSettings {
   double clipNorm = 1.0;  // 0: no clipping
   uint64_t seed = 0;
   bool bf16 = false;  // CUDA autocast; fp32 master weights and optimizer state always
+  // Keep only each block's input in the forward pass and recompute the block in the backward pass: the
+  // same gradients for ~1/3 more compute and a fraction of the activation memory.
+  bool activationCheckpointing = false;
 };
 
 struct RemovalSettings {
@@ -88,7 +91,7 @@ struct RunChoices {
   std::optional<int64_t> maxSteps, warmupSteps, microBatch, accumulation, context;
   std::optional<double> lr, minLr;
   std::optional<uint64_t> seed;
-  std::optional<bool> bf16;
+  std::optional<bool> bf16, activationCheckpointing;
   std::optional<double> auxWeight, emaMomentum;
   std::optional<int64_t> interpolationSteps;
   bool pos0Treatment = false, eotTreatment = false;  // switched on in addition to the preset's

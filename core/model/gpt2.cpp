@@ -17,6 +17,44 @@ torch::Tensor visit(HookSet* hooks, const HookPoint& point, torch::Tensor value)
 
 }  // namespace
 
+// Activation checkpointing of one block, the reentrant scheme of torch.utils.checkpoint: the forward pass
+// records no graph and keeps only the block's input; the backward pass runs the block again with
+// gradients on and backpropagates through that, which also accumulates the parameters' gradients.
+struct CheckpointedBlock : torch::autograd::Function<CheckpointedBlock> {
+  static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x,
+                               const torch::Tensor& tokens, GPT2Impl* model, int64_t layer) {
+    ctx->save_for_backward({x, tokens});
+    ctx->saved_data["model"] = reinterpret_cast<int64_t>(model);
+    ctx->saved_data["layer"] = layer;
+    torch::NoGradGuard noGrad;
+    return model->block(static_cast<int>(layer), x, tokens, nullptr);
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list outputGrads) {
+    auto* model = reinterpret_cast<GPT2Impl*>(ctx->saved_data["model"].toInt());
+    const auto saved = ctx->get_saved_variables();
+    torch::Tensor x = saved[0].detach().requires_grad_(true);
+    {
+      // Backward may run on another thread (CUDA's), which has neither grad mode nor autocast on, and
+      // the recomputation must not report σ a second time.
+      torch::AutoGradMode gradients(true);
+      CudaBf16Autocast autocast(model->m_bf16Autocast && model->device().is_cuda());
+      NormObserver* observer = std::exchange(model->m_observer, nullptr);
+      torch::Tensor out;
+      try {
+        out = model->block(static_cast<int>(ctx->saved_data["layer"].toInt()), x, saved[1], nullptr);
+      } catch (...) {
+        model->m_observer = observer;
+        throw;
+      }
+      model->m_observer = observer;
+      torch::autograd::backward({out}, {outputGrads[0]});
+    }
+    return {x.grad(), torch::Tensor(), torch::Tensor(), torch::Tensor()};
+  }
+};
+
 Conv1DImpl::Conv1DImpl(int64_t in, int64_t out) {
   weight = register_parameter("weight", torch::empty({in, out}));
   bias = register_parameter("bias", torch::zeros({out}));
@@ -160,13 +198,19 @@ torch::Tensor GPT2Impl::block(int layer, torch::Tensor x, const torch::Tensor& t
   }
   auto heads = [&](const torch::Tensor& t) {
     return t.view({B, T, H, dh}).transpose(1, 2);
-  };  // [B, H, T, dh]
-  auto scores =
-      torch::matmul(heads(q), heads(k).transpose(-2, -1)) * (1.0 / std::sqrt(static_cast<double>(dh)));
-  auto future = torch::ones({T, T}, torch::TensorOptions().dtype(torch::kBool).device(x.device())).triu(1);
-  auto pattern = torch::softmax(scores.masked_fill(future, -std::numeric_limits<float>::infinity()), -1);
-  pattern = visit(hooks, HookPoint::pattern(layer), pattern);
-  auto z = torch::matmul(pattern, heads(v)).transpose(1, 2);  // [B, T, H, dh]
+  };                // [B, H, T, dh]
+  torch::Tensor z;  // [B, H, T, dh]
+  if (hooks && hooks->touches(HookPoint::pattern(layer))) {
+    // The pattern is materialized only when a hook reads or replaces it.
+    auto scores =
+        torch::matmul(heads(q), heads(k).transpose(-2, -1)) * (1.0 / std::sqrt(static_cast<double>(dh)));
+    auto future = torch::ones({T, T}, torch::TensorOptions().dtype(torch::kBool).device(x.device())).triu(1);
+    auto pattern = torch::softmax(scores.masked_fill(future, -std::numeric_limits<float>::infinity()), -1);
+    z = torch::matmul(hooks->visit(HookPoint::pattern(layer), pattern), heads(v));
+  } else {
+    z = causalAttention(heads(q), heads(k), heads(v));
+  }
+  z = z.transpose(1, 2);  // [B, T, H, dh]
 
   const auto& Wo = blk->attn->c_proj->weight;
   const auto& bo = blk->attn->c_proj->bias;
@@ -193,14 +237,17 @@ torch::Tensor GPT2Impl::block(int layer, torch::Tensor x, const torch::Tensor& t
 torch::Tensor GPT2Impl::forward(const torch::Tensor& tokensIn, HookSet* hooks, int64_t logitPosition) {
   torch::Tensor tokens = tokensIn.dim() == 1 ? tokensIn.unsqueeze(0) : tokensIn;
   checkTokens(tokens);
-  tokens = tokens.to(device(), torch::kLong);
+  tokens = tokens.to(device(), torch::kLong, /*non_blocking=*/true);
   CudaBf16Autocast autocast(m_bf16Autocast && device().is_cuda());
 
   const int64_t T = tokens.size(1);
   auto tok = visit(hooks, {HookKind::EmbedTok}, torch::embedding(wte->weight, tokens));
   auto pos = visit(hooks, {HookKind::EmbedPos}, wpe->weight.slice(0, 0, T).unsqueeze(0));
   torch::Tensor x = tok + pos;
-  for (int l = 0; l < m_config.nLayer; ++l) x = block(l, x, tokens, hooks);
+  const bool checkpointing = m_activationCheckpointing && !hooks && torch::GradMode::is_enabled();
+  for (int l = 0; l < m_config.nLayer; ++l)
+    x = checkpointing ? CheckpointedBlock::apply(x, tokens, this, static_cast<int64_t>(l))
+                      : block(l, x, tokens, hooks);
   if (m_observer) m_observer->finalInput(x);
   x = norm({SiteKind::Final, -1}, ln_f, x, tokens, hooks);
   if (logitPosition >= 0) x = x.slice(1, logitPosition, logitPosition + 1);

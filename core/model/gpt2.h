@@ -63,6 +63,8 @@ class BlockImpl : public torch::nn::Module {
 };
 TORCH_MODULE(Block);
 
+struct CheckpointedBlock;
+
 // Training's view into a forward pass (the removal protocol needs both, PROTOCOL §2–3).
 class NormObserver {
  public:
@@ -81,7 +83,8 @@ class GPT2Impl : public torch::nn::Module {
 
   // tokens: [B, T] (or [T]) integer ids, T ≤ n_positions; returns logits [B, T, vocab] in float32
   // (float64 for a model converted to float64, as exactness tests do).
-  // Throws std::invalid_argument for ids outside the vocabulary or a sequence that is too long.
+  // Throws std::invalid_argument for ids outside the vocabulary or a sequence that is too long. Ids on the
+  // CPU are checked there and copied to the model's device without waiting for it (pinned: asynchronously).
   // logitPosition ≥ 0 unembeds only that position ([B, 1, vocab]): patching a large batch needs one
   // position, and full logits would not fit in memory (4,320 × 15 × 50,257 floats for GPT-2).
   torch::Tensor forward(const torch::Tensor& tokens, HookSet* hooks = nullptr, int64_t logitPosition = -1);
@@ -92,6 +95,10 @@ class GPT2Impl : public torch::nn::Module {
   // bf16 autocast for forward passes on CUDA (weights stay float32); ignored on CPU.
   void setCudaBf16Autocast(bool on) { m_bf16Autocast = on; }
   bool cudaBf16Autocast() const { return m_bf16Autocast; }
+  // Activation checkpointing: training forward passes keep only each block's input and recompute the
+  // block in the backward pass (same gradients, less memory, ~1/3 more compute). Off under hooks.
+  void setActivationCheckpointing(bool on) { m_activationCheckpointing = on; }
+  bool activationCheckpointing() const { return m_activationCheckpointing; }
   // Reports LN statistics of every forward pass to the observer (nullptr: none, no cost).
   void setNormObserver(NormObserver* observer) { m_observer = observer; }
 
@@ -108,6 +115,7 @@ class GPT2Impl : public torch::nn::Module {
   Embedding lm_head{nullptr};  // only when the unembedding is untied
 
  private:
+  friend struct CheckpointedBlock;
   torch::Tensor block(int layer, torch::Tensor x, const torch::Tensor& tokens, HookSet* hooks);
   // twin: LN_v when LN_qk's normalization also serves it (both in the same state).
   torch::Tensor norm(SiteId site, const NormParams& params, const torch::Tensor& x,
@@ -118,6 +126,7 @@ class GPT2Impl : public torch::nn::Module {
   GPT2Config m_config;
   NormState m_norms;
   bool m_bf16Autocast = false;
+  bool m_activationCheckpointing = false;
   NormObserver* m_observer = nullptr;
 };
 TORCH_MODULE(GPT2);

@@ -1,9 +1,31 @@
 // The one place where LibTorch 1.13 (Debian) and 2.x (official CUDA builds) differ for us.
 #pragma once
 #include <ATen/autocast_mode.h>
+#include <torch/torch.h>
 #include <torch/version.h>
 
+// Fused scaled-dot-product attention (flash / memory-efficient kernels on CUDA) arrived in LibTorch 2.0.
+#if TORCH_VERSION_MAJOR >= 2
+#define NF_HAS_FUSED_ATTENTION 1
+#else
+#define NF_HAS_FUSED_ATTENTION 0
+#endif
+
 namespace nf {
+
+// Causal self-attention of q, k, v ([B, H, T, dh]): softmax(q·kᵀ/√dh + causal mask)·v, [B, H, T, dh].
+// LibTorch 2.x: one fused kernel that never materializes the T×T pattern; 1.13: the math path.
+inline torch::Tensor causalAttention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v) {
+#if NF_HAS_FUSED_ATTENTION
+  return at::scaled_dot_product_attention(q, k, v, /*attn_mask=*/{}, /*dropout_p=*/0.0, /*is_causal=*/true);
+#else
+  const int64_t T = q.size(-2);
+  auto scores = torch::matmul(q, k.transpose(-2, -1)) * (1.0 / std::sqrt(static_cast<double>(q.size(-1))));
+  auto future = torch::ones({T, T}, q.options().dtype(torch::kBool)).triu(1);
+  return torch::matmul(
+      torch::softmax(scores.masked_fill(future, -std::numeric_limits<float>::infinity()), -1), v);
+#endif
+}
 
 // bf16 autocast on CUDA for the lifetime of the guard; does nothing when disabled.
 class CudaBf16Autocast {

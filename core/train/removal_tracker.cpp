@@ -31,6 +31,7 @@ torch::Tensor RemovalTracker::takeFinalInput() { return std::exchange(m_finalInp
 
 void RemovalTracker::discardCollected() {
   m_sigmas.clear();
+  m_pending.clear();
   m_finalInput = torch::Tensor();
 }
 
@@ -50,19 +51,37 @@ void RemovalTracker::update(const torch::Tensor& tokens) {
     sites.push_back(site);
   }
   m_sigmas.clear();
-  if (sites.empty()) return;
-  const torch::Tensor host = torch::stack(values).to(torch::kCPU, torch::kFloat64);
-  const double* v = host.data_ptr<double>();
+  if (!sites.empty()) m_pending.emplace_back(std::move(sites), torch::stack(values).to(torch::kFloat64));
+}
+
+torch::Tensor RemovalTracker::pendingStatistics() const {
+  std::vector<torch::Tensor> all;
+  for (const auto& entry : m_pending) all.push_back(entry.second);
+  if (all.empty())
+    return torch::empty({0}, torch::TensorOptions().dtype(torch::kFloat64).device(m_model.device()));
+  return torch::cat(all);
+}
+
+void RemovalTracker::fold() {
+  const torch::Tensor host = pendingStatistics().to(torch::kCPU).contiguous();
+  fold(host.data_ptr<double>());
+}
+
+void RemovalTracker::fold(const double* v) {
   const double k = m_settings.emaMomentum;
-  for (std::size_t i = 0; i < sites.size(); ++i) {
-    SiteTracker& t = m_trackers[sites[i]];
-    if (!t.hasValue) {
-      t.tracked = v[2 * i], t.trackedPos0 = v[2 * i + 1], t.hasValue = true;
-    } else {
-      t.tracked = k * t.tracked + (1 - k) * v[2 * i];
-      t.trackedPos0 = k * t.trackedPos0 + (1 - k) * v[2 * i + 1];
+  for (const auto& [sites, values] : m_pending) {
+    for (const SiteId& site : sites) {
+      SiteTracker& t = m_trackers[site];
+      if (!t.hasValue) {
+        t.tracked = v[0], t.trackedPos0 = v[1], t.hasValue = true;
+      } else {
+        t.tracked = k * t.tracked + (1 - k) * v[0];
+        t.trackedPos0 = k * t.trackedPos0 + (1 - k) * v[1];
+      }
+      v += 2;
     }
   }
+  m_pending.clear();
 }
 
 void RemovalTracker::makeFake(const SiteId& site, int64_t step) {

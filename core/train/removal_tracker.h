@@ -31,9 +31,15 @@ class RemovalTracker : public NormObserver {
   // Installed as the model's observer, the tracker keeps each site's σ and ln_f's input of the forward
   // passes made while collecting.
   void setCollecting(bool collecting) { m_collecting = collecting; }
-  // Folds the σ collected since the last call into the EMAs (one device → host copy); tokens are the
-  // inputs, for the end-of-text treatment's mask.
+  // Reduces the σ collected since the last call to per-site statistics on the device (no waiting for
+  // it); tokens are the inputs, for the end-of-text treatment's mask. One call per micro-batch.
   void update(const torch::Tensor& tokens);
+  // The statistics of every update() not folded yet, float64 on the device: the training step copies
+  // them to the host together with its losses, one device → host copy per step.
+  torch::Tensor pendingStatistics() const;
+  // Folds them into the EMAs, micro-batch by micro-batch: `values` is pendingStatistics() on the host.
+  void fold(const double* values);
+  void fold();  // copies pendingStatistics() itself
   // ln_f's input of the last collected forward pass (the auxiliary loss's), and forgets it.
   torch::Tensor takeFinalInput();
   void discardCollected();  // what a failed step left behind
@@ -57,6 +63,8 @@ class RemovalTracker : public NormObserver {
   std::map<SiteId, SiteTracker> m_trackers;
   bool m_collecting = false;
   std::vector<std::pair<SiteId, torch::Tensor>> m_sigmas;
+  // Per update(): the sites measured, and their [batch-mean σ, mean σ at position 0] on the device.
+  std::vector<std::pair<std::vector<SiteId>, torch::Tensor>> m_pending;
   torch::Tensor m_finalInput;
 };
 

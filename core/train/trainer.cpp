@@ -61,6 +61,7 @@ struct Trainer::Impl {
   void setUp(GPT2 m) {
     model = std::move(m);
     model->setCudaBf16Autocast(config().optimizer.bf16);
+    model->setActivationCheckpointing(config().optimizer.activationCheckpointing);
     optimizer = makeOptimizer(*model, config().optimizer);
     parameters = model->parameters();
     const auto& c = config();
@@ -94,6 +95,7 @@ struct Trainer::Impl {
     const torch::Tensor inputs = calibration.next().inputs.to(device);
     model->forward(inputs);
     tracker->update(inputs);
+    tracker->fold();
     tracker->setCollecting(false);
   }
 
@@ -130,20 +132,29 @@ struct Trainer::Impl {
   struct Losses {
     double ce = 0, aux = 0;
   };
+  struct StepResult {
+    Losses losses;
+    double gradNorm = 0;
+  };
 
-  // Forward and backward over the step's micro-batches: gradients of CE (+ λ·aux when removing), and the
-  // tracked σ of every site.
-  Losses forwardBackward() {
+  // Forward and backward over the step's micro-batches (gradients of CE, + λ·aux when removing), then
+  // clipping. The device is never waited for until the end: losses, gradient norm and the σ statistics
+  // reach the host in one copy, before the optimizer may update the weights.
+  StepResult forwardBackwardClip() {
     const OptimizerSettings& o = config().optimizer;
     const double auxWeight = removing() ? config().removal.auxWeight : 0.0;
     const int64_t vocab = model->config().vocabSize;
+    const bool pin = device.is_cuda();
     torch::Tensor ceSum = torch::zeros({}, torch::TensorOptions().device(device));
     torch::Tensor auxSum = torch::zeros({}, torch::TensorOptions().device(device));
     for (int64_t micro = 0; micro < o.accumulation; ++micro) {
-      const Batch batch = sampler->next();
-      const torch::Tensor inputs = batch.inputs.to(device), targets = batch.targets.to(device);
+      Batch batch = sampler->next();
+      if (pin) batch.inputs = batch.inputs.pin_memory(), batch.targets = batch.targets.pin_memory();
+      // The CPU ids go to forward(), which checks them there; the device copies are for the losses.
+      const torch::Tensor inputs = batch.inputs.to(device, /*non_blocking=*/true);
+      const torch::Tensor targets = batch.targets.to(device, /*non_blocking=*/true);
       tracker->setCollecting(removing());
-      const torch::Tensor logits = model->forward(inputs);
+      const torch::Tensor logits = model->forward(batch.inputs);
       tracker->setCollecting(false);
       const torch::Tensor ce =
           torch::nn::functional::cross_entropy(logits.view({-1, vocab}), targets.view({-1}));
@@ -159,13 +170,29 @@ struct Trainer::Impl {
       ceSum = ceSum + ce.detach();
       if (removing()) tracker->update(inputs);
     }
-    return {ceSum.item<double>() / o.accumulation, auxSum.item<double>() / o.accumulation};
+    const torch::Tensor gradNorm = clipGradients();
+    const torch::Tensor host = torch::cat({torch::stack({ceSum, auxSum, gradNorm}).to(torch::kFloat64),
+                                           tracker->pendingStatistics()})
+                                   .to(torch::kCPU);  // the step's one wait for the device
+    const double* v = host.data_ptr<double>();
+    tracker->fold(v + 3);
+    return {{v[0] / o.accumulation, v[1] / o.accumulation}, v[2]};
   }
 
-  double clipGradients() {
+  // Scales the gradients to a total 2-norm of at most clipNorm (as torch::nn::utils::clip_grad_norm_,
+  // which waits for the device to return the norm as a double); returns the norm before clipping.
+  torch::Tensor clipGradients() {
+    std::vector<torch::Tensor> grads, norms;
+    for (const auto& p : parameters)
+      if (p.grad().defined()) grads.push_back(p.grad()), norms.push_back(p.grad().norm(2));
+    if (grads.empty()) return torch::zeros({}, torch::TensorOptions().device(device));
+    const torch::Tensor total = norms.size() == 1 ? norms[0] : torch::stack(norms).norm(2);
     const double clip = config().optimizer.clipNorm;
-    return torch::nn::utils::clip_grad_norm_(parameters,
-                                             clip > 0 ? clip : std::numeric_limits<double>::infinity());
+    if (clip > 0) {
+      const torch::Tensor coefficient = torch::clamp_max(clip / (total + 1e-6), 1.0);
+      for (auto& g : grads) g.mul_(coefficient);
+    }
+    return total;
   }
 
   void dropGradients() {
@@ -415,8 +442,7 @@ bool Trainer::run(const ProgressFn& progress) {
     d.applyEvents(step);
     const double lr = learningRate(o, step);
     setLearningRate(*d.optimizer, lr);
-    const Impl::Losses losses = d.forwardBackward();
-    const double gradNorm = d.clipGradients();
+    const auto [losses, gradNorm] = d.forwardBackwardClip();
     Impl::requireFinite(step, losses, gradNorm);
     d.optimizer->step();
     d.dropGradients();

@@ -3,6 +3,7 @@
 // and a full resid_pre activation-patching grid (plus the heads grid and attribution patching) on an IOI set.
 // Models: the bundled tiny GPT-2 and a random GPT-2-small-shaped one. Prints figures, asserts nothing.
 //   bench_analysis [--device cpu|cuda] [--prompts N] [--sequences S] [--length T] [--skip-small]
+//                  [--skip-tiny] [--small-sequences S (default: S / 4)]
 #include <torch/torch.h>
 
 #include <chrono>
@@ -73,12 +74,12 @@ void bench(const std::string& label, nf::GPT2Impl& model, const nf::IoiPromptSet
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each figure as soon as it is measured
   std::string device = "cpu";
-  int64_t prompts = 96, sequences = 8, length = 128;
-  bool skipSmall = false;
+  int64_t prompts = 96, sequences = 8, length = 128, smallSequences = 0;
+  bool skipSmall = false, skipTiny = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--skip-small") {
-      skipSmall = true;
+    if (a == "--skip-small" || a == "--skip-tiny") {
+      (a == "--skip-small" ? skipSmall : skipTiny) = true;
       continue;
     }
     if (i + 1 >= argc) break;
@@ -91,6 +92,8 @@ int main(int argc, char** argv) {
       sequences = std::stoll(v);
     else if (a == "--length")
       length = std::stoll(v);
+    else if (a == "--small-sequences")
+      smallSequences = std::stoll(v);
   }
   const std::string bundled = std::string(NF_SOURCE_DIR) + "/resources/tiny-gpt2";
   nf::IoiOptions ioi;
@@ -98,14 +101,17 @@ int main(int argc, char** argv) {
   const nf::IoiPromptSet set = nf::makeIoiPromptSet(nf::BpeTokenizer::load(bundled), ioi);
   std::printf("bench_analysis: device %s, ATen threads %d\n", device.c_str(), at::get_num_threads());
 
-  nf::GPT2 tiny = nf::loadModel(bundled, torch::Device(device));
-  bench("bundled tiny (4L d128)", *tiny, set, sequences, length);
+  if (!skipTiny) {
+    nf::GPT2 tiny = nf::loadModel(bundled, torch::Device(device));
+    bench("bundled tiny (4L d128)", *tiny, set, sequences, length);
+  }
   if (!skipSmall) {
     nf::GPT2Config small;  // GPT-2 small's shape, random weights
     nf::GPT2 model(small);
     model->initWeights(0);
     model->to(torch::Device(device));
-    bench("GPT-2 small shape", *model, set, sequences / 4 > 0 ? sequences / 4 : 1, length);
+    bench("GPT-2 small shape", *model, set,
+          smallSequences > 0 ? smallSequences : std::max<int64_t>(1, sequences / 4), length);
   }
   return 0;
 }

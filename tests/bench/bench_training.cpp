@@ -1,18 +1,23 @@
-// Training-step throughput of remove mode against finetune mode (the vanilla control) on the same model
-// and data, in the same invocation, alternating rounds so machine noise hits both. Prints figures, asserts
-// nothing. The removal protocol's extra work (σ statistics per site, the auxiliary loss, EMA updates)
-// should cost < 10%.
-//   bench_training [--steps N] [--rounds R] [--device cpu|cuda] [--layers L --d-model D --vocab V]
+// Training-step throughput of the engine, per training mode, on one model shape and device, in the same
+// invocation, alternating rounds so machine noise hits every mode. Remove mode keeps every site real and
+// tracked (the protocol's full per-step cost); finetune is the vanilla control. Prints figures (and one
+// JSON line per mode), asserts nothing.
+//   bench_training [--device cpu|cuda] [--bf16] [--checkpointing] [--modes finetune,remove]
+//                  [--layers L --heads H --d-model D --vocab V --context T --batch B --accumulation A]
+//                  [--steps N] [--rounds R]
+// Model FLOPs per token follow the usual convention: 6·N (N: every parameter but the position table, the
+// tied unembedding counted once) + 12·L·T·D for attention; recomputation is not counted.
 #include <torch/torch.h>
 
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 
 #include "data/token_file.h"
+#include "model/device_memory.h"
 #include "model/hf_checkpoint.h"
 #include "run/run_directory.h"
 #include "train/trainer.h"
@@ -36,74 +41,127 @@ double medianTokensPerSecond(const std::string& runDir, int skip) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int steps = 40, rounds = 3, layers = 4, dModel = 128, vocab = 2048, context = 128, batch = 32;
-  std::string device = "cpu";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string a = argv[i], v = argv[i + 1];
-    if (a == "--steps")
-      steps = std::stoi(v);
-    else if (a == "--rounds")
-      rounds = std::stoi(v);
-    else if (a == "--device")
-      device = v;
-    else if (a == "--layers")
-      layers = std::stoi(v);
-    else if (a == "--d-model")
-      dModel = std::stoi(v);
-    else if (a == "--vocab")
-      vocab = std::stoi(v);
-    else if (a == "--context")
-      context = std::stoi(v);
-    else if (a == "--batch")
-      batch = std::stoi(v);
+  int steps = 40, rounds = 3, layers = 4, heads = 0, dModel = 128, vocab = 2048, context = 128, batch = 32,
+      accumulation = 1;
+  bool bf16 = false, checkpointing = false;
+  std::string device = "cpu", modes = "finetune,remove";
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--bf16") {
+      bf16 = true;
+      continue;
+    }
+    if (a == "--checkpointing") {
+      checkpointing = true;
+      continue;
+    }
+    if (i + 1 >= argc) break;
+    const std::string v = argv[++i];
+    if (a == "--steps") steps = std::stoi(v);
+    if (a == "--rounds") rounds = std::stoi(v);
+    if (a == "--device") device = v;
+    if (a == "--modes") modes = v;
+    if (a == "--layers") layers = std::stoi(v);
+    if (a == "--heads") heads = std::stoi(v);
+    if (a == "--d-model") dModel = std::stoi(v);
+    if (a == "--vocab") vocab = std::stoi(v);
+    if (a == "--context") context = std::stoi(v);
+    if (a == "--batch") batch = std::stoi(v);
+    if (a == "--accumulation") accumulation = std::stoi(v);
   }
+  if (heads == 0) heads = std::max(1, dModel / 32);
+  std::vector<nf::TrainingMode> runModes;
+  std::stringstream list(modes);
+  for (std::string m; std::getline(list, m, ',');) runModes.push_back(nf::parseTrainingMode(m));
+
   const std::string work = (fs::temp_directory_path() / "nf-bench-training").string();
   fs::remove_all(work);
   fs::create_directories(work);
   nf::GPT2Config c;
-  c.nLayer = layers, c.nHead = dModel / 32, c.nEmbd = dModel, c.nPositions = context, c.vocabSize = vocab;
+  c.nLayer = layers, c.nHead = heads, c.nEmbd = dModel, c.nPositions = context, c.vocabSize = vocab;
   c.eotTokenId = vocab - 1;
-  nf::GPT2 model(c);
-  model->initWeights(0);
-  nf::saveModel(*model, work + "/model");
+  int64_t flopParameters = 0;
+  {
+    nf::GPT2 model(c, /*initialize=*/false);
+    model->initWeights(0);
+    for (const auto& p : model->named_parameters())
+      if (p.key() != "wpe.weight") flopParameters += p.value().numel();
+    nf::saveModel(*model, work + "/model");
+  }
   {
     auto gen = at::detail::createCPUGenerator(1);
-    const auto tokens = torch::randint(0, vocab, {2'000'000}, gen, torch::kInt);
+    const auto tokens = torch::randint(0, vocab, {4'000'000}, gen, torch::kInt);
     nf::TokenFileMeta meta;
     meta.vocabSize = vocab;
+    meta.dtype = nf::tokenDTypeFor(vocab);
     nf::TokenFileWriter writer(work + "/train.bin", meta);
     writer.append(tokens.data_ptr<int32_t>(), tokens.numel());
     writer.finish();
   }
-  std::printf("model: %d layers, d_model %d, vocab %d; batch %d × %d tokens; %d steps per run, device %s\n",
-              layers, dModel, vocab, batch, context, steps, device.c_str());
-  double finetuneSum = 0, removeSum = 0;
+  const double flopsPerToken = 6.0 * flopParameters + 12.0 * layers * context * dModel;
+  std::printf(
+      "model: %d layers, %d heads, d_model %d, vocab %d (%.1fM parameters); %d × %d × %d tokens per step; "
+      "%d steps per run; device %s%s%s\n",
+      layers, heads, dModel, vocab, flopParameters / 1e6, batch, accumulation, context, steps, device.c_str(),
+      bf16 ? ", bf16 autocast" : "", checkpointing ? ", activation checkpointing" : "");
+  std::vector<double> sums(runModes.size(), 0.0);
+  std::vector<int64_t> peaks(runModes.size(), 0);
   for (int round = 0; round < rounds; ++round) {
-    double rate[2];
-    for (int m = 0; m < 2; ++m) {
+    std::printf("round %d:", round + 1);
+    for (std::size_t m = 0; m < runModes.size(); ++m) {
       nf::RunConfig config;
-      config.mode = m == 0 ? nf::TrainingMode::Finetune : nf::TrainingMode::Remove;
+      config.mode = runModes[m];
       config.model = work + "/model";
       config.trainData = work + "/train.bin";
       config.device = device;
       config.optimizer.microBatch = batch;
+      config.optimizer.accumulation = accumulation;
       config.optimizer.context = context;
-      config.optimizer.maxSteps = steps;
+      config.optimizer.maxSteps = steps + 1000;  // stopped after `steps`: one checkpoint, no final model
+      config.optimizer.bf16 = bf16;
+      config.optimizer.activationCheckpointing = checkpointing;
       config.checkpointInterval = 0;
+      config.keepCheckpoints = 1;
       config.eval.interval = 0;
-      // Every site stays real and tracked for the whole run: the protocol's full per-step cost.
       config.schedule = {};
       const std::string runDir = work + "/run-" + std::to_string(round) + "-" + std::to_string(m);
-      nf::Trainer::start(runDir, config)->run();
-      rate[m] = medianTokensPerSecond(runDir, 3);
+      nf::resetPeakDeviceMemory(device);
+      auto trainer = nf::Trainer::start(runDir, config);
+      trainer->run([&](const nf::Progress& p) {
+        if (p.done >= steps) trainer->requestStop();
+      });
+      peaks[m] = std::max(peaks[m], nf::peakDeviceMemory(device));
+      const double rate = medianTokensPerSecond(runDir, std::min(3, steps / 2));
+      sums[m] += rate;
+      std::printf("  %s %.0f tok/s", nf::trainingModeName(runModes[m]).c_str(), rate);
+      trainer.reset();
       fs::remove_all(runDir);
     }
-    std::printf("round %d: finetune %.0f tok/s, remove %.0f tok/s, ratio %.3f\n", round + 1, rate[0], rate[1],
-                rate[1] / rate[0]);
-    finetuneSum += rate[0], removeSum += rate[1];
+    std::printf("\n");
   }
-  std::printf("mean: finetune %.0f tok/s, remove %.0f tok/s, remove / finetune = %.3f\n",
-              finetuneSum / rounds, removeSum / rounds, removeSum / finetuneSum);
+  for (std::size_t m = 0; m < runModes.size(); ++m) {
+    const double rate = sums[m] / rounds;
+    const nlohmann::json figures{{"mode", nf::trainingModeName(runModes[m])},
+                                 {"device", device},
+                                 {"layers", layers},
+                                 {"heads", heads},
+                                 {"d_model", dModel},
+                                 {"vocab", vocab},
+                                 {"context", context},
+                                 {"micro_batch", batch},
+                                 {"accumulation", accumulation},
+                                 {"bf16", bf16},
+                                 {"activation_checkpointing", checkpointing},
+                                 {"tokens_per_second", rate},
+                                 {"model_tflops", rate * flopsPerToken / 1e12},
+                                 {"peak_memory_bytes", peaks[m]}};
+    std::printf("mean %s: %.0f tok/s, %.1f model TFLOP/s, peak memory %.2f GB\nJSON %s\n",
+                nf::trainingModeName(runModes[m]).c_str(), rate, rate * flopsPerToken / 1e12, peaks[m] / 1e9,
+                figures.dump().c_str());
+  }
+  if (runModes.size() == 2)
+    std::printf("%s / %s = %.3f\n", nf::trainingModeName(runModes[1]).c_str(),
+                nf::trainingModeName(runModes[0]).c_str(), sums[1] / sums[0]);
   fs::remove_all(work);
   return 0;
 }

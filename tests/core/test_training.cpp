@@ -14,6 +14,7 @@
 #include "io/atomic_file.h"
 #include "model/hooks.h"
 #include "run/run_directory.h"
+#include "run_fixtures.h"
 #include "train/aux_loss.h"
 #include "train/trainer.h"
 
@@ -22,48 +23,6 @@ using namespace nf::test;
 using json = nlohmann::json;
 
 namespace {
-
-// A small model and a token file in dir; a remove-mode config over them.
-RunConfig smallRun(const TempDir& dir, TrainingMode mode = TrainingMode::Remove) {
-  const GPT2Config c = smallConfig();
-  if (!std::filesystem::exists(dir.path("model"))) {
-    GPT2 model = randomModel(c, 1);
-    saveModel(*model, dir.path("model"));
-    const auto tokens = randomTokens(c, 1, 6000, 3).flatten();
-    writeTokens(dir.path("train.bin"),
-                std::vector<int32_t>(tokens.data_ptr<int64_t>(), tokens.data_ptr<int64_t>() + 6000),
-                c.vocabSize);
-  }
-  RunConfig r;
-  r.mode = mode;
-  r.model = dir.path("model");
-  r.trainData = dir.path("train.bin");
-  r.optimizer.microBatch = 4;
-  r.optimizer.accumulation = 2;
-  r.optimizer.context = 16;
-  r.optimizer.maxSteps = 30;
-  r.optimizer.warmupSteps = 3;
-  r.optimizer.lr = 1e-3;
-  r.optimizer.minLr = 1e-4;
-  r.checkpointInterval = 10;
-  r.eval.interval = 0;
-  r.removal.emaMomentum = 0.8;
-  r.schedule.events = {
-      {1, 5, EventAction::MakeFake, SiteKind::Mlp, 0},  {2, 7, EventAction::MakeFake, SiteKind::Mlp, 1},
-      {3, 10, EventAction::MakeFake, SiteKind::Qk, -1}, {4, 12, EventAction::MakeFake, SiteKind::V, 0},
-      {5, 14, EventAction::MakeFake, SiteKind::V, 1},   {6, 16, EventAction::MakeFake, SiteKind::Final, -1}};
-  return r;
-}
-
-std::vector<json> records(const std::string& runDir, const std::string& type) {
-  std::vector<json> out;
-  std::ifstream in(run::metricsPath(runDir));
-  for (std::string line; std::getline(in, line);) {
-    auto j = json::parse(line);
-    if (j["type"] == type) out.push_back(j);
-  }
-  return out;
-}
 
 // Trains until at least `steps` steps are done, then stops (with a checkpoint); returns the steps done.
 int64_t runUntil(Trainer& trainer, int64_t steps) {
@@ -379,6 +338,30 @@ TEST_CASE(resume_is_bit_exact_on_cpu) {
   for (std::size_t i = 0; i < 30; ++i) {
     REQUIRE_EQ(sb[i]["step"], static_cast<int64_t>(i + 1));
     REQUIRE_EQ(sa[i]["ce"].get<double>(), sb[i]["ce"].get<double>());
+  }
+}
+
+// A removal with activation checkpointing is the same removal: the same losses step by step and the same
+// frozen scales (the recomputation must not feed the EMAs a second time).
+TEST_CASE(activation_checkpointing_changes_no_step_of_a_removal) {
+  TempDir dir;
+  RunConfig config = smallRun(dir);
+  config.optimizer.maxSteps = 20;
+  REQUIRE(Trainer::start(dir.path("plain"), config)->run());
+  config.optimizer.activationCheckpointing = true;
+  REQUIRE(Trainer::start(dir.path("checkpointed"), config)->run());
+  const auto a = records(dir.path("plain"), "step"), b = records(dir.path("checkpointed"), "step");
+  REQUIRE_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const double ce = a[i]["ce"], ceCheckpointed = b[i]["ce"];
+    REQUIRE_MSG(std::abs(ce - ceCheckpointed) <= 1e-5 * std::abs(ce), "step " << i + 1);
+  }
+  const GPT2 plain = loadModel(run::finalModelPath(dir.path("plain")));
+  const GPT2 checkpointed = loadModel(run::finalModelPath(dir.path("checkpointed")));
+  for (const SiteId& site : plain->norms().sites()) {
+    const SiteNorm &x = plain->norms().at(site), &y = checkpointed->norms().at(site);
+    REQUIRE_EQ(normKindName(x.kind), normKindName(y.kind));
+    REQUIRE_MSG(std::abs(x.scale - y.scale) <= 1e-5 * std::abs(x.scale), siteName(site));
   }
 }
 

@@ -1,0 +1,57 @@
+// Fixtures for tests that train: a small removal run over a random model and token file, and the records
+// of a run's metrics log.
+#pragma once
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "fixtures.h"
+#include "run/run_directory.h"
+#include "train/settings.h"
+
+namespace nf::test {
+
+// A small model and a token file in dir; a remove-mode config over them.
+inline RunConfig smallRun(const TempDir& dir, TrainingMode mode = TrainingMode::Remove) {
+  const GPT2Config c = smallConfig();
+  if (!std::filesystem::exists(dir.path("model"))) {
+    GPT2 model = randomModel(c, 1);
+    saveModel(*model, dir.path("model"));
+    const auto tokens = randomTokens(c, 1, 6000, 3).flatten();
+    writeTokens(dir.path("train.bin"),
+                std::vector<int32_t>(tokens.data_ptr<int64_t>(), tokens.data_ptr<int64_t>() + 6000),
+                c.vocabSize);
+  }
+  RunConfig r;
+  r.mode = mode;
+  r.model = dir.path("model");
+  r.trainData = dir.path("train.bin");
+  r.optimizer.microBatch = 4;
+  r.optimizer.accumulation = 2;
+  r.optimizer.context = 16;
+  r.optimizer.maxSteps = 30;
+  r.optimizer.warmupSteps = 3;
+  r.optimizer.lr = 1e-3;
+  r.optimizer.minLr = 1e-4;
+  r.checkpointInterval = 10;
+  r.eval.interval = 0;
+  r.removal.emaMomentum = 0.8;
+  r.schedule.events = {
+      {1, 5, EventAction::MakeFake, SiteKind::Mlp, 0},  {2, 7, EventAction::MakeFake, SiteKind::Mlp, 1},
+      {3, 10, EventAction::MakeFake, SiteKind::Qk, -1}, {4, 12, EventAction::MakeFake, SiteKind::V, 0},
+      {5, 14, EventAction::MakeFake, SiteKind::V, 1},   {6, 16, EventAction::MakeFake, SiteKind::Final, -1}};
+  return r;
+}
+
+inline std::vector<nlohmann::json> records(const std::string& runDir, const std::string& type) {
+  std::vector<nlohmann::json> out;
+  std::ifstream in(run::metricsPath(runDir));
+  for (std::string line; std::getline(in, line);) {
+    auto j = nlohmann::json::parse(line);
+    if (j["type"] == type) out.push_back(j);
+  }
+  return out;
+}
+
+}  // namespace nf::test

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# The CUDA path, checked on a GPU machine with an official LibTorch 2.x (the one of its Python torch):
+# builds the engine, the CLI, the engine tests and the benchmarks without Qt, runs the tests (the CUDA
+# parity test included) and the GPU benchmarks, and writes logs and figures to OUT.
+#
+#   tools/gpu-check.sh --pack-deps            here, on Debian: copies the header-only dependencies
+#                                             (nlohmann_json, CLI11) into .deps/ for a machine without them
+#   tools/gpu-check.sh OUT [STAGE…]           on the GPU machine; stages (default: all, in this order):
+#       build      configure and build into build-gpu/ (GUI off)
+#       test       ctest (every engine test; test_cuda's parity cases need the GPU)
+#       step       GPT-2 Small removal step: the engine's tokens/s against eager PyTorch (and torch.compile)
+#       preset     the gpt2 preset's schedule on random GPT-2 Small weights and tokens, for PRESET_SECONDS
+#                  (default 240), extrapolated to all 300 steps
+#       sizes      GPT-2 Medium, Large and XL shapes at the planner's settings: tokens/s and peak memory
+#       analysis   DLA + DE of every component of a GPT-2-Small-shaped model on 1000 × 512 tokens
+# Figures: OUT/figures.jsonl (one JSON object per measurement), logs: OUT/*.log, summary: OUT/summary.txt.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+if [[ "${1:-}" == "--pack-deps" ]]; then
+  rm -rf .deps && mkdir -p .deps/include .deps/share/cmake
+  cp -r /usr/include/nlohmann /usr/include/CLI .deps/include/
+  cp -r /usr/share/cmake/nlohmann_json /usr/share/cmake/CLI11 .deps/share/cmake/
+  echo "header-only dependencies in .deps/ ($(du -sh .deps | cut -f1)); carry .deps to the GPU machine"
+  exit 0
+fi
+
+OUT=${1:?usage: tools/gpu-check.sh OUT [STAGE…] (or --pack-deps)}
+shift
+mkdir -p "$OUT"
+STAGES=${*:-build test step preset sizes analysis}
+BUILD=build-gpu
+JOBS=$(nproc)
+SUMMARY="$OUT/summary.txt"
+FIGURES="$OUT/figures.jsonl"
+export TMPDIR=${TMPDIR:-/tmp}
+note() { echo "$*" | tee -a "$SUMMARY"; }
+# Runs a stage's command with its output in OUT/NAME.log; notes how it ended.
+stage() {
+  local name=$1
+  shift
+  local start=$SECONDS
+  "$@" >"$OUT/$name.log" 2>&1
+  local rc=$?
+  note "stage $name: exit $rc after $((SECONDS - start)) s"
+  return $rc
+}
+# The JSON lines a benchmark printed after "JSON ", tagged with the stage.
+collect() { sed -n 's/^JSON //p' "$OUT/$1.log" | python3 -c "
+import json, sys
+for line in sys.stdin:
+    j = json.loads(line); j['stage'] = '$1'; print(json.dumps(j))" >>"$FIGURES"; }
+
+build() {
+  local torch_prefix
+  torch_prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
+  cmake -S . -B $BUILD -G Ninja -DCMAKE_BUILD_TYPE=Release -DNF_BUILD_GUI=OFF \
+    -DCMAKE_PREFIX_PATH="$torch_prefix;$PWD/.deps" -DNF_REFERENCE_PYTHON="$(command -v python3)" \
+    -DTORCH_CUDA_ARCH_LIST=9.0 &&
+    cmake --build $BUILD -j "$JOBS" -- -k 0
+}
+
+run_tests() {
+  $BUILD/tests/core/test_cuda | tee "$OUT/test_cuda.log"
+  ctest --test-dir $BUILD -j 8 --output-on-failure --timeout 900
+}
+
+step() {
+  local shape="--layers 12 --heads 12 --d-model 768 --vocab 50257 --context 1024"
+  for micro in 16 32; do
+    $BUILD/tests/bench_training --device cuda --bf16 $shape --batch $micro --steps 12 --rounds 1 \
+      --modes finetune,remove
+    python3 tests/reference/bench_eager_cuda.py --micro $micro --steps 10 | tail -1 | sed 's/^/JSON /'
+    python3 tests/reference/bench_eager_cuda.py --micro $micro --steps 10 --compile | tail -1 | sed 's/^/JSON /'
+  done
+}
+
+preset() {
+  local work=$TMPDIR/nf-preset
+  rm -rf "$work" && mkdir -p "$work"
+  $BUILD/app/normfree-cli init --out "$work/model" --layers 12 --heads 12 --d-model 768 --context 1024 \
+    --vocab 50257 || return 1
+  python3 -c "import numpy as np; np.random.default_rng(0).integers(0, 50257, 200_000_000, dtype=np.uint16).tofile('$work/train.bin')"
+  local start=$SECONDS
+  timeout -s INT "${PRESET_SECONDS:-240}" $BUILD/app/normfree-cli remove "$work/run" --model "$work/model" \
+    --train "$work/train.bin" --preset gpt2 --device cuda --bf16
+  echo "wall seconds: $((SECONDS - start))"
+  python3 - "$work/run/metrics.jsonl" "$((SECONDS - start))" <<'PY'
+import json, statistics, sys
+records = [json.loads(l) for l in open(sys.argv[1])]
+steps = [r for r in records if r["type"] == "step"]
+events = [r for r in records if r["type"] == "event"]
+rates = [r["tokens_per_second"] for r in steps[2:]] or [0]
+median = statistics.median(rates)
+tokens_per_step = 32 * 16 * 1024
+print("JSON " + json.dumps({"what": "gpt2 preset on GPT-2 Small", "steps_done": len(steps), "events_fired": len(events),
+      "wall_seconds_incl_setup": float(sys.argv[2]), "median_tokens_per_second": median,
+      "extrapolated_300_steps_seconds": 300 * tokens_per_step / median if median else None,
+      "last_ce": steps[-1]["ce"] if steps else None}))
+PY
+}
+
+sizes() {
+  # name layers heads d_model; micro × accumulation and checkpointing from normfree-cli plan when it exists.
+  while read -r name layers heads dmodel preset; do
+    local plan micro=8 accumulation=2 checkpointing=""
+    if plan=$($BUILD/app/normfree-cli plan --shape "$name" --preset "$preset" --device cuda --bf16 --json 2>/dev/null); then
+      echo "plan: $plan"
+      micro=$(echo "$plan" | python3 -c 'import json,sys; print(json.load(sys.stdin)["micro_batch"])')
+      [[ $(echo "$plan" | python3 -c 'import json,sys; print(json.load(sys.stdin)["activation_checkpointing"])') == True ]] &&
+        checkpointing=--checkpointing
+    fi
+    $BUILD/tests/bench_training --device cuda --bf16 $checkpointing --layers "$layers" --heads "$heads" \
+      --d-model "$dmodel" --vocab 50257 --context 1024 --batch "$micro" --accumulation "$accumulation" \
+      --steps 4 --rounds 1 --modes remove
+  done <<'SHAPES'
+gpt2-medium 24 16 1024 gpt2-medium
+gpt2-large 36 20 1280 gpt2-large
+gpt2-xl 48 25 1600 gpt2-xl
+SHAPES
+}
+
+analysis() { $BUILD/tests/bench_analysis --device cuda --skip-tiny --small-sequences 1000 --length 512; }
+
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | sed 's/^/GPU: /' | tee -a "$SUMMARY"
+python3 -c 'import torch; print("LibTorch", torch.__version__, "CUDA", torch.version.cuda)' | tee -a "$SUMMARY"
+for s in $STAGES; do
+  case $s in
+    build) stage build build || { tail -60 "$OUT/build.log"; exit 1; } ;;
+    test) stage test run_tests; grep -E "tests passed|FAIL|Failed|SKIP" "$OUT/test.log" | tail -30 ;;
+    step) stage step step; collect step; grep -E "^mean|JSON" "$OUT/step.log" ;;
+    preset) stage preset preset; collect preset; tail -3 "$OUT/preset.log" ;;
+    sizes) stage sizes sizes; collect sizes; grep -E "^mean|plan:" "$OUT/sizes.log" ;;
+    analysis) stage analysis analysis; tail -8 "$OUT/analysis.log" ;;
+    *) echo "unknown stage $s" && exit 2 ;;
+  esac
+done
+cat "$SUMMARY"

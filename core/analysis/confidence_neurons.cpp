@@ -1,5 +1,7 @@
 #include "analysis/confidence_neurons.h"
 
+#include <torch/linalg.h>
+
 #include <torch/torch.h>
 
 #include <nlohmann/json.hpp>

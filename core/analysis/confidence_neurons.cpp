@@ -1,7 +1,5 @@
 #include "analysis/confidence_neurons.h"
 
-#include <torch/linalg.h>
-
 #include <torch/torch.h>
 
 #include <nlohmann/json.hpp>
@@ -38,7 +36,7 @@ ConfidenceNeuronsResult confidenceNeurons(const ModelSnapshot& snapshot, const T
   std::iota(r.ranking.begin(), r.ranking.end(), 0);
   std::stable_sort(r.ranking.begin(), r.ranking.end(), [&](int a, int b) { return scores[a] > scores[b]; });
 
-  const auto svd = torch::linalg::svd(W_U, /*full_matrices=*/false, /*driver=*/{});
+  const auto svd = at::linalg_svd(W_U, /*full_matrices=*/false);
   r.singularValues = toDoubles(std::get<1>(svd));
   const torch::Tensor rightVectors = std::get<2>(svd);  // [D, D], rows are unit vectors in model space
   for (int k = 0; k < topK; ++k) {

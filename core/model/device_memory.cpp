@@ -26,11 +26,14 @@ int64_t meminfoBytes(const std::string& key) {
   return 0;
 }
 
+// The device, with its caching allocator set up (its statistics refuse a device before the first allocation).
 torch::Device cudaDevice(const std::string& name) {
-  const torch::Device d(name);
+  torch::Device d(name);
   if (!d.is_cuda()) throw std::invalid_argument("'" + name + "' is not a CUDA device");
   if (!torch::cuda::is_available())
     throw std::invalid_argument("device '" + name + "': this build of LibTorch has no CUDA or sees no GPU");
+  if (!d.has_index()) d.set_index(0);
+  torch::empty({1}, torch::TensorOptions().device(d));
   return d;
 }
 
@@ -40,7 +43,7 @@ DeviceMemory deviceMemory(const std::string& name) {
   if (torch::Device(name).is_cpu()) return {meminfoBytes("MemAvailable"), meminfoBytes("MemTotal")};
   const torch::Device d = cudaDevice(name);
 #ifdef NF_WITH_CUDA
-  c10::cuda::CUDAGuard guard(d.has_index() ? d.index() : 0);
+  c10::cuda::CUDAGuard guard(d.index());
   size_t freeBytes = 0, totalBytes = 0;
   if (cudaMemGetInfo(&freeBytes, &totalBytes) != cudaSuccess)
     throw std::runtime_error("device '" + name + "': cudaMemGetInfo failed");
@@ -55,7 +58,7 @@ int64_t peakDeviceMemory(const std::string& name) {
   if (torch::Device(name).is_cpu()) return 0;
 #ifdef NF_WITH_CUDA
   const torch::Device d = cudaDevice(name);
-  const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(d.has_index() ? d.index() : 0);
+  const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(d.index());
   return stats.allocated_bytes[0].peak;  // [0]: all pools together
 #else
   return 0;
@@ -66,7 +69,7 @@ void resetPeakDeviceMemory(const std::string& name) {
   if (torch::Device(name).is_cpu()) return;
 #ifdef NF_WITH_CUDA
   const torch::Device d = cudaDevice(name);
-  c10::cuda::CUDACachingAllocator::resetPeakStats(d.has_index() ? d.index() : 0);
+  c10::cuda::CUDACachingAllocator::resetPeakStats(d.index());
 #endif
 }
 

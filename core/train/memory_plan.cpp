@@ -14,13 +14,25 @@ namespace {
 
 constexpr int64_t kFloat32 = 4;
 
-// Parameters that a matmul reads, and so autocast casts to bf16: all but the position embedding (looked up,
-// not multiplied) and the norms' γ, β (LayerNorm runs in fp32). The token embedding counts once, as the
-// unembedding, when it is tied.
-int64_t matmulParameters(const GPT2Config& c) {
-  const int64_t D = c.nEmbd, V = c.vocabSize;
-  const int64_t perBlock = D * 3 * D + 3 * D + D * D + D + D * 4 * D + 4 * D + 4 * D * D + D;
-  return c.nLayer * perBlock + V * D;
+// Parameters of one block that a matmul reads, and so autocast casts to bf16: c_attn, attention's c_proj,
+// c_fc and the MLP's c_proj, weights and biases (not the norms' γ, β: LayerNorm runs in fp32).
+int64_t blockMatmulParameters(const GPT2Config& c) {
+  const int64_t D = c.nEmbd;
+  return D * 3 * D + 3 * D + D * D + D + D * 4 * D + 4 * D + 4 * D * D + D;
+}
+
+// The unembedding's [V, D], the other matrix a matmul reads (the position embedding is looked up, and so is
+// the token embedding unless it is tied, when it is this matrix).
+int64_t unembeddingParameters(const GPT2Config& c) { return int64_t{c.vocabSize} * c.nEmbd; }
+
+int64_t largestParameterTensor(const GPT2Config& c) {
+  int64_t largest = 0;
+  for (const ParameterShape& p : parameterShapes(c)) {
+    int64_t n = 1;
+    for (int64_t d : p.shape) n *= d;
+    largest = std::max(largest, n);
+  }
+  return largest;
 }
 
 int64_t largestDivisorAtMost(const std::vector<int64_t>& ascendingDivisors, int64_t limit,
@@ -62,7 +74,14 @@ MemoryEstimate estimateTrainingMemory(const StepShape& s) {
   e.weights = kFloat32 * e.parameters;
   e.gradients = kFloat32 * e.parameters;
   e.optimizer = 2 * kFloat32 * e.parameters;
-  e.weightCopies = s.bf16 ? 2 * matmulParameters(c) : 0;
+  // Autocast's cache holds a bf16 copy of every matmul's weights until forward returns; without
+  // checkpointing the graph keeps them through backward too. With it, the blocks ran without a graph: in
+  // backward only the unembedding's copy is kept, and the copies of the one block being recomputed.
+  e.weightCopies = s.bf16 ? 2 * (L * blockMatmulParameters(c) + unembeddingParameters(c)) : 0;
+  const int64_t weightCopiesInBackward = !s.bf16 ? 0
+                                         : s.activationCheckpointing
+                                             ? 2 * (blockMatmulParameters(c) + unembeddingParameters(c))
+                                             : e.weightCopies;
 
   // --- What one block's forward pass keeps for backward (GPT2Impl::block). The residual stream stays fp32
   // (fp32 + bf16 promotes), so the norms' inputs are fp32; every matmul keeps its input at `a` bytes.
@@ -72,18 +91,20 @@ MemoryEstimate estimateTrainingMemory(const StepShape& s) {
   block += a * N * D;                          // c_attn's input: ln_1's output (its bf16 cast)
   if (s.removal)  // LN_qk ≠ LN_v: ln_1 a second time, its own kept input (or FakeLN's x/s) and matmul input
     block += (kFloat32 + a) * N * D + normStatistics;
-  block += 3 * a * N * D;  // q, k, v, as the attention products keep them (copies in the heads' layout)
+  // q, k, v: the fused kernel keeps them as views of c_attn's output, the math path's products as copies in
+  // the heads' layout; as large either way.
+  block += 3 * a * N * D;
   if (s.fusedAttention) {
-    // The kernel's output and its log-sum-exp per query. (c_proj's input below may share the output's
-    // storage when the kernel lays it out [B, T, H, dh]; counted apart, to be safe.)
-    block += a * N * D + kFloat32 * B * H * T;
+    // The kernel's log-sum-exp per query. Its output, laid out [B, T, H, dh], is z below: merging the heads
+    // is a view.
+    block += kFloat32 * B * H * T;
   } else {
     // The pattern softmax(q·kᵀ/√d + mask), [B, H, T, T]: softmax keeps its output in fp32 (autocast runs
     // softmax in fp32) and, under bf16, pattern·v keeps the bf16 cast of it as well; masked_fill keeps the
     // causal mask, [T, T] bools shared by all heads.
     block += (s.bf16 ? kFloat32 + 2 : kFloat32) * B * H * T * T + T * T;
   }
-  block += a * N * D;                          // c_proj's input: z, the heads merged back to [N, D]
+  block += a * N * D;                          // c_proj's input: z, the heads merged (math path: a copy)
   block += kFloat32 * N * D + normStatistics;  // ln_2's input: the residual after attention
   block += a * N * D;                          // c_fc's input: ln_2's output
   block += 4 * a * N * D;                      // GELU's input: the MLP's pre-activation [N, 4D]
@@ -113,23 +134,26 @@ MemoryEstimate estimateTrainingMemory(const StepShape& s) {
     e.blockWorkingSet = blockGradients;
   }
 
-  // --- Logits and cross-entropy, [N, V] each. GPT2Impl::forward returns the logits cast to fp32 (under bf16
-  // the bf16 product is freed when forward returns, before any of the following exists); the trainer holds
-  // them through backward; cross_entropy's log-softmax keeps its fp32 output; at the start of backward the
-  // gradients of the log-softmax and of the logits are made: four fp32 [N, V] at once.
+  // --- Logits and cross-entropy, [N, V] each. GPT2Impl::forward returns the logits cast to fp32; as it
+  // returns, the bf16 product (under bf16) still exists. The trainer holds the fp32 logits through backward;
+  // cross_entropy's log-softmax keeps its fp32 output; at the start of backward the gradients of the
+  // log-softmax and of the logits are made: four fp32 [N, V] at once.
+  const int64_t logitsAtEndOfForward = (s.bf16 ? 2 + kFloat32 : kFloat32) * N * V;
   const int64_t logitsHeld = kFloat32 * N * V;
   e.logits = 4 * kFloat32 * N * V;
 
-  // A multi-tensor AdamW computes its update for all parameters at once: one fp32 temporary per parameter.
-  // (LibTorch's per-tensor loop and a fused kernel need less.)
-  e.optimizerStep = kFloat32 * e.parameters;
+  // LibTorch's AdamW updates one tensor at a time; its denominator sqrt(v)/√(1−β₂ᵗ) + ε takes two
+  // temporaries the size of that tensor. (A multi-tensor AdamW would need up to 4 bytes per parameter.)
+  e.optimizerStep = 2 * kFloat32 * largestParameterTensor(c);
 
-  // Peak: the persistent terms, plus the larger of the two phases of a step. Forward and backward: the bf16
-  // copies and the kept activations, plus the larger of the logits' peak (at the start of backward) and a
-  // block in backward (later: only the held logits remain of the logits' terms by then). The AdamW update
-  // comes after backward freed the activations.
-  const int64_t forwardBackward =
-      e.weightCopies + e.activations + std::max(e.logits, logitsHeld + e.blockWorkingSet);
+  // Peak: the persistent terms, plus the largest of the moments of a step. As forward returns: every bf16
+  // weight copy, the kept activations, the logits. At the start of backward: the logits' peak. Then one block
+  // in backward, with only the held logits left of the logits' terms. After backward, with the activations
+  // freed, the AdamW update.
+  const int64_t endOfForward = e.weightCopies + e.activations + logitsAtEndOfForward;
+  const int64_t backward =
+      weightCopiesInBackward + e.activations + std::max(e.logits, logitsHeld + e.blockWorkingSet);
+  const int64_t forwardBackward = std::max(endOfForward, backward);
   e.peakAllocated = e.weights + e.gradients + e.optimizer + std::max(forwardBackward, e.optimizerStep);
   e.margin = (e.peakAllocated * kAllocatorSlackPercent + 99) / 100 + kWorkspaceBytes;
   e.total = e.peakAllocated + e.margin;

@@ -43,7 +43,7 @@ struct MemoryEstimate {
   int64_t weights = 0;       // fp32 master weights, 4 bytes per parameter
   int64_t gradients = 0;     // fp32, 4 bytes per parameter
   int64_t optimizer = 0;     // AdamW's two moments, fp32, 8 bytes per parameter
-  int64_t weightCopies = 0;  // bf16 casts of the matmul weights, kept by autocast's graph until backward
+  int64_t weightCopies = 0;  // bf16 casts of the matmul weights: all held as forward returns
   int64_t activations = 0;   // what the forward pass keeps for backward, in all blocks and around them
   // One block in backward: its gradients' temporaries (and, with checkpointing, its recomputed activations).
   int64_t blockWorkingSet = 0;

@@ -1124,64 +1124,99 @@
 <context>
     <name>RunSetupView</name>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="76"/>
+        <location filename="../widgets/RunSetupView.cpp" line="99"/>
+        <source>cannot plan for %1: %2</source>
+        <translation>keine Planung für %1 möglich: %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/RunSetupView.cpp" line="101"/>
+        <source>does not fit in the %1 free on %2: %3</source>
+        <translation>passt nicht in die %1, die auf %2 frei sind: %3</translation>
+    </message>
+    <message>
+        <location filename="../widgets/RunSetupView.cpp" line="104"/>
+        <source>%1 predicted of %2 free · micro-batch %3 × %4 · activation checkpointing %5</source>
+        <translation>%1 vorhergesagt von %2 frei · Micro-Batch %3 × %4 · Activation Checkpointing %5</translation>
+    </message>
+    <message>
+        <location filename="../widgets/RunSetupView.cpp" line="109"/>
+        <source>on</source>
+        <translation>an</translation>
+    </message>
+    <message>
+        <location filename="../widgets/RunSetupView.cpp" line="109"/>
+        <source>off</source>
+        <translation>aus</translation>
+    </message>
+    <message>
+        <location filename="../widgets/RunSetupView.cpp" line="123"/>
         <source>remove LayerNorm (the protocol)</source>
         <translation>LayerNorm entfernen (das Protokoll)</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="77"/>
+        <location filename="../widgets/RunSetupView.cpp" line="124"/>
         <source>fine-tune, nothing removed (control)</source>
         <translation>Fine-Tuning, nichts entfernt (Kontrolle)</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="78"/>
+        <location filename="../widgets/RunSetupView.cpp" line="125"/>
         <source>The vanilla control uses the same data, learning rate and steps</source>
         <translation>Die Vanilla-Kontrolle verwendet dieselben Daten, dieselbe Lernrate und dieselben Schritte</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="82"/>
+        <location filename="../widgets/RunSetupView.cpp" line="129"/>
         <source>Mode</source>
         <translation>Modus</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="83"/>
+        <location filename="../widgets/RunSetupView.cpp" line="130"/>
         <source>Preset</source>
         <translation>Preset</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="84"/>
+        <location filename="../widgets/RunSetupView.cpp" line="131"/>
         <source>Steps</source>
         <translation>Schritte</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="85"/>
+        <location filename="../widgets/RunSetupView.cpp" line="132"/>
         <source>Device</source>
         <translation>Gerät</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="86"/>
+        <location filename="../widgets/RunSetupView.cpp" line="133"/>
+        <source>Memory</source>
+        <translation>Speicher</translation>
+    </message>
+    <message>
+        <location filename="../widgets/RunSetupView.cpp" line="134"/>
         <source>Data</source>
         <translation>Daten</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="87"/>
+        <location filename="../widgets/RunSetupView.cpp" line="135"/>
         <source>Run folder</source>
         <translation>Laufordner</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="88"/>
+        <location filename="../widgets/RunSetupView.cpp" line="137"/>
         <source>synthetic corpus (seed 1), tokenized with the model&apos;s tokenizer; made on the first start</source>
         <translation>synthetischer Korpus (Seed 1), mit dem Tokenizer des Modells tokenisiert; wird beim ersten Start erzeugt</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="91"/>
+        <location filename="../widgets/RunSetupView.cpp" line="140"/>
         <source>a new folder per run</source>
         <translation>ein neuer Ordner pro Lauf</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="92"/>
+        <location filename="../widgets/RunSetupView.cpp" line="141"/>
         <source>cpu, cuda or cuda:N</source>
         <translation>cpu, cuda oder cuda:N</translation>
+    </message>
+    <message>
+        <location filename="../widgets/RunSetupView.cpp" line="144"/>
+        <source>The peak memory of a training step predicted on this device, and the micro-batch × accumulation and activation checkpointing that Start uses: they keep the preset&apos;s sequences per step and fit %1% of the free memory.</source>
+        <translation>Der für einen Trainingsschritt auf diesem Gerät vorhergesagte Spitzenspeicher sowie Micro-Batch × Akkumulation und Activation Checkpointing, die „Starten“ verwendet: Sie behalten die Sequenzen pro Schritt des Presets bei und passen in %1 % des freien Speichers.</translation>
     </message>
 </context>
 <context>

@@ -59,6 +59,17 @@ QString hms(double seconds) {
       .arg((s / 60) % 60, 2, 10, QChar('0'))
       .arg(s % 60, 2, 10, QChar('0'));
 }
+
+nf::GPT2Config shapeOf(const nf::ModelSummary& summary) {
+  nf::GPT2Config shape;
+  shape.nLayer = summary.nLayer;
+  shape.nHead = summary.nHead;
+  shape.nEmbd = summary.nEmbd;
+  shape.nPositions = summary.nPositions;
+  shape.vocabSize = summary.vocabSize;
+  shape.tiedUnembedding = summary.tiedUnembedding;
+  return shape;
+}
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
@@ -202,6 +213,7 @@ bool MainWindow::openModelFolder(const QString& folder) {
       return false;
     }
     m_info->setSummary(summary);
+    m_setup->setModelShape(shapeOf(summary));
     m_folder = clean;
     m_layers = summary.nLayer;
     m_setup->matchModelDepth(summary.nLayer);
@@ -229,6 +241,7 @@ bool MainWindow::openRun(const QString& runDir) {
     if (!model.isEmpty() && model != m_folder) {
       const nf::ModelSummary summary = nf::inspectModelFolder(model.toStdString());
       m_info->setSummary(summary);
+      m_setup->setModelShape(shapeOf(summary));
       m_folder = model;
       m_layers = summary.nLayer;
     }
@@ -341,9 +354,11 @@ void MainWindow::startRun(const QString& requestedDir) {
     choices.evalData = {m_validation.toStdString()};
     if (!m_alternative.isEmpty()) choices.evalData.push_back(m_alternative.toStdString());
   }
-  nf::GPT2Config shape;
-  shape.nPositions = m_info->summary().nPositions;
-  const nf::RunConfig c = nf::makeRunConfig(m_setup->preset(), m_setup->mode(), shape, choices);
+  const nf::GPT2Config shape = shapeOf(m_info->summary());
+  nf::RunConfig c = nf::makeRunConfig(m_setup->preset(), m_setup->mode(), shape, choices);
+  // The settings the setup pane shows: planned again now, as free memory may have changed since.
+  m_setup->updateMemoryPlan();
+  if (m_setup->memoryPlan() && m_setup->memoryPlan()->fits) nf::applyPlan(*m_setup->memoryPlan(), c);
   QString dir = requestedDir.isEmpty() ? m_setup->runFolder() : requestedDir;
   if (dir.isEmpty())
     dir = appDataFolder("runs/" + QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss") + "-" +

@@ -6,6 +6,8 @@
 #include <QLabel>
 #include <QSpinBox>
 
+#include "model/device_memory.h"
+
 RunSetupView::RunSetupView(QWidget* parent) : QWidget(parent) {
   m_mode = new QComboBox(this);
   m_mode->addItem(QString(), static_cast<int>(nf::TrainingMode::Remove));
@@ -23,9 +25,11 @@ RunSetupView::RunSetupView(QWidget* parent) : QWidget(parent) {
   m_data->setWordWrap(true);
   m_folder = new QLabel(this);
   m_folder->setWordWrap(true);
+  m_memory = new QLabel(this);
+  m_memory->setWordWrap(true);
   m_form = new QFormLayout(this);
   for (QWidget* field :
-       std::initializer_list<QWidget*>{m_mode, m_preset, m_steps, m_device, m_data, m_folder}) {
+       std::initializer_list<QWidget*>{m_mode, m_preset, m_steps, m_device, m_memory, m_data, m_folder}) {
     if (field == m_data) m_form->addRow(m_description);
     m_form->addRow(new QLabel(this), field);
   }
@@ -34,10 +38,15 @@ RunSetupView::RunSetupView(QWidget* parent) : QWidget(parent) {
     const QSignalBlocker block(m_steps);  // presetChanged rebuilds the draft for the new budget anyway
     m_steps->setValue(static_cast<int>(p.optimizer.maxSteps));
     m_description->setText(QString::fromStdString(p.description));
+    updateMemoryPlan();
     Q_EMIT presetChanged();
   });
   connect(m_steps, qOverload<int>(&QSpinBox::valueChanged), this, &RunSetupView::stepsChanged);
-  connect(m_device, &QComboBox::currentTextChanged, this, &RunSetupView::deviceChanged);
+  connect(m_device, &QComboBox::currentTextChanged, this, [this] {
+    updateMemoryPlan();
+    Q_EMIT deviceChanged();
+  });
+  connect(m_mode, qOverload<int>(&QComboBox::currentIndexChanged), this, &RunSetupView::updateMemoryPlan);
   matchModelDepth(4);
   retranslate();
 }
@@ -63,6 +72,43 @@ void RunSetupView::matchModelDepth(int layers) {
     }
 }
 
+void RunSetupView::setModelShape(const nf::GPT2Config& shape) {
+  m_shape = shape;
+  updateMemoryPlan();
+}
+
+void RunSetupView::updateMemoryPlan() {
+  m_plan.reset();
+  m_planProblem.clear();
+  if (m_shape) {
+    nf::RunChoices choices;
+    choices.device = device().toStdString();
+    try {
+      const nf::RunConfig config = nf::makeRunConfig(preset(), mode(), *m_shape, choices);
+      m_freeBytes = nf::deviceMemory(config.device).freeBytes;
+      m_plan = nf::planTrainingMemory(nf::planRequest(config, *m_shape, m_freeBytes));
+    } catch (const std::exception& e) {  // a device name half typed, or one this build cannot use
+      m_planProblem = QString::fromStdString(e.what()).section('\n', 0, 0);  // LibTorch's: no backtrace
+    }
+  }
+  m_memory->setText(memoryText());
+}
+
+QString RunSetupView::memoryText() const {
+  if (!m_shape) return QString();
+  if (!m_plan) return tr("cannot plan for %1: %2").arg(device(), m_planProblem);
+  if (!m_plan->fits)
+    return tr("does not fit in the %1 free on %2: %3")
+        .arg(QString::fromStdString(nf::formatBytes(m_freeBytes)), device(),
+             QString::fromStdString(m_plan->reason));
+  return tr("%1 predicted of %2 free · micro-batch %3 × %4 · activation checkpointing %5")
+      .arg(QString::fromStdString(nf::formatBytes(m_plan->estimate.total)),
+           QString::fromStdString(nf::formatBytes(m_freeBytes)))
+      .arg(m_plan->microBatch)
+      .arg(m_plan->accumulation)
+      .arg(m_plan->activationCheckpointing ? tr("on") : tr("off"));
+}
+
 void RunSetupView::setDataDescription(const QString& text) {
   m_dataText = text;
   retranslate();
@@ -84,6 +130,7 @@ void RunSetupView::retranslate() {
   label(m_preset, tr("Preset"));
   label(m_steps, tr("Steps"));
   label(m_device, tr("Device"));
+  label(m_memory, tr("Memory"));
   label(m_data, tr("Data"));
   label(m_folder, tr("Run folder"));
   m_data->setText(m_dataText.isEmpty()
@@ -92,6 +139,12 @@ void RunSetupView::retranslate() {
                       : m_dataText);
   m_folder->setText(m_runFolder.isEmpty() ? tr("a new folder per run") : m_runFolder);
   m_device->setToolTip(tr("cpu, cuda or cuda:N"));
+  m_memory->setText(memoryText());
+  m_memory->setToolTip(
+      tr("The peak memory of a training step predicted on this device, and the micro-batch × accumulation "
+         "and activation checkpointing that Start uses: they keep the preset's sequences per step and fit "
+         "%1% of the free memory.")
+          .arg(qRound(nf::kUsableMemoryFraction * 100)));
 }
 
 void RunSetupView::changeEvent(QEvent* event) {

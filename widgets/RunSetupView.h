@@ -1,8 +1,12 @@
 // The next run's settings: mode (remove or the vanilla fine-tune control), preset (its optimizer,
-// removal settings and schedule), steps, device, and where its data and run folder come from.
+// removal settings and schedule), steps, device, and where its data and run folder come from; and the memory
+// plan for them (train/memory_plan.h): the peak predicted on the device and the micro-batch × accumulation
+// and activation checkpointing that Start uses.
 #pragma once
 #include <QWidget>
+#include <optional>
 
+#include "train/memory_plan.h"
 #include "train/settings.h"
 
 class QComboBox;
@@ -25,6 +29,13 @@ class RunSetupView : public QWidget {
   void setDataDescription(const QString& text);
   void setRunFolder(const QString& folder);  // "" : a new folder per run
   QString runFolder() const { return m_runFolder; }
+  // The model the memory plan is for (its shape, not its weights).
+  void setModelShape(const nf::GPT2Config& shape);
+  // Plans again with the device's free memory now (Start calls it: memory may have changed since).
+  void updateMemoryPlan();
+  // The plan for the current settings; none without a model, or for a device that cannot be asked.
+  const std::optional<nf::MemoryPlan>& memoryPlan() const { return m_plan; }
+  QString memoryText() const;
 
  Q_SIGNALS:
   void presetChanged();  // the draft schedule is rebuilt from the preset
@@ -44,6 +55,11 @@ class RunSetupView : public QWidget {
   QLabel* m_description;
   QLabel* m_data;
   QLabel* m_folder;
+  QLabel* m_memory;
   QFormLayout* m_form;
   QString m_runFolder, m_dataText;
+  std::optional<nf::GPT2Config> m_shape;
+  std::optional<nf::MemoryPlan> m_plan;
+  int64_t m_freeBytes = 0;
+  QString m_planProblem;  // why there is no plan: the device could not be asked
 };

@@ -35,6 +35,7 @@ void cmdRemove(CLI::App& command);
 void cmdResume(CLI::App& command);
 void cmdExport(CLI::App& command);
 void cmdSchedule(CLI::App& command);
+void cmdPlan(CLI::App& command);
 void cmdAnalyze(CLI::App& command);  // a group: one subcommand per kind of analysis
 
 // One JSON line on stdout. Bytes that are not UTF-8 (a model can sample half a character) become U+FFFD.

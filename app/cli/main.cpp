@@ -213,6 +213,7 @@ const Command kCommands[] = {
     {"resume", cmdResume, "continue a run from its newest checkpoint"},
     {"export", cmdExport, "export an LN-free model: folded, and standard GPT-2 (1e6/1e12 trick)"},
     {"schedule", cmdSchedule, "list or print presets, validate a schedule file"},
+    {"plan", cmdPlan, "predict a run's memory; choose micro-batch × accumulation and checkpointing to fit"},
     {"analyze", cmdAnalyze,
      "analyses of a model: norms, sinks, dla, patching, neurons, calibration, ioi, induction"},
 };

@@ -12,12 +12,14 @@
 #include "commands.h"
 #include "data/batches.h"
 #include "io/atomic_file.h"
+#include "model/device_memory.h"
 #include "model/hf_checkpoint.h"
 #include "options.h"
 #include "progress_bar.h"
 #include "run/run_directory.h"
 #include "text/bpe_tokenizer.h"
 #include "train/export.h"
+#include "train/memory_plan.h"
 #include "train/trainer.h"
 
 namespace nf::cli {
@@ -43,7 +45,7 @@ struct RunOptions {
   std::optional<int64_t> steps, warmup, microBatch, accumulation, context;
   std::optional<double> lr, minLr;
   int64_t seed = 0, evalInterval = 100, evalTokens = 65536, checkpointInterval = 100;
-  bool bf16 = false;
+  bool bf16 = false, activationCheckpointing = false, fit = false;
   // remove only
   std::string schedule;
   std::optional<double> auxWeight, ema;
@@ -109,6 +111,13 @@ void addRunOptions(CLI::App& command, RunOptions& o) {
       ->type_name("cpu|cuda[:N]")
       ->capture_default_str();
   command.add_flag("--bf16", o.bf16, "bf16 autocast on CUDA (fp32 master weights and optimizer state)");
+  command.add_flag("--activation-checkpointing", o.activationCheckpointing,
+                   "keep only each block's input and recompute the block in backward: same gradients, "
+                   "~1/3 more compute, a fraction of the activation memory");
+  command.add_flag(
+      "--fit", o.fit,
+      "choose micro-batch × accumulation (keeping their product, the global batch) and activation "
+      "checkpointing so the run fits the device's free memory ('normfree-cli plan' shows the plan)");
 }
 
 // The command line's choices, made into a run's settings the one way the GUI makes them too.
@@ -132,6 +141,7 @@ RunConfig runConfigFrom(const RunOptions& o, TrainingMode mode) {
   choices.context = o.context;
   choices.seed = static_cast<uint64_t>(o.seed);
   choices.bf16 = o.bf16;
+  if (o.activationCheckpointing) choices.activationCheckpointing = true;
   choices.evalInterval = o.evalInterval;
   choices.evalTokens = o.evalTokens;
   choices.checkpointInterval = o.checkpointInterval;
@@ -145,6 +155,22 @@ RunConfig runConfigFrom(const RunOptions& o, TrainingMode mode) {
     choices.eotTreatment = o.eotTreatment;
   }
   return makeRunConfig(o.preset, mode, loadConfigFile(o.model + "/config.json").shape, choices);
+}
+
+// --fit: the memory plan for the run's device, applied to its settings before it starts; says what it chose.
+void fitToDevice(RunConfig& config) {
+  const GPT2Config shape = loadConfigFile(config.model + "/config.json").shape;
+  const int64_t available = deviceMemory(config.device).freeBytes;
+  const MemoryPlan plan = planTrainingMemory(planRequest(config, shape, available));
+  const std::string predicted = formatBytes(plan.estimate.total) + " predicted of " +
+                                formatBytes(plan.usableBytes) + " usable (" + formatBytes(available) +
+                                " free on " + config.device + ")";
+  if (!plan.fits)
+    throw std::runtime_error("--fit: the run does not fit on " + config.device + ": " + plan.reason);
+  applyPlan(plan, config);
+  std::cerr << "fit: micro-batch " << plan.microBatch << " × accumulation " << plan.accumulation
+            << ", activation checkpointing " << (plan.activationCheckpointing ? "on" : "off") << "; "
+            << predicted << "; " << plan.reason << "\n";
 }
 
 int train(std::unique_ptr<Trainer> trainer) {
@@ -188,7 +214,13 @@ void startRun(CLI::App& command, TrainingMode mode, const std::string& descripti
     command.add_flag("--eot-treatment", o->eotTreatment,
                      "LN_v sites that turn fake divide end-of-text tokens by s_0 (blog recipe)");
   }
-  onRun(command, [o, mode] { return train(Trainer::start(o->run, runConfigFrom(*o, mode))); });
+  onRun(command, [o, mode] {
+    if (o->fit && o->activationCheckpointing)
+      throw UsageError("--fit chooses activation checkpointing itself: leave out --activation-checkpointing");
+    RunConfig config = runConfigFrom(*o, mode);
+    if (o->fit) fitToDevice(config);
+    return train(Trainer::start(o->run, config));
+  });
 }
 
 double maxLogitDifference(GPT2Impl& a, GPT2Impl& b, const torch::Tensor& tokens) {

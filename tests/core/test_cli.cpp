@@ -118,7 +118,7 @@ TEST_CASE(bad_input_gives_a_message_and_a_nonzero_exit) {
 TEST_CASE(every_command_has_help) {
   for (const char* command :
        {"info", "init", "logits", "corpus", "train-tokenizer", "tokenize", "ioi", "eval", "generate",
-        "pretrain", "finetune", "remove", "resume", "export", "schedule"}) {
+        "pretrain", "finetune", "remove", "resume", "export", "schedule", "plan"}) {
     auto r = cli(std::string(command) + " --help");
     REQUIRE_MSG(
         r.status == 0 && r.out.find("usage: normfree-cli " + std::string(command)) != std::string::npos,
@@ -302,6 +302,89 @@ TEST_CASE(remove_then_export_from_the_command_line) {
   r = cli("schedule --preset gpt2");
   REQUIRE_MSG(r.status == 0, r.err);
   REQUIRE_EQ(nlohmann::json::parse(r.out)["schedule"]["events"].size(), 37u);  // 12 + 12 + 12 + 1
+}
+
+TEST_CASE(plan_for_a_gpu_from_any_machine) {
+  auto r = cli("plan --shape gpt2 --device cuda --bf16 --memory 80G --json");
+  REQUIRE_MSG(r.status == 0, r.err);
+  auto j = nlohmann::json::parse(r.out);
+  REQUIRE_EQ(j["preset"], "gpt2");  // the preset made for 12 layers
+  REQUIRE_EQ(j["global_batch"], 512);
+  REQUIRE_EQ(j["context"], 1024);
+  REQUIRE(j["bf16"] == true && j["fused_attention"] == true);
+  REQUIRE_EQ(j["available_bytes"], int64_t{80} << 30);
+  REQUIRE_EQ(j["available_from"], "--memory");
+  REQUIRE_EQ(j["memory_bytes"]["parameters"], 124439808);
+  REQUIRE(j["fits"] == true && j["micro_batch"] == 32 && j["accumulation"] == 16);
+  REQUIRE_EQ(j["activation_checkpointing"], false);
+  REQUIRE(j["memory_bytes"]["total"].get<int64_t>() <= j["usable_bytes"].get<int64_t>());
+
+  r = cli("plan --shape gpt2 --device cuda --bf16 --memory 80G");  // the table
+  REQUIRE_MSG(r.status == 0, r.err);
+  for (const char* line : {"parameters   124,439,808", "preset gpt2: 512 sequences × 1024 tokens per step",
+                           "bf16 autocast, fused attention", "predicted total",
+                           "micro-batch 32 × accumulation 16, activation checkpointing off"})
+    REQUIRE_MSG(r.out.find(line) != std::string::npos, "no '" << line << "' in:\n" << r.out);
+
+  // GPT-2 XL on 16 GiB: the plan says it does not fit, and why; that is an answer, not an error.
+  r = cli("plan --shape gpt2-xl --device cuda --bf16 --memory 16G --json");
+  REQUIRE_MSG(r.status == 0, r.err);
+  j = nlohmann::json::parse(r.out);
+  REQUIRE_EQ(j["preset"], "gpt2-xl");
+  REQUIRE_EQ(j["fits"], false);
+  REQUIRE_MSG(j["reason"].get<std::string>().find("AdamW state alone need") != std::string::npos,
+              j["reason"]);
+}
+
+TEST_CASE(plan_a_model_folder_and_fit_a_run) {
+  TempDir dir;
+  const std::string d = dir.path();
+  saveModel(*randomModel(smallConfig()), d + "/m");
+  // Two layers: no preset is made for that depth, so one must be named.
+  auto r = cli("plan --model " + d + "/m --memory 1G");
+  REQUIRE(r.status == 2 && r.err.find("no preset is made for 2 layers") != std::string::npos);
+  r = cli("plan --model " + d + "/m --preset tiny --context 16 --bf16 --memory 1G --json");
+  REQUIRE_MSG(r.status == 0, r.err);
+  auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["model"] == d + "/m" && j["shape"]["n_layer"] == 2 && j["device"] == "cpu");
+  REQUIRE(j["bf16"] == false && j["fused_attention"] == false);  // autocast is CUDA only
+  REQUIRE(j["fits"] == true && j["micro_batch"] == 32 && j["accumulation"] == 1 && j["context"] == 16);
+
+  // Bad usage.
+  REQUIRE_EQ(cli("plan --memory 1G").status, 2);
+  REQUIRE_EQ(cli("plan --shape gpt2 --model " + d + "/m --memory 1G").status, 2);
+  r = cli("plan --shape gpt2 --memory 80X");
+  REQUIRE(r.status == 2 && r.err.find("--memory") != std::string::npos);
+  r = cli("plan --shape gpt3 --memory 1G");
+  REQUIRE(r.status == 2 && r.err.find("unknown shape 'gpt3'") != std::string::npos);
+  if (!torch::cuda::is_available()) {
+    r = cli("plan --shape gpt2 --device cuda");
+    REQUIRE(r.status == 2 && r.err.find("give --memory") != std::string::npos);
+  }
+
+  // --fit keeps micro-batch × accumulation (here 4 × 3) and splits it as the plan says: all 12 at once.
+  const auto tokens = randomTokens(smallConfig(), 1, 2000, 3).flatten();
+  writeTokens(d + "/t.bin",
+              std::vector<int32_t>(tokens.data_ptr<int64_t>(), tokens.data_ptr<int64_t>() + 2000), 101);
+  const std::string run = "finetune " + d + "/run --model " + d + "/m --train " + d +
+                          "/t.bin --preset tiny --steps 1 --context 16 --micro-batch 4 --accumulation 3";
+  r = cli(run + " --fit --activation-checkpointing");
+  REQUIRE(r.status == 2 && r.err.find("--fit chooses activation checkpointing itself") != std::string::npos);
+  r = cli(run + " --fit");
+  REQUIRE_MSG(r.status == 0, r.err);
+  REQUIRE_MSG(
+      r.err.find("fit: micro-batch 12 × accumulation 1, activation checkpointing off") != std::string::npos,
+      r.err);
+  const auto optimizer = nlohmann::json::parse(readTextFile(d + "/run/config.json"))["optimizer"];
+  REQUIRE(optimizer["micro_batch"] == 12 && optimizer["accumulation"] == 1);
+  REQUIRE_EQ(optimizer["activation_checkpointing"], false);
+  // --activation-checkpointing alone is recorded in the run's settings.
+  r = cli("finetune " + d + "/run2 --model " + d + "/m --train " + d +
+          "/t.bin --preset tiny --steps 1 --context 16 --activation-checkpointing");
+  REQUIRE_MSG(r.status == 0, r.err);
+  REQUIRE_EQ(
+      nlohmann::json::parse(readTextFile(d + "/run2/config.json"))["optimizer"]["activation_checkpointing"],
+      true);
 }
 
 TEST_MAIN()

@@ -71,6 +71,10 @@ class TestWorkbench : public QObject {
     MainWindow window;
     QCOMPARE(window.currentFolder(), m_model);
     QCOMPARE(window.runSetup()->preset(), std::string("tiny"));
+    // The memory plan for the model on the CPU: the tiny preset's 32 sequences fit in one micro-batch.
+    QVERIFY2(window.runSetup()->memoryText().contains("micro-batch 32 × 1 · activation checkpointing off"),
+             qPrintable(window.runSetup()->memoryText()));
+    QVERIFY(window.runSetup()->memoryPlan() && window.runSetup()->memoryPlan()->fits);
     const nf::Schedule schedule = window.timeline()->editor()->schedule();
     QCOMPARE(schedule, nf::findPreset("tiny").schedule);
     QVERIFY2(window.statusText().contains("step 0 / 500"), qPrintable(window.statusText()));

@@ -99,23 +99,24 @@ PY
 }
 
 sizes() {
-  # name layers heads d_model; micro × accumulation and checkpointing from normfree-cli plan when it exists.
-  while read -r name layers heads dmodel preset; do
-    local plan micro=8 accumulation=2 checkpointing=""
-    if plan=$($BUILD/app/normfree-cli plan --shape "$name" --preset "$preset" --device cuda --bf16 --json 2>/dev/null); then
-      echo "plan: $plan"
-      micro=$(echo "$plan" | python3 -c 'import json,sys; print(json.load(sys.stdin)["micro_batch"])')
-      [[ $(echo "$plan" | python3 -c 'import json,sys; print(json.load(sys.stdin)["activation_checkpointing"])') == True ]] &&
-        checkpointing=--checkpointing
-    fi
+  # SIZES picks the shapes (default: all three); micro-batch and checkpointing from `normfree-cli plan` on
+  # this GPU's free memory, 2 micro-batches per step (a step's peak does not depend on their number).
+  local name layers heads dmodel plan micro checkpointing
+  for name in ${SIZES:-gpt2-medium gpt2-large gpt2-xl}; do
+    case $name in
+      gpt2-medium) layers=24 heads=16 dmodel=1024 ;;
+      gpt2-large) layers=36 heads=20 dmodel=1280 ;;
+      gpt2-xl) layers=48 heads=25 dmodel=1600 ;;
+      *) echo "unknown shape $name" && return 2 ;;
+    esac
+    plan=$($BUILD/app/normfree-cli plan --shape "$name" --preset "$name" --device cuda --bf16 --json) || return 1
+    echo "plan: $plan"
+    micro=$(echo "$plan" | python3 -c 'import json,sys; print(json.load(sys.stdin)["micro_batch"])')
+    checkpointing=$(echo "$plan" | python3 -c 'import json,sys; print("--checkpointing" if json.load(sys.stdin)["activation_checkpointing"] else "")')
     $BUILD/tests/bench_training --device cuda --bf16 $checkpointing --layers "$layers" --heads "$heads" \
-      --d-model "$dmodel" --vocab 50257 --context 1024 --batch "$micro" --accumulation "$accumulation" \
-      --steps 4 --rounds 1 --modes remove
-  done <<'SHAPES'
-gpt2-medium 24 16 1024 gpt2-medium
-gpt2-large 36 20 1280 gpt2-large
-gpt2-xl 48 25 1600 gpt2-xl
-SHAPES
+      --d-model "$dmodel" --vocab 50257 --context 1024 --batch "$micro" --accumulation 2 --steps 4 --rounds 1 \
+      --modes remove
+  done
 }
 
 analysis() { $BUILD/tests/bench_analysis --device cuda --skip-tiny --small-sequences 1000 --length 512; }

@@ -28,6 +28,31 @@ BatchSampler::BatchSampler(TokenFile file, int64_t batchSize, int64_t context, u
                                        " tokens, fewer than one window of " + std::to_string(context + 1));
 }
 
+BatchPrefetcher::BatchPrefetcher(BatchSampler& sampler, bool pin)
+    : m_sampler(sampler), m_pin(pin), m_stateAfterReturned(sampler.state()) {
+  drawAhead();
+}
+
+BatchPrefetcher::~BatchPrefetcher() {
+  if (m_ahead.valid()) m_ahead.wait();
+  m_sampler.setState(m_stateAfterReturned);
+}
+
+void BatchPrefetcher::drawAhead() {
+  m_ahead = std::async(std::launch::async, [this] {
+    Batch batch = m_sampler.next();
+    if (m_pin) batch.inputs = batch.inputs.pin_memory(), batch.targets = batch.targets.pin_memory();
+    return Drawn{std::move(batch), m_sampler.state()};
+  });
+}
+
+Batch BatchPrefetcher::next() {
+  Drawn drawn = m_ahead.get();  // rethrows what the sampler threw
+  m_stateAfterReturned = drawn.stateAfter;
+  drawAhead();
+  return std::move(drawn.batch);
+}
+
 Batch BatchSampler::next() {
   Batch batch{torch::empty({m_batchSize, m_context}, torch::kLong),
               torch::empty({m_batchSize, m_context}, torch::kLong)};

@@ -2,6 +2,8 @@
 #pragma once
 #include <torch/types.h>
 
+#include <future>
+
 #include "data/token_file.h"
 #include "util/random.h"
 
@@ -27,6 +29,34 @@ class BatchSampler {
   TokenFile m_file;
   int64_t m_batchSize, m_context, m_vocabLimit;
   Random m_random;
+};
+
+// Draws the sampler's next batch on a background thread while the current one trains, pinned in page-locked
+// memory when it will be copied to a GPU (the copy then runs without the host waiting). The same batches in
+// the same order as the sampler alone. While it lives it owns the sampler; its destructor hands the sampler
+// back in the state after the last batch next() returned, so a checkpoint resumes exactly there.
+class BatchPrefetcher {
+ public:
+  BatchPrefetcher(BatchSampler& sampler, bool pin);
+  ~BatchPrefetcher();
+  BatchPrefetcher(const BatchPrefetcher&) = delete;
+  BatchPrefetcher& operator=(const BatchPrefetcher&) = delete;
+
+  Batch next();
+  // The sampler's state after the last batch next() returned (before any batch drawn ahead).
+  const Random::State& state() const { return m_stateAfterReturned; }
+
+ private:
+  struct Drawn {
+    Batch batch;
+    Random::State stateAfter;
+  };
+  void drawAhead();
+
+  BatchSampler& m_sampler;
+  bool m_pin;
+  Random::State m_stateAfterReturned;
+  std::future<Drawn> m_ahead;
 };
 
 // The file cut into consecutive chunks: chunk i has inputs [i·context, (i+1)·context) and targets one

@@ -34,6 +34,7 @@ struct Trainer::Impl {
   std::unique_ptr<torch::optim::AdamW> optimizer;
   std::vector<torch::Tensor> parameters;
   std::unique_ptr<BatchSampler> sampler;
+  std::unique_ptr<BatchPrefetcher> prefetcher;  // owns the sampler while run() trains
   std::vector<TokenFile> evalFiles;
   std::unique_ptr<RemovalTracker> tracker;
   std::unique_ptr<MetricsWriter> metrics;
@@ -144,12 +145,10 @@ struct Trainer::Impl {
     const OptimizerSettings& o = config().optimizer;
     const double auxWeight = removing() ? config().removal.auxWeight : 0.0;
     const int64_t vocab = model->config().vocabSize;
-    const bool pin = device.is_cuda();
     torch::Tensor ceSum = torch::zeros({}, torch::TensorOptions().device(device));
     torch::Tensor auxSum = torch::zeros({}, torch::TensorOptions().device(device));
     for (int64_t micro = 0; micro < o.accumulation; ++micro) {
-      Batch batch = sampler->next();
-      if (pin) batch.inputs = batch.inputs.pin_memory(), batch.targets = batch.targets.pin_memory();
+      const Batch batch = prefetcher->next();
       // The CPU ids go to forward(), which checks them there; the device copies are for the losses.
       const torch::Tensor inputs = batch.inputs.to(device, /*non_blocking=*/true);
       const torch::Tensor targets = batch.targets.to(device, /*non_blocking=*/true);
@@ -244,7 +243,7 @@ struct Trainer::Impl {
   void checkpoint() {
     TrainingState state;
     state.stepsDone = owner.m_stepsDone.load();
-    state.samplerState = sampler->state();
+    state.samplerState = prefetcher ? prefetcher->state() : sampler->state();
     state.trackers = tracker->toJson();
     state.metricsBytes = metrics->bytesWritten();
     {
@@ -430,6 +429,13 @@ bool Trainer::run(const ProgressFn& progress) {
   const OptimizerSettings& o = m_config.optimizer;
   d.observing = d.removing();
   if (d.observing) d.model->setNormObserver(d.tracker.get());
+  // Batches are drawn one ahead on another thread; however run() ends, the sampler is handed back in the
+  // state after the last batch trained on.
+  d.prefetcher = std::make_unique<BatchPrefetcher>(*d.sampler, d.device.is_cuda());
+  struct StopPrefetching {
+    Impl& d;
+    ~StopPrefetching() { d.prefetcher.reset(); }
+  } stopPrefetching{d};
   int64_t lastCheckpoint = m_stepsDone.load();
   bool finished = false;
   while (true) {

@@ -60,8 +60,8 @@ QString hms(double seconds) {
       .arg(s % 60, 2, 10, QChar('0'));
 }
 
-nf::GPT2Config shapeOf(const nf::ModelSummary& summary) {
-  nf::GPT2Config shape;
+nf::ModelShape shapeOf(const nf::ModelSummary& summary) {
+  nf::ModelShape shape;
   shape.nLayer = summary.nLayer;
   shape.nHead = summary.nHead;
   shape.nEmbd = summary.nEmbd;
@@ -354,7 +354,7 @@ void MainWindow::startRun(const QString& requestedDir) {
     choices.evalData = {m_validation.toStdString()};
     if (!m_alternative.isEmpty()) choices.evalData.push_back(m_alternative.toStdString());
   }
-  const nf::GPT2Config shape = shapeOf(m_info->summary());
+  const nf::ModelShape shape = shapeOf(m_info->summary());
   nf::RunConfig c = nf::makeRunConfig(m_setup->preset(), m_setup->mode(), shape, choices);
   // The settings the setup pane shows: planned again now, as free memory may have changed since.
   m_setup->updateMemoryPlan();

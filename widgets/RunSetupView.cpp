@@ -72,7 +72,7 @@ void RunSetupView::matchModelDepth(int layers) {
     }
 }
 
-void RunSetupView::setModelShape(const nf::GPT2Config& shape) {
+void RunSetupView::setModelShape(const nf::ModelShape& shape) {
   m_shape = shape;
   updateMemoryPlan();
 }

@@ -30,7 +30,7 @@ class RunSetupView : public QWidget {
   void setRunFolder(const QString& folder);  // "" : a new folder per run
   QString runFolder() const { return m_runFolder; }
   // The model the memory plan is for (its shape, not its weights).
-  void setModelShape(const nf::GPT2Config& shape);
+  void setModelShape(const nf::ModelShape& shape);
   // Plans again with the device's free memory now (Start calls it: memory may have changed since).
   void updateMemoryPlan();
   // The plan for the current settings; none without a model, or for a device that cannot be asked.
@@ -58,7 +58,7 @@ class RunSetupView : public QWidget {
   QLabel* m_memory;
   QFormLayout* m_form;
   QString m_runFolder, m_dataText;
-  std::optional<nf::GPT2Config> m_shape;
+  std::optional<nf::ModelShape> m_shape;
   std::optional<nf::MemoryPlan> m_plan;
   int64_t m_freeBytes = 0;
   QString m_planProblem;  // why there is no plan: the device could not be asked

@@ -19,7 +19,7 @@
 #include "data/token_file.h"
 #include "eval/circuits.h"
 #include "io/atomic_file.h"
-#include "model/gpt2.h"
+#include "model/causal_lm.h"
 #include "options.h"
 #include "progress_bar.h"
 #include "run/run_directory.h"

@@ -62,7 +62,7 @@ void cmdEval(CLI::App& command) {
     options.maxTokens = o->maxTokens;
     options.calibrationBins = o->bins;
 
-    GPT2 model = loadModel(o->model, parseDevice(o->device));
+    CausalLM model = loadModel(o->model, parseDevice(o->device));
     model->setCudaBf16Autocast(o->bf16);
     const TokenFile data = TokenFile::open(o->data);
     std::vector<bool> allowed;
@@ -134,7 +134,7 @@ void cmdGenerate(CLI::App& command) {
       throw UsageError("no vocab.json in " + tokenizerFolder +
                        "; pass --tokenizer with the model's tokenizer folder");
     const BpeTokenizer tokenizer = BpeTokenizer::load(tokenizerFolder);
-    GPT2 model = loadModel(o->model, parseDevice(o->device));
+    CausalLM model = loadModel(o->model, parseDevice(o->device));
     if (tokenizer.vocabSize() > model->config().vocabSize)
       throw UsageError("the tokenizer has " + std::to_string(tokenizer.vocabSize()) +
                        " tokens, the model only " + std::to_string(model->config().vocabSize));

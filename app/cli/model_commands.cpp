@@ -115,7 +115,7 @@ void cmdInit(CLI::App& command) {
   command.add_flag("--transformer-prefix", o->transformerPrefix,
                    "store names as transformer.h.0… (as GPT2LMHeadModel.save_pretrained does)");
   onRun(command, [o] {
-    nf::GPT2Config c;
+    nf::ModelShape c;
     c.nLayer = o->layers;
     c.nHead = o->heads;
     c.nEmbd = o->dModel;
@@ -128,7 +128,7 @@ void cmdInit(CLI::App& command) {
     } catch (const nf::FileError& e) {
       throw UsageError(e.problem());
     }
-    nf::GPT2 model(c);
+    nf::CausalLM model = nf::makeModel(c);
     model->initWeights(static_cast<uint64_t>(o->seed));
     nf::SaveOptions options;
     options.dtype = *nf::parseDType(o->dtype);  // one of the three, checked by --dtype's IsMember
@@ -159,7 +159,7 @@ void cmdLogits(CLI::App& command) {
   command.add_flag("--bf16", o->bf16, "bf16 autocast (CUDA only)");
   onRun(command, [o] {
     const torch::Tensor tokens = parseTokens(o->tokens);
-    nf::GPT2 model = nf::loadModel(o->model, parseDevice(o->device));
+    nf::CausalLM model = nf::loadModel(o->model, parseDevice(o->device));
     model->setCudaBf16Autocast(o->bf16);
     torch::NoGradGuard noGrad;
     torch::Tensor logits = model->forward(tokens).to(torch::kCPU).contiguous();

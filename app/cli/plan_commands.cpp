@@ -19,7 +19,7 @@ namespace nf::cli {
 namespace {
 
 // The standard GPT-2 shapes, for planning without a model folder.
-GPT2Config standardShape(const std::string& name) {
+ModelShape standardShape(const std::string& name) {
   struct Standard {
     const char* name;
     int layers, heads, dModel;
@@ -30,7 +30,7 @@ GPT2Config standardShape(const std::string& name) {
                                     {"gpt2-xl", 48, 25, 1600}};
   for (const Standard& s : shapes)
     if (name == s.name) {
-      GPT2Config c;  // vocabulary 50257, 1024 positions, tied unembedding
+      ModelShape c;  // vocabulary 50257, 1024 positions, tied unembedding
       c.nLayer = s.layers;
       c.nHead = s.heads;
       c.nEmbd = s.dModel;
@@ -63,7 +63,7 @@ std::string row(const std::string& label, int64_t bytes, const std::string& note
 
 struct PlanReport {
   std::string model;  // the folder, or the standard shape's name
-  GPT2Config shape;
+  ModelShape shape;
   RunConfig run;
   int64_t availableBytes = 0;
   bool memoryGiven = false;  // --memory, not the device's
@@ -72,7 +72,7 @@ struct PlanReport {
 };
 
 std::string table(const PlanReport& r) {
-  const GPT2Config& c = r.shape;
+  const ModelShape& c = r.shape;
   const MemoryEstimate& e = r.plan.estimate;
   std::ostringstream out;
   out << "model        " << r.model << ": " << c.nLayer << " layers, " << c.nHead << " heads, d_model "
@@ -110,7 +110,7 @@ std::string table(const PlanReport& r) {
 }
 
 nlohmann::json machineReport(const PlanReport& r) {
-  const GPT2Config& c = r.shape;
+  const ModelShape& c = r.shape;
   nlohmann::json j{{"model", r.model},
                    {"shape",
                     {{"n_layer", c.nLayer},

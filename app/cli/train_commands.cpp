@@ -159,7 +159,7 @@ RunConfig runConfigFrom(const RunOptions& o, TrainingMode mode) {
 
 // --fit: the memory plan for the run's device, applied to its settings before it starts; says what it chose.
 void fitToDevice(RunConfig& config) {
-  const GPT2Config shape = loadConfigFile(config.model + "/config.json").shape;
+  const ModelShape shape = loadConfigFile(config.model + "/config.json").shape;
   const int64_t available = deviceMemory(config.device).freeBytes;
   const MemoryPlan plan = planTrainingMemory(planRequest(config, shape, available));
   const std::string predicted = formatBytes(plan.estimate.total) + " predicted of " +
@@ -223,7 +223,7 @@ void startRun(CLI::App& command, TrainingMode mode, const std::string& descripti
   });
 }
 
-double maxLogitDifference(GPT2Impl& a, GPT2Impl& b, const torch::Tensor& tokens) {
+double maxLogitDifference(CausalLMImpl& a, CausalLMImpl& b, const torch::Tensor& tokens) {
   torch::NoGradGuard noGrad;
   return (a.forward(tokens).to(torch::kFloat64) - b.forward(tokens).to(torch::kFloat64))
       .abs()
@@ -286,15 +286,15 @@ void cmdExport(CLI::App& command) {
   onRun(command, [o] {
     const std::string folder = run::modelFolder(o->model);
     const torch::Device device = parseDevice(o->device);
-    GPT2 fake = loadModel(folder, device);
-    GPT2 folded{nullptr}, standard{nullptr};
+    CausalLM fake = loadModel(folder, device);
+    CausalLM folded{nullptr}, standard{nullptr};
     try {
       folded = foldLayerNorms(*fake);
       standard = standardFormatWithHugeEpsilon(*fake);
     } catch (const std::invalid_argument& e) {
       throw std::runtime_error(folder + ": " + e.what());
     }
-    const GPT2Config& c = fake->config();
+    const ModelShape& c = fake->config();
     const int64_t T = std::min<int64_t>(c.nPositions, 128);
     torch::Tensor tokens;
     if (o->data.empty()) {

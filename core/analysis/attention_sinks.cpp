@@ -5,13 +5,13 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/analysis_kernels.h"
-#include "model/gpt2.h"
+#include "model/causal_lm.h"
 
 namespace nf {
 
 AttentionSinksResult attentionSinks(const ModelSnapshot& snapshot, const TokenSequences& data,
                                     double threshold, const ProgressFn& progress) {
-  GPT2Impl& model = snapshot.model();
+  CausalLMImpl& model = snapshot.model();
   const int L = model.config().nLayer, H = model.config().nHead;
   torch::Tensor sinks = torch::zeros({L, H}, torch::kFloat64),
                 attention = torch::zeros({L, H}, torch::kFloat64);
@@ -44,7 +44,7 @@ AttentionSinksResult attentionSinks(const ModelSnapshot& snapshot, const TokenSe
 
 std::vector<double> attentionPattern(const ModelSnapshot& snapshot, const std::vector<int32_t>& tokens,
                                      int layer, int head) {
-  GPT2Impl& model = snapshot.model();
+  CausalLMImpl& model = snapshot.model();
   if (layer < 0 || layer >= model.config().nLayer || head < 0 || head >= model.config().nHead)
     throw std::invalid_argument("no head L" + std::to_string(layer) + "H" + std::to_string(head) + " in a " +
                                 std::to_string(model.config().nLayer) + "-layer, " +

@@ -13,7 +13,7 @@ namespace nf {
 ModelBehaviour modelBehaviour(const ModelSnapshot& snapshot, const TokenSequences& data,
                               const std::vector<std::vector<int32_t>>& prompts,
                               const BehaviourOptions& options, const ProgressFn& progress) {
-  GPT2Impl& model = snapshot.model();
+  CausalLMImpl& model = snapshot.model();
   ModelBehaviour b;
   b.header = makeHeader("behaviour", snapshot, data.source, data.count, data.length);
   const int64_t total = data.count + static_cast<int64_t>(prompts.size());

@@ -7,16 +7,15 @@
 
 #include "analysis/analysis_kernels.h"
 #include "eval/evaluate.h"
-#include "model/gpt2.h"
+#include "model/causal_lm.h"
 
 namespace nf {
 ConfidenceNeuronsResult confidenceNeurons(const ModelSnapshot& snapshot, const TokenSequences& data, int topK,
                                           const ProgressFn& progress) {
-  GPT2Impl& model = snapshot.model();
+  CausalLMImpl& model = snapshot.model();
   torch::NoGradGuard noGrad;
   const int layer = model.config().nLayer - 1;
-  const torch::Tensor W_out =
-      model.h[layer]->as<BlockImpl>()->mlp->c_proj->weight.to(torch::kFloat64);  // [F, D]
+  const torch::Tensor W_out = model.mlpOutputWeight(layer).to(torch::kFloat64);  // [F, D]
   const torch::Tensor W_U = model.unembedding().to(torch::kFloat64);             // [V, D]
   const int F = static_cast<int>(W_out.size(0));
   topK = std::clamp(topK, 0, F);

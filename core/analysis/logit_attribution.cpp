@@ -6,7 +6,7 @@
 
 #include "analysis/analysis_kernels.h"
 #include "eval/loss_summary.h"
-#include "model/gpt2.h"
+#include "model/causal_lm.h"
 #include "model/norm.h"
 #include "util/random.h"
 
@@ -22,11 +22,11 @@ constexpr SiteId kFinal{SiteKind::Final, -1};
 // u [B, n, D], giving [B, n, k].
 class FinalNorm {
  public:
-  FinalNorm(GPT2Impl& model, const torch::Tensor& tokens, const torch::Tensor& u)
+  FinalNorm(CausalLMImpl& model, const torch::Tensor& tokens, const torch::Tensor& u)
       : m_model(model),
         m_state(model.norms().at(kFinal)),
-        m_gamma(model.ln_f->weight.to(torch::kFloat64)),
-        m_beta(model.ln_f->bias.to(torch::kFloat64)),
+        m_gamma(model.finalNorm()->weight.to(torch::kFloat64)),
+        m_beta(model.finalNorm()->bias.to(torch::kFloat64)),
         m_tokens(tokens),
         m_u(u) {}
 
@@ -66,7 +66,7 @@ class FinalNorm {
     return (y * m_u.unsqueeze(1)).sum(-1).permute({0, 2, 1});  // [B, n, k]
   }
 
-  GPT2Impl& m_model;
+  CausalLMImpl& m_model;
   const SiteNorm& m_state;
   const torch::Tensor m_gamma, m_beta;
   const torch::Tensor& m_tokens;
@@ -82,7 +82,7 @@ double nmaeOf(double error, double effect) {
 
 AttributionResult logitAttribution(const ModelSnapshot& snapshot, const TokenSequences& data,
                                    const AttributionOptions& options, const ProgressFn& progress) {
-  GPT2Impl& model = snapshot.model();
+  CausalLMImpl& model = snapshot.model();
   const int L = model.config().nLayer, H = model.config().nHead;
   if (options.traceLayer < 0 || options.traceLayer >= L || options.traceHead < 0 || options.traceHead >= H)
     throw std::invalid_argument("head L" + std::to_string(options.traceLayer) + "H" +
@@ -144,7 +144,6 @@ AttributionResult logitAttribution(const ModelSnapshot& snapshot, const TokenSeq
         };
         measure(expand(hooks.at({HookKind::EmbedTok}) + hooks.at({HookKind::EmbedPos})), otherSums, 0);
         for (int l = 0; l < L; ++l) {
-          const auto& block = *model.h[l]->as<BlockImpl>();
           const auto [dla, de] = measure(hooks.at(HookPoint::headOut(l)).slice(1, 0, n), headSums, l * H);
           if (l == options.traceLayer && options.traceSequence >= first &&
               options.traceSequence < first + B) {
@@ -154,7 +153,7 @@ AttributionResult logitAttribution(const ModelSnapshot& snapshot, const TokenSeq
             r.trace.tokens.assign(data.row(options.traceSequence),
                                   data.row(options.traceSequence) + data.length);
           }
-          measure(block.attn->c_proj->bias.expand({B, n, D}).unsqueeze(2), otherSums, 1 + 2 * l);
+          measure(model.attentionOutputBias(l).expand({B, n, D}).unsqueeze(2), otherSums, 1 + 2 * l);
           measure(hooks.at(HookPoint::mlpOut(l)).slice(1, 0, n).unsqueeze(2), otherSums, 2 + 2 * l);
         }
         const torch::Tensor logit = logits.slice(1, 0, n).gather(-1, targets.unsqueeze(-1)).squeeze(-1);

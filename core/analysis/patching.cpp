@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "analysis/analysis_kernels.h"
-#include "model/gpt2.h"
+#include "model/causal_lm.h"
 
 namespace nf {
 namespace {
@@ -16,7 +16,7 @@ namespace {
 // The prompt set on the model's device, and the metric.
 class IoiRuns {
  public:
-  IoiRuns(GPT2Impl& model, const IoiPromptSet& set) : m_model(model), m_end(set.endPosition) {
+  IoiRuns(CausalLMImpl& model, const IoiPromptSet& set) : m_model(model), m_end(set.endPosition) {
     if (set.prompts.empty()) throw std::invalid_argument("the IOI prompt set has no prompts");
     const int64_t N = static_cast<int64_t>(set.prompts.size()), T = set.length;
     std::vector<int64_t> clean, corrupted, correct, wrong;
@@ -68,7 +68,7 @@ class IoiRuns {
   torch::Tensor cleanTokens, corruptedTokens;
 
  private:
-  GPT2Impl& m_model;
+  CausalLMImpl& m_model;
   int64_t m_end;
   torch::Tensor m_correct, m_wrong;
 };
@@ -96,7 +96,7 @@ std::vector<double> PatchingGrid::error() const {
 
 PatchingResult ioiPatching(const ModelSnapshot& snapshot, const IoiPromptSet& set,
                            const PatchingOptions& options, const ProgressFn& progress) {
-  GPT2Impl& model = snapshot.model();
+  CausalLMImpl& model = snapshot.model();
   const int L = model.config().nLayer, H = model.config().nHead;
   const int64_t T = set.length;
   IoiRuns runs(model, set);
@@ -203,7 +203,7 @@ PatchingResult ioiPatching(const ModelSnapshot& snapshot, const IoiPromptSet& se
 
 double patchResidPre(const ModelSnapshot& snapshot, const IoiPromptSet& set, int layer,
                      const std::vector<int64_t>& positions) {
-  GPT2Impl& model = snapshot.model();
+  CausalLMImpl& model = snapshot.model();
   IoiRuns runs(model, set);
   torch::NoGradGuard noGrad;
   HookSet clean;

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/analysis_kernels.h"
-#include "model/gpt2.h"
+#include "model/causal_lm.h"
 
 namespace nf {
 namespace {
@@ -44,7 +44,7 @@ ScaleHistogram histogramOf(const std::vector<float>& position0, const std::vecto
 
 ResidualNormsResult residualNorms(const ModelSnapshot& snapshot, const TokenSequences& data,
                                   int histogramBins, const ProgressFn& progress) {
-  GPT2Impl& model = snapshot.model();
+  CausalLMImpl& model = snapshot.model();
   const int L = model.config().nLayer;
   const double eps = model.config().layerNormEpsilon;
   const std::vector<SiteId> sites = model.norms().sites();

@@ -20,7 +20,7 @@ torch::Tensor batchOf(const std::vector<std::vector<int32_t>>& rows) {
 
 }  // namespace
 
-IoiScore ioiLogitDifference(GPT2Impl& model, const IoiPromptSet& set) {
+IoiScore ioiLogitDifference(CausalLMImpl& model, const IoiPromptSet& set) {
   torch::NoGradGuard noGrad;
   std::vector<std::vector<int32_t>> clean, corrupted;
   std::vector<int64_t> correct, wrong;
@@ -46,9 +46,9 @@ IoiScore ioiLogitDifference(GPT2Impl& model, const IoiPromptSet& set) {
   return s;
 }
 
-InductionScore inductionLosses(GPT2Impl& model, int64_t spanLength, int64_t sequences, uint64_t seed,
+InductionScore inductionLosses(CausalLMImpl& model, int64_t spanLength, int64_t sequences, uint64_t seed,
                                const std::vector<bool>* allowed) {
-  const GPT2Config& c = model.config();
+  const ModelShape& c = model.config();
   if (2 * spanLength + 1 > c.nPositions)
     throw std::invalid_argument("two copies of a " + std::to_string(spanLength) +
                                 "-token span do not fit in " + std::to_string(c.nPositions) + " positions");

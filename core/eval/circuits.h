@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "data/ioi.h"
-#include "model/gpt2.h"
+#include "model/causal_lm.h"
 
 namespace nf {
 
@@ -16,7 +16,7 @@ struct IoiScore {
   double meanCorruptedLogitDiff = 0;  // the same logits on the corrupted prompts
   double cleanAccuracy = 0;           // share of clean prompts with a positive difference
 };
-IoiScore ioiLogitDifference(GPT2Impl& model, const IoiPromptSet& set);
+IoiScore ioiLogitDifference(CausalLMImpl& model, const IoiPromptSet& set);
 
 struct InductionScore {
   int64_t sequences = 0, spanLength = 0;
@@ -28,7 +28,7 @@ struct InductionScore {
 // Sequences [<|endoftext|>, r_1…r_L, r_1…r_L] of uniformly random tokens, end-of-text excluded, drawn
 // from `allowed` when given (e.g. the tokens that occur in the training data: a token the model never saw
 // has an untrained embedding, which says nothing about its induction heads).
-InductionScore inductionLosses(GPT2Impl& model, int64_t spanLength, int64_t sequences, uint64_t seed,
+InductionScore inductionLosses(CausalLMImpl& model, int64_t spanLength, int64_t sequences, uint64_t seed,
                                const std::vector<bool>* allowed = nullptr);
 
 nlohmann::json toJson(const IoiScore& score);

@@ -82,9 +82,9 @@ LossSummary summarize(const TokenValues& values, int calibrationBins) {
   return s;
 }
 
-EvalResult evaluate(GPT2Impl& model, const TokenFile& file, const EvalOptions& options,
+EvalResult evaluate(CausalLMImpl& model, const TokenFile& file, const EvalOptions& options,
                     const ProgressFn& progress) {
-  const GPT2Config& config = model.config();
+  const ModelShape& config = model.config();
   const int64_t context = options.context > 0 ? options.context : config.nPositions;
   if (context > config.nPositions)
     throw std::invalid_argument("context " + std::to_string(context) + " exceeds the model's " +

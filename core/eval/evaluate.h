@@ -10,7 +10,7 @@
 
 #include "data/token_file.h"
 #include "eval/loss_summary.h"
-#include "model/gpt2.h"
+#include "model/causal_lm.h"
 #include "util/progress.h"
 
 namespace nf {
@@ -44,7 +44,7 @@ struct EvalResult {
   LossSummary summary;
 };
 
-EvalResult evaluate(GPT2Impl& model, const TokenFile& file, const EvalOptions& options,
+EvalResult evaluate(CausalLMImpl& model, const TokenFile& file, const EvalOptions& options,
                     const ProgressFn& progress = {});
 
 nlohmann::json toJson(const EvalResult& result);

@@ -33,10 +33,10 @@ int32_t sampleToken(const torch::Tensor& logits, const GenerationOptions& option
   return order[k - 1];  // rounding left u a hair above the total
 }
 
-std::vector<int32_t> generate(GPT2Impl& model, const std::vector<int32_t>& prompt,
+std::vector<int32_t> generate(CausalLMImpl& model, const std::vector<int32_t>& prompt,
                               const GenerationOptions& options) {
   if (prompt.empty()) throw std::invalid_argument("the prompt has no tokens");
-  const GPT2Config& config = model.config();
+  const ModelShape& config = model.config();
   const torch::Device device = model.parameters().front().device();
   Random random(options.seed);
   std::vector<int64_t> context(prompt.begin(), prompt.end());

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "model/gpt2.h"
+#include "model/causal_lm.h"
 #include "util/random.h"
 
 namespace nf {
@@ -18,7 +18,7 @@ struct GenerationOptions {
 };
 
 // Returns only the new tokens. The prompt is cropped to the model's context from the left as it grows.
-std::vector<int32_t> generate(GPT2Impl& model, const std::vector<int32_t>& prompt,
+std::vector<int32_t> generate(CausalLMImpl& model, const std::vector<int32_t>& prompt,
                               const GenerationOptions& options);
 
 // Samples one token id from logits [vocab] (any device) under the options; exposed for tests.

@@ -7,7 +7,7 @@
 
 namespace nf {
 
-int64_t GPT2Config::parameterCount() const {
+int64_t ModelShape::parameterCount() const {
   int64_t count = 0;
   for (const ParameterShape& p : parameterShapes(*this)) {
     int64_t n = 1;
@@ -17,7 +17,7 @@ int64_t GPT2Config::parameterCount() const {
   return count;
 }
 
-void GPT2Config::validate(const std::string& source) const {
+void ModelShape::validate(const std::string& source) const {
   auto positive = [&](int value, const char* key) {
     if (value <= 0)
       throw FileError(source, std::string(key) + " must be positive, got " + std::to_string(value));
@@ -36,7 +36,7 @@ void GPT2Config::validate(const std::string& source) const {
                                 ") is outside the vocabulary of " + std::to_string(vocabSize));
 }
 
-bool GPT2Config::operator==(const GPT2Config& o) const {
+bool ModelShape::operator==(const ModelShape& o) const {
   return nLayer == o.nLayer && nHead == o.nHead && nEmbd == o.nEmbd && nPositions == o.nPositions &&
          vocabSize == o.vocabSize && layerNormEpsilon == o.layerNormEpsilon && eotTokenId == o.eotTokenId &&
          tiedUnembedding == o.tiedUnembedding;
@@ -78,7 +78,7 @@ ModelConfig parseConfigJson(const std::string& text, const std::string& source) 
   }
   if (!j.is_object()) throw FileError(source, "not a JSON object");
   ModelConfig config;
-  GPT2Config& c = config.shape;
+  ModelShape& c = config.shape;
   try {
     if (j.contains("model_type") && j["model_type"] != "gpt2")
       throw FileError(source, "model_type is '" + j["model_type"].get<std::string>() + "', expected 'gpt2'");
@@ -138,7 +138,7 @@ ModelConfig parseConfigJson(const std::string& text, const std::string& source) 
 ModelConfig loadConfigFile(const std::string& path) { return parseConfigJson(readTextFile(path), path); }
 
 std::string configToJson(const ModelConfig& config) {
-  const GPT2Config& c = config.shape;
+  const ModelShape& c = config.shape;
   nlohmann::ordered_json j;
   j["model_type"] = "gpt2";
   j["architectures"] = {"GPT2LMHeadModel"};
@@ -169,7 +169,7 @@ std::string configToJson(const ModelConfig& config) {
   return j.dump(2) + "\n";
 }
 
-std::vector<ParameterShape> parameterShapes(const GPT2Config& c) {
+std::vector<ParameterShape> parameterShapes(const ModelShape& c) {
   const int64_t d = c.nEmbd;
   std::vector<ParameterShape> out = {{"wte.weight", {c.vocabSize, d}}, {"wpe.weight", {c.nPositions, d}}};
   for (int l = 0; l < c.nLayer; ++l) {

@@ -1,4 +1,4 @@
-// GPT-2 shape and hyper-parameters, read from and written to a Hugging Face config.json.
+// A model's shape and hyper-parameters (today GPT-2's), read from and written to a Hugging Face config.json.
 // Our own additions (the norm state of every site) live under the "normfree" key, which
 // Hugging Face ignores, so the file stays loadable by GPT2LMHeadModel.
 #pragma once
@@ -10,7 +10,7 @@
 
 namespace nf {
 
-struct GPT2Config {
+struct ModelShape {
   int nLayer = 12;
   int nHead = 12;
   int nEmbd = 768;
@@ -23,11 +23,11 @@ struct GPT2Config {
   int headDim() const { return nEmbd / nHead; }
   int64_t parameterCount() const;
   void validate(const std::string& source) const;  // throws FileError naming source and field
-  bool operator==(const GPT2Config& o) const;
+  bool operator==(const ModelShape& o) const;
 };
 
 struct ModelConfig {
-  GPT2Config shape;
+  ModelShape shape;
   NormState norms;
   bool folded = false;  // LN-free with the FakeLN scales folded into the weights (normfree.folded)
 };
@@ -43,6 +43,6 @@ struct ParameterShape {
 
 // Every parameter of a GPT-2 of this shape, in the order the model registers them. Linear weights use
 // Hugging Face's Conv1D layout (in, out): y = x·W + b.
-std::vector<ParameterShape> parameterShapes(const GPT2Config& config);
+std::vector<ParameterShape> parameterShapes(const ModelShape& config);
 
 }  // namespace nf

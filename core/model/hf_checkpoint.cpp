@@ -39,9 +39,10 @@ torch::Tensor readTensor(const SafetensorsFile& file, const TensorInfo& info) {
 
 }  // namespace
 
-GPT2 loadModel(const std::string& folder, torch::Device device) {
+CausalLM loadModel(const std::string& folder, torch::Device device) {
   WeightIndex index = indexModelFolder(folder);
-  GPT2 model(index.config.shape, /*initialize=*/false);  // every parameter is overwritten below
+  CausalLM model =
+      makeModel(index.config.shape, /*initialize=*/false);  // every parameter is overwritten below
   model->norms() = index.config.norms;
   torch::NoGradGuard noGrad;
   for (auto& item : model->named_parameters()) {
@@ -53,7 +54,7 @@ GPT2 loadModel(const std::string& folder, torch::Device device) {
   return model;
 }
 
-void saveModel(GPT2Impl& model, const std::string& folder, const SaveOptions& options) {
+void saveModel(CausalLMImpl& model, const std::string& folder, const SaveOptions& options) {
   if (options.dtype != DType::F32 && options.dtype != DType::F16 && options.dtype != DType::BF16)
     throw std::invalid_argument("models are saved as F32, F16 or BF16, not " + dtypeName(options.dtype));
   std::error_code ec;

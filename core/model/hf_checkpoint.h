@@ -4,13 +4,13 @@
 #include <string>
 
 #include "io/safetensors.h"
-#include "model/gpt2.h"
+#include "model/causal_lm.h"
 
 namespace nf {
 
 // Loads config.json (with our norm state, if any) and the weights; F32, F16, BF16 and F64 are converted to
 // float32. Names with or without "transformer." load the same. Throws FileError naming file and tensor.
-GPT2 loadModel(const std::string& folder, torch::Device device = torch::kCPU);
+CausalLM loadModel(const std::string& folder, torch::Device device = torch::kCPU);
 
 struct SaveOptions {
   DType dtype = DType::F32;        // F32, F16 or BF16
@@ -21,6 +21,6 @@ struct SaveOptions {
 
 // Writes config.json and the weights atomically; creates the folder; removes weight files of the other
 // layout (single vs sharded) left by an earlier save so the folder is never ambiguous.
-void saveModel(GPT2Impl& model, const std::string& folder, const SaveOptions& options = {});
+void saveModel(CausalLMImpl& model, const std::string& folder, const SaveOptions& options = {});
 
 }  // namespace nf

@@ -104,7 +104,7 @@ WeightIndex indexModelFolder(const std::string& folder) {
 
 ModelSummary inspectModelFolder(const std::string& folder) {
   WeightIndex index = indexModelFolder(folder);
-  const GPT2Config& c = index.config.shape;
+  const ModelShape& c = index.config.shape;
   ModelSummary s;
   s.folder = folder;
   s.nLayer = c.nLayer;

@@ -2,14 +2,14 @@
 
 #include <torch/torch.h>
 
-#include "model/gpt2.h"
+#include "model/causal_lm.h"
 #include "model/hf_checkpoint.h"
 #include "run/run_directory.h"
 
 namespace nf {
 
 struct ModelSnapshot::Holder {
-  GPT2 model{nullptr};
+  CausalLM model{nullptr};
 };
 
 ModelSnapshot::~ModelSnapshot() = default;
@@ -17,7 +17,7 @@ ModelSnapshot::~ModelSnapshot() = default;
 namespace {
 
 // Analyses take gradients with respect to activations only (attribution patching).
-void freeze(GPT2Impl& model) {
+void freeze(CausalLMImpl& model) {
   for (auto& p : model.parameters()) p.set_requires_grad(false);
 }
 
@@ -35,7 +35,7 @@ SnapshotPtr ModelSnapshot::load(const std::string& path, const std::string& devi
   return s;
 }
 
-SnapshotPtr ModelSnapshot::copyOf(GPT2Impl& model, int64_t step, const std::string& source) {
+SnapshotPtr ModelSnapshot::copyOf(CausalLMImpl& model, int64_t step, const std::string& source) {
   std::shared_ptr<ModelSnapshot> s(new ModelSnapshot());
   s->m_model = std::make_unique<Holder>();
   s->m_model->model = copyModel(model);
@@ -48,7 +48,7 @@ SnapshotPtr ModelSnapshot::copyOf(GPT2Impl& model, int64_t step, const std::stri
   return s;
 }
 
-GPT2Impl& ModelSnapshot::model() const { return *m_model->model; }
+CausalLMImpl& ModelSnapshot::model() const { return *m_model->model; }
 
 std::string ModelSnapshot::label() const {
   return m_step >= 0 ? m_source + " at step " + std::to_string(m_step) : m_source;

@@ -11,7 +11,7 @@
 
 namespace nf {
 
-class GPT2Impl;
+class CausalLMImpl;
 
 class ModelSnapshot {
  public:
@@ -21,7 +21,7 @@ class ModelSnapshot {
                                                    const std::string& device = "cpu");
   // A copy of `model` (weights and norm state; nothing trains it, no parameter needs gradients) labelled
   // with the optimizer steps it has seen (-1: unknown) and where it came from.
-  static std::shared_ptr<const ModelSnapshot> copyOf(GPT2Impl& model, int64_t step,
+  static std::shared_ptr<const ModelSnapshot> copyOf(CausalLMImpl& model, int64_t step,
                                                      const std::string& source);
   ~ModelSnapshot();
 
@@ -30,7 +30,7 @@ class ModelSnapshot {
   const ModelConfig& config() const { return m_config; }
   std::string label() const;        // "runs/a at step 400"
   std::string normSummary() const;  // "LayerNorm", "LN-free (FakeLN at all 13 sites)", "5 of 13 sites FakeLN"
-  GPT2Impl& model() const;          // engine code only; analyses never change it
+  CausalLMImpl& model() const;      // engine code only; analyses never change it
 
  private:
   ModelSnapshot() = default;

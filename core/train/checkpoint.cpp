@@ -41,8 +41,8 @@ json toJson(const TrainingState& s) {
 
 }  // namespace
 
-std::string writeCheckpoint(const std::string& runDir, GPT2Impl& model, torch::optim::Optimizer& optimizer,
-                            const TrainingState& state, int keep) {
+std::string writeCheckpoint(const std::string& runDir, CausalLMImpl& model,
+                            torch::optim::Optimizer& optimizer, const TrainingState& state, int keep) {
   const std::string dir = run::checkpointsPath(runDir);
   const std::string name = run::checkpointName(state.stepsDone);
   const std::string tmp = dir + "/" + run::unfinishedCheckpointName(state.stepsDone, ::getpid());

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "model/gpt2.h"
+#include "model/causal_lm.h"
 #include "schedule/schedule.h"
 #include "util/random.h"
 
@@ -32,8 +32,8 @@ struct TrainingState {
 
 // Writes checkpoints/step-N of runDir (N = state.stepsDone) and points "latest" at it; keeps the newest
 // `keep` checkpoints and removes what killed writers left behind. Returns the checkpoint's folder.
-std::string writeCheckpoint(const std::string& runDir, GPT2Impl& model, torch::optim::Optimizer& optimizer,
-                            const TrainingState& state, int keep);
+std::string writeCheckpoint(const std::string& runDir, CausalLMImpl& model,
+                            torch::optim::Optimizer& optimizer, const TrainingState& state, int keep);
 
 // The state of a checkpoint folder; FileError naming state.json when it is malformed or of a newer version.
 TrainingState readTrainingState(const std::string& checkpointDir);

@@ -4,10 +4,19 @@
 
 #include <stdexcept>
 
+#include "model/gpt2.h"
+
 namespace nf {
 namespace {
 
-void requireFakeEverywhere(const GPT2Impl& model) {
+// The export arithmetic below is GPT-2's (Conv1D layout, fused q/k/v); other families bring their own.
+GPT2Impl& gpt2(CausalLMImpl& model) {
+  auto* family = dynamic_cast<GPT2Impl*>(&model);
+  if (!family) throw std::invalid_argument("LN-free export is implemented for GPT-2 models only");
+  return *family;
+}
+
+void requireFakeEverywhere(const CausalLMImpl& model) {
   for (const SiteId& site : model.norms().sites()) {
     const SiteNorm& n = model.norms().at(site);
     if (n.kind != NormKind::FakeLN)
@@ -23,17 +32,18 @@ torch::Tensor centredRows(const torch::Tensor& w) { return w - w.mean(-1, true);
 
 }  // namespace
 
-GPT2 foldLayerNorms(GPT2Impl& fake) {
+CausalLM foldLayerNorms(CausalLMImpl& fake) {
   requireFakeEverywhere(fake);
-  GPT2Config config = fake.config();
+  ModelShape config = fake.config();
   config.tiedUnembedding = false;
-  GPT2 folded = copyModel(fake, config);
+  CausalLM foldedModel = copyModel(gpt2(fake), config);
+  GPT2Impl* folded = &gpt2(*foldedModel);
   const int64_t D = config.nEmbd;
   torch::NoGradGuard noGrad;
   folded->wte->weight.copy_(centredRows(folded->wte->weight));
   folded->wpe->weight.copy_(centredRows(folded->wpe->weight));
   for (int l = 0; l < config.nLayer; ++l) {
-    auto& block = *folded->h[l]->as<BlockImpl>();
+    auto& block = *folded->blockAt(l);
     const torch::Tensor gamma = block.ln_1->weight, beta = block.ln_1->bias;
     const double sQk = fake.norms().at({SiteKind::Qk, l}).scale, sV = fake.norms().at({SiteKind::V, l}).scale;
     torch::Tensor W = block.attn->c_attn->weight, b = block.attn->c_attn->bias;  // [D, 3D], [3D]
@@ -57,19 +67,20 @@ GPT2 foldLayerNorms(GPT2Impl& fake) {
       folded->norms().at({kind, l}) = identity;
     }
   }
-  return folded;
+  return foldedModel;
 }
 
-GPT2 standardFormatWithHugeEpsilon(GPT2Impl& fake) {
+CausalLM standardFormatWithHugeEpsilon(CausalLMImpl& fake) {
   requireFakeEverywhere(fake);
-  GPT2Config config = fake.config();
+  ModelShape config = fake.config();
   config.layerNormEpsilon = 1e12;
-  GPT2 standard = copyModel(fake, config);
+  CausalLM standardModel = copyModel(gpt2(fake), config);
+  GPT2Impl* standard = &gpt2(*standardModel);
   const int64_t D = config.nEmbd;
   const double root = 1e6;  // sqrt(ε)
   torch::NoGradGuard noGrad;
   for (int l = 0; l < config.nLayer; ++l) {
-    auto& block = *standard->h[l]->as<BlockImpl>();
+    auto& block = *standard->blockAt(l);
     const double sQk = fake.norms().at({SiteKind::Qk, l}).scale, sV = fake.norms().at({SiteKind::V, l}).scale;
     // V needs (x−μ)/s_v·γ + β = r·(ln_1 out − β) + β with r = s_qk/s_v: scale W_v by r, add (1−r)·β·W_v.
     const double r = sQk / sV;
@@ -83,13 +94,13 @@ GPT2 standardFormatWithHugeEpsilon(GPT2Impl& fake) {
   standard->ln_f->weight.mul_(root / fake.norms().at({SiteKind::Final, -1}).scale);
   SiteNorm layerNorm;  // every site an ordinary LayerNorm again: the ε does the work
   standard->norms().setAll(layerNorm);
-  return standard;
+  return standardModel;
 }
 
-double largestNormWeight(GPT2Impl& model) {
-  double largest = model.ln_f->weight.abs().max().item<double>();
+double largestNormWeight(CausalLMImpl& model) {
+  double largest = model.finalNorm()->weight.abs().max().item<double>();
   for (int l = 0; l < model.config().nLayer; ++l) {
-    auto& block = *model.h[l]->as<BlockImpl>();
+    auto& block = *gpt2(model).blockAt(l);
     largest = std::max({largest, block.ln_1->weight.abs().max().item<double>(),
                         block.ln_2->weight.abs().max().item<double>()});
   }

@@ -2,7 +2,7 @@
 #pragma once
 #include <string>
 
-#include "model/gpt2.h"
+#include "model/causal_lm.h"
 
 namespace nf {
 
@@ -13,15 +13,15 @@ namespace nf {
 // embeds); LN_f stays a fixed linear map (FakeLN on a zero-mean residual), because GPT-2 has no logit
 // bias to fold β·W_U into. Throws std::invalid_argument unless every site is FakeLN with no special
 // treatment or ramp in effect.
-GPT2 foldLayerNorms(GPT2Impl& fake);
+CausalLM foldLayerNorms(CausalLMImpl& fake);
 
 // (b) Standard GPT-2: every LN stays a LayerNorm with γ' = γ·10⁶/s and ε = 10¹², so sqrt(Var + 10¹²)
 // ≈ 10⁶ and it computes (x − μ)/s·γ + β to a relative error of about Var/(2·10¹²). ln_1's one γ carries
 // LN_qk's s; the V columns of c_attn absorb s_qk/s_v. Loads in any GPT-2 implementation. The weights
 // overflow float16. Same preconditions as foldLayerNorms.
-GPT2 standardFormatWithHugeEpsilon(GPT2Impl& fake);
+CausalLM standardFormatWithHugeEpsilon(CausalLMImpl& fake);
 
 // Largest |γ'| of the standard-format model, to warn about float16 (max 65504).
-double largestNormWeight(GPT2Impl& model);
+double largestNormWeight(CausalLMImpl& model);
 
 }  // namespace nf

@@ -16,16 +16,16 @@ constexpr int64_t kFloat32 = 4;
 
 // Parameters of one block that a matmul reads, and so autocast casts to bf16: c_attn, attention's c_proj,
 // c_fc and the MLP's c_proj, weights and biases (not the norms' γ, β: LayerNorm runs in fp32).
-int64_t blockMatmulParameters(const GPT2Config& c) {
+int64_t blockMatmulParameters(const ModelShape& c) {
   const int64_t D = c.nEmbd;
   return D * 3 * D + 3 * D + D * D + D + D * 4 * D + 4 * D + 4 * D * D + D;
 }
 
 // The unembedding's [V, D], the other matrix a matmul reads (the position embedding is looked up, and so is
 // the token embedding unless it is tied, when it is this matrix).
-int64_t unembeddingParameters(const GPT2Config& c) { return int64_t{c.vocabSize} * c.nEmbd; }
+int64_t unembeddingParameters(const ModelShape& c) { return int64_t{c.vocabSize} * c.nEmbd; }
 
-int64_t largestParameterTensor(const GPT2Config& c) {
+int64_t largestParameterTensor(const ModelShape& c) {
   int64_t largest = 0;
   for (const ParameterShape& p : parameterShapes(c)) {
     int64_t n = 1;
@@ -63,7 +63,7 @@ std::string sequences(int64_t n) { return std::to_string(n) + (n == 1 ? " sequen
 MemoryEstimate estimateTrainingMemory(const StepShape& s) {
   if (s.microBatch < 1 || s.context < 1)
     throw std::invalid_argument("memory estimate: micro-batch and context must be at least 1");
-  const GPT2Config& c = s.model;
+  const ModelShape& c = s.model;
   const int64_t B = s.microBatch, T = s.context, N = B * T;  // N: tokens in the micro-batch
   const int64_t D = c.nEmbd, H = c.nHead, V = c.vocabSize, L = c.nLayer;
   // Bytes of a matmul's output, and of its input as the product keeps it: autocast computes in bf16.
@@ -83,8 +83,8 @@ MemoryEstimate estimateTrainingMemory(const StepShape& s) {
                                              ? 2 * (blockMatmulParameters(c) + unembeddingParameters(c))
                                              : e.weightCopies;
 
-  // --- What one block's forward pass keeps for backward (GPT2Impl::block). The residual stream stays fp32
-  // (fp32 + bf16 promotes), so the norms' inputs are fp32; every matmul keeps its input at `a` bytes.
+  // --- What one block's forward pass keeps for backward (CausalLMImpl::block). The residual stream stays
+  // fp32 (fp32 + bf16 promotes), so the norms' inputs are fp32; every matmul keeps its input at `a` bytes.
   const int64_t normStatistics = 2 * kFloat32 * N;  // one LayerNorm's mean and 1/σ per position
   int64_t block = 0;
   block += kFloat32 * N * D + normStatistics;  // ln_1's input: the block's input x
@@ -134,7 +134,7 @@ MemoryEstimate estimateTrainingMemory(const StepShape& s) {
     e.blockWorkingSet = blockGradients;
   }
 
-  // --- Logits and cross-entropy, [N, V] each. GPT2Impl::forward returns the logits cast to fp32; as it
+  // --- Logits and cross-entropy, [N, V] each. CausalLMImpl::forward returns the logits cast to fp32; as it
   // returns, the bf16 product (under bf16) still exists. The trainer holds the fp32 logits through backward;
   // cross_entropy's log-softmax keeps its fp32 output; at the start of backward the gradients of the
   // log-softmax and of the logits are made: four fp32 [N, V] at once.
@@ -234,7 +234,7 @@ MemoryPlan planTrainingMemory(const PlanRequest& r) {
   return plan;
 }
 
-PlanRequest planRequest(const RunConfig& config, const GPT2Config& shape, int64_t availableBytes) {
+PlanRequest planRequest(const RunConfig& config, const ModelShape& shape, int64_t availableBytes) {
   const bool cuda = config.device.rfind("cuda", 0) == 0;
   PlanRequest r;
   r.model = shape;

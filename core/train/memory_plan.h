@@ -26,7 +26,7 @@ constexpr int64_t kWorkspaceBytes = int64_t{512} << 20;
 
 // One training micro-batch, as far as memory is concerned.
 struct StepShape {
-  GPT2Config model;
+  ModelShape model;
   int64_t microBatch = 1;       // sequences
   int64_t context = 1024;       // tokens per sequence
   bool bf16 = false;            // CUDA autocast: matmul outputs in bf16; weights, gradients, AdamW in fp32
@@ -58,7 +58,7 @@ struct MemoryEstimate {
 MemoryEstimate estimateTrainingMemory(const StepShape& step);
 
 struct PlanRequest {
-  GPT2Config model;
+  ModelShape model;
   int64_t globalBatch = 1;  // sequences per optimizer step: the preset's micro-batch × accumulation
   int64_t context = 1024;
   bool bf16 = false;
@@ -86,7 +86,7 @@ MemoryPlan planTrainingMemory(const PlanRequest& request);
 
 // The request for a run's settings: its global batch (micro-batch × accumulation), context, mode and device
 // (bf16 counts only on CUDA: autocast does nothing on the CPU), with availableBytes free there.
-PlanRequest planRequest(const RunConfig& config, const GPT2Config& shape, int64_t availableBytes);
+PlanRequest planRequest(const RunConfig& config, const ModelShape& shape, int64_t availableBytes);
 // Sets the run's micro-batch, accumulation and activation checkpointing to the plan's.
 void applyPlan(const MemoryPlan& plan, RunConfig& config);
 

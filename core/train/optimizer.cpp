@@ -4,7 +4,7 @@
 
 namespace nf {
 
-std::unique_ptr<torch::optim::AdamW> makeOptimizer(GPT2Impl& model, const OptimizerSettings& o) {
+std::unique_ptr<torch::optim::AdamW> makeOptimizer(CausalLMImpl& model, const OptimizerSettings& o) {
   std::vector<torch::Tensor> decay, noDecay;
   for (auto& p : model.parameters()) (p.dim() >= 2 ? decay : noDecay).push_back(p);
   auto options = [&](double wd) {

@@ -6,13 +6,13 @@
 #include <memory>
 #include <vector>
 
-#include "model/gpt2.h"
+#include "model/causal_lm.h"
 #include "train/settings.h"
 
 namespace nf {
 
 // AdamW over every parameter of `model` (the order of model->parameters(), which optimizer.pt relies on).
-std::unique_ptr<torch::optim::AdamW> makeOptimizer(GPT2Impl& model, const OptimizerSettings& settings);
+std::unique_ptr<torch::optim::AdamW> makeOptimizer(CausalLMImpl& model, const OptimizerSettings& settings);
 void setLearningRate(torch::optim::Optimizer& optimizer, double lr);
 
 // The learning rate at optimizer step `step` (0-based): linear warmup over warmupSteps to lr, then

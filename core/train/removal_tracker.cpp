@@ -10,7 +10,7 @@ namespace nf {
 
 using json = nlohmann::json;
 
-RemovalTracker::RemovalTracker(GPT2Impl& model, const RemovalSettings& settings)
+RemovalTracker::RemovalTracker(CausalLMImpl& model, const RemovalSettings& settings)
     : m_model(model), m_settings(settings) {
   for (const SiteId& site : model.norms().sites()) {
     SiteTracker& tracker = m_trackers[site];

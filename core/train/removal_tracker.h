@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "model/gpt2.h"
+#include "model/causal_lm.h"
 #include "schedule/schedule.h"
 #include "train/settings.h"
 
@@ -26,7 +26,7 @@ struct SiteTracker {
 class RemovalTracker : public NormObserver {
  public:
   // Sites the model already has as FakeLN count as frozen since step 0.
-  RemovalTracker(GPT2Impl& model, const RemovalSettings& settings);
+  RemovalTracker(CausalLMImpl& model, const RemovalSettings& settings);
 
   // Installed as the model's observer, the tracker keeps each site's σ and ln_f's input of the forward
   // passes made while collecting.
@@ -58,7 +58,7 @@ class RemovalTracker : public NormObserver {
   void finalInput(const torch::Tensor& x) override;
   void makeFake(const SiteId& site, int64_t step);
 
-  GPT2Impl& m_model;
+  CausalLMImpl& m_model;
   RemovalSettings m_settings;
   std::map<SiteId, SiteTracker> m_trackers;
   bool m_collecting = false;

@@ -135,7 +135,7 @@ const Preset& findPreset(const std::string& name) {
   throw std::invalid_argument("unknown preset '" + name + "' (known: " + names + ")");
 }
 
-RunConfig makeRunConfig(const std::string& presetName, TrainingMode mode, const GPT2Config& shape,
+RunConfig makeRunConfig(const std::string& presetName, TrainingMode mode, const ModelShape& shape,
                         const RunChoices& choices) {
   const Preset& preset = findPreset(presetName);
   RunConfig c;

@@ -102,7 +102,7 @@ struct RunChoices {
 // A run's settings, the one way the CLI and the GUI make them: the preset's, then the choices; the
 // context is capped at the model's positions; modes other than remove get no schedule. Throws
 // std::invalid_argument for an unknown preset.
-RunConfig makeRunConfig(const std::string& preset, TrainingMode mode, const GPT2Config& shape,
+RunConfig makeRunConfig(const std::string& preset, TrainingMode mode, const ModelShape& shape,
                         const RunChoices& choices);
 
 }  // namespace nf

@@ -30,7 +30,7 @@ struct Trainer::Impl {
 
   Trainer& owner;
   torch::Device device{torch::kCPU};
-  GPT2 model{nullptr};
+  CausalLM model{nullptr};
   std::unique_ptr<torch::optim::AdamW> optimizer;
   std::vector<torch::Tensor> parameters;
   std::unique_ptr<BatchSampler> sampler;
@@ -59,7 +59,7 @@ struct Trainer::Impl {
 
   // --- setting up -------------------------------------------------------------------------------------
 
-  void setUp(GPT2 m) {
+  void setUp(CausalLM m) {
     model = std::move(m);
     model->setCudaBf16Autocast(config().optimizer.bf16);
     model->setActivationCheckpointing(config().optimizer.activationCheckpointing);
@@ -297,7 +297,7 @@ struct Trainer::Impl {
 Trainer::Trainer(std::string runDir) : m_dir(std::move(runDir)), m_impl(std::make_unique<Impl>(*this)) {}
 Trainer::~Trainer() = default;
 
-GPT2Impl& Trainer::model() { return *m_impl->model; }
+CausalLMImpl& Trainer::model() { return *m_impl->model; }
 
 SnapshotPtr Trainer::snapshot() {
   Impl& d = *m_impl;
@@ -328,7 +328,7 @@ std::unique_ptr<Trainer> Trainer::start(const std::string& runDir, const RunConf
   Impl& d = *t->m_impl;
   d.device = torch::Device(config.device);
   if (config.mode == TrainingMode::Pretrain) {
-    GPT2 fresh(loadConfigFile(config.model + "/config.json").shape);
+    CausalLM fresh = makeModel(loadConfigFile(config.model + "/config.json").shape);
     fresh->initWeights(config.optimizer.seed);
     fresh->to(d.device);
     d.setUp(fresh);

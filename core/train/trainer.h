@@ -20,7 +20,7 @@
 
 namespace nf {
 
-class GPT2Impl;
+class CausalLMImpl;
 
 class Trainer {
  public:
@@ -48,7 +48,7 @@ class Trainer {
   int64_t stepsDone() const { return m_stepsDone.load(); }
   const RunConfig& config() const { return m_config; }
   const std::string& runDir() const { return m_dir; }
-  GPT2Impl& model();
+  CausalLMImpl& model();
   // A copy of the model between two optimizer steps, labelled with the steps done. Thread-safe: waits for
   // the step in progress to finish and holds training back only while copying.
   SnapshotPtr snapshot();

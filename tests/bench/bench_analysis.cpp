@@ -14,7 +14,7 @@
 #include "analysis/logit_attribution.h"
 #include "analysis/patching.h"
 #include "data/ioi.h"
-#include "model/gpt2.h"
+#include "model/causal_lm.h"
 #include "model/hf_checkpoint.h"
 
 namespace {
@@ -25,11 +25,11 @@ double seconds(const std::function<void()>& work) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-void bench(const std::string& label, nf::GPT2Impl& model, const nf::IoiPromptSet& set, int64_t sequences,
+void bench(const std::string& label, nf::CausalLMImpl& model, const nf::IoiPromptSet& set, int64_t sequences,
            int64_t length) {
   const auto snapshot = nf::ModelSnapshot::copyOf(model, -1, label);
-  nf::GPT2Impl& m = snapshot->model();
-  const nf::GPT2Config& c = m.config();
+  nf::CausalLMImpl& m = snapshot->model();
+  const nf::ModelShape& c = m.config();
   nf::TokenSequences data;
   data.count = sequences;
   data.length = std::min<int64_t>(length, c.nPositions);
@@ -106,12 +106,12 @@ int main(int argc, char** argv) {
   std::printf("bench_analysis: device %s, ATen threads %d\n", device.c_str(), at::get_num_threads());
 
   if (!skipTiny) {
-    nf::GPT2 tiny = nf::loadModel(bundled, torch::Device(device));
+    nf::CausalLM tiny = nf::loadModel(bundled, torch::Device(device));
     bench("bundled tiny (4L d128)", *tiny, set, sequences, length);
   }
   if (!skipSmall) {
-    nf::GPT2Config small;  // GPT-2 small's shape, random weights
-    nf::GPT2 model(small);
+    nf::ModelShape small;  // GPT-2 small's shape, random weights
+    nf::CausalLM model = nf::makeModel(small);
     model->initWeights(0);
     model->to(torch::Device(device));
     bench("GPT-2 small shape", *model, set,

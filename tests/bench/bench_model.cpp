@@ -9,7 +9,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "model/gpt2.h"
+#include "model/causal_lm.h"
 
 namespace {
 
@@ -74,13 +74,13 @@ int main(int argc, char** argv) {
   std::printf("%-6s %-8s %14s %14s %8s\n", "shape", "measure", "engine tok/s", "eager tok/s", "ratio");
   for (const Shape& s : kShapes) {
     if (!only.empty() && only != s.name) continue;
-    nf::GPT2Config c;
+    nf::ModelShape c;
     c.nLayer = s.layers;
     c.nHead = s.heads;
     c.nEmbd = s.dModel;
     c.nPositions = s.context;
     c.vocabSize = s.vocab;
-    nf::GPT2 model(c);
+    nf::CausalLM model = nf::makeModel(c);
     model->to(device);
     auto tokens = torch::randint(0, s.vocab, {s.batch, s.seq + 1}, torch::kLong).to(device);
     auto x = tokens.slice(1, 0, s.seq), y = tokens.slice(1, 1).reshape({-1});

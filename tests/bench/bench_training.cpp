@@ -77,12 +77,12 @@ int main(int argc, char** argv) {
   const std::string work = (fs::temp_directory_path() / "nf-bench-training").string();
   fs::remove_all(work);
   fs::create_directories(work);
-  nf::GPT2Config c;
+  nf::ModelShape c;
   c.nLayer = layers, c.nHead = heads, c.nEmbd = dModel, c.nPositions = context, c.vocabSize = vocab;
   c.eotTokenId = vocab - 1;
   int64_t flopParameters = 0;
   {
-    nf::GPT2 model(c, /*initialize=*/false);
+    nf::CausalLM model = nf::makeModel(c, /*initialize=*/false);
     model->initWeights(0);
     for (const auto& p : model->named_parameters())
       if (p.key() != "wpe.weight") flopParameters += p.value().numel();

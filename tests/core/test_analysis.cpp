@@ -25,7 +25,7 @@ TokenSequences sequencesOf(const torch::Tensor& tokens) {
   return s;
 }
 
-void setAll(GPT2Impl& model, NormKind kind) {
+void setAll(CausalLMImpl& model, NormKind kind) {
   double s = 0.9;
   for (const SiteId& site : model.norms().sites()) {
     SiteNorm n;
@@ -35,7 +35,7 @@ void setAll(GPT2Impl& model, NormKind kind) {
   }
 }
 
-AttributionResult attribution(GPT2Impl& model, const TokenSequences& data) {
+AttributionResult attribution(CausalLMImpl& model, const TokenSequences& data) {
   AttributionOptions options;
   options.bootstrapSamples = 200;
   options.traceLayer = 1;
@@ -45,11 +45,11 @@ AttributionResult attribution(GPT2Impl& model, const TokenSequences& data) {
 }
 
 // Zero query/key weights: every head attends uniformly to the positions it can see.
-void uniformAttention(GPT2Impl& model) {
+void uniformAttention(CausalLMImpl& model) {
   torch::NoGradGuard noGrad;
   const int64_t D = model.config().nEmbd;
   for (int l = 0; l < model.config().nLayer; ++l) {
-    auto& attn = *model.h[l]->as<BlockImpl>()->attn;
+    auto& attn = *gpt2Of(model).blockAt(l)->attn;
     attn.c_attn->weight.slice(1, 0, 2 * D).zero_();
     attn.c_attn->bias.slice(0, 0, 2 * D).zero_();
   }
@@ -58,8 +58,8 @@ void uniformAttention(GPT2Impl& model) {
 // A hand-made IOI-style set for a random model: random prompts whose corrupted twins differ at one position;
 // the "correct" and "wrong" tokens are those the difference moves most, so the metric's range is wide and
 // float rounding is small against it.
-IoiPromptSet promptSet(GPT2Impl& model, int64_t length, int64_t differing) {
-  const GPT2Config& c = model.config();
+IoiPromptSet promptSet(CausalLMImpl& model, int64_t length, int64_t differing) {
+  const ModelShape& c = model.config();
   IoiPromptSet set;
   set.frame = "test";
   set.length = length;
@@ -88,15 +88,15 @@ IoiPromptSet promptSet(GPT2Impl& model, int64_t length, int64_t differing) {
 
 // Mean next-token CE with the given last-layer MLP neurons mean-ablated by editing the weights instead of
 // the activations: the neuron's output row is zeroed and its mean contribution moved into the bias.
-double weightAblatedLoss(GPT2Impl& source, const torch::Tensor& tokens, const std::vector<int>& neurons) {
-  GPT2 model = copyModel(source);
+double weightAblatedLoss(CausalLMImpl& source, const torch::Tensor& tokens, const std::vector<int>& neurons) {
+  CausalLM model = copyModel(source);
   torch::NoGradGuard noGrad;
   const int layer = model->config().nLayer - 1;
   HookSet hooks;
   hooks.cache(HookPoint::mlpPost(layer));
   model->forward(tokens, &hooks);
   const torch::Tensor mean = hooks.at(HookPoint::mlpPost(layer)).mean(std::vector<int64_t>{0, 1});
-  auto& proj = *model->h[layer]->as<BlockImpl>()->mlp->c_proj;
+  auto& proj = *gpt2Of(model).blockAt(layer)->mlp->c_proj;
   for (int i : neurons) {
     proj.bias.add_(mean[i] * proj.weight[i]);
     proj.weight[i].zero_();
@@ -110,12 +110,12 @@ double weightAblatedLoss(GPT2Impl& source, const torch::Tensor& tokens, const st
 }  // namespace
 
 TEST_CASE(dla_equals_direct_effect_on_ln_free_models) {
-  const GPT2Config c = smallConfig();
-  GPT2 fake = randomModel(c, 3);
+  const ModelShape c = smallConfig();
+  CausalLM fake = randomModel(c, 3);
   setAll(*fake, NormKind::FakeLN);
-  GPT2 folded = foldLayerNorms(*fake);
+  CausalLM folded = foldLayerNorms(*fake);
   const TokenSequences data = sequencesOf(randomTokens(c, 6, 16));
-  for (GPT2Impl* model : {fake.get(), folded.get()}) {
+  for (CausalLMImpl* model : {fake.get(), folded.get()}) {
     const AttributionResult r = attribution(*model, data);
     for (const auto* list : {&r.headAttributions, &r.others})
       for (const ComponentAttribution& a : *list) {
@@ -131,8 +131,8 @@ TEST_CASE(dla_equals_direct_effect_on_ln_free_models) {
 }
 
 TEST_CASE(dla_and_de_differ_with_layernorm_as_the_reference_computes) {
-  const GPT2Config c = smallConfig();
-  GPT2 model = randomModel(c, 5);
+  const ModelShape c = smallConfig();
+  CausalLM model = randomModel(c, 5);
   TempDir dir;
   saveModel(*model, dir.path("model"));
   const torch::Tensor tokens = randomTokens(c, 5, 16, 3);
@@ -156,8 +156,8 @@ TEST_CASE(dla_and_de_differ_with_layernorm_as_the_reference_computes) {
 }
 
 TEST_CASE(patching_all_of_layer_zero_restores_clean_and_patching_nothing_changes_nothing) {
-  const GPT2Config c = smallConfig();
-  GPT2 model = randomModel(c, 2);
+  const ModelShape c = smallConfig();
+  CausalLM model = randomModel(c, 2);
   model->to(torch::kFloat64);  // exact comparisons: no float32 rounding in the residual stream
   const auto snapshot = ModelSnapshot::copyOf(*model, -1, "test");
   const IoiPromptSet set = promptSet(*model, 10, 4);
@@ -180,14 +180,14 @@ TEST_CASE(patching_all_of_layer_zero_restores_clean_and_patching_nothing_changes
 }
 
 TEST_CASE(attribution_patching_equals_activation_patching_when_blocks_are_linear) {
-  const GPT2Config c = smallConfig();
-  GPT2 model = randomModel(c, 4);
+  const ModelShape c = smallConfig();
+  CausalLM model = randomModel(c, 4);
   setAll(*model, NormKind::Identity);
   uniformAttention(*model);
   {
     torch::NoGradGuard noGrad;  // GELU(0) = 0: every MLP writes its constant output bias
     for (int l = 0; l < c.nLayer; ++l) {
-      auto& mlp = *model->h[l]->as<BlockImpl>()->mlp;
+      auto& mlp = *gpt2Of(model).blockAt(l)->mlp;
       mlp.c_fc->weight.zero_();
       mlp.c_fc->bias.zero_();
     }
@@ -208,20 +208,20 @@ TEST_CASE(attribution_patching_equals_activation_patching_when_blocks_are_linear
 }
 
 TEST_CASE(confidence_neuron_scores_match_a_hand_computation) {
-  GPT2Config c = smallConfig();
+  ModelShape c = smallConfig();
   c.nLayer = 1;
   c.nEmbd = 8;
   c.nHead = 2;
   c.vocabSize = 12;
   c.eotTokenId = 11;
-  GPT2 model = randomModel(c, 6);
+  CausalLM model = randomModel(c, 6);
   {
     torch::NoGradGuard noGrad;  // outputs large enough that ablating three neurons moves the loss
-    model->h[0]->as<BlockImpl>()->mlp->c_fc->weight.mul_(30);
-    model->h[0]->as<BlockImpl>()->mlp->c_proj->weight.mul_(10);
+    gpt2Of(model).blockAt(0)->mlp->c_fc->weight.mul_(30);
+    gpt2Of(model).blockAt(0)->mlp->c_proj->weight.mul_(10);
   }
-  const torch::Tensor W = model->h[0]->as<BlockImpl>()->mlp->c_proj->weight.to(torch::kFloat64);  // [32, 8]
-  const torch::Tensor U = model->wte->weight.to(torch::kFloat64);                                 // [12, 8]
+  const torch::Tensor W = gpt2Of(model).blockAt(0)->mlp->c_proj->weight.to(torch::kFloat64);  // [32, 8]
+  const torch::Tensor U = gpt2Of(model).wte->weight.to(torch::kFloat64);                      // [12, 8]
   const torch::Tensor tokens = randomTokens(c, 4, 16);
   const ConfidenceNeuronsResult r =
       confidenceNeurons(*ModelSnapshot::copyOf(*model, -1, "test"), sequencesOf(tokens), 3);
@@ -285,8 +285,8 @@ TEST_CASE(sink_rate_of_hand_built_attention) {
   for (int i = 0; i < 4; ++i) REQUIRE(std::abs(zero.view(-1)[i].item<double>() - expected[i]) < 1e-6);
 
   // Uniform attention over 4 positions: position 0 gets (1 + 1/2 + 1/3 + 1/4) / 4 = 0.5208 in every head.
-  const GPT2Config c = smallConfig();
-  GPT2 model = randomModel(c, 8);
+  const ModelShape c = smallConfig();
+  CausalLM model = randomModel(c, 8);
   uniformAttention(*model);
   const auto snapshot = ModelSnapshot::copyOf(*model, -1, "uniform");
   const TokenSequences data = sequencesOf(randomTokens(c, 3, 4));
@@ -298,8 +298,8 @@ TEST_CASE(sink_rate_of_hand_built_attention) {
 }
 
 TEST_CASE(residual_norms_at_layer_zero_are_the_embedding_norms) {
-  const GPT2Config c = smallConfig();
-  GPT2 model = randomModel(c, 12);
+  const ModelShape c = smallConfig();
+  CausalLM model = randomModel(c, 12);
   const torch::Tensor tokens = randomTokens(c, 4, 16, 5);
   const ResidualNormsResult r =
       residualNorms(*ModelSnapshot::copyOf(*model, 3, "test"), sequencesOf(tokens), 10);
@@ -308,7 +308,8 @@ TEST_CASE(residual_norms_at_layer_zero_are_the_embedding_norms) {
   double position0 = 0, rest = 0;
   for (int64_t b = 0; b < 4; ++b)
     for (int64_t t = 0; t < 16; ++t) {
-      const double n = (model->wte->weight[tokens[b][t]] + model->wpe->weight[t]).norm().item<double>();
+      const double n =
+          (gpt2Of(model).wte->weight[tokens[b][t]] + gpt2Of(model).wpe->weight[t]).norm().item<double>();
       (t == 0 ? position0 : rest) += n;
     }
   REQUIRE(std::abs(r.rows[0].position0.mean - position0 / 4) < 1e-5);

@@ -11,7 +11,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool sameParameters(GPT2Impl& a, GPT2Impl& b, double tolerance = 0) {
+bool sameParameters(CausalLMImpl& a, CausalLMImpl& b, double tolerance = 0) {
   auto pa = a.named_parameters(), pb = b.named_parameters();
   if (pa.size() != pb.size()) return false;
   for (std::size_t i = 0; i < pa.size(); ++i) {
@@ -24,7 +24,7 @@ bool sameParameters(GPT2Impl& a, GPT2Impl& b, double tolerance = 0) {
 }
 
 // Writes a model folder by hand in F32, naming tensors as `rename` says (an empty name leaves one out).
-void writeHandmade(GPT2Impl& model, const std::string& folder,
+void writeHandmade(CausalLMImpl& model, const std::string& folder,
                    const std::function<std::string(const std::string&)>& rename,
                    std::vector<TensorBlob> extra = {}) {
   fs::create_directories(folder);
@@ -63,7 +63,7 @@ TEST_CASE(untied_unembedding_round_trips) {
   auto loaded = loadModel(dir.path());
   REQUIRE(!loaded->config().tiedUnembedding);
   REQUIRE(sameParameters(*model, *loaded));
-  REQUIRE(!torch::equal(loaded->unembedding(), loaded->wte->weight));
+  REQUIRE(!torch::equal(loaded->unembedding(), gpt2Of(loaded).wte->weight));
 }
 
 TEST_CASE(half_precision_saves_load_as_rounded_float32) {
@@ -96,7 +96,7 @@ TEST_CASE(layout_variants_load_to_the_same_model) {
   saveModel(*model, sharded.path(), s);
   // As in files from the Hub: attention-mask buffers and a tied lm_head copy are stored too.
   auto mask = torch::ones({1, 1, 16, 16}).tril().contiguous();
-  auto wte = model->wte->weight.detach().contiguous();
+  auto wte = gpt2Of(model).wte->weight.detach().contiguous();
   writeHandmade(*model, withBuffers.path(), [](const std::string& n) { return n; },
                 {{"h.0.attn.bias", DType::F32, {1, 1, 16, 16}, mask.data_ptr()},
                  {"h.1.attn.masked_bias", DType::F32, {}, mask.data_ptr()},
@@ -179,7 +179,7 @@ TEST_CASE(missing_unexpected_and_misshapen_tensors_are_named) {
   REQUIRE_THROWS_WITH(loadModel(unexpected.path()), "model.safetensors", "'h.7.ln_1.weight'", "n_layer=2");
   // A config that disagrees with the weights: the file holds d=32, config claims d=64.
   writeHandmade(*model, misshapen.path(), [](const std::string& n) { return n; });
-  GPT2Config wider = model->config();
+  ModelShape wider = model->config();
   wider.nEmbd = 64;
   writeFileAtomic(misshapen.path("config.json"), configToJson({wider, NormState(wider.nLayer)}));
   REQUIRE_THROWS_WITH(loadModel(misshapen.path()), "model.safetensors", "tensor 'h.0.attn.c_attn.bias'",

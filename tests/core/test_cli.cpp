@@ -138,7 +138,7 @@ TEST_CASE(every_command_has_help) {
 TEST_CASE(every_analysis_runs_from_the_command_line) {
   TempDir dir;
   const std::string d = dir.path();
-  const GPT2Config c = smallConfig();
+  const ModelShape c = smallConfig();
   saveModel(*randomModel(c), d + "/m");
   const auto tokens = randomTokens(c, 1, 400, 4).flatten();
   writeTokens(d + "/t.bin",

@@ -27,14 +27,14 @@ double relativeError(const torch::Tensor& a, const torch::Tensor& b) {
 }
 
 // A model with LayerNorm, FakeLN with the position-0 treatment and split LN_qk / LN_v sites.
-GPT2 mixedModel(const GPT2Config& c) {
-  GPT2 model = randomModel(c);
+CausalLM mixedModel(const ModelShape& c) {
+  CausalLM model = randomModel(c);
   model->norms().at({SiteKind::Mlp, 0}) = SiteNorm{NormKind::FakeLN, 2.5, 4.0, /*pos0Treatment=*/true};
   model->norms().at({SiteKind::V, 1}) = SiteNorm{NormKind::FakeLN, 1.5};
   return model;
 }
 
-std::vector<torch::Tensor> gradients(GPT2& model, const torch::Tensor& tokens) {
+std::vector<torch::Tensor> gradients(CausalLM& model, const torch::Tensor& tokens) {
   model->zero_grad();
   const torch::Tensor logits = model->forward(tokens);
   const auto vocab = model->config().vocabSize;
@@ -57,8 +57,8 @@ HookSet mathAttention(int nLayer) {
 
 TEST_CASE(float32_forward_matches_cpu) {
   requireCuda();
-  const GPT2Config c = smallConfig();
-  GPT2 model = mixedModel(c);
+  const ModelShape c = smallConfig();
+  CausalLM model = mixedModel(c);
   const torch::Tensor tokens = randomTokens(c, 3, 16);
   torch::NoGradGuard noGrad;
   const torch::Tensor cpu = model->forward(tokens);
@@ -69,8 +69,8 @@ TEST_CASE(float32_forward_matches_cpu) {
 
 TEST_CASE(bf16_autocast_forward_is_close_to_float32) {
   requireCuda();
-  const GPT2Config c = smallConfig();
-  GPT2 model = mixedModel(c);
+  const ModelShape c = smallConfig();
+  CausalLM model = mixedModel(c);
   const torch::Tensor tokens = randomTokens(c, 3, 16);
   torch::NoGradGuard noGrad;
   const torch::Tensor cpu = model->forward(tokens);
@@ -84,8 +84,8 @@ TEST_CASE(bf16_autocast_forward_is_close_to_float32) {
 
 TEST_CASE(float32_gradients_match_cpu) {
   requireCuda();
-  const GPT2Config c = smallConfig();
-  GPT2 model = mixedModel(c);
+  const ModelShape c = smallConfig();
+  CausalLM model = mixedModel(c);
   const torch::Tensor tokens = randomTokens(c, 3, 16);
   const auto cpu = gradients(model, tokens);
   model->to(torch::kCUDA);
@@ -99,9 +99,9 @@ TEST_CASE(float32_gradients_match_cpu) {
 // The fused kernel (flash or memory-efficient on LibTorch 2.x) computes what the materialized pattern does.
 TEST_CASE(fused_attention_matches_the_materialized_pattern) {
   requireCuda();
-  GPT2Config c = smallConfig();
+  ModelShape c = smallConfig();
   c.nPositions = 64;
-  GPT2 model = mixedModel(c);
+  CausalLM model = mixedModel(c);
   model->to(torch::kCUDA);
   const torch::Tensor tokens = randomTokens(c, 4, 64);
   torch::NoGradGuard noGrad;
@@ -115,10 +115,10 @@ TEST_CASE(fused_attention_matches_the_materialized_pattern) {
 
 TEST_CASE(activation_checkpointing_gives_the_same_gradients_on_cuda) {
   requireCuda();
-  const GPT2Config c = smallConfig();
+  const ModelShape c = smallConfig();
   const torch::Tensor tokens = randomTokens(c, 3, 16);
   for (const bool bf16 : {false, true}) {
-    GPT2 model = mixedModel(c);
+    CausalLM model = mixedModel(c);
     model->to(torch::kCUDA);
     model->setCudaBf16Autocast(bf16);
     const auto plain = gradients(model, tokens);
@@ -156,8 +156,8 @@ TEST_CASE(removal_on_cuda_follows_the_cpu_run) {
     REQUIRE_MSG(std::abs(ceGpu - ce) < 1e-3 * ce, "step " << i + 1 << ": " << ceGpu << " vs " << ce);
     REQUIRE_MSG(std::abs(ceBf16 - ce) < 2e-2 * ce, "bf16 step " << i + 1 << ": " << ceBf16 << " vs " << ce);
   }
-  const GPT2 a = loadModel(run::finalModelPath(dir.path("cpu")));
-  const GPT2 b = loadModel(run::finalModelPath(dir.path("cuda")));
+  const CausalLM a = loadModel(run::finalModelPath(dir.path("cpu")));
+  const CausalLM b = loadModel(run::finalModelPath(dir.path("cuda")));
   for (const SiteId& site : a->norms().sites()) {
     const SiteNorm &x = a->norms().at(site), &y = b->norms().at(site);
     REQUIRE_EQ(normKindName(x.kind), normKindName(y.kind));
@@ -168,9 +168,9 @@ TEST_CASE(removal_on_cuda_follows_the_cpu_run) {
 
 TEST_CASE(evaluation_and_attribution_on_cuda_match_cpu) {
   requireCuda();
-  const GPT2Config c = smallConfig();
+  const ModelShape c = smallConfig();
   TempDir dir;
-  GPT2 model = mixedModel(c);
+  CausalLM model = mixedModel(c);
   saveModel(*model, dir.path("model"));
   const auto tokens = randomTokens(c, 1, 2000, 5).flatten();
   writeTokens(dir.path("val.bin"),

@@ -67,8 +67,8 @@ TEST_CASE(quantile_interpolates_like_numpy) {
 
 TEST_CASE(evaluation_matches_reference_model_cross_entropy) {
   TempDir dir;
-  const GPT2Config c = smallConfig();
-  GPT2 model = randomModel(c, 3);
+  const ModelShape c = smallConfig();
+  CausalLM model = randomModel(c, 3);
   saveModel(*model, dir.path("m"));
   // 4 chunks of 16 plus one spare token; the chunk after them is incomplete and ignored.
   auto tokens = randomTokens(c, 1, 4 * 16 + 1 + 7, 5).flatten();
@@ -93,8 +93,8 @@ TEST_CASE(evaluation_matches_reference_model_cross_entropy) {
 
 TEST_CASE(filtering_skips_chunks_with_unseen_tokens) {
   TempDir dir;
-  const GPT2Config c = smallConfig();
-  GPT2 model = randomModel(c, 3);
+  const ModelShape c = smallConfig();
+  CausalLM model = randomModel(c, 3);
   std::vector<int32_t> ids;
   for (int chunk = 0; chunk < 6; ++chunk)
     for (int t = 0; t < 16; ++t) ids.push_back((chunk == 1 || chunk == 4) && t == 9 ? 77 : t);
@@ -111,8 +111,8 @@ TEST_CASE(filtering_skips_chunks_with_unseen_tokens) {
 }
 
 TEST_CASE(greedy_generation_follows_the_argmax) {
-  const GPT2Config c = smallConfig();
-  GPT2 model = randomModel(c, 4);
+  const ModelShape c = smallConfig();
+  CausalLM model = randomModel(c, 4);
   GenerationOptions options;
   options.temperature = 0;
   options.maxNewTokens = 20;  // runs past the context of 16: the prompt is cropped from the left
@@ -132,8 +132,8 @@ TEST_CASE(greedy_generation_follows_the_argmax) {
 }
 
 TEST_CASE(sampling_is_deterministic_for_a_seed_and_has_the_right_distribution) {
-  const GPT2Config c = smallConfig();
-  GPT2 model = randomModel(c, 4);
+  const ModelShape c = smallConfig();
+  CausalLM model = randomModel(c, 4);
   GenerationOptions options;
   options.maxNewTokens = 12;
   options.stopAtEndOfText = false;
@@ -162,8 +162,8 @@ TEST_CASE(sampling_is_deterministic_for_a_seed_and_has_the_right_distribution) {
 }
 
 TEST_CASE(circuit_checks_match_a_direct_computation) {
-  const GPT2Config c = smallConfig();
-  GPT2 model = randomModel(c, 6);
+  const ModelShape c = smallConfig();
+  CausalLM model = randomModel(c, 6);
   torch::NoGradGuard noGrad;
   // IOI: the logit difference at the set's end position, clean and corrupted.
   IoiPromptSet set;

@@ -11,8 +11,8 @@ using namespace nf::test;
 namespace {
 
 // A random model whose every site is FakeLN with its own scale (LN_qk ≠ LN_v), as a removal run leaves it.
-GPT2 fakeModel(const GPT2Config& c) {
-  GPT2 model = randomModel(c, 9);
+CausalLM fakeModel(const ModelShape& c) {
+  CausalLM model = randomModel(c, 9);
   double s = 0.7;
   for (const SiteId& site : model->norms().sites()) {
     SiteNorm n;
@@ -27,10 +27,10 @@ GPT2 fakeModel(const GPT2Config& c) {
 
 TEST_CASE(folded_export_reproduces_fakeln_logits_with_no_normalization_left) {
   for (const bool tied : {true, false}) {
-    GPT2Config c = smallConfig();
+    ModelShape c = smallConfig();
     c.tiedUnembedding = tied;
-    GPT2 fake = fakeModel(c);
-    GPT2 folded = foldLayerNorms(*fake);
+    CausalLM fake = fakeModel(c);
+    CausalLM folded = foldLayerNorms(*fake);
     const auto tokens = randomTokens(c, 3, 16);
     torch::NoGradGuard noGrad;
     const double diff = maxAbsDiff(fake->forward(tokens), folded->forward(tokens));
@@ -51,7 +51,7 @@ TEST_CASE(folded_export_reproduces_fakeln_logits_with_no_normalization_left) {
     saveModel(*folded, dir.path("folded"), options);
     REQUIRE_EQ(nlohmann::json::parse(readTextFile(dir.path("folded/config.json")))["normfree"]["folded"],
                true);
-    GPT2 loaded = loadModel(dir.path("folded"));
+    CausalLM loaded = loadModel(dir.path("folded"));
     REQUIRE(maxAbsDiff(loaded->forward(tokens), fake->forward(tokens)) <= 1e-4);
     // And an independent implementation reading the saved files agrees.
     REQUIRE(maxAbsDiff(referenceLogits(dir.path("folded"), tokens, c.vocabSize), fake->forward(tokens)) <=
@@ -60,9 +60,9 @@ TEST_CASE(folded_export_reproduces_fakeln_logits_with_no_normalization_left) {
 }
 
 TEST_CASE(standard_export_is_plain_gpt2_with_huge_epsilon) {
-  const GPT2Config c = smallConfig();
-  GPT2 fake = fakeModel(c);
-  GPT2 standard = standardFormatWithHugeEpsilon(*fake);
+  const ModelShape c = smallConfig();
+  CausalLM fake = fakeModel(c);
+  CausalLM standard = standardFormatWithHugeEpsilon(*fake);
   REQUIRE_EQ(standard->config().layerNormEpsilon, 1e12);
   REQUIRE(standard->norms() == NormState(c.nLayer));  // every site an ordinary LayerNorm
   const auto tokens = randomTokens(c, 3, 16);
@@ -81,9 +81,9 @@ TEST_CASE(standard_export_is_plain_gpt2_with_huge_epsilon) {
 }
 
 TEST_CASE(export_refuses_models_that_are_not_layernorm_free) {
-  GPT2 model = randomModel(smallConfig());
+  CausalLM model = randomModel(smallConfig());
   REQUIRE_THROWS_WITH(foldLayerNorms(*model), "LN_qk.0 is layernorm");
-  GPT2 fake = fakeModel(smallConfig());
+  CausalLM fake = fakeModel(smallConfig());
   fake->norms().at({SiteKind::V, 1}).pos0Treatment = true;
   REQUIRE_THROWS_WITH(standardFormatWithHugeEpsilon(*fake), "LN_v.1", "special treatment");
 }

@@ -6,8 +6,8 @@ using namespace nf::test;
 
 namespace {
 struct Fixture {
-  GPT2Config c = smallConfig();
-  GPT2 model = randomModel(c);
+  ModelShape c = smallConfig();
+  CausalLM model = randomModel(c);
   torch::Tensor tokens = randomTokens(c, 3, 10);
   torch::NoGradGuard noGrad;
 };
@@ -55,7 +55,7 @@ TEST_CASE(activations_are_consistent_with_each_other) {
   REQUIRE(torch::equal(at("blocks.0.resid_post"), at("blocks.1.resid_pre")));
   REQUIRE(maxAbsDiff(at("blocks.1.resid_mid"), at("blocks.1.resid_pre") + at("blocks.1.attn.out")) < 1e-6);
   REQUIRE(maxAbsDiff(at("blocks.1.resid_post"), at("blocks.1.resid_mid") + at("blocks.1.mlp.out")) < 1e-6);
-  auto bo = f.model->h[1]->as<BlockImpl>()->attn->c_proj->bias;
+  auto bo = gpt2Of(f.model).blockAt(1)->attn->c_proj->bias;
   REQUIRE(maxAbsDiff(at("blocks.1.attn.head_out").sum(2) + bo, at("blocks.1.attn.out")) < 1e-5);
   // Attention patterns are causal distributions.
   auto pattern = at("blocks.0.attn.pattern");
@@ -109,7 +109,7 @@ TEST_CASE(edits_can_target_single_heads_and_positions) {
   HookSet allHeads;
   allHeads.zeroAblate(HookPoint::headOut(1));
   auto ablated = f.model->forward(f.tokens, &allHeads);
-  auto bo = f.model->h[1]->as<BlockImpl>()->attn->c_proj->bias;
+  auto bo = gpt2Of(f.model).blockAt(1)->attn->c_proj->bias;
   HookSet biasOnly;
   biasOnly.edit(HookPoint::attnOut(1),
                 [&](const torch::Tensor& v, const HookPoint&) { return torch::zeros_like(v) + bo; });

@@ -13,10 +13,10 @@ namespace {
 
 constexpr int64_t GiB = int64_t{1} << 30;
 
-GPT2Config gpt2Small() { return GPT2Config{}; }  // the defaults: 12 layers, 12 heads, 768, 1024, 50257, tied
+ModelShape gpt2Small() { return ModelShape{}; }  // the defaults: 12 layers, 12 heads, 768, 1024, 50257, tied
 
-GPT2Config gpt2Xl() {
-  GPT2Config c;
+ModelShape gpt2Xl() {
+  ModelShape c;
   c.nLayer = 48;
   c.nHead = 25;
   c.nEmbd = 1600;
@@ -24,8 +24,8 @@ GPT2Config gpt2Xl() {
 }
 
 // 2 layers, d_model 8, 2 heads, 11 tokens, 4 positions: 1880 parameters.
-GPT2Config handSized() {
-  GPT2Config c;
+ModelShape handSized() {
+  ModelShape c;
   c.nLayer = 2;
   c.nHead = 2;
   c.nEmbd = 8;
@@ -35,7 +35,7 @@ GPT2Config handSized() {
   return c;
 }
 
-PlanRequest request(const GPT2Config& model, int64_t globalBatch, int64_t context, int64_t available) {
+PlanRequest request(const ModelShape& model, int64_t globalBatch, int64_t context, int64_t available) {
   PlanRequest r;
   r.model = model;
   r.globalBatch = globalBatch;
@@ -172,7 +172,7 @@ TEST_CASE(the_plan_uses_the_usable_fraction_of_free_memory) {
 }
 
 TEST_CASE(checkpointing_is_chosen_only_when_it_lets_a_larger_small_micro_batch_run) {
-  const GPT2Config xl = gpt2Xl();
+  const ModelShape xl = gpt2Xl();
   for (int64_t gib = 20; gib <= 200; gib += 2) {
     const MemoryPlan p = planTrainingMemory(request(xl, 504, 1024, gib * GiB));
     if (!p.fits) continue;

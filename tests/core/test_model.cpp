@@ -8,7 +8,7 @@ namespace {
 
 constexpr double kTolerance = 1e-5;  // max abs logit difference allowed against the float64 reference
 
-void checkAgainstReference(GPT2& model, const torch::Tensor& tokens) {
+void checkAgainstReference(CausalLM& model, const torch::Tensor& tokens) {
   TempDir dir;
   saveModel(*model, dir.path());
   torch::NoGradGuard noGrad;
@@ -101,7 +101,7 @@ TEST_CASE(fakeln_equals_layernorm_when_scale_is_the_tokens_sigma) {
 
 TEST_CASE(out_of_range_token_is_rejected_with_its_position) {
   auto c = smallConfig();
-  GPT2 model(c);
+  CausalLM model = makeModel(c);
   auto tokens = randomTokens(c, 2, 5);
   tokens[1][3] = c.vocabSize;
   REQUIRE_THROWS_WITH(model->forward(tokens), "token id 101", "[1, 3]", "outside the vocabulary");
@@ -111,7 +111,7 @@ TEST_CASE(out_of_range_token_is_rejected_with_its_position) {
 
 TEST_CASE(too_long_sequence_is_rejected) {
   auto c = smallConfig();
-  GPT2 model(c);
+  CausalLM model = makeModel(c);
   REQUIRE_THROWS_WITH(model->forward(randomTokens(c, 1, c.nPositions + 1)),
                       "longer than the model's 16 positions");
 }
@@ -119,7 +119,7 @@ TEST_CASE(too_long_sequence_is_rejected) {
 TEST_CASE(parameters_are_registered_with_hugging_face_names_and_shapes) {
   auto c = smallConfig();
   c.tiedUnembedding = false;
-  GPT2 model(c);
+  CausalLM model = makeModel(c);
   auto params = model->named_parameters();
   auto expected = parameterShapes(c);
   REQUIRE_EQ(params.size(), expected.size());
@@ -133,21 +133,21 @@ TEST_CASE(parameters_are_registered_with_hugging_face_names_and_shapes) {
 }
 
 TEST_CASE(gpt2_small_parameter_count_is_124m) {
-  GPT2Config c;  // defaults are GPT-2 Small
+  ModelShape c;  // defaults are GPT-2 Small
   REQUIRE_EQ(c.parameterCount(), 124439808);
 }
 
 TEST_CASE(init_is_deterministic_per_seed) {
   auto c = smallConfig();
-  GPT2 a(c), b(c), d(c);
+  CausalLM a = makeModel(c), b = makeModel(c), d = makeModel(c);
   a->initWeights(11);
   b->initWeights(11);
   d->initWeights(12);
-  REQUIRE(torch::equal(a->h[0]->as<BlockImpl>()->attn->c_attn->weight,
-                       b->h[0]->as<BlockImpl>()->attn->c_attn->weight));
-  REQUIRE(!torch::equal(a->wte->weight, d->wte->weight));
+  REQUIRE(
+      torch::equal(gpt2Of(a).blockAt(0)->attn->c_attn->weight, gpt2Of(b).blockAt(0)->attn->c_attn->weight));
+  REQUIRE(!torch::equal(gpt2Of(a).wte->weight, gpt2Of(d).wte->weight));
   // Residual projections use the smaller, depth-scaled standard deviation.
-  auto proj = a->h[1]->as<BlockImpl>()->mlp->c_proj->weight.std().item<double>();
+  auto proj = gpt2Of(a).blockAt(1)->mlp->c_proj->weight.std().item<double>();
   REQUIRE_MSG(std::abs(proj - 0.02 / std::sqrt(2.0 * c.nLayer)) < 0.002, proj);
 }
 
@@ -169,12 +169,12 @@ TEST_CASE(activation_checkpointing_gives_the_same_gradients) {
     void sigma(SiteId, const torch::Tensor&) override { ++sigmas; }
     void finalInput(const torch::Tensor&) override {}
   };
-  const GPT2Config c = smallConfig();
+  const ModelShape c = smallConfig();
   const torch::Tensor tokens = randomTokens(c, 3, 16);
   std::vector<std::vector<torch::Tensor>> grads;
   std::vector<int> reported;
   for (const bool checkpointing : {false, true}) {
-    GPT2 model = randomModel(c);
+    CausalLM model = randomModel(c);
     model->norms().at({SiteKind::Mlp, 0}) = SiteNorm{NormKind::FakeLN, 2.5, 4.0, /*pos0Treatment=*/true};
     model->norms().at({SiteKind::V, 1}) = SiteNorm{NormKind::FakeLN, 1.5};
     model->setActivationCheckpointing(checkpointing);
@@ -195,7 +195,7 @@ TEST_CASE(activation_checkpointing_gives_the_same_gradients) {
 }
 
 TEST_CASE(logits_at_one_position_are_that_slice_of_all_logits) {
-  GPT2 model = randomModel(smallConfig());
+  CausalLM model = randomModel(smallConfig());
   model->norms().at({SiteKind::Final, -1}) = SiteNorm{NormKind::FakeLN, 1.7, 3.1, /*pos0Treatment=*/true};
   const torch::Tensor tokens = randomTokens(smallConfig(), 3, 12);
   torch::NoGradGuard noGrad;

@@ -223,7 +223,7 @@ TEST_CASE(editable_schedule_ids_are_never_reused_and_persist_failures_refuse) {
 }
 
 TEST_CASE(run_settings_come_from_the_preset_then_the_choices) {
-  GPT2Config shape;
+  ModelShape shape;
   shape.nLayer = 4;
   shape.nPositions = 64;  // shorter than the preset's context
   RunChoices choices;

@@ -59,7 +59,7 @@ TEST_CASE(ema_tracking_and_freezing_follow_the_protocol) {
     REQUIRE(trainer->run());
 
     // Replay: the calibration batch initialises s, then one EMA update per training micro-batch.
-    GPT2 model = loadModel(dir.path("model"));
+    CausalLM model = loadModel(dir.path("model"));
     const TokenFile file = TokenFile::open(dir.path("train.bin"));
     BatchSampler calibration(file, 4, 16, config.optimizer.seed ^ 0x5eed5eedULL, 101);
     BatchSampler sampler(file, 4, 16, config.optimizer.seed, 101);
@@ -105,7 +105,7 @@ TEST_CASE(ema_tracking_and_freezing_follow_the_protocol) {
     REQUIRE(std::abs(event["sites"][0]["scale"].get<double>() - frozen) <= 1e-6 * frozen);
     REQUIRE_EQ(event["sites"][0].contains("scale_pos0"), pos0);
     if (pos0) REQUIRE(std::abs(event["sites"][0]["scale_pos0"].get<double>() - frozen0) <= 1e-6 * frozen0);
-    const GPT2 result = loadModel(run::finalModelPath(dir.path("run")));
+    const CausalLM result = loadModel(run::finalModelPath(dir.path("run")));
     REQUIRE(result->norms().at({SiteKind::Final, -1}).kind == NormKind::FakeLN);
     REQUIRE_EQ(result->norms().at({SiteKind::Final, -1}).pos0Treatment, pos0);
     REQUIRE(result->norms().at({SiteKind::Mlp, 0}).kind == NormKind::LayerNorm);
@@ -327,8 +327,8 @@ TEST_CASE(resume_is_bit_exact_on_cpu) {
   REQUIRE(resumed->stepsDone() >= 13);
   REQUIRE(resumed->run());
 
-  GPT2 a = loadModel(run::finalModelPath(dir.path("straight")));
-  GPT2 b = loadModel(run::finalModelPath(dir.path("interrupted")));
+  CausalLM a = loadModel(run::finalModelPath(dir.path("straight")));
+  CausalLM b = loadModel(run::finalModelPath(dir.path("interrupted")));
   auto pa = a->named_parameters(), pb = b->named_parameters();
   for (const auto& p : pa) REQUIRE_MSG(torch::equal(p.value(), pb[p.key()]), p.key());
   REQUIRE(a->norms() == b->norms());
@@ -356,8 +356,8 @@ TEST_CASE(activation_checkpointing_changes_no_step_of_a_removal) {
     const double ce = a[i]["ce"], ceCheckpointed = b[i]["ce"];
     REQUIRE_MSG(std::abs(ce - ceCheckpointed) <= 1e-5 * std::abs(ce), "step " << i + 1);
   }
-  const GPT2 plain = loadModel(run::finalModelPath(dir.path("plain")));
-  const GPT2 checkpointed = loadModel(run::finalModelPath(dir.path("checkpointed")));
+  const CausalLM plain = loadModel(run::finalModelPath(dir.path("plain")));
+  const CausalLM checkpointed = loadModel(run::finalModelPath(dir.path("checkpointed")));
   for (const SiteId& site : plain->norms().sites()) {
     const SiteNorm &x = plain->norms().at(site), &y = checkpointed->norms().at(site);
     REQUIRE_EQ(normKindName(x.kind), normKindName(y.kind));
@@ -422,7 +422,7 @@ TEST_CASE(killed_checkpoint_writes_never_replace_the_last_good_one) {
     killWhileWritingCheckpoint(runDir, lastStep + 2 + kill % 3);
     const std::string latest = run::latestCheckpoint(runDir);
     REQUIRE_MSG(!latest.empty(), "after kill " << kill);
-    GPT2 model = loadModel(latest);  // complete and loadable
+    CausalLM model = loadModel(latest);  // complete and loadable
     const auto state = json::parse(readTextFile(run::checkpointStatePath(latest)));
     REQUIRE(state["steps_done"].get<int64_t>() >= lastStep);
     lastStep = state["steps_done"];
@@ -446,9 +446,10 @@ TEST_CASE(finetune_removes_nothing_and_pretrain_starts_fresh) {
 
   config.mode = TrainingMode::Pretrain;
   auto t = Trainer::start(dir.path("pre"), config);
-  GPT2 fresh(smallConfig());
+  CausalLM fresh = makeModel(smallConfig());
   fresh->initWeights(config.optimizer.seed);
-  REQUIRE(torch::equal(t->model().wte->weight, fresh->wte->weight));  // initialised from the seed, not loaded
+  REQUIRE(torch::equal(gpt2Of(t->model()).wte->weight,
+                       gpt2Of(fresh).wte->weight));  // initialised from the seed, not loaded
   REQUIRE_THROWS_WITH(Trainer::start(dir.path("pre"), config), "already holds a run");
 }
 

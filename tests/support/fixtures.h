@@ -10,6 +10,7 @@
 
 #include "check.h"
 #include "data/token_file.h"
+#include "model/gpt2.h"
 #include "model/hf_checkpoint.h"
 
 namespace nf::test {
@@ -34,8 +35,12 @@ class TempDir {
   std::string m_path;
 };
 
-inline GPT2Config smallConfig() {
-  GPT2Config c;
+// The GPT-2 family's own modules, for tests of GPT-2's layout and arithmetic.
+inline GPT2Impl& gpt2Of(CausalLMImpl& model) { return dynamic_cast<GPT2Impl&>(model); }
+inline GPT2Impl& gpt2Of(const CausalLM& model) { return dynamic_cast<GPT2Impl&>(*model.ptr()); }
+
+inline ModelShape smallConfig() {
+  ModelShape c;
   c.nLayer = 2;
   c.nHead = 4;
   c.nEmbd = 32;
@@ -46,8 +51,8 @@ inline GPT2Config smallConfig() {
 }
 
 // A random model whose LN γ, β and biases are random too, so every parameter matters to the logits.
-inline GPT2 randomModel(const GPT2Config& config, uint64_t seed = 1) {
-  GPT2 model(config);
+inline CausalLM randomModel(const ModelShape& config, uint64_t seed = 1) {
+  CausalLM model = makeModel(config);
   model->initWeights(seed);
   torch::NoGradGuard noGrad;
   auto gen = at::detail::createCPUGenerator(seed + 1000);
@@ -60,7 +65,7 @@ inline GPT2 randomModel(const GPT2Config& config, uint64_t seed = 1) {
   return model;
 }
 
-inline torch::Tensor randomTokens(const GPT2Config& c, int64_t batch, int64_t positions, uint64_t seed = 7) {
+inline torch::Tensor randomTokens(const ModelShape& c, int64_t batch, int64_t positions, uint64_t seed = 7) {
   auto gen = at::detail::createCPUGenerator(seed);
   return torch::randint(0, c.vocabSize, {batch, positions}, gen, torch::kLong);
 }

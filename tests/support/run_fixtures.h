@@ -14,9 +14,9 @@ namespace nf::test {
 
 // A small model and a token file in dir; a remove-mode config over them.
 inline RunConfig smallRun(const TempDir& dir, TrainingMode mode = TrainingMode::Remove) {
-  const GPT2Config c = smallConfig();
+  const ModelShape c = smallConfig();
   if (!std::filesystem::exists(dir.path("model"))) {
-    GPT2 model = randomModel(c, 1);
+    CausalLM model = randomModel(c, 1);
     saveModel(*model, dir.path("model"));
     const auto tokens = randomTokens(c, 1, 6000, 3).flatten();
     writeTokens(dir.path("train.bin"),

@@ -1,0 +1,122 @@
+// What every model family is to the rest of the engine: a causal language model with a residual stream, a
+// normalization per site (model/norm_state.h), hook points (model/hooks.h) and named components. The
+// trainer, the removal, the analyses and the CLI speak to this class only; a family (model/gpt2.h) says how
+// its blocks compute and how its Hugging Face weights are named, and inherits the rest: the forward pass
+// around the blocks, the norm sites with their observer, bf16 autocast and activation checkpointing.
+#pragma once
+#include <torch/nn/module.h>
+#include <torch/nn/pimpl.h>
+
+#include <cstdint>
+#include <optional>
+
+#include "model/config.h"
+#include "model/hooks.h"
+
+namespace nf {
+
+// γ and β of one normalization module; how they are applied is decided per site by the NormState.
+class NormParamsImpl : public torch::nn::Module {
+ public:
+  explicit NormParamsImpl(int64_t d);
+  torch::Tensor weight, bias;
+};
+TORCH_MODULE(NormParams);
+
+class EmbeddingImpl : public torch::nn::Module {
+ public:
+  EmbeddingImpl(int64_t rows, int64_t d);
+  torch::Tensor weight;
+};
+TORCH_MODULE(Embedding);
+
+// Training's view into a forward pass (the removal protocol needs both, PROTOCOL §2–3).
+class NormObserver {
+ public:
+  virtual ~NormObserver() = default;
+  // σ_t = sqrt(Var(x_t) + ε) per token, [B, T], float32, detached: reported for every site that is a
+  // LayerNorm. LN_qk and LN_v share one tensor while they share a normalization.
+  virtual void sigma(SiteId site, const torch::Tensor& sigma) = 0;
+  // The input of the final norm, [B, T, D], with its gradient (for the auxiliary loss).
+  virtual void finalInput(const torch::Tensor& x) = 0;
+};
+
+struct CheckpointedBlock;
+
+class CausalLMImpl : public torch::nn::Module {
+ public:
+  explicit CausalLMImpl(const ModelShape& shape);
+
+  // tokens: [B, T] (or [T]) integer ids, T ≤ n_positions; returns logits [B, T, vocab] in float32
+  // (float64 for a model converted to float64, as exactness tests do).
+  // Throws std::invalid_argument for ids outside the vocabulary or a sequence that is too long. Ids on the
+  // CPU are checked there and copied to the model's device without waiting for it (pinned: asynchronously).
+  // logitPosition ≥ 0 unembeds only that position ([B, 1, vocab]): patching a large batch needs one
+  // position, and full logits would not fit in memory (4,320 × 15 × 50,257 floats for GPT-2).
+  torch::Tensor forward(const torch::Tensor& tokens, HookSet* hooks = nullptr, int64_t logitPosition = -1);
+
+  const ModelShape& config() const { return m_config; }
+  NormState& norms() { return m_norms; }
+  const NormState& norms() const { return m_norms; }
+  // bf16 autocast for forward passes on CUDA (weights stay float32); ignored on CPU.
+  void setCudaBf16Autocast(bool on) { m_bf16Autocast = on; }
+  bool cudaBf16Autocast() const { return m_bf16Autocast; }
+  // Activation checkpointing: training forward passes keep only each block's input and recompute the
+  // block in the backward pass (same gradients, less memory, ~1/3 more compute). Off under hooks.
+  void setActivationCheckpointing(bool on) { m_activationCheckpointing = on; }
+  bool activationCheckpointing() const { return m_activationCheckpointing; }
+  // Reports norm statistics of every forward pass to the observer (nullptr: none, no cost).
+  void setNormObserver(NormObserver* observer) { m_observer = observer; }
+
+  // The family's initialisation, drawn on the CPU from its own generator so a seed gives the same model on
+  // every device.
+  virtual void initWeights(uint64_t seed) = 0;
+  torch::Device device() const { return tokenEmbedding().device(); }
+
+  // Components, for analyses and export; linear maps in the x·W orientation (rows read, columns write).
+  virtual torch::Tensor tokenEmbedding() const = 0;  // [vocab, D]
+  virtual torch::Tensor unembedding() const = 0;     // [vocab, D] (the token embedding when tied)
+  virtual const NormParams& finalNorm() const = 0;
+  virtual torch::Tensor attentionOutputBias(int layer) const = 0;  // [D] (zeros for a family without one)
+  virtual torch::Tensor mlpOutputWeight(int layer) const = 0;      // [mlp width, D]: neuron i writes row i
+
+ protected:
+  // The residual stream before the first block, [B, T, D] (tokens on the model's device).
+  virtual torch::Tensor embed(const torch::Tensor& tokens, HookSet* hooks) = 0;
+  // One block: the residual stream after it. Hook points and norm sites are the family's to visit.
+  virtual torch::Tensor block(int layer, torch::Tensor x, const torch::Tensor& tokens, HookSet* hooks) = 0;
+
+  // The value the forward pass continues with at a hook point: untouched unless a HookSet asks for it.
+  static torch::Tensor visit(HookSet* hooks, const HookPoint& point, torch::Tensor value);
+  // A site's normalization of x (with its observer report and its hook point). twin: LN_v when LN_qk's
+  // normalization also serves it (both in the same state).
+  torch::Tensor norm(SiteId site, const NormParams& params, const torch::Tensor& x,
+                     const torch::Tensor& tokens, HookSet* hooks, std::optional<SiteId> twin = std::nullopt);
+
+ private:
+  friend struct CheckpointedBlock;
+  void checkTokens(const torch::Tensor& tokens) const;
+
+  ModelShape m_config;
+  NormState m_norms;
+  bool m_bf16Autocast = false;
+  bool m_activationCheckpointing = false;
+  NormObserver* m_observer = nullptr;
+};
+
+// A model handle, as every torch module has one (shared ownership; nullptr allowed).
+class CausalLM : public torch::nn::ModuleHolder<CausalLMImpl> {
+ public:
+  using torch::nn::ModuleHolder<CausalLMImpl>::ModuleHolder;
+};
+
+// A model of this shape, of the family the shape names; initialize = false leaves the weights
+// uninitialised, for loaders that overwrite every parameter.
+CausalLM makeModel(const ModelShape& shape, bool initialize = true);
+
+// A copy of source's weights and norm state on its device and in its dtype, shaped by `shape` (source's
+// shape, possibly with an untied unembedding, which then starts as a copy of the tied one).
+CausalLM copyModel(CausalLMImpl& source, const ModelShape& shape);
+inline CausalLM copyModel(CausalLMImpl& source) { return copyModel(source, source.config()); }
+
+}  // namespace nf

@@ -62,6 +62,7 @@ QString hms(double seconds) {
 
 nf::ModelShape shapeOf(const nf::ModelSummary& summary) {
   nf::ModelShape shape;
+  shape.family = summary.family;
   shape.nLayer = summary.nLayer;
   shape.nHead = summary.nHead;
   shape.nEmbd = summary.nEmbd;

@@ -128,7 +128,9 @@ torch::Tensor CausalLMImpl::forward(const torch::Tensor& tokensIn, HookSet* hook
 }
 
 CausalLM makeModel(const ModelShape& shape, bool initialize) {
-  return CausalLM(std::shared_ptr<CausalLMImpl>(std::make_shared<GPT2Impl>(shape, initialize)));
+  if (shape.family == "gpt2")
+    return CausalLM(std::shared_ptr<CausalLMImpl>(std::make_shared<GPT2Impl>(shape, initialize)));
+  throw std::invalid_argument("no model family is called '" + shape.family + "'");
 }
 
 CausalLM copyModel(CausalLMImpl& source, const ModelShape& shape) {

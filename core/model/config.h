@@ -11,6 +11,7 @@
 namespace nf {
 
 struct ModelShape {
+  std::string family = "gpt2";  // model/family.h: how config.json and the weights are laid out
   int nLayer = 12;
   int nHead = 12;
   int nEmbd = 768;
@@ -37,12 +38,12 @@ ModelConfig loadConfigFile(const std::string& path);
 std::string configToJson(const ModelConfig& config);  // pretty-printed, Hugging Face compatible
 
 struct ParameterShape {
-  std::string name;  // Hugging Face name without the "transformer." prefix, e.g. "h.0.attn.c_attn.weight"
+  std::string name;  // the parameter's name in the module, e.g. GPT-2's "h.0.attn.c_attn.weight"
   std::vector<int64_t> shape;
 };
 
-// Every parameter of a GPT-2 of this shape, in the order the model registers them. Linear weights use
-// Hugging Face's Conv1D layout (in, out): y = x·W + b.
+// Every parameter of a model of this shape, in the order its family's module registers them, named and
+// laid out as Hugging Face stores them (model/family.h).
 std::vector<ParameterShape> parameterShapes(const ModelShape& config);
 
 }  // namespace nf

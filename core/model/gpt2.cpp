@@ -3,7 +3,11 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <nlohmann/json.hpp>
+#include <regex>
 
+#include "io/atomic_file.h"
+#include "model/family.h"
 #include "model/norm.h"
 #include "model/torch_compat.h"
 
@@ -137,5 +141,103 @@ torch::Tensor GPT2Impl::block(int layer, torch::Tensor x, const torch::Tensor& t
   auto mlpOut = visit(hooks, HookPoint::mlpOut(layer), blk->mlp->c_proj(post));
   return visit(hooks, HookPoint::residPost(layer), x + mlpOut);
 }
+
+// --- GPT-2's Hugging Face layout (model/family.h) ---------------------------------------------------------
+
+namespace {
+
+bool claimsGpt2(const nlohmann::json& j) {
+  // Our own older files carry no model_type; every other family's config.json has one.
+  return !j.contains("model_type") || j["model_type"] == "gpt2";
+}
+
+void readGpt2Shape(const nlohmann::json& j, ModelShape& c, const std::string& source) {
+  for (const char* key : {"n_layer", "n_head", "n_embd", "vocab_size"})
+    if (!j.contains(key)) throw FileError(source, std::string("missing required field ") + key);
+  c.nLayer = j.at("n_layer").get<int>();
+  c.nHead = j.at("n_head").get<int>();
+  c.nEmbd = j.at("n_embd").get<int>();
+  c.vocabSize = j.at("vocab_size").get<int>();
+  c.nPositions = j.value("n_positions", j.value("n_ctx", 1024));
+  c.layerNormEpsilon = j.value("layer_norm_epsilon", 1e-5);
+  // Without one, the last id (GPT-2's 50256 for its 50257 tokens, and what our tokenizer trainer does).
+  c.eotTokenId = c.vocabSize - 1;
+  if (j.contains("eos_token_id") && j["eos_token_id"].is_number_integer())
+    c.eotTokenId = j["eos_token_id"].get<int>();
+  c.tiedUnembedding = j.value("tie_word_embeddings", true);
+  // Variants of Hugging Face's GPT-2 class that this model does not implement: refuse rather than misread.
+  if (j.contains("n_inner") && j["n_inner"].is_number() && j["n_inner"].get<int>() != 4 * c.nEmbd)
+    throw FileError(source, "n_inner " + std::to_string(j["n_inner"].get<int>()) +
+                                " is not supported (the MLP width is 4 × n_embd)");
+  for (const char* flag : {"scale_attn_by_inverse_layer_idx", "reorder_and_upcast_attn"})
+    if (j.value(flag, false)) throw FileError(source, std::string(flag) + " = true is not supported");
+  if (!j.value("scale_attn_weights", true))
+    throw FileError(source, "scale_attn_weights = false is not supported");
+  if (j.contains("activation_function") && j["activation_function"] != "gelu_new")
+    throw FileError(source, "activation_function '" + j["activation_function"].get<std::string>() +
+                                "' is not supported (GPT-2 uses gelu_new, the tanh approximation)");
+}
+
+void writeGpt2Shape(const ModelShape& c, nlohmann::ordered_json& j) {
+  j["model_type"] = "gpt2";
+  j["architectures"] = {"GPT2LMHeadModel"};
+  j["n_layer"] = c.nLayer;
+  j["n_head"] = c.nHead;
+  j["n_embd"] = c.nEmbd;
+  j["n_positions"] = c.nPositions;
+  j["n_ctx"] = c.nPositions;
+  j["vocab_size"] = c.vocabSize;
+  j["layer_norm_epsilon"] = c.layerNormEpsilon;
+  j["activation_function"] = "gelu_new";
+  j["bos_token_id"] = c.eotTokenId;
+  j["eos_token_id"] = c.eotTokenId;
+  j["tie_word_embeddings"] = c.tiedUnembedding;
+  // Dropout is never used by the workbench; zero keeps Hugging Face evaluation identical.
+  j["resid_pdrop"] = 0.0;
+  j["embd_pdrop"] = 0.0;
+  j["attn_pdrop"] = 0.0;
+  j["initializer_range"] = 0.02;
+  j["torch_dtype"] = "float32";
+}
+
+// Linear weights use Hugging Face's Conv1D layout (in, out): y = x·W + b.
+std::vector<ParameterShape> gpt2ParameterShapes(const ModelShape& c) {
+  const int64_t d = c.nEmbd;
+  std::vector<ParameterShape> out = {{"wte.weight", {c.vocabSize, d}}, {"wpe.weight", {c.nPositions, d}}};
+  for (int l = 0; l < c.nLayer; ++l) {
+    const std::string p = "h." + std::to_string(l) + ".";
+    out.push_back({p + "ln_1.weight", {d}});
+    out.push_back({p + "ln_1.bias", {d}});
+    out.push_back({p + "attn.c_attn.weight", {d, 3 * d}});
+    out.push_back({p + "attn.c_attn.bias", {3 * d}});
+    out.push_back({p + "attn.c_proj.weight", {d, d}});
+    out.push_back({p + "attn.c_proj.bias", {d}});
+    out.push_back({p + "ln_2.weight", {d}});
+    out.push_back({p + "ln_2.bias", {d}});
+    out.push_back({p + "mlp.c_fc.weight", {d, 4 * d}});
+    out.push_back({p + "mlp.c_fc.bias", {4 * d}});
+    out.push_back({p + "mlp.c_proj.weight", {4 * d, d}});
+    out.push_back({p + "mlp.c_proj.bias", {d}});
+  }
+  out.push_back({"ln_f.weight", {d}});
+  out.push_back({"ln_f.bias", {d}});
+  if (!c.tiedUnembedding) out.push_back({"lm_head.weight", {c.vocabSize, d}});
+  return out;
+}
+
+// Stored names may carry GPT2LMHeadModel's "transformer." prefix; older checkpoints also store the causal
+// mask as a buffer per block.
+std::string gpt2CanonicalName(const std::string& storedName) {
+  static const std::regex maskBuffer(R"(h\.\d+\.attn\.(masked_)?bias)");
+  std::string name = storedName.rfind("transformer.", 0) == 0 ? storedName.substr(12) : storedName;
+  if (std::regex_match(name, maskBuffer)) return "";
+  return name;
+}
+
+}  // namespace
+
+extern const ModelFamily kGpt2Family;
+const ModelFamily kGpt2Family{"gpt2",         claimsGpt2,          readGpt2Shape,
+                              writeGpt2Shape, gpt2ParameterShapes, gpt2CanonicalName};
 
 }  // namespace nf

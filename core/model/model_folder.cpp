@@ -2,10 +2,10 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <set>
 
 #include "io/atomic_file.h"
+#include "model/family.h"
 
 namespace fs = std::filesystem;
 
@@ -49,13 +49,6 @@ bool isFloat(DType d) { return d == DType::F32 || d == DType::F16 || d == DType:
 
 }  // namespace
 
-std::string canonicalTensorName(const std::string& storedName) {
-  static const std::regex maskBuffer(R"(h\.\d+\.attn\.(masked_)?bias)");
-  std::string name = storedName.rfind("transformer.", 0) == 0 ? storedName.substr(12) : storedName;
-  if (std::regex_match(name, maskBuffer)) return "";
-  return name;
-}
-
 WeightIndex indexModelFolder(const std::string& folder) {
   WeightIndex index;
   index.folder = folder;
@@ -65,6 +58,7 @@ WeightIndex indexModelFolder(const std::string& folder) {
     throw FileError(configPath, "missing: a model folder needs config.json (Hugging Face GPT-2 layout)");
   index.config = loadConfigFile(configPath);
 
+  const ModelFamily& family = familyNamed(index.config.shape.family);
   std::map<std::string, std::vector<int64_t>> expected;
   for (auto& p : parameterShapes(index.config.shape)) expected[p.name] = p.shape;
 
@@ -72,7 +66,7 @@ WeightIndex indexModelFolder(const std::string& folder) {
     index.files.push_back(std::make_unique<SafetensorsFile>(SafetensorsFile::open(path)));
     const SafetensorsFile& file = *index.files.back();
     for (const TensorInfo& t : file.tensors()) {
-      const std::string name = canonicalTensorName(t.name);
+      const std::string name = family.canonicalName(t.name);
       if (name.empty()) continue;
       // A tied checkpoint may still store lm_head.weight (a copy of wte); Hugging Face ignores it, so do we.
       if (name == "lm_head.weight" && index.config.shape.tiedUnembedding) continue;
@@ -81,7 +75,8 @@ WeightIndex indexModelFolder(const std::string& folder) {
       };
       auto want = expected.find(name);
       if (want == expected.end())
-        fail("not part of a GPT-2 with n_layer=" + std::to_string(index.config.shape.nLayer) +
+        fail("not part of a " + family.name +
+             " model with n_layer=" + std::to_string(index.config.shape.nLayer) +
              (index.config.shape.tiedUnembedding ? "" : " and an untied unembedding"));
       if (!isFloat(t.dtype))
         fail("dtype " + dtypeName(t.dtype) + " is not a float type (F32, F16, BF16, F64)");
@@ -107,6 +102,7 @@ ModelSummary inspectModelFolder(const std::string& folder) {
   const ModelShape& c = index.config.shape;
   ModelSummary s;
   s.folder = folder;
+  s.family = c.family;
   s.nLayer = c.nLayer;
   s.nHead = c.nHead;
   s.nEmbd = c.nEmbd;
@@ -132,6 +128,7 @@ ModelSummary inspectModelFolder(const std::string& folder) {
 std::string summaryToJson(const ModelSummary& s) {
   nlohmann::ordered_json j;
   j["folder"] = s.folder;
+  j["family"] = s.family;
   j["n_layer"] = s.nLayer;
   j["n_head"] = s.nHead;
   j["n_embd"] = s.nEmbd;

@@ -22,6 +22,7 @@ struct SiteSummary {
 
 struct ModelSummary {
   std::string folder;
+  std::string family;  // "gpt2"
   int nLayer = 0, nHead = 0, nEmbd = 0, nPositions = 0, vocabSize = 0;
   double layerNormEpsilon = 0;
   bool tiedUnembedding = true;
@@ -51,9 +52,5 @@ struct WeightIndex {
   std::map<std::string, Entry> tensors;  // canonical name → stored tensor
 };
 WeightIndex indexModelFolder(const std::string& folder);
-
-// Canonical Hugging Face name: strips "transformer."; empty for tensors a GPT-2 may carry but we do not
-// use (the attention-mask buffers h.N.attn.bias / h.N.attn.masked_bias).
-std::string canonicalTensorName(const std::string& storedName);
 
 }  // namespace nf

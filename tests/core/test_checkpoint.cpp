@@ -165,6 +165,10 @@ TEST_CASE(malformed_config_is_named) {
                   "{\"n_layer\": 2, \"n_head\": 4, \"n_embd\": 32, \"vocab_size\": 101, \"n_positions\": 16, "
                   "\"n_inner\": null}");
   REQUIRE(loadModel(dir.path())->config().nEmbd == 32);  // GPT-2's own configs say n_inner: null
+  // A family the workbench does not know is named, with the ones it does.
+  writeFileAtomic(dir.path("config.json"), "{\"model_type\": \"mamba\", \"n_layer\": 2}");
+  REQUIRE_THROWS_WITH(loadModel(dir.path()), "config.json",
+                      "model_type 'mamba' is not a supported model family", "supported: gpt2");
 }
 
 TEST_CASE(missing_unexpected_and_misshapen_tensors_are_named) {
@@ -172,7 +176,8 @@ TEST_CASE(missing_unexpected_and_misshapen_tensors_are_named) {
   TempDir missing, unexpected, misshapen, intType;
   writeHandmade(*model, missing.path(),
                 [](const std::string& n) { return n == "h.1.mlp.c_fc.bias" ? "h.1.mlp.c_fc.bias_typo" : n; });
-  REQUIRE_THROWS_WITH(loadModel(missing.path()), "tensor 'h.1.mlp.c_fc.bias_typo'", "not part of a GPT-2");
+  REQUIRE_THROWS_WITH(loadModel(missing.path()), "tensor 'h.1.mlp.c_fc.bias_typo'",
+                      "not part of a gpt2 model");
   auto extra = torch::zeros({3});
   writeHandmade(*model, unexpected.path(), [](const std::string& n) { return n; },
                 {{"h.7.ln_1.weight", DType::F32, {3}, extra.data_ptr()}});
@@ -226,6 +231,7 @@ TEST_CASE(inspect_reports_shape_and_norm_state_without_loading) {
   model->norms().at({SiteKind::Mlp, 0}) = {NormKind::FakeLN, 3.0};
   saveModel(*model, dir.path());
   ModelSummary s = inspectModelFolder(dir.path());
+  REQUIRE_EQ(s.family, "gpt2");
   REQUIRE_EQ(s.nLayer, 2);
   REQUIRE_EQ(s.nHead, 4);
   REQUIRE_EQ(s.parameterCount, smallConfig().parameterCount());

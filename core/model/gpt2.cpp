@@ -110,11 +110,7 @@ torch::Tensor GPT2Impl::block(int layer, torch::Tensor x, const torch::Tensor& t
   torch::Tensor z;  // [B, H, T, dh]
   if (hooks && hooks->touches(HookPoint::pattern(layer))) {
     // The pattern is materialized only when a hook reads or replaces it.
-    auto scores =
-        torch::matmul(heads(q), heads(k).transpose(-2, -1)) * (1.0 / std::sqrt(static_cast<double>(dh)));
-    auto future = torch::ones({T, T}, torch::TensorOptions().dtype(torch::kBool).device(x.device())).triu(1);
-    auto pattern = torch::softmax(scores.masked_fill(future, -std::numeric_limits<float>::infinity()), -1);
-    z = torch::matmul(hooks->visit(HookPoint::pattern(layer), pattern), heads(v));
+    z = torch::matmul(hooks->visit(HookPoint::pattern(layer), causalPattern(heads(q), heads(k))), heads(v));
   } else {
     z = causalAttention(heads(q), heads(k), heads(v));
   }

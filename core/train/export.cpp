@@ -98,9 +98,10 @@ CausalLM standardFormatWithHugeEpsilon(CausalLMImpl& fake) {
 }
 
 double largestNormWeight(CausalLMImpl& model) {
-  double largest = model.finalNorm()->weight.abs().max().item<double>();
+  GPT2Impl& family = gpt2(model);
+  double largest = family.ln_f->weight.abs().max().item<double>();
   for (int l = 0; l < model.config().nLayer; ++l) {
-    auto& block = *gpt2(model).blockAt(l);
+    auto& block = *family.blockAt(l);
     largest = std::max({largest, block.ln_1->weight.abs().max().item<double>(),
                         block.ln_2->weight.abs().max().item<double>()});
   }

@@ -37,7 +37,7 @@ class TempDir {
 
 // The GPT-2 family's own modules, for tests of GPT-2's layout and arithmetic.
 inline GPT2Impl& gpt2Of(CausalLMImpl& model) { return dynamic_cast<GPT2Impl&>(model); }
-inline GPT2Impl& gpt2Of(const CausalLM& model) { return dynamic_cast<GPT2Impl&>(*model.ptr()); }
+inline GPT2Impl& gpt2Of(const CausalLM& model) { return gpt2Of(*model.ptr()); }
 
 inline ModelShape smallConfig() {
   ModelShape c;

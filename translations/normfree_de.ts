@@ -799,6 +799,11 @@
     </message>
     <message>
         <location filename="../widgets/ModelInfoView.cpp" line="24"/>
+        <source>FakeRMSNorm</source>
+        <translation>FakeRMSNorm</translation>
+    </message>
+    <message>
+        <location filename="../widgets/ModelInfoView.cpp" line="24"/>
         <source>LN Scaling</source>
         <translation>LN-Skalierung</translation>
     </message>

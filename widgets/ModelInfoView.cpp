@@ -11,16 +11,17 @@ namespace {
 
 // One colour per normalization kind, so the grid reads at a glance which sites are still real.
 QColor kindColor(const std::string& kind) {
-  if (kind == "layernorm") return QColor(0xd6, 0xe4, 0xf5);
-  if (kind == "fakeln") return QColor(0xc8, 0xe6, 0xc9);
+  if (kind == "layernorm" || kind == "rmsnorm") return QColor(0xd6, 0xe4, 0xf5);
+  if (kind == "fakeln" || kind == "fakerms") return QColor(0xc8, 0xe6, 0xc9);
   if (kind == "identity") return QColor(0xee, 0xee, 0xee);
-  return QColor(0xff, 0xe0, 0xb2);  // rmsnorm, layernorm_scaling
+  return QColor(0xff, 0xe0, 0xb2);  // layernorm_scaling
 }
 
 QString kindLabel(const std::string& kind) {
   if (kind == "layernorm") return ModelInfoView::tr("LayerNorm");
   if (kind == "fakeln") return ModelInfoView::tr("FakeLN");
   if (kind == "rmsnorm") return ModelInfoView::tr("RMSNorm");
+  if (kind == "fakerms") return ModelInfoView::tr("FakeRMSNorm");
   if (kind == "layernorm_scaling") return ModelInfoView::tr("LN Scaling");
   return ModelInfoView::tr("Identity");
 }
@@ -112,7 +113,7 @@ void ModelInfoView::retranslate() {
     const int row = isFinal ? s.nLayer : static_cast<int>(i / 3);
     const int column = isFinal ? 0 : static_cast<int>(i % 3);
     QString text = kindLabel(site.kind);
-    if (site.kind == "fakeln") {
+    if (site.kind == "fakeln" || site.kind == "fakerms") {
       text += tr(" · s = %1").arg(site.scale, 0, 'g', 4);
       if (site.pos0Treatment) text += tr(" · pos 0: %1").arg(site.scalePos0, 0, 'g', 4);
       if (site.eotTreatment) text += tr(" · EOT");

@@ -26,7 +26,8 @@ class FinalNorm {
       : m_model(model),
         m_state(model.norms().at(kFinal)),
         m_gamma(model.finalNorm()->weight.to(torch::kFloat64)),
-        m_beta(model.finalNorm()->bias.to(torch::kFloat64)),
+        m_beta(model.finalNorm()->bias.defined() ? model.finalNorm()->bias.to(torch::kFloat64)
+                                                 : torch::Tensor()),
         m_tokens(tokens),
         m_u(u) {}
 
@@ -142,7 +143,12 @@ AttributionResult logitAttribution(const ModelSnapshot& snapshot, const TokenSeq
         auto expand = [&](const torch::Tensor& perPosition) {  // [*, T, D] → [B, n, 1, D]
           return perPosition.slice(-2, 0, n).expand({B, n, D}).unsqueeze(2);
         };
-        measure(expand(hooks.at({HookKind::EmbedTok}) + hooks.at({HookKind::EmbedPos})), otherSums, 0);
+        // Rotary families have no position embedding in the residual stream.
+        const auto& cached = hooks.activations();
+        const torch::Tensor embedded = cached.count({HookKind::EmbedPos})
+                                           ? hooks.at({HookKind::EmbedTok}) + hooks.at({HookKind::EmbedPos})
+                                           : hooks.at({HookKind::EmbedTok});
+        measure(expand(embedded), otherSums, 0);
         for (int l = 0; l < L; ++l) {
           const auto [dla, de] = measure(hooks.at(HookPoint::headOut(l)).slice(1, 0, n), headSums, l * H);
           if (l == options.traceLayer && options.traceSequence >= first &&

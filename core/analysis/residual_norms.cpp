@@ -7,6 +7,7 @@
 
 #include "analysis/analysis_kernels.h"
 #include "model/causal_lm.h"
+#include "model/family.h"
 
 namespace nf {
 namespace {
@@ -51,12 +52,15 @@ ResidualNormsResult residualNorms(const ModelSnapshot& snapshot, const TokenSequ
   std::vector<std::vector<float>> norm0(L + 1), normRest(L + 1), sigma0(sites.size()),
       sigmaRest(sites.size());
   const HookPoint finalResidual = HookPoint::residPost(L - 1);
-  // The input each site normalizes: resid_pre for LN_qk and LN_v, resid_mid for LN_mlp, the last
-  // resid_post for LN_f.
+  // The input each site normalizes: resid_pre for LN_qk and LN_v, resid_mid for LN_mlp (resid_pre with a
+  // parallel residual), the last resid_post for LN_f.
+  const bool parallel = model.config().parallelResidual;
+  // The statistic the family's own norm divides by: σ (LayerNorm) or the root mean square (RMSNorm).
+  const bool centred = centresInput(familyNamed(model.config().family).norm);
   auto inputOf = [&](const SiteId& site) {
     switch (site.kind) {
       case SiteKind::Mlp:
-        return HookPoint::residMid(site.layer);
+        return parallel ? HookPoint::residPre(site.layer) : HookPoint::residMid(site.layer);
       case SiteKind::Final:
         return finalResidual;
       default:
@@ -76,7 +80,8 @@ ResidualNormsResult residualNorms(const ModelSnapshot& snapshot, const TokenSequ
         }
         for (size_t i = 0; i < sites.size(); ++i) {
           const torch::Tensor& x = hooks.at(inputOf(sites[i]));
-          split((x.var(-1, /*unbiased=*/false) + eps).sqrt(), sigma0[i], sigmaRest[i]);
+          split(((centred ? x.var(-1, /*unbiased=*/false) : x.pow(2).mean(-1)) + eps).sqrt(), sigma0[i],
+                sigmaRest[i]);
         }
       },
       progress, "residual norms");
@@ -91,7 +96,7 @@ ResidualNormsResult residualNorms(const ModelSnapshot& snapshot, const TokenSequ
     const SiteNorm& norm = model.norms().at(sites[i]);
     h.site = siteName(sites[i]);
     h.kind = normKindName(norm.kind);
-    h.frozenScale = norm.kind == NormKind::FakeLN ? norm.scale : 0.0;
+    h.frozenScale = isFakeNorm(norm.kind) ? norm.scale : 0.0;
     r.scales.push_back(std::move(h));
   }
   return r;

@@ -2,15 +2,18 @@
 
 #include <torch/torch.h>
 
+#include "model/family.h"
 #include "model/gpt2.h"
+#include "model/gpt_neox.h"
+#include "model/llama.h"
 #include "model/norm.h"
 #include "model/torch_compat.h"
 
 namespace nf {
 
-NormParamsImpl::NormParamsImpl(int64_t d) {
+NormParamsImpl::NormParamsImpl(int64_t d, bool withBias) {
   weight = register_parameter("weight", torch::ones({d}));
-  bias = register_parameter("bias", torch::zeros({d}));
+  if (withBias) bias = register_parameter("bias", torch::zeros({d}));
 }
 
 EmbeddingImpl::EmbeddingImpl(int64_t rows, int64_t d) {
@@ -55,7 +58,7 @@ struct CheckpointedBlock : torch::autograd::Function<CheckpointedBlock> {
   }
 };
 
-CausalLMImpl::CausalLMImpl(const ModelShape& shape) : m_config(shape), m_norms(shape.nLayer) {
+CausalLMImpl::CausalLMImpl(const ModelShape& shape) : m_config(shape), m_norms(nativeNorms(shape)) {
   shape.validate("model shape");
 }
 
@@ -91,22 +94,86 @@ torch::Tensor CausalLMImpl::norm(SiteId site, const NormParams& params, const to
   NormInputs in{x,     params->weight, params->bias,       m_config.layerNormEpsilon,
                 depth, &tokens,        m_config.eotTokenId};
   const HookPoint point = HookPoint::normScale(site);
-  const bool observed = m_observer && state.kind == NormKind::LayerNorm;
+  // The removal tracks the divisor of every site its family still normalizes per token.
+  auto tracked = [](NormKind kind) { return kind == NormKind::LayerNorm || kind == NormKind::RMSNorm; };
+  const bool observed = m_observer && tracked(state.kind);
   auto report = [&](const torch::Tensor& sigma) {
     m_observer->sigma(site, sigma);
-    if (twin && m_norms.at(*twin).kind == NormKind::LayerNorm) m_observer->sigma(*twin, sigma);
+    if (twin && tracked(m_norms.at(*twin).kind)) m_observer->sigma(*twin, sigma);
   };
   if (!hooks || !hooks->touches(point)) {
     if (!observed) return applyNorm(state, in);
-    // The fused kernel computes 1/σ anyway: training reads it from there instead of a second pass.
-    auto [y, mean, rstd] = torch::native_layer_norm(x, {x.size(-1)}, params->weight, params->bias, in.eps);
-    report(rstd.detach().reciprocal().squeeze(-1).to(torch::kFloat32));
-    return y;
+    if (state.kind == NormKind::LayerNorm && params->bias.defined()) {
+      // The fused kernel computes 1/σ anyway: training reads it from there instead of a second pass.
+      auto [y, mean, rstd] = torch::native_layer_norm(x, {x.size(-1)}, params->weight, params->bias, in.eps);
+      report(rstd.detach().reciprocal().squeeze(-1).to(torch::kFloat32));
+      return y;
+    }
   }
-  // Hooked: the divisor is materialized so it can be cached, and an intervention may replace it.
-  const torch::Tensor divisor = hooks->visit(point, normDivisor(state, in));
+  // Hooked (or an RMSNorm that is observed): the divisor is materialized so it can be cached and reported,
+  // and an intervention may replace it.
+  const torch::Tensor divisor = visit(hooks, point, normDivisor(state, in));
   if (observed) report(divisor.detach().to(torch::kFloat32));
   return normalizeBy(state, in, divisor);
+}
+
+bool CausalLMImpl::attentionNormShared(int layer, HookSet* hooks) const {
+  const SiteId qk{SiteKind::Qk, layer}, v{SiteKind::V, layer};
+  return m_norms.at(qk) == m_norms.at(v) &&
+         !(hooks && (hooks->touches(HookPoint::normScale(qk)) || hooks->touches(HookPoint::normScale(v))));
+}
+
+torch::Tensor CausalLMImpl::rotary(const torch::Tensor& x) const {
+  const int64_t dims = m_config.rotaryDims();
+  if (dims == 0) return x;
+  // The angles in float32 as Hugging Face computes them (float64 for a float64 model), then x's dtype.
+  const auto angleType = x.scalar_type() == torch::kFloat64 ? torch::kFloat64 : torch::kFloat32;
+  const auto opts = x.options().dtype(angleType);
+  const torch::Tensor inverseFrequency =
+      1.0 /
+      torch::pow(m_config.rotaryBase, torch::arange(0, dims, 2, opts.dtype(torch::kLong)).to(angleType) /
+                                          static_cast<double>(dims));
+  const torch::Tensor angles = torch::outer(torch::arange(x.size(2), opts), inverseFrequency);  // [T, dims/2]
+  const torch::Tensor cos = torch::cat({angles, angles}, -1).cos().to(x.scalar_type());
+  const torch::Tensor sin = torch::cat({angles, angles}, -1).sin().to(x.scalar_type());
+  const torch::Tensor rotated = x.narrow(-1, 0, dims);
+  const torch::Tensor halfTurn =
+      torch::cat({-rotated.narrow(-1, dims / 2, dims / 2), rotated.narrow(-1, 0, dims / 2)}, -1);
+  const torch::Tensor out = rotated * cos + halfTurn * sin;
+  return dims == x.size(-1) ? out : torch::cat({out, x.narrow(-1, dims, x.size(-1) - dims)}, -1);
+}
+
+torch::Tensor CausalLMImpl::attend(int layer, const torch::Tensor& q, torch::Tensor k, torch::Tensor v,
+                                   HookSet* hooks) {
+  const int64_t groups = q.size(1) / k.size(1);
+  if (groups > 1) k = k.repeat_interleave(groups, 1), v = v.repeat_interleave(groups, 1);
+  torch::Tensor z;  // [B, H, T, dh]
+  if (hooks && hooks->touches(HookPoint::pattern(layer))) {
+    // The pattern is materialized only when a hook reads or replaces it.
+    z = torch::matmul(hooks->visit(HookPoint::pattern(layer), causalPattern(q, k)), v);
+  } else {
+    z = causalAttention(q, k, v);
+  }
+  return z.transpose(1, 2);
+}
+
+torch::Tensor CausalLMImpl::attentionOutput(int layer, const torch::Tensor& z,
+                                            const torch::Tensor& outputWeight,
+                                            const torch::Tensor& outputBias, HookSet* hooks) {
+  const int64_t B = z.size(0), T = z.size(1), H = z.size(2), dh = z.size(3), D = outputWeight.size(1);
+  torch::Tensor out;
+  if (hooks && hooks->touches(HookPoint::headOut(layer))) {
+    // Per-head writes to the residual: z_h · W_O[h·dh:(h+1)·dh, :].
+    auto headOut = torch::einsum("bthd,hde->bthe", {z, outputWeight.reshape({H, dh, D}).to(z.scalar_type())});
+    out = hooks->visit(HookPoint::headOut(layer), headOut).sum(2);
+    if (outputBias.defined()) out = out + outputBias;
+  } else {
+    const torch::Tensor flat = z.reshape({-1, H * dh});
+    out =
+        (outputBias.defined() ? torch::addmm(outputBias, flat, outputWeight) : torch::mm(flat, outputWeight))
+            .view({B, T, D});
+  }
+  return visit(hooks, HookPoint::attnOut(layer), out);
 }
 
 torch::Tensor CausalLMImpl::forward(const torch::Tensor& tokensIn, HookSet* hooks, int64_t logitPosition) {
@@ -127,10 +194,35 @@ torch::Tensor CausalLMImpl::forward(const torch::Tensor& tokensIn, HookSet* hook
   return logits.scalar_type() == torch::kFloat64 ? logits : logits.to(torch::kFloat32);
 }
 
+void initLikeHuggingFace(CausalLMImpl& model, uint64_t seed, double std) {
+  torch::NoGradGuard noGrad;
+  auto gen = at::detail::createCPUGenerator(seed);
+  auto endsWith = [](const std::string& s, const std::string& tail) {
+    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  for (auto& item : model.named_parameters()) {
+    torch::Tensor value = torch::empty(item.value().sizes(), torch::kFloat32);
+    if (endsWith(item.key(), "norm.weight"))
+      value.fill_(1.0);
+    else if (endsWith(item.key(), ".bias"))
+      value.zero_();
+    else
+      value.normal_(0.0, std, gen);
+    item.value().copy_(value);
+  }
+}
+
 CausalLM makeModel(const ModelShape& shape, bool initialize) {
+  std::shared_ptr<CausalLMImpl> model;
   if (shape.family == "gpt2")
-    return CausalLM(std::shared_ptr<CausalLMImpl>(std::make_shared<GPT2Impl>(shape, initialize)));
-  throw std::invalid_argument("no model family is called '" + shape.family + "'");
+    model = std::make_shared<GPT2Impl>(shape, initialize);
+  else if (shape.family == "gpt_neox")
+    model = std::make_shared<GptNeoXImpl>(shape, initialize);
+  else if (shape.family == "llama" || shape.family == "qwen2")
+    model = std::make_shared<LlamaImpl>(shape, initialize);
+  else
+    throw std::invalid_argument("no model family is called '" + shape.family + "'");
+  return CausalLM(model);
 }
 
 CausalLM copyModel(CausalLMImpl& source, const ModelShape& shape) {
@@ -138,10 +230,11 @@ CausalLM copyModel(CausalLMImpl& source, const ModelShape& shape) {
   copy->to(source.device(), source.tokenEmbedding().scalar_type());
   torch::NoGradGuard noGrad;
   auto from = source.named_parameters();
+  const torch::Tensor unembedding = copy->unembedding();
   for (auto& p : copy->named_parameters()) {
     if (from.contains(p.key()))
       p.value().copy_(from[p.key()]);
-    else if (p.key() == "lm_head.weight")
+    else if (p.value().is_same(unembedding))  // untied here, tied in the source
       p.value().copy_(source.unembedding());
   }
   copy->norms() = source.norms();

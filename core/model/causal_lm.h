@@ -16,9 +16,10 @@
 namespace nf {
 
 // γ and β of one normalization module; how they are applied is decided per site by the NormState.
+// RMSNorm families have no β (bias stays undefined).
 class NormParamsImpl : public torch::nn::Module {
  public:
-  explicit NormParamsImpl(int64_t d);
+  explicit NormParamsImpl(int64_t d, bool withBias = true);
   torch::Tensor weight, bias;
 };
 TORCH_MODULE(NormParams);
@@ -34,8 +35,8 @@ TORCH_MODULE(Embedding);
 class NormObserver {
  public:
   virtual ~NormObserver() = default;
-  // σ_t = sqrt(Var(x_t) + ε) per token, [B, T], float32, detached: reported for every site that is a
-  // LayerNorm. LN_qk and LN_v share one tensor while they share a normalization.
+  // σ_t per token, [B, T], float32, detached: sqrt(Var(x_t) + ε) for every site that is a LayerNorm,
+  // sqrt(mean(x_t²) + ε) for every RMSNorm. LN_qk and LN_v share one tensor while they share a norm.
   virtual void sigma(SiteId site, const torch::Tensor& sigma) = 0;
   // The input of the final norm, [B, T, D], with its gradient (for the auxiliary loss).
   virtual void finalInput(const torch::Tensor& x) = 0;
@@ -80,6 +81,24 @@ class CausalLMImpl : public torch::nn::Module {
   virtual torch::Tensor attentionOutputBias(int layer) const = 0;  // [D] (zeros for a family without one)
   virtual torch::Tensor mlpOutputWeight(int layer) const = 0;      // [mlp width, D]: neuron i writes row i
 
+  // What export (train/export.h) folds frozen scales into. A site's γ and β (β undefined where the family's
+  // norms have none; LN_qk and LN_v share their block's attention norm).
+  struct NormWeights {
+    torch::Tensor gamma, beta;
+  };
+  virtual NormWeights normWeights(SiteId site) const = 0;
+  // A linear map as views of its parameters with the input dimension last: weight [..., D], bias [...]
+  // (undefined without one). Scaling the weight's last dimension scales what the map reads.
+  struct LinearView {
+    torch::Tensor weight, bias;
+  };
+  // The maps that read a block site's output (LN_qk: the query and key projections; LN_v: the value
+  // projection; LN_mlp: the MLP's input projections).
+  virtual std::vector<LinearView> readersOf(SiteId site) const = 0;
+  // Every tensor that writes to the residual stream, as views whose last dimension is D: embeddings,
+  // output projections (weight and bias). Centring them makes the residual zero-mean.
+  virtual std::vector<torch::Tensor> residualWriters() const = 0;
+
  protected:
   // The residual stream before the first block, [B, T, D] (tokens on the model's device).
   virtual torch::Tensor embed(const torch::Tensor& tokens, HookSet* hooks) = 0;
@@ -92,6 +111,19 @@ class CausalLMImpl : public torch::nn::Module {
   // normalization also serves it (both in the same state).
   torch::Tensor norm(SiteId site, const NormParams& params, const torch::Tensor& x,
                      const torch::Tensor& tokens, HookSet* hooks, std::optional<SiteId> twin = std::nullopt);
+  // Whether LN_qk and LN_v of a block compute the same thing, so one normalization serves q, k and v.
+  bool attentionNormShared(int layer, HookSet* hooks) const;
+
+  // The attention building blocks every family shares. Rotary position embeddings (Hugging Face's
+  // rotate-half convention) on the first rotaryDims() dimensions of each head of x [B, H, T, dh].
+  torch::Tensor rotary(const torch::Tensor& x) const;
+  // Causal attention of q [B, H, T, dh] over k, v [B, H_kv, T, dh] (grouped-query: each key/value head
+  // serves H/H_kv consecutive query heads), with the pattern hook point; returns z [B, T, H, dh].
+  torch::Tensor attend(int layer, const torch::Tensor& q, torch::Tensor k, torch::Tensor v, HookSet* hooks);
+  // The attention's write to the residual from z [B, T, H, dh]: W_O [H·dh, D] in the x·W orientation and
+  // b_O (undefined without one), with the head_out and attn.out hook points.
+  torch::Tensor attentionOutput(int layer, const torch::Tensor& z, const torch::Tensor& outputWeight,
+                                const torch::Tensor& outputBias, HookSet* hooks);
 
  private:
   friend struct CheckpointedBlock;
@@ -109,6 +141,10 @@ class CausalLM : public torch::nn::ModuleHolder<CausalLMImpl> {
  public:
   using torch::nn::ModuleHolder<CausalLMImpl>::ModuleHolder;
 };
+
+// Hugging Face's default initialisation (GPT-NeoX, LLaMA): N(0, std) for every matrix, zero biases, unit γ
+// (norm parameters are the ones named "…norm.weight"), drawn on the CPU from its own generator.
+void initLikeHuggingFace(CausalLMImpl& model, uint64_t seed, double std);
 
 // A model of this shape, of the family the shape names; initialize = false leaves the weights
 // uninitialised, for loaders that overwrite every parameter.

@@ -31,23 +31,42 @@ void ModelShape::validate(const std::string& source) const {
   if (nEmbd % nHead != 0)
     throw FileError(source, "n_embd (" + std::to_string(nEmbd) + ") is not divisible by n_head (" +
                                 std::to_string(nHead) + ")");
-  if (!(layerNormEpsilon >= 0)) throw FileError(source, "layer_norm_epsilon must be non-negative");
+  if (!(layerNormEpsilon >= 0)) throw FileError(source, "the norms' epsilon must be non-negative");
+  if (nKvHead < 0 || nHead % kvHeads() != 0)
+    throw FileError(source, "num_key_value_heads (" + std::to_string(nKvHead) + ") must divide n_head (" +
+                                std::to_string(nHead) + ")");
+  if (mlpWidth < 0) throw FileError(source, "intermediate_size must be positive");
+  if (!(rotaryFraction >= 0 && rotaryFraction <= 1))
+    throw FileError(source, "the rotary fraction must lie in [0, 1], got " + std::to_string(rotaryFraction));
+  if (rotaryFraction > 0 && rotaryDims() == 0)
+    throw FileError(source, "the rotary fraction " + std::to_string(rotaryFraction) +
+                                " rotates no dimension of a head of " + std::to_string(headDim()));
+  if (rotaryFraction > 0 && !(rotaryBase > 0)) throw FileError(source, "rope_theta must be positive");
   if (eotTokenId < 0 || eotTokenId >= vocabSize)
     throw FileError(source, "eos_token_id (" + std::to_string(eotTokenId) +
                                 ") is outside the vocabulary of " + std::to_string(vocabSize));
 }
 
+int ModelShape::rotaryDims() const {
+  // Hugging Face truncates (GPT-NeoX: int(head_size · rotary_pct)); rotate-half needs an even count.
+  const int dims = static_cast<int>(headDim() * rotaryFraction);
+  return dims - dims % 2;
+}
+
 bool ModelShape::operator==(const ModelShape& o) const {
   return family == o.family && nLayer == o.nLayer && nHead == o.nHead && nEmbd == o.nEmbd &&
          nPositions == o.nPositions && vocabSize == o.vocabSize && layerNormEpsilon == o.layerNormEpsilon &&
-         eotTokenId == o.eotTokenId && tiedUnembedding == o.tiedUnembedding;
+         eotTokenId == o.eotTokenId && tiedUnembedding == o.tiedUnembedding && kvHeads() == o.kvHeads() &&
+         mlpHidden() == o.mlpHidden() && rotaryFraction == o.rotaryFraction && rotaryBase == o.rotaryBase &&
+         parallelResidual == o.parallelResidual && qkvBias == o.qkvBias &&
+         attentionOutputBias == o.attentionOutputBias && mlpBias == o.mlpBias;
 }
 
 namespace {
 
 nlohmann::ordered_json siteToJson(const SiteNorm& n) {
   nlohmann::ordered_json j = {{"kind", normKindName(n.kind)}};
-  if (n.kind == NormKind::FakeLN) {
+  if (isFakeNorm(n.kind)) {
     j["scale"] = n.scale;
     if (n.pos0Treatment || n.eotTreatment) j["scale_pos0"] = n.scalePos0;
     if (n.pos0Treatment) j["pos0_treatment"] = true;
@@ -89,7 +108,7 @@ ModelConfig parseConfigJson(const std::string& text, const std::string& source) 
   }
   c.validate(source);
 
-  config.norms = NormState(c.nLayer);
+  config.norms = NormState(c.nLayer, family.norm);
   if (j.contains("normfree")) {
     const nlohmann::json& block = j["normfree"];
     // Written as {"format_version": 1} before every format carried "format" + "version".

@@ -1,6 +1,7 @@
-// A model's shape and hyper-parameters (today GPT-2's), read from and written to a Hugging Face config.json.
-// Our own additions (the norm state of every site) live under the "normfree" key, which
-// Hugging Face ignores, so the file stays loadable by GPT2LMHeadModel.
+// A model's shape and hyper-parameters, read from and written to a Hugging Face config.json by the model's
+// family (model/family.h). The fields are the building blocks the families share; each family reads the
+// ones it has and fixes the others. Our own additions (the norm state of every site) live under the
+// "normfree" key, which Hugging Face ignores, so the file stays loadable by the family's own class.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -11,17 +12,30 @@
 namespace nf {
 
 struct ModelShape {
-  std::string family = "gpt2";  // model/family.h: how config.json and the weights are laid out
+  std::string family = "gpt2";  // model/family.h: "gpt2", "gpt_neox", "llama" or "qwen2"
   int nLayer = 12;
   int nHead = 12;
   int nEmbd = 768;
   int nPositions = 1024;
   int vocabSize = 50257;
-  double layerNormEpsilon = 1e-5;
-  int eotTokenId = 50256;       // end-of-text ("eos_token_id"); used by the LN_v EOT treatment
-  bool tiedUnembedding = true;  // "tie_word_embeddings": unembedding is wte.weight transposed
+  double layerNormEpsilon = 1e-5;  // the norms' ε (LayerNorm's or RMSNorm's)
+  int eotTokenId = 50256;          // end-of-text ("eos_token_id"); used by the LN_v EOT treatment
+  bool tiedUnembedding = true;     // "tie_word_embeddings": the unembedding is the token embedding
+
+  // Building blocks beyond GPT-2's (GPT-2 keeps these defaults).
+  int nKvHead = 0;                  // key/value heads (grouped-query attention); 0: as many as nHead
+  int mlpWidth = 0;                 // the MLP's hidden width ("intermediate_size"); 0: 4·nEmbd
+  double rotaryFraction = 0;        // share of each head's dimensions rotated (RoPE); 0: learned positions
+  double rotaryBase = 10000;        // RoPE's θ ("rope_theta", "rotary_emb_base")
+  bool parallelResidual = false;    // attention and MLP both read the block's input (GPT-NeoX)
+  bool qkvBias = true;              // the query, key and value projections have biases
+  bool attentionOutputBias = true;  // the attention output projection has one
+  bool mlpBias = true;              // the MLP's projections have them
 
   int headDim() const { return nEmbd / nHead; }
+  int kvHeads() const { return nKvHead > 0 ? nKvHead : nHead; }
+  int mlpHidden() const { return mlpWidth > 0 ? mlpWidth : 4 * nEmbd; }
+  int rotaryDims() const;  // dimensions of each head that rotary embeddings rotate (even; 0 without RoPE)
   int64_t parameterCount() const;
   void validate(const std::string& source) const;  // throws FileError naming source and field
   bool operator==(const ModelShape& o) const;

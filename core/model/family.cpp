@@ -1,16 +1,85 @@
 #include "model/family.h"
 
+#include <limits>
 #include <stdexcept>
+#include <type_traits>
 
 #include "io/atomic_file.h"
 
 namespace nf {
 
-extern const ModelFamily kGpt2Family;  // model/gpt2.cpp
+extern const ModelFamily kGpt2Family;     // model/gpt2.cpp
+extern const ModelFamily kGptNeoXFamily;  // model/gpt_neox.cpp
+extern const ModelFamily kLlamaFamily;    // model/llama.cpp
+extern const ModelFamily kQwen2Family;    // model/llama.cpp
+
+namespace {
+
+template <typename T>
+T convert(const nlohmann::json& value, const std::string& key, const std::string& source) {
+  if constexpr (std::is_same_v<T, bool>) {
+    if (!value.is_boolean()) throw FileError(source, key + " must be true or false, got " + value.dump());
+    return value.get<bool>();
+  } else if constexpr (std::is_integral_v<T>) {
+    const bool fits =
+        value.is_number_integer() &&
+        (value.is_number_unsigned() ? value.get<uint64_t>() <= uint64_t(std::numeric_limits<T>::max())
+                                    : value.get<int64_t>() >= std::numeric_limits<T>::min() &&
+                                          value.get<int64_t>() <= std::numeric_limits<T>::max());
+    if (!fits) throw FileError(source, key + " must be an integer that fits in 32 bits, got " + value.dump());
+    return value.get<T>();
+  } else {
+    if (!value.is_number()) throw FileError(source, key + " must be a number, got " + value.dump());
+    return value.get<T>();
+  }
+}
+
+}  // namespace
+
+template <typename T>
+T ConfigReader::required(const char* key) const {
+  if (!m_config.contains(key)) throw FileError(m_source, std::string("missing required field ") + key);
+  return convert<T>(m_config[key], key, m_source);
+}
+
+template <typename T>
+T ConfigReader::optional(const char* key, T fallback) const {
+  if (!m_config.contains(key) || m_config[key].is_null()) return fallback;
+  return convert<T>(m_config[key], key, m_source);
+}
+
+template int ConfigReader::required<int>(const char*) const;
+template int ConfigReader::optional<int>(const char*, int) const;
+template double ConfigReader::optional<double>(const char*, double) const;
+template bool ConfigReader::optional<bool>(const char*, bool) const;
+
+int ConfigReader::endOfText(int vocabSize) const {
+  const nlohmann::json* id = m_config.contains("eos_token_id") ? &m_config["eos_token_id"] : nullptr;
+  if (id && id->is_array() && !id->empty()) id = &(*id)[0];  // LLaMA 3 lists several
+  if (!id || id->is_null()) return vocabSize - 1;
+  return convert<int>(*id, "eos_token_id", m_source);
+}
+
+void ConfigReader::requireValue(const char* key, const std::string& value, const std::string& why) const {
+  if (!m_config.contains(key) || m_config[key] == value) return;
+  throw FileError(m_source, std::string(key) + " " + m_config[key].dump() + " is not supported (only \"" +
+                                value + "\": " + why + ")");
+}
+
+void ConfigReader::refuseRopeScaling() const {
+  if (m_config.contains("rope_scaling") && !m_config["rope_scaling"].is_null())
+    throw FileError(m_source, "rope_scaling " + m_config["rope_scaling"].dump() +
+                                  " is not supported (only unscaled rotary embeddings)");
+}
 
 const std::vector<const ModelFamily*>& modelFamilies() {
-  static const std::vector<const ModelFamily*> families = {&kGpt2Family};
+  static const std::vector<const ModelFamily*> families = {&kGpt2Family, &kGptNeoXFamily, &kLlamaFamily,
+                                                           &kQwen2Family};
   return families;
+}
+
+NormState nativeNorms(const ModelShape& shape) {
+  return NormState(shape.nLayer, familyNamed(shape.family).norm);
 }
 
 const ModelFamily& familyNamed(const std::string& name) {

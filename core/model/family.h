@@ -13,9 +13,13 @@
 namespace nf {
 
 struct ModelFamily {
-  std::string name;  // ModelShape::family: "gpt2"
+  std::string name;  // ModelShape::family and Hugging Face's model_type: "gpt2", "gpt_neox", "llama", "qwen2"
+  NormKind norm;     // the family's own normalization at every site: LayerNorm or RMSNorm
   // config.json is this family's (its model_type or architectures say so).
   bool (*claims)(const nlohmann::json& config);
+  // Sets the building blocks to the family's defaults, as its Hugging Face config class has them (sizes
+  // untouched): for models created from scratch.
+  void (*applyDefaults)(ModelShape& shape);
   // Reads the shape's fields from config.json; throws FileError(source, …) for missing, malformed or
   // unsupported settings, naming them.
   void (*readShape)(const nlohmann::json& config, ModelShape& shape, const std::string& source);
@@ -26,7 +30,32 @@ struct ModelFamily {
   std::string (*canonicalName)(const std::string& storedName);
 };
 
+// Reads a family's config.json fields strictly: a field of the wrong type (n_head 1.5 or true, a number
+// beyond int) or a missing required one is a FileError naming the file and the field.
+class ConfigReader {
+ public:
+  ConfigReader(const nlohmann::json& config, std::string source)
+      : m_config(config), m_source(std::move(source)) {}
+  template <typename T>
+  T required(const char* key) const;
+  template <typename T>
+  T optional(const char* key, T fallback) const;
+  // eos_token_id (an id, or a list whose first id counts); without one, the vocabulary's last id.
+  int endOfText(int vocabSize) const;
+  // The field, when present, must be `value`; else the error says what the family implements (`why`).
+  void requireValue(const char* key, const std::string& value, const std::string& why) const;
+  // Rotary scaling variants (linear, dynamic, llama3, yarn, …) are not implemented: refuse them.
+  void refuseRopeScaling() const;
+  const std::string& source() const { return m_source; }
+
+ private:
+  const nlohmann::json& m_config;
+  std::string m_source;
+};
+
 const std::vector<const ModelFamily*>& modelFamilies();
+// The norm state of a model of this shape as its family trained it (every site its own normalization).
+NormState nativeNorms(const ModelShape& shape);
 // The family of a shape; throws std::invalid_argument for a name no family has.
 const ModelFamily& familyNamed(const std::string& name);
 // The family that claims config.json; throws FileError(source, …) naming its model_type otherwise.

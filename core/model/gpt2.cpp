@@ -36,6 +36,11 @@ BlockImpl::BlockImpl(int64_t d)
       mlp(register_module("mlp", Mlp(d))) {}
 
 GPT2Impl::GPT2Impl(const ModelShape& config, bool initialize) : CausalLMImpl(config) {
+  if (config.kvHeads() != config.nHead || config.mlpHidden() != 4 * config.nEmbd ||
+      config.rotaryFraction != 0 || config.parallelResidual || !config.qkvBias ||
+      !config.attentionOutputBias || !config.mlpBias)
+    throw std::invalid_argument(
+        "GPT-2 has learned positions, a 4·n_embd MLP, biases everywhere and one key/value head per head");
   wte = register_module("wte", Embedding(config.vocabSize, config.nEmbd));
   wpe = register_module("wpe", Embedding(config.nPositions, config.nEmbd));
   h = register_module("h", torch::nn::ModuleList());
@@ -91,10 +96,7 @@ torch::Tensor GPT2Impl::block(int layer, torch::Tensor x, const torch::Tensor& t
   torch::Tensor q, k, v;
   const auto& W = blk->attn->c_attn->weight;
   const auto& b = blk->attn->c_attn->bias;
-  const bool shared =
-      norms().at(qkSite) == norms().at(vSite) && !(hooks && (hooks->touches(HookPoint::normScale(qkSite)) ||
-                                                             hooks->touches(HookPoint::normScale(vSite))));
-  if (shared) {
+  if (attentionNormShared(layer, hooks)) {
     auto qkv = blk->attn->c_attn(norm(qkSite, blk->ln_1, x, tokens, hooks, vSite)).split(D, -1);
     q = qkv[0], k = qkv[1], v = qkv[2];
   } else {
@@ -104,30 +106,10 @@ torch::Tensor GPT2Impl::block(int layer, torch::Tensor x, const torch::Tensor& t
     q = qk[0], k = qk[1];
     v = torch::addmm(b.slice(0, 2 * D), xv, W.slice(1, 2 * D)).view({B, T, D});
   }
-  auto heads = [&](const torch::Tensor& t) {
-    return t.view({B, T, H, dh}).transpose(1, 2);
-  };                // [B, H, T, dh]
-  torch::Tensor z;  // [B, H, T, dh]
-  if (hooks && hooks->touches(HookPoint::pattern(layer))) {
-    // The pattern is materialized only when a hook reads or replaces it.
-    z = torch::matmul(hooks->visit(HookPoint::pattern(layer), causalPattern(heads(q), heads(k))), heads(v));
-  } else {
-    z = causalAttention(heads(q), heads(k), heads(v));
-  }
-  z = z.transpose(1, 2);  // [B, T, H, dh]
-
-  const auto& Wo = blk->attn->c_proj->weight;
-  const auto& bo = blk->attn->c_proj->bias;
-  torch::Tensor attnOut;
-  if (hooks && hooks->touches(HookPoint::headOut(layer))) {
-    // Per-head writes to the residual: z_h · W_O[h·dh:(h+1)·dh, :].
-    auto headOut = torch::einsum("bthd,hde->bthe", {z, Wo.view({H, dh, D}).to(z.scalar_type())});
-    headOut = hooks->visit(HookPoint::headOut(layer), headOut);
-    attnOut = headOut.sum(2) + bo;
-  } else {
-    attnOut = torch::addmm(bo, z.reshape({-1, D}), Wo).view({B, T, D});
-  }
-  attnOut = visit(hooks, HookPoint::attnOut(layer), attnOut);
+  auto heads = [&](const torch::Tensor& t) { return t.view({B, T, H, dh}).transpose(1, 2); };
+  const torch::Tensor z = attend(layer, heads(q), heads(k), heads(v), hooks);
+  const torch::Tensor attnOut =
+      attentionOutput(layer, z, blk->attn->c_proj->weight, blk->attn->c_proj->bias, hooks);
   x = visit(hooks, HookPoint::residMid(layer), x + attnOut);
 
   // MLP.
@@ -138,6 +120,40 @@ torch::Tensor GPT2Impl::block(int layer, torch::Tensor x, const torch::Tensor& t
   return visit(hooks, HookPoint::residPost(layer), x + mlpOut);
 }
 
+CausalLMImpl::NormWeights GPT2Impl::normWeights(SiteId site) const {
+  if (site.kind == SiteKind::Final) return {ln_f->weight, ln_f->bias};
+  const Block& blk = m_blocks.at(site.layer);
+  const NormParams& params = site.kind == SiteKind::Mlp ? blk->ln_2 : blk->ln_1;
+  return {params->weight, params->bias};
+}
+
+std::vector<CausalLMImpl::LinearView> GPT2Impl::readersOf(SiteId site) const {
+  const Block& blk = m_blocks.at(site.layer);
+  const int64_t D = config().nEmbd;
+  // Conv1D weights are (in, out): transposed, they read along their last dimension.
+  const auto& attn = blk->attn->c_attn;
+  switch (site.kind) {
+    case SiteKind::Qk:
+      return {{attn->weight.t().narrow(0, 0, 2 * D), attn->bias.narrow(0, 0, 2 * D)}};
+    case SiteKind::V:
+      return {{attn->weight.t().narrow(0, 2 * D, D), attn->bias.narrow(0, 2 * D, D)}};
+    case SiteKind::Mlp:
+      return {{blk->mlp->c_fc->weight.t(), blk->mlp->c_fc->bias}};
+    default:
+      return {};
+  }
+}
+
+std::vector<torch::Tensor> GPT2Impl::residualWriters() const {
+  std::vector<torch::Tensor> writers = {wte->weight, wpe->weight};
+  for (const Block& blk : m_blocks)
+    for (const Conv1D& proj : {blk->attn->c_proj, blk->mlp->c_proj}) {
+      writers.push_back(proj->weight);
+      writers.push_back(proj->bias);
+    }
+  return writers;
+}
+
 // --- GPT-2's Hugging Face layout (model/family.h) ---------------------------------------------------------
 
 namespace {
@@ -145,6 +161,14 @@ namespace {
 bool claimsGpt2(const nlohmann::json& j) {
   // Our own older files carry no model_type; every other family's config.json has one.
   return !j.contains("model_type") || j["model_type"] == "gpt2";
+}
+
+void applyGpt2Defaults(ModelShape& c) {
+  const ModelShape gpt2;  // ModelShape's defaults are GPT-2's building blocks
+  c.nKvHead = gpt2.nKvHead, c.mlpWidth = gpt2.mlpWidth, c.rotaryFraction = gpt2.rotaryFraction;
+  c.parallelResidual = gpt2.parallelResidual;
+  c.qkvBias = c.attentionOutputBias = c.mlpBias = true;
+  c.layerNormEpsilon = gpt2.layerNormEpsilon;
 }
 
 void readGpt2Shape(const nlohmann::json& j, ModelShape& c, const std::string& source) {
@@ -233,7 +257,7 @@ std::string gpt2CanonicalName(const std::string& storedName) {
 }  // namespace
 
 extern const ModelFamily kGpt2Family;
-const ModelFamily kGpt2Family{"gpt2",         claimsGpt2,          readGpt2Shape,
-                              writeGpt2Shape, gpt2ParameterShapes, gpt2CanonicalName};
+const ModelFamily kGpt2Family{"gpt2",        NormKind::LayerNorm, claimsGpt2,          applyGpt2Defaults,
+                              readGpt2Shape, writeGpt2Shape,      gpt2ParameterShapes, gpt2CanonicalName};
 
 }  // namespace nf

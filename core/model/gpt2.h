@@ -61,6 +61,9 @@ class GPT2Impl : public CausalLMImpl {
     return m_blocks.at(layer)->attn->c_proj->bias;
   }
   torch::Tensor mlpOutputWeight(int layer) const override { return m_blocks.at(layer)->mlp->c_proj->weight; }
+  NormWeights normWeights(SiteId site) const override;
+  std::vector<LinearView> readersOf(SiteId site) const override;
+  std::vector<torch::Tensor> residualWriters() const override;
   Block& blockAt(int layer) { return m_blocks.at(layer); }
 
   Embedding wte{nullptr}, wpe{nullptr};

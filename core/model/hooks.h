@@ -1,11 +1,14 @@
-// Hook points of the GPT-2 forward pass: what an analysis can cache, replace or ablate.
-// Shapes (B batch, T positions, D d_model, H heads, F = 4·D):
-//   embed.tok, embed.pos                        [B, T, D]   (embed.pos is broadcast over the batch)
-//   blocks.L.resid_pre / resid_mid / resid_post [B, T, D]
+// Hook points of every family's forward pass: what an analysis can cache, replace or ablate.
+// Shapes (B batch, T positions, D d_model, H heads, F the MLP's width):
+//   embed.tok, embed.pos                        [B, T, D]   (embed.pos is broadcast over the batch; only
+//                                                            families with learned positions visit it)
+//   blocks.L.resid_pre / resid_mid / resid_post [B, T, D]   (resid_mid = resid_pre + attn.out; with a
+//                                                            parallel residual the MLP reads resid_pre)
 //   blocks.L.attn.pattern                       [B, H, T, T] (query, key), rows sum to 1
 //   blocks.L.attn.head_out                      [B, T, H, D] each head's write to the residual, without b_O
 //   blocks.L.attn.out                           [B, T, D]   the attention block's write, with b_O
-//   blocks.L.mlp.pre / mlp.post                 [B, T, F]   before / after GELU
+//   blocks.L.mlp.pre / mlp.post                 [B, T, F]   before / after the activation (SwiGLU: the
+//                                                            gate's pre-activation / silu(gate) ⊙ up)
 //   blocks.L.mlp.out                            [B, T, D]
 //   blocks.L.ln_qk.scale, ln_v.scale, ln_mlp.scale, ln_f.scale [B, T]  the divisor each site applied per
 //   token

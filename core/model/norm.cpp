@@ -10,7 +10,7 @@ double depthFactor(const SiteNorm& norm, const NormInputs& in) {
                                                  : 1.0;
 }
 
-// FakeLN divisor [B, T]: s everywhere, s_0 where a special treatment applies.
+// A fake norm's divisor [B, T]: s everywhere, s_0 where a special treatment applies.
 torch::Tensor fakeDivisor(const SiteNorm& n, const NormInputs& in) {
   const auto B = in.x.size(0), T = in.x.size(1);
   auto opts = in.x.options();
@@ -33,6 +33,11 @@ torch::Tensor normDivisor(const SiteNorm& norm, const NormInputs& in) {
         return norm.realMix * (x.var(-1, /*unbiased=*/false) + in.eps).sqrt() +
                (1 - norm.realMix) * fakeDivisor(norm, in);
       return fakeDivisor(norm, in);
+    case NormKind::FakeRMSNorm:
+      if (norm.realMix > 0)
+        return norm.realMix * (x.pow(2).mean(-1) + in.eps).sqrt() +
+               (1 - norm.realMix) * fakeDivisor(norm, in);
+      return fakeDivisor(norm, in);
     case NormKind::RMSNorm:
       return (x.pow(2).mean(-1) + in.eps).sqrt();
     case NormKind::LayerNorm:
@@ -44,14 +49,15 @@ torch::Tensor normDivisor(const SiteNorm& norm, const NormInputs& in) {
 
 torch::Tensor normalizeBy(const SiteNorm& norm, const NormInputs& in, const torch::Tensor& divisor) {
   if (norm.kind == NormKind::Identity) return in.x;
-  const torch::Tensor numerator = norm.kind == NormKind::RMSNorm ? in.x : in.x - in.x.mean(-1, true);
-  torch::Tensor y = numerator / divisor.unsqueeze(-1) * in.gamma + in.beta;
+  const torch::Tensor numerator = centresInput(norm.kind) ? in.x - in.x.mean(-1, true) : in.x;
+  torch::Tensor y = numerator / divisor.unsqueeze(-1) * in.gamma;
+  if (in.beta.defined()) y = y + in.beta;
   const double factor = depthFactor(norm, in);
   return factor == 1.0 ? y : y * factor;
 }
 
 torch::Tensor applyNorm(const SiteNorm& norm, const NormInputs& in) {
-  if (norm.kind == NormKind::LayerNorm || norm.kind == NormKind::LayerNormScaling) {
+  if ((norm.kind == NormKind::LayerNorm || norm.kind == NormKind::LayerNormScaling) && in.beta.defined()) {
     auto y = torch::layer_norm(in.x, {in.x.size(-1)}, in.gamma, in.beta, in.eps);
     const double factor = depthFactor(norm, in);
     return factor == 1.0 ? y : y * factor;

@@ -1,6 +1,7 @@
-// Applies one site's normalization (LayerNorm, FakeLN, RMSNorm, LayerNorm Scaling, identity) to a tensor.
-// Every kind is "(x − μ) / divisor ⊙ γ + β" with its own divisor (RMSNorm does not centre, identity does
-// nothing, LayerNorm Scaling multiplies by 1/sqrt(depth)), which is what lets hooks read and replace it.
+// Applies one site's normalization (LayerNorm, FakeLN, RMSNorm, FakeRMSNorm, LayerNorm Scaling, identity) to
+// a tensor. Every kind is "(x − μ) / divisor ⊙ γ + β" with its own divisor (RMSNorm and FakeRMSNorm do not
+// centre, identity does nothing, LayerNorm Scaling multiplies by 1/sqrt(depth)), which is what lets hooks
+// read and replace it.
 #pragma once
 #include <torch/types.h>
 
@@ -11,15 +12,15 @@ namespace nf {
 struct NormInputs {
   const torch::Tensor& x;      // [B, T, D]
   const torch::Tensor& gamma;  // [D]
-  const torch::Tensor& beta;   // [D]
+  const torch::Tensor& beta;   // [D], or undefined for a family whose norms have no bias
   double eps;
   int depth;                    // 1-based depth for LayerNorm Scaling
   const torch::Tensor* tokens;  // [B, T] token ids, for the end-of-text treatment; may be null
   int eotTokenId;
 };
 
-// The per-token divisor the site applies, [B, T]: σ for LayerNorm, s (or s_0) for FakeLN, rms for RMSNorm,
-// 1 for identity.
+// The per-token divisor the site applies, [B, T]: σ for LayerNorm, s (or s_0) for FakeLN and FakeRMSNorm,
+// rms for RMSNorm, 1 for identity.
 torch::Tensor normDivisor(const SiteNorm& norm, const NormInputs& inputs);
 
 // The site's output when dividing by `divisor` ([B, T]) instead of its own.

@@ -7,13 +7,17 @@ namespace {
 const std::pair<NormKind, const char*> kKindNames[] = {
     {NormKind::LayerNorm, "layernorm"}, {NormKind::FakeLN, "fakeln"},
     {NormKind::RMSNorm, "rmsnorm"},     {NormKind::LayerNormScaling, "layernorm_scaling"},
-    {NormKind::Identity, "identity"},
+    {NormKind::Identity, "identity"},   {NormKind::FakeRMSNorm, "fakerms"},
 };
 const std::pair<SiteKind, const char*> kSitePrefixes[] = {
     {SiteKind::Qk, "LN_qk"}, {SiteKind::V, "LN_v"}, {SiteKind::Mlp, "LN_mlp"}, {SiteKind::Final, "LN_f"}};
 }  // namespace
 
-NormState::NormState(int nLayer) : m_qk(nLayer), m_v(nLayer), m_mlp(nLayer) {}
+NormState::NormState(int nLayer, NormKind native) : m_qk(nLayer), m_v(nLayer), m_mlp(nLayer) {
+  SiteNorm initial;
+  initial.kind = native;
+  setAll(initial);
+}
 
 SiteNorm& NormState::at(SiteId site) {
   return const_cast<SiteNorm&>(static_cast<const NormState&>(*this).at(site));
@@ -58,9 +62,9 @@ void NormState::validate() const {
     auto fail = [&](const std::string& what) {
       throw std::invalid_argument("site " + siteName(s) + ": " + what);
     };
-    if (n.kind == NormKind::FakeLN && !(n.scale > 0)) fail("FakeLN scale must be positive");
-    if (n.kind == NormKind::FakeLN && (n.pos0Treatment || n.eotTreatment) && !(n.scalePos0 > 0))
-      fail("FakeLN position-0 scale must be positive");
+    if (isFakeNorm(n.kind) && !(n.scale > 0)) fail(normKindName(n.kind) + " scale must be positive");
+    if (isFakeNorm(n.kind) && (n.pos0Treatment || n.eotTreatment) && !(n.scalePos0 > 0))
+      fail(normKindName(n.kind) + " position-0 scale must be positive");
     if (n.eotTreatment && s.kind != SiteKind::V) fail("the end-of-text treatment exists only on LN_v");
   }
 }
@@ -78,8 +82,20 @@ std::string normKindName(NormKind kind) {
 NormKind parseNormKind(const std::string& name) {
   for (auto& [k, n] : kKindNames)
     if (name == n) return k;
-  throw std::invalid_argument("unknown normalization '" + name +
-                              "' (expected layernorm, fakeln, rmsnorm, layernorm_scaling or identity)");
+  throw std::invalid_argument(
+      "unknown normalization '" + name +
+      "' (expected layernorm, fakeln, rmsnorm, fakerms, layernorm_scaling or identity)");
+}
+
+bool isFakeNorm(NormKind kind) { return kind == NormKind::FakeLN || kind == NormKind::FakeRMSNorm; }
+
+NormKind fakeNormOf(NormKind kind) {
+  return kind == NormKind::RMSNorm || kind == NormKind::FakeRMSNorm ? NormKind::FakeRMSNorm
+                                                                    : NormKind::FakeLN;
+}
+
+bool centresInput(NormKind kind) {
+  return kind != NormKind::RMSNorm && kind != NormKind::FakeRMSNorm && kind != NormKind::Identity;
 }
 
 bool dividesByTokenStatistic(NormKind kind) {

@@ -56,18 +56,24 @@ std::string ModelSnapshot::label() const {
 
 std::string ModelSnapshot::normSummary() const {
   const std::vector<SiteId> sites = m_config.norms.sites();
-  int fake = 0, layerNorm = 0;
+  int fake = 0, layerNorm = 0, rmsNorm = 0;
   for (const SiteId& site : sites) {
     const NormKind kind = m_config.norms.at(site).kind;
-    fake += kind == NormKind::FakeLN;
+    fake += isFakeNorm(kind);
     layerNorm += kind == NormKind::LayerNorm;
+    rmsNorm += kind == NormKind::RMSNorm;
   }
-  const std::string total = std::to_string(sites.size());
+  const int all = static_cast<int>(sites.size());
+  const std::string total = std::to_string(all);
+  // LayerNorm families remove into FakeLN, RMSNorm families into FakeRMSNorm.
+  const std::string fakeName =
+      rmsNorm > 0 || m_config.norms.at(sites.back()).kind == NormKind::FakeRMSNorm ? "FakeRMSNorm" : "FakeLN";
   if (m_config.folded) return "LN-free (folded)";
-  if (layerNorm == static_cast<int>(sites.size())) return "LayerNorm";
-  if (fake == static_cast<int>(sites.size())) return "LN-free (FakeLN at all " + total + " sites)";
+  if (layerNorm == all) return "LayerNorm";
+  if (rmsNorm == all) return "RMSNorm";
+  if (fake == all) return "LN-free (" + fakeName + " at all " + total + " sites)";
   if (m_config.norms.isLayerNormFree()) return "LN-free";
-  return std::to_string(fake) + " of " + total + " sites FakeLN";
+  return std::to_string(fake) + " of " + total + " sites " + fakeName;
 }
 
 }  // namespace nf

@@ -5,9 +5,9 @@
 namespace nf {
 
 torch::Tensor auxiliaryLoss(const torch::Tensor& finalInput, const torch::Tensor& tokens, int64_t eotTokenId,
-                            double eps) {
+                            double eps, bool centred) {
   const torch::Tensor x = finalInput.to(torch::kFloat32);
-  const torch::Tensor sigma = (x.var(-1, /*unbiased=*/false) + eps).sqrt();
+  const torch::Tensor sigma = ((centred ? x.var(-1, /*unbiased=*/false) : x.pow(2).mean(-1)) + eps).sqrt();
   torch::Tensor mask = tokens.ne(eotTokenId);
   mask.select(1, 0).fill_(false);
   const torch::Tensor weight = mask.to(sigma.scalar_type());

@@ -1,5 +1,6 @@
-// The auxiliary loss on the input of ln_f (PROTOCOL §3), unweighted:
-//   mean over all b, s of (σ_{b,s} − σ̂)²,  σ_{b,s} = sqrt(Var_d(x_{b,s}) + ε) with its gradient,
+// The auxiliary loss on the input of the final norm (PROTOCOL §3), unweighted:
+//   mean over all b, s of (σ_{b,s} − σ̂)²,  σ_{b,s} = sqrt(Var_d(x_{b,s}) + ε) with its gradient
+//   (an RMSNorm family, centred = false: sqrt(mean_d(x_{b,s}²) + ε), the statistic its norm divides by),
 //   σ̂ = mean σ over positions that are neither 0 nor end-of-text, without gradient.
 #pragma once
 #include <torch/types.h>
@@ -7,6 +8,6 @@
 namespace nf {
 
 torch::Tensor auxiliaryLoss(const torch::Tensor& finalInput, const torch::Tensor& tokens, int64_t eotTokenId,
-                            double eps);
+                            double eps, bool centred = true);
 
 }  // namespace nf

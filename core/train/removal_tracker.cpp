@@ -15,7 +15,7 @@ RemovalTracker::RemovalTracker(CausalLMImpl& model, const RemovalSettings& setti
   for (const SiteId& site : model.norms().sites()) {
     SiteTracker& tracker = m_trackers[site];
     const SiteNorm& n = model.norms().at(site);
-    if (n.kind == NormKind::FakeLN) tracker.fakeSince = 0, tracker.hasValue = true, tracker.tracked = n.scale;
+    if (isFakeNorm(n.kind)) tracker.fakeSince = 0, tracker.hasValue = true, tracker.tracked = n.scale;
   }
 }
 
@@ -92,7 +92,7 @@ void RemovalTracker::makeFake(const SiteId& site, int64_t step) {
     throw std::runtime_error("step " + std::to_string(step) + ": " + siteName(site) + "'s tracked scale is " +
                              std::to_string(t.tracked) + "; refusing to freeze it (did training diverge?)");
   SiteNorm& n = m_model.norms().at(site);
-  n.kind = NormKind::FakeLN;
+  n.kind = fakeNormOf(n.kind);
   n.scale = t.tracked;
   n.scalePos0 = t.trackedPos0;
   n.pos0Treatment = m_settings.pos0Treatment && !t.pos0Ended;
@@ -139,7 +139,7 @@ json RemovalTracker::scalesJson() const {
   for (const auto& [site, t] : m_trackers) {
     const SiteNorm& n = m_model.norms().at(site);
     scales[siteName(site)] = {{"tracked", t.hasValue ? json(t.tracked) : json()},
-                              {"frozen", n.kind == NormKind::FakeLN ? json(n.scale) : json()}};
+                              {"frozen", isFakeNorm(n.kind) ? json(n.scale) : json()}};
   }
   return scales;
 }

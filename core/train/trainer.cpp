@@ -154,14 +154,16 @@ struct Trainer::Impl {
       const torch::Tensor targets = batch.targets.to(device, /*non_blocking=*/true);
       tracker->setCollecting(removing());
       const torch::Tensor logits = model->forward(batch.inputs);
+      const bool centresFinalInput = centresInput(model->norms().at({SiteKind::Final, -1}).kind);
       tracker->setCollecting(false);
       const torch::Tensor ce =
           torch::nn::functional::cross_entropy(logits.view({-1, vocab}), targets.view({-1}));
       const torch::Tensor finalInput = tracker->takeFinalInput();
       torch::Tensor loss = ce;
       if (auxWeight > 0) {
-        const torch::Tensor aux = auxWeight * auxiliaryLoss(finalInput, inputs, model->config().eotTokenId,
-                                                            model->config().layerNormEpsilon);
+        const torch::Tensor aux =
+            auxWeight * auxiliaryLoss(finalInput, inputs, model->config().eotTokenId,
+                                      model->config().layerNormEpsilon, centresFinalInput);
         loss = loss + aux;
         auxSum = auxSum + aux.detach();
       }

@@ -8,6 +8,7 @@
 #include "analysis/patching.h"
 #include "analysis/residual_norms.h"
 #include "fixtures.h"
+#include "model/family.h"
 #include "train/export.h"
 
 using namespace nf;
@@ -127,6 +128,21 @@ TEST_CASE(dla_equals_direct_effect_on_ln_free_models) {
     REQUIRE_MSG(r.decompositionError < 1e-4, "decomposition error " << r.decompositionError);
     REQUIRE_EQ(r.trace.dla.size(), size_t{15});
     for (size_t i = 0; i < r.trace.dla.size(); ++i) REQUIRE(std::abs(r.trace.dla[i] - r.trace.de[i]) < 1e-6);
+  }
+}
+
+TEST_CASE(dla_equals_direct_effect_on_the_ln_free_model_of_every_family) {
+  for (const auto& [label, c] : familyShapes()) {
+    CausalLM fake = randomModel(c, 3);
+    setAll(*fake, fakeNormOf(familyNamed(c.family).norm));
+    const AttributionResult r = attribution(*fake, sequencesOf(randomTokens(c, 4, 12)));
+    for (const auto* list : {&r.headAttributions, &r.others})
+      for (const ComponentAttribution& a : *list)
+        REQUIRE_MSG(a.nmae <= 1e-3, label << ", " << a.name << ": NMAE " << a.nmae << " %");
+    REQUIRE_MSG(r.decompositionError < 1e-4, label << ": decomposition error " << r.decompositionError);
+    // With the family's own (per-token) norm, DLA is only an approximation.
+    CausalLM real = randomModel(c, 3);
+    REQUIRE_MSG(attribution(*real, sequencesOf(randomTokens(c, 4, 12))).overallNmae > 1e-2, label);
   }
 }
 

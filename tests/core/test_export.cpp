@@ -3,6 +3,7 @@
 
 #include "fixtures.h"
 #include "io/atomic_file.h"
+#include "model/family.h"
 #include "train/export.h"
 
 using namespace nf;
@@ -10,13 +11,14 @@ using namespace nf::test;
 
 namespace {
 
-// A random model whose every site is FakeLN with its own scale (LN_qk ≠ LN_v), as a removal run leaves it.
+// A random model whose every site is fake (FakeLN, or FakeRMSNorm in an RMSNorm family) with its own scale
+// (LN_qk ≠ LN_v), as a removal run leaves it.
 CausalLM fakeModel(const ModelShape& c) {
   CausalLM model = randomModel(c, 9);
   double s = 0.7;
   for (const SiteId& site : model->norms().sites()) {
     SiteNorm n;
-    n.kind = NormKind::FakeLN;
+    n.kind = fakeNormOf(familyNamed(c.family).norm);
     n.scale = (s += 0.37);
     model->norms().at(site) = n;
   }
@@ -78,6 +80,44 @@ TEST_CASE(standard_export_is_plain_gpt2_with_huge_epsilon) {
   writeFileAtomic(dir.path("std/config.json"), config.dump());
   REQUIRE(maxAbsDiff(referenceLogits(dir.path("std"), tokens, c.vocabSize), fake->forward(tokens)) <= 1e-4);
   REQUIRE(largestNormWeight(*standard) > 65504);  // the weights overflow float16, as documented
+}
+
+TEST_CASE(every_family_exports_both_forms_with_the_fake_models_logits) {
+  for (const auto& [label, c] : familyShapes()) {
+    CausalLM fake = fakeModel(c);
+    const bool rms = familyNamed(c.family).norm == NormKind::RMSNorm;
+    const auto tokens = randomTokens(c, 3, 16);
+    torch::NoGradGuard noGrad;
+    const torch::Tensor logits = fake->forward(tokens);
+    TempDir dir;
+
+    CausalLM folded = foldLayerNorms(*fake);
+    REQUIRE_MSG(maxAbsDiff(folded->forward(tokens), logits) <= 1e-4, label);
+    for (int l = 0; l < c.nLayer; ++l)
+      for (SiteKind k : {SiteKind::Qk, SiteKind::V, SiteKind::Mlp})
+        REQUIRE(folded->norms().at({k, l}).kind == NormKind::Identity);
+    // FakeRMSNorm never centres, so an RMSNorm family's weights keep their means and their tying.
+    REQUIRE_EQ(folded->config().tiedUnembedding, rms && c.tiedUnembedding);
+    SaveOptions options;
+    options.folded = true;
+    saveModel(*folded, dir.path("folded"), options);
+    REQUIRE_MSG(maxAbsDiff(referenceLogits(dir.path("folded"), tokens, c.vocabSize), logits) <= 1e-4, label);
+
+    // The standard form is the family's own norm with a huge ε: what Hugging Face's class computes.
+    CausalLM standard = standardFormatWithHugeEpsilon(*fake);
+    REQUIRE(standard->norms() == nativeNorms(c));
+    REQUIRE_MSG(maxAbsDiff(standard->forward(tokens), logits) <= 1e-4, label);
+    saveModel(*standard, dir.path("std"));
+    auto config = nlohmann::json::parse(readTextFile(dir.path("std/config.json")));
+    REQUIRE_EQ(config[rms                  ? "rms_norm_eps"
+                      : c.family == "gpt2" ? "layer_norm_epsilon"
+                                           : "layer_norm_eps"]
+                   .get<double>(),
+               1e12);
+    config.erase("normfree");
+    writeFileAtomic(dir.path("std/config.json"), config.dump());
+    REQUIRE_MSG(maxAbsDiff(referenceLogits(dir.path("std"), tokens, c.vocabSize), logits) <= 1e-4, label);
+  }
 }
 
 TEST_CASE(export_refuses_models_that_are_not_layernorm_free) {

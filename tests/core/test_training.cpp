@@ -12,10 +12,12 @@
 #include "data/batches.h"
 #include "fixtures.h"
 #include "io/atomic_file.h"
+#include "model/family.h"
 #include "model/hooks.h"
 #include "run/run_directory.h"
 #include "run_fixtures.h"
 #include "train/aux_loss.h"
+#include "train/export.h"
 #include "train/trainer.h"
 
 using namespace nf;
@@ -109,6 +111,58 @@ TEST_CASE(ema_tracking_and_freezing_follow_the_protocol) {
     REQUIRE(result->norms().at({SiteKind::Final, -1}).kind == NormKind::FakeLN);
     REQUIRE_EQ(result->norms().at({SiteKind::Final, -1}).pos0Treatment, pos0);
     REQUIRE(result->norms().at({SiteKind::Mlp, 0}).kind == NormKind::LayerNorm);
+  }
+}
+
+TEST_CASE(removal_tracks_and_freezes_each_familys_own_statistic_and_exports) {
+  for (const auto& [label, shape] : familyShapes()) {
+    if (shape.family == "gpt2") continue;  // the test above
+    TempDir dir;
+    RunConfig config = smallRun(dir, TrainingMode::Remove, shape);
+    config.optimizer.lr = 1e-30;  // weights stay put, so the statistics can be replayed independently
+    config.optimizer.minLr = 0;
+    config.optimizer.maxSteps = 20;
+    auto trainer = Trainer::start(dir.path("run"), config);
+    REQUIRE(trainer->run());
+
+    // Replay LN_mlp.1 until the first event (LN_mlp.0 at step 5) changes what it reads: an RMSNorm family
+    // divides by the root mean square, and with a parallel residual the MLP's norm reads the block's input.
+    CausalLM model = loadModel(dir.path("model"));
+    const TokenFile file = TokenFile::open(dir.path("train.bin"));
+    BatchSampler calibration(file, 4, 16, config.optimizer.seed ^ 0x5eed5eedULL, shape.vocabSize);
+    BatchSampler sampler(file, 4, 16, config.optimizer.seed, shape.vocabSize);
+    const bool rms = familyNamed(shape.family).norm == NormKind::RMSNorm;
+    const HookPoint input = shape.parallelResidual ? HookPoint::residPre(1) : HookPoint::residMid(1);
+    double tracked = 0;
+    auto observe = [&](const Batch& b, bool first) {
+      HookSet hooks;
+      hooks.cache(input);
+      torch::NoGradGuard noGrad;
+      model->forward(b.inputs, &hooks);
+      const auto x = hooks.at(input).to(torch::kFloat64);
+      const auto spread = rms ? x.pow(2).mean(-1) : x.var(-1, false);
+      const double m = (spread + shape.layerNormEpsilon).sqrt().mean().item<double>();
+      tracked = first ? m : config.removal.emaMomentum * tracked + (1 - config.removal.emaMomentum) * m;
+    };
+    observe(calibration.next(), true);
+    const auto steps = records(dir.path("run"), "step");
+    for (int step = 0; step < 5; ++step) {
+      for (int micro = 0; micro < 2; ++micro) observe(sampler.next(), false);
+      const double logged = steps.at(step)["scales"]["LN_mlp.1"]["tracked"];
+      REQUIRE_MSG(std::abs(logged - tracked) <= 1e-6 * tracked,
+                  label << ", step " << step + 1 << ": " << logged << " vs " << tracked);
+    }
+
+    // Every site ends as the family's fake norm, and both exports give the run's logits.
+    CausalLM result = loadModel(run::finalModelPath(dir.path("run")));
+    for (const SiteId& site : result->norms().sites())
+      REQUIRE_MSG(result->norms().at(site).kind == (rms ? NormKind::FakeRMSNorm : NormKind::FakeLN),
+                  label << ": " << siteName(site));
+    const auto tokens = randomTokens(shape, 2, 16);
+    torch::NoGradGuard noGrad;
+    const torch::Tensor logits = result->forward(tokens);
+    REQUIRE_MSG(maxAbsDiff(foldLayerNorms(*result)->forward(tokens), logits) <= 1e-4, label);
+    REQUIRE_MSG(maxAbsDiff(standardFormatWithHugeEpsilon(*result)->forward(tokens), logits) <= 1e-4, label);
   }
 }
 

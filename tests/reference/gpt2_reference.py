@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Independent GPT-2 reference for the engine tests.
+"""Independent GPT-2 reference for the engine tests (and the entry point for every family's reference).
 
 Reads a model folder (config.json + model.safetensors or sharded files) with its own safetensors parser,
 runs GPT-2 written directly from the formulas (no code shared with the C++ engine) and writes the logits.
+A folder of another family (config.json's model_type) runs that family's reference instead:
+gpt_neox_reference.py, llama_reference.py (LLaMA and Qwen2).
 
 usage: gpt2_reference.py MODEL_DIR TOKENS OUT
   TOKENS  comma-separated ids, sequences separated by ';' (equal lengths)
@@ -53,20 +55,23 @@ def load(folder):
     return cfg, w
 
 
-def norm(x, site, g, b, eps, depth, tokens, eot):
-    kind = site.get("kind", "layernorm")
+def norm(x, site, g, b, eps, depth, tokens, eot, default="layernorm"):
+    """A site's normalization; b is None for families whose norms have no bias."""
+    kind = site.get("kind", default)
+    b = 0 if b is None else b
     if kind == "identity":
         return x
     if kind == "rmsnorm":
         return x / torch.sqrt((x * x).mean(-1, keepdim=True) + eps) * g + b
     mu = x.mean(-1, keepdim=True)
-    if kind == "fakeln":
+    if kind in ("fakeln", "fakerms"):
         s = torch.full(x.shape[:2], site["scale"], dtype=x.dtype)
         if site.get("pos0_treatment"):
             s[:, 0] = site["scale_pos0"]
         if site.get("eot_treatment"):
             s[tokens == eot] = site["scale_pos0"]
-        return (x - mu) / s[..., None] * g + b
+        centred = x - mu if kind == "fakeln" else x
+        return centred / s[..., None] * g + b
     var = ((x - mu) ** 2).mean(-1, keepdim=True)
     y = (x - mu) / torch.sqrt(var + eps) * g + b
     return y / math.sqrt(depth) if kind == "layernorm_scaling" else y
@@ -114,8 +119,13 @@ def main():
     folder, tokens_arg, out = sys.argv[1:4]
     tokens = torch.tensor([[int(t) for t in seq.split(",")] for seq in tokens_arg.split(";")])
     cfg, w = load(folder)
+    family_forward = forward
+    if cfg.get("model_type") == "gpt_neox":
+        from gpt_neox_reference import forward as family_forward
+    elif cfg.get("model_type") in ("llama", "qwen2"):
+        from llama_reference import forward as family_forward
     with torch.no_grad():
-        logits = forward(cfg, w, tokens)  # float64 throughout: the reference error is negligible
+        logits = family_forward(cfg, w, tokens)  # float64 throughout: the reference error is negligible
     logits.float().numpy().astype("<f4").tofile(out)
 
 

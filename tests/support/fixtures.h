@@ -50,6 +50,47 @@ inline ModelShape smallConfig() {
   return c;
 }
 
+// Small shapes of every family and variant the engine implements, for behaviour every family must have.
+struct NamedShape {
+  std::string label;
+  ModelShape shape;
+};
+inline std::vector<NamedShape> familyShapes() {
+  std::vector<NamedShape> out = {{"gpt2", smallConfig()}};
+  ModelShape neox = smallConfig();
+  neox.family = "gpt_neox";
+  neox.mlpWidth = 48;
+  neox.rotaryFraction = 0.25;  // 2 of a head's 8 dimensions, as Pythia rotates a quarter
+  neox.parallelResidual = true;
+  neox.tiedUnembedding = false;
+  out.push_back({"gpt_neox (parallel residual, rotary 0.25, untied)", neox});
+  neox.parallelResidual = false;
+  neox.rotaryFraction = 1.0;
+  neox.rotaryBase = 500;
+  neox.tiedUnembedding = true;
+  out.push_back({"gpt_neox (sequential residual, full rotary, tied)", neox});
+  ModelShape llama = smallConfig();
+  llama.family = "llama";
+  llama.nKvHead = 2;
+  llama.mlpWidth = 40;
+  llama.rotaryFraction = 1.0;
+  llama.layerNormEpsilon = 1e-6;
+  llama.qkvBias = llama.attentionOutputBias = llama.mlpBias = false;
+  llama.tiedUnembedding = false;
+  out.push_back({"llama (grouped-query, untied, no biases)", llama});
+  llama.nKvHead = 0;
+  llama.qkvBias = llama.attentionOutputBias = llama.mlpBias = true;
+  llama.tiedUnembedding = true;
+  out.push_back({"llama (multi-head, biases, tied)", llama});
+  ModelShape qwen2 = llama;
+  qwen2.family = "qwen2";
+  qwen2.nKvHead = 1;
+  qwen2.rotaryBase = 1e6;
+  qwen2.attentionOutputBias = qwen2.mlpBias = false;
+  out.push_back({"qwen2 (one key/value head, q/k/v biases, tied)", qwen2});
+  return out;
+}
+
 // A random model whose LN γ, β and biases are random too, so every parameter matters to the logits.
 inline CausalLM randomModel(const ModelShape& config, uint64_t seed = 1) {
   CausalLM model = makeModel(config);

@@ -12,9 +12,9 @@
 
 namespace nf::test {
 
-// A small model and a token file in dir; a remove-mode config over them.
-inline RunConfig smallRun(const TempDir& dir, TrainingMode mode = TrainingMode::Remove) {
-  const ModelShape c = smallConfig();
+// A small model (of the given shape) and a token file in dir; a remove-mode config over them.
+inline RunConfig smallRun(const TempDir& dir, TrainingMode mode = TrainingMode::Remove,
+                          const ModelShape& c = smallConfig()) {
   if (!std::filesystem::exists(dir.path("model"))) {
     CausalLM model = randomModel(c, 1);
     saveModel(*model, dir.path("model"));

@@ -279,9 +279,10 @@ AnalysisSetup MainWindow::analysisSetup(const std::string& validationData) const
 void MainWindow::resetDraftSchedule() {
   if (m_session->busy() || m_layers <= 0) return;  // a running schedule is edited live, not drafted
   const nf::Preset& preset = nf::findPreset(m_setup->preset());
-  m_draft = std::make_shared<DraftSchedule>(preset.schedule, m_layers, m_setup->maxSteps());
+  m_draft =
+      std::make_shared<DraftSchedule>(nf::presetSchedule(preset, m_layers), m_layers, m_setup->maxSteps());
   m_timeline->setEditor(m_draft);
-  if (preset.nLayer != m_layers)
+  if (preset.nLayer != 0 && preset.nLayer != m_layers)
     statusBar()->showMessage(
         tr("The preset %1 is made for %2 layers; this model has %3. Choose another preset.")
             .arg(QString::fromStdString(preset.name))

@@ -45,6 +45,15 @@ Preset paperPreset(std::string name, int nLayer, int64_t micro, int64_t accumula
   return p;
 }
 
+struct DepthRule {
+  int64_t start, mlpGap, qkGap, vGap;
+};
+
+DepthRule depthRule(int nLayer) {
+  if (nLayer <= 24) return {20, 2, 2, 3};
+  return {nLayer <= 36 ? 30 : 50, 4, 4, 6};
+}
+
 std::vector<Preset> makePresets() {
   std::vector<Preset> all;
   all.push_back(paperPreset("gpt2", 12, 32, 16, 6e-4, 3e-4, 25, 300, {20, 2, 44, 2, 68, 3, 104}, 0.1, 0.9));
@@ -98,10 +107,49 @@ std::vector<Preset> makePresets() {
   tiny.schedule = numbered({layerGroup(SiteKind::Mlp, 40, 10, 4), layerGroup(SiteKind::Qk, 90, 10, 4),
                             layerGroup(SiteKind::V, 140, 10, 4), layerGroup(SiteKind::Final, 190, 0, 4)});
   all.push_back(tiny);
+
+  // Appendix C removes LayerNorm from Pythia-70M (6 blocks) without giving its schedule: GPT-2 Small's
+  // settings, with the depth rule's schedule for 6 blocks.
+  Preset pythia = all[0];
+  pythia.name = "pythia-70m";
+  pythia.description =
+      "Pythia-70M (Appendix C): GPT-2 Small's settings, the schedule by the depth rule for 6 blocks "
+      "(LN_mlp from step 20, LN_qk from 32, LN_v from 44, LN_f at 62)";
+  pythia.nLayer = 6;
+  pythia.schedule = scheduleForDepth(6);
+  pythia.optimizer.maxSteps = stepsForDepth(6);
+  all.push_back(pythia);
+
+  Preset byDepth = all[0];
+  byDepth.name = "by-depth";
+  byDepth.description =
+      "any model: GPT-2 Small's settings with the paper's schedule rule for the model's depth (the rule "
+      "that gives Table 4's schedules for 12 to 48 blocks)";
+  byDepth.nLayer = 0;
+  byDepth.schedule = {};
+  all.push_back(byDepth);
   return all;
 }
 
 }  // namespace
+
+Schedule scheduleForDepth(int nLayer) {
+  const DepthRule r = depthRule(nLayer);
+  const int64_t qk = r.start + r.mlpGap * nLayer, v = qk + r.qkGap * nLayer, final = v + r.vGap * nLayer;
+  return numbered({layerGroup(SiteKind::Mlp, r.start, r.mlpGap, nLayer),
+                   layerGroup(SiteKind::Qk, qk, r.qkGap, nLayer), layerGroup(SiteKind::V, v, r.vGap, nLayer),
+                   layerGroup(SiteKind::Final, final, 0, nLayer)});
+}
+
+int64_t stepsForDepth(int nLayer) {
+  const DepthRule r = depthRule(nLayer);
+  const int64_t last = r.start + (r.mlpGap + r.qkGap + r.vGap) * nLayer;
+  return std::max<int64_t>(300, (last * 5 / 2 + 99) / 100 * 100);
+}
+
+Schedule presetSchedule(const Preset& preset, int nLayer) {
+  return preset.nLayer == 0 ? scheduleForDepth(nLayer) : preset.schedule;
+}
 
 std::string trainingModeName(TrainingMode mode) {
   switch (mode) {
@@ -147,7 +195,9 @@ RunConfig makeRunConfig(const std::string& presetName, TrainingMode mode, const 
   c.device = choices.device;
   c.optimizer = preset.optimizer;
   c.removal = preset.removal;
-  c.schedule = mode == TrainingMode::Remove ? choices.schedule.value_or(preset.schedule) : Schedule{};
+  c.schedule = mode == TrainingMode::Remove ? choices.schedule.value_or(presetSchedule(preset, shape.nLayer))
+                                            : Schedule{};
+  if (preset.nLayer == 0) c.optimizer.maxSteps = stepsForDepth(shape.nLayer);
   auto choose = [](auto& field, const auto& choice) {
     if (choice) field = *choice;
   };

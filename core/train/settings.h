@@ -73,14 +73,26 @@ RunConfig runConfigFromJson(const nlohmann::json& j, const std::string& source);
 
 struct Preset {
   std::string name, description;
-  int nLayer = 0;  // the schedule's model depth
+  int nLayer = 0;  // the schedule's model depth; 0: any (the schedule follows the depth, scheduleForDepth)
   OptimizerSettings optimizer;
   RemovalSettings removal;
   Schedule schedule;
 };
 
-// "gpt2", "gpt2-medium", "gpt2-large", "gpt2-xl", "blog-v2", "tiny".
+// "gpt2", "gpt2-medium", "gpt2-large", "gpt2-xl", "blog-v2", "tiny", "pythia-70m", "by-depth".
 const std::vector<Preset>& presets();
+
+// The paper's rule, read off its four GPT-2 schedules (PROTOCOL §4, Table 4): LN_mlp block by block from
+// step 20, one block every 2 steps, then LN_qk the same way, then LN_v at 3 steps per block, then LN_f,
+// each kind starting when the previous one has finished; from 25 blocks on, 4, 4 and 6 steps per block
+// and a later start (30; 50 from 37 blocks). It gives Table 4's schedules for 12, 24, 36 and 48 blocks
+// exactly, and a schedule for a model of any depth.
+Schedule scheduleForDepth(int nLayer);
+// Steps for a run on that schedule: 2.5 × the step of its last event, rounded up to 100, at least 300
+// (the paper ran 300 steps for GPT-2 Small and 500 for Medium).
+int64_t stepsForDepth(int nLayer);
+// A preset's schedule for a model of nLayer blocks (its own, or the depth rule's for "by-depth").
+Schedule presetSchedule(const Preset& preset, int nLayer);
 const Preset& findPreset(const std::string& name);  // throws std::invalid_argument listing the names
 
 // What a run is started with besides its preset: the model, the data, the device, and every setting

@@ -222,6 +222,35 @@ TEST_CASE(editable_schedule_ids_are_never_reused_and_persist_failures_refuse) {
   REQUIRE_EQ(editor.maxSteps(), 150);
 }
 
+TEST_CASE(the_depth_rule_gives_table_4_and_schedules_any_depth) {
+  // The rule read off the paper reproduces each of its four schedules (the data of the presets above).
+  for (const char* name : {"gpt2", "gpt2-medium", "gpt2-large", "gpt2-xl"}) {
+    const Preset& p = findPreset(name);
+    REQUIRE_MSG(scheduleForDepth(p.nLayer).events == p.schedule.events, name);
+  }
+  // Pythia-70M: 6 blocks, LN_mlp 20…30, LN_qk 32…42, LN_v 44…59, LN_f 62.
+  const Schedule pythia = findPreset("pythia-70m").schedule;
+  REQUIRE_EQ(pythia.events.size(), std::size_t{19});
+  auto stepOf = [&](SiteKind kind, int layer) {
+    for (const ScheduleEvent& e : pythia.events)
+      if (e.site == kind && e.layer == layer) return e.step;
+    return int64_t{-1};
+  };
+  REQUIRE_EQ(stepOf(SiteKind::Mlp, 0), 20);
+  REQUIRE_EQ(stepOf(SiteKind::Mlp, 5), 30);
+  REQUIRE_EQ(stepOf(SiteKind::Qk, 0), 32);
+  REQUIRE_EQ(stepOf(SiteKind::V, 5), 59);
+  REQUIRE_EQ(stepOf(SiteKind::Final, -1), 62);
+  REQUIRE_EQ(findPreset("pythia-70m").optimizer.maxSteps, 300);
+  // "by-depth" follows the model: 30 blocks (SmolLM2-135M) get the large-model gaps and their steps.
+  ModelShape smol;
+  smol.nLayer = 30;
+  const RunConfig c = makeRunConfig("by-depth", TrainingMode::Remove, smol, {});
+  REQUIRE(c.schedule.events == scheduleForDepth(30).events);
+  REQUIRE_EQ(c.schedule.events.back().step, 30 + 14 * 30);
+  REQUIRE_EQ(c.optimizer.maxSteps, 1200);  // 2.5 × 450 = 1125, rounded up to 100
+}
+
 TEST_CASE(run_settings_come_from_the_preset_then_the_choices) {
   ModelShape shape;
   shape.nLayer = 4;

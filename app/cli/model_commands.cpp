@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "io/atomic_file.h"
+#include "model/family.h"
 #include "model/hf_checkpoint.h"
 #include "model/model_folder.h"
 #include "options.h"
@@ -63,16 +64,36 @@ void cmdInfo(CLI::App& command) {
 
 void cmdInit(CLI::App& command) {
   command.description(
-      "Write a randomly initialised GPT-2 (Hugging Face initialisation) in the Hugging Face layout.");
+      "Write a randomly initialised model of a family (Hugging Face initialisation) in its Hugging Face "
+      "layout.");
   struct Options {
-    std::string out, dtype = "F32";
+    std::string out, dtype = "F32", family = "gpt2";
     int layers = 4, heads = 4, dModel = 128, context = 128, vocab = 50257, eot = -1, seed = 0, shardMb = 0;
+    int kvHeads = 0, mlpWidth = 0;
     bool untied = false, transformerPrefix = false;
   };
   auto o = std::make_shared<Options>();
   command.add_option("--out", o->out, "folder to write config.json and the weights to")
       ->type_name("folder")
       ->required();
+  std::vector<std::string> families;
+  for (const nf::ModelFamily* f : nf::modelFamilies()) families.push_back(f->name);
+  command
+      .add_option("--family", o->family,
+                  "model family, with its Hugging Face defaults (rotary, biases, norms)")
+      ->type_name("name")
+      ->check(CLI::IsMember(families))
+      ->capture_default_str();
+  command
+      .add_option("--kv-heads", o->kvHeads,
+                  "key/value heads for grouped-query attention (llama, qwen2; 0: --heads)")
+      ->type_name("n")
+      ->transform(atLeast(0))
+      ->capture_default_str();
+  command.add_option("--mlp-width", o->mlpWidth, "the MLP's hidden width (0: 4 × --d-model)")
+      ->type_name("n")
+      ->transform(atLeast(0))
+      ->capture_default_str();
   command.add_option("--layers", o->layers, "number of blocks")
       ->type_name("n")
       ->transform(atLeast(1))
@@ -110,21 +131,31 @@ void cmdInit(CLI::App& command) {
       ->type_name("n")
       ->transform(atLeast(0))
       ->capture_default_str();
-  command.add_flag("--untied", o->untied,
-                   "give the model its own unembedding (lm_head.weight) instead of reusing wte");
+  command.add_flag(
+      "--untied", o->untied,
+      "give the model its own unembedding instead of reusing the token embedding (gpt_neox always has one)");
   command.add_flag("--transformer-prefix", o->transformerPrefix,
                    "store names as transformer.h.0… (as GPT2LMHeadModel.save_pretrained does)");
   onRun(command, [o] {
     nf::ModelShape c;
+    c.family = o->family;
+    nf::familyNamed(c.family).applyDefaults(c);
+    c.nKvHead = o->kvHeads;
+    c.mlpWidth = o->mlpWidth;
     c.nLayer = o->layers;
     c.nHead = o->heads;
     c.nEmbd = o->dModel;
     c.nPositions = o->context;
     c.vocabSize = o->vocab;
     c.eotTokenId = o->eot < 0 ? c.vocabSize - 1 : o->eot;
-    c.tiedUnembedding = !o->untied;
+    c.tiedUnembedding = !o->untied && c.family != "gpt_neox";
+    if (o->transformerPrefix && c.family != "gpt2")
+      throw UsageError("--transformer-prefix is GPT-2's naming only");
     try {
       c.validate("init");
+      nf::makeModel(c, /*initialize=*/false);  // the family's own checks (which biases, which rotation)
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
     } catch (const nf::FileError& e) {
       throw UsageError(e.problem());
     }

@@ -107,6 +107,10 @@ ModelSummary inspectModelFolder(const std::string& folder) {
   s.nHead = c.nHead;
   s.nEmbd = c.nEmbd;
   s.nPositions = c.nPositions;
+  s.kvHeads = c.kvHeads();
+  s.mlpWidth = c.mlpHidden();
+  s.rotaryDims = c.rotaryDims();
+  s.parallelResidual = c.parallelResidual;
   s.vocabSize = c.vocabSize;
   s.layerNormEpsilon = c.layerNormEpsilon;
   s.tiedUnembedding = c.tiedUnembedding;
@@ -133,6 +137,10 @@ std::string summaryToJson(const ModelSummary& s) {
   j["n_head"] = s.nHead;
   j["n_embd"] = s.nEmbd;
   j["n_positions"] = s.nPositions;
+  j["kv_heads"] = s.kvHeads;
+  j["mlp_width"] = s.mlpWidth;
+  j["rotary_dims"] = s.rotaryDims;  // per head; 0: learned positions
+  j["parallel_residual"] = s.parallelResidual;
   j["vocab_size"] = s.vocabSize;
   j["layer_norm_epsilon"] = s.layerNormEpsilon;
   j["tied_unembedding"] = s.tiedUnembedding;
@@ -144,7 +152,7 @@ std::string summaryToJson(const ModelSummary& s) {
   nlohmann::ordered_json sites = nlohmann::ordered_json::array();
   for (auto& site : s.sites) {
     nlohmann::ordered_json e = {{"site", site.site}, {"kind", site.kind}};
-    if (site.kind == "fakeln") {
+    if (site.kind == "fakeln" || site.kind == "fakerms") {
       e["scale"] = site.scale;
       if (site.pos0Treatment || site.eotTreatment) e["scale_pos0"] = site.scalePos0;
       e["pos0_treatment"] = site.pos0Treatment;

@@ -49,6 +49,31 @@ TEST_CASE(init_then_info_reports_the_shape) {
   REQUIRE_EQ(j["sites"][9]["kind"], "layernorm");
 }
 
+TEST_CASE(init_writes_every_family_with_its_defaults) {
+  TempDir dir;
+  auto r = cli("init --out " + dir.path("llama") +
+               " --family llama --layers 2 --heads 4 --kv-heads 2 --d-model 32 --mlp-width 40 --vocab 60");
+  REQUIRE_MSG(r.status == 0, r.err);
+  auto j = nlohmann::json::parse(cli("info " + dir.path("llama")).out);
+  REQUIRE_EQ(j["family"], "llama");
+  REQUIRE_EQ(j["kv_heads"], 2);
+  REQUIRE_EQ(j["mlp_width"], 40);
+  REQUIRE_EQ(j["rotary_dims"], 8);
+  REQUIRE_EQ(j["sites"][0]["kind"], "rmsnorm");
+  r = cli("init --out " + dir.path("neox") +
+          " --family gpt_neox --layers 1 --heads 2 --d-model 16 --vocab 60");
+  REQUIRE_MSG(r.status == 0, r.err);
+  j = nlohmann::json::parse(cli("info " + dir.path("neox")).out);
+  REQUIRE_EQ(j["family"], "gpt_neox");
+  REQUIRE_EQ(j["rotary_dims"], 2);  // Pythia's quarter of each 8-dimensional head
+  REQUIRE_EQ(j["parallel_residual"], true);
+  REQUIRE_EQ(j["tied_unembedding"], false);
+  r = cli("init --out " + dir.path("bad") + " --family llama --heads 4 --kv-heads 3 --d-model 32");
+  REQUIRE(r.status != 0 && r.err.find("num_key_value_heads") != std::string::npos);
+  r = cli("init --out " + dir.path("bad") + " --family mistral");
+  REQUIRE(r.status != 0 && r.err.find("--family") != std::string::npos);
+}
+
 TEST_CASE(init_is_reproducible_from_the_seed) {
   TempDir dir;
   REQUIRE_EQ(
@@ -293,7 +318,7 @@ TEST_CASE(remove_then_export_from_the_command_line) {
 
   // A run that is not LN-free cannot be exported; a bad schedule is refused with its reasons.
   r = cli("export " + d + "/m --out " + d + "/nope");
-  REQUIRE(r.status == 1 && r.err.find("only a model whose every site is FakeLN") != std::string::npos);
+  REQUIRE(r.status == 1 && r.err.find("only a model whose every site is fake") != std::string::npos);
   writeFileAtomic(d + "/bad.json",
                   R"([{"step": 2, "site": "LN_mlp", "layer": 5}, {"step": 40, "site": "LN_f"}])");
   r = cli("schedule --validate " + d + "/bad.json --layers 2 --steps 12");

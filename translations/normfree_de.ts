@@ -332,8 +332,8 @@
     </message>
     <message>
         <location filename="../widgets/MainWindow.cpp" line="255"/>
-        <source>&lt;b&gt;NormFree Workbench %1&lt;/b&gt;&lt;br&gt;Removes LayerNorm from GPT-2 by fine-tuning and shows the circuits of the result.</source>
-        <translation>&lt;b&gt;NormFree Workbench %1&lt;/b&gt;&lt;br&gt;Entfernt LayerNorm durch Fine-Tuning aus GPT-2 und zeigt die Circuits des Ergebnisses.</translation>
+        <source>&lt;b&gt;NormFree Workbench %1&lt;/b&gt;&lt;br&gt;Removes LayerNorm from GPT-2, Pythia and LLaMA-family models by fine-tuning and shows the circuits of the result.</source>
+        <translation>&lt;b&gt;NormFree Workbench %1&lt;/b&gt;&lt;br&gt;Entfernt LayerNorm durch Fine-Tuning aus GPT-2-, Pythia- und LLaMA-Modellen und zeigt die Circuits des Ergebnisses.</translation>
     </message>
     <message>
         <location filename="../widgets/MainWindow.cpp" line="306"/>
@@ -819,13 +819,13 @@
     </message>
     <message>
         <location filename="../widgets/ModelInfoView.cpp" line="73"/>
-        <source>Open a model folder (Hugging Face GPT-2 layout: config.json and model.safetensors) with File › Open Model Folder…</source>
-        <translation>Öffnen Sie einen Modellordner (Hugging-Face-GPT-2-Layout: config.json und model.safetensors) über Datei › Modellordner öffnen…</translation>
+        <source>Open a model folder (Hugging Face layout of GPT-2, Pythia, LLaMA or Qwen2: config.json and safetensors) with File › Open Model Folder…</source>
+        <translation>Öffnen Sie einen Modellordner (Hugging-Face-Layout von GPT-2, Pythia, LLaMA oder Qwen2: config.json und safetensors) über Datei › Modellordner öffnen…</translation>
     </message>
     <message>
         <location filename="../widgets/ModelInfoView.cpp" line="83"/>
-        <source>%1 layers · %2 heads · d_model %3 · context %4 · vocabulary %5 · %6 parameters · %7 MB in %8 file(s)</source>
-        <translation>%1 Schichten · %2 Heads · d_model %3 · Kontext %4 · Vokabular %5 · %6 Parameter · %7 MB in %8 Datei(en)</translation>
+        <source>%9 · %1 layers · %2 heads · d_model %3 · context %4 · vocabulary %5 · %6 parameters · %7 MB in %8 file(s)</source>
+        <translation>%9 · %1 Schichten · %2 Heads · d_model %3 · Kontext %4 · Vokabular %5 · %6 Parameter · %7 MB in %8 Datei(en)</translation>
     </message>
     <message>
         <location filename="../widgets/ModelInfoView.cpp" line="95"/>
@@ -834,8 +834,8 @@
     </message>
     <message>
         <location filename="../widgets/ModelInfoView.cpp" line="96"/>
-        <source>Normalization per site (LN_qk and LN_v are ln_1 as seen by queries/keys and by values):</source>
-        <translation>Normalisierung je Stelle (LN_qk und LN_v sind ln_1 aus Sicht von Queries/Keys bzw. Values):</translation>
+        <source>Normalization per site (LN_qk and LN_v are the attention norm as seen by queries/keys and by values):</source>
+        <translation>Normalisierung je Stelle (LN_qk und LN_v sind die Attention-Norm aus Sicht von Queries/Keys bzw. Values):</translation>
     </message>
     <message>
         <location filename="../widgets/ModelInfoView.cpp" line="100"/>

@@ -102,10 +102,11 @@ void MainWindow::buildActions() {
   connect(m_guideAction, &QAction::triggered, this, &MainWindow::showGuide);
   m_aboutAction = new QAction(this);
   connect(m_aboutAction, &QAction::triggered, this, [this] {
-    QMessageBox::about(this, tr("About NormFree Workbench"),
-                       tr("<b>NormFree Workbench %1</b><br>Removes LayerNorm from GPT-2 by fine-tuning and "
-                          "shows the circuits of the result.")
-                           .arg(QApplication::applicationVersion()));
+    QMessageBox::about(
+        this, tr("About NormFree Workbench"),
+        tr("<b>NormFree Workbench %1</b><br>Removes LayerNorm from GPT-2, Pythia and LLaMA-family models "
+           "by fine-tuning and shows the circuits of the result.")
+            .arg(QApplication::applicationVersion()));
   });
 
   m_toolbar = addToolBar(QString());

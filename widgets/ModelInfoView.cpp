@@ -74,8 +74,8 @@ void ModelInfoView::retranslate() {
   if (!m_hasSummary) {
     m_title->setText(tr("No model open"));
     m_shape->setText(
-        tr("Open a model folder (Hugging Face GPT-2 layout: config.json and model.safetensors) with File › "
-           "Open Model Folder…"));
+        tr("Open a model folder (Hugging Face layout of GPT-2, Pythia, LLaMA or Qwen2: config.json and "
+           "safetensors) with File › Open Model Folder…"));
     m_normState->clear();
     m_sites->setRowCount(0);
     m_sites->setColumnCount(0);
@@ -84,8 +84,8 @@ void ModelInfoView::retranslate() {
   const nf::ModelSummary& s = m_summary;
   const QLocale locale;
   m_title->setText(QString::fromStdString(s.folder));
-  m_shape->setText(tr("%1 layers · %2 heads · d_model %3 · context %4 · vocabulary %5 · %6 parameters · %7 "
-                      "MB in %8 file(s)")
+  m_shape->setText(tr("%9 · %1 layers · %2 heads · d_model %3 · context %4 · vocabulary %5 · %6 parameters · "
+                      "%7 MB in %8 file(s)")
                        .arg(s.nLayer)
                        .arg(s.nHead)
                        .arg(s.nEmbd)
@@ -93,11 +93,13 @@ void ModelInfoView::retranslate() {
                        .arg(s.vocabSize)
                        .arg(locale.toString(static_cast<qlonglong>(s.parameterCount)))
                        .arg(s.weightBytes / 1e6, 0, 'f', 1)
-                       .arg(s.weightFiles.size()));
+                       .arg(s.weightFiles.size())
+                       .arg(QString::fromStdString(s.family)));
   m_normState->setText(
       s.layerNormFree
           ? tr("LayerNorm-free: no site divides by a per-token statistic.")
-          : tr("Normalization per site (LN_qk and LN_v are ln_1 as seen by queries/keys and by values):"));
+          : tr("Normalization per site (LN_qk and LN_v are the attention norm as seen by queries/keys and by "
+               "values):"));
 
   // Rows: blocks, then the final LN; columns: the three per-block sites.
   m_sites->setColumnCount(3);

@@ -23,11 +23,11 @@ class TestMainWindow : public QObject {
  private:
   QTemporaryDir m_dir;
 
-  QString makeModel(const QString& name, int layers) {
+  QString makeModel(const QString& name, int layers, const QString& family = "gpt2") {
     const QString folder = m_dir.filePath(name);
     QProcess cli;
-    cli.start(NF_CLI, {"init", "--out", folder, "--layers", QString::number(layers), "--heads", "2",
-                       "--d-model", "16", "--context", "8", "--vocab", "50"});
+    cli.start(NF_CLI, {"init", "--out", folder, "--family", family, "--layers", QString::number(layers),
+                       "--heads", "2", "--d-model", "16", "--context", "8", "--vocab", "50"});
     if (!cli.waitForFinished(60000) || cli.exitCode() != 0)
       qFatal("normfree-cli init failed: %s", cli.readAllStandardError().constData());
     return folder;
@@ -65,7 +65,17 @@ class TestMainWindow : public QObject {
     auto labels = window.modelInfoView()->findChildren<QLabel*>();
     bool shapeShown = false;
     for (QLabel* l : labels)
-      shapeShown |= l->text().startsWith(QString("%1 layers · 2 heads · d_model 16").arg(layers));
+      shapeShown |= l->text().startsWith(QString("gpt2 · %1 layers · 2 heads · d_model 16").arg(layers));
+    QVERIFY(shapeShown);
+  }
+
+  void showsTheFamilyAndItsOwnNorm() {
+    MainWindow window;
+    QVERIFY(window.openModelFolder(makeModel("llama", 2, "llama")));
+    QCOMPARE(window.modelInfoView()->siteTable()->item(0, 0)->text(), QString("RMSNorm"));
+    bool shapeShown = false;
+    for (QLabel* l : window.modelInfoView()->findChildren<QLabel*>())
+      shapeShown |= l->text().startsWith("llama · 2 layers");
     QVERIFY(shapeShown);
   }
 

@@ -4,12 +4,15 @@
 # on the original and the LN-free model and draw their figures. With --control, also the
 # vanilla fine-tuning control with the same data, learning rate and steps, and the comparison figure.
 #   resources/tiny-gpt2/experiment.sh [WORK_DIR] [--control]      (after ./bootstrap.sh build)
+# NF_MODEL=resources/tiny-llama runs the same experiment on the bundled tiny LLaMA-style model (same depth,
+# same tokenizer, so the same preset and data).
 # Fine-tuning data: the synthetic corpus with seed 1 (new documents of the pretraining distribution),
 # tokenized with the bundled tokenizer. Everything lands in WORK_DIR (default runs/default).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 cli="${NF_CLI:-build/app/normfree-cli}"
-model=resources/tiny-gpt2
+model="${NF_MODEL:-resources/tiny-gpt2}"
+title="Bundled $(basename "$model")"
 work="${1:-runs/default}"
 control="${2:-}"
 data="$work/data"
@@ -44,7 +47,7 @@ if [ "$control" = --control ]; then
   summarize vanilla-finetuned "$work/finetune/final" >> "$work/summary.jsonl"
   if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
     /usr/bin/python3 docs/figures/loss_curves.py "$work/remove" "$work/finetune" "$work/loss_curves.png" \
-      "Bundled tiny GPT-2: LN removal (tiny preset) vs vanilla fine-tune"
+      "$title: LN removal (tiny preset) vs vanilla fine-tune"
   fi
 fi
 # The analyses of PROTOCOL §7 on each model, and their figures (docs/ANALYSES.md). Progress: analyses.log.

@@ -8,6 +8,7 @@
 #include "analysis/analysis_kernels.h"
 #include "model/causal_lm.h"
 #include "model/family.h"
+#include "model/norm.h"
 
 namespace nf {
 namespace {
@@ -80,8 +81,7 @@ ResidualNormsResult residualNorms(const ModelSnapshot& snapshot, const TokenSequ
         }
         for (size_t i = 0; i < sites.size(); ++i) {
           const torch::Tensor& x = hooks.at(inputOf(sites[i]));
-          split(((centred ? x.var(-1, /*unbiased=*/false) : x.pow(2).mean(-1)) + eps).sqrt(), sigma0[i],
-                sigmaRest[i]);
+          split(tokenScale(x, centred, eps), sigma0[i], sigmaRest[i]);
         }
       },
       progress, "residual norms");

@@ -16,6 +16,10 @@ NormParamsImpl::NormParamsImpl(int64_t d, bool withBias) {
   if (withBias) bias = register_parameter("bias", torch::zeros({d}));
 }
 
+torch::nn::Linear linearLayer(int64_t in, int64_t out, bool bias) {
+  return torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(bias));
+}
+
 EmbeddingImpl::EmbeddingImpl(int64_t rows, int64_t d) {
   weight = register_parameter("weight", torch::empty({rows, d}));
 }
@@ -123,24 +127,28 @@ bool CausalLMImpl::attentionNormShared(int layer, HookSet* hooks) const {
          !(hooks && (hooks->touches(HookPoint::normScale(qk)) || hooks->touches(HookPoint::normScale(v))));
 }
 
-torch::Tensor CausalLMImpl::rotary(const torch::Tensor& x) const {
+std::pair<torch::Tensor, torch::Tensor> CausalLMImpl::rotary(const torch::Tensor& q,
+                                                             const torch::Tensor& k) const {
   const int64_t dims = m_config.rotaryDims();
-  if (dims == 0) return x;
-  // The angles in float32 as Hugging Face computes them (float64 for a float64 model), then x's dtype.
-  const auto angleType = x.scalar_type() == torch::kFloat64 ? torch::kFloat64 : torch::kFloat32;
-  const auto opts = x.options().dtype(angleType);
+  if (dims == 0) return {q, k};
+  // The angles in float32 as Hugging Face computes them (float64 for a float64 model), then q's dtype.
+  const auto angleType = q.scalar_type() == torch::kFloat64 ? torch::kFloat64 : torch::kFloat32;
+  const auto opts = q.options().dtype(angleType);
   const torch::Tensor inverseFrequency =
       1.0 /
       torch::pow(m_config.rotaryBase, torch::arange(0, dims, 2, opts.dtype(torch::kLong)).to(angleType) /
                                           static_cast<double>(dims));
-  const torch::Tensor angles = torch::outer(torch::arange(x.size(2), opts), inverseFrequency);  // [T, dims/2]
-  const torch::Tensor cos = torch::cat({angles, angles}, -1).cos().to(x.scalar_type());
-  const torch::Tensor sin = torch::cat({angles, angles}, -1).sin().to(x.scalar_type());
-  const torch::Tensor rotated = x.narrow(-1, 0, dims);
-  const torch::Tensor halfTurn =
-      torch::cat({-rotated.narrow(-1, dims / 2, dims / 2), rotated.narrow(-1, 0, dims / 2)}, -1);
-  const torch::Tensor out = rotated * cos + halfTurn * sin;
-  return dims == x.size(-1) ? out : torch::cat({out, x.narrow(-1, dims, x.size(-1) - dims)}, -1);
+  const torch::Tensor angles = torch::outer(torch::arange(q.size(2), opts), inverseFrequency);  // [T, dims/2]
+  const torch::Tensor cos = torch::cat({angles, angles}, -1).cos().to(q.scalar_type());
+  const torch::Tensor sin = torch::cat({angles, angles}, -1).sin().to(q.scalar_type());
+  auto rotate = [&](const torch::Tensor& x) {
+    const torch::Tensor rotated = x.narrow(-1, 0, dims);
+    const torch::Tensor halfTurn =
+        torch::cat({-rotated.narrow(-1, dims / 2, dims / 2), rotated.narrow(-1, 0, dims / 2)}, -1);
+    const torch::Tensor out = rotated * cos + halfTurn * sin;
+    return dims == x.size(-1) ? out : torch::cat({out, x.narrow(-1, dims, x.size(-1) - dims)}, -1);
+  };
+  return {rotate(q), rotate(k)};
 }
 
 torch::Tensor CausalLMImpl::attend(int layer, const torch::Tensor& q, torch::Tensor k, torch::Tensor v,

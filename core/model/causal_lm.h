@@ -5,10 +5,12 @@
 // around the blocks, the norm sites with their observer, bf16 autocast and activation checkpointing.
 #pragma once
 #include <torch/nn/module.h>
+#include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 
 #include <cstdint>
 #include <optional>
+#include <utility>
 
 #include "model/config.h"
 #include "model/hooks.h"
@@ -23,6 +25,9 @@ class NormParamsImpl : public torch::nn::Module {
   torch::Tensor weight, bias;
 };
 TORCH_MODULE(NormParams);
+
+// nn.Linear (weight [out, in], y = x·Wᵀ + b), the layout of GPT-NeoX's and LLaMA's projections.
+torch::nn::Linear linearLayer(int64_t in, int64_t out, bool bias);
 
 class EmbeddingImpl : public torch::nn::Module {
  public:
@@ -115,8 +120,9 @@ class CausalLMImpl : public torch::nn::Module {
   bool attentionNormShared(int layer, HookSet* hooks) const;
 
   // The attention building blocks every family shares. Rotary position embeddings (Hugging Face's
-  // rotate-half convention) on the first rotaryDims() dimensions of each head of x [B, H, T, dh].
-  torch::Tensor rotary(const torch::Tensor& x) const;
+  // rotate-half convention) on the first rotaryDims() dimensions of each head of q and k ([B, H, T, dh]
+  // and [B, H_kv, T, dh]), from one table of angles.
+  std::pair<torch::Tensor, torch::Tensor> rotary(const torch::Tensor& q, const torch::Tensor& k) const;
   // Causal attention of q [B, H, T, dh] over k, v [B, H_kv, T, dh] (grouped-query: each key/value head
   // serves H/H_kv consecutive query heads), with the pattern hook point; returns z [B, T, H, dh].
   torch::Tensor attend(int layer, const torch::Tensor& q, torch::Tensor k, torch::Tensor v, HookSet* hooks);

@@ -9,21 +9,13 @@
 #include "model/family.h"
 
 namespace nf {
-namespace {
-
-torch::nn::Linear linear(int64_t in, int64_t out, bool bias) {
-  return torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(bias));
-}
-
-}  // namespace
-
 GptNeoXAttentionImpl::GptNeoXAttentionImpl(const ModelShape& s)
-    : query_key_value(register_module("query_key_value", linear(s.nEmbd, 3 * s.nEmbd, s.qkvBias))),
-      dense(register_module("dense", linear(s.nEmbd, s.nEmbd, s.attentionOutputBias))) {}
+    : query_key_value(register_module("query_key_value", linearLayer(s.nEmbd, 3 * s.nEmbd, s.qkvBias))),
+      dense(register_module("dense", linearLayer(s.nEmbd, s.nEmbd, s.attentionOutputBias))) {}
 
 GptNeoXMlpImpl::GptNeoXMlpImpl(const ModelShape& s)
-    : dense_h_to_4h(register_module("dense_h_to_4h", linear(s.nEmbd, s.mlpHidden(), s.mlpBias))),
-      dense_4h_to_h(register_module("dense_4h_to_h", linear(s.mlpHidden(), s.nEmbd, s.mlpBias))) {}
+    : dense_h_to_4h(register_module("dense_h_to_4h", linearLayer(s.nEmbd, s.mlpHidden(), s.mlpBias))),
+      dense_4h_to_h(register_module("dense_4h_to_h", linearLayer(s.mlpHidden(), s.nEmbd, s.mlpBias))) {}
 
 GptNeoXLayerImpl::GptNeoXLayerImpl(const ModelShape& s)
     : input_layernorm(register_module("input_layernorm", NormParams(s.nEmbd))),
@@ -94,8 +86,8 @@ torch::Tensor GptNeoXImpl::block(int layer, torch::Tensor x, const torch::Tensor
                       perHead.select(1, 2).reshape({H * dh, D}), bv)
             .view({B, T, H, dh});
   }
-  const torch::Tensor z =
-      attend(layer, rotary(q.transpose(1, 2)), rotary(k.transpose(1, 2)), v.transpose(1, 2), hooks);
+  const auto [rq, rk] = rotary(q.transpose(1, 2), k.transpose(1, 2));
+  const torch::Tensor z = attend(layer, rq, rk, v.transpose(1, 2), hooks);
   const auto& dense = blk->attention->dense;
   const torch::Tensor attnOut = attentionOutput(layer, z, dense->weight.t(), dense->bias, hooks);
 

@@ -8,26 +8,18 @@
 #include "model/family.h"
 
 namespace nf {
-namespace {
-
-torch::nn::Linear linear(int64_t in, int64_t out, bool bias) {
-  return torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(bias));
-}
-
-}  // namespace
-
 LlamaAttentionImpl::LlamaAttentionImpl(const ModelShape& s) {
   const int64_t d = s.nEmbd, kv = s.kvHeads() * s.headDim();
-  q_proj = register_module("q_proj", linear(d, d, s.qkvBias));
-  k_proj = register_module("k_proj", linear(d, kv, s.qkvBias));
-  v_proj = register_module("v_proj", linear(d, kv, s.qkvBias));
-  o_proj = register_module("o_proj", linear(d, d, s.attentionOutputBias));
+  q_proj = register_module("q_proj", linearLayer(d, d, s.qkvBias));
+  k_proj = register_module("k_proj", linearLayer(d, kv, s.qkvBias));
+  v_proj = register_module("v_proj", linearLayer(d, kv, s.qkvBias));
+  o_proj = register_module("o_proj", linearLayer(d, d, s.attentionOutputBias));
 }
 
 LlamaMlpImpl::LlamaMlpImpl(const ModelShape& s)
-    : gate_proj(register_module("gate_proj", linear(s.nEmbd, s.mlpHidden(), s.mlpBias))),
-      up_proj(register_module("up_proj", linear(s.nEmbd, s.mlpHidden(), s.mlpBias))),
-      down_proj(register_module("down_proj", linear(s.mlpHidden(), s.nEmbd, s.mlpBias))) {}
+    : gate_proj(register_module("gate_proj", linearLayer(s.nEmbd, s.mlpHidden(), s.mlpBias))),
+      up_proj(register_module("up_proj", linearLayer(s.nEmbd, s.mlpHidden(), s.mlpBias))),
+      down_proj(register_module("down_proj", linearLayer(s.mlpHidden(), s.nEmbd, s.mlpBias))) {}
 
 LlamaLayerImpl::LlamaLayerImpl(const ModelShape& s)
     : self_attn(register_module("self_attn", LlamaAttention(s))),
@@ -88,8 +80,8 @@ torch::Tensor LlamaImpl::block(int layer, torch::Tensor x, const torch::Tensor& 
                                  shared ? std::optional<SiteId>(vSite) : std::nullopt);
   const torch::Tensor xv = shared ? xqk : norm(vSite, blk->input_layernorm, x, tokens, hooks);
   auto heads = [&](const torch::Tensor& t) { return t.view({B, T, -1, dh}).transpose(1, 2); };
-  const torch::Tensor z = attend(layer, rotary(heads(attn->q_proj(xqk))), rotary(heads(attn->k_proj(xqk))),
-                                 heads(attn->v_proj(xv)), hooks);
+  const auto [q, k] = rotary(heads(attn->q_proj(xqk)), heads(attn->k_proj(xqk)));
+  const torch::Tensor z = attend(layer, q, k, heads(attn->v_proj(xv)), hooks);
   const torch::Tensor attnOut =
       attentionOutput(layer, z, attn->o_proj->weight.t(), attn->o_proj->bias, hooks);
   x = visit(hooks, HookPoint::residMid(layer), x + attnOut);

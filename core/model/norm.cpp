@@ -23,26 +23,25 @@ torch::Tensor fakeDivisor(const SiteNorm& n, const NormInputs& in) {
 
 }  // namespace
 
+torch::Tensor tokenScale(const torch::Tensor& x, bool centred, double eps) {
+  return ((centred ? x.var(-1, /*unbiased=*/false) : x.pow(2).mean(-1)) + eps).sqrt();
+}
+
 torch::Tensor normDivisor(const SiteNorm& norm, const NormInputs& in) {
   const torch::Tensor& x = in.x;
   switch (norm.kind) {
     case NormKind::Identity:
       return torch::ones({x.size(0), x.size(1)}, x.options());
     case NormKind::FakeLN:
-      if (norm.realMix > 0)
-        return norm.realMix * (x.var(-1, /*unbiased=*/false) + in.eps).sqrt() +
-               (1 - norm.realMix) * fakeDivisor(norm, in);
-      return fakeDivisor(norm, in);
     case NormKind::FakeRMSNorm:
       if (norm.realMix > 0)
-        return norm.realMix * (x.pow(2).mean(-1) + in.eps).sqrt() +
+        return norm.realMix * tokenScale(x, centresInput(norm.kind), in.eps) +
                (1 - norm.realMix) * fakeDivisor(norm, in);
       return fakeDivisor(norm, in);
     case NormKind::RMSNorm:
-      return (x.pow(2).mean(-1) + in.eps).sqrt();
     case NormKind::LayerNorm:
     case NormKind::LayerNormScaling:
-      return (x.var(-1, /*unbiased=*/false) + in.eps).sqrt();
+      return tokenScale(x, centresInput(norm.kind), in.eps);
   }
   return {};
 }

@@ -19,6 +19,10 @@ struct NormInputs {
   int eotTokenId;
 };
 
+// The per-token statistic a real norm divides by, [B, T] for x [B, T, D]: σ = sqrt(Var(x) + ε) when it
+// centres (LayerNorm), the root mean square sqrt(mean(x²) + ε) when it does not (RMSNorm).
+torch::Tensor tokenScale(const torch::Tensor& x, bool centred, double eps);
+
 // The per-token divisor the site applies, [B, T]: σ for LayerNorm, s (or s_0) for FakeLN and FakeRMSNorm,
 // rms for RMSNorm, 1 for identity.
 torch::Tensor normDivisor(const SiteNorm& norm, const NormInputs& inputs);

@@ -2,12 +2,14 @@
 
 #include <torch/torch.h>
 
+#include "model/norm.h"
+
 namespace nf {
 
 torch::Tensor auxiliaryLoss(const torch::Tensor& finalInput, const torch::Tensor& tokens, int64_t eotTokenId,
                             double eps, bool centred) {
   const torch::Tensor x = finalInput.to(torch::kFloat32);
-  const torch::Tensor sigma = ((centred ? x.var(-1, /*unbiased=*/false) : x.pow(2).mean(-1)) + eps).sqrt();
+  const torch::Tensor sigma = tokenScale(x, centred, eps);
   torch::Tensor mask = tokens.ne(eotTokenId);
   mask.select(1, 0).fill_(false);
   const torch::Tensor weight = mask.to(sigma.scalar_type());

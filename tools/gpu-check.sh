@@ -13,6 +13,10 @@
 #                  (default 240), extrapolated to all 300 steps
 #       sizes      GPT-2 Medium, Large and XL shapes at the planner's settings: tokens/s and peak memory
 #       analysis   DLA + DE of every component of a GPT-2-Small-shaped model on 1000 × 512 tokens
+#       families   every family against Hugging Face transformers itself (needs it installed): loading, and the
+#                  standard export of a removal run (tests/reference/hf_transformers_check.py)
+#       family-step  removal step of Pythia-160M's and SmolLM2-135M's shapes: the engine against eager
+#                  transformers (tests/reference/bench_hf_cuda.py)
 # Figures: OUT/figures.jsonl (one JSON object per measurement), logs: OUT/*.log, summary: OUT/summary.txt.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -28,7 +32,7 @@ fi
 OUT=${1:?usage: tools/gpu-check.sh OUT [STAGE…] (or --pack-deps)}
 shift
 mkdir -p "$OUT"
-STAGES=${*:-build test step preset sizes analysis}
+STAGES=${*:-build test step preset sizes analysis families family-step}
 BUILD=build-gpu
 JOBS=$(nproc)
 SUMMARY="$OUT/summary.txt"
@@ -98,6 +102,25 @@ print("JSON " + json.dumps({"what": "gpt2 preset on GPT-2 Small", "steps_done": 
 PY
 }
 
+families() {
+  python3 tests/reference/hf_transformers_check.py --cli $BUILD/app/normfree-cli --device cuda \
+    --work "$TMPDIR/nf-hf-check"
+}
+
+family_step() {
+  # Pythia-160M and SmolLM2-135M shapes (random weights), 16 × 1024 tokens per step, bf16 autocast.
+  local pythia="--layers 12 --heads 12 --d-model 768 --vocab 50304 --context 1024"
+  local smol="--layers 30 --heads 9 --kv-heads 3 --d-model 576 --mlp-width 1536 --vocab 49152 --context 1024"
+  $BUILD/tests/bench_training --device cuda --bf16 --family gpt_neox $pythia --batch 16 --steps 12 --rounds 1 \
+    --modes finetune,remove
+  python3 tests/reference/bench_hf_cuda.py --family gpt_neox $pythia --micro 16 --steps 10 | tail -1 |
+    sed 's/^/JSON /'
+  $BUILD/tests/bench_training --device cuda --bf16 --family llama $smol --batch 16 --steps 12 --rounds 1 \
+    --modes finetune,remove
+  python3 tests/reference/bench_hf_cuda.py --family llama $smol --tied --micro 16 --steps 10 | tail -1 |
+    sed 's/^/JSON /'
+}
+
 sizes() {
   # SIZES picks the shapes (default: all three); micro-batch and checkpointing from `normfree-cli plan` on
   # this GPU's free memory, 2 micro-batches per step (a step's peak does not depend on their number).
@@ -131,6 +154,8 @@ for s in $STAGES; do
     preset) stage preset preset; collect preset; tail -3 "$OUT/preset.log" ;;
     sizes) stage sizes sizes; collect sizes; grep -E "^mean|plan:" "$OUT/sizes.log" ;;
     analysis) stage analysis analysis; tail -8 "$OUT/analysis.log" ;;
+    families) stage families families; collect families; grep -E "ok|FAIL|failed" "$OUT/families.log" ;;
+    family-step) stage family-step family_step; collect family-step; grep -E "^mean|JSON" "$OUT/family-step.log" ;;
     *) echo "unknown stage $s" && exit 2 ;;
   esac
 done

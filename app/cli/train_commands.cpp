@@ -323,8 +323,7 @@ void cmdExport(CLI::App& command) {
          {"compared_on_tokens", tokens.numel()},
          {"largest_ln_weight_standard", largest},
          {"float16_safe", largest < 65504},
-         {"note",
-          "the standard form's LayerNorm weights are scaled by 1e6/s: keep them in float32 or bfloat16"}});
+         {"note", "the standard form's norm weights are scaled by 1e6/s: keep them in float32 or bfloat16"}});
     return 0;
   });
 }

@@ -3,10 +3,13 @@
 // tracked (the protocol's full per-step cost); finetune is the vanilla control. Prints figures (and one
 // JSON line per mode), asserts nothing.
 //   bench_training [--device cpu|cuda] [--bf16] [--checkpointing] [--modes finetune,remove]
+//                  [--family gpt2|gpt_neox|llama|qwen2 --kv-heads K --mlp-width W --untied]
 //                  [--layers L --heads H --d-model D --vocab V --context T --batch B --accumulation A]
 //                  [--steps N] [--rounds R]
 // Model FLOPs per token follow the usual convention: 6·N (N: every parameter but the position table, the
-// tied unembedding counted once) + 12·L·T·D for attention; recomputation is not counted.
+// tied unembedding counted once) + 12·L·T·D for attention; recomputation is not counted. A family other
+// than GPT-2 gets its Hugging Face defaults (Pythia: rotary on a quarter, parallel residual; LLaMA: RMSNorm,
+// SwiGLU, the unembedding tied unless --untied) — the shapes of SmolLM2 or Pythia, say, with random weights.
 #include <torch/torch.h>
 
 #include <cstdio>
@@ -18,6 +21,7 @@
 
 #include "data/token_file.h"
 #include "model/device_memory.h"
+#include "model/family.h"
 #include "model/hf_checkpoint.h"
 #include "run/run_directory.h"
 #include "train/trainer.h"
@@ -42,9 +46,9 @@ double medianTokensPerSecond(const std::string& runDir, int skip) {
 
 int main(int argc, char** argv) {
   int steps = 40, rounds = 3, layers = 4, heads = 0, dModel = 128, vocab = 2048, context = 128, batch = 32,
-      accumulation = 1;
-  bool bf16 = false, checkpointing = false;
-  std::string device = "cpu", modes = "finetune,remove";
+      accumulation = 1, kvHeads = 0, mlpWidth = 0;
+  bool bf16 = false, checkpointing = false, untied = false;
+  std::string device = "cpu", modes = "finetune,remove", family = "gpt2";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--bf16") {
@@ -53,6 +57,10 @@ int main(int argc, char** argv) {
     }
     if (a == "--checkpointing") {
       checkpointing = true;
+      continue;
+    }
+    if (a == "--untied") {
+      untied = true;
       continue;
     }
     if (i + 1 >= argc) break;
@@ -68,6 +76,9 @@ int main(int argc, char** argv) {
     if (a == "--context") context = std::stoi(v);
     if (a == "--batch") batch = std::stoi(v);
     if (a == "--accumulation") accumulation = std::stoi(v);
+    if (a == "--family") family = v;
+    if (a == "--kv-heads") kvHeads = std::stoi(v);
+    if (a == "--mlp-width") mlpWidth = std::stoi(v);
   }
   if (heads == 0) heads = std::max(1, dModel / 32);
   std::vector<nf::TrainingMode> runModes;
@@ -78,6 +89,10 @@ int main(int argc, char** argv) {
   fs::remove_all(work);
   fs::create_directories(work);
   nf::ModelShape c;
+  c.family = family;
+  nf::familyNamed(family).applyDefaults(c);
+  c.nKvHead = kvHeads, c.mlpWidth = mlpWidth;
+  c.tiedUnembedding = !untied && family != "gpt_neox";  // GPT-NeoX always has its own embed_out
   c.nLayer = layers, c.nHead = heads, c.nEmbd = dModel, c.nPositions = context, c.vocabSize = vocab;
   c.eotTokenId = vocab - 1;
   int64_t flopParameters = 0;
@@ -85,7 +100,7 @@ int main(int argc, char** argv) {
     nf::CausalLM model = nf::makeModel(c, /*initialize=*/false);
     model->initWeights(0);
     for (const auto& p : model->named_parameters())
-      if (p.key() != "wpe.weight") flopParameters += p.value().numel();
+      if (p.key().find("wpe.weight") == std::string::npos) flopParameters += p.value().numel();
     nf::saveModel(*model, work + "/model");
   }
   {
@@ -100,10 +115,11 @@ int main(int argc, char** argv) {
   }
   const double flopsPerToken = 6.0 * flopParameters + 12.0 * layers * context * dModel;
   std::printf(
-      "model: %d layers, %d heads, d_model %d, vocab %d (%.1fM parameters); %d × %d × %d tokens per step; "
+      "model: %s, %d layers, %d heads, d_model %d, vocab %d (%.1fM parameters); %d × %d × %d tokens per "
+      "step; "
       "%d steps per run; device %s%s%s\n",
-      layers, heads, dModel, vocab, flopParameters / 1e6, batch, accumulation, context, steps, device.c_str(),
-      bf16 ? ", bf16 autocast" : "", checkpointing ? ", activation checkpointing" : "");
+      family.c_str(), layers, heads, dModel, vocab, flopParameters / 1e6, batch, accumulation, context, steps,
+      device.c_str(), bf16 ? ", bf16 autocast" : "", checkpointing ? ", activation checkpointing" : "");
   std::vector<double> sums(runModes.size(), 0.0);
   std::vector<int64_t> peaks(runModes.size(), 0);
   for (int round = 0; round < rounds; ++round) {
@@ -142,6 +158,7 @@ int main(int argc, char** argv) {
   for (std::size_t m = 0; m < runModes.size(); ++m) {
     const double rate = sums[m] / rounds;
     const nlohmann::json figures{{"mode", nf::trainingModeName(runModes[m])},
+                                 {"family", family},
                                  {"device", device},
                                  {"layers", layers},
                                  {"heads", heads},

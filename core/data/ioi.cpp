@@ -11,8 +11,7 @@
 namespace nf {
 namespace {
 
-std::vector<std::string> singleTokenWords(const BpeTokenizer& tokenizer,
-                                          const std::vector<std::string>& words) {
+std::vector<std::string> singleTokenWords(const Tokenizer& tokenizer, const std::vector<std::string>& words) {
   std::vector<std::string> kept;
   for (const auto& w : words)
     if (tokenizer.encode(" " + w).size() == 1) kept.push_back(w);
@@ -28,7 +27,7 @@ struct Filled {
 // Encodes the frame piece by piece. Each placeholder follows a space and precedes a non-letter, so the
 // space moves into the slot (" Mary") and every piece boundary is a pre-token boundary: the pieces'
 // tokens concatenate to the whole text's tokens (checked).
-Filled fillFrame(const BpeTokenizer& tokenizer, const std::string& frame,
+Filled fillFrame(const Tokenizer& tokenizer, const std::string& frame,
                  const std::vector<std::pair<std::string, std::string>>& slots, bool prependEot) {
   Filled f;
   if (prependEot) f.tokens.push_back(tokenizer.eotId());
@@ -62,7 +61,7 @@ Filled fillFrame(const BpeTokenizer& tokenizer, const std::string& frame,
 
 }  // namespace
 
-IoiPromptSet makeIoiPromptSet(const BpeTokenizer& tokenizer, const IoiOptions& options) {
+IoiPromptSet makeIoiPromptSet(const Tokenizer& tokenizer, const IoiOptions& options) {
   const auto& frames = ioiFrames();
   if (options.frameIndex < 0 || options.frameIndex >= static_cast<int>(frames.size()))
     throw std::invalid_argument("IOI frame " + std::to_string(options.frameIndex) + " does not exist (0…" +

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "text/bpe_tokenizer.h"
+#include "text/tokenizer.h"
 
 namespace nf {
 
@@ -39,7 +39,7 @@ struct IoiOptions {
   bool prependEndOfText = true;  // start every prompt with <|endoftext|>, as documents start in training
 };
 
-IoiPromptSet makeIoiPromptSet(const BpeTokenizer& tokenizer, const IoiOptions& options);
+IoiPromptSet makeIoiPromptSet(const Tokenizer& tokenizer, const IoiOptions& options);
 
 nlohmann::json toJson(const IoiPromptSet& set);
 // Reads what toJson wrote; `source` names the file in errors. Checks lengths and positions agree.

@@ -422,86 +422,92 @@ void HfTokenizer::encodeValid(std::string_view text, std::vector<int32_t>& out, 
   const std::string normalized = m_normalizer.empty() ? std::string() : normalize(text);
   const std::string_view view = m_normalizer.empty() ? text : std::string_view(normalized);
   splitAdded(view, m_normalizedAdded, allowSpecial, out,
-             [&](std::string_view piece) { encodePiece(piece, out); });
+             [&](std::string_view piece) { encodePiece(piece, 0, out); });
 }
 
-void HfTokenizer::encodePiece(std::string_view text, std::vector<int32_t>& out) const {
-  std::vector<std::string> pieces{std::string(text)}, next;
-  std::vector<Regex::Match> matches;
-  struct Segment {
-    std::size_t begin, end;
-    bool match;
-  };
-  std::vector<Segment> segments, kept;
-  for (const Step& step : m_steps) {
-    next.clear();
-    for (std::string& piece : pieces) {
-      if (step.prefixSpace) {
-        next.push_back(piece[0] == ' ' ? std::move(piece) : " " + piece);
-        continue;
-      }
-      // Hugging Face's NormalizedString::split: matches and the gaps between them cover the piece;
-      // the behavior decides which are kept and what merges.
-      matches.clear();
-      step.regex->findAll(piece, matches);
-      segments.clear();
-      std::size_t pos = 0;
-      for (const Regex::Match& m : matches) {
-        if (m.begin > pos) segments.push_back({pos, m.begin, step.invert});
-        segments.push_back({m.begin, m.end, !step.invert});
-        pos = m.end;
-      }
-      if (pos < piece.size()) segments.push_back({pos, piece.size(), step.invert});
-      kept.clear();
-      bool previousMatch = false;
-      switch (step.behavior) {
-        case SplitBehavior::Isolated:
-          kept = segments;
-          break;
-        case SplitBehavior::Removed:
-          for (const Segment& s : segments)
-            if (!s.match) kept.push_back(s);
-          break;
-        case SplitBehavior::Contiguous:
-          for (const Segment& s : segments) {
-            if (!kept.empty() && s.match == previousMatch)
-              kept.back().end = s.end;
-            else
-              kept.push_back(s);
-            previousMatch = s.match;
-          }
-          break;
-        case SplitBehavior::MergedWithPrevious:
-          for (const Segment& s : segments) {
-            if (!kept.empty() && s.match && !previousMatch)
-              kept.back().end = s.end;
-            else
-              kept.push_back(s);
-            previousMatch = s.match;
-          }
-          break;
-        case SplitBehavior::MergedWithNext:
-          for (auto s = segments.rbegin(); s != segments.rend(); ++s) {
-            if (!kept.empty() && s->match && !previousMatch)
-              kept.back().begin = s->begin;
-            else
-              kept.push_back(*s);
-            previousMatch = s->match;
-          }
-          std::reverse(kept.begin(), kept.end());
-          break;
-      }
-      for (const Segment& s : kept) next.push_back(piece.substr(s.begin, s.end - s.begin));
-    }
-    pieces.swap(next);
-  }
-  for (const std::string& piece : pieces) {
+// Each piece goes through the remaining steps before the next piece is cut, so no step holds more
+// than one piece (the text between two added tokens can be a whole file).
+void HfTokenizer::encodePiece(std::string_view piece, std::size_t stepIndex,
+                              std::vector<int32_t>& out) const {
+  if (piece.empty()) return;
+  if (stepIndex == m_steps.size()) {
     const int32_t whole = m_ignoreMerges ? m_bpe.idOf(piece) : -1;
     if (whole >= 0)
       out.push_back(whole);
     else
       m_bpe.encodeWord(piece, out);
+    return;
   }
+  const Step& step = m_steps[stepIndex];
+  if (step.prefixSpace) {
+    if (piece[0] == ' ')
+      encodePiece(piece, stepIndex + 1, out);
+    else
+      encodePiece(" " + std::string(piece), stepIndex + 1, out);
+    return;
+  }
+  // Hugging Face's NormalizedString::split: the matches and the gaps between them cover the piece, and
+  // the behavior decides which are kept and which join their neighbour. `pending` is the last kept
+  // segment, held back while the next segment may still join it.
+  struct Segment {
+    std::size_t begin, end;
+    bool match;
+  };
+  std::optional<Segment> pending;
+  bool previousMatch = false;
+  auto emit = [&](const Segment& s) {
+    encodePiece(piece.substr(s.begin, s.end - s.begin), stepIndex + 1, out);
+  };
+  auto flush = [&] {
+    if (pending) emit(*pending);
+    pending.reset();
+  };
+  auto add = [&](const Segment& s) {
+    switch (step.behavior) {
+      case SplitBehavior::Isolated:
+        emit(s);
+        break;
+      case SplitBehavior::Removed:
+        if (!s.match) emit(s);
+        break;
+      case SplitBehavior::Contiguous:  // runs of delimiters, and of the rest, are one segment each
+        if (pending && pending->match == s.match) {
+          pending->end = s.end;
+        } else {
+          flush();
+          pending = s;
+        }
+        break;
+      case SplitBehavior::MergedWithPrevious:  // a delimiter joins the segment before it
+        if (pending && s.match && !previousMatch) {
+          pending->end = s.end;
+        } else {
+          flush();
+          pending = s;
+        }
+        break;
+      case SplitBehavior::MergedWithNext:  // a delimiter joins the segment after it
+        if (s.match) {
+          flush();
+          pending = s;
+        } else if (pending) {
+          pending->end = s.end;
+          flush();
+        } else {
+          emit(s);
+        }
+        break;
+    }
+    previousMatch = s.match;
+  };
+  Regex::Cursor cursor(*step.regex, piece);
+  std::size_t pos = 0;
+  for (Regex::Match m; cursor.next(m); pos = m.end) {
+    if (m.begin > pos) add({pos, m.begin, step.invert});
+    add({m.begin, m.end, !step.invert});
+  }
+  if (pos < piece.size()) add({pos, piece.size(), step.invert});
+  flush();
 }
 
 std::string HfTokenizer::tokenBytes(int32_t id) const {

@@ -79,7 +79,7 @@ class HfTokenizer final : public Tokenizer {
   void splitAdded(std::string_view text, const AddedSet& set, bool allowSpecial, std::vector<int32_t>& out,
                   const Rest& rest) const;
   void encodeValid(std::string_view text, std::vector<int32_t>& out, bool allowSpecial) const;
-  void encodePiece(std::string_view piece, std::vector<int32_t>& out) const;
+  void encodePiece(std::string_view piece, std::size_t stepIndex, std::vector<int32_t>& out) const;
 
   BpeTokenizer m_bpe;  // the model's vocabulary and merges
   bool m_ignoreMerges = false;

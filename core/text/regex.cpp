@@ -71,30 +71,37 @@ Regex::Regex(const std::string& pattern, Mode mode) : m_pattern(pattern) {
   m_code = std::move(compiled);
 }
 
-void Regex::findAll(std::string_view subject, std::vector<Match>& out) const {
+bool Regex::Cursor::next(Match& match) {
   MatchState& state = matchState();
-  const auto* bytes = reinterpret_cast<PCRE2_SPTR>(subject.data());
-  uint32_t options = 0;
-  std::size_t start = 0;
-  while (start <= subject.size()) {
-    const int rc =
-        pcre2_match(m_code->code, bytes, subject.size(), start, options, state.data, state.context);
+  const Code& code = *m_regex.m_code;
+  const auto* bytes = reinterpret_cast<PCRE2_SPTR>(m_subject.data());
+  while (m_start <= m_subject.size()) {
+    const int rc = pcre2_match(code.code, bytes, m_subject.size(), m_start,
+                               m_checked ? PCRE2_NO_UTF_CHECK : 0, state.data, state.context);
     if (rc == PCRE2_ERROR_NOMATCH) break;
     if (rc < 0)
-      throw std::runtime_error("the regular expression \"" + m_pattern + "\" failed: " + pcre2Message(rc));
-    options = PCRE2_NO_UTF_CHECK;  // the first call checked the whole subject
+      throw std::runtime_error("the regular expression \"" + m_regex.m_pattern +
+                               "\" failed: " + pcre2Message(rc));
+    m_checked = true;
     const PCRE2_SIZE* ovector = pcre2_get_ovector_pointer(state.data);
     if (ovector[1] > ovector[0]) {
-      out.push_back({ovector[0], ovector[1]});
-      start = ovector[1];
-      continue;
+      match = {ovector[0], ovector[1]};
+      m_start = ovector[1];
+      return true;
     }
     // An empty match: look again one character further on.
-    if (ovector[0] >= subject.size()) break;
-    start = ovector[0] + 1;
-    if (m_code->unicode)
-      while (start < subject.size() && (static_cast<unsigned char>(subject[start]) & 0xC0) == 0x80) ++start;
+    m_start = ovector[0] + 1;
+    if (code.unicode)
+      while (m_start < m_subject.size() && (static_cast<unsigned char>(m_subject[m_start]) & 0xC0) == 0x80)
+        ++m_start;
   }
+  m_start = m_subject.size() + 1;
+  return false;
+}
+
+void Regex::findAll(std::string_view subject, std::vector<Match>& out) const {
+  Cursor cursor(*this, subject);
+  for (Match m; cursor.next(m);) out.push_back(m);
 }
 
 std::string Regex::escape(std::string_view text) {

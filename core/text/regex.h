@@ -22,8 +22,20 @@ class Regex {
   struct Match {
     std::size_t begin, end;  // byte offsets into the subject
   };
-  // The non-overlapping matches in subject, leftmost first (at one start, the first alternative that
-  // matches wins). Empty matches are left out. A Unicode subject must be valid UTF-8.
+  // The non-overlapping matches in a subject one at a time, leftmost first (at one start, the first
+  // alternative that matches wins); empty matches are left out. A Unicode subject must be valid UTF-8.
+  class Cursor {
+   public:
+    Cursor(const Regex& regex, std::string_view subject) : m_regex(regex), m_subject(subject) {}
+    bool next(Match& match);
+
+   private:
+    const Regex& m_regex;
+    std::string_view m_subject;
+    std::size_t m_start = 0;
+    bool m_checked = false;  // the subject's UTF-8 was checked by the first match
+  };
+  // All of them at once.
   void findAll(std::string_view subject, std::vector<Match>& out) const;
 
   const std::string& pattern() const { return m_pattern; }

@@ -19,55 +19,30 @@ using namespace nf::test;
 
 namespace {
 
-// Text that exercises each pre-tokenizer's rules, the normalizers and the added tokens.
-const std::vector<std::string> kTricky = {
-    "",
-    "Hello world",
-    "don't I'll we've they're she'd I'm it's 'tis ''s '",
-    "DON'T SHE'S I'M WE'VE",  // Qwen2's contractions ignore case, GPT-2's do not
-    "  multiple   spaces    between  words  ",
-    "a  b   c    d     e      f",  // GPT-NeoX's added runs of spaces
-    "\n\n\nnewlines\n \n\t\ttabs\t and\r\nwindows\r\n",
-    "end.\n\nNext line;\n  indented:\n\n\n",
-    "trailing spaces   ",
-    "   ",
-    " ",
-    "abc123def 4567 3.14159 1,000,000 x2y 2024-11-23",
-    "ünïcödé café naïve Zürich São Paulo",
-    "日本語のテキスト 中文 한국어 русский текст Ελληνικά العربية",
-    "emoji 😀👍🏽 flags 🇩🇪 zwj 👨‍👩‍👧",
-    "combining e\xcc\x81 and precomposed \xc3\xa9, A\xcc\x8a \xe2\x84\xab",  // NFC composes the first two
-    "ligature \xef\xac\x81 circled \xe2\x91\xa0 fullwidth \xef\xbc\xa1 superscript x\xc2\xb2",  // NFKC folds
-                                                                                                // these
-    "numbers: \xd9\xa3\xd9\xa4 \xe2\x85\xa6 \xc2\xbd",  // Arabic-Indic digits, Roman numeral seven, one half
-    "nbsp\xc2\xa0here em\xe2\x80\x83space ideographic\xe3\x80\x80space",
-    "invalid \xff\xfe bytes \xc3 truncated \xe2\x82 and \xed\xa0\x80 surrogate \xf4\x90\x80\x80 too big",
-    "\xff",
-    "<|endoftext|>",
-    "before<|endoftext|>after <|endoftext|><|endoftext|> twice",
-    "almost <|endoftext| and <|endoftex",
-    "<|im_start|>user\nHello there<|im_end|>\n<|im_start|>assistant\n",
-    "<tool_call>{\"x\": 1}</tool_call> <repo_name>nf <|padding|>",
-    "punctuation!!! ?!... (parens) [brackets] {braces} --dashes-- \"quotes\" 'single'",
-    "x-y-z; a,b::c ABCdef GHI::jkl,,m-",
-    "\x01\x02\x1c\x1f control \x7f chars",
-    "x = f(a, b) + g[c] * 2; // code\n\tif (y) { return z; }",
-};
+// GPT-2's tricky strings, and what exercises the other pre-tokenizers, the normalizers and the added
+// tokens.
+const std::vector<std::string> kTricky = [] {
+  std::vector<std::string> text = trickyText();
+  for (const char* more :
+       {"DON'T SHE'S I'M WE'VE",       // Qwen2's contractions ignore case, GPT-2's do not
+        "a  b   c    d     e      f",  // GPT-NeoX's added runs of spaces
+        "end.\n\nNext line;\n  indented:\n\n\n", "digits 2024-11-23 12345",
+        "combining e\xcc\x81 and precomposed \xc3\xa9, A\xcc\x8a \xe2\x84\xab",  // NFC composes the first
+        "ligature \xef\xac\x81 circled \xe2\x91\xa0 fullwidth \xef\xbc\xa1 superscript x\xc2\xb2",  // NFKC
+                                                                                                    // folds
+        "\xff", "<|im_start|>user\nHello there<|im_end|>\n<|im_start|>assistant\n",
+        "<tool_call>{\"x\": 1}</tool_call> <repo_name>nf <|padding|>", "x-y-z; a,b::c ABCdef GHI::jkl,,m-"})
+    text.push_back(more);
+  return text;
+}();
 
 std::string trainingText() {
-  std::string text;
-  Random random(11);
-  const std::vector<std::string> words = {"the",           "cat",   "sat",   " on",  "mat",   "don't",
-                                          "it's",          "café",  "naïve", "日本", "語",    "123",
-                                          "4,5",           "😀",     "!!",    "  ",   "\n",    "\t",
-                                          "Zürich",        "we're", "x2y",   "ok",   "Hello", " world",
-                                          "<|endoftext|>", "\n\n"};
-  for (int i = 0; i < 20000; ++i) {
-    text += random.pick(words);
-    text += random.chance(0.7) ? " " : "";
-  }
-  for (const auto& s : kTricky) text += s + " ";
-  return text;
+  return nf::test::trainingText({"the",           "cat",   "sat",   " on",  "mat",   "don't",
+                                 "it's",          "café",  "naïve", "日本", "語",    "123",
+                                 "4,5",           "😀",     "!!",    "  ",   "\n",    "\t",
+                                 "Zürich",        "we're", "x2y",   "ok",   "Hello", " world",
+                                 "<|endoftext|>", "\n\n"},
+                                kTricky);
 }
 
 const BpeTokenizer& trained() {
@@ -89,13 +64,6 @@ bool validUtf8(const std::string& s) {
   return true;
 }
 
-std::string hex(const std::string& bytes) {
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  for (unsigned char b : bytes) out += {digits[b >> 4], digits[b & 15]};
-  return out;
-}
-
 std::string unhex(const std::string& h) {
   std::string out;
   for (std::size_t i = 0; i + 1 < h.size(); i += 2)
@@ -112,17 +80,9 @@ struct Expected {
 // for a SentencePiece model.
 std::vector<Expected> reference(const std::string& command, const std::string& file,
                                 const std::vector<std::string>& texts, bool allowSpecial = true) {
-  requireReferencePython("regex");
-  TempDir io;
-  nlohmann::json input = nlohmann::json::array();
-  for (const auto& t : texts) input.push_back(hex(t));
-  writeFileAtomic(io.path("in.json"), input.dump());
-  const std::string cmd = std::string(NF_REFERENCE_PYTHON) + " " + NF_REFERENCE_DIR +
-                          "/hf_tokenizer_reference.py " + command + " " + file + " " + io.path("in.json") +
-                          " " + io.path("out.json") + (allowSpecial ? "" : " --no-special");
-  if (runCommand(cmd) != 0) throw Failure("reference failed: " + cmd);
   std::vector<Expected> out;
-  for (const auto& e : nlohmann::json::parse(readTextFile(io.path("out.json"))))
+  for (const auto& e : runReference("hf_tokenizer_reference.py " + command + " " + file, texts,
+                                    allowSpecial ? "" : " --no-special"))
     out.push_back({e["ids"].get<std::vector<int32_t>>(), unhex(e["decoded"].get<std::string>())});
   return out;
 }
@@ -201,17 +161,7 @@ TEST_CASE(smollm2_tokenizer_json_matches_reference_and_round_trips) {
   writeFamily(dir.path(), kSmolLM2);
   requireMatchesReference(dir.path(), kTricky, true);
   // Every byte string round-trips and matches, invalid UTF-8 included.
-  Random random(5);
-  std::vector<std::string> texts;
-  for (int i = 0; i < 150; ++i) {
-    std::string s(random.below(40), '\0');
-    for (auto& c : s) c = static_cast<char>(random.chance(0.5) ? random.below(256) : ' ' + random.below(95));
-    texts.push_back(s);
-  }
-  std::string all;
-  for (int b = 0; b < 256; ++b) all += static_cast<char>(b);
-  texts.push_back(all);
-  requireMatchesReference(dir.path(), texts, true);
+  requireMatchesReference(dir.path(), randomByteStrings(150), true);
 }
 
 TEST_CASE(every_supported_option_matches_reference) {

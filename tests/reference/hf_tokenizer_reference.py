@@ -24,24 +24,13 @@ import unicodedata
 
 import regex
 
+from bpe_reference import bytes_to_unicode
+
 # The regex of the ByteLevel pre-tokenizer (use_regex), as Hugging Face's byte_level.rs defines it.
 BYTE_LEVEL_REGEX = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
 
 
-def bytes_to_unicode():
-    """GPT-2's byte -> character alphabet that ByteLevel maps every byte through."""
-    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
-    cs = bs[:]
-    n = 0
-    for b in range(256):
-        if b not in bs:
-            bs.append(b)
-            cs.append(256 + n)
-            n += 1
-    return dict(zip(bs, map(chr, cs)))
-
-
-BYTE_CHAR = bytes_to_unicode()
+BYTE_CHAR = bytes_to_unicode()  # GPT-2's byte -> character alphabet, which ByteLevel maps bytes through
 CHAR_BYTE = {c: b for b, c in BYTE_CHAR.items()}
 
 

@@ -11,6 +11,7 @@
 #include "io/atomic_file.h"
 #include "temp_dir.h"
 #include "text/bpe_tokenizer.h"
+#include "text_fixtures.h"
 
 namespace nf::test {
 
@@ -116,11 +117,6 @@ inline nlohmann::json familyAddedTokens(const BpeTokenizer& bpe, const HfFamily&
 inline void writeHfTokenizer(const std::string& folder, const nlohmann::json& tokenizerJson) {
   std::filesystem::create_directories(folder);
   writeFileAtomic(folder + "/tokenizer.json", tokenizerJson.dump(1));
-}
-
-inline void requireReferencePython(const std::string& modules) {
-  if (runCommand(std::string(NF_REFERENCE_PYTHON) + " -c 'import " + modules + "' 2>/dev/null") != 0)
-    throw Failure(std::string(NF_REFERENCE_PYTHON) + " with " + modules + " is needed (run bootstrap.sh)");
 }
 
 // Trains a LLaMA-style SentencePiece BPE model on `text` with the library's Python trainer:

@@ -4,8 +4,10 @@
 
 #include "io/atomic_file.h"
 #include "text/bpe_tokenizer.h"
+#ifdef NF_TOKENIZER_FORMATS
 #include "text/hf_tokenizer.h"
 #include "text/sentencepiece_tokenizer.h"
+#endif
 
 namespace nf {
 namespace {
@@ -27,6 +29,7 @@ std::unique_ptr<Tokenizer> loadTokenizer(const std::string& folder) {
   using F = TokenizerFiles;
   const bool gpt2 = has(folder, F::kGpt2Vocab) && has(folder, F::kGpt2Merges);
   const bool sentencePiece = has(folder, F::kSentencePiece);
+#ifdef NF_TOKENIZER_FORMATS
   if (has(folder, F::kHuggingFace)) {
     try {
       return HfTokenizer::load(folder);
@@ -38,6 +41,14 @@ std::unique_ptr<Tokenizer> loadTokenizer(const std::string& folder) {
   }
   if (gpt2) return std::make_unique<BpeTokenizer>(BpeTokenizer::load(folder));
   if (sentencePiece) return SentencePieceTokenizer::load(folder + "/" + F::kSentencePiece);
+#else
+  if (gpt2) return std::make_unique<BpeTokenizer>(BpeTokenizer::load(folder));
+  if (has(folder, F::kHuggingFace) || sentencePiece)
+    throw FileError(
+        folder + "/" + (sentencePiece ? F::kSentencePiece : F::kHuggingFace),
+        "cannot be read by this build, which reads only vocab.json + merges.txt (it was configured "
+        "with -DNF_TOKENIZER_FORMATS=OFF, without PCRE2, ICU and SentencePiece)");
+#endif
   if (!std::filesystem::is_directory(folder)) throw FileError(folder, "is not a folder");
   throw FileError(folder, std::string("has no tokenizer (looked for ") + F::kHuggingFace + ", " +
                               F::kGpt2Vocab + " + " + F::kGpt2Merges + ", " + F::kSentencePiece + ")");

@@ -83,6 +83,7 @@ int main(int argc, char** argv) {
   const double tokenizeRate = stats.bytes / 1e6 / seconds(start);
   std::printf("tokenize (file → .bin, streamed, incl. I/O): %.1f MB/s\n", tokenizeRate);
 
+#ifdef NF_TOKENIZER_FORMATS  // built with tokenizer.json support
   // The same vocabulary in tokenizer.json with each family's normalizer, pre-tokenizer and added tokens.
   for (const nf::test::HfFamily* family : {&nf::test::kGptNeoX, &nf::test::kQwen2, &nf::test::kSmolLM2}) {
     const std::string folder = work + "/" + family->name;
@@ -98,6 +99,7 @@ int main(int argc, char** argv) {
     std::printf("tokenizer.json, %s setting: encode %.1f MB/s (%zu tokens), tokenize %.1f MB/s\n",
                 family->name, rate, tokens, streamed.bytes / 1e6 / seconds(start));
   }
+#endif
 
   const std::string reference = run(std::string(NF_REFERENCE_PYTHON) + " " + NF_REFERENCE_DIR +
                                     "/bench_tokenizer.py " + tokenizerDir + " " + textPath + " 5000000");

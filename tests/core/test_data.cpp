@@ -305,6 +305,9 @@ void requireWellFormedIoiSet(const Tokenizer& tokenizer, const IoiPromptSet& set
 }
 
 TEST_CASE(ioi_prompts_work_with_tokenizer_json_and_sentencepiece) {
+#ifndef NF_TOKENIZER_FORMATS
+  SKIP("built with -DNF_TOKENIZER_FORMATS=OFF: no tokenizer.json or tokenizer.model");
+#endif
   TempDir dir;
   IoiOptions options;
   options.count = 32;

@@ -93,15 +93,20 @@ std::shared_ptr<const AnalysisInputs> AnalysisRunner::inputs() {
   if (generation != m_cachedGeneration) {
     auto in = std::make_shared<AnalysisInputs>();
     in->reference = nf::ModelSnapshot::load(setup.modelFolder, setup.device);
-    if (nf::hasTokenizer(setup.modelFolder)) in->tokenizer = nf::loadTokenizer(setup.modelFolder);
+    // A tokenizer we cannot read only costs what needs one (token texts, the default datasets, IOI sets).
+    std::string noTokenizer =
+        setup.modelFolder + " has no tokenizer (tokenizer.json, vocab.json + merges.txt or tokenizer.model)";
+    if (nf::hasTokenizer(setup.modelFolder)) {
+      try {
+        in->tokenizer = nf::loadTokenizer(setup.modelFolder);
+      } catch (const std::exception& e) {
+        noTokenizer = e.what();
+      }
+    }
     std::string validation = setup.validationData, ioi = setup.ioiPrompts;
     if (validation.empty()) {
       if (!in->tokenizer)
-        throw std::runtime_error(
-            setup.modelFolder +
-            " has no tokenizer (tokenizer.json, vocab.json + merges.txt or tokenizer.model): "
-            "choose a validation token file "
-            "in File › Choose Datasets");
+        throw std::runtime_error(noTokenizer + ": choose a validation token file in File › Choose Datasets");
       const nf::Datasets made = nf::prepareSyntheticDatasets(setup.datasetsFolder, setup.modelFolder);
       validation = made.val;
       if (ioi.empty()) ioi = made.ioi;

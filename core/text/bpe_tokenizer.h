@@ -34,7 +34,6 @@ class BpeTokenizer final : public Tokenizer {
   // end-of-text id unless allowSpecial is false.
   void encodeAppend(std::string_view text, std::vector<int32_t>& out,
                     bool allowSpecial = true) const override;
-  using Tokenizer::encode;
   // Token ids → the exact bytes they stand for (decode(encode(s)) == s for every byte string s).
   std::string decode(const std::vector<int32_t>& ids) const override;
 

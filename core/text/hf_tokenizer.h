@@ -42,7 +42,6 @@ class HfTokenizer final : public Tokenizer {
 
   void encodeAppend(std::string_view text, std::vector<int32_t>& out,
                     bool allowSpecial = true) const override;
-  using Tokenizer::encode;
   // The exact bytes (Hugging Face's decoder would then replace invalid UTF-8 with U+FFFD).
   std::string decode(const std::vector<int32_t>& ids) const override;
   int32_t vocabSize() const override { return m_vocabSize; }

@@ -25,7 +25,6 @@ class SentencePieceTokenizer final : public Tokenizer {
   // their ids and the text between them is encoded piece by piece, as Hugging Face's LlamaTokenizer does.
   void encodeAppend(std::string_view text, std::vector<int32_t>& out,
                     bool allowSpecial = true) const override;
-  using Tokenizer::encode;
   std::string decode(const std::vector<int32_t>& ids) const override;
   int32_t vocabSize() const override;
   int32_t eotId() const override;  // the model's </s>

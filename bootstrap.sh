@@ -15,10 +15,12 @@ packages=(
   libopenblas0-pthread    # without it a float matmul runs ~30x slower (reference BLAS)
   nlohmann-json3-dev
   libcli11-dev            # normfree-cli's command-line parser (header-only)
+  libpcre2-dev libicu-dev libsentencepiece-dev  # tokenizers: tokenizer.json's regexes and normalizers, tokenizer.model
   qt6-base-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools qt6-svg-dev libqcustomplot-dev
   libgl-dev               # Qt6Gui's CMake package needs OpenGL headers
   xvfb xauth              # GUI tests and screenshots without a display
   python3 python3-torch python3-numpy python3-regex  # independent reference implementations used by tests
+  python3-sentencepiece   # trains and encodes the SentencePiece model the tokenizer tests compare against
   python3-matplotlib      # the figures in docs/ (docs/figures/*.py)
   clang-format            # the formatting check (tests/lint/check_format.sh)
 )

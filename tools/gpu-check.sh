@@ -56,11 +56,15 @@ for line in sys.stdin:
     j = json.loads(line); j['stage'] = '$1'; print(json.dumps(j))" >>"$FIGURES"; }
 
 build() {
-  local torch_prefix
+  local torch_prefix formats=ON
   torch_prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
+  # tokenizer.json and tokenizer.model need PCRE2, ICU and SentencePiece's development files; a machine
+  # without them builds the rest (only GPT-2's vocab.json + merges.txt are then read).
+  pkg-config --exists libpcre2-8 icu-uc sentencepiece 2>/dev/null || formats=OFF
+  echo "tokenizer formats (PCRE2, ICU, SentencePiece): $formats"
   cmake -S . -B $BUILD -G Ninja -DCMAKE_BUILD_TYPE=Release -DNF_BUILD_GUI=OFF \
     -DCMAKE_PREFIX_PATH="$torch_prefix;$PWD/.deps" -DNF_REFERENCE_PYTHON="$(command -v python3)" \
-    -DTORCH_CUDA_ARCH_LIST=9.0 &&
+    -DTORCH_CUDA_ARCH_LIST=9.0 -DNF_TOKENIZER_FORMATS=$formats &&
     cmake --build $BUILD -j "$JOBS" -- -k 0
 }
 

@@ -1,7 +1,6 @@
 #include "AnalysisRunner.h"
 
 #include <QMetaObject>
-#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "data/default_datasets.h"
@@ -14,7 +13,7 @@ constexpr int64_t kIoiPrompts = 96;  // enough for stable grids, few enough to p
 
 std::string AnalysisInputs::token(int32_t id) const {
   if (!tokenizer || id < 0 || id >= tokenizer->vocabSize()) return "#" + std::to_string(id);
-  return tokenizer->decode({id});
+  return tokenizer->tokenBytes(id);
 }
 
 std::string AnalysisInputs::text(const std::vector<int32_t>& tokens) const {
@@ -94,15 +93,20 @@ std::shared_ptr<const AnalysisInputs> AnalysisRunner::inputs() {
   if (generation != m_cachedGeneration) {
     auto in = std::make_shared<AnalysisInputs>();
     in->reference = nf::ModelSnapshot::load(setup.modelFolder, setup.device);
-    namespace fs = std::filesystem;
-    if (fs::exists(setup.modelFolder + "/vocab.json") && fs::exists(setup.modelFolder + "/merges.txt"))
-      in->tokenizer = std::make_shared<nf::BpeTokenizer>(nf::BpeTokenizer::load(setup.modelFolder));
+    // A tokenizer we cannot read only costs what needs one (token texts, the default datasets, IOI sets).
+    std::string noTokenizer =
+        setup.modelFolder + " has no tokenizer (tokenizer.json, vocab.json + merges.txt or tokenizer.model)";
+    if (nf::hasTokenizer(setup.modelFolder)) {
+      try {
+        in->tokenizer = nf::loadTokenizer(setup.modelFolder);
+      } catch (const std::exception& e) {
+        noTokenizer = e.what();
+      }
+    }
     std::string validation = setup.validationData, ioi = setup.ioiPrompts;
     if (validation.empty()) {
       if (!in->tokenizer)
-        throw std::runtime_error(setup.modelFolder +
-                                 " has no tokenizer (vocab.json, merges.txt): choose a validation token file "
-                                 "in File › Choose Datasets");
+        throw std::runtime_error(noTokenizer + ": choose a validation token file in File › Choose Datasets");
       const nf::Datasets made = nf::prepareSyntheticDatasets(setup.datasetsFolder, setup.modelFolder);
       validation = made.val;
       if (ioi.empty()) ioi = made.ioi;

@@ -15,7 +15,7 @@
 
 #include "analysis/analysis_header.h"
 #include "data/ioi.h"
-#include "text/bpe_tokenizer.h"
+#include "text/tokenizer.h"
 #include "util/progress.h"
 
 namespace nf {
@@ -23,11 +23,11 @@ class Trainer;
 }
 
 struct AnalysisInputs {
-  nf::SnapshotPtr model;                              // the model now
-  nf::SnapshotPtr reference;                          // the model the run started from (the opened folder)
-  std::shared_ptr<const nf::BpeTokenizer> tokenizer;  // null when the model folder has none
-  nf::TokenSequences sequences;                       // validation chunks
-  std::shared_ptr<const nf::IoiPromptSet> ioi;        // null without a tokenizer
+  nf::SnapshotPtr model;                           // the model now
+  nf::SnapshotPtr reference;                       // the model the run started from (the opened folder)
+  std::shared_ptr<const nf::Tokenizer> tokenizer;  // null when the model folder has none
+  nf::TokenSequences sequences;                    // validation chunks
+  std::shared_ptr<const nf::IoiPromptSet> ioi;     // null without a tokenizer
   std::string text(const std::vector<int32_t>& tokens) const;  // decoded, or ids when no tokenizer
   std::string token(int32_t id) const;
 };

@@ -23,6 +23,7 @@
 #include "options.h"
 #include "progress_bar.h"
 #include "run/run_directory.h"
+#include "text/tokenizer.h"
 
 namespace nf::cli {
 namespace {
@@ -90,15 +91,16 @@ TokenSequences sequencesFrom(const DataOptions& o, const ModelSnapshot& snapshot
 
 // The tokenizer that goes with a model: its own folder's, or for a checkpoint, that of the model the run
 // started from. Empty when there is none (results then carry token ids only).
-std::optional<BpeTokenizer> tokenizerFor(const ModelSnapshot& snapshot) {
+std::shared_ptr<const Tokenizer> tokenizerFor(const ModelSnapshot& snapshot) {
   const std::string folder = run::tokenizerFolder(snapshot.source());
-  if (folder.empty()) return std::nullopt;
-  return BpeTokenizer::load(folder);
+  if (folder.empty()) return nullptr;
+  return loadTokenizer(folder);
 }
 
-nlohmann::json tokenTexts(const std::optional<BpeTokenizer>& tokenizer, const std::vector<int32_t>& ids) {
+nlohmann::json tokenTexts(const std::shared_ptr<const Tokenizer>& tokenizer,
+                          const std::vector<int32_t>& ids) {
   nlohmann::json texts = nlohmann::json::array();
-  for (int32_t id : ids) texts.push_back(tokenizer ? tokenizer->decode({id}) : std::to_string(id));
+  for (int32_t id : ids) texts.push_back(tokenizer ? tokenizer->tokenBytes(id) : std::to_string(id));
   return texts;
 }
 
@@ -261,7 +263,7 @@ void analyzePatching(CLI::App& command) {
       ->type_name("folder");
   onRun(command, [o] {
     const SnapshotPtr snapshot = snapshotFrom(*o);
-    const std::optional<BpeTokenizer> tokenizer = tokenizerFor(*snapshot);
+    const std::shared_ptr<const Tokenizer> tokenizer = tokenizerFor(*snapshot);
     IoiPromptSet set;
     if (!o->prompts.empty()) {
       set = ioiPromptSetFromJson(nlohmann::json::parse(readTextFile(o->prompts)), o->prompts);
@@ -357,13 +359,15 @@ void analyzeCalibration(CLI::App& command) {
     std::stringstream compare(o->compare);
     for (std::string folder; std::getline(compare, folder, ',');)
       if (!folder.empty()) snapshots.push_back(ModelSnapshot::load(run::modelFolder(folder), o->device));
-    const std::optional<BpeTokenizer> tokenizer = tokenizerFor(*snapshots.front());
+    const std::shared_ptr<const Tokenizer> tokenizer = tokenizerFor(*snapshots.front());
     std::vector<std::vector<int32_t>> prompts;
     std::stringstream promptList(o->prompt);
     for (std::string text; std::getline(promptList, text, '|');) {
       if (!tokenizer)
         throw UsageError("no tokenizer files next to " + snapshots.front()->source() + " to encode prompts");
-      std::vector<int32_t> ids{snapshots.front()->config().shape.eotTokenId};
+      // A prompt starts as a document does: at the tokenizer's BOS, or end-of-text (GPT-2).
+      std::vector<int32_t> ids{tokenizer->bosId() >= 0 ? tokenizer->bosId()
+                                                       : snapshots.front()->config().shape.eotTokenId};
       tokenizer->encodeAppend(text, ids);
       prompts.push_back(ids);
     }

@@ -38,6 +38,10 @@ void cmdSchedule(CLI::App& command);
 void cmdPlan(CLI::App& command);
 void cmdAnalyze(CLI::App& command);  // a group: one subcommand per kind of analysis
 
+// The help text of every --tokenizer option: the files loadTokenizer (text/tokenizer.h) reads.
+inline constexpr const char* kTokenizerFolderHelp =
+    "folder with tokenizer.json, vocab.json + merges.txt or tokenizer.model (a model folder works)";
+
 // One JSON line on stdout. Bytes that are not UTF-8 (a model can sample half a character) become U+FFFD.
 void printJson(const nlohmann::json& result);
 

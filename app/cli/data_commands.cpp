@@ -159,16 +159,12 @@ void cmdTokenize(CLI::App& command) {
       .add_option("input", o->inputs,
                   ".txt (documents separated by <|endoftext|>) or .jsonl (a \"text\" field per line)")
       ->required();
-  command
-      .add_option("--tokenizer", o->tokenizer,
-                  "folder with vocab.json and merges.txt (a GPT-2 model folder works)")
-      ->type_name("folder")
-      ->required();
+  command.add_option("--tokenizer", o->tokenizer, kTokenizerFolderHelp)->type_name("folder")->required();
   command.add_option("--out", o->out, "token file to write")->type_name("file.bin")->required();
   onRun(command, [o] {
     const auto start = std::chrono::steady_clock::now();
-    const BpeTokenizer tokenizer = BpeTokenizer::load(o->tokenizer);
-    const TokenizeStats stats = tokenizeFiles(o->inputs, tokenizer, o->tokenizer, o->out, progressBar());
+    const std::unique_ptr<Tokenizer> tokenizer = loadTokenizer(o->tokenizer);
+    const TokenizeStats stats = tokenizeFiles(o->inputs, *tokenizer, o->tokenizer, o->out, progressBar());
     const double seconds = secondsSince(start);
     printJson(nlohmann::json{{"out", o->out},
                              {"documents", stats.documents},
@@ -195,9 +191,7 @@ void cmdIoi(CLI::App& command) {
   };
   auto o = std::make_shared<Options>();
   const int lastFrame = static_cast<int>(ioiFrames().size()) - 1;
-  command.add_option("--tokenizer", o->tokenizer, "folder with vocab.json and merges.txt")
-      ->type_name("folder")
-      ->required();
+  command.add_option("--tokenizer", o->tokenizer, kTokenizerFolderHelp)->type_name("folder")->required();
   command.add_option("--out", o->out, "where to write the set (default: stdout)")->type_name("file.json");
   command.add_option("--count", o->count, "number of prompts (a multiple of 4)")
       ->type_name("n")
@@ -211,17 +205,19 @@ void cmdIoi(CLI::App& command) {
       ->type_name("n")
       ->transform(atLeast<int64_t>(0))
       ->capture_default_str();
-  command.add_flag("--no-eot", o->noEot, "do not start the prompts with <|endoftext|>");
+  command.add_flag("--no-eot", o->noEot,
+                   "do not start the prompts with the tokenizer's begin-of-sequence token (or "
+                   "<|endoftext|> where it has none)");
   onRun(command, [o] {
     IoiOptions options;
     options.count = o->count;
     options.frameIndex = o->frame;
     options.seed = static_cast<uint64_t>(o->seed);
     options.prependEndOfText = !o->noEot;
-    const BpeTokenizer tokenizer = BpeTokenizer::load(o->tokenizer);
+    const std::unique_ptr<Tokenizer> tokenizer = loadTokenizer(o->tokenizer);
     IoiPromptSet set;
     try {
-      set = makeIoiPromptSet(tokenizer, options);
+      set = makeIoiPromptSet(*tokenizer, options);
     } catch (const std::invalid_argument& e) {
       throw UsageError(e.what());
     }

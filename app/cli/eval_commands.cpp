@@ -13,7 +13,7 @@
 #include "model/hf_checkpoint.h"
 #include "options.h"
 #include "progress_bar.h"
-#include "text/bpe_tokenizer.h"
+#include "text/tokenizer.h"
 
 namespace nf::cli {
 
@@ -96,12 +96,14 @@ void cmdGenerate(CLI::App& command) {
   auto o = std::make_shared<Options>();
   command.add_option("model", o->model, "model folder")->required();
   command
-      .add_option("--prompt", o->prompt, "the text to continue (\"<|endoftext|>\" is the end-of-text token)")
+      .add_option("--prompt", o->prompt,
+                  "the text to continue; special tokens written in it (\"<|endoftext|>\", LLaMA's \"<s>\") "
+                  "become their ids")
       ->type_name("text")
       ->required();
   command
       .add_option("--tokenizer", o->tokenizer,
-                  "folder with vocab.json and merges.txt (default: the model folder)")
+                  std::string(kTokenizerFolderHelp) + "; default: the model folder")
       ->type_name("folder");
   command.add_option("--max-new-tokens", o->maxNewTokens, "tokens to generate at most")
       ->type_name("n")
@@ -130,10 +132,11 @@ void cmdGenerate(CLI::App& command) {
     options.stopAtEndOfText = !o->noStop;
 
     const std::string tokenizerFolder = o->tokenizer.empty() ? o->model : o->tokenizer;
-    if (!std::filesystem::exists(tokenizerFolder + "/vocab.json"))
-      throw UsageError("no vocab.json in " + tokenizerFolder +
+    if (!hasTokenizer(tokenizerFolder))
+      throw UsageError("no tokenizer files in " + tokenizerFolder +
                        "; pass --tokenizer with the model's tokenizer folder");
-    const BpeTokenizer tokenizer = BpeTokenizer::load(tokenizerFolder);
+    const std::unique_ptr<Tokenizer> loaded = loadTokenizer(tokenizerFolder);
+    const Tokenizer& tokenizer = *loaded;
     CausalLM model = loadModel(o->model, parseDevice(o->device));
     if (tokenizer.vocabSize() > model->config().vocabSize)
       throw UsageError("the tokenizer has " + std::to_string(tokenizer.vocabSize()) +

@@ -14,7 +14,7 @@ Datasets prepareSyntheticDatasets(const std::string& folder, const std::string& 
                                   const ProgressFn& progress) {
   namespace fs = std::filesystem;
   fs::create_directories(folder);
-  const BpeTokenizer tokenizer = BpeTokenizer::load(tokenizerFolder);
+  const std::unique_ptr<Tokenizer> tokenizer = loadTokenizer(tokenizerFolder);
   constexpr int64_t kMB = 1000 * 1000;
   struct Split {
     const char* name;
@@ -32,11 +32,11 @@ Datasets prepareSyntheticDatasets(const std::string& folder, const std::string& 
     if (fs::exists(paths[i])) continue;
     // The seeds of `normfree-cli corpus --seed 1`: 3·seed + split.
     writeSyntheticCorpus(text, splits[i].style, kSeed * 3 + i, splits[i].bytes, progress);
-    tokenizeFiles({text}, tokenizer, tokenizerFolder, paths[i], progress);
+    tokenizeFiles({text}, *tokenizer, tokenizerFolder, paths[i], progress);
     fs::remove(text);  // the token file is what training reads; the text can be made again
   }
   const std::string ioi = folder + "/ioi.json";
-  if (!fs::exists(ioi)) writeFileAtomic(ioi, toJson(makeIoiPromptSet(tokenizer, IoiOptions{})).dump());
+  if (!fs::exists(ioi)) writeFileAtomic(ioi, toJson(makeIoiPromptSet(*tokenizer, IoiOptions{})).dump());
   return {paths[0], paths[1], paths[2], ioi};
 }
 

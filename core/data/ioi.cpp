@@ -1,7 +1,9 @@
 #include "data/ioi.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "data/synthetic_corpus.h"
 #include "io/atomic_file.h"
@@ -11,12 +13,68 @@
 namespace nf {
 namespace {
 
-std::vector<std::string> singleTokenWords(const BpeTokenizer& tokenizer,
-                                          const std::vector<std::string>& words) {
-  std::vector<std::string> kept;
-  for (const auto& w : words)
-    if (tokenizer.encode(" " + w).size() == 1) kept.push_back(w);
-  return kept;
+// Where each token's bytes lie in `text`, the text its ids were encoded from. The tokens' bytes
+// concatenated must end with the text: a SentencePiece dummy prefix may stand before it.
+std::vector<std::pair<std::size_t, std::size_t>> tokenSpans(const Tokenizer& tokenizer,
+                                                            const std::vector<int32_t>& ids,
+                                                            const std::string& text) {
+  std::string joined;
+  std::vector<std::pair<std::size_t, std::size_t>> spans;
+  for (int32_t id : ids) {
+    const std::size_t begin = joined.size();
+    joined += tokenizer.tokenBytes(id);
+    spans.push_back({begin, joined.size()});
+  }
+  if (joined.size() < text.size() || joined.compare(joined.size() - text.size(), text.size(), text) != 0)
+    throw std::invalid_argument(
+        tokenizer.source() + ": the tokens of \"" + text +
+        "\" do not spell it out (the tokenizer rewrites text), so IOI prompts cannot be made");
+  const std::size_t offset = joined.size() - text.size();
+  for (auto& [begin, end] : spans) {
+    begin = begin < offset ? 0 : begin - offset;
+    end = end < offset ? 0 : end - offset;
+  }
+  return spans;
+}
+
+// The token that is exactly text[begin, end), or -1.
+int64_t tokenAt(const std::vector<std::pair<std::size_t, std::size_t>>& spans, std::size_t begin,
+                std::size_t end) {
+  for (std::size_t i = 0; i < spans.size(); ++i)
+    if (spans[i].first == begin && spans[i].second == end) return static_cast<int64_t>(i);
+  return -1;
+}
+
+// The token of " word" in running text (the word with the space before it, where the tokenizer joins
+// them), or -1 when the word is more than one token.
+int32_t wordToken(const Tokenizer& tokenizer, const std::string& word) {
+  const std::string text = "a " + word + " a";
+  const std::vector<int32_t> ids = tokenizer.encode(text);
+  const int64_t at = tokenAt(tokenSpans(tokenizer, ids, text), 1, 2 + word.size());
+  return at < 0 ? -1 : ids[at];
+}
+
+struct Words {
+  std::vector<std::string> kept, rejected;
+};
+
+Words singleTokenWords(const Tokenizer& tokenizer, const std::vector<std::string>& words,
+                       std::unordered_map<std::string, int32_t>& ids) {
+  Words w;
+  for (const auto& word : words) {
+    const int32_t id = wordToken(tokenizer, word);
+    (id >= 0 ? w.kept : w.rejected).push_back(word);
+    if (id >= 0) ids[word] = id;
+  }
+  return w;
+}
+
+std::string listed(const std::vector<std::string>& words) {
+  constexpr std::size_t kShown = 12;
+  std::string s;
+  for (std::size_t i = 0; i < words.size() && i < kShown; ++i) s += (i ? ", " : "") + words[i];
+  if (words.size() > kShown) s += ", … (" + std::to_string(words.size()) + " in all)";
+  return words.empty() ? "none" : s;
 }
 
 struct Filled {
@@ -25,44 +83,46 @@ struct Filled {
   std::vector<int64_t> slotPositions;  // token position of each placeholder, in frame order
 };
 
-// Encodes the frame piece by piece. Each placeholder follows a space and precedes a non-letter, so the
-// space moves into the slot (" Mary") and every piece boundary is a pre-token boundary: the pieces'
-// tokens concatenate to the whole text's tokens (checked).
-Filled fillFrame(const BpeTokenizer& tokenizer, const std::string& frame,
-                 const std::vector<std::pair<std::string, std::string>>& slots, bool prependEot) {
+// Fills the frame and encodes it whole; each placeholder follows a space, and " word" must be exactly
+// one token there.
+Filled fillFrame(const Tokenizer& tokenizer, const std::string& frame,
+                 const std::vector<std::pair<std::string, std::string>>& slots, int32_t startId) {
   Filled f;
-  if (prependEot) f.tokens.push_back(tokenizer.eotId());
+  std::vector<std::pair<std::size_t, std::size_t>> slotBytes;
   std::size_t pos = 0;
   while (pos < frame.size()) {
     const std::size_t open = frame.find('{', pos);
-    std::string literal = frame.substr(pos, open == std::string::npos ? std::string::npos : open - pos);
-    if (open != std::string::npos) {
-      if (literal.empty() || literal.back() != ' ')
-        throw std::logic_error("IOI frame \"" + frame + "\" has a placeholder without a space before it");
-      literal.pop_back();
-    }
-    f.text += literal;
-    tokenizer.encodeAppend(literal, f.tokens, false);
+    f.text += frame.substr(pos, open == std::string::npos ? std::string::npos : open - pos);
     if (open == std::string::npos) break;
+    if (f.text.empty() || f.text.back() != ' ')
+      throw std::logic_error("IOI frame \"" + frame + "\" has a placeholder without a space before it");
     const std::size_t close = frame.find('}', open);
     const std::string name = frame.substr(open + 1, close - open - 1);
     auto slot = std::find_if(slots.begin(), slots.end(), [&](const auto& s) { return s.first == name; });
     if (slot == slots.end()) throw std::logic_error("IOI frame has an unknown placeholder {" + name + "}");
-    f.slotPositions.push_back(static_cast<int64_t>(f.tokens.size()));
-    const std::string word = " " + slot->second;
-    f.text += word;
-    tokenizer.encodeAppend(word, f.tokens, false);
+    slotBytes.push_back({f.text.size() - 1, f.text.size() + slot->second.size()});
+    f.text += slot->second;
     pos = close + 1;
   }
-  if (tokenizer.encode(f.text) !=
-      std::vector<int32_t>(f.tokens.begin() + (prependEot ? 1 : 0), f.tokens.end()))
-    throw std::logic_error("IOI frame \"" + frame + "\" does not tokenize piecewise");
+  if (startId >= 0) f.tokens.push_back(startId);
+  const std::vector<int32_t> ids = tokenizer.encode(f.text);
+  const auto spans = tokenSpans(tokenizer, ids, f.text);
+  f.tokens.insert(f.tokens.end(), ids.begin(), ids.end());
+  for (std::size_t i = 0; i < slotBytes.size(); ++i) {
+    const int64_t at = tokenAt(spans, slotBytes[i].first, slotBytes[i].second);
+    if (at < 0)
+      throw std::invalid_argument(
+          tokenizer.source() + ": in \"" + f.text + "\" the word \"" +
+          f.text.substr(slotBytes[i].first + 1, slotBytes[i].second - slotBytes[i].first - 1) +
+          "\" is not one token");
+    f.slotPositions.push_back(at + (startId >= 0 ? 1 : 0));
+  }
   return f;
 }
 
 }  // namespace
 
-IoiPromptSet makeIoiPromptSet(const BpeTokenizer& tokenizer, const IoiOptions& options) {
+IoiPromptSet makeIoiPromptSet(const Tokenizer& tokenizer, const IoiOptions& options) {
   const auto& frames = ioiFrames();
   if (options.frameIndex < 0 || options.frameIndex >= static_cast<int>(frames.size()))
     throw std::invalid_argument("IOI frame " + std::to_string(options.frameIndex) + " does not exist (0…" +
@@ -72,29 +132,41 @@ IoiPromptSet makeIoiPromptSet(const BpeTokenizer& tokenizer, const IoiOptions& o
         "the number of IOI prompts must be a positive multiple of 4 (both name orders × "
         "both answers), got " +
         std::to_string(options.count));
-  if (options.prependEndOfText && tokenizer.eotId() < 0)
-    throw std::invalid_argument("the tokenizer has no <|endoftext|> token to start the prompts with");
+  // Prompts start as documents do in training: with the begin-of-sequence token, or end-of-text where
+  // the tokenizer has none (GPT-2).
+  const int32_t startId = !options.prependEndOfText ? -1
+                          : tokenizer.bosId() >= 0  ? tokenizer.bosId()
+                                                    : tokenizer.eotId();
+  if (options.prependEndOfText && startId < 0)
+    throw std::invalid_argument(tokenizer.source() +
+                                " has no begin-of-sequence or end-of-text token to start the prompts with");
 
-  const auto names = singleTokenWords(tokenizer, corpusNames());
-  const auto places = singleTokenWords(tokenizer, corpusPlaces());
-  const auto objects = singleTokenWords(tokenizer, corpusObjects());
-  if (names.size() < 2 || places.empty() || objects.empty())
-    throw std::invalid_argument("the tokenizer has too few single-token words for IOI prompts (" +
-                                std::to_string(names.size()) + " names, " + std::to_string(places.size()) +
-                                " places, " + std::to_string(objects.size()) + " objects; need 2, 1, 1)");
+  std::unordered_map<std::string, int32_t> wordIds;
+  const Words names = singleTokenWords(tokenizer, corpusNames(), wordIds);
+  const Words places = singleTokenWords(tokenizer, corpusPlaces(), wordIds);
+  const Words objects = singleTokenWords(tokenizer, corpusObjects(), wordIds);
+  if (names.kept.size() < 2 || places.kept.empty() || objects.kept.empty())
+    throw std::invalid_argument(tokenizer.source() + " has too few single-token words for IOI prompts (" +
+                                std::to_string(names.kept.size()) + " names, " +
+                                std::to_string(places.kept.size()) + " places, " +
+                                std::to_string(objects.kept.size()) +
+                                " objects; need 2, 1, 1). Not one token with the space before "
+                                "it: names " +
+                                listed(names.rejected) + "; places " + listed(places.rejected) +
+                                "; objects " + listed(objects.rejected));
 
   IoiPromptSet set;
   set.frame = frames[options.frameIndex];
   set.startsWithEndOfText = options.prependEndOfText;
-  set.namesAvailable = static_cast<int64_t>(names.size());
-  set.placesAvailable = static_cast<int64_t>(places.size());
-  set.objectsAvailable = static_cast<int64_t>(objects.size());
+  set.namesAvailable = static_cast<int64_t>(names.kept.size());
+  set.placesAvailable = static_cast<int64_t>(places.kept.size());
+  set.objectsAvailable = static_cast<int64_t>(objects.kept.size());
   Random random(options.seed);
   for (int64_t group = 0; group < options.count / 4; ++group) {
-    const std::string x = random.pick(names);
+    const std::string x = random.pick(names.kept);
     std::string y = x;
-    while (y == x) y = random.pick(names);
-    const std::string place = random.pick(places), object = random.pick(objects);
+    while (y == x) y = random.pick(names.kept);
+    const std::string place = random.pick(places.kept), object = random.pick(objects.kept);
     for (const char* order : {"ABBA", "BABA"}) {
       for (const auto& [io, subject] : {std::pair{x, y}, std::pair{y, x}}) {
         const bool ioFirst = std::string(order) == "ABBA";
@@ -102,7 +174,7 @@ IoiPromptSet makeIoiPromptSet(const BpeTokenizer& tokenizer, const IoiOptions& o
         auto fill = [&](const std::string& repeated) {
           return fillFrame(tokenizer, set.frame,
                            {{"A", a}, {"B", b}, {"PLACE", place}, {"S", repeated}, {"OBJECT", object}},
-                           options.prependEndOfText);
+                           startId);
         };
         const Filled clean = fill(subject), corrupted = fill(io);
         IoiPrompt p{order,
@@ -114,8 +186,8 @@ IoiPromptSet makeIoiPromptSet(const BpeTokenizer& tokenizer, const IoiOptions& o
                     corrupted.text,
                     clean.tokens,
                     corrupted.tokens,
-                    tokenizer.encode(" " + io).front(),
-                    tokenizer.encode(" " + subject).front()};
+                    wordIds.at(io),
+                    wordIds.at(subject)};
         if (set.prompts.empty()) {
           set.length = static_cast<int64_t>(clean.tokens.size());
           set.firstNamePosition = clean.slotPositions.at(0);
@@ -125,9 +197,11 @@ IoiPromptSet makeIoiPromptSet(const BpeTokenizer& tokenizer, const IoiOptions& o
         }
         if (static_cast<int64_t>(clean.tokens.size()) != set.length ||
             static_cast<int64_t>(corrupted.tokens.size()) != set.length ||
-            clean.slotPositions.at(3) != set.subjectPosition)
-          throw std::logic_error("IOI prompt \"" + clean.text +
-                                 "\" breaks the set's fixed length or positions");
+            clean.slotPositions.at(3) != set.subjectPosition ||
+            clean.tokens[set.subjectPosition] != p.wrongId ||
+            corrupted.tokens[set.subjectPosition] != p.correctId)
+          throw std::invalid_argument(tokenizer.source() + ": IOI prompt \"" + clean.text +
+                                      "\" breaks the set's fixed length or name positions");
         set.prompts.push_back(std::move(p));
       }
     }

@@ -2,15 +2,16 @@
 // "When Mary and John went to the store, John gave a drink to" (answer " Mary", wrong " John"), each with
 // a corrupted twin whose repeated subject is replaced by the indirect object ("…, Mary gave a drink to"),
 // so the answer flips. Within a set every prompt has the same token length and the same name positions;
-// names, places and objects are kept only if they are one token (with their leading space) in the
-// tokenizer in use. Prompts come in groups of four: both name orders (ABBA, BABA) × both names as answer.
+// names, places and objects are kept only if they are one token (with the space before them, as running
+// text has them) in the tokenizer in use, whatever its kind. Prompts come in groups of four: both name
+// orders (ABBA, BABA) × both names as answer.
 #pragma once
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
-#include "text/bpe_tokenizer.h"
+#include "text/tokenizer.h"
 
 namespace nf {
 
@@ -23,9 +24,9 @@ struct IoiPrompt {
 };
 
 struct IoiPromptSet {
-  std::string frame;  // with {A} {B} {PLACE} {S} {OBJECT} placeholders
-  bool startsWithEndOfText = true;
-  int64_t length = 0;  // tokens per prompt
+  std::string frame;                // with {A} {B} {PLACE} {S} {OBJECT} placeholders
+  bool startsWithEndOfText = true;  // with the tokenizer's document start: its BOS, or end-of-text
+  int64_t length = 0;               // tokens per prompt
   // Token positions shared by every prompt: first name, second name, repeated subject, last token.
   int64_t firstNamePosition = 0, secondNamePosition = 0, subjectPosition = 0, endPosition = 0;
   int64_t namesAvailable = 0, placesAvailable = 0, objectsAvailable = 0;  // single-token words found
@@ -36,10 +37,14 @@ struct IoiOptions {
   int64_t count = 480;  // a multiple of 4
   int frameIndex = 0;   // which of ioiFrames()
   uint64_t seed = 0;
-  bool prependEndOfText = true;  // start every prompt with <|endoftext|>, as documents start in training
+  // Start every prompt as documents start in training: with the tokenizer's begin-of-sequence token, or
+  // end-of-text (<|endoftext|>) where it has none.
+  bool prependEndOfText = true;
 };
 
-IoiPromptSet makeIoiPromptSet(const BpeTokenizer& tokenizer, const IoiOptions& options);
+// Errors (std::invalid_argument) name the tokenizer's files and, when too few words are one token, the
+// words that are not.
+IoiPromptSet makeIoiPromptSet(const Tokenizer& tokenizer, const IoiOptions& options);
 
 nlohmann::json toJson(const IoiPromptSet& set);
 // Reads what toJson wrote; `source` names the file in errors. Checks lengths and positions agree.

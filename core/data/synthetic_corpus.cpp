@@ -7,7 +7,7 @@
 #include "data/corpus_rules.h"
 #include "data/corpus_writer.h"
 #include "io/atomic_file.h"
-#include "text/bpe_tokenizer.h"
+#include "text/tokenizer.h"
 
 namespace nf {
 

@@ -7,11 +7,11 @@
 
 namespace nf {
 
-TokenizeStats tokenizeFiles(const std::vector<std::string>& inputs, const BpeTokenizer& tokenizer,
+TokenizeStats tokenizeFiles(const std::vector<std::string>& inputs, const Tokenizer& tokenizer,
                             const std::string& tokenizerFolder, const std::string& outPath,
                             const ProgressFn& progress) {
   if (tokenizer.eotId() < 0)
-    throw std::invalid_argument("the tokenizer has no <|endoftext|> token to separate documents with");
+    throw std::invalid_argument(tokenizer.source() + " has no end-of-text token to separate documents with");
   TokenFileMeta meta;
   meta.dtype = tokenDTypeFor(tokenizer.vocabSize());
   meta.vocabSize = tokenizer.vocabSize();
@@ -23,16 +23,29 @@ TokenizeStats tokenizeFiles(const std::vector<std::string>& inputs, const BpeTok
 
   TokenFileWriter writer(outPath, meta);
   std::vector<int32_t> ids;
+  std::string pending;  // the document's text not encoded yet
   const int32_t eot = tokenizer.eotId();
+  auto encode = [&](std::string_view text) {
+    ids.clear();
+    tokenizer.encodeAppend(text, ids, /*allowSpecial=*/false);
+    writer.append(ids.data(), ids.size());
+  };
   int64_t bytesBefore = 0;
   for (const auto& input : inputs) {
     const int64_t inputBytes = static_cast<int64_t>(std::filesystem::file_size(input));
+    // Parts arrive cut where GPT-2's pre-tokenization allows; other tokenizers decide for themselves.
     DocumentSink sink{[&](std::string_view text) {
-                        ids.clear();
-                        tokenizer.encodeAppend(text, ids, /*allowSpecial=*/false);
-                        writer.append(ids.data(), ids.size());
+                        pending += text;
+                        const std::size_t cut = tokenizer.streamCut(pending);
+                        if (cut == 0) return;
+                        encode(std::string_view(pending).substr(0, cut));
+                        pending.erase(0, cut);
                       },
-                      [&] { writer.append(&eot, 1); }};
+                      [&] {
+                        encode(pending);
+                        pending.clear();
+                        writer.append(&eot, 1);
+                      }};
     // One bar over all inputs, in bytes.
     ProgressFn overall;
     if (progress)

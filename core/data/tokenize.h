@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "text/bpe_tokenizer.h"
+#include "text/tokenizer.h"
 #include "util/progress.h"
 
 namespace nf {
@@ -15,8 +15,10 @@ struct TokenizeStats {
 };
 
 // Inputs are .txt (documents separated by "<|endoftext|>") or .jsonl ("text" fields). A literal
-// "<|endoftext|>" inside a .jsonl document is ordinary text. Writes outPath and its sidecar atomically.
-TokenizeStats tokenizeFiles(const std::vector<std::string>& inputs, const BpeTokenizer& tokenizer,
+// special token inside a document is ordinary text. Writes outPath and its sidecar atomically. Memory
+// stays constant for tokenizers that say where a stream may be cut (GPT-2's pre-tokenization); others
+// hold one document at a time.
+TokenizeStats tokenizeFiles(const std::vector<std::string>& inputs, const Tokenizer& tokenizer,
                             const std::string& tokenizerFolder, const std::string& outPath,
                             const ProgressFn& progress = {});
 

@@ -6,6 +6,7 @@
 
 #include "io/atomic_file.h"
 #include "io/file_format.h"
+#include "text/tokenizer.h"
 
 namespace fs = std::filesystem;
 
@@ -80,9 +81,6 @@ std::string modelFolder(const std::string& runOrModel) {
 }
 
 std::string tokenizerFolder(const std::string& runOrModel) {
-  auto has = [](const std::string& folder) {
-    return fs::exists(folder + "/vocab.json") && fs::exists(folder + "/merges.txt");
-  };
   // The model a run started from, as its config.json names it.
   auto startModel = [](const std::string& runDir) -> std::string {
     if (!fs::exists(configPath(runDir))) return "";
@@ -95,7 +93,7 @@ std::string tokenizerFolder(const std::string& runOrModel) {
   const bool isCheckpoint = path.parent_path().filename() == "checkpoints";
   const std::string runDir = isCheckpoint ? path.parent_path().parent_path().string() : runOrModel;
   for (const std::string& candidate : {runOrModel, finalModelPath(runOrModel), startModel(runDir)})
-    if (!candidate.empty() && has(candidate)) return candidate;
+    if (!candidate.empty() && hasTokenizer(candidate)) return candidate;
   return "";
 }
 

@@ -48,7 +48,7 @@ int64_t checkpointStep(const std::string& folder);
 // The model a path stands for: a run directory its final model, anything else itself (a model folder or
 // a checkpoint folder).
 std::string modelFolder(const std::string& runOrModel);
-// Where the tokenizer (vocab.json + merges.txt) of a model folder, run or checkpoint is: the folder itself,
+// Where the tokenizer files (text/tokenizer.h) of a model folder, run or checkpoint are: the folder itself,
 // a run's final model, or the model the run started from; "" when none has one.
 std::string tokenizerFolder(const std::string& runOrModel);
 

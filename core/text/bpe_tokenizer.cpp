@@ -37,6 +37,26 @@ std::string bytesToUnicode(const std::string& bytes) {
 
 constexpr std::size_t kMaxCachedPieces = 1 << 20;
 
+// vocab.json's token string → id object as a list (id → string); ids must be 0…n-1.
+std::vector<std::string> denseVocabulary(const nlohmann::json& vocab, const std::string& source) {
+  if (!vocab.is_object() || vocab.empty())
+    throw FileError(source, "must be a non-empty JSON object mapping token strings to ids");
+  std::vector<std::string> strings(vocab.size());
+  std::vector<bool> seen(vocab.size(), false);
+  for (auto& [token, value] : vocab.items()) {
+    if (!value.is_number_integer())
+      throw FileError(source, "the id of token \"" + token + "\" is not an integer");
+    const int64_t id = value.get<int64_t>();
+    if (id < 0 || id >= static_cast<int64_t>(vocab.size()))
+      throw FileError(source, "token \"" + token + "\" has id " + std::to_string(id) + ", outside 0…" +
+                                  std::to_string(vocab.size() - 1) + " (ids must be dense)");
+    if (seen[id]) throw FileError(source, "id " + std::to_string(id) + " is used twice");
+    seen[id] = true;
+    strings[id] = token;
+  }
+  return strings;
+}
+
 }  // namespace
 
 const std::vector<std::string>& BpeTokenizer::byteToUnicode() {
@@ -64,13 +84,16 @@ const std::vector<std::string>& BpeTokenizer::byteToUnicode() {
   return table;
 }
 
-BpeTokenizer::BpeTokenizer(std::vector<std::string> tokenBytes, const std::vector<Merge>& merges)
+BpeTokenizer::BpeTokenizer(std::vector<std::string> tokenBytes, const std::vector<Merge>& merges,
+                           const std::vector<bool>& rawTokens)
     : m_tokenBytes(std::move(tokenBytes)), m_merges(merges) {
-  for (int32_t id = 0; id < vocabSize(); ++id) {
-    if (!m_idOfBytes.emplace(m_tokenBytes[id], id).second)
-      throw std::invalid_argument("token " + std::to_string(id) + " repeats the bytes of token " +
-                                  std::to_string(m_idOfBytes[m_tokenBytes[id]]));
-  }
+  auto raw = [&](int32_t id) { return id < static_cast<int32_t>(rawTokens.size()) && rawTokens[id]; };
+  // Raw tokens last: where one has the bytes of a byte-level token, the byte-level one is what BPE makes.
+  for (const bool rawPass : {false, true})
+    for (int32_t id = 0; id < vocabSize(); ++id)
+      if (raw(id) == rawPass && !m_idOfBytes.emplace(m_tokenBytes[id], id).second && !rawPass)
+        throw std::invalid_argument("token " + std::to_string(id) + " repeats the bytes of token " +
+                                    std::to_string(m_idOfBytes[m_tokenBytes[id]]));
   for (int b = 0; b < 256; ++b) {
     const int32_t id = idOf(std::string(1, static_cast<char>(b)));
     if (id < 0) throw std::invalid_argument("the vocabulary has no token for byte " + std::to_string(b));
@@ -95,7 +118,50 @@ BpeTokenizer BpeTokenizer::load(const std::string& folder) {
     throw FileError(vocabPath, "not found (a tokenizer folder needs vocab.json and merges.txt)");
   if (!std::filesystem::exists(mergesPath))
     throw FileError(mergesPath, "not found (a tokenizer folder needs vocab.json and merges.txt)");
-  return fromFiles(readTextFile(vocabPath), readTextFile(mergesPath), vocabPath, mergesPath);
+  BpeTokenizer tokenizer =
+      fromFiles(readTextFile(vocabPath), readTextFile(mergesPath), vocabPath, mergesPath);
+  tokenizer.m_source = vocabPath;
+  return tokenizer;
+}
+
+BpeTokenizer BpeTokenizer::fromStrings(const std::vector<std::string>& tokenStrings,
+                                       const std::vector<MergeStrings>& merges,
+                                       const std::string& vocabSource, const std::string& mergesSource,
+                                       bool rawFallback, const std::vector<bool>& literal) {
+  std::vector<std::string> tokenBytes(tokenStrings.size());
+  std::vector<bool> raw(tokenStrings.size(), false);
+  std::unordered_map<std::string, int32_t> idOfString;
+  for (std::size_t id = 0; id < tokenStrings.size(); ++id) {
+    const std::string& token = tokenStrings[id];
+    if (id < literal.size() && literal[id]) {
+      tokenBytes[id] = token;
+      raw[id] = true;
+    } else if (!unicodeToBytes(token, tokenBytes[id])) {
+      if (!rawFallback)
+        throw FileError(vocabSource, "token \"" + token + "\" (id " + std::to_string(id) +
+                                         ") has characters outside GPT-2's byte alphabet");
+      tokenBytes[id] = token;
+      raw[id] = true;
+    }
+    idOfString[token] = static_cast<int32_t>(id);
+  }
+  std::vector<Merge> resolved;
+  resolved.reserve(merges.size());
+  for (const MergeStrings& m : merges) {
+    auto find = [&](const std::string& token) {
+      auto it = idOfString.find(token);
+      if (it == idOfString.end())
+        throw FileError(mergesSource, m.where + " (\"" + m.left + " " + m.right + "\"): token \"" + token +
+                                          "\" is not in " + vocabSource);
+      return it->second;
+    };
+    resolved.push_back({find(m.left), find(m.right), find(m.left + m.right)});
+  }
+  try {
+    return BpeTokenizer(std::move(tokenBytes), resolved, raw);
+  } catch (const std::invalid_argument& e) {
+    throw FileError(vocabSource, e.what());
+  }
 }
 
 BpeTokenizer BpeTokenizer::fromFiles(const std::string& vocabJson, const std::string& mergesTxt,
@@ -106,30 +172,9 @@ BpeTokenizer BpeTokenizer::fromFiles(const std::string& vocabJson, const std::st
   } catch (const nlohmann::json::exception& e) {
     throw FileError(vocabSource, std::string("is not valid JSON: ") + e.what());
   }
-  if (!vocab.is_object() || vocab.empty())
-    throw FileError(vocabSource, "must be a JSON object mapping token strings to ids");
+  const std::vector<std::string> strings = denseVocabulary(vocab, vocabSource);
 
-  std::vector<std::string> tokenBytes(vocab.size());
-  std::vector<bool> seen(vocab.size(), false);
-  std::unordered_map<std::string, int32_t> idOfString;
-  std::string bytes;
-  for (auto& [token, value] : vocab.items()) {
-    if (!value.is_number_integer())
-      throw FileError(vocabSource, "the id of token \"" + token + "\" is not an integer");
-    const int64_t id = value.get<int64_t>();
-    if (id < 0 || id >= static_cast<int64_t>(vocab.size()))
-      throw FileError(vocabSource, "token \"" + token + "\" has id " + std::to_string(id) + ", outside 0…" +
-                                       std::to_string(vocab.size() - 1) + " (ids must be dense)");
-    if (seen[id]) throw FileError(vocabSource, "id " + std::to_string(id) + " is used twice");
-    if (!unicodeToBytes(token, bytes))
-      throw FileError(vocabSource, "token \"" + token + "\" (id " + std::to_string(id) +
-                                       ") has characters outside GPT-2's byte alphabet");
-    seen[id] = true;
-    tokenBytes[id] = bytes;
-    idOfString[token] = static_cast<int32_t>(id);
-  }
-
-  std::vector<Merge> merges;
+  std::vector<MergeStrings> merges;
   std::size_t lineStart = 0;
   for (int lineNumber = 1; lineStart < mergesTxt.size(); ++lineNumber) {
     std::size_t lineEnd = mergesTxt.find('\n', lineStart);
@@ -139,23 +184,13 @@ BpeTokenizer BpeTokenizer::fromFiles(const std::string& vocabJson, const std::st
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty() || (lineNumber == 1 && line.rfind("#version", 0) == 0)) continue;
     const std::size_t space = line.find(' ');
-    const auto where = "line " + std::to_string(lineNumber) + " (\"" + line + "\"): ";
+    const std::string where = "line " + std::to_string(lineNumber);
     if (space == std::string::npos || line.find(' ', space + 1) != std::string::npos)
-      throw FileError(mergesSource, where + "expected two tokens separated by one space");
-    const std::string left = line.substr(0, space), right = line.substr(space + 1);
-    auto find = [&](const std::string& token) {
-      auto it = idOfString.find(token);
-      if (it == idOfString.end())
-        throw FileError(mergesSource, where + "token \"" + token + "\" is not in " + vocabSource);
-      return it->second;
-    };
-    merges.push_back({find(left), find(right), find(left + right)});
+      throw FileError(mergesSource,
+                      where + " (\"" + line + "\"): expected two tokens separated by one space");
+    merges.push_back({line.substr(0, space), line.substr(space + 1), where});
   }
-  try {
-    return BpeTokenizer(std::move(tokenBytes), merges);
-  } catch (const std::invalid_argument& e) {
-    throw FileError(vocabSource, e.what());
-  }
+  return fromStrings(strings, merges, vocabSource, mergesSource, /*rawFallback=*/false);
 }
 
 void BpeTokenizer::save(const std::string& folder) const {
@@ -169,19 +204,12 @@ void BpeTokenizer::save(const std::string& folder) const {
   writeFileAtomic(folder + "/merges.txt", merges);
 }
 
-bool copyTokenizerFiles(const std::string& from, const std::string& to) {
-  if (!std::filesystem::exists(from + "/vocab.json") || !std::filesystem::exists(from + "/merges.txt"))
-    return false;
-  for (const char* file : {"/vocab.json", "/merges.txt"})
-    writeFileAtomic(to + file, readTextFile(from + file));
-  return true;
-}
+std::size_t BpeTokenizer::streamCut(std::string_view text) const { return lastSafeCut(text); }
 
-std::vector<int32_t> BpeTokenizer::encode(std::string_view text) const {
-  std::vector<int32_t> ids;
-  ids.reserve(text.size() / 3 + 1);
-  encodeAppend(text, ids);
-  return ids;
+void BpeTokenizer::encodeWord(std::string_view piece, std::vector<int32_t>& out) const {
+  std::lock_guard<std::mutex> lock(*m_cacheMutex);
+  if (m_cache.size() > kMaxCachedPieces) m_cache.clear();
+  encodePiece(piece, out);
 }
 
 void BpeTokenizer::encodeAppend(std::string_view text, std::vector<int32_t>& out, bool allowSpecial) const {

@@ -1,5 +1,6 @@
 // GPT-2's byte-level BPE tokenizer, reading and writing Hugging Face's vocab.json + merges.txt, so
-// GPT-2's own files work unchanged and ours load in any GPT-2 tokenizer. Torch-free.
+// GPT-2's own files work unchanged and ours load in any GPT-2 tokenizer. Its merge engine also serves
+// tokenizer.json's byte-level BPE (hf_tokenizer.h). Torch-free.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -9,20 +10,16 @@
 #include <unordered_map>
 #include <vector>
 
-namespace nf {
+#include "text/tokenizer.h"
 
-inline constexpr const char* kEndOfText = "<|endoftext|>";
+namespace nf {
 
 // An adjacent pair of token ids as one hash key.
 inline uint64_t tokenPairKey(int32_t left, int32_t right) {
   return (static_cast<uint64_t>(static_cast<uint32_t>(left)) << 32) | static_cast<uint32_t>(right);
 }
 
-// Copies vocab.json and merges.txt from one folder to another (atomically), when the first has them.
-// Returns whether it did: model folders carry their tokenizer along when copied, trained or exported.
-bool copyTokenizerFiles(const std::string& from, const std::string& to);
-
-class BpeTokenizer {
+class BpeTokenizer final : public Tokenizer {
  public:
   // Reads <folder>/vocab.json and <folder>/merges.txt. Errors name the file and the problem.
   static BpeTokenizer load(const std::string& folder);
@@ -33,32 +30,50 @@ class BpeTokenizer {
   // Writes vocab.json and merges.txt (atomically) into folder, creating it if needed.
   void save(const std::string& folder) const;
 
-  // Byte string → token ids. Literal "<|endoftext|>" in the text becomes the end-of-text id.
-  std::vector<int32_t> encode(std::string_view text) const;
-  // The same, appending to out; "<|endoftext|>" is treated as ordinary text when allowSpecial is false.
-  void encodeAppend(std::string_view text, std::vector<int32_t>& out, bool allowSpecial = true) const;
+  // Byte string → token ids (GPT-2's pre-tokenization, then merges). Literal "<|endoftext|>" is the
+  // end-of-text id unless allowSpecial is false.
+  void encodeAppend(std::string_view text, std::vector<int32_t>& out,
+                    bool allowSpecial = true) const override;
   // Token ids → the exact bytes they stand for (decode(encode(s)) == s for every byte string s).
-  std::string decode(const std::vector<int32_t>& ids) const;
+  std::string decode(const std::vector<int32_t>& ids) const override;
 
-  int32_t vocabSize() const { return static_cast<int32_t>(m_tokenBytes.size()); }
-  int32_t eotId() const { return m_eotId; }  // -1 when the vocabulary has no "<|endoftext|>"
-  const std::string& tokenBytes(int32_t id) const { return m_tokenBytes.at(id); }
-  // The id of the token whose bytes are exactly `bytes`, or -1.
-  int32_t idOf(std::string_view bytes) const;
+  int32_t vocabSize() const override { return static_cast<int32_t>(m_tokenBytes.size()); }
+  int32_t eotId() const override { return m_eotId; }  // -1 when the vocabulary has no "<|endoftext|>"
+  std::string tokenBytes(int32_t id) const override { return m_tokenBytes.at(id); }
+  int32_t idOf(std::string_view bytes) const override;
+  // GPT-2's pre-tokenization knows where a cut is safe (pretokenizer.h).
+  std::size_t streamCut(std::string_view text) const override;
   std::size_t mergeCount() const { return m_mergeRanks.size(); }
+
+  // One pre-tokenized piece → its tokens by the merges alone (no special tokens), appended to out.
+  void encodeWord(std::string_view piece, std::vector<int32_t>& out) const;
 
   // Building blocks shared with the trainer.
   struct Merge {
     int32_t left, right, result;
   };
   // merges in rank order; tokenBytes[id] = the bytes of token id; ids 0…255 need not be the single bytes.
-  BpeTokenizer(std::vector<std::string> tokenBytes, const std::vector<Merge>& merges);
+  // Tokens marked in rawTokens (fromStrings' raw fallback) may repeat another token's bytes.
+  BpeTokenizer(std::vector<std::string> tokenBytes, const std::vector<Merge>& merges,
+               const std::vector<bool>& rawTokens = {});
+  // A merge as the files write it: two token strings, and where it stands for messages ("line 7").
+  struct MergeStrings {
+    std::string left, right, where;
+  };
+  // From token strings (id → string, in byteToUnicode()'s alphabet) and merges in rank order. With
+  // rawFallback a string with other characters stands for its own UTF-8 (Hugging Face's ByteLevel
+  // decoder reads tokens so); without, it is an error. Strings marked in `literal` are their own bytes.
+  // Errors name vocabSource or mergesSource.
+  static BpeTokenizer fromStrings(const std::vector<std::string>& tokenStrings,
+                                  const std::vector<MergeStrings>& merges, const std::string& vocabSource,
+                                  const std::string& mergesSource, bool rawFallback,
+                                  const std::vector<bool>& literal = {});
   // GPT-2's byte ↔ printable-character mapping (bytes_to_unicode): the vocab file's alphabet.
   static const std::vector<std::string>& byteToUnicode();  // 256 UTF-8 strings
 
  private:
   BpeTokenizer() = default;
-  void encodePiece(std::string_view piece, std::vector<int32_t>& out) const;
+  void encodePiece(std::string_view piece, std::vector<int32_t>& out) const;  // with the cache lock held
 
   std::vector<std::string> m_tokenBytes;
   std::unordered_map<std::string, int32_t> m_idOfBytes;

@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "io/atomic_file.h"
-#include "text/bpe_tokenizer.h"
 #include "text/pretokenizer.h"
+#include "text/tokenizer.h"
 
 namespace nf {
 namespace {

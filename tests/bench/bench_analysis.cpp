@@ -102,7 +102,7 @@ int main(int argc, char** argv) {
   const std::string bundled = std::string(NF_SOURCE_DIR) + "/resources/tiny-gpt2";
   nf::IoiOptions ioi;
   ioi.count = prompts;
-  const nf::IoiPromptSet set = nf::makeIoiPromptSet(nf::BpeTokenizer::load(bundled), ioi);
+  const nf::IoiPromptSet set = nf::makeIoiPromptSet(*nf::loadTokenizer(bundled), ioi);
   std::printf("bench_analysis: device %s, ATen threads %d\n", device.c_str(), at::get_num_threads());
 
   if (!skipTiny) {

@@ -1,5 +1,6 @@
 // Tokenizer and tokenize throughput on English-like text, against the reference GPT-2 BPE in Python
-// (OpenAI's algorithm with its per-word cache) on the same text in the same run. Prints figures, asserts
+// (OpenAI's algorithm with its per-word cache) on the same text in the same run, and of the same
+// vocabulary as a tokenizer.json in the GPT-NeoX, Qwen2.5 and SmolLM2 settings. Prints figures, asserts
 // nothing: speed is measured, not tested.
 //   bench_text [--text FILE] [--tokenizer DIR] [--mb N]
 // Without --text, N MB of the synthetic corpus are generated; without --tokenizer, one is trained on it.
@@ -15,6 +16,7 @@
 #include "data/tokenize.h"
 #include "io/atomic_file.h"
 #include "text/bpe_trainer.h"
+#include "tokenizer_fixtures.h"
 
 using Clock = std::chrono::steady_clock;
 
@@ -80,6 +82,24 @@ int main(int argc, char** argv) {
       nf::tokenizeFiles({textPath}, nf::BpeTokenizer::load(tokenizerDir), tokenizerDir, work + "/t.bin");
   const double tokenizeRate = stats.bytes / 1e6 / seconds(start);
   std::printf("tokenize (file → .bin, streamed, incl. I/O): %.1f MB/s\n", tokenizeRate);
+
+#ifdef NF_TOKENIZER_FORMATS  // built with tokenizer.json support
+  // The same vocabulary in tokenizer.json with each family's normalizer, pre-tokenizer and added tokens.
+  for (const nf::test::HfFamily* family : {&nf::test::kGptNeoX, &nf::test::kQwen2, &nf::test::kSmolLM2}) {
+    const std::string folder = work + "/" + family->name;
+    nf::test::writeHfTokenizer(
+        folder,
+        nf::test::hfTokenizerJson(tokenizer, *family, nf::test::familyAddedTokens(tokenizer, *family)));
+    const auto json = nf::loadTokenizer(folder);
+    start = Clock::now();
+    const std::size_t tokens = json->encode(text).size();
+    const double rate = text.size() / 1e6 / seconds(start);
+    start = Clock::now();
+    const auto streamed = nf::tokenizeFiles({textPath}, *json, folder, work + "/t.bin");
+    std::printf("tokenizer.json, %s setting: encode %.1f MB/s (%zu tokens), tokenize %.1f MB/s\n",
+                family->name, rate, tokens, streamed.bytes / 1e6 / seconds(start));
+  }
+#endif
 
   const std::string reference = run(std::string(NF_REFERENCE_PYTHON) + " " + NF_REFERENCE_DIR +
                                     "/bench_tokenizer.py " + tokenizerDir + " " + textPath + " 5000000");

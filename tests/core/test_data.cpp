@@ -11,6 +11,7 @@
 #include "fixtures.h"
 #include "io/atomic_file.h"
 #include "text/bpe_trainer.h"
+#include "tokenizer_fixtures.h"
 
 using namespace nf;
 using namespace nf::test;
@@ -280,6 +281,59 @@ TEST_CASE(ioi_prompts_have_fixed_length_positions_and_single_token_names) {
   tiny.addText("zzz yyy xxx");
   options.count = 4;
   REQUIRE_THROWS_WITH(makeIoiPromptSet(tiny.train(), options), "too few single-token words");
+}
+
+// Every prompt of a set, whatever the tokenizer: names one token each with the space before them, at
+// the set's positions, clean and corrupted differing only at the repeated subject.
+void requireWellFormedIoiSet(const Tokenizer& tokenizer, const IoiPromptSet& set, int32_t startId) {
+  for (const IoiPrompt& p : set.prompts) {
+    REQUIRE_EQ(static_cast<int64_t>(p.clean.size()), set.length);
+    REQUIRE_EQ(static_cast<int64_t>(p.corrupted.size()), set.length);
+    REQUIRE_EQ(p.clean[0], startId);
+    REQUIRE(tokenizer.encode(p.cleanText) == std::vector<int32_t>(p.clean.begin() + 1, p.clean.end()));
+    REQUIRE_EQ(tokenizer.tokenBytes(p.correctId), " " + p.indirectObject);
+    REQUIRE_EQ(tokenizer.tokenBytes(p.wrongId), " " + p.subject);
+    REQUIRE_EQ(p.clean[set.subjectPosition], p.wrongId);
+    REQUIRE_EQ(p.corrupted[set.subjectPosition], p.correctId);
+    const bool ioFirst = p.order == "ABBA";
+    REQUIRE_EQ(p.clean[set.firstNamePosition], ioFirst ? p.correctId : p.wrongId);
+    REQUIRE_EQ(p.clean[set.secondNamePosition], ioFirst ? p.wrongId : p.correctId);
+    int differing = 0;
+    for (int64_t t = 0; t < set.length; ++t) differing += p.clean[t] != p.corrupted[t];
+    REQUIRE_EQ(differing, 1);
+  }
+}
+
+TEST_CASE(ioi_prompts_work_with_tokenizer_json_and_sentencepiece) {
+#ifndef NF_TOKENIZER_FORMATS
+  SKIP("built with -DNF_TOKENIZER_FORMATS=OFF: no tokenizer.json or tokenizer.model");
+#endif
+  TempDir dir;
+  IoiOptions options;
+  options.count = 32;
+  // Qwen2.5's tokenizer.json setting around the corpus vocabulary.
+  writeHfTokenizer(dir.path("qwen"),
+                   hfTokenizerJson(corpusTokenizer(), kQwen2, familyAddedTokens(corpusTokenizer(), kQwen2)));
+  const auto qwen = loadTokenizer(dir.path("qwen"));
+  const IoiPromptSet qwenSet = makeIoiPromptSet(*qwen, options);
+  REQUIRE_EQ(qwenSet.prompts.size(), 32u);
+  requireWellFormedIoiSet(*qwen, qwenSet, qwen->eotId());
+
+  // A LLaMA-style SentencePiece model: " Mary" is the piece "▁Mary", prompts start with <s>.
+  std::string text;
+  SyntheticCorpus corpus(CorpusStyle::Main, 1);
+  for (int i = 0; i < 400; ++i) text += corpus.nextDocument() + "\n";
+  trainSentencePiece(dir.path("llama"), text, 2000);
+  const auto llama = loadTokenizer(dir.path("llama"));
+  const IoiPromptSet llamaSet = makeIoiPromptSet(*llama, options);
+  REQUIRE(llamaSet.namesAvailable >= 10);
+  requireWellFormedIoiSet(*llama, llamaSet, llama->bosId());
+
+  // Too small a vocabulary: the error names the file and the words that are not one token.
+  trainSentencePiece(dir.path("tiny"), text, 400);
+  REQUIRE_THROWS_WITH(makeIoiPromptSet(*loadTokenizer(dir.path("tiny")), options),
+                      dir.path("tiny/tokenizer.model"), "too few single-token words",
+                      "names " + corpusNames().front());
 }
 
 TEST_MAIN()

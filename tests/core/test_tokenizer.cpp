@@ -8,6 +8,7 @@
 #include "text/bpe_trainer.h"
 #include "text/pretokenizer.h"
 #include "text/unicode.h"
+#include "text_fixtures.h"
 #include "util/random.h"
 
 using namespace nf;
@@ -15,72 +16,20 @@ using namespace nf::test;
 
 namespace {
 
-// Strings that exercise every branch of GPT-2's pre-tokenization.
-const std::vector<std::string> kTricky = {
-    "",
-    "Hello world",
-    "don't I'll we've they're she'd I'm it's 'tis ''s '",
-    "DON'T SHE'S",  // contractions are lower case only
-    "  multiple   spaces    between  words  ",
-    "\n\n\nnewlines\n \n\t\ttabs\t and\r\nwindows\r\n",
-    "trailing spaces   ",
-    "   ",
-    " ",
-    "abc123def 4567 3.14159 1,000,000 x2y",
-    "ünïcödé café naïve Zürich São Paulo",
-    "日本語のテキスト 中文 한국어 русский текст Ελληνικά العربية",
-    "emoji 😀👍🏽 flags 🇩🇪 zwj 👨‍👩‍👧",
-    "combining e\xcc\x81 and precomposed \xc3\xa9",
-    "numbers: \xd9\xa3\xd9\xa4 \xe2\x85\xa6 \xc2\xbd",  // Arabic-Indic digits, Roman numeral seven, one half
-    "nbsp\xc2\xa0here em\xe2\x80\x83space ideographic\xe3\x80\x80space",
-    "invalid \xff\xfe bytes \xc3 truncated \xe2\x82 and \xed\xa0\x80 surrogate \xf4\x90\x80\x80 too big",
-    "<|endoftext|>",
-    "before<|endoftext|>after <|endoftext|><|endoftext|> twice",
-    "almost <|endoftext| and <|endoftex",
-    "punctuation!!! ?!... (parens) [brackets] {braces} --dashes-- \"quotes\" 'single'",
-    "\x01\x02\x1c\x1f control \x7f chars",
-    "x = f(a, b) + g[c] * 2; // code\n\tif (y) { return z; }",
-};
+const std::vector<std::string>& kTricky = trickyText();
 
 // Training text with all kinds of characters, so the vocabulary has merges everywhere.
 std::string trainingText() {
-  std::string text;
-  Random random(11);
-  const std::vector<std::string> words = {
-      "the", "cat", "sat", " on", "mat", "don't", "it's",   "café",  "naïve", "日本", "語", "123",
-      "4,5", "😀",   "!!",  "  ",  "\n",  "\t",    "Zürich", "we're", "x2y",   "\xff", "ok", "<|endoftext|>"};
-  for (int i = 0; i < 20000; ++i) {
-    text += random.pick(words);
-    text += random.chance(0.7) ? " " : "";
-  }
-  for (const auto& s : kTricky) text += s + " ";
-  return text;
-}
-
-std::string hex(const std::string& bytes) {
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  for (unsigned char b : bytes) out += {digits[b >> 4], digits[b & 15]};
-  return out;
-}
-
-void requirePython() {
-  if (runCommand(std::string(NF_REFERENCE_PYTHON) + " -c 'import regex' 2>/dev/null") != 0)
-    throw Failure(std::string(NF_REFERENCE_PYTHON) + " with the regex module is needed (run bootstrap.sh)");
+  return nf::test::trainingText(
+      {"the", "cat", "sat", " on", "mat", "don't", "it's",   "café",  "naïve", "日本", "語", "123",
+       "4,5", "😀",   "!!",  "  ",  "\n",  "\t",    "Zürich", "we're", "x2y",   "\xff", "ok", "<|endoftext|>"},
+      kTricky);
 }
 
 std::vector<std::vector<int32_t>> referenceEncode(const std::string& tokenizerDir,
                                                   const std::vector<std::string>& texts) {
-  requirePython();
-  TempDir io;
-  nlohmann::json input = nlohmann::json::array();
-  for (const auto& t : texts) input.push_back(hex(t));
-  writeFileAtomic(io.path("in.json"), input.dump());
-  const std::string cmd = std::string(NF_REFERENCE_PYTHON) + " " + NF_REFERENCE_DIR +
-                          "/bpe_reference.py encode " + tokenizerDir + " " + io.path("in.json") + " " +
-                          io.path("out.json");
-  if (runCommand(cmd) != 0) throw Failure("reference failed: " + cmd);
-  return nlohmann::json::parse(readTextFile(io.path("out.json"))).get<std::vector<std::vector<int32_t>>>();
+  return runReference("bpe_reference.py encode " + tokenizerDir, texts)
+      .get<std::vector<std::vector<int32_t>>>();
 }
 
 BpeTokenizer trainOn(const std::string& text, int32_t vocab, int64_t minFrequency = 2) {
@@ -161,16 +110,7 @@ TEST_CASE(every_byte_string_round_trips_and_matches_reference) {
   TempDir dir;
   const BpeTokenizer tokenizer = trainOn(trainingText(), 500);
   tokenizer.save(dir.path("tok"));
-  Random random(5);
-  std::vector<std::string> texts;
-  for (int i = 0; i < 200; ++i) {
-    std::string s(random.below(40), '\0');
-    for (auto& c : s) c = static_cast<char>(random.chance(0.5) ? random.below(256) : ' ' + random.below(95));
-    texts.push_back(s);
-  }
-  std::string all;
-  for (int b = 0; b < 256; ++b) all += static_cast<char>(b);
-  texts.push_back(all);
+  const std::vector<std::string> texts = randomByteStrings(200);
   const auto expected = referenceEncode(dir.path("tok"), texts);
   for (std::size_t i = 0; i < texts.size(); ++i) {
     const auto ids = tokenizer.encode(texts[i]);
@@ -180,7 +120,7 @@ TEST_CASE(every_byte_string_round_trips_and_matches_reference) {
 }
 
 TEST_CASE(trainer_matches_reference_trainer) {
-  requirePython();
+  requireReferencePython("regex");
   TempDir dir;
   const std::string text = trainingText();
   writeFileAtomic(dir.path("train.txt"), text);

@@ -12,28 +12,9 @@
 #include "data/token_file.h"
 #include "model/gpt2.h"
 #include "model/hf_checkpoint.h"
+#include "temp_dir.h"
 
 namespace nf::test {
-
-// A fresh folder under the system temp dir, removed when the object dies.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "nf-test-XXXXXX").string();
-    if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-    m_path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(m_path, ec);
-  }
-  std::string path(const std::string& child = "") const {
-    return child.empty() ? m_path : m_path + "/" + child;
-  }
-
- private:
-  std::string m_path;
-};
 
 // The GPT-2 family's own modules, for tests of GPT-2's layout and arithmetic.
 inline GPT2Impl& gpt2Of(CausalLMImpl& model) { return dynamic_cast<GPT2Impl&>(model); }
@@ -119,11 +100,6 @@ inline std::string tokensArg(const torch::Tensor& tokens) {
       s += (t ? "," : "") + std::to_string(tokens[b][t].item<int64_t>());
   }
   return s;
-}
-
-inline int runCommand(const std::string& cmd) {
-  int status = std::system(cmd.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 // Logits from the independent Python implementation (tests/reference/gpt2_reference.py) for a saved model.

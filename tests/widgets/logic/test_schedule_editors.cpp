@@ -1,7 +1,5 @@
 // The schedules the timeline edits, headless: a draft follows the engine's edit rules and trims to a new
 // step budget; a followed run's schedule is read from its schedule.json and refuses every edit.
-#include <stdlib.h>
-
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -9,28 +7,11 @@
 #include "io/atomic_file.h"
 #include "logic/ScheduleEditor.h"
 #include "run/run_directory.h"
+#include "temp_dir.h"
 #include "train/settings.h"
 
 using namespace nf;
-
-namespace {
-
-// A temporary folder, removed with everything in it.
-struct TempDir {
-  std::string dir;
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "nf-logic-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-    dir = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(dir, ignored);
-  }
-  std::string path() const { return dir; }
-};
-
-}  // namespace
+using nf::test::TempDir;
 
 TEST_CASE(draft_follows_the_edit_rules_and_trims_to_the_budget) {
   DraftSchedule draft(findPreset("tiny").schedule, 4, 500);

@@ -1,0 +1,45 @@
+// SentencePiece tokenizer.model files (LLaMA's and TinyLlama's tokenizer), encoded and decoded by
+// Debian's libsentencepiece, so the library's own normalization, dummy prefix, merges and byte fallback
+// apply. The library is reached through the nf_sentencepiece.so module (sentencepiece_backend.h says why).
+#pragma once
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "text/regex.h"
+#include "text/tokenizer.h"
+
+namespace nf {
+
+class SentencePieceBackend;
+
+class SentencePieceTokenizer final : public Tokenizer {
+ public:
+  // Reads a tokenizer.model file; errors name it and give the library's reason, or say where the module
+  // was looked for.
+  static std::unique_ptr<SentencePieceTokenizer> load(const std::string& path);
+  ~SentencePieceTokenizer() override;
+
+  // As the library encodes; with allowSpecial, control tokens written in the text ("<s>", "</s>") become
+  // their ids and the text between them is encoded piece by piece, as Hugging Face's LlamaTokenizer does.
+  void encodeAppend(std::string_view text, std::vector<int32_t>& out,
+                    bool allowSpecial = true) const override;
+  std::string decode(const std::vector<int32_t>& ids) const override;
+  int32_t vocabSize() const override;
+  int32_t eotId() const override;  // the model's </s>
+  int32_t bosId() const override;  // the model's <s>
+  // "▁" as a space, a byte piece "<0x0A>" as its byte, control and unknown pieces as written.
+  std::string tokenBytes(int32_t id) const override;
+  int32_t idOf(std::string_view bytes) const override;
+
+ private:
+  SentencePieceTokenizer() = default;
+  void encodeText(std::string_view text, std::vector<int32_t>& out) const;
+
+  std::unique_ptr<SentencePieceBackend> m_processor;
+  std::optional<Regex> m_special;  // the control and unknown pieces' texts
+  std::unordered_map<std::string, int32_t> m_idOfSpecial, m_idOfBytes;
+};
+
+}  // namespace nf

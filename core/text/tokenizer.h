@@ -1,0 +1,80 @@
+// The tokenizer the engine speaks to, whatever files it came from, and the one loader that picks a model
+// folder's tokenizer by the files present: Hugging Face tokenizer.json (byte-level BPE), GPT-2's
+// vocab.json + merges.txt, SentencePiece's tokenizer.model. Torch-free.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nf {
+
+inline constexpr const char* kEndOfText = "<|endoftext|>";
+
+class Tokenizer {
+ public:
+  virtual ~Tokenizer() = default;
+
+  // Text → token ids, with no begin/end-of-sequence tokens added. Special tokens written literally in
+  // the text ("<|endoftext|>") become their ids.
+  std::vector<int32_t> encode(std::string_view text) const;
+  // The same, appending to out; with allowSpecial false, special tokens' text is ordinary text.
+  virtual void encodeAppend(std::string_view text, std::vector<int32_t>& out,
+                            bool allowSpecial = true) const = 0;
+  // Token ids → text, as the format's own decoder gives it.
+  virtual std::string decode(const std::vector<int32_t>& ids) const = 0;
+
+  virtual int32_t vocabSize() const = 0;
+  // The token that ends a document (token files separate documents with it); -1 when there is none.
+  virtual int32_t eotId() const = 0;
+  // The token that starts a document when the format has one (LLaMA's <s>); else -1.
+  virtual int32_t bosId() const { return -1; }
+  // The bytes a token stands for in running text: a byte-level token's bytes, a SentencePiece piece
+  // with "▁" as a space, a special token's own text. What per-token displays show.
+  virtual std::string tokenBytes(int32_t id) const = 0;
+  // The token whose tokenBytes are exactly `bytes`, or -1.
+  virtual int32_t idOf(std::string_view bytes) const = 0;
+
+  // The last position p > 0 where text may be cut so that encoding text[0, p) and the rest separately
+  // gives the same tokens as the whole, whatever follows; 0 when the tokenizer cannot say (then a
+  // stream encodes whole documents).
+  virtual std::size_t streamCut(std::string_view text) const;
+
+  // What it was read from, for messages: "/models/pythia/tokenizer.json".
+  const std::string& source() const { return m_source; }
+
+ protected:
+  Tokenizer() = default;
+  Tokenizer(const Tokenizer&) = default;
+  Tokenizer(Tokenizer&&) = default;
+  Tokenizer& operator=(const Tokenizer&) = default;
+  Tokenizer& operator=(Tokenizer&&) = default;
+
+  std::string m_source = "the tokenizer made in memory";
+};
+
+// The tokenizer files loadTokenizer reads, in the order it prefers them.
+struct TokenizerFiles {
+  static constexpr const char* kHuggingFace = "tokenizer.json";
+  static constexpr const char* kGpt2Vocab = "vocab.json";
+  static constexpr const char* kGpt2Merges = "merges.txt";
+  static constexpr const char* kSentencePiece = "tokenizer.model";
+};
+
+// A folder's tokenizer: tokenizer.json when present, else vocab.json + merges.txt, else tokenizer.model.
+// A tokenizer.json of a kind we do not read (LLaMA's SentencePiece-style BPE) gives way to the other
+// files when the folder has them: they hold the same tokenizer in its older form. Errors name the folder
+// and the files looked for, or the file and its problem.
+std::unique_ptr<Tokenizer> loadTokenizer(const std::string& folder);
+
+// Whether folder holds files loadTokenizer reads (it may still refuse them).
+bool hasTokenizer(const std::string& folder);
+
+// Copies a folder's tokenizer files (the ones above plus tokenizer_config.json and
+// special_tokens_map.json) to another folder, atomically. Returns whether it copied a tokenizer: model
+// folders carry their tokenizer along when copied, trained or exported.
+bool copyTokenizerFiles(const std::string& from, const std::string& to);
+
+}  // namespace nf

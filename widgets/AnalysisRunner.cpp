@@ -17,7 +17,7 @@ std::string AnalysisInputs::token(int32_t id) const {
 }
 
 std::string AnalysisInputs::text(const std::vector<int32_t>& tokens) const {
-  if (tokenizer) return tokenizer->decode(tokens);
+  if (tokenizer) return tokenizer->decodeKnown(tokens);
   std::string s;
   for (int32_t id : tokens) s += token(id) + " ";
   return s;

@@ -382,7 +382,7 @@ void analyzeCalibration(CLI::App& command) {
       if (tokenizer)
         for (auto& c : j["continuations"])
           for (const char* part : {"prompt", "greedy", "sampled"})
-            c[std::string(part) + "_text"] = tokenizer->decode(c[part].get<std::vector<int32_t>>());
+            c[std::string(part) + "_text"] = tokenizer->decodeKnown(c[part].get<std::vector<int32_t>>());
       models.push_back(j);
     }
     emit(*o, {{"header", {{"analysis", "calibration"}}}, {"models", models}});

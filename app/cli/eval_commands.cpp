@@ -144,15 +144,10 @@ void cmdGenerate(CLI::App& command) {
     const std::vector<int32_t> prompt = tokenizer.encode(o->prompt);
     if (prompt.empty()) throw UsageError("--prompt is empty");
     const std::vector<int32_t> continuation = generate(*model, prompt, options);
-    // A sampled id may lie past the tokenizer's vocabulary when the model's is padded (GPT-2: 50257 of
-    // 50304).
-    std::vector<int32_t> decodable;
-    for (int32_t id : continuation)
-      if (id < tokenizer.vocabSize()) decodable.push_back(id);
     printJson(nlohmann::json{{"prompt", o->prompt},
                              {"prompt_tokens", prompt},
                              {"tokens", continuation},
-                             {"continuation", tokenizer.decode(decodable)},
+                             {"continuation", tokenizer.decodeKnown(continuation)},
                              {"temperature", options.temperature},
                              {"top_k", options.topK},
                              {"seed", options.seed}});

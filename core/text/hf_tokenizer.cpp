@@ -57,10 +57,14 @@ std::vector<std::string> vocabulary(const nlohmann::json& vocab, const nlohmann:
     throw FileError(source, "model.vocab must be a non-empty JSON object mapping token strings to ids");
   std::vector<std::string> strings;
   std::vector<bool> present;
+  // Ids are dense (checked below), so none reaches the number of entries: a larger one is a broken file,
+  // not a reason to allocate gigabytes.
+  const int64_t entries = static_cast<int64_t>(vocab.size() + (added.is_array() ? added.size() : 0));
   auto place = [&](int64_t id, const std::string& text, bool isLiteral) {
-    if (id < 0 || id >= INT32_MAX)
-      throw FileError(source, "token \"" + text + "\" has id " + std::to_string(id) + ", outside 0…" +
-                                  std::to_string(INT32_MAX - 1));
+    if (id < 0 || id >= entries)
+      throw FileError(source, "token \"" + text + "\" has id " + std::to_string(id) + ", but the file has " +
+                                  std::to_string(entries) + " tokens (ids 0…" + std::to_string(entries - 1) +
+                                  ")");
     if (id >= static_cast<int64_t>(strings.size())) {
       strings.resize(id + 1);
       present.resize(id + 1, false);
@@ -78,9 +82,13 @@ std::vector<std::string> vocabulary(const nlohmann::json& vocab, const nlohmann:
   }
   if (added.is_array())
     for (const nlohmann::json& t : added) {
-      const int64_t id = t.at("id").get<int64_t>();
+      if (!t.is_object() || !t.contains("id") || !t["id"].is_number_integer() || !t.contains("content") ||
+          !t["content"].is_string())
+        throw FileError(source, "added_tokens: malformed entry " + t.dump() +
+                                    " (each needs an integer \"id\" and a string \"content\")");
+      const int64_t id = t["id"].get<int64_t>();
       if (id >= static_cast<int64_t>(present.size()) || (id >= 0 && !present[id]))
-        place(id, t.at("content").get<std::string>(), true);
+        place(id, t["content"].get<std::string>(), true);
     }
   for (std::size_t id = 0; id < present.size(); ++id)
     if (!present[id])
@@ -396,6 +404,16 @@ void HfTokenizer::splitAdded(std::string_view text, const AddedSet& set, bool al
 }
 
 void HfTokenizer::encodeAppend(std::string_view text, std::vector<int32_t>& out, bool allowSpecial) const {
+  try {
+    encodeText(text, out, allowSpecial);
+  } catch (const FileError&) {
+    throw;
+  } catch (const std::runtime_error& e) {  // the regex engine's limits: say whose pattern met them
+    throw FileError(m_source, std::string("cannot encode the text: ") + e.what());
+  }
+}
+
+void HfTokenizer::encodeText(std::string_view text, std::vector<int32_t>& out, bool allowSpecial) const {
   splitAdded(text, m_rawAdded, allowSpecial, out, [&](std::string_view gap) {
     // Runs of bytes that are not UTF-8 bypass normalizer and pre-tokenizer (see the header).
     const auto* bytes = reinterpret_cast<const unsigned char*>(gap.data());
@@ -431,8 +449,9 @@ void HfTokenizer::encodePiece(std::string_view piece, std::size_t stepIndex,
                               std::vector<int32_t>& out) const {
   if (piece.empty()) return;
   if (stepIndex == m_steps.size()) {
+    // ignore_merges looks the piece up in model.vocab only: an added token's text is no vocabulary word.
     const int32_t whole = m_ignoreMerges ? m_bpe.idOf(piece) : -1;
-    if (whole >= 0)
+    if (whole >= 0 && m_addedContent.count(whole) == 0)
       out.push_back(whole);
     else
       m_bpe.encodeWord(piece, out);

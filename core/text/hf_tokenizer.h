@@ -7,8 +7,9 @@
 // refused with the file and the unsupported part named (UnsupportedTokenizer).
 //
 // Beyond the format: text that is not valid UTF-8 (which Hugging Face cannot take) is cut at each run of
-// invalid bytes, and the run goes to BPE as one piece of its own, so every byte string encodes and
-// decode(encode(s)) == s.
+// invalid bytes, and the run goes to BPE as one piece of its own, so every byte string encodes; and
+// decode(encode(s)) == s unless a normalizer rewrites the text or ByteLevel's add_prefix_space adds a space
+// to each piece.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -77,6 +78,7 @@ class HfTokenizer final : public Tokenizer {
   template <typename Rest>
   void splitAdded(std::string_view text, const AddedSet& set, bool allowSpecial, std::vector<int32_t>& out,
                   const Rest& rest) const;
+  void encodeText(std::string_view text, std::vector<int32_t>& out, bool allowSpecial) const;
   void encodeValid(std::string_view text, std::vector<int32_t>& out, bool allowSpecial) const;
   void encodePiece(std::string_view piece, std::size_t stepIndex, std::vector<int32_t>& out) const;
 

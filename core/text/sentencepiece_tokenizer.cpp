@@ -33,26 +33,32 @@ MakeBackend backendFactory() {
     std::error_code ec;
     const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
     if (!ec) candidates.push_back((self.parent_path() / kModuleName).string());
+    // Every candidate is tried in turn; the message lists what each one said.
     std::string tried;
     for (const std::string& path : candidates) {
-      tried += (tried.empty() ? "" : ", ") + path;
-      if (!std::filesystem::exists(path)) continue;
+      tried += (tried.empty() ? "" : "; ") + path;
+      if (!std::filesystem::exists(path)) {
+        tried += ": not there";
+        continue;
+      }
       // The module's own symbols first: its libsentencepiece must use its own protobuf, not LibTorch's.
+      // (Sanitizer runtimes refuse RTLD_DEEPBIND: sanitizer builds cannot read tokenizer.model.)
       void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
       if (!handle) {
-        problem = std::string("cannot load ") + path + ": " + dlerror();
-        return;
+        tried += std::string(": cannot load: ") + dlerror();
+        continue;
       }
       auto abi = reinterpret_cast<int (*)()>(dlsym(handle, "nfSentencePieceBackendAbi"));
       auto make = reinterpret_cast<MakeBackend>(dlsym(handle, "nfMakeSentencePieceBackend"));
       if (!abi || !make || abi() != kSentencePieceBackendAbi) {
-        problem = path + " is not a SentencePiece module of this build (rebuild it)";
-        return;
+        tried += ": not a SentencePiece module of this build (rebuild it)";
+        dlclose(handle);
+        continue;
       }
       factory = make;
       return;
     }
-    problem = std::string("the SentencePiece module ") + kModuleName + " was not found (looked at " + tried +
+    problem = std::string("the SentencePiece module ") + kModuleName + " could not be loaded (" + tried +
               "; set NF_SENTENCEPIECE_MODULE to its path)";
   });
   if (!factory) throw std::runtime_error(problem);

@@ -16,6 +16,13 @@ bool has(const std::string& folder, const char* file) { return std::filesystem::
 
 }  // namespace
 
+std::string Tokenizer::decodeKnown(const std::vector<int32_t>& ids) const {
+  std::vector<int32_t> known;
+  for (int32_t id : ids)
+    if (id >= 0 && id < vocabSize()) known.push_back(id);
+  return decode(known);
+}
+
 std::vector<int32_t> Tokenizer::encode(std::string_view text) const {
   std::vector<int32_t> ids;
   ids.reserve(text.size() / 3 + 1);

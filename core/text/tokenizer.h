@@ -25,6 +25,9 @@ class Tokenizer {
                             bool allowSpecial = true) const = 0;
   // Token ids → text, as the format's own decoder gives it.
   virtual std::string decode(const std::vector<int32_t>& ids) const = 0;
+  // decode, leaving out ids past the vocabulary: a model's vocabulary may be padded beyond its
+  // tokenizer's (Pythia: 50,304 for 50,277 tokens; Qwen2.5: 151,936 for 151,665), and sampling can pick one.
+  std::string decodeKnown(const std::vector<int32_t>& ids) const;
 
   virtual int32_t vocabSize() const = 0;
   // The token that ends a document (token files separate documents with it); -1 when there is none.

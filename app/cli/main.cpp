@@ -199,7 +199,7 @@ struct Command {
 
 const Command kCommands[] = {
     {"info", cmdInfo, "shape, parameter count and norm state of a model folder"},
-    {"init", cmdInit, "write a randomly initialised GPT-2 of a given shape and seed"},
+    {"init", cmdInit, "write a randomly initialised model of a family, shape and seed"},
     {"logits", cmdLogits, "logits for given token ids (JSON or safetensors)"},
     {"corpus", cmdCorpus, "write the synthetic corpus: train, val and a differently distributed eval set"},
     {"train-tokenizer", cmdTrainTokenizer, "learn a GPT-2 byte-level BPE (vocab.json + merges.txt)"},
@@ -207,11 +207,11 @@ const Command kCommands[] = {
     {"ioi", cmdIoi, "write an IOI prompt set (clean/corrupted pairs) for patching"},
     {"eval", cmdEval, "cross-entropy, loss percentiles, entropy and calibration on a token file"},
     {"generate", cmdGenerate, "continue a prompt (greedy or sampled, deterministic for a seed)"},
-    {"pretrain", cmdPretrain, "train a GPT-2 from scratch (with LayerNorm) into a run directory"},
+    {"pretrain", cmdPretrain, "train a model from scratch (with its norms) into a run directory"},
     {"finetune", cmdFinetune, "the vanilla control: fine-tune with nothing removed"},
     {"remove", cmdRemove, "remove LayerNorm by fine-tuning on a schedule (the protocol)"},
     {"resume", cmdResume, "continue a run from its newest checkpoint"},
-    {"export", cmdExport, "export an LN-free model: folded, and standard GPT-2 (1e6/1e12 trick)"},
+    {"export", cmdExport, "export an LN-free model: folded, and its family's standard form (1e6/1e12 trick)"},
     {"schedule", cmdSchedule, "list or print presets, validate a schedule file"},
     {"plan", cmdPlan, "predict a run's memory; choose micro-batch × accumulation and checkpointing to fit"},
     {"analyze", cmdAnalyze,
@@ -232,8 +232,10 @@ void onRun(CLI::App& command, std::function<int()> work) { works()[&command] = s
 
 int main(int argc, char** argv) {
   using namespace nf::cli;
-  CLI::App app("NormFree Workbench, headless: remove LayerNorm from GPT-2 and inspect the result.",
-               "normfree-cli");
+  CLI::App app(
+      "NormFree Workbench, headless: remove LayerNorm from GPT-2, Pythia and LLaMA-family models and "
+      "inspect the result.",
+      "normfree-cli");
   // Inherited by every subcommand made after this.
   app.formatter(std::make_shared<HelpFormatter>());
   app.set_help_flag("-h,--help", "show this help");

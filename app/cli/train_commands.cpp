@@ -31,6 +31,13 @@ extern "C" void onInterrupt(int) {
   if (Trainer* t = g_running.load()) t->requestStop();
 }
 
+// "gpt2, gpt2-medium, …": the presets' names, for help texts.
+std::string presetList() {
+  std::string names;
+  for (const Preset& p : presets()) names += (names.empty() ? "" : ", ") + p.name;
+  return names;
+}
+
 std::vector<std::string> splitList(const std::string& text) {
   std::vector<std::string> items;
   std::stringstream in(text);
@@ -64,10 +71,7 @@ void addRunOptions(CLI::App& command, RunOptions& o) {
       .add_option("--eval", o.eval,
                   "token files to evaluate periodically, comma-separated (e.g. val.bin,alt.bin)")
       ->type_name("files");
-  command
-      .add_option("--preset", o.preset,
-                  "settings and schedule to start from: gpt2, gpt2-medium, gpt2-large, gpt2-xl, "
-                  "blog-v2, tiny")
+  command.add_option("--preset", o.preset, "settings and schedule to start from: " + presetList())
       ->type_name("name")
       ->capture_default_str();
   addOptional(command, "--steps", o.steps, "optimizer steps (default: the preset's)")
@@ -235,7 +239,7 @@ double maxLogitDifference(CausalLMImpl& a, CausalLMImpl& b, const torch::Tensor&
 
 void cmdPretrain(CLI::App& command) {
   startRun(command, TrainingMode::Pretrain,
-           "Train a GPT-2 from scratch (with LayerNorm). --model names a folder whose config.json gives "
+           "Train a model from scratch (with its norms). --model names a folder whose config.json gives "
            "the shape (e.g. one written by 'init'); the weights are initialised from --seed.",
            "tiny");
 }
@@ -249,9 +253,10 @@ void cmdFinetune(CLI::App& command) {
 
 void cmdRemove(CLI::App& command) {
   startRun(command, TrainingMode::Remove,
-           "Remove LayerNorm by fine-tuning (PROTOCOL §2–4): each site is tracked by an EMA of its "
-           "scale and replaced by a FakeLN with that scale frozen at the step the schedule says, with "
-           "the auxiliary loss on ln_f's input. Ctrl-C stops after the current step and writes a "
+           "Remove LayerNorm (or RMSNorm) by fine-tuning (PROTOCOL §2–4): each site is tracked by an EMA "
+           "of its scale and replaced by a FakeLN (FakeRMSNorm) with that scale frozen at the step the "
+           "schedule says, with the auxiliary loss on the final norm's input. Ctrl-C stops after the current "
+           "step and writes a "
            "checkpoint; 'resume' continues.",
            "tiny");
 }
@@ -267,9 +272,11 @@ void cmdResume(CLI::App& command) {
 
 void cmdExport(CLI::App& command) {
   command.description(
-      "Export an LN-free model (every site FakeLN) in two forms: folded (no normalization left in the "
-      "blocks, our format) and standard GPT-2 (each LN kept with γ·10⁶/s and ε = 10¹², loadable by any "
-      "GPT-2 implementation). Prints each form's largest logit difference from the FakeLN model.");
+      "Export an LN-free model (every site FakeLN or FakeRMSNorm) in two forms: folded (no normalization "
+      "left in the blocks, our format) and the family's standard form (each norm kept with γ·10⁶/s and "
+      "ε = 10¹², loadable by the family's Hugging Face class: GPT2LMHeadModel, GPTNeoXForCausalLM, "
+      "LlamaForCausalLM, Qwen2ForCausalLM). Prints each form's largest logit difference from the LN-free "
+      "model.");
   struct Options {
     std::string model, out, data, device = "cpu";
   };

@@ -365,9 +365,10 @@ void analyzeCalibration(CLI::App& command) {
     for (std::string text; std::getline(promptList, text, '|');) {
       if (!tokenizer)
         throw UsageError("no tokenizer files next to " + snapshots.front()->source() + " to encode prompts");
-      // A prompt starts as a document does: at the tokenizer's BOS, or end-of-text (GPT-2).
-      std::vector<int32_t> ids{tokenizer->bosId() >= 0 ? tokenizer->bosId()
-                                                       : snapshots.front()->config().shape.eotTokenId};
+      // A prompt starts as a document does in token files.
+      std::vector<int32_t> ids{tokenizer->documentStartId() >= 0
+                                   ? tokenizer->documentStartId()
+                                   : snapshots.front()->config().shape.eotTokenId};
       tokenizer->encodeAppend(text, ids);
       prompts.push_back(ids);
     }

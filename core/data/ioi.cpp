@@ -132,11 +132,8 @@ IoiPromptSet makeIoiPromptSet(const Tokenizer& tokenizer, const IoiOptions& opti
         "the number of IOI prompts must be a positive multiple of 4 (both name orders × "
         "both answers), got " +
         std::to_string(options.count));
-  // Prompts start as documents do in training: with the begin-of-sequence token, or end-of-text where
-  // the tokenizer has none (GPT-2).
-  const int32_t startId = !options.prependEndOfText ? -1
-                          : tokenizer.bosId() >= 0  ? tokenizer.bosId()
-                                                    : tokenizer.eotId();
+  // Prompts start as documents do in token files (tokenize.h).
+  const int32_t startId = options.prependEndOfText ? tokenizer.documentStartId() : -1;
   if (options.prependEndOfText && startId < 0)
     throw std::invalid_argument(tokenizer.source() +
                                 " has no begin-of-sequence or end-of-text token to start the prompts with");

@@ -25,6 +25,10 @@ TokenizeStats tokenizeFiles(const std::vector<std::string>& inputs, const Tokeni
   std::vector<int32_t> ids;
   std::string pending;  // the document's text not encoded yet
   const int32_t eot = tokenizer.eotId();
+  // Where the tokenizer has a begin-of-sequence token of its own (LLaMA's <s>), each document starts with
+  // it, as its models saw documents in pretraining; GPT-2-style files only separate them with end-of-text.
+  const int32_t bos = tokenizer.bosId() != eot ? tokenizer.bosId() : -1;
+  bool documentStarted = false;
   auto encode = [&](std::string_view text) {
     ids.clear();
     tokenizer.encodeAppend(text, ids, /*allowSpecial=*/false);
@@ -35,6 +39,8 @@ TokenizeStats tokenizeFiles(const std::vector<std::string>& inputs, const Tokeni
     const int64_t inputBytes = static_cast<int64_t>(std::filesystem::file_size(input));
     // Parts arrive cut where GPT-2's pre-tokenization allows; other tokenizers decide for themselves.
     DocumentSink sink{[&](std::string_view text) {
+                        if (!documentStarted && bos >= 0) writer.append(&bos, 1);
+                        documentStarted = true;
                         pending += text;
                         const std::size_t cut = tokenizer.streamCut(pending);
                         if (cut == 0) return;
@@ -42,6 +48,8 @@ TokenizeStats tokenizeFiles(const std::vector<std::string>& inputs, const Tokeni
                         pending.erase(0, cut);
                       },
                       [&] {
+                        if (!documentStarted && bos >= 0) writer.append(&bos, 1);
+                        documentStarted = false;
                         encode(pending);
                         pending.clear();
                         writer.append(&eot, 1);

@@ -1,5 +1,6 @@
 // Text files → a token file, streamed in constant memory: every document is encoded and followed by
-// end-of-text, as nanoGPT's prepare.py does for OpenWebText.
+// end-of-text, as nanoGPT's prepare.py does for OpenWebText; with a tokenizer whose begin-of-sequence
+// token differs from its end-of-text (LLaMA's <s> … </s>) each document also starts with it.
 #pragma once
 #include <cstdint>
 #include <string>

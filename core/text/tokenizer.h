@@ -34,6 +34,9 @@ class Tokenizer {
   virtual int32_t eotId() const = 0;
   // The token that starts a document when the format has one (LLaMA's <s>); else -1.
   virtual int32_t bosId() const { return -1; }
+  // What a document starts with after the previous one's end-of-text: the begin-of-sequence token, or
+  // end-of-text itself where there is none (GPT-2). Token files, IOI and other prompts start so.
+  int32_t documentStartId() const { return bosId() >= 0 ? bosId() : eotId(); }
   // The bytes a token stands for in running text: a byte-level token's bytes, a SentencePiece piece
   // with "▁" as a space, a special token's own text. What per-token displays show.
   virtual std::string tokenBytes(int32_t id) const = 0;

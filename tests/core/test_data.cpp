@@ -336,4 +336,33 @@ TEST_CASE(ioi_prompts_work_with_tokenizer_json_and_sentencepiece) {
                       "names " + corpusNames().front());
 }
 
+TEST_CASE(token_files_start_documents_with_the_tokenizers_own_begin_of_sequence) {
+#ifndef NF_TOKENIZER_FORMATS
+  SKIP("built with -DNF_TOKENIZER_FORMATS=OFF: no tokenizer.model");
+#endif
+  // LLaMA's models saw <s> document </s>: a SentencePiece model's token file is written so.
+  TempDir dir;
+  std::string text;
+  SyntheticCorpus corpus(CorpusStyle::Main, 2);
+  for (int i = 0; i < 300; ++i) text += corpus.nextDocument() + "\n";
+  trainSentencePiece(dir.path("llama"), text, 1000);
+  const auto llama = loadTokenizer(dir.path("llama"));
+  REQUIRE(llama->bosId() >= 0 && llama->bosId() != llama->eotId());
+  const std::vector<std::string> documents = {"The cat sat.", "Mary gave a book to John.", "12 34"};
+  writeFileAtomic(dir.path("docs.txt"), documents[0] + kEndOfText + documents[1] + kEndOfText + documents[2]);
+  tokenizeFiles({dir.path("docs.txt")}, *llama, dir.path("llama"), dir.path("docs.bin"));
+  std::vector<int32_t> expected;
+  for (const auto& d : documents) {
+    expected.push_back(llama->bosId());
+    for (int32_t id : llama->encode(d)) expected.push_back(id);
+    expected.push_back(llama->eotId());
+  }
+  const TokenFile file = TokenFile::open(dir.path("docs.bin"));
+  REQUIRE_EQ(file.size(), static_cast<int64_t>(expected.size()));
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    REQUIRE_EQ(static_cast<int32_t>(file.at(static_cast<int64_t>(i))), expected[i]);
+  // Prompts start the same way.
+  REQUIRE_EQ(llama->documentStartId(), llama->bosId());
+}
+
 TEST_MAIN()

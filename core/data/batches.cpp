@@ -16,13 +16,18 @@ void fillWindow(const TokenFile& file, int64_t begin, int64_t context, int64_t v
 }  // namespace
 
 BatchSampler::BatchSampler(TokenFile file, int64_t batchSize, int64_t context, uint64_t seed,
-                           int64_t vocabLimit)
+                           int64_t vocabLimit, BatchShare share)
     : m_file(std::move(file)),
       m_batchSize(batchSize),
       m_context(context),
       m_vocabLimit(vocabLimit),
+      m_share(share.count == 0 ? BatchShare{0, batchSize} : share),
       m_random(seed) {
   if (batchSize < 1 || context < 1) throw std::invalid_argument("batch size and context must be positive");
+  if (m_share.first < 0 || m_share.count < 1 || m_share.first + m_share.count > batchSize)
+    throw std::invalid_argument("rows [" + std::to_string(m_share.first) + ", " +
+                                std::to_string(m_share.first + m_share.count) +
+                                ") are not within a batch of " + std::to_string(batchSize));
   if (m_file.size() < context + 1)
     throw FileError(m_file.path(), "has " + std::to_string(m_file.size()) +
                                        " tokens, fewer than one window of " + std::to_string(context + 1));
@@ -54,13 +59,15 @@ Batch BatchPrefetcher::next() {
 }
 
 Batch BatchSampler::next() {
-  Batch batch{torch::empty({m_batchSize, m_context}, torch::kLong),
-              torch::empty({m_batchSize, m_context}, torch::kLong)};
+  Batch batch{torch::empty({m_share.count, m_context}, torch::kLong),
+              torch::empty({m_share.count, m_context}, torch::kLong)};
   const uint64_t starts = static_cast<uint64_t>(m_file.size() - m_context);
   for (int64_t b = 0; b < m_batchSize; ++b) {
-    const auto begin = static_cast<int64_t>(m_random.below(starts));
-    fillWindow(m_file, begin, m_context, m_vocabLimit, batch.inputs[b].data_ptr<int64_t>(),
-               batch.targets[b].data_ptr<int64_t>());
+    const auto begin = static_cast<int64_t>(m_random.below(starts));  // drawn for every row, read for ours
+    const int64_t row = b - m_share.first;
+    if (row < 0 || row >= m_share.count) continue;
+    fillWindow(m_file, begin, m_context, m_vocabLimit, batch.inputs[row].data_ptr<int64_t>(),
+               batch.targets[row].data_ptr<int64_t>());
   }
   return batch;
 }

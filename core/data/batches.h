@@ -5,6 +5,7 @@
 #include <future>
 
 #include "data/token_file.h"
+#include "distributed/worker_environment.h"
 #include "util/random.h"
 
 namespace nf {
@@ -16,10 +17,13 @@ struct Batch {
 
 // Random windows of context + 1 tokens, start positions drawn uniformly from a seeded generator whose
 // state can be saved in a checkpoint and restored to continue the exact same sequence of batches.
+// With a share (one worker's of several, batchShare()), every batch still draws all batchSize starts, so
+// the generator's state stays the run's, but only the share's rows are read and returned.
 class BatchSampler {
  public:
-  BatchSampler(TokenFile file, int64_t batchSize, int64_t context, uint64_t seed, int64_t vocabLimit);
-  Batch next();  // on the CPU
+  BatchSampler(TokenFile file, int64_t batchSize, int64_t context, uint64_t seed, int64_t vocabLimit,
+               BatchShare share = {});  // count 0: the whole batch
+  Batch next();                         // on the CPU: [share.count or batchSize, context]
 
   const Random::State& state() const { return m_random.state(); }
   void setState(const Random::State& state) { m_random.setState(state); }
@@ -28,6 +32,7 @@ class BatchSampler {
  private:
   TokenFile m_file;
   int64_t m_batchSize, m_context, m_vocabLimit;
+  BatchShare m_share;
   Random m_random;
 };
 

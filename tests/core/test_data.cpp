@@ -165,6 +165,39 @@ TEST_CASE(batches_are_reproducible_from_a_saved_generator_state) {
                         BatchSampler(TokenFile::open(dir.path("t.bin")), 4, 16, 123, 97).next().inputs));
 }
 
+// Data parallelism: workers' shares of each batch, in rank order, are the one-process batch, and every
+// worker's generator stays the run's (so a checkpoint resumes with any number of workers).
+TEST_CASE(worker_shares_of_a_batch_are_the_one_process_batch) {
+  TempDir dir;
+  writeTokens(dir.path("t.bin"), iota(5000, 97), 97);
+  const TokenFile file = TokenFile::open(dir.path("t.bin"));
+  for (int workers : {2, 4}) {
+    BatchSampler whole(file, 8, 16, 7, 97);
+    std::vector<BatchSampler> shares;
+    for (int rank = 0; rank < workers; ++rank) {
+      WorkerEnvironment w;
+      w.rank = rank, w.worldSize = workers;
+      shares.emplace_back(file, 8, 16, 7, 97, batchShare(8, w));
+    }
+    for (int step = 0; step < 3; ++step) {
+      const Batch expected = whole.next();
+      std::vector<torch::Tensor> inputs, targets;
+      for (BatchSampler& share : shares) {
+        const Batch b = share.next();
+        REQUIRE_EQ(b.inputs.size(0), 8 / workers);
+        inputs.push_back(b.inputs), targets.push_back(b.targets);
+        REQUIRE(share.state() == whole.state());
+      }
+      REQUIRE(torch::equal(torch::cat(inputs), expected.inputs));
+      REQUIRE(torch::equal(torch::cat(targets), expected.targets));
+    }
+  }
+  WorkerEnvironment three;
+  three.worldSize = 3;
+  REQUIRE_THROWS_WITH(batchShare(8, three), "8 sequences", "3 workers");
+  REQUIRE_THROWS_WITH(BatchSampler(file, 8, 16, 7, 97, BatchShare{6, 4}), "[6, 10)", "batch of 8");
+}
+
 TEST_CASE(eval_chunks_are_sequential_and_non_overlapping) {
   TempDir dir;
   writeTokens(dir.path("t.bin"), iota(101, 1000), 1000);

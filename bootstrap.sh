@@ -12,6 +12,7 @@ case "$action" in install|build|run|test) ;; *) echo "usage: $0 [install|build|r
 packages=(
   build-essential cmake ninja-build pkg-config git
   libtorch-dev            # LibTorch 1.13 (CPU)
+  libgloo-dev             # headers of Gloo, the collectives of multi-worker CPU runs (c10d; LibTorch links the library)
   libopenblas0-pthread    # without it a float matmul runs ~30x slower (reference BLAS)
   nlohmann-json3-dev
   libcli11-dev            # normfree-cli's command-line parser (header-only)

@@ -8,6 +8,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace CLI {
 class App;
@@ -44,6 +45,9 @@ inline constexpr const char* kTokenizerFolderHelp =
 
 // One JSON line on stdout. Bytes that are not UTF-8 (a model can sample half a character) become U+FFFD.
 void printJson(const nlohmann::json& result);
+
+// The command line as given (argv[1…]): what `--nproc` starts its workers with.
+const std::vector<std::string>& commandLineArguments();
 
 // "cpu", "cuda", "cuda:1" → a device that exists here, or UsageError.
 torch::Device parseDevice(const std::string& name);

@@ -24,6 +24,11 @@ void printJson(const nlohmann::json& result) {
   std::cout << result.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
+namespace {
+std::vector<std::string> g_arguments;
+}
+const std::vector<std::string>& commandLineArguments() { return g_arguments; }
+
 torch::Device parseDevice(const std::string& name) {
   torch::Device device(torch::kCPU);
   try {
@@ -245,6 +250,7 @@ int main(int argc, char** argv) {
   app.footer("Run 'normfree-cli <command> --help' for a command's options.");  // after: subcommands copy it
 
   if (auto status = checkCommandNames(app, argc, argv)) return *status;
+  g_arguments.assign(argv + 1, argv + argc);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -11,6 +11,8 @@
 
 #include "commands.h"
 #include "data/batches.h"
+#include "distributed/local_launcher.h"
+#include "distributed/worker_environment.h"
 #include "io/atomic_file.h"
 #include "model/device_memory.h"
 #include "model/hf_checkpoint.h"
@@ -44,6 +46,45 @@ std::vector<std::string> splitList(const std::string& text) {
   for (std::string item; std::getline(in, item, ',');)
     if (!item.empty()) items.push_back(item);
   return items;
+}
+
+// How many workers train the run (pretrain, finetune, remove, resume).
+struct WorkerOptions {
+  int nproc = 1;
+  double timeout = 600;
+};
+
+void addWorkerOptions(CLI::App& command, WorkerOptions& o) {
+  command
+      .add_option("--nproc", o.nproc,
+                  "workers to start on this machine, each with its share of every batch (one GPU each on "
+                  "cuda). Under torchrun or srun, which start the workers themselves, leave it out: each "
+                  "worker reads RANK, WORLD_SIZE, MASTER_ADDR, … (docs/TRAINING.md)")
+      ->type_name("n")
+      ->transform(atLeast(1))
+      ->capture_default_str();
+  command
+      .add_option("--worker-timeout", o.timeout,
+                  "seconds a worker waits for the others (to join, or in one exchange) before it stops and "
+                  "names those that did not answer; longer than the slowest checkpoint")
+      ->type_name("s")
+      ->transform(above(0.0))
+      ->capture_default_str();
+}
+
+// The command line without "--nproc N": what each worker the launcher starts is given.
+std::vector<std::string> argumentsForWorkers() {
+  std::vector<std::string> kept;
+  const auto& all = commandLineArguments();
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (all[i] == "--nproc") {
+      ++i;
+      continue;
+    }
+    if (all[i].rfind("--nproc=", 0) == 0) continue;
+    kept.push_back(all[i]);
+  }
+  return kept;
 }
 
 // What pretrain, finetune and remove take on the command line. The optional settings default to the preset's.
@@ -180,9 +221,11 @@ void fitToDevice(RunConfig& config) {
 int train(std::unique_ptr<Trainer> trainer) {
   g_running = trainer.get();
   auto previous = std::signal(SIGINT, onInterrupt);
-  const bool finished = trainer->run(progressBar());
+  const bool main = trainer->isMainWorker();  // the others train quietly
+  const bool finished = trainer->run(main ? progressBar() : ProgressFn());
   std::signal(SIGINT, previous);
   g_running = nullptr;
+  if (!main) return finished ? 0 : 3;
   printJson({{"run", trainer->runDir()},
              {"finished", finished},
              {"steps", trainer->stepsDone()},
@@ -191,12 +234,40 @@ int train(std::unique_ptr<Trainer> trainer) {
   return finished ? 0 : 3;
 }
 
+// One worker here (or, under torchrun, this one of many), or `--nproc` workers started by a launcher.
+int trainAsWorkers(
+    const WorkerOptions& w,
+    const std::function<std::unique_ptr<Trainer>(const std::optional<WorkerEnvironment>&)>& make) {
+  std::optional<WorkerEnvironment> worker;
+  try {
+    worker = readWorkerEnvironment();
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("the multi-worker environment is malformed: ") + e.what());
+  }
+  if (worker && w.nproc > 1)
+    throw UsageError("--nproc starts workers itself, but this process is already one of " +
+                     std::to_string(worker->worldSize) +
+                     " (RANK is set, e.g. by torchrun): leave --nproc out");
+  if (w.nproc > 1) {
+    LaunchOptions launch;
+    launch.workers = w.nproc;
+    launch.program = "/proc/self/exe";
+    launch.arguments = argumentsForWorkers();
+    launch.timeoutSeconds = w.timeout;
+    return launchLocalWorkers(launch, std::cerr);
+  }
+  if (worker) worker->timeoutSeconds = w.timeout;
+  return train(make(worker));
+}
+
 void startRun(CLI::App& command, TrainingMode mode, const std::string& description,
               const std::string& defaultPreset) {
   command.description(description);
   auto o = std::make_shared<RunOptions>();
+  auto workers = std::make_shared<WorkerOptions>();
   o->preset = defaultPreset;
   addRunOptions(command, *o);
+  addWorkerOptions(command, *workers);
   if (mode == TrainingMode::Remove) {
     command.add_option("--schedule", o->schedule, "removal schedule (default: the preset's)")
         ->type_name("file.json");
@@ -218,12 +289,14 @@ void startRun(CLI::App& command, TrainingMode mode, const std::string& descripti
     command.add_flag("--eot-treatment", o->eotTreatment,
                      "LN_v sites that turn fake divide end-of-text tokens by s_0 (blog recipe)");
   }
-  onRun(command, [o, mode] {
+  onRun(command, [o, mode, workers] {
     if (o->fit && o->activationCheckpointing)
       throw UsageError("--fit chooses activation checkpointing itself: leave out --activation-checkpointing");
     RunConfig config = runConfigFrom(*o, mode);
     if (o->fit) fitToDevice(config);
-    return train(Trainer::start(o->run, config));
+    return trainAsWorkers(*workers, [&](const std::optional<WorkerEnvironment>& worker) {
+      return Trainer::start(o->run, config, worker);
+    });
   });
 }
 
@@ -263,11 +336,17 @@ void cmdRemove(CLI::App& command) {
 
 void cmdResume(CLI::App& command) {
   command.description(
-      "Continue a run from its newest checkpoint (on CPU the result is bit-identical to an "
-      "uninterrupted run).");
+      "Continue a run from its newest checkpoint, with the same or another number of workers (on CPU the "
+      "result is bit-identical to an uninterrupted run with as many workers).");
   auto run = std::make_shared<std::string>();
+  auto workers = std::make_shared<WorkerOptions>();
   command.add_option("run", *run, "run directory")->required();
-  onRun(command, [run] { return train(Trainer::resume(*run)); });
+  addWorkerOptions(command, *workers);
+  onRun(command, [run, workers] {
+    return trainAsWorkers(*workers, [&](const std::optional<WorkerEnvironment>& worker) {
+      return Trainer::resume(*run, worker);
+    });
+  });
 }
 
 void cmdExport(CLI::App& command) {

@@ -56,8 +56,10 @@ std::optional<WorkerEnvironment> readWorkerEnvironment(const EnvironmentLookup& 
   if (!localRank && w.localRank >= w.localWorldSize)
     throw std::invalid_argument("LOCAL_RANK is not set and RANK=" + std::to_string(w.rank) +
                                 " is not below LOCAL_WORLD_SIZE=" + std::to_string(w.localWorldSize));
-  const auto agentStore = lookup("TORCH_ELASTIC_USE_AGENT_STORE");
+  const auto agentStore = lookup("TORCHELASTIC_USE_AGENT_STORE");
   w.launcherHostsStore = agentStore && (*agentStore == "True" || *agentStore == "true" || *agentStore == "1");
+  if (const auto attempt = lookup("TORCHELASTIC_RESTART_COUNT"))
+    w.launcherAttempt = parseInteger("TORCHELASTIC_RESTART_COUNT", *attempt, 0, 1 << 20);
   return w;
 }
 

@@ -1,5 +1,5 @@
 // Who this process is in a multi-worker run, read the way torchrun sets it (RANK, WORLD_SIZE, LOCAL_RANK,
-// LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT, TORCH_ELASTIC_USE_AGENT_STORE), so one command line runs
+// LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT, TORCHELASTIC_USE_AGENT_STORE), so one command line runs
 // under torchrun, Slurm's srun (with the variables exported from SLURM_*) or any launcher, and its device.
 // Plain C++ (no torch): the GUI's run setup and the CLI's launcher read it too.
 #pragma once
@@ -15,9 +15,13 @@ struct WorkerEnvironment {
   int localRank = 0, localWorldSize = 1;  // … among those on this machine (one GPU each)
   std::string masterAddress = "127.0.0.1";
   int masterPort = 29500;  // the rendezvous store (c10d TCPStore) of rank 0 or of the launcher
-  // torchrun's agent hosts the store itself (TORCH_ELASTIC_USE_AGENT_STORE=True): rank 0 connects to it
+  // torchrun's agent hosts the store itself (TORCHELASTIC_USE_AGENT_STORE=True): rank 0 connects to it
   // instead of serving one.
   bool launcherHostsStore = false;
+  int launcherAttempt = 0;  // torchrun's restart count (TORCHELASTIC_RESTART_COUNT): its store keys' prefix
+  // How long a worker waits for the others (to join, or inside one exchange) before it gives up and names
+  // the workers that stopped answering. Not an environment variable: the command line's --worker-timeout.
+  double timeoutSeconds = 600;
 
   bool isMain() const { return rank == 0; }  // the one worker that writes the run directory
 };

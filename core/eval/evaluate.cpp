@@ -84,6 +84,14 @@ LossSummary summarize(const TokenValues& values, int calibrationBins) {
 
 EvalResult evaluate(CausalLMImpl& model, const TokenFile& file, const EvalOptions& options,
                     const ProgressFn& progress) {
+  TokenValues values;
+  EvalResult result = evaluateTokens(model, file, options, values, progress);
+  result.summary = summarize(values, options.calibrationBins);
+  return result;
+}
+
+EvalResult evaluateTokens(CausalLMImpl& model, const TokenFile& file, const EvalOptions& options,
+                          TokenValues& values, const ProgressFn& progress) {
   const ModelShape& config = model.config();
   const int64_t context = options.context > 0 ? options.context : config.nPositions;
   if (context > config.nPositions)
@@ -98,10 +106,11 @@ EvalResult evaluate(CausalLMImpl& model, const TokenFile& file, const EvalOption
   EvalResult result;
   result.file = file.path();
   result.context = context;
-  TokenValues values;
   torch::NoGradGuard noGrad;
-  for (int64_t first = 0; first < chunks.count(); first += batch) {
-    const int64_t n = std::min(batch, chunks.count() - first);
+  const int64_t begin = chunks.count() * options.shard / options.shards;
+  const int64_t end = chunks.count() * (options.shard + 1) / options.shards;
+  for (int64_t first = begin; first < end; first += batch) {
+    const int64_t n = std::min(batch, end - first);
     Batch b = chunks.chunks(first, n);
     if (options.allowedTokens) {
       std::vector<int64_t> keep;
@@ -120,9 +129,8 @@ EvalResult evaluate(CausalLMImpl& model, const TokenFile& file, const EvalOption
       values.append(model.forward(b.inputs.to(device)), b.targets);
       result.chunks += b.inputs.size(0);
     }
-    if (progress) progress({"evaluate", first + n, chunks.count(), "chunks", first + n == chunks.count()});
+    if (progress) progress({"evaluate", first + n - begin, end - begin, "chunks", first + n == end});
   }
-  result.summary = summarize(values, options.calibrationBins);
   return result;
 }
 

@@ -36,6 +36,8 @@ struct EvalOptions {
   int calibrationBins = 10;
   // Pile-filtered style: chunks containing a token that is false here are skipped (nullptr: keep all).
   const std::vector<bool>* allowedTokens = nullptr;
+  // A multi-worker evaluation: this worker's contiguous share of the chunks (shard of shards).
+  int shard = 0, shards = 1;
 };
 
 struct EvalResult {
@@ -46,6 +48,10 @@ struct EvalResult {
 
 EvalResult evaluate(CausalLMImpl& model, const TokenFile& file, const EvalOptions& options,
                     const ProgressFn& progress = {});
+// evaluate()'s per-token values instead of their summary (result.summary stays empty): the values of
+// every shard, concatenated in shard order, summarize to the one-process result.
+EvalResult evaluateTokens(CausalLMImpl& model, const TokenFile& file, const EvalOptions& options,
+                          TokenValues& values, const ProgressFn& progress = {});
 
 nlohmann::json toJson(const EvalResult& result);
 

@@ -36,6 +36,7 @@ json toJson(const TrainingState& s) {
   j["applied_events"] = s.appliedEvents;
   j["edits"] = s.edits;
   j["metrics_bytes"] = s.metricsBytes;
+  j["world_size"] = s.worldSize;
   return j;
 }
 
@@ -89,6 +90,7 @@ TrainingState readTrainingState(const std::string& checkpointDir) {
     s.appliedEvents = state.at("applied_events").get<std::vector<std::pair<int64_t, int64_t>>>();
     s.edits = state.at("edits");
     s.metricsBytes = state.value("metrics_bytes", int64_t{-1});
+    s.worldSize = state.value("world_size", 1);
   } catch (const std::exception& e) {
     throw FileError(run::checkpointStatePath(checkpointDir),
                     std::string("malformed checkpoint state: ") + e.what());

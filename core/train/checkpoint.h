@@ -28,6 +28,9 @@ struct TrainingState {
   std::vector<std::pair<int64_t, int64_t>> appliedEvents;  // (event id, step)
   nlohmann::json edits = nlohmann::json::array();          // the live edits' log records
   int64_t metricsBytes = 0;  // metrics.jsonl's length at the checkpoint; a resume cuts it there
+  // The workers that trained up to it (informational: the sampler state is the whole run's, the same on
+  // every worker, so a resume may use any number of workers).
+  int worldSize = 1;
 };
 
 // Writes checkpoints/step-N of runDir (N = state.stepsDone) and points "latest" at it; keeps the newest

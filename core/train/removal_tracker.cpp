@@ -2,6 +2,7 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -46,8 +47,10 @@ void RemovalTracker::update(const torch::Tensor& tokens) {
     if (m_settings.pos0Treatment && !t.pos0Ended) weight.select(1, 0).zero_();
     if (m_settings.eotTreatment && !t.eotEnded && site.kind == SiteKind::V)
       weight = weight * tokens.ne(m_model.config().eotTokenId).to(weight.scalar_type());
-    values.push_back((s * weight).sum() / weight.sum().clamp_min(1));
-    values.push_back(s.select(1, 0).mean());
+    values.push_back((s * weight).sum());
+    values.push_back(weight.sum());
+    values.push_back(s.select(1, 0).sum());
+    values.push_back(torch::full({}, static_cast<double>(s.size(0)), s.options()));
     sites.push_back(site);
   }
   m_sigmas.clear();
@@ -72,13 +75,14 @@ void RemovalTracker::fold(const double* v) {
   for (const auto& [sites, values] : m_pending) {
     for (const SiteId& site : sites) {
       SiteTracker& t = m_trackers[site];
+      const double mean = v[0] / std::max(v[1], 1.0), meanPos0 = v[2] / std::max(v[3], 1.0);
       if (!t.hasValue) {
-        t.tracked = v[0], t.trackedPos0 = v[1], t.hasValue = true;
+        t.tracked = mean, t.trackedPos0 = meanPos0, t.hasValue = true;
       } else {
-        t.tracked = k * t.tracked + (1 - k) * v[0];
-        t.trackedPos0 = k * t.trackedPos0 + (1 - k) * v[1];
+        t.tracked = k * t.tracked + (1 - k) * mean;
+        t.trackedPos0 = k * t.trackedPos0 + (1 - k) * meanPos0;
       }
-      v += 2;
+      v += 4;
     }
   }
   m_pending.clear();

@@ -34,8 +34,9 @@ class RemovalTracker : public NormObserver {
   // Reduces the σ collected since the last call to per-site statistics on the device (no waiting for
   // it); tokens are the inputs, for the end-of-text treatment's mask. One call per micro-batch.
   void update(const torch::Tensor& tokens);
-  // The statistics of every update() not folded yet, float64 on the device: the training step copies
-  // them to the host together with its losses, one device → host copy per step.
+  // The statistics of every update() not folded yet, float64 on the device, as sums and counts (so that
+  // a multi-worker run can sum them over the workers' shares of the batch): the training step copies them
+  // to the host together with its losses, one device → host copy per step.
   torch::Tensor pendingStatistics() const;
   // Folds them into the EMAs, micro-batch by micro-batch: `values` is pendingStatistics() on the host.
   void fold(const double* values);
@@ -63,7 +64,8 @@ class RemovalTracker : public NormObserver {
   std::map<SiteId, SiteTracker> m_trackers;
   bool m_collecting = false;
   std::vector<std::pair<SiteId, torch::Tensor>> m_sigmas;
-  // Per update(): the sites measured, and their [batch-mean σ, mean σ at position 0] on the device.
+  // Per update(): the sites measured, and their [Σ weighted σ, Σ weight, Σ σ at position 0, count at
+  // position 0] on the device.
   std::vector<std::pair<std::vector<SiteId>, torch::Tensor>> m_pending;
   torch::Tensor m_finalInput;
 };

@@ -6,10 +6,13 @@
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "data/batches.h"
+#include "distributed/worker_group.h"
 #include "eval/evaluate.h"
 #include "io/atomic_file.h"
 #include "model/hf_checkpoint.h"
@@ -40,6 +43,14 @@ struct Trainer::Impl {
   std::unique_ptr<MetricsWriter> metrics;
   bool observing = false;  // the tracker is the model's norm observer (remove mode, inside run())
 
+  // A multi-worker run: this worker and the group of all of them (null in one process).
+  WorkerEnvironment worker;
+  std::unique_ptr<WorkerGroup> group;
+  // Worker 0 counts its accepted edits (scheduleVersion); sharedVersion is the count whose schedule all
+  // workers hold.
+  int64_t scheduleVersion = 0, sharedVersion = 0;
+  int64_t eventsFiredThrough = -1;  // the last step whose events have fired
+
   // Schedule state, shared with editing threads. Events at steps before schedule->lockedBefore() have
   // been applied (or were never going to be).
   mutable std::mutex scheduleMutex;
@@ -55,7 +66,87 @@ struct Trainer::Impl {
 
   const RunConfig& config() const { return owner.m_config; }
   bool removing() const { return config().mode == TrainingMode::Remove; }
-  void record(json r) { metrics->write(std::move(r)); }
+  bool isMain() const { return worker.isMain(); }
+  void record(json r) {
+    if (metrics) metrics->write(std::move(r));  // worker 0's only
+  }
+
+  // --- the other workers -------------------------------------------------------------------------------
+
+  void joinWorkers(const std::optional<WorkerEnvironment>& workers, const std::string& configDevice) {
+    if (!workers) return;
+    worker = *workers;
+    device = torch::Device(workerDevice(configDevice, worker));
+    group = std::make_unique<WorkerGroup>(worker, device);
+  }
+
+  // Work that worker 0 alone does (checks, writing the run directory); every worker gets its text, or
+  // throws its error, so no worker goes on when worker 0 could not.
+  std::string onMain(const std::string& during, const std::function<std::string()>& work) {
+    if (!group) return work();
+    json outcome;
+    std::exception_ptr failure;
+    if (isMain()) {
+      try {
+        outcome["text"] = work();
+      } catch (const std::exception& e) {
+        failure = std::current_exception();
+        outcome["error"] = e.what();
+      }
+    }
+    outcome = json::parse(group->broadcastText(isMain() ? outcome.dump() : "", during));
+    if (failure) std::rethrow_exception(failure);
+    if (outcome.contains("error"))
+      throw std::runtime_error("worker 0 stopped the run during " + during + ": " +
+                               outcome["error"].get<std::string>());
+    return outcome["text"];
+  }
+
+  std::function<void(torch::Tensor&)> sumOverWorkers(const std::string& during) {
+    if (!group) return {};
+    return [this, during](torch::Tensor& t) { group->sum(t, during); };
+  }
+
+  // Worker 0's weights on every worker (a fresh model's initialisation, whatever the device did).
+  void broadcastParameters() {
+    if (!group) return;
+    torch::NoGradGuard noGrad;
+    for (auto& p : parameters) group->broadcast(p, "the initial weights");
+  }
+
+  // At every checkpoint: every worker's weights and data position must still be worker 0's. A cheap
+  // fingerprint per parameter (float64 sum and sum of squares) is compared, bit for bit.
+  void requireWorkersAgree(int64_t step) {
+    if (!group) return;
+    torch::NoGradGuard noGrad;
+    const auto named = model->named_parameters();
+    std::vector<torch::Tensor> prints;
+    for (const auto& item : named) {
+      const torch::Tensor p = item.value().detach().to(torch::kFloat64);
+      prints.push_back(p.sum());
+      prints.push_back(p.pow(2).sum());
+    }
+    const Random::State words = prefetcher ? prefetcher->state() : sampler->state();
+    for (uint64_t word : words) {
+      int64_t bits = 0;
+      std::memcpy(&bits, &word, sizeof bits);  // compared for equality only
+      prints.push_back(torch::full({}, static_cast<double>(bits), torch::kFloat64).to(device));
+    }
+    const std::string during = "the workers' agreement check at step " + std::to_string(step);
+    const torch::Tensor all = group->gather(torch::stack(prints), during).to(torch::kCPU);
+    for (int r = 1; r < group->size(); ++r) {
+      const torch::Tensor differs = all[r].ne(all[0]).nonzero();
+      if (differs.size(0) == 0) continue;
+      const int64_t first = differs[0][0].item<int64_t>();
+      const std::string what = first < 2 * static_cast<int64_t>(named.size())
+                                   ? "parameter " + named[first / 2].key()
+                                   : std::string("data position (sampler state)");
+      throw std::runtime_error("step " + std::to_string(step) + ": worker " + std::to_string(r) +
+                               " no longer agrees with worker 0 (its " + what +
+                               " differs): the workers diverged, so this step is not checkpointed. Resume "
+                               "from the last checkpoint; if it happens again, report it.");
+    }
+  }
 
   // --- setting up -------------------------------------------------------------------------------------
 
@@ -66,9 +157,9 @@ struct Trainer::Impl {
     optimizer = makeOptimizer(*model, config().optimizer);
     parameters = model->parameters();
     const auto& c = config();
-    sampler =
-        std::make_unique<BatchSampler>(TokenFile::open(c.trainData), c.optimizer.microBatch,
-                                       c.optimizer.context, c.optimizer.seed, model->config().vocabSize);
+    sampler = std::make_unique<BatchSampler>(TokenFile::open(c.trainData), c.optimizer.microBatch,
+                                             c.optimizer.context, c.optimizer.seed, model->config().vocabSize,
+                                             batchShare(c.optimizer.microBatch, worker));
     evalFiles.clear();
     for (const auto& path : c.evalData) evalFiles.push_back(TokenFile::open(path));
     tracker = std::make_unique<RemovalTracker>(*model, c.removal);
@@ -77,6 +168,7 @@ struct Trainer::Impl {
   void setSchedule(Schedule s) {
     schedule =
         std::make_unique<EditableSchedule>(std::move(s), model->config().nLayer, config().optimizer.maxSteps);
+    if (!isMain()) return;  // worker 0 writes schedule.json
     // An edit is accepted only once schedule.json holds it.
     const std::string path = run::schedulePath(owner.m_dir);
     schedule->persist = [path](const Schedule& edited) {
@@ -89,14 +181,18 @@ struct Trainer::Impl {
   void measureScales() {
     const auto& c = config();
     BatchSampler calibration(TokenFile::open(c.trainData), c.optimizer.microBatch, c.optimizer.context,
-                             c.optimizer.seed ^ 0x5eed5eedULL, model->config().vocabSize);
+                             c.optimizer.seed ^ 0x5eed5eedULL, model->config().vocabSize,
+                             batchShare(c.optimizer.microBatch, worker));
     torch::NoGradGuard noGrad;
     model->setNormObserver(tracker.get());
     tracker->setCollecting(true);
     const torch::Tensor inputs = calibration.next().inputs.to(device);
     model->forward(inputs);
     tracker->update(inputs);
-    tracker->fold();
+    torch::Tensor statistics = tracker->pendingStatistics();
+    if (group) group->sum(statistics, "the first measurement of the scales");
+    const torch::Tensor host = statistics.to(torch::kCPU).contiguous();
+    tracker->fold(host.data_ptr<double>());
     tracker->setCollecting(false);
   }
 
@@ -109,16 +205,44 @@ struct Trainer::Impl {
     return lock;
   }
 
+  // Before a step of a multi-worker run: worker 0 locks its schedule at the step and, when it was edited
+  // since the schedule was last shared, sends it to the others, so the same events fire everywhere at the
+  // same step.
+  void shareSchedule(int64_t step) {
+    if (!group) return;
+    const std::string during = "the schedule of step " + std::to_string(step + 1);
+    int64_t version = 0;
+    std::string text;
+    if (isMain()) {
+      std::lock_guard<std::mutex> lock(scheduleMutex);
+      schedule->lockBefore(std::max(schedule->lockedBefore(), step + 1));
+      version = scheduleVersion;
+      if (version != sharedVersion) text = toJson(schedule->schedule()).dump();
+    }
+    torch::Tensor shared =
+        torch::full({1}, version, torch::TensorOptions().dtype(torch::kLong).device(device));
+    group->broadcast(shared, during);
+    version = shared.to(torch::kCPU).item<int64_t>();
+    if (version == sharedVersion) return;
+    text = group->broadcastText(text, during);
+    sharedVersion = version;
+    if (isMain()) return;
+    std::lock_guard<std::mutex> lock(scheduleMutex);
+    setSchedule(scheduleFromJson(json::parse(text), "worker 0's schedule"));
+    schedule->lockBefore(step + 1);
+  }
+
   // Events of step `step` fire before its first micro-batch (PROTOCOL §4); then the ramps move on.
   void applyEvents(int64_t step) {
     std::vector<ScheduleEvent> due;
+    if (step <= eventsFiredThrough) return;  // run() called again after a failed step
+    shareSchedule(step);
     {
       std::lock_guard<std::mutex> lock(scheduleMutex);
-      if (step < schedule->lockedBefore())
-        return;  // already applied (run() called again after a failed step)
       for (const auto& e : schedule->schedule().events)
         if (e.step == step) due.push_back(e);
-      schedule->lockBefore(step + 1);
+      schedule->lockBefore(std::max(schedule->lockedBefore(), step + 1));
+      eventsFiredThrough = step;
       for (const auto& e : due) applied.emplace_back(e.id, e.step);
     }
     for (const auto& e : due)
@@ -130,18 +254,32 @@ struct Trainer::Impl {
     tracker->advanceRamps(step);
   }
 
+  // Whether to stop before `step`: asked for here, or (in a multi-worker run) on any worker, so that all
+  // stop at the same step.
+  bool stopRequested(int64_t step) {
+    const bool here = owner.m_stopRequested.load();
+    if (!group) return here;
+    torch::Tensor votes =
+        torch::full({1}, here ? 1 : 0, torch::TensorOptions().dtype(torch::kLong).device(device));
+    group->sum(votes, "the start of step " + std::to_string(step + 1));
+    return votes.to(torch::kCPU).item<int64_t>() > 0;
+  }
+
   struct Losses {
     double ce = 0, aux = 0;
   };
   struct StepResult {
     Losses losses;
     double gradNorm = 0;
+    std::vector<double> workerSeconds;  // per worker: its forward and backward passes, before the exchange
   };
 
   // Forward and backward over the step's micro-batches (gradients of CE, + λ·aux when removing), then
   // clipping. The device is never waited for until the end: losses, gradient norm and the σ statistics
   // reach the host in one copy, before the optimizer may update the weights.
-  StepResult forwardBackwardClip() {
+  StepResult forwardBackwardClip(int64_t step) {
+    const auto started = std::chrono::steady_clock::now();
+    const std::string stepName = "step " + std::to_string(step + 1);
     const OptimizerSettings& o = config().optimizer;
     const double auxWeight = removing() ? config().removal.auxWeight : 0.0;
     const int64_t vocab = model->config().vocabSize;
@@ -163,7 +301,8 @@ struct Trainer::Impl {
       if (auxWeight > 0) {
         const torch::Tensor aux =
             auxWeight * auxiliaryLoss(finalInput, inputs, model->config().eotTokenId,
-                                      model->config().layerNormEpsilon, centresFinalInput);
+                                      model->config().layerNormEpsilon, centresFinalInput,
+                                      sumOverWorkers(stepName + "'s auxiliary loss"));
         loss = loss + aux;
         auxSum = auxSum + aux.detach();
       }
@@ -171,13 +310,27 @@ struct Trainer::Impl {
       ceSum = ceSum + ce.detach();
       if (removing()) tracker->update(inputs);
     }
+    // Until here the worker worked on its own: its share of the batch took it this long (host clock).
+    const double ownSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (group) group->averageGradients(parameters, stepName + "'s gradients");
     const torch::Tensor gradNorm = clipGradients();
-    const torch::Tensor host = torch::cat({torch::stack({ceSum, auxSum, gradNorm}).to(torch::kFloat64),
-                                           tracker->pendingStatistics()})
+    // Losses, σ statistics and each worker's seconds, summed over the workers: their sums are the
+    // one-process batch's (the losses are means over equal shares, so their sum is W × the batch mean).
+    const int workers = group ? group->size() : 1;
+    torch::Tensor seconds = torch::zeros({workers}, torch::TensorOptions().dtype(torch::kFloat64));
+    seconds[worker.rank] = ownSeconds;
+    torch::Tensor shared = torch::cat({torch::stack({ceSum, auxSum}).to(torch::kFloat64),
+                                       tracker->pendingStatistics(), seconds.to(device)});
+    if (group) group->sum(shared, stepName + "'s losses and scales");
+    const torch::Tensor host = torch::cat({shared, gradNorm.to(torch::kFloat64).reshape({1})})
                                    .to(torch::kCPU);  // the step's one wait for the device
     const double* v = host.data_ptr<double>();
-    tracker->fold(v + 3);
-    return {{v[0] / o.accumulation, v[1] / o.accumulation}, v[2]};
+    tracker->fold(v + 2);
+    const double divisor = static_cast<double>(o.accumulation) * workers;
+    StepResult result{{v[0] / divisor, v[1] / divisor}, v[host.numel() - 1], {}};
+    result.workerSeconds.assign(v + host.numel() - 1 - workers, v + host.numel() - 1);
+    return result;
   }
 
   // Scales the gradients to a total 2-norm of at most clipNorm (as torch::nn::utils::clip_grad_norm_,
@@ -209,7 +362,9 @@ struct Trainer::Impl {
                              "checkpoint with a lower learning rate or a later schedule.");
   }
 
-  void logStep(int64_t done, const Losses& l, double lr, double gradNorm, double tokensPerSecond) {
+  void logStep(int64_t done, const StepResult& result, double lr, double tokensPerSecond) {
+    const Losses& l = result.losses;
+    const double gradNorm = result.gradNorm;
     json r{{"type", "step"},
            {"step", done},
            {"ce", l.ce},
@@ -219,6 +374,16 @@ struct Trainer::Impl {
            {"grad_norm", gradNorm},
            {"tokens_per_second", tokensPerSecond}};
     if (removing()) r["scales"] = tracker->scalesJson();
+    if (group) {
+      // Each worker's own pace: its share of the step's tokens over the time its passes took.
+      const OptimizerSettings& o = config().optimizer;
+      const double shareTokens =
+          static_cast<double>(o.microBatch * o.accumulation * o.context) / group->size();
+      json perWorker = json::array();
+      for (double seconds : result.workerSeconds) perWorker.push_back(shareTokens / std::max(seconds, 1e-9));
+      r["world_size"] = group->size();
+      r["worker_tokens_per_second"] = perWorker;
+    }
     record(r);
   }
 
@@ -231,8 +396,14 @@ struct Trainer::Impl {
     options.context = config().optimizer.context;
     options.maxTokens = config().eval.tokens;
     options.batchSize = config().optimizer.microBatch;
+    options.shard = worker.rank;
+    options.shards = worker.worldSize;
     for (const TokenFile& file : evalFiles) {
-      json r = toJson(evaluate(*model, file, options).summary);
+      TokenValues values;
+      evaluateTokens(*model, file, options, values);
+      if (group) values = gatherTokenValues(values, "the evaluation of " + file.path());
+      if (!isMain()) continue;
+      json r = toJson(summarize(values));
       r.erase("calibration_bins");
       r["type"] = "eval";
       r["step"] = step;
@@ -242,12 +413,43 @@ struct Trainer::Impl {
     if (observing) model->setNormObserver(tracker.get());
   }
 
+  // Every worker's per-token values, concatenated in rank order (= the one-process order of the chunks).
+  TokenValues gatherTokenValues(const TokenValues& own, const std::string& during) {
+    const int64_t n = static_cast<int64_t>(own.size());
+    const torch::Tensor counts =
+        group->gather(torch::full({1}, n, torch::TensorOptions().dtype(torch::kLong).device(device)), during)
+            .to(torch::kCPU);
+    const int64_t most = counts.max().item<int64_t>();
+    torch::Tensor rows = torch::zeros({4, most}, torch::kFloat32);
+    if (n > 0) {
+      rows[0].narrow(0, 0, n).copy_(torch::from_blob(const_cast<float*>(own.loss.data()), {n}));
+      rows[1].narrow(0, 0, n).copy_(torch::from_blob(const_cast<float*>(own.entropy.data()), {n}));
+      rows[2].narrow(0, 0, n).copy_(torch::from_blob(const_cast<float*>(own.confidence.data()), {n}));
+      rows[3].narrow(0, 0, n).copy_(
+          torch::from_blob(const_cast<uint8_t*>(own.correct.data()), {n}, torch::kUInt8).to(torch::kFloat32));
+    }
+    const torch::Tensor all = group->gather(rows.to(device), during).to(torch::kCPU).contiguous();
+    TokenValues values;
+    for (int r = 0; r < group->size(); ++r) {
+      const int64_t count = counts[r].item<int64_t>();
+      const float* row = all[r].data_ptr<float>();
+      values.loss.insert(values.loss.end(), row, row + count);
+      values.entropy.insert(values.entropy.end(), row + most, row + most + count);
+      values.confidence.insert(values.confidence.end(), row + 2 * most, row + 2 * most + count);
+      for (int64_t i = 0; i < count; ++i) values.correct.push_back(row[3 * most + i] != 0);
+    }
+    return values;
+  }
+
   void checkpoint() {
+    requireWorkersAgree(owner.m_stepsDone.load());
+    if (!isMain()) return;
     TrainingState state;
     state.stepsDone = owner.m_stepsDone.load();
     state.samplerState = prefetcher ? prefetcher->state() : sampler->state();
     state.trackers = tracker->toJson();
     state.metricsBytes = metrics->bytesWritten();
+    state.worldSize = worker.worldSize;
     {
       std::lock_guard<std::mutex> lock(scheduleMutex);
       state.schedule = schedule->schedule();
@@ -260,6 +462,7 @@ struct Trainer::Impl {
   }
 
   void saveFinal() {
+    if (!isMain()) return;
     const std::string out = run::finalModelPath(owner.m_dir);
     saveModel(*model, out);
     copyTokenizerFiles(config().model, out);
@@ -275,9 +478,14 @@ struct Trainer::Impl {
   // An edit through the rules of EditableSchedule; accepted edits are logged (metrics, checkpoint).
   template <class Edit>
   EditResult edit(Edit&& apply) {
+    if (!isMain()) {
+      EditRefusal refusal(EditRefusal::Code::NotEditable);
+      return EditResult::refuse(refusal);
+    }
     std::lock_guard<std::mutex> lock(scheduleMutex);
     EditResult result = apply(*schedule);
     if (!result.accepted) return result;
+    ++scheduleVersion;
     for (const ScheduleChange& change : schedule->lastChanges()) {
       json log{{"type", "edit"}};
       if (change.kind == ScheduleChange::Kind::Move)
@@ -321,46 +529,60 @@ SnapshotPtr Trainer::snapshot() {
 
 std::shared_ptr<MetricsQueue> Trainer::subscribe() { return m_impl->metrics->subscribe(); }
 
-std::unique_ptr<Trainer> Trainer::start(const std::string& runDir, const RunConfig& config) {
-  if (fs::exists(run::configPath(runDir)))
-    throw FileError(runDir, "already holds a run (config.json exists); resume it or choose another folder");
-  validate(config, runDir);
+std::unique_ptr<Trainer> Trainer::start(const std::string& runDir, const RunConfig& config,
+                                        const std::optional<WorkerEnvironment>& workers) {
   std::unique_ptr<Trainer> t(new Trainer(runDir));
-  t->m_config = config;
   Impl& d = *t->m_impl;
   d.device = torch::Device(config.device);
-  if (config.mode == TrainingMode::Pretrain) {
-    CausalLM fresh = makeModel(loadConfigFile(config.model + "/config.json").shape);
-    fresh->initWeights(config.optimizer.seed);
+  d.joinWorkers(workers, config.device);
+  // Worker 0 checks the folder and the settings; every worker then trains with worker 0's settings.
+  const std::string settings = d.onMain("the start of the run", [&] {
+    if (fs::exists(run::configPath(runDir)))
+      throw FileError(runDir, "already holds a run (config.json exists); resume it or choose another folder");
+    validate(config, runDir);
+    if (workers) batchShare(config.optimizer.microBatch, *workers);  // a named error when it does not split
+    return toJson(config).dump();
+  });
+  t->m_config = d.isMain() ? config : runConfigFromJson(json::parse(settings), "worker 0's settings");
+  const RunConfig& c = t->m_config;
+  if (c.mode == TrainingMode::Pretrain) {
+    CausalLM fresh = makeModel(loadConfigFile(c.model + "/config.json").shape);
+    fresh->initWeights(c.optimizer.seed);
     fresh->to(d.device);
     d.setUp(fresh);
+    d.broadcastParameters();
   } else {
-    d.setUp(loadModel(config.model, d.device));
+    d.setUp(loadModel(c.model, d.device));
   }
   Schedule schedule;
-  if (config.mode == TrainingMode::Remove) {
-    schedule = config.schedule;
+  if (c.mode == TrainingMode::Remove) {
+    schedule = c.schedule;
     try {
-      schedule.validate(d.model->config().nLayer, config.optimizer.maxSteps);
+      schedule.validate(d.model->config().nLayer, c.optimizer.maxSteps);
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(std::string("the schedule does not fit this run:\n") + e.what());
     }
   }
   d.setSchedule(schedule);
-  fs::create_directories(run::checkpointsPath(runDir));
   t->m_config.schedule = d.schedule->schedule();
-  writeFileAtomic(run::configPath(runDir), toJson(t->m_config).dump(2) + "\n");
-  d.schedule->persist(d.schedule->schedule());
-  d.metrics = std::make_unique<MetricsWriter>(runDir, 0);
-  json startRecord = metricsStartRecord();
-  startRecord.update({{"mode", trainingModeName(config.mode)}, {"max_steps", config.optimizer.maxSteps}});
-  d.record(startRecord);
-  if (config.mode == TrainingMode::Remove) d.measureScales();
+  d.onMain("writing the run directory", [&] {
+    fs::create_directories(run::checkpointsPath(runDir));
+    writeFileAtomic(run::configPath(runDir), toJson(t->m_config).dump(2) + "\n");
+    d.schedule->persist(d.schedule->schedule());
+    d.metrics = std::make_unique<MetricsWriter>(runDir, 0);
+    json startRecord = metricsStartRecord();
+    startRecord.update({{"mode", trainingModeName(c.mode)}, {"max_steps", c.optimizer.maxSteps}});
+    if (d.group) startRecord["world_size"] = d.group->size();
+    d.record(startRecord);
+    return std::string();
+  });
+  if (c.mode == TrainingMode::Remove) d.measureScales();
   d.evaluateAll(0);
   return t;
 }
 
-std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir) {
+std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir,
+                                         const std::optional<WorkerEnvironment>& workers) {
   std::unique_ptr<Trainer> t(new Trainer(runDir));
   Impl& d = *t->m_impl;
   const std::string configPath = run::configPath(runDir);
@@ -369,17 +591,25 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir) {
   } catch (const json::exception& e) {
     throw FileError(configPath, std::string("is not valid JSON: ") + e.what());
   }
-  const std::string checkpoint = run::latestCheckpoint(runDir);
-  if (checkpoint.empty())
-    throw FileError(
-        run::checkpointsPath(runDir),
-        "holds no complete checkpoint to resume from (the run stopped before its first one): start it "
-        "again in a new folder");
-  const TrainingState state = readTrainingState(checkpoint);
   d.device = torch::Device(t->m_config.device);
+  d.joinWorkers(workers, t->m_config.device);
+  // Every worker resumes from the checkpoint worker 0 found newest.
+  const std::string checkpoint = d.onMain("finding the checkpoint to resume from", [&] {
+    const std::string newest = run::latestCheckpoint(runDir);
+    if (newest.empty())
+      throw FileError(
+          run::checkpointsPath(runDir),
+          "holds no complete checkpoint to resume from (the run stopped before its first one): start it "
+          "again in a new folder");
+    if (workers) batchShare(t->m_config.optimizer.microBatch, *workers);
+    return newest;
+  });
+  const TrainingState state = readTrainingState(checkpoint);
   d.setUp(loadModel(checkpoint, d.device));
   loadOptimizerState(*d.optimizer, checkpoint);
   t->m_stepsDone = state.stepsDone;
+  d.eventsFiredThrough = state.stepsDone - 1;
+  if (d.group) d.group->setStepsDone(state.stepsDone);
   d.sampler->setState(state.samplerState);
   try {
     d.tracker->restore(state.trackers);
@@ -419,14 +649,35 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir) {
                                         ") lies before the checkpoint's step " +
                                         std::to_string(t->m_stepsDone) + " but was never applied");
   }
-  d.metrics = std::make_unique<MetricsWriter>(runDir, state.metricsBytes);
-  d.record({{"type", "resume"}, {"step", t->m_stepsDone.load()}, {"checkpoint", checkpoint}});
+  d.onMain("opening metrics.jsonl", [&] {
+    d.metrics = std::make_unique<MetricsWriter>(runDir, state.metricsBytes);
+    json resumeRecord{{"type", "resume"}, {"step", t->m_stepsDone.load()}, {"checkpoint", checkpoint}};
+    if (d.group) resumeRecord["world_size"] = d.group->size();
+    d.record(resumeRecord);
+    return std::string();
+  });
   return t;
 }
+
+int Trainer::worldSize() const { return m_impl->group ? m_impl->group->size() : 1; }
+bool Trainer::isMainWorker() const { return m_impl->isMain(); }
 
 void Trainer::requestStop() { m_stopRequested = true; }
 
 bool Trainer::run(const ProgressFn& progress) {
+  try {
+    return runSteps(progress);
+  } catch (const WorkerLost& e) {
+    const std::string checkpoint = run::latestCheckpoint(m_dir);
+    throw WorkerLost(std::string(e.what()) + ". " +
+                     (checkpoint.empty()
+                          ? "The run had no checkpoint yet: start it again."
+                          : "The last checkpoint, " + checkpoint + ", is intact: 'normfree-cli resume " +
+                                m_dir + "' continues the run, with any number of workers."));
+  }
+}
+
+bool Trainer::runSteps(const ProgressFn& progress) {
   Impl& d = *m_impl;
   const OptimizerSettings& o = m_config.optimizer;
   d.observing = d.removing();
@@ -442,7 +693,7 @@ bool Trainer::run(const ProgressFn& progress) {
   bool finished = false;
   while (true) {
     const int64_t step = m_stepsDone.load();
-    if ((finished = step >= o.maxSteps) || m_stopRequested.load()) break;
+    if ((finished = step >= o.maxSteps) || d.stopRequested(step)) break;
     std::unique_lock<std::mutex> modelLock = d.lockBetweenSteps();  // a waiting snapshot goes first
     const auto started = std::chrono::steady_clock::now();
     d.tracker->discardCollected();  // nothing left over from a step that failed half-way
@@ -450,16 +701,18 @@ bool Trainer::run(const ProgressFn& progress) {
     d.applyEvents(step);
     const double lr = learningRate(o, step);
     setLearningRate(*d.optimizer, lr);
-    const auto [losses, gradNorm] = d.forwardBackwardClip();
-    Impl::requireFinite(step, losses, gradNorm);
+    const Impl::StepResult result = d.forwardBackwardClip(step);
+    const Impl::Losses& losses = result.losses;
+    Impl::requireFinite(step, losses, result.gradNorm);
     d.optimizer->step();
     d.dropGradients();
     const int64_t done = m_stepsDone = step + 1;
+    if (d.group) d.group->setStepsDone(done);
     modelLock.unlock();
 
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     const double tokensPerSecond = static_cast<double>(o.microBatch * o.accumulation * o.context) / seconds;
-    d.logStep(done, losses, lr, gradNorm, tokensPerSecond);
+    d.logStep(done, result, lr, tokensPerSecond);
     if (m_config.eval.interval > 0 && done % m_config.eval.interval == 0 && done < o.maxSteps)
       d.evaluateAll(done);
     if (m_config.checkpointInterval > 0 && done % m_config.checkpointInterval == 0 && done < o.maxSteps) {

@@ -8,10 +8,12 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "distributed/worker_environment.h"
 #include "run/metrics_log.h"
 #include "run/snapshot.h"
 #include "schedule/editable_schedule.h"
@@ -22,12 +24,20 @@ namespace nf {
 
 class CausalLMImpl;
 
+// A multi-worker run (`workers` given: every worker calls start() or resume() with the same arguments)
+// is the same run as one process would make with the same settings: each worker trains on its share of
+// every micro-batch, and gradients, σ statistics, losses and evaluations are summed over the workers.
+// Worker 0 alone writes the run directory and takes schedule edits; the others read config, model, data
+// and checkpoints at the same paths (a shared file system across machines). A worker that dies or hangs
+// makes the others throw WorkerLost (distributed/worker_group.h), naming it; the last checkpoint is intact.
 class Trainer {
  public:
   // A new run in runDir (created; it must not hold a run already): writes config.json and schedule.json.
-  static std::unique_ptr<Trainer> start(const std::string& runDir, const RunConfig& config);
-  // The run in runDir, continued from its newest checkpoint.
-  static std::unique_ptr<Trainer> resume(const std::string& runDir);
+  static std::unique_ptr<Trainer> start(const std::string& runDir, const RunConfig& config,
+                                        const std::optional<WorkerEnvironment>& workers = std::nullopt);
+  // The run in runDir, continued from its newest checkpoint, with any number of workers.
+  static std::unique_ptr<Trainer> resume(const std::string& runDir,
+                                         const std::optional<WorkerEnvironment>& workers = std::nullopt);
   ~Trainer();
 
   // Trains until the last step (then saves final/ and returns true) or until requestStop() (then writes
@@ -37,7 +47,7 @@ class Trainer {
 
   // Live schedule edits, thread-safe. Refused with a reason when a step they touch has started (or an
   // event is already applied), the id is unknown, the schedule would not validate, or schedule.json cannot
-  // be written. A new event never gets an id used before in this process.
+  // be written, and on every worker but worker 0. A new event never gets an id used before in this process.
   EditResult addEvent(ScheduleEvent event);
   EditResult moveEvent(int64_t id, int64_t step);
   // Several moves as one edit: all are accepted or none (one schedule write, an "edit" record per event).
@@ -48,6 +58,8 @@ class Trainer {
   int64_t stepsDone() const { return m_stepsDone.load(); }
   const RunConfig& config() const { return m_config; }
   const std::string& runDir() const { return m_dir; }
+  int worldSize() const;      // 1 in a one-process run
+  bool isMainWorker() const;  // worker 0, the one that writes the run directory (true in one process)
   CausalLMImpl& model();
   // A copy of the model between two optimizer steps, labelled with the steps done. Thread-safe: waits for
   // the step in progress to finish and holds training back only while copying.
@@ -57,6 +69,7 @@ class Trainer {
  private:
   struct Impl;
   explicit Trainer(std::string runDir);
+  bool runSteps(const ProgressFn& progress);
   std::string m_dir;
   RunConfig m_config;
   std::atomic<int64_t> m_stepsDone{0};

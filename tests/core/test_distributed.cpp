@@ -1,10 +1,26 @@
-// Multi-worker runs: who a worker is, read from the torchrun environment the way torchrun and Slurm set it.
+// Multi-worker runs: who a worker is, read from the torchrun environment the way torchrun and Slurm set it;
+// and whole runs through `normfree-cli … --nproc 2` (Gloo over loopback) against the one-process run.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <fstream>
 #include <map>
+#include <thread>
 
 #include "check.h"
 #include "distributed/worker_environment.h"
+#include "io/atomic_file.h"
+#include "model/hf_checkpoint.h"
+#include "run_fixtures.h"
 
 using namespace nf;
+using namespace nf::test;
+using json = nlohmann::json;
+
+extern char** environ;
 
 namespace {
 
@@ -45,8 +61,11 @@ TEST_CASE(a_torchrun_worker_reads_its_rank_and_the_rendezvous) {
   REQUIRE_EQ(w.masterPort, 29500);
   REQUIRE(!w.isMain());
   REQUIRE(!w.launcherHostsStore);
-  REQUIRE(
-      readWorkerEnvironment(environment(with("TORCH_ELASTIC_USE_AGENT_STORE", "True")))->launcherHostsStore);
+  auto agent = with("TORCHELASTIC_USE_AGENT_STORE", "True");
+  agent["TORCHELASTIC_RESTART_COUNT"] = "2";
+  const WorkerEnvironment restarted = *readWorkerEnvironment(environment(agent));
+  REQUIRE(restarted.launcherHostsStore);
+  REQUIRE_EQ(restarted.launcherAttempt, 2);
   // One GPU per worker on its machine; an explicit device and the CPU stay.
   REQUIRE_EQ(workerDevice("cuda", w), "cuda:1");
   REQUIRE_EQ(workerDevice("cuda:3", w), "cuda:3");
@@ -82,6 +101,206 @@ TEST_CASE(a_micro_batch_splits_into_equal_consecutive_shares) {
   REQUIRE_EQ(share.first, 16);
   REQUIRE_EQ(share.count, 8);
   REQUIRE_THROWS_WITH(batchShare(6, w), "6 sequences", "4 workers");
+}
+
+namespace {
+
+// `normfree-cli remove` arguments over smallRun's model and data: a global micro-batch of 16 (8 per worker
+// with two), a removal of every site within the first 16 steps, evaluations and checkpoints.
+std::string removeArguments(const TempDir& dir, int64_t steps) {
+  const RunConfig config = smallRun(dir);
+  writeFileAtomic(dir.path("schedule.json"), toJson(config.schedule).dump());
+  return " --model " + config.model + " --train " + config.trainData + " --eval " + config.trainData +
+         " --schedule " + dir.path("schedule.json") + " --steps " + std::to_string(steps) +
+         " --micro-batch 16 --accumulation 1 --context 16 --lr 1e-3 --warmup 3 --ema 0.8 --eval-interval 10 "
+         "--eval-tokens 1600 --checkpoint-interval 5";
+}
+
+struct Finished {
+  int status;
+  std::string err;
+};
+
+// Runs the CLI with `arguments` (split at spaces) in the background, stderr to errPath.
+pid_t startCli(const std::string& arguments, const std::string& errPath) {
+  std::vector<std::string> words{NF_CLI};
+  std::stringstream in(arguments);
+  for (std::string w; in >> w;) words.push_back(w);
+  std::vector<char*> argv;
+  for (auto& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t files;
+  posix_spawn_file_actions_init(&files);
+  posix_spawn_file_actions_addopen(&files, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&files, 2, errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = -1;
+  const int error = ::posix_spawn(&pid, NF_CLI, &files, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&files);
+  REQUIRE_EQ(error, 0);
+  return pid;
+}
+
+Finished finish(pid_t pid, const std::string& errPath) {
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  std::ifstream e(errPath);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+          std::string(std::istreambuf_iterator<char>(e), {})};
+}
+
+Finished runCli(const std::string& arguments, const TempDir& dir) {
+  const std::string err = dir.path("stderr.txt");
+  return finish(startCli(arguments, err), err);
+}
+
+// The worker of rank `rank` that the launcher `launcher` started: its child whose environment says so.
+pid_t workerOf(pid_t launcher, int rank) {
+  const std::string wanted = "RANK=" + std::to_string(rank);
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string pid, command, state;
+    pid_t parent = 0;
+    if (!(stat >> pid >> command >> state >> parent) || parent != launcher) continue;
+    std::ifstream environ(entry.path() / "environ");
+    for (std::string variable; std::getline(environ, variable, '\0');)
+      if (variable == wanted) return std::stoi(name);
+  }
+  return -1;
+}
+
+// Waits until the run's metrics log holds a checkpoint record (polling: it waits for the event, not for a
+// time), or the process ends first (false).
+bool waitForCheckpoint(const std::string& runDir, pid_t launcher) {
+  int status = 0;
+  while (::waitpid(launcher, &status, WNOHANG) == 0) {
+    std::ifstream in(run::metricsPath(runDir));
+    for (std::string line; std::getline(in, line);)
+      if (line.find("\"type\":\"checkpoint\"") != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));  // polling interval, not a deadline
+  }
+  return false;
+}
+
+double relativeDifference(double a, double b) { return std::abs(a - b) / std::max(std::abs(a), 1e-12); }
+
+// Every step record of `run` (from step `from` on) matches the one-process run `reference`: the losses,
+// the gradient norm and every site's tracked and frozen scale, to 1e-5 relative.
+void requireSameSteps(const std::string& run, const std::string& reference, int64_t expectedSteps) {
+  const auto steps = records(run, "step"), expected = records(reference, "step");
+  REQUIRE_EQ(steps.size(), static_cast<std::size_t>(expectedSteps));
+  REQUIRE_EQ(expected.size(), steps.size());
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    REQUIRE_EQ(steps[i]["step"], expected[i]["step"]);
+    for (const char* key : {"loss", "ce", "aux", "grad_norm"})
+      REQUIRE_MSG(relativeDifference(steps[i][key], expected[i][key]) <= 1e-5,
+                  "step " << steps[i]["step"] << " " << key << ": " << steps[i][key] << " vs one process "
+                          << expected[i][key]);
+    for (auto& [site, scale] : expected[i]["scales"].items())
+      for (const char* which : {"tracked", "frozen"}) {
+        const json& mine = steps[i]["scales"][site][which];
+        REQUIRE_EQ(mine.is_null(), scale[which].is_null());
+        if (!mine.is_null())
+          REQUIRE_MSG(relativeDifference(mine, scale[which]) <= 1e-5,
+                      "step " << steps[i]["step"] << " " << site << " " << which);
+      }
+  }
+}
+
+}  // namespace
+
+TEST_CASE(two_workers_make_the_one_process_run) {
+  TempDir dir;
+  const std::string arguments = removeArguments(dir, 30);
+  Finished one = runCli("remove " + dir.path("one") + arguments, dir);
+  REQUIRE_MSG(one.status == 0, one.err);
+  Finished two = runCli("remove " + dir.path("two") + arguments + " --nproc 2", dir);
+  REQUIRE_MSG(two.status == 0, two.err);
+  requireSameSteps(dir.path("two"), dir.path("one"), 30);
+  // The step records say who trained: two workers and each one's pace.
+  const json last = records(dir.path("two"), "step").back();
+  REQUIRE_EQ(last["world_size"], 2);
+  REQUIRE_EQ(last["worker_tokens_per_second"].size(), 2u);
+  for (double pace : last["worker_tokens_per_second"]) REQUIRE(pace > 0);
+  // Evaluations: each worker evaluated its half of the chunks; together they are the one-process result.
+  const auto evals = records(dir.path("two"), "eval"), expectedEvals = records(dir.path("one"), "eval");
+  REQUIRE_EQ(evals.size(), 4u);
+  REQUIRE_EQ(evals.size(), expectedEvals.size());
+  for (std::size_t i = 0; i < evals.size(); ++i) {
+    REQUIRE_EQ(evals[i]["tokens"], expectedEvals[i]["tokens"]);
+    REQUIRE(relativeDifference(evals[i]["mean_loss"], expectedEvals[i]["mean_loss"]) <= 1e-5);
+  }
+  // The final models: the same frozen scales and weights (each tensor's difference, relative to its norm).
+  CausalLM a = loadModel(dir.path("one/final")), b = loadModel(dir.path("two/final"));
+  REQUIRE(b->norms().isLayerNormFree());
+  for (const SiteId& site : a->norms().sites())
+    REQUIRE(relativeDifference(a->norms().at(site).scale, b->norms().at(site).scale) <= 1e-5);
+  const auto pa = a->named_parameters(), pb = b->named_parameters();
+  for (std::size_t i = 0; i < pa.size(); ++i) {
+    const double difference =
+        ((pa[i].value() - pb[i].value()).norm() / pa[i].value().norm().clamp_min(1e-12)).item<double>();
+    REQUIRE_MSG(difference <= 1e-5, pa[i].key() << ": " << difference);
+  }
+  // Only worker 0 wrote the run directory: one metrics log, one start record.
+  REQUIRE_EQ(records(dir.path("two"), "start").size(), 1u);
+}
+
+TEST_CASE(a_killed_worker_stops_the_other_by_name_and_the_run_resumes_with_one) {
+  TempDir dir;
+  const int64_t steps = 400;
+  const std::string arguments = removeArguments(dir, steps);
+  const std::string run = dir.path("run"), err = dir.path("launcher.txt");
+  const pid_t launcher = startCli("remove " + run + arguments + " --nproc 2 --worker-timeout 60", err);
+  REQUIRE_MSG(waitForCheckpoint(run, launcher), "the run ended before its first checkpoint");
+  const pid_t second = workerOf(launcher, 1);
+  REQUIRE(second > 0);
+  ::kill(second, SIGKILL);
+  const Finished launched = finish(launcher, err);
+  REQUIRE_EQ(launched.status, 1);
+  REQUIRE_MSG(launched.err.find("worker 1 of 2 stopped answering") != std::string::npos, launched.err);
+  REQUIRE_MSG(launched.err.find("is intact: 'normfree-cli resume") != std::string::npos, launched.err);
+  REQUIRE_MSG(launched.err.find("worker 1 of 2 was killed by signal 9") != std::string::npos, launched.err);
+  const std::string checkpoint = run::latestCheckpoint(run);
+  REQUIRE(!checkpoint.empty());
+
+  // One worker continues from the checkpoint two made; the whole run is the one-process run.
+  Finished resumed = runCli("resume " + run, dir);
+  REQUIRE_MSG(resumed.status == 0, resumed.err);
+  Finished reference = runCli("remove " + dir.path("one") + arguments, dir);
+  REQUIRE_MSG(reference.status == 0, reference.err);
+  requireSameSteps(run, dir.path("one"), steps);
+}
+
+TEST_CASE(a_hanging_worker_is_named_within_the_timeout) {
+  TempDir dir;
+  const std::string arguments = removeArguments(dir, 100000);
+  const std::string run = dir.path("run"), err = dir.path("launcher.txt");
+  const pid_t launcher = startCli("remove " + run + arguments + " --nproc 2 --worker-timeout 10", err);
+  REQUIRE_MSG(waitForCheckpoint(run, launcher), "the run ended before its first checkpoint");
+  const pid_t first = workerOf(launcher, 0), second = workerOf(launcher, 1);
+  REQUIRE(first > 0 && second > 0);
+  ::kill(second, SIGSTOP);  // hangs: alive, but answers nothing
+  // Worker 0 gives up after the timeout, names worker 1 and exits; then the stopped one is ended here.
+  while (workerOf(launcher, 0) == first) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ::kill(second, SIGKILL);
+  const Finished launched = finish(launcher, err);
+  REQUIRE_EQ(launched.status, 1);
+  REQUIRE_MSG(launched.err.find("worker 1 of 2 stopped answering") != std::string::npos, launched.err);
+  REQUIRE_MSG(launched.err.find("worker 0 of 2 exited with status 1") != std::string::npos, launched.err);
+}
+
+TEST_CASE(nproc_is_refused_inside_a_launched_worker) {
+  TempDir dir;
+  const std::string arguments = removeArguments(dir, 10);
+  ::setenv("RANK", "0", 1);
+  ::setenv("WORLD_SIZE", "2", 1);
+  ::setenv("MASTER_ADDR", "127.0.0.1", 1);
+  ::setenv("MASTER_PORT", "29999", 1);
+  Finished f = runCli("remove " + dir.path("run") + arguments + " --nproc 2", dir);
+  for (const char* name : {"RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"}) ::unsetenv(name);
+  REQUIRE_EQ(f.status, 2);
+  REQUIRE_MSG(f.err.find("leave --nproc out") != std::string::npos, f.err);
 }
 
 TEST_MAIN()

@@ -1,0 +1,166 @@
+#include "distributed/local_launcher.h"
+
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <optional>
+#include <stdexcept>
+#include <thread>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
+extern char** environ;
+
+namespace nf {
+namespace {
+
+// The workers' process ids, for the signal handler (async-signal-safe: a fixed array of atomics).
+constexpr int kMaxLocalWorkers = 1024;
+std::atomic<pid_t> g_workers[kMaxLocalWorkers];
+std::atomic<int> g_workerCount{0};
+
+extern "C" void passSignalOn(int signal) {
+  for (int i = 0; i < g_workerCount.load(); ++i)
+    if (const pid_t pid = g_workers[i].load(); pid > 0) ::kill(pid, signal);
+}
+
+// This process's environment without torchrun's variables, plus those of worker `rank`.
+std::vector<std::string> workerEnvironment(int rank, int workers, int port) {
+  static const char* const kOwn[] = {"RANK=",
+                                     "WORLD_SIZE=",
+                                     "LOCAL_RANK=",
+                                     "LOCAL_WORLD_SIZE=",
+                                     "MASTER_ADDR=",
+                                     "MASTER_PORT=",
+                                     "TORCHELASTIC_USE_AGENT_STORE=",
+                                     "TORCHELASTIC_RESTART_COUNT="};
+  std::vector<std::string> variables;
+  for (char** e = environ; *e; ++e) {
+    bool own = false;
+    for (const char* prefix : kOwn) own = own || std::strncmp(*e, prefix, std::strlen(prefix)) == 0;
+    if (!own) variables.emplace_back(*e);
+  }
+  for (const char* name : {"RANK=", "LOCAL_RANK="}) variables.push_back(name + std::to_string(rank));
+  for (const char* name : {"WORLD_SIZE=", "LOCAL_WORLD_SIZE="})
+    variables.push_back(name + std::to_string(workers));
+  variables.push_back("MASTER_ADDR=127.0.0.1");
+  variables.push_back("MASTER_PORT=" + std::to_string(port));
+  variables.push_back("TORCHELASTIC_USE_AGENT_STORE=True");
+  variables.push_back("TORCHELASTIC_RESTART_COUNT=0");
+  return variables;
+}
+
+std::vector<char*> pointers(std::vector<std::string>& texts) {
+  std::vector<char*> p;
+  for (auto& t : texts) p.push_back(t.data());
+  p.push_back(nullptr);
+  return p;
+}
+
+std::string howItEnded(int status) {
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status))
+    return "was killed by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) +
+           ")";
+  return "ended with wait status " + std::to_string(status);
+}
+
+}  // namespace
+
+int launchLocalWorkers(const LaunchOptions& options, std::ostream& log) {
+  const int n = options.workers;
+  if (n < 1 || n > kMaxLocalWorkers)
+    throw std::invalid_argument("--nproc " + std::to_string(n) + ": choose 1 to " +
+                                std::to_string(kMaxLocalWorkers) + " workers");
+  // The store the workers meet at, on a port the system picks (torchrun's agent hosts it the same way).
+  c10d::TCPStoreOptions storeOptions;
+  storeOptions.port = 0;
+  storeOptions.isServer = true;
+  storeOptions.waitWorkers = false;
+  c10d::TCPStore store("127.0.0.1", storeOptions);
+  const int port = store.getPort();
+
+  std::vector<pid_t> pids(n, -1);
+  std::vector<int> statuses(n, 0);
+  g_workerCount = 0;
+  auto previousInt = std::signal(SIGINT, passSignalOn);
+  auto previousTerm = std::signal(SIGTERM, passSignalOn);
+  int running = 0;
+  bool allStarted = true;
+  for (int rank = 0; rank < n; ++rank) {
+    std::vector<std::string> argv{options.program};
+    argv.insert(argv.end(), options.arguments.begin(), options.arguments.end());
+    std::vector<std::string> env = workerEnvironment(rank, n, port);
+    pid_t pid = -1;
+    const int error = ::posix_spawn(&pid, options.program.c_str(), nullptr, nullptr, pointers(argv).data(),
+                                    pointers(env).data());
+    if (error != 0) {
+      log << "launcher: could not start worker " << rank << " (" << options.program
+          << "): " << std::strerror(error) << "\n";
+      passSignalOn(SIGTERM);
+      allStarted = false;
+      break;
+    }
+    pids[rank] = pid;
+    g_workers[rank] = pid;
+    g_workerCount = rank + 1;
+    ++running;
+  }
+
+  // Wait for all. After the first failure the others have the timeout to notice it and stop with a message
+  // naming the lost worker; whoever is left after that is killed.
+  using Clock = std::chrono::steady_clock;
+  std::optional<Clock::time_point> deadline;
+  bool killed = false;
+  while (running > 0) {
+    int status = 0;
+    const pid_t pid = ::waitpid(-1, &status, deadline ? WNOHANG : 0);
+    if (pid < 0 && errno == EINTR) continue;
+    if (pid < 0) break;
+    if (pid == 0) {  // WNOHANG, nobody ended yet
+      if (!killed && Clock::now() > *deadline) {
+        log << "launcher: workers still running " << static_cast<int>(options.timeoutSeconds) + 30
+            << " s after a worker failed; killing them\n";
+        for (int r = 0; r < n; ++r)
+          if (pids[r] > 0) ::kill(pids[r], SIGKILL);
+        killed = true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      continue;
+    }
+    for (int r = 0; r < n; ++r) {
+      if (pids[r] != pid) continue;
+      statuses[r] = status;
+      pids[r] = -1;
+      g_workers[r] = -1;
+      --running;
+      const bool succeeded = WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 3);
+      if (!succeeded && !deadline)
+        deadline = Clock::now() +
+                   std::chrono::milliseconds(static_cast<int64_t>((options.timeoutSeconds + 30) * 1000));
+    }
+  }
+  std::signal(SIGINT, previousInt);
+  std::signal(SIGTERM, previousTerm);
+  g_workerCount = 0;
+
+  bool allSucceeded = true, allStopped = true, anyFailed = !allStarted;
+  for (int r = 0; r < n && allStarted; ++r) {
+    const int s = statuses[r];
+    const bool ok = WIFEXITED(s) && WEXITSTATUS(s) == 0, stopped = WIFEXITED(s) && WEXITSTATUS(s) == 3;
+    allSucceeded = allSucceeded && ok;
+    allStopped = allStopped && stopped;
+    if (!ok && !stopped) {
+      anyFailed = true;
+      log << "launcher: worker " << r << " of " << n << " " << howItEnded(s) << "\n";
+    }
+  }
+  if (anyFailed) return 1;
+  return allSucceeded ? 0 : (allStopped ? 3 : 1);
+}
+
+}  // namespace nf

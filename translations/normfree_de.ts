@@ -4,7 +4,7 @@
 <context>
     <name>AnalysisPane</name>
     <message>
-        <location filename="../widgets/AnalysisPane.cpp" line="86"/>
+        <location filename="../widgets/AnalysisPane.cpp" line="87"/>
         <source>%1 · %2 · %3</source>
         <translation>%1 · %2 · %3</translation>
     </message>
@@ -62,49 +62,49 @@
         <translation>&lt;table&gt;&lt;tr&gt;&lt;th&gt;&lt;/th&gt;&lt;th&gt;Verlust&lt;/th&gt;&lt;th&gt;Entropie&lt;/th&gt;&lt;th&gt;Top-1&lt;/th&gt;&lt;th&gt;ECE&lt;/th&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;Ausgangsmodell&lt;/td&gt;&lt;td&gt;%1&lt;/td&gt;&lt;td&gt;%2&lt;/td&gt;&lt;td&gt;%3&lt;/td&gt;&lt;td&gt;%4&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;&lt;b&gt;jetzt&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%5&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%6&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%7&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%8&lt;/b&gt;&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="127"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="128"/>
         <source>greedy</source>
         <translation>greedy</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="127"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="128"/>
         <source>sampled</source>
         <translation>gesampelt</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="134"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="135"/>
         <source>Reliability diagram: accuracy per confidence bin</source>
         <translation>Reliabilitätsdiagramm: Genauigkeit je Konfidenz-Bin</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="135"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="136"/>
         <source>confidence (top-1 probability)</source>
         <translation>Konfidenz (Top-1-Wahrscheinlichkeit)</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="136"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="137"/>
         <source>accuracy</source>
         <translation>Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="137"/>
-        <location filename="../widgets/CalibrationPane.cpp" line="140"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="138"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="141"/>
         <source>starting model</source>
         <translation>Ausgangsmodell</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="138"/>
-        <location filename="../widgets/CalibrationPane.cpp" line="140"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="139"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="141"/>
         <source>now</source>
         <translation>jetzt</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="139"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="140"/>
         <source>perfect calibration</source>
         <translation>perfekte Kalibrierung</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="140"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="141"/>
         <source>prompt</source>
         <translation>Prompt</translation>
     </message>
@@ -117,62 +117,62 @@
 <context>
     <name>EditRefusalText</name>
     <message>
-        <location filename="../widgets/EditRefusalText.cpp" line="1"/>
+        <location filename="../widgets/EditRefusalText.cpp" line="11"/>
         <source>event %1 (%2): </source>
         <translation>Ereignis %1 (%2): </translation>
     </message>
     <message>
-        <location filename="../widgets/EditRefusalText.cpp" line="1"/>
+        <location filename="../widgets/EditRefusalText.cpp" line="14"/>
         <source>the id is used twice</source>
         <translation>die ID wird zweimal verwendet</translation>
     </message>
     <message>
-        <location filename="../widgets/EditRefusalText.cpp" line="1"/>
+        <location filename="../widgets/EditRefusalText.cpp" line="16"/>
         <source>the step is negative</source>
         <translation>der Schritt ist negativ</translation>
     </message>
     <message>
-        <location filename="../widgets/EditRefusalText.cpp" line="1"/>
+        <location filename="../widgets/EditRefusalText.cpp" line="18"/>
         <source>step %1 is past the last step %2</source>
         <translation>Schritt %1 liegt nach dem letzten Schritt %2</translation>
     </message>
     <message>
-        <location filename="../widgets/EditRefusalText.cpp" line="1"/>
+        <location filename="../widgets/EditRefusalText.cpp" line="20"/>
         <source>layer %1 is out of range (the model has %2 layers)</source>
         <translation>Schicht %1 liegt außerhalb des Bereichs (das Modell hat %2 Schichten)</translation>
     </message>
     <message>
-        <location filename="../widgets/EditRefusalText.cpp" line="1"/>
+        <location filename="../widgets/EditRefusalText.cpp" line="22"/>
         <source>the end-of-text treatment exists on LN_v only</source>
         <translation>die Textende-Behandlung gibt es nur bei LN_v</translation>
     </message>
     <message>
-        <location filename="../widgets/EditRefusalText.cpp" line="1"/>
+        <location filename="../widgets/EditRefusalText.cpp" line="24"/>
         <source>%1 is already made fake at step %2</source>
         <translation>%1 wird bereits bei Schritt %2 durch FakeLN ersetzt</translation>
     </message>
     <message>
-        <location filename="../widgets/EditRefusalText.cpp" line="1"/>
+        <location filename="../widgets/EditRefusalText.cpp" line="25"/>
         <source>%1 is already switched off at step %2</source>
         <translation>%1 wird bereits bei Schritt %2 abgeschaltet</translation>
     </message>
     <message>
-        <location filename="../widgets/EditRefusalText.cpp" line="1"/>
+        <location filename="../widgets/EditRefusalText.cpp" line="38"/>
         <source>there is no event %1</source>
         <translation>es gibt kein Ereignis %1</translation>
     </message>
     <message>
-        <location filename="../widgets/EditRefusalText.cpp" line="1"/>
+        <location filename="../widgets/EditRefusalText.cpp" line="40"/>
         <source>event %1 (%2) has already been applied</source>
         <translation>Ereignis %1 (%2) wurde bereits angewendet</translation>
     </message>
     <message>
-        <location filename="../widgets/EditRefusalText.cpp" line="1"/>
+        <location filename="../widgets/EditRefusalText.cpp" line="42"/>
         <source>step %1 has already started (the run is at step %2)</source>
         <translation>Schritt %1 hat bereits begonnen (der Lauf ist bei Schritt %2)</translation>
     </message>
     <message>
-        <location filename="../widgets/EditRefusalText.cpp" line="1"/>
+        <location filename="../widgets/EditRefusalText.cpp" line="51"/>
         <source>this run is trained by another process (followed through its files); edit it where it runs</source>
         <translation>dieser Lauf wird von einem anderen Prozess trainiert (über seine Dateien verfolgt); bearbeiten Sie ihn dort, wo er läuft</translation>
     </message>
@@ -180,102 +180,102 @@
 <context>
     <name>HeadsPane</name>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="148"/>
+        <location filename="../widgets/HeadsPane.cpp" line="150"/>
         <source>Mean NMAE over heads: &lt;b&gt;%1 %&lt;/b&gt; (95 % bootstrap interval %2–%3 %) · decomposition check max |Σ DLA + β·u − logit| = %4 · attention sink rate %5</source>
         <translation>Mittlerer NMAE über alle Heads: &lt;b&gt;%1 %&lt;/b&gt; (95-%-Bootstrap-Intervall %2–%3 %) · Zerlegungsprüfung max |Σ DLA + β·u − logit| = %4 · Attention-Sink-Rate %5</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="235"/>
+        <location filename="../widgets/HeadsPane.cpp" line="239"/>
         <source>L%1H%2 attention (row: query, column: key)</source>
         <translation>L%1H%2 Attention (Zeile: Query, Spalte: Key)</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="236"/>
+        <location filename="../widgets/HeadsPane.cpp" line="241"/>
         <source>L%1H%2 per position: DLA vs DE, sequence %3</source>
         <translation>L%1H%2 je Position: DLA vs. DE, Sequenz %3</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="242"/>
+        <location filename="../widgets/HeadsPane.cpp" line="247"/>
         <source>&lt;b&gt;L%1H%2&lt;/b&gt; · sink share %3 (mean attention to position 0: %4) · NMAE %5 % · sequence:</source>
         <translation>&lt;b&gt;L%1H%2&lt;/b&gt; · Sink-Anteil %3 (mittlere Attention auf Position 0: %4) · NMAE %5 % · Sequenz:</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="256"/>
+        <location filename="../widgets/HeadsPane.cpp" line="260"/>
         <source>Per head, mean over positions: |DLA|, |DE| (logit units) and NMAE (%)</source>
         <translation>Je Head, gemittelt über Positionen: |DLA|, |DE| (Logit-Einheiten) und NMAE (%)</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="257"/>
+        <location filename="../widgets/HeadsPane.cpp" line="261"/>
         <source>mean |DLA|</source>
         <translation>mittleres |DLA|</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="257"/>
+        <location filename="../widgets/HeadsPane.cpp" line="261"/>
         <source>mean |DE|</source>
         <translation>mittleres |DE|</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="257"/>
+        <location filename="../widgets/HeadsPane.cpp" line="261"/>
         <source>NMAE (%)</source>
         <translation>NMAE (%)</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="260"/>
+        <location filename="../widgets/HeadsPane.cpp" line="264"/>
         <source>head</source>
         <translation>Head</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="261"/>
+        <location filename="../widgets/HeadsPane.cpp" line="265"/>
         <source>layer</source>
         <translation>Schicht</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="264"/>
+        <location filename="../widgets/HeadsPane.cpp" line="268"/>
         <source>DLA (cached final-norm scale)</source>
         <translation>DLA (gecachte Skala der finalen Norm)</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="265"/>
+        <location filename="../widgets/HeadsPane.cpp" line="269"/>
         <source>DE (final norm recomputed)</source>
         <translation>DE (finale Norm neu berechnet)</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="266"/>
+        <location filename="../widgets/HeadsPane.cpp" line="270"/>
         <source>token predicted</source>
         <translation>vorhergesagtes Token</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="267"/>
+        <location filename="../widgets/HeadsPane.cpp" line="271"/>
         <source>logit contribution</source>
         <translation>Logit-Beitrag</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="268"/>
+        <location filename="../widgets/HeadsPane.cpp" line="272"/>
         <source>attention</source>
         <translation>Attention</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="269"/>
+        <location filename="../widgets/HeadsPane.cpp" line="273"/>
         <source>attention weight</source>
         <translation>Attention-Gewicht</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="273"/>
+        <location filename="../widgets/HeadsPane.cpp" line="277"/>
         <source>Click a head to see its DLA and DE per position</source>
         <translation>Head anklicken, um DLA und DE je Position zu sehen</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="274"/>
+        <location filename="../widgets/HeadsPane.cpp" line="278"/>
         <source>Click a head to see its attention pattern</source>
         <translation>Head anklicken, um sein Attention-Muster zu sehen</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="275"/>
+        <location filename="../widgets/HeadsPane.cpp" line="279"/>
         <source>No head selected. Sequence:</source>
         <translation>Kein Head ausgewählt. Sequenz:</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="277"/>
+        <location filename="../widgets/HeadsPane.cpp" line="282"/>
         <source>Which validation sequence the detail shows (its first %1 tokens)</source>
         <translation>Welche Validierungssequenz die Detailansicht zeigt (ihre ersten %1 Token)</translation>
     </message>
@@ -288,17 +288,17 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="763"/>
+        <location filename="../widgets/MainWindow.cpp" line="519"/>
         <source>%1 — NormFree Workbench</source>
         <translation>%1 — NormFree Workbench</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="323"/>
+        <location filename="../widgets/MainWindow.cpp" line="226"/>
         <source>Opened %1</source>
         <translation>%1 geöffnet</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="123"/>
+        <location filename="../widgets/MainWindow.cpp" line="127"/>
         <source>Edit refused: %1</source>
         <translation>Bearbeitung abgelehnt: %1</translation>
     </message>
@@ -311,233 +311,238 @@
         </translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="151"/>
+        <location filename="../widgets/MainWindow.cpp" line="149"/>
         <source>Training stopped</source>
         <translation>Training abgebrochen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="151"/>
+        <location filename="../widgets/MainWindow.cpp" line="150"/>
         <source>The run could not go on. Its last checkpoint is kept; fix the cause and press Resume.</source>
         <translation>Der Lauf konnte nicht fortgesetzt werden. Sein letzter Checkpoint bleibt erhalten; beheben Sie die Ursache und klicken Sie auf „Fortsetzen“.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="163"/>
+        <location filename="../widgets/MainWindow.cpp" line="162"/>
         <source>Analysis failed: %1</source>
         <translation>Analyse fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="254"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="106"/>
         <source>About NormFree Workbench</source>
         <translation>Über NormFree Workbench</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="255"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="107"/>
         <source>&lt;b&gt;NormFree Workbench %1&lt;/b&gt;&lt;br&gt;Removes LayerNorm from GPT-2, Pythia and LLaMA-family models by fine-tuning and shows the circuits of the result.</source>
         <translation>&lt;b&gt;NormFree Workbench %1&lt;/b&gt;&lt;br&gt;Entfernt LayerNorm durch Fine-Tuning aus GPT-2-, Pythia- und LLaMA-Modellen und zeigt die Circuits des Ergebnisses.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="306"/>
+        <location filename="../widgets/MainWindow.cpp" line="213"/>
         <source>A run is in progress</source>
         <translation>Ein Lauf ist aktiv</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="306"/>
+        <location filename="../widgets/MainWindow.cpp" line="213"/>
         <source>Stop the run before opening another model.</source>
         <translation>Stoppen Sie den Lauf, bevor Sie ein anderes Modell öffnen.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="327"/>
+        <location filename="../widgets/MainWindow.cpp" line="230"/>
         <source>Cannot open model folder</source>
         <translation>Modellordner kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="327"/>
+        <location filename="../widgets/MainWindow.cpp" line="230"/>
         <source>The model folder could not be opened.</source>
         <translation>Der Modellordner konnte nicht geöffnet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="354"/>
+        <location filename="../widgets/MainWindow.cpp" line="255"/>
         <source>Following %1</source>
         <translation>%1 wird verfolgt</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="358"/>
+        <location filename="../widgets/MainWindow.cpp" line="259"/>
         <source>Cannot open run</source>
         <translation>Lauf kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="358"/>
+        <location filename="../widgets/MainWindow.cpp" line="259"/>
         <source>The run directory could not be opened.</source>
         <translation>Das Laufverzeichnis konnte nicht geöffnet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="369"/>
+        <location filename="../widgets/MainWindow.cpp" line="287"/>
         <source>The preset %1 is made for %2 layers; this model has %3. Choose another preset.</source>
         <translation>Das Preset %1 ist für %2 Schichten gedacht; dieses Modell hat %3. Wählen Sie ein anderes Preset.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="389"/>
+        <location filename="../widgets/MainWindow.cpp" line="308"/>
         <source>Loaded schedule %1</source>
         <translation>Zeitplan %1 geladen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="392"/>
-        <location filename="../widgets/MainWindow.cpp" line="394"/>
+        <location filename="../widgets/MainWindow.cpp" line="311"/>
+        <location filename="../widgets/MainWindow.cpp" line="313"/>
         <source>Cannot load schedule</source>
         <translation>Zeitplan kann nicht geladen werden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="392"/>
+        <location filename="../widgets/MainWindow.cpp" line="311"/>
         <source>The schedule file is not valid JSON.</source>
         <translation>Die Zeitplandatei ist kein gültiges JSON.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="394"/>
+        <location filename="../widgets/MainWindow.cpp" line="313"/>
         <source>The schedule could not be used.</source>
         <translation>Der Zeitplan konnte nicht verwendet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="408"/>
+        <location filename="../widgets/MainWindow.cpp" line="328"/>
         <source>train %1, eval %2%3</source>
         <translation>Training %1, Evaluierung %2%3</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="418"/>
+        <location filename="../widgets/MainWindow.cpp" line="334"/>
         <source>Cannot use these datasets</source>
         <translation>Diese Datensätze können nicht verwendet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="418"/>
+        <location filename="../widgets/MainWindow.cpp" line="334"/>
         <source>A dataset could not be read.</source>
         <translation>Ein Datensatz konnte nicht gelesen werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="425"/>
+        <location filename="../widgets/MainWindow.cpp" line="341"/>
         <source>No model</source>
         <translation>Kein Modell</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="425"/>
+        <location filename="../widgets/MainWindow.cpp" line="341"/>
         <source>Open a model folder first (File › Open Model Folder).</source>
         <translation>Öffnen Sie zuerst einen Modellordner (Datei › Modellordner öffnen).</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="449"/>
+        <location filename="../widgets/MainWindow.cpp" line="369"/>
         <source>Run folder in use</source>
         <translation>Laufordner bereits belegt</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="449"/>
+        <location filename="../widgets/MainWindow.cpp" line="370"/>
         <source>This folder holds a run already: open it with File › Open Run, or choose another folder.</source>
         <translation>Dieser Ordner enthält bereits einen Lauf: Öffnen Sie ihn über Datei › Lauf öffnen, oder wählen Sie einen anderen Ordner.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="476"/>
+        <location filename="../widgets/MainWindow.cpp" line="388"/>
         <source>Starting %1</source>
         <translation>%1 wird gestartet</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="525"/>
+        <location filename="../widgets/MainWindow.cpp" line="439"/>
         <source>Finished: the trained model is in %1/final</source>
         <translation>Fertig: Das trainierte Modell liegt in %1/final</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="527"/>
+        <location filename="../widgets/MainWindow.cpp" line="441"/>
         <source>Stopped at step %1; checkpoint written</source>
         <translation>Bei Schritt %1 gestoppt; Checkpoint geschrieben</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="538"/>
+        <location filename="../widgets/MainWindow.cpp" line="452"/>
         <source>step %1 / %2</source>
         <translation>Schritt %1 / %2</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="540"/>
+        <location filename="../widgets/MainWindow.cpp" line="454"/>
         <source>%1 tok/s</source>
         <translation>%1 Token/s</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="544"/>
+        <location filename="../widgets/MainWindow.cpp" line="459"/>
+        <source> · %1 workers: %2</source>
+        <translation> · %1 Worker: %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="465"/>
         <source>ETA %1</source>
         <translation>Restzeit %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="550"/>
+        <location filename="../widgets/MainWindow.cpp" line="471"/>
         <source>next: %1</source>
         <translation>als Nächstes: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="564"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="154"/>
         <source>Open Model Folder</source>
         <translation>Modellordner öffnen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="569"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="160"/>
         <source>Open Run Directory</source>
         <translation>Laufverzeichnis öffnen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="575"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="165"/>
         <source>Open Schedule</source>
         <translation>Zeitplan öffnen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="575"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="166"/>
         <source>Schedules (*.json);;All files (*)</source>
         <translation>Zeitpläne (*.json);;Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="580"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="172"/>
         <source>Folder for the Next Run</source>
         <translation>Ordner für den nächsten Lauf</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="586"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="178"/>
         <source>Choose Datasets</source>
         <translation>Datensätze wählen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="589"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="181"/>
         <source>Training tokens</source>
         <translation>Trainingstoken</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="589"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="181"/>
         <source>Validation tokens</source>
         <translation>Validierungstoken</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="589"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="181"/>
         <source>Second eval set (optional)</source>
         <translation>Zweiter Evaluierungsdatensatz (optional)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="593"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="185"/>
         <source>Browse…</source>
         <translation>Durchsuchen…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="595"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="188"/>
         <source>Token File</source>
         <translation>Token-Datei</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="595"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="188"/>
         <source>Token files (*.bin)</source>
         <translation>Token-Dateien (*.bin)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="603"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="196"/>
         <source>Token files as `normfree-cli tokenize` writes them. Leave all empty to use the synthetic corpus made for the model.</source>
         <translation>Token-Dateien, wie `normfree-cli tokenize` sie schreibt. Alle Felder leer lassen, um den für das Modell erzeugten synthetischen Korpus zu verwenden.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="646"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="239"/>
         <source>Export incomplete</source>
         <translation>Export unvollständig</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/MainWindow.cpp" line="646"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="240"/>
         <source>%n file(s) could not be written.</source>
         <translation>
             <numerusform>%n Datei konnte nicht geschrieben werden.</numerusform>
@@ -545,237 +550,237 @@
         </translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="649"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="243"/>
         <source>Exported %1 files to %2</source>
         <translation>%1 Dateien nach %2 exportiert</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="660"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="254"/>
         <source>Export All Figures To</source>
         <translation>Alle Abbildungen exportieren nach</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="666"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="260"/>
         <source>Settings</source>
         <translation>Einstellungen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="674"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="268"/>
         <source>never (refresh by hand)</source>
         <translation>nie (manuell aktualisieren)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="676"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="270"/>
         <source>Language</source>
         <translation>Sprache</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="677"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="271"/>
         <source>Refresh visible analyses every N steps</source>
         <translation>Sichtbare Analysen alle N Schritte aktualisieren</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="698"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="293"/>
         <source>The First Ten Minutes</source>
         <translation>Die ersten zehn Minuten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="700"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="295"/>
         <source>&lt;ol&gt;&lt;li&gt;The bundled tiny GPT-2 is open, with the &lt;b&gt;tiny&lt;/b&gt; removal preset on the timeline (bottom).&lt;/li&gt;&lt;li&gt;Press &lt;b&gt;Start&lt;/b&gt;. The first start makes the fine-tuning data (about a minute), then training runs; the loss plot fills and a dashed line marks each removal.&lt;/li&gt;&lt;li&gt;If the loss has not recovered when the next removal comes, &lt;b&gt;drag&lt;/b&gt; the next events to the right on the timeline (Ctrl-click selects several; Shift-drag the first of a group changes its gap). Ctrl+Z undoes.&lt;/li&gt;&lt;li&gt;Press &lt;b&gt;Refresh analyses&lt;/b&gt; (F5): the panes on the right show the model as it is now, and say when they have gone stale.&lt;/li&gt;&lt;li&gt;In &lt;b&gt;Heads&lt;/b&gt;, click a head to see its DLA and DE per token and its attention pattern. After the last removal DLA equals DE exactly.&lt;/li&gt;&lt;li&gt;Right-click any plot to export it as PNG, SVG, PDF or CSV; File › Export All Figures writes them all.&lt;/li&gt;&lt;/ol&gt;</source>
         <translation>&lt;ol&gt;&lt;li&gt;Das mitgelieferte kleine GPT-2 ist geöffnet, mit dem Entfernungs-Preset &lt;b&gt;tiny&lt;/b&gt; auf der Zeitleiste (unten).&lt;/li&gt;&lt;li&gt;Klicken Sie auf &lt;b&gt;Starten&lt;/b&gt;. Beim ersten Start werden die Fine-Tuning-Daten erzeugt (etwa eine Minute), danach läuft das Training; der Verlust-Plot füllt sich, und eine gestrichelte Linie markiert jede Entfernung.&lt;/li&gt;&lt;li&gt;Hat sich der Verlust bis zur nächsten Entfernung nicht erholt, &lt;b&gt;ziehen&lt;/b&gt; Sie die nächsten Ereignisse auf der Zeitleiste nach rechts (Strg+Klick wählt mehrere aus; Umschalt+Ziehen des ersten Ereignisses einer Gruppe ändert deren Abstand). Strg+Z macht rückgängig.&lt;/li&gt;&lt;li&gt;Klicken Sie auf &lt;b&gt;Analysen aktualisieren&lt;/b&gt; (F5): Die Bereiche rechts zeigen das Modell im aktuellen Zustand und melden, wenn sie veraltet sind.&lt;/li&gt;&lt;li&gt;Klicken Sie unter &lt;b&gt;Heads&lt;/b&gt; auf einen Head, um seine DLA und DE je Token sowie sein Attention-Muster zu sehen. Nach der letzten Entfernung stimmt DLA exakt mit DE überein.&lt;/li&gt;&lt;li&gt;Klicken Sie mit der rechten Maustaste auf einen Plot, um ihn als PNG, SVG, PDF oder CSV zu exportieren; Datei › Alle Abbildungen exportieren schreibt sie alle.&lt;/li&gt;&lt;/ol&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="740"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="332"/>
         <source>Model: %1</source>
         <translation>Modell: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="743"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="335"/>
         <source>Run: %1</source>
         <translation>Lauf: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="748"/>
+        <location filename="../widgets/MainWindow.cpp" line="504"/>
         <source>Stopping the run and writing its checkpoint…</source>
         <translation>Lauf wird gestoppt und sein Checkpoint geschrieben…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="762"/>
+        <location filename="../widgets/MainWindow.cpp" line="518"/>
         <source>NormFree Workbench</source>
         <translation>NormFree Workbench</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="764"/>
+        <location filename="../widgets/MainWindow.cpp" line="520"/>
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="765"/>
+        <location filename="../widgets/MainWindow.cpp" line="521"/>
         <source>&amp;Open Model Folder…</source>
         <translation>Modellordner ö&amp;ffnen…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="766"/>
+        <location filename="../widgets/MainWindow.cpp" line="522"/>
         <source>Open &amp;Run…</source>
         <translation>&amp;Lauf öffnen…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="767"/>
+        <location filename="../widgets/MainWindow.cpp" line="523"/>
         <source>Open &amp;Recent</source>
         <translation>&amp;Zuletzt geöffnet</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="768"/>
+        <location filename="../widgets/MainWindow.cpp" line="524"/>
         <source>Load &amp;Schedule…</source>
         <translation>Zeit&amp;plan laden…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="769"/>
+        <location filename="../widgets/MainWindow.cpp" line="525"/>
         <source>Choose &amp;Datasets…</source>
         <translation>&amp;Datensätze wählen…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="770"/>
+        <location filename="../widgets/MainWindow.cpp" line="526"/>
         <source>Folder for the &amp;Next Run…</source>
         <translation>Ordner für den &amp;nächsten Lauf…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="771"/>
+        <location filename="../widgets/MainWindow.cpp" line="527"/>
         <source>&amp;Export Figure</source>
         <translation>Abbildung &amp;exportieren</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="772"/>
+        <location filename="../widgets/MainWindow.cpp" line="528"/>
         <source>Export &amp;All Figures…</source>
         <translation>&amp;Alle Abbildungen exportieren…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="773"/>
+        <location filename="../widgets/MainWindow.cpp" line="529"/>
         <source>&amp;Quit</source>
         <translation>&amp;Beenden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="774"/>
+        <location filename="../widgets/MainWindow.cpp" line="530"/>
         <source>&amp;Edit</source>
         <translation>&amp;Bearbeiten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="775"/>
+        <location filename="../widgets/MainWindow.cpp" line="531"/>
         <source>&amp;Undo</source>
         <translation>&amp;Rückgängig</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="776"/>
+        <location filename="../widgets/MainWindow.cpp" line="532"/>
         <source>&amp;Redo</source>
         <translation>&amp;Wiederherstellen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="777"/>
+        <location filename="../widgets/MainWindow.cpp" line="533"/>
         <source>&amp;Delete Selected Events</source>
         <translation>Ausgewählte Ereignisse &amp;löschen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="778"/>
+        <location filename="../widgets/MainWindow.cpp" line="534"/>
         <source>&amp;Settings…</source>
         <translation>&amp;Einstellungen…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="779"/>
+        <location filename="../widgets/MainWindow.cpp" line="535"/>
         <source>&amp;Run</source>
         <translation>&amp;Lauf</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="780"/>
+        <location filename="../widgets/MainWindow.cpp" line="536"/>
         <source>Start</source>
         <translation>Starten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="781"/>
+        <location filename="../widgets/MainWindow.cpp" line="537"/>
         <source>Start a new run of the setup on the left</source>
         <translation>Einen neuen Lauf mit der Konfiguration links starten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="782"/>
+        <location filename="../widgets/MainWindow.cpp" line="538"/>
         <source>Pause</source>
         <translation>Pausieren</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="783"/>
+        <location filename="../widgets/MainWindow.cpp" line="539"/>
         <source>Finish the step in progress, write a checkpoint and wait</source>
         <translation>Den laufenden Schritt abschließen, einen Checkpoint schreiben und warten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="784"/>
+        <location filename="../widgets/MainWindow.cpp" line="540"/>
         <source>Stop</source>
         <translation>Stoppen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="785"/>
+        <location filename="../widgets/MainWindow.cpp" line="541"/>
         <source>Stop the run after the step in progress (a checkpoint is written)</source>
         <translation>Den Lauf nach dem laufenden Schritt stoppen (ein Checkpoint wird geschrieben)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="786"/>
+        <location filename="../widgets/MainWindow.cpp" line="542"/>
         <source>Resume</source>
         <translation>Fortsetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="787"/>
+        <location filename="../widgets/MainWindow.cpp" line="544"/>
         <source>Continue the run from where it stopped (for an opened run: from its newest checkpoint, in this process)</source>
         <translation>Den Lauf dort fortsetzen, wo er angehalten wurde (bei einem geöffneten Lauf: ab seinem neuesten Checkpoint, in diesem Prozess)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="789"/>
+        <location filename="../widgets/MainWindow.cpp" line="546"/>
         <source>Refresh analyses</source>
         <translation>Analysen aktualisieren</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="790"/>
+        <location filename="../widgets/MainWindow.cpp" line="547"/>
         <source>Compute every analysis pane on the model as it is now</source>
         <translation>Alle Analysebereiche für den aktuellen Zustand des Modells berechnen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="791"/>
+        <location filename="../widgets/MainWindow.cpp" line="548"/>
         <source>&amp;View</source>
         <translation>&amp;Ansicht</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="792"/>
+        <location filename="../widgets/MainWindow.cpp" line="549"/>
         <source>Zoom Timeline to &amp;Fit</source>
         <translation>Zeitleiste &amp;einpassen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="793"/>
+        <location filename="../widgets/MainWindow.cpp" line="550"/>
         <source>&amp;Help</source>
         <translation>&amp;Hilfe</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="794"/>
+        <location filename="../widgets/MainWindow.cpp" line="551"/>
         <source>The &amp;First Ten Minutes</source>
         <translation>Die &amp;ersten zehn Minuten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="795"/>
+        <location filename="../widgets/MainWindow.cpp" line="552"/>
         <source>&amp;About</source>
         <translation>Ü&amp;ber</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="796"/>
+        <location filename="../widgets/MainWindow.cpp" line="553"/>
         <source>Run</source>
         <translation>Lauf</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="797"/>
+        <location filename="../widgets/MainWindow.cpp" line="554"/>
         <source>Removal timeline</source>
         <translation>Zeitleiste der Entfernungen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="797"/>
+        <location filename="../widgets/MainWindow.cpp" line="554"/>
         <source>Run setup</source>
         <translation>Laufkonfiguration</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="797"/>
+        <location filename="../widgets/MainWindow.cpp" line="554"/>
         <source>Model</source>
         <translation>Modell</translation>
     </message>
@@ -803,77 +808,77 @@
         <translation>FakeRMSNorm</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="24"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="25"/>
         <source>LN Scaling</source>
         <translation>LN-Skalierung</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="25"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="26"/>
         <source>Identity</source>
         <translation>Identität</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="71"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="75"/>
         <source>No model open</source>
         <translation>Kein Modell geöffnet</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="73"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="77"/>
         <source>Open a model folder (Hugging Face layout of GPT-2, Pythia, LLaMA or Qwen2: config.json and safetensors) with File › Open Model Folder…</source>
         <translation>Öffnen Sie einen Modellordner (Hugging-Face-Layout von GPT-2, Pythia, LLaMA oder Qwen2: config.json und safetensors) über Datei › Modellordner öffnen…</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="83"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="87"/>
         <source>%9 · %1 layers · %2 heads · d_model %3 · context %4 · vocabulary %5 · %6 parameters · %7 MB in %8 file(s)</source>
         <translation>%9 · %1 Schichten · %2 Heads · d_model %3 · Kontext %4 · Vokabular %5 · %6 Parameter · %7 MB in %8 Datei(en)</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="95"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="100"/>
         <source>LayerNorm-free: no site divides by a per-token statistic.</source>
         <translation>LayerNorm-frei: keine Stelle teilt durch eine Statistik pro Token.</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="96"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="101"/>
         <source>Normalization per site (LN_qk and LN_v are the attention norm as seen by queries/keys and by values):</source>
         <translation>Normalisierung je Stelle (LN_qk und LN_v sind die Attention-Norm aus Sicht von Queries/Keys bzw. Values):</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="100"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="106"/>
         <source>LN_qk (ln_1 → q, k)</source>
         <translation>LN_qk (ln_1 → q, k)</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="100"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="106"/>
         <source>LN_v (ln_1 → v)</source>
         <translation>LN_v (ln_1 → v)</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="100"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="106"/>
         <source>LN_mlp (ln_2)</source>
         <translation>LN_mlp (ln_2)</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="103"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="109"/>
         <source>block %1</source>
         <translation>Block %1</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="104"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="110"/>
         <source>final (LN_f)</source>
         <translation>final (LN_f)</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="113"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="119"/>
         <source> · s = %1</source>
         <translation> · s = %1</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="114"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="120"/>
         <source> · pos 0: %1</source>
         <translation> · Pos. 0: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="115"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="121"/>
         <source> · EOT</source>
         <translation> · EOT</translation>
     </message>
@@ -886,73 +891,73 @@
         <translation>|cos| von Neuron %1</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="142"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="144"/>
         <source>Last MLP layer: output norm vs LogitVar (red: top %1 by CN score)</source>
         <translation>Letzte MLP-Schicht: Ausgabenorm vs. LogitVar (rot: Top %1 nach CN-Score)</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="143"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="145"/>
         <source>‖w_out‖</source>
         <translation>‖w_out‖</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="144"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="146"/>
         <source>LogitVar</source>
         <translation>LogitVar</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="145"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="147"/>
         <source>neurons</source>
         <translation>Neuronen</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="146"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="148"/>
         <source>top by CN score = ‖w_out‖ / LogitVar</source>
         <translation>Top nach CN-Score = ‖w_out‖ / LogitVar</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="147"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="149"/>
         <source>Mean ablation of each top neuron</source>
         <translation>Mean-Ablation jedes Top-Neurons</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="148"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="150"/>
         <source>neuron (by CN rank)</source>
         <translation>Neuron (nach CN-Rang)</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="149"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="151"/>
         <source>change (nats)</source>
         <translation>Änderung (Nats)</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="150"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="152"/>
         <source>Δ loss</source>
         <translation>Δ Verlust</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="151"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="153"/>
         <source>Δ entropy</source>
         <translation>Δ Entropie</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="152"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="154"/>
         <source>W_U singular values and top neurons&apos; |cosine| to each direction</source>
         <translation>Singulärwerte von W_U und |Kosinus| der Top-Neuronen zu jeder Richtung</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="153"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="155"/>
         <source>singular direction (descending)</source>
         <translation>Singulärrichtung (absteigend)</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="154"/>
         <location filename="../widgets/NeuronsPane.cpp" line="156"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="158"/>
         <source>singular value</source>
         <translation>Singulärwert</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="155"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="157"/>
         <source>|cosine|</source>
         <translation>|Kosinus|</translation>
     </message>
@@ -965,42 +970,42 @@
 <context>
     <name>NormsPane</name>
     <message>
-        <location filename="../widgets/NormsPane.cpp" line="57"/>
+        <location filename="../widgets/NormsPane.cpp" line="59"/>
         <source>final</source>
         <translation>final</translation>
     </message>
     <message>
-        <location filename="../widgets/NormsPane.cpp" line="84"/>
+        <location filename="../widgets/NormsPane.cpp" line="86"/>
         <source>Residual stream norm per layer: position 0 vs the rest (band: 10th–90th percentile; dashed: starting model)</source>
         <translation>Norm des Residualstroms je Schicht: Position 0 vs. übrige (Band: 10.–90. Perzentil; gestrichelt: Ausgangsmodell)</translation>
     </message>
     <message>
-        <location filename="../widgets/NormsPane.cpp" line="86"/>
+        <location filename="../widgets/NormsPane.cpp" line="88"/>
         <source>layer (resid_pre)</source>
         <translation>Schicht (resid_pre)</translation>
     </message>
     <message>
-        <location filename="../widgets/NormsPane.cpp" line="87"/>
+        <location filename="../widgets/NormsPane.cpp" line="89"/>
         <source>‖x‖₂</source>
         <translation>‖x‖₂</translation>
     </message>
     <message>
-        <location filename="../widgets/NormsPane.cpp" line="88"/>
+        <location filename="../widgets/NormsPane.cpp" line="90"/>
         <source>position 0</source>
         <translation>Position 0</translation>
     </message>
     <message>
-        <location filename="../widgets/NormsPane.cpp" line="89"/>
+        <location filename="../widgets/NormsPane.cpp" line="91"/>
         <source>position 0, starting model</source>
         <translation>Position 0, Ausgangsmodell</translation>
     </message>
     <message>
-        <location filename="../widgets/NormsPane.cpp" line="90"/>
+        <location filename="../widgets/NormsPane.cpp" line="92"/>
         <source>other positions</source>
         <translation>übrige Positionen</translation>
     </message>
     <message>
-        <location filename="../widgets/NormsPane.cpp" line="91"/>
+        <location filename="../widgets/NormsPane.cpp" line="93"/>
         <source>other positions, starting model</source>
         <translation>übrige Positionen, Ausgangsmodell</translation>
     </message>
@@ -1013,57 +1018,57 @@
 <context>
     <name>PatchingPane</name>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="109"/>
+        <location filename="../widgets/PatchingPane.cpp" line="114"/>
         <source>%1 prompts like the one below · clean logit difference %2, corrupted %3</source>
         <translation>%1 Prompts wie der folgende · saubere Logit-Differenz %2, korrumpiert %3</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="129"/>
+        <location filename="../widgets/PatchingPane.cpp" line="134"/>
         <source>Clean: %1&lt;br&gt;Corrupted: %2</source>
         <translation>Sauber: %1&lt;br&gt;Korrumpiert: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="133"/>
+        <location filename="../widgets/PatchingPane.cpp" line="138"/>
         <source>&lt;b&gt;%1 × %2&lt;/b&gt;: activation %3 · attribution %4 · error %5</source>
         <translation>&lt;b&gt;%1 × %2&lt;/b&gt;: Aktivierung %3 · Attribution %4 · Fehler %5</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="140"/>
+        <location filename="../widgets/PatchingPane.cpp" line="145"/>
         <source>Click a cell to mark its position in the prompt.</source>
         <translation>Zelle anklicken, um ihre Position im Prompt zu markieren.</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="148"/>
+        <location filename="../widgets/PatchingPane.cpp" line="153"/>
         <source>resid_pre: layer × position</source>
         <translation>resid_pre: Schicht × Position</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="149"/>
+        <location filename="../widgets/PatchingPane.cpp" line="154"/>
         <source>heads: layer × head</source>
         <translation>Heads: Schicht × Head</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="150"/>
+        <location filename="../widgets/PatchingPane.cpp" line="155"/>
         <source>IOI patching, normalized logit difference (0 corrupted, 1 clean): activation, attribution, error</source>
         <translation>IOI-Patching, normierte Logit-Differenz (0 korrumpiert, 1 sauber): Aktivierung, Attribution, Fehler</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="152"/>
+        <location filename="../widgets/PatchingPane.cpp" line="157"/>
         <source>activation patching</source>
         <translation>Activation Patching</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="152"/>
+        <location filename="../widgets/PatchingPane.cpp" line="157"/>
         <source>attribution patching</source>
         <translation>Attribution Patching</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="152"/>
+        <location filename="../widgets/PatchingPane.cpp" line="158"/>
         <source>error (attribution − activation)</source>
         <translation>Fehler (Attribution − Aktivierung)</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="160"/>
+        <location filename="../widgets/PatchingPane.cpp" line="166"/>
         <source>Compute to see the prompts.</source>
         <translation>Berechnen, um die Prompts zu sehen.</translation>
     </message>
@@ -1076,150 +1081,187 @@
 <context>
     <name>QCustomPlot</name>
     <message>
-        <location filename="../widgets/Plots.cpp" line="44"/>
+        <location filename="../widgets/Plots.cpp" line="65"/>
         <source>Export Figure…</source>
         <translation>Abbildung exportieren…</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="45"/>
+        <location filename="../widgets/Plots.cpp" line="66"/>
         <source>Reset View</source>
         <translation>Ansicht zurücksetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="152"/>
+        <location filename="../widgets/Plots.cpp" line="171"/>
         <source>Cannot write %1: %2</source>
         <translation>%1 kann nicht geschrieben werden: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="160"/>
+        <location filename="../widgets/Plots.cpp" line="179"/>
         <source>PNG encoding failed</source>
         <translation>PNG-Kodierung fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="169"/>
+        <location filename="../widgets/Plots.cpp" line="188"/>
         <source>SVG painter failed</source>
         <translation>SVG-Ausgabe fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="178"/>
+        <location filename="../widgets/Plots.cpp" line="197"/>
         <source>PDF rendering failed</source>
         <translation>PDF-Rendering fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="186"/>
+        <location filename="../widgets/Plots.cpp" line="205"/>
         <source>unknown format &apos;%1&apos; (png, svg, pdf or csv)</source>
         <translation>unbekanntes Format &apos;%1&apos; (png, svg, pdf oder csv)</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="195"/>
+        <location filename="../widgets/Plots.cpp" line="214"/>
         <source>Export Figure</source>
         <translation>Abbildung exportieren</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="196"/>
+        <location filename="../widgets/Plots.cpp" line="215"/>
         <source>PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf);;CSV data (*.csv)</source>
         <translation>PNG-Bild (*.png);;SVG-Zeichnung (*.svg);;PDF-Dokument (*.pdf);;CSV-Daten (*.csv)</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="200"/>
+        <location filename="../widgets/Plots.cpp" line="220"/>
         <source>Export failed</source>
         <translation>Export fehlgeschlagen</translation>
     </message>
 </context>
 <context>
+    <name>RunSession</name>
+    <message>
+        <location filename="../widgets/RunSession.cpp" line="311"/>
+        <source>A run with %1 workers starts the others with %2, which is missing or not executable.</source>
+        <translation>Ein Lauf mit %1 Workern startet die übrigen mit %2; das Programm fehlt oder ist nicht ausführbar.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/RunSession.cpp" line="340"/>
+        <source>
+
+Worker %1 ended (%2): %3</source>
+        <translation>
+
+Worker %1 beendet (%2): %3</translation>
+    </message>
+    <message>
+        <location filename="../widgets/RunSession.cpp" line="342"/>
+        <source>crashed</source>
+        <translation>abgestürzt</translation>
+    </message>
+    <message>
+        <location filename="../widgets/RunSession.cpp" line="343"/>
+        <source>exit status %1</source>
+        <translation>Exit-Status %1</translation>
+    </message>
+</context>
+<context>
     <name>RunSetupView</name>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="99"/>
+        <location filename="../widgets/RunSetupView.cpp" line="107"/>
         <source>cannot plan for %1: %2</source>
         <translation>keine Planung für %1 möglich: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="101"/>
+        <location filename="../widgets/RunSetupView.cpp" line="109"/>
         <source>does not fit in the %1 free on %2: %3</source>
         <translation>passt nicht in die %1, die auf %2 frei sind: %3</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="104"/>
+        <location filename="../widgets/RunSetupView.cpp" line="112"/>
         <source>%1 predicted of %2 free · micro-batch %3 × %4 · activation checkpointing %5</source>
         <translation>%1 vorhergesagt von %2 frei · Micro-Batch %3 × %4 · Activation Checkpointing %5</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="109"/>
+        <location filename="../widgets/RunSetupView.cpp" line="117"/>
         <source>on</source>
         <translation>an</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="109"/>
+        <location filename="../widgets/RunSetupView.cpp" line="117"/>
         <source>off</source>
         <translation>aus</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="123"/>
+        <location filename="../widgets/RunSetupView.cpp" line="131"/>
         <source>remove LayerNorm (the protocol)</source>
         <translation>LayerNorm entfernen (das Protokoll)</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="124"/>
+        <location filename="../widgets/RunSetupView.cpp" line="132"/>
         <source>fine-tune, nothing removed (control)</source>
         <translation>Fine-Tuning, nichts entfernt (Kontrolle)</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="125"/>
+        <location filename="../widgets/RunSetupView.cpp" line="133"/>
         <source>The vanilla control uses the same data, learning rate and steps</source>
         <translation>Die Vanilla-Kontrolle verwendet dieselben Daten, dieselbe Lernrate und dieselben Schritte</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="129"/>
+        <location filename="../widgets/RunSetupView.cpp" line="137"/>
         <source>Mode</source>
         <translation>Modus</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="130"/>
+        <location filename="../widgets/RunSetupView.cpp" line="138"/>
         <source>Preset</source>
         <translation>Preset</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="131"/>
+        <location filename="../widgets/RunSetupView.cpp" line="139"/>
         <source>Steps</source>
         <translation>Schritte</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="132"/>
+        <location filename="../widgets/RunSetupView.cpp" line="140"/>
         <source>Device</source>
         <translation>Gerät</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="133"/>
+        <location filename="../widgets/RunSetupView.cpp" line="141"/>
+        <source>Workers</source>
+        <translation>Worker</translation>
+    </message>
+    <message>
+        <location filename="../widgets/RunSetupView.cpp" line="142"/>
         <source>Memory</source>
         <translation>Speicher</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="134"/>
+        <location filename="../widgets/RunSetupView.cpp" line="143"/>
         <source>Data</source>
         <translation>Daten</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="135"/>
+        <location filename="../widgets/RunSetupView.cpp" line="144"/>
         <source>Run folder</source>
         <translation>Laufordner</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="137"/>
+        <location filename="../widgets/RunSetupView.cpp" line="146"/>
         <source>synthetic corpus (seed 1), tokenized with the model&apos;s tokenizer; made on the first start</source>
         <translation>synthetischer Korpus (Seed 1), mit dem Tokenizer des Modells tokenisiert; wird beim ersten Start erzeugt</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="140"/>
+        <location filename="../widgets/RunSetupView.cpp" line="149"/>
         <source>a new folder per run</source>
         <translation>ein neuer Ordner pro Lauf</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="141"/>
+        <location filename="../widgets/RunSetupView.cpp" line="150"/>
         <source>cpu, cuda or cuda:N</source>
         <translation>cpu, cuda oder cuda:N</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="144"/>
+        <location filename="../widgets/RunSetupView.cpp" line="152"/>
+        <source>Processes that train this run together, each on its share of every batch, with the same result as one: on cuda one per GPU, on the CPU several processes (on a machine with few cores two processes can use them better than one). The batch must split evenly over them.</source>
+        <translation>Prozesse, die diesen Lauf gemeinsam trainieren, jeder mit seinem Anteil an jedem Batch, mit demselben Ergebnis wie einer: auf cuda einer pro GPU, auf der CPU mehrere Prozesse (auf einem Rechner mit wenigen Kernen nutzen zwei Prozesse sie besser als einer). Der Batch muss sich gleichmäßig auf sie aufteilen.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/RunSetupView.cpp" line="157"/>
         <source>The peak memory of a training step predicted on this device, and the micro-batch × accumulation and activation checkpointing that Start uses: they keep the preset&apos;s sequences per step and fit %1% of the free memory.</source>
         <translation>Der für einen Trainingsschritt auf diesem Gerät vorhergesagte Spitzenspeicher sowie Micro-Batch × Akkumulation und Activation Checkpointing, die „Starten“ verwendet: Sie behalten die Sequenzen pro Schritt des Presets bei und passen in %1 % des freien Speichers.</translation>
     </message>
@@ -1227,32 +1269,32 @@
 <context>
     <name>TimelineWidget</name>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="25"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="31"/>
         <source>treatments</source>
         <translation>Behandlungen</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="122"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="123"/>
         <source>Removal timeline: drag events to move them (Ctrl-click selects several), Shift-drag the first event of a group to change its gap, double-click to add, Delete to remove, wheel to zoom, drag the background to pan. Applied events are locked.</source>
         <translation>Zeitleiste der Entfernungen: Ereignisse ziehen, um sie zu verschieben (Strg+Klick wählt mehrere aus), erstes Ereignis einer Gruppe mit Umschalt ziehen, um den Abstand zu ändern, Doppelklick zum Hinzufügen, Entf zum Entfernen, Mausrad zum Zoomen, Hintergrund ziehen zum Verschieben. Angewendete Ereignisse sind gesperrt.</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="313"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="265"/>
         <source>No schedule: open a model and choose a removal preset.</source>
         <translation>Kein Zeitplan: Öffnen Sie ein Modell und wählen Sie ein Entfernungs-Preset.</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="357"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="293"/>
         <source>%1 was applied at step %2 and cannot move.</source>
         <translation>%1 wurde bei Schritt %2 angewendet und kann nicht verschoben werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="406"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="316"/>
         <source>step %1 · %2</source>
         <translation>Schritt %1 · %2</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/TimelineWidget.cpp" line="407"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="319"/>
         <source> (+%n more)</source>
         <translation>
             <numerusform> (+%n weiteres)</numerusform>
@@ -1260,17 +1302,17 @@
         </translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="416"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="321"/>
         <source>gap %1 → %2 steps</source>
         <translation>Abstand %1 → %2 Schritte</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="448"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="351"/>
         <source>Move %1 to step %2</source>
         <translation>%1 auf Schritt %2 verschieben</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/TimelineWidget.cpp" line="451"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="354"/>
         <source>Move %n events</source>
         <translation>
             <numerusform>%n Ereignis verschieben</numerusform>
@@ -1278,13 +1320,13 @@
         </translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="469"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="372"/>
         <source>Add %1</source>
         <translation>%1 hinzufügen</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/TimelineWidget.cpp" line="496"/>
-        <location filename="../widgets/TimelineWidget.cpp" line="553"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="399"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="458"/>
         <source>Delete %n events</source>
         <translation>
             <numerusform>%n Ereignis löschen</numerusform>
@@ -1292,47 +1334,47 @@
         </translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="517"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="420"/>
         <source>End position-0 treatment at step %1</source>
         <translation>Position-0-Behandlung bei Schritt %1 beenden</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="519"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="422"/>
         <source>End end-of-text treatment at step %1</source>
         <translation>End-of-Text-Behandlung bei Schritt %1 beenden</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="525"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="428"/>
         <source>Make LN_f fake at step %1</source>
         <translation>LN_f bei Schritt %1 durch FakeLN ersetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="528"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="431"/>
         <source>Make %1 fake at step %2</source>
         <translation>%1 bei Schritt %2 durch FakeLN ersetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="530"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="433"/>
         <source>layer %1</source>
         <translation>Schicht %1</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="532"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="436"/>
         <source>all layers</source>
         <translation>alle Schichten</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="557"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="462"/>
         <source>Zoom to fit</source>
         <translation>Einpassen</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="592"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="495"/>
         <source>step %1 · %2%3</source>
         <translation>Schritt %1 · %2%3</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="595"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="498"/>
         <source> (applied)</source>
         <translation> (angewendet)</translation>
     </message>
@@ -1350,75 +1392,75 @@
         <translation>%1 eingefroren</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="214"/>
+        <location filename="../widgets/TrainingView.cpp" line="215"/>
         <source>Training loss</source>
         <translation>Trainingsverlust</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="215"/>
+        <location filename="../widgets/TrainingView.cpp" line="216"/>
         <source>Learning rate and gradient norm</source>
         <translation>Lernrate und Gradientennorm</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="216"/>
+        <location filename="../widgets/TrainingView.cpp" line="217"/>
         <source>LayerNorm scale per site (tracked; dashed: frozen)</source>
         <translation>LayerNorm-Skala je Stelle (verfolgt; gestrichelt: eingefroren)</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="217"/>
-        <location filename="../widgets/TrainingView.cpp" line="223"/>
-        <location filename="../widgets/TrainingView.cpp" line="228"/>
+        <location filename="../widgets/TrainingView.cpp" line="218"/>
+        <location filename="../widgets/TrainingView.cpp" line="224"/>
+        <location filename="../widgets/TrainingView.cpp" line="229"/>
         <source>optimizer step</source>
         <translation>Optimierer-Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="218"/>
+        <location filename="../widgets/TrainingView.cpp" line="219"/>
         <source>loss (nats)</source>
         <translation>Verlust (Nats)</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="219"/>
+        <location filename="../widgets/TrainingView.cpp" line="220"/>
         <source>evaluation loss (nats)</source>
         <translation>Evaluierungsverlust (Nats)</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="220"/>
+        <location filename="../widgets/TrainingView.cpp" line="221"/>
         <source>cross-entropy</source>
         <translation>Kreuzentropie</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="221"/>
+        <location filename="../widgets/TrainingView.cpp" line="222"/>
         <source>auxiliary loss</source>
         <translation>Hilfsverlust</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="222"/>
+        <location filename="../widgets/TrainingView.cpp" line="223"/>
         <source>total</source>
         <translation>gesamt</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="224"/>
-        <location filename="../widgets/TrainingView.cpp" line="226"/>
+        <location filename="../widgets/TrainingView.cpp" line="225"/>
+        <location filename="../widgets/TrainingView.cpp" line="227"/>
         <source>learning rate</source>
         <translation>Lernrate</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="225"/>
+        <location filename="../widgets/TrainingView.cpp" line="226"/>
         <source>gradient norm</source>
         <translation>Gradientennorm</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="227"/>
+        <location filename="../widgets/TrainingView.cpp" line="228"/>
         <source>gradient norm (before clipping)</source>
         <translation>Gradientennorm (vor dem Clipping)</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="229"/>
+        <location filename="../widgets/TrainingView.cpp" line="230"/>
         <source>scale s</source>
         <translation>Skala s</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="230"/>
+        <location filename="../widgets/TrainingView.cpp" line="231"/>
         <source>Logarithmic loss axis</source>
         <translation>Logarithmische Verlustachse</translation>
     </message>

@@ -383,7 +383,7 @@ void MainWindow::startRun(const QString& requestedDir) {
   }
   m_lastAutoRefresh = 0;
   QDir().mkpath(QFileInfo(dir).absolutePath());
-  m_session->start(c, dir, m_layers, prepare);
+  m_session->start(c, dir, m_layers, prepare, m_setup->workers());
   rememberRecent(kRecentRuns, dir);
   statusBar()->showMessage(tr("Starting %1").arg(dir), 5000);
 }
@@ -451,7 +451,14 @@ void MainWindow::updateStatus() {
   const int64_t maxSteps = attached ? c.optimizer.maxSteps : m_setup->maxSteps();
   m_stepLabel->setText(tr("step %1 / %2").arg(done).arg(maxSteps));
   const double tps = m.recentTokensPerSecond();
-  m_speedLabel->setText(tps > 0 ? tr("%1 tok/s").arg(tps, 0, 'f', 0) : QString());
+  QString speed = tps > 0 ? tr("%1 tok/s").arg(tps, 0, 'f', 0) : QString();
+  if (tps > 0 && m.worldSize > 1) {
+    // Each worker's own pace: a slow GPU or a busy machine shows here.
+    QStringList paces;
+    for (double pace : m.workerTokensPerSecond) paces << QString::number(pace, 'f', 0);
+    speed += tr(" · %1 workers: %2").arg(m.worldSize).arg(paces.join(QStringLiteral(" / ")));
+  }
+  m_speedLabel->setText(speed);
   const double tokensPerStep =
       static_cast<double>(c.optimizer.microBatch * c.optimizer.accumulation * c.optimizer.context);
   m_etaLabel->setText(tps > 0 && m_session->state() == RunSession::State::Running

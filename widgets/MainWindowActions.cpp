@@ -91,7 +91,7 @@ void MainWindow::buildActions() {
   m_resumeAction = new QAction(s->standardIcon(QStyle::SP_MediaSeekForward), QString(), this);
   connect(m_resumeAction, &QAction::triggered, this, [this] {
     if (m_session->state() == RunSession::State::Following || !m_session->trainer())
-      m_session->resume(m_session->runDir(), m_layers);
+      m_session->resume(m_session->runDir(), m_layers, m_setup->workers());
     else
       m_session->continueRun();
   });

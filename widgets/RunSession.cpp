@@ -1,8 +1,11 @@
 #include "RunSession.h"
 
+#include <QCoreApplication>
 #include <QDir>
+#include <QFileInfo>
 #include <nlohmann/json.hpp>
 
+#include "distributed/worker_environment.h"
 #include "io/atomic_file.h"
 #include "run/run_directory.h"
 #include "train/trainer.h"
@@ -12,9 +15,21 @@ namespace {
 struct Cancelled : std::runtime_error {
   Cancelled() : std::runtime_error("cancelled") {}
 };
+
+// This process as worker 0 of `workers` on this machine; it serves the rendezvous store on a free port.
+std::optional<nf::WorkerEnvironment> mainOfLocalWorkers(int workers) {
+  if (workers <= 1) return std::nullopt;
+  nf::WorkerEnvironment w;
+  w.worldSize = w.localWorldSize = workers;
+  w.masterPort = nf::freeLoopbackPort();
+  return w;
+}
 }  // namespace
 
-RunSession::RunSession(QObject* parent) : QObject(parent), m_worker(new QObject) {
+RunSession::RunSession(QObject* parent)
+    : QObject(parent),
+      m_worker(new QObject),
+      m_workerProgram(QCoreApplication::applicationDirPath() + "/normfree-cli") {
   m_worker->moveToThread(&m_thread);
   connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
   m_thread.setObjectName("training");
@@ -58,8 +73,10 @@ void RunSession::adoptTrainer(std::shared_ptr<nf::Trainer> trainer, int layers) 
 }
 
 void RunSession::start(const nf::RunConfig& config, const QString& runDir, int layers,
-                       std::function<void(nf::RunConfig&, const nf::ProgressFn&)> prepare) {
-  if (busy()) return;
+                       std::function<void(nf::RunConfig&, const nf::ProgressFn&)> prepare, int workers) {
+  if (busy() || !checkWorkerProgram(workers)) return;
+  endOtherWorkers();
+  m_workers = workers;
   m_runDir = runDir;
   m_config = config;
   m_trainer.reset();
@@ -68,7 +85,7 @@ void RunSession::start(const nf::RunConfig& config, const QString& runDir, int l
   m_stopAfterPause = false;
   m_cancelPreparation = false;
   setState(State::Preparing);
-  runOnWorker([this, config, runDir, layers, prepare] {
+  runOnWorker([this, config, runDir, layers, prepare, workers] {
     try {
       nf::RunConfig c = config;
       if (prepare) {
@@ -84,7 +101,14 @@ void RunSession::start(const nf::RunConfig& config, const QString& runDir, int l
               this, [this, task, done, total] { Q_EMIT progress(task, done, total); }, Qt::QueuedConnection);
         });
       }
-      std::shared_ptr<nf::Trainer> trainer = nf::Trainer::start(runDir.toStdString(), c);
+      const std::optional<nf::WorkerEnvironment> self = mainOfLocalWorkers(workers);
+      if (self) {
+        const QStringList arguments{"join", runDir, "--device", QString::fromStdString(c.device)};
+        const int port = self->masterPort;
+        QMetaObject::invokeMethod(
+            this, [this, arguments, port] { startOtherWorkers(arguments, port); }, Qt::QueuedConnection);
+      }
+      std::shared_ptr<nf::Trainer> trainer = nf::Trainer::start(runDir.toStdString(), c, self);
       QMetaObject::invokeMethod(
           this,
           [this, trainer, layers] {
@@ -101,8 +125,9 @@ void RunSession::start(const nf::RunConfig& config, const QString& runDir, int l
           this,
           [this, message, cancelled] {
             Q_EMIT progress(QString(), 0, 0);
+            endOtherWorkers(/*now=*/true);
             setState(cancelled ? State::Stopped : State::Failed);
-            if (!cancelled) Q_EMIT failed(message);
+            if (!cancelled) Q_EMIT failed(message + m_workerNotes.join(QString()));
           },
           Qt::QueuedConnection);
     }
@@ -151,8 +176,9 @@ void RunSession::reportFailure(const std::string& what) {
       [this, message] {
         if (m_shutDown) return;
         drain();  // the records before the failure
+        endOtherWorkers(/*now=*/true);
         setState(State::Failed);
-        Q_EMIT failed(message);
+        Q_EMIT failed(message + m_workerNotes.join(QString()));
       },
       Qt::QueuedConnection);
 }
@@ -183,25 +209,35 @@ void RunSession::stop() {
 void RunSession::continueRun() {
   // The trainer in memory goes on where it stopped (it may not have written a checkpoint yet); only a
   // failed one is replaced by its last checkpoint.
-  if ((m_state == State::Paused || m_state == State::Stopped) && m_trainer) {
+  // The other workers of a multi-worker run ended with the pause: they start again from its checkpoint.
+  if ((m_state == State::Paused || m_state == State::Stopped) && m_trainer && m_workers <= 1) {
     launchRun();
     return;
   }
   if (!m_runDir.isEmpty() && !busy() && m_state != State::Finished)
-    resume(m_runDir, m_live ? m_live->layers() : 0);
+    resume(m_runDir, m_live ? m_live->layers() : 0, m_workers);
 }
 
-void RunSession::resume(const QString& runDir, int layers) {
-  if (busy()) return;
+void RunSession::resume(const QString& runDir, int layers, int workers) {
+  if (busy() || !checkWorkerProgram(workers)) return;
+  endOtherWorkers();
+  m_workers = workers;
   m_runDir = runDir;
   m_stopAfterPause = false;
   m_trainer.reset();
   m_queue.reset();
   m_live.reset();
   setState(State::Preparing);
-  runOnWorker([this, runDir, layers] {
+  runOnWorker([this, runDir, layers, workers] {
     try {
-      std::shared_ptr<nf::Trainer> trainer = nf::Trainer::resume(runDir.toStdString());
+      const std::optional<nf::WorkerEnvironment> self = mainOfLocalWorkers(workers);
+      if (self) {
+        const QStringList arguments{"resume", runDir};
+        const int port = self->masterPort;
+        QMetaObject::invokeMethod(
+            this, [this, arguments, port] { startOtherWorkers(arguments, port); }, Qt::QueuedConnection);
+      }
+      std::shared_ptr<nf::Trainer> trainer = nf::Trainer::resume(runDir.toStdString(), self);
       QMetaObject::invokeMethod(
           this,
           [this, trainer, layers] {
@@ -267,4 +303,59 @@ void RunSession::shutdown() {
       .quit();  // after the work in progress (run() returns once the step ends and the checkpoint is written)
   m_thread.wait();
   m_drainTimer.stop();
+  endOtherWorkers();
+}
+
+bool RunSession::checkWorkerProgram(int workers) {
+  if (workers <= 1 || QFileInfo(m_workerProgram).isExecutable()) return true;
+  Q_EMIT failed(tr("A run with %1 workers starts the others with %2, which is missing or not executable.")
+                    .arg(workers)
+                    .arg(m_workerProgram));
+  return false;
+}
+
+void RunSession::startOtherWorkers(const QStringList& arguments, int port) {
+  if (m_shutDown) return;
+  m_workerNotes.clear();
+  for (int rank = 1; rank < m_workers; ++rank) {
+    auto* process = new QProcess(this);
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert("RANK", QString::number(rank));
+    environment.insert("LOCAL_RANK", QString::number(rank));
+    environment.insert("WORLD_SIZE", QString::number(m_workers));
+    environment.insert("LOCAL_WORLD_SIZE", QString::number(m_workers));
+    environment.insert("MASTER_ADDR", "127.0.0.1");
+    environment.insert("MASTER_PORT", QString::number(port));
+    process->setProcessEnvironment(environment);
+    process->setProcessChannelMode(QProcess::MergedChannels);
+    // Its last words, for the message when it ends badly (a worker says why on stderr).
+    connect(process, &QProcess::readyRead, process, [process] {
+      QByteArray kept = process->property("output").toByteArray() + process->readAll();
+      process->setProperty("output", kept.right(2000));
+    });
+    connect(process, &QProcess::finished, this, [this, process, rank](int code, QProcess::ExitStatus status) {
+      if (status == QProcess::NormalExit && (code == 0 || code == 3)) return;  // finished, or stopped
+      const QStringList lines =
+          QString::fromUtf8(process->property("output").toByteArray()).split('\n', Qt::SkipEmptyParts);
+      m_workerNotes << tr("\n\nWorker %1 ended (%2): %3")
+                           .arg(rank)
+                           .arg(status == QProcess::CrashExit ? tr("crashed")
+                                                              : tr("exit status %1").arg(code))
+                           .arg(lines.isEmpty() ? QString() : lines.last().trimmed());
+    });
+    process->start(m_workerProgram, arguments);
+    m_otherWorkers.push_back(process);
+  }
+}
+
+void RunSession::endOtherWorkers(bool now) {
+  for (QProcess* process : m_otherWorkers) {
+    // A stopped or finished run's workers end by themselves, at the same step as this one; a failed run's
+    // would wait for their timeout, and how they end then says nothing new.
+    if (now) process->disconnect(this);
+    if (process->state() != QProcess::NotRunning && (now || !process->waitForFinished(5000))) process->kill();
+    process->waitForFinished(1000);
+    delete process;
+  }
+  m_otherWorkers.clear();
 }

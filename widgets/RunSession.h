@@ -3,9 +3,12 @@
 // for a run started elsewhere (the CLI on a server) — its metrics.jsonl followed as it grows. The GUI
 // thread never waits on training: only shutdown() (closing the window) waits, for the step in progress
 // and the checkpoint that stopping writes.
+// A run with several workers (docs/TRAINING.md) trains here as worker 0 — live edits, snapshots and the
+// analysis panes work as in one process — and the other workers are `normfree-cli` processes started here.
 #pragma once
 #include <QFile>
 #include <QObject>
+#include <QProcess>
 #include <QString>
 #include <QThread>
 #include <QTimer>
@@ -44,12 +47,14 @@ class RunSession : public QObject {
 
   // A new run in runDir (which must not hold one). `prepare`, when given, runs first on the worker thread
   // (e.g. making the default datasets) and may fill in the config; it reports through progress().
+  // workers > 1: a multi-worker run on this machine (one GPU each on cuda, else CPU processes).
   void start(const nf::RunConfig& config, const QString& runDir, int layers,
-             std::function<void(nf::RunConfig&, const nf::ProgressFn&)> prepare = {});
-  void pause();  // the step in progress completes, a checkpoint is written; continueRun() goes on
-  void stop();   // the same, then the trainer is let go; resume() continues from its checkpoint
-  void continueRun();
-  void resume(const QString& runDir, int layers);  // a stopped run (also one the CLI started)
+             std::function<void(nf::RunConfig&, const nf::ProgressFn&)> prepare = {}, int workers = 1);
+  void pause();        // the step in progress completes, a checkpoint is written; continueRun() goes on
+  void stop();         // the same, then the trainer is let go; resume() continues from its checkpoint
+  void continueRun();  // a multi-worker run resumes from the checkpoint its pause wrote, with new workers
+  void resume(const QString& runDir, int layers,
+              int workers = 1);        // a stopped run (also one the CLI started)
   bool follow(const QString& runDir);  // watch a headless run's metrics.jsonl grow (false while busy)
   // Stops a run (writing its checkpoint) and waits for the worker; for closing the window.
   void shutdown();
@@ -62,6 +67,9 @@ class RunSession : public QObject {
   std::shared_ptr<nf::Trainer> trainer() const { return m_trainer; }
   int64_t stepsDone() const;
   std::shared_ptr<ScheduleEditor> liveSchedule() const { return m_live; }
+  int workers() const { return m_workers; }
+  // The program the other workers run: normfree-cli next to this executable unless set.
+  void setWorkerProgram(const QString& path) { m_workerProgram = path; }
 
  Q_SIGNALS:
   void stateChanged(RunSession::State state);
@@ -79,6 +87,11 @@ class RunSession : public QObject {
   void adoptTrainer(std::shared_ptr<nf::Trainer> trainer, int layers);
   void drain();
   void readFollowedFile();
+  // The other workers of a multi-worker run, started with `arguments` (e.g. "join", runDir) and the
+  // rendezvous at 127.0.0.1:port; ended when the session fails or shuts down.
+  void startOtherWorkers(const QStringList& arguments, int port);
+  void endOtherWorkers(bool now = false);  // now: kill them (a failed run), else let them finish first
+  bool checkWorkerProgram(int workers);    // false (and failed()) when workers > 1 cannot be started
 
   QThread m_thread;
   QObject* m_worker;  // lives on m_thread; work is posted to it
@@ -95,4 +108,8 @@ class RunSession : public QObject {
   bool m_shutDown = false;
   MetricsStore m_metrics;
   std::unique_ptr<nf::MetricsFollower> m_follower;  // a followed run's metrics.jsonl
+  int m_workers = 1;
+  QString m_workerProgram;
+  std::vector<QProcess*> m_otherWorkers;  // worker r is m_otherWorkers[r - 1]
+  QStringList m_workerNotes;              // how other workers ended badly, for the failure message
 };

@@ -19,6 +19,8 @@ RunSetupView::RunSetupView(QWidget* parent) : QWidget(parent) {
   m_device = new QComboBox(this);
   m_device->setEditable(true);  // "cuda:1" and the like
   m_device->addItems({"cpu", "cuda"});
+  m_workers = new QSpinBox(this);
+  m_workers->setRange(1, 64);
   m_description = new QLabel(this);
   m_description->setWordWrap(true);
   m_data = new QLabel(this);
@@ -28,8 +30,8 @@ RunSetupView::RunSetupView(QWidget* parent) : QWidget(parent) {
   m_memory = new QLabel(this);
   m_memory->setWordWrap(true);
   m_form = new QFormLayout(this);
-  for (QWidget* field :
-       std::initializer_list<QWidget*>{m_mode, m_preset, m_steps, m_device, m_memory, m_data, m_folder}) {
+  for (QWidget* field : std::initializer_list<QWidget*>{m_mode, m_preset, m_steps, m_device, m_workers,
+                                                        m_memory, m_data, m_folder}) {
     if (field == m_data) m_form->addRow(m_description);
     m_form->addRow(new QLabel(this), field);
   }
@@ -42,7 +44,12 @@ RunSetupView::RunSetupView(QWidget* parent) : QWidget(parent) {
     Q_EMIT presetChanged();
   });
   connect(m_steps, qOverload<int>(&QSpinBox::valueChanged), this, &RunSetupView::stepsChanged);
-  connect(m_device, &QComboBox::currentTextChanged, this, [this] {
+  connect(m_device, &QComboBox::currentTextChanged, this, [this](const QString& device) {
+    // One worker per GPU found for "cuda"; a chosen GPU or the CPU: one, unless the user says more.
+    if (device == "cuda")
+      m_workers->setValue(std::max(1, nf::cudaDeviceCount()));
+    else if (device.startsWith("cuda:"))
+      m_workers->setValue(1);
     updateMemoryPlan();
     Q_EMIT deviceChanged();
   });
@@ -55,6 +62,7 @@ nf::TrainingMode RunSetupView::mode() const {
   return static_cast<nf::TrainingMode>(m_mode->currentData().toInt());
 }
 std::string RunSetupView::preset() const { return m_preset->currentText().toStdString(); }
+int RunSetupView::workers() const { return m_workers->value(); }
 int64_t RunSetupView::maxSteps() const { return m_steps->value(); }
 void RunSetupView::setMaxSteps(int64_t steps) { m_steps->setValue(static_cast<int>(steps)); }
 
@@ -130,6 +138,7 @@ void RunSetupView::retranslate() {
   label(m_preset, tr("Preset"));
   label(m_steps, tr("Steps"));
   label(m_device, tr("Device"));
+  label(m_workers, tr("Workers"));
   label(m_memory, tr("Memory"));
   label(m_data, tr("Data"));
   label(m_folder, tr("Run folder"));
@@ -139,6 +148,10 @@ void RunSetupView::retranslate() {
                       : m_dataText);
   m_folder->setText(m_runFolder.isEmpty() ? tr("a new folder per run") : m_runFolder);
   m_device->setToolTip(tr("cpu, cuda or cuda:N"));
+  m_workers->setToolTip(
+      tr("Processes that train this run together, each on its share of every batch, with the same result "
+         "as one: on cuda one per GPU, on the CPU several processes (on a machine with few cores two "
+         "processes can use them better than one). The batch must split evenly over them."));
   m_memory->setText(memoryText());
   m_memory->setToolTip(
       tr("The peak memory of a training step predicted on this device, and the micro-batch × accumulation "

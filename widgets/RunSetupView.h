@@ -24,6 +24,9 @@ class RunSetupView : public QWidget {
   int64_t maxSteps() const;
   void setMaxSteps(int64_t steps);
   QString device() const;
+  // Workers training the run together, each on its share of every batch: the GPUs found on cuda,
+  // 1 on the CPU unless chosen (docs/TRAINING.md, "Several workers").
+  int workers() const;
   // Picks the preset made for this depth (tiny for 4 layers, gpt2 for 12, …) and its step budget.
   void matchModelDepth(int layers);
   void setDataDescription(const QString& text);
@@ -52,6 +55,7 @@ class RunSetupView : public QWidget {
   QComboBox* m_preset;
   QSpinBox* m_steps;
   QComboBox* m_device;
+  QSpinBox* m_workers;
   QLabel* m_description;
   QLabel* m_data;
   QLabel* m_folder;

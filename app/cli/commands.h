@@ -34,6 +34,7 @@ void cmdPretrain(CLI::App& command);
 void cmdFinetune(CLI::App& command);
 void cmdRemove(CLI::App& command);
 void cmdResume(CLI::App& command);
+void cmdJoin(CLI::App& command);
 void cmdExport(CLI::App& command);
 void cmdSchedule(CLI::App& command);
 void cmdPlan(CLI::App& command);

@@ -216,6 +216,8 @@ const Command kCommands[] = {
     {"finetune", cmdFinetune, "the vanilla control: fine-tune with nothing removed"},
     {"remove", cmdRemove, "remove LayerNorm by fine-tuning on a schedule (the protocol)"},
     {"resume", cmdResume, "continue a run from its newest checkpoint"},
+    {"join", cmdJoin,
+     "train as one of a new run's workers, with worker 0's settings (the workbench's helpers)"},
     {"export", cmdExport, "export an LN-free model: folded, and its family's standard form (1e6/1e12 trick)"},
     {"schedule", cmdSchedule, "list or print presets, validate a schedule file"},
     {"plan", cmdPlan, "predict a run's memory; choose micro-batch × accumulation and checkpointing to fit"},

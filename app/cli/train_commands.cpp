@@ -349,6 +349,43 @@ void cmdResume(CLI::App& command) {
   });
 }
 
+void cmdJoin(CLI::App& command) {
+  command.description(
+      "Train as one of the workers of a run that worker 0 is starting, with worker 0's settings: the "
+      "workbench trains as worker 0 and starts the others with this command. Needs the multi-worker "
+      "environment (RANK ≥ 1, WORLD_SIZE, MASTER_ADDR, MASTER_PORT; docs/TRAINING.md). A resumed run's "
+      "other workers run 'resume' instead.");
+  struct Options {
+    std::string run, device = "cpu";
+    double timeout = 600;
+  };
+  auto o = std::make_shared<Options>();
+  command.add_option("run", o->run, "the run directory worker 0 creates")->required();
+  command.add_option("--device", o->device, "where to train (a GPU per local rank on cuda)")
+      ->type_name("cpu|cuda[:N]")
+      ->capture_default_str();
+  command.add_option("--worker-timeout", o->timeout, "seconds to wait for the other workers")
+      ->type_name("s")
+      ->transform(above(0.0))
+      ->capture_default_str();
+  onRun(command, [o] {
+    std::optional<WorkerEnvironment> worker;
+    try {
+      worker = readWorkerEnvironment();
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("the multi-worker environment is malformed: ") + e.what());
+    }
+    if (!worker || worker->isMain())
+      throw UsageError(
+          "join is for workers other than worker 0: set RANK ≥ 1 and WORLD_SIZE (and "
+          "MASTER_ADDR, MASTER_PORT)");
+    worker->timeoutSeconds = o->timeout;
+    RunConfig config;  // only the device counts until worker 0's settings arrive
+    config.device = parseDevice(o->device).str();
+    return train(Trainer::start(o->run, config, *worker));
+  });
+}
+
 void cmdExport(CLI::App& command) {
   command.description(
       "Export an LN-free model (every site FakeLN or FakeRMSNorm) in two forms: folded (no normalization "

@@ -1,6 +1,13 @@
 #include "distributed/worker_environment.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 
 namespace nf {
@@ -66,6 +73,22 @@ std::optional<WorkerEnvironment> readWorkerEnvironment(const EnvironmentLookup& 
 std::string workerDevice(const std::string& device, const WorkerEnvironment& worker) {
   if (device == "cuda" && worker.localWorldSize > 1) return "cuda:" + std::to_string(worker.localRank);
   return device;
+}
+
+int freeLoopbackPort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) throw std::runtime_error(std::string("cannot open a socket: ") + std::strerror(errno));
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = 0;
+  socklen_t length = sizeof address;
+  const bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+                  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0;
+  const int error = errno;
+  ::close(fd);
+  if (!ok) throw std::runtime_error(std::string("no free port on 127.0.0.1: ") + std::strerror(error));
+  return ntohs(address.sin_port);
 }
 
 BatchShare batchShare(int64_t sequences, const WorkerEnvironment& worker) {

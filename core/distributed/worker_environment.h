@@ -41,6 +41,10 @@ std::optional<WorkerEnvironment> readWorkerEnvironment(
 // several workers on the machine; "cpu" and an explicit "cuda:N" stay as they are.
 std::string workerDevice(const std::string& device, const WorkerEnvironment& worker);
 
+// A TCP port free on 127.0.0.1 now (the system's pick), for a local run's rendezvous store when the port
+// must be known before the store starts (the workbench starts the other workers, then serves it).
+int freeLoopbackPort();
+
 // Each worker's share of a micro-batch of `sequences` sequences: workers take consecutive, equal slices
 // in rank order, so together they see exactly the sequences one process would, in its order. Throws
 // std::invalid_argument when the sequences do not split evenly over the workers.

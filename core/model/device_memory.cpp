@@ -39,6 +39,10 @@ torch::Device cudaDevice(const std::string& name) {
 
 }  // namespace
 
+int cudaDeviceCount() {
+  return torch::cuda::is_available() ? static_cast<int>(torch::cuda::device_count()) : 0;
+}
+
 DeviceMemory deviceMemory(const std::string& name) {
   if (torch::Device(name).is_cpu()) return {meminfoBytes("MemAvailable"), meminfoBytes("MemTotal")};
   const torch::Device d = cudaDevice(name);

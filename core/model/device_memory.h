@@ -14,6 +14,9 @@ struct DeviceMemory {
 // (cudaMemGetInfo). Throws std::invalid_argument for a device this build cannot use.
 DeviceMemory deviceMemory(const std::string& device);
 
+// The GPUs this build can train on (0 without CUDA): the run setup's default number of workers.
+int cudaDeviceCount();
+
 // The most memory the caching allocator of a CUDA device has held since the last reset, and the reset;
 // 0 and nothing on the CPU. For checking the planner's predictions against measured peaks.
 int64_t peakDeviceMemory(const std::string& device);

@@ -20,6 +20,7 @@
 #include "PatchingPane.h"
 #include "Plots.h"
 #include "QCustomPlotInclude.h"
+#include "RunSession.h"
 #include "RunSetupView.h"
 #include "TimelineWidget.h"
 #include "TrainingView.h"
@@ -117,6 +118,32 @@ class TestWorkbench : public QObject {
     const int64_t steps = std::stoll(text.substr(text.find("\"steps_done\"") + 13));
     QVERIFY2(steps >= seen, qPrintable(QString("checkpoint at %1, GUI saw %2 steps").arg(steps).arg(seen)));
     QVERIFY(steps < 500);
+  }
+
+  // Two workers: this process trains as worker 0 (an edit made here reaches the other worker at its step),
+  // normfree-cli the other; the status bar names both.
+  void aRunWithTwoWorkersTrainsHereAsWorkerZeroAndTakesEdits() {
+    RunSession session;
+    session.setWorkerProgram(NF_CLI);
+    nf::RunConfig c = fixtures::smallRemoval(m_model, m_train);
+    c.optimizer.maxSteps = 200;
+    const QString run = m_dir.filePath("two-workers");
+    session.start(c, run, 4, {}, 2);
+    QTRY_VERIFY_WITH_TIMEOUT(session.state() == RunSession::State::Running, fixtures::kEventuallyMs);
+    const nf::EditResult added =
+        session.trainer()->addEvent({0, 150, nf::EventAction::MakeFake, nf::SiteKind::V, 0});
+    QVERIFY2(added.accepted, added.reason.c_str());
+    QTRY_VERIFY_WITH_TIMEOUT(session.state() == RunSession::State::Finished, fixtures::kEventuallyMs);
+    QCOMPARE(session.metrics().worldSize, 2);
+    QCOMPARE(session.metrics().workerTokensPerSecond.size(), size_t{2});
+    // The event fired at its step; had worker 1 not applied it too, their weights would differ and the
+    // final checkpoint's agreement check would have failed the run.
+    bool fired = false;
+    for (const MetricsStore::AppliedEvent& e : session.metrics().events)
+      fired = fired || (e.step == 150 && e.description.find("LN_v.0") != std::string::npos);
+    QVERIFY(fired);
+    QVERIFY(
+        QFile::exists(QString::fromStdString(nf::run::finalModelPath(run.toStdString())) + "/config.json"));
   }
 
   void aHeadlessRunIsFollowedAsItGrows() {

@@ -29,6 +29,12 @@ bool MetricsStore::ingest(const std::string& line) {
     steps.lr.push_back(number(r, "lr"));
     steps.gradNorm.push_back(number(r, "grad_norm"));
     steps.tokensPerSecond.push_back(number(r, "tokens_per_second"));
+    const double workers = number(r, "world_size");
+    worldSize = workers >= 1 ? static_cast<int>(workers) : 1;
+    workerTokensPerSecond.clear();
+    if (auto it = r.find("worker_tokens_per_second"); it != r.end() && it->is_array())
+      for (const auto& pace : *it)
+        workerTokensPerSecond.push_back(pace.is_number() ? pace.get<double>() : 0.0);
     if (auto it = r.find("scales"); it != r.end() && it->is_object())
       for (const auto& [site, s] : it->items())
         scales[site].push_back({step, number(s, "tracked"), number(s, "frozen")});

@@ -32,6 +32,9 @@ struct MetricsStore {
   std::string mode;                                       // "remove", "finetune", "pretrain"
   int64_t maxSteps = 0;
   std::string lastStatus;  // "start", "resume", "stop", "finish" (the latest such record)
+  // A multi-worker run: its workers, and each one's pace in the latest step (tokens per second).
+  int worldSize = 1;
+  std::vector<double> workerTokensPerSecond;
   int64_t generation = 0;  // bumped by clear(): plots rebuild instead of appending
 
   // Adds one metrics.jsonl line; returns false (and changes nothing) for a line that is not a record.

@@ -52,6 +52,21 @@ TEST_CASE(a_step_record_fills_every_series) {
   REQUIRE(f.step == 1 && f.tracked == 4.0 && f.frozen == 3.0);
 }
 
+TEST_CASE(a_multi_worker_step_gives_the_world_size_and_each_workers_pace) {
+  MetricsStore m;
+  REQUIRE(m.ingest(R"({"type":"step","step":1,"tokens_per_second":8000})"));
+  REQUIRE_EQ(m.worldSize, 1);
+  REQUIRE(m.workerTokensPerSecond.empty());
+  REQUIRE(m.ingest(R"({"type":"step","step":2,"tokens_per_second":8000,"world_size":2,)"
+                   R"("worker_tokens_per_second":[4100,3900]})"));
+  REQUIRE_EQ(m.worldSize, 2);
+  REQUIRE(m.workerTokensPerSecond == (std::vector<double>{4100, 3900}));
+  // A malformed value is not trusted.
+  REQUIRE(m.ingest(R"({"type":"step","step":3,"world_size":"two","worker_tokens_per_second":{}})"));
+  REQUIRE_EQ(m.worldSize, 1);
+  REQUIRE(m.workerTokensPerSecond.empty());
+}
+
 TEST_CASE(missing_step_values_are_gaps_not_zeros) {
   // A fine-tuning run has no aux loss or scales: the series stay aligned, with NaN where a value is absent.
   MetricsStore m;

@@ -62,9 +62,13 @@ build() {
   # without them builds the rest (only GPT-2's vocab.json + merges.txt are then read).
   pkg-config --exists libpcre2-8 icu-uc sentencepiece 2>/dev/null || formats=OFF
   echo "tokenizer formats (PCRE2, ICU, SentencePiece): $formats"
+  # nccl.h for multi-worker CUDA runs: pip's nvidia-nccl package ships it beside torch.
+  local nccl_include
+  nccl_include=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "include"))' \
+    2>/dev/null || true)
   cmake -S . -B $BUILD -G Ninja -DCMAKE_BUILD_TYPE=Release -DNF_BUILD_GUI=OFF \
     -DCMAKE_PREFIX_PATH="$torch_prefix;$PWD/.deps" -DNF_REFERENCE_PYTHON="$(command -v python3)" \
-    -DTORCH_CUDA_ARCH_LIST=9.0 -DNF_TOKENIZER_FORMATS=$formats &&
+    -DTORCH_CUDA_ARCH_LIST=9.0 -DNF_TOKENIZER_FORMATS=$formats ${nccl_include:+-DNF_NCCL_INCLUDE_DIR=$nccl_include} &&
     cmake --build $BUILD -j "$JOBS" -- -k 0
 }
 

@@ -4,8 +4,10 @@
 #include <torch/version.h>
 
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
-#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#ifdef USE_C10D_GLOO
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#endif
 #ifdef USE_C10D_NCCL
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
@@ -91,10 +93,16 @@ struct WorkerGroup::Impl {
           c10::make_intrusive<c10d::ProcessGroupNCCL>(store, worker.rank, worker.worldSize, options);
 #else
       throw std::runtime_error(
-          "this LibTorch was built without NCCL, which multi-worker runs on CUDA use: train on cpu or build "
-          "against a LibTorch with NCCL");
+          "this build has no NCCL, which multi-worker runs on CUDA use (its LibTorch has no CUDA, or nccl.h "
+          "was not found: configure with -DNF_NCCL_INCLUDE_DIR=…)");
 #endif
     } else {
+#ifndef USE_C10D_GLOO
+      throw std::runtime_error(
+          "this build has no Gloo, which multi-worker runs on the CPU use (its headers were not found when "
+          "it "
+          "was configured: install libgloo-dev)");
+#else
       auto options = c10d::ProcessGroupGloo::Options::create(timeout);
       // The interface the peers reach us on: GLOO_SOCKET_IFNAME as in PyTorch; loopback for a local run;
       // otherwise the address this machine's hostname resolves to.
@@ -106,6 +114,7 @@ struct WorkerGroup::Impl {
         options->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
       collectives =
           c10::make_intrusive<c10d::ProcessGroupGloo>(store, worker.rank, worker.worldSize, options);
+#endif
     }
     beatStore = connect(false, std::chrono::milliseconds(2000));
     beat = std::thread([this] { beatUntilStopped(); });

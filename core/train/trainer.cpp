@@ -2,11 +2,11 @@
 
 #include <torch/torch.h>
 
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -127,11 +127,9 @@ struct Trainer::Impl {
       prints.push_back(p.pow(2).sum());
     }
     const Random::State words = prefetcher ? prefetcher->state() : sampler->state();
-    for (uint64_t word : words) {
-      int64_t bits = 0;
-      std::memcpy(&bits, &word, sizeof bits);  // compared for equality only
-      prints.push_back(torch::full({}, static_cast<double>(bits), torch::kFloat64).to(device));
-    }
+    for (uint64_t word : words)  // in 32-bit halves, which float64 holds exactly
+      for (uint64_t half : std::array<uint64_t, 2>{word >> 32, word & 0xffffffffU})
+        prints.push_back(torch::full({}, static_cast<double>(half), torch::kFloat64).to(device));
     const std::string during = "the workers' agreement check at step " + std::to_string(step);
     const torch::Tensor all = group->gather(torch::stack(prints), during).to(torch::kCPU);
     for (int r = 1; r < group->size(); ++r) {

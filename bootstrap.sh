@@ -16,6 +16,7 @@ packages=(
   libopenblas0-pthread    # without it a float matmul runs ~30x slower (reference BLAS)
   nlohmann-json3-dev
   libcli11-dev            # normfree-cli's command-line parser (header-only)
+  libcpp-httplib-dev      # the steering endpoint's HTTP server (--serve)
   libpcre2-dev libicu-dev libsentencepiece-dev  # tokenizers: tokenizer.json's regexes and normalizers, tokenizer.model
   qt6-base-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools qt6-svg-dev libqcustomplot-dev
   libgl-dev               # Qt6Gui's CMake package needs OpenGL headers

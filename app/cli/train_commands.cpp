@@ -18,6 +18,9 @@
 #include "model/hf_checkpoint.h"
 #include "options.h"
 #include "progress_bar.h"
+#ifdef NF_STEERING
+#include "serve/steering_server.h"
+#endif
 #include "run/run_directory.h"
 #include "text/bpe_tokenizer.h"
 #include "train/export.h"
@@ -48,10 +51,12 @@ std::vector<std::string> splitList(const std::string& text) {
   return items;
 }
 
-// How many workers train the run (pretrain, finetune, remove, resume).
+// How many workers train the run, and whether it is served (pretrain, finetune, remove, resume).
 struct WorkerOptions {
   int nproc = 1;
   double timeout = 600;
+  std::string serve;
+  bool serveRemote = false;
 };
 
 void addWorkerOptions(CLI::App& command, WorkerOptions& o) {
@@ -70,6 +75,13 @@ void addWorkerOptions(CLI::App& command, WorkerOptions& o) {
       ->type_name("s")
       ->transform(above(0.0))
       ->capture_default_str();
+  command
+      .add_option("--serve", o.serve,
+                  "serve the run for steering over HTTP on [HOST:]PORT (host 127.0.0.1; port 0: a free one); "
+                  "the address and token go to RUN/serve.json (owner-only). docs/STEERING.md")
+      ->type_name("[host:]port");
+  command.add_flag("--serve-remote", o.serveRemote,
+                   "allow --serve on an address other than loopback (prefer an SSH tunnel)");
 }
 
 // The command line without "--nproc N": what each worker the launcher starts is given.
@@ -218,7 +230,27 @@ void fitToDevice(RunConfig& config) {
             << predicted << "; " << plan.reason << "\n";
 }
 
-int train(std::unique_ptr<Trainer> trainer) {
+int train(std::unique_ptr<Trainer> trainer, const WorkerOptions& w = {}) {
+#ifdef NF_STEERING
+  std::unique_ptr<SteeringServer> server;
+  if (!w.serve.empty() && trainer->isMainWorker()) {
+    ServeOptions serve;
+    try {
+      serve = parseServeAddress(w.serve);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--serve: ") + e.what());
+    }
+    serve.allowRemote = w.serveRemote;
+    server = std::make_unique<SteeringServer>(*trainer, serve);
+    if (w.serveRemote)
+      std::cerr << "warning: the run is served on " << serve.host
+                << ", beyond this machine; anyone who learns the token can steer it\n";
+    std::cerr << "serving the run at http://" << server->host() << ":" << server->port() << " (token "
+              << server->token() << ", also in " << run::servePath(trainer->runDir()) << ")\n";
+  }
+#else
+  if (!w.serve.empty()) throw UsageError("--serve: this build has no steering endpoint (NF_STEERING off)");
+#endif
   g_running = trainer.get();
   auto previous = std::signal(SIGINT, onInterrupt);
   const bool main = trainer->isMainWorker();  // the others train quietly
@@ -257,7 +289,7 @@ int trainAsWorkers(
     return launchLocalWorkers(launch, std::cerr);
   }
   if (worker) worker->timeoutSeconds = w.timeout;
-  return train(make(worker));
+  return train(make(worker), w);
 }
 
 void startRun(CLI::App& command, TrainingMode mode, const std::string& description,

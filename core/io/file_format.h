@@ -20,6 +20,7 @@ inline constexpr FileFormat kMetricsFormat{"normfree-metrics", 1};             /
 inline constexpr FileFormat kModelBlockFormat{"normfree-model", 1};    // config.json's "normfree" block
 inline constexpr FileFormat kTokenSidecarFormat{"nanogpt-tokens", 1};  // a token file's .bin.json
 inline constexpr FileFormat kIoiFormat{"normfree-ioi", 1};             // IOI prompt sets
+inline constexpr FileFormat kServeFormat{"normfree-serve", 1};         // a served run's serve.json
 
 enum class WhenUnmarked {
   Refuse,      // a file without "format" is not one of ours

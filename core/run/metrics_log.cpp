@@ -74,7 +74,10 @@ void checkMetricsRecord(const nlohmann::json& record, const std::string& path) {
     checkFileFormat(record, kMetricsFormat, path, WhenUnmarked::IsVersion1);
 }
 
-MetricsFollower::MetricsFollower(std::string runDir) : m_path(run::metricsPath(runDir)) {}
+MetricsFollower::MetricsFollower(std::string runDir, int64_t offset)
+    : m_path(run::metricsPath(runDir)), m_offset(offset) {}
+
+int64_t MetricsFollower::completeOffset() const { return m_offset - static_cast<int64_t>(m_partial.size()); }
 
 MetricsFollower::NewLines MetricsFollower::read() {
   NewLines out;

@@ -58,12 +58,14 @@ void checkMetricsRecord(const nlohmann::json& record, const std::string& path);
 // run was resumed from an earlier checkpoint) is read again from its start.
 class MetricsFollower {
  public:
-  explicit MetricsFollower(std::string runDir);
+  // From byte `offset` of the file on (a line boundary: what completeOffset() said before).
+  explicit MetricsFollower(std::string runDir, int64_t offset = 0);
   struct NewLines {
     bool restarted = false;          // the file was truncated: forget what was read before
     std::vector<std::string> lines;  // complete lines only; a partial last line waits for its end
   };
   NewLines read();
+  int64_t completeOffset() const;  // the byte after the last complete line read
 
  private:
   std::string m_path;

@@ -19,6 +19,7 @@ std::string schedulePath(const std::string& dir);
 std::string metricsPath(const std::string& dir);
 std::string checkpointsPath(const std::string& dir);
 std::string finalModelPath(const std::string& dir);
+std::string servePath(const std::string& dir);  // serve.json: a served run's address and token (owner-only)
 // Whether `dir` holds a run (its config.json), as opposed to a model folder.
 bool isRunDirectory(const std::string& dir);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 namespace nf {
@@ -27,6 +28,70 @@ std::string describe(const EditRefusal& r) {
       return "this run is trained by another process (followed through its files); edit it where it runs";
   }
   return "?";
+}
+
+namespace {
+
+const char* codeName(EditRefusal::Code code) {
+  using Code = EditRefusal::Code;
+  switch (code) {
+    case Code::NoSuchEvent:
+      return "no_such_event";
+    case Code::EventAlreadyApplied:
+      return "event_already_applied";
+    case Code::StepAlreadyStarted:
+      return "step_already_started";
+    case Code::InvalidSchedule:
+      return "invalid_schedule";
+    case Code::Failed:
+      return "failed";
+    case Code::NotEditable:
+      return "not_editable";
+  }
+  return "?";
+}
+
+const char* codeName(ScheduleProblem::Code code) {
+  using Code = ScheduleProblem::Code;
+  switch (code) {
+    case Code::DuplicateId:
+      return "duplicate_id";
+    case Code::NegativeStep:
+      return "negative_step";
+    case Code::PastLastStep:
+      return "past_last_step";
+    case Code::LayerOutOfRange:
+      return "layer_out_of_range";
+    case Code::EotTreatmentNotOnV:
+      return "eot_treatment_not_on_v";
+    case Code::SiteAlreadyChanged:
+      return "site_already_changed";
+  }
+  return "?";
+}
+
+}  // namespace
+
+nlohmann::json toJson(const EditResult& result) {
+  nlohmann::json j{{"accepted", result.accepted}, {"event_id", result.eventId}};
+  if (!result.refusal) return j;
+  const EditRefusal& r = *result.refusal;
+  nlohmann::json problems = nlohmann::json::array();
+  for (const ScheduleProblem& p : r.problems)
+    problems.push_back({{"code", codeName(p.code)},
+                        {"event_id", p.eventId},
+                        {"event", p.event},
+                        {"step", p.step},
+                        {"layer", p.layer},
+                        {"limit", p.limit},
+                        {"site", p.site},
+                        {"first_step", p.firstStep},
+                        {"text", describe(p)}});
+  j["reason"] = result.reason;
+  j["refusal"] = {{"code", codeName(r.code)}, {"event_id", r.eventId}, {"event", r.event},
+                  {"step", r.step},           {"run_step", r.runStep}, {"detail", r.detail},
+                  {"problems", problems}};
+  return j;
 }
 
 EditResult EditResult::refuse(EditRefusal why) {

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <utility>
@@ -42,6 +43,9 @@ struct EditResult {
   static EditResult accept(int64_t id) { return {true, id, {}, ""}; }
   static EditResult refuse(EditRefusal why);
 };
+// An edit's result as the steering endpoint answers it: {"accepted", "event_id"} and, when refused,
+// "reason" (English) and "refusal": {"code": "step_already_started", …its arguments, "problems": […]}.
+nlohmann::json toJson(const EditResult& result);
 
 // What an accepted edit changed, one entry per event (the trainer logs these).
 struct ScheduleChange {

@@ -44,6 +44,7 @@ class Trainer {
   // a checkpoint and returns false). progress: steps done of max steps, detail = loss and next event.
   bool run(const ProgressFn& progress = {});
   void requestStop();  // thread-safe; the step in progress completes first
+  bool stopRequested() const { return m_stopRequested.load(); }
 
   // Live schedule edits, thread-safe. Refused with a reason when a step they touch has started (or an
   // event is already applied), the id is unknown, the schedule would not validate, or schedule.json cannot

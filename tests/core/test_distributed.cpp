@@ -1,8 +1,6 @@
 // Multi-worker runs: who a worker is, read from the torchrun environment the way torchrun and Slurm set it;
 // and whole runs through `normfree-cli … --nproc 2` (Gloo over loopback) against the one-process run.
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 
 #include <chrono>
@@ -11,6 +9,7 @@
 #include <thread>
 
 #include "check.h"
+#include "cli_process.h"
 #include "distributed/worker_environment.h"
 #include "io/atomic_file.h"
 #include "model/hf_checkpoint.h"
@@ -19,8 +18,6 @@
 using namespace nf;
 using namespace nf::test;
 using json = nlohmann::json;
-
-extern char** environ;
 
 namespace {
 
@@ -114,38 +111,6 @@ std::string removeArguments(const TempDir& dir, int64_t steps) {
          " --schedule " + dir.path("schedule.json") + " --steps " + std::to_string(steps) +
          " --micro-batch 16 --accumulation 1 --context 16 --lr 1e-3 --warmup 3 --ema 0.8 --eval-interval 10 "
          "--eval-tokens 1600 --checkpoint-interval 5";
-}
-
-struct Finished {
-  int status;
-  std::string err;
-};
-
-// Runs the CLI with `arguments` (split at spaces) in the background, stderr to errPath.
-pid_t startCli(const std::string& arguments, const std::string& errPath) {
-  std::vector<std::string> words{NF_CLI};
-  std::stringstream in(arguments);
-  for (std::string w; in >> w;) words.push_back(w);
-  std::vector<char*> argv;
-  for (auto& w : words) argv.push_back(w.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t files;
-  posix_spawn_file_actions_init(&files);
-  posix_spawn_file_actions_addopen(&files, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&files, 2, errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = -1;
-  const int error = ::posix_spawn(&pid, NF_CLI, &files, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&files);
-  REQUIRE_EQ(error, 0);
-  return pid;
-}
-
-Finished finish(pid_t pid, const std::string& errPath) {
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  std::ifstream e(errPath);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
-          std::string(std::istreambuf_iterator<char>(e), {})};
 }
 
 Finished runCli(const std::string& arguments, const TempDir& dir) {

@@ -1,0 +1,41 @@
+// The steering endpoint of a training run (docs/STEERING.md): HTTP + JSON on cpp-httplib (Debian's
+// libcpp-httplib-dev, a maintained server we need not write), served by a thread of the process that trains
+// — worker 0 of a multi-worker run — so a workbench on a laptop, through an SSH tunnel, follows the run and
+// edits its schedule with the same rules and refusal codes as in-process edits. Every request carries the
+// run's token, which only serve.json (owner-only) and the starting terminal know. Plain C++ header.
+#pragma once
+#include <memory>
+#include <string>
+
+namespace nf {
+
+class Trainer;
+
+struct ServeOptions {
+  std::string host = "127.0.0.1";
+  int port = 0;              // 0: a free port, chosen by the system
+  bool allowRemote = false;  // a host other than loopback needs this (and gets a warning)
+};
+
+// "PORT" or "HOST:PORT" (port 0–65535). std::invalid_argument naming the text otherwise.
+ServeOptions parseServeAddress(const std::string& text);
+
+class SteeringServer {
+ public:
+  // Serves `trainer` (which must outlive the server) until destroyed, and writes the run directory's
+  // serve.json (address and token, owner-only). Throws when it cannot listen or write serve.json.
+  SteeringServer(Trainer& trainer, const ServeOptions& options);
+  ~SteeringServer();  // stops serving; removes serve.json
+  SteeringServer(const SteeringServer&) = delete;
+  SteeringServer& operator=(const SteeringServer&) = delete;
+
+  int port() const;
+  const std::string& host() const;
+  const std::string& token() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> m;
+};
+
+}  // namespace nf

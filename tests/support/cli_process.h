@@ -1,0 +1,53 @@
+// Running normfree-cli in the background from a test, as a user's shell would: its stderr to a file, its
+// exit status when it ends. Torch-free.
+#pragma once
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "check.h"
+
+extern char** environ;
+
+namespace nf::test {
+
+struct Finished {
+  int status;
+  std::string err;
+};
+
+// Runs the CLI with `arguments` (split at spaces) in the background, stderr to errPath.
+inline pid_t startCli(const std::string& arguments, const std::string& errPath) {
+  std::vector<std::string> words{NF_CLI};
+  std::stringstream in(arguments);
+  for (std::string w; in >> w;) words.push_back(w);
+  std::vector<char*> argv;
+  for (auto& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t files;
+  posix_spawn_file_actions_init(&files);
+  posix_spawn_file_actions_addopen(&files, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&files, 2, errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = -1;
+  const int error = ::posix_spawn(&pid, NF_CLI, &files, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&files);
+  REQUIRE_EQ(error, 0);
+  return pid;
+}
+
+// Waits for it to end: its exit status (128 + the signal when killed) and what it said on stderr.
+inline Finished finish(pid_t pid, const std::string& errPath) {
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  std::ifstream e(errPath);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+          std::string(std::istreambuf_iterator<char>(e), {})};
+}
+
+}  // namespace nf::test

@@ -5,7 +5,6 @@
 #include <QFileInfo>
 #include <nlohmann/json.hpp>
 
-#include "distributed/worker_environment.h"
 #include "io/atomic_file.h"
 #include "run/run_directory.h"
 #include "train/trainer.h"
@@ -15,15 +14,6 @@ namespace {
 struct Cancelled : std::runtime_error {
   Cancelled() : std::runtime_error("cancelled") {}
 };
-
-// This process as worker 0 of `workers` on this machine; it serves the rendezvous store on a free port.
-std::optional<nf::WorkerEnvironment> mainOfLocalWorkers(int workers) {
-  if (workers <= 1) return std::nullopt;
-  nf::WorkerEnvironment w;
-  w.worldSize = w.localWorldSize = workers;
-  w.masterPort = nf::freeLoopbackPort();
-  return w;
-}
 }  // namespace
 
 RunSession::RunSession(QObject* parent)
@@ -101,13 +91,8 @@ void RunSession::start(const nf::RunConfig& config, const QString& runDir, int l
               this, [this, task, done, total] { Q_EMIT progress(task, done, total); }, Qt::QueuedConnection);
         });
       }
-      const std::optional<nf::WorkerEnvironment> self = mainOfLocalWorkers(workers);
-      if (self) {
-        const QStringList arguments{"join", runDir, "--device", QString::fromStdString(c.device)};
-        const int port = self->masterPort;
-        QMetaObject::invokeMethod(
-            this, [this, arguments, port] { startOtherWorkers(arguments, port); }, Qt::QueuedConnection);
-      }
+      const std::optional<nf::WorkerEnvironment> self =
+          asMainOfLocalWorkers(workers, {"join", runDir, "--device", QString::fromStdString(c.device)});
       std::shared_ptr<nf::Trainer> trainer = nf::Trainer::start(runDir.toStdString(), c, self);
       QMetaObject::invokeMethod(
           this,
@@ -230,13 +215,7 @@ void RunSession::resume(const QString& runDir, int layers, int workers) {
   setState(State::Preparing);
   runOnWorker([this, runDir, layers, workers] {
     try {
-      const std::optional<nf::WorkerEnvironment> self = mainOfLocalWorkers(workers);
-      if (self) {
-        const QStringList arguments{"resume", runDir};
-        const int port = self->masterPort;
-        QMetaObject::invokeMethod(
-            this, [this, arguments, port] { startOtherWorkers(arguments, port); }, Qt::QueuedConnection);
-      }
+      const std::optional<nf::WorkerEnvironment> self = asMainOfLocalWorkers(workers, {"resume", runDir});
       std::shared_ptr<nf::Trainer> trainer = nf::Trainer::resume(runDir.toStdString(), self);
       QMetaObject::invokeMethod(
           this,
@@ -312,6 +291,18 @@ bool RunSession::checkWorkerProgram(int workers) {
                     .arg(workers)
                     .arg(m_workerProgram));
   return false;
+}
+
+std::optional<nf::WorkerEnvironment> RunSession::asMainOfLocalWorkers(int workers,
+                                                                      const QStringList& arguments) {
+  if (workers <= 1) return std::nullopt;
+  nf::WorkerEnvironment self;  // rank 0, which serves the rendezvous store
+  self.worldSize = self.localWorldSize = workers;
+  self.masterPort = nf::freeLoopbackPort();
+  const int port = self.masterPort;
+  QMetaObject::invokeMethod(
+      this, [this, arguments, port] { startOtherWorkers(arguments, port); }, Qt::QueuedConnection);
+  return self;
 }
 
 void RunSession::startOtherWorkers(const QStringList& arguments, int port) {

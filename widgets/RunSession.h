@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 
+#include "distributed/worker_environment.h"
 #include "logic/MetricsStore.h"
 #include "logic/ScheduleEditor.h"
 #include "train/settings.h"
@@ -87,6 +88,9 @@ class RunSession : public QObject {
   void adoptTrainer(std::shared_ptr<nf::Trainer> trainer, int layers);
   void drain();
   void readFollowedFile();
+  // On the worker thread, for a run with `workers` > 1: this process's place as worker 0 (serving the
+  // rendezvous on a free port), with the others started on the GUI thread; nullopt for one worker.
+  std::optional<nf::WorkerEnvironment> asMainOfLocalWorkers(int workers, const QStringList& arguments);
   // The other workers of a multi-worker run, started with `arguments` (e.g. "join", runDir) and the
   // rendezvous at 127.0.0.1:port; ended when the session fails or shuts down.
   void startOtherWorkers(const QStringList& arguments, int port);

@@ -84,6 +84,15 @@ void addWorkerOptions(CLI::App& command, WorkerOptions& o) {
                    "allow --serve on an address other than loopback (prefer an SSH tunnel)");
 }
 
+// This process's place among a multi-worker run's workers, from torchrun's variables (none: one process).
+std::optional<WorkerEnvironment> workerFromEnvironment() {
+  try {
+    return readWorkerEnvironment();
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("the multi-worker environment is malformed: ") + e.what());
+  }
+}
+
 // The command line without "--nproc N": what each worker the launcher starts is given.
 std::vector<std::string> argumentsForWorkers() {
   std::vector<std::string> kept;
@@ -270,12 +279,7 @@ int train(std::unique_ptr<Trainer> trainer, const WorkerOptions& w = {}) {
 int trainAsWorkers(
     const WorkerOptions& w,
     const std::function<std::unique_ptr<Trainer>(const std::optional<WorkerEnvironment>&)>& make) {
-  std::optional<WorkerEnvironment> worker;
-  try {
-    worker = readWorkerEnvironment();
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(std::string("the multi-worker environment is malformed: ") + e.what());
-  }
+  std::optional<WorkerEnvironment> worker = workerFromEnvironment();
   if (worker && w.nproc > 1)
     throw UsageError("--nproc starts workers itself, but this process is already one of " +
                      std::to_string(worker->worldSize) +
@@ -401,12 +405,7 @@ void cmdJoin(CLI::App& command) {
       ->transform(above(0.0))
       ->capture_default_str();
   onRun(command, [o] {
-    std::optional<WorkerEnvironment> worker;
-    try {
-      worker = readWorkerEnvironment();
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(std::string("the multi-worker environment is malformed: ") + e.what());
-    }
+    std::optional<WorkerEnvironment> worker = workerFromEnvironment();
     if (!worker || worker->isMain())
       throw UsageError(
           "join is for workers other than worker 0: set RANK ≥ 1 and WORLD_SIZE (and "

@@ -75,6 +75,10 @@ std::string workerDevice(const std::string& device, const WorkerEnvironment& wor
   return device;
 }
 
+bool isLoopbackHost(const std::string& host) {
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
 int freeLoopbackPort() {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) throw std::runtime_error(std::string("cannot open a socket: ") + std::strerror(errno));

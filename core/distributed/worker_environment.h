@@ -41,6 +41,9 @@ std::optional<WorkerEnvironment> readWorkerEnvironment(
 // several workers on the machine; "cpu" and an explicit "cuda:N" stay as they are.
 std::string workerDevice(const std::string& device, const WorkerEnvironment& worker);
 
+// "localhost", "::1" or 127.x.y.z: an address that only this machine reaches.
+bool isLoopbackHost(const std::string& host);
+
 // A TCP port free on 127.0.0.1 now (the system's pick), for a local run's rendezvous store when the port
 // must be known before the store starts (the workbench starts the other workers, then serves it).
 int freeLoopbackPort();

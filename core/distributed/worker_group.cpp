@@ -42,8 +42,6 @@ std::string workerName(int rank, int size) {
   return "worker " + std::to_string(rank) + " of " + std::to_string(size);
 }
 
-bool isLoopback(const std::string& host) { return host == "localhost" || host.rfind("127.", 0) == 0; }
-
 }  // namespace
 
 struct WorkerGroup::Impl {
@@ -108,7 +106,7 @@ struct WorkerGroup::Impl {
       // otherwise the address this machine's hostname resolves to.
       if (const char* interface = std::getenv("GLOO_SOCKET_IFNAME"))
         options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(interface));
-      else if (isLoopback(worker.masterAddress))
+      else if (isLoopbackHost(worker.masterAddress))
         options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
       else
         options->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
@@ -234,13 +232,22 @@ void WorkerGroup::broadcast(torch::Tensor& values, const std::string& during) {
   });
 }
 
+int64_t WorkerGroup::sum(int64_t value, const std::string& during) {
+  torch::Tensor t = torch::full({1}, value, torch::TensorOptions().dtype(torch::kLong).device(m->device));
+  sum(t, during);
+  return t.to(torch::kCPU).item<int64_t>();
+}
+
+int64_t WorkerGroup::broadcast(int64_t value, const std::string& during) {
+  torch::Tensor t = torch::full({1}, value, torch::TensorOptions().dtype(torch::kLong).device(m->device));
+  broadcast(t, during);
+  return t.to(torch::kCPU).item<int64_t>();
+}
+
 std::string WorkerGroup::broadcastText(const std::string& text, const std::string& during) {
-  const auto onDevice = torch::TensorOptions().device(m->device);
-  torch::Tensor length = torch::full({1}, static_cast<int64_t>(text.size()), onDevice.dtype(torch::kLong));
-  broadcast(length, during);
-  const int64_t n = length.to(torch::kCPU).item<int64_t>();
+  const int64_t n = broadcast(static_cast<int64_t>(text.size()), during);
   if (n == 0) return "";
-  torch::Tensor bytes = torch::empty({n}, onDevice.dtype(torch::kUInt8));
+  torch::Tensor bytes = torch::empty({n}, torch::TensorOptions().device(m->device).dtype(torch::kUInt8));
   if (isMain()) bytes.copy_(torch::from_blob(const_cast<char*>(text.data()), {n}, torch::kUInt8));
   broadcast(bytes, during);
   const torch::Tensor host = bytes.to(torch::kCPU).contiguous();

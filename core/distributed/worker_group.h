@@ -38,6 +38,8 @@ class WorkerGroup {
   // gradients") goes into the WorkerLost message when one does not.
   void sum(torch::Tensor& values, const std::string& during);        // in place, element-wise over workers
   void broadcast(torch::Tensor& values, const std::string& during);  // worker 0's values, in place
+  int64_t sum(int64_t value, const std::string& during);             // over the workers
+  int64_t broadcast(int64_t value, const std::string& during);       // worker 0's value
   std::string broadcastText(const std::string& text, const std::string& during);  // worker 0's text
   torch::Tensor gather(const torch::Tensor& values, const std::string& during);   // [workers, …values]
   // Replaces every defined gradient of `parameters` by its mean over the workers. The gradients travel in

@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "distributed/worker_environment.h"
 #include "io/atomic_file.h"
 #include "io/file_format.h"
 #include "run/metrics_log.h"
@@ -28,10 +29,6 @@ constexpr std::size_t kMaxBody = 64 * 1024;       // an edit is a few hundred by
 constexpr std::size_t kMaxRequestId = 128;        // a client's id for an edit, so a retry is applied once
 constexpr std::size_t kRememberedEdits = 10'000;  // answers kept for retries
 constexpr std::size_t kMaxMoves = 1000;
-
-bool isLoopback(const std::string& host) {
-  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
-}
 
 // 256 random bits from the kernel, as hex.
 std::string randomToken() {
@@ -259,7 +256,7 @@ struct SteeringServer::Impl {
 
 SteeringServer::SteeringServer(Trainer& trainer, const ServeOptions& options)
     : m(std::make_unique<Impl>(trainer)) {
-  if (!options.allowRemote && !isLoopback(options.host))
+  if (!options.allowRemote && !isLoopbackHost(options.host))
     throw std::invalid_argument("serving on '" + options.host +
                                 "' exposes the run beyond this machine: reach it through an SSH tunnel to "
                                 "127.0.0.1, or allow it explicitly (--serve-remote)");

@@ -65,8 +65,10 @@ torch::Tensor RemovalTracker::pendingStatistics() const {
   return torch::cat(all);
 }
 
-void RemovalTracker::fold() {
-  const torch::Tensor host = pendingStatistics().to(torch::kCPU).contiguous();
+void RemovalTracker::fold(const std::function<void(torch::Tensor&)>& sumOverWorkers) {
+  torch::Tensor statistics = pendingStatistics();
+  if (sumOverWorkers) sumOverWorkers(statistics);
+  const torch::Tensor host = statistics.to(torch::kCPU).contiguous();
   fold(host.data_ptr<double>());
 }
 

@@ -3,6 +3,7 @@
 // treatments and the interpolation ramp; and ln_f's input for the auxiliary loss. Engine-internal (torch).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <nlohmann/json_fwd.hpp>
 #include <utility>
@@ -40,7 +41,8 @@ class RemovalTracker : public NormObserver {
   torch::Tensor pendingStatistics() const;
   // Folds them into the EMAs, micro-batch by micro-batch: `values` is pendingStatistics() on the host.
   void fold(const double* values);
-  void fold();  // copies pendingStatistics() itself
+  // Copies pendingStatistics() itself, first summed over the workers of a multi-worker run when given.
+  void fold(const std::function<void(torch::Tensor&)>& sumOverWorkers);
   // ln_f's input of the last collected forward pass (the auxiliary loss's), and forgets it.
   torch::Tensor takeFinalInput();
   void discardCollected();  // what a failed step left behind

@@ -126,7 +126,7 @@ struct Trainer::Impl {
       prints.push_back(p.sum());
       prints.push_back(p.pow(2).sum());
     }
-    const Random::State words = prefetcher ? prefetcher->state() : sampler->state();
+    const Random::State words = samplerState();
     for (uint64_t word : words)  // in 32-bit halves, which float64 holds exactly
       for (uint64_t half : std::array<uint64_t, 2>{word >> 32, word & 0xffffffffU})
         prints.push_back(torch::full({}, static_cast<double>(half), torch::kFloat64).to(device));
@@ -187,10 +187,7 @@ struct Trainer::Impl {
     const torch::Tensor inputs = calibration.next().inputs.to(device);
     model->forward(inputs);
     tracker->update(inputs);
-    torch::Tensor statistics = tracker->pendingStatistics();
-    if (group) group->sum(statistics, "the first measurement of the scales");
-    const torch::Tensor host = statistics.to(torch::kCPU).contiguous();
-    tracker->fold(host.data_ptr<double>());
+    tracker->fold(sumOverWorkers("the first measurement of the scales"));
     tracker->setCollecting(false);
   }
 
@@ -217,10 +214,7 @@ struct Trainer::Impl {
       version = scheduleVersion;
       if (version != sharedVersion) text = toJson(schedule->schedule()).dump();
     }
-    torch::Tensor shared =
-        torch::full({1}, version, torch::TensorOptions().dtype(torch::kLong).device(device));
-    group->broadcast(shared, during);
-    version = shared.to(torch::kCPU).item<int64_t>();
+    version = group->broadcast(version, during);
     if (version == sharedVersion) return;
     text = group->broadcastText(text, during);
     sharedVersion = version;
@@ -257,10 +251,7 @@ struct Trainer::Impl {
   bool stopRequested(int64_t step) {
     const bool here = owner.m_stopRequested.load();
     if (!group) return here;
-    torch::Tensor votes =
-        torch::full({1}, here ? 1 : 0, torch::TensorOptions().dtype(torch::kLong).device(device));
-    group->sum(votes, "the start of step " + std::to_string(step + 1));
-    return votes.to(torch::kCPU).item<int64_t>() > 0;
+    return group->sum(here ? 1 : 0, "the start of step " + std::to_string(step + 1)) > 0;
   }
 
   struct Losses {
@@ -439,12 +430,15 @@ struct Trainer::Impl {
     return values;
   }
 
+  // The data position after the last batch trained on (the prefetcher holds the sampler while training).
+  const Random::State& samplerState() const { return prefetcher ? prefetcher->state() : sampler->state(); }
+
   void checkpoint() {
     requireWorkersAgree(owner.m_stepsDone.load());
     if (!isMain()) return;
     TrainingState state;
     state.stepsDone = owner.m_stepsDone.load();
-    state.samplerState = prefetcher ? prefetcher->state() : sampler->state();
+    state.samplerState = samplerState();
     state.trackers = tracker->toJson();
     state.metricsBytes = metrics->bytesWritten();
     state.worldSize = worker.worldSize;

@@ -241,12 +241,13 @@ TEST_CASE(a_hanging_worker_is_named_within_the_timeout) {
   TempDir dir;
   const std::string arguments = removeArguments(dir, 100000);
   const std::string run = dir.path("run"), err = dir.path("launcher.txt");
-  const pid_t launcher = startCli("remove " + run + arguments + " --nproc 2 --worker-timeout 10", err);
+  const pid_t launcher = startCli("remove " + run + arguments + " --nproc 2 --worker-timeout 30", err);
   REQUIRE_MSG(waitForCheckpoint(run, launcher), "the run ended before its first checkpoint");
   const pid_t first = workerOf(launcher, 0), second = workerOf(launcher, 1);
   REQUIRE(first > 0 && second > 0);
   ::kill(second, SIGSTOP);  // hangs: alive, but answers nothing
-  // Worker 0 gives up after the timeout, names worker 1 and exits; then the stopped one is ended here.
+  // Worker 0 gives up after the timeout (long enough that a loaded machine never trips it before the
+  // stop), names worker 1 and exits; then the stopped one is ended here.
   while (workerOf(launcher, 0) == first) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   ::kill(second, SIGKILL);
   const Finished launched = finish(launcher, err);

@@ -64,6 +64,10 @@ struct Trainer::Impl {
   std::condition_variable snapshotTaken;
   std::atomic<int> snapshotsWanted{0};
 
+  // Pause, continue, checkpoint and stop requests wake a paused run through this.
+  std::mutex controlMutex;
+  std::condition_variable controlChanged;
+
   const RunConfig& config() const { return owner.m_config; }
   bool removing() const { return config().mode == TrainingMode::Remove; }
   bool isMain() const { return worker.isMain(); }
@@ -246,12 +250,54 @@ struct Trainer::Impl {
     tracker->advanceRamps(step);
   }
 
-  // Whether to stop before `step`: asked for here, or (in a multi-worker run) on any worker, so that all
-  // stop at the same step.
-  bool stopRequested(int64_t step) {
-    const bool here = owner.m_stopRequested.load();
+  // The controls in force before `step`: stop when asked for on any worker, pause and checkpoint when
+  // asked for on worker 0 (the one that serves), agreed on by all workers in one exchange.
+  struct Controls {
+    bool stop = false, pause = false, checkpoint = false;
+  };
+  Controls controls(int64_t step) {
+    Controls here{owner.m_stopRequested.load(), isMain() && owner.m_pauseRequested.load(),
+                  isMain() && owner.m_checkpointRequested.exchange(false)};
     if (!group) return here;
-    return group->sum(here ? 1 : 0, "the start of step " + std::to_string(step + 1)) > 0;
+    torch::Tensor flags = torch::tensor({int64_t{here.stop}, int64_t{here.pause}, int64_t{here.checkpoint}},
+                                        torch::TensorOptions().dtype(torch::kLong).device(device));
+    group->sum(flags, "the start of step " + std::to_string(step + 1));
+    flags = flags.to(torch::kCPU);
+    return {flags[0].item<int64_t>() > 0, flags[1].item<int64_t>() > 0, flags[2].item<int64_t>() > 0};
+  }
+
+  // Before `step`: writes a checkpoint asked for, and holds while paused. The workers of a multi-worker
+  // run ask again every second while paused, so each exchange completes at once and a long pause never
+  // reaches the worker timeout. Returns whether to stop.
+  bool holdBeforeStep(int64_t step, int64_t& lastCheckpoint) {
+    bool held = false;
+    while (true) {
+      const Controls c = controls(step);
+      if (c.checkpoint && lastCheckpoint != step) {
+        checkpoint();
+        lastCheckpoint = step;
+      }
+      if (c.stop || !c.pause) {
+        if (held && !c.stop) record({{"type", "continue"}, {"step", step}});
+        owner.m_paused = false;
+        return c.stop;
+      }
+      if (!held) {
+        held = true;
+        owner.m_paused = true;
+        record({{"type", "pause"}, {"step", step}});
+      }
+      std::unique_lock<std::mutex> lock(controlMutex);
+      // Woken by a request; the timeout also notices a stop asked for by a signal handler, which cannot
+      // notify.
+      controlChanged.wait_for(lock, std::chrono::seconds(1), [&] {
+        return !owner.m_pauseRequested || owner.m_stopRequested || owner.m_checkpointRequested;
+      });
+    }
+  }
+  void controlRequested() {
+    std::lock_guard<std::mutex> lock(controlMutex);  // so a waiting run cannot miss the change
+    controlChanged.notify_all();
   }
 
   struct Losses {
@@ -654,7 +700,22 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir,
 int Trainer::worldSize() const { return m_impl->group ? m_impl->group->size() : 1; }
 bool Trainer::isMainWorker() const { return m_impl->isMain(); }
 
-void Trainer::requestStop() { m_stopRequested = true; }
+void Trainer::requestStop() {
+  m_stopRequested = true;
+  m_impl->controlRequested();
+}
+
+void Trainer::requestPause() { m_pauseRequested = true; }
+
+void Trainer::requestContinue() {
+  m_pauseRequested = false;
+  m_impl->controlRequested();
+}
+
+void Trainer::requestCheckpoint() {
+  m_checkpointRequested = true;
+  m_impl->controlRequested();
+}
 
 bool Trainer::run(const ProgressFn& progress) {
   try {
@@ -685,7 +746,7 @@ bool Trainer::runSteps(const ProgressFn& progress) {
   bool finished = false;
   while (true) {
     const int64_t step = m_stepsDone.load();
-    if ((finished = step >= o.maxSteps) || d.stopRequested(step)) break;
+    if ((finished = step >= o.maxSteps) || d.holdBeforeStep(step, lastCheckpoint)) break;
     std::unique_lock<std::mutex> modelLock = d.lockBetweenSteps();  // a waiting snapshot goes first
     const auto started = std::chrono::steady_clock::now();
     d.tracker->discardCollected();  // nothing left over from a step that failed half-way
@@ -737,6 +798,7 @@ bool Trainer::runSteps(const ProgressFn& progress) {
     d.record({{"type", "stop"}, {"step", m_stepsDone.load()}});
   }
   m_stopRequested = false;  // handled: a later run() continues
+  m_pauseRequested = false;
   return finished;
 }
 

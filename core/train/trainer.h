@@ -45,6 +45,16 @@ class Trainer {
   bool run(const ProgressFn& progress = {});
   void requestStop();  // thread-safe; the step in progress completes first
   bool stopRequested() const { return m_stopRequested.load(); }
+  // Pause: run() holds between two steps — nothing trains; edits, snapshots, a checkpoint and stop still
+  // work — until requestContinue() or requestStop(). Thread-safe; a "pause" and a "continue" record mark
+  // it in metrics.jsonl. In a multi-worker run only worker 0 takes these, and all workers hold together.
+  void requestPause();
+  void requestContinue();
+  bool pauseRequested() const { return m_pauseRequested.load(); }
+  bool paused() const { return m_paused.load(); }  // run() is holding now
+  // A checkpoint after the step in progress, or at once while paused (none when the newest checkpoint is
+  // of this step already). Thread-safe.
+  void requestCheckpoint();
 
   // Live schedule edits, thread-safe. Refused with a reason when a step they touch has started (or an
   // event is already applied), the id is unknown, the schedule would not validate, or schedule.json cannot
@@ -75,6 +85,7 @@ class Trainer {
   RunConfig m_config;
   std::atomic<int64_t> m_stepsDone{0};
   std::atomic<bool> m_stopRequested{false};
+  std::atomic<bool> m_pauseRequested{false}, m_paused{false}, m_checkpointRequested{false};
   std::unique_ptr<Impl> m_impl;
 };
 

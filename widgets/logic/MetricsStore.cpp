@@ -43,7 +43,8 @@ bool MetricsStore::ingest(const std::string& line) {
         {number(r, "step"), number(r, "mean_loss")});
   } else if (type == "event") {
     events.push_back({r.value("step", int64_t{0}), r.value("description", std::string())});
-  } else if (type == "start" || type == "resume" || type == "stop" || type == "finish") {
+  } else if (type == "start" || type == "resume" || type == "stop" || type == "finish" || type == "pause" ||
+             type == "continue") {
     lastStatus = type;
     if (type == "start") {
       mode = r.value("mode", std::string());

@@ -31,7 +31,7 @@ struct MetricsStore {
   std::map<std::string, std::vector<ScalePoint>> scales;  // by site ("LN_v.2")
   std::string mode;                                       // "remove", "finetune", "pretrain"
   int64_t maxSteps = 0;
-  std::string lastStatus;  // "start", "resume", "stop", "finish" (the latest such record)
+  std::string lastStatus;  // "start", "resume", "pause", "continue", "stop", "finish" (the latest of these)
   // A multi-worker run: its workers, and each one's pace in the latest step (tokens per second).
   int worldSize = 1;
   std::vector<double> workerTokensPerSecond;

@@ -8,12 +8,7 @@
 #include <optional>
 #include <sstream>
 
-#include "analysis/attention_sinks.h"
-#include "analysis/behaviour.h"
-#include "analysis/confidence_neurons.h"
-#include "analysis/logit_attribution.h"
-#include "analysis/patching.h"
-#include "analysis/residual_norms.h"
+#include "analysis/analysis_request.h"
 #include "commands.h"
 #include "data/synthetic_corpus.h"
 #include "data/token_file.h"
@@ -81,12 +76,13 @@ SnapshotPtr snapshotFrom(const ModelOptions& o) {
   return ModelSnapshot::load(path, o.device);
 }
 
-TokenSequences sequencesFrom(const DataOptions& o, const ModelSnapshot& snapshot) {
-  const int64_t length = o.length.value_or(snapshot.config().shape.nPositions);
-  if (length > snapshot.config().shape.nPositions)
-    throw UsageError("--length " + std::to_string(length) + " is longer than the model's context (" +
-                     std::to_string(snapshot.config().shape.nPositions) + ")");
-  return readSequences(o.data, o.sequences, length);
+// The request's data settings, from the command line.
+AnalysisRequest requestFor(const std::string& kind, const DataOptions& o) {
+  AnalysisRequest r;
+  r.kind = kind;
+  r.sequences = o.sequences;
+  r.length = o.length.value_or(0);
+  return r;
 }
 
 // The tokenizer that goes with a model: its own folder's, or for a checkpoint, that of the model the run
@@ -97,11 +93,18 @@ std::shared_ptr<const Tokenizer> tokenizerFor(const ModelSnapshot& snapshot) {
   return loadTokenizer(folder);
 }
 
-nlohmann::json tokenTexts(const std::shared_ptr<const Tokenizer>& tokenizer,
-                          const std::vector<int32_t>& ids) {
-  nlohmann::json texts = nlohmann::json::array();
-  for (int32_t id : ids) texts.push_back(tokenizer ? tokenizer->tokenBytes(id) : std::to_string(id));
-  return texts;
+// The analysis, its errors of usage (a head or length the model does not have) said as such.
+AnalysisOutput analyse(const AnalysisRequest& request, const ModelSnapshot& snapshot,
+                       const AnalysisSources& sources) {
+  try {
+    return runAnalysis(request, snapshot, sources, progressBar());
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+}
+
+AnalysisOutput analyse(const AnalysisRequest& request, const ModelSnapshot& snapshot, const DataOptions& o) {
+  return analyse(request, snapshot, {o.data, tokenizerFor(snapshot), nullptr});
 }
 
 void emit(const ModelOptions& o, const nlohmann::json& result) {
@@ -129,8 +132,10 @@ void analyzeNorms(CLI::App& command) {
       ->transform(atLeast(1))
       ->capture_default_str();
   onRun(command, [o] {
+    AnalysisRequest request = requestFor("norms", *o);
+    request.bins = o->bins;
     const SnapshotPtr snapshot = snapshotFrom(*o);
-    emit(*o, toJson(residualNorms(*snapshot, sequencesFrom(*o, *snapshot), o->bins, progressBar())));
+    emit(*o, analyse(request, *snapshot, *o).result);
     return 0;
   });
 }
@@ -150,8 +155,10 @@ void analyzeSinks(CLI::App& command) {
       ->transform(fraction())
       ->capture_default_str();
   onRun(command, [o] {
+    AnalysisRequest request = requestFor("sinks", *o);
+    request.threshold = o->threshold;
     const SnapshotPtr snapshot = snapshotFrom(*o);
-    emit(*o, toJson(attentionSinks(*snapshot, sequencesFrom(*o, *snapshot), o->threshold, progressBar())));
+    emit(*o, analyse(request, *snapshot, *o).result);
     return 0;
   });
 }
@@ -197,29 +204,15 @@ void analyzeDla(CLI::App& command) {
   command.add_option("--csv", o->csv, "also write the per-head NMAE grid (layer × head) as CSV")
       ->type_name("file.csv");
   onRun(command, [o] {
+    AnalysisRequest request = requestFor("dla", *o);
+    std::tie(request.traceLayer, request.traceHead) = parseHead(o->head);
+    request.traceSequence = o->traceSequence;
+    request.bootstrap = o->bootstrap;
+    request.seed = static_cast<uint64_t>(o->seed);
     const SnapshotPtr snapshot = snapshotFrom(*o);
-    AttributionOptions options;
-    std::tie(options.traceLayer, options.traceHead) = parseHead(o->head);
-    options.traceSequence = o->traceSequence;
-    options.bootstrapSamples = o->bootstrap;
-    options.seed = static_cast<uint64_t>(o->seed);
-    AttributionResult r;
-    try {
-      r = logitAttribution(*snapshot, sequencesFrom(*o, *snapshot), options, progressBar());
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(e.what());
-    }
-    nlohmann::json j = toJson(r);
-    j["trace"]["token_texts"] = tokenTexts(tokenizerFor(*snapshot), r.trace.tokens);
-    if (!o->csv.empty()) {
-      PatchingGrid grid{"nmae_percent", r.layers, r.heads, {}, {}, {}, {}};
-      for (int l = 0; l < r.layers; ++l) grid.rowLabels.push_back("L" + std::to_string(l));
-      for (int h = 0; h < r.heads; ++h) grid.columnLabels.push_back("H" + std::to_string(h));
-      std::vector<double> values;
-      for (const auto& c : r.headAttributions) values.push_back(c.nmae);
-      writeFileAtomic(o->csv, gridCsv(grid, values));
-    }
-    emit(*o, j);
+    const AnalysisOutput out = analyse(request, *snapshot, *o);
+    if (!o->csv.empty()) writeFileAtomic(o->csv, out.csvGrids.at("nmae_percent"));
+    emit(*o, out.result);
     return 0;
   });
 }
@@ -262,42 +255,23 @@ void analyzePatching(CLI::App& command) {
                   "also write every grid (activation, attribution, error) as CSV here")
       ->type_name("folder");
   onRun(command, [o] {
+    AnalysisRequest request;
+    request.kind = "patching";
+    request.ioiCount = o->count;
+    request.ioiFrame = o->frame;
+    request.seed = static_cast<uint64_t>(o->seed);
+    request.headPositions = !o->noHeadPositions;
     const SnapshotPtr snapshot = snapshotFrom(*o);
-    const std::shared_ptr<const Tokenizer> tokenizer = tokenizerFor(*snapshot);
-    IoiPromptSet set;
-    if (!o->prompts.empty()) {
-      set = ioiPromptSetFromJson(nlohmann::json::parse(readTextFile(o->prompts)), o->prompts);
-    } else {
-      if (!tokenizer)
-        throw UsageError("no tokenizer files next to " + snapshot->source() +
-                         ": give an IOI prompt set with --prompts");
-      IoiOptions options;
-      options.count = o->count;
-      options.frameIndex = o->frame;
-      options.seed = static_cast<uint64_t>(o->seed);
-      try {
-        set = makeIoiPromptSet(*tokenizer, options);
-      } catch (const std::invalid_argument& e) {
-        throw UsageError(e.what());
-      }
-    }
-    PatchingOptions options;
-    options.headPositions = !o->noHeadPositions;
-    const PatchingResult r = ioiPatching(*snapshot, set, options, progressBar());
-    nlohmann::json j = toJson(r);
-    j["example_clean_texts"] = tokenTexts(tokenizer, r.exampleClean);
-    j["example_corrupted_texts"] = tokenTexts(tokenizer, r.exampleCorrupted);
+    AnalysisSources sources{"", tokenizerFor(*snapshot), nullptr};
+    if (!o->prompts.empty())
+      sources.prompts = std::make_shared<const IoiPromptSet>(
+          ioiPromptSetFromJson(nlohmann::json::parse(readTextFile(o->prompts)), o->prompts));
+    const AnalysisOutput out = analyse(request, *snapshot, sources);
     if (!o->csvDir.empty()) {
       fs::create_directories(o->csvDir);
-      for (const PatchingGrid* grid : {&r.residPre, &r.heads, &r.headPositions}) {
-        if (grid->rows == 0) continue;
-        const std::string stem = o->csvDir + "/" + grid->name;
-        writeFileAtomic(stem + "_activation.csv", gridCsv(*grid, grid->activation));
-        writeFileAtomic(stem + "_attribution.csv", gridCsv(*grid, grid->attribution));
-        writeFileAtomic(stem + "_error.csv", gridCsv(*grid, grid->error()));
-      }
+      for (const auto& [name, csv] : out.csvGrids) writeFileAtomic(o->csvDir + "/" + name + ".csv", csv);
     }
-    emit(*o, j);
+    emit(*o, out.result);
     return 0;
   });
 }
@@ -318,8 +292,10 @@ void analyzeNeurons(CLI::App& command) {
       ->transform(atLeast(1))
       ->capture_default_str();
   onRun(command, [o] {
+    AnalysisRequest request = requestFor("neurons", *o);
+    request.top = o->top;
     const SnapshotPtr snapshot = snapshotFrom(*o);
-    emit(*o, toJson(confidenceNeurons(*snapshot, sequencesFrom(*o, *snapshot), o->top, progressBar())));
+    emit(*o, analyse(request, *snapshot, *o).result);
     return 0;
   });
 }
@@ -355,38 +331,24 @@ void analyzeCalibration(CLI::App& command) {
       ->transform(atLeast<int64_t>(0))
       ->capture_default_str();
   onRun(command, [o] {
+    AnalysisRequest request = requestFor("calibration", *o);
+    request.prompts.clear();
+    std::stringstream promptList(o->prompt);
+    for (std::string text; std::getline(promptList, text, '|');) request.prompts.push_back(text);
+    request.newTokens = o->newTokens;
+    request.temperature = o->temperature;
+    request.seed = static_cast<uint64_t>(o->seed);
     std::vector<SnapshotPtr> snapshots{snapshotFrom(*o)};
     std::stringstream compare(o->compare);
     for (std::string folder; std::getline(compare, folder, ',');)
       if (!folder.empty()) snapshots.push_back(ModelSnapshot::load(run::modelFolder(folder), o->device));
-    const std::shared_ptr<const Tokenizer> tokenizer = tokenizerFor(*snapshots.front());
-    std::vector<std::vector<int32_t>> prompts;
-    std::stringstream promptList(o->prompt);
-    for (std::string text; std::getline(promptList, text, '|');) {
-      if (!tokenizer)
-        throw UsageError("no tokenizer files next to " + snapshots.front()->source() + " to encode prompts");
-      // A prompt starts as a document does in token files.
-      std::vector<int32_t> ids{tokenizer->documentStartId() >= 0
-                                   ? tokenizer->documentStartId()
-                                   : snapshots.front()->config().shape.eotTokenId};
-      tokenizer->encodeAppend(text, ids);
-      prompts.push_back(ids);
-    }
-    BehaviourOptions options;
-    options.newTokens = o->newTokens;
-    options.temperature = o->temperature;
-    options.seed = static_cast<uint64_t>(o->seed);
-    const TokenSequences data = sequencesFrom(*o, *snapshots.front());
-    nlohmann::json models = nlohmann::json::array();
-    for (const SnapshotPtr& snapshot : snapshots) {
-      nlohmann::json j = toJson(modelBehaviour(*snapshot, data, prompts, options, progressBar()));
-      if (tokenizer)
-        for (auto& c : j["continuations"])
-          for (const char* part : {"prompt", "greedy", "sampled"})
-            c[std::string(part) + "_text"] = tokenizer->decodeKnown(c[part].get<std::vector<int32_t>>());
-      models.push_back(j);
-    }
-    emit(*o, {{"header", {{"analysis", "calibration"}}}, {"models", models}});
+    // Every model on the first one's sequences, prompts and tokenizer.
+    if (request.length == 0) request.length = snapshots.front()->config().shape.nPositions;
+    const AnalysisSources sources{o->data, tokenizerFor(*snapshots.front()), nullptr};
+    AnalysisOutput out = analyse(request, *snapshots.front(), sources);
+    for (std::size_t i = 1; i < snapshots.size(); ++i)
+      out.result["models"].push_back(analyse(request, *snapshots[i], sources).result["models"][0]);
+    emit(*o, out.result);
     return 0;
   });
 }

@@ -1,0 +1,69 @@
+// One analysis of one model, as `normfree-cli analyze KIND` and the steering endpoint (POST /v1/analyze)
+// ask for it: the settings are read and checked in one place and the answer is the same JSON
+// (docs/ANALYSES.md), so what a server computes on its running model is what the CLI computes on the
+// checkpoint of the same step. Plain C++ header.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "data/ioi.h"
+#include "run/snapshot.h"
+#include "text/tokenizer.h"
+#include "util/progress.h"
+
+namespace nf {
+
+struct AnalysisRequest {
+  std::string kind;  // one of analysisKinds()
+  // The analyses of token sequences (all but patching): consecutive chunks from the start of the data.
+  int64_t sequences = 32;
+  int64_t length = 0;                 // tokens per sequence; 0: the model's context
+  int bins = 40;                      // norms: histogram bins per site
+  double threshold = 0.3;             // sinks: attention to position 0 that makes a sink
+  int traceLayer = 0, traceHead = 0;  // dla: the head whose per-position values are reported,
+  int64_t traceSequence = 0;          //      on this sequence
+  int bootstrap = 1000;               // dla: resamples of the sequences for the overall NMAE's interval
+  uint64_t seed = 0;                  // dla's bootstrap, patching's prompts, calibration's sampling
+  int64_t ioiCount = 96;              // patching: IOI prompts to make (a multiple of 4)
+  int ioiFrame = 0;                   //           from this sentence frame
+  bool headPositions = true;          //           and the (layer, head) × position grid
+  int top = 10;                       // neurons: the neurons to ablate and compare
+  std::vector<std::string> prompts{"Once upon a time", "Mary and John went to the"};  // calibration
+  int64_t newTokens = 30;
+  double temperature = 1.0;
+};
+
+// "norms", "sinks", "dla", "patching", "neurons", "calibration".
+const std::vector<std::string>& analysisKinds();
+
+// Bounds that keep one request's work finite (a request may come from the network). std::invalid_argument
+// names the setting and its range; what depends on the model (the trace head, the length) is checked
+// when the analysis runs.
+void checkAnalysisRequest(const AnalysisRequest& request);
+// {"analysis": KIND, …settings by their JSON names (docs/STEERING.md)}: every value type-checked (whole
+// numbers must be whole, no silent conversion) and range-checked, unknown settings refused.
+AnalysisRequest analysisRequestFromJson(const nlohmann::json& j);
+nlohmann::json toJson(const AnalysisRequest& request);
+
+// What an analysis reads besides the model.
+struct AnalysisSources {
+  std::string tokenFile;                        // the sequences of every analysis but patching
+  std::shared_ptr<const Tokenizer> tokenizer;   // null: results carry token ids only
+  std::shared_ptr<const IoiPromptSet> prompts;  // patching: this set (else one is made with the tokenizer)
+};
+
+struct AnalysisOutput {
+  nlohmann::json result;                        // the analysis's JSON (docs/ANALYSES.md)
+  std::map<std::string, std::string> csvGrids;  // dla: "nmae_percent"; patching: "<grid>_<activation|…>"
+};
+
+// Computes the analysis on `snapshot`. std::invalid_argument for a request the model or the sources
+// cannot answer (a head out of range, a length beyond the context, patching without a tokenizer).
+AnalysisOutput runAnalysis(const AnalysisRequest& request, const ModelSnapshot& snapshot,
+                           const AnalysisSources& sources, const ProgressFn& progress = {});
+
+}  // namespace nf

@@ -4,6 +4,9 @@
 #include <httplib.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <deque>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +16,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "analysis/analysis_request.h"
 #include "distributed/worker_environment.h"
 #include "io/atomic_file.h"
 #include "io/file_format.h"
@@ -29,6 +33,10 @@ constexpr std::size_t kMaxBody = 64 * 1024;       // an edit is a few hundred by
 constexpr std::size_t kMaxRequestId = 128;        // a client's id for an edit, so a retry is applied once
 constexpr std::size_t kRememberedEdits = 10'000;  // answers kept for retries
 constexpr std::size_t kMaxMoves = 1000;
+constexpr std::size_t kThreads = 16;             // requests served at once, streams included
+constexpr int kMaxStreams = 8;                   // metrics streams open at once (each holds a thread)
+constexpr std::size_t kMaxQueuedAnalyses = 16;   // waiting or computing
+constexpr std::size_t kRememberedAnalyses = 64;  // finished ones kept for their clients to fetch
 
 // 256 random bits from the kernel, as hex.
 std::string randomToken() {
@@ -51,14 +59,73 @@ bool sameSecret(const std::string& given, const std::string& secret) {
   return difference == 0;
 }
 
+// JSON text even when a request smuggled invalid UTF-8 into what the answer repeats (replaced by U+FFFD).
+std::string jsonText(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
 void answer(httplib::Response& res, int status, const json& body) {
   res.status = status;
-  res.set_content(body.dump(), "application/json");
+  res.set_content(jsonText(body), "application/json");
 }
 
 // A malformed request: 400 with the reason.
 struct BadRequest : std::runtime_error {
   using std::runtime_error::runtime_error;
+};
+// A job number the server does not know (any more): 404.
+struct NotFound : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+// More work than the server takes at once: 429, ask again later.
+struct Busy : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// A request's byte offset or job number: a whole number ≥ 0 written in decimal.
+int64_t queryNumber(const httplib::Request& req, const char* name, int64_t otherwise) {
+  if (!req.has_param(name)) return otherwise;
+  const std::string text = req.get_param_value(name);
+  std::size_t used = 0;
+  int64_t value = -1;
+  try {
+    value = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || value < 0)
+    throw BadRequest(std::string("\"") + name + "\" must be a whole number ≥ 0");
+  return value;
+}
+
+// The client's id of a request that must be applied once however often it is sent.
+std::string requestId(const json& body) {
+  const auto id = body.find("request_id");
+  if (id == body.end() || !id->is_string() || id->get<std::string>().empty() ||
+      id->get<std::string>().size() > kMaxRequestId)
+    throw BadRequest("\"request_id\" must be a string of 1 to 128 characters, new for each request");
+  return *id;
+}
+
+json objectBody(const httplib::Request& req) {
+  json body = json::parse(req.body, nullptr, /*allow_exceptions=*/false);
+  if (!body.is_object()) throw BadRequest("the body must be a JSON object");
+  return body;
+}
+
+// Thrown by an analysis's progress when the server stops.
+struct Cancelled : std::runtime_error {
+  Cancelled() : std::runtime_error("the run stopped serving") {}
+};
+
+// One analysis request and what became of it.
+struct AnalysisJob {
+  int64_t id = 0;
+  std::string requestId, model, data;  // model: "now" or "start"; data: the token file's role
+  AnalysisRequest request;
+  std::string state = "queued";  // queued, running, done, failed
+  std::string task;
+  int64_t done = 0, total = 0, step = -1;
+  json result;
+  std::string error;
 };
 
 int64_t integerField(const json& j, const char* name) {
@@ -121,27 +188,21 @@ struct SteeringServer::Impl {
 
   json status() const {
     const RunConfig& c = trainer.config();
-    return {{"run", trainer.runDir()},           {"mode", trainingModeName(c.mode)},
-            {"steps_done", trainer.stepsDone()}, {"max_steps", c.optimizer.maxSteps},
-            {"world_size", trainer.worldSize()}, {"stop_requested", trainer.stopRequested()}};
+    return {{"run", trainer.runDir()},
+            {"mode", trainingModeName(c.mode)},
+            {"steps_done", trainer.stepsDone()},
+            {"max_steps", c.optimizer.maxSteps},
+            {"world_size", trainer.worldSize()},
+            {"device", c.device},
+            {"stop_requested", trainer.stopRequested()},
+            {"pause_requested", trainer.pauseRequested()},
+            {"paused", trainer.paused()}};
   }
 
   // GET /v1/metrics?offset=BYTES: the complete records of metrics.jsonl from that byte offset on, and the
   // offset to ask from next. A log that became shorter (the run was resumed) is sent again from its start.
   json metricsSince(const httplib::Request& req) {
-    int64_t offset = 0;
-    if (req.has_param("offset")) {
-      const std::string text = req.get_param_value("offset");
-      std::size_t used = 0;
-      try {
-        offset = std::stoll(text, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used == 0 || used != text.size() || offset < 0)
-        throw BadRequest("\"offset\" must be a byte offset (a whole number ≥ 0)");
-    }
-    MetricsFollower follower(trainer.runDir(), offset);
+    MetricsFollower follower(trainer.runDir(), queryNumber(req, "offset", 0));
     const MetricsFollower::NewLines read = follower.read();
     json records = json::array();
     for (const std::string& line : read.lines) {
@@ -151,20 +212,50 @@ struct SteeringServer::Impl {
     return {{"records", records}, {"next_offset", follower.completeOffset()}, {"restarted", read.restarted}};
   }
 
+  // GET /v1/metrics/stream?offset=BYTES: the same records as server-sent events, each as it is written
+  // (the event's id is the offset after it), until the client goes or the server stops.
+  std::atomic<bool> stopping{false};
+  std::atomic<int> streams{0};
+  void streamMetrics(const httplib::Request& req, httplib::Response& res) {
+    const int64_t offset = queryNumber(req, "offset", 0);
+    if (++streams > kMaxStreams) {
+      --streams;
+      throw Busy("too many metrics streams are open (at most 8)");
+    }
+    auto follower = std::make_shared<MetricsFollower>(trainer.runDir(), offset);
+    res.set_chunked_content_provider(
+        "text/event-stream",
+        [this, follower](std::size_t, httplib::DataSink& sink) {
+          auto lastWrite = std::chrono::steady_clock::now();
+          while (!stopping && sink.is_writable()) {
+            const MetricsFollower::NewLines read = follower->read();
+            std::string events = read.restarted ? "event: restarted\ndata: {}\n\n" : "";
+            for (const std::string& line : read.lines) events += "data: " + line + "\n\n";
+            if (!read.lines.empty()) events += "id: " + std::to_string(follower->completeOffset()) + "\n\n";
+            const auto now = std::chrono::steady_clock::now();
+            if (events.empty() && now - lastWrite > std::chrono::seconds(15))
+              events = ": still here\n\n";  // a comment keeps proxies and tunnels from closing an idle stream
+            if (!events.empty()) {
+              lastWrite = now;
+              return sink.write(events.data(), events.size());
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));  // how often the log is looked at
+          }
+          sink.done();
+          return true;
+        },
+        [this](bool) { --streams; });
+  }
+
   json edit(const httplib::Request& req) {
-    const json body = json::parse(req.body, nullptr, /*allow_exceptions=*/false);
-    if (!body.is_object()) throw BadRequest("the body must be a JSON object");
-    const auto id = body.find("request_id");
-    if (id == body.end() || !id->is_string() || id->get<std::string>().empty() ||
-        id->get<std::string>().size() > kMaxRequestId)
-      throw BadRequest("\"request_id\" must be a string of 1 to 128 characters, new for each edit");
+    const json body = objectBody(req);
+    const std::string id = requestId(body);
     const int ops = static_cast<int>(body.contains("add")) + static_cast<int>(body.contains("move")) +
                     static_cast<int>(body.contains("delete"));
     if (ops != 1) throw BadRequest("an edit is exactly one of \"add\", \"move\" or \"delete\"");
 
     std::lock_guard<std::mutex> lock(editMutex);
-    const std::string requestId = *id;
-    if (const auto seen = answered.find(requestId); seen != answered.end())
+    if (const auto seen = answered.find(id); seen != answered.end())
       return json::parse(seen->second);  // a retry: the first answer, nothing applied again
     EditResult result;
     if (body.contains("add")) {
@@ -184,8 +275,8 @@ struct SteeringServer::Impl {
       result = trainer.deleteEvent(body["delete"].get<int64_t>());
     }
     json reply = toJson(result);
-    answered[requestId] = reply.dump();
-    answeredOrder.push_back(requestId);
+    answered[id] = jsonText(reply);
+    answeredOrder.push_back(id);
     if (answeredOrder.size() > kRememberedEdits) {
       answered.erase(answeredOrder.front());
       answeredOrder.pop_front();
@@ -193,36 +284,214 @@ struct SteeringServer::Impl {
     return reply;
   }
 
-  // Every route answers JSON; a malformed request gets 400 and its reason, anything else 500.
+  // --- analyses: one at a time, on a thread of their own, each on the model as it is when it starts ----
+
+  std::mutex jobMutex;  // guards the job list and the job thread's cache
+  std::condition_variable jobAdded;
+  std::map<int64_t, AnalysisJob> jobs;
+  std::map<std::string, int64_t> jobOfRequest;
+  int64_t lastJob = 0;
+  std::thread analysisThread;
+  SnapshotPtr startModel;  // loaded on first use, on the job thread
+  std::shared_ptr<const Tokenizer> tokenizer;
+  bool tokenizerLoaded = false;
+
+  static json describe(const AnalysisJob& job) {
+    json j{{"job", job.id},    {"state", job.state}, {"model", job.model}, {"data", job.data},
+           {"task", job.task}, {"done", job.done},   {"total", job.total}, {"step", job.step}};
+    if (job.state == "done") j["result"] = job.result;
+    if (job.state == "failed") j["error"] = job.error;
+    return j;
+  }
+
+  // POST /v1/analyze {"request_id", "request": {…}, "model": "now"|"start", "data": eval set | "train"}.
+  json analyze(const httplib::Request& req) {
+    const json body = objectBody(req);
+    const std::string id = requestId(body);
+    AnalysisJob job;
+    job.requestId = id;
+    job.model = "now";
+    const RunConfig& c = trainer.config();
+    job.data = c.evalData.empty() ? "train" : "0";
+    for (const auto& [name, value] : body.items()) {
+      if (name == "request_id") continue;
+      if (name == "model") {
+        if (value != "now" && value != "start")
+          throw BadRequest(
+              "\"model\" must be \"now\" (the model as it trains) or \"start\" (as the run began)");
+        job.model = value;
+      } else if (name == "data") {
+        if (value == "train") {
+          job.data = "train";
+        } else if (value.is_number_unsigned() && value.get<uint64_t>() < c.evalData.size()) {
+          job.data = std::to_string(value.get<uint64_t>());
+        } else {
+          throw BadRequest("\"data\" must be \"train\" or the number of one of the run's " +
+                           std::to_string(c.evalData.size()) + " evaluation sets");
+        }
+      } else if (name == "request") {
+        try {
+          job.request = analysisRequestFromJson(value);
+        } catch (const std::invalid_argument& e) {
+          throw BadRequest(std::string("\"request\": ") + e.what());
+        }
+      } else {
+        throw BadRequest("unknown field \"" + name + "\" (request_id, request, model, data)");
+      }
+    }
+    if (!body.contains("request")) throw BadRequest("\"request\" is missing: {\"analysis\": …, …}");
+
+    std::lock_guard<std::mutex> lock(jobMutex);
+    if (const auto seen = jobOfRequest.find(id); seen != jobOfRequest.end()) {
+      const auto kept = jobs.find(seen->second);
+      if (kept != jobs.end()) return describe(kept->second);  // a retry: the same job
+      throw NotFound("the job of request \"" + id + "\" is no longer kept");
+    }
+    std::size_t open = 0;
+    for (const auto& [number, j] : jobs) open += j.state == "queued" || j.state == "running";
+    if (open >= kMaxQueuedAnalyses) throw Busy("16 analyses are waiting already; ask again when one is done");
+    job.id = ++lastJob;
+    jobOfRequest[id] = job.id;
+    const json answer = describe(job);
+    jobs.emplace(job.id, std::move(job));
+    // Finished jobs beyond those kept are forgotten, oldest first.
+    for (auto it = jobs.begin(); jobs.size() > kRememberedAnalyses && it != jobs.end();) {
+      const bool finished = it->second.state == "done" || it->second.state == "failed";
+      if (!finished) {
+        ++it;
+        continue;
+      }
+      jobOfRequest.erase(it->second.requestId);
+      it = jobs.erase(it);
+    }
+    jobAdded.notify_all();
+    return answer;
+  }
+
+  json analysisJob(const httplib::Request& req) {
+    const int64_t id = queryNumber(req, "job", -1);
+    if (id < 0) throw BadRequest("\"job\" is missing: GET /v1/analysis?job=N");
+    std::lock_guard<std::mutex> lock(jobMutex);
+    const auto it = jobs.find(id);
+    if (it == jobs.end()) throw NotFound("no analysis job " + std::to_string(id) + " is kept");
+    return describe(it->second);
+  }
+
+  // The job thread: the oldest queued job, computed without holding the list.
+  void computeAnalyses() {
+    while (true) {
+      AnalysisJob job;
+      {
+        std::unique_lock<std::mutex> lock(jobMutex);
+        auto next = jobs.end();
+        jobAdded.wait(lock, [&] {
+          next = std::find_if(jobs.begin(), jobs.end(),
+                              [](const auto& j) { return j.second.state == "queued"; });
+          return stopping || next != jobs.end();
+        });
+        if (stopping) return;
+        next->second.state = "running";
+        job = next->second;
+      }
+      json result;
+      std::string error;
+      try {
+        result = compute(job);
+      } catch (const Cancelled&) {
+        return;
+      } catch (const std::exception& e) {
+        error = e.what();
+      }
+      std::lock_guard<std::mutex> lock(jobMutex);
+      const auto it = jobs.find(job.id);
+      if (it == jobs.end()) continue;
+      it->second.state = error.empty() ? "done" : "failed";
+      it->second.result = std::move(result);
+      it->second.error = error;
+    }
+  }
+
+  json compute(const AnalysisJob& job) {
+    const RunConfig& c = trainer.config();
+    SnapshotPtr model;
+    if (job.model == "now") {
+      model = trainer.snapshot();
+    } else {
+      if (!startModel) startModel = ModelSnapshot::load(c.model, c.device);
+      model = startModel;
+    }
+    if (!tokenizerLoaded) {
+      const std::string folder = run::tokenizerFolder(trainer.runDir());
+      if (!folder.empty()) tokenizer = loadTokenizer(folder);
+      tokenizerLoaded = true;
+    }
+    {
+      std::lock_guard<std::mutex> lock(jobMutex);
+      if (const auto it = jobs.find(job.id); it != jobs.end()) it->second.step = model->step();
+    }
+    const std::string data = job.data == "train" ? c.trainData : c.evalData.at(std::stoul(job.data));
+    const int64_t id = job.id;
+    return runAnalysis(job.request, *model, {data, tokenizer, nullptr},
+                       [this, id](const Progress& p) {
+                         if (stopping) throw Cancelled();
+                         std::lock_guard<std::mutex> lock(jobMutex);
+                         if (const auto it = jobs.find(id); it != jobs.end()) {
+                           it->second.task = p.task;
+                           it->second.done = p.done;
+                           it->second.total = p.total;
+                         }
+                       })
+        .result;
+  }
+
+  // Every route answers JSON: a malformed request gets 400 and its reason, an unknown job 404, too much
+  // work at once 429, anything else 500.
+  template <class Work>
+  static void answerOrFail(httplib::Response& res, Work work) {
+    try {
+      work();
+    } catch (const BadRequest& e) {
+      answer(res, 400, {{"error", e.what()}});
+    } catch (const NotFound& e) {
+      answer(res, 404, {{"error", e.what()}});
+    } catch (const Busy& e) {
+      answer(res, 429, {{"error", e.what()}});
+    } catch (const std::exception& e) {
+      answer(res, 500, {{"error", e.what()}});
+    }
+  }
+  // The token is checked in each handler, after httplib has read the request's body: refused before it
+  // (in a pre-routing handler) the unread body would be taken for the next request on the connection.
+  bool authorized(const httplib::Request& req) const {
+    const std::string given = req.get_header_value("Authorization");
+    const std::string prefix = "Bearer ";
+    return given.rfind(prefix, 0) == 0 && sameSecret(given.substr(prefix.size()), token);
+  }
+  static void refuse(httplib::Response& res) {
+    answer(
+        res, 401,
+        {{"error", "missing or wrong token: send 'Authorization: Bearer <token>' (the run's serve.json)"}});
+  }
   template <class Work>
   httplib::Server::Handler route(Work work) {
-    return [work](const httplib::Request& req, httplib::Response& res) {
-      try {
-        answer(res, 200, work(req));
-      } catch (const BadRequest& e) {
-        answer(res, 400, {{"error", e.what()}});
-      } catch (const std::exception& e) {
-        answer(res, 500, {{"error", e.what()}});
-      }
+    return [this, work](const httplib::Request& req, httplib::Response& res) {
+      if (!authorized(req)) return refuse(res);
+      answerOrFail(res, [&] { answer(res, 200, work(req)); });
     };
   }
 
   void routes() {
     server.set_payload_max_length(kMaxBody);
-    server.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-      const std::string given = req.get_header_value("Authorization");
-      const std::string prefix = "Bearer ";
-      if (given.rfind(prefix, 0) == 0 && sameSecret(given.substr(prefix.size()), token))
-        return httplib::Server::HandlerResponse::Unhandled;
-      answer(
-          res, 401,
-          {{"error", "missing or wrong token: send 'Authorization: Bearer <token>' (the run's serve.json)"}});
-      return httplib::Server::HandlerResponse::Handled;
-    });
-    server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
-      if (res.body.empty())
-        answer(res, res.status,
-               {{"error", res.status == 413 ? "the request body is too large" : "no such request"}});
+    server.set_keep_alive_max_count(1000);  // a client polling every second keeps its connection
+    server.set_tcp_nodelay(true);           // an answer's head and body go out at once
+    server.new_task_queue = [] { return new httplib::ThreadPool(kThreads); };
+    // Unknown paths and methods, and bodies too large: 401 without the token (nothing is said to a
+    // stranger), else what went wrong.
+    server.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
+      if (!res.body.empty()) return;
+      if (res.status == 404 && !authorized(req)) return refuse(res);
+      answer(res, res.status,
+             {{"error", res.status == 413 ? "the request body is too large" : "no such request"}});
     });
     server.Get("/v1/status", route([this](const httplib::Request&) { return status(); }));
     server.Get("/v1/metrics", route([this](const httplib::Request& req) { return metricsSince(req); }));
@@ -230,10 +499,28 @@ struct SteeringServer::Impl {
                  return json{{"schedule", toJson(trainer.schedule())}, {"steps_done", trainer.stepsDone()}};
                }));
     server.Post("/v1/edit", route([this](const httplib::Request& req) { return edit(req); }));
+    server.Get("/v1/metrics/stream", [this](const httplib::Request& req, httplib::Response& res) {
+      if (!authorized(req)) return refuse(res);
+      answerOrFail(res, [&] { streamMetrics(req, res); });
+    });
     server.Post("/v1/stop", route([this](const httplib::Request&) {
                   trainer.requestStop();
-                  return json{{"stop_requested", true}};
+                  return status();
                 }));
+    server.Post("/v1/pause", route([this](const httplib::Request&) {
+                  trainer.requestPause();
+                  return status();
+                }));
+    server.Post("/v1/continue", route([this](const httplib::Request&) {
+                  trainer.requestContinue();
+                  return status();
+                }));
+    server.Post("/v1/checkpoint", route([this](const httplib::Request&) {
+                  trainer.requestCheckpoint();
+                  return status();
+                }));
+    server.Post("/v1/analyze", route([this](const httplib::Request& req) { return analyze(req); }));
+    server.Get("/v1/analysis", route([this](const httplib::Request& req) { return analysisJob(req); }));
   }
 
   // serve.json: where the run is served and its token, readable by its owner only.
@@ -273,12 +560,19 @@ SteeringServer::SteeringServer(Trainer& trainer, const ServeOptions& options)
     throw std::runtime_error("cannot serve the run on " + options.host + ":" + std::to_string(options.port) +
                              " (in use, or not an address of this machine)");
   m->writeServeFile();
+  m->analysisThread = std::thread([this] { m->computeAnalyses(); });
   m->thread = std::thread([this] { m->server.listen_after_bind(); });
 }
 
 SteeringServer::~SteeringServer() {
+  {
+    std::lock_guard<std::mutex> lock(m->jobMutex);
+    m->stopping = true;  // streams end, an analysis in progress is abandoned at its next progress report
+    m->jobAdded.notify_all();
+  }
   m->server.stop();
   if (m->thread.joinable()) m->thread.join();
+  if (m->analysisThread.joinable()) m->analysisThread.join();
   std::error_code ignored;
   std::filesystem::remove(m->servePath, ignored);
 }

@@ -1,7 +1,8 @@
-// The steering endpoint over loopback, driven by an HTTP client as the workbench will drive it: the run's
-// status, metrics and schedule; edits accepted and refused exactly as in-process edits are (same codes), a
-// retried edit applied once; no token or a wrong one gets 401 and changes nothing; malformed requests get
-// 400 with a reason; a CLI run started with --serve stops when asked over HTTP.
+// The steering endpoint over loopback, driven by an HTTP client as the workbench drives it: the run's
+// status, metrics (also as a stream) and schedule; edits accepted and refused exactly as in-process edits
+// are (same codes), a retried edit applied once; pause, continue, checkpoint and stop; analyses computed on
+// the running model that equal the CLI's on the checkpoint of the same step; no token or a wrong one gets
+// 401 and changes nothing; malformed requests get 400 with a reason. (Fuzzed: test_serve_fuzz.cpp.)
 #include <httplib.h>
 #include <sys/stat.h>
 
@@ -9,6 +10,7 @@
 #include <fstream>
 #include <thread>
 
+#include "analysis/analysis_request.h"
 #include "check.h"
 #include "cli_process.h"
 #include "io/atomic_file.h"
@@ -58,7 +60,85 @@ httplib::Result post(httplib::Client& c, const std::string& path, const json& j)
 
 json edit(httplib::Client& c, json request) { return body(post(c, "/v1/edit", request), 200); }
 
+// Polls until `done` holds: the interval is how often to look, not a deadline.
+template <class Condition>
+void waitUntil(Condition done) {
+  while (!done()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+}
+
+bool hasRecord(const std::string& run, const std::string& type, int64_t step) {
+  for (const json& r : records(run, type))
+    if (r["step"] == step) return true;
+  return false;
+}
+
+// An analysis asked for over HTTP, followed until it is done or failed.
+json finishedJob(httplib::Client& c, const json& request) {
+  const int64_t job = body(post(c, "/v1/analyze", request), 200)["job"];
+  json state;
+  waitUntil([&] {
+    state = get(c, "/v1/analysis?job=" + std::to_string(job));
+    return state["state"] == "done" || state["state"] == "failed";
+  });
+  return state;
+}
+
+json analysedOverHttp(httplib::Client& c, const json& request) {
+  const json state = finishedJob(c, request);
+  REQUIRE_MSG(state["state"] == "done", state.dump());
+  return state;
+}
+
+// Two analysis results with the same numbers (to float32 rounding: the two sides may split their sums over
+// threads differently) and the same texts, their headers aside (which say where each model came from).
+void requireSameResult(const json& a, const json& b, const std::string& at = "") {
+  REQUIRE_MSG(a.type() == b.type() || (a.is_number() && b.is_number()), at << ": " << a << " vs " << b);
+  if (a.is_object()) {
+    REQUIRE_MSG(a.size() == b.size(), at);
+    for (const auto& [key, value] : a.items())
+      if (key != "header") requireSameResult(value, b.at(key), at + "." + key);
+  } else if (a.is_array()) {
+    REQUIRE_MSG(a.size() == b.size(), at);
+    for (std::size_t i = 0; i < a.size(); ++i)
+      requireSameResult(a[i], b[i], at + "[" + std::to_string(i) + "]");
+  } else if (a.is_number()) {
+    const double x = a.get<double>(), y = b.get<double>();
+    REQUIRE_MSG(std::abs(x - y) <= 1e-5 * std::max(1.0, std::abs(x)), at << ": " << x << " vs " << y);
+  } else {
+    REQUIRE_MSG(a == b, at << ": " << a << " vs " << b);
+  }
+}
+
 }  // namespace
+
+// A removal run of the CLI with --serve (smallRun's model, data and schedule; as many steps as it is let
+// train), once it serves: its process, serve.json and a client with the token.
+struct ServedCli {
+  TempDir dir;
+  RunConfig config = smallRun(dir);
+  std::string run = dir.path("run");
+  pid_t pid = -1;
+  json serveFile;
+  explicit ServedCli(const std::string& moreArguments = "") {
+    writeFileAtomic(dir.path("schedule.json"), toJson(config.schedule).dump());
+    pid = startCli("remove " + run + " --model " + config.model + " --train " + config.trainData +
+                       " --schedule " + dir.path("schedule.json") +
+                       " --steps 100000 --micro-batch 4 --context 16 --serve 0 " + moreArguments,
+                   dir.path("stderr.txt"));
+    int status = 0;
+    while (!std::filesystem::exists(run::servePath(run))) {  // written once the run serves
+      REQUIRE_MSG(::waitpid(pid, &status, WNOHANG) == 0, "the run ended before serving");
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));  // polling interval, not a deadline
+    }
+    serveFile = json::parse(readTextFile(run::servePath(run)));
+  }
+  httplib::Client client() const {
+    httplib::Client c("127.0.0.1", serveFile["port"].get<int>());
+    c.set_bearer_token_auth(serveFile["token"].get<std::string>());
+    return c;
+  }
+  Finished finished() { return finish(pid, dir.path("stderr.txt")); }
+};
 
 TEST_CASE(status_schedule_and_metrics_are_served_with_the_token) {
   Served s;
@@ -154,6 +234,142 @@ TEST_CASE(requests_without_the_right_token_get_401_and_change_nothing) {
   REQUIRE(s.trainer->stopRequested());
 }
 
+TEST_CASE(a_paused_run_holds_takes_a_checkpoint_and_edits_and_continues) {
+  Served s;
+  auto c = s.client();
+  const std::string run = s.dir.path("run");
+  // Paused over HTTP after step 3, from the training thread, so the test knows where it holds.
+  std::thread training([&] {
+    s.trainer->run([&](const Progress& p) {
+      if (p.done != 3) return;
+      auto fromTraining = s.client();
+      REQUIRE_EQ(body(post(fromTraining, "/v1/pause", json::object()), 200)["pause_requested"], true);
+    });
+  });
+  waitUntil([&] { return get(c, "/v1/status")["paused"] == true; });
+  REQUIRE_EQ(get(c, "/v1/status")["steps_done"], 3);
+  REQUIRE(hasRecord(run, "pause", 3));
+  // While it holds: a checkpoint now, an edit for the next step, an analysis of the model at step 3.
+  body(post(c, "/v1/checkpoint", json::object()), 200);
+  waitUntil([&] { return hasRecord(run, "checkpoint", 3); });
+  REQUIRE_EQ(edit(c, {{"request_id", "m"}, {"move", {{{"id", 1}, {"step", 4}}}}})["accepted"], true);
+  const json analysed = analysedOverHttp(
+      c, {{"request_id", "a"}, {"data", "train"}, {"request", {{"analysis", "norms"}, {"sequences", 4}}}});
+  REQUIRE_EQ(analysed["step"], 3);
+  REQUIRE_EQ(analysed["result"]["header"]["step"], 3);
+  REQUIRE_EQ(get(c, "/v1/status")["steps_done"], 3);  // nothing trained meanwhile
+  AnalysisRequest norms;
+  norms.kind = "norms";
+  norms.sequences = 4;
+  const SnapshotPtr checkpoint = ModelSnapshot::load(run::checkpointPath(run, 3), "cpu");
+  requireSameResult(analysed["result"],
+                    runAnalysis(norms, *checkpoint, {s.dir.path("train.bin"), nullptr, nullptr}).result);
+
+  body(post(c, "/v1/continue", json::object()), 200);
+  training.join();  // the run trains to its end
+  REQUIRE(hasRecord(run, "continue", 3));
+  REQUIRE(hasRecord(run, "event", 4));  // the moved event fired at its new step
+  REQUIRE_EQ(s.trainer->stepsDone(), 30);
+  REQUIRE_EQ(records(run, "step").size(), 30u);
+}
+
+TEST_CASE(metrics_stream_as_server_sent_events_from_an_offset) {
+  Served s;
+  const std::string run = s.dir.path("run");
+  // The records of the stream from `offset` until a batch holding a "stop" record has ended (each "data:"
+  // event is one record of the log; an "id:" event ends a batch with the offset after it).
+  auto streamUntilStop = [&](int64_t offset) {
+    auto c = s.client();
+    c.set_read_timeout(600);
+    std::string text;
+    std::vector<json> received;
+    bool stopped = false;
+    int64_t end = -1;
+    c.Get(("/v1/metrics/stream?offset=" + std::to_string(offset)).c_str(),
+          [&](const char* data, std::size_t size) {
+            text.append(data, size);
+            for (std::size_t at; (at = text.find("\n\n")) != std::string::npos; text.erase(0, at + 2)) {
+              const std::string event = text.substr(0, at);
+              if (event.rfind("data: ", 0) == 0) {
+                received.push_back(json::parse(event.substr(6)));
+                stopped = stopped || received.back()["type"] == "stop";
+              }
+              if (event.rfind("id: ", 0) == 0) {
+                end = std::stoll(event.substr(4));
+                if (stopped) return false;
+              }
+            }
+            return true;
+          });
+    return std::make_pair(received, end);
+  };
+  auto written = [&] {
+    std::ifstream log(run::metricsPath(run));
+    std::vector<json> all;
+    for (std::string line; std::getline(log, line);) all.push_back(json::parse(line));
+    return all;
+  };
+  s.trainUntil(4);
+  const auto [first, firstEnd] = streamUntilStop(0);
+  REQUIRE(first == written());
+  REQUIRE_EQ(first.front()["type"], "start");
+  // From the offset the last batch named, while the run trains on: only the records written after it.
+  std::thread training([&] { s.trainUntil(6); });
+  const auto [rest, restEnd] = streamUntilStop(firstEnd);
+  training.join();
+  const std::vector<json> all = written();
+  REQUIRE_EQ(first.size() + rest.size(), all.size());
+  REQUIRE(std::equal(rest.begin(), rest.end(), all.begin() + static_cast<std::ptrdiff_t>(first.size())));
+  REQUIRE_EQ(rest.front()["type"], "step");
+  REQUIRE_EQ(rest.front()["step"], 5);
+  REQUIRE_EQ(restEnd, static_cast<int64_t>(std::filesystem::file_size(run::metricsPath(run))));
+}
+
+TEST_CASE(analysis_requests_are_checked_and_a_retry_is_the_same_job) {
+  Served s;
+  auto c = s.client();
+  auto reason = [&](const json& request) {
+    return body(post(c, "/v1/analyze", request), 400)["error"].get<std::string>();
+  };
+  const json norms{{"analysis", "norms"}, {"sequences", 2}};
+  REQUIRE(reason({{"request", norms}}).find("request_id") != std::string::npos);
+  REQUIRE(reason({{"request_id", "a"}}).find("\"request\" is missing") != std::string::npos);
+  REQUIRE(reason({{"request_id", "a"}, {"request", norms}, {"model", "/etc/passwd"}}).find("\"model\"") !=
+          std::string::npos);
+  REQUIRE(reason({{"request_id", "a"}, {"request", norms}, {"data", 0}}).find("\"data\"") !=
+          std::string::npos);  // the run has no evaluation sets
+  REQUIRE(reason({{"request_id", "a"}, {"request", norms}, {"data", "/tmp/x.bin"}}).find("\"data\"") !=
+          std::string::npos);  // no request names a file
+  REQUIRE(reason({{"request_id", "a"}, {"request", norms}, {"file", "x"}}).find("unknown field") !=
+          std::string::npos);
+  for (const auto& [bad, named] : std::vector<std::pair<json, std::string>>{
+           {{{"analysis", "nope"}}, "one of norms"},
+           {{{"analysis", "norms"}, {"sequences", 1.5}}, "\"sequences\""},
+           {{{"analysis", "norms"}, {"sequences", true}}, "\"sequences\""},
+           {{{"analysis", "norms"}, {"sequences", 18446744073709551615ull}}, "\"sequences\""},
+           {{{"analysis", "norms"}, {"sequences", 100000}}, "\"sequences\""},
+           {{{"analysis", "dla"}, {"bootstrap", -1}}, "\"bootstrap\""},
+           {{{"analysis", "patching"}, {"count", 10}}, "multiple of 4"},
+           {{{"analysis", "sinks"}, {"threshold", 2}}, "\"threshold\""},
+           {{{"analysis", "norms"}, {"path", "x"}}, "unknown analysis setting"}}) {
+    const std::string why = reason({{"request_id", "a"}, {"request", bad}});
+    REQUIRE_MSG(why.find(named) != std::string::npos, why);
+  }
+  // A retried request is the same job; an unknown job is 404; one the model cannot answer fails, saying why.
+  const json request{{"request_id", "n1"}, {"data", "train"}, {"request", norms}};
+  const json first = body(post(c, "/v1/analyze", request), 200);
+  REQUIRE_EQ(body(post(c, "/v1/analyze", request), 200)["job"], first["job"]);
+  REQUIRE(body(c.Get("/v1/analysis?job=999"), 404)["error"].get<std::string>().find("999") !=
+          std::string::npos);
+  REQUIRE(body(c.Get("/v1/analysis"), 400)["error"].get<std::string>().find("job") != std::string::npos);
+  const json tooLong = finishedJob(
+      c, {{"request_id", "n2"}, {"data", "train"}, {"request", {{"analysis", "norms"}, {"length", 999}}}});
+  REQUIRE_EQ(tooLong["state"], "failed");
+  REQUIRE_MSG(
+      tooLong["error"].get<std::string>().find("longer than the model's context") != std::string::npos,
+      tooLong.dump());
+}
+
 TEST_CASE(malformed_requests_get_400_with_a_reason) {
   Served s;
   const Schedule before = s.trainer->schedule();
@@ -198,32 +414,48 @@ TEST_CASE(serving_beyond_loopback_needs_permission_and_addresses_are_checked) {
 }
 
 TEST_CASE(a_cli_run_with_serve_stops_when_asked_over_http) {
-  TempDir dir;
-  const RunConfig config = smallRun(dir);
-  writeFileAtomic(dir.path("schedule.json"), toJson(config.schedule).dump());
-  const std::string run = dir.path("run");
-  const pid_t pid = startCli("remove " + run + " --model " + config.model + " --train " + config.trainData +
-                                 " --schedule " + dir.path("schedule.json") +
-                                 " --steps 100000 --micro-batch 4 --context 16 --serve 0",
-                             dir.path("stderr.txt"));
-  // serve.json appears once the run serves; the run then trains until asked to stop.
-  int status = 0;
-  while (!std::filesystem::exists(run::servePath(run))) {
-    REQUIRE_MSG(::waitpid(pid, &status, WNOHANG) == 0, "the run ended before serving");
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // polling interval, not a deadline
-  }
-  const json serveFile = json::parse(readTextFile(run::servePath(run)));
-  httplib::Client c("127.0.0.1", serveFile["port"].get<int>());
-  c.set_bearer_token_auth(serveFile["token"].get<std::string>());
-  while (get(c, "/v1/status")["steps_done"].get<int64_t>() < 2)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ServedCli cli;
+  auto c = cli.client();
+  waitUntil([&] { return get(c, "/v1/status")["steps_done"].get<int64_t>() >= 2; });
   body(post(c, "/v1/stop", json::object()), 200);
-  const Finished finished = finish(pid, dir.path("stderr.txt"));
+  const Finished finished = cli.finished();
   REQUIRE_EQ(finished.status, 3);  // stopped before its last step, with a checkpoint
-  REQUIRE_EQ(records(run, "stop").size(), 1u);
-  REQUIRE(!run::latestCheckpoint(run).empty());
-  REQUIRE(!std::filesystem::exists(run::servePath(run)));
-  REQUIRE_MSG(finished.err.find(serveFile["token"].get<std::string>()) != std::string::npos, finished.err);
+  REQUIRE_EQ(records(cli.run, "stop").size(), 1u);
+  REQUIRE(!run::latestCheckpoint(cli.run).empty());
+  REQUIRE(!std::filesystem::exists(run::servePath(cli.run)));
+  REQUIRE_MSG(finished.err.find(cli.serveFile["token"].get<std::string>()) != std::string::npos,
+              finished.err);
+}
+
+TEST_CASE(a_cli_run_is_paused_analysed_and_continued_over_http_and_matches_the_cli_analysis) {
+  ServedCli cli("--checkpoint-interval 0");
+  const std::string& run = cli.run;
+  auto c = cli.client();
+  waitUntil([&] { return get(c, "/v1/status")["steps_done"].get<int64_t>() >= 2; });
+  REQUIRE_EQ(body(post(c, "/v1/pause", json::object()), 200)["pause_requested"], true);
+  waitUntil([&] { return get(c, "/v1/status")["paused"] == true; });
+  const int64_t held = get(c, "/v1/status")["steps_done"];
+  body(post(c, "/v1/checkpoint", json::object()), 200);
+  waitUntil([&] { return hasRecord(run, "checkpoint", held); });
+  const json dla{
+      {"analysis", "dla"}, {"sequences", 4}, {"bootstrap", 20}, {"trace_layer", 1}, {"trace_head", 1}};
+  const json analysed = analysedOverHttp(c, {{"request_id", "dla"}, {"data", "train"}, {"request", dla}});
+  REQUIRE_EQ(analysed["step"], held);
+  // The CLI's analysis of the checkpoint of the same step: the same numbers.
+  const Finished analyze = finish(
+      startCli("analyze dla " + run + " --step " + std::to_string(held) + " --data " + cli.config.trainData +
+                   " --sequences 4 --bootstrap 20 --head 1.1 --out " + cli.dir.path("dla.json"),
+               cli.dir.path("analyze.txt")),
+      cli.dir.path("analyze.txt"));
+  REQUIRE_MSG(analyze.status == 0, analyze.err);
+  requireSameResult(analysed["result"], json::parse(readTextFile(cli.dir.path("dla.json"))));
+  REQUIRE_EQ(get(c, "/v1/status")["steps_done"], held);  // held all along
+
+  body(post(c, "/v1/continue", json::object()), 200);
+  waitUntil([&] { return get(c, "/v1/status")["steps_done"].get<int64_t>() > held; });
+  REQUIRE(hasRecord(run, "continue", held));
+  body(post(c, "/v1/stop", json::object()), 200);
+  REQUIRE_EQ(cli.finished().status, 3);
 }
 
 TEST_MAIN()

@@ -33,7 +33,7 @@ namespace {
 // Ctrl-C asks the running trainer to stop after the current step and write a checkpoint.
 std::atomic<Trainer*> g_running{nullptr};
 extern "C" void onInterrupt(int) {
-  if (Trainer* t = g_running.load()) t->requestStop();
+  if (Trainer* t = g_running.load()) t->requestStopFromSignal();
 }
 
 // "gpt2, gpt2-medium, …": the presets' names, for help texts.

@@ -1,5 +1,6 @@
 #include "run/metrics_log.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -79,7 +80,7 @@ MetricsFollower::MetricsFollower(std::string runDir, int64_t offset)
 
 int64_t MetricsFollower::completeOffset() const { return m_offset - static_cast<int64_t>(m_partial.size()); }
 
-MetricsFollower::NewLines MetricsFollower::read() {
+MetricsFollower::NewLines MetricsFollower::read(int64_t maxBytes) {
   NewLines out;
   std::error_code error;
   const auto size = static_cast<int64_t>(fs::file_size(m_path, error));
@@ -93,15 +94,18 @@ MetricsFollower::NewLines MetricsFollower::read() {
   std::ifstream in(m_path, std::ios::binary);
   if (!in) return out;
   in.seekg(m_offset);
-  std::string bytes(static_cast<size_t>(size - m_offset), '\0');
-  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  bytes.resize(static_cast<size_t>(in.gcount()));
-  m_offset += static_cast<int64_t>(bytes.size());
-  m_partial += bytes;
-  size_t start = 0;
-  for (size_t newline; (newline = m_partial.find('\n', start)) != std::string::npos; start = newline + 1)
-    out.lines.push_back(m_partial.substr(start, newline - start));
-  m_partial.erase(0, start);
+  while (m_offset < size && out.lines.empty()) {  // a page, or more until one line is complete
+    std::string bytes(static_cast<size_t>(std::min(size - m_offset, std::max<int64_t>(maxBytes, 1))), '\0');
+    in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    bytes.resize(static_cast<size_t>(in.gcount()));
+    if (bytes.empty()) break;
+    m_offset += static_cast<int64_t>(bytes.size());
+    m_partial += bytes;
+    size_t start = 0;
+    for (size_t newline; (newline = m_partial.find('\n', start)) != std::string::npos; start = newline + 1)
+      out.lines.push_back(m_partial.substr(start, newline - start));
+    m_partial.erase(0, start);
+  }
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <deque>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json_fwd.hpp>
@@ -64,7 +65,8 @@ class MetricsFollower {
     bool restarted = false;          // the file was truncated: forget what was read before
     std::vector<std::string> lines;  // complete lines only; a partial last line waits for its end
   };
-  NewLines read();
+  // At most maxBytes of the file (but a whole line when one is longer), so a long log is read in pages.
+  NewLines read(int64_t maxBytes = std::numeric_limits<int64_t>::max());
   int64_t completeOffset() const;  // the byte after the last complete line read
 
  private:

@@ -86,12 +86,68 @@ nlohmann::json toJson(const EditResult& result) {
                         {"limit", p.limit},
                         {"site", p.site},
                         {"first_step", p.firstStep},
+                        {"make_fake", p.makeFake},
                         {"text", describe(p)}});
   j["reason"] = result.reason;
   j["refusal"] = {{"code", codeName(r.code)}, {"event_id", r.eventId}, {"event", r.event},
                   {"step", r.step},           {"run_step", r.runStep}, {"detail", r.detail},
                   {"problems", problems}};
   return j;
+}
+
+namespace {
+EditResult readEditResult(const nlohmann::json& j) {
+  using Code = EditRefusal::Code;
+  using Problem = ScheduleProblem::Code;
+  auto fail = [](const std::string& what) { throw std::invalid_argument("an edit's answer: " + what); };
+  if (!j.is_object() || !j.contains("accepted") || !j["accepted"].is_boolean() || !j.contains("event_id") ||
+      !j["event_id"].is_number_integer())
+    fail("needs \"accepted\" and \"event_id\"");
+  if (j["accepted"].get<bool>()) return EditResult::accept(j["event_id"].get<int64_t>());
+  const nlohmann::json& r = j.value("refusal", nlohmann::json());
+  if (!r.is_object() || !r.contains("code") || !r["code"].is_string()) fail("a refusal needs its \"code\"");
+  auto field = [](const nlohmann::json& o, const char* key, auto otherwise) {
+    const auto it = o.find(key);
+    return it != o.end() && !it->is_null() ? it->template get<decltype(otherwise)>() : otherwise;
+  };
+  std::optional<EditRefusal> refusal;
+  for (Code c : {Code::NoSuchEvent, Code::EventAlreadyApplied, Code::StepAlreadyStarted,
+                 Code::InvalidSchedule, Code::Failed, Code::NotEditable})
+    if (r["code"] == codeName(c)) refusal.emplace(c);
+  if (!refusal) fail("unknown refusal code " + r["code"].dump());
+  refusal->eventId = field(r, "event_id", int64_t{0});
+  refusal->event = field(r, "event", std::string());
+  refusal->step = field(r, "step", int64_t{0});
+  refusal->runStep = field(r, "run_step", int64_t{0});
+  refusal->detail = field(r, "detail", std::string());
+  for (const nlohmann::json& p : r.value("problems", nlohmann::json::array())) {
+    std::optional<ScheduleProblem> problem;
+    for (Problem c : {Problem::DuplicateId, Problem::NegativeStep, Problem::PastLastStep,
+                      Problem::LayerOutOfRange, Problem::EotTreatmentNotOnV, Problem::SiteAlreadyChanged})
+      if (p.is_object() && p.value("code", std::string()) == codeName(c)) problem.emplace(c);
+    if (!problem) fail("unknown schedule problem " + p.dump());
+    problem->eventId = field(p, "event_id", int64_t{0});
+    problem->event = field(p, "event", std::string());
+    problem->step = field(p, "step", int64_t{0});
+    problem->layer = field(p, "layer", int64_t{0});
+    problem->limit = field(p, "limit", int64_t{0});
+    problem->site = field(p, "site", std::string());
+    problem->makeFake = field(p, "make_fake", true);
+    problem->firstStep = field(p, "first_step", int64_t{0});
+    refusal->problems.push_back(*problem);
+  }
+  EditResult result = EditResult::refuse(*refusal);
+  result.eventId = j["event_id"].get<int64_t>();
+  return result;
+}
+}  // namespace
+
+EditResult editResultFromJson(const nlohmann::json& j) {
+  try {
+    return readEditResult(j);
+  } catch (const nlohmann::json::exception& e) {  // a field of another type
+    throw std::invalid_argument(std::string("an edit's answer: ") + e.what());
+  }
 }
 
 EditResult EditResult::refuse(EditRefusal why) {

@@ -46,6 +46,8 @@ struct EditResult {
 // An edit's result as the steering endpoint answers it: {"accepted", "event_id"} and, when refused,
 // "reason" (English) and "refusal": {"code": "step_already_started", …its arguments, "problems": […]}.
 nlohmann::json toJson(const EditResult& result);
+// The same answer read back (a steering client's): std::invalid_argument when it is not one.
+EditResult editResultFromJson(const nlohmann::json& j);
 
 // What an accepted edit changed, one entry per event (the trainer logs these).
 struct ScheduleChange {

@@ -33,7 +33,8 @@ constexpr std::size_t kMaxBody = 64 * 1024;       // an edit is a few hundred by
 constexpr std::size_t kMaxRequestId = 128;        // a client's id for an edit, so a retry is applied once
 constexpr std::size_t kRememberedEdits = 10'000;  // answers kept for retries
 constexpr std::size_t kMaxMoves = 1000;
-constexpr std::size_t kThreads = 16;             // requests served at once, streams included
+constexpr std::size_t kThreads = 32;             // connections served at once, streams included
+constexpr int64_t kMaxPageBytes = 1 << 20;       // of metrics.jsonl per answer or stream event batch
 constexpr int kMaxStreams = 8;                   // metrics streams open at once (each holds a thread)
 constexpr std::size_t kMaxQueuedAnalyses = 16;   // waiting or computing
 constexpr std::size_t kRememberedAnalyses = 64;  // finished ones kept for their clients to fetch
@@ -203,7 +204,7 @@ struct SteeringServer::Impl {
   // offset to ask from next. A log that became shorter (the run was resumed) is sent again from its start.
   json metricsSince(const httplib::Request& req) {
     MetricsFollower follower(trainer.runDir(), queryNumber(req, "offset", 0));
-    const MetricsFollower::NewLines read = follower.read();
+    const MetricsFollower::NewLines read = follower.read(kMaxPageBytes);
     json records = json::array();
     for (const std::string& line : read.lines) {
       json record = json::parse(line, nullptr, /*allow_exceptions=*/false);
@@ -215,6 +216,7 @@ struct SteeringServer::Impl {
   // GET /v1/metrics/stream?offset=BYTES: the same records as server-sent events, each as it is written
   // (the event's id is the offset after it), until the client goes or the server stops.
   std::atomic<bool> stopping{false};
+  std::atomic<bool> listenEnded{false};
   std::atomic<int> streams{0};
   void streamMetrics(const httplib::Request& req, httplib::Response& res) {
     const int64_t offset = queryNumber(req, "offset", 0);
@@ -228,7 +230,7 @@ struct SteeringServer::Impl {
         [this, follower](std::size_t, httplib::DataSink& sink) {
           auto lastWrite = std::chrono::steady_clock::now();
           while (!stopping && sink.is_writable()) {
-            const MetricsFollower::NewLines read = follower->read();
+            const MetricsFollower::NewLines read = follower->read(kMaxPageBytes);
             std::string events = read.restarted ? "event: restarted\ndata: {}\n\n" : "";
             for (const std::string& line : read.lines) events += "data: " + line + "\n\n";
             if (!read.lines.empty()) events += "id: " + std::to_string(follower->completeOffset()) + "\n\n";
@@ -289,7 +291,8 @@ struct SteeringServer::Impl {
   std::mutex jobMutex;  // guards the job list and the job thread's cache
   std::condition_variable jobAdded;
   std::map<int64_t, AnalysisJob> jobs;
-  std::map<std::string, int64_t> jobOfRequest;
+  std::map<std::string, int64_t> jobOfRequest;  // the last kRememberedEdits request ids, so a late retry
+  std::deque<std::string> jobRequestOrder;      // is never computed twice
   int64_t lastJob = 0;
   std::thread analysisThread;
   SnapshotPtr startModel;  // loaded on first use, on the job thread
@@ -352,17 +355,17 @@ struct SteeringServer::Impl {
     if (open >= kMaxQueuedAnalyses) throw Busy("16 analyses are waiting already; ask again when one is done");
     job.id = ++lastJob;
     jobOfRequest[id] = job.id;
+    jobRequestOrder.push_back(id);
+    if (jobRequestOrder.size() > kRememberedEdits) {
+      jobOfRequest.erase(jobRequestOrder.front());
+      jobRequestOrder.pop_front();
+    }
     const json answer = describe(job);
     jobs.emplace(job.id, std::move(job));
     // Finished jobs beyond those kept are forgotten, oldest first.
     for (auto it = jobs.begin(); jobs.size() > kRememberedAnalyses && it != jobs.end();) {
       const bool finished = it->second.state == "done" || it->second.state == "failed";
-      if (!finished) {
-        ++it;
-        continue;
-      }
-      jobOfRequest.erase(it->second.requestId);
-      it = jobs.erase(it);
+      it = finished ? jobs.erase(it) : std::next(it);
     }
     jobAdded.notify_all();
     return answer;
@@ -526,7 +529,8 @@ struct SteeringServer::Impl {
   // serve.json: where the run is served and its token, readable by its owner only.
   void writeServeFile() {
     const std::string tmp = servePath + ".tmp-" + std::to_string(::getpid());
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    ::unlink(tmp.c_str());  // a leftover of a process with our pid, which may have other permissions
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) throw FileError(servePath, "cannot be written");
     json j = formatHeader(kServeFormat);
     j.update({{"host", host}, {"port", port}, {"token", token}, {"pid", ::getpid()}});
@@ -561,7 +565,13 @@ SteeringServer::SteeringServer(Trainer& trainer, const ServeOptions& options)
                              " (in use, or not an address of this machine)");
   m->writeServeFile();
   m->analysisThread = std::thread([this] { m->computeAnalyses(); });
-  m->thread = std::thread([this] { m->server.listen_after_bind(); });
+  m->thread = std::thread([this] {
+    m->server.listen_after_bind();
+    m->listenEnded = true;
+  });
+  // Until it listens, httplib's stop() would not stop it (and the destructor would wait forever).
+  while (!m->server.is_running() && !m->listenEnded)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 
 SteeringServer::~SteeringServer() {

@@ -289,9 +289,10 @@ struct Trainer::Impl {
       }
       std::unique_lock<std::mutex> lock(controlMutex);
       // Woken by a request; the timeout also notices a stop asked for by a signal handler, which cannot
-      // notify.
+      // notify. The other workers take no requests but a stop: they wait the second out, then ask worker 0.
       controlChanged.wait_for(lock, std::chrono::seconds(1), [&] {
-        return !owner.m_pauseRequested || owner.m_stopRequested || owner.m_checkpointRequested;
+        return owner.m_stopRequested ||
+               (isMain() && (!owner.m_pauseRequested || owner.m_checkpointRequested));
       });
     }
   }
@@ -742,7 +743,15 @@ bool Trainer::runSteps(const ProgressFn& progress) {
     Impl& d;
     ~StopPrefetching() { d.prefetcher.reset(); }
   } stopPrefetching{d};
-  int64_t lastCheckpoint = m_stepsDone.load();
+  // A pause ends with run(), however it ends.
+  struct EndPause {
+    Trainer& t;
+    ~EndPause() { t.m_paused = t.m_pauseRequested = false; }
+  } endPause{*this};
+  const int64_t firstStep = m_stepsDone.load();
+  // The step of the newest checkpoint this run has (-1: none yet), so a checkpoint is never written twice.
+  int64_t lastCheckpoint =
+      run::latestCheckpoint(m_dir) == run::checkpointPath(m_dir, firstStep) ? firstStep : -1;
   bool finished = false;
   while (true) {
     const int64_t step = m_stepsDone.load();
@@ -782,7 +791,8 @@ bool Trainer::runSteps(const ProgressFn& progress) {
   }
   if (d.observing) d.model->setNormObserver(nullptr);
   d.observing = false;
-  const bool newSteps = lastCheckpoint != m_stepsDone.load();  // a finished run resumed again has nothing new
+  // A finished run resumed again has nothing new.
+  const bool newSteps = m_stepsDone.load() != firstStep && lastCheckpoint != m_stepsDone.load();
   if (finished) {
     if (newSteps) {
       d.evaluateAll(o.maxSteps);
@@ -798,7 +808,6 @@ bool Trainer::runSteps(const ProgressFn& progress) {
     d.record({{"type", "stop"}, {"step", m_stepsDone.load()}});
   }
   m_stopRequested = false;  // handled: a later run() continues
-  m_pauseRequested = false;
   return finished;
 }
 

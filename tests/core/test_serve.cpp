@@ -13,8 +13,10 @@
 #include "analysis/analysis_request.h"
 #include "check.h"
 #include "cli_process.h"
+#include "distributed/worker_environment.h"
 #include "io/atomic_file.h"
 #include "run_fixtures.h"
+#include "serve/steering_client.h"
 #include "serve/steering_server.h"
 #include "train/trainer.h"
 
@@ -273,6 +275,25 @@ TEST_CASE(a_paused_run_holds_takes_a_checkpoint_and_edits_and_continues) {
   REQUIRE_EQ(records(run, "step").size(), 30u);
 }
 
+TEST_CASE(a_run_paused_before_its_first_step_writes_the_checkpoint_asked_for_once) {
+  Served s;
+  const std::string run = s.dir.path("run");
+  auto c = s.client();
+  body(post(c, "/v1/pause", json::object()), 200);
+  bool finished = true;
+  std::thread training([&] { finished = s.trainer->run(); });
+  waitUntil([&] { return get(c, "/v1/status")["paused"] == true; });
+  body(post(c, "/v1/checkpoint", json::object()), 200);
+  waitUntil([&] { return hasRecord(run, "checkpoint", 0); });
+  body(post(c, "/v1/stop", json::object()), 200);
+  training.join();
+  REQUIRE(!finished);
+  REQUIRE_EQ(records(run, "checkpoint").size(), 1u);  // the stop found it written already
+  REQUIRE_EQ(run::latestCheckpoint(run), run::checkpointPath(run, 0));
+  REQUIRE_EQ(get(c, "/v1/status")["paused"], false);
+  REQUIRE_EQ(get(c, "/v1/status")["pause_requested"], false);
+}
+
 TEST_CASE(metrics_stream_as_server_sent_events_from_an_offset) {
   Served s;
   const std::string run = s.dir.path("run");
@@ -370,6 +391,75 @@ TEST_CASE(analysis_requests_are_checked_and_a_retry_is_the_same_job) {
       tooLong.dump());
 }
 
+TEST_CASE(the_client_edits_follows_and_analyses_as_the_workbench_does) {
+  Served s;
+  const std::string run = s.dir.path("run");
+  SteeringClient client(readServeFile(run::servePath(run)));
+  REQUIRE_EQ(client.address().port, s.server->port());
+  // Edits: the in-process results, refusals with their codes and problems.
+  REQUIRE(client.moveEvents({{5, 20}}).accepted);
+  REQUIRE_EQ(s.trainer->schedule().find(5)->step, 20);
+  const EditResult missing = client.remove(999);
+  REQUIRE(!missing.accepted && missing.refusal && missing.refusal->code == EditRefusal::Code::NoSuchEvent);
+  REQUIRE(toJson(missing) == toJson(s.trainer->deleteEvent(999)));
+  const ScheduleEvent late{0, 30, EventAction::MakeFake, SiteKind::V, 1};
+  const EditResult pastEnd = client.add(late);
+  REQUIRE(pastEnd.refusal && pastEnd.refusal->problems.at(0).code == ScheduleProblem::Code::PastLastStep);
+  REQUIRE(toJson(pastEnd) == toJson(s.trainer->addEvent(late)));
+  int64_t stepsDone = -1;
+  REQUIRE(client.schedule(&stepsDone) == s.trainer->schedule());
+  REQUIRE_EQ(stepsDone, 0);
+
+  // Metrics followed as a stream: every record once, in order; then on from the last page's offset.
+  s.trainUntil(3);
+  std::vector<json> followed;
+  int64_t next = 0;
+  client.followMetrics(0, [&](const SteeringClient::MetricsPage& page) {
+    followed.insert(followed.end(), page.records.begin(), page.records.end());
+    next = page.nextOffset;
+    return followed.back()["type"] != "stop";
+  });
+  REQUIRE(followed == client.metrics(0).records);
+  REQUIRE(client.metrics(next).records.empty());
+
+  // An analysis job, followed to its result.
+  AnalysisRequest norms;
+  norms.kind = "norms";
+  norms.sequences = 2;
+  const int64_t job = client.analyze(norms, "now", "train");
+  json state;
+  waitUntil(
+      [&] { return (state = client.analysisJob(job))["state"] != "queued" && state["state"] != "running"; });
+  REQUIRE_MSG(state["state"] == "done", state.dump());
+  REQUIRE_EQ(state["result"]["header"]["step"], 3);
+  REQUIRE_EQ(client.pause()["pause_requested"], true);
+  REQUIRE_EQ(client.continueRun()["pause_requested"], false);
+}
+
+TEST_CASE(the_client_names_the_run_it_cannot_reach_and_the_file_it_cannot_read) {
+  Served s;
+  ServeAddress wrong = readServeFile(run::servePath(s.dir.path("run")));
+  wrong.token = "not-the-token";
+  try {
+    SteeringClient(wrong).status();
+    REQUIRE_MSG(false, "a wrong token was taken");
+  } catch (const SteeringError& e) {
+    REQUIRE_EQ(e.status, 401);
+    REQUIRE(std::string(e.what()).find("token") != std::string::npos);
+  }
+  const ServeAddress gone{"127.0.0.1", freeLoopbackPort(), "t"};
+  try {
+    SteeringClient(gone, 5).status();
+    REQUIRE_MSG(false, "nothing serves there");
+  } catch (const SteeringError& e) {
+    REQUIRE_EQ(e.status, 0);
+    REQUIRE(std::string(e.what()).find(gone.text()) != std::string::npos);
+  }
+  REQUIRE_THROWS_WITH(readServeFile(s.dir.path("none.json")), "none.json");
+  writeFileAtomic(s.dir.path("bad.json"), R"({"format": "normfree-serve", "version": 1, "host": "h"})");
+  REQUIRE_THROWS_WITH(readServeFile(s.dir.path("bad.json")), "bad.json", "\"port\"");
+}
+
 TEST_CASE(malformed_requests_get_400_with_a_reason) {
   Served s;
   const Schedule before = s.trainer->schedule();
@@ -411,6 +501,12 @@ TEST_CASE(serving_beyond_loopback_needs_permission_and_addresses_are_checked) {
   REQUIRE_EQ(both.port, 0);
   for (const char* bad : {"", "host:", "99999", "1.2.3.4:x", ":80"})
     REQUIRE_THROWS_WITH(parseServeAddress(bad), "PORT or HOST:PORT");
+  // Loopback is an address of 127.0.0.0/8 or ::1 (or "localhost"), never a name that merely starts so.
+  for (const char* loopback : {"127.0.0.1", "127.3.2.1", "::1", "localhost"})
+    REQUIRE(isLoopbackHost(loopback));
+  for (const char* other : {"127.evil.example", "10.0.0.1", "::2", "0.0.0.0", ""})
+    REQUIRE(!isLoopbackHost(other));
+  REQUIRE_THROWS_WITH(SteeringServer(*trainer, parseServeAddress("127.evil.example:0")), "--serve-remote");
 }
 
 TEST_CASE(a_cli_run_with_serve_stops_when_asked_over_http) {

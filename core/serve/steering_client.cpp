@@ -1,0 +1,205 @@
+#include "serve/steering_client.h"
+
+#include <httplib.h>
+
+#include <cstdio>
+#include <mutex>
+#include <random>
+
+#include "io/atomic_file.h"
+#include "io/file_format.h"
+#include "run/run_directory.h"
+
+namespace nf {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr int kAttempts = 3;  // a request that changes the run, sent again while its answer is lost
+
+std::string answerText(const httplib::Result& res) {
+  const std::string body = res->body.substr(0, 300);
+  const json j = json::parse(res->body, nullptr, false);
+  return j.is_object() && j.contains("error") && j["error"].is_string() ? j["error"].get<std::string>()
+                                                                        : body;
+}
+
+}  // namespace
+
+std::string ServeAddress::text() const { return host + ":" + std::to_string(port); }
+
+ServeAddress readServeFile(const std::string& path) {
+  const json j = json::parse(readTextFile(path), nullptr, false);
+  if (!j.is_object()) throw FileError(path, "is not a run's serve.json (not a JSON object)");
+  checkFileFormat(j, kServeFormat, path);
+  ServeAddress address;
+  if (!j.contains("host") || !j["host"].is_string() || !j.contains("port") ||
+      !j["port"].is_number_integer() || !j.contains("token") || !j["token"].is_string())
+    throw FileError(path, "is not a run's serve.json: it needs \"host\", \"port\" and \"token\"");
+  address.host = j["host"];
+  address.port = j["port"];
+  address.token = j["token"];
+  if (address.port <= 0 || address.port > 65535) throw FileError(path, "holds no port a run serves on");
+  return address;
+}
+
+struct SteeringClient::Connection {
+  std::mutex mutex;  // one request at a time on the kept-alive connection
+  httplib::Client http;
+  Connection(const ServeAddress& a, double timeoutSeconds) : http(a.host, a.port) {
+    http.set_bearer_token_auth(a.token);
+    http.set_keep_alive(true);
+    http.set_tcp_nodelay(true);
+    const auto seconds = static_cast<time_t>(timeoutSeconds);
+    const auto micros = static_cast<time_t>((timeoutSeconds - static_cast<double>(seconds)) * 1e6);
+    http.set_connection_timeout(seconds, micros);
+    http.set_read_timeout(seconds, micros);
+    http.set_write_timeout(seconds, micros);
+  }
+};
+
+SteeringClient::SteeringClient(ServeAddress address, double timeoutSeconds)
+    : m_address(std::move(address)),
+      m_timeoutSeconds(timeoutSeconds),
+      m_connection(std::make_unique<Connection>(m_address, timeoutSeconds)) {
+  std::random_device random;  // ids need only be unique, not secret
+  char prefix[20];
+  std::snprintf(prefix, sizeof prefix, "%08x%08x-", random(), random());
+  m_idPrefix = prefix;
+}
+
+SteeringClient::~SteeringClient() = default;
+
+json SteeringClient::call(const std::string& method, const std::string& path, const json& body) {
+  std::lock_guard<std::mutex> lock(m_connection->mutex);
+  const httplib::Result res =
+      method == "GET"
+          ? m_connection->http.Get(path.c_str())
+          : m_connection->http.Post(path.c_str(), body.is_null() ? "{}" : body.dump(), "application/json");
+  if (!res)
+    throw SteeringError(0, "the run at " + m_address.text() + " does not answer (" +
+                               httplib::to_string(res.error()) +
+                               "); is it still serving, and the tunnel open?");
+  if (res->status != 200)
+    throw SteeringError(res->status, "the run at " + m_address.text() + " answered " +
+                                         std::to_string(res->status) + " to " + path + ": " +
+                                         answerText(res));
+  json answer = json::parse(res->body, nullptr, false);
+  if (!answer.is_object())
+    throw SteeringError(res->status,
+                        "the run at " + m_address.text() + " answered " + path + " with no JSON object");
+  return answer;
+}
+
+std::string SteeringClient::newRequestId() { return m_idPrefix + std::to_string(++m_requests); }
+
+json SteeringClient::once(const std::string& path, json body) {
+  body["request_id"] = newRequestId();
+  for (int attempt = 1;; ++attempt) {
+    try {
+      return call("POST", path, body);
+    } catch (const SteeringError& e) {
+      if (e.status != 0 || attempt == kAttempts) throw;  // only a lost answer is asked again
+    }
+  }
+}
+
+json SteeringClient::status() { return call("GET", "/v1/status"); }
+
+SteeringClient::MetricsPage SteeringClient::metrics(int64_t offset) {
+  const json j = call("GET", "/v1/metrics?offset=" + std::to_string(offset));
+  MetricsPage page;
+  try {
+    page.records = j.at("records").get<std::vector<json>>();
+    page.nextOffset = j.at("next_offset").get<int64_t>();
+    page.restarted = j.value("restarted", false);
+  } catch (const json::exception& e) {
+    throw SteeringError(200, "the run at " + m_address.text() + " answered metrics malformed: " + e.what());
+  }
+  return page;
+}
+
+void SteeringClient::followMetrics(int64_t offset, const std::function<bool(const MetricsPage&)>& onPage) {
+  Connection stream(m_address, m_timeoutSeconds);
+  stream.http.set_read_timeout(60);  // the run sends a comment every 15 s on a quiet stream
+  std::string text;
+  MetricsPage page;
+  page.nextOffset = offset;
+  bool stopped = false;
+  const httplib::Result res = stream.http.Get(
+      ("/v1/metrics/stream?offset=" + std::to_string(offset)).c_str(),
+      [&](const char* data, std::size_t size) {
+        text.append(data, size);
+        for (std::size_t end; (end = text.find("\n\n")) != std::string::npos; text.erase(0, end + 2)) {
+          const std::string event = text.substr(0, end);
+          if (event.rfind("data: ", 0) == 0) {
+            json record = json::parse(event.substr(6), nullptr, false);
+            if (!record.is_discarded()) page.records.push_back(std::move(record));
+          } else if (event.rfind("event: restarted", 0) == 0) {
+            page.records.clear();
+            page.restarted = true;
+          } else if (event.rfind("id: ", 0) == 0) {
+            page.nextOffset = std::stoll(event.substr(4));
+            if (!onPage(page)) {
+              stopped = true;
+              return false;
+            }
+            page.records.clear();
+            page.restarted = false;
+          }
+        }
+        return true;
+      });
+  if (stopped) return;
+  if (!res)
+    throw SteeringError(0, "the metrics stream of the run at " + m_address.text() + " ended (" +
+                               httplib::to_string(res.error()) + ")");
+  if (res->status != 200)
+    throw SteeringError(res->status, "the run at " + m_address.text() +
+                                         " refused the metrics stream: " + std::to_string(res->status));
+}
+
+Schedule SteeringClient::schedule(int64_t* stepsDone) {
+  const json j = call("GET", "/v1/schedule");
+  if (stepsDone) *stepsDone = j.at("steps_done").get<int64_t>();
+  return scheduleFromJson(j.at("schedule"), "the schedule of the run at " + m_address.text());
+}
+
+EditResult SteeringClient::edit(json body) {
+  try {
+    return editResultFromJson(once("/v1/edit", std::move(body)));
+  } catch (const std::invalid_argument& e) {
+    throw SteeringError(200, "the run at " + m_address.text() + ": " + e.what());
+  }
+}
+
+EditResult SteeringClient::add(ScheduleEvent event) {
+  json e = toJson(event);
+  e.erase("id");
+  return edit({{"add", e}});
+}
+
+EditResult SteeringClient::moveEvents(const std::vector<std::pair<int64_t, int64_t>>& idAndStep) {
+  json moves = json::array();
+  for (const auto& [id, step] : idAndStep) moves.push_back({{"id", id}, {"step", step}});
+  return edit({{"move", moves}});
+}
+
+EditResult SteeringClient::remove(int64_t id) { return edit({{"delete", id}}); }
+
+json SteeringClient::pause() { return call("POST", "/v1/pause"); }
+json SteeringClient::continueRun() { return call("POST", "/v1/continue"); }
+json SteeringClient::checkpoint() { return call("POST", "/v1/checkpoint"); }
+json SteeringClient::stop() { return call("POST", "/v1/stop"); }
+
+int64_t SteeringClient::analyze(const AnalysisRequest& request, const std::string& model, const json& data) {
+  json body{{"request", toJson(request)}, {"model", model}};
+  if (!data.is_null()) body["data"] = data;
+  return once("/v1/analyze", std::move(body)).at("job").get<int64_t>();
+}
+
+json SteeringClient::analysisJob(int64_t job) {
+  return call("GET", "/v1/analysis?job=" + std::to_string(job));
+}
+
+}  // namespace nf

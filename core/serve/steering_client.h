@@ -1,0 +1,90 @@
+// A client of a run's steering endpoint (docs/STEERING.md), for the workbench and the tests: typed calls,
+// each a blocking request with a timeout (the workbench makes them off its GUI thread). An edit or an
+// analysis carries a fresh request id and, when its answer is lost, is sent again with the same id, so the
+// run applies it once. Plain C++ header.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "analysis/analysis_request.h"
+#include "schedule/editable_schedule.h"
+
+namespace nf {
+
+struct ServeAddress {
+  std::string host = "127.0.0.1";
+  int port = 0;
+  std::string token;
+  std::string text() const;  // "host:port"
+};
+// A run's serve.json, written while the run serves. FileError names the file when it is not one.
+ServeAddress readServeFile(const std::string& path);
+
+// A request the endpoint did not answer as asked: `status` is the HTTP status, 0 when the endpoint could
+// not be reached (or went away mid-answer); the message says which address and what it said.
+struct SteeringError : std::runtime_error {
+  SteeringError(int status, const std::string& what) : std::runtime_error(what), status(status) {}
+  int status;
+};
+
+class SteeringClient {
+ public:
+  explicit SteeringClient(ServeAddress address, double timeoutSeconds = 10);
+  ~SteeringClient();
+  SteeringClient(const SteeringClient&) = delete;
+  SteeringClient& operator=(const SteeringClient&) = delete;
+  const ServeAddress& address() const { return m_address; }
+
+  nlohmann::json status();
+  struct MetricsPage {
+    std::vector<nlohmann::json> records;  // complete records of metrics.jsonl, in order
+    int64_t nextOffset = 0;               // where to ask from next
+    bool restarted = false;               // the log became shorter (a resume) and is sent from its start
+  };
+  MetricsPage metrics(int64_t offset);
+  // Follows the metrics stream from `offset`: `onPage` gets each batch of records as the run writes them,
+  // until it returns false (then this returns) or the connection ends (SteeringError; reconnect from the
+  // last page's nextOffset and nothing is missed).
+  void followMetrics(int64_t offset, const std::function<bool(const MetricsPage&)>& onPage);
+
+  Schedule schedule(int64_t* stepsDone = nullptr);
+  EditResult add(ScheduleEvent event);
+  EditResult moveEvents(const std::vector<std::pair<int64_t, int64_t>>& idAndStep);
+  EditResult remove(int64_t id);
+
+  // Each answers the run's status after the request was taken.
+  nlohmann::json pause();
+  nlohmann::json continueRun();
+  nlohmann::json checkpoint();
+  nlohmann::json stop();
+
+  // An analysis job on the server (model "now" or "start"; data: an evaluation set's number or "train",
+  // null for the run's default); returns the job's number. analysisJob() gives its state and result.
+  int64_t analyze(const AnalysisRequest& request, const std::string& model = "now",
+                  const nlohmann::json& data = nullptr);
+  nlohmann::json analysisJob(int64_t job);
+
+ private:
+  struct Connection;
+  nlohmann::json call(const std::string& method, const std::string& path,
+                      const nlohmann::json& body = nullptr);
+  // A request that changes the run, sent again with the same id while its answer is lost.
+  nlohmann::json once(const std::string& path, nlohmann::json body);
+  EditResult edit(nlohmann::json body);
+  std::string newRequestId();
+
+  ServeAddress m_address;
+  double m_timeoutSeconds;
+  std::unique_ptr<Connection> m_connection;
+  std::string m_idPrefix;
+  std::atomic<int64_t> m_requests{0};
+};
+
+}  // namespace nf

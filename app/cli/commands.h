@@ -39,6 +39,7 @@ void cmdExport(CLI::App& command);
 void cmdSchedule(CLI::App& command);
 void cmdPlan(CLI::App& command);
 void cmdAnalyze(CLI::App& command);  // a group: one subcommand per kind of analysis
+void cmdSteer(CLI::App& command);    // a group: one subcommand per request (built with NF_STEERING)
 
 // The help text of every --tokenizer option: the files loadTokenizer (text/tokenizer.h) reads.
 inline constexpr const char* kTokenizerFolderHelp =

@@ -55,12 +55,13 @@ std::map<const CLI::App*, std::function<int()>>& works() {
 }
 
 // What the subcommands of a group are called in help and errors: normfree-cli has commands, analyze has
-// analyses.
+// analyses, steer has requests.
 struct Noun {
   std::string one, many;
 };
 Noun subcommandNoun(const CLI::App& group) {
-  return group.get_parent() ? Noun{"analysis", "analyses"} : Noun{"command", "commands"};
+  if (!group.get_parent()) return {"command", "commands"};
+  return group.get_name() == "steer" ? Noun{"request", "requests"} : Noun{"analysis", "analyses"};
 }
 
 std::vector<const CLI::App*> subcommandsOf(const CLI::App& group) {
@@ -223,6 +224,10 @@ const Command kCommands[] = {
     {"plan", cmdPlan, "predict a run's memory; choose micro-batch × accumulation and checkpointing to fit"},
     {"analyze", cmdAnalyze,
      "analyses of a model: norms, sinks, dla, patching, neurons, calibration, ioi, induction"},
+#ifdef NF_STEERING
+    {"steer", cmdSteer,
+     "a served run from a terminal: status, pause, continue, checkpoint, stop, edits, watch"},
+#endif
 };
 
 }  // namespace

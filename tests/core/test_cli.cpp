@@ -2,6 +2,7 @@
 #include <array>
 #include <fstream>
 
+#include "cli_process.h"
 #include "data/ioi.h"
 #include "data/token_file.h"
 #include "fixtures.h"
@@ -14,21 +15,7 @@ using namespace nf::test;
 
 namespace {
 
-struct Result {
-  int status;
-  std::string out, err;
-};
-
-Result cli(const std::string& arguments) {
-  TempDir io;
-  const std::string cmd =
-      std::string(NF_CLI) + " " + arguments + " >" + io.path("out") + " 2>" + io.path("err");
-  Result r{runCommand(cmd), "", ""};
-  std::ifstream o(io.path("out")), e(io.path("err"));
-  r.out.assign(std::istreambuf_iterator<char>(o), {});
-  r.err.assign(std::istreambuf_iterator<char>(e), {});
-  return r;
-}
+using Result = CliResult;
 
 }  // namespace
 

@@ -113,15 +113,17 @@ void requireSameResult(const json& a, const json& b, const std::string& at = "")
 
 }  // namespace
 
-// A removal run of the CLI with --serve (smallRun's model, data and schedule; as many steps as it is let
-// train), once it serves: its process, serve.json and a client with the token.
+// A removal run of the CLI with --serve (smallRun's model, data and schedule, its events `later` steps
+// later; as many steps as it is let train), once it serves: its process, serve.json and a client with the
+// token.
 struct ServedCli {
   TempDir dir;
   RunConfig config = smallRun(dir);
   std::string run = dir.path("run");
   pid_t pid = -1;
   json serveFile;
-  explicit ServedCli(const std::string& moreArguments = "") {
+  explicit ServedCli(const std::string& moreArguments = "", int64_t later = 0) {
+    for (ScheduleEvent& e : config.schedule.events) e.step += later;
     writeFileAtomic(dir.path("schedule.json"), toJson(config.schedule).dump());
     pid = startCli("remove " + run + " --model " + config.model + " --train " + config.trainData +
                        " --schedule " + dir.path("schedule.json") +
@@ -552,6 +554,38 @@ TEST_CASE(a_cli_run_is_paused_analysed_and_continued_over_http_and_matches_the_c
   REQUIRE(hasRecord(run, "continue", held));
   body(post(c, "/v1/stop", json::object()), 200);
   REQUIRE_EQ(cli.finished().status, 3);
+}
+
+TEST_CASE(a_served_run_is_steered_from_a_terminal_with_steer) {
+  ServedCli served("", 1000);  // the events are at steps 1005–1016, not reached while the test edits
+  const std::string& run = served.run;
+  auto c = served.client();
+  waitUntil([&] { return get(c, "/v1/status")["steps_done"].get<int64_t>() >= 2; });
+  CliResult r = cli("steer pause " + run);
+  REQUIRE_MSG(r.status == 0, r.err);
+  REQUIRE_EQ(json::parse(r.out)["pause_requested"], true);
+  waitUntil([&] { return json::parse(cli("steer status " + run).out)["paused"] == true; });
+  // Edits: accepted (exit 0) and refused with the run's code (exit 4).
+  r = cli("steer move " + run + " 6:2000");
+  REQUIRE_MSG(r.status == 0, r.out << r.err);
+  REQUIRE_EQ(json::parse(cli("steer schedule " + run).out)["schedule"]["events"][5]["step"], 2000);
+  r = cli("steer delete " + run + " 999");
+  REQUIRE_EQ(r.status, 4);
+  REQUIRE_EQ(json::parse(r.out)["refusal"]["code"], "no_such_event");
+  r = cli("steer add " + run + " '{\"step\": 1500, \"site\": \"LN_v\", \"layer\": 1}'");
+  REQUIRE_EQ(r.status, 4);  // LN_v.1 is made fake at step 1014 already
+  REQUIRE_EQ(json::parse(r.out)["refusal"]["problems"][0]["code"], "site_already_changed");
+  // HOST:PORT needs the token; with it, the same run.
+  const std::string address = "127.0.0.1:" + std::to_string(served.serveFile["port"].get<int>());
+  r = cli("steer status " + address);
+  REQUIRE_EQ(r.status, 2);
+  REQUIRE_MSG(r.err.find("NF_STEER_TOKEN") != std::string::npos, r.err);
+  r = cli("steer continue " + address + " --token " + served.serveFile["token"].get<std::string>());
+  REQUIRE_MSG(r.status == 0, r.err);
+  r = cli("steer stop " + run);
+  REQUIRE_MSG(r.status == 0, r.err);
+  REQUIRE_EQ(served.finished().status, 3);
+  REQUIRE(cli("steer status " + run).status != 0);  // no longer served
 }
 
 TEST_MAIN()

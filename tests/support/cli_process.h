@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "check.h"
+#include "temp_dir.h"
 
 extern char** environ;
 
@@ -21,6 +22,23 @@ struct Finished {
   int status;
   std::string err;
 };
+
+struct CliResult {
+  int status;
+  std::string out, err;
+};
+
+// Runs the CLI with `arguments` (a shell command line) and waits: its exit status, stdout and stderr.
+inline CliResult cli(const std::string& arguments) {
+  TempDir io;
+  const std::string cmd =
+      std::string(NF_CLI) + " " + arguments + " >" + io.path("out") + " 2>" + io.path("err");
+  CliResult r{runCommand(cmd), "", ""};
+  std::ifstream o(io.path("out")), e(io.path("err"));
+  r.out.assign(std::istreambuf_iterator<char>(o), {});
+  r.err.assign(std::istreambuf_iterator<char>(e), {});
+  return r;
+}
 
 // Runs the CLI with `arguments` (split at spaces) in the background, stderr to errPath.
 inline pid_t startCli(const std::string& arguments, const std::string& errPath) {

@@ -1,0 +1,180 @@
+// normfree-cli steer <request> TARGET: a served run steered from a terminal — this machine's or, through an
+// SSH tunnel, a server's (docs/STEERING.md). TARGET is the run directory (its serve.json) or HOST:PORT with
+// the token in --token or NF_STEER_TOKEN.
+#ifdef NF_STEERING  // the command exists where the endpoint does
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "options.h"
+#include "run/run_directory.h"
+#include "serve/steering_client.h"
+#include "serve/steering_server.h"
+
+namespace nf::cli {
+namespace {
+
+struct TargetOptions {
+  std::string target, token;
+};
+
+void addTarget(CLI::App& command, TargetOptions& o) {
+  command.add_option("target", o.target, "the run directory (its serve.json), or HOST:PORT of a served run")
+      ->required();
+  command.add_option("--token", o.token, "the run's token with HOST:PORT (default: $NF_STEER_TOKEN)")
+      ->type_name("hex");
+}
+
+std::unique_ptr<SteeringClient> connect(const TargetOptions& o) {
+  ServeAddress address;
+  if (std::filesystem::exists(o.target)) {
+    const bool isRun = std::filesystem::is_directory(o.target);
+    if (isRun && !std::filesystem::exists(run::servePath(o.target)))
+      throw UsageError(o.target + " is not being served: it has no serve.json (start the run with --serve)");
+    address = readServeFile(isRun ? run::servePath(o.target) : o.target);
+  } else {
+    try {
+      const ServeOptions hostPort = parseServeAddress(o.target);
+      address.host = hostPort.host;
+      address.port = hostPort.port;
+    } catch (const std::invalid_argument&) {
+      throw UsageError("'" + o.target + "' is neither a run directory nor HOST:PORT");
+    }
+    const char* fromEnvironment = std::getenv("NF_STEER_TOKEN");
+    address.token = !o.token.empty() ? o.token : fromEnvironment ? fromEnvironment : "";
+    if (address.token.empty()) throw UsageError("HOST:PORT needs the run's token: --token or NF_STEER_TOKEN");
+  }
+  return std::make_unique<SteeringClient>(address);
+}
+
+// Exit status of an edit: 0 accepted, 4 refused (the answer says why, with its code).
+int editAnswered(const EditResult& result) {
+  printJson(toJson(result));
+  return result.accepted ? 0 : 4;
+}
+
+void simple(CLI::App& parent, const std::string& name, const std::string& summary,
+            nlohmann::json (SteeringClient::*request)()) {
+  CLI::App& command = addCommand(parent, name, summary);
+  auto o = std::make_shared<TargetOptions>();
+  addTarget(command, *o);
+  onRun(command, [o, request] {
+    printJson((connect(*o).get()->*request)());
+    return 0;
+  });
+}
+
+}  // namespace
+
+void cmdSteer(CLI::App& command) {
+  command.description(
+      "Steer a run started with --serve, here or through an SSH tunnel (docs/STEERING.md): its status, "
+      "pause, continue, a checkpoint now, stop, its schedule and edits of it, its metrics as they are "
+      "written. An edit that the run refuses exits with status 4 and says why.");
+  command.require_subcommand(1);
+  simple(command, "status", "the run's step, state and device", &SteeringClient::status);
+  simple(command, "pause", "hold the run after the step in progress", &SteeringClient::pause);
+  simple(command, "continue", "train again after a pause", &SteeringClient::continueRun);
+  simple(command, "checkpoint", "write a checkpoint after the step in progress", &SteeringClient::checkpoint);
+  simple(command, "stop", "stop after the step in progress, with a checkpoint", &SteeringClient::stop);
+  {
+    CLI::App& schedule = addCommand(command, "schedule", "the run's schedule as it is now");
+    auto o = std::make_shared<TargetOptions>();
+    addTarget(schedule, *o);
+    onRun(schedule, [o] {
+      int64_t stepsDone = 0;
+      const Schedule s = connect(*o)->schedule(&stepsDone);
+      printJson({{"schedule", toJson(s)}, {"steps_done", stepsDone}});
+      return 0;
+    });
+  }
+  {
+    CLI::App& move = addCommand(command, "move", "move events to other steps, all or none");
+    auto o = std::make_shared<TargetOptions>();
+    auto moves = std::make_shared<std::vector<std::string>>();
+    addTarget(move, *o);
+    move.add_option("moves", *moves, "event id and its new step, e.g. 4:130 5:140")
+        ->type_name("ID:STEP")
+        ->required();
+    onRun(move, [o, moves] {
+      std::vector<std::pair<int64_t, int64_t>> idAndStep;
+      for (const std::string& m : *moves) {
+        std::size_t colon = m.find(':'), used = 0, usedStep = 0;
+        int64_t id = -1, step = -1;
+        try {
+          id = std::stoll(m.substr(0, colon), &used);
+          step = std::stoll(m.substr(colon + 1), &usedStep);
+        } catch (const std::exception&) {
+          colon = std::string::npos;
+        }
+        if (colon == std::string::npos || used != colon || usedStep != m.size() - colon - 1)
+          throw UsageError("'" + m + "' is not ID:STEP, e.g. 4:130");
+        idAndStep.emplace_back(id, step);
+      }
+      return editAnswered(connect(*o)->moveEvents(idAndStep));
+    });
+  }
+  {
+    CLI::App& remove = addCommand(command, "delete", "delete an event that has not fired");
+    auto o = std::make_shared<TargetOptions>();
+    auto id = std::make_shared<int64_t>(0);
+    addTarget(remove, *o);
+    remove.add_option("id", *id, "the event's id (steer schedule lists them)")->required();
+    onRun(remove, [o, id] { return editAnswered(connect(*o)->remove(*id)); });
+  }
+  {
+    CLI::App& add = addCommand(command, "add", "add an event, in a schedule file's event form");
+    auto o = std::make_shared<TargetOptions>();
+    auto event = std::make_shared<std::string>();
+    addTarget(add, *o);
+    add.add_option("event", *event,
+                   "the event as JSON, e.g. '{\"step\": 120, \"site\": \"LN_v\", \"layer\": 3}'")
+        ->required();
+    onRun(add, [o, event] {
+      nlohmann::json e = nlohmann::json::parse(*event, nullptr, false);
+      if (!e.is_object()) throw UsageError("the event is not a JSON object");
+      e["id"] = 1;  // the run gives it its own id
+      ScheduleEvent parsed;
+      try {
+        parsed = scheduleFromJson(nlohmann::json{{"events", {e}}}, "the event").events.at(0);
+      } catch (const std::exception& error) {
+        throw UsageError(error.what());
+      }
+      return editAnswered(connect(*o)->add(parsed));
+    });
+  }
+  {
+    CLI::App& watch = addCommand(command, "watch", "print the run's metrics records as it writes them");
+    auto o = std::make_shared<TargetOptions>();
+    auto offset = std::make_shared<int64_t>(0);
+    addTarget(watch, *o);
+    watch.add_option("--offset", *offset, "start at this byte of metrics.jsonl (a previous watch's last)")
+        ->type_name("bytes")
+        ->transform(atLeast<int64_t>(0))
+        ->capture_default_str();
+    onRun(watch, [o, offset] {
+      // Until the run finishes or stops; a lost connection says where to go on from.
+      int64_t next = *offset;
+      try {
+        connect(*o)->followMetrics(*offset, [&](const SteeringClient::MetricsPage& page) {
+          bool ended = false;
+          for (const nlohmann::json& record : page.records) {
+            printJson(record);
+            ended = ended || record.value("type", "") == "finish" || record.value("type", "") == "stop";
+          }
+          next = page.nextOffset;
+          return !ended;
+        });
+      } catch (const SteeringError& e) {
+        throw std::runtime_error(std::string(e.what()) + "; go on with --offset " + std::to_string(next));
+      }
+      return 0;
+    });
+  }
+}
+
+}  // namespace nf::cli
+#endif

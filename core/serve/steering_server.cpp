@@ -29,9 +29,9 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr std::size_t kMaxBody = 64 * 1024;       // an edit is a few hundred bytes
-constexpr std::size_t kMaxRequestId = 128;        // a client's id for an edit, so a retry is applied once
-constexpr std::size_t kRememberedEdits = 10'000;  // answers kept for retries
+constexpr std::size_t kMaxBody = 64 * 1024;          // an edit is a few hundred bytes
+constexpr std::size_t kMaxRequestId = 128;           // a client's id for an edit, so a retry is applied once
+constexpr std::size_t kRememberedRequests = 10'000;  // request ids answered, kept for retries
 constexpr std::size_t kMaxMoves = 1000;
 constexpr std::size_t kThreads = 32;             // connections served at once, streams included
 constexpr int64_t kMaxPageBytes = 1 << 20;       // of metrics.jsonl per answer or stream event batch
@@ -112,6 +112,29 @@ json objectBody(const httplib::Request& req) {
   return body;
 }
 
+// What the last kRememberedRequests request ids were answered with, so that a retried request (its answer
+// lost) gets that answer again instead of being applied again.
+template <class Answer>
+class RememberedRequests {
+ public:
+  const Answer* find(const std::string& id) const {
+    const auto it = m_answers.find(id);
+    return it == m_answers.end() ? nullptr : &it->second;
+  }
+  void remember(const std::string& id, Answer answer) {
+    m_answers[id] = std::move(answer);
+    m_order.push_back(id);
+    if (m_order.size() > kRememberedRequests) {  // the oldest is forgotten
+      m_answers.erase(m_order.front());
+      m_order.pop_front();
+    }
+  }
+
+ private:
+  std::map<std::string, Answer> m_answers;
+  std::deque<std::string> m_order;
+};
+
 // Thrown by an analysis's progress when the server stops.
 struct Cancelled : std::runtime_error {
   Cancelled() : std::runtime_error("the run stopped serving") {}
@@ -120,7 +143,7 @@ struct Cancelled : std::runtime_error {
 // One analysis request and what became of it.
 struct AnalysisJob {
   int64_t id = 0;
-  std::string requestId, model, data;  // model: "now" or "start"; data: the token file's role
+  std::string model, data;  // model: "now" or "start"; data: the token file's role
   AnalysisRequest request;
   std::string state = "queued";  // queued, running, done, failed
   std::string task;
@@ -181,9 +204,8 @@ struct SteeringServer::Impl {
   httplib::Server server;
   std::thread thread;
 
-  std::mutex editMutex;  // one edit at a time, so a retry never races its original
-  std::map<std::string, std::string> answered;
-  std::deque<std::string> answeredOrder;
+  std::mutex editMutex;                           // one edit at a time, so a retry never races its original
+  RememberedRequests<std::string> answeredEdits;  // the answers' JSON text
 
   explicit Impl(Trainer& t) : trainer(t) {}
 
@@ -257,8 +279,8 @@ struct SteeringServer::Impl {
     if (ops != 1) throw BadRequest("an edit is exactly one of \"add\", \"move\" or \"delete\"");
 
     std::lock_guard<std::mutex> lock(editMutex);
-    if (const auto seen = answered.find(id); seen != answered.end())
-      return json::parse(seen->second);  // a retry: the first answer, nothing applied again
+    if (const std::string* seen = answeredEdits.find(id))
+      return json::parse(*seen);  // a retry: the first answer, nothing applied again
     EditResult result;
     if (body.contains("add")) {
       result = trainer.addEvent(eventToAdd(body["add"]));
@@ -277,25 +299,19 @@ struct SteeringServer::Impl {
       result = trainer.deleteEvent(body["delete"].get<int64_t>());
     }
     json reply = toJson(result);
-    answered[id] = jsonText(reply);
-    answeredOrder.push_back(id);
-    if (answeredOrder.size() > kRememberedEdits) {
-      answered.erase(answeredOrder.front());
-      answeredOrder.pop_front();
-    }
+    answeredEdits.remember(id, jsonText(reply));
     return reply;
   }
 
   // --- analyses: one at a time, on a thread of their own, each on the model as it is when it starts ----
 
-  std::mutex jobMutex;  // guards the job list and the job thread's cache
+  std::mutex jobMutex;  // guards the jobs and their request ids
   std::condition_variable jobAdded;
   std::map<int64_t, AnalysisJob> jobs;
-  std::map<std::string, int64_t> jobOfRequest;  // the last kRememberedEdits request ids, so a late retry
-  std::deque<std::string> jobRequestOrder;      // is never computed twice
+  RememberedRequests<int64_t> jobOfRequest;  // outlives the jobs: a late retry is never computed twice
   int64_t lastJob = 0;
   std::thread analysisThread;
-  SnapshotPtr startModel;  // loaded on first use, on the job thread
+  SnapshotPtr startModel;  // loaded on first use; the job thread's alone
   std::shared_ptr<const Tokenizer> tokenizer;
   bool tokenizerLoaded = false;
 
@@ -312,7 +328,6 @@ struct SteeringServer::Impl {
     const json body = objectBody(req);
     const std::string id = requestId(body);
     AnalysisJob job;
-    job.requestId = id;
     job.model = "now";
     const RunConfig& c = trainer.config();
     job.data = c.evalData.empty() ? "train" : "0";
@@ -345,8 +360,8 @@ struct SteeringServer::Impl {
     if (!body.contains("request")) throw BadRequest("\"request\" is missing: {\"analysis\": …, …}");
 
     std::lock_guard<std::mutex> lock(jobMutex);
-    if (const auto seen = jobOfRequest.find(id); seen != jobOfRequest.end()) {
-      const auto kept = jobs.find(seen->second);
+    if (const int64_t* seen = jobOfRequest.find(id)) {
+      const auto kept = jobs.find(*seen);
       if (kept != jobs.end()) return describe(kept->second);  // a retry: the same job
       throw NotFound("the job of request \"" + id + "\" is no longer kept");
     }
@@ -354,12 +369,7 @@ struct SteeringServer::Impl {
     for (const auto& [number, j] : jobs) open += j.state == "queued" || j.state == "running";
     if (open >= kMaxQueuedAnalyses) throw Busy("16 analyses are waiting already; ask again when one is done");
     job.id = ++lastJob;
-    jobOfRequest[id] = job.id;
-    jobRequestOrder.push_back(id);
-    if (jobRequestOrder.size() > kRememberedEdits) {
-      jobOfRequest.erase(jobRequestOrder.front());
-      jobRequestOrder.pop_front();
-    }
+    jobOfRequest.remember(id, job.id);
     const json answer = describe(job);
     jobs.emplace(job.id, std::move(job));
     // Finished jobs beyond those kept are forgotten, oldest first.
@@ -506,22 +516,17 @@ struct SteeringServer::Impl {
       if (!authorized(req)) return refuse(res);
       answerOrFail(res, [&] { streamMetrics(req, res); });
     });
-    server.Post("/v1/stop", route([this](const httplib::Request&) {
-                  trainer.requestStop();
-                  return status();
-                }));
-    server.Post("/v1/pause", route([this](const httplib::Request&) {
-                  trainer.requestPause();
-                  return status();
-                }));
-    server.Post("/v1/continue", route([this](const httplib::Request&) {
-                  trainer.requestContinue();
-                  return status();
-                }));
-    server.Post("/v1/checkpoint", route([this](const httplib::Request&) {
-                  trainer.requestCheckpoint();
-                  return status();
-                }));
+    // A control: the request is passed to the trainer, the status answered.
+    auto control = [this](void (Trainer::*request)()) {
+      return route([this, request](const httplib::Request&) {
+        (trainer.*request)();
+        return status();
+      });
+    };
+    server.Post("/v1/stop", control(&Trainer::requestStop));
+    server.Post("/v1/pause", control(&Trainer::requestPause));
+    server.Post("/v1/continue", control(&Trainer::requestContinue));
+    server.Post("/v1/checkpoint", control(&Trainer::requestCheckpoint));
     server.Post("/v1/analyze", route([this](const httplib::Request& req) { return analyze(req); }));
     server.Get("/v1/analysis", route([this](const httplib::Request& req) { return analysisJob(req); }));
   }

@@ -28,19 +28,22 @@ void require(bool ok, const std::string& what) {
   if (!ok) throw std::invalid_argument(what);
 }
 
-int64_t wholeNumber(const json& j, const std::string& name, int64_t low, int64_t high) {
-  // nlohmann gives a bool or a float no integer type; an unsigned beyond int64 would wrap.
-  const bool whole = j.is_number_integer() && !(j.is_number_unsigned() && j.get<uint64_t>() > uint64_t(high));
-  const int64_t value = whole ? j.get<int64_t>() : low - 1;
-  require(whole && value >= low && value <= high, "\"" + name + "\" must be a whole number from " +
-                                                      std::to_string(low) + " to " + std::to_string(high));
-  return value;
+// A JSON value as a whole number of type T: never a bool or a fraction, never wrapped around. (Which
+// values a request may hold is checkAnalysisRequest's to say.)
+template <class T>
+T wholeNumber(const json& j, const std::string& name) {
+  using limits = std::numeric_limits<T>;
+  const bool fits = j.is_number_integer() &&
+                    (j.is_number_unsigned() ? j.get<uint64_t>() <= static_cast<uint64_t>(limits::max())
+                                            : j.get<int64_t>() >= static_cast<int64_t>(limits::min()) &&
+                                                  j.get<int64_t>() <= static_cast<int64_t>(limits::max()));
+  require(fits, "\"" + name + "\" must be a whole number (from " + std::to_string(limits::min()) + " to " +
+                    std::to_string(limits::max()) + ")");
+  return static_cast<T>(j.get<int64_t>());
 }
 
-double realNumber(const json& j, const std::string& name, double low, double high) {
-  require(
-      j.is_number() && std::isfinite(j.get<double>()) && j.get<double>() >= low && j.get<double>() <= high,
-      "\"" + name + "\" must be a number from " + json(low).dump() + " to " + json(high).dump());
+double realNumber(const json& j, const std::string& name) {
+  require(j.is_number() && std::isfinite(j.get<double>()), "\"" + name + "\" must be a number");
   return j.get<double>();
 }
 
@@ -63,8 +66,7 @@ TokenSequences sequencesFor(const AnalysisRequest& r, const ModelSnapshot& snaps
   require(length <= context, "the length " + std::to_string(length) +
                                  " is longer than the model's context (" + std::to_string(context) + ")");
   require(!sources.tokenFile.empty(), "the " + r.kind + " analysis needs token data");
-  TokenSequences sequences = readSequences(sources.tokenFile, r.sequences, length);
-  return sequences;
+  return readSequences(sources.tokenFile, r.sequences, length);
 }
 
 AnalysisOutput attribution(const AnalysisRequest& r, const ModelSnapshot& snapshot, const AnalysisSources& s,
@@ -175,39 +177,39 @@ void checkAnalysisRequest(const AnalysisRequest& r) {
 AnalysisRequest analysisRequestFromJson(const json& j) {
   require(j.is_object(), "an analysis request is a JSON object");
   AnalysisRequest r;
-  const int64_t big = std::numeric_limits<int32_t>::max();
   for (const auto& [name, value] : j.items()) {
     if (name == "analysis") {
       require(value.is_string(), "\"analysis\" must be one of " + kindList());
       r.kind = value.get<std::string>();
     } else if (name == "sequences") {
-      r.sequences = wholeNumber(value, name, 1, kMaxSequences);
+      r.sequences = wholeNumber<int64_t>(value, name);
     } else if (name == "length") {
-      r.length = wholeNumber(value, name, 0, big);
+      r.length = wholeNumber<int32_t>(value, name);
     } else if (name == "bins") {
-      r.bins = static_cast<int>(wholeNumber(value, name, 1, kMaxBins));
+      r.bins = wholeNumber<int>(value, name);
     } else if (name == "threshold") {
-      r.threshold = realNumber(value, name, 0, 1);
+      r.threshold = realNumber(value, name);
     } else if (name == "trace_layer") {
-      r.traceLayer = static_cast<int>(wholeNumber(value, name, 0, big));
+      r.traceLayer = wholeNumber<int>(value, name);
     } else if (name == "trace_head") {
-      r.traceHead = static_cast<int>(wholeNumber(value, name, 0, big));
+      r.traceHead = wholeNumber<int>(value, name);
     } else if (name == "trace_sequence") {
-      r.traceSequence = wholeNumber(value, name, 0, kMaxSequences - 1);
+      r.traceSequence = wholeNumber<int64_t>(value, name);
     } else if (name == "bootstrap") {
-      r.bootstrap = static_cast<int>(wholeNumber(value, name, 0, kMaxBootstrap));
+      r.bootstrap = wholeNumber<int>(value, name);
     } else if (name == "seed") {
-      r.seed = static_cast<uint64_t>(wholeNumber(value, name, 0, std::numeric_limits<int64_t>::max()));
+      const int64_t seed = wholeNumber<int64_t>(value, name);
+      require(seed >= 0, "\"seed\" must be ≥ 0");
+      r.seed = static_cast<uint64_t>(seed);
     } else if (name == "count") {
-      r.ioiCount = wholeNumber(value, name, 4, kMaxPrompts);
+      r.ioiCount = wholeNumber<int64_t>(value, name);
     } else if (name == "frame") {
-      r.ioiFrame =
-          static_cast<int>(wholeNumber(value, name, 0, static_cast<int64_t>(ioiFrames().size()) - 1));
+      r.ioiFrame = wholeNumber<int>(value, name);
     } else if (name == "head_positions") {
       require(value.is_boolean(), "\"head_positions\" must be true or false");
       r.headPositions = value.get<bool>();
     } else if (name == "top") {
-      r.top = static_cast<int>(wholeNumber(value, name, 1, kMaxTop));
+      r.top = wholeNumber<int>(value, name);
     } else if (name == "prompts") {
       require(value.is_array() && value.size() <= kMaxPromptTexts,
               "\"prompts\" must be a list of ≤ 16 texts");
@@ -217,9 +219,9 @@ AnalysisRequest analysisRequestFromJson(const json& j) {
         r.prompts.push_back(text.get<std::string>());
       }
     } else if (name == "new_tokens") {
-      r.newTokens = wholeNumber(value, name, 0, kMaxNewTokens);
+      r.newTokens = wholeNumber<int64_t>(value, name);
     } else if (name == "temperature") {
-      r.temperature = realNumber(value, name, 0, 100);
+      r.temperature = realNumber(value, name);
     } else {
       throw std::invalid_argument("unknown analysis setting \"" + name + "\"");
     }

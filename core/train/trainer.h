@@ -44,9 +44,8 @@ class Trainer {
   // a checkpoint and returns false). progress: steps done of max steps, detail = loss and next event.
   bool run(const ProgressFn& progress = {});
   void requestStop();  // thread-safe; the step in progress completes first
-  void requestStopFromSignal() {
-    m_stopRequested = true;
-  }  // the same, async-signal-safe (noticed within 1 s)
+  // The same, async-signal-safe (a signal handler may not lock or notify): noticed within a second.
+  void requestStopFromSignal() { m_stopRequested = true; }
   bool stopRequested() const { return m_stopRequested.load(); }
   // Pause: run() holds between two steps — nothing trains; edits, snapshots, a checkpoint and stop still
   // work — until requestContinue() or requestStop(). Thread-safe; a "pause" and a "continue" record mark

@@ -182,6 +182,7 @@ void analyzeDla(CLI::App& command) {
     std::string head = "0.0", csv;
     int64_t traceSequence = 0, seed = 0;
     int bootstrap = 1000;
+    bool pattern = false;
   };
   auto o = std::make_shared<Options>();
   addModelOptions(command, *o);
@@ -193,6 +194,8 @@ void analyzeDla(CLI::App& command) {
       ->type_name("n")
       ->transform(atLeast<int64_t>(0))
       ->capture_default_str();
+  command.add_flag("--trace-pattern", o->pattern,
+                   "also report the head's attention pattern on that sequence (length ≤ 512)");
   command.add_option("--bootstrap", o->bootstrap, "bootstrap resamples of the sequences (0: none)")
       ->type_name("n")
       ->transform(atLeast(0))
@@ -207,6 +210,7 @@ void analyzeDla(CLI::App& command) {
     AnalysisRequest request = requestFor("dla", *o);
     std::tie(request.traceLayer, request.traceHead) = parseHead(o->head);
     request.traceSequence = o->traceSequence;
+    request.tracePattern = o->pattern;
     request.bootstrap = o->bootstrap;
     request.seed = static_cast<uint64_t>(o->seed);
     const SnapshotPtr snapshot = snapshotFrom(*o);

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "eval/loss_summary.h"
+#include "io/json_read.h"
 
 namespace nf {
 
@@ -14,6 +15,16 @@ AnalysisHeader makeHeader(const std::string& analysis, const ModelSnapshot& snap
 nlohmann::json toJson(const AnalysisHeader& h) {
   return {{"analysis", h.analysis}, {"model", h.model},         {"step", h.step},    {"norms", h.norms},
           {"data", h.data},         {"sequences", h.sequences}, {"length", h.length}};
+}
+
+AnalysisHeader analysisHeaderFromJson(const nlohmann::json& j) {
+  return readJson(j, "analysis result", [](const JsonIn& in) { return analysisHeaderFromJson(in); });
+}
+
+AnalysisHeader analysisHeaderFromJson(const JsonIn& j) {
+  return {j["analysis"].text(),        j["model"].text(), j["step"].whole<int64_t>(),
+          j["norms"].text(),           j["data"].text(),  j["sequences"].whole<int64_t>(),
+          j["length"].whole<int64_t>()};
 }
 
 Spread spreadOf(std::vector<float> values) {
@@ -31,6 +42,15 @@ Spread spreadOf(std::vector<float> values) {
 
 nlohmann::json toJson(const Spread& s) {
   return {{"count", s.count}, {"mean", s.mean}, {"median", s.median}, {"p10", s.p10}, {"p90", s.p90}};
+}
+
+Spread spreadFromJson(const nlohmann::json& j) {
+  return readJson(j, "analysis result", [](const JsonIn& in) { return spreadFromJson(in); });
+}
+
+Spread spreadFromJson(const JsonIn& j) {
+  return {j["count"].whole<int64_t>(), j["mean"].real(), j["median"].real(), j["p10"].real(),
+          j["p90"].real()};
 }
 
 }  // namespace nf

@@ -11,6 +11,8 @@
 
 namespace nf {
 
+class JsonIn;
+
 // What a result says about its origin: the model's step and norm state, and the data.
 struct AnalysisHeader {
   std::string analysis;  // "residual_norms", "attention_sinks", ...
@@ -23,6 +25,12 @@ struct AnalysisHeader {
 AnalysisHeader makeHeader(const std::string& analysis, const ModelSnapshot& snapshot, const std::string& data,
                           int64_t sequences, int64_t length);
 nlohmann::json toJson(const AnalysisHeader& header);
+// The inverse of toJson, for results computed elsewhere; every result's xxxFromJson reads the same way:
+// extra keys are ignored, a missing or mistyped field throws std::invalid_argument naming its path, and
+// every struct field is read unless its reader says otherwise. The JsonIn form reads a part of a larger
+// result (errors name the path there).
+AnalysisHeader analysisHeaderFromJson(const nlohmann::json& j);
+AnalysisHeader analysisHeaderFromJson(const JsonIn& j);
 
 // Mean, median and 10th / 90th percentiles of a set of values.
 struct Spread {
@@ -31,5 +39,7 @@ struct Spread {
 };
 Spread spreadOf(std::vector<float> values);
 nlohmann::json toJson(const Spread& spread);
+Spread spreadFromJson(const nlohmann::json& j);  // as analysisHeaderFromJson
+Spread spreadFromJson(const JsonIn& j);
 
 }  // namespace nf

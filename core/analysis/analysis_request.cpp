@@ -23,6 +23,7 @@ using json = nlohmann::json;
 constexpr int64_t kMaxSequences = 4096, kMaxPrompts = 4096, kMaxNewTokens = 1024;
 constexpr int kMaxBins = 1000, kMaxBootstrap = 100'000, kMaxTop = 65536;
 constexpr std::size_t kMaxPromptTexts = 16, kMaxPromptBytes = 2000;
+constexpr int64_t kMaxPatternLength = 512;  // a traced pattern is length² numbers
 
 void require(bool ok, const std::string& what) {
   if (!ok) throw std::invalid_argument(what);
@@ -77,9 +78,14 @@ AnalysisOutput attribution(const AnalysisRequest& r, const ModelSnapshot& snapsh
   options.traceSequence = r.traceSequence;
   options.bootstrapSamples = r.bootstrap;
   options.seed = r.seed;
-  const AttributionResult a = logitAttribution(snapshot, sequencesFor(r, snapshot, s), options, progress);
+  const TokenSequences data = sequencesFor(r, snapshot, s);
+  require(!r.tracePattern || data.length <= kMaxPatternLength,
+          "\"trace_pattern\" needs a \"length\" of at most " + std::to_string(kMaxPatternLength));
+  const AttributionResult a = logitAttribution(snapshot, data, options, progress);
   AnalysisOutput out{toJson(a), {}};
   out.result["trace"]["token_texts"] = tokenTexts(s.tokenizer, a.trace.tokens);
+  if (r.tracePattern)  // row = query position, row-major
+    out.result["trace"]["pattern"] = attentionPattern(snapshot, a.trace.tokens, r.traceLayer, r.traceHead);
   PatchingGrid grid{"nmae_percent", a.layers, a.heads, {}, {}, {}, {}};
   for (int l = 0; l < a.layers; ++l) grid.rowLabels.push_back("L" + std::to_string(l));
   for (int h = 0; h < a.heads; ++h) grid.columnLabels.push_back("H" + std::to_string(h));
@@ -195,6 +201,9 @@ AnalysisRequest analysisRequestFromJson(const json& j) {
       r.traceHead = wholeNumber<int>(value, name);
     } else if (name == "trace_sequence") {
       r.traceSequence = wholeNumber<int64_t>(value, name);
+    } else if (name == "trace_pattern") {
+      require(value.is_boolean(), "\"trace_pattern\" must be true or false");
+      r.tracePattern = value.get<bool>();
     } else if (name == "bootstrap") {
       r.bootstrap = wholeNumber<int>(value, name);
     } else if (name == "seed") {
@@ -239,6 +248,7 @@ json toJson(const AnalysisRequest& r) {
           {"trace_layer", r.traceLayer},
           {"trace_head", r.traceHead},
           {"trace_sequence", r.traceSequence},
+          {"trace_pattern", r.tracePattern},
           {"bootstrap", r.bootstrap},
           {"seed", r.seed},
           {"count", r.ioiCount},

@@ -25,7 +25,8 @@ struct AnalysisRequest {
   int bins = 40;                      // norms: histogram bins per site
   double threshold = 0.3;             // sinks: attention to position 0 that makes a sink
   int traceLayer = 0, traceHead = 0;  // dla: the head whose per-position values are reported,
-  int64_t traceSequence = 0;          //      on this sequence
+  int64_t traceSequence = 0;          //      on this sequence,
+  bool tracePattern = false;          //      with its attention pattern there (length ≤ 512)
   int bootstrap = 1000;               // dla: resamples of the sequences for the overall NMAE's interval
   uint64_t seed = 0;                  // dla's bootstrap, patching's prompts, calibration's sampling
   int64_t ioiCount = 96;              // patching: IOI prompts to make (a multiple of 4)

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/analysis_kernels.h"
+#include "io/json_read.h"
 #include "model/causal_lm.h"
 
 namespace nf {
@@ -65,6 +66,22 @@ nlohmann::json toJson(const AttentionSinksResult& r) {
           {"layers", r.layers},         {"heads", r.heads},
           {"sink_share", r.sinkShare},  {"mean_position0_attention", r.meanPositionZero},
           {"sink_rate", r.sinkRate}};
+}
+
+AttentionSinksResult attentionSinksResultFromJson(const nlohmann::json& result) {
+  return readJson(result, "analysis result", [](const JsonIn& j) {
+    AttentionSinksResult r;
+    r.header = analysisHeaderFromJson(j["header"]);
+    r.threshold = j["threshold"].real();
+    r.layers = j["layers"].whole<int>();
+    r.heads = j["heads"].whole<int>();
+    r.sinkShare = j["sink_share"].reals();
+    r.meanPositionZero = j["mean_position0_attention"].reals();
+    r.sinkRate = j["sink_rate"].real();
+    for (const char* key : {"sink_share", "mean_position0_attention"})
+      j[key].requireSize(int64_t{r.layers} * r.heads, "layers × heads");
+    return r;
+  });
 }
 
 }  // namespace nf

@@ -22,6 +22,8 @@ struct AttentionSinksResult {
 AttentionSinksResult attentionSinks(const ModelSnapshot& snapshot, const TokenSequences& data,
                                     double threshold = 0.3, const ProgressFn& progress = {});
 nlohmann::json toJson(const AttentionSinksResult& result);
+// The inverse of toJson (as analysisHeaderFromJson; both lists must hold layers × heads values).
+AttentionSinksResult attentionSinksResultFromJson(const nlohmann::json& j);
 
 // One head's attention pattern on one token sequence: tokens.size()² weights, row = query position,
 // row-major (what the GUI draws when a head is clicked).

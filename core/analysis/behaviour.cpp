@@ -7,8 +7,30 @@
 #include "analysis/analysis_kernels.h"
 #include "eval/evaluate.h"
 #include "eval/generate.h"
+#include "io/json_read.h"
 
 namespace nf {
+namespace {
+
+// toJson(LossSummary) read back (eval/ has no reader of its own: only results computed elsewhere need one).
+LossSummary lossSummaryFromJson(const JsonIn& j) {
+  LossSummary s;
+  s.tokens = j["tokens"].whole<int64_t>();
+  s.meanLoss = j["mean_loss"].real();
+  s.medianLoss = j["median_loss"].real();
+  s.range95 = j["loss_range_95"].realArray<2>();
+  s.range999 = j["loss_range_99_9"].realArray<2>();
+  s.meanEntropy = j["mean_entropy"].real();
+  s.accuracy = j["accuracy"].real();
+  s.ece = j["ece"].real();
+  s.bins = j["calibration_bins"].list([](const JsonIn& b) {
+    return CalibrationBin{b["lower"].real(), b["upper"].real(), b["count"].whole<int64_t>(),
+                          b["mean_confidence"].real(), b["accuracy"].real()};
+  });
+  return s;
+}
+
+}  // namespace
 
 ModelBehaviour modelBehaviour(const ModelSnapshot& snapshot, const TokenSequences& data,
                               const std::vector<std::vector<int32_t>>& prompts,
@@ -45,6 +67,19 @@ nlohmann::json toJson(const ModelBehaviour& b) {
   for (const Continuation& c : b.continuations)
     continuations.push_back({{"prompt", c.prompt}, {"greedy", c.greedy}, {"sampled", c.sampled}});
   return {{"header", toJson(b.header)}, {"summary", toJson(b.summary)}, {"continuations", continuations}};
+}
+
+ModelBehaviour modelBehaviourFromJson(const nlohmann::json& result) {
+  return readJson(result, "analysis result", [](const JsonIn& j) {
+    ModelBehaviour b;
+    b.header = analysisHeaderFromJson(j["header"]);
+    b.summary = lossSummaryFromJson(j["summary"]);
+    b.continuations = j["continuations"].list([](const JsonIn& c) {
+      return Continuation{c["prompt"].wholes<int32_t>(), c["greedy"].wholes<int32_t>(),
+                          c["sampled"].wholes<int32_t>()};
+    });
+    return b;
+  });
 }
 
 }  // namespace nf

@@ -34,5 +34,8 @@ ModelBehaviour modelBehaviour(const ModelSnapshot& snapshot, const TokenSequence
                               const std::vector<std::vector<int32_t>>& prompts,
                               const BehaviourOptions& options = {}, const ProgressFn& progress = {});
 nlohmann::json toJson(const ModelBehaviour& behaviour);
+// The inverse of toJson (as analysisHeaderFromJson): one entry of a calibration result's "models", whose
+// "*_text" keys that runAnalysis adds are ignored.
+ModelBehaviour modelBehaviourFromJson(const nlohmann::json& j);
 
 }  // namespace nf

@@ -7,6 +7,7 @@
 
 #include "analysis/analysis_kernels.h"
 #include "eval/evaluate.h"
+#include "io/json_read.h"
 #include "model/causal_lm.h"
 
 namespace nf {
@@ -109,6 +110,33 @@ nlohmann::json toJson(const ConfidenceNeuronsResult& r) {
           {"base_loss", r.baseLoss},
           {"base_entropy", r.baseEntropy},
           {"ablations", ablations}};
+}
+
+ConfidenceNeuronsResult confidenceNeuronsResultFromJson(const nlohmann::json& result) {
+  return readJson(result, "analysis result", [](const JsonIn& j) {
+    ConfidenceNeuronsResult r;
+    r.header = analysisHeaderFromJson(j["header"]);
+    r.layer = j["layer"].whole<int>();
+    r.neurons = j["neurons"].list([](const JsonIn& n) {
+      return NeuronScore{n["neuron"].whole<int>(), n["output_norm"].real(), n["logit_var"].real(),
+                         n["score"].real()};
+    });
+    const int64_t count = static_cast<int64_t>(r.neurons.size());
+    r.ranking = j["ranking"].list([count](const JsonIn& k) {
+      const int neuron = k.whole<int>();
+      if (neuron < 0 || neuron >= count) k.fail("an index into \"neurons\"");
+      return neuron;
+    });
+    r.singularValues = j["singular_values"].reals();
+    r.singularCosines = j["top_singular_cosines"].list([](const JsonIn& cosines) { return cosines.reals(); });
+    r.baseLoss = j["base_loss"].real();
+    r.baseEntropy = j["base_entropy"].real();
+    r.ablations = j["ablations"].list([](const JsonIn& a) {
+      return NeuronAblation{a["neuron"].whole<int>(), a["delta_loss"].real(), a["delta_entropy"].real(),
+                            a["cumulative_delta_loss"].real(), a["cumulative_delta_entropy"].real()};
+    });
+    return r;
+  });
 }
 
 }  // namespace nf

@@ -41,5 +41,7 @@ struct ConfidenceNeuronsResult {
 ConfidenceNeuronsResult confidenceNeurons(const ModelSnapshot& snapshot, const TokenSequences& data,
                                           int topK = 10, const ProgressFn& progress = {});
 nlohmann::json toJson(const ConfidenceNeuronsResult& result);
+// The inverse of toJson (as analysisHeaderFromJson; every "ranking" entry must index "neurons").
+ConfidenceNeuronsResult confidenceNeuronsResultFromJson(const nlohmann::json& j);
 
 }  // namespace nf

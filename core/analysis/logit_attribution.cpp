@@ -6,6 +6,7 @@
 
 #include "analysis/analysis_kernels.h"
 #include "eval/loss_summary.h"
+#include "io/json_read.h"
 #include "model/causal_lm.h"
 #include "model/norm.h"
 #include "util/random.h"
@@ -241,6 +242,43 @@ nlohmann::json toJson(const AttributionResult& r) {
             {"tokens", r.trace.tokens},
             {"dla", r.trace.dla},
             {"de", r.trace.de}}}};
+}
+
+AttributionResult attributionResultFromJson(const nlohmann::json& result) {
+  return readJson(result, "analysis result", [](const JsonIn& j) {
+    auto component = [](const JsonIn& c) {
+      ComponentAttribution a;
+      a.name = c["name"].text();
+      a.layer = c["layer"].whole<int>();
+      a.head = c["head"].whole<int>();
+      a.meanAbsDla = c["mean_abs_dla"].real();
+      a.meanAbsDe = c["mean_abs_de"].real();
+      a.meanAbsError = c["mean_abs_error"].real();
+      a.nmae = c["nmae_percent"].real();
+      return a;
+    };
+    AttributionResult r;
+    r.header = analysisHeaderFromJson(j["header"]);
+    r.layers = j["layers"].whole<int>();
+    r.heads = j["heads"].whole<int>();
+    r.overallNmae = j["overall_nmae_percent"].real();
+    const std::array<double, 2> interval = j["overall_nmae_interval95"].realArray<2>();
+    r.overallLow = interval[0];
+    r.overallHigh = interval[1];
+    r.decompositionError = j["decomposition_error"].real();
+    r.headAttributions = j["head_attributions"].list(component);
+    j["head_attributions"].requireSize(int64_t{r.layers} * r.heads, "layers × heads");
+    r.others = j["other_components"].list(component);
+    const JsonIn t = j["trace"];
+    r.trace.layer = t["layer"].whole<int>();
+    r.trace.head = t["head"].whole<int>();
+    r.trace.sequence = t["sequence"].whole<int64_t>();
+    r.trace.tokens = t["tokens"].wholes<int32_t>();
+    r.trace.dla = t["dla"].reals();
+    r.trace.de = t["de"].reals();
+    t["de"].requireSize(static_cast<int64_t>(r.trace.dla.size()), "the number of \"dla\" values");
+    return r;
+  });
 }
 
 }  // namespace nf

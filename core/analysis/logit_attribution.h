@@ -55,5 +55,8 @@ struct AttributionResult {
 AttributionResult logitAttribution(const ModelSnapshot& snapshot, const TokenSequences& data,
                                    const AttributionOptions& options = {}, const ProgressFn& progress = {});
 nlohmann::json toJson(const AttributionResult& result);
+// The inverse of toJson (as analysisHeaderFromJson; the trace's "token_texts" that runAnalysis adds is
+// ignored). "head_attributions" must hold layers × heads entries, the trace as many "de" as "dla" values.
+AttributionResult attributionResultFromJson(const nlohmann::json& j);
 
 }  // namespace nf

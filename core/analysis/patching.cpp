@@ -2,12 +2,14 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <iomanip>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "analysis/analysis_kernels.h"
+#include "io/json_read.h"
 #include "model/causal_lm.h"
 
 namespace nf {
@@ -244,6 +246,53 @@ nlohmann::json toJson(const PatchingResult& r) {
           {"clean_logit_diff", r.cleanLogitDiff},
           {"corrupted_logit_diff", r.corruptedLogitDiff},
           {"grids", grids}};
+}
+
+PatchingResult patchingResultFromJson(const nlohmann::json& result) {
+  return readJson(result, "analysis result", [](const JsonIn& j) {
+    PatchingResult r;
+    r.header = analysisHeaderFromJson(j["header"]);
+    r.frame = j["frame"].text();
+    r.prompts = j["prompts"].whole<int64_t>();
+    r.length = j["length"].whole<int64_t>();
+    const JsonIn positions = j["positions"];
+    r.firstNamePosition = positions["name1"].whole<int64_t>();
+    r.secondNamePosition = positions["name2"].whole<int64_t>();
+    r.subjectPosition = positions["subject2"].whole<int64_t>();
+    r.endPosition = positions["end"].whole<int64_t>();
+    r.exampleClean = j["example_clean"].wholes<int32_t>();
+    r.exampleCorrupted = j["example_corrupted"].wholes<int32_t>();
+    r.cleanLogitDiff = j["clean_logit_diff"].real();
+    r.corruptedLogitDiff = j["corrupted_logit_diff"].real();
+    // error() and gridCsv index by rows and columns: a grid's lists must fit them.
+    const std::vector<PatchingGrid> grids = j["grids"].list([](const JsonIn& g) {
+      PatchingGrid p;
+      p.name = g["name"].text();
+      p.rows = g["rows"].whole<int64_t>();
+      p.columns = g["columns"].whole<int64_t>();
+      p.rowLabels = g["row_labels"].list([](const JsonIn& x) { return x.text(); });
+      p.columnLabels = g["column_labels"].list([](const JsonIn& x) { return x.text(); });
+      p.activation = g["activation"].reals();
+      p.attribution = g["attribution"].reals();
+      g["row_labels"].requireSize(p.rows, "rows");
+      g["column_labels"].requireSize(p.columns, "columns");
+      for (const char* values : {"activation", "attribution"})
+        g[values].requireSize(p.rows * p.columns, "rows × columns");  // no overflow: both are list sizes
+      return p;
+    });
+    // Found by name: toJson leaves head_positions out when it was not computed.
+    const std::pair<const char*, PatchingGrid*> slots[] = {
+        {"resid_pre", &r.residPre}, {"heads", &r.heads}, {"head_positions", &r.headPositions}};
+    for (const auto& slot : slots) {
+      const auto it = std::find_if(grids.begin(), grids.end(),
+                                   [&](const PatchingGrid& g) { return g.name == slot.first; });
+      if (it != grids.end())
+        *slot.second = *it;
+      else if (slot.second != &r.headPositions)
+        j["grids"].fail(std::string("a list holding the \"") + slot.first + "\" grid");
+    }
+    return r;
+  });
 }
 
 std::string gridCsv(const PatchingGrid& grid, const std::vector<double>& values) {

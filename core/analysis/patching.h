@@ -50,6 +50,11 @@ double patchResidPre(const ModelSnapshot& snapshot, const IoiPromptSet& set, int
                      const std::vector<int64_t>& positions);
 
 nlohmann::json toJson(const PatchingResult& result);
+// The inverse of toJson (as analysisHeaderFromJson; runAnalysis's "example_*_texts" and each grid's derived
+// "error" are ignored). Grids are found by name: "resid_pre" and "heads" must be there, "head_positions" may
+// be; a grid's labels and values must fit its rows × columns. Not written: a head_positions grid without
+// rows (not computed), left default as ioiPatching leaves it.
+PatchingResult patchingResultFromJson(const nlohmann::json& j);
 // A grid as CSV: a header row of column labels, then one row per grid row, first cell its label.
 std::string gridCsv(const PatchingGrid& grid, const std::vector<double>& values);
 

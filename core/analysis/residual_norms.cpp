@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/analysis_kernels.h"
+#include "io/json_read.h"
 #include "model/causal_lm.h"
 #include "model/family.h"
 #include "model/norm.h"
@@ -115,6 +116,30 @@ nlohmann::json toJson(const ResidualNormsResult& r) {
                       {"position0", toJson(h.position0)},
                       {"rest", toJson(h.rest)}});
   return {{"header", toJson(r.header)}, {"residual_norms", rows}, {"sigma", scales}};
+}
+
+ResidualNormsResult residualNormsResultFromJson(const nlohmann::json& result) {
+  return readJson(result, "analysis result", [](const JsonIn& j) {
+    ResidualNormsResult r;
+    r.header = analysisHeaderFromJson(j["header"]);
+    r.rows = j["residual_norms"].list([](const JsonIn& row) {
+      return ResidualNormRow{row["point"].text(), spreadFromJson(row["position0"]),
+                             spreadFromJson(row["rest"])};
+    });
+    r.scales = j["sigma"].list([](const JsonIn& s) {
+      ScaleHistogram h;
+      h.site = s["site"].text();
+      h.kind = s["kind"].text();
+      h.frozenScale = s["frozen_scale"].real();
+      h.edges = s["edges"].reals();
+      h.counts = s["counts"].wholes<int64_t>();
+      s["edges"].requireSize(static_cast<int64_t>(h.counts.size()) + 1, "counts + 1");
+      h.position0 = spreadFromJson(s["position0"]);
+      h.rest = spreadFromJson(s["rest"]);
+      return h;
+    });
+    return r;
+  });
 }
 
 }  // namespace nf

@@ -35,5 +35,7 @@ struct ResidualNormsResult {
 ResidualNormsResult residualNorms(const ModelSnapshot& snapshot, const TokenSequences& data,
                                   int histogramBins = 40, const ProgressFn& progress = {});
 nlohmann::json toJson(const ResidualNormsResult& result);
+// The inverse of toJson (as analysisHeaderFromJson; "sigma[2].edges" must hold counts + 1 values).
+ResidualNormsResult residualNormsResultFromJson(const nlohmann::json& j);
 
 }  // namespace nf

@@ -1,8 +1,10 @@
 // The interpretability engine (PROTOCOL §7) against hand computations and the independent Python reference.
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "analysis/analysis_kernels.h"
 #include "analysis/attention_sinks.h"
+#include "analysis/behaviour.h"
 #include "analysis/confidence_neurons.h"
 #include "analysis/logit_attribution.h"
 #include "analysis/patching.h"
@@ -106,6 +108,31 @@ double weightAblatedLoss(CausalLMImpl& source, const torch::Tensor& tokens, cons
   return torch::nn::functional::cross_entropy(logits.reshape({-1, logits.size(-1)}),
                                               tokens.slice(1, 1).reshape(-1))
       .item<double>();
+}
+
+// toJson(fromJson(toJson(r))) == toJson(r), from the JSON itself and from its text as a server sends it
+// (whole numbers come back unsigned), there with the keys runAnalysis adds.
+template <class Result, class Read>
+void requireReadBack(const Result& r, Read fromJson,
+                     const std::function<void(nlohmann::json&)>& addKeys = {}) {
+  const nlohmann::json j = toJson(r);
+  REQUIRE(toJson(fromJson(j)) == j);
+  nlohmann::json sent = nlohmann::json::parse(j.dump());
+  if (addKeys) addKeys(sent);
+  REQUIRE(toJson(fromJson(sent)) == j);
+}
+
+// `fromJson(j)` throws std::invalid_argument whose message holds `part`.
+template <class Read>
+void requireRefused(Read fromJson, const nlohmann::json& j, const std::string& part) {
+  try {
+    fromJson(j);
+  } catch (const std::invalid_argument& e) {
+    REQUIRE_MSG(std::string(e.what()).find(part) != std::string::npos,
+                "message '" << e.what() << "' lacks '" << part << "'");
+    return;
+  }
+  REQUIRE_MSG(false, "not refused: " << part);
 }
 
 }  // namespace
@@ -337,6 +364,97 @@ TEST_CASE(residual_norms_at_layer_zero_are_the_embedding_norms) {
     REQUIRE_EQ(count, int64_t{64});
     REQUIRE(h.rest.p10 <= h.rest.median && h.rest.median <= h.rest.p90);
   }
+}
+
+// Results computed on a server come back as toJson wrote them: each reads back to the same JSON.
+TEST_CASE(residual_norms_read_back_from_their_json) {
+  const ModelShape c = smallConfig();
+  CausalLM model = randomModel(c, 12);
+  requireReadBack(
+      residualNorms(*ModelSnapshot::copyOf(*model, 3, "test"), sequencesOf(randomTokens(c, 2, 8)), 5),
+      residualNormsResultFromJson);
+}
+
+TEST_CASE(attention_sinks_read_back_from_their_json) {
+  const ModelShape c = smallConfig();
+  CausalLM model = randomModel(c, 8);
+  requireReadBack(
+      attentionSinks(*ModelSnapshot::copyOf(*model, -1, "test"), sequencesOf(randomTokens(c, 2, 8))),
+      attentionSinksResultFromJson);
+}
+
+TEST_CASE(logit_attribution_reads_back_from_its_json) {
+  const ModelShape c = smallConfig();
+  CausalLM model = randomModel(c, 5);
+  requireReadBack(attribution(*model, sequencesOf(randomTokens(c, 2, 8))), attributionResultFromJson,
+                  [](nlohmann::json& j) { j["trace"]["token_texts"] = std::vector<std::string>(8, "x"); });
+}
+
+TEST_CASE(patching_reads_back_from_its_json_with_and_without_the_head_position_grid) {
+  const ModelShape c = smallConfig();
+  CausalLM model = randomModel(c, 2);
+  const auto snapshot = ModelSnapshot::copyOf(*model, -1, "test");
+  const IoiPromptSet set = promptSet(*model, 6, 3);
+  for (bool headPositions : {true, false}) {
+    PatchingOptions options;
+    options.headPositions = headPositions;
+    requireReadBack(ioiPatching(*snapshot, set, options), patchingResultFromJson, [](nlohmann::json& j) {
+      j["example_clean_texts"] = j["example_corrupted_texts"] = std::vector<std::string>(6, "x");
+    });
+  }
+}
+
+TEST_CASE(confidence_neurons_read_back_from_their_json) {
+  const ModelShape c = smallConfig();
+  CausalLM model = randomModel(c, 6);
+  requireReadBack(
+      confidenceNeurons(*ModelSnapshot::copyOf(*model, -1, "test"), sequencesOf(randomTokens(c, 2, 8)), 2),
+      confidenceNeuronsResultFromJson);
+}
+
+TEST_CASE(model_behaviour_reads_back_from_its_json) {
+  const ModelShape c = smallConfig();
+  CausalLM model = randomModel(c, 4);
+  BehaviourOptions options;
+  options.newTokens = 3;
+  requireReadBack(modelBehaviour(*ModelSnapshot::copyOf(*model, 9, "test"),
+                                 sequencesOf(randomTokens(c, 2, 8)), {{1, 2, 3}, {4}}, options),
+                  modelBehaviourFromJson, [](nlohmann::json& j) {
+                    for (auto& continuation : j["continuations"]) continuation["greedy_text"] = "x";
+                  });
+}
+
+TEST_CASE(a_result_json_missing_a_field_or_with_a_mistyped_one_is_refused_naming_it) {
+  const ModelShape c = smallConfig();
+  CausalLM model = randomModel(c, 12);
+  const nlohmann::json j =
+      toJson(residualNorms(*ModelSnapshot::copyOf(*model, 3, "test"), sequencesOf(randomTokens(c, 2, 8)), 5));
+  nlohmann::json missing = j, mistyped = j, fraction = j, notANumber = j;
+  missing["residual_norms"][2]["position0"].erase("mean");
+  requireRefused(residualNormsResultFromJson, missing,
+                 "analysis result: 'residual_norms[2].position0.mean' is missing or not a number");
+  mistyped["sigma"][1]["counts"][0] = "7";
+  requireRefused(residualNormsResultFromJson, mistyped,
+                 "'sigma[1].counts[0]' is missing or not a whole number");
+  fraction["header"]["step"] = 3.5;
+  requireRefused(residualNormsResultFromJson, fraction, "'header.step'");
+  requireRefused(residualNormsResultFromJson, nlohmann::json::array(), "the JSON is not an object");
+  // nlohmann::json writes NaN and infinity as null: read back as NaN.
+  notANumber["sigma"][0]["frozen_scale"] = nullptr;
+  REQUIRE(std::isnan(residualNormsResultFromJson(notANumber).scales[0].frozenScale));
+
+  // A grid whose values do not fit its rows × columns (error() and gridCsv would read past them).
+  PatchingResult p;
+  p.residPre = {"resid_pre", 1, 2, {"L0"}, {"p0", "p1"}, {0.5, 1.0}, {0.5, 0.75}};
+  p.heads = {"heads", 1, 1, {"L0"}, {"H0"}, {1.0}, {1.0}};
+  nlohmann::json grids = toJson(p), noHeads = grids;
+  REQUIRE(toJson(patchingResultFromJson(grids)) == grids);
+  grids["grids"][0]["attribution"].erase(1);
+  requireRefused(patchingResultFromJson, grids,
+                 "'grids[0].attribution' has length 1, not rows × columns = 2");
+  noHeads["grids"].erase(1);
+  requireRefused(patchingResultFromJson, noHeads,
+                 "'grids' is missing or not a list holding the \"heads\" grid");
 }
 
 TEST_MAIN()

@@ -29,25 +29,14 @@ void addTarget(CLI::App& command, TargetOptions& o) {
 }
 
 std::unique_ptr<SteeringClient> connect(const TargetOptions& o) {
-  ServeAddress address;
-  if (std::filesystem::exists(o.target)) {
-    const bool isRun = std::filesystem::is_directory(o.target);
-    if (isRun && !std::filesystem::exists(run::servePath(o.target)))
-      throw UsageError(o.target + " is not being served: it has no serve.json (start the run with --serve)");
-    address = readServeFile(isRun ? run::servePath(o.target) : o.target);
-  } else {
-    try {
-      const ServeOptions hostPort = parseServeAddress(o.target);
-      address.host = hostPort.host;
-      address.port = hostPort.port;
-    } catch (const std::invalid_argument&) {
-      throw UsageError("'" + o.target + "' is neither a run directory nor HOST:PORT");
-    }
-    const char* fromEnvironment = std::getenv("NF_STEER_TOKEN");
-    address.token = !o.token.empty() ? o.token : fromEnvironment ? fromEnvironment : "";
-    if (address.token.empty()) throw UsageError("HOST:PORT needs the run's token: --token or NF_STEER_TOKEN");
+  const char* fromEnvironment = std::getenv("NF_STEER_TOKEN");
+  try {
+    return std::make_unique<SteeringClient>(serveAddressOf(o.target, !o.token.empty()  ? o.token
+                                                                     : fromEnvironment ? fromEnvironment
+                                                                                       : ""));
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
   }
-  return std::make_unique<SteeringClient>(address);
 }
 
 // Exit status of an edit: 0 accepted, 4 refused (the answer says why, with its code).

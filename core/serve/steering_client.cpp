@@ -3,12 +3,14 @@
 #include <httplib.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <mutex>
 #include <random>
 
 #include "io/atomic_file.h"
 #include "io/file_format.h"
 #include "run/run_directory.h"
+#include "serve/steering_server.h"
 
 namespace nf {
 namespace {
@@ -40,6 +42,28 @@ ServeAddress readServeFile(const std::string& path) {
   address.port = j["port"];
   address.token = j["token"];
   if (address.port <= 0 || address.port > 65535) throw FileError(path, "holds no port a run serves on");
+  return address;
+}
+
+ServeAddress serveAddressOf(const std::string& target, const std::string& token) {
+  if (std::filesystem::exists(target)) {
+    const bool isRun = std::filesystem::is_directory(target);
+    if (isRun && !std::filesystem::exists(run::servePath(target)))
+      throw std::invalid_argument(target +
+                                  " is not being served: it has no serve.json (start the run with --serve)");
+    return readServeFile(isRun ? run::servePath(target) : target);
+  }
+  ServeAddress address;
+  try {
+    const ServeOptions hostPort = parseServeAddress(target);
+    address.host = hostPort.host;
+    address.port = hostPort.port;
+  } catch (const std::invalid_argument&) {
+    throw std::invalid_argument("'" + target + "' is neither a run directory, a serve.json nor HOST:PORT");
+  }
+  if (address.port == 0) throw std::invalid_argument("'" + target + "' names no port");
+  if (token.empty()) throw std::invalid_argument("HOST:PORT needs the run's token (NF_STEER_TOKEN)");
+  address.token = token;
   return address;
 }
 
@@ -93,8 +117,8 @@ json SteeringClient::call(const std::string& method, const std::string& path, co
 
 std::string SteeringClient::newRequestId() { return m_idPrefix + std::to_string(++m_requests); }
 
-json SteeringClient::once(const std::string& path, json body) {
-  body["request_id"] = newRequestId();
+json SteeringClient::once(const std::string& path, json body, const std::string& requestId) {
+  body["request_id"] = requestId.empty() ? newRequestId() : requestId;
   for (int attempt = 1;; ++attempt) {
     try {
       return call("POST", path, body);
@@ -122,6 +146,18 @@ SteeringClient::MetricsPage SteeringClient::metrics(int64_t offset) {
 void SteeringClient::followMetrics(int64_t offset, const std::function<bool(const MetricsPage&)>& onPage) {
   Connection stream(m_address, m_timeoutSeconds);
   stream.http.set_read_timeout(60);  // the run sends a comment every 15 s on a quiet stream
+  {
+    std::lock_guard<std::mutex> lock(m_streamMutex);
+    if (m_stopFollowing) return;
+    m_stream = &stream;
+  }
+  struct Unregister {
+    SteeringClient* client;
+    ~Unregister() {
+      std::lock_guard<std::mutex> lock(client->m_streamMutex);
+      client->m_stream = nullptr;
+    }
+  } unregister{this};
   std::string text;
   MetricsPage page;
   page.nextOffset = offset;
@@ -151,6 +187,10 @@ void SteeringClient::followMetrics(int64_t offset, const std::function<bool(cons
         return true;
       });
   if (stopped) return;
+  {
+    std::lock_guard<std::mutex> lock(m_streamMutex);
+    if (m_stopFollowing) return;  // stopFollowing() closed the connection
+  }
   if (!res)
     throw SteeringError(0, "the metrics stream of the run at " + m_address.text() + " ended (" +
                                httplib::to_string(res.error()) + ")");
@@ -159,33 +199,47 @@ void SteeringClient::followMetrics(int64_t offset, const std::function<bool(cons
                                          " refused the metrics stream: " + std::to_string(res->status));
 }
 
-Schedule SteeringClient::schedule(int64_t* stepsDone) {
-  const json j = call("GET", "/v1/schedule");
-  if (stepsDone) *stepsDone = j.at("steps_done").get<int64_t>();
-  return scheduleFromJson(j.at("schedule"), "the schedule of the run at " + m_address.text());
+void SteeringClient::stopFollowing() {
+  std::lock_guard<std::mutex> lock(m_streamMutex);
+  m_stopFollowing = true;
+  if (m_stream) m_stream->http.stop();  // shuts the socket: the blocking read returns
 }
 
-EditResult SteeringClient::edit(json body) {
+Schedule SteeringClient::schedule(int64_t* stepsDone) {
+  const json j = call("GET", "/v1/schedule");
   try {
-    return editResultFromJson(once("/v1/edit", std::move(body)));
+    if (stepsDone) *stepsDone = j.at("steps_done").get<int64_t>();
+    return scheduleFromJson(j.at("schedule"), "the schedule of the run at " + m_address.text());
+  } catch (const json::exception& e) {
+    throw SteeringError(200,
+                        "the run at " + m_address.text() + " answered a malformed schedule: " + e.what());
+  }
+}
+
+EditResult SteeringClient::edit(json body, const std::string& requestId) {
+  try {
+    return editResultFromJson(once("/v1/edit", std::move(body), requestId));
   } catch (const std::invalid_argument& e) {
     throw SteeringError(200, "the run at " + m_address.text() + ": " + e.what());
   }
 }
 
-EditResult SteeringClient::add(ScheduleEvent event) {
+EditResult SteeringClient::add(ScheduleEvent event, const std::string& requestId) {
   json e = toJson(event);
   e.erase("id");
-  return edit({{"add", e}});
+  return edit({{"add", e}}, requestId);
 }
 
-EditResult SteeringClient::moveEvents(const std::vector<std::pair<int64_t, int64_t>>& idAndStep) {
+EditResult SteeringClient::moveEvents(const std::vector<std::pair<int64_t, int64_t>>& idAndStep,
+                                      const std::string& requestId) {
   json moves = json::array();
   for (const auto& [id, step] : idAndStep) moves.push_back({{"id", id}, {"step", step}});
-  return edit({{"move", moves}});
+  return edit({{"move", moves}}, requestId);
 }
 
-EditResult SteeringClient::remove(int64_t id) { return edit({{"delete", id}}); }
+EditResult SteeringClient::remove(int64_t id, const std::string& requestId) {
+  return edit({{"delete", id}}, requestId);
+}
 
 json SteeringClient::pause() { return call("POST", "/v1/pause"); }
 json SteeringClient::continueRun() { return call("POST", "/v1/continue"); }
@@ -195,7 +249,11 @@ json SteeringClient::stop() { return call("POST", "/v1/stop"); }
 int64_t SteeringClient::analyze(const AnalysisRequest& request, const std::string& model, const json& data) {
   json body{{"request", toJson(request)}, {"model", model}};
   if (!data.is_null()) body["data"] = data;
-  return once("/v1/analyze", std::move(body)).at("job").get<int64_t>();
+  const json answer = once("/v1/analyze", std::move(body));
+  if (!answer.contains("job") || !answer["job"].is_number_integer())
+    throw SteeringError(200,
+                        "the run at " + m_address.text() + " answered an analysis request without a job");
+  return answer["job"].get<int64_t>();
 }
 
 json SteeringClient::analysisJob(int64_t job) {

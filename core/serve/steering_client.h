@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -26,6 +27,9 @@ struct ServeAddress {
 };
 // A run's serve.json, written while the run serves. FileError names the file when it is not one.
 ServeAddress readServeFile(const std::string& path);
+// Where a user says a served run is: its run directory (its serve.json), a serve.json (a copy, for a
+// tunnel), or HOST:PORT with `token`. std::invalid_argument says which it is not.
+ServeAddress serveAddressOf(const std::string& target, const std::string& token);
 
 // A request the endpoint did not answer as asked: `status` is the HTTP status, 0 when the endpoint could
 // not be reached (or went away mid-answer); the message says which address and what it said.
@@ -54,10 +58,18 @@ class SteeringClient {
   // last page's nextOffset and nothing is missed).
   void followMetrics(int64_t offset, const std::function<bool(const MetricsPage&)>& onPage);
 
+  // Ends a followMetrics() in progress on another thread (it returns, as if onPage said so), and makes
+  // every later one return at once: for a client that is going away.
+  void stopFollowing();
+
   Schedule schedule(int64_t* stepsDone = nullptr);
-  EditResult add(ScheduleEvent event);
-  EditResult moveEvents(const std::vector<std::pair<int64_t, int64_t>>& idAndStep);
-  EditResult remove(int64_t id);
+  // Edits. A caller that may send the same edit again much later (after a reconnect) passes the id of its
+  // first try (newRequestId()), so the run applies it once; "" takes a fresh id.
+  EditResult add(ScheduleEvent event, const std::string& requestId = {});
+  EditResult moveEvents(const std::vector<std::pair<int64_t, int64_t>>& idAndStep,
+                        const std::string& requestId = {});
+  EditResult remove(int64_t id, const std::string& requestId = {});
+  std::string newRequestId();
 
   // Each answers the run's status after the request was taken.
   nlohmann::json pause();
@@ -76,13 +88,15 @@ class SteeringClient {
   nlohmann::json call(const std::string& method, const std::string& path,
                       const nlohmann::json& body = nullptr);
   // A request that changes the run, sent again with the same id while its answer is lost.
-  nlohmann::json once(const std::string& path, nlohmann::json body);
-  EditResult edit(nlohmann::json body);
-  std::string newRequestId();
+  nlohmann::json once(const std::string& path, nlohmann::json body, const std::string& requestId = {});
+  EditResult edit(nlohmann::json body, const std::string& requestId);
 
   ServeAddress m_address;
   double m_timeoutSeconds;
   std::unique_ptr<Connection> m_connection;
+  std::mutex m_streamMutex;        // guards the two below
+  Connection* m_stream = nullptr;  // followMetrics()'s connection while it reads
+  bool m_stopFollowing = false;
   std::string m_idPrefix;
   std::atomic<int64_t> m_requests{0};
 };

@@ -2,6 +2,8 @@
 
 #include <fcntl.h>
 #include <httplib.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -33,6 +35,7 @@ constexpr std::size_t kMaxBody = 64 * 1024;          // an edit is a few hundred
 constexpr std::size_t kMaxRequestId = 128;           // a client's id for an edit, so a retry is applied once
 constexpr std::size_t kRememberedRequests = 10'000;  // request ids answered, kept for retries
 constexpr std::size_t kMaxMoves = 1000;
+constexpr int kAnalysisNice = 10;                // the analysis thread's niceness
 constexpr std::size_t kThreads = 32;             // connections served at once, streams included
 constexpr int64_t kMaxPageBytes = 1 << 20;       // of metrics.jsonl per answer or stream event batch
 constexpr int kMaxStreams = 8;                   // metrics streams open at once (each holds a thread)
@@ -215,11 +218,13 @@ struct SteeringServer::Impl {
             {"mode", trainingModeName(c.mode)},
             {"steps_done", trainer.stepsDone()},
             {"max_steps", c.optimizer.maxSteps},
+            {"layers", trainer.layers()},
             {"world_size", trainer.worldSize()},
             {"device", c.device},
             {"stop_requested", trainer.stopRequested()},
             {"pause_requested", trainer.pauseRequested()},
-            {"paused", trainer.paused()}};
+            {"paused", trainer.paused()},
+            {"config", toJson(c)}};
   }
 
   // GET /v1/metrics?offset=BYTES: the complete records of metrics.jsonl from that byte offset on, and the
@@ -251,7 +256,9 @@ struct SteeringServer::Impl {
         "text/event-stream",
         [this, follower](std::size_t, httplib::DataSink& sink) {
           auto lastWrite = std::chrono::steady_clock::now();
-          while (!stopping && sink.is_writable()) {
+          while (sink.is_writable()) {
+            // Read once more after the server stops: the run's last records (its stop or finish) go out.
+            const bool last = stopping;
             const MetricsFollower::NewLines read = follower->read(kMaxPageBytes);
             std::string events = read.restarted ? "event: restarted\ndata: {}\n\n" : "";
             for (const std::string& line : read.lines) events += "data: " + line + "\n\n";
@@ -261,8 +268,10 @@ struct SteeringServer::Impl {
               events = ": still here\n\n";  // a comment keeps proxies and tunnels from closing an idle stream
             if (!events.empty()) {
               lastWrite = now;
-              return sink.write(events.data(), events.size());
+              if (!sink.write(events.data(), events.size())) return false;
+              if (!last) return true;
             }
+            if (last) break;
             std::this_thread::sleep_for(std::chrono::milliseconds(100));  // how often the log is looked at
           }
           sink.done();
@@ -392,6 +401,9 @@ struct SteeringServer::Impl {
 
   // The job thread: the oldest queued job, computed without holding the list.
   void computeAnalyses() {
+    // Below training (and a workbench sharing the machine) in the CPU's queue: an analysis may wait, a step
+    // should not. Linux's nice is per thread; failing to lower it changes nothing else.
+    ::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), kAnalysisNice);
     while (true) {
       AnalysisJob job;
       {
@@ -509,7 +521,9 @@ struct SteeringServer::Impl {
     server.Get("/v1/status", route([this](const httplib::Request&) { return status(); }));
     server.Get("/v1/metrics", route([this](const httplib::Request& req) { return metricsSince(req); }));
     server.Get("/v1/schedule", route([this](const httplib::Request&) {
-                 return json{{"schedule", toJson(trainer.schedule())}, {"steps_done", trainer.stepsDone()}};
+                 return json{{"schedule", toJson(trainer.schedule())},
+                             {"steps_done", trainer.stepsDone()},
+                             {"layers", trainer.layers()}};
                }));
     server.Post("/v1/edit", route([this](const httplib::Request& req) { return edit(req); }));
     server.Get("/v1/metrics/stream", [this](const httplib::Request& req, httplib::Response& res) {

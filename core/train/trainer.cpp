@@ -816,6 +816,11 @@ Schedule Trainer::schedule() const {
   return m_impl->schedule->schedule();
 }
 
+int Trainer::layers() const {
+  std::lock_guard<std::mutex> lock(m_impl->scheduleMutex);
+  return m_impl->schedule->nLayer();
+}
+
 EditResult Trainer::addEvent(ScheduleEvent event) {
   return m_impl->edit([&](EditableSchedule& s) { return s.add(event); });
 }

@@ -67,6 +67,7 @@ class Trainer {
   EditResult moveEvents(const std::vector<std::pair<int64_t, int64_t>>& idAndStep);
   EditResult deleteEvent(int64_t id);
   Schedule schedule() const;
+  int layers() const;  // the model's depth, which the schedule's sites are checked against
 
   int64_t stepsDone() const { return m_stepsDone.load(); }
   const RunConfig& config() const { return m_config; }

@@ -57,54 +57,54 @@
 <context>
     <name>CalibrationPane</name>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="111"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="146"/>
         <source>&lt;table&gt;&lt;tr&gt;&lt;th&gt;&lt;/th&gt;&lt;th&gt;loss&lt;/th&gt;&lt;th&gt;entropy&lt;/th&gt;&lt;th&gt;top-1&lt;/th&gt;&lt;th&gt;ECE&lt;/th&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;starting model&lt;/td&gt;&lt;td&gt;%1&lt;/td&gt;&lt;td&gt;%2&lt;/td&gt;&lt;td&gt;%3&lt;/td&gt;&lt;td&gt;%4&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;&lt;b&gt;now&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%5&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%6&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%7&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%8&lt;/b&gt;&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</source>
         <translation>&lt;table&gt;&lt;tr&gt;&lt;th&gt;&lt;/th&gt;&lt;th&gt;Verlust&lt;/th&gt;&lt;th&gt;Entropie&lt;/th&gt;&lt;th&gt;Top-1&lt;/th&gt;&lt;th&gt;ECE&lt;/th&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;Ausgangsmodell&lt;/td&gt;&lt;td&gt;%1&lt;/td&gt;&lt;td&gt;%2&lt;/td&gt;&lt;td&gt;%3&lt;/td&gt;&lt;td&gt;%4&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;&lt;b&gt;jetzt&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%5&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%6&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%7&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%8&lt;/b&gt;&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="128"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="163"/>
         <source>greedy</source>
         <translation>greedy</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="128"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="163"/>
         <source>sampled</source>
         <translation>gesampelt</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="135"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="170"/>
         <source>Reliability diagram: accuracy per confidence bin</source>
         <translation>Reliabilitätsdiagramm: Genauigkeit je Konfidenz-Bin</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="136"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="171"/>
         <source>confidence (top-1 probability)</source>
         <translation>Konfidenz (Top-1-Wahrscheinlichkeit)</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="137"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="172"/>
         <source>accuracy</source>
         <translation>Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="138"/>
-        <location filename="../widgets/CalibrationPane.cpp" line="141"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="173"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="176"/>
         <source>starting model</source>
         <translation>Ausgangsmodell</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="139"/>
-        <location filename="../widgets/CalibrationPane.cpp" line="141"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="174"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="176"/>
         <source>now</source>
         <translation>jetzt</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="140"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="175"/>
         <source>perfect calibration</source>
         <translation>perfekte Kalibrierung</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="141"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="176"/>
         <source>prompt</source>
         <translation>Prompt</translation>
     </message>
@@ -180,102 +180,102 @@
 <context>
     <name>HeadsPane</name>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="150"/>
+        <location filename="../widgets/HeadsPane.cpp" line="162"/>
         <source>Mean NMAE over heads: &lt;b&gt;%1 %&lt;/b&gt; (95 % bootstrap interval %2–%3 %) · decomposition check max |Σ DLA + β·u − logit| = %4 · attention sink rate %5</source>
         <translation>Mittlerer NMAE über alle Heads: &lt;b&gt;%1 %&lt;/b&gt; (95-%-Bootstrap-Intervall %2–%3 %) · Zerlegungsprüfung max |Σ DLA + β·u − logit| = %4 · Attention-Sink-Rate %5</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="239"/>
+        <location filename="../widgets/HeadsPane.cpp" line="288"/>
         <source>L%1H%2 attention (row: query, column: key)</source>
         <translation>L%1H%2 Attention (Zeile: Query, Spalte: Key)</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="241"/>
+        <location filename="../widgets/HeadsPane.cpp" line="290"/>
         <source>L%1H%2 per position: DLA vs DE, sequence %3</source>
         <translation>L%1H%2 je Position: DLA vs. DE, Sequenz %3</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="247"/>
+        <location filename="../widgets/HeadsPane.cpp" line="296"/>
         <source>&lt;b&gt;L%1H%2&lt;/b&gt; · sink share %3 (mean attention to position 0: %4) · NMAE %5 % · sequence:</source>
         <translation>&lt;b&gt;L%1H%2&lt;/b&gt; · Sink-Anteil %3 (mittlere Attention auf Position 0: %4) · NMAE %5 % · Sequenz:</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="260"/>
+        <location filename="../widgets/HeadsPane.cpp" line="309"/>
         <source>Per head, mean over positions: |DLA|, |DE| (logit units) and NMAE (%)</source>
         <translation>Je Head, gemittelt über Positionen: |DLA|, |DE| (Logit-Einheiten) und NMAE (%)</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="261"/>
+        <location filename="../widgets/HeadsPane.cpp" line="310"/>
         <source>mean |DLA|</source>
         <translation>mittleres |DLA|</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="261"/>
+        <location filename="../widgets/HeadsPane.cpp" line="310"/>
         <source>mean |DE|</source>
         <translation>mittleres |DE|</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="261"/>
+        <location filename="../widgets/HeadsPane.cpp" line="310"/>
         <source>NMAE (%)</source>
         <translation>NMAE (%)</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="264"/>
+        <location filename="../widgets/HeadsPane.cpp" line="313"/>
         <source>head</source>
         <translation>Head</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="265"/>
+        <location filename="../widgets/HeadsPane.cpp" line="314"/>
         <source>layer</source>
         <translation>Schicht</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="268"/>
+        <location filename="../widgets/HeadsPane.cpp" line="317"/>
         <source>DLA (cached final-norm scale)</source>
         <translation>DLA (gecachte Skala der finalen Norm)</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="269"/>
+        <location filename="../widgets/HeadsPane.cpp" line="318"/>
         <source>DE (final norm recomputed)</source>
         <translation>DE (finale Norm neu berechnet)</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="270"/>
+        <location filename="../widgets/HeadsPane.cpp" line="319"/>
         <source>token predicted</source>
         <translation>vorhergesagtes Token</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="271"/>
+        <location filename="../widgets/HeadsPane.cpp" line="320"/>
         <source>logit contribution</source>
         <translation>Logit-Beitrag</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="272"/>
+        <location filename="../widgets/HeadsPane.cpp" line="321"/>
         <source>attention</source>
         <translation>Attention</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="273"/>
+        <location filename="../widgets/HeadsPane.cpp" line="322"/>
         <source>attention weight</source>
         <translation>Attention-Gewicht</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="277"/>
+        <location filename="../widgets/HeadsPane.cpp" line="326"/>
         <source>Click a head to see its DLA and DE per position</source>
         <translation>Head anklicken, um DLA und DE je Position zu sehen</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="278"/>
+        <location filename="../widgets/HeadsPane.cpp" line="327"/>
         <source>Click a head to see its attention pattern</source>
         <translation>Head anklicken, um sein Attention-Muster zu sehen</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="279"/>
+        <location filename="../widgets/HeadsPane.cpp" line="328"/>
         <source>No head selected. Sequence:</source>
         <translation>Kein Head ausgewählt. Sequenz:</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="282"/>
+        <location filename="../widgets/HeadsPane.cpp" line="331"/>
         <source>Which validation sequence the detail shows (its first %1 tokens)</source>
         <translation>Welche Validierungssequenz die Detailansicht zeigt (ihre ersten %1 Token)</translation>
     </message>
@@ -288,22 +288,22 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="519"/>
+        <location filename="../widgets/MainWindow.cpp" line="580"/>
         <source>%1 — NormFree Workbench</source>
         <translation>%1 — NormFree Workbench</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="226"/>
+        <location filename="../widgets/MainWindow.cpp" line="249"/>
         <source>Opened %1</source>
         <translation>%1 geöffnet</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="127"/>
+        <location filename="../widgets/MainWindow.cpp" line="129"/>
         <source>Edit refused: %1</source>
         <translation>Bearbeitung abgelehnt: %1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/MainWindow.cpp" line="136"/>
+        <location filename="../widgets/MainWindow.cpp" line="138"/>
         <source>%n event(s) past the last step were removed from the schedule</source>
         <translation>
             <numerusform>%n Ereignis nach dem letzten Schritt wurde aus dem Zeitplan entfernt</numerusform>
@@ -311,238 +311,340 @@
         </translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="149"/>
+        <location filename="../widgets/MainWindow.cpp" line="152"/>
+        <source>Connected to the run %1 at %2</source>
+        <translation>Mit dem Lauf %1 auf %2 verbunden</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="155"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="213"/>
+        <source>Cannot connect</source>
+        <translation>Keine Verbindung</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="155"/>
+        <source>The run could not be reached or read.</source>
+        <translation>Der Lauf war nicht erreichbar oder nicht lesbar.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="161"/>
+        <source>The run refused an edit shown as made: %1</source>
+        <translation>Der Lauf hat eine schon angezeigte Änderung abgelehnt: %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="170"/>
         <source>Training stopped</source>
         <translation>Training abgebrochen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="150"/>
+        <location filename="../widgets/MainWindow.cpp" line="171"/>
         <source>The run could not go on. Its last checkpoint is kept; fix the cause and press Resume.</source>
         <translation>Der Lauf konnte nicht fortgesetzt werden. Sein letzter Checkpoint bleibt erhalten; beheben Sie die Ursache und klicken Sie auf „Fortsetzen“.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="162"/>
+        <location filename="../widgets/MainWindow.cpp" line="183"/>
         <source>Analysis failed: %1</source>
         <translation>Analyse fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="106"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="111"/>
         <source>About NormFree Workbench</source>
         <translation>Über NormFree Workbench</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="107"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="112"/>
         <source>&lt;b&gt;NormFree Workbench %1&lt;/b&gt;&lt;br&gt;Removes LayerNorm from GPT-2, Pythia and LLaMA-family models by fine-tuning and shows the circuits of the result.</source>
         <translation>&lt;b&gt;NormFree Workbench %1&lt;/b&gt;&lt;br&gt;Entfernt LayerNorm durch Fine-Tuning aus GPT-2-, Pythia- und LLaMA-Modellen und zeigt die Circuits des Ergebnisses.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="213"/>
+        <location filename="../widgets/MainWindow.cpp" line="234"/>
+        <location filename="../widgets/MainWindow.cpp" line="260"/>
         <source>A run is in progress</source>
         <translation>Ein Lauf ist aktiv</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="213"/>
+        <location filename="../widgets/MainWindow.cpp" line="234"/>
         <source>Stop the run before opening another model.</source>
         <translation>Stoppen Sie den Lauf, bevor Sie ein anderes Modell öffnen.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="230"/>
+        <location filename="../widgets/MainWindow.cpp" line="253"/>
         <source>Cannot open model folder</source>
         <translation>Modellordner kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="230"/>
+        <location filename="../widgets/MainWindow.cpp" line="253"/>
         <source>The model folder could not be opened.</source>
         <translation>Der Modellordner konnte nicht geöffnet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="255"/>
+        <location filename="../widgets/MainWindow.cpp" line="260"/>
+        <source>Stop the run before connecting to another.</source>
+        <translation>Halten Sie den Lauf an, bevor Sie sich mit einem anderen verbinden.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="266"/>
+        <source>Connecting to %1…</source>
+        <translation>Verbinde mit %1 …</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="290"/>
         <source>Following %1</source>
         <translation>%1 wird verfolgt</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="259"/>
+        <location filename="../widgets/MainWindow.cpp" line="294"/>
         <source>Cannot open run</source>
         <translation>Lauf kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="259"/>
+        <location filename="../widgets/MainWindow.cpp" line="294"/>
         <source>The run directory could not be opened.</source>
         <translation>Das Laufverzeichnis konnte nicht geöffnet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="287"/>
+        <location filename="../widgets/MainWindow.cpp" line="322"/>
         <source>The preset %1 is made for %2 layers; this model has %3. Choose another preset.</source>
         <translation>Das Preset %1 ist für %2 Schichten gedacht; dieses Modell hat %3. Wählen Sie ein anderes Preset.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="308"/>
+        <location filename="../widgets/MainWindow.cpp" line="343"/>
         <source>Loaded schedule %1</source>
         <translation>Zeitplan %1 geladen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="311"/>
-        <location filename="../widgets/MainWindow.cpp" line="313"/>
+        <location filename="../widgets/MainWindow.cpp" line="346"/>
+        <location filename="../widgets/MainWindow.cpp" line="348"/>
         <source>Cannot load schedule</source>
         <translation>Zeitplan kann nicht geladen werden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="311"/>
+        <location filename="../widgets/MainWindow.cpp" line="346"/>
         <source>The schedule file is not valid JSON.</source>
         <translation>Die Zeitplandatei ist kein gültiges JSON.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="313"/>
+        <location filename="../widgets/MainWindow.cpp" line="348"/>
         <source>The schedule could not be used.</source>
         <translation>Der Zeitplan konnte nicht verwendet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="328"/>
+        <location filename="../widgets/MainWindow.cpp" line="363"/>
         <source>train %1, eval %2%3</source>
         <translation>Training %1, Evaluierung %2%3</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="334"/>
+        <location filename="../widgets/MainWindow.cpp" line="369"/>
         <source>Cannot use these datasets</source>
         <translation>Diese Datensätze können nicht verwendet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="334"/>
+        <location filename="../widgets/MainWindow.cpp" line="369"/>
         <source>A dataset could not be read.</source>
         <translation>Ein Datensatz konnte nicht gelesen werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="341"/>
+        <location filename="../widgets/MainWindow.cpp" line="376"/>
         <source>No model</source>
         <translation>Kein Modell</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="341"/>
+        <location filename="../widgets/MainWindow.cpp" line="376"/>
         <source>Open a model folder first (File › Open Model Folder).</source>
         <translation>Öffnen Sie zuerst einen Modellordner (Datei › Modellordner öffnen).</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="369"/>
+        <location filename="../widgets/MainWindow.cpp" line="404"/>
         <source>Run folder in use</source>
         <translation>Laufordner bereits belegt</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="370"/>
+        <location filename="../widgets/MainWindow.cpp" line="405"/>
         <source>This folder holds a run already: open it with File › Open Run, or choose another folder.</source>
         <translation>Dieser Ordner enthält bereits einen Lauf: Öffnen Sie ihn über Datei › Lauf öffnen, oder wählen Sie einen anderen Ordner.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="388"/>
+        <location filename="../widgets/MainWindow.cpp" line="423"/>
         <source>Starting %1</source>
         <translation>%1 wird gestartet</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="439"/>
+        <location filename="../widgets/MainWindow.cpp" line="478"/>
+        <source>The run at %1 finished: its model is in %2/final on the server</source>
+        <translation>Der Lauf auf %1 ist fertig: sein Modell liegt auf dem Server in %2/final</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="481"/>
+        <source>The run at %1 stopped at step %2 with a checkpoint; resume it on the server (normfree-cli resume)</source>
+        <translation>Der Lauf auf %1 hat bei Schritt %2 mit einem Checkpoint angehalten; setzen Sie ihn auf dem Server fort (normfree-cli resume)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="487"/>
+        <source>The run at %1 is paused at step %2</source>
+        <translation>Der Lauf auf %1 pausiert bei Schritt %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="490"/>
         <source>Finished: the trained model is in %1/final</source>
         <translation>Fertig: Das trainierte Modell liegt in %1/final</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="441"/>
+        <location filename="../widgets/MainWindow.cpp" line="492"/>
         <source>Stopped at step %1; checkpoint written</source>
         <translation>Bei Schritt %1 gestoppt; Checkpoint geschrieben</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="452"/>
+        <location filename="../widgets/MainWindow.cpp" line="505"/>
         <source>step %1 / %2</source>
         <translation>Schritt %1 / %2</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="454"/>
+        <location filename="../widgets/MainWindow.cpp" line="507"/>
         <source>%1 tok/s</source>
         <translation>%1 Token/s</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="459"/>
+        <location filename="../widgets/MainWindow.cpp" line="512"/>
         <source> · %1 workers: %2</source>
         <translation> · %1 Worker: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="465"/>
+        <location filename="../widgets/MainWindow.cpp" line="518"/>
         <source>ETA %1</source>
         <translation>Restzeit %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="471"/>
+        <location filename="../widgets/MainWindow.cpp" line="524"/>
         <source>next: %1</source>
         <translation>als Nächstes: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="154"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="159"/>
         <source>Open Model Folder</source>
         <translation>Modellordner öffnen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="160"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="165"/>
         <source>Open Run Directory</source>
         <translation>Laufverzeichnis öffnen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="165"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="171"/>
+        <source>Connect to Run</source>
+        <translation>Mit Lauf verbinden</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindowActions.cpp" line="174"/>
+        <source>A run started with &lt;tt&gt;normfree-cli … --serve PORT&lt;/tt&gt; on a server. From another machine, open an SSH tunnel first: &lt;tt&gt;ssh -N -L PORT:127.0.0.1:PORT server&lt;/tt&gt;. Address and token are in the run&apos;s serve.json.</source>
+        <translation>Ein Lauf, der auf einem Server mit &lt;tt&gt;normfree-cli … --serve PORT&lt;/tt&gt; gestartet wurde. Von einem anderen Rechner aus öffnen Sie zuerst einen SSH-Tunnel: &lt;tt&gt;ssh -N -L PORT:127.0.0.1:PORT server&lt;/tt&gt;. Adresse und Token stehen in der serve.json des Laufs.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindowActions.cpp" line="184"/>
+        <source>Read serve.json…</source>
+        <translation>serve.json lesen …</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindowActions.cpp" line="187"/>
+        <source>A Run&apos;s serve.json</source>
+        <translation>serve.json eines Laufs</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindowActions.cpp" line="188"/>
+        <source>serve.json (serve.json);;All files (*)</source>
+        <translation>serve.json (serve.json);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindowActions.cpp" line="195"/>
+        <source>Cannot read serve.json</source>
+        <translation>serve.json nicht lesbar</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindowActions.cpp" line="195"/>
+        <source>The file is not a run&apos;s serve.json.</source>
+        <translation>Die Datei ist keine serve.json eines Laufs.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindowActions.cpp" line="198"/>
+        <source>Address (host:port)</source>
+        <translation>Adresse (Host:Port)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindowActions.cpp" line="199"/>
+        <source>Token</source>
+        <translation>Token</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindowActions.cpp" line="202"/>
+        <source>Connect</source>
+        <translation>Verbinden</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindowActions.cpp" line="213"/>
+        <source>Give the address as host:port and the run&apos;s token.</source>
+        <translation>Geben Sie die Adresse als Host:Port und das Token des Laufs an.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindowActions.cpp" line="225"/>
         <source>Open Schedule</source>
         <translation>Zeitplan öffnen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="166"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="226"/>
         <source>Schedules (*.json);;All files (*)</source>
         <translation>Zeitpläne (*.json);;Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="172"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="232"/>
         <source>Folder for the Next Run</source>
         <translation>Ordner für den nächsten Lauf</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="178"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="238"/>
         <source>Choose Datasets</source>
         <translation>Datensätze wählen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="181"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="241"/>
         <source>Training tokens</source>
         <translation>Trainingstoken</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="181"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="241"/>
         <source>Validation tokens</source>
         <translation>Validierungstoken</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="181"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="241"/>
         <source>Second eval set (optional)</source>
         <translation>Zweiter Evaluierungsdatensatz (optional)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="185"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="245"/>
         <source>Browse…</source>
         <translation>Durchsuchen…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="188"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="248"/>
         <source>Token File</source>
         <translation>Token-Datei</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="188"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="248"/>
         <source>Token files (*.bin)</source>
         <translation>Token-Dateien (*.bin)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="196"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="256"/>
         <source>Token files as `normfree-cli tokenize` writes them. Leave all empty to use the synthetic corpus made for the model.</source>
         <translation>Token-Dateien, wie `normfree-cli tokenize` sie schreibt. Alle Felder leer lassen, um den für das Modell erzeugten synthetischen Korpus zu verwenden.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="239"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="299"/>
         <source>Export incomplete</source>
         <translation>Export unvollständig</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/MainWindowActions.cpp" line="240"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="300"/>
         <source>%n file(s) could not be written.</source>
         <translation>
             <numerusform>%n Datei konnte nicht geschrieben werden.</numerusform>
@@ -550,237 +652,252 @@
         </translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="243"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="303"/>
         <source>Exported %1 files to %2</source>
         <translation>%1 Dateien nach %2 exportiert</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="254"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="314"/>
         <source>Export All Figures To</source>
         <translation>Alle Abbildungen exportieren nach</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="260"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="320"/>
         <source>Settings</source>
         <translation>Einstellungen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="268"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="328"/>
         <source>never (refresh by hand)</source>
         <translation>nie (manuell aktualisieren)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="270"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="330"/>
         <source>Language</source>
         <translation>Sprache</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="271"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="331"/>
         <source>Refresh visible analyses every N steps</source>
         <translation>Sichtbare Analysen alle N Schritte aktualisieren</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="293"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="353"/>
         <source>The First Ten Minutes</source>
         <translation>Die ersten zehn Minuten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="295"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="355"/>
         <source>&lt;ol&gt;&lt;li&gt;The bundled tiny GPT-2 is open, with the &lt;b&gt;tiny&lt;/b&gt; removal preset on the timeline (bottom).&lt;/li&gt;&lt;li&gt;Press &lt;b&gt;Start&lt;/b&gt;. The first start makes the fine-tuning data (about a minute), then training runs; the loss plot fills and a dashed line marks each removal.&lt;/li&gt;&lt;li&gt;If the loss has not recovered when the next removal comes, &lt;b&gt;drag&lt;/b&gt; the next events to the right on the timeline (Ctrl-click selects several; Shift-drag the first of a group changes its gap). Ctrl+Z undoes.&lt;/li&gt;&lt;li&gt;Press &lt;b&gt;Refresh analyses&lt;/b&gt; (F5): the panes on the right show the model as it is now, and say when they have gone stale.&lt;/li&gt;&lt;li&gt;In &lt;b&gt;Heads&lt;/b&gt;, click a head to see its DLA and DE per token and its attention pattern. After the last removal DLA equals DE exactly.&lt;/li&gt;&lt;li&gt;Right-click any plot to export it as PNG, SVG, PDF or CSV; File › Export All Figures writes them all.&lt;/li&gt;&lt;/ol&gt;</source>
         <translation>&lt;ol&gt;&lt;li&gt;Das mitgelieferte kleine GPT-2 ist geöffnet, mit dem Entfernungs-Preset &lt;b&gt;tiny&lt;/b&gt; auf der Zeitleiste (unten).&lt;/li&gt;&lt;li&gt;Klicken Sie auf &lt;b&gt;Starten&lt;/b&gt;. Beim ersten Start werden die Fine-Tuning-Daten erzeugt (etwa eine Minute), danach läuft das Training; der Verlust-Plot füllt sich, und eine gestrichelte Linie markiert jede Entfernung.&lt;/li&gt;&lt;li&gt;Hat sich der Verlust bis zur nächsten Entfernung nicht erholt, &lt;b&gt;ziehen&lt;/b&gt; Sie die nächsten Ereignisse auf der Zeitleiste nach rechts (Strg+Klick wählt mehrere aus; Umschalt+Ziehen des ersten Ereignisses einer Gruppe ändert deren Abstand). Strg+Z macht rückgängig.&lt;/li&gt;&lt;li&gt;Klicken Sie auf &lt;b&gt;Analysen aktualisieren&lt;/b&gt; (F5): Die Bereiche rechts zeigen das Modell im aktuellen Zustand und melden, wenn sie veraltet sind.&lt;/li&gt;&lt;li&gt;Klicken Sie unter &lt;b&gt;Heads&lt;/b&gt; auf einen Head, um seine DLA und DE je Token sowie sein Attention-Muster zu sehen. Nach der letzten Entfernung stimmt DLA exakt mit DE überein.&lt;/li&gt;&lt;li&gt;Klicken Sie mit der rechten Maustaste auf einen Plot, um ihn als PNG, SVG, PDF oder CSV zu exportieren; Datei › Alle Abbildungen exportieren schreibt sie alle.&lt;/li&gt;&lt;/ol&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="332"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="392"/>
         <source>Model: %1</source>
         <translation>Modell: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="335"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="395"/>
         <source>Run: %1</source>
         <translation>Lauf: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="504"/>
+        <location filename="../widgets/MainWindow.cpp" line="532"/>
+        <source>connected to %1</source>
+        <translation>verbunden mit %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="533"/>
+        <source>%1 unreachable: reconnecting</source>
+        <translation>%1 nicht erreichbar: verbinde neu</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="565"/>
         <source>Stopping the run and writing its checkpoint…</source>
         <translation>Lauf wird gestoppt und sein Checkpoint geschrieben…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="518"/>
+        <location filename="../widgets/MainWindow.cpp" line="579"/>
         <source>NormFree Workbench</source>
         <translation>NormFree Workbench</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="520"/>
+        <location filename="../widgets/MainWindow.cpp" line="581"/>
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="521"/>
+        <location filename="../widgets/MainWindow.cpp" line="582"/>
         <source>&amp;Open Model Folder…</source>
         <translation>Modellordner ö&amp;ffnen…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="522"/>
+        <location filename="../widgets/MainWindow.cpp" line="583"/>
         <source>Open &amp;Run…</source>
         <translation>&amp;Lauf öffnen…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="523"/>
+        <location filename="../widgets/MainWindow.cpp" line="584"/>
+        <source>&amp;Connect to Run…</source>
+        <translation>Mit Lauf &amp;verbinden …</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="585"/>
         <source>Open &amp;Recent</source>
         <translation>&amp;Zuletzt geöffnet</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="524"/>
+        <location filename="../widgets/MainWindow.cpp" line="586"/>
         <source>Load &amp;Schedule…</source>
         <translation>Zeit&amp;plan laden…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="525"/>
+        <location filename="../widgets/MainWindow.cpp" line="587"/>
         <source>Choose &amp;Datasets…</source>
         <translation>&amp;Datensätze wählen…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="526"/>
+        <location filename="../widgets/MainWindow.cpp" line="588"/>
         <source>Folder for the &amp;Next Run…</source>
         <translation>Ordner für den &amp;nächsten Lauf…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="527"/>
+        <location filename="../widgets/MainWindow.cpp" line="589"/>
         <source>&amp;Export Figure</source>
         <translation>Abbildung &amp;exportieren</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="528"/>
+        <location filename="../widgets/MainWindow.cpp" line="590"/>
         <source>Export &amp;All Figures…</source>
         <translation>&amp;Alle Abbildungen exportieren…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="529"/>
+        <location filename="../widgets/MainWindow.cpp" line="591"/>
         <source>&amp;Quit</source>
         <translation>&amp;Beenden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="530"/>
+        <location filename="../widgets/MainWindow.cpp" line="592"/>
         <source>&amp;Edit</source>
         <translation>&amp;Bearbeiten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="531"/>
+        <location filename="../widgets/MainWindow.cpp" line="593"/>
         <source>&amp;Undo</source>
         <translation>&amp;Rückgängig</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="532"/>
+        <location filename="../widgets/MainWindow.cpp" line="594"/>
         <source>&amp;Redo</source>
         <translation>&amp;Wiederherstellen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="533"/>
+        <location filename="../widgets/MainWindow.cpp" line="595"/>
         <source>&amp;Delete Selected Events</source>
         <translation>Ausgewählte Ereignisse &amp;löschen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="534"/>
+        <location filename="../widgets/MainWindow.cpp" line="596"/>
         <source>&amp;Settings…</source>
         <translation>&amp;Einstellungen…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="535"/>
+        <location filename="../widgets/MainWindow.cpp" line="597"/>
         <source>&amp;Run</source>
         <translation>&amp;Lauf</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="536"/>
+        <location filename="../widgets/MainWindow.cpp" line="598"/>
         <source>Start</source>
         <translation>Starten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="537"/>
+        <location filename="../widgets/MainWindow.cpp" line="599"/>
         <source>Start a new run of the setup on the left</source>
         <translation>Einen neuen Lauf mit der Konfiguration links starten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="538"/>
+        <location filename="../widgets/MainWindow.cpp" line="600"/>
         <source>Pause</source>
         <translation>Pausieren</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="539"/>
+        <location filename="../widgets/MainWindow.cpp" line="601"/>
         <source>Finish the step in progress, write a checkpoint and wait</source>
         <translation>Den laufenden Schritt abschließen, einen Checkpoint schreiben und warten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="540"/>
+        <location filename="../widgets/MainWindow.cpp" line="602"/>
         <source>Stop</source>
         <translation>Stoppen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="541"/>
+        <location filename="../widgets/MainWindow.cpp" line="603"/>
         <source>Stop the run after the step in progress (a checkpoint is written)</source>
         <translation>Den Lauf nach dem laufenden Schritt stoppen (ein Checkpoint wird geschrieben)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="542"/>
+        <location filename="../widgets/MainWindow.cpp" line="604"/>
         <source>Resume</source>
         <translation>Fortsetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="544"/>
+        <location filename="../widgets/MainWindow.cpp" line="606"/>
         <source>Continue the run from where it stopped (for an opened run: from its newest checkpoint, in this process)</source>
         <translation>Den Lauf dort fortsetzen, wo er angehalten wurde (bei einem geöffneten Lauf: ab seinem neuesten Checkpoint, in diesem Prozess)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="546"/>
+        <location filename="../widgets/MainWindow.cpp" line="608"/>
         <source>Refresh analyses</source>
         <translation>Analysen aktualisieren</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="547"/>
+        <location filename="../widgets/MainWindow.cpp" line="609"/>
         <source>Compute every analysis pane on the model as it is now</source>
         <translation>Alle Analysebereiche für den aktuellen Zustand des Modells berechnen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="548"/>
+        <location filename="../widgets/MainWindow.cpp" line="610"/>
         <source>&amp;View</source>
         <translation>&amp;Ansicht</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="549"/>
+        <location filename="../widgets/MainWindow.cpp" line="611"/>
         <source>Zoom Timeline to &amp;Fit</source>
         <translation>Zeitleiste &amp;einpassen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="550"/>
+        <location filename="../widgets/MainWindow.cpp" line="612"/>
         <source>&amp;Help</source>
         <translation>&amp;Hilfe</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="551"/>
+        <location filename="../widgets/MainWindow.cpp" line="613"/>
         <source>The &amp;First Ten Minutes</source>
         <translation>Die &amp;ersten zehn Minuten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="552"/>
+        <location filename="../widgets/MainWindow.cpp" line="614"/>
         <source>&amp;About</source>
         <translation>Ü&amp;ber</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="553"/>
+        <location filename="../widgets/MainWindow.cpp" line="615"/>
         <source>Run</source>
         <translation>Lauf</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="554"/>
+        <location filename="../widgets/MainWindow.cpp" line="616"/>
         <source>Removal timeline</source>
         <translation>Zeitleiste der Entfernungen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="554"/>
+        <location filename="../widgets/MainWindow.cpp" line="616"/>
         <source>Run setup</source>
         <translation>Laufkonfiguration</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="554"/>
+        <location filename="../widgets/MainWindow.cpp" line="616"/>
         <source>Model</source>
         <translation>Modell</translation>
     </message>
@@ -886,78 +1003,78 @@
 <context>
     <name>NeuronsPane</name>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="133"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="143"/>
         <source>|cos| of neuron %1</source>
         <translation>|cos| von Neuron %1</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="144"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="154"/>
         <source>Last MLP layer: output norm vs LogitVar (red: top %1 by CN score)</source>
         <translation>Letzte MLP-Schicht: Ausgabenorm vs. LogitVar (rot: Top %1 nach CN-Score)</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="145"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="155"/>
         <source>‖w_out‖</source>
         <translation>‖w_out‖</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="146"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="156"/>
         <source>LogitVar</source>
         <translation>LogitVar</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="147"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="157"/>
         <source>neurons</source>
         <translation>Neuronen</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="148"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="158"/>
         <source>top by CN score = ‖w_out‖ / LogitVar</source>
         <translation>Top nach CN-Score = ‖w_out‖ / LogitVar</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="149"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="159"/>
         <source>Mean ablation of each top neuron</source>
         <translation>Mean-Ablation jedes Top-Neurons</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="150"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="160"/>
         <source>neuron (by CN rank)</source>
         <translation>Neuron (nach CN-Rang)</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="151"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="161"/>
         <source>change (nats)</source>
         <translation>Änderung (Nats)</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="152"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="162"/>
         <source>Δ loss</source>
         <translation>Δ Verlust</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="153"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="163"/>
         <source>Δ entropy</source>
         <translation>Δ Entropie</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="154"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="164"/>
         <source>W_U singular values and top neurons&apos; |cosine| to each direction</source>
         <translation>Singulärwerte von W_U und |Kosinus| der Top-Neuronen zu jeder Richtung</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="155"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="165"/>
         <source>singular direction (descending)</source>
         <translation>Singulärrichtung (absteigend)</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="156"/>
-        <location filename="../widgets/NeuronsPane.cpp" line="158"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="166"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="168"/>
         <source>singular value</source>
         <translation>Singulärwert</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="157"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="167"/>
         <source>|cosine|</source>
         <translation>|Kosinus|</translation>
     </message>
@@ -970,42 +1087,42 @@
 <context>
     <name>NormsPane</name>
     <message>
-        <location filename="../widgets/NormsPane.cpp" line="59"/>
+        <location filename="../widgets/NormsPane.cpp" line="67"/>
         <source>final</source>
         <translation>final</translation>
     </message>
     <message>
-        <location filename="../widgets/NormsPane.cpp" line="86"/>
+        <location filename="../widgets/NormsPane.cpp" line="94"/>
         <source>Residual stream norm per layer: position 0 vs the rest (band: 10th–90th percentile; dashed: starting model)</source>
         <translation>Norm des Residualstroms je Schicht: Position 0 vs. übrige (Band: 10.–90. Perzentil; gestrichelt: Ausgangsmodell)</translation>
     </message>
     <message>
-        <location filename="../widgets/NormsPane.cpp" line="88"/>
+        <location filename="../widgets/NormsPane.cpp" line="96"/>
         <source>layer (resid_pre)</source>
         <translation>Schicht (resid_pre)</translation>
     </message>
     <message>
-        <location filename="../widgets/NormsPane.cpp" line="89"/>
+        <location filename="../widgets/NormsPane.cpp" line="97"/>
         <source>‖x‖₂</source>
         <translation>‖x‖₂</translation>
     </message>
     <message>
-        <location filename="../widgets/NormsPane.cpp" line="90"/>
+        <location filename="../widgets/NormsPane.cpp" line="98"/>
         <source>position 0</source>
         <translation>Position 0</translation>
     </message>
     <message>
-        <location filename="../widgets/NormsPane.cpp" line="91"/>
+        <location filename="../widgets/NormsPane.cpp" line="99"/>
         <source>position 0, starting model</source>
         <translation>Position 0, Ausgangsmodell</translation>
     </message>
     <message>
-        <location filename="../widgets/NormsPane.cpp" line="92"/>
+        <location filename="../widgets/NormsPane.cpp" line="100"/>
         <source>other positions</source>
         <translation>übrige Positionen</translation>
     </message>
     <message>
-        <location filename="../widgets/NormsPane.cpp" line="93"/>
+        <location filename="../widgets/NormsPane.cpp" line="101"/>
         <source>other positions, starting model</source>
         <translation>übrige Positionen, Ausgangsmodell</translation>
     </message>
@@ -1018,57 +1135,57 @@
 <context>
     <name>PatchingPane</name>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="114"/>
+        <location filename="../widgets/PatchingPane.cpp" line="129"/>
         <source>%1 prompts like the one below · clean logit difference %2, corrupted %3</source>
         <translation>%1 Prompts wie der folgende · saubere Logit-Differenz %2, korrumpiert %3</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="134"/>
+        <location filename="../widgets/PatchingPane.cpp" line="149"/>
         <source>Clean: %1&lt;br&gt;Corrupted: %2</source>
         <translation>Sauber: %1&lt;br&gt;Korrumpiert: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="138"/>
+        <location filename="../widgets/PatchingPane.cpp" line="153"/>
         <source>&lt;b&gt;%1 × %2&lt;/b&gt;: activation %3 · attribution %4 · error %5</source>
         <translation>&lt;b&gt;%1 × %2&lt;/b&gt;: Aktivierung %3 · Attribution %4 · Fehler %5</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="145"/>
+        <location filename="../widgets/PatchingPane.cpp" line="160"/>
         <source>Click a cell to mark its position in the prompt.</source>
         <translation>Zelle anklicken, um ihre Position im Prompt zu markieren.</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="153"/>
+        <location filename="../widgets/PatchingPane.cpp" line="168"/>
         <source>resid_pre: layer × position</source>
         <translation>resid_pre: Schicht × Position</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="154"/>
+        <location filename="../widgets/PatchingPane.cpp" line="169"/>
         <source>heads: layer × head</source>
         <translation>Heads: Schicht × Head</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="155"/>
+        <location filename="../widgets/PatchingPane.cpp" line="170"/>
         <source>IOI patching, normalized logit difference (0 corrupted, 1 clean): activation, attribution, error</source>
         <translation>IOI-Patching, normierte Logit-Differenz (0 korrumpiert, 1 sauber): Aktivierung, Attribution, Fehler</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="157"/>
+        <location filename="../widgets/PatchingPane.cpp" line="172"/>
         <source>activation patching</source>
         <translation>Activation Patching</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="157"/>
+        <location filename="../widgets/PatchingPane.cpp" line="172"/>
         <source>attribution patching</source>
         <translation>Attribution Patching</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="158"/>
+        <location filename="../widgets/PatchingPane.cpp" line="173"/>
         <source>error (attribution − activation)</source>
         <translation>Fehler (Attribution − Aktivierung)</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="166"/>
+        <location filename="../widgets/PatchingPane.cpp" line="181"/>
         <source>Compute to see the prompts.</source>
         <translation>Berechnen, um die Prompts zu sehen.</translation>
     </message>
@@ -1134,12 +1251,18 @@
 <context>
     <name>RunSession</name>
     <message>
-        <location filename="../widgets/RunSession.cpp" line="311"/>
+        <location filename="../widgets/RunSession.cpp" line="332"/>
+        <location filename="../widgets/RunSession.cpp" line="397"/>
+        <source>The run at %1 answered its status malformed: %2</source>
+        <translation>Der Lauf auf %1 hat einen fehlerhaften Status geantwortet: %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/RunSession.cpp" line="449"/>
         <source>A run with %1 workers starts the others with %2, which is missing or not executable.</source>
         <translation>Ein Lauf mit %1 Workern startet die übrigen mit %2; das Programm fehlt oder ist nicht ausführbar.</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSession.cpp" line="340"/>
+        <location filename="../widgets/RunSession.cpp" line="490"/>
         <source>
 
 Worker %1 ended (%2): %3</source>
@@ -1148,12 +1271,12 @@ Worker %1 ended (%2): %3</source>
 Worker %1 beendet (%2): %3</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSession.cpp" line="342"/>
+        <location filename="../widgets/RunSession.cpp" line="492"/>
         <source>crashed</source>
         <translation>abgestürzt</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSession.cpp" line="343"/>
+        <location filename="../widgets/RunSession.cpp" line="493"/>
         <source>exit status %1</source>
         <translation>Exit-Status %1</translation>
     </message>

@@ -1,7 +1,9 @@
 #include "AnalysisRunner.h"
 
 #include <QMetaObject>
+#include <chrono>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "data/default_datasets.h"
 #include "io/atomic_file.h"
@@ -23,6 +25,62 @@ std::string AnalysisInputs::text(const std::vector<int32_t>& tokens) const {
   return s;
 }
 
+nf::AnalysisRequest AnalysisInputs::serverRequest(const std::string& kind) const {
+  nf::AnalysisRequest request;
+  request.kind = kind;
+  request.sequences = sequences.count;
+  request.length = sequences.length;
+  return request;
+}
+
+std::vector<std::string> AnalysisInputs::sentTexts(const nlohmann::json& answer, const std::string& key,
+                                                   const std::vector<int32_t>& ids) {
+  const auto it = answer.is_object() ? answer.find(key) : answer.end();
+  std::vector<std::string> texts;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const bool sent = it != answer.end() && it->is_array() && i < it->size() && (*it)[i].is_string();
+    texts.push_back(sent ? (*it)[i].get<std::string>() : "#" + std::to_string(ids[i]));
+  }
+  return texts;
+}
+
+namespace {
+// Thrown when a server job's result is no longer wanted (another model, or the window closing).
+struct Abandoned : std::runtime_error {
+  Abandoned() : std::runtime_error("abandoned") {}
+};
+
+// An analysis job on the run's server, waited for (polled: the endpoint has no push for jobs), its
+// progress passed on. `abandoned` says when nobody wants the result any more.
+nlohmann::json serverAnalysis(nf::SteeringClient& client, const nf::AnalysisRequest& request,
+                              const std::string& model, const nf::ProgressFn& progress,
+                              const std::function<bool()>& abandoned) {
+  const int64_t job = client.analyze(request, model);
+  const std::string where = "the run at " + client.address().text();
+  for (auto wait = std::chrono::milliseconds(20);;
+       wait = std::min(2 * wait, std::chrono::milliseconds(500))) {
+    if (abandoned()) throw Abandoned();
+    const nlohmann::json state = client.analysisJob(job);
+    try {
+      const std::string name = state.at("state").get<std::string>();
+      if (name == "done") return state.at("result");
+      if (name == "failed")
+        throw std::runtime_error(where + " could not compute it: " + state.value("error", ""));
+      if (progress && state.contains("total")) {
+        nf::Progress p;
+        p.task = state.value("task", std::string());
+        p.done = state.value("done", int64_t{0});
+        p.total = state.value("total", int64_t{0});
+        progress(p);
+      }
+    } catch (const nlohmann::json::exception& e) {
+      throw std::runtime_error(where + " answered an analysis job malformed: " + e.what());
+    }
+    std::this_thread::sleep_for(wait);
+  }
+}
+}  // namespace
+
 AnalysisRunner::AnalysisRunner(QObject* parent) : QObject(parent), m_worker(new QObject) {
   m_worker->moveToThread(&m_thread);
   connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
@@ -31,6 +89,7 @@ AnalysisRunner::AnalysisRunner(QObject* parent) : QObject(parent), m_worker(new 
 }
 
 AnalysisRunner::~AnalysisRunner() {
+  m_closing = true;
   {
     std::lock_guard<std::mutex> lock(m_mutex);
     m_pending.clear();
@@ -66,6 +125,18 @@ void AnalysisRunner::setCurrentFolder(const std::string& folder) {
   changeSource();
 }
 
+void AnalysisRunner::setServer(std::optional<nf::ServeAddress> address, int64_t context) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  auto same = [](const std::optional<nf::ServeAddress>& a, const std::optional<nf::ServeAddress>& b) {
+    return a.has_value() == b.has_value() &&
+           (!a || (a->host == b->host && a->port == b->port && a->token == b->token));
+  };
+  if (same(address, m_server) && context == m_serverContext) return;
+  m_server = std::move(address);
+  m_serverContext = context;
+  changeSource();
+}
+
 void AnalysisRunner::request(const QString& key, AnalysisWork work) {
   {
     std::lock_guard<std::mutex> lock(m_mutex);
@@ -82,12 +153,31 @@ std::shared_ptr<const AnalysisInputs> AnalysisRunner::inputs() {
   int64_t generation;
   std::shared_ptr<nf::Trainer> trainer;
   std::string current;
+  std::optional<nf::ServeAddress> server;
+  int64_t context = 0, source = 0;
   {
     std::lock_guard<std::mutex> lock(m_mutex);
     setup = m_setup;
     generation = m_setupGeneration;
     trainer = m_trainer;
     current = m_currentFolder;
+    server = m_server;
+    context = m_serverContext;
+    source = m_source;
+  }
+  if (server) {
+    auto remote = std::make_shared<AnalysisInputs>();
+    remote->sequences.count = setup.sequences;
+    remote->sequences.length = std::min(setup.length, context);
+    auto client = std::make_shared<nf::SteeringClient>(*server);
+    remote->server = [this, client, source](const nf::AnalysisRequest& request, const std::string& model,
+                                            const nf::ProgressFn& progress) {
+      return serverAnalysis(*client, request, model, progress, [this, source] {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        return m_closing || m_source != source;
+      });
+    };
+    return remote;
   }
   if (setup.modelFolder.empty()) throw std::runtime_error("no model is open");
   if (generation != m_cachedGeneration) {
@@ -175,6 +265,8 @@ void AnalysisRunner::runNext() {
           Q_EMIT finished(key);
         },
         Qt::QueuedConnection);
+  } catch (const Abandoned&) {
+    Q_EMIT finished(key);
   } catch (const std::exception& e) {
     Q_EMIT failed(key, QString::fromStdString(e.what()));
   }

@@ -3,18 +3,24 @@
 // request wins: a request replaces a pending one of the same pane, and a result that a newer request of
 // its pane has overtaken is dropped. The inputs every analysis reads (validation sequences, the IOI
 // prompt set, the tokenizer, the starting model as a reference) are made once per opened model, on the
-// analysis thread, so the GUI thread never loads or computes anything.
+// analysis thread, so the GUI thread never loads or computes anything. For a run served elsewhere the
+// analyses are jobs on its server, waited for here.
 #pragma once
 #include <QObject>
 #include <QString>
 #include <QThread>
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
 
 #include "analysis/analysis_header.h"
+#include "analysis/analysis_request.h"
 #include "data/ioi.h"
+#include "serve/steering_client.h"
 #include "text/tokenizer.h"
 #include "util/progress.h"
 
@@ -23,6 +29,16 @@ class Trainer;
 }
 
 struct AnalysisInputs {
+  // A run served elsewhere (RunSession::connectTo): every analysis runs there, on its device, and answers
+  // its JSON (docs/ANALYSES.md) for the model now ("now") or as the run started ("start"). model,
+  // reference, tokenizer and ioi are then null and sequences holds no tokens, only the count and length.
+  std::function<nlohmann::json(const nf::AnalysisRequest&, const std::string& model, const nf::ProgressFn&)>
+      server;
+  nf::AnalysisRequest serverRequest(const std::string& kind) const;  // with sequences' count and length
+  // The texts of `ids` that a server's answer holds in answer[key] (its tokenizer's), "#id" where none.
+  static std::vector<std::string> sentTexts(const nlohmann::json& answer, const std::string& key,
+                                            const std::vector<int32_t>& ids);
+
   nf::SnapshotPtr model;                           // the model now
   nf::SnapshotPtr reference;                       // the model the run started from (the opened folder)
   std::shared_ptr<const nf::Tokenizer> tokenizer;  // null when the model folder has none
@@ -56,6 +72,8 @@ class AnalysisRunner : public QObject {
   // Without a trainer: the folder holding the model as it is now (a followed run's newest checkpoint or
   // final model; "": the starting model itself).
   void setCurrentFolder(const std::string& folder);
+  // A run served elsewhere (nullopt: none), whose context is `context` tokens: analyses run there.
+  void setServer(std::optional<nf::ServeAddress> address, int64_t context = 0);
   void request(const QString& key, AnalysisWork work);
 
  Q_SIGNALS:
@@ -77,6 +95,9 @@ class AnalysisRunner : public QObject {
   int64_t m_setupGeneration = 0;
   std::shared_ptr<nf::Trainer> m_trainer;
   std::string m_currentFolder;
+  std::optional<nf::ServeAddress> m_server;
+  int64_t m_serverContext = 0;
+  std::atomic<bool> m_closing{false};  // the destructor: a job being waited for is abandoned
   std::map<QString, std::pair<int64_t, AnalysisWork>> m_pending;  // key → (request number, work)
   std::map<QString, int64_t> m_latest;                            // key → newest request number
   int64_t m_requests = 0;

@@ -6,12 +6,13 @@
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <nlohmann/json.hpp>
 
 #include "Plots.h"
 #include "QCustomPlotInclude.h"
 
 namespace {
-constexpr int64_t kPromptTokens = 16;
+constexpr int64_t kPromptTokens = 16, kNewTokens = 24;
 const QColor kNow(0x1f77b4), kStart(0xaaaaaa);
 }  // namespace
 
@@ -61,6 +62,15 @@ CalibrationPane::CalibrationPane(AnalysisRunner* runner, QWidget* parent)
 AnalysisWork CalibrationPane::makeWork() {
   QPointer<CalibrationPane> self(this);
   return [self](const AnalysisInputs& in, const nf::ProgressFn& progress) -> std::function<void()> {
+    if (in.server) {
+      auto shown = std::make_shared<Shown>(serverShown(in, progress));
+      return [self, shown] {
+        if (!self) return;
+        self->draw(shown);
+        const nf::AnalysisHeader& h = shown->now.header;
+        self->showHeader(h.step, h.model, h.norms, h.data);
+      };
+    }
     std::vector<std::vector<int32_t>> prompts;
     if (in.ioi) {
       const auto& clean = in.ioi->prompts.front().clean;
@@ -71,7 +81,7 @@ AnalysisWork CalibrationPane::makeWork() {
       prompts.emplace_back(row, row + std::min(kPromptTokens, in.sequences.length));
     }
     nf::BehaviourOptions options;
-    options.newTokens = 24;
+    options.newTokens = kNewTokens;
     auto shown = std::make_shared<Shown>();
     shown->now = nf::modelBehaviour(*in.model, in.sequences, prompts, options, progress);
     shown->start = nf::modelBehaviour(*in.reference, in.sequences, prompts, options);
@@ -90,6 +100,31 @@ AnalysisWork CalibrationPane::makeWork() {
       self->showHeader(h.step, h.model, h.norms, h.data);
     };
   };
+}
+
+// The run's server encodes the request's prompts (its default texts) with the run's tokenizer and sends
+// the continuations' texts along.
+CalibrationPane::Shown CalibrationPane::serverShown(const AnalysisInputs& in,
+                                                    const nf::ProgressFn& progress) {
+  nf::AnalysisRequest request = in.serverRequest("calibration");
+  request.newTokens = kNewTokens;
+  Shown shown;
+  Texts& t = shown.texts;
+  auto read = [&](const std::string& model, nf::ModelBehaviour& behaviour, QStringList& greedy,
+                  QStringList& sampled, const nf::ProgressFn& report) {
+    const nlohmann::json answer = in.server(request, model, report);
+    const nlohmann::json& entry = answer.at("models").at(0);
+    behaviour = nf::modelBehaviourFromJson(entry);
+    t.prompts.clear();  // the same prompts for both models
+    for (const nlohmann::json& c : entry.at("continuations")) {
+      t.prompts << QString::fromStdString(c.value("prompt_text", std::string()));
+      greedy << QString::fromStdString(c.value("greedy_text", std::string()));
+      sampled << QString::fromStdString(c.value("sampled_text", std::string()));
+    }
+  };
+  read("now", shown.now, t.nowGreedy, t.nowSampled, progress);
+  read("start", shown.start, t.startGreedy, t.startSampled, {});
+  return shown;
 }
 
 void CalibrationPane::draw(std::shared_ptr<const Shown> shown) {

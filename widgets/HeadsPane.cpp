@@ -7,11 +7,13 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "Plots.h"
 #include "QCustomPlotInclude.h"
 
 namespace {
+constexpr int kBootstrap = 200;        // resamples for the NMAE's interval: enough for its first digits
 constexpr int64_t kDetailTokens = 24;  // a readable stretch of the sequence: tokens label the x-axis
 
 QString shortToken(const std::string& token) {
@@ -101,12 +103,22 @@ HeadsPane::HeadsPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane(run
 AnalysisWork HeadsPane::makeWork() {
   QPointer<HeadsPane> self(this);
   return [self](const AnalysisInputs& in, const nf::ProgressFn& progress) -> std::function<void()> {
-    nf::AttributionOptions options;
-    options.bootstrapSamples = 200;
-    auto attribution = std::make_shared<const nf::AttributionResult>(
-        nf::logitAttribution(*in.model, in.sequences, options, progress));
-    auto sinks =
-        std::make_shared<const nf::AttentionSinksResult>(nf::attentionSinks(*in.model, in.sequences));
+    std::shared_ptr<const nf::AttributionResult> attribution;
+    std::shared_ptr<const nf::AttentionSinksResult> sinks;
+    if (in.server) {
+      nf::AnalysisRequest request = in.serverRequest("dla");
+      request.bootstrap = kBootstrap;
+      attribution = std::make_shared<const nf::AttributionResult>(
+          nf::attributionResultFromJson(in.server(request, "now", progress)));
+      sinks = std::make_shared<const nf::AttentionSinksResult>(
+          nf::attentionSinksResultFromJson(in.server(in.serverRequest("sinks"), "now", {})));
+    } else {
+      nf::AttributionOptions options;
+      options.bootstrapSamples = kBootstrap;
+      attribution = std::make_shared<const nf::AttributionResult>(
+          nf::logitAttribution(*in.model, in.sequences, options, progress));
+      sinks = std::make_shared<const nf::AttentionSinksResult>(nf::attentionSinks(*in.model, in.sequences));
+    }
     const int64_t sequences = in.sequences.count;
     return [self, attribution, sinks, sequences] {
       if (!self) return;
@@ -181,6 +193,12 @@ void HeadsPane::requestDetail() {
   runner()->request("heads-detail",
                     [self, layer, head, sequence](const AnalysisInputs& in,
                                                   const nf::ProgressFn&) -> std::function<void()> {
+                      if (in.server) {
+                        auto detail = std::make_shared<Detail>(serverDetail(in, layer, head, sequence));
+                        return [self, detail] {
+                          if (self) self->drawDetail(detail);
+                        };
+                      }
                       nf::TokenSequences one;
                       one.count = 1;
                       one.length = std::min(kDetailTokens, in.sequences.length);
@@ -204,6 +222,37 @@ void HeadsPane::requestDetail() {
                         if (self) self->drawDetail(detail);
                       };
                     });
+}
+
+// The detail computed by the run's server: the traced head on the whole sequence, with its pattern, cut
+// to the first kDetailTokens (attention is causal: the values there are those of that prefix alone).
+HeadsPane::Detail HeadsPane::serverDetail(const AnalysisInputs& in, int layer, int head, int64_t sequence) {
+  nf::AnalysisRequest request = in.serverRequest("dla");
+  request.sequences = std::min(sequence, in.sequences.count - 1) + 1;
+  request.traceLayer = layer;
+  request.traceHead = head;
+  request.traceSequence = request.sequences - 1;
+  request.tracePattern = true;
+  request.bootstrap = 0;
+  const nlohmann::json answer = in.server(request, "now", {});
+  const nf::AttributionResult a = nf::attributionResultFromJson(answer);
+  const nlohmann::json& trace = answer.at("trace");
+  const std::vector<double> pattern = trace.at("pattern").get<std::vector<double>>();
+  const size_t length = a.trace.tokens.size(), n = std::min<size_t>(kDetailTokens, length);
+  if (pattern.size() != length * length || a.trace.dla.size() + 1 != length ||
+      a.trace.de.size() + 1 != length)
+    throw std::runtime_error("the run's server answered a head trace of inconsistent lengths");
+  Detail d;
+  d.layer = layer;
+  d.head = head;
+  d.sequence = sequence;
+  const std::vector<std::string> texts = AnalysisInputs::sentTexts(trace, "token_texts", a.trace.tokens);
+  for (size_t i = 0; i < n; ++i) d.tokens << shortToken(texts[i]);
+  d.dla.assign(a.trace.dla.begin(), a.trace.dla.begin() + static_cast<std::ptrdiff_t>(n - 1));
+  d.de.assign(a.trace.de.begin(), a.trace.de.begin() + static_cast<std::ptrdiff_t>(n - 1));
+  for (size_t q = 0; q < n; ++q)
+    for (size_t k = 0; k < n; ++k) d.pattern.push_back(pattern[q * length + k]);
+  return d;
 }
 
 void HeadsPane::drawDetail(std::shared_ptr<const Detail> detail) {

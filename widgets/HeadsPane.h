@@ -44,6 +44,7 @@ class HeadsPane : public AnalysisPane {
             std::shared_ptr<const nf::AttentionSinksResult> sinks);
   void showSummary();
   void drawDetail(std::shared_ptr<const Detail> detail);
+  static Detail serverDetail(const AnalysisInputs& in, int layer, int head, int64_t sequence);
   void requestDetail();
   void markSelection();
 

@@ -34,6 +34,7 @@
 
 #include "AnalysisRunner.h"
 #include "CalibrationPane.h"
+#include "EditRefusalText.h"
 #include "HeadsPane.h"
 #include "ModelInfoView.h"
 #include "NeuronsPane.h"
@@ -113,11 +114,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_etaLabel = new QLabel(this);
   m_nextLabel = new QLabel(this);
   m_deviceLabel = new QLabel(this);
+  m_connectionLabel = new QLabel(this);
   m_progress = new QProgressBar(this);
   m_progress->setMaximumWidth(220);
   m_progress->hide();
   for (QWidget* w : std::initializer_list<QWidget*>{m_progress, m_stepLabel, m_speedLabel, m_etaLabel,
-                                                    m_nextLabel, m_deviceLabel})
+                                                    m_nextLabel, m_deviceLabel, m_connectionLabel})
     statusBar()->addPermanentWidget(w);
 
   // The loss plots and the timeline show the same steps.
@@ -144,6 +146,25 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(m_session, &RunSession::trainerReady, this, [this] {
     m_timeline->setEditor(m_session->liveSchedule());
     m_runner->setTrainer(m_session->trainer());
+    m_runner->setServer(m_session->serveAddress(), m_session->config().optimizer.context);
+    if (m_session->remote())
+      statusBar()->showMessage(
+          tr("Connected to the run %1 at %2").arg(m_session->runDir(), m_session->remoteAddress()), 8000);
+  });
+  connect(m_session, &RunSession::connectFailed, this, [this](const QString& message) {
+    showError(tr("Cannot connect"), tr("The run could not be reached or read."), message);
+  });
+  connect(m_session, &RunSession::connectionChanged, this, &MainWindow::updateStatus);
+  connect(m_session, &RunSession::remoteNotice, this,
+          [this](const QString& message) { statusBar()->showMessage(message, 10000); });
+  connect(m_session, &RunSession::remoteEditRefused, this, [this](const nf::EditResult& result) {
+    statusBar()->showMessage(tr("The run refused an edit shown as made: %1").arg(EditRefusalText::of(result)),
+                             10000);
+    m_timeline->refresh();
+  });
+  connect(m_session, &RunSession::scheduleReplaced, this, [this] {
+    m_timeline->refresh();
+    updateStatus();
   });
   connect(m_session, &RunSession::failed, this, [this](const QString& message) {
     showError(tr("Training stopped"),
@@ -213,6 +234,7 @@ bool MainWindow::openModelFolder(const QString& folder) {
       showError(tr("A run is in progress"), tr("Stop the run before opening another model."), clean);
       return false;
     }
+    m_session->disconnectRemote();  // it trains on where it is
     m_info->setSummary(summary);
     m_setup->setModelShape(shapeOf(summary));
     m_folder = clean;
@@ -220,6 +242,7 @@ bool MainWindow::openModelFolder(const QString& folder) {
     m_setup->matchModelDepth(summary.nLayer);
     resetDraftSchedule();
     m_runner->setTrainer(nullptr);
+    m_runner->setServer(std::nullopt);
     m_runner->setCurrentFolder(std::string());
     m_runner->setSetup(analysisSetup(m_validation.toStdString()));
     retranslate();
@@ -230,6 +253,17 @@ bool MainWindow::openModelFolder(const QString& folder) {
     showError(tr("Cannot open model folder"), tr("The model folder could not be opened."), e.what());
     return false;
   }
+}
+
+void MainWindow::connectToRun(const nf::ServeAddress& address) {
+  if (m_session->busy()) {
+    showError(tr("A run is in progress"), tr("Stop the run before connecting to another."),
+              QString::fromStdString(address.text()));
+    return;
+  }
+  m_runner->setTrainer(nullptr);
+  m_session->connectTo(address);
+  statusBar()->showMessage(tr("Connecting to %1…").arg(QString::fromStdString(address.text())));
 }
 
 bool MainWindow::openRun(const QString& runDir) {
@@ -250,6 +284,7 @@ bool MainWindow::openRun(const QString& runDir) {
     m_timeline->setEditor(std::make_shared<FollowedSchedule>(dir, m_layers, c.optimizer.maxSteps,
                                                              [this] { return m_session->stepsDone(); }));
     m_runner->setTrainer(nullptr);
+    m_runner->setServer(std::nullopt);
     m_runner->setSetup(analysisSetup(c.evalData.empty() ? std::string() : c.evalData.front()));
     rememberRecent(kRecentRuns, clean);
     statusBar()->showMessage(tr("Following %1").arg(clean), 5000);
@@ -420,25 +455,43 @@ void MainWindow::refreshAnalyses(bool onlyVisible) {
 void MainWindow::onStateChanged() {
   using S = RunSession::State;
   const S s = m_session->state();
-  const bool busy = m_session->busy();
-  m_startAction->setEnabled(!busy);
+  const bool busy = m_session->busy(), remote = m_session->remote();
+  m_startAction->setEnabled(!busy && !remote);
   m_pauseAction->setEnabled(s == S::Running);
   m_stopAction->setEnabled(s == S::Running || s == S::Pausing || s == S::Preparing || s == S::Paused);
   // A followed run is resumed here only once its own process has stopped it (two trainers on one run
   // folder would overwrite each other's checkpoints).
   const bool followedStopped = s == S::Following && m_session->metrics().lastStatus == "stop";
-  m_resumeAction->setEnabled(s == S::Paused || s == S::Stopped || followedStopped || s == S::Failed);
+  m_resumeAction->setEnabled(remote ? s == S::Paused
+                                    : s == S::Paused || s == S::Stopped || followedStopped || s == S::Failed);
   for (QAction* a : {m_openAction, m_openRunAction, m_openScheduleAction, m_datasetsAction})
     a->setEnabled(!busy);
   m_recentMenu->setEnabled(!busy);
   m_setup->setEnabled(!busy);
   // While a trainer is being made nothing is editable: the old run's schedule no longer applies.
-  m_timeline->setEnabled(s != S::Preparing);
+  // A connected run that ended takes no more edits; its timeline stays to be looked at.
+  m_timeline->setEnabled(s != S::Preparing && !(remote && (s == S::Finished || s == S::Stopped)));
   if (s == S::Preparing) m_runner->setTrainer(nullptr);
-  if (s == S::Finished)
-    statusBar()->showMessage(tr("Finished: the trained model is in %1/final").arg(m_session->runDir()));
-  if (s == S::Paused || s == S::Stopped)
-    statusBar()->showMessage(tr("Stopped at step %1; checkpoint written").arg(m_session->stepsDone()), 8000);
+  if (remote) {
+    const QString where = m_session->remoteAddress();
+    if (s == S::Finished)
+      statusBar()->showMessage(tr("The run at %1 finished: its model is in %2/final on the server")
+                                   .arg(where, m_session->runDir()));
+    if (s == S::Stopped)
+      statusBar()->showMessage(tr("The run at %1 stopped at step %2 with a checkpoint; resume it on the "
+                                  "server (normfree-cli resume)")
+                                   .arg(where)
+                                   .arg(m_session->stepsDone()));
+    if (s == S::Paused)
+      statusBar()->showMessage(
+          tr("The run at %1 is paused at step %2").arg(where).arg(m_session->stepsDone()), 8000);
+  } else {
+    if (s == S::Finished)
+      statusBar()->showMessage(tr("Finished: the trained model is in %1/final").arg(m_session->runDir()));
+    if (s == S::Paused || s == S::Stopped)
+      statusBar()->showMessage(tr("Stopped at step %1; checkpoint written").arg(m_session->stepsDone()),
+                               8000);
+  }
   if (s == S::Idle || s == S::Finished) m_progress->hide();
   updateStatus();
 }
@@ -473,11 +526,19 @@ void MainWindow::updateStatus() {
       }
   m_nextLabel->setText(next);
   m_deviceLabel->setText(attached ? QString::fromStdString(c.device) : m_setup->device());
+  const QString problem = m_session->connectionProblem();
+  m_connectionLabel->setVisible(m_session->remote());
+  m_connectionLabel->setText(problem.isEmpty()
+                                 ? tr("connected to %1").arg(m_session->remoteAddress())
+                                 : tr("%1 unreachable: reconnecting").arg(m_session->remoteAddress()));
+  m_connectionLabel->setToolTip(problem);
+  m_connectionLabel->setStyleSheet(problem.isEmpty() ? QString() : QStringLiteral("color: #c62828"));
 }
 
 QString MainWindow::statusText() const {
-  return QStringList{m_stepLabel->text(), m_speedLabel->text(), m_etaLabel->text(), m_nextLabel->text(),
-                     m_deviceLabel->text()}
+  return QStringList{m_stepLabel->text(),   m_speedLabel->text(),
+                     m_etaLabel->text(),    m_nextLabel->text(),
+                     m_deviceLabel->text(), m_session->remote() ? m_connectionLabel->text() : QString()}
       .join(" | ");
 }
 
@@ -520,6 +581,7 @@ void MainWindow::retranslate() {
   m_fileMenu->setTitle(tr("&File"));
   m_openAction->setText(tr("&Open Model Folder…"));
   m_openRunAction->setText(tr("Open &Run…"));
+  m_connectAction->setText(tr("&Connect to Run…"));
   m_recentMenu->setTitle(tr("Open &Recent"));
   m_openScheduleAction->setText(tr("Load &Schedule…"));
   m_datasetsAction->setText(tr("Choose &Datasets…"));

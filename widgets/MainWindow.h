@@ -10,6 +10,7 @@
 
 #include "AnalysisRunner.h"
 #include "RunSession.h"
+#include "serve/steering_client.h"
 
 class AnalysisPane;
 class AnalysisRunner;
@@ -42,6 +43,9 @@ class MainWindow : public QMainWindow {
   bool openModelFolder(const QString& folder);
   // Opens a run directory (e.g. one the CLI is training) and follows its metrics.
   bool openRun(const QString& runDir);
+  // Connects to a run another process trains with --serve (docs/STEERING.md), also through an SSH
+  // tunnel: it is shown, edited and controlled as a run trained here. Errors come as failed().
+  void connectToRun(const nf::ServeAddress& address);
   // Reads a schedule file into the draft (before a run starts); errors as for openModelFolder.
   bool loadSchedule(const QString& path);
   // Uses these token files (train, validation, second eval set; the last may be empty).
@@ -83,6 +87,7 @@ class MainWindow : public QMainWindow {
   void refreshAnalyses(bool onlyVisible);
   void chooseModelFolder();
   void chooseRun();
+  void chooseServedRun();  // the Connect to Run dialog
   void chooseSchedule();
   void chooseDatasets();
   void chooseRunFolder();
@@ -127,10 +132,11 @@ class MainWindow : public QMainWindow {
 
   QMenu *m_fileMenu, *m_recentMenu, *m_exportMenu, *m_editMenu, *m_viewMenu, *m_runMenu, *m_helpMenu;
   QToolBar* m_toolbar;
-  QAction *m_openAction, *m_openRunAction, *m_openScheduleAction, *m_datasetsAction, *m_runFolderAction,
-      *m_exportAllAction, *m_settingsAction, *m_quitAction, *m_undoAction, *m_redoAction, *m_deleteAction,
-      *m_fitAction, *m_startAction, *m_pauseAction, *m_stopAction, *m_resumeAction, *m_refreshAction,
-      *m_guideAction, *m_aboutAction;
+  QAction *m_openAction, *m_openRunAction, *m_connectAction, *m_openScheduleAction, *m_datasetsAction,
+      *m_runFolderAction, *m_exportAllAction, *m_settingsAction, *m_quitAction, *m_undoAction, *m_redoAction,
+      *m_deleteAction, *m_fitAction, *m_startAction, *m_pauseAction, *m_stopAction, *m_resumeAction,
+      *m_refreshAction, *m_guideAction, *m_aboutAction;
   QLabel *m_stepLabel, *m_speedLabel, *m_etaLabel, *m_nextLabel, *m_deviceLabel;
+  QLabel* m_connectionLabel;  // a connected run's address, or that it cannot be reached
   QProgressBar* m_progress;
 };

@@ -50,6 +50,7 @@
 #include "io/atomic_file.h"
 #include "model/model_folder.h"
 #include "run/run_directory.h"
+#include "serve/steering_client.h"
 #include "train/trainer.h"
 
 void MainWindow::buildActions() {
@@ -58,6 +59,8 @@ void MainWindow::buildActions() {
   connect(m_openAction, &QAction::triggered, this, &MainWindow::chooseModelFolder);
   m_openRunAction = new QAction(this);
   connect(m_openRunAction, &QAction::triggered, this, &MainWindow::chooseRun);
+  m_connectAction = new QAction(this);
+  connect(m_connectAction, &QAction::triggered, this, &MainWindow::chooseServedRun);
   m_openScheduleAction = new QAction(this);
   connect(m_openScheduleAction, &QAction::triggered, this, &MainWindow::chooseSchedule);
   m_datasetsAction = new QAction(this);
@@ -90,7 +93,9 @@ void MainWindow::buildActions() {
   connect(m_stopAction, &QAction::triggered, m_session, &RunSession::stop);
   m_resumeAction = new QAction(s->standardIcon(QStyle::SP_MediaSeekForward), QString(), this);
   connect(m_resumeAction, &QAction::triggered, this, [this] {
-    if (m_session->state() == RunSession::State::Following || !m_session->trainer())
+    if (m_session->remote())
+      m_session->continueRun();  // the connected run goes on (a paused one; a stopped one ends serving)
+    else if (m_session->state() == RunSession::State::Following || !m_session->trainer())
       m_session->resume(m_session->runDir(), m_layers, m_setup->workers());
     else
       m_session->continueRun();
@@ -119,7 +124,7 @@ void MainWindow::buildActions() {
 
 void MainWindow::buildMenus() {
   m_fileMenu = menuBar()->addMenu(QString());
-  m_fileMenu->addActions({m_openAction, m_openRunAction});
+  m_fileMenu->addActions({m_openAction, m_openRunAction, m_connectAction});
   m_recentMenu = m_fileMenu->addMenu(QString());
   m_fileMenu->addSeparator();
   m_fileMenu->addActions({m_openScheduleAction, m_datasetsAction, m_runFolderAction});
@@ -159,6 +164,61 @@ void MainWindow::chooseRun() {
   const QString folder =
       QFileDialog::getExistingDirectory(this, tr("Open Run Directory"), appDataFolder("runs"));
   if (!folder.isEmpty()) openRun(folder);
+}
+
+void MainWindow::chooseServedRun() {
+  QDialog dialog(this);
+  dialog.setWindowTitle(tr("Connect to Run"));
+  auto* form = new QFormLayout(&dialog);
+  auto* explanation = new QLabel(
+      tr("A run started with <tt>normfree-cli … --serve PORT</tt> on a server. From another machine, open "
+         "an SSH tunnel first: <tt>ssh -N -L PORT:127.0.0.1:PORT server</tt>. Address and token are in the "
+         "run's serve.json."),
+      &dialog);
+  explanation->setWordWrap(true);
+  form->addRow(explanation);
+  auto* address = new QLineEdit(QSettings().value("connect/address", "127.0.0.1:").toString(), &dialog);
+  address->setPlaceholderText("127.0.0.1:40213");
+  auto* token = new QLineEdit(&dialog);
+  token->setEchoMode(QLineEdit::Password);
+  auto* fromFile = new QPushButton(tr("Read serve.json…"), &dialog);
+  connect(fromFile, &QPushButton::clicked, &dialog, [&] {
+    const QString file =
+        QFileDialog::getOpenFileName(&dialog, tr("A Run's serve.json"), appDataFolder("runs"),
+                                     tr("serve.json (serve.json);;All files (*)"));
+    if (file.isEmpty()) return;
+    try {
+      const nf::ServeAddress a = nf::readServeFile(file.toStdString());
+      address->setText(QString::fromStdString(a.text()));
+      token->setText(QString::fromStdString(a.token));
+    } catch (const std::exception& e) {
+      showError(tr("Cannot read serve.json"), tr("The file is not a run's serve.json."), e.what());
+    }
+  });
+  form->addRow(tr("Address (host:port)"), address);
+  form->addRow(tr("Token"), token);
+  form->addRow(QString(), fromFile);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
+  buttons->button(QDialogButtonBox::Ok)->setText(tr("Connect"));
+  connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+  connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+  form->addRow(buttons);
+  dialog.resize(520, dialog.sizeHint().height());
+  if (dialog.exec() != QDialog::Accepted) return;
+  const QString text = address->text().trimmed();
+  const int colon = text.lastIndexOf(':');
+  bool numeric = false;
+  const int port = colon > 0 ? text.mid(colon + 1).toInt(&numeric) : 0;
+  if (!numeric || port <= 0 || port > 65535 || token->text().trimmed().isEmpty()) {
+    showError(tr("Cannot connect"), tr("Give the address as host:port and the run's token."), text);
+    return;
+  }
+  QSettings().setValue("connect/address", text);
+  nf::ServeAddress a;
+  a.host = text.left(colon).toStdString();
+  a.port = port;
+  a.token = token->text().trimmed().toStdString();
+  connectToRun(a);
 }
 
 void MainWindow::chooseSchedule() {

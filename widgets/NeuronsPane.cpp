@@ -59,11 +59,21 @@ NeuronsPane::NeuronsPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane
 AnalysisWork NeuronsPane::makeWork() {
   QPointer<NeuronsPane> self(this);
   return [self](const AnalysisInputs& in, const nf::ProgressFn& progress) -> std::function<void()> {
-    nf::TokenSequences fewer = in.sequences;  // ablations run 2·k + 1 passes: half the sequences suffice
-    fewer.count = std::max<int64_t>(1, in.sequences.count / 2);
-    fewer.tokens.resize(static_cast<size_t>(fewer.count * fewer.length));
-    auto result = std::make_shared<const nf::ConfidenceNeuronsResult>(
-        nf::confidenceNeurons(*in.model, fewer, kTopK, progress));
+    const int64_t fewer = std::max<int64_t>(1, in.sequences.count / 2);  // ablations run 2·k + 1 passes:
+    std::shared_ptr<const nf::ConfidenceNeuronsResult> result;           // half the sequences suffice
+    if (in.server) {
+      nf::AnalysisRequest request = in.serverRequest("neurons");
+      request.sequences = fewer;
+      request.top = kTopK;
+      result = std::make_shared<const nf::ConfidenceNeuronsResult>(
+          nf::confidenceNeuronsResultFromJson(in.server(request, "now", progress)));
+    } else {
+      nf::TokenSequences first = in.sequences;
+      first.count = fewer;
+      first.tokens.resize(static_cast<size_t>(first.count * first.length));
+      result = std::make_shared<const nf::ConfidenceNeuronsResult>(
+          nf::confidenceNeurons(*in.model, first, kTopK, progress));
+    }
     return [self, result] {
       if (!self) return;
       self->draw(result);

@@ -43,10 +43,18 @@ NormsPane::NormsPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane(run
 AnalysisWork NormsPane::makeWork() {
   QPointer<NormsPane> self(this);
   return [self](const AnalysisInputs& in, const nf::ProgressFn& progress) -> std::function<void()> {
-    auto now =
-        std::make_shared<nf::ResidualNormsResult>(nf::residualNorms(*in.model, in.sequences, 40, progress));
-    auto reference =
-        std::make_shared<nf::ResidualNormsResult>(nf::residualNorms(*in.reference, in.sequences));
+    std::shared_ptr<nf::ResidualNormsResult> now, reference;
+    if (in.server) {
+      const nf::AnalysisRequest request = in.serverRequest("norms");
+      now = std::make_shared<nf::ResidualNormsResult>(
+          nf::residualNormsResultFromJson(in.server(request, "now", progress)));
+      reference = std::make_shared<nf::ResidualNormsResult>(
+          nf::residualNormsResultFromJson(in.server(request, "start", {})));
+    } else {
+      now =
+          std::make_shared<nf::ResidualNormsResult>(nf::residualNorms(*in.model, in.sequences, 40, progress));
+      reference = std::make_shared<nf::ResidualNormsResult>(nf::residualNorms(*in.reference, in.sequences));
+    }
     return [self, now, reference] {
       if (self) self->draw(*now, *reference);
     };

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/atomic_file.h"
+#include "logic/RemoteSchedule.h"
 #include "run/run_directory.h"
 #include "train/trainer.h"
 
@@ -32,11 +33,15 @@ RunSession::RunSession(QObject* parent)
 RunSession::~RunSession() { shutdown(); }
 
 bool RunSession::busy() const {
+  if (m_remote) return false;  // the run trains elsewhere: this process is free for anything
   return m_state == State::Preparing || m_state == State::Running || m_state == State::Pausing ||
          m_state == State::Stopping;
 }
 
-int64_t RunSession::stepsDone() const { return m_trainer ? m_trainer->stepsDone() : m_metrics.lastStep(); }
+int64_t RunSession::stepsDone() const {
+  if (m_trainer) return m_trainer->stepsDone();
+  return m_remote ? std::max(m_remoteStepsDone, m_metrics.lastStep()) : m_metrics.lastStep();
+}
 
 void RunSession::setState(State state) {
   if (state == m_state) return;
@@ -65,6 +70,7 @@ void RunSession::adoptTrainer(std::shared_ptr<nf::Trainer> trainer, int layers) 
 void RunSession::start(const nf::RunConfig& config, const QString& runDir, int layers,
                        std::function<void(nf::RunConfig&, const nf::ProgressFn&)> prepare, int workers) {
   if (busy() || !checkWorkerProgram(workers)) return;
+  leaveRemote();
   endOtherWorkers();
   m_workers = workers;
   m_runDir = runDir;
@@ -169,12 +175,23 @@ void RunSession::reportFailure(const std::string& what) {
 }
 
 void RunSession::pause() {
+  if (m_remote && m_state == State::Running) {
+    m_remote->request(RemoteRun::Control::Pause);
+    setState(State::Pausing);
+    return;
+  }
   if (m_state != State::Running || !m_trainer) return;
   m_trainer->requestStop();
   setState(State::Pausing);
 }
 
 void RunSession::stop() {
+  if (m_remote) {
+    m_remote->request(RemoteRun::Control::Stop);
+    m_remoteStopRequested = true;
+    setState(State::Stopping);
+    return;
+  }
   if (m_state == State::Preparing) {
     m_cancelPreparation = true;
     m_stopAfterPause = true;
@@ -192,6 +209,10 @@ void RunSession::stop() {
 }
 
 void RunSession::continueRun() {
+  if (m_remote) {
+    m_remote->request(RemoteRun::Control::Continue);
+    return;
+  }
   // The trainer in memory goes on where it stopped (it may not have written a checkpoint yet); only a
   // failed one is replaced by its last checkpoint.
   // The other workers of a multi-worker run ended with the pause: they start again from its checkpoint.
@@ -205,6 +226,7 @@ void RunSession::continueRun() {
 
 void RunSession::resume(const QString& runDir, int layers, int workers) {
   if (busy() || !checkWorkerProgram(workers)) return;
+  leaveRemote();
   endOtherWorkers();
   m_workers = workers;
   m_runDir = runDir;
@@ -242,6 +264,7 @@ bool RunSession::follow(const QString& runDir) {
   // A log from a newer build is refused at its start record (FileError), not misread.
   if (!lines.empty())
     nf::checkMetricsRecord(nlohmann::json::parse(lines.front(), nullptr, false), nf::run::metricsPath(dir));
+  leaveRemote();
   m_runDir = runDir;
   m_trainer.reset();
   m_queue.reset();
@@ -263,6 +286,10 @@ void RunSession::readFollowedFile() {
 }
 
 void RunSession::drain() {
+  if (m_remote) {
+    readRemote();
+    return;
+  }
   if (m_state == State::Following) {
     readFollowedFile();
     return;
@@ -273,10 +300,142 @@ void RunSession::drain() {
   if (added) Q_EMIT metricsChanged();
 }
 
+void RunSession::connectTo(const nf::ServeAddress& address) {
+  if (busy()) return;
+  leaveRemote();
+  endOtherWorkers();
+  m_trainer.reset();
+  m_queue.reset();
+  m_live.reset();
+  m_follower.reset();
+  m_remoteAddress = QString::fromStdString(address.text());
+  m_runDir.clear();
+  setState(State::Preparing);
+  runOnWorker([this, address] {
+    try {
+      nf::SteeringClient client(address, 10);
+      const nlohmann::json status = client.status();
+      const nf::Schedule schedule = client.schedule();
+      const int layers = status.at("layers").get<int>();
+      QMetaObject::invokeMethod(
+          this,
+          [this, address, schedule, layers, status] {
+            if (m_shutDown) return;
+            try {
+              adoptRemote(address, schedule, layers, status);
+            } catch (const std::exception& e) {
+              const QString address = m_remoteAddress;
+              leaveRemote();
+              m_remoteAddress.clear();
+              m_live.reset();
+              setState(State::Failed);
+              Q_EMIT connectFailed(tr("The run at %1 answered its status malformed: %2")
+                                       .arg(address, QString::fromStdString(e.what())));
+            }
+          },
+          Qt::QueuedConnection);
+    } catch (const std::exception& e) {
+      const QString message = QString::fromStdString(e.what());
+      QMetaObject::invokeMethod(
+          this,
+          [this, message] {
+            if (m_shutDown) return;
+            m_remoteAddress.clear();
+            setState(State::Failed);
+            Q_EMIT connectFailed(message);
+          },
+          Qt::QueuedConnection);
+    }
+  });
+}
+
+void RunSession::disconnectRemote() {
+  if (!m_remote) return;
+  leaveRemote();
+  m_live.reset();
+  setState(State::Idle);
+}
+
+void RunSession::adoptRemote(const nf::ServeAddress& address, const nf::Schedule& schedule, int layers,
+                             const nlohmann::json& status) {
+  const std::string source = "the run at " + address.text();
+  m_config = nf::runConfigFromJson(status.at("config"), source);
+  m_runDir = QString::fromStdString(status.at("run").get<std::string>());
+  m_remoteStepsDone = 0;
+  m_remoteStopRequested = false;
+  m_connectionProblem.clear();
+  m_metrics.clear();
+  m_remote = std::make_shared<RemoteRun>(address);
+  RemoteSchedule::Callbacks callbacks;
+  callbacks.refused = [this](const nf::EditResult& result) {
+    QMetaObject::invokeMethod(
+        this, [this, result] { Q_EMIT remoteEditRefused(result); }, Qt::QueuedConnection);
+  };
+  callbacks.changed = [this] {
+    QMetaObject::invokeMethod(
+        this, [this] { Q_EMIT scheduleReplaced(); }, Qt::QueuedConnection);
+  };
+  m_live = std::make_shared<RemoteSchedule>(
+      address, schedule, layers, m_config.optimizer.maxSteps, [this] { return stepsDone(); }, callbacks);
+  applyRemoteStatus(status);
+  Q_EMIT trainerReady();
+  Q_EMIT metricsChanged();
+  Q_EMIT connectionChanged();
+}
+
+void RunSession::applyRemoteStatus(const nlohmann::json& status) {
+  try {
+    m_remoteStepsDone = status.at("steps_done").get<int64_t>();
+    // Once asked to stop, a run ends (a status taken after its last step may say otherwise).
+    m_remoteStopRequested = m_remoteStopRequested || status.at("stop_requested").get<bool>();
+    const bool paused = status.at("paused").get<bool>(), pausing = status.at("pause_requested").get<bool>();
+    setState(m_remoteStopRequested ? State::Stopping
+             : paused              ? State::Paused
+             : pausing             ? State::Pausing
+                                   : State::Running);
+  } catch (const nlohmann::json::exception& e) {
+    Q_EMIT remoteNotice(tr("The run at %1 answered its status malformed: %2")
+                            .arg(m_remoteAddress, QString::fromStdString(e.what())));
+  }
+}
+
+void RunSession::readRemote() {
+  RemoteRun::News news = m_remote->take();
+  bool added = news.restarted;
+  if (news.restarted) m_metrics.clear();
+  for (const std::string& line : news.lines) added = m_metrics.ingest(line) || added;
+  if (added) Q_EMIT metricsChanged();
+  if (news.status) applyRemoteStatus(*news.status);
+  for (const std::string& failure : news.failures) Q_EMIT remoteNotice(QString::fromStdString(failure));
+  const QString problem = QString::fromStdString(news.problem);
+  // A run that stopped or finished stops serving: unreachable then means ended, not lost.
+  const bool finished = m_metrics.lastStatus == "finish" || m_remoteStepsDone >= m_config.optimizer.maxSteps;
+  if (!problem.isEmpty() && (finished || m_remoteStopRequested || m_metrics.lastStatus == "stop")) {
+    setState(finished ? State::Finished : State::Stopped);  // still remote(): the messages say where
+    leaveRemote();
+    return;
+  }
+  if (problem != m_connectionProblem) {
+    m_connectionProblem = problem;
+    Q_EMIT connectionChanged();
+  }
+}
+
+void RunSession::leaveRemote() {
+  if (!m_remote) return;
+  auto ending = std::make_shared<std::shared_ptr<RemoteRun>>(std::move(m_remote));
+  m_remoteAddress.clear();
+  m_connectionProblem.clear();
+  QMetaObject::invokeMethod(
+      m_worker, [ending] { ending->reset(); }, Qt::QueuedConnection);
+  Q_EMIT connectionChanged();
+}
+
 void RunSession::shutdown() {
   if (!m_thread.isRunning()) return;
   m_shutDown = true;
   m_cancelPreparation = true;
+  m_remote.reset();  // its stream ends at once; a status request in flight ends within its timeout
   if (m_trainer) m_trainer->requestStop();
   m_thread
       .quit();  // after the work in progress (run() returns once the step ends and the checkpoint is written)

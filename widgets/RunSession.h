@@ -3,6 +3,8 @@
 // for a run started elsewhere (the CLI on a server) — its metrics.jsonl followed as it grows. The GUI
 // thread never waits on training: only shutdown() (closing the window) waits, for the step in progress
 // and the checkpoint that stopping writes.
+// A run another process trains with --serve is connected to over the network (RemoteRun), also through an
+// SSH tunnel: the same view, edits and controls as a run trained here.
 // A run with several workers (docs/TRAINING.md) trains here as worker 0 — live edits, snapshots and the
 // analysis panes work as in one process — and the other workers are `normfree-cli` processes started here.
 #pragma once
@@ -18,6 +20,7 @@
 
 #include "distributed/worker_environment.h"
 #include "logic/MetricsStore.h"
+#include "logic/RemoteRun.h"
 #include "logic/ScheduleEditor.h"
 #include "train/settings.h"
 #include "util/progress.h"
@@ -57,11 +60,22 @@ class RunSession : public QObject {
   void resume(const QString& runDir, int layers,
               int workers = 1);        // a stopped run (also one the CLI started)
   bool follow(const QString& runDir);  // watch a headless run's metrics.jsonl grow (false while busy)
+  // A run another process trains and serves (--serve, docs/STEERING.md): its metrics streamed, its
+  // schedule edited (RemoteSchedule), pause / continue / stop sent to it; a lost connection is re-made.
+  // State Preparing while the run is first asked, then the run's own state; Failed when it cannot be.
+  void connectTo(const nf::ServeAddress& address);
+  void disconnectRemote();  // leaves the connected run training where it is; state Idle
   // Stops a run (writing its checkpoint) and waits for the worker; for closing the window.
   void shutdown();
 
   State state() const { return m_state; }
-  bool busy() const;  // the worker is doing something
+  bool remote() const { return m_remote != nullptr; }
+  QString remoteAddress() const { return m_remoteAddress; }  // "host:port" of the run connected to
+  std::optional<nf::ServeAddress> serveAddress() const {     // and with its token, while connected
+    return m_remote ? std::optional<nf::ServeAddress>(m_remote->address()) : std::nullopt;
+  }
+  QString connectionProblem() const { return m_connectionProblem; }  // "" while the run answers
+  bool busy() const;                                                 // the worker is doing something
   QString runDir() const { return m_runDir; }
   const nf::RunConfig& config() const { return m_config; }
   const MetricsStore& metrics() const { return m_metrics; }
@@ -78,6 +92,11 @@ class RunSession : public QObject {
   void trainerReady();    // trainer() and liveSchedule() are new
   void progress(const QString& task, qint64 done, qint64 total);
   void failed(const QString& message);
+  void connectFailed(const QString& message);            // connectTo() could not reach or read the run
+  void connectionChanged();                              // remote() or connectionProblem() changed
+  void remoteNotice(const QString& message);             // a control the connected run refused
+  void remoteEditRefused(const nf::EditResult& result);  // an edit the timeline showed as made
+  void scheduleReplaced();  // the connected run's schedule replaced the timeline's copy
 
  private:
   void setState(State state);
@@ -88,6 +107,11 @@ class RunSession : public QObject {
   void adoptTrainer(std::shared_ptr<nf::Trainer> trainer, int layers);
   void drain();
   void readFollowedFile();
+  void adoptRemote(const nf::ServeAddress& address, const nf::Schedule& schedule, int layers,
+                   const nlohmann::json& status);
+  void readRemote();
+  void applyRemoteStatus(const nlohmann::json& status);
+  void leaveRemote();  // the threads end on the worker thread: an unreachable run never blocks this one
   // On the worker thread, for a run with `workers` > 1: this process's place as worker 0 (serving the
   // rendezvous on a free port), with the others started on the GUI thread; nullopt for one worker.
   std::optional<nf::WorkerEnvironment> asMainOfLocalWorkers(int workers, const QStringList& arguments);
@@ -112,6 +136,10 @@ class RunSession : public QObject {
   bool m_shutDown = false;
   MetricsStore m_metrics;
   std::unique_ptr<nf::MetricsFollower> m_follower;  // a followed run's metrics.jsonl
+  std::shared_ptr<RemoteRun> m_remote;              // a connected run's stream and controls
+  QString m_remoteAddress, m_connectionProblem;
+  int64_t m_remoteStepsDone = 0;
+  bool m_remoteStopRequested = false;
   int m_workers = 1;
   QString m_workerProgram;
   std::vector<QProcess*> m_otherWorkers;  // worker r is m_otherWorkers[r - 1]

@@ -3,12 +3,14 @@
 #include <QCommandLineParser>
 #include <QFileInfo>
 #include <QTimer>
+#include <cstdio>
 
 #include "AnalysisPane.h"
 #include "HeadsPane.h"
 #include "MainWindow.h"
 #include "RunSession.h"
 #include "run/run_directory.h"
+#include "serve/steering_client.h"
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -41,7 +43,14 @@ int main(int argc, char** argv) {
       QApplication::translate("main",
                               "With --screenshot: also export every plot (PNG, SVG, PDF, CSV) to <dir>."),
       "dir");
-  parser.addOptions({start, screenshot, screenshotStep, exportFigures});
+  QCommandLineOption connectTo(
+      "connect",
+      QApplication::translate(
+          "main",
+          "Connect to a run served with --serve (File › Connect to Run): its run directory, "
+          "a copy of its serve.json, or HOST:PORT with the token in NF_STEER_TOKEN."),
+      "run");
+  parser.addOptions({start, screenshot, screenshotStep, exportFigures, connectTo});
   parser.process(app);
 
   MainWindow window;
@@ -54,6 +63,15 @@ int main(int argc, char** argv) {
       window.openModelFolder(folder);
   }
   if (parser.isSet(start)) window.startRun();
+  if (parser.isSet(connectTo)) {
+    try {
+      window.connectToRun(nf::serveAddressOf(parser.value(connectTo).toStdString(),
+                                             qEnvironmentVariable("NF_STEER_TOKEN").toStdString()));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "normfree: --connect: %s\n", e.what());
+      return 2;
+    }
+  }
   if (parser.isSet(screenshot)) {
     const QString file = parser.value(screenshot), figures = parser.value(exportFigures);
     const int step = parser.value(screenshotStep).toInt();

@@ -24,8 +24,10 @@
 #include "RunSetupView.h"
 #include "TimelineWidget.h"
 #include "TrainingView.h"
+#include "io/atomic_file.h"
 #include "model/model_folder.h"
 #include "run/run_directory.h"
+#include "serve/steering_client.h"
 #include "widget_fixtures.h"
 
 class TestWorkbench : public QObject {
@@ -170,6 +172,87 @@ class TestWorkbench : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(heads->isStale(), fixtures::kEventuallyMs);
     // Its schedule is shown but not edited from here.
     QVERIFY(!window.timeline()->addEvent({0, 30, nf::EventAction::MakeFake, nf::SiteKind::Final, -1}));
+  }
+
+  void aServedCliRunIsSteeredAndAnalysedFromTheWorkbench() {
+    // A CLI run with --serve whose only event is far ahead; the workbench connects to it over loopback.
+    const QString run = m_dir.filePath("served"), scheduleFile = m_dir.filePath("served-schedule.json");
+    nf::Schedule schedule;
+    schedule.events = {{1, 90000, nf::EventAction::MakeFake, nf::SiteKind::Final, -1}};
+    nf::writeFileAtomic(scheduleFile.toStdString(), nf::toJson(schedule).dump());
+    QProcess cli;
+    cli.setProcessChannelMode(QProcess::ForwardedChannels);
+    cli.start(NF_CLI, {"remove", run, "--model", m_model, "--train", m_train, "--schedule", scheduleFile,
+                       "--steps", "100000", "--micro-batch", "2", "--context", "16", "--serve", "0"});
+    const QString serveFile = QString::fromStdString(nf::run::servePath(run.toStdString()));
+    QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(serveFile) || cli.state() == QProcess::NotRunning,
+                             fixtures::kEventuallyMs);
+    QVERIFY2(cli.state() == QProcess::Running, "the CLI run ended before serving");
+    MainWindow window;
+    window.resize(1500, 950);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    RunSession* session = window.session();
+    window.connectToRun(nf::readServeFile(serveFile.toStdString()));
+    QTRY_VERIFY_WITH_TIMEOUT(session->remote() && session->state() == RunSession::State::Running,
+                             fixtures::kEventuallyMs);
+    QTRY_VERIFY_WITH_TIMEOUT(window.trainingView()->plottedSteps() > 0, fixtures::kEventuallyMs);  // streamed
+    QVERIFY2(window.statusText().contains("connected to 127.0.0.1:"), qPrintable(window.statusText()));
+
+    // Pause from the toolbar: the run holds at some step P.
+    toolbarAction(window, 1)->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(session->state() == RunSession::State::Paused, fixtures::kEventuallyMs);
+    const int64_t held = session->stepsDone();
+    QVERIFY(toolbarAction(window, 3)->isEnabled());  // Resume continues it
+
+    // Every analysis pane computes on the server, on the model at P.
+    HeadsPane* heads = window.headsPane();
+    window.raisePane(heads);
+    heads->refresh();
+    QTRY_VERIFY_WITH_TIMEOUT(heads->hasResult(), fixtures::kEventuallyMs);
+    QCOMPARE(heads->shownStep(), held);
+    QTest::mouseClick(heads->heatMaps(), Qt::LeftButton, {}, heads->cellCenter(2, 1, 1));
+    QTRY_VERIFY_WITH_TIMEOUT(heads->hasDetail(), fixtures::kEventuallyMs);
+    QCOMPARE(heads->tracePlot()->graph(0)->dataCount(), 15);  // the context's 16 tokens: 15 predictions
+
+    // Add an event and drag it later on the timeline, as for a run trained here.
+    TimelineWidget* timeline = window.timeline();
+    timeline->setViewRange(held, held + 100);
+    QVERIFY(timeline->addEvent({0, held + 40, nf::EventAction::MakeFake, nf::SiteKind::V, 0}));
+    int64_t id = 0;
+    for (const nf::ScheduleEvent& e : timeline->editor()->schedule().events)
+      if (e.site == nf::SiteKind::V) id = e.id;
+    const QPoint from = timeline->markerCenter(id);
+    int to = -1;
+    for (int x = 0; x < timeline->width() && to < 0; ++x)
+      if (timeline->stepAt(x) == held + 70) to = x;
+    QTest::mousePress(timeline, Qt::LeftButton, {}, from);
+    QTest::mouseMove(timeline, QPoint((from.x() + to) / 2, from.y()));
+    QTest::mouseMove(timeline, QPoint(to, from.y()));
+    QTest::mouseRelease(timeline, Qt::LeftButton, {}, QPoint(to, from.y()));
+    int64_t dropped = -1;  // where the timeline shows it at once
+    for (const nf::ScheduleEvent& e : timeline->editor()->schedule().events)
+      if (e.site == nf::SiteKind::V) dropped = e.step;
+    QVERIFY2(dropped > held + 40, qPrintable(QString::number(dropped)));
+
+    // Continue: the run makes LN_v.0 fake at the step it was dragged to, as its metrics.jsonl says.
+    toolbarAction(window, 3)->trigger();
+    auto firedAt = [&]() -> int64_t {
+      for (const nlohmann::json& r : fixtures::metricsRecords(run, "event"))
+        if (r["event"]["site"] == "LN_v" && r["event"]["layer"] == 0) return r["step"].get<int64_t>();
+      return -1;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(firedAt() >= 0, fixtures::kEventuallyMs);
+    QCOMPARE(firedAt(), dropped);
+    QTRY_VERIFY_WITH_TIMEOUT(session->metrics().lastStep() > dropped, fixtures::kEventuallyMs);
+
+    // Stop from the toolbar: the run writes its checkpoint and ends; the window says so.
+    toolbarAction(window, 2)->trigger();
+    QVERIFY(cli.waitForFinished(fixtures::kEventuallyMs));
+    QCOMPARE(cli.exitCode(), 3);
+    QTRY_VERIFY_WITH_TIMEOUT(session->state() == RunSession::State::Stopped, fixtures::kEventuallyMs);
+    QVERIFY(!session->remote());
+    QCOMPARE(session->metrics().lastStatus, std::string("stop"));  // the run's last records came through
   }
 
   void clickingAHeadFillsItsDetail() {

@@ -4,10 +4,15 @@
 #include <QDir>
 #include <QProcess>
 #include <QString>
+#include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "data/token_file.h"
+#include "run/run_directory.h"
 #include "train/trainer.h"
 
 namespace fixtures {
@@ -58,6 +63,17 @@ inline nf::RunConfig smallRemoval(const QString& model, const QString& train) {
                        {3, 30, nf::EventAction::MakeFake, nf::SiteKind::Qk, 0},
                        {4, 32, nf::EventAction::MakeFake, nf::SiteKind::Qk, 1}};
   return c;
+}
+
+// The records of one type in a run's metrics.jsonl, as written so far.
+inline std::vector<nlohmann::json> metricsRecords(const QString& runDir, const std::string& type) {
+  std::vector<nlohmann::json> out;
+  std::ifstream in(nf::run::metricsPath(runDir.toStdString()));
+  for (std::string line; std::getline(in, line);) {
+    nlohmann::json record = nlohmann::json::parse(line, nullptr, false);
+    if (record.is_object() && record.value("type", std::string()) == type) out.push_back(std::move(record));
+  }
+  return out;
 }
 
 // Trains until `steps` optimizer steps are done (in the calling thread).

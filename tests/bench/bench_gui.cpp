@@ -2,11 +2,15 @@
 // longest gap between its ticks over the measured window (target ≤ 100 ms). The same timer with nothing
 // running first, as the reference. Optionally the analysis panes refresh every 10 s meanwhile (they run on
 // their own thread and take snapshots of the training model).
-//   QT_QPA_PLATFORM=offscreen build/tests/bench_gui [--seconds 60] [--analyses] [--model DIR]
+//   QT_QPA_PLATFORM=offscreen build/tests/bench_gui [--seconds 60] [--analyses] [--model DIR] [--remote]
 // Starts a run of the default setup on the bundled model (its fine-tuning data are made first if missing).
+// With --remote the run is a `normfree-cli remove … --serve 0` process instead, which the window connects
+// to (File › Connect to Run): its metrics stream in and the analyses are computed by that process.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
+#include <QFileInfo>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QTimer>
 #include <algorithm>
@@ -16,6 +20,9 @@
 #include "AnalysisPane.h"
 #include "MainWindow.h"
 #include "RunSession.h"
+#include "data/default_datasets.h"
+#include "run/run_directory.h"
+#include "serve/steering_client.h"
 
 namespace {
 struct Gaps {
@@ -69,8 +76,10 @@ int main(int argc, char** argv) {
   QCommandLineOption seconds("seconds", "measured seconds while training", "s", "60");
   QCommandLineOption analyses("analyses", "refresh every analysis pane every 10 s while measuring");
   QCommandLineOption model("model", "model folder (default: the bundled one)", "dir");
+  QCommandLineOption remote("remote", "train in a normfree-cli process serving the run, connected to");
+  QCommandLineOption cli("cli", "the normfree-cli for --remote", "path", NF_CLI);
   parser.addHelpOption();
-  parser.addOptions({seconds, analyses, model});
+  parser.addOptions({seconds, analyses, model, remote, cli});
   parser.process(app);
 
   MainWindow window;
@@ -81,7 +90,27 @@ int main(int argc, char** argv) {
   const Gaps idle = measure(10);
 
   QTemporaryDir runs;
-  window.startRun(runs.filePath("run"));
+  QProcess served;
+  if (parser.isSet(remote)) {
+    std::fprintf(stderr, "bench_gui: starting a served CLI run (makes the default data on first use)…\n");
+    const std::string folder = window.currentFolder().toStdString();
+    const nf::Datasets data = nf::prepareSyntheticDatasets(runs.filePath("data").toStdString(), folder);
+    const QString run = runs.filePath("run");
+    served.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    served.start(parser.value(cli), {"remove", run, "--model", window.currentFolder(), "--train",
+                                     QString::fromStdString(data.train), "--eval",
+                                     QString::fromStdString(data.val), "--preset", "tiny", "--serve", "0"});
+    const QString serveFile = QString::fromStdString(nf::run::servePath(run.toStdString()));
+    while (!QFileInfo::exists(serveFile)) {
+      if (served.waitForFinished(50) || served.state() == QProcess::NotRunning) {
+        std::fprintf(stderr, "bench_gui: the served run ended before serving\n");
+        return 1;
+      }
+    }
+    window.connectToRun(nf::readServeFile(serveFile.toStdString()));
+  } else {
+    window.startRun(runs.filePath("run"));
+  }
   std::fprintf(stderr, "bench_gui: waiting for training to start (makes the default data on first use)…\n");
   QElapsedTimer wait;
   wait.start();
@@ -95,7 +124,9 @@ int main(int argc, char** argv) {
   const int64_t firstStep = window.session()->stepsDone();
   std::fprintf(stderr, "bench_gui: measuring %s s while training%s…\n", qPrintable(parser.value(seconds)),
                parser.isSet(analyses) ? " and refreshing analyses" : "");
-  int refreshes = 0;
+  int refreshes = 0, results = 0;
+  for (AnalysisPane* pane : window.analysisPanes())
+    QObject::connect(pane, &AnalysisPane::resultShown, [&results] { ++results; });
   const Gaps training = measure(parser.value(seconds).toDouble(), [&](double t) {
     if (parser.isSet(analyses) && static_cast<int>(t) % 10 == 0) {
       for (AnalysisPane* pane : window.analysisPanes()) pane->refresh();
@@ -103,13 +134,20 @@ int main(int argc, char** argv) {
     }
   });
   const int64_t steps = window.session()->stepsDone() - firstStep;
+  if (parser.isSet(remote)) {
+    window.session()->stop();
+    served.waitForFinished(-1);
+  }
   window.session()->shutdown();
   std::printf("{\n");
   print("idle", idle);
   std::printf(",\n");
   print("training", training);
-  std::printf(",\n  \"steps_during_measurement\": %lld, \"analysis_refreshes\": %d, \"seconds\": %s,\n",
-              static_cast<long long>(steps), refreshes, qPrintable(parser.value(seconds)));
+  std::printf(
+      ",\n  \"run\": \"%s\", \"steps_during_measurement\": %lld, \"analysis_refreshes\": %d, "
+      "\"analysis_results_shown\": %d, \"seconds\": %s,\n",
+      parser.isSet(remote) ? "served by a normfree-cli process, connected to" : "trained in the window",
+      static_cast<long long>(steps), refreshes, results, qPrintable(parser.value(seconds)));
   std::printf("  \"max_gap_ratio_training_vs_idle\": %.2f\n}\n", training.max() / std::max(1e-9, idle.max()));
   return 0;
 }

@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <mutex>
@@ -162,9 +163,14 @@ void SteeringClient::followMetrics(int64_t offset, const std::function<bool(cons
   MetricsPage page;
   page.nextOffset = offset;
   bool stopped = false;
+  std::string streamError;  // the stream was not the endpoint's
   const httplib::Result res = stream.http.Get(
       ("/v1/metrics/stream?offset=" + std::to_string(offset)).c_str(),
       [&](const char* data, std::size_t size) {
+        {  // stopFollowing() before the request was under way closed nothing: end at the next chunk
+          std::lock_guard<std::mutex> lock(m_streamMutex);
+          if (m_stopFollowing) return false;
+        }
         text.append(data, size);
         for (std::size_t end; (end = text.find("\n\n")) != std::string::npos; text.erase(0, end + 2)) {
           const std::string event = text.substr(0, end);
@@ -175,7 +181,15 @@ void SteeringClient::followMetrics(int64_t offset, const std::function<bool(cons
             page.records.clear();
             page.restarted = true;
           } else if (event.rfind("id: ", 0) == 0) {
-            page.nextOffset = std::stoll(event.substr(4));
+            const std::string offsetText = event.substr(4);
+            int64_t next = -1;
+            const auto [end, error] =
+                std::from_chars(offsetText.data(), offsetText.data() + offsetText.size(), next);
+            if (error != std::errc() || end != offsetText.data() + offsetText.size() || next < 0) {
+              streamError = "an event id that is no offset: '" + offsetText.substr(0, 40) + "'";
+              return false;
+            }
+            page.nextOffset = next;
             if (!onPage(page)) {
               stopped = true;
               return false;
@@ -191,6 +205,8 @@ void SteeringClient::followMetrics(int64_t offset, const std::function<bool(cons
     std::lock_guard<std::mutex> lock(m_streamMutex);
     if (m_stopFollowing) return;  // stopFollowing() closed the connection
   }
+  if (!streamError.empty())
+    throw SteeringError(200, "the metrics stream of the run at " + m_address.text() + " sent " + streamError);
   if (!res)
     throw SteeringError(0, "the metrics stream of the run at " + m_address.text() + " ended (" +
                                httplib::to_string(res.error()) + ")");

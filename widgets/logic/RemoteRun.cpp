@@ -61,7 +61,7 @@ void RemoteRun::streamLoop() {
         updateProblem();
         return !m_closing;
       });
-    } catch (const nf::SteeringError& e) {
+    } catch (const std::exception& e) {  // a SteeringError, or a stream the client could not read
       std::lock_guard<std::mutex> lock(m_mutex);
       m_streamProblem = e.what();
       updateProblem();
@@ -98,8 +98,9 @@ void RemoteRun::controlLoop() {
     std::string problem, failure;
     try {
       status = asked ? send(control) : m_control.status();
-    } catch (const nf::SteeringError& e) {
-      if (e.status == 0)
+    } catch (const std::exception& e) {
+      const auto* steering = dynamic_cast<const nf::SteeringError*>(&e);
+      if (steering && steering->status == 0)
         problem = e.what();
       else if (asked)
         failure = e.what();  // the run answered, only not as asked
@@ -110,6 +111,8 @@ void RemoteRun::controlLoop() {
       m_controls.push_front(control);
       m_wake.wait_for(lock, kReconnectAfter, [&] { return m_closing; });
     }
+    if (status.is_object() && status.contains("stop_requested") && status["stop_requested"] == true)
+      m_news.stopRequested = true;
     if (!status.is_null()) m_news.status = std::move(status);
     if (!failure.empty()) m_news.failures.push_back(failure);
     m_statusProblem = problem;

@@ -32,6 +32,7 @@ class RemoteRun {
     bool restarted = false;                // the log became shorter (a resume): drop what came before `lines`
     std::vector<std::string> lines;        // new metrics.jsonl records, in order
     std::optional<nlohmann::json> status;  // the newest status, when one arrived
+    bool stopRequested = false;            // one of the statuses since the last take() said so
     std::string problem;                   // why the run cannot be reached now ("" when it can)
     std::vector<std::string> failures;     // controls the run refused or never got, why
   };

@@ -64,7 +64,9 @@ RemoteSchedule::RemoteSchedule(nf::ServeAddress address, nf::Schedule schedule, 
   std::thread([shared = m] { shared->sendLoop(); }).detach();
 }
 
-RemoteSchedule::~RemoteSchedule() {
+RemoteSchedule::~RemoteSchedule() { close(); }
+
+void RemoteSchedule::close() {
   {
     std::lock_guard<std::mutex> lock(m->callbackMutex);  // no callback runs now or later
     m->closing = true;
@@ -91,6 +93,11 @@ std::string RemoteSchedule::problem() const {
 template <class Change>
 nf::EditResult RemoteSchedule::edit(Change change, int kind, std::vector<std::pair<int64_t, int64_t>> moves,
                                     nf::ScheduleEvent event, int64_t id) {
+  if (m->closing) {
+    nf::EditRefusal why{nf::EditRefusal::Code::Failed};
+    why.detail = "the run at " + m->client.address().text() + " is no longer connected";
+    return nf::EditResult::refuse(why);
+  }
   const int64_t done = m_stepsDone();
   std::lock_guard<std::mutex> lock(m->mutex);
   m->local.lockBefore(done);
@@ -150,10 +157,11 @@ void RemoteSchedule::Shared::sendLoop() {
     std::string unreachable;
     try {
       answer = send(pending);
-    } catch (const nf::SteeringError& e) {
+    } catch (const std::exception& e) {
       // Unreachable: sent again later with the same request id, so it is applied once. Any other answer
       // (a malformed edit, a run that cannot write its schedule) refuses it.
-      if (e.status == 0) unreachable = e.what();
+      const auto* steering = dynamic_cast<const nf::SteeringError*>(&e);
+      if (steering && steering->status == 0) unreachable = e.what();
       nf::EditRefusal why{nf::EditRefusal::Code::Failed};
       why.detail = e.what();
       answer = nf::EditResult::refuse(why);
@@ -168,6 +176,9 @@ void RemoteSchedule::Shared::sendLoop() {
     problem.clear();
     waiting.pop_front();
     if (!answer.accepted) {
+      // The edits made after it were checked against a copy the run does not hold (one may name the event
+      // an add refused here): they are dropped, and the run's schedule is shown instead.
+      waiting.clear();
       outOfStep = true;
       lock.unlock();
       tell([&](Callbacks& c) {

@@ -3,7 +3,8 @@
 // (nf::EditableSchedule) and shown at once, then sent, in order, from a thread of its own, with a request id
 // kept across reconnects, so the run applies it once however often it is sent. The run has the last word:
 // when it refuses an edit the local copy took (the run passed the step meanwhile, another client came
-// first), its schedule is shown again and `refused` says why. While no edit waits, the copy is refreshed
+// first), its schedule is shown again — the edits made after it and not yet sent are dropped with it — and
+// `refused` says why. While no edit waits, the copy is refreshed
 // from the run every second, so edits made elsewhere show up. Plain C++: no Qt.
 #pragma once
 #include <functional>
@@ -22,8 +23,11 @@ class RemoteSchedule : public ScheduleEditor {
   };
   RemoteSchedule(nf::ServeAddress address, nf::Schedule schedule, int layers, int64_t maxSteps,
                  std::function<int64_t()> stepsDone, Callbacks callbacks);
-  // Returns at once; the edits still waiting are sent while the run answers (not to one it cannot reach).
+  // Returns at once, as close() does.
   ~RemoteSchedule() override;
+  // No more edits or callbacks (for when the run is left while others still hold this editor): the edits
+  // still waiting are sent while the run answers (not to one it cannot reach), later ones are refused.
+  void close();
 
   nf::Schedule schedule() const override;
   int64_t stepsDone() const override { return m_stepsDone(); }

@@ -124,6 +124,8 @@ CalibrationPane::Shown CalibrationPane::serverShown(const AnalysisInputs& in,
   };
   read("now", shown.now, t.nowGreedy, t.nowSampled, progress);
   read("start", shown.start, t.startGreedy, t.startSampled, {});
+  if (t.nowGreedy.size() != t.startGreedy.size())
+    throw std::runtime_error("the run's server answered different prompts for the two models");
   return shown;
 }
 

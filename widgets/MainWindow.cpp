@@ -130,7 +130,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(m_timeline, &TimelineWidget::scheduleEdited, this, &MainWindow::updateStatus);
   connect(m_setup, &RunSetupView::presetChanged, this, &MainWindow::resetDraftSchedule);
   connect(m_setup, &RunSetupView::stepsChanged, this, [this] {
-    if (m_session->busy() || !m_draft) return;
+    if (m_session->busy() || m_session->remote() || !m_draft) return;
     // The draft keeps its events; those the shorter budget leaves out are dropped, and said so.
     const size_t dropped = m_draft->trimTo(m_setup->maxSteps()).size();
     if (dropped > 0)
@@ -152,9 +152,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
           tr("Connected to the run %1 at %2").arg(m_session->runDir(), m_session->remoteAddress()), 8000);
   });
   connect(m_session, &RunSession::connectFailed, this, [this](const QString& message) {
+    resetDraftSchedule();  // the timeline no longer shows a run it cannot reach
     showError(tr("Cannot connect"), tr("The run could not be reached or read."), message);
   });
-  connect(m_session, &RunSession::connectionChanged, this, &MainWindow::updateStatus);
+  connect(m_session, &RunSession::connectionChanged, this, &MainWindow::onStateChanged);
   connect(m_session, &RunSession::remoteNotice, this,
           [this](const QString& message) { statusBar()->showMessage(message, 10000); });
   connect(m_session, &RunSession::remoteEditRefused, this, [this](const nf::EditResult& result) {
@@ -263,7 +264,7 @@ void MainWindow::connectToRun(const nf::ServeAddress& address) {
   }
   m_runner->setTrainer(nullptr);
   m_session->connectTo(address);
-  statusBar()->showMessage(tr("Connecting to %1…").arg(QString::fromStdString(address.text())));
+  statusBar()->showMessage(tr("Connecting to %1…").arg(QString::fromStdString(address.text())), 10000);
 }
 
 bool MainWindow::openRun(const QString& runDir) {
@@ -312,7 +313,8 @@ AnalysisSetup MainWindow::analysisSetup(const std::string& validationData) const
 }
 
 void MainWindow::resetDraftSchedule() {
-  if (m_session->busy() || m_layers <= 0) return;  // a running schedule is edited live, not drafted
+  // A running or connected run's schedule is edited live, not drafted.
+  if (m_session->busy() || m_session->remote() || m_layers <= 0) return;
   const nf::Preset& preset = nf::findPreset(m_setup->preset());
   m_draft =
       std::make_shared<DraftSchedule>(nf::presetSchedule(preset, m_layers), m_layers, m_setup->maxSteps());
@@ -336,7 +338,7 @@ bool MainWindow::loadSchedule(const QString& path) {
     } catch (const std::invalid_argument& e) {
       throw std::runtime_error(file + ": " + e.what());
     }
-    if (m_session->busy())
+    if (m_session->busy() || m_session->remote())
       throw std::runtime_error("a run is in progress: edit its schedule on the timeline");
     m_draft = std::make_shared<DraftSchedule>(schedule, m_layers, m_setup->maxSteps());
     m_timeline->setEditor(m_draft);
@@ -455,24 +457,28 @@ void MainWindow::refreshAnalyses(bool onlyVisible) {
 void MainWindow::onStateChanged() {
   using S = RunSession::State;
   const S s = m_session->state();
+  // remote: connected to a run trained elsewhere; ended: such a run stopped or finished since.
   const bool busy = m_session->busy(), remote = m_session->remote();
+  const bool ended = !remote && !m_session->remoteAddress().isEmpty();
   m_startAction->setEnabled(!busy && !remote);
   m_pauseAction->setEnabled(s == S::Running);
   m_stopAction->setEnabled(s == S::Running || s == S::Pausing || s == S::Preparing || s == S::Paused);
   // A followed run is resumed here only once its own process has stopped it (two trainers on one run
   // folder would overwrite each other's checkpoints).
   const bool followedStopped = s == S::Following && m_session->metrics().lastStatus == "stop";
-  m_resumeAction->setEnabled(remote ? s == S::Paused
-                                    : s == S::Paused || s == S::Stopped || followedStopped || s == S::Failed);
-  for (QAction* a : {m_openAction, m_openRunAction, m_openScheduleAction, m_datasetsAction})
+  const bool resumable = s == S::Paused || s == S::Stopped || followedStopped ||
+                         (s == S::Failed && !m_session->runDir().isEmpty());
+  m_resumeAction->setEnabled(remote ? s == S::Paused : resumable && !ended);
+  for (QAction* a : {m_openAction, m_openRunAction, m_connectAction, m_openScheduleAction, m_datasetsAction})
     a->setEnabled(!busy);
   m_recentMenu->setEnabled(!busy);
-  m_setup->setEnabled(!busy);
+  m_setup->setEnabled(!busy && !remote);  // the next local run's setup: a connected run keeps its own
+  m_openScheduleAction->setEnabled(!busy && !remote);
   // While a trainer is being made nothing is editable: the old run's schedule no longer applies.
   // A connected run that ended takes no more edits; its timeline stays to be looked at.
-  m_timeline->setEnabled(s != S::Preparing && !(remote && (s == S::Finished || s == S::Stopped)));
+  m_timeline->setEnabled(s != S::Preparing && !ended);
   if (s == S::Preparing) m_runner->setTrainer(nullptr);
-  if (remote) {
+  if (remote || ended) {
     const QString where = m_session->remoteAddress();
     if (s == S::Finished)
       statusBar()->showMessage(tr("The run at %1 finished: its model is in %2/final on the server")

@@ -70,7 +70,7 @@ void RunSession::adoptTrainer(std::shared_ptr<nf::Trainer> trainer, int layers) 
 void RunSession::start(const nf::RunConfig& config, const QString& runDir, int layers,
                        std::function<void(nf::RunConfig&, const nf::ProgressFn&)> prepare, int workers) {
   if (busy() || !checkWorkerProgram(workers)) return;
-  leaveRemote();
+  forgetRemote();
   endOtherWorkers();
   m_workers = workers;
   m_runDir = runDir;
@@ -187,8 +187,7 @@ void RunSession::pause() {
 
 void RunSession::stop() {
   if (m_remote) {
-    m_remote->request(RemoteRun::Control::Stop);
-    m_remoteStopRequested = true;
+    m_remote->request(RemoteRun::Control::Stop);  // "stopped" is concluded only once the run says so
     setState(State::Stopping);
     return;
   }
@@ -210,7 +209,7 @@ void RunSession::stop() {
 
 void RunSession::continueRun() {
   if (m_remote) {
-    m_remote->request(RemoteRun::Control::Continue);
+    continueRemoteAfterEdits();
     return;
   }
   // The trainer in memory goes on where it stopped (it may not have written a checkpoint yet); only a
@@ -226,7 +225,7 @@ void RunSession::continueRun() {
 
 void RunSession::resume(const QString& runDir, int layers, int workers) {
   if (busy() || !checkWorkerProgram(workers)) return;
-  leaveRemote();
+  forgetRemote();
   endOtherWorkers();
   m_workers = workers;
   m_runDir = runDir;
@@ -264,7 +263,7 @@ bool RunSession::follow(const QString& runDir) {
   // A log from a newer build is refused at its start record (FileError), not misread.
   if (!lines.empty())
     nf::checkMetricsRecord(nlohmann::json::parse(lines.front(), nullptr, false), nf::run::metricsPath(dir));
-  leaveRemote();
+  forgetRemote();
   m_runDir = runDir;
   m_trainer.reset();
   m_queue.reset();
@@ -302,7 +301,7 @@ void RunSession::drain() {
 
 void RunSession::connectTo(const nf::ServeAddress& address) {
   if (busy()) return;
-  leaveRemote();
+  forgetRemote();
   endOtherWorkers();
   m_trainer.reset();
   m_queue.reset();
@@ -310,6 +309,7 @@ void RunSession::connectTo(const nf::ServeAddress& address) {
   m_follower.reset();
   m_remoteAddress = QString::fromStdString(address.text());
   m_runDir.clear();
+  m_stopAfterPause = false;
   setState(State::Preparing);
   runOnWorker([this, address] {
     try {
@@ -321,13 +321,17 @@ void RunSession::connectTo(const nf::ServeAddress& address) {
           this,
           [this, address, schedule, layers, status] {
             if (m_shutDown) return;
+            if (m_stopAfterPause) {  // Stop was pressed while connecting: no connection is made
+              m_stopAfterPause = false;
+              m_remoteAddress.clear();
+              setState(State::Idle);
+              return;
+            }
             try {
               adoptRemote(address, schedule, layers, status);
             } catch (const std::exception& e) {
               const QString address = m_remoteAddress;
-              leaveRemote();
-              m_remoteAddress.clear();
-              m_live.reset();
+              forgetRemote();
               setState(State::Failed);
               Q_EMIT connectFailed(tr("The run at %1 answered its status malformed: %2")
                                        .arg(address, QString::fromStdString(e.what())));
@@ -349,10 +353,20 @@ void RunSession::connectTo(const nf::ServeAddress& address) {
   });
 }
 
-void RunSession::disconnectRemote() {
+// Edits made while paused go first: a continue that overtook them could let the run pass their steps.
+void RunSession::continueRemoteAfterEdits() {
   if (!m_remote) return;
-  leaveRemote();
-  m_live.reset();
+  const auto edits = std::dynamic_pointer_cast<RemoteSchedule>(m_live);
+  if (edits && edits->waitingEdits() > 0 && edits->problem().empty()) {
+    QTimer::singleShot(20, this, &RunSession::continueRemoteAfterEdits);
+    return;
+  }
+  m_remote->request(RemoteRun::Control::Continue);
+}
+
+void RunSession::disconnectRemote() {
+  if (m_remoteAddress.isEmpty()) return;
+  forgetRemote();
   setState(State::Idle);
 }
 
@@ -405,6 +419,7 @@ void RunSession::readRemote() {
   if (news.restarted) m_metrics.clear();
   for (const std::string& line : news.lines) added = m_metrics.ingest(line) || added;
   if (added) Q_EMIT metricsChanged();
+  if (news.stopRequested) m_remoteStopRequested = true;  // also when a later status no longer says so
   if (news.status) applyRemoteStatus(*news.status);
   for (const std::string& failure : news.failures) Q_EMIT remoteNotice(QString::fromStdString(failure));
   const QString problem = QString::fromStdString(news.problem);
@@ -422,19 +437,27 @@ void RunSession::readRemote() {
 }
 
 void RunSession::leaveRemote() {
+  // The timeline may hold the schedule editor longer: it takes no more edits and calls back no more.
+  if (auto remote = std::dynamic_pointer_cast<RemoteSchedule>(m_live)) remote->close();
   if (!m_remote) return;
   auto ending = std::make_shared<std::shared_ptr<RemoteRun>>(std::move(m_remote));
-  m_remoteAddress.clear();
   m_connectionProblem.clear();
   QMetaObject::invokeMethod(
       m_worker, [ending] { ending->reset(); }, Qt::QueuedConnection);
   Q_EMIT connectionChanged();
 }
 
+void RunSession::forgetRemote() {
+  leaveRemote();
+  if (std::dynamic_pointer_cast<RemoteSchedule>(m_live)) m_live.reset();
+  m_remoteAddress.clear();
+}
+
 void RunSession::shutdown() {
   if (!m_thread.isRunning()) return;
   m_shutDown = true;
   m_cancelPreparation = true;
+  if (auto remote = std::dynamic_pointer_cast<RemoteSchedule>(m_live)) remote->close();  // no callbacks
   m_remote.reset();  // its stream ends at once; a status request in flight ends within its timeout
   if (m_trainer) m_trainer->requestStop();
   m_thread

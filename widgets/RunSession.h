@@ -111,7 +111,11 @@ class RunSession : public QObject {
                    const nlohmann::json& status);
   void readRemote();
   void applyRemoteStatus(const nlohmann::json& status);
-  void leaveRemote();  // the threads end on the worker thread: an unreachable run never blocks this one
+  // The connection ends (its threads on the worker thread: an unreachable run never blocks this one);
+  // the address stays, so messages can name the run that ended. forgetRemote() drops it all.
+  void leaveRemote();
+  void forgetRemote();
+  void continueRemoteAfterEdits();
   // On the worker thread, for a run with `workers` > 1: this process's place as worker 0 (serving the
   // rendezvous on a free port), with the others started on the GUI thread; nullopt for one worker.
   std::optional<nf::WorkerEnvironment> asMainOfLocalWorkers(int workers, const QStringList& arguments);

@@ -8,6 +8,7 @@
 #include <QImage>
 #include <QMessageBox>
 #include <QSettings>
+#include <QStatusBar>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
 #include <QToolBar>
@@ -253,6 +254,16 @@ class TestWorkbench : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(session->state() == RunSession::State::Stopped, fixtures::kEventuallyMs);
     QVERIFY(!session->remote());
     QCOMPARE(session->metrics().lastStatus, std::string("stop"));  // the run's last records came through
+    QVERIFY2(window.statusBar()->currentMessage().contains("stopped at step"),
+             qPrintable(window.statusBar()->currentMessage()));
+    QVERIFY(!timeline->isEnabled());  // an ended run takes no edits
+    QVERIFY(!timeline->addEvent({0, dropped + 50, nf::EventAction::MakeFake, nf::SiteKind::V, 1}));
+    QVERIFY(toolbarAction(window, 0)->isEnabled());   // a local run can start
+    QVERIFY(!toolbarAction(window, 3)->isEnabled());  // it is resumed on the server, not here
+    // Opening a model leaves the ended run behind: its draft schedule is editable again.
+    QVERIFY(window.openModelFolder(m_model));
+    QCOMPARE(session->state(), RunSession::State::Idle);
+    QVERIFY(timeline->isEnabled());
   }
 
   void clickingAHeadFillsItsDetail() {

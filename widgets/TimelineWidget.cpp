@@ -138,6 +138,10 @@ void TimelineWidget::setEditor(std::shared_ptr<ScheduleEditor> editor) {
 
 void TimelineWidget::refresh() {
   if (m_editor) {
+    for (const auto& [from, to] : m_editor->takeRenamedIds()) {  // undo commands and the selection follow
+      m_aliases[from] = to;
+      if (m_selected.erase(from)) m_selected.insert(to);
+    }
     m_schedule = m_editor->schedule();
     m_stepsDone = m_editor->stepsDone();
     m_maxSteps = std::max<int64_t>(1, m_editor->maxSteps());

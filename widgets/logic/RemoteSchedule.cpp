@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 namespace {
 constexpr double kTimeoutSeconds = 5;  // one request; a lost answer is asked again twice
@@ -51,6 +52,7 @@ struct RemoteSchedule::Shared {
   std::deque<Edit> waiting;           // front: in flight
   int64_t edits = 0;                  // edits taken so far: a refresh started before the last one is stale
   std::map<int64_t, int64_t> runIds;  // an added event's local id → the id the run gave it
+  std::vector<std::pair<int64_t, int64_t>> renamed;  // runIds the copy has taken, not yet reported
   std::string problem;
 };
 
@@ -77,6 +79,11 @@ void RemoteSchedule::close() {
 nf::Schedule RemoteSchedule::schedule() const {
   std::lock_guard<std::mutex> lock(m->mutex);
   return m->local.schedule();
+}
+
+std::vector<std::pair<int64_t, int64_t>> RemoteSchedule::takeRenamedIds() {
+  std::lock_guard<std::mutex> lock(m->mutex);
+  return std::exchange(m->renamed, {});
 }
 
 int RemoteSchedule::waitingEdits() const {
@@ -222,6 +229,7 @@ void RemoteSchedule::Shared::refresh() {
       const int64_t lockedBefore = local.lockedBefore();
       local = nf::EditableSchedule(runs, layers, maxSteps);
       local.lockBefore(lockedBefore);
+      renamed.insert(renamed.end(), runIds.begin(), runIds.end());  // the copy now has the run's ids
       runIds.clear();
     }
   }

@@ -37,6 +37,7 @@ class RemoteSchedule : public ScheduleEditor {
   nf::EditResult moveEvents(const std::vector<std::pair<int64_t, int64_t>>& idAndStep) override;
   nf::EditResult remove(int64_t id) override;
 
+  std::vector<std::pair<int64_t, int64_t>> takeRenamedIds() override;
   int waitingEdits() const;     // taken here, not yet answered by the run
   std::string problem() const;  // why the run cannot be reached now ("" when it can)
 

@@ -25,6 +25,9 @@ class ScheduleEditor {
   virtual nf::EditResult moveEvents(const std::vector<std::pair<int64_t, int64_t>>& idAndStep) = 0;
   nf::EditResult move(int64_t id, int64_t step) { return moveEvents({{id, step}}); }
   virtual nf::EditResult remove(int64_t id) = 0;
+  // Events whose ids changed under the caller's handles (a served run's copy taking the ids the run gave
+  // them): old → new, each reported once.
+  virtual std::vector<std::pair<int64_t, int64_t>> takeRenamedIds() { return {}; }
 };
 
 // A schedule not yet handed to a run: edits must keep it valid for the model's depth and the step budget.

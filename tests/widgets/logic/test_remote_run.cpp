@@ -139,6 +139,12 @@ TEST_CASE(an_added_event_keeps_the_id_the_run_gave_it) {
   REQUIRE(theirs->id != 7);  // the run never reuses an id
   REQUIRE_EQ(theirs->step, 27);
   waitFor([&] { return remote.schedule() == s.trainer->schedule(); }, "the run's ids to be shown");
+  // The timeline's handles follow the rename (its undo commands and selection), once.
+  const auto renamed = remote.takeRenamedIds();
+  REQUIRE_EQ(renamed.size(), 1u);
+  REQUIRE_EQ(renamed[0].first, mine.eventId);
+  REQUIRE_EQ(renamed[0].second, theirs->id);
+  REQUIRE(remote.takeRenamedIds().empty());
 }
 
 TEST_CASE(an_unreachable_run_keeps_the_edit_waiting_and_blocks_nothing) {

@@ -206,18 +206,14 @@ void MainWindow::chooseServedRun() {
   dialog.resize(520, dialog.sizeHint().height());
   if (dialog.exec() != QDialog::Accepted) return;
   const QString text = address->text().trimmed();
-  const int colon = text.lastIndexOf(':');
-  bool numeric = false;
-  const int port = colon > 0 ? text.mid(colon + 1).toInt(&numeric) : 0;
-  if (!numeric || port <= 0 || port > 65535 || token->text().trimmed().isEmpty()) {
-    showError(tr("Cannot connect"), tr("Give the address as host:port and the run's token."), text);
+  nf::ServeAddress a;
+  try {
+    a = nf::serveAddressOf(text.toStdString(), token->text().trimmed().toStdString());
+  } catch (const std::invalid_argument& e) {
+    showError(tr("Cannot connect"), tr("Give the address as host:port and the run's token."), e.what());
     return;
   }
   QSettings().setValue("connect/address", text);
-  nf::ServeAddress a;
-  a.host = text.left(colon).toStdString();
-  a.port = port;
-  a.token = token->text().trimmed().toStdString();
   connectToRun(a);
 }
 

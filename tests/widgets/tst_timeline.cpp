@@ -7,6 +7,7 @@
 
 #include "TimelineWidget.h"
 #include "logic/ScheduleEditor.h"
+#include "timeline_input.h"
 #include "widget_fixtures.h"
 
 class TestTimeline : public QObject {
@@ -26,23 +27,9 @@ class TestTimeline : public QObject {
   }
   // The step under an event's marker, as drawn.
   int64_t shownStep(int64_t id) const { return m_timeline->stepAt(m_timeline->markerCenter(id).x()); }
-  // The x pixel the timeline maps to `step` (the middle of the pixels that snap to it).
-  int xOfStep(int64_t step) const {
-    int first = -1, last = -1;
-    for (int x = 0; x < m_timeline->width(); ++x)
-      if (m_timeline->stepAt(x) == step) {
-        if (first < 0) first = x;
-        last = x;
-      }
-    return (first + last) / 2;
-  }
+  int xOfStep(int64_t step) const { return fixtures::xOfStep(*m_timeline, step); }
   void drag(int64_t id, int64_t toStep, Qt::KeyboardModifiers modifiers = {}) {
-    const QPoint from = m_timeline->markerCenter(id);
-    const QPoint to(xOfStep(toStep), from.y());
-    QTest::mousePress(m_timeline.get(), Qt::LeftButton, modifiers, from);
-    QTest::mouseMove(m_timeline.get(), QPoint((from.x() + to.x()) / 2, from.y()));
-    QTest::mouseMove(m_timeline.get(), to);
-    QTest::mouseRelease(m_timeline.get(), Qt::LeftButton, modifiers, to);
+    fixtures::dragEvent(*m_timeline, id, toStep, modifiers);
   }
 
  private Q_SLOTS:

@@ -29,6 +29,7 @@
 #include "model/model_folder.h"
 #include "run/run_directory.h"
 #include "serve/steering_client.h"
+#include "timeline_input.h"
 #include "widget_fixtures.h"
 
 class TestWorkbench : public QObject {
@@ -223,14 +224,7 @@ class TestWorkbench : public QObject {
     int64_t id = 0;
     for (const nf::ScheduleEvent& e : timeline->editor()->schedule().events)
       if (e.site == nf::SiteKind::V) id = e.id;
-    const QPoint from = timeline->markerCenter(id);
-    int to = -1;
-    for (int x = 0; x < timeline->width() && to < 0; ++x)
-      if (timeline->stepAt(x) == held + 70) to = x;
-    QTest::mousePress(timeline, Qt::LeftButton, {}, from);
-    QTest::mouseMove(timeline, QPoint((from.x() + to) / 2, from.y()));
-    QTest::mouseMove(timeline, QPoint(to, from.y()));
-    QTest::mouseRelease(timeline, Qt::LeftButton, {}, QPoint(to, from.y()));
+    fixtures::dragEvent(*timeline, id, held + 70);
     int64_t dropped = -1;  // where the timeline shows it at once
     for (const nf::ScheduleEvent& e : timeline->editor()->schedule().events)
       if (e.site == nf::SiteKind::V) dropped = e.step;

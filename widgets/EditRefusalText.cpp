@@ -25,6 +25,14 @@ QString EditRefusalText::of(const nf::ScheduleProblem& p) {
                                  : tr("%1 is already switched off at step %2"))
                          .arg(str(p.site))
                          .arg(p.firstStep);
+    case Code::TreatmentNotUsed:
+      return where + (p.makeFake
+                          ? tr("the run does not use the position-0 treatment, so there is nothing to "
+                               "switch off")
+                          : tr("the run does not use the end-of-text treatment, so there is nothing to "
+                               "switch off"));
+    case Code::SiteNeverFake:
+      return where + tr("%1 is never made fake, so it never gets a treatment to switch off").arg(str(p.site));
   }
   return where;
 }

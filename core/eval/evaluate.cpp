@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "data/batches.h"
+#include "io/atomic_file.h"
 
 namespace nf {
 
@@ -86,8 +87,18 @@ EvalResult evaluate(CausalLMImpl& model, const TokenFile& file, const EvalOption
                     const ProgressFn& progress) {
   TokenValues values;
   EvalResult result = evaluateTokens(model, file, options, values, progress);
+  requireEvaluatedTokens(values, result);
   result.summary = summarize(values, options.calibrationBins);
   return result;
+}
+
+void requireEvaluatedTokens(const TokenValues& values, const EvalResult& result) {
+  if (values.size() > 0) return;
+  // A loss "over zero tokens" would read as a perfect 0.0.
+  // (A file shorter than one chunk is refused when it is cut into chunks: here only a filter is left.)
+  throw FileError(result.file, "no token was evaluated: the token filter excluded all " +
+                                   std::to_string(result.chunksSkipped) + " chunks of " +
+                                   std::to_string(result.context) + " tokens");
 }
 
 EvalResult evaluateTokens(CausalLMImpl& model, const TokenFile& file, const EvalOptions& options,

@@ -52,6 +52,9 @@ EvalResult evaluate(CausalLMImpl& model, const TokenFile& file, const EvalOption
 // every shard, concatenated in shard order, summarize to the one-process result.
 EvalResult evaluateTokens(CausalLMImpl& model, const TokenFile& file, const EvalOptions& options,
                           TokenValues& values, const ProgressFn& progress = {});
+// Throws FileError naming the file when no token was evaluated (all chunks filtered out, or the file is
+// shorter than one context): a summary of zero tokens would report a loss of 0.
+void requireEvaluatedTokens(const TokenValues& values, const EvalResult& result);
 
 nlohmann::json toJson(const EvalResult& result);
 

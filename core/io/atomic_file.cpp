@@ -1,13 +1,13 @@
 #include "io/atomic_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace nf {
 
@@ -71,13 +71,67 @@ void writeFileAtomic(const std::string& path, const std::string& contents) {
   file.commit();
 }
 
-std::string readTextFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw FileError(path, std::string("cannot open: ") + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw FileError(path, "read failed");
-  return ss.str();
+namespace {
+
+const char* fileKind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+std::string sizeText(std::size_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f MB", static_cast<double>(bytes) / 1e6);
+  return text;
+}
+
+}  // namespace
+
+OpenedFile openRegularFile(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw FileError(path, std::string("cannot open: ") + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int error = errno;
+    ::close(fd);
+    throw FileError(path, std::string("cannot stat: ") + std::strerror(error));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw FileError(path, std::string("is ") + fileKind(st.st_mode) + ", not a regular file");
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  return {fd, static_cast<std::size_t>(st.st_size)};
+}
+
+void requireRegularFile(const std::string& path) { ::close(openRegularFile(path).fd); }
+
+std::string readTextFile(const std::string& path, std::size_t maxBytes) {
+  const OpenedFile file = openRegularFile(path);
+  if (file.size > maxBytes) {
+    ::close(file.fd);
+    throw FileError(path, "is " + sizeText(file.size) + ", more than the " + sizeText(maxBytes) +
+                              " such a file may have");
+  }
+  std::string text(file.size, '\0');
+  std::size_t done = 0;
+  while (done < text.size()) {  // up to the size at opening: a file that grows meanwhile is cut there
+    const ssize_t n = ::read(file.fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int error = errno;
+      ::close(file.fd);
+      throw FileError(path, std::string("read failed: ") + std::strerror(error));
+    }
+    if (n == 0) break;  // it shrank
+    done += static_cast<std::size_t>(n);
+  }
+  ::close(file.fd);
+  text.resize(done);
+  return text;
 }
 
 }  // namespace nf

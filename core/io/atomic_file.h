@@ -36,6 +36,21 @@ class AtomicFile {
 };
 
 void writeFileAtomic(const std::string& path, const std::string& contents);
-std::string readTextFile(const std::string& path);
+
+// Inputs are regular files only: a FIFO would block a reader forever, a device (a link to /dev/zero) never
+// ends, a directory reads as nothing. Opens `path` read-only without blocking on a FIFO, refuses anything
+// else by name and kind, and returns the descriptor (the caller closes it) and the file's size.
+struct OpenedFile {
+  int fd = -1;
+  std::size_t size = 0;
+};
+OpenedFile openRegularFile(const std::string& path);
+// The same check, for readers that open the file themselves (LibTorch's, std::ifstream).
+void requireRegularFile(const std::string& path);
+
+// A whole text file (JSON, merges), read up to its size at opening; one larger than maxBytes is refused
+// before anything is read.
+constexpr std::size_t kMaxTextFileBytes = std::size_t{512} << 20;
+std::string readTextFile(const std::string& path, std::size_t maxBytes = kMaxTextFileBytes);
 
 }  // namespace nf

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -39,6 +40,15 @@ class JsonIn {
     return out;
   }
 
+  // Whether the value is there (and not null), for optional members.
+  bool present() const { return m_json && !m_json->is_null(); }
+  bool isText() const { return m_json && m_json->is_string(); }
+
+  bool flag() const {
+    if (!m_json || !m_json->is_boolean()) fail("true or false");
+    return m_json->get<bool>();
+  }
+
   std::string text() const {
     if (!m_json || !m_json->is_string()) fail("a string");
     return m_json->get<std::string>();
@@ -64,6 +74,27 @@ class JsonIn {
                                             m_json->get<int64_t>() <= static_cast<int64_t>(limits::max()));
     if (!fits) fail("a whole number in range");
     return static_cast<T>(m_json->get<int64_t>());
+  }
+
+  uint64_t unsignedWhole() const {
+    if (!m_json || !m_json->is_number_unsigned()) fail("a non-negative whole number");
+    return m_json->get<uint64_t>();
+  }
+
+  // Reads into `target`, by its type, when the value is present; leaves the default there otherwise.
+  template <class T>
+  void readIfPresent(T& target) const {
+    if (!present()) return;
+    if constexpr (std::is_same_v<T, bool>)
+      target = flag();
+    else if constexpr (std::is_same_v<T, std::string>)
+      target = text();
+    else if constexpr (std::is_same_v<T, uint64_t>)
+      target = unsignedWhole();
+    else if constexpr (std::is_integral_v<T>)
+      target = whole<T>();
+    else
+      target = real();
   }
 
   std::vector<double> reals() const {
@@ -94,8 +125,12 @@ class JsonIn {
   }
 
   [[noreturn]] void fail(const std::string& expected) const {
+    std::string got;  // what was there instead, shortened
+    if (m_json) got = m_json->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    if (got.size() > 40) got = got.substr(0, 37) + "...";
     throw std::invalid_argument(std::string(m_what) + ": " + name() +
-                                (m_path.empty() ? " is not " : " is missing or not ") + expected);
+                                (m_path.empty() ? " is not " : " is missing or not ") + expected +
+                                (got.empty() ? "" : " (got " + got + ")"));
   }
 
  private:

@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -14,16 +13,10 @@
 namespace nf {
 
 MappedFile MappedFile::open(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw FileError(path, std::string("cannot open: ") + std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    const int error = errno;
-    ::close(fd);
-    throw FileError(path, std::string("cannot stat: ") + std::strerror(error));
-  }
+  const OpenedFile opened = openRegularFile(path);  // never map a FIFO or a device
+  const int fd = opened.fd;
   MappedFile file;
-  file.m_size = static_cast<std::size_t>(st.st_size);
+  file.m_size = opened.size;
   if (file.m_size > 0) {  // mmap refuses a zero length; an empty file is simply no bytes
     void* map = ::mmap(nullptr, file.m_size, PROT_READ, MAP_PRIVATE, fd, 0);
     const int error = errno;

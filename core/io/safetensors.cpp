@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "io/atomic_file.h"
@@ -132,20 +133,41 @@ SafetensorsFile SafetensorsFile::open(const std::string& path) {
     if (info.begin > info.end || info.end > dataBytes)
       fail("data_offsets [" + std::to_string(info.begin) + ", " + std::to_string(info.end) +
            "] lie outside the data buffer of " + std::to_string(dataBytes) + " bytes (truncated file?)");
-    const uint64_t expected = static_cast<uint64_t>(info.numel()) * dtypeSize(info.dtype);
+    // Computed without overflow: a shape like [2^40, 2^40] must not wrap to a small size.
+    uint64_t expected = dtypeSize(info.dtype);
+    for (int64_t d : info.shape)
+      if (d != 0 && expected > std::numeric_limits<uint64_t>::max() / static_cast<uint64_t>(d))
+        fail("shape " + shapeString(info.shape) + " has more elements than any file can hold");
+      else
+        expected *= static_cast<uint64_t>(d);
     if (info.end - info.begin != expected)
       fail("holds " + std::to_string(info.end - info.begin) + " bytes but shape " + shapeString(info.shape) +
            " of " + dtypeName(info.dtype) + " needs " + std::to_string(expected));
     file.m_tensors.push_back(std::move(info));
   }
 
+  // The tensors must tile the data area exactly: a gap or trailing bytes mean the header and the data
+  // disagree (a header length a few bytes short still parses, and would shift every tensor).
   std::vector<const TensorInfo*> byOffset;
   for (auto& t : file.m_tensors) byOffset.push_back(&t);
   std::sort(byOffset.begin(), byOffset.end(), [](auto* a, auto* b) { return a->begin < b->begin; });
-  for (std::size_t i = 1; i < byOffset.size(); ++i)
-    if (byOffset[i]->begin < byOffset[i - 1]->end)
-      throw FileError(path,
-                      "tensors '" + byOffset[i - 1]->name + "' and '" + byOffset[i]->name + "' overlap");
+  uint64_t covered = 0;
+  for (std::size_t i = 0; i < byOffset.size(); ++i) {
+    const TensorInfo& t = *byOffset[i];
+    if (t.begin < covered)
+      throw FileError(path, "tensors '" + byOffset[i - 1]->name + "' and '" + t.name + "' overlap");
+    if (t.begin > covered)
+      throw FileError(path, "the data area has " + std::to_string(t.begin - covered) +
+                                " unused bytes before tensor '" + t.name + "' (at offset " +
+                                std::to_string(covered) +
+                                "): the header does not describe this data (a wrong header length?)");
+    covered = t.end;
+  }
+  if (covered != dataBytes)
+    throw FileError(path, std::to_string(dataBytes - covered) +
+                              " bytes after the last tensor (the data area has " + std::to_string(dataBytes) +
+                              ", the tensors " + std::to_string(covered) +
+                              "): the header does not describe this data (a wrong header length?)");
   return file;
 }
 

@@ -2,12 +2,14 @@
 
 #include <torch/torch.h>
 
+#include "model/device_memory.h"
 #include "model/family.h"
 #include "model/gpt2.h"
 #include "model/gpt_neox.h"
 #include "model/llama.h"
 #include "model/norm.h"
 #include "model/torch_compat.h"
+#include "util/bytes.h"
 
 namespace nf {
 
@@ -221,6 +223,15 @@ void initLikeHuggingFace(CausalLMImpl& model, uint64_t seed, double std) {
 }
 
 CausalLM makeModel(const ModelShape& shape, bool initialize) {
+  // A model that cannot fit is refused with its size, before the allocator fails with a bare bad_alloc.
+  const int64_t bytes = shape.parameterCount() * int64_t{sizeof(float)};
+  const DeviceMemory ram = deviceMemory("cpu");
+  if (ram.freeBytes > 0 && bytes > ram.freeBytes)
+    throw std::runtime_error("a " + shape.family + " model of this shape (" + std::to_string(shape.nLayer) +
+                             " layers, width " + std::to_string(shape.nEmbd) + ") has " +
+                             std::to_string(shape.parameterCount()) + " parameters, " + formatBytes(bytes) +
+                             " in float32, but this machine has " + formatBytes(ram.freeBytes) +
+                             " of memory available");
   std::shared_ptr<CausalLMImpl> model;
   if (shape.family == "gpt2")
     model = std::make_shared<GPT2Impl>(shape, initialize);

@@ -1,22 +1,39 @@
 #include "model/config.h"
 
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "io/atomic_file.h"
 #include "io/file_format.h"
+#include "io/json_read.h"
 #include "model/family.h"
 
 namespace nf {
 
-int64_t ModelShape::parameterCount() const {
-  int64_t count = 0;
-  for (const ParameterShape& p : parameterShapes(*this)) {
-    int64_t n = 1;
-    for (int64_t d : p.shape) n *= d;
-    count += n;
-  }
-  return count;
+namespace {
+
+// The parameters of a model of this shape, in double so that an absurd shape cannot overflow: those of a
+// 1-layer model plus (n_layer − 1) times a layer's (every family's size is linear in n_layer), so a huge
+// n_layer costs nothing to count.
+double parameterEstimate(const ModelShape& shape) {
+  auto count = [&](int layers) {
+    ModelShape s = shape;
+    s.nLayer = layers;
+    double n = 0;
+    for (const ParameterShape& p : parameterShapes(s)) {
+      double size = 1;
+      for (int64_t d : p.shape) size *= static_cast<double>(d);
+      n += size;
+    }
+    return n;
+  };
+  const double one = count(1);
+  return one + (shape.nLayer - 1) * (count(2) - one);
 }
+
+}  // namespace
+
+int64_t ModelShape::parameterCount() const { return static_cast<int64_t>(parameterEstimate(*this)); }
 
 void ModelShape::validate(const std::string& source) const {
   auto positive = [&](int value, const char* key) {
@@ -28,6 +45,18 @@ void ModelShape::validate(const std::string& source) const {
   positive(nEmbd, "n_embd");
   positive(nPositions, "n_positions");
   positive(vocabSize, "vocab_size");
+  // Bounds far beyond any real model, checked before anything is sized by them (the norms' state is
+  // allocated per layer): a corrupt n_layer of 10^8 is refused here, not by the allocator.
+  auto atMost = [&](int value, int limit, const char* key) {
+    if (value > limit)
+      throw FileError(source, std::string(key) + " = " + std::to_string(value) + " is implausible (at most " +
+                                  std::to_string(limit) + ")");
+  };
+  atMost(nLayer, 4096, "n_layer");
+  atMost(nHead, 4096, "n_head");
+  atMost(nEmbd, 1 << 20, "n_embd");
+  atMost(vocabSize, 1 << 24, "vocab_size");
+  atMost(mlpWidth, 1 << 22, "intermediate_size");
   if (nEmbd % nHead != 0)
     throw FileError(source, "n_embd (" + std::to_string(nEmbd) + ") is not divisible by n_head (" +
                                 std::to_string(nHead) + ")");
@@ -42,6 +71,13 @@ void ModelShape::validate(const std::string& source) const {
     throw FileError(source, "the rotary fraction " + std::to_string(rotaryFraction) +
                                 " rotates no dimension of a head of " + std::to_string(headDim()));
   if (rotaryFraction > 0 && !(rotaryBase > 0)) throw FileError(source, "rope_theta must be positive");
+  if (const double parameters = parameterEstimate(*this); parameters > kMaxParameters) {
+    char text[160];
+    std::snprintf(text, sizeof text,
+                  "a model of this shape has %.3g parameters, more than the %.3g this engine takes",
+                  parameters, static_cast<double>(kMaxParameters));
+    throw FileError(source, text);
+  }
   if (eotTokenId < 0 || eotTokenId >= vocabSize)
     throw FileError(source, "eos_token_id (" + std::to_string(eotTokenId) +
                                 ") is outside the vocabulary of " + std::to_string(vocabSize));
@@ -76,14 +112,17 @@ nlohmann::ordered_json siteToJson(const SiteNorm& n) {
   return j;
 }
 
-SiteNorm siteFromJson(const nlohmann::json& j) {
+// A site's state, every field type-checked: a FakeLN's scale is required (a default would silently put a
+// divisor of 1 where the file lost its value); the values' ranges are NormState::validate's.
+SiteNorm siteFromJson(const JsonIn& j) {
   SiteNorm n;
-  n.kind = parseNormKind(j.at("kind").get<std::string>());
-  n.scale = j.value("scale", 1.0);
-  n.scalePos0 = j.value("scale_pos0", 1.0);
-  n.pos0Treatment = j.value("pos0_treatment", false);
-  n.eotTreatment = j.value("eot_treatment", false);
-  n.realMix = j.value("real_mix", 0.0);
+  n.kind = parseNormKind(j["kind"].text());
+  if (!isFakeNorm(n.kind)) return n;
+  n.scale = j["scale"].real();
+  if (j["scale_pos0"].present()) n.scalePos0 = j["scale_pos0"].real();
+  if (j["pos0_treatment"].present()) n.pos0Treatment = j["pos0_treatment"].flag();
+  if (j["eot_treatment"].present()) n.eotTreatment = j["eot_treatment"].flag();
+  if (j["real_mix"].present()) n.realMix = j["real_mix"].real();
   return n;
 }
 
@@ -118,12 +157,16 @@ ModelConfig parseConfigJson(const std::string& text, const std::string& source) 
     } else {
       checkFileFormat(block, kModelBlockFormat, source + " (\"normfree\" block)", WhenUnmarked::IsVersion1);
     }
-    config.folded = block.value("folded", false);
+    if (block.contains("folded"))
+      config.folded =
+          readJson(block, "\"normfree\" block", [](const JsonIn& b) { return b["folded"].flag(); });
   }
   if (j.contains("normfree") && j["normfree"].contains("sites")) {
     try {
-      for (auto& [name, site] : j["normfree"]["sites"].items())
-        config.norms.at(parseSiteName(name, c.nLayer)) = siteFromJson(site);
+      for (auto& [name, site] : j["normfree"]["sites"].items()) {
+        const std::string what = "site " + name;
+        config.norms.at(parseSiteName(name, c.nLayer)) = readJson(site, what.c_str(), siteFromJson);
+      }
       config.norms.validate();
     } catch (const std::exception& e) {
       throw FileError(source, std::string("normfree.sites: ") + e.what());

@@ -11,6 +11,9 @@
 
 namespace nf {
 
+// The largest model the engine takes (about 1.1 T parameters): a bound on what a config.json may ask for.
+inline constexpr int64_t kMaxParameters = int64_t{1} << 40;
+
 struct ModelShape {
   std::string family = "gpt2";  // model/family.h: "gpt2", "gpt_neox", "llama" or "qwen2"
   int nLayer = 12;
@@ -37,7 +40,8 @@ struct ModelShape {
   int mlpHidden() const { return mlpWidth > 0 ? mlpWidth : 4 * nEmbd; }
   int rotaryDims() const;  // dimensions of each head that rotary embeddings rotate (even; 0 without RoPE)
   int64_t parameterCount() const;
-  void validate(const std::string& source) const;  // throws FileError naming source and field
+  // Throws FileError naming source and field: a value out of range, or a shape beyond kMaxParameters.
+  void validate(const std::string& source) const;
   bool operator==(const ModelShape& o) const;
 };
 

@@ -172,19 +172,18 @@ void applyGpt2Defaults(ModelShape& c) {
 }
 
 void readGpt2Shape(const nlohmann::json& j, ModelShape& c, const std::string& source) {
-  for (const char* key : {"n_layer", "n_head", "n_embd", "vocab_size"})
-    if (!j.contains(key)) throw FileError(source, std::string("missing required field ") + key);
-  c.nLayer = j.at("n_layer").get<int>();
-  c.nHead = j.at("n_head").get<int>();
-  c.nEmbd = j.at("n_embd").get<int>();
-  c.vocabSize = j.at("vocab_size").get<int>();
-  c.nPositions = j.value("n_positions", j.value("n_ctx", 1024));
-  c.layerNormEpsilon = j.value("layer_norm_epsilon", 1e-5);
+  // Every field type-checked (ConfigReader): an n_head of 1.5 or true, or an n_layer of 2^32 + 2, is
+  // refused, never converted.
+  const ConfigReader read(j, source);
+  c.nLayer = read.required<int>("n_layer");
+  c.nHead = read.required<int>("n_head");
+  c.nEmbd = read.required<int>("n_embd");
+  c.vocabSize = read.required<int>("vocab_size");
+  c.nPositions = read.optional<int>("n_positions", read.optional<int>("n_ctx", 1024));
+  c.layerNormEpsilon = read.optional<double>("layer_norm_epsilon", 1e-5);
   // Without one, the last id (GPT-2's 50256 for its 50257 tokens, and what our tokenizer trainer does).
-  c.eotTokenId = c.vocabSize - 1;
-  if (j.contains("eos_token_id") && j["eos_token_id"].is_number_integer())
-    c.eotTokenId = j["eos_token_id"].get<int>();
-  c.tiedUnembedding = j.value("tie_word_embeddings", true);
+  c.eotTokenId = read.endOfText(c.vocabSize);
+  c.tiedUnembedding = read.optional<bool>("tie_word_embeddings", true);
   // Variants of Hugging Face's GPT-2 class that this model does not implement: refuse rather than misread.
   if (j.contains("n_inner") && j["n_inner"].is_number() && j["n_inner"].get<int>() != 4 * c.nEmbd)
     throw FileError(source, "n_inner " + std::to_string(j["n_inner"].get<int>()) +

@@ -1,5 +1,7 @@
 #include "model/norm_state.h"
 
+#include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 namespace nf {
@@ -62,9 +64,22 @@ void NormState::validate() const {
     auto fail = [&](const std::string& what) {
       throw std::invalid_argument("site " + siteName(s) + ": " + what);
     };
-    if (isFakeNorm(n.kind) && !(n.scale > 0)) fail(normKindName(n.kind) + " scale must be positive");
-    if (isFakeNorm(n.kind) && (n.pos0Treatment || n.eotTreatment) && !(n.scalePos0 > 0))
-      fail(normKindName(n.kind) + " position-0 scale must be positive");
+    // Scales are float32 in the model: 1e-320 would divide by zero there, 1e39 by infinity.
+    auto positiveFloat = [](double x) {
+      const float f = static_cast<float>(x);
+      return f > 0 && std::isfinite(f) && std::isfinite(x);
+    };
+    auto number = [](double x) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%g", x);
+      return std::string(text);
+    };
+    if (isFakeNorm(n.kind) && !positiveFloat(n.scale))
+      fail(normKindName(n.kind) + " scale must be a positive float32 number, got " + number(n.scale));
+    if (isFakeNorm(n.kind) && (n.pos0Treatment || n.eotTreatment) && !positiveFloat(n.scalePos0))
+      fail(normKindName(n.kind) + " position-0 scale must be a positive float32 number, got " +
+           number(n.scalePos0));
+    if (!(n.realMix >= 0 && n.realMix <= 1)) fail("real_mix must lie in [0, 1], got " + number(n.realMix));
     if (n.eotTreatment && s.kind != SiteKind::V) fail("the end-of-text treatment exists only on LN_v");
   }
 }

@@ -66,6 +66,10 @@ const char* codeName(ScheduleProblem::Code code) {
       return "eot_treatment_not_on_v";
     case Code::SiteAlreadyChanged:
       return "site_already_changed";
+    case Code::TreatmentNotUsed:
+      return "treatment_not_used";
+    case Code::SiteNeverFake:
+      return "site_never_fake";
   }
   return "?";
 }
@@ -123,7 +127,8 @@ EditResult readEditResult(const nlohmann::json& j) {
   for (const nlohmann::json& p : r.value("problems", nlohmann::json::array())) {
     std::optional<ScheduleProblem> problem;
     for (Problem c : {Problem::DuplicateId, Problem::NegativeStep, Problem::PastLastStep,
-                      Problem::LayerOutOfRange, Problem::EotTreatmentNotOnV, Problem::SiteAlreadyChanged})
+                      Problem::LayerOutOfRange, Problem::EotTreatmentNotOnV, Problem::SiteAlreadyChanged,
+                      Problem::TreatmentNotUsed, Problem::SiteNeverFake})
       if (p.is_object() && p.value("code", std::string()) == codeName(c)) problem.emplace(c);
     if (!problem) fail("unknown schedule problem " + p.dump());
     problem->eventId = field(p, "event_id", int64_t{0});
@@ -157,8 +162,8 @@ EditResult EditResult::refuse(EditRefusal why) {
   return r;
 }
 
-EditableSchedule::EditableSchedule(Schedule schedule, int nLayer, int64_t maxSteps)
-    : m_schedule(std::move(schedule)), m_nLayer(nLayer), m_maxSteps(maxSteps) {
+EditableSchedule::EditableSchedule(Schedule schedule, int nLayer, int64_t maxSteps, Treatments used)
+    : m_schedule(std::move(schedule)), m_nLayer(nLayer), m_maxSteps(maxSteps), m_used(used) {
   m_schedule.sort();
   m_highestId = m_schedule.nextId() - 1;
 }
@@ -187,7 +192,7 @@ std::optional<EditRefusal> EditableSchedule::notEditable(int64_t id) const {
 }
 
 EditResult EditableSchedule::commit(Schedule edited, std::vector<ScheduleChange> changes, int64_t id) {
-  std::vector<ScheduleProblem> problems = edited.problems(m_nLayer, m_maxSteps);
+  std::vector<ScheduleProblem> problems = edited.problems(m_nLayer, m_maxSteps, m_used);
   if (!problems.empty()) {
     EditRefusal r{EditRefusal::Code::InvalidSchedule};
     r.problems = std::move(problems);

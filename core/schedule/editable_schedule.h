@@ -59,7 +59,8 @@ struct ScheduleChange {
 class EditableSchedule {
  public:
   // Sorts the schedule; it need not be valid yet (a preset for another depth): edits must leave it valid.
-  EditableSchedule(Schedule schedule, int nLayer, int64_t maxSteps);
+  // `used`: the treatments the run uses, whose switch-off events it accepts.
+  EditableSchedule(Schedule schedule, int nLayer, int64_t maxSteps, Treatments used = {});
 
   const Schedule& schedule() const { return m_schedule; }
   int nLayer() const { return m_nLayer; }
@@ -93,6 +94,7 @@ class EditableSchedule {
   Schedule m_schedule;
   int m_nLayer;
   int64_t m_maxSteps;
+  Treatments m_used;
   int64_t m_lockedBefore = 0;
   int64_t m_highestId = 0;
   std::vector<ScheduleChange> m_lastChanges;

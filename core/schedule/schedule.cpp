@@ -8,6 +8,7 @@
 
 #include "io/atomic_file.h"
 #include "io/file_format.h"
+#include "io/json_read.h"
 
 namespace nf {
 
@@ -37,9 +38,13 @@ std::vector<SiteId> Schedule::sitesOf(const ScheduleEvent& event, int nLayer) {
   return sites;
 }
 
-std::vector<ScheduleProblem> Schedule::problems(int nLayer, int64_t maxSteps) const {
+std::vector<ScheduleProblem> Schedule::problems(int nLayer, int64_t maxSteps, Treatments used) const {
   using Code = ScheduleProblem::Code;
   std::vector<ScheduleProblem> found;
+  std::set<SiteId> madeFake;
+  for (const auto& e : events)
+    if (e.action == EventAction::MakeFake && (e.site == SiteKind::Final || e.layer < nLayer))
+      for (const SiteId& site : sitesOf(e, nLayer)) madeFake.insert(site);
   std::map<std::pair<EventAction, SiteId>, int64_t> seen;  // → step of the first event
   std::set<int64_t> ids;
   for (const auto& e : events) {
@@ -62,10 +67,19 @@ std::vector<ScheduleProblem> Schedule::problems(int nLayer, int64_t maxSteps) co
       found.push_back(problem(Code::LayerOutOfRange));
       found.back().limit = nLayer;
     }
-    if (e.action == EventAction::EndEotTreatment && e.site != SiteKind::V)
-      found.push_back(problem(Code::EotTreatmentNotOnV));
+    const bool eotNotOnV = e.action == EventAction::EndEotTreatment && e.site != SiteKind::V;
+    if (eotNotOnV) found.push_back(problem(Code::EotTreatmentNotOnV));
+    const bool pos0 = e.action == EventAction::EndPos0Treatment;
+    if ((pos0 && !used.pos0) || (e.action == EventAction::EndEotTreatment && !used.eot)) {
+      found.push_back(problem(Code::TreatmentNotUsed));
+      found.back().makeFake = pos0;
+    }
     if (layerOutOfRange) continue;
     for (const SiteId& site : sitesOf(e, nLayer)) {
+      if (e.action != EventAction::MakeFake && !eotNotOnV && !madeFake.count(site)) {
+        found.push_back(problem(Code::SiteNeverFake));
+        found.back().site = siteName(site);
+      }
       auto [it, fresh] = seen.emplace(std::make_pair(e.action, site), e.step);
       if (fresh) continue;
       found.push_back(problem(Code::SiteAlreadyChanged));
@@ -95,13 +109,18 @@ std::string describe(const ScheduleProblem& p) {
     case Code::SiteAlreadyChanged:
       return where + p.site + " is already " + (p.makeFake ? "made fake" : "switched off") + " at step " +
              std::to_string(p.firstStep);
+    case Code::TreatmentNotUsed:
+      return where + "the run does not use the " + (p.makeFake ? "position-0" : "end-of-text") +
+             " treatment, so there is nothing to switch off";
+    case Code::SiteNeverFake:
+      return where + p.site + " is never made fake, so it never gets a treatment to switch off";
   }
   return where + "?";
 }
 
-void Schedule::validate(int nLayer, int64_t maxSteps) const {
+void Schedule::validate(int nLayer, int64_t maxSteps, Treatments used) const {
   std::string text;
-  for (const ScheduleProblem& p : problems(nLayer, maxSteps))
+  for (const ScheduleProblem& p : problems(nLayer, maxSteps, used))
     text += (text.empty() ? "" : "\n") + describe(p);
   if (!text.empty()) throw std::invalid_argument(text);
 }
@@ -178,37 +197,38 @@ Schedule scheduleFromJson(const nlohmann::json& j, const std::string& source) {
     events = &j["events"];
   }
   if (!events->is_array()) throw FileError(source, "\"events\" must be a list");
+  // Every field type-checked: a step of 2.7 or a layer of 2^32 + 1 is refused, never truncated or wrapped.
   int64_t index = 0;
-  for (const auto& e : *events) {
-    const std::string where = "event " + std::to_string(index++) + ": ";
+  for (const auto& json : *events) {
+    const std::string what = "event " + std::to_string(index++);
     try {
-      ScheduleEvent event;
-      event.step = e.at("step").get<int64_t>();
-      event.site = parseSiteKind(e.at("site").get<std::string>());
-      const std::string action = e.value("action", std::string("make_fake"));
-      if (action == "make_fake")
-        event.action = EventAction::MakeFake;
-      else if (action == "end_pos0_treatment")
-        event.action = EventAction::EndPos0Treatment;
-      else if (action == "end_eot_treatment")
-        event.action = EventAction::EndEotTreatment;
-      else
-        throw std::invalid_argument("unknown action '" + action + "'");
-      if (event.site != SiteKind::Final) {
-        const auto& layer = e.at("layer");
-        if (layer.is_string() && layer.get<std::string>() == "all")
-          event.layer = -1;
-        else if (layer.is_number_integer() && layer.get<int>() >= 0)
-          event.layer = layer.get<int>();
+      schedule.events.push_back(readJson(json, what.c_str(), [](const JsonIn& e) {
+        ScheduleEvent event;
+        event.step = e["step"].whole<int64_t>();
+        event.site = parseSiteKind(e["site"].text());
+        const std::string action = e["action"].present() ? e["action"].text() : "make_fake";
+        if (action == "make_fake")
+          event.action = EventAction::MakeFake;
+        else if (action == "end_pos0_treatment")
+          event.action = EventAction::EndPos0Treatment;
+        else if (action == "end_eot_treatment")
+          event.action = EventAction::EndEotTreatment;
         else
-          throw std::invalid_argument("layer must be a block index or \"all\", got " + layer.dump());
-      }
-      event.id = e.contains("id") ? e["id"].get<int64_t>() : 0;
-      schedule.events.push_back(event);
-    } catch (const nlohmann::json::exception& ex) {
-      throw FileError(source, where + ex.what());
+          throw std::invalid_argument("unknown action '" + action + "'");
+        if (event.site != SiteKind::Final) {
+          const JsonIn layer = e["layer"];
+          if (layer.isText() && layer.text() == "all")
+            event.layer = -1;
+          else if ((event.layer = layer.whole<int>()) < 0)
+            throw std::invalid_argument("layer must be a block index or \"all\", got " +
+                                        std::to_string(event.layer));
+        }
+        event.id = e["id"].present() ? e["id"].whole<int64_t>() : 0;
+        return event;
+      }));
     } catch (const std::invalid_argument& ex) {
-      throw FileError(source, where + ex.what());
+      const std::string message = ex.what();  // JsonIn's messages name the event already
+      throw FileError(source, message.rfind(what, 0) == 0 ? message : what + ": " + message);
     }
   }
   // Events without ids get fresh ones, in file order.

@@ -38,6 +38,8 @@ struct ScheduleProblem {
     LayerOutOfRange,     // the event's layer ≥ the model's depth (limit = the depth)
     EotTreatmentNotOnV,  // end_eot_treatment on a site other than LN_v
     SiteAlreadyChanged,  // `site` is made fake (or its treatment switched off) twice; first at firstStep
+    TreatmentNotUsed,    // a treatment is switched off that the run does not use (pos0 = makeFake)
+    SiteNeverFake,       // a treatment of `site` is switched off, but the schedule never makes it fake
   };
   explicit ScheduleProblem(Code c) : code(c) {}
   Code code;
@@ -46,11 +48,19 @@ struct ScheduleProblem {
   int64_t step = 0, layer = 0;
   int64_t limit = 0;
   std::string site;      // "LN_mlp.0"
-  bool makeFake = true;  // SiteAlreadyChanged: made fake (true) or switched off (false)
+  bool makeFake = true;  // SiteAlreadyChanged: made fake (true) or switched off (false); TreatmentNotUsed:
+                         // the position-0 (true) or end-of-text (false) treatment
   int64_t firstStep = 0;
 };
 std::string describe(
     const ScheduleProblem& problem);  // "event 3 (step 14: LN_mlp.all → fake): LN_mlp.0 is …"
+
+// The special treatments a run uses (PROTOCOL §3, RemovalSettings): switching off one it does not use can
+// take no effect, so such an event is refused. Both by default, where the run is not known.
+struct Treatments {
+  bool pos0 = true;
+  bool eot = true;
+};
 
 struct Schedule {
   std::vector<ScheduleEvent> events;  // kept sorted by (step, id)
@@ -61,10 +71,11 @@ struct Schedule {
   // The sites an event touches, for a model with nLayer blocks.
   static std::vector<SiteId> sitesOf(const ScheduleEvent& event, int nLayer);
   // Every problem found: layer out of range, a site made fake twice, an event at or past maxSteps, a
-  // negative step, a treatment switched off twice, an id used twice. Empty when the schedule is valid.
-  std::vector<ScheduleProblem> problems(int nLayer, int64_t maxSteps) const;
+  // negative step, a treatment switched off twice, or one the run does not use, or of a site never made
+  // fake, an id used twice. Empty when the schedule is valid.
+  std::vector<ScheduleProblem> problems(int nLayer, int64_t maxSteps, Treatments used = {}) const;
   // Throws std::invalid_argument with every problem's description, one per line.
-  void validate(int nLayer, int64_t maxSteps) const;
+  void validate(int nLayer, int64_t maxSteps, Treatments used = {}) const;
   bool operator==(const Schedule& o) const { return events == o.events; }
 };
 

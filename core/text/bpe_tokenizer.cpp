@@ -182,9 +182,14 @@ BpeTokenizer BpeTokenizer::fromFiles(const std::string& vocabJson, const std::st
     std::string line = mergesTxt.substr(lineStart, lineEnd - lineStart);
     lineStart = lineEnd + 1;
     if (!line.empty() && line.back() == '\r') line.pop_back();
+    const std::string where = "line " + std::to_string(lineNumber);
+    // Old Mac line endings would make the whole file one "#version" line: zero merges, silently.
+    if (line.find('\r') != std::string::npos)
+      throw FileError(mergesSource, where +
+                                        " holds a carriage return: merges.txt must have one merge per line, "
+                                        "ended by \\n (or \\r\\n)");
     if (line.empty() || (lineNumber == 1 && line.rfind("#version", 0) == 0)) continue;
     const std::size_t space = line.find(' ');
-    const std::string where = "line " + std::to_string(lineNumber);
     if (space == std::string::npos || line.find(' ', space + 1) != std::string::npos)
       throw FileError(mergesSource,
                       where + " (\"" + line + "\"): expected two tokens separated by one space");

@@ -101,6 +101,7 @@ int64_t streamDocuments(const std::string& path, const DocumentSink& sink, const
   const bool jsonLines = endsWith(path, ".jsonl");
   if (!jsonLines && !endsWith(path, ".txt"))
     throw FileError(path, "unsupported text format (expected .txt or .jsonl)");
+  requireRegularFile(path);  // a FIFO would block, a device never end
   std::ifstream in(path, std::ios::binary);
   if (!in) throw FileError(path, "cannot open for reading");
   std::error_code ec;

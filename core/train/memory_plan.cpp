@@ -255,26 +255,6 @@ void applyPlan(const MemoryPlan& plan, RunConfig& config) {
 
 bool plannedFusedAttention(const std::string& device) { return device.rfind("cuda", 0) == 0; }
 
-std::string formatBytes(int64_t bytes) {
-  static const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  double value = static_cast<double>(bytes);
-  int unit = 0;
-  while (std::abs(value) >= 1024 && unit < 5) {
-    value /= 1024;
-    ++unit;
-  }
-  char text[32];
-  if (unit == 0)
-    std::snprintf(text, sizeof text, "%lld B", static_cast<long long>(bytes));
-  else
-    std::snprintf(text, sizeof text,
-                  std::abs(value) >= 100  ? "%.0f %s"
-                  : std::abs(value) >= 10 ? "%.1f %s"
-                                          : "%.2f %s",
-                  value, units[unit]);
-  return text;
-}
-
 int64_t parseByteSize(const std::string& text) {
   auto invalid = [&] {
     return std::invalid_argument("'" + text + "' is not a size (e.g. 80G, 79.5GiB, 512M, or bytes)");

@@ -9,6 +9,7 @@
 
 #include "model/config.h"
 #include "train/settings.h"
+#include "util/bytes.h"
 
 namespace nf {
 
@@ -95,8 +96,6 @@ void applyPlan(const MemoryPlan& plan, RunConfig& config);
 // the model's own nf::fusedAttentionAvailable when the CUDA path provides it.)
 bool plannedFusedAttention(const std::string& device);
 
-// "41.6 GiB", "512 MiB", "3.0 KiB", "12 B": binary units, three significant digits.
-std::string formatBytes(int64_t bytes);
 // "80G", "80 GiB", "79.5GB", "512M", "1T", "1000000": a byte count, K/M/G/T as powers of 1024 (with or
 // without "B" or "iB"). Throws std::invalid_argument for anything else.
 int64_t parseByteSize(const std::string& text);

@@ -132,6 +132,21 @@ TEST_CASE(validation_problems_are_codes_with_their_arguments) {
   REQUIRE(problems[4].code == Code::EotTreatmentNotOnV);
   REQUIRE_EQ(describe(problems[2]), "event 4 (step 99: LN_f → fake): step 99 is past the last step 49");
   REQUIRE(findPreset("tiny").schedule.problems(4, 500).empty());
+  // A treatment switched off where it can never be on: a site never made fake, a treatment the run does
+  // not use.
+  Schedule treatments;
+  treatments.events = {{1, 10, EventAction::MakeFake, SiteKind::V, 0},
+                       {2, 20, EventAction::EndPos0Treatment, SiteKind::V, -1},
+                       {3, 20, EventAction::EndEotTreatment, SiteKind::V, 0}};
+  const auto notFake = treatments.problems(2, 50);
+  REQUIRE_EQ(notFake.size(), 1u);
+  REQUIRE(notFake[0].code == Code::SiteNeverFake && notFake[0].eventId == 2 && notFake[0].site == "LN_v.1");
+  REQUIRE_EQ(describe(notFake[0]),
+             "event 2 (step 20: LN_v.all → position-0 treatment off): LN_v.1 is never "
+             "made fake, so it never gets a treatment to switch off");
+  const auto unused = treatments.problems(1, 50, Treatments{true, false});
+  REQUIRE_EQ(unused.size(), 1u);
+  REQUIRE(unused[0].code == Code::TreatmentNotUsed && unused[0].eventId == 3 && !unused[0].makeFake);
 }
 
 TEST_CASE(editable_schedule_refuses_with_codes_and_changes_nothing) {

@@ -161,6 +161,23 @@ TEST_CASE(end_of_text_is_special_only_when_allowed) {
   REQUIRE(tokenizer.decode(ordinary) == "a<|endoftext|>b");
 }
 
+TEST_CASE(merges_with_old_mac_line_endings_are_refused_not_read_as_none) {
+  const BpeTokenizer tokenizer = trainOn(trainingText(), 300);
+  TempDir dir;
+  tokenizer.save(dir.path("tok"));
+  const std::string vocab = readTextFile(dir.path("tok/vocab.json"));
+  std::string merges = readTextFile(dir.path("tok/merges.txt")), crlf, cr;
+  for (char c : merges) {
+    crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+    cr += c == '\n' ? '\r' : c;
+  }
+  const auto text = trainingText().substr(0, 200);
+  REQUIRE(BpeTokenizer::fromFiles(vocab, crlf, "v.json", "m.txt").encode(text) == tokenizer.encode(text));
+  // With CR alone the whole file was one "#version" line: a tokenizer without merges, silently.
+  REQUIRE_THROWS_WITH(BpeTokenizer::fromFiles(vocab, cr, "v.json", "m.txt"), "m.txt", "line 1",
+                      "carriage return");
+}
+
 TEST_CASE(malformed_tokenizer_files_are_named) {
   TempDir dir;
   const BpeTokenizer tokenizer = trainOn(trainingText(), 300);

@@ -57,54 +57,54 @@
 <context>
     <name>CalibrationPane</name>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="146"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="148"/>
         <source>&lt;table&gt;&lt;tr&gt;&lt;th&gt;&lt;/th&gt;&lt;th&gt;loss&lt;/th&gt;&lt;th&gt;entropy&lt;/th&gt;&lt;th&gt;top-1&lt;/th&gt;&lt;th&gt;ECE&lt;/th&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;starting model&lt;/td&gt;&lt;td&gt;%1&lt;/td&gt;&lt;td&gt;%2&lt;/td&gt;&lt;td&gt;%3&lt;/td&gt;&lt;td&gt;%4&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;&lt;b&gt;now&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%5&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%6&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%7&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%8&lt;/b&gt;&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</source>
         <translation>&lt;table&gt;&lt;tr&gt;&lt;th&gt;&lt;/th&gt;&lt;th&gt;Verlust&lt;/th&gt;&lt;th&gt;Entropie&lt;/th&gt;&lt;th&gt;Top-1&lt;/th&gt;&lt;th&gt;ECE&lt;/th&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;Ausgangsmodell&lt;/td&gt;&lt;td&gt;%1&lt;/td&gt;&lt;td&gt;%2&lt;/td&gt;&lt;td&gt;%3&lt;/td&gt;&lt;td&gt;%4&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;&lt;b&gt;jetzt&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%5&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%6&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%7&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%8&lt;/b&gt;&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="163"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="165"/>
         <source>greedy</source>
         <translation>greedy</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="163"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="165"/>
         <source>sampled</source>
         <translation>gesampelt</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="170"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="172"/>
         <source>Reliability diagram: accuracy per confidence bin</source>
         <translation>Reliabilitätsdiagramm: Genauigkeit je Konfidenz-Bin</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="171"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="173"/>
         <source>confidence (top-1 probability)</source>
         <translation>Konfidenz (Top-1-Wahrscheinlichkeit)</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="172"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="174"/>
         <source>accuracy</source>
         <translation>Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="173"/>
-        <location filename="../widgets/CalibrationPane.cpp" line="176"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="175"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="178"/>
         <source>starting model</source>
         <translation>Ausgangsmodell</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="174"/>
         <location filename="../widgets/CalibrationPane.cpp" line="176"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="178"/>
         <source>now</source>
         <translation>jetzt</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="175"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="177"/>
         <source>perfect calibration</source>
         <translation>perfekte Kalibrierung</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="176"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="178"/>
         <source>prompt</source>
         <translation>Prompt</translation>
     </message>
@@ -157,22 +157,37 @@
         <translation>%1 wird bereits bei Schritt %2 abgeschaltet</translation>
     </message>
     <message>
-        <location filename="../widgets/EditRefusalText.cpp" line="38"/>
+        <location filename="../widgets/EditRefusalText.cpp" line="30"/>
+        <source>the run does not use the position-0 treatment, so there is nothing to switch off</source>
+        <translation>der Lauf verwendet die Position-0-Behandlung nicht, es gibt also nichts abzuschalten</translation>
+    </message>
+    <message>
+        <location filename="../widgets/EditRefusalText.cpp" line="32"/>
+        <source>the run does not use the end-of-text treatment, so there is nothing to switch off</source>
+        <translation>der Lauf verwendet die Textende-Behandlung nicht, es gibt also nichts abzuschalten</translation>
+    </message>
+    <message>
+        <location filename="../widgets/EditRefusalText.cpp" line="35"/>
+        <source>%1 is never made fake, so it never gets a treatment to switch off</source>
+        <translation>%1 wird nie durch FakeLN ersetzt, bekommt also nie eine Behandlung, die sich abschalten ließe</translation>
+    </message>
+    <message>
+        <location filename="../widgets/EditRefusalText.cpp" line="46"/>
         <source>there is no event %1</source>
         <translation>es gibt kein Ereignis %1</translation>
     </message>
     <message>
-        <location filename="../widgets/EditRefusalText.cpp" line="40"/>
+        <location filename="../widgets/EditRefusalText.cpp" line="48"/>
         <source>event %1 (%2) has already been applied</source>
         <translation>Ereignis %1 (%2) wurde bereits angewendet</translation>
     </message>
     <message>
-        <location filename="../widgets/EditRefusalText.cpp" line="42"/>
+        <location filename="../widgets/EditRefusalText.cpp" line="50"/>
         <source>step %1 has already started (the run is at step %2)</source>
         <translation>Schritt %1 hat bereits begonnen (der Lauf ist bei Schritt %2)</translation>
     </message>
     <message>
-        <location filename="../widgets/EditRefusalText.cpp" line="51"/>
+        <location filename="../widgets/EditRefusalText.cpp" line="59"/>
         <source>this run is trained by another process (followed through its files); edit it where it runs</source>
         <translation>dieser Lauf wird von einem anderen Prozess trainiert (über seine Dateien verfolgt); bearbeiten Sie ihn dort, wo er läuft</translation>
     </message>
@@ -288,12 +303,12 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="580"/>
+        <location filename="../widgets/MainWindow.cpp" line="592"/>
         <source>%1 — NormFree Workbench</source>
         <translation>%1 — NormFree Workbench</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="249"/>
+        <location filename="../widgets/MainWindow.cpp" line="250"/>
         <source>Opened %1</source>
         <translation>%1 geöffnet</translation>
     </message>
@@ -316,33 +331,33 @@
         <translation>Mit dem Lauf %1 auf %2 verbunden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="155"/>
+        <location filename="../widgets/MainWindow.cpp" line="156"/>
         <location filename="../widgets/MainWindowActions.cpp" line="213"/>
         <source>Cannot connect</source>
         <translation>Keine Verbindung</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="155"/>
+        <location filename="../widgets/MainWindow.cpp" line="156"/>
         <source>The run could not be reached or read.</source>
         <translation>Der Lauf war nicht erreichbar oder nicht lesbar.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="161"/>
+        <location filename="../widgets/MainWindow.cpp" line="162"/>
         <source>The run refused an edit shown as made: %1</source>
         <translation>Der Lauf hat eine schon angezeigte Änderung abgelehnt: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="170"/>
+        <location filename="../widgets/MainWindow.cpp" line="171"/>
         <source>Training stopped</source>
         <translation>Training abgebrochen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="171"/>
+        <location filename="../widgets/MainWindow.cpp" line="172"/>
         <source>The run could not go on. Its last checkpoint is kept; fix the cause and press Resume.</source>
         <translation>Der Lauf konnte nicht fortgesetzt werden. Sein letzter Checkpoint bleibt erhalten; beheben Sie die Ursache und klicken Sie auf „Fortsetzen“.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="183"/>
+        <location filename="../widgets/MainWindow.cpp" line="184"/>
         <source>Analysis failed: %1</source>
         <translation>Analyse fehlgeschlagen: %1</translation>
     </message>
@@ -357,164 +372,169 @@
         <translation>&lt;b&gt;NormFree Workbench %1&lt;/b&gt;&lt;br&gt;Entfernt LayerNorm durch Fine-Tuning aus GPT-2-, Pythia- und LLaMA-Modellen und zeigt die Circuits des Ergebnisses.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="234"/>
-        <location filename="../widgets/MainWindow.cpp" line="260"/>
+        <location filename="../widgets/MainWindow.cpp" line="235"/>
+        <location filename="../widgets/MainWindow.cpp" line="261"/>
         <source>A run is in progress</source>
         <translation>Ein Lauf ist aktiv</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="234"/>
+        <location filename="../widgets/MainWindow.cpp" line="235"/>
         <source>Stop the run before opening another model.</source>
         <translation>Stoppen Sie den Lauf, bevor Sie ein anderes Modell öffnen.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="253"/>
+        <location filename="../widgets/MainWindow.cpp" line="254"/>
         <source>Cannot open model folder</source>
         <translation>Modellordner kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="253"/>
+        <location filename="../widgets/MainWindow.cpp" line="254"/>
         <source>The model folder could not be opened.</source>
         <translation>Der Modellordner konnte nicht geöffnet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="260"/>
+        <location filename="../widgets/MainWindow.cpp" line="261"/>
         <source>Stop the run before connecting to another.</source>
         <translation>Halten Sie den Lauf an, bevor Sie sich mit einem anderen verbinden.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="266"/>
+        <location filename="../widgets/MainWindow.cpp" line="267"/>
         <source>Connecting to %1…</source>
         <translation>Verbinde mit %1 …</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="290"/>
+        <location filename="../widgets/MainWindow.cpp" line="291"/>
         <source>Following %1</source>
         <translation>%1 wird verfolgt</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="294"/>
+        <location filename="../widgets/MainWindow.cpp" line="295"/>
         <source>Cannot open run</source>
         <translation>Lauf kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="294"/>
+        <location filename="../widgets/MainWindow.cpp" line="295"/>
         <source>The run directory could not be opened.</source>
         <translation>Das Laufverzeichnis konnte nicht geöffnet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="322"/>
+        <location filename="../widgets/MainWindow.cpp" line="324"/>
         <source>The preset %1 is made for %2 layers; this model has %3. Choose another preset.</source>
         <translation>Das Preset %1 ist für %2 Schichten gedacht; dieses Modell hat %3. Wählen Sie ein anderes Preset.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="343"/>
+        <location filename="../widgets/MainWindow.cpp" line="345"/>
         <source>Loaded schedule %1</source>
         <translation>Zeitplan %1 geladen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="346"/>
         <location filename="../widgets/MainWindow.cpp" line="348"/>
+        <location filename="../widgets/MainWindow.cpp" line="350"/>
         <source>Cannot load schedule</source>
         <translation>Zeitplan kann nicht geladen werden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="346"/>
+        <location filename="../widgets/MainWindow.cpp" line="348"/>
         <source>The schedule file is not valid JSON.</source>
         <translation>Die Zeitplandatei ist kein gültiges JSON.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="348"/>
+        <location filename="../widgets/MainWindow.cpp" line="350"/>
         <source>The schedule could not be used.</source>
         <translation>Der Zeitplan konnte nicht verwendet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="363"/>
+        <location filename="../widgets/MainWindow.cpp" line="365"/>
         <source>train %1, eval %2%3</source>
         <translation>Training %1, Evaluierung %2%3</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="369"/>
+        <location filename="../widgets/MainWindow.cpp" line="371"/>
         <source>Cannot use these datasets</source>
         <translation>Diese Datensätze können nicht verwendet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="369"/>
+        <location filename="../widgets/MainWindow.cpp" line="371"/>
         <source>A dataset could not be read.</source>
         <translation>Ein Datensatz konnte nicht gelesen werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="376"/>
+        <location filename="../widgets/MainWindow.cpp" line="378"/>
         <source>No model</source>
         <translation>Kein Modell</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="376"/>
+        <location filename="../widgets/MainWindow.cpp" line="378"/>
         <source>Open a model folder first (File › Open Model Folder).</source>
         <translation>Öffnen Sie zuerst einen Modellordner (Datei › Modellordner öffnen).</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="404"/>
+        <location filename="../widgets/MainWindow.cpp" line="406"/>
         <source>Run folder in use</source>
         <translation>Laufordner bereits belegt</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="405"/>
+        <location filename="../widgets/MainWindow.cpp" line="407"/>
         <source>This folder holds a run already: open it with File › Open Run, or choose another folder.</source>
         <translation>Dieser Ordner enthält bereits einen Lauf: Öffnen Sie ihn über Datei › Lauf öffnen, oder wählen Sie einen anderen Ordner.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="423"/>
+        <location filename="../widgets/MainWindow.cpp" line="425"/>
         <source>Starting %1</source>
         <translation>%1 wird gestartet</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="478"/>
+        <location filename="../widgets/MainWindow.cpp" line="442"/>
+        <source>Warning from the run: %1</source>
+        <translation>Warnung vom Lauf: %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="490"/>
         <source>The run at %1 finished: its model is in %2/final on the server</source>
         <translation>Der Lauf auf %1 ist fertig: sein Modell liegt auf dem Server in %2/final</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="481"/>
+        <location filename="../widgets/MainWindow.cpp" line="493"/>
         <source>The run at %1 stopped at step %2 with a checkpoint; resume it on the server (normfree-cli resume)</source>
         <translation>Der Lauf auf %1 hat bei Schritt %2 mit einem Checkpoint angehalten; setzen Sie ihn auf dem Server fort (normfree-cli resume)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="487"/>
+        <location filename="../widgets/MainWindow.cpp" line="499"/>
         <source>The run at %1 is paused at step %2</source>
         <translation>Der Lauf auf %1 pausiert bei Schritt %2</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="490"/>
+        <location filename="../widgets/MainWindow.cpp" line="502"/>
         <source>Finished: the trained model is in %1/final</source>
         <translation>Fertig: Das trainierte Modell liegt in %1/final</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="492"/>
+        <location filename="../widgets/MainWindow.cpp" line="504"/>
         <source>Stopped at step %1; checkpoint written</source>
         <translation>Bei Schritt %1 gestoppt; Checkpoint geschrieben</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="505"/>
+        <location filename="../widgets/MainWindow.cpp" line="517"/>
         <source>step %1 / %2</source>
         <translation>Schritt %1 / %2</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="507"/>
+        <location filename="../widgets/MainWindow.cpp" line="519"/>
         <source>%1 tok/s</source>
         <translation>%1 Token/s</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="512"/>
+        <location filename="../widgets/MainWindow.cpp" line="524"/>
         <source> · %1 workers: %2</source>
         <translation> · %1 Worker: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="518"/>
+        <location filename="../widgets/MainWindow.cpp" line="530"/>
         <source>ETA %1</source>
         <translation>Restzeit %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="524"/>
+        <location filename="../widgets/MainWindow.cpp" line="536"/>
         <source>next: %1</source>
         <translation>als Nächstes: %1</translation>
     </message>
@@ -584,67 +604,67 @@
         <translation>Geben Sie die Adresse als Host:Port und das Token des Laufs an.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="225"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="221"/>
         <source>Open Schedule</source>
         <translation>Zeitplan öffnen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="226"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="222"/>
         <source>Schedules (*.json);;All files (*)</source>
         <translation>Zeitpläne (*.json);;Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="232"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="228"/>
         <source>Folder for the Next Run</source>
         <translation>Ordner für den nächsten Lauf</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="238"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="234"/>
         <source>Choose Datasets</source>
         <translation>Datensätze wählen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="241"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="237"/>
         <source>Training tokens</source>
         <translation>Trainingstoken</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="241"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="237"/>
         <source>Validation tokens</source>
         <translation>Validierungstoken</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="241"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="237"/>
         <source>Second eval set (optional)</source>
         <translation>Zweiter Evaluierungsdatensatz (optional)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="245"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="241"/>
         <source>Browse…</source>
         <translation>Durchsuchen…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="248"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="244"/>
         <source>Token File</source>
         <translation>Token-Datei</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="248"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="244"/>
         <source>Token files (*.bin)</source>
         <translation>Token-Dateien (*.bin)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="256"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="252"/>
         <source>Token files as `normfree-cli tokenize` writes them. Leave all empty to use the synthetic corpus made for the model.</source>
         <translation>Token-Dateien, wie `normfree-cli tokenize` sie schreibt. Alle Felder leer lassen, um den für das Modell erzeugten synthetischen Korpus zu verwenden.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="299"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="295"/>
         <source>Export incomplete</source>
         <translation>Export unvollständig</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/MainWindowActions.cpp" line="300"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="296"/>
         <source>%n file(s) could not be written.</source>
         <translation>
             <numerusform>%n Datei konnte nicht geschrieben werden.</numerusform>
@@ -652,252 +672,252 @@
         </translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="303"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="299"/>
         <source>Exported %1 files to %2</source>
         <translation>%1 Dateien nach %2 exportiert</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="314"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="310"/>
         <source>Export All Figures To</source>
         <translation>Alle Abbildungen exportieren nach</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="320"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="316"/>
         <source>Settings</source>
         <translation>Einstellungen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="328"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="324"/>
         <source>never (refresh by hand)</source>
         <translation>nie (manuell aktualisieren)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="330"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="326"/>
         <source>Language</source>
         <translation>Sprache</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="331"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="327"/>
         <source>Refresh visible analyses every N steps</source>
         <translation>Sichtbare Analysen alle N Schritte aktualisieren</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="353"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="349"/>
         <source>The First Ten Minutes</source>
         <translation>Die ersten zehn Minuten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="355"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="351"/>
         <source>&lt;ol&gt;&lt;li&gt;The bundled tiny GPT-2 is open, with the &lt;b&gt;tiny&lt;/b&gt; removal preset on the timeline (bottom).&lt;/li&gt;&lt;li&gt;Press &lt;b&gt;Start&lt;/b&gt;. The first start makes the fine-tuning data (about a minute), then training runs; the loss plot fills and a dashed line marks each removal.&lt;/li&gt;&lt;li&gt;If the loss has not recovered when the next removal comes, &lt;b&gt;drag&lt;/b&gt; the next events to the right on the timeline (Ctrl-click selects several; Shift-drag the first of a group changes its gap). Ctrl+Z undoes.&lt;/li&gt;&lt;li&gt;Press &lt;b&gt;Refresh analyses&lt;/b&gt; (F5): the panes on the right show the model as it is now, and say when they have gone stale.&lt;/li&gt;&lt;li&gt;In &lt;b&gt;Heads&lt;/b&gt;, click a head to see its DLA and DE per token and its attention pattern. After the last removal DLA equals DE exactly.&lt;/li&gt;&lt;li&gt;Right-click any plot to export it as PNG, SVG, PDF or CSV; File › Export All Figures writes them all.&lt;/li&gt;&lt;/ol&gt;</source>
         <translation>&lt;ol&gt;&lt;li&gt;Das mitgelieferte kleine GPT-2 ist geöffnet, mit dem Entfernungs-Preset &lt;b&gt;tiny&lt;/b&gt; auf der Zeitleiste (unten).&lt;/li&gt;&lt;li&gt;Klicken Sie auf &lt;b&gt;Starten&lt;/b&gt;. Beim ersten Start werden die Fine-Tuning-Daten erzeugt (etwa eine Minute), danach läuft das Training; der Verlust-Plot füllt sich, und eine gestrichelte Linie markiert jede Entfernung.&lt;/li&gt;&lt;li&gt;Hat sich der Verlust bis zur nächsten Entfernung nicht erholt, &lt;b&gt;ziehen&lt;/b&gt; Sie die nächsten Ereignisse auf der Zeitleiste nach rechts (Strg+Klick wählt mehrere aus; Umschalt+Ziehen des ersten Ereignisses einer Gruppe ändert deren Abstand). Strg+Z macht rückgängig.&lt;/li&gt;&lt;li&gt;Klicken Sie auf &lt;b&gt;Analysen aktualisieren&lt;/b&gt; (F5): Die Bereiche rechts zeigen das Modell im aktuellen Zustand und melden, wenn sie veraltet sind.&lt;/li&gt;&lt;li&gt;Klicken Sie unter &lt;b&gt;Heads&lt;/b&gt; auf einen Head, um seine DLA und DE je Token sowie sein Attention-Muster zu sehen. Nach der letzten Entfernung stimmt DLA exakt mit DE überein.&lt;/li&gt;&lt;li&gt;Klicken Sie mit der rechten Maustaste auf einen Plot, um ihn als PNG, SVG, PDF oder CSV zu exportieren; Datei › Alle Abbildungen exportieren schreibt sie alle.&lt;/li&gt;&lt;/ol&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="392"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="388"/>
         <source>Model: %1</source>
         <translation>Modell: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="395"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="391"/>
         <source>Run: %1</source>
         <translation>Lauf: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="532"/>
+        <location filename="../widgets/MainWindow.cpp" line="544"/>
         <source>connected to %1</source>
         <translation>verbunden mit %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="533"/>
+        <location filename="../widgets/MainWindow.cpp" line="545"/>
         <source>%1 unreachable: reconnecting</source>
         <translation>%1 nicht erreichbar: verbinde neu</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="565"/>
+        <location filename="../widgets/MainWindow.cpp" line="577"/>
         <source>Stopping the run and writing its checkpoint…</source>
         <translation>Lauf wird gestoppt und sein Checkpoint geschrieben…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="579"/>
+        <location filename="../widgets/MainWindow.cpp" line="591"/>
         <source>NormFree Workbench</source>
         <translation>NormFree Workbench</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="581"/>
+        <location filename="../widgets/MainWindow.cpp" line="593"/>
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="582"/>
+        <location filename="../widgets/MainWindow.cpp" line="594"/>
         <source>&amp;Open Model Folder…</source>
         <translation>Modellordner ö&amp;ffnen…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="583"/>
+        <location filename="../widgets/MainWindow.cpp" line="595"/>
         <source>Open &amp;Run…</source>
         <translation>&amp;Lauf öffnen…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="584"/>
+        <location filename="../widgets/MainWindow.cpp" line="596"/>
         <source>&amp;Connect to Run…</source>
         <translation>Mit Lauf &amp;verbinden …</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="585"/>
+        <location filename="../widgets/MainWindow.cpp" line="597"/>
         <source>Open &amp;Recent</source>
         <translation>&amp;Zuletzt geöffnet</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="586"/>
+        <location filename="../widgets/MainWindow.cpp" line="598"/>
         <source>Load &amp;Schedule…</source>
         <translation>Zeit&amp;plan laden…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="587"/>
+        <location filename="../widgets/MainWindow.cpp" line="599"/>
         <source>Choose &amp;Datasets…</source>
         <translation>&amp;Datensätze wählen…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="588"/>
+        <location filename="../widgets/MainWindow.cpp" line="600"/>
         <source>Folder for the &amp;Next Run…</source>
         <translation>Ordner für den &amp;nächsten Lauf…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="589"/>
+        <location filename="../widgets/MainWindow.cpp" line="601"/>
         <source>&amp;Export Figure</source>
         <translation>Abbildung &amp;exportieren</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="590"/>
+        <location filename="../widgets/MainWindow.cpp" line="602"/>
         <source>Export &amp;All Figures…</source>
         <translation>&amp;Alle Abbildungen exportieren…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="591"/>
+        <location filename="../widgets/MainWindow.cpp" line="603"/>
         <source>&amp;Quit</source>
         <translation>&amp;Beenden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="592"/>
+        <location filename="../widgets/MainWindow.cpp" line="604"/>
         <source>&amp;Edit</source>
         <translation>&amp;Bearbeiten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="593"/>
+        <location filename="../widgets/MainWindow.cpp" line="605"/>
         <source>&amp;Undo</source>
         <translation>&amp;Rückgängig</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="594"/>
+        <location filename="../widgets/MainWindow.cpp" line="606"/>
         <source>&amp;Redo</source>
         <translation>&amp;Wiederherstellen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="595"/>
+        <location filename="../widgets/MainWindow.cpp" line="607"/>
         <source>&amp;Delete Selected Events</source>
         <translation>Ausgewählte Ereignisse &amp;löschen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="596"/>
+        <location filename="../widgets/MainWindow.cpp" line="608"/>
         <source>&amp;Settings…</source>
         <translation>&amp;Einstellungen…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="597"/>
+        <location filename="../widgets/MainWindow.cpp" line="609"/>
         <source>&amp;Run</source>
         <translation>&amp;Lauf</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="598"/>
+        <location filename="../widgets/MainWindow.cpp" line="610"/>
         <source>Start</source>
         <translation>Starten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="599"/>
+        <location filename="../widgets/MainWindow.cpp" line="611"/>
         <source>Start a new run of the setup on the left</source>
         <translation>Einen neuen Lauf mit der Konfiguration links starten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="600"/>
+        <location filename="../widgets/MainWindow.cpp" line="612"/>
         <source>Pause</source>
         <translation>Pausieren</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="601"/>
+        <location filename="../widgets/MainWindow.cpp" line="613"/>
         <source>Finish the step in progress, write a checkpoint and wait</source>
         <translation>Den laufenden Schritt abschließen, einen Checkpoint schreiben und warten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="602"/>
+        <location filename="../widgets/MainWindow.cpp" line="614"/>
         <source>Stop</source>
         <translation>Stoppen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="603"/>
+        <location filename="../widgets/MainWindow.cpp" line="615"/>
         <source>Stop the run after the step in progress (a checkpoint is written)</source>
         <translation>Den Lauf nach dem laufenden Schritt stoppen (ein Checkpoint wird geschrieben)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="604"/>
+        <location filename="../widgets/MainWindow.cpp" line="616"/>
         <source>Resume</source>
         <translation>Fortsetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="606"/>
+        <location filename="../widgets/MainWindow.cpp" line="618"/>
         <source>Continue the run from where it stopped (for an opened run: from its newest checkpoint, in this process)</source>
         <translation>Den Lauf dort fortsetzen, wo er angehalten wurde (bei einem geöffneten Lauf: ab seinem neuesten Checkpoint, in diesem Prozess)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="608"/>
+        <location filename="../widgets/MainWindow.cpp" line="620"/>
         <source>Refresh analyses</source>
         <translation>Analysen aktualisieren</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="609"/>
+        <location filename="../widgets/MainWindow.cpp" line="621"/>
         <source>Compute every analysis pane on the model as it is now</source>
         <translation>Alle Analysebereiche für den aktuellen Zustand des Modells berechnen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="610"/>
+        <location filename="../widgets/MainWindow.cpp" line="622"/>
         <source>&amp;View</source>
         <translation>&amp;Ansicht</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="611"/>
+        <location filename="../widgets/MainWindow.cpp" line="623"/>
         <source>Zoom Timeline to &amp;Fit</source>
         <translation>Zeitleiste &amp;einpassen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="612"/>
+        <location filename="../widgets/MainWindow.cpp" line="624"/>
         <source>&amp;Help</source>
         <translation>&amp;Hilfe</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="613"/>
+        <location filename="../widgets/MainWindow.cpp" line="625"/>
         <source>The &amp;First Ten Minutes</source>
         <translation>Die &amp;ersten zehn Minuten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="614"/>
+        <location filename="../widgets/MainWindow.cpp" line="626"/>
         <source>&amp;About</source>
         <translation>Ü&amp;ber</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="615"/>
+        <location filename="../widgets/MainWindow.cpp" line="627"/>
         <source>Run</source>
         <translation>Lauf</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="616"/>
+        <location filename="../widgets/MainWindow.cpp" line="628"/>
         <source>Removal timeline</source>
         <translation>Zeitleiste der Entfernungen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="616"/>
+        <location filename="../widgets/MainWindow.cpp" line="628"/>
         <source>Run setup</source>
         <translation>Laufkonfiguration</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="616"/>
+        <location filename="../widgets/MainWindow.cpp" line="628"/>
         <source>Model</source>
         <translation>Modell</translation>
     </message>
@@ -1251,18 +1271,18 @@
 <context>
     <name>RunSession</name>
     <message>
-        <location filename="../widgets/RunSession.cpp" line="332"/>
-        <location filename="../widgets/RunSession.cpp" line="397"/>
+        <location filename="../widgets/RunSession.cpp" line="336"/>
+        <location filename="../widgets/RunSession.cpp" line="411"/>
         <source>The run at %1 answered its status malformed: %2</source>
         <translation>Der Lauf auf %1 hat einen fehlerhaften Status geantwortet: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSession.cpp" line="449"/>
+        <location filename="../widgets/RunSession.cpp" line="472"/>
         <source>A run with %1 workers starts the others with %2, which is missing or not executable.</source>
         <translation>Ein Lauf mit %1 Workern startet die übrigen mit %2; das Programm fehlt oder ist nicht ausführbar.</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSession.cpp" line="490"/>
+        <location filename="../widgets/RunSession.cpp" line="513"/>
         <source>
 
 Worker %1 ended (%2): %3</source>
@@ -1271,12 +1291,12 @@ Worker %1 ended (%2): %3</source>
 Worker %1 beendet (%2): %3</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSession.cpp" line="492"/>
+        <location filename="../widgets/RunSession.cpp" line="515"/>
         <source>crashed</source>
         <translation>abgestürzt</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSession.cpp" line="493"/>
+        <location filename="../widgets/RunSession.cpp" line="516"/>
         <source>exit status %1</source>
         <translation>Exit-Status %1</translation>
     </message>
@@ -1402,22 +1422,22 @@ Worker %1 beendet (%2): %3</translation>
         <translation>Zeitleiste der Entfernungen: Ereignisse ziehen, um sie zu verschieben (Strg+Klick wählt mehrere aus), erstes Ereignis einer Gruppe mit Umschalt ziehen, um den Abstand zu ändern, Doppelklick zum Hinzufügen, Entf zum Entfernen, Mausrad zum Zoomen, Hintergrund ziehen zum Verschieben. Angewendete Ereignisse sind gesperrt.</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="265"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="269"/>
         <source>No schedule: open a model and choose a removal preset.</source>
         <translation>Kein Zeitplan: Öffnen Sie ein Modell und wählen Sie ein Entfernungs-Preset.</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="293"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="297"/>
         <source>%1 was applied at step %2 and cannot move.</source>
         <translation>%1 wurde bei Schritt %2 angewendet und kann nicht verschoben werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="316"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="320"/>
         <source>step %1 · %2</source>
         <translation>Schritt %1 · %2</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/TimelineWidget.cpp" line="319"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="323"/>
         <source> (+%n more)</source>
         <translation>
             <numerusform> (+%n weiteres)</numerusform>
@@ -1425,17 +1445,17 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="321"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="325"/>
         <source>gap %1 → %2 steps</source>
         <translation>Abstand %1 → %2 Schritte</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="351"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="355"/>
         <source>Move %1 to step %2</source>
         <translation>%1 auf Schritt %2 verschieben</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/TimelineWidget.cpp" line="354"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="358"/>
         <source>Move %n events</source>
         <translation>
             <numerusform>%n Ereignis verschieben</numerusform>
@@ -1443,13 +1463,13 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="372"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="376"/>
         <source>Add %1</source>
         <translation>%1 hinzufügen</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/TimelineWidget.cpp" line="399"/>
-        <location filename="../widgets/TimelineWidget.cpp" line="458"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="403"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="462"/>
         <source>Delete %n events</source>
         <translation>
             <numerusform>%n Ereignis löschen</numerusform>
@@ -1457,47 +1477,47 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="420"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="424"/>
         <source>End position-0 treatment at step %1</source>
         <translation>Position-0-Behandlung bei Schritt %1 beenden</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="422"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="426"/>
         <source>End end-of-text treatment at step %1</source>
         <translation>End-of-Text-Behandlung bei Schritt %1 beenden</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="428"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="432"/>
         <source>Make LN_f fake at step %1</source>
         <translation>LN_f bei Schritt %1 durch FakeLN ersetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="431"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="435"/>
         <source>Make %1 fake at step %2</source>
         <translation>%1 bei Schritt %2 durch FakeLN ersetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="433"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="437"/>
         <source>layer %1</source>
         <translation>Schicht %1</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="436"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="440"/>
         <source>all layers</source>
         <translation>alle Schichten</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="462"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="466"/>
         <source>Zoom to fit</source>
         <translation>Einpassen</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="495"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="499"/>
         <source>step %1 · %2%3</source>
         <translation>Schritt %1 · %2%3</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="498"/>
+        <location filename="../widgets/TimelineWidget.cpp" line="502"/>
         <source> (applied)</source>
         <translation> (angewendet)</translation>
     </message>

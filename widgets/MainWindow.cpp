@@ -436,6 +436,12 @@ void MainWindow::onMetrics() {
   }
   if (m_session->state() == RunSession::State::Following) onStateChanged();  // its status may have changed
   const MetricsStore& m = m_session->metrics();
+  if (m.lastWarning != m_shownWarning) {  // a checkpoint that could not be written, a disk filling up
+    m_shownWarning = m.lastWarning;
+    if (!m.lastWarning.empty())
+      statusBar()->showMessage(tr("Warning from the run: %1").arg(QString::fromStdString(m.lastWarning)),
+                               30000);
+  }
   const int64_t maxSteps = m.maxSteps > 0 ? m.maxSteps : m_session->config().optimizer.maxSteps;
   m_training->showMetrics(m, maxSteps);
   m_timeline->refresh();

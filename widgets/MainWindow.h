@@ -7,6 +7,7 @@
 #include <QStringList>
 #include <QTranslator>
 #include <memory>
+#include <string>
 
 #include "AnalysisRunner.h"
 #include "RunSession.h"
@@ -123,6 +124,7 @@ class MainWindow : public QMainWindow {
   std::shared_ptr<DraftSchedule> m_draft;
   QTranslator m_translator;
   QString m_language;
+  std::string m_shownWarning;  // the run's latest warning, once shown
 
   QString m_folder;  // the model folder open (a run's starting model when a run is open)
   int m_layers = 0;

@@ -1,6 +1,7 @@
 // normfree-cli: every engine feature, headless, for servers without Qt. Data goes to stdout as JSON,
-// progress and errors to stderr; the exit status is 0 on success, 1 on failure, 2 on bad usage (and 3 when
-// Ctrl-C stopped a training run before its last step).
+// progress and errors to stderr; the exit status is 0 on success, 1 on failure, 2 on bad usage, 3 when
+// Ctrl-C (or a stop request) stopped a training run before its last step, 4 when the run diverged and
+// stopped.
 //
 // The command line is parsed by CLI11: a maintained, header-only library that Debian packages
 // (libcli11-dev), with subcommands, typed options, range checks and generated help. It replaces a parser of
@@ -17,6 +18,7 @@
 
 #include "commands.h"
 #include "options.h"
+#include "train/trainer.h"
 
 namespace nf::cli {
 
@@ -273,6 +275,9 @@ int main(int argc, char** argv) {
   } catch (const UsageError& e) {
     std::cerr << command << ": " << e.what() << "\n";
     return 2;
+  } catch (const nf::Diverged& e) {  // its own exit status, for scripts that retry with a lower learning rate
+    std::cerr << command << ": diverged: " << e.what() << "\n";
+    return 4;
   } catch (const c10::Error& e) {  // a LibTorch error: its message, without the C++ stack trace
     std::cerr << command << ": error: " << e.what_without_backtrace() << "\n";
     return 1;

@@ -115,6 +115,8 @@ struct RunOptions {
   std::optional<double> lr, minLr;
   int64_t seed = 0, evalInterval = 100, evalTokens = 65536, checkpointInterval = 100;
   bool bf16 = false, activationCheckpointing = false, fit = false;
+  std::string onDivergence = "stop";
+  double divergenceFactor = 3.0;
   // remove only
   std::string schedule;
   std::optional<double> auxWeight, ema;
@@ -173,6 +175,22 @@ void addRunOptions(CLI::App& command, RunOptions& o) {
       ->type_name("n")
       ->transform(atLeast<int64_t>(0))
       ->capture_default_str();
+  command
+      .add_option("--on-divergence", o.onDivergence,
+                  "when a step's loss is not finite or above --divergence-factor × the median of the last "
+                  "50 (caught before that step's update): stop, or roll back to the last sane checkpoint "
+                  "with half the learning rate (at most 3 times; each a 'rollback' record)")
+      ->check(CLI::IsMember({"stop", "rollback"}))
+      ->capture_default_str();
+  command
+      .add_option("--divergence-factor", o.divergenceFactor,
+                  "how far above the recent median a loss counts as diverged (0: only a non-finite loss)")
+      ->type_name("x")
+      ->check([](const std::string& text) {
+        const double x = std::strtod(text.c_str(), nullptr);
+        return x == 0 || x > 1 ? std::string() : std::string("must be 0 or greater than 1");
+      })
+      ->capture_default_str();
   command.add_option("--device", o.device, "where to train")
       ->type_name("cpu|cuda[:N]")
       ->capture_default_str();
@@ -211,6 +229,8 @@ RunConfig runConfigFrom(const RunOptions& o, TrainingMode mode) {
   choices.evalInterval = o.evalInterval;
   choices.evalTokens = o.evalTokens;
   choices.checkpointInterval = o.checkpointInterval;
+  choices.onDivergence = parseDivergenceAction(o.onDivergence);
+  choices.divergenceFactor = o.divergenceFactor;
   if (mode == TrainingMode::Remove) {
     if (!o.schedule.empty())
       choices.schedule = scheduleFromJson(nlohmann::json::parse(readTextFile(o.schedule)), o.schedule);
@@ -263,7 +283,24 @@ int train(std::unique_ptr<Trainer> trainer, const WorkerOptions& w = {}) {
   g_running = trainer.get();
   auto previous = std::signal(SIGINT, onInterrupt);
   const bool main = trainer->isMainWorker();  // the others train quietly
-  const bool finished = trainer->run(main ? progressBar() : ProgressFn());
+  // The run's warnings (a checkpoint that could not be written, a disk filling up) on stderr, as they come.
+  const std::shared_ptr<MetricsQueue> records = main ? trainer->subscribe() : nullptr;  // worker 0 logs
+  auto printWarnings = [records] {
+    if (!records) return;
+    for (const std::string& line : records->drain()) {
+      const auto r = nlohmann::json::parse(line, nullptr, false);
+      if (r.is_object() && r.value("type", "") == "warning")
+        std::cerr << "\nwarning: " << r.value("message", "") << "\n";
+    }
+  };
+  ProgressFn progress;
+  if (main)
+    progress = [bar = progressBar(), printWarnings](const Progress& p) {
+      printWarnings();
+      bar(p);
+    };
+  const bool finished = trainer->run(progress);
+  printWarnings();
   std::signal(SIGINT, previous);
   g_running = nullptr;
   if (!main) return finished ? 0 : 3;
@@ -374,13 +411,35 @@ void cmdResume(CLI::App& command) {
   command.description(
       "Continue a run from its newest checkpoint, with the same or another number of workers (on CPU the "
       "result is bit-identical to an uninterrupted run with as many workers).");
-  auto run = std::make_shared<std::string>();
+  struct Options {
+    std::string run, schedule;
+    std::optional<double> lr, minLr;
+  };
+  auto o = std::make_shared<Options>();
   auto workers = std::make_shared<WorkerOptions>();
-  command.add_option("run", *run, "run directory")->required();
+  command.add_option("run", o->run, "run directory")->required();
+  addOptional(command, "--lr", o->lr,
+              "a new peak learning rate, e.g. after a divergence (written to config.json; the resume "
+              "record keeps the change)")
+      ->type_name("η")
+      ->transform(atLeast(0.0));
+  addOptional(command, "--min-lr", o->minLr, "a new final learning rate of the cosine decay")
+      ->type_name("η")
+      ->transform(atLeast(0.0));
+  command
+      .add_option("--schedule", o->schedule,
+                  "a new removal schedule (written to schedule.json); it must keep the events the "
+                  "checkpoint has applied, at their steps")
+      ->type_name("file.json");
   addWorkerOptions(command, *workers);
-  onRun(command, [run, workers] {
+  onRun(command, [o, workers] {
+    ResumeOverrides overrides;
+    overrides.lr = o->lr;
+    overrides.minLr = o->minLr;
+    if (!o->schedule.empty())
+      overrides.schedule = scheduleFromJson(nlohmann::json::parse(readTextFile(o->schedule)), o->schedule);
     return trainAsWorkers(*workers, [&](const std::optional<WorkerEnvironment>& worker) {
-      return Trainer::resume(*run, worker);
+      return Trainer::resume(o->run, worker, overrides);
     });
   });
 }

@@ -16,7 +16,7 @@ struct FileFormat {
 inline constexpr FileFormat kRunConfigFormat{"normfree-run", 1};      // a run's config.json
 inline constexpr FileFormat kScheduleFormat{"normfree-schedule", 1};  // schedule.json, schedule files
 inline constexpr FileFormat kCheckpointStateFormat{"normfree-checkpoint", 1};  // a checkpoint's state.json
-inline constexpr FileFormat kMetricsFormat{"normfree-metrics", 1};             // metrics.jsonl's start record
+inline constexpr FileFormat kMetricsFormat{"normfree-metrics", 2};             // metrics.jsonl's start record
 inline constexpr FileFormat kModelBlockFormat{"normfree-model", 1};    // config.json's "normfree" block
 inline constexpr FileFormat kTokenSidecarFormat{"nanogpt-tokens", 1};  // a token file's .bin.json
 inline constexpr FileFormat kIoiFormat{"normfree-ioi", 1};             // IOI prompt sets

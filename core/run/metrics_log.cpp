@@ -32,6 +32,16 @@ MetricsWriter::MetricsWriter(const std::string& runDir, int64_t keepBytes)
   if (keepBytes >= 0 && fs::exists(m_path)) fs::resize_file(m_path, static_cast<uintmax_t>(keepBytes));
   m_file = std::fopen(m_path.c_str(), "ab");
   if (!m_file) throw FileError(m_path, "cannot open for appending");
+  // A writer killed mid-line left a partial last line: end it, so that it stays one unreadable line
+  // (readers skip it) instead of swallowing the next record.
+  std::error_code error;
+  const auto size = fs::file_size(m_path, error);
+  if (!error && size > 0) {
+    std::ifstream in(m_path, std::ios::binary);
+    in.seekg(static_cast<std::streamoff>(size) - 1);
+    if (in.get() != '\n' && (std::fputc('\n', m_file) == EOF || std::fflush(m_file) != 0))
+      throw FileError(m_path, "cannot be appended to");
+  }
 }
 
 MetricsWriter::~MetricsWriter() {
@@ -107,6 +117,27 @@ MetricsFollower::NewLines MetricsFollower::read(int64_t maxBytes) {
     m_partial.erase(0, start);
   }
   return out;
+}
+
+std::vector<nlohmann::json> currentHistory(const std::vector<nlohmann::json>& records) {
+  std::vector<nlohmann::json> kept;
+  for (const nlohmann::json& r : records) {
+    const std::string type = r.is_object() ? r.value("type", std::string()) : std::string();
+    if (type == "resume" || type == "rollback") {
+      const int64_t from = r.value("step", int64_t{0});
+      std::vector<nlohmann::json> before;
+      for (nlohmann::json& k : kept) {
+        const std::string t = k.value("type", std::string());
+        const int64_t step = k.value("step", int64_t{0});
+        const bool abandoned = ((t == "step" || t == "eval" || t == "checkpoint") && step > from) ||
+                               (t == "event" && step >= from);
+        if (!abandoned) before.push_back(std::move(k));
+      }
+      kept = std::move(before);
+    }
+    kept.push_back(r);
+  }
+  return kept;
 }
 
 }  // namespace nf

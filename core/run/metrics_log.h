@@ -1,7 +1,8 @@
 // A run's metrics.jsonl: one JSON record per line — "start"/"resume" (the first carries the format and
-// version), "step" (every optimizer step), "event", "edit", "eval", "checkpoint", "stop"/"finish". Written by
-// the trainer (MetricsWriter, which also hands each record to in-process listeners) and read by the CLI and
-// the GUI as it grows (MetricsFollower). Plain C++ (no torch).
+// version), "step" (every optimizer step), "event", "edit", "eval", "checkpoint", "warning", "divergence",
+// "rollback", "stop"/"finish". A resumed or rolled-back run appends: nothing is ever cut (currentHistory).
+// Written by the trainer (MetricsWriter, which also hands each record to in-process listeners) and read by
+// the CLI and the GUI as it grows (MetricsFollower). Plain C++ (no torch).
 #pragma once
 #include <cstdint>
 #include <cstdio>
@@ -29,8 +30,7 @@ class MetricsQueue {
 
 class MetricsWriter {
  public:
-  // Appends to runDir's metrics.jsonl, first cutting it to keepBytes (a resumed run drops what came after
-  // its checkpoint); keepBytes < 0 keeps everything.
+  // Appends to runDir's metrics.jsonl, first cutting it to keepBytes; keepBytes < 0 keeps everything.
   MetricsWriter(const std::string& runDir, int64_t keepBytes);
   ~MetricsWriter();
   MetricsWriter(const MetricsWriter&) = delete;
@@ -49,6 +49,13 @@ class MetricsWriter {
   std::mutex m_listenersMutex;
   std::vector<std::weak_ptr<MetricsQueue>> m_listeners;
 };
+
+// A run's history as it stands now, from its records in file order. The file keeps every record: a
+// "resume" or "rollback" record at step S says the run went on from S steps done, so the trajectory records
+// before it that lie beyond S — "step", "eval", "checkpoint" after S, "event" at or after S: a stretch that
+// was trained again — are left out here. Every other record (warnings, the divergence that led to a
+// rollback, edits) stays.
+std::vector<nlohmann::json> currentHistory(const std::vector<nlohmann::json>& records);
 
 // The fields a "start" record begins with: {"type": "start", "format": …, "version": …}.
 nlohmann::json metricsStartRecord();

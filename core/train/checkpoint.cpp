@@ -1,15 +1,23 @@
 #include "train/checkpoint.h"
 
 #include <fcntl.h>
+#include <sys/statvfs.h>
 #include <torch/torch.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <csignal>
+#include <exception>
 #include <filesystem>
+#include <limits>
 
 #include "io/atomic_file.h"
 #include "io/file_format.h"
 #include "model/hf_checkpoint.h"
 #include "run/run_directory.h"
+#include "train/memory_plan.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -42,41 +50,158 @@ json toJson(const TrainingState& s) {
 
 }  // namespace
 
-std::string writeCheckpoint(const std::string& runDir, CausalLMImpl& model,
-                            torch::optim::Optimizer& optimizer, const TrainingState& state, int keep) {
+int clearDeadWriters(const std::string& runDir) {
+  int cleared = 0;
+  for (const std::string& dir : {runDir, run::checkpointsPath(runDir)}) {
+    std::error_code error;
+    std::vector<fs::path> entries;  // listed first: the loop renames and removes
+    for (const auto& entry : fs::directory_iterator(dir, error)) entries.push_back(entry.path());
+    for (const fs::path& path : entries) {
+      const std::string name = path.filename().string();
+      const std::size_t dash = name.rfind('-');
+      const bool temporary = dash != std::string::npos && dash >= 4 && name.compare(dash - 4, 4, ".tmp") == 0;
+      const bool movedAside = run::isUnfinishedCheckpointName(name) && dash != std::string::npos &&
+                              dash >= 4 && name.compare(dash - 4, 4, ".old") == 0;
+      if (!temporary && !movedAside) continue;
+      const std::string digits = name.substr(dash + 1);
+      if (digits.empty() || digits.size() > 9 || !std::all_of(digits.begin(), digits.end(), ::isdigit))
+        continue;  // not a name of ours
+      const long pid = std::stol(digits);
+      const bool alive = pid != ::getpid() && pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM);
+      if (alive) continue;  // another process writing this run right now (on this machine)
+      const fs::path original = path.parent_path() / name.substr(1, dash - 5);
+      std::error_code failed;  // a leftover that cannot be removed now is tried again next time
+      if (movedAside && !fs::exists(original, failed)) {
+        fs::rename(path, original, failed);  // its replacement never arrived: it is the newest again
+      } else {
+        fs::remove_all(path, failed);
+      }
+      cleared += failed ? 0 : 1;
+    }
+  }
+  return cleared;
+}
+
+namespace {
+
+// LibTorch's archive goes to disk through AtomicFile. Its writer callback must never throw: an exception
+// through LibTorch's zip code, or its own error on a short write, ended the process (SIGABRT) when the disk
+// filled. So the callback keeps the first error, takes the remaining bytes without writing them, and the
+// error is thrown once LibTorch is done.
+void saveOptimizerState(torch::optim::Optimizer& optimizer, const std::string& path) {
+  torch::serialize::OutputArchive archive;
+  optimizer.save(archive);
+  AtomicFile file(path);
+  std::exception_ptr failure;
+  try {
+    archive.save_to([&](const void* data, std::size_t bytes) -> std::size_t {
+      if (!failure) try {
+          file.write(data, bytes);
+        } catch (...) {
+          failure = std::current_exception();
+        }
+      return bytes;
+    });
+  } catch (const c10::Error& e) {
+    throw FileError(path, std::string("could not be serialized: ") + e.what_without_backtrace());
+  }
+  if (failure) std::rethrow_exception(failure);
+  file.commit();
+}
+
+int64_t folderBytes(const std::string& folder) {
+  int64_t bytes = 0;
+  std::error_code error;
+  for (const auto& entry : fs::recursive_directory_iterator(folder, error))
+    if (entry.is_regular_file(error)) bytes += static_cast<int64_t>(entry.file_size(error));
+  return bytes;
+}
+
+int64_t freeBytes(const std::string& path) {
+  struct statvfs fs {};
+  if (::statvfs(path.c_str(), &fs) != 0) return std::numeric_limits<int64_t>::max();  // unknown: try
+  return static_cast<int64_t>(fs.f_bavail) * static_cast<int64_t>(fs.f_frsize);
+}
+
+// What the next checkpoint will take: the newest one's size, or before the first, the weights and
+// AdamW's two moments in the parameters' dtype.
+int64_t expectedCheckpointBytes(const std::string& runDir, CausalLMImpl& model) {
+  const std::string newest = run::latestCheckpoint(runDir);
+  if (!newest.empty()) return folderBytes(newest);
+  int64_t bytes = 0;
+  for (const auto& p : model.parameters()) bytes += 3 * p.numel() * static_cast<int64_t>(p.element_size());
+  return bytes;
+}
+
+// A file-system operation's error as our own, naming the path.
+template <class Operation>
+void onDisk(const std::string& path, Operation operation) {
+  try {
+    operation();
+  } catch (const fs::filesystem_error& e) {
+    throw FileError(path, e.code().message());
+  }
+}
+
+}  // namespace
+
+WrittenCheckpoint writeCheckpoint(const std::string& runDir, CausalLMImpl& model,
+                                  torch::optim::Optimizer& optimizer, const TrainingState& state, int keep,
+                                  const std::string& protect) {
   const std::string dir = run::checkpointsPath(runDir);
   const std::string name = run::checkpointName(state.stepsDone);
   const std::string tmp = dir + "/" + run::unfinishedCheckpointName(state.stepsDone, ::getpid());
-  fs::remove_all(tmp);
-  fs::create_directories(tmp);
-  saveModel(model, tmp);
-  torch::save(optimizer, run::optimizerStatePath(tmp));
-  fsyncPath(run::optimizerStatePath(tmp));
-  writeFileAtomic(run::checkpointStatePath(tmp), toJson(state).dump(1) + "\n");
-  fsyncPath(tmp);
+  const int64_t expected = expectedCheckpointBytes(runDir, model);
+  const int64_t available = freeBytes(dir);
+  if (available < expected)
+    throw FileError(dir, "has " + formatBytes(available) + " free, but a checkpoint needs about " +
+                             formatBytes(expected) + ": the checkpoint of step " +
+                             std::to_string(state.stepsDone) + " was not written");
+  try {
+    onDisk(tmp, [&] {
+      fs::remove_all(tmp);
+      fs::create_directories(tmp);
+    });
+    saveModel(model, tmp);
+    saveOptimizerState(optimizer, run::optimizerStatePath(tmp));
+    writeFileAtomic(run::checkpointStatePath(tmp), toJson(state).dump(1) + "\n");
+    fsyncPath(tmp);
+  } catch (...) {
+    std::error_code ignored;
+    fs::remove_all(tmp, ignored);  // nothing of a failed checkpoint stays on the full disk
+    throw;
+  }
   // The folder appears under its name only when complete; "latest" moves only after that. A checkpoint
   // of the same step (a finished run resumed) is moved aside first, never deleted before its successor.
   const std::string final = dir + "/" + name;
   const std::string aside = dir + "/" + run::replacedCheckpointName(state.stepsDone, ::getpid());
-  if (fs::exists(final)) fs::rename(final, aside);
-  fs::rename(tmp, final);
+  onDisk(final, [&] {
+    if (fs::exists(final)) fs::rename(final, aside);
+    try {
+      fs::rename(tmp, final);
+    } catch (...) {
+      std::error_code ignored;
+      if (fs::exists(aside, ignored)) fs::rename(aside, final, ignored);
+      fs::remove_all(tmp, ignored);
+      throw;
+    }
+  });
   fsyncPath(dir);
   writeFileAtomic(run::latestPointerPath(runDir), name + "\n");
-  fs::remove_all(aside);
-  // Keep the newest few; never the one "latest" names; clear what killed writers left behind.
-  std::vector<std::string> older;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    const std::string n = entry.path().filename().string();
-    if (!entry.is_directory()) continue;
-    if (run::isCheckpointName(n) && n < name)
-      older.push_back(n);
-    else if (run::isUnfinishedCheckpointName(n))
-      fs::remove_all(entry.path());
-  }
-  std::sort(older.begin(), older.end());
-  const std::size_t keepOlder = static_cast<std::size_t>(std::max(1, keep) - 1);
-  for (std::size_t i = 0; i + keepOlder < older.size(); ++i) fs::remove_all(dir + "/" + older[i]);
-  return final;
+  // Keep the newest few, the protected one, and never the one "latest" names; clear dead writers' leftovers.
+  onDisk(dir, [&] {
+    fs::remove_all(aside);
+    std::vector<std::string> older;
+    for (const auto& entry : fs::directory_iterator(dir)) {
+      const std::string n = entry.path().filename().string();
+      if (entry.is_directory() && run::isCheckpointName(n) && n < name && n != protect) older.push_back(n);
+    }
+    std::sort(older.begin(), older.end());
+    const std::size_t keepOlder = static_cast<std::size_t>(std::max(1, keep) - 1);
+    for (std::size_t i = 0; i + keepOlder < older.size(); ++i) fs::remove_all(dir + "/" + older[i]);
+  });
+  clearDeadWriters(runDir);
+  return {final, folderBytes(final), freeBytes(dir)};
 }
 
 TrainingState readTrainingState(const std::string& checkpointDir) {
@@ -99,7 +224,13 @@ TrainingState readTrainingState(const std::string& checkpointDir) {
 }
 
 void loadOptimizerState(torch::optim::Optimizer& optimizer, const std::string& checkpointDir) {
-  torch::load(optimizer, run::optimizerStatePath(checkpointDir));
+  const std::string path = run::optimizerStatePath(checkpointDir);
+  requireRegularFile(path);
+  try {
+    torch::load(optimizer, path);
+  } catch (const c10::Error& e) {
+    throw FileError(path, std::string("is not a readable optimizer state: ") + e.what_without_backtrace());
+  }
 }
 
 }  // namespace nf

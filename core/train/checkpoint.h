@@ -33,10 +33,29 @@ struct TrainingState {
   int worldSize = 1;
 };
 
+struct WrittenCheckpoint {
+  std::string folder;
+  int64_t bytes = 0;      // its size on disk
+  int64_t freeBytes = 0;  // what the file system has left after it
+  // Whether the next checkpoint may not fit (less free than two of this size): worth a warning while there
+  // is still time to free space.
+  bool lowOnSpace() const { return freeBytes < 2 * bytes; }
+};
+
 // Writes checkpoints/step-N of runDir (N = state.stepsDone) and points "latest" at it; keeps the newest
-// `keep` checkpoints and removes what killed writers left behind. Returns the checkpoint's folder.
-std::string writeCheckpoint(const std::string& runDir, CausalLMImpl& model,
-                            torch::optim::Optimizer& optimizer, const TrainingState& state, int keep);
+// `keep` checkpoints (and `protect`, a checkpoint folder name, whatever its age) and removes what dead
+// writers left behind. First checks the free space against the checkpoint's expected size (the newest
+// one's, else an estimate from the model). Any failure — a full disk, an I/O error, also inside LibTorch's
+// serializer — throws FileError naming the file and the problem, after removing the unfinished folder:
+// "latest" still names the previous checkpoint, which is untouched.
+WrittenCheckpoint writeCheckpoint(const std::string& runDir, CausalLMImpl& model,
+                                  torch::optim::Optimizer& optimizer, const TrainingState& state, int keep,
+                                  const std::string& protect = "");
+
+// Removes what writers that died (killed, or out of space) left in runDir and its checkpoints/: unfinished
+// checkpoint folders and temporary files; a checkpoint moved aside while being replaced is put back when
+// its replacement never arrived. Returns how many entries it cleared or restored.
+int clearDeadWriters(const std::string& runDir);
 
 // The state of a checkpoint folder; FileError naming state.json when it is malformed or of a newer version.
 TrainingState readTrainingState(const std::string& checkpointDir);

@@ -7,6 +7,7 @@
 
 #include "io/atomic_file.h"
 #include "io/file_format.h"
+#include "io/json_read.h"
 
 namespace nf {
 namespace {
@@ -219,6 +220,8 @@ RunConfig makeRunConfig(const std::string& presetName, TrainingMode mode, const 
   choose(c.eval.interval, choices.evalInterval);
   choose(c.eval.tokens, choices.evalTokens);
   choose(c.checkpointInterval, choices.checkpointInterval);
+  choose(c.divergence.action, choices.onDivergence);
+  choose(c.divergence.factor, choices.divergenceFactor);
   // The context can never exceed the model's positions.
   c.optimizer.context = std::min<int64_t>(c.optimizer.context, shape.nPositions);
   return c;
@@ -260,54 +263,70 @@ nlohmann::json toJson(const RunConfig& c) {
             {"eot_treatment", r.eotTreatment},
             {"interpolation_steps", r.interpolationSteps}}},
           {"eval", {{"interval", c.eval.interval}, {"tokens", c.eval.tokens}}},
+          {"divergence",
+           {{"action", divergenceActionName(c.divergence.action)},
+            {"factor", c.divergence.factor},
+            {"lr_factor", c.divergence.lrFactor},
+            {"max_rollbacks", c.divergence.maxRollbacks}}},
           {"schedule", toJson(c.schedule)}};
 }
 
 RunConfig runConfigFromJson(const nlohmann::json& j, const std::string& source) {
   checkFileFormat(j, kRunConfigFormat, source);
+  // Every field type-checked: a step count of 2.7 or a batch of true is refused, never converted.
   RunConfig c;
   try {
-    c.mode = parseTrainingMode(j.at("mode").get<std::string>());
-    c.preset = j.value("preset", std::string());
-    c.model = j.at("model").get<std::string>();
-    c.trainData = j.at("train_data").get<std::string>();
-    c.evalData = j.value("eval_data", std::vector<std::string>{});
-    c.device = j.value("device", std::string("cpu"));
-    c.checkpointInterval = j.value("checkpoint_interval", c.checkpointInterval);
-    c.keepCheckpoints = j.value("keep_checkpoints", c.keepCheckpoints);
-    const auto& o = j.at("optimizer");
-    auto& oc = c.optimizer;
-    oc.microBatch = o.at("micro_batch");
-    oc.accumulation = o.at("accumulation");
-    oc.context = o.at("context");
-    oc.maxSteps = o.at("max_steps");
-    oc.warmupSteps = o.at("warmup_steps");
-    oc.lr = o.at("lr");
-    oc.minLr = o.at("min_lr");
-    oc.weightDecay = o.value("weight_decay", oc.weightDecay);
-    oc.beta1 = o.value("beta1", oc.beta1);
-    oc.beta2 = o.value("beta2", oc.beta2);
-    oc.eps = o.value("eps", oc.eps);
-    oc.clipNorm = o.value("clip_norm", oc.clipNorm);
-    oc.seed = o.value("seed", oc.seed);
-    oc.bf16 = o.value("bf16", oc.bf16);
-    oc.activationCheckpointing = o.value("activation_checkpointing", oc.activationCheckpointing);
-    if (j.contains("removal")) {
-      const auto& r = j["removal"];
-      auto& rc = c.removal;
-      rc.emaMomentum = r.value("ema_momentum", rc.emaMomentum);
-      rc.auxWeight = r.value("aux_weight", rc.auxWeight);
-      rc.pos0Treatment = r.value("pos0_treatment", rc.pos0Treatment);
-      rc.eotTreatment = r.value("eot_treatment", rc.eotTreatment);
-      rc.interpolationSteps = r.value("interpolation_steps", rc.interpolationSteps);
-    }
-    if (j.contains("eval")) {
-      c.eval.interval = j["eval"].value("interval", c.eval.interval);
-      c.eval.tokens = j["eval"].value("tokens", c.eval.tokens);
-    }
+    readJson(j, "run configuration", [&](const JsonIn& in) {
+      c.mode = parseTrainingMode(in["mode"].text());
+      in["preset"].readIfPresent(c.preset);
+      c.model = in["model"].text();
+      c.trainData = in["train_data"].text();
+      if (in["eval_data"].present())
+        c.evalData = in["eval_data"].list([](const JsonIn& x) { return x.text(); });
+      in["device"].readIfPresent(c.device);
+      in["checkpoint_interval"].readIfPresent(c.checkpointInterval);
+      in["keep_checkpoints"].readIfPresent(c.keepCheckpoints);
+      const JsonIn o = in["optimizer"];
+      auto& oc = c.optimizer;
+      oc.microBatch = o["micro_batch"].whole<int64_t>();
+      oc.accumulation = o["accumulation"].whole<int64_t>();
+      oc.context = o["context"].whole<int64_t>();
+      oc.maxSteps = o["max_steps"].whole<int64_t>();
+      oc.warmupSteps = o["warmup_steps"].whole<int64_t>();
+      oc.lr = o["lr"].real();
+      oc.minLr = o["min_lr"].real();
+      o["weight_decay"].readIfPresent(oc.weightDecay);
+      o["beta1"].readIfPresent(oc.beta1);
+      o["beta2"].readIfPresent(oc.beta2);
+      o["eps"].readIfPresent(oc.eps);
+      o["clip_norm"].readIfPresent(oc.clipNorm);
+      o["seed"].readIfPresent(oc.seed);
+      o["bf16"].readIfPresent(oc.bf16);
+      o["activation_checkpointing"].readIfPresent(oc.activationCheckpointing);
+      const JsonIn r = in["removal"];
+      if (r.present()) {
+        auto& rc = c.removal;
+        r["ema_momentum"].readIfPresent(rc.emaMomentum);
+        r["aux_weight"].readIfPresent(rc.auxWeight);
+        r["pos0_treatment"].readIfPresent(rc.pos0Treatment);
+        r["eot_treatment"].readIfPresent(rc.eotTreatment);
+        r["interpolation_steps"].readIfPresent(rc.interpolationSteps);
+      }
+      const JsonIn e = in["eval"];
+      if (e.present()) {
+        e["interval"].readIfPresent(c.eval.interval);
+        e["tokens"].readIfPresent(c.eval.tokens);
+      }
+      const JsonIn d = in["divergence"];  // runs written before it existed take the defaults
+      if (d.present()) {
+        if (d["action"].present()) c.divergence.action = parseDivergenceAction(d["action"].text());
+        d["factor"].readIfPresent(c.divergence.factor);
+        d["lr_factor"].readIfPresent(c.divergence.lrFactor);
+        d["max_rollbacks"].readIfPresent(c.divergence.maxRollbacks);
+      }
+      return 0;
+    });
     if (j.contains("schedule")) c.schedule = scheduleFromJson(j["schedule"], source);
-  } catch (const nlohmann::json::exception& e) {
-    throw FileError(source, std::string("malformed run configuration: ") + e.what());
   } catch (const std::invalid_argument& e) {
     throw FileError(source, e.what());
   }
@@ -329,6 +348,21 @@ void validate(const RunConfig& c, const std::string& source) {
     throw FileError(source, "the auxiliary loss weight and interpolation steps must be non-negative");
   if (c.checkpointInterval < 0 || c.eval.interval < 0 || c.eval.tokens < 0)
     throw FileError(source, "checkpoint and evaluation intervals must be non-negative");
+  const DivergenceSettings& d = c.divergence;
+  if (!(d.factor == 0 || d.factor > 1) || !(d.lrFactor > 0 && d.lrFactor < 1) || d.maxRollbacks < 0)
+    throw FileError(source,
+                    "divergence settings out of range (factor 0 or > 1; learning-rate factor in (0, 1); "
+                    "rollbacks ≥ 0)");
+}
+
+std::string divergenceActionName(DivergenceAction action) {
+  return action == DivergenceAction::Rollback ? "rollback" : "stop";
+}
+
+DivergenceAction parseDivergenceAction(const std::string& name) {
+  if (name == "stop") return DivergenceAction::Stop;
+  if (name == "rollback") return DivergenceAction::Rollback;
+  throw std::invalid_argument("unknown divergence action '" + name + "' (expected stop or rollback)");
 }
 
 }  // namespace nf

@@ -46,6 +46,22 @@ struct RemovalSettings {
   int64_t interpolationSteps = 0;  // > 0: divisor ramps from σ_t to s over this many steps
 };
 
+// What a run does when it diverges (train/divergence.h): a step's loss not finite or above `factor` × the
+// median of the last 50 steps', or an evaluation's above `factor` × its lowest. It is caught before the
+// step's update. Stop: the run ends with an error, its checkpoints rewound to the last sane one. Rollback:
+// the run goes back to that checkpoint, multiplies its learning rate (and minimum) by `lrFactor` and goes
+// on, at most `maxRollbacks` times, each logged as a "rollback" record.
+enum class DivergenceAction { Stop, Rollback };
+std::string divergenceActionName(DivergenceAction action);  // "stop", "rollback"
+DivergenceAction parseDivergenceAction(const std::string& name);
+
+struct DivergenceSettings {
+  DivergenceAction action = DivergenceAction::Stop;
+  double factor = 3.0;  // 0: only a loss that is not finite
+  double lrFactor = 0.5;
+  int maxRollbacks = 3;
+};
+
 struct EvalSettings {
   int64_t interval = 100;  // steps between evaluations (0: only at the end)
   int64_t tokens = 65536;  // per evaluation set
@@ -63,6 +79,7 @@ struct RunConfig {
   OptimizerSettings optimizer;
   RemovalSettings removal;
   EvalSettings eval;
+  DivergenceSettings divergence;
   Schedule schedule;  // used in remove mode; ignored otherwise
 };
 
@@ -109,6 +126,8 @@ struct RunChoices {
   bool pos0Treatment = false, eotTreatment = false;  // switched on in addition to the preset's
   std::optional<Schedule> schedule;
   std::optional<int64_t> evalInterval, evalTokens, checkpointInterval;
+  std::optional<DivergenceAction> onDivergence;
+  std::optional<double> divergenceFactor;
 };
 
 // A run's settings, the one way the CLI and the GUI make them: the preset's, then the choices; the

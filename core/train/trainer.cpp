@@ -20,6 +20,8 @@
 #include "text/bpe_tokenizer.h"
 #include "train/aux_loss.h"
 #include "train/checkpoint.h"
+#include "train/divergence.h"
+#include "train/memory_plan.h"
 #include "train/optimizer.h"
 #include "train/removal_tracker.h"
 
@@ -63,6 +65,14 @@ struct Trainer::Impl {
   std::mutex modelMutex;
   std::condition_variable snapshotTaken;
   std::atomic<int> snapshotsWanted{0};
+
+  // Divergence (train/divergence.h): the guard over this stretch of the run; the newest checkpoint that a
+  // later step's loss vouched for (rollbacks go there, retention keeps it) and the newest one, not yet
+  // vouched for (-1: none); the rollbacks made; the learning rate's factor after them.
+  std::unique_ptr<DivergenceGuard> guard;
+  int64_t saneCheckpoint = -1, unconfirmedCheckpoint = -1;
+  int rollbacks = 0;
+  double lrScale = 1;
 
   // Pause, continue, checkpoint and stop requests wake a paused run through this.
   std::mutex controlMutex;
@@ -165,11 +175,14 @@ struct Trainer::Impl {
     evalFiles.clear();
     for (const auto& path : c.evalData) evalFiles.push_back(TokenFile::open(path));
     tracker = std::make_unique<RemovalTracker>(*model, c.removal);
+    guard = std::make_unique<DivergenceGuard>(c.divergence.factor);
   }
 
-  void setSchedule(Schedule s) {
-    schedule =
-        std::make_unique<EditableSchedule>(std::move(s), model->config().nLayer, config().optimizer.maxSteps);
+  // `used`: the treatments whose switch-off events are accepted. A resumed run accepts any, since runs
+  // written before they were checked may hold such events, applied already.
+  void setSchedule(Schedule s, Treatments used = {}) {
+    schedule = std::make_unique<EditableSchedule>(std::move(s), model->config().nLayer,
+                                                  config().optimizer.maxSteps, used);
     if (!isMain()) return;  // worker 0 writes schedule.json
     // An edit is accepted only once schedule.json holds it.
     const std::string path = run::schedulePath(owner.m_dir);
@@ -273,8 +286,7 @@ struct Trainer::Impl {
     bool held = false;
     while (true) {
       const Controls c = controls(step);
-      if (c.checkpoint && lastCheckpoint != step) {
-        checkpoint();
+      if (c.checkpoint && lastCheckpoint != step && checkpoint()) {
         lastCheckpoint = step;
       }
       if (c.stop || !c.pause) {
@@ -389,15 +401,6 @@ struct Trainer::Impl {
     for (auto& p : parameters) p.mutable_grad().reset();  // dropping, not zeroing: 1.13 zeroes
   }
 
-  static void requireFinite(int64_t step, const Losses& l, double gradNorm) {
-    if (std::isfinite(l.ce + l.aux) && std::isfinite(gradNorm)) return;
-    throw std::runtime_error("step " + std::to_string(step + 1) + ": the loss (" +
-                             std::to_string(l.ce + l.aux) + ") or gradient norm (" +
-                             std::to_string(gradNorm) +
-                             ") is not finite; stopped before updating the weights. Resume from the last "
-                             "checkpoint with a lower learning rate or a later schedule.");
-  }
-
   void logStep(int64_t done, const StepResult& result, double lr, double tokensPerSecond) {
     const Losses& l = result.losses;
     const double gradNorm = result.gradNorm;
@@ -425,6 +428,21 @@ struct Trainer::Impl {
 
   // --- around the steps --------------------------------------------------------------------------------
 
+  // evaluateAll, then the divergence an evaluation showed (all workers learn of it from worker 0): returns
+  // true after a rollback; a stop throws.
+  bool evaluateAndCheck(int64_t step) {
+    evaluateAll(step);
+    int64_t diverged = divergedEvaluation.empty() ? 0 : 1;
+    if (group) diverged = group->broadcast(diverged, "the evaluation's divergence check");
+    if (!diverged) return false;
+    const std::string why =
+        divergedEvaluation.empty() ? "an evaluation diverged on worker 0" : divergedEvaluation;
+    divergedEvaluation.clear();
+    const std::unique_lock<std::mutex> lock = lockBetweenSteps();  // a rollback changes the weights
+    this->diverged(step, why);
+    return true;
+  }
+
   void evaluateAll(int64_t step) {
     if (evalFiles.empty()) return;
     model->setNormObserver(nullptr);  // evaluation never moves the EMAs
@@ -436,10 +454,15 @@ struct Trainer::Impl {
     options.shards = worker.worldSize;
     for (const TokenFile& file : evalFiles) {
       TokenValues values;
-      evaluateTokens(*model, file, options, values);
+      const EvalResult evaluated = evaluateTokens(*model, file, options, values);
       if (group) values = gatherTokenValues(values, "the evaluation of " + file.path());
       if (!isMain()) continue;
-      json r = toJson(summarize(values));
+      requireEvaluatedTokens(values, evaluated);
+      const LossSummary summary = summarize(values);
+      // (The starting model's evaluation only sets the mark the later ones are compared with.)
+      if (const auto why = guard->checkEvaluation(file.path(), summary.meanLoss); why && step > 0)
+        divergedEvaluation = *why;
+      json r = toJson(summary);
       r.erase("calibration_bins");
       r["type"] = "eval";
       r["step"] = step;
@@ -480,9 +503,23 @@ struct Trainer::Impl {
   // The data position after the last batch trained on (the prefetcher holds the sampler while training).
   const Random::State& samplerState() const { return prefetcher ? prefetcher->state() : sampler->state(); }
 
-  void checkpoint() {
+  // A warning for whoever watches the run: a "warning" record (the CLI prints it, the GUI shows it).
+  void warn(const std::string& code, const std::string& message) {
+    record({{"type", "warning"}, {"step", owner.m_stepsDone.load()}, {"code", code}, {"message", message}});
+  }
+
+  // Writes a checkpoint. One that cannot be written (a full disk, an I/O error) leaves the previous one
+  // newest and intact. When `required` — the checkpoint a stop or the end of the run leaves — that ends
+  // run() with the error; otherwise training goes on, since its state is safe in memory and stopping would
+  // lose the steps since the previous checkpoint, and the next checkpoint tries again (a warning says so).
+  // Returns whether it was written, and so need not be retried at a stop. Only worker 0 knows, and every
+  // worker must make the same checkpoint calls (they are collectives), so a multi-worker run never retries.
+  bool checkpoint(bool required = false) {
     requireWorkersAgree(owner.m_stepsDone.load());
-    if (!isMain()) return;
+    if (!isMain()) {
+      unconfirmedCheckpoint = owner.m_stepsDone.load();
+      return true;
+    }
     TrainingState state;
     state.stepsDone = owner.m_stepsDone.load();
     state.samplerState = samplerState();
@@ -495,9 +532,138 @@ struct Trainer::Impl {
       state.appliedEvents = applied;
       state.edits = edits;
     }
-    const std::string path =
-        writeCheckpoint(owner.m_dir, *model, *optimizer, state, config().keepCheckpoints);
-    record({{"type", "checkpoint"}, {"step", state.stepsDone}, {"path", path}});
+    WrittenCheckpoint written;
+    try {
+      written = writeCheckpoint(owner.m_dir, *model, *optimizer, state, config().keepCheckpoints,
+                                saneCheckpoint >= 0 ? run::checkpointName(saneCheckpoint) : "");
+    } catch (const FileError& e) {
+      const std::string intact = run::latestCheckpoint(owner.m_dir);
+      const std::string kept =
+          intact.empty() ? "the run has no checkpoint yet" : "the newest intact checkpoint is " + intact;
+      if (required)
+        throw FileError(e.path(), e.problem() + ". The checkpoint of step " +
+                                      std::to_string(state.stepsDone) + " was not written; " + kept +
+                                      " ('normfree-cli resume " + owner.m_dir +
+                                      "' continues from it once the problem is fixed)");
+      warn("checkpoint_failed", "the checkpoint of step " + std::to_string(state.stepsDone) +
+                                    " could not be written: " + e.what() + ". " + kept +
+                                    "; training goes on and the next checkpoint tries again");
+      return group != nullptr;
+    }
+    unconfirmedCheckpoint = state.stepsDone;
+    record({{"type", "checkpoint"},
+            {"step", state.stepsDone},
+            {"path", written.folder},
+            {"bytes", written.bytes},
+            {"free_bytes", written.freeBytes}});
+    if (written.lowOnSpace())
+      warn("low_disk_space", formatBytes(written.freeBytes) + " free on the disk of " +
+                                 run::checkpointsPath(owner.m_dir) + ", and a checkpoint takes " +
+                                 formatBytes(written.bytes) +
+                                 ": free space now, or a coming checkpoint fails");
+    return true;
+  }
+
+  // --- divergence ---------------------------------------------------------------------------------------
+
+  // Set by evaluateAll on worker 0 when an evaluation diverged; handled before the next step.
+  std::string divergedEvaluation;
+
+  // The run diverged at `step` (before its update): records why, rewinds the checkpoints to the last sane
+  // one (a newer one holds the weights that diverged), then rolls back to it with a lower learning rate, or
+  // throws Diverged. Every worker calls it at the same step.
+  void diverged(int64_t step, const std::string& why) {
+    const DivergenceSettings& settings = config().divergence;
+    int64_t target = saneCheckpoint;
+    if (group) target = group->broadcast(target, "the checkpoint to go back to after the divergence");
+    const bool rollBack =
+        settings.action == DivergenceAction::Rollback && target >= 0 && rollbacks < settings.maxRollbacks;
+    record(
+        {{"type", "divergence"},
+         {"step", step},
+         {"reason", why},
+         {"action", rollBack ? "rollback" : "stop"},
+         {"sane_checkpoint", target >= 0 ? json(run::checkpointPath(owner.m_dir, target)) : json(nullptr)}});
+    if (isMain() && target >= 0) rewindCheckpoints(target);
+    if (rollBack) return rollBackTo(target, step);
+    const std::string where = "step " + std::to_string(step + 1) + ": " + why + ". The run diverged";
+    if (target < 0) {
+      const std::string newest = run::latestCheckpoint(owner.m_dir);
+      throw Diverged(where + " and stopped before any step vouched for one of its checkpoints" +
+                     (newest.empty() ? std::string()
+                                     : " (the newest, " + newest + ", may hold the weights that diverged)") +
+                     ": start the run again with a lower learning rate");
+    }
+    throw Diverged(where +
+                   (settings.action == DivergenceAction::Rollback
+                        ? " again after " + std::to_string(rollbacks) + " rollbacks"
+                        : std::string()) +
+                   " and stopped before updating the weights. Its newest checkpoint is now the last sane "
+                   "one, " +
+                   run::checkpointPath(owner.m_dir, target) +
+                   ": resume it with a lower learning rate "
+                   "('normfree-cli resume " +
+                   owner.m_dir + " --lr …')");
+  }
+
+  // Checkpoints after `target` hold weights that led to the divergence: removed, and "latest" names
+  // `target` again, so that neither a resume nor a rollback starts from them.
+  void rewindCheckpoints(int64_t target) {
+    const std::string dir = run::checkpointsPath(owner.m_dir);
+    const std::string name = run::checkpointName(target);
+    writeFileAtomic(run::latestPointerPath(owner.m_dir), name + "\n");
+    std::error_code ignored;
+    std::vector<fs::path> newer;
+    for (const auto& entry : fs::directory_iterator(dir, ignored)) {
+      const std::string n = entry.path().filename().string();
+      if (run::isCheckpointName(n) && n > name) newer.push_back(entry.path());
+    }
+    for (const fs::path& path : newer) fs::remove_all(path, ignored);
+    unconfirmedCheckpoint = -1;
+  }
+
+  // Goes back to the checkpoint of `target` steps in place (the weights, the optimizer, the data position,
+  // the trackers, the applied events; the model object stays, which the optimizer and observers hold),
+  // with the learning rate multiplied by the settings' factor, written to config.json so a resume keeps it.
+  void rollBackTo(int64_t target, int64_t fromStep) {
+    const std::string folder = run::checkpointPath(owner.m_dir, target);
+    const TrainingState state = readTrainingState(folder);
+    {
+      const CausalLM saved = loadModel(folder, device);
+      torch::NoGradGuard noGrad;
+      const auto from = saved->named_parameters();
+      for (auto& p : model->named_parameters()) p.value().copy_(from[p.key()]);
+      model->norms() = saved->norms();
+    }
+    loadOptimizerState(*optimizer, folder);
+    prefetcher.reset();  // hands the sampler back; it starts again from the checkpoint's position
+    sampler->setState(state.samplerState);
+    prefetcher = std::make_unique<BatchPrefetcher>(*sampler, device.is_cuda());
+    tracker->discardCollected();
+    tracker->restore(state.trackers);
+    {
+      std::lock_guard<std::mutex> lock(scheduleMutex);
+      applied = state.appliedEvents;
+      schedule->lockBefore(target);  // the events after it fire again at their steps
+    }
+    eventsFiredThrough = target - 1;
+    owner.m_stepsDone = target;
+    if (group) group->setStepsDone(target);
+    guard = std::make_unique<DivergenceGuard>(config().divergence.factor);
+    unconfirmedCheckpoint = -1;
+    ++rollbacks;
+    lrScale *= config().divergence.lrFactor;
+    RunConfig lowered = config();
+    lowered.optimizer.lr *= lrScale;
+    lowered.optimizer.minLr *= lrScale;
+    if (isMain()) writeFileAtomic(run::configPath(owner.m_dir), toJson(lowered).dump(2) + "\n");
+    record({{"type", "rollback"},
+            {"step", target},
+            {"from_step", fromStep},
+            {"checkpoint", folder},
+            {"lr", lowered.optimizer.lr},
+            {"min_lr", lowered.optimizer.minLr},
+            {"rollbacks", rollbacks}});
   }
 
   void saveFinal() {
@@ -568,6 +734,12 @@ SnapshotPtr Trainer::snapshot() {
 
 std::shared_ptr<MetricsQueue> Trainer::subscribe() { return m_impl->metrics->subscribe(); }
 
+namespace {
+
+Treatments treatmentsOf(const RunConfig& c) { return {c.removal.pos0Treatment, c.removal.eotTreatment}; }
+
+}  // namespace
+
 std::unique_ptr<Trainer> Trainer::start(const std::string& runDir, const RunConfig& config,
                                         const std::optional<WorkerEnvironment>& workers) {
   std::unique_ptr<Trainer> t(new Trainer(runDir));
@@ -597,15 +769,25 @@ std::unique_ptr<Trainer> Trainer::start(const std::string& runDir, const RunConf
   if (c.mode == TrainingMode::Remove) {
     schedule = c.schedule;
     try {
-      schedule.validate(d.model->config().nLayer, c.optimizer.maxSteps);
+      schedule.validate(d.model->config().nLayer, c.optimizer.maxSteps, treatmentsOf(c));
+      // A site the starting model has made fake already cannot be made fake again: such an event would
+      // freeze a second scale over the first.
+      std::string alreadyFake;
+      for (const ScheduleEvent& e : schedule.events)
+        for (const SiteId& site : Schedule::sitesOf(e, d.model->config().nLayer))
+          if (e.action == EventAction::MakeFake && isFakeNorm(d.model->norms().at(site).kind))
+            alreadyFake += "\nevent " + std::to_string(e.id) + " (" + describe(e) + "): " + siteName(site) +
+                           " is " + normKindName(d.model->norms().at(site).kind) + " already in " + c.model;
+      if (!alreadyFake.empty()) throw std::invalid_argument(alreadyFake.substr(1));
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(std::string("the schedule does not fit this run:\n") + e.what());
     }
   }
-  d.setSchedule(schedule);
+  d.setSchedule(schedule, treatmentsOf(c));
   t->m_config.schedule = d.schedule->schedule();
   d.onMain("writing the run directory", [&] {
     fs::create_directories(run::checkpointsPath(runDir));
+    clearDeadWriters(runDir);
     writeFileAtomic(run::configPath(runDir), toJson(t->m_config).dump(2) + "\n");
     d.schedule->persist(d.schedule->schedule());
     d.metrics = std::make_unique<MetricsWriter>(runDir, 0);
@@ -621,7 +803,8 @@ std::unique_ptr<Trainer> Trainer::start(const std::string& runDir, const RunConf
 }
 
 std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir,
-                                         const std::optional<WorkerEnvironment>& workers) {
+                                         const std::optional<WorkerEnvironment>& workers,
+                                         const ResumeOverrides& overrides) {
   std::unique_ptr<Trainer> t(new Trainer(runDir));
   Impl& d = *t->m_impl;
   const std::string configPath = run::configPath(runDir);
@@ -630,10 +813,15 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir,
   } catch (const json::exception& e) {
     throw FileError(configPath, std::string("is not valid JSON: ") + e.what());
   }
+  json changed = json::object();  // the overrides, for the resume record
+  if (overrides.lr) changed["lr"] = t->m_config.optimizer.lr = *overrides.lr;
+  if (overrides.minLr) changed["min_lr"] = t->m_config.optimizer.minLr = *overrides.minLr;
+  validate(t->m_config, "the learning rate given to resume");
   d.device = torch::Device(t->m_config.device);
   d.joinWorkers(workers, t->m_config.device);
   // Every worker resumes from the checkpoint worker 0 found newest.
   const std::string checkpoint = d.onMain("finding the checkpoint to resume from", [&] {
+    clearDeadWriters(runDir);  // a checkpoint moved aside by a writer that died is restored first
     const std::string newest = run::latestCheckpoint(runDir);
     if (newest.empty())
       throw FileError(
@@ -662,7 +850,9 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir,
   // checkpoint already applied: the companion code's resumed runs did not know which events had fired.
   const std::string schedulePath = run::schedulePath(runDir);
   try {
-    Schedule schedule = scheduleFromJson(json::parse(readTextFile(schedulePath)), schedulePath);
+    Schedule schedule = overrides.schedule
+                            ? *overrides.schedule
+                            : scheduleFromJson(json::parse(readTextFile(schedulePath)), schedulePath);
     schedule.validate(d.model->config().nLayer, t->m_config.optimizer.maxSteps);
     d.setSchedule(schedule);
   } catch (const json::exception& e) {
@@ -688,9 +878,16 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir,
                                         ") lies before the checkpoint's step " +
                                         std::to_string(t->m_stepsDone) + " but was never applied");
   }
+  d.unconfirmedCheckpoint = state.stepsDone;  // its first step vouches for it
+  if (overrides.schedule) changed["schedule"] = toJson(d.schedule->schedule());
   d.onMain("opening metrics.jsonl", [&] {
-    d.metrics = std::make_unique<MetricsWriter>(runDir, state.metricsBytes);
+    if (overrides.lr || overrides.minLr) writeFileAtomic(configPath, toJson(t->m_config).dump(2) + "\n");
+    if (overrides.schedule) d.schedule->persist(d.schedule->schedule());
+    // The history stays whole: records after the checkpoint (of steps trained again now) are kept, and
+    // readers take this record as the point from which the run went on (run/metrics_log.h).
+    d.metrics = std::make_unique<MetricsWriter>(runDir, -1);
     json resumeRecord{{"type", "resume"}, {"step", t->m_stepsDone.load()}, {"checkpoint", checkpoint}};
+    if (!changed.empty()) resumeRecord["overrides"] = changed;
     if (d.group) resumeRecord["world_size"] = d.group->size();
     d.record(resumeRecord);
     return std::string();
@@ -752,20 +949,42 @@ bool Trainer::runSteps(const ProgressFn& progress) {
   // The step of the newest checkpoint this run has (-1: none yet), so a checkpoint is never written twice.
   int64_t lastCheckpoint =
       run::latestCheckpoint(m_dir) == run::checkpointPath(m_dir, firstStep) ? firstStep : -1;
+  // Whether steps were trained since the newest checkpoint (a finished run resumed again has none).
+  auto newSteps = [&] { return m_stepsDone.load() != firstStep && lastCheckpoint != m_stepsDone.load(); };
   bool finished = false;
   while (true) {
     const int64_t step = m_stepsDone.load();
-    if ((finished = step >= o.maxSteps) || d.holdBeforeStep(step, lastCheckpoint)) break;
+    if (step >= o.maxSteps) {
+      // The last evaluation can still show a divergence, and roll back, before the final checkpoint.
+      if (newSteps() && d.evaluateAndCheck(o.maxSteps)) {
+        lastCheckpoint = m_stepsDone.load();  // rolled back to it
+        continue;
+      }
+      finished = true;
+      break;
+    }
+    if (d.holdBeforeStep(step, lastCheckpoint)) break;
     std::unique_lock<std::mutex> modelLock = d.lockBetweenSteps();  // a waiting snapshot goes first
     const auto started = std::chrono::steady_clock::now();
     d.tracker->discardCollected();  // nothing left over from a step that failed half-way
     d.dropGradients();
     d.applyEvents(step);
-    const double lr = learningRate(o, step);
+    const double lr = learningRate(o, step) * d.lrScale;
     setLearningRate(*d.optimizer, lr);
     const Impl::StepResult result = d.forwardBackwardClip(step);
     const Impl::Losses& losses = result.losses;
-    Impl::requireFinite(step, losses, result.gradNorm);
+    // The same losses (summed over workers) on every worker, so all of them see a divergence at once.
+    std::optional<std::string> divergence = d.guard->checkStep(losses.ce + losses.aux);
+    if (!divergence && !std::isfinite(result.gradNorm))
+      divergence = "the gradient norm is " + std::to_string(result.gradNorm);
+    if (divergence) {
+      d.dropGradients();
+      d.diverged(step, *divergence);  // throws, or rolls back to its sane checkpoint
+      lastCheckpoint = m_stepsDone.load();
+      continue;
+    }
+    // This step's loss vouches for the weights it started from, and so for a checkpoint of them.
+    if (d.unconfirmedCheckpoint == step) d.saneCheckpoint = step;
     d.optimizer->step();
     d.dropGradients();
     const int64_t done = m_stepsDone = step + 1;
@@ -775,11 +994,13 @@ bool Trainer::runSteps(const ProgressFn& progress) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     const double tokensPerSecond = static_cast<double>(o.microBatch * o.accumulation * o.context) / seconds;
     d.logStep(done, result, lr, tokensPerSecond);
-    if (m_config.eval.interval > 0 && done % m_config.eval.interval == 0 && done < o.maxSteps)
-      d.evaluateAll(done);
+    if (m_config.eval.interval > 0 && done % m_config.eval.interval == 0 && done < o.maxSteps &&
+        d.evaluateAndCheck(done)) {
+      lastCheckpoint = m_stepsDone.load();  // diverged and rolled back to it
+      continue;
+    }
     if (m_config.checkpointInterval > 0 && done % m_config.checkpointInterval == 0 && done < o.maxSteps) {
-      d.checkpoint();
-      lastCheckpoint = done;
+      if (d.checkpoint()) lastCheckpoint = done;
     }
     if (progress) {
       char detail[160];
@@ -791,20 +1012,15 @@ bool Trainer::runSteps(const ProgressFn& progress) {
   }
   if (d.observing) d.model->setNormObserver(nullptr);
   d.observing = false;
-  // A finished run resumed again has nothing new.
-  const bool newSteps = m_stepsDone.load() != firstStep && lastCheckpoint != m_stepsDone.load();
   if (finished) {
-    if (newSteps) {
-      d.evaluateAll(o.maxSteps);
-      d.checkpoint();
-    }
+    if (newSteps()) d.checkpoint(true);  // evaluated above
     d.saveFinal();
     d.record({{"type", "finish"},
               {"step", m_stepsDone.load()},
               {"final", run::finalModelPath(m_dir)},
               {"layernorm_free", d.model->norms().isLayerNormFree()}});
   } else {
-    if (newSteps) d.checkpoint();
+    if (newSteps()) d.checkpoint(true);
     d.record({{"type", "stop"}, {"step", m_stepsDone.load()}});
   }
   m_stopRequested = false;  // handled: a later run() continues

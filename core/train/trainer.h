@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +25,21 @@ namespace nf {
 
 class CausalLMImpl;
 
+// A run that diverged and stopped (RunConfig::divergence, train/divergence.h): what() says at which step,
+// why, and which checkpoint — the last sane one, newest again — to resume with a lower learning rate.
+class Diverged : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// What `resume` may change of a run (each change is in its "resume" record and written to config.json or
+// schedule.json): the learning rate and its minimum, e.g. after a divergence, and the schedule, which
+// must agree with the events the checkpoint has applied.
+struct ResumeOverrides {
+  std::optional<double> lr, minLr;
+  std::optional<Schedule> schedule;
+};
+
 // A multi-worker run (`workers` given: every worker calls start() or resume() with the same arguments)
 // is the same run as one process would make with the same settings: each worker trains on its share of
 // every micro-batch, and gradients, σ statistics, losses and evaluations are summed over the workers.
@@ -37,7 +53,8 @@ class Trainer {
                                         const std::optional<WorkerEnvironment>& workers = std::nullopt);
   // The run in runDir, continued from its newest checkpoint, with any number of workers.
   static std::unique_ptr<Trainer> resume(const std::string& runDir,
-                                         const std::optional<WorkerEnvironment>& workers = std::nullopt);
+                                         const std::optional<WorkerEnvironment>& workers = std::nullopt,
+                                         const ResumeOverrides& overrides = {});
   ~Trainer();
 
   // Trains until the last step (then saves final/ and returns true) or until requestStop() (then writes
@@ -78,7 +95,7 @@ class Trainer {
   // A copy of the model between two optimizer steps, labelled with the steps done. Thread-safe: waits for
   // the step in progress to finish and holds training back only while copying.
   SnapshotPtr snapshot();
-  std::shared_ptr<MetricsQueue> subscribe();
+  std::shared_ptr<MetricsQueue> subscribe();  // worker 0 only: the others write no metrics
 
  private:
   struct Impl;

@@ -314,6 +314,15 @@ TEST_CASE(remove_then_export_from_the_command_line) {
   r = cli("schedule --preset gpt2");
   REQUIRE_MSG(r.status == 0, r.err);
   REQUIRE_EQ(nlohmann::json::parse(r.out)["schedule"]["events"].size(), 37u);  // 12 + 12 + 12 + 1
+
+  // A learning rate far too high from the start: the divergence is caught at the second step, with its own
+  // exit status and the way out (no checkpoint was vouched for by a sane step yet: start again).
+  r = cli("remove " + d + "/hot --model " + d + "/m --train " + d + "/t.bin --schedule " + d +
+          "/s.json --steps 12 --micro-batch 4 --context 16 --warmup 0 --lr 50 --min-lr 50 "
+          "--checkpoint-interval 1");
+  REQUIRE_MSG(r.status == 4 && r.err.find("remove: diverged: step 2: the loss") != std::string::npos &&
+                  r.err.find("start the run again with a lower learning rate") != std::string::npos,
+              r.status << ": " << r.err);
 }
 
 TEST_CASE(plan_for_a_gpu_from_any_machine) {

@@ -26,17 +26,6 @@ using json = nlohmann::json;
 
 namespace {
 
-// Trains until at least `steps` steps are done, then stops (with a checkpoint); returns the steps done.
-int64_t runUntil(Trainer& trainer, int64_t steps) {
-  std::thread stopper([&] {
-    while (trainer.stepsDone() < steps) std::this_thread::sleep_for(std::chrono::microseconds(200));
-    trainer.requestStop();
-  });
-  trainer.run();
-  stopper.join();
-  return trainer.stepsDone();
-}
-
 // σ_t = sqrt(Var(x_t) + ε) averaged over the given positions, in double, from a cached residual [B, T, D].
 double meanSigma(const torch::Tensor& x, bool skipPosition0) {
   const auto v = x.to(torch::kFloat64);

@@ -1,14 +1,18 @@
-// Fixtures for tests that train: a small removal run over a random model and token file, and the records
-// of a run's metrics log.
+// Fixtures for tests that train: a small removal run over a random model and token file, a run stopped
+// after some steps, and the records of a run's metrics log.
 #pragma once
+#include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "fixtures.h"
+#include "run/metrics_log.h"
 #include "run/run_directory.h"
 #include "train/settings.h"
+#include "train/trainer.h"
 
 namespace nf::test {
 
@@ -44,13 +48,32 @@ inline RunConfig smallRun(const TempDir& dir, TrainingMode mode = TrainingMode::
   return r;
 }
 
-inline std::vector<nlohmann::json> records(const std::string& runDir, const std::string& type) {
+// Trains until at least `steps` steps are done, then stops (with a checkpoint); returns the steps done. The
+// wait is for the event (polled), not for a time.
+inline int64_t runUntil(Trainer& trainer, int64_t steps) {
+  std::thread stopper([&] {
+    while (trainer.stepsDone() < steps) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    trainer.requestStop();
+  });
+  trainer.run();
+  stopper.join();
+  return trainer.stepsDone();
+}
+
+// Every record of metrics.jsonl, as written.
+inline std::vector<nlohmann::json> allRecords(const std::string& runDir) {
   std::vector<nlohmann::json> out;
   std::ifstream in(run::metricsPath(runDir));
-  for (std::string line; std::getline(in, line);) {
-    auto j = nlohmann::json::parse(line);
-    if (j["type"] == type) out.push_back(j);
-  }
+  for (std::string line; std::getline(in, line);) out.push_back(nlohmann::json::parse(line));
+  return out;
+}
+
+// The records of one type in the run's history as it stands (stretches trained again after a resume or a
+// rollback once, as they were trained last).
+inline std::vector<nlohmann::json> records(const std::string& runDir, const std::string& type) {
+  std::vector<nlohmann::json> out;
+  for (const auto& r : currentHistory(allRecords(runDir)))
+    if (r["type"] == type) out.push_back(r);
   return out;
 }
 

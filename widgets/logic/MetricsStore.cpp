@@ -20,7 +20,8 @@ bool MetricsStore::ingest(const std::string& line) {
   const std::string type = r["type"];
   if (type == "step") {
     const double step = number(r, "step");
-    // A resumed run repeats nothing, but a followed file can be re-read: keep steps increasing.
+    // Steps after a resume or rollback come after a rewind; a followed file can be re-read: keep steps
+    // increasing.
     if (!steps.step.empty() && step <= steps.step.back()) return false;
     steps.step.push_back(step);
     steps.ce.push_back(number(r, "ce"));
@@ -43,15 +44,37 @@ bool MetricsStore::ingest(const std::string& line) {
         {number(r, "step"), number(r, "mean_loss")});
   } else if (type == "event") {
     events.push_back({r.value("step", int64_t{0}), r.value("description", std::string())});
+  } else if (type == "warning") {
+    lastWarning = r.value("message", std::string());
+  } else if (type == "rollback") {
+    rewindTo(r.value("step", int64_t{0}));
   } else if (type == "start" || type == "resume" || type == "stop" || type == "finish" || type == "pause" ||
              type == "continue") {
     lastStatus = type;
+    if (type == "resume") rewindTo(r.value("step", int64_t{0}));
     if (type == "start") {
       mode = r.value("mode", std::string());
       maxSteps = r.value("max_steps", int64_t{0});
     }
   }
   return true;
+}
+
+void MetricsStore::rewindTo(int64_t stepsDone) {
+  const double last = static_cast<double>(stepsDone);
+  if (steps.step.empty() || steps.step.back() <= last) return;  // nothing after it: plots stay as they are
+  std::size_t keep = 0;
+  while (keep < steps.step.size() && steps.step[keep] <= last) ++keep;
+  for (std::vector<double>* series :
+       {&steps.step, &steps.ce, &steps.aux, &steps.loss, &steps.lr, &steps.gradNorm, &steps.tokensPerSecond})
+    series->resize(keep);
+  for (auto& [file, points] : evals)
+    while (!points.empty() && points.back().step > last) points.pop_back();
+  for (auto& [site, points] : scales)
+    while (!points.empty() && points.back().step > last) points.pop_back();
+  // An event fires before its step's batch: those at or after stepsDone fire again.
+  while (!events.empty() && events.back().step >= stepsDone) events.pop_back();
+  ++generation;
 }
 
 void MetricsStore::clear() {

@@ -31,7 +31,8 @@ struct MetricsStore {
   std::map<std::string, std::vector<ScalePoint>> scales;  // by site ("LN_v.2")
   std::string mode;                                       // "remove", "finetune", "pretrain"
   int64_t maxSteps = 0;
-  std::string lastStatus;  // "start", "resume", "pause", "continue", "stop", "finish" (the latest of these)
+  std::string lastStatus;   // "start", "resume", "pause", "continue", "stop", "finish" (the latest of these)
+  std::string lastWarning;  // the latest "warning" record's message (a checkpoint that failed, low disk)
   // A multi-worker run: its workers, and each one's pace in the latest step (tokens per second).
   int worldSize = 1;
   std::vector<double> workerTokensPerSecond;
@@ -40,6 +41,9 @@ struct MetricsStore {
   // Adds one metrics.jsonl line; returns false (and changes nothing) for a line that is not a record.
   bool ingest(const std::string& line);
   void clear();
+  // A "resume" or "rollback" record: the run went on from `stepsDone`, so the records after it that came
+  // before (a stretch trained again now) are dropped, and generation is bumped so that plots rebuild.
+  void rewindTo(int64_t stepsDone);
   int64_t lastStep() const { return steps.step.empty() ? 0 : static_cast<int64_t>(steps.step.back()); }
   // Mean throughput (tokens per second) over the last `window` steps (0 when unknown).
   double recentTokensPerSecond(size_t window = 20) const;

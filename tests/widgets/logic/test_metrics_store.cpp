@@ -92,6 +92,35 @@ TEST_CASE(steps_only_go_forward) {
   REQUIRE(m.steps.ce == (std::vector<double>{3, 2.9, 2.5}));
 }
 
+TEST_CASE(a_resume_or_rollback_takes_the_run_back_to_its_step_and_the_plots_rebuild) {
+  MetricsStore m;
+  for (int step = 1; step <= 6; ++step)
+    m.ingest(R"({"type":"step","step":)" + std::to_string(step) + R"(,"loss":)" + std::to_string(step) +
+             R"(,"scales":{"LN_f":{"tracked":1,"frozen":null}}})");
+  m.ingest(R"({"type":"eval","step":2,"file":"val.bin","mean_loss":3})");
+  m.ingest(R"({"type":"eval","step":6,"file":"val.bin","mean_loss":9})");
+  m.ingest(R"({"type":"event","step":3,"description":"step 3: LN_f → fake"})");
+  m.ingest(R"({"type":"event","step":5,"description":"step 5: LN_v.0 → fake"})");
+  const int64_t generation = m.generation;
+  // The run went on from 4 steps done: what came after in the file belongs to the stretch it left.
+  REQUIRE(m.ingest(R"({"type":"rollback","step":4,"from_step":6,"lr":0.0003})"));
+  REQUIRE(m.steps.step == (std::vector<double>{1, 2, 3, 4}));
+  REQUIRE(m.steps.loss == (std::vector<double>{1, 2, 3, 4}));
+  REQUIRE_EQ(m.scales["LN_f"].size(), 4u);
+  REQUIRE_EQ(m.evals["val.bin"].size(), 1u);
+  REQUIRE_EQ(m.events.size(), 1u);  // the event of step 5 fires again
+  REQUIRE(m.generation > generation);
+  REQUIRE(m.ingest(R"({"type":"step","step":5,"loss":2.5})"));  // the steps trained again are taken
+  REQUIRE(m.steps.loss.back() == 2.5);
+  // A resume at the newest step changes nothing, and the plots need not rebuild.
+  const int64_t now = m.generation;
+  REQUIRE(m.ingest(R"({"type":"resume","step":5})"));
+  REQUIRE_EQ(m.steps.step.size(), 5u);
+  REQUIRE_EQ(m.generation, now);
+  REQUIRE(m.ingest(R"({"type":"warning","step":5,"code":"low_disk_space","message":"1 GiB free"})"));
+  REQUIRE_EQ(m.lastWarning, std::string("1 GiB free"));
+}
+
 TEST_CASE(evaluations_are_kept_per_file_name) {
   MetricsStore m;
   REQUIRE(m.ingest(R"({"type":"eval","step":10,"file":"/data/owt/val.bin","mean_loss":3.25})"));

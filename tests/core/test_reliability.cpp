@@ -1,0 +1,438 @@
+// A multi-hour run against a hostile world (issue 16): a disk that fills during a checkpoint, files that
+// would load wrongly, hang or never end, numbers that would be converted silently, events that cannot take
+// effect, and a run that diverges. Each case as a user met it, with the error it must now get (or the
+// correct result).
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <thread>
+
+#include "eval/evaluate.h"
+#include "fixtures.h"
+#include "io/atomic_file.h"
+#include "io/safetensors.h"
+#include "run/metrics_log.h"
+#include "run/run_directory.h"
+#include "run_fixtures.h"
+#include "text/bpe_tokenizer.h"  // the merges.txt cases are in test_tokenizer.cpp
+#include "train/checkpoint.h"
+#include "train/trainer.h"
+
+using namespace nf;
+using namespace nf::test;
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Caps the size of every file this process writes until destroyed: write() then fails with EFBIG part-way
+// through a file, as it fails with ENOSPC on a full disk (which a test cannot make without privileges).
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(uintmax_t bytes) {
+    std::signal(SIGXFSZ, SIG_IGN);  // an error from write(), not a signal
+    ::getrlimit(RLIMIT_FSIZE, &m_old);
+    rlimit limited = m_old;
+    limited.rlim_cur = static_cast<rlim_t>(bytes);
+    ::setrlimit(RLIMIT_FSIZE, &limited);
+  }
+  ~FileSizeLimit() { ::setrlimit(RLIMIT_FSIZE, &m_old); }
+
+ private:
+  rlimit m_old{};
+};
+
+// What a writer leaves behind: temporary files and unfinished or moved-aside checkpoint folders.
+std::vector<std::string> leftovers(const std::string& runDir) {
+  std::vector<std::string> found;
+  for (const std::string& dir : {runDir, run::checkpointsPath(runDir)})
+    for (const auto& entry : fs::directory_iterator(dir)) {
+      const std::string name = entry.path().filename().string();
+      if (name.find(".tmp-") != std::string::npos || run::isUnfinishedCheckpointName(name))
+        found.push_back(entry.path().string());
+    }
+  return found;
+}
+
+// The id of a process that has ended.
+pid_t deadProcess() {
+  const pid_t pid = ::fork();
+  if (pid == 0) ::_exit(0);
+  ::waitpid(pid, nullptr, 0);
+  return pid;
+}
+
+// A valid model folder's config.json with one field changed (a JSON pointer) or removed (null value).
+std::string configWith(const TempDir& dir, const std::string& pointer, const json& value) {
+  const std::string folder = dir.path("model");
+  if (!fs::exists(folder)) {
+    CausalLM model = randomModel(smallConfig());
+    model->norms().at({SiteKind::V, 1}) = {NormKind::FakeLN, 1.25, 1.0, false, false};
+    saveModel(*model, folder);
+  }
+  json config = json::parse(readTextFile(folder + "/config.json"));
+  if (value.is_null())
+    config.at(json::json_pointer(pointer).parent_pointer()).erase(json::json_pointer(pointer).back());
+  else
+    config[json::json_pointer(pointer)] = value;
+  return config.dump();
+}
+
+ModelConfig parsedWith(const TempDir& dir, const std::string& pointer, const json& value) {
+  return parseConfigJson(configWith(dir, pointer, value), "config.json");
+}
+
+// smallRun's settings for a run of `steps` steps: its schedule without the events past them.
+RunConfig shortRun(const TempDir& dir, int64_t steps) {
+  RunConfig config = smallRun(dir);
+  config.optimizer.maxSteps = steps;
+  auto& events = config.schedule.events;
+  events.erase(std::remove_if(events.begin(), events.end(), [&](const auto& e) { return e.step >= steps; }),
+               events.end());
+  return config;
+}
+
+}  // namespace
+
+// --- storage faults ---------------------------------------------------------------------------------------
+
+TEST_CASE(a_full_disk_during_checkpoints_is_a_clean_error_that_loses_nothing) {
+  TempDir dir;
+  RunConfig config = shortRun(dir, 12);
+  config.checkpointInterval = 4;
+  const std::string runDir = dir.path("run");
+  auto trainer = Trainer::start(runDir, config);
+  // Once the checkpoint of step 4 is written, files may grow to 1.5× its weights: the weights still fit,
+  // optimizer.pt (AdamW's two moments, twice their size) does not — the write that used to abort the
+  // process inside LibTorch's serializer.
+  std::unique_ptr<FileSizeLimit> limit;
+  std::string error;
+  try {
+    trainer->run([&](const Progress& p) {
+      if (p.done != 4 || limit) return;
+      const uintmax_t weights = fs::file_size(run::checkpointPath(runDir, 4) + "/model.safetensors");
+      REQUIRE(fs::file_size(run::metricsPath(runDir)) < weights);  // the log itself keeps fitting
+      limit = std::make_unique<FileSizeLimit>(weights + weights / 2);
+    });
+  } catch (const FileError& e) {
+    error = e.what();
+  }
+  limit.reset();
+  // The checkpoint of step 8 failed and training went on (a warning says so); that of the last step,
+  // which the end of the run needs, ended run() with an error naming the file, the problem and what is kept.
+  REQUIRE_MSG(
+      error.find("optimizer.pt") != std::string::npos && error.find("File too large") != std::string::npos &&
+          error.find("newest intact checkpoint is " + run::checkpointPath(runDir, 4)) != std::string::npos,
+      error);
+  const auto warnings = records(runDir, "warning");
+  REQUIRE_EQ(warnings.size(), 1u);
+  REQUIRE_EQ(warnings[0]["code"], "checkpoint_failed");
+  REQUIRE_EQ(warnings[0]["step"].get<int64_t>(), int64_t{8});
+  REQUIRE(warnings[0]["message"].get<std::string>().find("training goes on") != std::string::npos);
+  REQUIRE_EQ(records(runDir, "step").size(), 12u);
+  // The previous checkpoint is newest and intact, and nothing of the failed ones is left on the disk.
+  REQUIRE_EQ(run::latestCheckpoint(runDir), run::checkpointPath(runDir, 4));
+  REQUIRE_EQ(readTrainingState(run::latestCheckpoint(runDir)).stepsDone, int64_t{4});
+  REQUIRE(loadModel(run::latestCheckpoint(runDir))->config() == smallConfig());
+  REQUIRE(leftovers(runDir).empty());
+  // Space is back: the run resumes from step 4 and finishes.
+  trainer.reset();
+  auto resumed = Trainer::resume(runDir);
+  REQUIRE_EQ(resumed->stepsDone(), int64_t{4});
+  REQUIRE(resumed->run());
+  REQUIRE(fs::exists(run::finalModelPath(runDir) + "/model.safetensors"));
+  REQUIRE(leftovers(runDir).empty());
+}
+
+TEST_CASE(leftovers_of_dead_writers_are_cleared_and_a_checkpoint_moved_aside_comes_back) {
+  TempDir dir;
+  RunConfig config = shortRun(dir, 4);
+  config.checkpointInterval = 2;
+  const std::string runDir = dir.path("run");
+  REQUIRE(Trainer::start(runDir, config)->run());
+  const std::string checkpoints = run::checkpointsPath(runDir);
+  const long dead = deadProcess(), alive = ::getppid();
+  // A writer that died between moving step 4 aside (to replace it) and renaming its replacement.
+  fs::rename(run::checkpointPath(runDir, 4), checkpoints + "/" + run::replacedCheckpointName(4, dead));
+  fs::create_directories(checkpoints + "/" + run::unfinishedCheckpointName(6, dead));
+  writeFileAtomic(runDir + "/schedule.json.tmp-" + std::to_string(dead), "half");
+  // Another process, alive, writing this run now: its files stay.
+  fs::create_directories(checkpoints + "/" + run::unfinishedCheckpointName(6, alive));
+  std::ofstream(runDir + "/notes.tmp-draft") << "not ours: not a process id";
+
+  REQUIRE_EQ(run::latestCheckpoint(runDir), std::string());  // "latest" names a folder that is gone
+  REQUIRE_EQ(clearDeadWriters(runDir), 3);
+  REQUIRE_EQ(run::latestCheckpoint(runDir), run::checkpointPath(runDir, 4));
+  REQUIRE(fs::exists(checkpoints + "/" + run::unfinishedCheckpointName(6, alive)));
+  REQUIRE(fs::exists(runDir + "/notes.tmp-draft"));
+  REQUIRE(!fs::exists(checkpoints + "/" + run::unfinishedCheckpointName(6, dead)));
+  REQUIRE(!fs::exists(runDir + "/schedule.json.tmp-" + std::to_string(dead)));
+}
+
+// --- inputs that are not regular files --------------------------------------------------------------------
+
+TEST_CASE(fifos_devices_and_directories_are_refused_by_name_without_blocking) {
+  TempDir dir;
+  CausalLM model = randomModel(smallConfig());
+  saveModel(*model, dir.path("m"));
+  // A FIFO in place of the weights blocked the reader forever; a link to /dev/zero was read without end.
+  fs::remove(dir.path("m/model.safetensors"));
+  REQUIRE(::mkfifo(dir.path("m/model.safetensors").c_str(), 0600) == 0);
+  REQUIRE_THROWS_WITH(loadModel(dir.path("m")), "m/model.safetensors", "is a FIFO", "not a regular file");
+  fs::remove(dir.path("m/config.json"));
+  fs::create_symlink("/dev/zero", dir.path("m/config.json"));
+  REQUIRE_THROWS_WITH(loadConfigFile(dir.path("m/config.json")), "m/config.json", "is a character device");
+  fs::create_directories(dir.path("tok/merges.txt"));
+  std::ofstream(dir.path("tok/vocab.json")) << "{\"a\": 0}";
+  REQUIRE_THROWS_WITH(BpeTokenizer::load(dir.path("tok")), "tok/merges.txt", "is a directory");
+  // A text file is read only up to a size that such a file can have.
+  writeFileAtomic(dir.path("big.json"), std::string(2048, ' '));
+  REQUIRE_THROWS_WITH(readTextFile(dir.path("big.json"), 1024), "big.json", "more than the");
+}
+
+// --- files that loaded wrongly ----------------------------------------------------------------------------
+
+TEST_CASE(a_safetensors_header_length_lowered_into_its_padding_is_refused) {
+  // The header's JSON followed by the spaces that pad it; its length lowered by 3 still parses, and every
+  // tensor would be read 3 bytes early (all-NaN logits). The tensors must tile the data exactly.
+  TempDir dir;
+  const std::string header =
+      R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})" + std::string(5, ' ');
+  const uint64_t lowered = header.size() - 3;
+  {
+    std::ofstream out(dir.path("w.safetensors"), std::ios::binary);
+    out.write(reinterpret_cast<const char*>(&lowered), 8);
+    out << header << std::string(8, '\x01');
+  }
+  REQUIRE_THROWS_WITH(SafetensorsFile::open(dir.path("w.safetensors")), "w.safetensors",
+                      "3 bytes after the last tensor", "wrong header length");
+  // A gap between two tensors is refused the same way.
+  const std::string gap =
+      R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"b":{"dtype":"F32","shape":[1],"data_offsets":[8,12]}})";
+  {
+    std::ofstream out(dir.path("gap.safetensors"), std::ios::binary);
+    const uint64_t n = gap.size();
+    out.write(reinterpret_cast<const char*>(&n), 8);
+    out << gap << std::string(12, '\0');
+  }
+  REQUIRE_THROWS_WITH(SafetensorsFile::open(dir.path("gap.safetensors")), "4 unused bytes before tensor 'b'");
+  // The header must be UTF-8.
+  const std::string latin1 = "{\"w\xe9\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}";
+  {
+    std::ofstream out(dir.path("latin1.safetensors"), std::ios::binary);
+    const uint64_t n = latin1.size();
+    out.write(reinterpret_cast<const char*>(&n), 8);
+    out << latin1 << std::string(4, '\0');
+  }
+  REQUIRE_THROWS_WITH(SafetensorsFile::open(dir.path("latin1.safetensors")), "latin1.safetensors",
+                      "not valid JSON");
+}
+
+TEST_CASE(fakeln_scales_and_mixes_are_checked_not_taken) {
+  TempDir dir;
+  REQUIRE_EQ(parsedWith(dir, "/normfree/sites/LN_v.1/scale", 1.25).norms.at({SiteKind::V, 1}).scale, 1.25);
+  // 1e-320 is 0 as a float32: a division by zero in every forward pass.
+  REQUIRE_THROWS_WITH(parsedWith(dir, "/normfree/sites/LN_v.1/scale", 1e-320), "config.json", "LN_v.1",
+                      "scale must be a positive float32 number");
+  REQUIRE_THROWS_WITH(parsedWith(dir, "/normfree/sites/LN_v.1/scale", 1e39), "positive float32 number");
+  REQUIRE_THROWS_WITH(parsedWith(dir, "/normfree/sites/LN_v.1/real_mix", 1e308),
+                      "real_mix must lie in [0, 1]");
+  REQUIRE_THROWS_WITH(parsedWith(dir, "/normfree/sites/LN_v.1/real_mix", -3), "real_mix must lie in [0, 1]");
+  // A FakeLN that lost its scale used to divide by 1.0, silently.
+  REQUIRE_THROWS_WITH(parsedWith(dir, "/normfree/sites/LN_v.1/scale", nullptr), "config.json",
+                      "'scale' is missing");
+  REQUIRE_THROWS_WITH(parsedWith(dir, "/normfree/sites/LN_v.1/scale", "2"),
+                      "'scale' is missing or not a number");
+  REQUIRE_THROWS_WITH(parsedWith(dir, "/normfree/folded", 1), "'folded' is missing or not true or false");
+}
+
+TEST_CASE(shape_fields_are_whole_numbers_in_range_never_converted) {
+  TempDir dir;
+  REQUIRE_THROWS_WITH(parsedWith(dir, "/n_head", 1.5), "config.json", "n_head", "1.5");
+  REQUIRE_THROWS_WITH(parsedWith(dir, "/n_head", true), "config.json", "n_head", "true");
+  const uint64_t wraps = (uint64_t{1} << 32) + 2;  // was read as 2
+  for (const char* field : {"/n_layer", "/vocab_size", "/n_embd"})
+    REQUIRE_THROWS_WITH(parsedWith(dir, field, wraps), "config.json", field + 1, std::to_string(wraps));
+  // A shape that fits 32 bits but no memory is refused before anything is allocated.
+  REQUIRE_THROWS_WITH(parsedWith(dir, "/n_layer", 100000000), "config.json",
+                      "n_layer = 100000000 is implausible");
+  ModelShape huge = smallConfig();
+  huge.nLayer = 2048;
+  huge.nEmbd = 5120;
+  huge.nHead = 40;
+  huge.nPositions = 1024;
+  huge.validate("huge");  // 6.4e11 parameters: a shape the engine takes, on a machine with the memory
+  REQUIRE_THROWS_WITH(makeModel(huge), "parameters", "of memory available");
+}
+
+TEST_CASE(schedule_and_run_config_numbers_are_never_converted) {
+  // One event {step 3, LN_mlp, layer 1} with `key` set to `value`, read as a schedule file.
+  auto scheduleWith = [](const std::string& key, const json& value) {
+    json event{{"step", 3}, {"site", "LN_mlp"}, {"layer", 1}};
+    if (!key.empty()) event[key] = value;
+    return scheduleFromJson(json{{"events", json::array({event})}}, "schedule.json");
+  };
+  REQUIRE_EQ(scheduleWith("", nullptr).events.at(0).layer, 1);
+  REQUIRE_THROWS_WITH(scheduleWith("layer", (uint64_t{1} << 32) + 1), "schedule.json", "event 0", "'layer'",
+                      "4294967297");                                         // was read as layer 1
+  REQUIRE_THROWS_WITH(scheduleWith("layer", uint64_t{1} << 63), "'layer'");  // was read as layer 0
+  REQUIRE_THROWS_WITH(scheduleWith("step", 2.7), "'step'", "2.7");           // was read as step 2
+  REQUIRE_THROWS_WITH(scheduleWith("id", "7"), "'id'");
+  TempDir dir;
+  json config = toJson(smallRun(dir));
+  config["optimizer"]["micro_batch"] = 1.5;
+  REQUIRE_THROWS_WITH(runConfigFromJson(config, "config.json"), "config.json", "'optimizer.micro_batch'",
+                      "1.5");
+  config = toJson(smallRun(dir));
+  config["removal"]["pos0_treatment"] = 1;
+  REQUIRE_THROWS_WITH(runConfigFromJson(config, "config.json"), "'removal.pos0_treatment'");
+}
+
+TEST_CASE(switching_off_a_treatment_that_cannot_be_on_is_refused) {
+  TempDir dir;
+  RunConfig config = smallRun(dir);
+  // The treatment is not used by this run.
+  config.schedule.events.push_back({0, 20, EventAction::EndPos0Treatment, SiteKind::Mlp, -1});
+  REQUIRE_THROWS_WITH(Trainer::start(dir.path("a"), config), "does not use the position-0 treatment");
+  config.removal.pos0Treatment = true;
+  REQUIRE(Trainer::start(dir.path("b"), config) != nullptr);
+  // LN_qk.1's treatment when LN_qk is never made fake (nor any site, here).
+  config.schedule.events = {{0, 20, EventAction::EndPos0Treatment, SiteKind::Qk, 1}};
+  REQUIRE_THROWS_WITH(Trainer::start(dir.path("c"), config), "LN_qk.1 is never made fake");
+  // The same rule for live edits.
+  config.schedule = smallRun(dir).schedule;
+  config.removal.pos0Treatment = false;
+  auto trainer = Trainer::start(dir.path("d"), config);
+  const EditResult refused = trainer->addEvent({0, 25, EventAction::EndPos0Treatment, SiteKind::Mlp, 0});
+  REQUIRE(!refused.accepted && refused.refusal);
+  REQUIRE(refused.refusal->problems.at(0).code == ScheduleProblem::Code::TreatmentNotUsed);
+  // A site the starting model has made fake already cannot be made fake again.
+  CausalLM partly = loadModel(config.model);
+  partly->norms().at({SiteKind::V, 1}) = {NormKind::FakeLN, 1.25, 1.0, false, false};
+  saveModel(*partly, dir.path("partly"));
+  config.model = dir.path("partly");
+  REQUIRE_THROWS_WITH(Trainer::start(dir.path("e"), config), "step 14: LN_v.1 → fake",
+                      "LN_v.1 is fakeln already");
+}
+
+TEST_CASE(an_evaluation_over_zero_tokens_is_an_error_not_a_loss_of_zero) {
+  TempDir dir;
+  const ModelShape c = smallConfig();
+  CausalLM model = randomModel(c);
+  const auto tokens = randomTokens(c, 1, 200, 3).flatten();
+  writeTokens(dir.path("d.bin"),
+              std::vector<int32_t>(tokens.data_ptr<int64_t>(), tokens.data_ptr<int64_t>() + 200),
+              c.vocabSize);
+  const std::vector<bool> none(c.vocabSize, false);
+  EvalOptions options;
+  options.allowedTokens = &none;
+  REQUIRE_THROWS_WITH(evaluate(*model, TokenFile::open(dir.path("d.bin")), options), "d.bin",
+                      "no token was evaluated", "filter excluded all");
+  writeTokens(dir.path("short.bin"), {1, 2, 3}, c.vocabSize);
+  REQUIRE_THROWS_WITH(evaluate(*model, TokenFile::open(dir.path("short.bin")), {}), "short.bin",
+                      "fewer than one chunk");
+}
+
+// --- divergence -----------------------------------------------------------------------------------------
+
+// The issue's learning rate of 50, given to a sane run through resume's override: within a step the weights
+// are ruined and the loss is thousands of times what it was.
+ResumeOverrides lrFarTooHigh() {
+  ResumeOverrides far;
+  far.lr = 50;
+  far.minLr = 50;
+  return far;
+}
+
+TEST_CASE(a_diverging_run_stops_before_its_update_and_keeps_its_last_sane_checkpoint) {
+  TempDir dir;
+  RunConfig config = smallRun(dir);
+  config.checkpointInterval = 1;
+  config.keepCheckpoints = 1;  // retention keeps only the newest… and the last sane one
+  const std::string runDir = dir.path("run");
+  runUntil(*Trainer::start(runDir, config), 6);
+  const int64_t sane = readTrainingState(run::latestCheckpoint(runDir)).stepsDone;
+  const double saneLoss = records(runDir, "step").at(static_cast<std::size_t>(sane) - 1)["loss"];
+
+  auto trainer = Trainer::resume(runDir, std::nullopt, lrFarTooHigh());
+  REQUIRE_THROWS_WITH(trainer->run(), "step " + std::to_string(sane + 2), "above 3 × ",
+                      "stopped before updating the weights", run::checkpointPath(runDir, sane), "--lr");
+  // Step sane+1 trained with the new rate and was checkpointed; step sane+2's loss showed the damage, so
+  // that checkpoint is gone and the last sane one is newest again.
+  const auto divergence = records(runDir, "divergence");
+  REQUIRE_EQ(divergence.size(), 1u);
+  REQUIRE_EQ(divergence[0]["action"], "stop");
+  REQUIRE_EQ(run::latestCheckpoint(runDir), run::checkpointPath(runDir, sane));
+  REQUIRE(!fs::exists(run::checkpointPath(runDir, sane + 1)));
+  // Its weights are the sane ones: their loss on a training batch is the run's loss before the change.
+  CausalLM kept = loadModel(run::latestCheckpoint(runDir));
+  const EvalResult e = evaluate(*kept, TokenFile::open(config.trainData), {});
+  REQUIRE_MSG(e.summary.meanLoss < 1.5 * saneLoss, e.summary.meanLoss << " against " << saneLoss);
+  // The override is in the run's history and its config.
+  const auto resumes = records(runDir, "resume");
+  REQUIRE_EQ(resumes.back()["overrides"]["lr"].get<double>(), 50.0);
+  REQUIRE_EQ(json::parse(readTextFile(run::configPath(runDir)))["optimizer"]["lr"].get<double>(), 50.0);
+}
+
+TEST_CASE(a_diverging_run_rolls_back_with_a_lower_learning_rate_and_finishes_sane) {
+  TempDir dir;
+  RunConfig config = smallRun(dir);
+  config.checkpointInterval = 2;
+  config.divergence.action = DivergenceAction::Rollback;
+  config.divergence.lrFactor = 0.01;  // 50 → 0.5 → 0.005: sane within the allowed rollbacks
+  config.divergence.maxRollbacks = 3;
+  const std::string runDir = dir.path("run");
+  runUntil(*Trainer::start(runDir, config), 6);
+  const int64_t resumedAt = readTrainingState(run::latestCheckpoint(runDir)).stepsDone;
+  const double saneLoss = records(runDir, "step").at(static_cast<std::size_t>(resumedAt) - 1)["loss"];
+
+  REQUIRE(Trainer::resume(runDir, std::nullopt, lrFarTooHigh())->run());
+  const auto rollbacks = records(runDir, "rollback");
+  REQUIRE(!rollbacks.empty() && rollbacks.size() <= 3);
+  double lr = 50;
+  for (const auto& r : rollbacks) {
+    REQUIRE_MSG(std::abs(r["lr"].get<double>() - lr * 0.01) < 1e-9 * lr, r.dump());
+    lr = r["lr"];
+    REQUIRE(r["step"].get<int64_t>() >= resumedAt);  // never before the sane state it resumed
+  }
+  REQUIRE_EQ(json::parse(readTextFile(run::configPath(runDir)))["optimizer"]["lr"].get<double>(), lr);
+  REQUIRE_EQ(records(runDir, "divergence").size(), rollbacks.size());
+  // The history as it stands has every step once; the abandoned stretches stay in the file.
+  const auto steps = records(runDir, "step");
+  REQUIRE_EQ(steps.size(), static_cast<std::size_t>(config.optimizer.maxSteps));
+  for (std::size_t i = 0; i < steps.size(); ++i) REQUIRE_EQ(steps[i]["step"].get<int64_t>(), int64_t(i + 1));
+  std::size_t written = 0;
+  for (const auto& r : allRecords(runDir)) written += r["type"] == "step";
+  REQUIRE(written > steps.size());
+  // The finished model is sane: its loss is finite and near the run's before the change.
+  CausalLM final = loadModel(run::finalModelPath(runDir));
+  const EvalResult e = evaluate(*final, TokenFile::open(config.trainData), {});
+  REQUIRE_MSG(std::isfinite(e.summary.meanLoss) && e.summary.meanLoss < 1.5 * saneLoss,
+              e.summary.meanLoss << " against " << saneLoss);
+}
+
+TEST_CASE(a_resumed_run_keeps_every_record_of_its_history) {
+  TempDir dir;
+  RunConfig config = smallRun(dir);
+  config.checkpointInterval = 5;
+  const std::string runDir = dir.path("run");
+  runUntil(*Trainer::start(runDir, config), 7);  // stopped with a checkpoint after step 7 or later
+  const int64_t stopped = readTrainingState(run::latestCheckpoint(runDir)).stepsDone;
+  const std::size_t before = allRecords(runDir).size();
+  REQUIRE(Trainer::resume(runDir)->run());
+  const auto all = allRecords(runDir);
+  REQUIRE(all.size() > before);  // appended, nothing cut
+  // The checkpoint the resume started from keeps its own record (it used to be cut with its tail).
+  bool found = false;
+  for (const auto& r : records(runDir, "checkpoint")) found = found || r["step"].get<int64_t>() == stopped;
+  REQUIRE(found);
+  REQUIRE_EQ(records(runDir, "stop").size(), 1u);
+  REQUIRE_EQ(records(runDir, "step").size(), static_cast<std::size_t>(config.optimizer.maxSteps));
+}
+
+TEST_MAIN()

@@ -25,6 +25,7 @@ packages=(
   python3-sentencepiece   # trains and encodes the SentencePiece model the tokenizer tests compare against
   python3-matplotlib      # the figures in docs/ (docs/figures/*.py)
   clang-format            # the formatting check (tests/lint/check_format.sh)
+  clang libclang-rt-14-dev  # the parsers' fuzzers (tests/fuzz): clang 14 with libFuzzer, ASan and UBSan runtimes
 )
 
 missing=()

@@ -8,6 +8,7 @@
 #include "data/synthetic_corpus.h"
 #include "io/atomic_file.h"
 #include "io/file_format.h"
+#include "io/json_read.h"
 #include "util/random.h"
 
 namespace nf {
@@ -238,32 +239,51 @@ nlohmann::json toJson(const IoiPromptSet& set) {
 }
 
 IoiPromptSet ioiPromptSetFromJson(const nlohmann::json& j, const std::string& source) {
+  checkFileFormat(j, kIoiFormat, source);
   IoiPromptSet set;
   try {
-    checkFileFormat(j, kIoiFormat, source);
-    set.frame = j.at("frame").get<std::string>();
-    set.startsWithEndOfText = j.at("starts_with_end_of_text").get<bool>();
-    set.length = j.at("length").get<int64_t>();
-    const auto& pos = j.at("positions");
-    set.firstNamePosition = pos.at("first_name").get<int64_t>();
-    set.secondNamePosition = pos.at("second_name").get<int64_t>();
-    set.subjectPosition = pos.at("subject").get<int64_t>();
-    set.endPosition = pos.at("end").get<int64_t>();
-    for (const auto& p : j.at("prompts")) {
-      IoiPrompt prompt{p.at("order"),          p.at("indirect_object"), p.at("subject"),
-                       p.at("place"),          p.at("object"),          p.at("clean_text"),
-                       p.at("corrupted_text"), p.at("clean_tokens"),    p.at("corrupted_tokens"),
-                       p.at("correct_id"),     p.at("wrong_id")};
-      if (static_cast<int64_t>(prompt.clean.size()) != set.length ||
-          static_cast<int64_t>(prompt.corrupted.size()) != set.length)
-        throw FileError(source, "prompt " + std::to_string(set.prompts.size()) + " has " +
-                                    std::to_string(prompt.clean.size()) + "/" +
-                                    std::to_string(prompt.corrupted.size()) + " tokens, the set says " +
-                                    std::to_string(set.length));
-      set.prompts.push_back(std::move(prompt));
-    }
-  } catch (const nlohmann::json::exception& e) {
+    // Every number checked (JsonIn): a length or position of 1e40 is refused, never converted.
+    readJson(j, "IOI prompt set", [&](const JsonIn& in) {
+      set.frame = in["frame"].text();
+      set.startsWithEndOfText = in["starts_with_end_of_text"].flag();
+      set.length = in["length"].whole<int64_t>();
+      const JsonIn pos = in["positions"];
+      // Patching indexes every prompt with these: each must lie inside the prompts.
+      for (auto [key, position] :
+           {std::pair{"first_name", &set.firstNamePosition},
+            std::pair{"second_name", &set.secondNamePosition}, std::pair{"subject", &set.subjectPosition},
+            std::pair{"end", &set.endPosition}}) {
+        *position = pos[key].whole<int64_t>();
+        if (*position < 0 || *position >= set.length)
+          throw std::invalid_argument("IOI prompt set: 'positions." + std::string(key) + "' is " +
+                                      std::to_string(*position) + ", outside prompts of " +
+                                      std::to_string(set.length) + " tokens");
+      }
+      set.prompts = in["prompts"].list([](const JsonIn& p) {
+        return IoiPrompt{p["order"].text(),
+                         p["indirect_object"].text(),
+                         p["subject"].text(),
+                         p["place"].text(),
+                         p["object"].text(),
+                         p["clean_text"].text(),
+                         p["corrupted_text"].text(),
+                         p["clean_tokens"].wholes<int32_t>(),
+                         p["corrupted_tokens"].wholes<int32_t>(),
+                         p["correct_id"].whole<int32_t>(),
+                         p["wrong_id"].whole<int32_t>()};
+      });
+      return 0;
+    });
+  } catch (const std::invalid_argument& e) {
     throw FileError(source, std::string("malformed IOI prompt set: ") + e.what());
+  }
+  for (std::size_t i = 0; i < set.prompts.size(); ++i) {
+    const IoiPrompt& prompt = set.prompts[i];
+    if (static_cast<int64_t>(prompt.clean.size()) != set.length ||
+        static_cast<int64_t>(prompt.corrupted.size()) != set.length)
+      throw FileError(source, "prompt " + std::to_string(i) + " has " + std::to_string(prompt.clean.size()) +
+                                  "/" + std::to_string(prompt.corrupted.size()) + " tokens, the set says " +
+                                  std::to_string(set.length));
   }
   if (set.prompts.empty()) throw FileError(source, "holds no prompts");
   return set;

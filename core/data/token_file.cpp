@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/file_format.h"
+#include "io/json_read.h"
 
 namespace nf {
 namespace {
@@ -33,13 +34,21 @@ TokenFileMeta readSidecar(const std::string& path) {
       meta.dtype = TokenDType::U32;
     else
       throw FileError(path, "dtype '" + dtype + "' is not supported (uint16 or uint32)");
-    meta.vocabSize = j.value("vocab_size", int64_t{-1});
-    meta.eotTokenId = j.value("eot_token_id", int64_t{-1});
-    meta.tokens = j.value("tokens", int64_t{-1});
-    meta.documents = j.value("documents", int64_t{-1});
-    meta.tokenizer = j.value("tokenizer", std::string());
-    meta.sources = j.value("sources", std::vector<std::string>{});
+    // Every number checked (JsonIn): a count of 1e40 is refused, never converted.
+    meta.vocabSize = meta.eotTokenId = meta.tokens = meta.documents = -1;
+    readJson(j, "token file sidecar", [&](const JsonIn& in) {
+      in["vocab_size"].readIfPresent(meta.vocabSize);
+      in["eot_token_id"].readIfPresent(meta.eotTokenId);
+      in["tokens"].readIfPresent(meta.tokens);
+      in["documents"].readIfPresent(meta.documents);
+      in["tokenizer"].readIfPresent(meta.tokenizer);
+      if (in["sources"].present())
+        meta.sources = in["sources"].list([](const JsonIn& x) { return x.text(); });
+      return 0;
+    });
   } catch (const nlohmann::json::exception& e) {
+    throw FileError(path, std::string("malformed: ") + e.what());
+  } catch (const std::invalid_argument& e) {
     throw FileError(path, std::string("malformed: ") + e.what());
   }
   return meta;

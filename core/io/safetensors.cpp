@@ -107,7 +107,7 @@ SafetensorsFile SafetensorsFile::open(const std::string& path) {
       }
       continue;
     }
-    auto fail = [&](const std::string& problem) {
+    auto fail = [&, &name = name](const std::string& problem) {  // (clang 14 captures no structured binding)
       throw FileError(path, "tensor '" + name + "': " + problem);
     };
     if (!entry.is_object()) fail("entry is not an object");

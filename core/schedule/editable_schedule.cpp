@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "io/json_read.h"
+
 namespace nf {
 
 std::string describe(const EditRefusal& r) {
@@ -110,9 +112,13 @@ EditResult readEditResult(const nlohmann::json& j) {
   if (j["accepted"].get<bool>()) return EditResult::accept(j["event_id"].get<int64_t>());
   const nlohmann::json& r = j.value("refusal", nlohmann::json());
   if (!r.is_object() || !r.contains("code") || !r["code"].is_string()) fail("a refusal needs its \"code\"");
+  // An optional field of the answer, type-checked (JsonIn): a step of 1e40 is refused, never converted.
   auto field = [](const nlohmann::json& o, const char* key, auto otherwise) {
-    const auto it = o.find(key);
-    return it != o.end() && !it->is_null() ? it->template get<decltype(otherwise)>() : otherwise;
+    readJson(o, "an edit's answer", [&](const JsonIn& in) {
+      in[key].readIfPresent(otherwise);
+      return 0;
+    });
+    return otherwise;
   };
   std::optional<EditRefusal> refusal;
   for (Code c : {Code::NoSuchEvent, Code::EventAlreadyApplied, Code::StepAlreadyStarted,

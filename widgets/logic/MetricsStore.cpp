@@ -1,12 +1,28 @@
 // Parses metrics.jsonl records into the training view's series (see MetricsStore.h).
 #include "logic/MetricsStore.h"
 
+#include <cstdint>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 namespace {
 double number(const nlohmann::json& j, const char* key) {
   auto it = j.find(key);
   return it != j.end() && it->is_number() ? it->get<double>() : std::numeric_limits<double>::quiet_NaN();
+}
+// A whole-number field, or `otherwise` when it is missing, not whole or out of range (a step of 1e40 in a
+// damaged line is no step).
+int64_t whole(const nlohmann::json& j, const char* key, int64_t otherwise) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number_integer()) return otherwise;
+  if (it->is_number_unsigned() && it->get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max()))
+    return otherwise;
+  return it->get<int64_t>();
+}
+// A text field, or `otherwise` when it is missing or not text.
+std::string text(const nlohmann::json& j, const char* key, const std::string& otherwise) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : otherwise;
 }
 std::string baseName(const std::string& path) {
   const auto slash = path.find_last_of('/');
@@ -30,8 +46,8 @@ bool MetricsStore::ingest(const std::string& line) {
     steps.lr.push_back(number(r, "lr"));
     steps.gradNorm.push_back(number(r, "grad_norm"));
     steps.tokensPerSecond.push_back(number(r, "tokens_per_second"));
-    const double workers = number(r, "world_size");
-    worldSize = workers >= 1 ? static_cast<int>(workers) : 1;
+    const int64_t workers = whole(r, "world_size", 1);
+    worldSize = workers >= 1 && workers <= 1 << 20 ? static_cast<int>(workers) : 1;
     workerTokensPerSecond.clear();
     if (auto it = r.find("worker_tokens_per_second"); it != r.end() && it->is_array())
       for (const auto& pace : *it)
@@ -40,21 +56,20 @@ bool MetricsStore::ingest(const std::string& line) {
       for (const auto& [site, s] : it->items())
         scales[site].push_back({step, number(s, "tracked"), number(s, "frozen")});
   } else if (type == "eval") {
-    evals[baseName(r.value("file", std::string("eval")))].push_back(
-        {number(r, "step"), number(r, "mean_loss")});
+    evals[baseName(text(r, "file", "eval"))].push_back({number(r, "step"), number(r, "mean_loss")});
   } else if (type == "event") {
-    events.push_back({r.value("step", int64_t{0}), r.value("description", std::string())});
+    events.push_back({whole(r, "step", 0), text(r, "description", "")});
   } else if (type == "warning") {
-    lastWarning = r.value("message", std::string());
+    lastWarning = text(r, "message", "");
   } else if (type == "rollback") {
-    rewindTo(r.value("step", int64_t{0}));
+    rewindTo(whole(r, "step", 0));
   } else if (type == "start" || type == "resume" || type == "stop" || type == "finish" || type == "pause" ||
              type == "continue") {
     lastStatus = type;
-    if (type == "resume") rewindTo(r.value("step", int64_t{0}));
+    if (type == "resume") rewindTo(whole(r, "step", 0));
     if (type == "start") {
-      mode = r.value("mode", std::string());
-      maxSteps = r.value("max_steps", int64_t{0});
+      mode = text(r, "mode", "");
+      maxSteps = whole(r, "max_steps", 0);
     }
   }
   return true;

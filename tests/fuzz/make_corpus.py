@@ -10,10 +10,13 @@ import json
 import os
 import shutil
 import struct
+import sys
 
 import numpy as np
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(ROOT, "..", "reference"))
+from bpe_reference import bytes_to_unicode  # noqa: E402  GPT-2's byte -> character map, written once
 CORPUS = os.path.join(ROOT, "corpus")
 REPO = os.path.dirname(os.path.dirname(ROOT))
 
@@ -148,19 +151,6 @@ def run_config_seeds():
 
 
 # --- GPT-2 tokenizer files: vocab.json, NUL, merges.txt.
-def bytes_to_unicode():
-    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("\u00a1"), ord("\u00ac") + 1)) + \
-        list(range(ord("\u00ae"), ord("\u00ff") + 1))
-    cs = bs[:]
-    n = 0
-    for b in range(256):
-        if b not in bs:
-            bs.append(b)
-            cs.append(256 + n)
-            n += 1
-    return dict(zip(bs, (chr(c) for c in cs)))
-
-
 def small_bpe():
     """256 byte tokens, merges of a few frequent English pairs, then <|endoftext|>."""
     alphabet = bytes_to_unicode()

@@ -17,7 +17,7 @@
 #include "io/file_format.h"
 #include "model/hf_checkpoint.h"
 #include "run/run_directory.h"
-#include "train/memory_plan.h"
+#include "util/bytes.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;

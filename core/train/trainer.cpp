@@ -21,9 +21,9 @@
 #include "train/aux_loss.h"
 #include "train/checkpoint.h"
 #include "train/divergence.h"
-#include "train/memory_plan.h"
 #include "train/optimizer.h"
 #include "train/removal_tracker.h"
+#include "util/bytes.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;

@@ -11,6 +11,7 @@
 #include <QUndoStack>
 #include <QWheelEvent>
 #include <algorithm>
+#include <optional>
 
 #include "EditRefusalText.h"
 
@@ -38,6 +39,55 @@ QColor rowColor(int row) {
   return colors[std::clamp(row, 0, 4)];
 }
 
+// An event's sites as the engine names them: "LN_v.1", "LN_mlp.all", "LN_f".
+QString sitesOf(const nf::ScheduleEvent& e) {
+  QString sites = QString::fromStdString(nf::siteKindName(e.site));
+  if (e.site != nf::SiteKind::Final)
+    sites += e.layer < 0 ? QStringLiteral(".all") : QStringLiteral(".%1").arg(e.layer);
+  return sites;
+}
+
+// What an event changes, as a sentence's subject: "LN_v.1", "the end of LN_mlp.all's position-0 treatment".
+QString subjectOf(const nf::ScheduleEvent& e) {
+  switch (e.action) {
+    case nf::EventAction::EndPos0Treatment:
+      return TimelineWidget::tr("the end of %1's position-0 treatment").arg(sitesOf(e));
+    case nf::EventAction::EndEotTreatment:
+      return TimelineWidget::tr("the end of %1's end-of-text treatment").arg(sitesOf(e));
+    case nf::EventAction::MakeFake:
+      break;
+  }
+  return sitesOf(e);
+}
+
+// Several events' subjects: the first three, then how many more.
+QString subjectsOf(const std::vector<nf::ScheduleEvent>& events) {
+  constexpr size_t kNamed = 3;
+  QStringList names;
+  for (size_t i = 0; i < events.size() && i < kNamed; ++i) names << subjectOf(events[i]);
+  QString text = names.join(QStringLiteral(", "));
+  if (events.size() > kNamed)
+    text += TimelineWidget::tr(" and %n more", "", static_cast<int>(events.size() - kNamed));
+  return text;
+}
+
+}  // namespace
+
+QString TimelineWidget::happeningOf(const nf::ScheduleEvent& e) {
+  switch (e.action) {
+    case nf::EventAction::EndPos0Treatment:
+      return TimelineWidget::tr("the position-0 treatment of %1 ends at step %2").arg(sitesOf(e)).arg(e.step);
+    case nf::EventAction::EndEotTreatment:
+      return TimelineWidget::tr("the end-of-text treatment of %1 ends at step %2")
+          .arg(sitesOf(e))
+          .arg(e.step);
+    case nf::EventAction::MakeFake:
+      break;
+  }
+  return TimelineWidget::tr("%1 becomes fake at step %2").arg(sitesOf(e)).arg(e.step);
+}
+
+namespace {
 QString layerLabel(const nf::ScheduleEvent& e) {
   if (e.action == nf::EventAction::EndPos0Treatment) return QStringLiteral("0");
   if (e.action == nf::EventAction::EndEotTreatment) return QStringLiteral("E");
@@ -101,6 +151,8 @@ class TimelineEditCommand : public QUndoCommand {
       m_w->refuse(EditRefusalText::of(r));
     } else {
       Q_EMIT m_w->scheduleEdited();
+      Q_EMIT m_w->editAccepted(undoing ? TimelineWidget::tr("Undone: %1").arg(text())
+                                       : TimelineWidget::tr("Redone: %1").arg(text()));
     }
     m_w->refresh();
   }
@@ -176,6 +228,17 @@ int TimelineWidget::leftMargin() const {
     widest = std::max(widest, fontMetrics().horizontalAdvance(rowName(row)));
   return widest + 14;
 }
+
+int TimelineWidget::minimumRowHeight() const {
+  return std::max(TimelineGeometry::kMinRowHeight, fontMetrics().height() + 4);
+}
+
+QSize TimelineWidget::minimumSizeHint() const {
+  return {300, TimelineGeometry::widgetHeightFor(minimumRowHeight())};
+}
+
+// Rows need no more than their minimum: the room left goes to the plots above.
+QSize TimelineWidget::sizeHint() const { return {800, minimumSizeHint().height()}; }
 
 TimelineGeometry TimelineWidget::geometry() const {
   return TimelineGeometry::forWidget(width(), height(), leftMargin(), m_view);
@@ -352,12 +415,14 @@ void TimelineWidget::mouseReleaseEvent(QMouseEvent* event) {
   if (!r.accepted) {
     refuse(EditRefusalText::of(r));  // snaps back: the schedule is re-read as it is
   } else {
-    const QString text = moves.size() == 1 ? tr("Move %1 to step %2")
-                                                 .arg(QString::fromStdString(nf::describe(before.front())))
-                                                 .arg(after.front().step)
-                                           : tr("Move %n events", "", static_cast<int>(moves.size()));
+    const bool one = moves.size() == 1;
+    const int n = static_cast<int>(moves.size());
+    const QString text = one ? tr("Move %1 to step %2").arg(subjectOf(before.front())).arg(after.front().step)
+                             : tr("Move %n events", "", n);
     m_undo->push(new TimelineEditCommand(this, TimelineEditCommand::Kind::Move, before, after, text));
     Q_EMIT scheduleEdited();
+    Q_EMIT editAccepted(one ? tr("Moved %1 to step %2").arg(subjectOf(before.front())).arg(after.front().step)
+                            : tr("Moved %n event(s): %1", "", n).arg(subjectsOf(before)));
   }
   refresh();
 }
@@ -377,6 +442,7 @@ bool TimelineWidget::addEvent(const nf::ScheduleEvent& event) {
   refresh();
   m_selected = {added.id};
   Q_EMIT scheduleEdited();
+  Q_EMIT editAccepted(tr("Added: %1").arg(happeningOf(added)));
   return true;
 }
 
@@ -404,6 +470,8 @@ bool TimelineWidget::deleteSelected() {
   m_selected.clear();
   refresh();
   Q_EMIT scheduleEdited();
+  Q_EMIT editAccepted(
+      tr("Deleted %n event(s): %1", "", static_cast<int>(removed.size())).arg(subjectsOf(removed)));
   return true;
 }
 
@@ -416,30 +484,52 @@ void TimelineWidget::refuse(const QString& why) {
 void TimelineWidget::populateAddMenu(QMenu* menu, int row, int64_t step) {
   if (!m_editor || row < 0) return;
   step = TimelineDrag::clampToEditable(step, m_stepsDone, m_maxSteps);
-  auto addAction = [&](const QString& label, nf::ScheduleEvent e) {
+  // Each candidate is asked of the editor first (the engine's rules), so no entry leads to a refusal.
+  bool offered = false;
+  std::optional<nf::EditResult> refused;  // the first candidate's refusal: why nothing may be offered
+  auto offer = [&](QMenu* into, const QString& label, nf::ScheduleEvent e) {
     e.step = step;
-    menu->addAction(label, this, [this, e] { addEvent(e); });
+    const nf::EditResult r = m_editor->check(e);
+    if (!r.accepted) {
+      if (!refused) refused = r;
+      return;
+    }
+    into->addAction(label, this, [this, e] { addEvent(e); });
+    offered = true;
+  };
+  auto submenu = [&](const QString& title,
+                     const std::vector<std::pair<QString, nf::ScheduleEvent>>& entries) {
+    auto* sub = new QMenu(title, menu);
+    for (const auto& [label, e] : entries) offer(sub, label, e);
+    if (sub->isEmpty())
+      delete sub;
+    else
+      menu->addMenu(sub);
   };
   if (row == 4) {
-    addAction(tr("End position-0 treatment at step %1").arg(step),
-              {0, step, nf::EventAction::EndPos0Treatment, nf::SiteKind::Mlp, -1});
-    addAction(tr("End end-of-text treatment at step %1").arg(step),
-              {0, step, nf::EventAction::EndEotTreatment, nf::SiteKind::V, -1});
-    return;
+    std::vector<std::pair<QString, nf::ScheduleEvent>> pos0;
+    for (int kindRow = 0; kindRow < 4; ++kindRow)
+      pos0.push_back(
+          {rowName(kindRow),
+           {0, step, nf::EventAction::EndPos0Treatment, TimelineGeometry::kindOfRow(kindRow), -1}});
+    submenu(tr("End position-0 treatment at step %1").arg(step), pos0);
+    offer(menu, tr("End end-of-text treatment at step %1").arg(step),
+          {0, step, nf::EventAction::EndEotTreatment, nf::SiteKind::V, -1});
+  } else if (const nf::SiteKind kind = TimelineGeometry::kindOfRow(row); kind == nf::SiteKind::Final) {
+    offer(menu, tr("Make LN_f fake at step %1").arg(step), {0, step, nf::EventAction::MakeFake, kind, -1});
+  } else {
+    std::vector<std::pair<QString, nf::ScheduleEvent>> layers;
+    for (int layer = 0; layer < m_layers; ++layer)
+      layers.push_back({tr("layer %1").arg(layer), {0, step, nf::EventAction::MakeFake, kind, layer}});
+    layers.push_back({tr("all layers"), {0, step, nf::EventAction::MakeFake, kind, -1}});
+    submenu(tr("Make %1 fake at step %2").arg(rowName(row)).arg(step), layers);
   }
-  const nf::SiteKind kind = TimelineGeometry::kindOfRow(row);
-  if (kind == nf::SiteKind::Final) {
-    addAction(tr("Make LN_f fake at step %1").arg(step), {0, step, nf::EventAction::MakeFake, kind, -1});
-    return;
-  }
-  QMenu* sub = menu->addMenu(tr("Make %1 fake at step %2").arg(rowName(row)).arg(step));
-  for (int layer = 0; layer < m_layers; ++layer)
-    sub->addAction(tr("layer %1").arg(layer), this, [this, kind, layer, step] {
-      addEvent({0, step, nf::EventAction::MakeFake, kind, layer});
-    });
-  sub->addAction(tr("all layers"), this, [this, kind, step] {
-    addEvent({0, step, nf::EventAction::MakeFake, kind, -1});
-  });
+  if (offered || !refused) return;
+  const QString why = EditRefusalText::of(*refused);  // one line per problem: the first says it
+  QAction* nothing = menu->addAction(tr("Nothing to add here: %1").arg(why.section(QLatin1Char('\n'), 0, 0)));
+  nothing->setEnabled(false);
+  nothing->setToolTip(why);
+  menu->setToolTipsVisible(true);
 }
 
 void TimelineWidget::mouseDoubleClickEvent(QMouseEvent* event) {
@@ -511,5 +601,6 @@ bool TimelineWidget::event(QEvent* event) {
 
 void TimelineWidget::changeEvent(QEvent* event) {
   if (event->type() == QEvent::LanguageChange) retranslate();
+  if (event->type() == QEvent::FontChange) updateGeometry();  // the rows' height follows the font
   QWidget::changeEvent(event);
 }

@@ -46,15 +46,26 @@ class TimelineWidget : public QWidget {
   bool addEvent(const nf::ScheduleEvent& event);
   bool deleteSelected();
 
+  // The add menu of the double-click and the context menu at a row and step: only the events the editor
+  // would accept there; when none, one disabled entry that says why. Public for tests.
+  void populateAddMenu(QMenu* menu, int row, int64_t step);
+
   QString lastMessage() const { return m_lastMessage; }
+  // What an event does, in the GUI's language: "LN_mlp.2 becomes fake at step 120".
+  static QString happeningOf(const nf::ScheduleEvent& e);
   int64_t playheadStep() const { return m_stepsDone; }
 
   static constexpr int kRows = TimelineGeometry::kRows;  // LN_mlp, LN_qk, LN_v, LN_f, treatments
 
+  // Both tall enough for the step axis and every row: a dock holding the timeline keeps its rows.
+  QSize sizeHint() const override;
+  QSize minimumSizeHint() const override;
+
  Q_SIGNALS:
   void viewRangeChanged(double first, double last);
-  void scheduleEdited();                 // an edit, undo or redo was accepted
-  void editRefused(const QString& why);  // shown in the status bar too
+  void scheduleEdited();                   // an edit, undo or redo was accepted
+  void editAccepted(const QString& what);  // the same, said in a sentence ("Moved LN_v.1 to step 240")
+  void editRefused(const QString& why);    // shown in the status bar too
 
  protected:
   void paintEvent(QPaintEvent*) override;
@@ -67,18 +78,16 @@ class TimelineWidget : public QWidget {
   void keyPressEvent(QKeyEvent*) override;
   bool event(QEvent*) override;  // tooltips
   void changeEvent(QEvent*) override;
-  QSize sizeHint() const override { return {800, 170}; }
-  QSize minimumSizeHint() const override { return {300, 130}; }
 
  private:
   friend class TimelineEditCommand;
 
   TimelineGeometry geometry() const;         // of the current size, font and view range
   int leftMargin() const;                    // room for the row names
+  int minimumRowHeight() const;              // a marker's, or the row name's in the current font
   int64_t eventAt(const QPoint& pos) const;  // -1 when none
   bool locked(const nf::ScheduleEvent& e) const { return TimelineDrag::locked(e, m_stepsDone); }
   void refuse(const QString& why);
-  void populateAddMenu(QMenu* menu, int row, int64_t step);
   void emitRange();
   void retranslate();
 

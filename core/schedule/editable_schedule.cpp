@@ -230,6 +230,12 @@ EditResult EditableSchedule::add(ScheduleEvent event) {
   return r;
 }
 
+EditResult EditableSchedule::checkAdd(ScheduleEvent event) const {
+  EditableSchedule dryRun = *this;
+  dryRun.persist = nullptr;
+  return dryRun.add(std::move(event));
+}
+
 EditResult EditableSchedule::moveEvents(const std::vector<std::pair<int64_t, int64_t>>& idAndStep) {
   Schedule edited = m_schedule;
   std::vector<ScheduleChange> changes;

@@ -73,6 +73,9 @@ class EditableSchedule {
   // A new event (its id is chosen here: never one used before by this schedule, not even by a deleted
   // event, since callers keep ids as handles).
   EditResult add(ScheduleEvent event);
+  // What add(event) would answer now, changing nothing (on a copy; persist is not called, so only a
+  // failing write is not foreseen): lets an editor offer only the events it would accept.
+  EditResult checkAdd(ScheduleEvent event) const;
   // Several moves as one edit: all are made or, with the reason of the first refused, none.
   EditResult moveEvents(const std::vector<std::pair<int64_t, int64_t>>& idAndStep);
   EditResult move(int64_t id, int64_t step) { return moveEvents({{id, step}}); }

@@ -680,13 +680,15 @@ struct Trainer::Impl {
     return "";
   }
 
+  // Worker 0 alone edits: the others take its schedule before each step.
+  static EditResult notMainWorker() {
+    return EditResult::refuse(EditRefusal(EditRefusal::Code::NotEditable));
+  }
+
   // An edit through the rules of EditableSchedule; accepted edits are logged (metrics, checkpoint).
   template <class Edit>
   EditResult edit(Edit&& apply) {
-    if (!isMain()) {
-      EditRefusal refusal(EditRefusal::Code::NotEditable);
-      return EditResult::refuse(refusal);
-    }
+    if (!isMain()) return notMainWorker();
     std::lock_guard<std::mutex> lock(scheduleMutex);
     EditResult result = apply(*schedule);
     if (!result.accepted) return result;
@@ -1039,6 +1041,12 @@ int Trainer::layers() const {
 
 EditResult Trainer::addEvent(ScheduleEvent event) {
   return m_impl->edit([&](EditableSchedule& s) { return s.add(event); });
+}
+
+EditResult Trainer::checkEvent(const ScheduleEvent& event) const {
+  if (!m_impl->isMain()) return Impl::notMainWorker();
+  std::lock_guard<std::mutex> lock(m_impl->scheduleMutex);
+  return m_impl->schedule->checkAdd(event);
 }
 
 EditResult Trainer::moveEvent(int64_t id, int64_t step) { return moveEvents({{id, step}}); }

@@ -83,6 +83,8 @@ class Trainer {
   // Several moves as one edit: all are accepted or none (one schedule write, an "edit" record per event).
   EditResult moveEvents(const std::vector<std::pair<int64_t, int64_t>>& idAndStep);
   EditResult deleteEvent(int64_t id);
+  // What addEvent(event) would answer now, changing nothing (schedule.json is not written). Thread-safe.
+  EditResult checkEvent(const ScheduleEvent& event) const;
   Schedule schedule() const;
   int layers() const;  // the model's depth, which the schedule's sites are checked against
 

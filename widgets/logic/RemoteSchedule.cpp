@@ -96,15 +96,17 @@ std::string RemoteSchedule::problem() const {
   return m->problem;
 }
 
+nf::EditResult RemoteSchedule::noLongerConnected() const {
+  nf::EditRefusal why{nf::EditRefusal::Code::Failed};
+  why.detail = "the run at " + m->client.address().text() + " is no longer connected";
+  return nf::EditResult::refuse(why);
+}
+
 // Checked and made on the local copy (as the run would, at the step the metrics show), queued when taken.
 template <class Change>
 nf::EditResult RemoteSchedule::edit(Change change, int kind, std::vector<std::pair<int64_t, int64_t>> moves,
                                     nf::ScheduleEvent event, int64_t id) {
-  if (m->closing) {
-    nf::EditRefusal why{nf::EditRefusal::Code::Failed};
-    why.detail = "the run at " + m->client.address().text() + " is no longer connected";
-    return nf::EditResult::refuse(why);
-  }
+  if (m->closing) return noLongerConnected();
   const int64_t done = m_stepsDone();
   std::lock_guard<std::mutex> lock(m->mutex);
   m->local.lockBefore(done);
@@ -120,6 +122,15 @@ nf::EditResult RemoteSchedule::edit(Change change, int kind, std::vector<std::pa
 
 nf::EditResult RemoteSchedule::add(nf::ScheduleEvent event) {
   return edit([&](nf::EditableSchedule& s) { return s.add(event); }, Edit::Add, {}, event);
+}
+
+nf::EditResult RemoteSchedule::check(const nf::ScheduleEvent& event) const {
+  if (m->closing) return noLongerConnected();
+  const int64_t done = m_stepsDone();
+  std::lock_guard<std::mutex> lock(m->mutex);
+  nf::EditableSchedule atRunStep = m->local;  // locked as edit() locks the copy before an add
+  atRunStep.lockBefore(done);
+  return atRunStep.checkAdd(event);
 }
 
 nf::EditResult RemoteSchedule::moveEvents(const std::vector<std::pair<int64_t, int64_t>>& idAndStep) {

@@ -34,6 +34,8 @@ class RemoteSchedule : public ScheduleEditor {
   int64_t maxSteps() const override { return m_maxSteps; }
   int layers() const override { return m_layers; }
   nf::EditResult add(nf::ScheduleEvent event) override;
+  // By the local copy's rules, as add checks it (the run may still refuse, as it may an add).
+  nf::EditResult check(const nf::ScheduleEvent& event) const override;
   nf::EditResult moveEvents(const std::vector<std::pair<int64_t, int64_t>>& idAndStep) override;
   nf::EditResult remove(int64_t id) override;
 
@@ -45,6 +47,7 @@ class RemoteSchedule : public ScheduleEditor {
   // What the sending thread shares with this editor: it outlives the editor until the edits still waiting
   // are sent (or the run is found unreachable), so dropping the editor never blocks its owner's thread.
   struct Shared;
+  nf::EditResult noLongerConnected() const;
   template <class Change>
   nf::EditResult edit(Change change, int kind, std::vector<std::pair<int64_t, int64_t>> moves = {},
                       nf::ScheduleEvent event = {}, int64_t id = 0);

@@ -5,8 +5,8 @@
 #include "io/atomic_file.h"
 #include "run/run_directory.h"
 
-DraftSchedule::DraftSchedule(nf::Schedule schedule, int layers, int64_t maxSteps)
-    : m_schedule(std::move(schedule), layers, maxSteps) {}
+DraftSchedule::DraftSchedule(nf::Schedule schedule, int layers, int64_t maxSteps, nf::Treatments used)
+    : m_schedule(std::move(schedule), layers, maxSteps, used) {}
 
 nf::EditResult DraftSchedule::add(nf::ScheduleEvent event) { return m_schedule.add(event); }
 
@@ -36,6 +36,10 @@ static nf::EditResult guarded(Edit edit) {
 
 nf::EditResult LiveSchedule::add(nf::ScheduleEvent event) {
   return guarded([&] { return m_trainer->addEvent(event); });
+}
+
+nf::EditResult LiveSchedule::check(const nf::ScheduleEvent& event) const {
+  return guarded([&] { return m_trainer->checkEvent(event); });
 }
 
 nf::EditResult LiveSchedule::moveEvents(const std::vector<std::pair<int64_t, int64_t>>& idAndStep) {

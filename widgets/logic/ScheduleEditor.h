@@ -21,6 +21,8 @@ class ScheduleEditor {
   virtual int64_t maxSteps() const = 0;
   virtual int layers() const = 0;
   virtual nf::EditResult add(nf::ScheduleEvent event) = 0;
+  // What add(event) would answer now, changing nothing: the timeline offers only what this accepts.
+  virtual nf::EditResult check(const nf::ScheduleEvent& event) const = 0;
   // Several moves as one edit: all are made or, with the reason of the first refused, none.
   virtual nf::EditResult moveEvents(const std::vector<std::pair<int64_t, int64_t>>& idAndStep) = 0;
   nf::EditResult move(int64_t id, int64_t step) { return moveEvents({{id, step}}); }
@@ -30,15 +32,17 @@ class ScheduleEditor {
   virtual std::vector<std::pair<int64_t, int64_t>> takeRenamedIds() { return {}; }
 };
 
-// A schedule not yet handed to a run: edits must keep it valid for the model's depth and the step budget.
+// A schedule not yet handed to a run: edits must keep it valid for the model's depth, the step budget and
+// the treatments the run will use (`used`; both by default, as when they are not known).
 class DraftSchedule : public ScheduleEditor {
  public:
-  DraftSchedule(nf::Schedule schedule, int layers, int64_t maxSteps);
+  DraftSchedule(nf::Schedule schedule, int layers, int64_t maxSteps, nf::Treatments used = {});
   nf::Schedule schedule() const override { return m_schedule.schedule(); }
   int64_t stepsDone() const override { return 0; }
   int64_t maxSteps() const override { return m_schedule.maxSteps(); }
   int layers() const override { return m_schedule.nLayer(); }
   nf::EditResult add(nf::ScheduleEvent event) override;
+  nf::EditResult check(const nf::ScheduleEvent& event) const override { return m_schedule.checkAdd(event); }
   nf::EditResult moveEvents(const std::vector<std::pair<int64_t, int64_t>>& idAndStep) override;
   nf::EditResult remove(int64_t id) override;
   // A new step budget: the events it leaves out are dropped (and returned, to say so).
@@ -57,6 +61,7 @@ class LiveSchedule : public ScheduleEditor {
   int64_t maxSteps() const override { return m_trainer->config().optimizer.maxSteps; }
   int layers() const override { return m_layers; }
   nf::EditResult add(nf::ScheduleEvent event) override;
+  nf::EditResult check(const nf::ScheduleEvent& event) const override;
   nf::EditResult moveEvents(const std::vector<std::pair<int64_t, int64_t>>& idAndStep) override;
   nf::EditResult remove(int64_t id) override;
 
@@ -75,6 +80,7 @@ class FollowedSchedule : public ScheduleEditor {
   int64_t maxSteps() const override { return m_maxSteps; }
   int layers() const override { return m_layers; }
   nf::EditResult add(nf::ScheduleEvent) override { return refused(); }
+  nf::EditResult check(const nf::ScheduleEvent&) const override { return refused(); }
   nf::EditResult moveEvents(const std::vector<std::pair<int64_t, int64_t>>&) override { return refused(); }
   nf::EditResult remove(int64_t) override { return refused(); }
 

@@ -114,7 +114,7 @@ nf::SiteKind TimelineGeometry::kindOfRow(int row) {
 }
 
 int64_t TimelineDrag::clampToEditable(int64_t step, int64_t stepsDone, int64_t maxSteps) {
-  return std::clamp<int64_t>(step, stepsDone, maxSteps - 1);
+  return std::max(stepsDone, std::min(step, maxSteps - 1));  // a finished run: stepsDone (never clamp's UB)
 }
 
 std::vector<int64_t> TimelineDrag::gapGroup(const nf::Schedule& schedule, const std::set<int64_t>& selected,

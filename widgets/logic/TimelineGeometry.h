@@ -35,6 +35,11 @@ struct TimelineGeometry {
   static constexpr int kRows = 5;  // LN_mlp, LN_qk, LN_v, LN_f, treatments
   static constexpr int kRightMargin = 14, kAxisHeight = 22, kBottomMargin = 4;
   static constexpr int kMarkerRadius = 8;  // a click within kMarkerRadius + 2 px hits a marker
+  // A row fits a marker with its selection outline, and its name.
+  static constexpr int kMinRowHeight = 2 * kMarkerRadius + 8;
+
+  // The widget height that shows the step axis and every row at `rowHeight` px each.
+  static int widgetHeightFor(int rowHeight) { return kAxisHeight + kRows * rowHeight + kBottomMargin; }
 
   double left = 0, top = 0, width = 10, height = 10;  // the plot area
   TimelineRange view;
@@ -84,7 +89,7 @@ struct TimelineDrag {
 
   // Applied events (before the steps done) are locked: they never move.
   static bool locked(const nf::ScheduleEvent& e, int64_t stepsDone) { return e.step < stepsDone; }
-  // A step an edit may put an event at: [stepsDone, maxSteps − 1].
+  // A step an edit may put an event at: [stepsDone, maxSteps − 1] (stepsDone once the run is finished).
   static int64_t clampToEditable(int64_t step, int64_t stepsDone, int64_t maxSteps);
   // The unlocked events a Shift-drag of `pressedId` spaces out, by step: the selection when it holds
   // more than one event including the pressed one, else the pressed event's row (its layer group).

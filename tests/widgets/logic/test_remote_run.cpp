@@ -1,7 +1,8 @@
 // A served run as the workbench sees it, over loopback against an in-process trainer and its endpoint.
 // RemoteSchedule: edits are shown at once and applied by the run once, in order; a refusal by the run
 // restores the run's schedule and says why; edits made elsewhere show up; an added event keeps the id
-// the run gave it for later edits; a run that cannot be reached keeps the edit waiting and blocks nothing.
+// the run gave it for later edits; a run that cannot be reached keeps the edit waiting and blocks nothing;
+// a check is answered by the local copy's rules and sends nothing.
 // RemoteRun: the metrics stream from the start, the status, and controls.
 #include <atomic>
 #include <chrono>
@@ -158,6 +159,27 @@ TEST_CASE(an_unreachable_run_keeps_the_edit_waiting_and_blocks_nothing) {
   REQUIRE(remote->problem().find("127.0.0.1:" + std::to_string(port)) != std::string::npos);
   REQUIRE_EQ(remote->waitingEdits(), 1);
   remote.reset();  // returns without waiting for the run
+}
+
+TEST_CASE(a_check_is_answered_by_the_local_copy_and_sends_nothing) {
+  const int port = freeLoopbackPort();  // nothing listens there: a check needs no answer
+  Served s;
+  int64_t done = 0;
+  RemoteSchedule remote(
+      ServeAddress{"127.0.0.1", port, "x"}, s.trainer->schedule(), 2, 30, [&] { return done; }, none());
+  const ScheduleEvent again{0, 20, EventAction::MakeFake, SiteKind::Mlp, 0};  // made fake at step 5
+  const EditResult twice = remote.check(again);
+  REQUIRE(!twice.accepted && twice.refusal->code == EditRefusal::Code::InvalidSchedule);
+  REQUIRE_EQ(twice.reason, remote.add(again).reason);
+  REQUIRE(remote.remove(6).accepted);  // LN_f's event, taken by the copy (it waits for the run)
+  const ScheduleEvent lnF{0, 20, EventAction::MakeFake, SiteKind::Final, -1};
+  REQUIRE(remote.check(lnF).accepted);
+  REQUIRE_EQ(remote.waitingEdits(), 1);
+  REQUIRE(find(remote.schedule(), 7) == nullptr);
+  done = 21;  // the metrics show step 21: step 20 has started
+  REQUIRE(remote.check(lnF).refusal->code == EditRefusal::Code::StepAlreadyStarted);
+  remote.close();
+  REQUIRE(remote.check(lnF).reason.find("no longer connected") != std::string::npos);
 }
 
 TEST_CASE(a_remote_run_streams_its_metrics_and_status_and_takes_controls) {

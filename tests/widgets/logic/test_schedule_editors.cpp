@@ -1,5 +1,6 @@
-// The schedules the timeline edits, headless: a draft follows the engine's edit rules and trims to a new
-// step budget; a followed run's schedule is read from its schedule.json and refuses every edit.
+// The schedules the timeline edits, headless: a draft follows the engine's edit rules, answers a dry-run
+// check as it would the edit, and trims to a new step budget; a followed run's schedule is read from its
+// schedule.json and refuses every edit.
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -27,6 +28,40 @@ TEST_CASE(draft_follows_the_edit_rules_and_trims_to_the_budget) {
   REQUIRE_EQ(dropped.size() + draft.schedule().events.size(), findPreset("tiny").schedule.events.size());
 }
 
+TEST_CASE(draft_check_answers_as_add_would_and_changes_nothing) {
+  const Schedule tiny = findPreset("tiny").schedule;
+  DraftSchedule draft(tiny, 4, 500);
+  // Every site of the tiny preset is made fake already: a second time is refused, by check as by add.
+  const ScheduleEvent again{0, 300, EventAction::MakeFake, SiteKind::Qk, 2};
+  const EditResult checked = draft.check(again);
+  REQUIRE(!checked.accepted && checked.refusal->code == EditRefusal::Code::InvalidSchedule);
+  REQUIRE(checked.refusal->problems.at(0).code == ScheduleProblem::Code::SiteAlreadyChanged);
+  REQUIRE_EQ(checked.reason, draft.add(again).reason);
+  const EditResult past = draft.check({0, 500, EventAction::MakeFake, SiteKind::Final, -1});
+  REQUIRE(!past.accepted && past.refusal->problems.at(0).code == ScheduleProblem::Code::PastLastStep);
+  REQUIRE(draft.schedule() == tiny);
+
+  // On a schedule with room, an accepted check leaves the schedule and the next id as they were.
+  DraftSchedule empty({}, 4, 500);
+  const ScheduleEvent mlp0{0, 40, EventAction::MakeFake, SiteKind::Mlp, 0};
+  const EditResult ok = empty.check(mlp0);
+  REQUIRE(ok.accepted);
+  REQUIRE(empty.schedule().events.empty());
+  REQUIRE_EQ(empty.add(mlp0).eventId, ok.eventId);
+  // A treatment's end needs its sites made fake first (LN_mlp.all: layers 1–3 are not).
+  const ScheduleEvent pos0{0, 60, EventAction::EndPos0Treatment, SiteKind::Mlp, 0};
+  REQUIRE(empty.check(pos0).accepted);
+  REQUIRE(!empty.check({0, 60, EventAction::EndPos0Treatment, SiteKind::Mlp, -1}).accepted);
+
+  // A run without the treatments refuses their ends.
+  DraftSchedule plain(tiny, 4, 500, Treatments{false, false});
+  const EditResult unused = plain.check({0, 450, EventAction::EndEotTreatment, SiteKind::V, -1});
+  REQUIRE(!unused.accepted);
+  REQUIRE(unused.refusal->problems.at(0).code == ScheduleProblem::Code::TreatmentNotUsed);
+  REQUIRE(
+      DraftSchedule(tiny, 4, 500).check({0, 450, EventAction::EndEotTreatment, SiteKind::V, -1}).accepted);
+}
+
 TEST_CASE(followed_schedule_reads_the_file_and_refuses_edits) {
   TempDir dir;
   const Schedule tiny = findPreset("tiny").schedule;
@@ -38,6 +73,8 @@ TEST_CASE(followed_schedule_reads_the_file_and_refuses_edits) {
   const EditResult r = followed.move(13, 400);
   REQUIRE(!r.accepted && r.refusal->code == EditRefusal::Code::NotEditable);
   REQUIRE(r.reason.find("edit it where it runs") != std::string::npos);
+  REQUIRE(followed.check({0, 450, EventAction::MakeFake, SiteKind::Final, -1}).refusal->code ==
+          EditRefusal::Code::NotEditable);
   // A schedule.json replaced by the trainer is re-read; an unreadable one leaves the last good version.
   Schedule edited = tiny;
   edited.events.back().step = 250;

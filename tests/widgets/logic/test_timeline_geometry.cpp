@@ -254,12 +254,10 @@ TEST_CASE(axis_ticks_fall_on_round_steps_about_90_px_apart) {
 }
 
 TEST_CASE(edits_are_clamped_between_the_playhead_and_the_last_step) {
+  // A finished run (40 of 40 steps done) gives the playhead, where every edit is refused.
   const int64_t table[][4] = {// step, steps done, max steps, expected
-                              {5, 10, 40, 10},
-                              {20, 10, 40, 20},
-                              {39, 10, 40, 39},
-                              {45, 10, 40, 39},
-                              {-3, 0, 40, 0}};
+                              {5, 10, 40, 10},  {20, 10, 40, 20}, {39, 10, 40, 39},
+                              {45, 10, 40, 39}, {-3, 0, 40, 0},   {20, 40, 40, 40}};
   for (const auto& r : table) REQUIRE_EQ(TimelineDrag::clampToEditable(r[0], r[1], r[2]), r[3]);
 }
 

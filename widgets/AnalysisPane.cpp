@@ -5,6 +5,8 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QRegularExpression>
+#include <QStackedWidget>
 #include <QVBoxLayout>
 
 AnalysisPane::AnalysisPane(AnalysisRunner* runner, const QString& key, QWidget* parent)
@@ -22,11 +24,28 @@ AnalysisPane::AnalysisPane(AnalysisRunner* runner, const QString& key, QWidget* 
   header->addWidget(m_status, 1);
   header->addWidget(m_progress);
   header->addWidget(m_refresh);
-  m_body = new QVBoxLayout;
+  m_emptyText = new QLabel(this);
+  m_emptyText->setWordWrap(true);
+  m_emptyText->setAlignment(Qt::AlignCenter);
+  m_emptyText->setMaximumWidth(520);
+  m_compute = new QPushButton(this);
+  connect(m_compute, &QPushButton::clicked, this, &AnalysisPane::refresh);
+  auto* empty = new QWidget(this);
+  auto* emptyLayout = new QVBoxLayout(empty);
+  emptyLayout->addStretch(1);
+  emptyLayout->addWidget(m_emptyText, 0, Qt::AlignHCenter);
+  emptyLayout->addWidget(m_compute, 0, Qt::AlignHCenter);
+  emptyLayout->addStretch(2);
+  auto* result = new QWidget(this);
+  m_body = new QVBoxLayout(result);
+  m_body->setContentsMargins(0, 0, 0, 0);
+  m_pages = new QStackedWidget(this);
+  m_pages->addWidget(empty);
+  m_pages->addWidget(result);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addLayout(header);
-  layout->addLayout(m_body, 1);
+  layout->addWidget(m_pages, 1);
 
   connect(runner, &AnalysisRunner::sourceChanged, this, [this] {
     m_sourceChanged = true;
@@ -78,25 +97,59 @@ bool AnalysisPane::isStale() const {
 
 QString AnalysisPane::statusText() const { return m_status->text(); }
 
+namespace {
+// The engine's header phrases (snapshot.cpp normSummary, token_sequences.cpp) in the GUI's language.
+QString translatedNorms(const std::string& norms) {
+  const QString n = QString::fromStdString(norms);
+  static const QRegularExpression allFake(QStringLiteral("^LN-free \\((\\S+) at all (\\d+) sites\\)$"));
+  static const QRegularExpression someFake(QStringLiteral("^(\\d+) of (\\d+) sites (\\S+)$"));
+  if (const auto m = allFake.match(n); m.hasMatch())
+    return AnalysisPane::tr("LN-free (%1 at all %2 sites)").arg(m.captured(1), m.captured(2));
+  if (const auto m = someFake.match(n); m.hasMatch())
+    return AnalysisPane::tr("%1 of %2 sites %3").arg(m.captured(1), m.captured(2), m.captured(3));
+  if (n == "LN-free (folded)") return AnalysisPane::tr("LN-free (folded)");
+  if (n == "LN-free") return AnalysisPane::tr("LN-free");
+  return n;  // "LayerNorm", "RMSNorm": names
+}
+
+QString translatedData(const std::string& data) {
+  const QString d = QString::fromStdString(data);
+  static const QRegularExpression chunks(
+      QStringLiteral("^(.*): (\\d+) chunks × (\\d+) tokens from the start$"));
+  if (const auto m = chunks.match(d); m.hasMatch())
+    return AnalysisPane::tr("%1: %2 sequences × %3 tokens from the start")
+        .arg(m.captured(1), m.captured(2), m.captured(3));
+  static const QRegularExpression ioi(QStringLiteral("^IOI prompt set (.*)$"));
+  if (const auto m = ioi.match(d); m.hasMatch())
+    return AnalysisPane::tr("IOI prompt set %1").arg(m.captured(1));
+  return d;
+}
+}  // namespace
+
 void AnalysisPane::showHeader(int64_t step, const std::string& model, const std::string& norms,
                               const std::string& data) {
   m_hasResult = true;
+  m_pages->setCurrentIndex(1);
   m_sourceChanged = false;
   m_shownStep = step;
-  m_description =
-      tr("%1 · %2 · %3")
-          .arg(QString::fromStdString(model), QString::fromStdString(norms), QString::fromStdString(data));
+  m_model = model;
+  m_norms = norms;
+  m_data = data;
   updateStatus();
   Q_EMIT resultShown();
 }
 
 void AnalysisPane::updateStatus() {
   QString text;
+  m_refresh->setVisible(m_hasResult);  // before a result the page's own button computes
+  m_compute->setEnabled(!m_computing);
   if (!m_hasResult) {
-    text = tr("Not computed yet: press Refresh.");
+    text = QString();  // the page below says it
   } else {
     text = (m_shownStep >= 0 ? tr("<b>Step %1</b>").arg(m_shownStep) : tr("<b>Saved model</b>")) + " · " +
-           m_description.toHtmlEscaped();
+           tr("%1 · %2 · %3")
+               .arg(QString::fromStdString(m_model), translatedNorms(m_norms), translatedData(m_data))
+               .toHtmlEscaped();
     if (isStale())
       text += " · <span style='color:#d35400'><b>" +
               (m_sourceChanged ? tr("stale: the model has changed since")
@@ -112,6 +165,12 @@ void AnalysisPane::updateStatus() {
 void AnalysisPane::retranslate() {
   m_refresh->setText(tr("Refresh"));
   m_refresh->setToolTip(tr("Compute this analysis on the model as it is now"));
+  m_compute->setText(tr("Compute now"));
+  m_compute->setToolTip(m_refresh->toolTip());
+  m_emptyText->setText("<p><b>" + title().toHtmlEscaped() + "</b></p><p>" + description() + "</p><p><i>" +
+                       tr("Not computed yet for this model. It takes seconds on the bundled model; "
+                          "Refresh analyses (toolbar) computes every pane.") +
+                       "</i></p>");
   updateStatus();
 }
 

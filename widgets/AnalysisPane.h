@@ -1,6 +1,7 @@
 // What every analysis pane shares: a header saying which model step its figures reflect (and, once the
 // model has moved on, that they are stale), a Refresh button, progress while the engine computes, errors
-// shown in place. Subclasses say what to compute (work on the analysis thread) and how to draw it.
+// shown in place. Until its first result a pane shows what it will compute and a button, not empty plots.
+// Subclasses say what to compute (work on the analysis thread) and how to draw it.
 #pragma once
 #include <QList>
 #include <QWidget>
@@ -11,6 +12,7 @@ class QCustomPlot;
 class QLabel;
 class QProgressBar;
 class QPushButton;
+class QStackedWidget;
 class QVBoxLayout;
 
 class AnalysisPane : public QWidget {
@@ -22,10 +24,14 @@ class AnalysisPane : public QWidget {
   void setCurrentStep(int64_t step);  // the model's step now: marks the pane stale when it is past ours
   int64_t shownStep() const { return m_shownStep; }
   bool hasResult() const { return m_hasResult; }
+  bool hasFailed() const { return !m_error.isEmpty(); }  // the last computation's error is shown
   bool isStale() const;
   QString statusText() const;
   virtual QList<QCustomPlot*> plots() const = 0;
+  // The plots that show a result (what Export writes): none before the first one.
+  virtual QList<QCustomPlot*> resultPlots() const { return m_hasResult ? plots() : QList<QCustomPlot*>(); }
   virtual QString title() const = 0;
+  virtual QString description() const = 0;  // what the pane computes, shown until it has
 
  Q_SIGNALS:
   void resultShown();
@@ -47,8 +53,12 @@ class AnalysisPane : public QWidget {
   QLabel* m_status;
   QProgressBar* m_progress;
   QPushButton* m_refresh;
+  QStackedWidget* m_pages;  // 0: what the pane will show and a button; 1: the result
+  QLabel* m_emptyText;
+  QPushButton* m_compute;
   QVBoxLayout* m_body;
   bool m_hasResult = false, m_computing = false, m_sourceChanged = false;
   int64_t m_shownStep = -1, m_currentStep = -1;
-  QString m_description, m_error;
+  std::string m_model, m_norms, m_data;  // the shown result's header, as the engine wrote it
+  QString m_error;
 };

@@ -41,8 +41,7 @@ CalibrationPane::CalibrationPane(AnalysisRunner* runner, QWidget* parent)
   diagonal->setData(QVector<double>{0, 1}, QVector<double>{0, 1});
   m_reliability->xAxis->setRange(0, 1);
   m_reliability->yAxis->setRange(0, 1);
-  m_reliability->legend->setVisible(true);
-  m_reliability->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+  placeLegendBelowTitle(m_reliability, 3);
 
   m_summary = new QLabel(this);
   m_summary->setWordWrap(true);
@@ -57,6 +56,12 @@ CalibrationPane::CalibrationPane(AnalysisRunner* runner, QWidget* parent)
   body()->addWidget(m_summary);
   body()->addWidget(split, 1);
   retranslate();
+}
+
+QString CalibrationPane::description() const {
+  return tr(
+      "Loss, entropy, accuracy and calibration of the model now and of the starting model, a "
+      "reliability diagram, and greedy and sampled continuations of a few prompts.");
 }
 
 AnalysisWork CalibrationPane::makeWork() {

@@ -14,6 +14,7 @@ class CalibrationPane : public AnalysisPane {
   explicit CalibrationPane(AnalysisRunner* runner, QWidget* parent = nullptr);
   QList<QCustomPlot*> plots() const override { return {m_reliability}; }
   QString title() const override { return tr("Calibration and samples"); }
+  QString description() const override;
   QTableWidget* samples() const { return m_samples; }
 
  protected:

@@ -3,8 +3,9 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPointer>
+#include <QScrollArea>
 #include <QSpinBox>
-#include <QSplitter>
+#include <QToolTip>
 #include <QVBoxLayout>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -14,12 +15,32 @@
 
 namespace {
 constexpr int kBootstrap = 200;        // resamples for the NMAE's interval: enough for its first digits
-constexpr int64_t kDetailTokens = 24;  // a readable stretch of the sequence: tokens label the x-axis
+constexpr int64_t kDetailTokens = 16;  // a readable stretch of the sequence: tokens label the axes
+constexpr double kNmaeMax = 100;       // the NMAE scale ends here: values above are clipped and marked
+
+// NMAE is an error: white at 0 % (an LN-free model's heads read as blank), dark red at 100 %.
+QCPColorGradient errorGradient() {
+  QCPColorGradient g;
+  g.setColorInterpolation(QCPColorGradient::ciRGB);
+  g.setColorStopAt(0.0, QColor(0xfbfbfb));
+  g.setColorStopAt(0.4, QColor(0xfdae6b));
+  g.setColorStopAt(1.0, QColor(0x8c2d04));
+  return g;
+}
 
 QString shortToken(const std::string& token) {
   QString t = QString::fromStdString(token);
   t.replace('\n', "\\n");
   return t.size() > 12 ? t.left(11) + "…" : t;
+}
+
+// Attention weights from white (0) to black (1); a stale pattern washed out to light grey.
+QCPColorGradient patternGradient(bool stale = false) {
+  QCPColorGradient g;
+  g.setColorInterpolation(QCPColorGradient::ciRGB);
+  g.setColorStopAt(0.0, Qt::white);
+  g.setColorStopAt(1.0, stale ? QColor(0xc8c8c8) : QColor(0x08306b));
+  return g;
 }
 
 QSharedPointer<QCPAxisTickerText> tokenTicker(const QStringList& tokens) {
@@ -31,7 +52,7 @@ QSharedPointer<QCPAxisTickerText> tokenTicker(const QStringList& tokens) {
 
 struct HeadsPane::Detail {
   int layer = 0, head = 0;
-  int64_t sequence = 0;
+  int64_t sequence = 0, step = -1;
   QStringList tokens;
   std::vector<double> dla, de, pattern;
 };
@@ -40,11 +61,10 @@ HeadsPane::HeadsPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane(run
   m_summary = new QLabel(this);
   m_summary->setWordWrap(true);
   m_maps = makePlot(this, "heads_dla_de_nmae");
-  m_maps->setMinimumHeight(200);
-  // DLA, DE, NMAE side by side.
-  m_colorMaps = makeHeatMapRow(
-      m_maps, {QCPColorGradient(QCPColorGradient::gpThermal), QCPColorGradient(QCPColorGradient::gpThermal),
-               QCPColorGradient(QCPColorGradient::gpCold)});
+  m_maps->setMinimumHeight(210);
+  // DLA and DE on one signed scale (white: zero), NMAE on its own 0–100 % one.
+  m_colorMaps = makeHeatMapRow(m_maps, {divergingGradient(), divergingGradient(), errorGradient()});
+  m_colorMaps[2]->setDataRange(QCPRange(0, kNmaeMax));
   connect(m_maps, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) {
     int layer, head;
     if (heatMapCellAt(m_colorMaps, event->pos(), &layer, &head)) selectHead(layer, head);
@@ -56,48 +76,89 @@ HeadsPane::HeadsPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane(run
   m_sequence->setRange(0, 0);
   connect(m_sequence, qOverload<int>(&QSpinBox::valueChanged), this, [this] { requestDetail(); });
   m_trace = makePlot(this, "head_dla_de_trace");
+  m_trace->setMinimumSize(260, 280);
   m_trace->addGraph();
   m_trace->graph(0)->setPen(QPen(QColor(0x1f77b4), 2));
   m_trace->graph(0)->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 4));
   m_trace->addGraph();
   m_trace->graph(1)->setPen(QPen(QColor(0xff7f0e), 1.5, Qt::DashLine));
   m_trace->graph(1)->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCross, 5));
-  m_trace->legend->setVisible(true);
-  m_trace->legend->setFont(QFont(font().family(), 8));
+  placeLegendBelowTitle(m_trace, 2);
+  enableHoverLabels(m_trace);
   m_trace->xAxis->setTickLabelRotation(90);
-  m_trace->xAxis->setTickLabelFont(QFont(font().family(), 7));
+  m_trace->xAxis->setTickLabelFont(QFont(font().family(), 8));
   m_pattern = makePlot(this, "head_attention_pattern");
+  m_pattern->setMinimumSize(260, 280);
+  m_pattern->setMouseTracking(true);
+  connect(m_pattern, &QCustomPlot::mouseMove, this,
+          [this](QMouseEvent* event) { showPatternTooltip(event->pos()); });
   m_pattern->yAxis->setRangeReversed(true);
   m_pattern->xAxis->setTickLabelRotation(90);
   for (QCPAxis* axis : {m_pattern->xAxis, m_pattern->yAxis})
-    axis->setTickLabelFont(QFont(font().family(), 7));
+    axis->setTickLabelFont(QFont(font().family(), 8));
   m_patternMap = new QCPColorMap(m_pattern->xAxis, m_pattern->yAxis);
-  m_patternMap->setGradient(QCPColorGradient(QCPColorGradient::gpGrayscale).inverted());
   m_patternMap->setInterpolate(false);
   auto* patternScale = new QCPColorScale(m_pattern);
+  patternScale->setBarWidth(8);
   m_pattern->plotLayout()->addElement(1, 1, patternScale);
-  m_patternMap->setColorScale(patternScale);
+  m_patternMap->setColorScale(patternScale);  // takes the scale's gradient: set ours after
+  m_patternMap->setGradient(patternGradient());
   m_patternMap->setDataRange(QCPRange(0, 1));
+  limitColorBarTicks(m_patternMap);
 
+  // Everything in one scrolling column: the detail keeps its size under a small window instead of being
+  // squeezed to nothing, and clicking a head scrolls it into view.
   auto* detailHeader = new QHBoxLayout;
   detailHeader->addWidget(m_detailLabel, 1);
   detailHeader->addWidget(m_sequence);
-  auto* detailPlots = new QSplitter(Qt::Horizontal, this);
-  detailPlots->addWidget(m_trace);
-  detailPlots->addWidget(m_pattern);
-  auto* split = new QSplitter(Qt::Vertical, this);
-  split->addWidget(m_maps);
-  auto* detail = new QWidget(this);
-  auto* detailLayout = new QVBoxLayout(detail);
+  auto* detailPlots = new QHBoxLayout;
+  detailPlots->addWidget(m_trace, 1);
+  detailPlots->addWidget(m_pattern, 1);
+  auto* column = new QWidget(this);
+  auto* columnLayout = new QVBoxLayout(column);
+  columnLayout->setContentsMargins(0, 0, 0, 0);
+  columnLayout->addWidget(m_summary);
+  columnLayout->addWidget(m_maps, 2);
+  m_detailBox = new QWidget(column);
+  auto* detailLayout = new QVBoxLayout(m_detailBox);
   detailLayout->setContentsMargins(0, 0, 0, 0);
   detailLayout->addLayout(detailHeader);
-  detailLayout->addWidget(detailPlots, 1);
-  split->addWidget(detail);
-  split->setStretchFactor(0, 2);
-  split->setStretchFactor(1, 3);
-  body()->addWidget(m_summary);
-  body()->addWidget(split, 1);
+  detailLayout->addLayout(detailPlots, 1);
+  columnLayout->addWidget(m_detailBox, 3);
+  m_scroll = new QScrollArea(this);
+  m_scroll->setWidgetResizable(true);
+  m_scroll->setFrameShape(QFrame::NoFrame);
+  m_scroll->setWidget(column);
+  body()->addWidget(m_scroll, 1);
+  connect(runner, &AnalysisRunner::sourceChanged, this, [this] { m_mapsModel.reset(); });
+  connect(runner, &AnalysisRunner::failed, this, [this](const QString& key, const QString& message) {
+    if (key != "heads-detail") return;
+    m_detailPending = false;
+    m_detailLabel->setText("<span style='color:#c0392b'>" + tr("Failed: %1").arg(message.toHtmlEscaped()) +
+                           "</span>");
+  });
   retranslate();
+}
+
+QString HeadsPane::description() const {
+  return tr(
+      "Per head, the mean |direct logit attribution| with the cached final-norm scale (DLA), the mean "
+      "|direct effect| with the final norm recomputed (DE), and their normalized error (NMAE), which "
+      "is zero once the model is LayerNorm-free. Click a head for its values per position and its "
+      "attention pattern.");
+}
+
+QList<QCustomPlot*> HeadsPane::resultPlots() const {
+  if (!hasResult()) return {};
+  if (!m_detail) return {m_maps};
+  return {m_maps, m_trace, m_pattern};
+}
+
+int64_t HeadsPane::detailStep() const { return m_detail ? m_detail->step : -1; }
+
+std::pair<double, double> HeadsPane::nmaeRange() const {
+  const QCPRange r = m_colorMaps[2]->dataRange();
+  return {r.lower, r.upper};
 }
 
 AnalysisWork HeadsPane::makeWork() {
@@ -120,8 +181,9 @@ AnalysisWork HeadsPane::makeWork() {
       sinks = std::make_shared<const nf::AttentionSinksResult>(nf::attentionSinks(*in.model, in.sequences));
     }
     const int64_t sequences = in.sequences.count;
-    return [self, attribution, sinks, sequences] {
+    return [self, attribution, sinks, sequences, model = in.model] {
       if (!self) return;
+      self->m_mapsModel = model;  // the detail is computed on this model too
       self->m_sequence->setMaximum(static_cast<int>(std::max<int64_t>(0, sequences - 1)));
       self->draw(attribution, sinks);
     };
@@ -136,6 +198,7 @@ void HeadsPane::draw(std::shared_ptr<const nf::AttributionResult> attribution,
   m_layers = a.layers;
   m_heads = a.heads;
   m_nmae.clear();
+  m_maps->clearItems();
   for (int i = 0; i < 3; ++i) {
     QCPColorMapData* d = m_colorMaps[i]->data();
     d->setSize(a.heads, a.layers);
@@ -143,13 +206,24 @@ void HeadsPane::draw(std::shared_ptr<const nf::AttributionResult> attribution,
     for (int l = 0; l < a.layers; ++l)
       for (int h = 0; h < a.heads; ++h) {
         const nf::ComponentAttribution& c = a.headAttributions[static_cast<size_t>(l * a.heads + h)];
-        d->setCell(h, l, i == 0 ? c.meanAbsDla : i == 1 ? c.meanAbsDe : c.nmae);
-        if (i == 2) m_nmae.push_back(c.nmae);
+        const double value = i == 0 ? c.meanAbsDla : i == 1 ? c.meanAbsDe : std::min(c.nmae, kNmaeMax);
+        d->setCell(h, l, value);
+        if (i != 2) continue;
+        m_nmae.push_back(c.nmae);
+        if (c.nmae > kNmaeMax) {  // clipped: say so in the cell
+          auto* mark = new QCPItemText(m_maps);
+          mark->setClipAxisRect(m_colorMaps[2]->keyAxis()->axisRect());
+          mark->position->setAxes(m_colorMaps[2]->keyAxis(), m_colorMaps[2]->valueAxis());
+          mark->position->setCoords(h, l);
+          mark->setText(QStringLiteral(">"));
+          mark->setColor(Qt::white);
+          mark->setSelectable(false);
+        }
       }
-    m_colorMaps[i]->rescaleDataRange(true);
     m_colorMaps[i]->keyAxis()->setRange(-0.5, a.heads - 0.5);
     m_colorMaps[i]->valueAxis()->setRange(-0.5, a.layers - 0.5);
   }
+  setSharedSymmetricRange({m_colorMaps[0], m_colorMaps[1]});
   showSummary();
   markSelection();
   m_maps->replot();
@@ -181,6 +255,7 @@ void HeadsPane::selectHead(int layer, int head) {
   m_maps->replot();
   Q_EMIT headSelected(layer, head);
   requestDetail();
+  m_scroll->ensureWidgetVisible(m_detailBox);
 }
 
 void HeadsPane::markSelection() { outlineCell(m_maps, m_colorMaps, m_layer, m_head); }
@@ -189,16 +264,18 @@ void HeadsPane::requestDetail() {
   if (m_layer < 0) return;
   const int layer = m_layer, head = m_head;
   const int64_t sequence = m_sequence->value();
+  markDetailStale();
   QPointer<HeadsPane> self(this);
   runner()->request("heads-detail",
-                    [self, layer, head, sequence](const AnalysisInputs& in,
-                                                  const nf::ProgressFn&) -> std::function<void()> {
+                    [self, layer, head, sequence, pinned = m_mapsModel](
+                        const AnalysisInputs& in, const nf::ProgressFn&) -> std::function<void()> {
                       if (in.server) {
                         auto detail = std::make_shared<Detail>(serverDetail(in, layer, head, sequence));
                         return [self, detail] {
                           if (self) self->drawDetail(detail);
                         };
                       }
+                      const nf::ModelSnapshot& model = pinned ? *pinned : *in.model;  // the heat maps' model
                       nf::TokenSequences one;
                       one.count = 1;
                       one.length = std::min(kDetailTokens, in.sequences.length);
@@ -209,19 +286,39 @@ void HeadsPane::requestDetail() {
                       options.traceLayer = layer;
                       options.traceHead = head;
                       options.bootstrapSamples = 0;
-                      const nf::AttributionResult a = nf::logitAttribution(*in.model, one, options);
+                      const nf::AttributionResult a = nf::logitAttribution(model, one, options);
                       auto detail = std::make_shared<Detail>();
                       detail->layer = layer;
                       detail->head = head;
                       detail->sequence = sequence;
+                      detail->step = a.header.step;
                       for (int32_t id : one.tokens) detail->tokens << shortToken(in.token(id));
                       detail->dla = a.trace.dla;
                       detail->de = a.trace.de;
-                      detail->pattern = nf::attentionPattern(*in.model, one.tokens, layer, head);
+                      detail->pattern = nf::attentionPattern(model, one.tokens, layer, head);
                       return [self, detail] {
                         if (self) self->drawDetail(detail);
                       };
                     });
+}
+
+// At once, before the new detail is computed (seconds on a large model): the plots still up are greyed
+// and titled as the old head's, and the label says what is being computed.
+void HeadsPane::markDetailStale() {
+  m_detailPending = true;
+  m_detailLabel->setText(
+      "<span style='color:#d35400'><b>" +
+      tr("Computing L%1H%2 on sequence %3…").arg(m_layer).arg(m_head).arg(m_sequence->value()) +
+      "</b></span>" +
+      (m_detail
+           ? " " + tr("(the plots below still show L%1H%2: stale)").arg(m_detail->layer).arg(m_detail->head)
+           : QString()));
+  if (!m_detail) return;
+  for (int i = 0; i < 2; ++i) m_trace->graph(i)->setPen(QPen(QColor(190, 190, 190), 1.5));
+  m_patternMap->setGradient(patternGradient(/*stale=*/true));
+  m_patternMap->colorScale()->setGradient(patternGradient(/*stale=*/true));
+  m_trace->replot();
+  m_pattern->replot();
 }
 
 // The detail computed by the run's server: the traced head on the whole sequence, with its pattern, cut
@@ -246,6 +343,7 @@ HeadsPane::Detail HeadsPane::serverDetail(const AnalysisInputs& in, int layer, i
   d.layer = layer;
   d.head = head;
   d.sequence = sequence;
+  d.step = a.header.step;
   const std::vector<std::string> texts = AnalysisInputs::sentTexts(trace, "token_texts", a.trace.tokens);
   for (size_t i = 0; i < n; ++i) d.tokens << shortToken(texts[i]);
   d.dla.assign(a.trace.dla.begin(), a.trace.dla.begin() + static_cast<std::ptrdiff_t>(n - 1));
@@ -257,7 +355,12 @@ HeadsPane::Detail HeadsPane::serverDetail(const AnalysisInputs& in, int layer, i
 
 void HeadsPane::drawDetail(std::shared_ptr<const Detail> detail) {
   m_detail = std::move(detail);
+  m_detailPending = false;
   const Detail& d = *m_detail;
+  m_trace->graph(0)->setPen(QPen(QColor(0x1f77b4), 2));
+  m_trace->graph(1)->setPen(QPen(QColor(0xff7f0e), 1.5, Qt::DashLine));
+  m_patternMap->setGradient(patternGradient());
+  m_patternMap->colorScale()->setGradient(patternGradient());
   // Position i predicts token i + 1: label each point with the token being predicted.
   QVector<double> x, dla, de;
   QStringList predicted;
@@ -285,25 +388,46 @@ void HeadsPane::drawDetail(std::shared_ptr<const Detail> detail) {
   m_pattern->yAxis->setTicker(tokenTicker(d.tokens));
   m_pattern->xAxis->setRange(-0.5, n - 0.5);
   m_pattern->yAxis->setRange(-0.5, n - 0.5);
-  setPlotTitle(m_pattern, tr("L%1H%2 attention (row: query, column: key)").arg(d.layer).arg(d.head));
+  setPlotTitle(m_pattern, tr("L%1H%2 attention pattern (hover a cell)").arg(d.layer).arg(d.head));
   setPlotTitle(m_trace,
                tr("L%1H%2 per position: DLA vs DE, sequence %3").arg(d.layer).arg(d.head).arg(d.sequence));
   m_pattern->replot();
   m_trace->replot();
 
   const size_t index = static_cast<size_t>(d.layer * m_heads + d.head);
+  const QString step = d.step >= 0 ? tr("step %1").arg(d.step) : tr("saved model");
   m_detailLabel->setText(
-      tr("<b>L%1H%2</b> · sink share %3 (mean attention to position 0: %4) · NMAE %5 % · sequence:")
+      tr("<b>L%1H%2</b> · %6 · sink share %3 (mean attention to position 0: %4) · NMAE %5 % · sequence:")
           .arg(d.layer)
           .arg(d.head)
           .arg(m_sinks && index < m_sinks->sinkShare.size() ? m_sinks->sinkShare[index] : 0.0, 0, 'g', 3)
           .arg(m_sinks && index < m_sinks->meanPositionZero.size() ? m_sinks->meanPositionZero[index] : 0.0,
                0, 'g', 3)
-          .arg(index < m_nmae.size() ? m_nmae[index] : 0.0, 0, 'g', 3));
+          .arg(index < m_nmae.size() ? m_nmae[index] : 0.0, 0, 'g', 3)
+          .arg(step));
   Q_EMIT detailShown();
 }
 
 QString HeadsPane::detailText() const { return m_detailLabel->text(); }
+
+void HeadsPane::showPatternTooltip(const QPoint& pos) {
+  const int n = m_detail ? static_cast<int>(m_detail->tokens.size()) : 0;
+  const int key = static_cast<int>(std::lround(m_pattern->xAxis->pixelToCoord(pos.x())));
+  const int query = static_cast<int>(std::lround(m_pattern->yAxis->pixelToCoord(pos.y())));
+  if (!m_pattern->axisRect()->rect().contains(pos) || key < 0 || query < 0 || key >= n || query >= n) {
+    QToolTip::hideText();
+    return;
+  }
+  const QStringList& t = m_detail->tokens;
+  QToolTip::showText(m_pattern->mapToGlobal(pos),
+                     tr("query %1 “%2” → key %3 “%4”: weight %5")
+                         .arg(query)
+                         .arg(t[query])
+                         .arg(key)
+                         .arg(t[key])
+                         .arg(m_detail->pattern[static_cast<size_t>(query * n + key)], 0, 'f', 3),
+                     m_pattern);
+}
 
 void HeadsPane::retranslate() {
   setPlotTitle(m_maps, tr("Per head, mean over positions: |DLA|, |DE| (logit units) and NMAE (%)"));
@@ -314,14 +438,17 @@ void HeadsPane::retranslate() {
     m_colorMaps[i]->valueAxis()->setLabel(tr("layer"));
     m_colorMaps[i]->colorScale()->axis()->setLabel(names[i]);
   }
-  m_trace->graph(0)->setName(tr("DLA (cached final-norm scale)"));
-  m_trace->graph(1)->setName(tr("DE (final norm recomputed)"));
+  m_trace->graph(0)->setName(tr("DLA (cached scale)"));  // the final norm's; the pane's text says so
+  m_trace->graph(1)->setName(tr("DE (recomputed)"));
   m_trace->xAxis->setLabel(tr("token predicted"));
   m_trace->yAxis->setLabel(tr("logit contribution"));
   m_patternMap->setName(tr("attention"));
+  m_pattern->xAxis->setLabel(tr("key"));
+  m_pattern->yAxis->setLabel(tr("query"));
   m_patternMap->colorScale()->axis()->setLabel(tr("attention weight"));
   if (m_attribution) showSummary();
   if (m_detail) drawDetail(m_detail);  // its titles and label in the new language
+  if (m_detailPending) markDetailStale();
   if (!m_detail) {
     setPlotTitle(m_trace, tr("Click a head to see its DLA and DE per position"));
     setPlotTitle(m_pattern, tr("Click a head to see its attention pattern"));

@@ -1,12 +1,15 @@
-// Heads: layer × head heat maps of mean |DLA|, mean |DE| and their NMAE (PROTOCOL §7), with colour bars.
-// Clicking a head selects it and fills the detail below: its per-position DLA and DE on a chosen
-// validation sequence (x labelled with the tokens), its attention pattern on that sequence, its sink share.
+// Heads: layer × head heat maps of mean |DLA|, mean |DE| (one scale for both) and their NMAE on a fixed
+// 0–100 % scale (PROTOCOL §7). Clicking a head selects it and fills the detail below: its per-position DLA
+// and DE on a chosen validation sequence (x labelled with the tokens), its attention pattern on that
+// sequence (hover a cell for query, key and weight), its sink share — computed on the very model the heat
+// maps show, so both name the same step.
 #pragma once
 #include <QPoint>
 
 #include "AnalysisPane.h"
 #include "analysis/attention_sinks.h"
 #include "analysis/logit_attribution.h"
+#include "run/snapshot.h"
 
 class QCPColorMap;
 class QLabel;
@@ -18,6 +21,8 @@ class HeadsPane : public AnalysisPane {
   explicit HeadsPane(AnalysisRunner* runner, QWidget* parent = nullptr);
   QList<QCustomPlot*> plots() const override { return {m_maps, m_trace, m_pattern}; }
   QString title() const override { return tr("Heads"); }
+  QString description() const override;
+  QList<QCustomPlot*> resultPlots() const override;
 
   QCustomPlot* heatMaps() const { return m_maps; }
   QCustomPlot* tracePlot() const { return m_trace; }
@@ -29,6 +34,10 @@ class HeadsPane : public AnalysisPane {
   int selectedLayer() const { return m_layer; }
   int selectedHead() const { return m_head; }
   bool hasDetail() const { return m_detail != nullptr; }
+  int64_t detailStep() const;  // the model step the detail shown was computed at (−1: a saved model)
+  bool isDetailStale() const { return m_detailPending; }
+  // The NMAE map's colour range (fixed 0–100 %: values above are clipped and marked).
+  std::pair<double, double> nmaeRange() const;
 
  Q_SIGNALS:
   void headSelected(int layer, int head);
@@ -46,7 +55,9 @@ class HeadsPane : public AnalysisPane {
   void drawDetail(std::shared_ptr<const Detail> detail);
   static Detail serverDetail(const AnalysisInputs& in, int layer, int head, int64_t sequence);
   void requestDetail();
+  void markDetailStale();
   void markSelection();
+  void showPatternTooltip(const QPoint& pos);
 
   QCustomPlot* m_maps;
   std::vector<QCPColorMap*> m_colorMaps;  // DLA, DE, NMAE
@@ -54,6 +65,8 @@ class HeadsPane : public AnalysisPane {
   QCustomPlot* m_pattern;
   QCPColorMap* m_patternMap = nullptr;
   QLabel* m_detailLabel;
+  QWidget* m_detailBox;  // the detail's label and plots
+  class QScrollArea* m_scroll;
   QLabel* m_summary;
   QSpinBox* m_sequence;
   int m_layers = 0, m_heads = 0;
@@ -63,4 +76,6 @@ class HeadsPane : public AnalysisPane {
   std::shared_ptr<const nf::AttributionResult> m_attribution;
   std::shared_ptr<const nf::AttentionSinksResult> m_sinks;
   std::shared_ptr<const Detail> m_detail;
+  bool m_detailPending = false;
+  nf::SnapshotPtr m_mapsModel;  // the model the heat maps were computed on (null: a served run's)
 };

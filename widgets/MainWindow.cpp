@@ -25,6 +25,7 @@
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QTabBar>
 #include <QTimer>
 #include <QToolBar>
 #include <QUndoStack>
@@ -91,6 +92,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_panes = {m_norms, m_heads, m_patching, m_neurons, m_calibration};
 
   setCentralWidget(m_training);
+  // The analysis panes take the window's full height (their heat maps and head detail need it); the
+  // timeline runs under the setup and the loss plots, whose steps it shares.
+  setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
   addDock(m_timeline, "timelineDock", Qt::BottomDockWidgetArea);
   QDockWidget* setupDock = addDock(m_setup, "runSetupDock", Qt::LeftDockWidgetArea);
   QDockWidget* modelDock = addDock(m_info, "modelDock", Qt::LeftDockWidgetArea);
@@ -109,6 +113,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   buildActions();
   buildMenus();
 
+  m_phaseLabel = new QLabel(this);
   m_stepLabel = new QLabel(this);
   m_speedLabel = new QLabel(this);
   m_etaLabel = new QLabel(this);
@@ -118,8 +123,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_progress = new QProgressBar(this);
   m_progress->setMaximumWidth(220);
   m_progress->hide();
-  for (QWidget* w : std::initializer_list<QWidget*>{m_progress, m_stepLabel, m_speedLabel, m_etaLabel,
-                                                    m_nextLabel, m_deviceLabel, m_connectionLabel})
+  for (QWidget* w :
+       std::initializer_list<QWidget*>{m_phaseLabel, m_progress, m_stepLabel, m_speedLabel, m_etaLabel,
+                                       m_nextLabel, m_deviceLabel, m_connectionLabel})
     statusBar()->addPermanentWidget(w);
 
   // The loss plots and the timeline show the same steps.
@@ -128,6 +134,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(m_timeline, &TimelineWidget::editRefused, this,
           [this](const QString& why) { statusBar()->showMessage(tr("Edit refused: %1").arg(why), 8000); });
   connect(m_timeline, &TimelineWidget::scheduleEdited, this, &MainWindow::updateStatus);
+  connect(m_timeline, &TimelineWidget::editAccepted, this,
+          [this](const QString& what) { statusBar()->showMessage(what, 8000); });
   connect(m_setup, &RunSetupView::presetChanged, this, &MainWindow::resetDraftSchedule);
   connect(m_setup, &RunSetupView::stepsChanged, this, [this] {
     if (m_session->busy() || m_session->remote() || !m_draft) return;
@@ -438,9 +446,25 @@ void MainWindow::onMetrics() {
   const MetricsStore& m = m_session->metrics();
   if (m.lastWarning != m_shownWarning) {  // a checkpoint that could not be written, a disk filling up
     m_shownWarning = m.lastWarning;
-    if (!m.lastWarning.empty())
-      statusBar()->showMessage(tr("Warning from the run: %1").arg(QString::fromStdString(m.lastWarning)),
-                               30000);
+    const QString detail = QString::fromStdString(m.lastWarning);
+    if (m.lastWarningCode == "checkpoint_failed")
+      statusBar()->showMessage(
+          tr("A checkpoint could not be written; training goes on from memory: %1").arg(detail), 30000);
+    else if (m.lastWarningCode == "low_disk_space")
+      statusBar()->showMessage(tr("The disk is filling up: %1").arg(detail), 30000);
+    else if (!m.lastWarning.empty())
+      statusBar()->showMessage(tr("Warning from the run: %1").arg(detail), 30000);
+  }
+  if (!m_session->runDir().isEmpty()) {
+    // The Model view follows the run: each site made fake so far, with its frozen scale.
+    std::map<std::string, double> frozen;
+    for (const auto& [site, points] : m.scales)
+      for (auto it = points.rbegin(); it != points.rend(); ++it)
+        if (!std::isnan(it->frozen)) {
+          frozen[site] = it->frozen;
+          break;
+        }
+    m_info->showRunState(frozen, m_session->stepsDone());
   }
   const int64_t maxSteps = m.maxSteps > 0 ? m.maxSteps : m_session->config().optimizer.maxSteps;
   m_training->showMetrics(m, maxSteps);
@@ -500,15 +524,57 @@ void MainWindow::onStateChanged() {
   } else {
     if (s == S::Finished)
       statusBar()->showMessage(tr("Finished: the trained model is in %1/final").arg(m_session->runDir()));
-    if (s == S::Paused || s == S::Stopped)
-      statusBar()->showMessage(tr("Stopped at step %1; checkpoint written").arg(m_session->stepsDone()),
-                               8000);
+    if (s == S::Paused)
+      statusBar()->showMessage(tr("Paused at step %1; checkpoint written. Resume goes on; edits to the "
+                                  "schedule apply when it does.")
+                                   .arg(m_session->stepsDone()),
+                               10000);
+    if (s == S::Stopped)
+      statusBar()->showMessage(
+          tr("Stopped at step %1; checkpoint written. Resume continues this run from it; "
+             "Start begins a new one.")
+              .arg(m_session->stepsDone()),
+          10000);
   }
   if (s == S::Idle || s == S::Finished) m_progress->hide();
   updateStatus();
 }
 
+QString MainWindow::phaseText() const {
+  using S = RunSession::State;
+  const MetricsStore& m = m_session->metrics();
+  const int64_t step = m_session->stepsDone();
+  switch (m_session->state()) {
+    case S::Idle:
+      return QString();
+    case S::Preparing:
+      return tr("Preparing the data and the model…");
+    case S::Running:
+      if (!m.steps.step.empty()) return tr("Training");
+      return m_session->config().eval.interval > 0 ? tr("Evaluating the starting model…")
+                                                   : tr("Starting the first step…");
+    case S::Pausing:
+      return tr("Pausing: finishing the step and writing a checkpoint…");
+    case S::Paused:
+      return tr("Paused at step %1").arg(step);
+    case S::Stopping:
+      return tr("Stopping: finishing the step and writing a checkpoint…");
+    case S::Stopped:
+      return tr("Stopped at step %1").arg(step);
+    case S::Finished:
+      return tr("Finished");
+    case S::Failed:
+      return tr("Failed at step %1").arg(step);
+    case S::Following:
+      if (m.lastStatus == "finish") return tr("Followed run finished");
+      if (m.lastStatus == "stop") return tr("Followed run stopped at step %1").arg(step);
+      return tr("Following a run another process trains");
+  }
+  return QString();
+}
+
 void MainWindow::updateStatus() {
+  m_phaseLabel->setText("<b>" + phaseText().toHtmlEscaped() + "</b>");
   const MetricsStore& m = m_session->metrics();
   const int64_t done = m_session->stepsDone();
   const nf::RunConfig& c = m_session->config();
@@ -533,7 +599,7 @@ void MainWindow::updateStatus() {
   if (ScheduleEditor* editor = m_timeline->editor())
     for (const nf::ScheduleEvent& e : editor->schedule().events)
       if (e.step >= done) {
-        next = tr("next: %1").arg(QString::fromStdString(nf::describe(e)));
+        next = tr("next: %1").arg(TimelineWidget::happeningOf(e));
         break;
       }
   m_nextLabel->setText(next);
@@ -548,9 +614,13 @@ void MainWindow::updateStatus() {
 }
 
 QString MainWindow::statusText() const {
-  return QStringList{m_stepLabel->text(),   m_speedLabel->text(),
-                     m_etaLabel->text(),    m_nextLabel->text(),
-                     m_deviceLabel->text(), m_session->remote() ? m_connectionLabel->text() : QString()}
+  return QStringList{phaseText(),
+                     m_stepLabel->text(),
+                     m_speedLabel->text(),
+                     m_etaLabel->text(),
+                     m_nextLabel->text(),
+                     m_deviceLabel->text(),
+                     m_session->remote() ? m_connectionLabel->text() : QString()}
       .join(" | ");
 }
 
@@ -568,9 +638,23 @@ void MainWindow::showEvent(QShowEvent* event) {
   // sized once the window has its geometry.
   if (m_firstShow && QSettings().value("mainWindow/state").isNull())
     QTimer::singleShot(0, this, [this] {
-      resizeDocks({m_docks[1], m_docks[3]}, {320, 620}, Qt::Horizontal);
+      // Setup column ~a fifth, analyses ~45 % of the width; the timeline as tall as its rows.
+      const int w = width();
+      resizeDocks({m_docks[1], m_docks[3]}, {std::clamp(w / 5, 250, 340), w * 45 / 100}, Qt::Horizontal);
+      resizeDocks({m_docks[0]}, {m_timeline->sizeHint().height() + 28}, Qt::Vertical);
     });
+  QTimer::singleShot(0, this, &MainWindow::showWholeTabTitles);
   m_firstShow = false;
+}
+
+void MainWindow::showWholeTabTitles() {
+  // The docks' tab bars are made by QMainWindow as docks are tabified; by default they elide titles to
+  // "He…" when the area is narrow. Whole titles, with scroll buttons when they do not all fit.
+  for (QTabBar* bar : findChildren<QTabBar*>(QString(), Qt::FindDirectChildrenOnly)) {
+    bar->setElideMode(Qt::ElideNone);
+    bar->setUsesScrollButtons(true);
+    bar->setExpanding(false);
+  }
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
@@ -628,6 +712,7 @@ void MainWindow::retranslate() {
   const QString dockTitles[] = {tr("Removal timeline"), tr("Run setup"), tr("Model")};
   for (int i = 0; i < 3; ++i) m_docks[i]->setWindowTitle(dockTitles[i]);
   for (int i = 0; i < m_panes.size(); ++i) m_docks[3 + i]->setWindowTitle(m_panes[i]->title());
+  showWholeTabTitles();
   rebuildRecentMenu();
   m_training->showMetrics(m_session->metrics(), m_session->config().optimizer.maxSteps);  // series names
   updateStatus();

@@ -58,7 +58,7 @@ class MainWindow : public QMainWindow {
   // Starts a run of the current setup into runDir ("" : a new folder under the app's data folder).
   void startRun(const QString& runDir = QString());
   void exportAllFigures(const QString& folder);
-  void raisePane(AnalysisPane* pane);  // brings its dock tab to the front
+  void raisePane(QWidget* paneOrView);  // brings the dock tab holding it to the front
 
   ModelInfoView* modelInfoView() const { return m_info; }
   TimelineWidget* timeline() const { return m_timeline; }
@@ -69,6 +69,7 @@ class MainWindow : public QMainWindow {
   QList<AnalysisPane*> analysisPanes() const { return m_panes; }
   QString currentFolder() const { return m_folder; }
   QString statusText() const;  // the status bar's permanent fields, for tests
+  QString phaseText() const;  // what the run is doing now: "Evaluating the starting model…", "Paused at …"
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -105,8 +106,10 @@ class MainWindow : public QMainWindow {
   static QString appDataFolder(const QString& sub);
   void rebuildRecentMenu();
   void rebuildExportMenu();
-  QList<QCustomPlot*> allPlots() const;
+  // The plots that show results (what Export writes); the panes not computed yet named in *notComputed.
+  QList<QCustomPlot*> resultPlots(QStringList* notComputed) const;
   void retranslate();
+  void showWholeTabTitles();
 
   RunSession* m_session;
   AnalysisRunner* m_runner;
@@ -138,7 +141,7 @@ class MainWindow : public QMainWindow {
       *m_runFolderAction, *m_exportAllAction, *m_settingsAction, *m_quitAction, *m_undoAction, *m_redoAction,
       *m_deleteAction, *m_fitAction, *m_startAction, *m_pauseAction, *m_stopAction, *m_resumeAction,
       *m_refreshAction, *m_guideAction, *m_aboutAction;
-  QLabel *m_stepLabel, *m_speedLabel, *m_etaLabel, *m_nextLabel, *m_deviceLabel;
+  QLabel *m_phaseLabel, *m_stepLabel, *m_speedLabel, *m_etaLabel, *m_nextLabel, *m_deviceLabel;
   QLabel* m_connectionLabel;  // a connected run's address, or that it cannot be reached
   QProgressBar* m_progress;
 };

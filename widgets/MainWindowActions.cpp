@@ -265,25 +265,37 @@ void MainWindow::chooseDatasets() {
   setDatasets(edits[0]->text(), edits[1]->text(), edits[2]->text());
 }
 
-QList<QCustomPlot*> MainWindow::allPlots() const {
-  QList<QCustomPlot*> plots = {m_training->lossPlot(), m_training->optimizerPlot(), m_training->scalesPlot()};
-  for (AnalysisPane* pane : m_panes) plots += pane->plots();
+QList<QCustomPlot*> MainWindow::resultPlots(QStringList* notComputed) const {
+  QList<QCustomPlot*> plots;
+  if (!m_session->metrics().steps.step.empty())  // the training plots once a run has data
+    plots = {m_training->lossPlot(), m_training->optimizerPlot(), m_training->scalesPlot()};
+  else if (notComputed)
+    *notComputed << tr("Training (no run)");
+  for (AnalysisPane* pane : m_panes) {
+    plots += pane->resultPlots();
+    if (notComputed && !pane->hasResult()) *notComputed << pane->title();
+  }
   return plots;
 }
 
 void MainWindow::rebuildExportMenu() {
   m_exportMenu->clear();
-  for (QCustomPlot* plot : allPlots()) {
+  QStringList notComputed;
+  for (QCustomPlot* plot : resultPlots(&notComputed)) {
     const QString name = plotTitle(plot).isEmpty() ? plot->objectName() : plotTitle(plot);
     m_exportMenu->addAction(name.left(70), this, [this, plot] { exportPlotInteractively(plot, this); });
+  }
+  if (!notComputed.isEmpty()) {
+    m_exportMenu->addSeparator();
+    m_exportMenu->addAction(tr("Not computed yet: %1").arg(notComputed.join(", ")))->setEnabled(false);
   }
 }
 
 void MainWindow::exportAllFigures(const QString& folder) {
   QDir().mkpath(folder);
-  QStringList failures;
+  QStringList failures, notComputed;
   int written = 0;
-  for (QCustomPlot* plot : allPlots())
+  for (QCustomPlot* plot : resultPlots(&notComputed))
     for (const char* suffix : {"png", "svg", "pdf", "csv"}) {
       QString error;
       if (exportPlot(plot, folder + "/" + plot->objectName() + "." + suffix, &error))
@@ -295,12 +307,17 @@ void MainWindow::exportAllFigures(const QString& folder) {
     showError(tr("Export incomplete"),
               tr("%n file(s) could not be written.", "", static_cast<int>(failures.size())),
               failures.join("\n"));
-  else
+  else if (notComputed.isEmpty())
     statusBar()->showMessage(tr("Exported %1 files to %2").arg(written).arg(folder), 8000);
+  else
+    statusBar()->showMessage(tr("Exported %1 files to %2; not exported, as not computed yet: %3")
+                                 .arg(written)
+                                 .arg(folder, notComputed.join(", ")),
+                             15000);
 }
 
-void MainWindow::raisePane(AnalysisPane* pane) {
-  if (auto* dock = qobject_cast<QDockWidget*>(pane->parentWidget())) {
+void MainWindow::raisePane(QWidget* paneOrView) {
+  if (auto* dock = qobject_cast<QDockWidget*>(paneOrView->parentWidget())) {
     dock->show();
     dock->raise();
   }

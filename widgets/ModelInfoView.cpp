@@ -44,6 +44,7 @@ ModelInfoView::ModelInfoView(QWidget* parent) : QWidget(parent) {
   m_sites = new QTableWidget(this);
   m_sites->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_sites->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+  m_sites->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(m_title);
   layout->addWidget(m_shape);
@@ -54,6 +55,7 @@ ModelInfoView::ModelInfoView(QWidget* parent) : QWidget(parent) {
 
 void ModelInfoView::clear() {
   m_hasSummary = false;
+  m_hasRun = false;
   m_summary = {};
   retranslate();
 }
@@ -61,6 +63,16 @@ void ModelInfoView::clear() {
 void ModelInfoView::setSummary(const nf::ModelSummary& summary) {
   m_summary = summary;
   m_hasSummary = true;
+  m_hasRun = false;
+  m_frozen.clear();
+  retranslate();
+}
+
+void ModelInfoView::showRunState(const std::map<std::string, double>& frozenScales, int64_t step) {
+  if (m_hasRun && frozenScales == m_frozen && step == m_runStep) return;
+  m_hasRun = true;
+  m_frozen = frozenScales;
+  m_runStep = step;
   retranslate();
 }
 
@@ -95,28 +107,52 @@ void ModelInfoView::retranslate() {
                        .arg(s.weightBytes / 1e6, 0, 'f', 1)
                        .arg(s.weightFiles.size())
                        .arg(QString::fromStdString(s.family)));
-  m_normState->setText(
-      s.layerNormFree
-          ? tr("LayerNorm-free: no site divides by a per-token statistic.")
-          : tr("Normalization per site (LN_qk and LN_v are the attention norm as seen by queries/keys and by "
-               "values):"));
+  // A run's sites: those its events made fake so far take their frozen scale.
+  std::vector<nf::SiteSummary> sites = s.sites;
+  int real = 0;
+  for (nf::SiteSummary& site : sites) {
+    if (const auto frozen = m_frozen.find(site.site); m_hasRun && frozen != m_frozen.end()) {
+      if (site.kind == "layernorm") site.kind = "fakeln";
+      if (site.kind == "rmsnorm") site.kind = "fakerms";
+      site.scale = frozen->second;
+    }
+    real += site.kind == "layernorm" || site.kind == "rmsnorm";
+  }
+  QString state;
+  if (m_hasRun)
+    state = real == 0 ? tr("<b>At step %1 of the run: LayerNorm-free</b> — every site has a frozen scale.")
+                            .arg(m_runStep)
+                      : tr("<b>At step %1 of the run:</b> %2 of %3 sites still normalize per token.")
+                            .arg(m_runStep)
+                            .arg(real)
+                            .arg(sites.size());
+  else if (s.layerNormFree)
+    state = tr("LayerNorm-free: no site divides by a per-token statistic.");
+  else
+    state =
+        tr("Normalization per site (LN_qk and LN_v are the attention norm as seen by queries/keys and by "
+           "values):");
+  m_normState->setText(state);
 
   // Rows: blocks, then the final LN; columns: the three per-block sites.
   m_sites->setColumnCount(3);
-  m_sites->setHorizontalHeaderLabels({tr("LN_qk (ln_1 → q, k)"), tr("LN_v (ln_1 → v)"), tr("LN_mlp (ln_2)")});
+  m_sites->setHorizontalHeaderLabels({tr("LN_qk"), tr("LN_v"), tr("LN_mlp")});
+  m_sites->horizontalHeaderItem(0)->setToolTip(tr("ln_1 as seen by the queries and keys"));
+  m_sites->horizontalHeaderItem(1)->setToolTip(tr("ln_1 as seen by the values"));
+  m_sites->horizontalHeaderItem(2)->setToolTip(tr("ln_2, before the MLP"));
   m_sites->setRowCount(s.nLayer + 1);
   QStringList rows;
   for (int l = 0; l < s.nLayer; ++l) rows << tr("block %1").arg(l);
   rows << tr("final (LN_f)");
   m_sites->setVerticalHeaderLabels(rows);
-  for (std::size_t i = 0; i < s.sites.size(); ++i) {
-    const nf::SiteSummary& site = s.sites[i];
+  for (std::size_t i = 0; i < sites.size(); ++i) {
+    const nf::SiteSummary& site = sites[i];
     const bool isFinal = site.site == "LN_f";
     const int row = isFinal ? s.nLayer : static_cast<int>(i / 3);
     const int column = isFinal ? 0 : static_cast<int>(i % 3);
     QString text = kindLabel(site.kind);
     if (site.kind == "fakeln" || site.kind == "fakerms") {
-      text += tr(" · s = %1").arg(site.scale, 0, 'g', 4);
+      text += "\n" + tr("s = %1").arg(site.scale, 0, 'g', 4);  // a second line: the columns are narrow
       if (site.pos0Treatment) text += tr(" · pos 0: %1").arg(site.scalePos0, 0, 'g', 4);
       if (site.eotTreatment) text += tr(" · EOT");
     }

@@ -1,6 +1,10 @@
-// Shows a model folder's shape and the normalization of every LN site (a layer × site grid).
+// Shows a model folder's shape and the normalization of every LN site (a layer × site grid); for a run, each
+// site's state now (LayerNorm, or FakeLN with its frozen scale once its event has fired), updated live.
 #pragma once
 #include <QWidget>
+#include <cstdint>
+#include <map>
+#include <string>
 
 #include "model/model_folder.h"
 
@@ -11,7 +15,9 @@ class ModelInfoView : public QWidget {
   Q_OBJECT
  public:
   explicit ModelInfoView(QWidget* parent = nullptr);
-  void setSummary(const nf::ModelSummary& summary);
+  void setSummary(const nf::ModelSummary& summary);  // a model as saved; forgets any run's state
+  // The run's sites made fake so far, each with its frozen scale (from the run's metrics), at `step`.
+  void showRunState(const std::map<std::string, double>& frozenScales, int64_t step);
   void clear();
   QTableWidget* siteTable() const { return m_sites; }
   const nf::ModelSummary& summary() const { return m_summary; }
@@ -27,4 +33,7 @@ class ModelInfoView : public QWidget {
   QTableWidget* m_sites;
   nf::ModelSummary m_summary;
   bool m_hasSummary = false;
+  bool m_hasRun = false;
+  std::map<std::string, double> m_frozen;
+  int64_t m_runStep = 0;
 };

@@ -22,7 +22,8 @@ NeuronsPane::NeuronsPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane
   }
   m_scatter->yAxis->setScaleType(QCPAxis::stLogarithmic);
   m_scatter->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
-  m_scatter->legend->setVisible(true);
+  placeLegendBelowTitle(m_scatter, 2);
+  enableHoverLabels(m_scatter);
 
   m_ablation = makePlot(this, "confidence_neurons_ablation");
   auto* group = new QCPBarsGroup(m_ablation);
@@ -34,7 +35,9 @@ NeuronsPane::NeuronsPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane
     bars->setPen(c.darker(130));
     bars->setBrush(c);
   }
-  m_ablation->legend->setVisible(true);
+  placeLegendBelowTitle(m_ablation, 2);
+  m_ablation->xAxis->setTickLabelRotation(90);  // neuron numbers side by side would run together
+  m_ablation->xAxis->setTickLabelFont(QFont(font().family(), 8));
 
   m_spectrum = makePlot(this, "unembedding_spectrum");
   m_spectrum->addGraph()->setPen(QPen(Qt::black, 2));
@@ -44,7 +47,8 @@ NeuronsPane::NeuronsPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane
   m_spectrum->yAxis2->setRange(0, 1);
   for (int i = 0; i < kCosineCurves; ++i)
     m_spectrum->addGraph(m_spectrum->xAxis, m_spectrum->yAxis2)->setPen(QPen(kCosineColors[i], 1));
-  m_spectrum->legend->setVisible(true);
+  placeLegendBelowTitle(m_spectrum, 2);
+  enableHoverLabels(m_spectrum);
 
   auto* lower = new QSplitter(Qt::Horizontal, this);
   lower->addWidget(m_ablation);
@@ -54,6 +58,13 @@ NeuronsPane::NeuronsPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane
   split->addWidget(lower);
   body()->addWidget(split, 1);
   retranslate();
+}
+
+QString NeuronsPane::description() const {
+  return tr(
+      "The last MLP layer's confidence neurons: output norm against logit variance, the effect of "
+      "ablating the top ones on loss and entropy, and their alignment with the unembedding's singular "
+      "directions.");
 }
 
 AnalysisWork NeuronsPane::makeWork() {

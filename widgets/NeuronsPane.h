@@ -11,6 +11,7 @@ class NeuronsPane : public AnalysisPane {
   explicit NeuronsPane(AnalysisRunner* runner, QWidget* parent = nullptr);
   QList<QCustomPlot*> plots() const override { return {m_scatter, m_ablation, m_spectrum}; }
   QString title() const override { return tr("Confidence neurons"); }
+  QString description() const override;
 
  protected:
   AnalysisWork makeWork() override;

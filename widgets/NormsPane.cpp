@@ -35,9 +35,15 @@ NormsPane::NormsPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane(run
   }
   m_plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
   m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
-  m_plot->legend->setVisible(true);
-  m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+  placeLegendBelowTitle(m_plot, 2);
+  enableHoverLabels(m_plot);
   retranslate();
+}
+
+QString NormsPane::description() const {
+  return tr(
+      "The residual stream's norm entering each layer, at position 0 and at the other positions, on "
+      "validation sequences, against the starting model's: the norm growth that FakeLN freezes.");
 }
 
 AnalysisWork NormsPane::makeWork() {

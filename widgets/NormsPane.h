@@ -10,6 +10,7 @@ class NormsPane : public AnalysisPane {
   explicit NormsPane(AnalysisRunner* runner, QWidget* parent = nullptr);
   QList<QCustomPlot*> plots() const override { return {m_plot}; }
   QString title() const override { return tr("Residual norms"); }
+  QString description() const override;
   QCustomPlot* plot() const { return m_plot; }
 
  protected:

@@ -12,10 +12,16 @@
 #include "QCustomPlotInclude.h"
 
 namespace {
+// Rows and columns labelled by name ("name1", "S2", "end", "L3", "H2"); of plain position numbers only
+// every fifth, so that labels under a narrow map do not run into each other (clicking names any cell).
 QSharedPointer<QCPAxisTickerText> labelTicker(const std::vector<std::string>& labels) {
   auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-  for (size_t i = 0; i < labels.size(); ++i)
-    ticker->addTick(static_cast<double>(i), QString::fromStdString(labels[i]));
+  for (size_t i = 0; i < labels.size(); ++i) {
+    const QString label = QString::fromStdString(labels[i]);
+    bool isNumber = false;
+    const int number = label.toInt(&isNumber);
+    if (!isNumber || number % 5 == 0) ticker->addTick(static_cast<double>(i), label);
+  }
   return ticker;
 }
 
@@ -42,9 +48,8 @@ PatchingPane::PatchingPane(AnalysisRunner* runner, QWidget* parent)
   m_summary->setWordWrap(true);
   m_plot = makePlot(this, "ioi_patching");
   m_plot->setMinimumHeight(260);
-  m_maps =
-      makeHeatMapRow(m_plot, std::vector<QCPColorGradient>(3, QCPColorGradient(QCPColorGradient::gpPolar)));
-  for (QCPColorMap* map : m_maps) map->keyAxis()->setTickLabelRotation(60);  // positions are tokens
+  m_maps = makeHeatMapRow(m_plot, std::vector<QCPColorGradient>(3, divergingGradient()));
+  for (QCPColorMap* map : m_maps) map->keyAxis()->setTickLabelRotation(90);  // positions are tokens
   connect(m_plot, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) {
     int row, column;
     if (grid() && heatMapCellAt(m_maps, event->pos(), &row, &column)) selectCell(row, column);
@@ -59,6 +64,13 @@ PatchingPane::PatchingPane(AnalysisRunner* runner, QWidget* parent)
   body()->addWidget(m_plot, 1);
   body()->addWidget(m_prompt);
   retranslate();
+}
+
+QString PatchingPane::description() const {
+  return tr(
+      "Activation patching and attribution patching on the indirect-object prompts, layer by "
+      "position and layer by head, and their difference: how far the linear estimate is from the "
+      "real effect.");
 }
 
 AnalysisWork PatchingPane::makeWork() {
@@ -112,19 +124,16 @@ void PatchingPane::draw() {
     d->setSize(static_cast<int>(g->columns), static_cast<int>(g->rows));
     d->setRange(QCPRange(0, static_cast<double>(g->columns - 1)),
                 QCPRange(0, static_cast<double>(g->rows - 1)));
-    double extent = 1e-6;
     for (int64_t r = 0; r < g->rows; ++r)
-      for (int64_t c = 0; c < g->columns; ++c) {
-        const double v = values[i][static_cast<size_t>(r * g->columns + c)];
-        d->setCell(static_cast<int>(c), static_cast<int>(r), v);
-        extent = std::max(extent, std::abs(v));
-      }
-    m_maps[i]->setDataRange(QCPRange(-extent, extent));  // symmetric: white is "no effect"
+      for (int64_t c = 0; c < g->columns; ++c)
+        d->setCell(static_cast<int>(c), static_cast<int>(r),
+                   values[i][static_cast<size_t>(r * g->columns + c)]);
     m_maps[i]->keyAxis()->setTicker(labelTicker(g->columnLabels));
     m_maps[i]->valueAxis()->setTicker(labelTicker(g->rowLabels));
     m_maps[i]->keyAxis()->setRange(-0.5, static_cast<double>(g->columns) - 0.5);
     m_maps[i]->valueAxis()->setRange(-0.5, static_cast<double>(g->rows) - 0.5);
   }
+  setSharedSymmetricRange(m_maps);  // one colour, one value in all three; white is "no effect"
   outlineCell(m_plot, m_maps, m_row, m_column);
   m_summary->setText(tr("%1 prompts like the one below · clean logit difference %2, corrupted %3")
                          .arg(m_result->prompts)

@@ -15,6 +15,7 @@ class PatchingPane : public AnalysisPane {
   explicit PatchingPane(AnalysisRunner* runner, QWidget* parent = nullptr);
   QList<QCustomPlot*> plots() const override { return {m_plot}; }
   QString title() const override { return tr("Patching"); }
+  QString description() const override;
   QCustomPlot* plot() const { return m_plot; }
   QString promptText() const;
   void selectCell(int row, int column);

@@ -8,6 +8,7 @@
 #include <QSvgGenerator>
 #include <QTemporaryDir>
 #include <QTextStream>
+#include <QToolTip>
 #include <algorithm>
 #include <cmath>
 
@@ -37,6 +38,9 @@ QString csvField(const QString& s) {
 QCustomPlot* makePlot(QWidget* parent, const QString& exportName) {
   auto* plot = new QCustomPlot(parent);
   plot->setObjectName(exportName);
+  // QCustomPlot's own minimum is its layout's (every legend entry in a row, every colour bar's labels),
+  // which would widen a dock past a small screen; the legend wraps instead (below).
+  plot->setMinimumSize(160, 140);
   plot->plotLayout()->insertRow(0);
   auto* title = new QCPTextElement(plot, QString(), QFont(plot->font().family(), 10, QFont::Bold));
   plot->plotLayout()->addElement(0, 0, title);
@@ -45,7 +49,7 @@ QCustomPlot* makePlot(QWidget* parent, const QString& exportName) {
   QObject::connect(plot, &QCustomPlot::beforeReplot, plot, [plot, title] {
     const QString full = plot->property("fullTitle").toString();
     const QFontMetrics metrics(title->font());
-    const int width = std::max(100, plot->width() - 16);
+    const int width = std::max(100, plot->width() - 40);  // margins, and rendering a little wider
     QString wrapped, line;
     for (const QString& word : full.split(' ', Qt::SkipEmptyParts)) {
       const QString candidate = line.isEmpty() ? word : line + ' ' + word;
@@ -58,6 +62,22 @@ QCustomPlot* makePlot(QWidget* parent, const QString& exportName) {
     }
     wrapped += line;
     if (title->text() != wrapped) title->setText(wrapped);
+    // A legend under the title: as many entries side by side as fit the width, up to its column count.
+    const int columns = plot->property("legendColumns").toInt();
+    if (columns > 0) {
+      QCPLegend* legend = plot->legend;
+      auto arrange = [legend](int wrap) {
+        if (legend->wrap() == wrap) return;
+        legend->setWrap(wrap);
+        legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, /*rearrange=*/true);
+      };
+      int fit = columns;
+      for (; fit > 1; --fit) {
+        arrange(fit);
+        if (legend->minimumOuterSizeHint().width() <= plot->width() - 8) break;
+      }
+      arrange(fit);
+    }
   });
   plot->setContextMenuPolicy(Qt::CustomContextMenu);
   QObject::connect(plot, &QWidget::customContextMenuRequested, plot, [plot](const QPoint& pos) {
@@ -79,6 +99,88 @@ void setPlotTitle(QCustomPlot* plot, const QString& title) {
 
 QString plotTitle(const QCustomPlot* plot) { return plot->property("fullTitle").toString(); }
 
+QCPColorGradient divergingGradient() {
+  QCPColorGradient g;
+  g.setColorInterpolation(QCPColorGradient::ciRGB);
+  g.setColorStopAt(0.0, QColor(0x2166ac));
+  g.setColorStopAt(0.25, QColor(0x92c5de));
+  g.setColorStopAt(0.5, QColor(0xf7f7f7));
+  g.setColorStopAt(0.75, QColor(0xf4a582));
+  g.setColorStopAt(1.0, QColor(0xb2182b));
+  return g;
+}
+
+void setSharedSymmetricRange(const std::vector<QCPColorMap*>& maps) {
+  double extent = 0;
+  for (QCPColorMap* map : maps) {
+    QCPColorMapData* d = map->data();
+    for (int x = 0; x < d->keySize(); ++x)
+      for (int y = 0; y < d->valueSize(); ++y) extent = std::max(extent, std::abs(d->cell(x, y)));
+  }
+  if (!(extent > 0)) extent = 1;  // all zero: any range shows white
+  for (QCPColorMap* map : maps) map->setDataRange(QCPRange(-extent, extent));
+}
+
+void limitColorBarTicks(QCPColorMap* map) {
+  if (QCPColorScale* scale = map->colorScale()) {
+    scale->axis()->ticker()->setTickCount(4);
+    scale->axis()->setNumberFormat("g");
+    scale->axis()->setNumberPrecision(2);
+  }
+}
+
+void placeLegendBelowTitle(QCustomPlot* plot, int columns) {
+  QCPLegend* legend = plot->legend;
+  if (auto* inset = plot->axisRect()->insetLayout(); inset->elements(false).contains(legend))
+    inset->take(legend);
+  plot->plotLayout()->insertRow(1);
+  plot->plotLayout()->addElement(1, 0, legend);
+  plot->plotLayout()->setRowStretchFactor(1, 0.001);  // as tall as its entries, the rest to the data
+  legend->setVisible(true);
+  legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  legend->setWrap(columns);
+  plot->setProperty("legendColumns", columns);  // fewer when the plot is narrow (makePlot's beforeReplot)
+  legend->setBorderPen(Qt::NoPen);
+  legend->setBrush(Qt::NoBrush);
+  legend->setFont(QFont(plot->font().family(), 8));
+  legend->setMargins(QMargins(4, 0, 4, 0));
+  legend->setRowSpacing(0);
+}
+
+void enableHoverLabels(QCustomPlot* plot) {
+  plot->setMouseTracking(true);
+  QObject::connect(plot, &QCustomPlot::mouseMove, plot, [plot](QMouseEvent* event) {
+    constexpr double kReachPixels = 14;
+    double best = kReachPixels;
+    QString text;
+    const QPointF mouse = event->position();
+    for (int i = 0; i < plot->graphCount(); ++i) {
+      QCPGraph* g = plot->graph(i);
+      if (!g->visible() || g->name().isEmpty() || g->dataCount() == 0) continue;
+      QCPAxis *keyAxis = g->keyAxis(), *valueAxis = g->valueAxis();
+      if (!keyAxis->axisRect()->rect().contains(mouse.toPoint())) continue;
+      // The points around the mouse's x (keys are sorted), nearest in pixels.
+      const QCPRange near(keyAxis->pixelToCoord(mouse.x() - kReachPixels),
+                          keyAxis->pixelToCoord(mouse.x() + kReachPixels));
+      auto it = g->data()->findBegin(std::min(near.lower, near.upper));
+      const auto end = g->data()->findEnd(std::max(near.lower, near.upper));
+      for (; it != end; ++it) {
+        const double distance = std::hypot(keyAxis->coordToPixel(it->key) - mouse.x(),
+                                           valueAxis->coordToPixel(it->value) - mouse.y());
+        if (distance >= best) continue;
+        best = distance;
+        text = QString("%1\n%2 %3 · %4 %5")
+                   .arg(g->name(), keyAxis->label(), QString::number(it->key, 'g', 5), valueAxis->label(),
+                        QString::number(it->value, 'g', 4));
+      }
+    }
+    if (text.isEmpty())
+      QToolTip::hideText();
+    else
+      QToolTip::showText(event->globalPosition().toPoint(), text, plot);
+  });
+}
+
 std::vector<QCPColorMap*> makeHeatMapRow(QCustomPlot* plot, const std::vector<QCPColorGradient>& gradients) {
   plot->plotLayout()->remove(plot->plotLayout()->element(1, 0));
   auto* grid = new QCPLayoutGrid;
@@ -97,6 +199,7 @@ std::vector<QCPColorMap*> makeHeatMapRow(QCustomPlot* plot, const std::vector<QC
     map->setColorScale(scale);
     map->setGradient(gradients[i]);
     map->setInterpolate(false);
+    limitColorBarTicks(map);
     auto* group = new QCPMarginGroup(plot);  // the bar as wide as its map
     rect->setMarginGroup(QCP::msLeft | QCP::msRight, group);
     scale->setMarginGroup(QCP::msLeft | QCP::msRight, group);
@@ -119,10 +222,12 @@ bool heatMapCellAt(const std::vector<QCPColorMap*>& maps, const QPoint& pos, int
 }
 
 void outlineCell(QCustomPlot* plot, const std::vector<QCPColorMap*>& maps, int row, int column) {
-  plot->clearItems();
+  for (int i = plot->itemCount() - 1; i >= 0; --i)  // the previous outline; other marks stay
+    if (plot->item(i)->objectName() == QLatin1String("cellOutline")) plot->removeItem(i);
   if (row < 0) return;
   for (QCPColorMap* map : maps) {
     auto* box = new QCPItemRect(plot);
+    box->setObjectName(QStringLiteral("cellOutline"));
     box->setClipAxisRect(map->keyAxis()->axisRect());
     for (QCPItemPosition* p : {box->topLeft, box->bottomRight}) p->setAxes(map->keyAxis(), map->valueAxis());
     box->topLeft->setCoords(column - 0.5, row - 0.5);

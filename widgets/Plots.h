@@ -15,12 +15,26 @@ QCustomPlot* makePlot(QWidget* parent, const QString& exportName);
 void setPlotTitle(QCustomPlot* plot, const QString& title);
 QString plotTitle(const QCustomPlot* plot);
 
+// The diverging colour map of signed values (blue, white at zero, red): give it a range symmetric about 0.
+QCPColorGradient divergingGradient();
+// Sets the maps' colour range to ±(the largest |value| in any of them), so that one colour means one value
+// across a comparison (DLA vs DE; activation vs attribution vs error) and white is zero.
+void setSharedSymmetricRange(const std::vector<QCPColorMap*>& maps);
+// At most ~4 ticks on a colour bar: its labels must not run into each other under a narrow map.
+void limitColorBarTicks(QCPColorMap* map);
+
+// Moves the plot's legend out of the data, into a row of its own under the title, entries side by side.
+void placeLegendBelowTitle(QCustomPlot* plot, int columns = 3);
+// Shows, while the mouse is over a plot, the nearest point of any visible named graph as a tooltip: the
+// series' name, x and y (a multi-series plot then needs no legend to tell its curves apart).
+void enableHoverLabels(QCustomPlot* plot);
+
 // Replaces the plot's axis rect (below its title) by heat maps side by side, one per gradient, each with a
 // horizontal colour bar below it; the value axis runs down, so row 0 is on top.
 std::vector<QCPColorMap*> makeHeatMapRow(QCustomPlot* plot, const std::vector<QCPColorGradient>& gradients);
 // The (row, column) cell of one of `maps` under a pixel; false when there is none.
 bool heatMapCellAt(const std::vector<QCPColorMap*>& maps, const QPoint& pos, int* row, int* column);
-// Outlines cell (row, column) in every map, replacing the plot's previous items; row < 0: no outline.
+// Outlines cell (row, column) in every map, replacing the previous outline; row < 0: no outline.
 void outlineCell(QCustomPlot* plot, const std::vector<QCPColorMap*>& maps, int row, int column);
 
 // Writes the plot in the format the suffix names: .png (title in its text chunk), .svg (title element),

@@ -39,7 +39,7 @@ RunSetupView::RunSetupView(QWidget* parent) : QWidget(parent) {
     const nf::Preset& p = nf::findPreset(preset());
     const QSignalBlocker block(m_steps);  // presetChanged rebuilds the draft for the new budget anyway
     m_steps->setValue(static_cast<int>(p.optimizer.maxSteps));
-    m_description->setText(QString::fromStdString(p.description));
+    m_description->setText(describePreset(p));
     updateMemoryPlan();
     Q_EMIT presetChanged();
   });
@@ -56,6 +56,32 @@ RunSetupView::RunSetupView(QWidget* parent) : QWidget(parent) {
   connect(m_mode, qOverload<int>(&QComboBox::currentIndexChanged), this, &RunSetupView::updateMemoryPlan);
   matchModelDepth(4);
   retranslate();
+}
+
+// A preset's description in the GUI's language (the engine's, core/train/settings.cpp, is English).
+QString RunSetupView::describePreset(const nf::Preset& p) {
+  if (p.name == "tiny")
+    return tr(
+        "the bundled tiny GPT-2 (4 layers): LN_mlp, LN_qk, LN_v one layer every 10 steps, LN_f, then "
+        "recovery; 32×128 tokens per step");
+  if (p.name == "blog-v2")
+    return tr(
+        "the blog's v2 recipe for GPT-2 Small: ln_2, ln_1 qk, ln_1 v, ln_f (all layers at once) with "
+        "position-0 and end-of-text treatments, then EOT off, then position 0 off");
+  if (p.name == "pythia-70m")
+    return tr(
+        "Pythia-70M (Appendix C): GPT-2 Small's settings, the schedule by the depth rule for 6 blocks "
+        "(LN_mlp from step 20, LN_qk from 32, LN_v from 44, LN_f at 62)");
+  if (p.name == "by-depth")
+    return tr(
+        "any model: GPT-2 Small's settings with the paper's schedule rule for the model's depth (the "
+        "rule that gives Table 4's schedules for 12 to 48 blocks)");
+  if (p.optimizer.context == 1024)  // the paper's Table 4 rows
+    return tr("the paper's schedule for %1 (Table 4): %2×%3 sequences of 1024 tokens per step")
+        .arg(QString::fromStdString(p.name))
+        .arg(p.optimizer.microBatch)
+        .arg(p.optimizer.accumulation);
+  return QString::fromStdString(p.description);
 }
 
 nf::TrainingMode RunSetupView::mode() const {
@@ -75,7 +101,7 @@ void RunSetupView::matchModelDepth(int layers) {
       const nf::Preset& chosen = nf::findPreset(preset());
       const QSignalBlocker block(m_steps);
       m_steps->setValue(static_cast<int>(chosen.optimizer.maxSteps));
-      m_description->setText(QString::fromStdString(chosen.description));
+      m_description->setText(describePreset(chosen));
       return;
     }
 }
@@ -153,6 +179,7 @@ void RunSetupView::retranslate() {
          "as one: on cuda one per GPU, on the CPU several processes (on a machine with few cores two "
          "processes can use them better than one). The batch must split evenly over them."));
   m_memory->setText(memoryText());
+  m_description->setText(describePreset(nf::findPreset(preset())));
   m_memory->setToolTip(
       tr("The peak memory of a training step predicted on this device, and the micro-batch × accumulation "
          "and activation checkpointing that Start uses: they keep the preset's sequences per step and fit "

@@ -50,6 +50,7 @@ class RunSetupView : public QWidget {
   QSize sizeHint() const override { return {320, 420}; }  // a narrow dock: the plots get the room
 
  private:
+  static QString describePreset(const nf::Preset& preset);
   void retranslate();
   QComboBox* m_mode;
   QComboBox* m_preset;

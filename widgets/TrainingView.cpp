@@ -4,7 +4,9 @@
 #include <QEvent>
 #include <QSplitter>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "Plots.h"
 #include "QCustomPlotInclude.h"
@@ -14,11 +16,17 @@ enum LossGraph { CeRaw, AuxRaw, TotalRaw, Ce, Aux, Total, FirstEval };
 const QColor kCe(0x1f77b4), kAux(0xff7f0e), kTotal(0x2ca02c);
 const QColor kEvalColors[] = {QColor(0xd62728), QColor(0x9467bd), QColor(0x8c564b), QColor(0xe377c2)};
 
+// The sites' kinds, in the timeline's colours; within a kind, deeper layers are drawn darker.
+const char* const kSiteKinds[] = {"LN_mlp", "LN_qk", "LN_v", "LN_f"};
+const QColor kKindColors[] = {QColor(0x1f77b4), QColor(0xff7f0e), QColor(0x2ca02c), QColor(0xd62728)};
+
 QColor siteColor(const std::string& site) {
-  if (site.rfind("LN_qk", 0) == 0) return QColor(0xff7f0e);
-  if (site.rfind("LN_v", 0) == 0) return QColor(0x2ca02c);
-  if (site.rfind("LN_f", 0) == 0) return QColor(0xd62728);
-  return QColor(0x1f77b4);
+  const std::string kind = site.substr(0, site.find('.'));
+  const size_t dot = site.find('.');
+  const int layer = dot == std::string::npos ? 0 : std::atoi(site.c_str() + dot + 1);
+  for (int k = 0; k < 4; ++k)
+    if (kind == kSiteKinds[k]) return kKindColors[k].lighter(std::max(55, 140 - 22 * layer));
+  return QColor(0x7f7f7f);
 }
 
 void addGraph(QCustomPlot* plot, const QColor& color, double width, Qt::PenStyle style = Qt::SolidLine,
@@ -44,10 +52,7 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   addGraph(m_loss, kAux, 2);
   addGraph(m_loss, kTotal, 2);
   for (int i = CeRaw; i <= TotalRaw; ++i) m_loss->graph(i)->removeFromLegend();
-  m_loss->legend->setVisible(true);
-  m_loss->legend->setFont(QFont(font().family(), 8));
-  m_loss->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
-  m_loss->yAxis2->setVisible(true);
+  placeLegendBelowTitle(m_loss, 4);
 
   addGraph(m_optimizer, QColor(0x17becf), 2);
   m_optimizer->yAxis2->setVisible(true);
@@ -55,9 +60,11 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   m_optimizer->legend->setVisible(false);  // too short for a legend: the axis labels take the curves' colours
   m_optimizer->yAxis->setLabelColor(QColor(0x17becf));
   m_optimizer->yAxis2->setLabelColor(QColor(0x7f7f7f));
-  m_scales->legend->setVisible(false);
+  placeLegendBelowTitle(m_scales, 5);  // one entry per kind of site; hovering a curve names its site
+  addSiteKindLegend();
 
   for (QCustomPlot* plot : {m_loss, m_optimizer, m_scales}) {
+    enableHoverLabels(plot);
     plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     plot->axisRect()->setRangeDrag(Qt::Horizontal);
     plot->axisRect()->setRangeZoom(Qt::Horizontal);
@@ -90,6 +97,17 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   retranslate();
 }
 
+void TrainingView::addSiteKindLegend() {
+  // Legend-only graphs without data: the kinds' colours (a legend of 2 × 13 site curves would not fit).
+  for (int k = 0; k < 4; ++k) {
+    addGraph(m_scales, kKindColors[k], 2);
+    m_scales->graph(m_scales->graphCount() - 1)->setName(QString::fromLatin1(kSiteKinds[k]));
+  }
+  addGraph(m_scales, QColor(0x555555), 2, Qt::DashLine);
+  m_frozenLegend = m_scales->graph(m_scales->graphCount() - 1);
+  m_frozenLegend->setName(tr("frozen"));
+}
+
 int TrainingView::plottedSteps() const { return m_loss->graph(CeRaw)->dataCount(); }
 
 void TrainingView::showMetrics(const MetricsStore& m, int64_t maxSteps) {
@@ -101,6 +119,7 @@ void TrainingView::showMetrics(const MetricsStore& m, int64_t maxSteps) {
     for (int i = CeRaw; i <= Total; ++i) m_loss->graph(i)->data()->clear();
     for (int i = 0; i < 2; ++i) m_optimizer->graph(i)->data()->clear();
     m_scales->clearGraphs();
+    addSiteKindLegend();
     m_scaleGraphs.clear();
     m_plotted = 0;
     m_smoothers = {};
@@ -126,13 +145,13 @@ void TrainingView::showMetrics(const MetricsStore& m, int64_t maxSteps) {
   int i = 0;
   for (const auto& [name, points] : m.evals) {
     if (m_loss->graphCount() <= FirstEval + i) {
-      // Evaluations on the right axis: a second eval set of another distribution can sit far above the
-      // training loss, and must not flatten it.
-      QCPGraph* g = m_loss->addGraph(m_loss->xAxis, m_loss->yAxis2);
+      // Evaluations as markers on the training loss's own axis, so the two compare by eye (a set far
+      // above the training loss is the finding, not a scale problem: the log axis shows both).
+      QCPGraph* g = m_loss->addGraph();
       g->setLineStyle(QCPGraph::lsLine);
       const QColor c = kEvalColors[i % 4];
       g->setPen(QPen(c, 1, Qt::DashLine));
-      g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, c, c, 6));
+      g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, c, Qt::white, 7));
     }
     QCPGraph* g = m_loss->graph(FirstEval + i);
     g->setName(tr("eval %1").arg(QString::fromStdString(name)));
@@ -170,9 +189,11 @@ void TrainingView::showMetrics(const MetricsStore& m, int64_t maxSteps) {
       graphs.tracked = m_scales->graph(m_scales->graphCount() - 1);
       addGraph(m_scales, siteColor(name), 2, Qt::DashLine);
       graphs.frozen = m_scales->graph(m_scales->graphCount() - 1);
+      graphs.tracked->removeFromLegend();
+      graphs.frozen->removeFromLegend();
     }
-    graphs.tracked->setName(QString::fromStdString(name));
-    graphs.frozen->setName(tr("%1 frozen").arg(QString::fromStdString(name)));
+    graphs.tracked->setName(tr("%1 (tracked)").arg(QString::fromStdString(name)));
+    graphs.frozen->setName(tr("%1 (frozen)").arg(QString::fromStdString(name)));
     for (size_t k = graphs.plotted; k < points.size(); ++k) {
       if (!std::isnan(points[k].tracked)) graphs.tracked->addData(points[k].step, points[k].tracked);
       if (!std::isnan(points[k].frozen)) graphs.frozen->addData(points[k].step, points[k].frozen);
@@ -214,10 +235,10 @@ void TrainingView::replotAll() {
 void TrainingView::retranslate() {
   setPlotTitle(m_loss, tr("Training loss"));
   setPlotTitle(m_optimizer, tr("Learning rate and gradient norm"));
-  setPlotTitle(m_scales, tr("LayerNorm scale per site (tracked; dashed: frozen)"));
+  setPlotTitle(m_scales, tr("LayerNorm scale per site"));
+  if (m_frozenLegend) m_frozenLegend->setName(tr("frozen"));
   m_loss->xAxis->setLabel(tr("optimizer step"));
   m_loss->yAxis->setLabel(tr("loss (nats)"));
-  m_loss->yAxis2->setLabel(tr("evaluation loss (nats)"));
   m_loss->graph(Ce)->setName(tr("cross-entropy"));
   m_loss->graph(Aux)->setName(tr("auxiliary loss"));
   m_loss->graph(Total)->setName(tr("total"));

@@ -33,6 +33,8 @@ class TrainingView : public QWidget {
  private:
   void retranslate();
   void replotAll();
+  void addSiteKindLegend();
+  QCPGraph* m_frozenLegend = nullptr;
   QCustomPlot* m_loss;
   QCustomPlot* m_optimizer;
   QCustomPlot* m_scales;

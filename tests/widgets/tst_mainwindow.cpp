@@ -101,7 +101,7 @@ class TestMainWindow : public QObject {
     MainWindow window;
     QVERIFY(window.openModelFolder(folder));
     QCOMPARE(window.modelInfoView()->siteTable()->item(1, 1)->text(),
-             QString("FakeLN · s = 2.5 · pos 0: 7 · EOT"));
+             QString("FakeLN\ns = 2.5 · pos 0: 7 · EOT"));
     QCOMPARE(window.modelInfoView()->siteTable()->item(1, 1)->toolTip(), QString("LN_v.1"));
   }
 

@@ -61,6 +61,7 @@ bool MetricsStore::ingest(const std::string& line) {
     events.push_back({whole(r, "step", 0), text(r, "description", "")});
   } else if (type == "warning") {
     lastWarning = text(r, "message", "");
+    lastWarningCode = text(r, "code", "");
   } else if (type == "rollback") {
     rewindTo(whole(r, "step", 0));
   } else if (type == "start" || type == "resume" || type == "stop" || type == "finish" || type == "pause" ||

@@ -1,0 +1,258 @@
+// What the workbench shows must not mislead: training and evaluation losses on one value axis; the NMAE
+// of an LN-free model on a fixed 0–100 % scale (it reads as zero, not as float noise); panes never computed
+// are not exported; the head detail names the step of the heat maps it belongs to, also after a refresh
+// while training goes on; German mode leaves no tr() string untranslated (lupdate over the sources finds
+// nothing unfinished or vanished in the .ts file) and shows no English source text that has a translation.
+#include <QAbstractButton>
+#include <QDockWidget>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "AnalysisRunner.h"
+#include "HeadsPane.h"
+#include "MainWindow.h"
+#include "NormsPane.h"
+#include "Plots.h"
+#include "QCustomPlotInclude.h"
+#include "RunSession.h"
+#include "RunSetupView.h"
+#include "TrainingView.h"
+#include "widget_fixtures.h"
+
+namespace {
+// The (source, translation) pairs of a .ts file's finished messages (numerus forms: the first).
+QList<QPair<QString, QString>> translatedMessages(const QString& tsFile) {
+  QFile f(tsFile);
+  if (!f.open(QIODevice::ReadOnly)) qFatal("cannot read %s", qPrintable(tsFile));
+  const QString ts = QString::fromUtf8(f.readAll());
+  auto unescape = [](QString s) {
+    return s.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&apos;", "'")
+        .replace("&amp;", "&");
+  };
+  QList<QPair<QString, QString>> out;
+  static const QRegularExpression message(
+      "<source>(.*?)</source>.*?<translation>(?:\\s*<numerusform>)?(.*?)(?:</numerusform>.*?)?</translation>",
+      QRegularExpression::DotMatchesEverythingOption);
+  for (auto it = message.globalMatch(ts); it.hasNext();) {
+    const auto m = it.next();
+    out.append({unescape(m.captured(1)), unescape(m.captured(2))});
+  }
+  return out;
+}
+}  // namespace
+
+class TestViews : public QObject {
+  Q_OBJECT
+
+ private:
+  QTemporaryDir m_dir;
+  QString m_model, m_train, m_val;
+
+  AnalysisSetup setupFor(const QString& model) const {
+    AnalysisSetup setup;
+    setup.modelFolder = model.toStdString();
+    setup.validationData = m_val.toStdString();
+    setup.sequences = 4;
+    return setup;
+  }
+
+  // The test model with every LN site a FakeLN of scale 1.5: LayerNorm-free.
+  QString makeLayerNormFreeModel() {
+    const QString folder = fixtures::makeModel(m_dir.filePath("ln-free"), 2);
+    QFile file(folder + "/config.json");
+    if (!file.open(QIODevice::ReadOnly)) qFatal("cannot read the test model's config");
+    QJsonObject config = QJsonDocument::fromJson(file.readAll()).object();
+    file.close();
+    QJsonObject normfree = config["normfree"].toObject();
+    QJsonObject sites;
+    for (int layer = 0; layer < 2; ++layer)
+      for (const char* kind : {"LN_qk", "LN_v", "LN_mlp"})
+        sites[QString("%1.%2").arg(kind).arg(layer)] = QJsonObject{{"kind", "fakeln"}, {"scale", 1.5}};
+    sites["LN_f"] = QJsonObject{{"kind", "fakeln"}, {"scale", 1.5}};
+    normfree["sites"] = sites;
+    config["normfree"] = normfree;
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+      qFatal("cannot write the test model's config");
+    file.write(QJsonDocument(config).toJson());
+    return folder;
+  }
+
+ private Q_SLOTS:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QSettings().clear();
+    m_model = fixtures::makeModel(m_dir.filePath("tiny"), 4);
+    m_train = fixtures::writeRandomTokens(m_dir.filePath("train.bin"), 40000, 50, 1);
+    m_val = fixtures::writeRandomTokens(m_dir.filePath("val.bin"), 4000, 50, 2);
+    qputenv("NF_BUNDLED_MODEL", m_model.toUtf8());
+  }
+
+  void trainAndEvalLossesShareOneValueAxis() {
+    MetricsStore m;
+    for (int step = 1; step <= 20; ++step)
+      QVERIFY(m.ingest(QString(R"({"type":"step","step":%1,"ce":%2,"aux":0,"loss":%2,"lr":0.001,)"
+                               R"("grad_norm":1,"tokens_per_second":1000})")
+                           .arg(step)
+                           .arg(4.0 - 0.1 * step)
+                           .toStdString()));
+    for (int step : {10, 20})
+      QVERIFY(m.ingest(QString(R"({"type":"eval","step":%1,"file":"val.bin","mean_loss":%2})")
+                           .arg(step)
+                           .arg(5.0 - 0.1 * step)
+                           .toStdString()));
+    TrainingView view;
+    view.showMetrics(m, 20);
+    QCustomPlot* loss = view.lossPlot();
+    int withData = 0;
+    bool evalShown = false;
+    for (int i = 0; i < loss->graphCount(); ++i) {
+      QCPGraph* g = loss->graph(i);
+      if (g->dataCount() == 0) continue;
+      ++withData;
+      QCOMPARE(g->valueAxis(), loss->yAxis);
+      evalShown = evalShown || g->name().contains("val.bin");
+    }
+    QVERIFY(evalShown);
+    QVERIFY(withData >= 3);  // raw and smoothed cross-entropy, the evaluation
+    // The axis spans both: the evaluation's 4.0 and the training loss's 2.0 are inside it.
+    QVERIFY(loss->yAxis->range().contains(4.0) && loss->yAxis->range().contains(2.0));
+    QVERIFY(!loss->yAxis2->visible());
+  }
+
+  void nmaeOfALayerNormFreeModelIsOnAFixedZeroToHundredScale() {
+    AnalysisRunner runner;
+    runner.setSetup(setupFor(makeLayerNormFreeModel()));
+    HeadsPane pane(&runner);
+    pane.resize(1000, 800);
+    pane.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&pane));
+    pane.refresh();
+    QTRY_VERIFY_WITH_TIMEOUT(pane.hasResult() || pane.hasFailed(), fixtures::kEventuallyMs);
+    QVERIFY2(pane.hasResult(), qPrintable(pane.statusText()));
+    const auto range = pane.nmaeRange();
+    QCOMPARE(range.first, 0.0);
+    QCOMPARE(range.second, 100.0);
+    // And the map holds float noise only: every cell reads as zero on that scale.
+    auto* nmae = qobject_cast<QCPColorMap*>(pane.heatMaps()->plottable(2));
+    QVERIFY(nmae);
+    for (int head = 0; head < nmae->data()->keySize(); ++head)
+      for (int layer = 0; layer < nmae->data()->valueSize(); ++layer)
+        QVERIFY2(nmae->data()->cell(head, layer) < 1e-2,
+                 qPrintable(QString::number(nmae->data()->cell(head, layer))));
+    // DLA and DE share one scale, symmetric about zero.
+    auto* dla = qobject_cast<QCPColorMap*>(pane.heatMaps()->plottable(0));
+    auto* de = qobject_cast<QCPColorMap*>(pane.heatMaps()->plottable(1));
+    QCOMPARE(dla->dataRange().lower, -dla->dataRange().upper);
+    QCOMPARE(dla->dataRange().upper, de->dataRange().upper);
+  }
+
+  void panesNeverComputedAreNotExported() {
+    MainWindow window;
+    window.show();
+    QVERIFY(window.setDatasets(m_train, m_val, QString()));
+    NormsPane* norms = nullptr;
+    for (AnalysisPane* pane : window.analysisPanes())
+      if (auto* n = qobject_cast<NormsPane*>(pane)) norms = n;
+    QVERIFY(norms);
+    norms->refresh();
+    QTRY_VERIFY_WITH_TIMEOUT(norms->hasResult() || norms->hasFailed(), fixtures::kEventuallyMs);
+    QVERIFY2(norms->hasResult(), qPrintable(norms->statusText()));
+    const QString folder = m_dir.filePath("export");
+    window.exportAllFigures(folder);
+    const QStringList files = QDir(folder).entryList(QDir::Files);
+    QCOMPARE(files.size(), 4);  // the one computed plot as PNG, SVG, PDF and CSV
+    for (const char* suffix : {"png", "svg", "pdf", "csv"})
+      QVERIFY2(files.contains(QString("residual_norms.") + suffix), qPrintable(files.join(", ")));
+    // The status bar says what was left out.
+    QVERIFY2(window.statusBar()->currentMessage().contains("Heads"),
+             qPrintable(window.statusBar()->currentMessage()));
+  }
+
+  void theHeadDetailNamesTheHeatMapsStepAfterARefresh() {
+    MainWindow window;
+    window.show();
+    QVERIFY(window.setDatasets(m_train, m_val, QString()));
+    window.runSetup()->setMaxSteps(100000);  // trains on while the panes compute
+    window.startRun(m_dir.filePath("detail-run"));
+    QTRY_VERIFY_WITH_TIMEOUT(window.session()->stepsDone() >= 2, fixtures::kEventuallyMs);
+    HeadsPane* heads = window.headsPane();
+    window.raisePane(heads);
+    heads->refresh();
+    QTRY_VERIFY_WITH_TIMEOUT(heads->hasResult(), fixtures::kEventuallyMs);
+    heads->selectHead(1, 1);
+    QVERIFY(heads->isDetailStale());  // marked at once, before the detail is computed
+    QTRY_VERIFY_WITH_TIMEOUT(heads->hasDetail() && !heads->isDetailStale(), fixtures::kEventuallyMs);
+    QCOMPARE(heads->detailStep(), heads->shownStep());
+    const int64_t first = heads->shownStep();
+    QTRY_VERIFY_WITH_TIMEOUT(window.session()->stepsDone() > first, fixtures::kEventuallyMs);
+    heads->refresh();  // the maps move on; the detail follows them, at their step
+    QTRY_VERIFY_WITH_TIMEOUT(heads->shownStep() > first, fixtures::kEventuallyMs);
+    QTRY_VERIFY_WITH_TIMEOUT(!heads->isDetailStale(), fixtures::kEventuallyMs);
+    QCOMPARE(heads->detailStep(), heads->shownStep());
+    QVERIFY2(heads->detailText().contains(QString("step %1").arg(heads->shownStep())),
+             qPrintable(heads->detailText()));
+    window.session()->stop();
+    QTRY_VERIFY_WITH_TIMEOUT(!window.session()->busy(), fixtures::kEventuallyMs);
+  }
+
+  void lupdateFindsEveryStringTranslated() {
+    // lupdate over the workbench's sources (widgets/, what the .ts file translates; the executable's
+    // --help text is a terminal's, in English like normfree-cli's), into a copy of the .ts file: a tr()
+    // string without a German text comes out "unfinished", a translation whose source is gone "vanished".
+    const QString ts = m_dir.filePath("normfree_de.ts");
+    QVERIFY(QFile::copy(NF_SOURCE_DIR "/translations/normfree_de.ts", ts));
+    QFile::setPermissions(ts, QFile::ReadOwner | QFile::WriteOwner);
+    QProcess lupdate;
+    lupdate.start(NF_LUPDATE, {"-silent", "-locations", "none", NF_SOURCE_DIR "/widgets", "-ts", ts});
+    QVERIFY(lupdate.waitForFinished(120000));
+    QCOMPARE(lupdate.exitCode(), 0);
+    QFile f(ts);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(f.readAll());
+    for (const char* state : {"type=\"unfinished\"", "type=\"vanished\"", "type=\"obsolete\""}) {
+      const qsizetype at = text.indexOf(state);
+      QVERIFY2(at < 0, qPrintable(QString("%1 in the .ts file after lupdate, e.g. %2")
+                                      .arg(state, text.mid(std::max<qsizetype>(0, at - 300), 320))));
+    }
+  }
+
+  void germanModeShowsNoEnglishThatHasATranslation() {
+    QSettings().clear();
+    MainWindow window;
+    window.resize(1366, 768);
+    window.show();
+    window.setLanguage("de");
+    QTRY_COMPARE_WITH_TIMEOUT(window.runSetup()->parentWidget()->windowTitle(), QString("Laufkonfiguration"),
+                              fixtures::kEventuallyMs);
+    // Every source text that German translates differently must not be shown as it is.
+    QSet<QString> english;
+    for (const auto& [source, translation] : translatedMessages(NF_SOURCE_DIR "/translations/normfree_de.ts"))
+      if (source != translation && source.size() > 3 && !source.contains('%')) english.insert(source);
+    QStringList shown;
+    for (QLabel* label : window.findChildren<QLabel*>()) shown << label->text();
+    for (QAbstractButton* button : window.findChildren<QAbstractButton*>()) shown << button->text();
+    for (QDockWidget* dock : window.findChildren<QDockWidget*>()) shown << dock->windowTitle();
+    for (QAction* action : window.findChildren<QAction*>()) shown << action->text();
+    for (QCustomPlot* plot : window.findChildren<QCustomPlot*>()) {
+      shown << plotTitle(plot);
+      for (QCPAxis* axis : plot->axisRect()->axes()) shown << axis->label();
+    }
+    for (const QString& text : shown)
+      QVERIFY2(!english.contains(text), qPrintable("shown in English in German mode: " + text));
+    window.setLanguage("en");
+  }
+};
+
+QTEST_MAIN(TestViews)
+#include "tst_views.moc"

@@ -10,6 +10,7 @@
 #include "MainWindow.h"
 #include "RunSession.h"
 #include "run/run_directory.h"
+#include "screenshot_tour.h"
 #include "serve/steering_client.h"
 
 int main(int argc, char** argv) {
@@ -50,10 +51,35 @@ int main(int argc, char** argv) {
           "Connect to a run served with --serve (File › Connect to Run): its run directory, "
           "a copy of its serve.json, or HOST:PORT with the token in NF_STEER_TOKEN."),
       "run");
-  parser.addOptions({start, screenshot, screenshotStep, exportFigures, connectTo});
+  QCommandLineOption size(
+      "size", QApplication::translate("main", "Open the window at this size, e.g. 1366x768."), "WxH");
+  QCommandLineOption language("language", QApplication::translate("main", "Use this language: en or de."),
+                              "lang");
+  QCommandLineOption screenshotPanes(
+      "screenshot-panes",
+      QApplication::translate(
+          "main",
+          "Save a PNG of the window with each pane in front (after computing every "
+          "analysis) to <dir>/<prefix>-<pane>.png, then quit (docs/figures/screenshots.sh)."),
+      "dir");
+  QCommandLineOption prefix("prefix",
+                            QApplication::translate("main", "The file-name prefix of --screenshot-panes."),
+                            "prefix", "workbench");
+  parser.addOptions(
+      {start, screenshot, screenshotStep, exportFigures, connectTo, size, language, screenshotPanes, prefix});
   parser.process(app);
 
   MainWindow window;
+  if (parser.isSet(language)) window.setLanguage(parser.value(language));
+  if (parser.isSet(size)) {
+    const QStringList wh = parser.value(size).split('x');
+    if (wh.size() != 2 || wh[0].toInt() < 200 || wh[1].toInt() < 200) {
+      std::fprintf(stderr, "normfree: --size: expected WIDTHxHEIGHT, e.g. 1366x768 (got '%s')\n",
+                   qPrintable(parser.value(size)));
+      return 2;
+    }
+    window.resize(wh[0].toInt(), wh[1].toInt());
+  }
   window.show();
   if (!parser.positionalArguments().isEmpty()) {
     const QString folder = parser.positionalArguments().first();
@@ -72,6 +98,8 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  if (parser.isSet(screenshotPanes))
+    (new ScreenshotTour(&window, parser.value(screenshotPanes), parser.value(prefix)))->start();
   if (parser.isSet(screenshot)) {
     const QString file = parser.value(screenshot), figures = parser.value(exportFigures);
     const int step = parser.value(screenshotStep).toInt();

@@ -4,7 +4,7 @@
 <context>
     <name>AnalysisPane</name>
     <message>
-        <location filename="../widgets/AnalysisPane.cpp" line="148"/>
+        <location filename="../widgets/AnalysisPane.cpp" line="150"/>
         <source>%1 · %2 · %3</source>
         <translation>%1 · %2 · %3</translation>
     </message>
@@ -29,62 +29,62 @@
         <translation>LN-frei</translation>
     </message>
     <message>
-        <location filename="../widgets/AnalysisPane.cpp" line="119"/>
+        <location filename="../widgets/AnalysisPane.cpp" line="120"/>
         <source>%1: %2 sequences × %3 tokens from the start</source>
         <translation>%1: %2 Sequenzen × %3 Token vom Anfang</translation>
     </message>
     <message>
-        <location filename="../widgets/AnalysisPane.cpp" line="122"/>
+        <location filename="../widgets/AnalysisPane.cpp" line="124"/>
         <source>IOI prompt set %1</source>
         <translation>IOI-Prompt-Satz %1</translation>
     </message>
     <message>
-        <location filename="../widgets/AnalysisPane.cpp" line="147"/>
+        <location filename="../widgets/AnalysisPane.cpp" line="149"/>
         <source>&lt;b&gt;Step %1&lt;/b&gt;</source>
         <translation>&lt;b&gt;Schritt %1&lt;/b&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/AnalysisPane.cpp" line="147"/>
+        <location filename="../widgets/AnalysisPane.cpp" line="149"/>
         <source>&lt;b&gt;Saved model&lt;/b&gt;</source>
         <translation>&lt;b&gt;Gespeichertes Modell&lt;/b&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/AnalysisPane.cpp" line="153"/>
+        <location filename="../widgets/AnalysisPane.cpp" line="155"/>
         <source>stale: the model has changed since</source>
         <translation>veraltet: das Modell hat sich seither geändert</translation>
     </message>
     <message>
-        <location filename="../widgets/AnalysisPane.cpp" line="154"/>
+        <location filename="../widgets/AnalysisPane.cpp" line="156"/>
         <source>stale: the model is at step %1</source>
         <translation>veraltet: Das Modell ist bei Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/AnalysisPane.cpp" line="157"/>
+        <location filename="../widgets/AnalysisPane.cpp" line="159"/>
         <source>computing…</source>
         <translation>wird berechnet…</translation>
     </message>
     <message>
-        <location filename="../widgets/AnalysisPane.cpp" line="159"/>
+        <location filename="../widgets/AnalysisPane.cpp" line="161"/>
         <source>Failed: %1</source>
         <translation>Fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/AnalysisPane.cpp" line="164"/>
+        <location filename="../widgets/AnalysisPane.cpp" line="166"/>
         <source>Refresh</source>
         <translation>Aktualisieren</translation>
     </message>
     <message>
-        <location filename="../widgets/AnalysisPane.cpp" line="165"/>
+        <location filename="../widgets/AnalysisPane.cpp" line="167"/>
         <source>Compute this analysis on the model as it is now</source>
         <translation>Diese Analyse für den aktuellen Zustand des Modells berechnen</translation>
     </message>
     <message>
-        <location filename="../widgets/AnalysisPane.cpp" line="166"/>
+        <location filename="../widgets/AnalysisPane.cpp" line="168"/>
         <source>Compute now</source>
         <translation>Jetzt berechnen</translation>
     </message>
     <message>
-        <location filename="../widgets/AnalysisPane.cpp" line="169"/>
+        <location filename="../widgets/AnalysisPane.cpp" line="171"/>
         <source>Not computed yet for this model. It takes seconds on the bundled model; Refresh analyses (toolbar) computes every pane.</source>
         <translation>Für dieses Modell noch nicht berechnet. Auf dem mitgelieferten Modell dauert es Sekunden; „Analysen aktualisieren“ (Werkzeugleiste) berechnet alle Bereiche.</translation>
     </message>
@@ -97,54 +97,54 @@
         <translation>Verlust, Entropie, Genauigkeit und Kalibrierung des Modells jetzt und des Ausgangsmodells, ein Zuverlässigkeitsdiagramm sowie gierige und gesampelte Fortsetzungen einiger Prompts.</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="152"/>
-        <source>&lt;table&gt;&lt;tr&gt;&lt;th&gt;&lt;/th&gt;&lt;th&gt;loss&lt;/th&gt;&lt;th&gt;entropy&lt;/th&gt;&lt;th&gt;top-1&lt;/th&gt;&lt;th&gt;ECE&lt;/th&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;starting model&lt;/td&gt;&lt;td&gt;%1&lt;/td&gt;&lt;td&gt;%2&lt;/td&gt;&lt;td&gt;%3&lt;/td&gt;&lt;td&gt;%4&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;&lt;b&gt;now&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%5&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%6&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%7&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%8&lt;/b&gt;&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</source>
-        <translation>&lt;table&gt;&lt;tr&gt;&lt;th&gt;&lt;/th&gt;&lt;th&gt;Verlust&lt;/th&gt;&lt;th&gt;Entropie&lt;/th&gt;&lt;th&gt;Top-1&lt;/th&gt;&lt;th&gt;ECE&lt;/th&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;Ausgangsmodell&lt;/td&gt;&lt;td&gt;%1&lt;/td&gt;&lt;td&gt;%2&lt;/td&gt;&lt;td&gt;%3&lt;/td&gt;&lt;td&gt;%4&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;&lt;b&gt;jetzt&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%5&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%6&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%7&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%8&lt;/b&gt;&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</translation>
+        <location filename="../widgets/CalibrationPane.cpp" line="153"/>
+        <source>&lt;table cellspacing=&apos;0&apos; cellpadding=&apos;3&apos;&gt;&lt;tr&gt;&lt;th&gt;&lt;/th&gt;&lt;th&gt;loss&lt;/th&gt;&lt;th&gt;entropy&lt;/th&gt;&lt;th&gt;top-1&lt;/th&gt;&lt;th&gt;ECE&lt;/th&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;starting model&lt;/td&gt;&lt;td&gt;%1&lt;/td&gt;&lt;td&gt;%2&lt;/td&gt;&lt;td&gt;%3&lt;/td&gt;&lt;td&gt;%4&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;&lt;b&gt;now&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%5&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%6&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%7&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%8&lt;/b&gt;&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</source>
+        <translation>&lt;table cellspacing=&apos;0&apos; cellpadding=&apos;3&apos;&gt;&lt;tr&gt;&lt;th&gt;&lt;/th&gt;&lt;th&gt;Verlust&lt;/th&gt;&lt;th&gt;Entropie&lt;/th&gt;&lt;th&gt;Top-1&lt;/th&gt;&lt;th&gt;ECE&lt;/th&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;Ausgangsmodell&lt;/td&gt;&lt;td&gt;%1&lt;/td&gt;&lt;td&gt;%2&lt;/td&gt;&lt;td&gt;%3&lt;/td&gt;&lt;td&gt;%4&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;&lt;b&gt;jetzt&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%5&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%6&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%7&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%8&lt;/b&gt;&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="169"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="170"/>
         <source>greedy</source>
         <translation>greedy</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="169"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="170"/>
         <source>sampled</source>
         <translation>gesampelt</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="176"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="177"/>
         <source>Reliability diagram: accuracy per confidence bin</source>
         <translation>Reliabilitätsdiagramm: Genauigkeit je Konfidenz-Bin</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="177"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="178"/>
         <source>confidence (top-1 probability)</source>
         <translation>Konfidenz (Top-1-Wahrscheinlichkeit)</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="178"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="179"/>
         <source>accuracy</source>
         <translation>Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="179"/>
-        <location filename="../widgets/CalibrationPane.cpp" line="182"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="180"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="183"/>
         <source>starting model</source>
         <translation>Ausgangsmodell</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="180"/>
-        <location filename="../widgets/CalibrationPane.cpp" line="182"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="181"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="183"/>
         <source>now</source>
         <translation>jetzt</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="181"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="182"/>
         <source>perfect calibration</source>
         <translation>perfekte Kalibrierung</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="182"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="183"/>
         <source>prompt</source>
         <translation>Prompt</translation>
     </message>
@@ -235,147 +235,147 @@
 <context>
     <name>HeadsPane</name>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="234"/>
+        <location filename="../widgets/HeadsPane.cpp" line="242"/>
         <source>Mean NMAE over heads: &lt;b&gt;%1 %&lt;/b&gt; (95 % bootstrap interval %2–%3 %) · decomposition check max |Σ DLA + β·u − logit| = %4 · attention sink rate %5</source>
         <translation>Mittlerer NMAE über alle Heads: &lt;b&gt;%1 %&lt;/b&gt; (95-%-Bootstrap-Intervall %2–%3 %) · Zerlegungsprüfung max |Σ DLA + β·u − logit| = %4 · Attention-Sink-Rate %5</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="391"/>
+        <location filename="../widgets/HeadsPane.cpp" line="399"/>
         <source>L%1H%2 per position: DLA vs DE, sequence %3</source>
         <translation>L%1H%2 je Position: DLA vs. DE, Sequenz %3</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="136"/>
+        <location filename="../widgets/HeadsPane.cpp" line="143"/>
         <source>Failed: %1</source>
         <translation>Fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="143"/>
+        <location filename="../widgets/HeadsPane.cpp" line="150"/>
         <source>Per head, the mean |direct logit attribution| with the cached final-norm scale (DLA), the mean |direct effect| with the final norm recomputed (DE), and their normalized error (NMAE), which is zero once the model is LayerNorm-free. Click a head for its values per position and its attention pattern.</source>
         <translation>Je Head das mittlere |direkte Logit-Attribution| mit der gecachten Skala der finalen Norm (DLA), der mittlere |direkte Effekt| mit neu berechneter finaler Norm (DE) und ihr normierter Fehler (NMAE), der null ist, sobald das Modell LayerNorm-frei ist. Ein Klick auf einen Head zeigt seine Werte je Position und sein Aufmerksamkeitsmuster.</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="308"/>
+        <location filename="../widgets/HeadsPane.cpp" line="317"/>
         <source>Computing L%1H%2 on sequence %3…</source>
         <translation>Berechne L%1H%2 auf Sequenz %3 …</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="310"/>
+        <location filename="../widgets/HeadsPane.cpp" line="320"/>
         <source>(the plots below still show L%1H%2: stale)</source>
         <translation>(die Diagramme darunter zeigen noch L%1H%2: veraltet)</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="389"/>
+        <location filename="../widgets/HeadsPane.cpp" line="397"/>
         <source>L%1H%2 attention pattern (hover a cell)</source>
         <translation>L%1H%2 Aufmerksamkeitsmuster (Zelle überfahren)</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="396"/>
+        <location filename="../widgets/HeadsPane.cpp" line="404"/>
         <source>step %1</source>
         <translation>Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="396"/>
+        <location filename="../widgets/HeadsPane.cpp" line="404"/>
         <source>saved model</source>
         <translation>gespeichertes Modell</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="398"/>
+        <location filename="../widgets/HeadsPane.cpp" line="406"/>
         <source>&lt;b&gt;L%1H%2&lt;/b&gt; · %6 · sink share %3 (mean attention to position 0: %4) · NMAE %5 % · sequence:</source>
         <translation>&lt;b&gt;L%1H%2&lt;/b&gt; · %6 · Sink-Anteil %3 (mittlere Aufmerksamkeit auf Position 0: %4) · NMAE %5 % · Sequenz:</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="421"/>
+        <location filename="../widgets/HeadsPane.cpp" line="429"/>
         <source>query %1 “%2” → key %3 “%4”: weight %5</source>
         <translation>Query %1 „%2“ → Key %3 „%4“: Gewicht %5</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="431"/>
+        <location filename="../widgets/HeadsPane.cpp" line="439"/>
         <source>Per head, mean over positions: |DLA|, |DE| (logit units) and NMAE (%)</source>
         <translation>Je Head, gemittelt über Positionen: |DLA|, |DE| (Logit-Einheiten) und NMAE (%)</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="432"/>
+        <location filename="../widgets/HeadsPane.cpp" line="440"/>
         <source>mean |DLA|</source>
         <translation>mittleres |DLA|</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="432"/>
+        <location filename="../widgets/HeadsPane.cpp" line="440"/>
         <source>mean |DE|</source>
         <translation>mittleres |DE|</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="432"/>
+        <location filename="../widgets/HeadsPane.cpp" line="440"/>
         <source>NMAE (%)</source>
         <translation>NMAE (%)</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="435"/>
+        <location filename="../widgets/HeadsPane.cpp" line="443"/>
         <source>head</source>
         <translation>Head</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="436"/>
+        <location filename="../widgets/HeadsPane.cpp" line="444"/>
         <source>layer</source>
         <translation>Schicht</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="439"/>
-        <source>DLA (cached final-norm scale)</source>
-        <translation>DLA (gecachte Skala der finalen Norm)</translation>
+        <location filename="../widgets/HeadsPane.cpp" line="447"/>
+        <source>DLA (cached scale)</source>
+        <translation>DLA (gecachte Skala)</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="440"/>
-        <source>DE (final norm recomputed)</source>
-        <translation>DE (finale Norm neu berechnet)</translation>
+        <location filename="../widgets/HeadsPane.cpp" line="448"/>
+        <source>DE (recomputed)</source>
+        <translation>DE (neu berechnet)</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="441"/>
+        <location filename="../widgets/HeadsPane.cpp" line="449"/>
         <source>token predicted</source>
         <translation>vorhergesagtes Token</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="442"/>
+        <location filename="../widgets/HeadsPane.cpp" line="450"/>
         <source>logit contribution</source>
         <translation>Logit-Beitrag</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="443"/>
+        <location filename="../widgets/HeadsPane.cpp" line="451"/>
         <source>attention</source>
         <translation>Attention</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="444"/>
+        <location filename="../widgets/HeadsPane.cpp" line="452"/>
         <source>key</source>
         <translation>Key</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="445"/>
+        <location filename="../widgets/HeadsPane.cpp" line="453"/>
         <source>query</source>
         <translation>Query</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="446"/>
+        <location filename="../widgets/HeadsPane.cpp" line="454"/>
         <source>attention weight</source>
         <translation>Attention-Gewicht</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="451"/>
+        <location filename="../widgets/HeadsPane.cpp" line="459"/>
         <source>Click a head to see its DLA and DE per position</source>
         <translation>Head anklicken, um DLA und DE je Position zu sehen</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="452"/>
+        <location filename="../widgets/HeadsPane.cpp" line="460"/>
         <source>Click a head to see its attention pattern</source>
         <translation>Head anklicken, um sein Attention-Muster zu sehen</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="453"/>
+        <location filename="../widgets/HeadsPane.cpp" line="461"/>
         <source>No head selected. Sequence:</source>
         <translation>Kein Head ausgewählt. Sequenz:</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="456"/>
+        <location filename="../widgets/HeadsPane.cpp" line="464"/>
         <source>Which validation sequence the detail shows (its first %1 tokens)</source>
         <translation>Welche Validierungssequenz die Detailansicht zeigt (ihre ersten %1 Token)</translation>
     </message>
@@ -388,22 +388,22 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="662"/>
+        <location filename="../widgets/MainWindow.cpp" line="676"/>
         <source>%1 — NormFree Workbench</source>
         <translation>%1 — NormFree Workbench</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="257"/>
+        <location filename="../widgets/MainWindow.cpp" line="258"/>
         <source>Opened %1</source>
         <translation>%1 geöffnet</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="134"/>
+        <location filename="../widgets/MainWindow.cpp" line="135"/>
         <source>Edit refused: %1</source>
         <translation>Bearbeitung abgelehnt: %1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/MainWindow.cpp" line="145"/>
+        <location filename="../widgets/MainWindow.cpp" line="146"/>
         <source>%n event(s) past the last step were removed from the schedule</source>
         <translation>
             <numerusform>%n Ereignis nach dem letzten Schritt wurde aus dem Zeitplan entfernt</numerusform>
@@ -411,38 +411,38 @@
         </translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="159"/>
+        <location filename="../widgets/MainWindow.cpp" line="160"/>
         <source>Connected to the run %1 at %2</source>
         <translation>Mit dem Lauf %1 auf %2 verbunden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="163"/>
+        <location filename="../widgets/MainWindow.cpp" line="164"/>
         <location filename="../widgets/MainWindowActions.cpp" line="213"/>
         <source>Cannot connect</source>
         <translation>Keine Verbindung</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="163"/>
+        <location filename="../widgets/MainWindow.cpp" line="164"/>
         <source>The run could not be reached or read.</source>
         <translation>Der Lauf war nicht erreichbar oder nicht lesbar.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="169"/>
+        <location filename="../widgets/MainWindow.cpp" line="170"/>
         <source>The run refused an edit shown as made: %1</source>
         <translation>Der Lauf hat eine schon angezeigte Änderung abgelehnt: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="178"/>
+        <location filename="../widgets/MainWindow.cpp" line="179"/>
         <source>Training stopped</source>
         <translation>Training abgebrochen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="179"/>
+        <location filename="../widgets/MainWindow.cpp" line="180"/>
         <source>The run could not go on. Its last checkpoint is kept; fix the cause and press Resume.</source>
         <translation>Der Lauf konnte nicht fortgesetzt werden. Sein letzter Checkpoint bleibt erhalten; beheben Sie die Ursache und klicken Sie auf „Fortsetzen“.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="191"/>
+        <location filename="../widgets/MainWindow.cpp" line="192"/>
         <source>Analysis failed: %1</source>
         <translation>Analyse fehlgeschlagen: %1</translation>
     </message>
@@ -457,174 +457,174 @@
         <translation>&lt;b&gt;NormFree Workbench %1&lt;/b&gt;&lt;br&gt;Entfernt LayerNorm durch Fine-Tuning aus GPT-2-, Pythia- und LLaMA-Modellen und zeigt die Circuits des Ergebnisses.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="242"/>
-        <location filename="../widgets/MainWindow.cpp" line="268"/>
+        <location filename="../widgets/MainWindow.cpp" line="243"/>
+        <location filename="../widgets/MainWindow.cpp" line="269"/>
         <source>A run is in progress</source>
         <translation>Ein Lauf ist aktiv</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="242"/>
+        <location filename="../widgets/MainWindow.cpp" line="243"/>
         <source>Stop the run before opening another model.</source>
         <translation>Stoppen Sie den Lauf, bevor Sie ein anderes Modell öffnen.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="261"/>
+        <location filename="../widgets/MainWindow.cpp" line="262"/>
         <source>Cannot open model folder</source>
         <translation>Modellordner kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="261"/>
+        <location filename="../widgets/MainWindow.cpp" line="262"/>
         <source>The model folder could not be opened.</source>
         <translation>Der Modellordner konnte nicht geöffnet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="268"/>
+        <location filename="../widgets/MainWindow.cpp" line="269"/>
         <source>Stop the run before connecting to another.</source>
         <translation>Halten Sie den Lauf an, bevor Sie sich mit einem anderen verbinden.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="274"/>
+        <location filename="../widgets/MainWindow.cpp" line="275"/>
         <source>Connecting to %1…</source>
         <translation>Verbinde mit %1 …</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="298"/>
+        <location filename="../widgets/MainWindow.cpp" line="299"/>
         <source>Following %1</source>
         <translation>%1 wird verfolgt</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="302"/>
+        <location filename="../widgets/MainWindow.cpp" line="303"/>
         <source>Cannot open run</source>
         <translation>Lauf kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="302"/>
+        <location filename="../widgets/MainWindow.cpp" line="303"/>
         <source>The run directory could not be opened.</source>
         <translation>Das Laufverzeichnis konnte nicht geöffnet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="331"/>
+        <location filename="../widgets/MainWindow.cpp" line="332"/>
         <source>The preset %1 is made for %2 layers; this model has %3. Choose another preset.</source>
         <translation>Das Preset %1 ist für %2 Schichten gedacht; dieses Modell hat %3. Wählen Sie ein anderes Preset.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="352"/>
+        <location filename="../widgets/MainWindow.cpp" line="353"/>
         <source>Loaded schedule %1</source>
         <translation>Zeitplan %1 geladen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="355"/>
-        <location filename="../widgets/MainWindow.cpp" line="357"/>
+        <location filename="../widgets/MainWindow.cpp" line="356"/>
+        <location filename="../widgets/MainWindow.cpp" line="358"/>
         <source>Cannot load schedule</source>
         <translation>Zeitplan kann nicht geladen werden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="355"/>
+        <location filename="../widgets/MainWindow.cpp" line="356"/>
         <source>The schedule file is not valid JSON.</source>
         <translation>Die Zeitplandatei ist kein gültiges JSON.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="357"/>
+        <location filename="../widgets/MainWindow.cpp" line="358"/>
         <source>The schedule could not be used.</source>
         <translation>Der Zeitplan konnte nicht verwendet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="372"/>
+        <location filename="../widgets/MainWindow.cpp" line="373"/>
         <source>train %1, eval %2%3</source>
         <translation>Training %1, Evaluierung %2%3</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="378"/>
+        <location filename="../widgets/MainWindow.cpp" line="379"/>
         <source>Cannot use these datasets</source>
         <translation>Diese Datensätze können nicht verwendet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="378"/>
+        <location filename="../widgets/MainWindow.cpp" line="379"/>
         <source>A dataset could not be read.</source>
         <translation>Ein Datensatz konnte nicht gelesen werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="385"/>
+        <location filename="../widgets/MainWindow.cpp" line="386"/>
         <source>No model</source>
         <translation>Kein Modell</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="385"/>
+        <location filename="../widgets/MainWindow.cpp" line="386"/>
         <source>Open a model folder first (File › Open Model Folder).</source>
         <translation>Öffnen Sie zuerst einen Modellordner (Datei › Modellordner öffnen).</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="413"/>
+        <location filename="../widgets/MainWindow.cpp" line="414"/>
         <source>Run folder in use</source>
         <translation>Laufordner bereits belegt</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="414"/>
+        <location filename="../widgets/MainWindow.cpp" line="415"/>
         <source>This folder holds a run already: open it with File › Open Run, or choose another folder.</source>
         <translation>Dieser Ordner enthält bereits einen Lauf: Öffnen Sie ihn über Datei › Lauf öffnen, oder wählen Sie einen anderen Ordner.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="432"/>
+        <location filename="../widgets/MainWindow.cpp" line="433"/>
         <source>Starting %1</source>
         <translation>%1 wird gestartet</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="451"/>
+        <location filename="../widgets/MainWindow.cpp" line="452"/>
         <source>A checkpoint could not be written; training goes on from memory: %1</source>
         <translation>Ein Checkpoint konnte nicht geschrieben werden; das Training läuft aus dem Speicher weiter: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="453"/>
+        <location filename="../widgets/MainWindow.cpp" line="454"/>
         <source>The disk is filling up: %1</source>
         <translation>Die Festplatte wird voll: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="455"/>
+        <location filename="../widgets/MainWindow.cpp" line="456"/>
         <source>Warning from the run: %1</source>
         <translation>Warnung vom Lauf: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="513"/>
+        <location filename="../widgets/MainWindow.cpp" line="514"/>
         <source>The run at %1 finished: its model is in %2/final on the server</source>
         <translation>Der Lauf auf %1 ist fertig: sein Modell liegt auf dem Server in %2/final</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="516"/>
+        <location filename="../widgets/MainWindow.cpp" line="517"/>
         <source>The run at %1 stopped at step %2 with a checkpoint; resume it on the server (normfree-cli resume)</source>
         <translation>Der Lauf auf %1 hat bei Schritt %2 mit einem Checkpoint angehalten; setzen Sie ihn auf dem Server fort (normfree-cli resume)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="522"/>
+        <location filename="../widgets/MainWindow.cpp" line="523"/>
         <source>The run at %1 is paused at step %2</source>
         <translation>Der Lauf auf %1 pausiert bei Schritt %2</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="525"/>
+        <location filename="../widgets/MainWindow.cpp" line="526"/>
         <source>Finished: the trained model is in %1/final</source>
         <translation>Fertig: Das trainierte Modell liegt in %1/final</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="573"/>
+        <location filename="../widgets/MainWindow.cpp" line="583"/>
         <source>step %1 / %2</source>
         <translation>Schritt %1 / %2</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="575"/>
+        <location filename="../widgets/MainWindow.cpp" line="585"/>
         <source>%1 tok/s</source>
         <translation>%1 Token/s</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="580"/>
+        <location filename="../widgets/MainWindow.cpp" line="590"/>
         <source> · %1 workers: %2</source>
         <translation> · %1 Worker: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="586"/>
+        <location filename="../widgets/MainWindow.cpp" line="596"/>
         <source>ETA %1</source>
         <translation>Restzeit %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="592"/>
+        <location filename="../widgets/MainWindow.cpp" line="602"/>
         <source>next: %1</source>
         <translation>als Nächstes: %1</translation>
     </message>
@@ -832,272 +832,272 @@
         <translation>Pausiert bei Schritt %1; Checkpoint geschrieben. „Fortsetzen“ macht weiter; Änderungen am Zeitplan gelten ab dann.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="532"/>
+        <location filename="../widgets/MainWindow.cpp" line="534"/>
         <source>Stopped at step %1; checkpoint written. Resume continues this run from it; Start begins a new one.</source>
         <translation>Gestoppt bei Schritt %1; Checkpoint geschrieben. „Fortsetzen“ setzt diesen Lauf von dort fort; „Starten“ beginnt einen neuen.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="547"/>
+        <location filename="../widgets/MainWindow.cpp" line="551"/>
         <source>Preparing the data and the model…</source>
         <translation>Daten und Modell werden vorbereitet …</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="549"/>
+        <location filename="../widgets/MainWindow.cpp" line="553"/>
         <source>Training</source>
         <translation>Training</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="550"/>
+        <location filename="../widgets/MainWindow.cpp" line="554"/>
         <source>Evaluating the starting model…</source>
         <translation>Das Ausgangsmodell wird evaluiert …</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="551"/>
+        <location filename="../widgets/MainWindow.cpp" line="555"/>
         <source>Starting the first step…</source>
         <translation>Der erste Schritt beginnt …</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="552"/>
+        <location filename="../widgets/MainWindow.cpp" line="557"/>
         <source>Pausing: finishing the step and writing a checkpoint…</source>
         <translation>Pausiere: Schritt wird beendet und ein Checkpoint geschrieben …</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="553"/>
+        <location filename="../widgets/MainWindow.cpp" line="559"/>
         <source>Paused at step %1</source>
         <translation>Pausiert bei Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="554"/>
+        <location filename="../widgets/MainWindow.cpp" line="561"/>
         <source>Stopping: finishing the step and writing a checkpoint…</source>
         <translation>Stoppe: Schritt wird beendet und ein Checkpoint geschrieben …</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="555"/>
+        <location filename="../widgets/MainWindow.cpp" line="563"/>
         <source>Stopped at step %1</source>
         <translation>Gestoppt bei Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="556"/>
+        <location filename="../widgets/MainWindow.cpp" line="565"/>
         <source>Finished</source>
         <translation>Abgeschlossen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="557"/>
+        <location filename="../widgets/MainWindow.cpp" line="567"/>
         <source>Failed at step %1</source>
         <translation>Fehlgeschlagen bei Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="559"/>
+        <location filename="../widgets/MainWindow.cpp" line="569"/>
         <source>Followed run finished</source>
         <translation>Verfolgter Lauf abgeschlossen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="560"/>
+        <location filename="../widgets/MainWindow.cpp" line="570"/>
         <source>Followed run stopped at step %1</source>
         <translation>Verfolgter Lauf gestoppt bei Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="561"/>
+        <location filename="../widgets/MainWindow.cpp" line="571"/>
         <source>Following a run another process trains</source>
         <translation>Verfolgt einen Lauf, den ein anderer Prozess trainiert</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="600"/>
+        <location filename="../widgets/MainWindow.cpp" line="610"/>
         <source>connected to %1</source>
         <translation>verbunden mit %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="601"/>
+        <location filename="../widgets/MainWindow.cpp" line="611"/>
         <source>%1 unreachable: reconnecting</source>
         <translation>%1 nicht erreichbar: verbinde neu</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="647"/>
+        <location filename="../widgets/MainWindow.cpp" line="661"/>
         <source>Stopping the run and writing its checkpoint…</source>
         <translation>Lauf wird gestoppt und sein Checkpoint geschrieben…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="661"/>
+        <location filename="../widgets/MainWindow.cpp" line="675"/>
         <source>NormFree Workbench</source>
         <translation>NormFree Workbench</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="663"/>
+        <location filename="../widgets/MainWindow.cpp" line="677"/>
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="664"/>
+        <location filename="../widgets/MainWindow.cpp" line="678"/>
         <source>&amp;Open Model Folder…</source>
         <translation>Modellordner ö&amp;ffnen…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="665"/>
+        <location filename="../widgets/MainWindow.cpp" line="679"/>
         <source>Open &amp;Run…</source>
         <translation>&amp;Lauf öffnen…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="666"/>
+        <location filename="../widgets/MainWindow.cpp" line="680"/>
         <source>&amp;Connect to Run…</source>
         <translation>Mit Lauf &amp;verbinden …</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="667"/>
+        <location filename="../widgets/MainWindow.cpp" line="681"/>
         <source>Open &amp;Recent</source>
         <translation>&amp;Zuletzt geöffnet</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="668"/>
+        <location filename="../widgets/MainWindow.cpp" line="682"/>
         <source>Load &amp;Schedule…</source>
         <translation>Zeit&amp;plan laden…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="669"/>
+        <location filename="../widgets/MainWindow.cpp" line="683"/>
         <source>Choose &amp;Datasets…</source>
         <translation>&amp;Datensätze wählen…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="670"/>
+        <location filename="../widgets/MainWindow.cpp" line="684"/>
         <source>Folder for the &amp;Next Run…</source>
         <translation>Ordner für den &amp;nächsten Lauf…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="671"/>
+        <location filename="../widgets/MainWindow.cpp" line="685"/>
         <source>&amp;Export Figure</source>
         <translation>Abbildung &amp;exportieren</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="672"/>
+        <location filename="../widgets/MainWindow.cpp" line="686"/>
         <source>Export &amp;All Figures…</source>
         <translation>&amp;Alle Abbildungen exportieren…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="673"/>
+        <location filename="../widgets/MainWindow.cpp" line="687"/>
         <source>&amp;Quit</source>
         <translation>&amp;Beenden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="674"/>
+        <location filename="../widgets/MainWindow.cpp" line="688"/>
         <source>&amp;Edit</source>
         <translation>&amp;Bearbeiten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="675"/>
+        <location filename="../widgets/MainWindow.cpp" line="689"/>
         <source>&amp;Undo</source>
         <translation>&amp;Rückgängig</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="676"/>
+        <location filename="../widgets/MainWindow.cpp" line="690"/>
         <source>&amp;Redo</source>
         <translation>&amp;Wiederherstellen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="677"/>
+        <location filename="../widgets/MainWindow.cpp" line="691"/>
         <source>&amp;Delete Selected Events</source>
         <translation>Ausgewählte Ereignisse &amp;löschen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="678"/>
+        <location filename="../widgets/MainWindow.cpp" line="692"/>
         <source>&amp;Settings…</source>
         <translation>&amp;Einstellungen…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="679"/>
+        <location filename="../widgets/MainWindow.cpp" line="693"/>
         <source>&amp;Run</source>
         <translation>&amp;Lauf</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="680"/>
+        <location filename="../widgets/MainWindow.cpp" line="694"/>
         <source>Start</source>
         <translation>Starten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="681"/>
+        <location filename="../widgets/MainWindow.cpp" line="695"/>
         <source>Start a new run of the setup on the left</source>
         <translation>Einen neuen Lauf mit der Konfiguration links starten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="682"/>
+        <location filename="../widgets/MainWindow.cpp" line="696"/>
         <source>Pause</source>
         <translation>Pausieren</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="683"/>
+        <location filename="../widgets/MainWindow.cpp" line="697"/>
         <source>Finish the step in progress, write a checkpoint and wait</source>
         <translation>Den laufenden Schritt abschließen, einen Checkpoint schreiben und warten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="684"/>
+        <location filename="../widgets/MainWindow.cpp" line="698"/>
         <source>Stop</source>
         <translation>Stoppen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="685"/>
+        <location filename="../widgets/MainWindow.cpp" line="699"/>
         <source>Stop the run after the step in progress (a checkpoint is written)</source>
         <translation>Den Lauf nach dem laufenden Schritt stoppen (ein Checkpoint wird geschrieben)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="686"/>
+        <location filename="../widgets/MainWindow.cpp" line="700"/>
         <source>Resume</source>
         <translation>Fortsetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="688"/>
+        <location filename="../widgets/MainWindow.cpp" line="702"/>
         <source>Continue the run from where it stopped (for an opened run: from its newest checkpoint, in this process)</source>
         <translation>Den Lauf dort fortsetzen, wo er angehalten wurde (bei einem geöffneten Lauf: ab seinem neuesten Checkpoint, in diesem Prozess)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="690"/>
+        <location filename="../widgets/MainWindow.cpp" line="704"/>
         <source>Refresh analyses</source>
         <translation>Analysen aktualisieren</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="691"/>
+        <location filename="../widgets/MainWindow.cpp" line="705"/>
         <source>Compute every analysis pane on the model as it is now</source>
         <translation>Alle Analysebereiche für den aktuellen Zustand des Modells berechnen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="692"/>
+        <location filename="../widgets/MainWindow.cpp" line="706"/>
         <source>&amp;View</source>
         <translation>&amp;Ansicht</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="693"/>
+        <location filename="../widgets/MainWindow.cpp" line="707"/>
         <source>Zoom Timeline to &amp;Fit</source>
         <translation>Zeitleiste &amp;einpassen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="694"/>
+        <location filename="../widgets/MainWindow.cpp" line="708"/>
         <source>&amp;Help</source>
         <translation>&amp;Hilfe</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="695"/>
+        <location filename="../widgets/MainWindow.cpp" line="709"/>
         <source>The &amp;First Ten Minutes</source>
         <translation>Die &amp;ersten zehn Minuten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="696"/>
+        <location filename="../widgets/MainWindow.cpp" line="710"/>
         <source>&amp;About</source>
         <translation>Ü&amp;ber</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="697"/>
+        <location filename="../widgets/MainWindow.cpp" line="711"/>
         <source>Run</source>
         <translation>Lauf</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="698"/>
+        <location filename="../widgets/MainWindow.cpp" line="712"/>
         <source>Removal timeline</source>
         <translation>Zeitleiste der Entfernungen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="698"/>
+        <location filename="../widgets/MainWindow.cpp" line="712"/>
         <source>Run setup</source>
         <translation>Laufkonfiguration</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="698"/>
+        <location filename="../widgets/MainWindow.cpp" line="712"/>
         <source>Model</source>
         <translation>Modell</translation>
     </message>
@@ -1165,62 +1165,62 @@
         <translation>LayerNorm-frei: keine Stelle teilt durch eine Statistik pro Token.</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="132"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="133"/>
         <source>Normalization per site (LN_qk and LN_v are the attention norm as seen by queries/keys and by values):</source>
         <translation>Normalisierung je Stelle (LN_qk und LN_v sind die Attention-Norm aus Sicht von Queries/Keys bzw. Values):</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="138"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="139"/>
         <source>LN_qk</source>
         <translation>LN_qk</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="138"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="139"/>
         <source>LN_v</source>
         <translation>LN_v</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="138"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="139"/>
         <source>LN_mlp</source>
         <translation>LN_mlp</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="139"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="140"/>
         <source>ln_1 as seen by the queries and keys</source>
         <translation>ln_1, wie Queries und Keys es sehen</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="140"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="141"/>
         <source>ln_1 as seen by the values</source>
         <translation>ln_1, wie die Values es sehen</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="141"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="142"/>
         <source>ln_2, before the MLP</source>
         <translation>ln_2, vor dem MLP</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="154"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="155"/>
         <source>s = %1</source>
         <translation>s = %1</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="144"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="145"/>
         <source>block %1</source>
         <translation>Block %1</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="145"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="146"/>
         <source>final (LN_f)</source>
         <translation>final (LN_f)</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="155"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="156"/>
         <source> · pos 0: %1</source>
         <translation> · Pos. 0: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="156"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="157"/>
         <source> · EOT</source>
         <translation> · EOT</translation>
     </message>
@@ -1233,78 +1233,78 @@
         <translation>Die Konfidenzneuronen der letzten MLP-Schicht: Ausgangsnorm gegen Logit-Varianz, die Wirkung der Ablation der stärksten auf Verlust und Entropie und ihre Ausrichtung an den Singulärrichtungen der Unembedding-Matrix.</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="153"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="154"/>
         <source>|cos| of neuron %1</source>
         <translation>|cos| von Neuron %1</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="164"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="165"/>
         <source>Last MLP layer: output norm vs LogitVar (red: top %1 by CN score)</source>
         <translation>Letzte MLP-Schicht: Ausgabenorm vs. LogitVar (rot: Top %1 nach CN-Score)</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="165"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="166"/>
         <source>‖w_out‖</source>
         <translation>‖w_out‖</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="166"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="167"/>
         <source>LogitVar</source>
         <translation>LogitVar</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="167"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="168"/>
         <source>neurons</source>
         <translation>Neuronen</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="168"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="169"/>
         <source>top by CN score = ‖w_out‖ / LogitVar</source>
         <translation>Top nach CN-Score = ‖w_out‖ / LogitVar</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="169"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="170"/>
         <source>Mean ablation of each top neuron</source>
         <translation>Mean-Ablation jedes Top-Neurons</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="170"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="171"/>
         <source>neuron (by CN rank)</source>
         <translation>Neuron (nach CN-Rang)</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="171"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="172"/>
         <source>change (nats)</source>
         <translation>Änderung (Nats)</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="172"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="173"/>
         <source>Δ loss</source>
         <translation>Δ Verlust</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="173"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="174"/>
         <source>Δ entropy</source>
         <translation>Δ Entropie</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="174"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="175"/>
         <source>W_U singular values and top neurons&apos; |cosine| to each direction</source>
         <translation>Singulärwerte von W_U und |Kosinus| der Top-Neuronen zu jeder Richtung</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="175"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="176"/>
         <source>singular direction (descending)</source>
         <translation>Singulärrichtung (absteigend)</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="176"/>
-        <location filename="../widgets/NeuronsPane.cpp" line="178"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="177"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="179"/>
         <source>singular value</source>
         <translation>Singulärwert</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="177"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="178"/>
         <source>|cosine|</source>
         <translation>|Kosinus|</translation>
     </message>
@@ -1322,42 +1322,42 @@
         <translation>Die Norm des Residualstroms vor jeder Schicht, an Position 0 und an den übrigen Positionen, auf Validierungssequenzen, verglichen mit dem Ausgangsmodell: das Normwachstum, das FakeLN einfriert.</translation>
     </message>
     <message>
-        <location filename="../widgets/NormsPane.cpp" line="72"/>
+        <location filename="../widgets/NormsPane.cpp" line="73"/>
         <source>final</source>
         <translation>final</translation>
     </message>
     <message>
-        <location filename="../widgets/NormsPane.cpp" line="99"/>
+        <location filename="../widgets/NormsPane.cpp" line="100"/>
         <source>Residual stream norm per layer: position 0 vs the rest (band: 10th–90th percentile; dashed: starting model)</source>
         <translation>Norm des Residualstroms je Schicht: Position 0 vs. übrige (Band: 10.–90. Perzentil; gestrichelt: Ausgangsmodell)</translation>
     </message>
     <message>
-        <location filename="../widgets/NormsPane.cpp" line="101"/>
+        <location filename="../widgets/NormsPane.cpp" line="102"/>
         <source>layer (resid_pre)</source>
         <translation>Schicht (resid_pre)</translation>
     </message>
     <message>
-        <location filename="../widgets/NormsPane.cpp" line="102"/>
+        <location filename="../widgets/NormsPane.cpp" line="103"/>
         <source>‖x‖₂</source>
         <translation>‖x‖₂</translation>
     </message>
     <message>
-        <location filename="../widgets/NormsPane.cpp" line="103"/>
+        <location filename="../widgets/NormsPane.cpp" line="104"/>
         <source>position 0</source>
         <translation>Position 0</translation>
     </message>
     <message>
-        <location filename="../widgets/NormsPane.cpp" line="104"/>
+        <location filename="../widgets/NormsPane.cpp" line="105"/>
         <source>position 0, starting model</source>
         <translation>Position 0, Ausgangsmodell</translation>
     </message>
     <message>
-        <location filename="../widgets/NormsPane.cpp" line="105"/>
+        <location filename="../widgets/NormsPane.cpp" line="106"/>
         <source>other positions</source>
         <translation>übrige Positionen</translation>
     </message>
     <message>
-        <location filename="../widgets/NormsPane.cpp" line="106"/>
+        <location filename="../widgets/NormsPane.cpp" line="107"/>
         <source>other positions, starting model</source>
         <translation>übrige Positionen, Ausgangsmodell</translation>
     </message>
@@ -1370,62 +1370,62 @@
 <context>
     <name>PatchingPane</name>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="70"/>
+        <location filename="../widgets/PatchingPane.cpp" line="76"/>
         <source>Activation patching and attribution patching on the indirect-object prompts, layer by position and layer by head, and their difference: how far the linear estimate is from the real effect.</source>
         <translation>Activation Patching und Attribution Patching auf den Indirect-Object-Prompts, Schicht × Position und Schicht × Head, und ihre Differenz: wie weit die lineare Schätzung vom echten Effekt entfernt ist.</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="136"/>
+        <location filename="../widgets/PatchingPane.cpp" line="144"/>
         <source>%1 prompts like the one below · clean logit difference %2, corrupted %3</source>
         <translation>%1 Prompts wie der folgende · saubere Logit-Differenz %2, korrumpiert %3</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="156"/>
+        <location filename="../widgets/PatchingPane.cpp" line="164"/>
         <source>Clean: %1&lt;br&gt;Corrupted: %2</source>
         <translation>Sauber: %1&lt;br&gt;Korrumpiert: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="160"/>
+        <location filename="../widgets/PatchingPane.cpp" line="168"/>
         <source>&lt;b&gt;%1 × %2&lt;/b&gt;: activation %3 · attribution %4 · error %5</source>
         <translation>&lt;b&gt;%1 × %2&lt;/b&gt;: Aktivierung %3 · Attribution %4 · Fehler %5</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="167"/>
+        <location filename="../widgets/PatchingPane.cpp" line="175"/>
         <source>Click a cell to mark its position in the prompt.</source>
         <translation>Zelle anklicken, um ihre Position im Prompt zu markieren.</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="175"/>
+        <location filename="../widgets/PatchingPane.cpp" line="183"/>
         <source>resid_pre: layer × position</source>
         <translation>resid_pre: Schicht × Position</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="176"/>
+        <location filename="../widgets/PatchingPane.cpp" line="184"/>
         <source>heads: layer × head</source>
         <translation>Heads: Schicht × Head</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="177"/>
-        <source>IOI patching, normalized logit difference (0 corrupted, 1 clean): activation, attribution, error</source>
-        <translation>IOI-Patching, normierte Logit-Differenz (0 korrumpiert, 1 sauber): Aktivierung, Attribution, Fehler</translation>
+        <location filename="../widgets/PatchingPane.cpp" line="185"/>
+        <source>IOI patching, normalized logit difference (0 corrupted, 1 clean): activation, attribution and their error (attribution − activation)</source>
+        <translation>IOI-Patching, normierte Logit-Differenz (0 korrumpiert, 1 sauber): Aktivierung, Attribution und ihr Fehler (Attribution − Aktivierung)</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="179"/>
+        <location filename="../widgets/PatchingPane.cpp" line="187"/>
+        <source>error</source>
+        <translation>Fehler</translation>
+    </message>
+    <message>
+        <location filename="../widgets/PatchingPane.cpp" line="187"/>
         <source>activation patching</source>
         <translation>Activation Patching</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="179"/>
+        <location filename="../widgets/PatchingPane.cpp" line="187"/>
         <source>attribution patching</source>
         <translation>Attribution Patching</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="180"/>
-        <source>error (attribution − activation)</source>
-        <translation>Fehler (Attribution − Aktivierung)</translation>
-    </message>
-    <message>
-        <location filename="../widgets/PatchingPane.cpp" line="188"/>
+        <location filename="../widgets/PatchingPane.cpp" line="195"/>
         <source>Compute to see the prompts.</source>
         <translation>Berechnen, um die Prompts zu sehen.</translation>
     </message>
@@ -1448,42 +1448,42 @@
         <translation>Ansicht zurücksetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="275"/>
+        <location filename="../widgets/Plots.cpp" line="276"/>
         <source>Cannot write %1: %2</source>
         <translation>%1 kann nicht geschrieben werden: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="283"/>
+        <location filename="../widgets/Plots.cpp" line="284"/>
         <source>PNG encoding failed</source>
         <translation>PNG-Kodierung fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="292"/>
+        <location filename="../widgets/Plots.cpp" line="293"/>
         <source>SVG painter failed</source>
         <translation>SVG-Ausgabe fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="301"/>
+        <location filename="../widgets/Plots.cpp" line="302"/>
         <source>PDF rendering failed</source>
         <translation>PDF-Rendering fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="309"/>
+        <location filename="../widgets/Plots.cpp" line="310"/>
         <source>unknown format &apos;%1&apos; (png, svg, pdf or csv)</source>
         <translation>unbekanntes Format &apos;%1&apos; (png, svg, pdf oder csv)</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="318"/>
+        <location filename="../widgets/Plots.cpp" line="319"/>
         <source>Export Figure</source>
         <translation>Abbildung exportieren</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="319"/>
+        <location filename="../widgets/Plots.cpp" line="320"/>
         <source>PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf);;CSV data (*.csv)</source>
         <translation>PNG-Bild (*.png);;SVG-Zeichnung (*.svg);;PDF-Dokument (*.pdf);;CSV-Daten (*.csv)</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="324"/>
+        <location filename="../widgets/Plots.cpp" line="325"/>
         <source>Export failed</source>
         <translation>Export fehlgeschlagen</translation>
     </message>
@@ -1529,127 +1529,127 @@ Worker %1 beendet (%2): %3</translation>
         <translation>das mitgelieferte kleine GPT-2 (4 Schichten): LN_mlp, LN_qk, LN_v je eine Schicht alle 10 Schritte, LN_f, dann Erholung; 32×128 Token pro Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="67"/>
+        <location filename="../widgets/RunSetupView.cpp" line="68"/>
         <source>the blog&apos;s v2 recipe for GPT-2 Small: ln_2, ln_1 qk, ln_1 v, ln_f (all layers at once) with position-0 and end-of-text treatments, then EOT off, then position 0 off</source>
         <translation>das v2-Rezept des Blogs für GPT-2 Small: ln_2, ln_1 qk, ln_1 v, ln_f (alle Schichten auf einmal) mit Position-0- und Textende-Behandlung, dann EOT aus, dann Position 0 aus</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="70"/>
+        <location filename="../widgets/RunSetupView.cpp" line="72"/>
         <source>Pythia-70M (Appendix C): GPT-2 Small&apos;s settings, the schedule by the depth rule for 6 blocks (LN_mlp from step 20, LN_qk from 32, LN_v from 44, LN_f at 62)</source>
         <translation>Pythia-70M (Anhang C): die Einstellungen von GPT-2 Small, der Zeitplan nach der Tiefenregel für 6 Blöcke (LN_mlp ab Schritt 20, LN_qk ab 32, LN_v ab 44, LN_f bei 62)</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="73"/>
+        <location filename="../widgets/RunSetupView.cpp" line="76"/>
         <source>any model: GPT-2 Small&apos;s settings with the paper&apos;s schedule rule for the model&apos;s depth (the rule that gives Table 4&apos;s schedules for 12 to 48 blocks)</source>
         <translation>jedes Modell: die Einstellungen von GPT-2 Small mit der Zeitplanregel des Papers für die Tiefe des Modells (die Regel, die die Zeitpläne aus Tabelle 4 für 12 bis 48 Blöcke ergibt)</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="76"/>
+        <location filename="../widgets/RunSetupView.cpp" line="80"/>
         <source>the paper&apos;s schedule for %1 (Table 4): %2×%3 sequences of 1024 tokens per step</source>
         <translation>der Zeitplan des Papers für %1 (Tabelle 4): %2×%3 Sequenzen zu 1024 Token pro Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="129"/>
+        <location filename="../widgets/RunSetupView.cpp" line="133"/>
         <source>cannot plan for %1: %2</source>
         <translation>keine Planung für %1 möglich: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="131"/>
+        <location filename="../widgets/RunSetupView.cpp" line="135"/>
         <source>does not fit in the %1 free on %2: %3</source>
         <translation>passt nicht in die %1, die auf %2 frei sind: %3</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="134"/>
+        <location filename="../widgets/RunSetupView.cpp" line="138"/>
         <source>%1 predicted of %2 free · micro-batch %3 × %4 · activation checkpointing %5</source>
         <translation>%1 vorhergesagt von %2 frei · Micro-Batch %3 × %4 · Activation Checkpointing %5</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="139"/>
+        <location filename="../widgets/RunSetupView.cpp" line="143"/>
         <source>on</source>
         <translation>an</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="139"/>
+        <location filename="../widgets/RunSetupView.cpp" line="143"/>
         <source>off</source>
         <translation>aus</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="153"/>
+        <location filename="../widgets/RunSetupView.cpp" line="157"/>
         <source>remove LayerNorm (the protocol)</source>
         <translation>LayerNorm entfernen (das Protokoll)</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="154"/>
+        <location filename="../widgets/RunSetupView.cpp" line="158"/>
         <source>fine-tune, nothing removed (control)</source>
         <translation>Fine-Tuning, nichts entfernt (Kontrolle)</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="155"/>
+        <location filename="../widgets/RunSetupView.cpp" line="159"/>
         <source>The vanilla control uses the same data, learning rate and steps</source>
         <translation>Die Vanilla-Kontrolle verwendet dieselben Daten, dieselbe Lernrate und dieselben Schritte</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="159"/>
+        <location filename="../widgets/RunSetupView.cpp" line="163"/>
         <source>Mode</source>
         <translation>Modus</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="160"/>
+        <location filename="../widgets/RunSetupView.cpp" line="164"/>
         <source>Preset</source>
         <translation>Preset</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="161"/>
+        <location filename="../widgets/RunSetupView.cpp" line="165"/>
         <source>Steps</source>
         <translation>Schritte</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="162"/>
+        <location filename="../widgets/RunSetupView.cpp" line="166"/>
         <source>Device</source>
         <translation>Gerät</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="163"/>
+        <location filename="../widgets/RunSetupView.cpp" line="167"/>
         <source>Workers</source>
         <translation>Worker</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="164"/>
+        <location filename="../widgets/RunSetupView.cpp" line="168"/>
         <source>Memory</source>
         <translation>Speicher</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="165"/>
+        <location filename="../widgets/RunSetupView.cpp" line="169"/>
         <source>Data</source>
         <translation>Daten</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="166"/>
+        <location filename="../widgets/RunSetupView.cpp" line="170"/>
         <source>Run folder</source>
         <translation>Laufordner</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="168"/>
+        <location filename="../widgets/RunSetupView.cpp" line="172"/>
         <source>synthetic corpus (seed 1), tokenized with the model&apos;s tokenizer; made on the first start</source>
         <translation>synthetischer Korpus (Seed 1), mit dem Tokenizer des Modells tokenisiert; wird beim ersten Start erzeugt</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="171"/>
+        <location filename="../widgets/RunSetupView.cpp" line="175"/>
         <source>a new folder per run</source>
         <translation>ein neuer Ordner pro Lauf</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="172"/>
+        <location filename="../widgets/RunSetupView.cpp" line="176"/>
         <source>cpu, cuda or cuda:N</source>
         <translation>cpu, cuda oder cuda:N</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="174"/>
+        <location filename="../widgets/RunSetupView.cpp" line="178"/>
         <source>Processes that train this run together, each on its share of every batch, with the same result as one: on cuda one per GPU, on the CPU several processes (on a machine with few cores two processes can use them better than one). The batch must split evenly over them.</source>
         <translation>Prozesse, die diesen Lauf gemeinsam trainieren, jeder mit seinem Anteil an jedem Batch, mit demselben Ergebnis wie einer: auf cuda einer pro GPU, auf der CPU mehrere Prozesse (auf einem Rechner mit wenigen Kernen nutzen zwei Prozesse sie besser als einer). Der Batch muss sich gleichmäßig auf sie aufteilen.</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="180"/>
+        <location filename="../widgets/RunSetupView.cpp" line="184"/>
         <source>The peak memory of a training step predicted on this device, and the micro-batch × accumulation and activation checkpointing that Start uses: they keep the preset&apos;s sequences per step and fit %1% of the free memory.</source>
         <translation>Der für einen Trainingsschritt auf diesem Gerät vorhergesagte Spitzenspeicher sowie Micro-Batch × Akkumulation und Activation Checkpointing, die „Starten“ verwendet: Sie behalten die Sequenzen pro Schritt des Presets bei und passen in %1 % des freien Speichers.</translation>
     </message>
@@ -1692,7 +1692,7 @@ Worker %1 beendet (%2): %3</translation>
     <message>
         <location filename="../widgets/TimelineWidget.cpp" line="87"/>
         <source>%1 becomes fake at step %2</source>
-        <translation>%1 wird bei Schritt %2 fake</translation>
+        <translation>%1 erhält bei Schritt %2 eine feste Skala (FakeLN)</translation>
     </message>
     <message>
         <location filename="../widgets/TimelineWidget.cpp" line="154"/>
@@ -1844,91 +1844,98 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>TrainingView</name>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="157"/>
+        <location filename="../widgets/TrainingView.cpp" line="158"/>
         <source>eval %1</source>
         <translation>Evaluierung %1</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="236"/>
+        <location filename="../widgets/TrainingView.cpp" line="253"/>
         <source>Training loss</source>
         <translation>Trainingsverlust</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="237"/>
+        <location filename="../widgets/TrainingView.cpp" line="254"/>
         <source>Learning rate and gradient norm</source>
         <translation>Lernrate und Gradientennorm</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="240"/>
-        <location filename="../widgets/TrainingView.cpp" line="245"/>
-        <location filename="../widgets/TrainingView.cpp" line="250"/>
+        <location filename="../widgets/TrainingView.cpp" line="257"/>
+        <location filename="../widgets/TrainingView.cpp" line="262"/>
+        <location filename="../widgets/TrainingView.cpp" line="267"/>
         <source>optimizer step</source>
         <translation>Optimierer-Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="241"/>
+        <location filename="../widgets/TrainingView.cpp" line="258"/>
         <source>loss (nats)</source>
         <translation>Verlust (Nats)</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="108"/>
-        <location filename="../widgets/TrainingView.cpp" line="239"/>
+        <location filename="../widgets/TrainingView.cpp" line="109"/>
+        <location filename="../widgets/TrainingView.cpp" line="256"/>
         <source>frozen</source>
         <translation>eingefroren</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="195"/>
+        <location filename="../widgets/TrainingView.cpp" line="196"/>
         <source>%1 (tracked)</source>
         <translation>%1 (verfolgt)</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="196"/>
+        <location filename="../widgets/TrainingView.cpp" line="197"/>
         <source>%1 (frozen)</source>
         <translation>%1 (eingefroren)</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="238"/>
+        <location filename="../widgets/TrainingView.cpp" line="248"/>
+        <source>No run yet: Start trains the setup on the left;
+File › Open Run follows a run&apos;s folder.</source>
+        <translation>Noch kein Lauf: „Starten“ trainiert die Konfiguration links;
+Datei › Lauf öffnen verfolgt den Ordner eines Laufs.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/TrainingView.cpp" line="255"/>
         <source>LayerNorm scale per site</source>
         <translation>LayerNorm-Skala je Stelle</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="242"/>
+        <location filename="../widgets/TrainingView.cpp" line="259"/>
         <source>cross-entropy</source>
         <translation>Kreuzentropie</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="243"/>
+        <location filename="../widgets/TrainingView.cpp" line="260"/>
         <source>auxiliary loss</source>
         <translation>Hilfsverlust</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="244"/>
+        <location filename="../widgets/TrainingView.cpp" line="261"/>
         <source>total</source>
         <translation>gesamt</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="246"/>
-        <location filename="../widgets/TrainingView.cpp" line="248"/>
+        <location filename="../widgets/TrainingView.cpp" line="263"/>
+        <location filename="../widgets/TrainingView.cpp" line="265"/>
         <source>learning rate</source>
         <translation>Lernrate</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="247"/>
+        <location filename="../widgets/TrainingView.cpp" line="264"/>
         <source>gradient norm</source>
         <translation>Gradientennorm</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="249"/>
+        <location filename="../widgets/TrainingView.cpp" line="266"/>
         <source>gradient norm (before clipping)</source>
         <translation>Gradientennorm (vor dem Clipping)</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="251"/>
+        <location filename="../widgets/TrainingView.cpp" line="268"/>
         <source>scale s</source>
         <translation>Skala s</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="252"/>
+        <location filename="../widgets/TrainingView.cpp" line="269"/>
         <source>Logarithmic loss axis</source>
         <translation>Logarithmische Verlustachse</translation>
     </message>

@@ -26,14 +26,14 @@ AnalysisPane::AnalysisPane(AnalysisRunner* runner, const QString& key, QWidget* 
   header->addWidget(m_refresh);
   m_emptyText = new QLabel(this);
   m_emptyText->setWordWrap(true);
-  m_emptyText->setAlignment(Qt::AlignCenter);
-  m_emptyText->setMaximumWidth(520);
+  m_emptyText->setAlignment(Qt::AlignCenter);  // no layout alignment: it would break the wrapped height
   m_compute = new QPushButton(this);
   connect(m_compute, &QPushButton::clicked, this, &AnalysisPane::refresh);
   auto* empty = new QWidget(this);
   auto* emptyLayout = new QVBoxLayout(empty);
   emptyLayout->addStretch(1);
-  emptyLayout->addWidget(m_emptyText, 0, Qt::AlignHCenter);
+  emptyLayout->setContentsMargins(24, 0, 24, 0);
+  emptyLayout->addWidget(m_emptyText);
   emptyLayout->addWidget(m_compute, 0, Qt::AlignHCenter);
   emptyLayout->addStretch(2);
   auto* result = new QWidget(this);

@@ -150,18 +150,20 @@ void CalibrationPane::draw(std::shared_ptr<const Shown> shown) {
   }
   m_reliability->replot();
   const nf::LossSummary &a = start.summary, &b = now.summary;
-  m_summary->setText(tr("<table><tr><th></th><th>loss</th><th>entropy</th><th>top-1</th><th>ECE</th></tr>"
-                        "<tr><td>starting model</td><td>%1</td><td>%2</td><td>%3</td><td>%4</td></tr>"
-                        "<tr><td><b>now</b></td><td><b>%5</b></td><td><b>%6</b></td><td><b>%7</b></td>"
-                        "<td><b>%8</b></td></tr></table>")
-                         .arg(a.meanLoss, 0, 'f', 4)
-                         .arg(a.meanEntropy, 0, 'f', 3)
-                         .arg(a.accuracy, 0, 'f', 3)
-                         .arg(a.ece, 0, 'f', 4)
-                         .arg(b.meanLoss, 0, 'f', 4)
-                         .arg(b.meanEntropy, 0, 'f', 3)
-                         .arg(b.accuracy, 0, 'f', 3)
-                         .arg(b.ece, 0, 'f', 4));
+  m_summary->setText(
+      tr("<table cellspacing='0' "
+         "cellpadding='3'><tr><th></th><th>loss</th><th>entropy</th><th>top-1</th><th>ECE</th></tr>"
+         "<tr><td>starting model</td><td>%1</td><td>%2</td><td>%3</td><td>%4</td></tr>"
+         "<tr><td><b>now</b></td><td><b>%5</b></td><td><b>%6</b></td><td><b>%7</b></td>"
+         "<td><b>%8</b></td></tr></table>")
+          .arg(a.meanLoss, 0, 'f', 4)
+          .arg(a.meanEntropy, 0, 'f', 3)
+          .arg(a.accuracy, 0, 'f', 3)
+          .arg(a.ece, 0, 'f', 4)
+          .arg(b.meanLoss, 0, 'f', 4)
+          .arg(b.meanEntropy, 0, 'f', 3)
+          .arg(b.accuracy, 0, 'f', 3)
+          .arg(b.ece, 0, 'f', 4));
   m_samples->setRowCount(static_cast<int>(t.prompts.size()) * 2);
   for (int i = 0; i < t.prompts.size(); ++i)
     for (int kind = 0; kind < 2; ++kind) {

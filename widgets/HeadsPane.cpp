@@ -95,12 +95,18 @@ HeadsPane::HeadsPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane(run
   m_pattern->yAxis->setRangeReversed(true);
   m_pattern->xAxis->setTickLabelRotation(90);
   for (QCPAxis* axis : {m_pattern->xAxis, m_pattern->yAxis})
-    axis->setTickLabelFont(QFont(font().family(), 8));
+    axis->setTickLabelFont(QFont(font().family(), 7));
   m_patternMap = new QCPColorMap(m_pattern->xAxis, m_pattern->yAxis);
   m_patternMap->setInterpolate(false);
   auto* patternScale = new QCPColorScale(m_pattern);
   patternScale->setBarWidth(8);
-  m_pattern->plotLayout()->addElement(1, 1, patternScale);
+  // The axis rect and its colour bar in one cell of the plot's layout, so the title above spans both.
+  auto* patternRow = new QCPLayoutGrid;
+  QCPAxisRect* patternRect = m_pattern->axisRect();
+  m_pattern->plotLayout()->take(patternRect);
+  m_pattern->plotLayout()->addElement(1, 0, patternRow);
+  patternRow->addElement(0, 0, patternRect);
+  patternRow->addElement(0, 1, patternScale);
   m_patternMap->setColorScale(patternScale);  // takes the scale's gradient: set ours after
   m_patternMap->setGradient(patternGradient());
   m_patternMap->setDataRange(QCPRange(0, 1));

@@ -357,6 +357,9 @@ void MainWindow::setLanguage(const QString& language) {
   if (language == "de" && m_translator.load(":/i18n/normfree_de.qm"))
     QApplication::installTranslator(&m_translator);
   m_language = language == "de" ? "de" : "en";
+  // Numbers formatted through QLocale (parameter counts) follow the language: 1.071.872 in German.
+  QLocale::setDefault(m_language == "de" ? QLocale(QLocale::German, QLocale::Germany)
+                                         : QLocale(QLocale::English, QLocale::UnitedStates));
   QSettings().setValue("language", m_language);
   // removeTranslator/installTranslator send LanguageChange to every widget: each retranslates itself.
 }

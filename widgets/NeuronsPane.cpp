@@ -3,6 +3,8 @@
 #include <QPointer>
 #include <QSplitter>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
 
 #include "Plots.h"
 #include "QCustomPlotInclude.h"
@@ -24,6 +26,7 @@ NeuronsPane::NeuronsPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane
   m_scatter->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
   placeLegendBelowTitle(m_scatter, 2);
   enableHoverLabels(m_scatter);
+  connect(m_scatter, &QCustomPlot::afterLayout, this, &NeuronsPane::labelTopNeurons);
 
   m_ablation = makePlot(this, "confidence_neurons_ablation");
   auto* group = new QCPBarsGroup(m_ablation);
@@ -102,18 +105,11 @@ void NeuronsPane::draw(std::shared_ptr<const nf::ConfidenceNeuronsResult> result
     y << n.logitVar;
   }
   m_scatter->graph(0)->setData(x, y);
-  m_scatter->clearItems();
   const int top = std::min<int>(kTopK, static_cast<int>(r.ranking.size()));
   for (int i = 0; i < top; ++i) {
     const nf::NeuronScore& n = r.neurons[static_cast<size_t>(r.ranking[static_cast<size_t>(i)])];
     topX << n.outputNorm;
     topY << n.logitVar;
-    auto* label = new QCPItemText(m_scatter);
-    label->position->setCoords(n.outputNorm, n.logitVar);
-    label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
-    label->setText(QString::number(n.neuron));
-    label->setFont(QFont(font().family(), 8));
-    label->setColor(QColor(0xd62728));
   }
   m_scatter->graph(1)->setData(topX, topY);
   m_scatter->rescaleAxes();
@@ -159,6 +155,32 @@ void NeuronsPane::draw(std::shared_ptr<const nf::ConfidenceNeuronsResult> result
   }
   m_spectrum->graph(0)->rescaleAxes();
   m_spectrum->replot();
+}
+
+// Each top neuron's number beside its dot, by rank; one that would overprint a label already placed is
+// left out (its dot stays red; the ablation plot below names every top neuron, in rank order). Placed once
+// the plot is laid out, in pixels, so it holds at any size.
+void NeuronsPane::labelTopNeurons() {
+  m_scatter->clearItems();
+  if (!m_result) return;
+  const nf::ConfidenceNeuronsResult& r = *m_result;
+  std::vector<QPointF> placed;
+  for (int i = 0; i < std::min<int>(kTopK, static_cast<int>(r.ranking.size())); ++i) {
+    const nf::NeuronScore& n = r.neurons[static_cast<size_t>(r.ranking[static_cast<size_t>(i)])];
+    const QPointF at(m_scatter->xAxis->coordToPixel(n.outputNorm),
+                     m_scatter->yAxis->coordToPixel(n.logitVar));
+    const bool crowded = std::any_of(placed.begin(), placed.end(), [&at](const QPointF& p) {
+      return std::abs(p.x() - at.x()) < 26 && std::abs(p.y() - at.y()) < 12;
+    });
+    if (crowded) continue;
+    placed.push_back(at);
+    auto* label = new QCPItemText(m_scatter);
+    label->position->setCoords(n.outputNorm, n.logitVar);
+    label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+    label->setText(QString::number(n.neuron));
+    label->setFont(QFont(font().family(), 8));
+    label->setColor(QColor(0xd62728));
+  }
 }
 
 void NeuronsPane::retranslate() {

@@ -18,6 +18,7 @@ class NeuronsPane : public AnalysisPane {
   void retranslate() override;
 
  private:
+  void labelTopNeurons();
   void draw(std::shared_ptr<const nf::ConfidenceNeuronsResult> result);
   std::shared_ptr<const nf::ConfidenceNeuronsResult> m_result;  // shown; redrawn in another language
   QCustomPlot* m_scatter;

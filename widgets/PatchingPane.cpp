@@ -12,15 +12,21 @@
 #include "QCustomPlotInclude.h"
 
 namespace {
-// Rows and columns labelled by name ("name1", "S2", "end", "L3", "H2"); of plain position numbers only
-// every fifth, so that labels under a narrow map do not run into each other (clicking names any cell).
+// Rows and columns labelled by name ("2 name1", "10 S2", "14 end", "L3"); of plain position numbers only
+// every fifth, and none beside a named one, so that labels under a narrow map do not run into each other
+// (clicking names any cell).
 QSharedPointer<QCPAxisTickerText> labelTicker(const std::vector<std::string>& labels) {
+  auto isNumber = [&labels](size_t i) {
+    bool number = false;
+    QString::fromStdString(labels[i]).toInt(&number);
+    return number;
+  };
   auto ticker = QSharedPointer<QCPAxisTickerText>::create();
   for (size_t i = 0; i < labels.size(); ++i) {
-    const QString label = QString::fromStdString(labels[i]);
-    bool isNumber = false;
-    const int number = label.toInt(&isNumber);
-    if (!isNumber || number % 5 == 0) ticker->addTick(static_cast<double>(i), label);
+    const bool named = !isNumber(i);
+    const bool besideNamed = (i > 0 && !isNumber(i - 1)) || (i + 1 < labels.size() && !isNumber(i + 1));
+    if (named || (std::stoi(labels[i]) % 5 == 0 && !besideNamed))
+      ticker->addTick(static_cast<double>(i), QString::fromStdString(labels[i]));
   }
   return ticker;
 }
@@ -177,9 +183,8 @@ void PatchingPane::retranslate() {
   m_gridChoice->setItemText(0, tr("resid_pre: layer × position"));
   m_gridChoice->setItemText(1, tr("heads: layer × head"));
   setPlotTitle(m_plot, tr("IOI patching, normalized logit difference (0 corrupted, 1 clean): activation, "
-                          "attribution, error"));
-  const QString names[] = {tr("activation patching"), tr("attribution patching"),
-                           tr("error (attribution − activation)")};
+                          "attribution and their error (attribution − activation)"));
+  const QString names[] = {tr("activation patching"), tr("attribution patching"), tr("error")};
   for (int i = 0; i < 3; ++i) {
     m_maps[i]->setName(names[i]);
     m_maps[i]->colorScale()->axis()->setLabel(names[i]);

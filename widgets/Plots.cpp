@@ -66,6 +66,9 @@ QCustomPlot* makePlot(QWidget* parent, const QString& exportName) {
     const int columns = plot->property("legendColumns").toInt();
     if (columns > 0) {
       QCPLegend* legend = plot->legend;
+      // Entries are clipped to their text's height, which leaves out underscores (LN_mlp): 2 px more.
+      for (int i = 0; i < legend->itemCount(); ++i)
+        if (QCPAbstractLegendItem* item = legend->item(i)) item->setMargins(QMargins(0, 0, 0, 2));
       auto arrange = [legend](int wrap) {
         if (legend->wrap() == wrap) return;
         legend->setWrap(wrap);
@@ -143,8 +146,10 @@ void placeLegendBelowTitle(QCustomPlot* plot, int columns) {
   legend->setBorderPen(Qt::NoPen);
   legend->setBrush(Qt::NoBrush);
   legend->setFont(QFont(plot->font().family(), 8));
-  legend->setMargins(QMargins(4, 0, 4, 0));
+  legend->setMargins(QMargins(4, 0, 4, 3));  // room for underscores (LN_mlp)
   legend->setRowSpacing(0);
+  legend->setIconSize(18, 8);  // narrow entries: more side by side
+  legend->setIconTextPadding(4);
 }
 
 void enableHoverLabels(QCustomPlot* plot) {

@@ -2,6 +2,7 @@
 
 #include <QCheckBox>
 #include <QEvent>
+#include <QPointer>
 #include <QSplitter>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -56,10 +57,12 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
 
   addGraph(m_optimizer, QColor(0x17becf), 2);
   m_optimizer->yAxis2->setVisible(true);
-  addGraph(m_optimizer, QColor(0x7f7f7f), 1, Qt::SolidLine, m_optimizer->yAxis2);
+  addGraph(m_optimizer, QColor(0x555555), 1.2, Qt::SolidLine, m_optimizer->yAxis2);
   m_optimizer->legend->setVisible(false);  // too short for a legend: the axis labels take the curves' colours
   m_optimizer->yAxis->setLabelColor(QColor(0x17becf));
-  m_optimizer->yAxis2->setLabelColor(QColor(0x7f7f7f));
+  m_optimizer->yAxis2->setLabelColor(QColor(0x555555));
+  for (QCPAxis* axis : {m_optimizer->yAxis, m_optimizer->yAxis2})
+    axis->ticker()->setTickCount(3);   // a short plot
   placeLegendBelowTitle(m_scales, 5);  // one entry per kind of site; hovering a curve names its site
   addSiteKindLegend();
 
@@ -87,9 +90,10 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   splitter->addWidget(m_loss);
   splitter->addWidget(m_optimizer);
   splitter->addWidget(m_scales);
-  splitter->setStretchFactor(0, 3);
-  splitter->setStretchFactor(1, 1);
-  splitter->setStretchFactor(2, 2);
+  splitter->setStretchFactor(0, 4);  // the scales plot needs room for its legend and 13 sites
+  splitter->setStretchFactor(1, 2);
+  splitter->setStretchFactor(2, 4);
+  splitter->setSizes({400, 200, 400});  // proportions: QSplitter scales them to its height
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(m_logScale);
@@ -200,6 +204,17 @@ void TrainingView::showMetrics(const MetricsStore& m, int64_t maxSteps) {
     }
     graphs.plotted = points.size();
   }
+  // No run: the loss plot says so instead of showing bare axes.
+  if (t.step.empty() && !m_noRun) {
+    m_noRun = new QCPItemText(m_loss);
+    m_noRun->position->setType(QCPItemPosition::ptAxisRectRatio);
+    m_noRun->position->setCoords(0.5, 0.45);
+    m_noRun->setColor(QColor(0x777777));
+    m_noRun->setSelectable(false);
+    m_noRun->setText(noRunText());
+  } else if (!t.step.empty() && m_noRun) {
+    m_loss->removeItem(m_noRun);
+  }
   if (rebuilt && maxSteps > 0) {
     m_settingRange = true;
     for (QCustomPlot* plot : {m_loss, m_optimizer, m_scales})
@@ -232,7 +247,12 @@ void TrainingView::replotAll() {
   }
 }
 
+QString TrainingView::noRunText() {
+  return tr("No run yet: Start trains the setup on the left;\nFile › Open Run follows a run's folder.");
+}
+
 void TrainingView::retranslate() {
+  if (m_noRun) m_noRun->setText(noRunText());
   setPlotTitle(m_loss, tr("Training loss"));
   setPlotTitle(m_optimizer, tr("Learning rate and gradient norm"));
   setPlotTitle(m_scales, tr("LayerNorm scale per site"));

@@ -2,6 +2,7 @@
 // mark at each applied removal event; learning rate and gradient norm; every LN site's tracked scale and,
 // once fake, its frozen scale. The three plots share the x-axis (steps), and so does the timeline.
 #pragma once
+#include <QPointer>
 #include <QWidget>
 #include <array>
 #include <map>
@@ -11,6 +12,7 @@
 
 class QCustomPlot;
 class QCPGraph;
+class QCPItemText;
 class QCheckBox;
 
 class TrainingView : public QWidget {
@@ -34,6 +36,8 @@ class TrainingView : public QWidget {
   void retranslate();
   void replotAll();
   void addSiteKindLegend();
+  static QString noRunText();
+  QPointer<QCPItemText> m_noRun;  // shown while no step has been trained (a plot's items may be cleared)
   QCPGraph* m_frozenLegend = nullptr;
   QCustomPlot* m_loss;
   QCustomPlot* m_optimizer;

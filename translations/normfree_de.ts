@@ -97,54 +97,54 @@
         <translation>Verlust, Entropie, Genauigkeit und Kalibrierung des Modells jetzt und des Ausgangsmodells, ein Zuverlässigkeitsdiagramm sowie gierige und gesampelte Fortsetzungen einiger Prompts.</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="153"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="154"/>
         <source>&lt;table cellspacing=&apos;0&apos; cellpadding=&apos;3&apos;&gt;&lt;tr&gt;&lt;th&gt;&lt;/th&gt;&lt;th&gt;loss&lt;/th&gt;&lt;th&gt;entropy&lt;/th&gt;&lt;th&gt;top-1&lt;/th&gt;&lt;th&gt;ECE&lt;/th&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;starting model&lt;/td&gt;&lt;td&gt;%1&lt;/td&gt;&lt;td&gt;%2&lt;/td&gt;&lt;td&gt;%3&lt;/td&gt;&lt;td&gt;%4&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;&lt;b&gt;now&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%5&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%6&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%7&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%8&lt;/b&gt;&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</source>
         <translation>&lt;table cellspacing=&apos;0&apos; cellpadding=&apos;3&apos;&gt;&lt;tr&gt;&lt;th&gt;&lt;/th&gt;&lt;th&gt;Verlust&lt;/th&gt;&lt;th&gt;Entropie&lt;/th&gt;&lt;th&gt;Top-1&lt;/th&gt;&lt;th&gt;ECE&lt;/th&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;Ausgangsmodell&lt;/td&gt;&lt;td&gt;%1&lt;/td&gt;&lt;td&gt;%2&lt;/td&gt;&lt;td&gt;%3&lt;/td&gt;&lt;td&gt;%4&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;&lt;b&gt;jetzt&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%5&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%6&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%7&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%8&lt;/b&gt;&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="170"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="172"/>
         <source>greedy</source>
         <translation>greedy</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="170"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="172"/>
         <source>sampled</source>
         <translation>gesampelt</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="177"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="179"/>
         <source>Reliability diagram: accuracy per confidence bin</source>
         <translation>Reliabilitätsdiagramm: Genauigkeit je Konfidenz-Bin</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="178"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="180"/>
         <source>confidence (top-1 probability)</source>
         <translation>Konfidenz (Top-1-Wahrscheinlichkeit)</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="179"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="181"/>
         <source>accuracy</source>
         <translation>Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="180"/>
-        <location filename="../widgets/CalibrationPane.cpp" line="183"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="182"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="185"/>
         <source>starting model</source>
         <translation>Ausgangsmodell</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="181"/>
         <location filename="../widgets/CalibrationPane.cpp" line="183"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="185"/>
         <source>now</source>
         <translation>jetzt</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="182"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="184"/>
         <source>perfect calibration</source>
         <translation>perfekte Kalibrierung</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="183"/>
+        <location filename="../widgets/CalibrationPane.cpp" line="185"/>
         <source>prompt</source>
         <translation>Prompt</translation>
     </message>
@@ -388,7 +388,7 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="676"/>
+        <location filename="../widgets/MainWindow.cpp" line="683"/>
         <source>%1 — NormFree Workbench</source>
         <translation>%1 — NormFree Workbench</translation>
     </message>
@@ -503,128 +503,128 @@
         <translation>Das Laufverzeichnis konnte nicht geöffnet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="332"/>
+        <location filename="../widgets/MainWindow.cpp" line="339"/>
         <source>The preset %1 is made for %2 layers; this model has %3. Choose another preset.</source>
         <translation>Das Preset %1 ist für %2 Schichten gedacht; dieses Modell hat %3. Wählen Sie ein anderes Preset.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="353"/>
+        <location filename="../widgets/MainWindow.cpp" line="360"/>
         <source>Loaded schedule %1</source>
         <translation>Zeitplan %1 geladen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="356"/>
-        <location filename="../widgets/MainWindow.cpp" line="358"/>
+        <location filename="../widgets/MainWindow.cpp" line="363"/>
+        <location filename="../widgets/MainWindow.cpp" line="365"/>
         <source>Cannot load schedule</source>
         <translation>Zeitplan kann nicht geladen werden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="356"/>
+        <location filename="../widgets/MainWindow.cpp" line="363"/>
         <source>The schedule file is not valid JSON.</source>
         <translation>Die Zeitplandatei ist kein gültiges JSON.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="358"/>
+        <location filename="../widgets/MainWindow.cpp" line="365"/>
         <source>The schedule could not be used.</source>
         <translation>Der Zeitplan konnte nicht verwendet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="373"/>
+        <location filename="../widgets/MainWindow.cpp" line="380"/>
         <source>train %1, eval %2%3</source>
         <translation>Training %1, Evaluierung %2%3</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="379"/>
+        <location filename="../widgets/MainWindow.cpp" line="386"/>
         <source>Cannot use these datasets</source>
         <translation>Diese Datensätze können nicht verwendet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="379"/>
+        <location filename="../widgets/MainWindow.cpp" line="386"/>
         <source>A dataset could not be read.</source>
         <translation>Ein Datensatz konnte nicht gelesen werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="386"/>
+        <location filename="../widgets/MainWindow.cpp" line="393"/>
         <source>No model</source>
         <translation>Kein Modell</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="386"/>
+        <location filename="../widgets/MainWindow.cpp" line="393"/>
         <source>Open a model folder first (File › Open Model Folder).</source>
         <translation>Öffnen Sie zuerst einen Modellordner (Datei › Modellordner öffnen).</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="414"/>
+        <location filename="../widgets/MainWindow.cpp" line="421"/>
         <source>Run folder in use</source>
         <translation>Laufordner bereits belegt</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="415"/>
+        <location filename="../widgets/MainWindow.cpp" line="422"/>
         <source>This folder holds a run already: open it with File › Open Run, or choose another folder.</source>
         <translation>Dieser Ordner enthält bereits einen Lauf: Öffnen Sie ihn über Datei › Lauf öffnen, oder wählen Sie einen anderen Ordner.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="433"/>
+        <location filename="../widgets/MainWindow.cpp" line="440"/>
         <source>Starting %1</source>
         <translation>%1 wird gestartet</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="452"/>
+        <location filename="../widgets/MainWindow.cpp" line="459"/>
         <source>A checkpoint could not be written; training goes on from memory: %1</source>
         <translation>Ein Checkpoint konnte nicht geschrieben werden; das Training läuft aus dem Speicher weiter: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="454"/>
+        <location filename="../widgets/MainWindow.cpp" line="461"/>
         <source>The disk is filling up: %1</source>
         <translation>Die Festplatte wird voll: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="456"/>
+        <location filename="../widgets/MainWindow.cpp" line="463"/>
         <source>Warning from the run: %1</source>
         <translation>Warnung vom Lauf: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="514"/>
+        <location filename="../widgets/MainWindow.cpp" line="521"/>
         <source>The run at %1 finished: its model is in %2/final on the server</source>
         <translation>Der Lauf auf %1 ist fertig: sein Modell liegt auf dem Server in %2/final</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="517"/>
+        <location filename="../widgets/MainWindow.cpp" line="524"/>
         <source>The run at %1 stopped at step %2 with a checkpoint; resume it on the server (normfree-cli resume)</source>
         <translation>Der Lauf auf %1 hat bei Schritt %2 mit einem Checkpoint angehalten; setzen Sie ihn auf dem Server fort (normfree-cli resume)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="523"/>
+        <location filename="../widgets/MainWindow.cpp" line="530"/>
         <source>The run at %1 is paused at step %2</source>
         <translation>Der Lauf auf %1 pausiert bei Schritt %2</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="526"/>
+        <location filename="../widgets/MainWindow.cpp" line="533"/>
         <source>Finished: the trained model is in %1/final</source>
         <translation>Fertig: Das trainierte Modell liegt in %1/final</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="583"/>
+        <location filename="../widgets/MainWindow.cpp" line="590"/>
         <source>step %1 / %2</source>
         <translation>Schritt %1 / %2</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="585"/>
+        <location filename="../widgets/MainWindow.cpp" line="592"/>
         <source>%1 tok/s</source>
         <translation>%1 Token/s</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="590"/>
+        <location filename="../widgets/MainWindow.cpp" line="597"/>
         <source> · %1 workers: %2</source>
         <translation> · %1 Worker: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="596"/>
+        <location filename="../widgets/MainWindow.cpp" line="603"/>
         <source>ETA %1</source>
         <translation>Restzeit %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="602"/>
+        <location filename="../widgets/MainWindow.cpp" line="609"/>
         <source>next: %1</source>
         <translation>als Nächstes: %1</translation>
     </message>
@@ -807,297 +807,297 @@
         <translation>Sichtbare Analysen alle N Schritte aktualisieren</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="366"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="369"/>
         <source>The First Ten Minutes</source>
         <translation>Die ersten zehn Minuten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="368"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="371"/>
         <source>&lt;ol&gt;&lt;li&gt;The bundled tiny GPT-2 is open, with the &lt;b&gt;tiny&lt;/b&gt; removal preset on the timeline (bottom).&lt;/li&gt;&lt;li&gt;Press &lt;b&gt;Start&lt;/b&gt;. The first start makes the fine-tuning data (about a minute), then training runs; the loss plot fills and a dashed line marks each removal.&lt;/li&gt;&lt;li&gt;If the loss has not recovered when the next removal comes, &lt;b&gt;drag&lt;/b&gt; the next events to the right on the timeline (Ctrl-click selects several; Shift-drag the first of a group changes its gap). Ctrl+Z undoes.&lt;/li&gt;&lt;li&gt;Press &lt;b&gt;Refresh analyses&lt;/b&gt; (F5): the panes on the right show the model as it is now, and say when they have gone stale.&lt;/li&gt;&lt;li&gt;In &lt;b&gt;Heads&lt;/b&gt;, click a head to see its DLA and DE per token and its attention pattern. After the last removal DLA equals DE exactly.&lt;/li&gt;&lt;li&gt;Right-click any plot to export it as PNG, SVG, PDF or CSV; File › Export All Figures writes them all.&lt;/li&gt;&lt;/ol&gt;</source>
         <translation>&lt;ol&gt;&lt;li&gt;Das mitgelieferte kleine GPT-2 ist geöffnet, mit dem Entfernungs-Preset &lt;b&gt;tiny&lt;/b&gt; auf der Zeitleiste (unten).&lt;/li&gt;&lt;li&gt;Klicken Sie auf &lt;b&gt;Starten&lt;/b&gt;. Beim ersten Start werden die Fine-Tuning-Daten erzeugt (etwa eine Minute), danach läuft das Training; der Verlust-Plot füllt sich, und eine gestrichelte Linie markiert jede Entfernung.&lt;/li&gt;&lt;li&gt;Hat sich der Verlust bis zur nächsten Entfernung nicht erholt, &lt;b&gt;ziehen&lt;/b&gt; Sie die nächsten Ereignisse auf der Zeitleiste nach rechts (Strg+Klick wählt mehrere aus; Umschalt+Ziehen des ersten Ereignisses einer Gruppe ändert deren Abstand). Strg+Z macht rückgängig.&lt;/li&gt;&lt;li&gt;Klicken Sie auf &lt;b&gt;Analysen aktualisieren&lt;/b&gt; (F5): Die Bereiche rechts zeigen das Modell im aktuellen Zustand und melden, wenn sie veraltet sind.&lt;/li&gt;&lt;li&gt;Klicken Sie unter &lt;b&gt;Heads&lt;/b&gt; auf einen Head, um seine DLA und DE je Token sowie sein Attention-Muster zu sehen. Nach der letzten Entfernung stimmt DLA exakt mit DE überein.&lt;/li&gt;&lt;li&gt;Klicken Sie mit der rechten Maustaste auf einen Plot, um ihn als PNG, SVG, PDF oder CSV zu exportieren; Datei › Alle Abbildungen exportieren schreibt sie alle.&lt;/li&gt;&lt;/ol&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="405"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="408"/>
         <source>Model: %1</source>
         <translation>Modell: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="408"/>
+        <location filename="../widgets/MainWindowActions.cpp" line="411"/>
         <source>Run: %1</source>
         <translation>Lauf: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="528"/>
+        <location filename="../widgets/MainWindow.cpp" line="535"/>
         <source>Paused at step %1; checkpoint written. Resume goes on; edits to the schedule apply when it does.</source>
         <translation>Pausiert bei Schritt %1; Checkpoint geschrieben. „Fortsetzen“ macht weiter; Änderungen am Zeitplan gelten ab dann.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="534"/>
+        <location filename="../widgets/MainWindow.cpp" line="541"/>
         <source>Stopped at step %1; checkpoint written. Resume continues this run from it; Start begins a new one.</source>
         <translation>Gestoppt bei Schritt %1; Checkpoint geschrieben. „Fortsetzen“ setzt diesen Lauf von dort fort; „Starten“ beginnt einen neuen.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="551"/>
+        <location filename="../widgets/MainWindow.cpp" line="558"/>
         <source>Preparing the data and the model…</source>
         <translation>Daten und Modell werden vorbereitet …</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="553"/>
+        <location filename="../widgets/MainWindow.cpp" line="560"/>
         <source>Training</source>
         <translation>Training</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="554"/>
+        <location filename="../widgets/MainWindow.cpp" line="561"/>
         <source>Evaluating the starting model…</source>
         <translation>Das Ausgangsmodell wird evaluiert …</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="555"/>
+        <location filename="../widgets/MainWindow.cpp" line="562"/>
         <source>Starting the first step…</source>
         <translation>Der erste Schritt beginnt …</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="557"/>
+        <location filename="../widgets/MainWindow.cpp" line="564"/>
         <source>Pausing: finishing the step and writing a checkpoint…</source>
         <translation>Pausiere: Schritt wird beendet und ein Checkpoint geschrieben …</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="559"/>
+        <location filename="../widgets/MainWindow.cpp" line="566"/>
         <source>Paused at step %1</source>
         <translation>Pausiert bei Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="561"/>
+        <location filename="../widgets/MainWindow.cpp" line="568"/>
         <source>Stopping: finishing the step and writing a checkpoint…</source>
         <translation>Stoppe: Schritt wird beendet und ein Checkpoint geschrieben …</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="563"/>
+        <location filename="../widgets/MainWindow.cpp" line="570"/>
         <source>Stopped at step %1</source>
         <translation>Gestoppt bei Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="565"/>
+        <location filename="../widgets/MainWindow.cpp" line="572"/>
         <source>Finished</source>
         <translation>Abgeschlossen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="567"/>
+        <location filename="../widgets/MainWindow.cpp" line="574"/>
         <source>Failed at step %1</source>
         <translation>Fehlgeschlagen bei Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="569"/>
+        <location filename="../widgets/MainWindow.cpp" line="576"/>
         <source>Followed run finished</source>
         <translation>Verfolgter Lauf abgeschlossen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="570"/>
+        <location filename="../widgets/MainWindow.cpp" line="577"/>
         <source>Followed run stopped at step %1</source>
         <translation>Verfolgter Lauf gestoppt bei Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="571"/>
+        <location filename="../widgets/MainWindow.cpp" line="578"/>
         <source>Following a run another process trains</source>
         <translation>Verfolgt einen Lauf, den ein anderer Prozess trainiert</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="610"/>
+        <location filename="../widgets/MainWindow.cpp" line="617"/>
         <source>connected to %1</source>
         <translation>verbunden mit %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="611"/>
+        <location filename="../widgets/MainWindow.cpp" line="618"/>
         <source>%1 unreachable: reconnecting</source>
         <translation>%1 nicht erreichbar: verbinde neu</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="661"/>
+        <location filename="../widgets/MainWindow.cpp" line="668"/>
         <source>Stopping the run and writing its checkpoint…</source>
         <translation>Lauf wird gestoppt und sein Checkpoint geschrieben…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="675"/>
+        <location filename="../widgets/MainWindow.cpp" line="682"/>
         <source>NormFree Workbench</source>
         <translation>NormFree Workbench</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="677"/>
+        <location filename="../widgets/MainWindow.cpp" line="684"/>
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="678"/>
+        <location filename="../widgets/MainWindow.cpp" line="685"/>
         <source>&amp;Open Model Folder…</source>
         <translation>Modellordner ö&amp;ffnen…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="679"/>
+        <location filename="../widgets/MainWindow.cpp" line="686"/>
         <source>Open &amp;Run…</source>
         <translation>&amp;Lauf öffnen…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="680"/>
+        <location filename="../widgets/MainWindow.cpp" line="687"/>
         <source>&amp;Connect to Run…</source>
         <translation>Mit Lauf &amp;verbinden …</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="681"/>
+        <location filename="../widgets/MainWindow.cpp" line="688"/>
         <source>Open &amp;Recent</source>
         <translation>&amp;Zuletzt geöffnet</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="682"/>
+        <location filename="../widgets/MainWindow.cpp" line="689"/>
         <source>Load &amp;Schedule…</source>
         <translation>Zeit&amp;plan laden…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="683"/>
+        <location filename="../widgets/MainWindow.cpp" line="690"/>
         <source>Choose &amp;Datasets…</source>
         <translation>&amp;Datensätze wählen…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="684"/>
+        <location filename="../widgets/MainWindow.cpp" line="691"/>
         <source>Folder for the &amp;Next Run…</source>
         <translation>Ordner für den &amp;nächsten Lauf…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="685"/>
+        <location filename="../widgets/MainWindow.cpp" line="692"/>
         <source>&amp;Export Figure</source>
         <translation>Abbildung &amp;exportieren</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="686"/>
+        <location filename="../widgets/MainWindow.cpp" line="693"/>
         <source>Export &amp;All Figures…</source>
         <translation>&amp;Alle Abbildungen exportieren…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="687"/>
+        <location filename="../widgets/MainWindow.cpp" line="694"/>
         <source>&amp;Quit</source>
         <translation>&amp;Beenden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="688"/>
+        <location filename="../widgets/MainWindow.cpp" line="695"/>
         <source>&amp;Edit</source>
         <translation>&amp;Bearbeiten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="689"/>
+        <location filename="../widgets/MainWindow.cpp" line="696"/>
         <source>&amp;Undo</source>
         <translation>&amp;Rückgängig</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="690"/>
+        <location filename="../widgets/MainWindow.cpp" line="697"/>
         <source>&amp;Redo</source>
         <translation>&amp;Wiederherstellen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="691"/>
+        <location filename="../widgets/MainWindow.cpp" line="698"/>
         <source>&amp;Delete Selected Events</source>
         <translation>Ausgewählte Ereignisse &amp;löschen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="692"/>
+        <location filename="../widgets/MainWindow.cpp" line="699"/>
         <source>&amp;Settings…</source>
         <translation>&amp;Einstellungen…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="693"/>
+        <location filename="../widgets/MainWindow.cpp" line="700"/>
         <source>&amp;Run</source>
         <translation>&amp;Lauf</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="694"/>
+        <location filename="../widgets/MainWindow.cpp" line="701"/>
         <source>Start</source>
         <translation>Starten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="695"/>
+        <location filename="../widgets/MainWindow.cpp" line="702"/>
         <source>Start a new run of the setup on the left</source>
         <translation>Einen neuen Lauf mit der Konfiguration links starten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="696"/>
+        <location filename="../widgets/MainWindow.cpp" line="703"/>
         <source>Pause</source>
         <translation>Pausieren</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="697"/>
+        <location filename="../widgets/MainWindow.cpp" line="704"/>
         <source>Finish the step in progress, write a checkpoint and wait</source>
         <translation>Den laufenden Schritt abschließen, einen Checkpoint schreiben und warten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="698"/>
+        <location filename="../widgets/MainWindow.cpp" line="705"/>
         <source>Stop</source>
         <translation>Stoppen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="699"/>
+        <location filename="../widgets/MainWindow.cpp" line="706"/>
         <source>Stop the run after the step in progress (a checkpoint is written)</source>
         <translation>Den Lauf nach dem laufenden Schritt stoppen (ein Checkpoint wird geschrieben)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="700"/>
+        <location filename="../widgets/MainWindow.cpp" line="707"/>
         <source>Resume</source>
         <translation>Fortsetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="702"/>
+        <location filename="../widgets/MainWindow.cpp" line="709"/>
         <source>Continue the run from where it stopped (for an opened run: from its newest checkpoint, in this process)</source>
         <translation>Den Lauf dort fortsetzen, wo er angehalten wurde (bei einem geöffneten Lauf: ab seinem neuesten Checkpoint, in diesem Prozess)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="704"/>
+        <location filename="../widgets/MainWindow.cpp" line="711"/>
         <source>Refresh analyses</source>
         <translation>Analysen aktualisieren</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="705"/>
+        <location filename="../widgets/MainWindow.cpp" line="712"/>
         <source>Compute every analysis pane on the model as it is now</source>
         <translation>Alle Analysebereiche für den aktuellen Zustand des Modells berechnen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="706"/>
+        <location filename="../widgets/MainWindow.cpp" line="713"/>
         <source>&amp;View</source>
         <translation>&amp;Ansicht</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="707"/>
+        <location filename="../widgets/MainWindow.cpp" line="714"/>
         <source>Zoom Timeline to &amp;Fit</source>
         <translation>Zeitleiste &amp;einpassen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="708"/>
+        <location filename="../widgets/MainWindow.cpp" line="715"/>
         <source>&amp;Help</source>
         <translation>&amp;Hilfe</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="709"/>
+        <location filename="../widgets/MainWindow.cpp" line="716"/>
         <source>The &amp;First Ten Minutes</source>
         <translation>Die &amp;ersten zehn Minuten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="710"/>
+        <location filename="../widgets/MainWindow.cpp" line="717"/>
         <source>&amp;About</source>
         <translation>Ü&amp;ber</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="711"/>
+        <location filename="../widgets/MainWindow.cpp" line="718"/>
         <source>Run</source>
         <translation>Lauf</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="712"/>
+        <location filename="../widgets/MainWindow.cpp" line="719"/>
         <source>Removal timeline</source>
         <translation>Zeitleiste der Entfernungen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="712"/>
+        <location filename="../widgets/MainWindow.cpp" line="719"/>
         <source>Run setup</source>
         <translation>Laufkonfiguration</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="712"/>
+        <location filename="../widgets/MainWindow.cpp" line="719"/>
         <source>Model</source>
         <translation>Modell</translation>
     </message>
@@ -1228,83 +1228,83 @@
 <context>
     <name>NeuronsPane</name>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="64"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="69"/>
         <source>The last MLP layer&apos;s confidence neurons: output norm against logit variance, the effect of ablating the top ones on loss and entropy, and their alignment with the unembedding&apos;s singular directions.</source>
         <translation>Die Konfidenzneuronen der letzten MLP-Schicht: Ausgangsnorm gegen Logit-Varianz, die Wirkung der Ablation der stärksten auf Verlust und Entropie und ihre Ausrichtung an den Singulärrichtungen der Unembedding-Matrix.</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="154"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="152"/>
         <source>|cos| of neuron %1</source>
         <translation>|cos| von Neuron %1</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="165"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="189"/>
         <source>Last MLP layer: output norm vs LogitVar (red: top %1 by CN score)</source>
         <translation>Letzte MLP-Schicht: Ausgabenorm vs. LogitVar (rot: Top %1 nach CN-Score)</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="166"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="190"/>
         <source>‖w_out‖</source>
         <translation>‖w_out‖</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="167"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="191"/>
         <source>LogitVar</source>
         <translation>LogitVar</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="168"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="192"/>
         <source>neurons</source>
         <translation>Neuronen</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="169"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="193"/>
         <source>top by CN score = ‖w_out‖ / LogitVar</source>
         <translation>Top nach CN-Score = ‖w_out‖ / LogitVar</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="170"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="194"/>
         <source>Mean ablation of each top neuron</source>
         <translation>Mean-Ablation jedes Top-Neurons</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="171"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="195"/>
         <source>neuron (by CN rank)</source>
         <translation>Neuron (nach CN-Rang)</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="172"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="196"/>
         <source>change (nats)</source>
         <translation>Änderung (Nats)</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="173"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="197"/>
         <source>Δ loss</source>
         <translation>Δ Verlust</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="174"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="198"/>
         <source>Δ entropy</source>
         <translation>Δ Entropie</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="175"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="199"/>
         <source>W_U singular values and top neurons&apos; |cosine| to each direction</source>
         <translation>Singulärwerte von W_U und |Kosinus| der Top-Neuronen zu jeder Richtung</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="176"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="200"/>
         <source>singular direction (descending)</source>
         <translation>Singulärrichtung (absteigend)</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="177"/>
-        <location filename="../widgets/NeuronsPane.cpp" line="179"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="201"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="203"/>
         <source>singular value</source>
         <translation>Singulärwert</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="178"/>
+        <location filename="../widgets/NeuronsPane.cpp" line="202"/>
         <source>|cosine|</source>
         <translation>|Kosinus|</translation>
     </message>
@@ -1338,8 +1338,8 @@
     </message>
     <message>
         <location filename="../widgets/NormsPane.cpp" line="103"/>
-        <source>‖x‖₂</source>
-        <translation>‖x‖₂</translation>
+        <source>L2 norm of the residual</source>
+        <translation>L2-Norm des Residualstroms</translation>
     </message>
     <message>
         <location filename="../widgets/NormsPane.cpp" line="104"/>
@@ -1438,52 +1438,52 @@
 <context>
     <name>QCustomPlot</name>
     <message>
-        <location filename="../widgets/Plots.cpp" line="85"/>
+        <location filename="../widgets/Plots.cpp" line="95"/>
         <source>Export Figure…</source>
         <translation>Abbildung exportieren…</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="86"/>
+        <location filename="../widgets/Plots.cpp" line="96"/>
         <source>Reset View</source>
         <translation>Ansicht zurücksetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="276"/>
+        <location filename="../widgets/Plots.cpp" line="288"/>
         <source>Cannot write %1: %2</source>
         <translation>%1 kann nicht geschrieben werden: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="284"/>
+        <location filename="../widgets/Plots.cpp" line="296"/>
         <source>PNG encoding failed</source>
         <translation>PNG-Kodierung fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="293"/>
+        <location filename="../widgets/Plots.cpp" line="305"/>
         <source>SVG painter failed</source>
         <translation>SVG-Ausgabe fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="302"/>
+        <location filename="../widgets/Plots.cpp" line="314"/>
         <source>PDF rendering failed</source>
         <translation>PDF-Rendering fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="310"/>
+        <location filename="../widgets/Plots.cpp" line="322"/>
         <source>unknown format &apos;%1&apos; (png, svg, pdf or csv)</source>
         <translation>unbekanntes Format &apos;%1&apos; (png, svg, pdf oder csv)</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="319"/>
+        <location filename="../widgets/Plots.cpp" line="331"/>
         <source>Export Figure</source>
         <translation>Abbildung exportieren</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="320"/>
+        <location filename="../widgets/Plots.cpp" line="332"/>
         <source>PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf);;CSV data (*.csv)</source>
         <translation>PNG-Bild (*.png);;SVG-Zeichnung (*.svg);;PDF-Dokument (*.pdf);;CSV-Daten (*.csv)</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="325"/>
+        <location filename="../widgets/Plots.cpp" line="337"/>
         <source>Export failed</source>
         <translation>Export fehlgeschlagen</translation>
     </message>
@@ -1844,98 +1844,100 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>TrainingView</name>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="158"/>
+        <location filename="../widgets/TrainingView.cpp" line="159"/>
         <source>eval %1</source>
         <translation>Evaluierung %1</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="253"/>
+        <location filename="../widgets/TrainingView.cpp" line="249"/>
+        <source>No run yet.
+Start trains the setup on the left;
+File › Open Run follows a run.</source>
+        <translation>Noch kein Lauf.
+„Starten“ trainiert die Konfiguration links;
+Datei › Lauf öffnen verfolgt einen Lauf.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/TrainingView.cpp" line="254"/>
         <source>Training loss</source>
         <translation>Trainingsverlust</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="254"/>
+        <location filename="../widgets/TrainingView.cpp" line="255"/>
         <source>Learning rate and gradient norm</source>
         <translation>Lernrate und Gradientennorm</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="257"/>
-        <location filename="../widgets/TrainingView.cpp" line="262"/>
-        <location filename="../widgets/TrainingView.cpp" line="267"/>
+        <location filename="../widgets/TrainingView.cpp" line="258"/>
+        <location filename="../widgets/TrainingView.cpp" line="263"/>
+        <location filename="../widgets/TrainingView.cpp" line="268"/>
         <source>optimizer step</source>
         <translation>Optimierer-Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="258"/>
+        <location filename="../widgets/TrainingView.cpp" line="259"/>
         <source>loss (nats)</source>
         <translation>Verlust (Nats)</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="109"/>
-        <location filename="../widgets/TrainingView.cpp" line="256"/>
+        <location filename="../widgets/TrainingView.cpp" line="110"/>
+        <location filename="../widgets/TrainingView.cpp" line="257"/>
         <source>frozen</source>
         <translation>eingefroren</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="196"/>
+        <location filename="../widgets/TrainingView.cpp" line="197"/>
         <source>%1 (tracked)</source>
         <translation>%1 (verfolgt)</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="197"/>
+        <location filename="../widgets/TrainingView.cpp" line="198"/>
         <source>%1 (frozen)</source>
         <translation>%1 (eingefroren)</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="248"/>
-        <source>No run yet: Start trains the setup on the left;
-File › Open Run follows a run&apos;s folder.</source>
-        <translation>Noch kein Lauf: „Starten“ trainiert die Konfiguration links;
-Datei › Lauf öffnen verfolgt den Ordner eines Laufs.</translation>
-    </message>
-    <message>
-        <location filename="../widgets/TrainingView.cpp" line="255"/>
+        <location filename="../widgets/TrainingView.cpp" line="256"/>
         <source>LayerNorm scale per site</source>
         <translation>LayerNorm-Skala je Stelle</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="259"/>
+        <location filename="../widgets/TrainingView.cpp" line="260"/>
         <source>cross-entropy</source>
         <translation>Kreuzentropie</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="260"/>
+        <location filename="../widgets/TrainingView.cpp" line="261"/>
         <source>auxiliary loss</source>
         <translation>Hilfsverlust</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="261"/>
+        <location filename="../widgets/TrainingView.cpp" line="262"/>
         <source>total</source>
         <translation>gesamt</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="263"/>
-        <location filename="../widgets/TrainingView.cpp" line="265"/>
+        <location filename="../widgets/TrainingView.cpp" line="264"/>
+        <location filename="../widgets/TrainingView.cpp" line="266"/>
         <source>learning rate</source>
         <translation>Lernrate</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="264"/>
+        <location filename="../widgets/TrainingView.cpp" line="265"/>
         <source>gradient norm</source>
         <translation>Gradientennorm</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="266"/>
+        <location filename="../widgets/TrainingView.cpp" line="267"/>
         <source>gradient norm (before clipping)</source>
         <translation>Gradientennorm (vor dem Clipping)</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="268"/>
+        <location filename="../widgets/TrainingView.cpp" line="269"/>
         <source>scale s</source>
         <translation>Skala s</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="269"/>
+        <location filename="../widgets/TrainingView.cpp" line="270"/>
         <source>Logarithmic loss axis</source>
         <translation>Logarithmische Verlustachse</translation>
     </message>

@@ -320,12 +320,19 @@ AnalysisSetup MainWindow::analysisSetup(const std::string& validationData) const
   return setup;
 }
 
+nf::Treatments MainWindow::draftTreatments() const {
+  // The treatments the next run will use are its preset's (startRun adds none): the draft refuses, and
+  // the timeline's menus do not offer, ending one it does not use.
+  const nf::Preset& preset = nf::findPreset(m_setup->preset());
+  return {preset.removal.pos0Treatment, preset.removal.eotTreatment};
+}
+
 void MainWindow::resetDraftSchedule() {
   // A running or connected run's schedule is edited live, not drafted.
   if (m_session->busy() || m_session->remote() || m_layers <= 0) return;
   const nf::Preset& preset = nf::findPreset(m_setup->preset());
-  m_draft =
-      std::make_shared<DraftSchedule>(nf::presetSchedule(preset, m_layers), m_layers, m_setup->maxSteps());
+  m_draft = std::make_shared<DraftSchedule>(nf::presetSchedule(preset, m_layers), m_layers,
+                                            m_setup->maxSteps(), draftTreatments());
   m_timeline->setEditor(m_draft);
   if (preset.nLayer != 0 && preset.nLayer != m_layers)
     statusBar()->showMessage(
@@ -348,7 +355,7 @@ bool MainWindow::loadSchedule(const QString& path) {
     }
     if (m_session->busy() || m_session->remote())
       throw std::runtime_error("a run is in progress: edit its schedule on the timeline");
-    m_draft = std::make_shared<DraftSchedule>(schedule, m_layers, m_setup->maxSteps());
+    m_draft = std::make_shared<DraftSchedule>(schedule, m_layers, m_setup->maxSteps(), draftTreatments());
     m_timeline->setEditor(m_draft);
     statusBar()->showMessage(tr("Loaded schedule %1").arg(path), 5000);
     return true;

@@ -81,6 +81,7 @@ class MainWindow : public QMainWindow {
   void buildMenus();
   QDockWidget* addDock(QWidget* widget, const QString& objectName, Qt::DockWidgetArea area);
   void resetDraftSchedule();
+  nf::Treatments draftTreatments() const;     // those of the setup's preset
   std::string defaultDatasetsFolder() const;  // where the synthetic datasets for m_folder's model live
   AnalysisSetup analysisSetup(const std::string& validationData) const;
   void onMetrics();

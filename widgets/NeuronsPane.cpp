@@ -45,7 +45,9 @@ NeuronsPane::NeuronsPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane
   m_spectrum = makePlot(this, "unembedding_spectrum");
   m_spectrum->addGraph()->setPen(QPen(Qt::black, 2));
   m_spectrum->yAxis->setScaleType(QCPAxis::stLogarithmic);
-  m_spectrum->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+  // Evenly stepped labels on the log axis: the spectrum spans less than two decades, where a log ticker
+  // labels one power of ten only.
+  m_spectrum->yAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
   m_spectrum->yAxis2->setVisible(true);
   m_spectrum->yAxis2->setRange(0, 1);
   for (int i = 0; i < kCosineCurves; ++i)

@@ -100,7 +100,7 @@ void NormsPane::retranslate() {
   setPlotTitle(m_plot, tr("Residual stream norm per layer: position 0 vs the rest (band: 10th–90th "
                           "percentile; dashed: starting model)"));
   m_plot->xAxis->setLabel(tr("layer (resid_pre)"));
-  m_plot->yAxis->setLabel(tr("‖x‖₂"));
+  m_plot->yAxis->setLabel(tr("L2 norm of the residual"));
   m_plot->graph(kMean)->setName(tr("position 0"));
   m_plot->graph(kReference)->setName(tr("position 0, starting model"));
   m_plot->graph(kPerSeries + kMean)->setName(tr("other positions"));

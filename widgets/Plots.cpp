@@ -62,6 +62,16 @@ QCustomPlot* makePlot(QWidget* parent, const QString& exportName) {
     }
     wrapped += line;
     if (title->text() != wrapped) title->setText(wrapped);
+    // As many ticks as fit (~28 px a label up the side, ~70 px along the bottom; the title, legend and
+    // margins take ~110 px and ~90 px): a plot squeezed by a small window must not overprint its numbers.
+    // From the widget's size, which is current here (the axis rect's is the last replot's). Heat-map rows
+    // keep theirs: one label per layer and head.
+    if (plot->axisRectCount() == 1) {
+      QCPAxisRect* rect = plot->axisRect();
+      for (QCPAxis* axis : {rect->axis(QCPAxis::atLeft), rect->axis(QCPAxis::atRight)})
+        axis->ticker()->setTickCount(std::clamp((plot->height() - 110) / 28, 2, 5));
+      rect->axis(QCPAxis::atBottom)->ticker()->setTickCount(std::clamp((plot->width() - 90) / 70, 2, 6));
+    }
     // A legend under the title: as many entries side by side as fit the width, up to its column count.
     const int columns = plot->property("legendColumns").toInt();
     if (columns > 0) {

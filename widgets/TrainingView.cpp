@@ -61,8 +61,6 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   m_optimizer->legend->setVisible(false);  // too short for a legend: the axis labels take the curves' colours
   m_optimizer->yAxis->setLabelColor(QColor(0x17becf));
   m_optimizer->yAxis2->setLabelColor(QColor(0x555555));
-  for (QCPAxis* axis : {m_optimizer->yAxis, m_optimizer->yAxis2})
-    axis->ticker()->setTickCount(3);   // a short plot
   placeLegendBelowTitle(m_scales, 5);  // one entry per kind of site; hovering a curve names its site
   addSiteKindLegend();
 
@@ -248,7 +246,7 @@ void TrainingView::replotAll() {
 }
 
 QString TrainingView::noRunText() {
-  return tr("No run yet: Start trains the setup on the left;\nFile › Open Run follows a run's folder.");
+  return tr("No run yet.\nStart trains the setup on the left;\nFile › Open Run follows a run.");
 }
 
 void TrainingView::retranslate() {

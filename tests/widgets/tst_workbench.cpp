@@ -85,6 +85,12 @@ class TestWorkbench : public QObject {
     QVERIFY2(window.statusText().contains("step 0 / 500"), qPrintable(window.statusText()));
     QVERIFY2(window.statusText().contains("next: LN_mlp.0 becomes fake at step 40"),
              qPrintable(window.statusText()));
+    // The tiny preset uses no position-0 treatment: the draft refuses ending one (so the timeline's menus
+    // do not offer it), as the run would.
+    QVERIFY(!window.timeline()
+                 ->editor()
+                 ->check({0, 100, nf::EventAction::EndPos0Treatment, nf::SiteKind::Mlp, -1})
+                 .accepted);
     // A shorter budget keeps the events that still fit (LN_mlp.0–3 at 40–70, LN_qk.0 at 90), drops the rest.
     window.runSetup()->setMaxSteps(100);
     const nf::Schedule shorter = window.timeline()->editor()->schedule();

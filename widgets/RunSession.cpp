@@ -390,7 +390,8 @@ void RunSession::adoptRemote(const nf::ServeAddress& address, const nf::Schedule
         this, [this] { Q_EMIT scheduleReplaced(); }, Qt::QueuedConnection);
   };
   m_live = std::make_shared<RemoteSchedule>(
-      address, schedule, layers, m_config.optimizer.maxSteps, [this] { return stepsDone(); }, callbacks);
+      address, schedule, layers, m_config.optimizer.maxSteps, [this] { return stepsDone(); }, callbacks,
+      nf::Treatments{m_config.removal.pos0Treatment, m_config.removal.eotTreatment});
   applyRemoteStatus(status);
   Q_EMIT trainerReady();
   Q_EMIT metricsChanged();

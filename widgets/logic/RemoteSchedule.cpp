@@ -23,12 +23,14 @@ struct Edit {
 }  // namespace
 
 struct RemoteSchedule::Shared {
-  Shared(nf::ServeAddress address, nf::Schedule schedule, int layers, int64_t maxSteps, Callbacks callbacks)
+  Shared(nf::ServeAddress address, nf::Schedule schedule, int layers, int64_t maxSteps, nf::Treatments used,
+         Callbacks callbacks)
       : client(std::move(address), kTimeoutSeconds),
         layers(layers),
         maxSteps(maxSteps),
+        used(used),
         callbacks(std::move(callbacks)),
-        local(std::move(schedule), layers, maxSteps) {}
+        local(std::move(schedule), layers, maxSteps, used) {}
 
   void sendLoop();
   nf::EditResult send(Edit edit);  // with the ids the run knows (runIds)
@@ -42,7 +44,8 @@ struct RemoteSchedule::Shared {
   nf::SteeringClient client;
   const int layers;
   const int64_t maxSteps;
-  std::mutex callbackMutex;  // held while a callback runs; the editor's destructor clears `closing` under it
+  const nf::Treatments used;  // the run's: ending another is refused here as there
+  std::mutex callbackMutex;   // held while a callback runs; the editor's destructor clears `closing` under it
   Callbacks callbacks;
   std::atomic<bool> closing{false};
 
@@ -57,8 +60,8 @@ struct RemoteSchedule::Shared {
 };
 
 RemoteSchedule::RemoteSchedule(nf::ServeAddress address, nf::Schedule schedule, int layers, int64_t maxSteps,
-                               std::function<int64_t()> stepsDone, Callbacks callbacks)
-    : m(std::make_shared<Shared>(std::move(address), std::move(schedule), layers, maxSteps,
+                               std::function<int64_t()> stepsDone, Callbacks callbacks, nf::Treatments used)
+    : m(std::make_shared<Shared>(std::move(address), std::move(schedule), layers, maxSteps, used,
                                  std::move(callbacks))),
       m_layers(layers),
       m_maxSteps(maxSteps),
@@ -238,7 +241,7 @@ void RemoteSchedule::Shared::refresh() {
     changed = !(runs == local.schedule());
     if (changed) {
       const int64_t lockedBefore = local.lockedBefore();
-      local = nf::EditableSchedule(runs, layers, maxSteps);
+      local = nf::EditableSchedule(runs, layers, maxSteps, used);
       local.lockBefore(lockedBefore);
       renamed.insert(renamed.end(), runIds.begin(), runIds.end());  // the copy now has the run's ids
       runIds.clear();

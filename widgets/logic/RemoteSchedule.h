@@ -21,8 +21,9 @@ class RemoteSchedule : public ScheduleEditor {
     std::function<void(const nf::EditResult&)> refused;  // the run refused an edit shown as made
     std::function<void()> changed;  // the local copy was replaced by the run's (a refusal, edits elsewhere)
   };
+  // `used`: the treatments the run uses (its config's), so the copy refuses ending another as the run does.
   RemoteSchedule(nf::ServeAddress address, nf::Schedule schedule, int layers, int64_t maxSteps,
-                 std::function<int64_t()> stepsDone, Callbacks callbacks);
+                 std::function<int64_t()> stepsDone, Callbacks callbacks, nf::Treatments used = {});
   // Returns at once, as close() does.
   ~RemoteSchedule() override;
   // No more edits or callbacks (for when the run is left while others still hold this editor): the edits

@@ -182,6 +182,19 @@ TEST_CASE(a_check_is_answered_by_the_local_copy_and_sends_nothing) {
   REQUIRE(remote.check(lnF).reason.find("no longer connected") != std::string::npos);
 }
 
+TEST_CASE(a_check_refuses_ending_a_treatment_the_run_does_not_use) {
+  const int port = freeLoopbackPort();  // a check needs no answer
+  Served s;
+  RemoteSchedule plain(ServeAddress{"127.0.0.1", port, "x"}, s.trainer->schedule(), 2, 30, atStep(0), none(),
+                       Treatments{false, false});
+  const EditResult unused = plain.check({0, 25, EventAction::EndPos0Treatment, SiteKind::Mlp, -1});
+  REQUIRE(!unused.accepted && unused.refusal->code == EditRefusal::Code::InvalidSchedule);
+  REQUIRE(unused.refusal->problems.front().code == ScheduleProblem::Code::TreatmentNotUsed);
+  RemoteSchedule treated(ServeAddress{"127.0.0.1", port, "x"}, s.trainer->schedule(), 2, 30, atStep(0),
+                         none(), Treatments{true, false});
+  REQUIRE(treated.check({0, 25, EventAction::EndPos0Treatment, SiteKind::Mlp, -1}).accepted);
+}
+
 TEST_CASE(a_remote_run_streams_its_metrics_and_status_and_takes_controls) {
   Served s;
   RemoteRun run(s.address());

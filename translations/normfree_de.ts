@@ -388,22 +388,22 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="683"/>
+        <location filename="../widgets/MainWindow.cpp" line="693"/>
         <source>%1 — NormFree Workbench</source>
         <translation>%1 — NormFree Workbench</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="258"/>
+        <location filename="../widgets/MainWindow.cpp" line="259"/>
         <source>Opened %1</source>
         <translation>%1 geöffnet</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="135"/>
+        <location filename="../widgets/MainWindow.cpp" line="136"/>
         <source>Edit refused: %1</source>
         <translation>Bearbeitung abgelehnt: %1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/MainWindow.cpp" line="146"/>
+        <location filename="../widgets/MainWindow.cpp" line="147"/>
         <source>%n event(s) past the last step were removed from the schedule</source>
         <translation>
             <numerusform>%n Ereignis nach dem letzten Schritt wurde aus dem Zeitplan entfernt</numerusform>
@@ -411,38 +411,38 @@
         </translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="160"/>
+        <location filename="../widgets/MainWindow.cpp" line="161"/>
         <source>Connected to the run %1 at %2</source>
         <translation>Mit dem Lauf %1 auf %2 verbunden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="164"/>
+        <location filename="../widgets/MainWindow.cpp" line="165"/>
         <location filename="../widgets/MainWindowActions.cpp" line="213"/>
         <source>Cannot connect</source>
         <translation>Keine Verbindung</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="164"/>
+        <location filename="../widgets/MainWindow.cpp" line="165"/>
         <source>The run could not be reached or read.</source>
         <translation>Der Lauf war nicht erreichbar oder nicht lesbar.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="170"/>
+        <location filename="../widgets/MainWindow.cpp" line="171"/>
         <source>The run refused an edit shown as made: %1</source>
         <translation>Der Lauf hat eine schon angezeigte Änderung abgelehnt: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="179"/>
+        <location filename="../widgets/MainWindow.cpp" line="180"/>
         <source>Training stopped</source>
         <translation>Training abgebrochen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="180"/>
+        <location filename="../widgets/MainWindow.cpp" line="181"/>
         <source>The run could not go on. Its last checkpoint is kept; fix the cause and press Resume.</source>
         <translation>Der Lauf konnte nicht fortgesetzt werden. Sein letzter Checkpoint bleibt erhalten; beheben Sie die Ursache und klicken Sie auf „Fortsetzen“.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="192"/>
+        <location filename="../widgets/MainWindow.cpp" line="193"/>
         <source>Analysis failed: %1</source>
         <translation>Analyse fehlgeschlagen: %1</translation>
     </message>
@@ -457,174 +457,179 @@
         <translation>&lt;b&gt;NormFree Workbench %1&lt;/b&gt;&lt;br&gt;Entfernt LayerNorm durch Fine-Tuning aus GPT-2-, Pythia- und LLaMA-Modellen und zeigt die Circuits des Ergebnisses.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="243"/>
-        <location filename="../widgets/MainWindow.cpp" line="269"/>
+        <location filename="../widgets/MainWindow.cpp" line="244"/>
+        <location filename="../widgets/MainWindow.cpp" line="270"/>
         <source>A run is in progress</source>
         <translation>Ein Lauf ist aktiv</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="243"/>
+        <location filename="../widgets/MainWindow.cpp" line="244"/>
         <source>Stop the run before opening another model.</source>
         <translation>Stoppen Sie den Lauf, bevor Sie ein anderes Modell öffnen.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="262"/>
+        <location filename="../widgets/MainWindow.cpp" line="263"/>
         <source>Cannot open model folder</source>
         <translation>Modellordner kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="262"/>
+        <location filename="../widgets/MainWindow.cpp" line="263"/>
         <source>The model folder could not be opened.</source>
         <translation>Der Modellordner konnte nicht geöffnet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="269"/>
+        <location filename="../widgets/MainWindow.cpp" line="270"/>
         <source>Stop the run before connecting to another.</source>
         <translation>Halten Sie den Lauf an, bevor Sie sich mit einem anderen verbinden.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="275"/>
+        <location filename="../widgets/MainWindow.cpp" line="276"/>
         <source>Connecting to %1…</source>
         <translation>Verbinde mit %1 …</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="299"/>
+        <location filename="../widgets/MainWindow.cpp" line="300"/>
         <source>Following %1</source>
         <translation>%1 wird verfolgt</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="303"/>
+        <location filename="../widgets/MainWindow.cpp" line="304"/>
         <source>Cannot open run</source>
         <translation>Lauf kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="303"/>
+        <location filename="../widgets/MainWindow.cpp" line="304"/>
         <source>The run directory could not be opened.</source>
         <translation>Das Laufverzeichnis konnte nicht geöffnet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="339"/>
+        <location filename="../widgets/MainWindow.cpp" line="340"/>
         <source>The preset %1 is made for %2 layers; this model has %3. Choose another preset.</source>
         <translation>Das Preset %1 ist für %2 Schichten gedacht; dieses Modell hat %3. Wählen Sie ein anderes Preset.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="360"/>
+        <location filename="../widgets/MainWindow.cpp" line="361"/>
         <source>Loaded schedule %1</source>
         <translation>Zeitplan %1 geladen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="363"/>
-        <location filename="../widgets/MainWindow.cpp" line="365"/>
+        <location filename="../widgets/MainWindow.cpp" line="364"/>
+        <location filename="../widgets/MainWindow.cpp" line="366"/>
         <source>Cannot load schedule</source>
         <translation>Zeitplan kann nicht geladen werden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="363"/>
+        <location filename="../widgets/MainWindow.cpp" line="364"/>
         <source>The schedule file is not valid JSON.</source>
         <translation>Die Zeitplandatei ist kein gültiges JSON.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="365"/>
+        <location filename="../widgets/MainWindow.cpp" line="366"/>
         <source>The schedule could not be used.</source>
         <translation>Der Zeitplan konnte nicht verwendet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="380"/>
+        <location filename="../widgets/MainWindow.cpp" line="381"/>
         <source>train %1, eval %2%3</source>
         <translation>Training %1, Evaluierung %2%3</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="386"/>
+        <location filename="../widgets/MainWindow.cpp" line="387"/>
         <source>Cannot use these datasets</source>
         <translation>Diese Datensätze können nicht verwendet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="386"/>
+        <location filename="../widgets/MainWindow.cpp" line="387"/>
         <source>A dataset could not be read.</source>
         <translation>Ein Datensatz konnte nicht gelesen werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="393"/>
+        <location filename="../widgets/MainWindow.cpp" line="394"/>
         <source>No model</source>
         <translation>Kein Modell</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="393"/>
+        <location filename="../widgets/MainWindow.cpp" line="394"/>
         <source>Open a model folder first (File › Open Model Folder).</source>
         <translation>Öffnen Sie zuerst einen Modellordner (Datei › Modellordner öffnen).</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="421"/>
+        <location filename="../widgets/MainWindow.cpp" line="422"/>
         <source>Run folder in use</source>
         <translation>Laufordner bereits belegt</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="422"/>
+        <location filename="../widgets/MainWindow.cpp" line="423"/>
         <source>This folder holds a run already: open it with File › Open Run, or choose another folder.</source>
         <translation>Dieser Ordner enthält bereits einen Lauf: Öffnen Sie ihn über Datei › Lauf öffnen, oder wählen Sie einen anderen Ordner.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="440"/>
+        <location filename="../widgets/MainWindow.cpp" line="441"/>
         <source>Starting %1</source>
         <translation>%1 wird gestartet</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="459"/>
+        <location filename="../widgets/MainWindow.cpp" line="460"/>
         <source>A checkpoint could not be written; training goes on from memory: %1</source>
         <translation>Ein Checkpoint konnte nicht geschrieben werden; das Training läuft aus dem Speicher weiter: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="461"/>
+        <location filename="../widgets/MainWindow.cpp" line="462"/>
         <source>The disk is filling up: %1</source>
         <translation>Die Festplatte wird voll: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="463"/>
+        <location filename="../widgets/MainWindow.cpp" line="464"/>
         <source>Warning from the run: %1</source>
         <translation>Warnung vom Lauf: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="521"/>
+        <location filename="../widgets/MainWindow.cpp" line="470"/>
+        <source>Checkpoint of step %1 written (%2)</source>
+        <translation>Checkpoint von Schritt %1 geschrieben (%2)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="531"/>
         <source>The run at %1 finished: its model is in %2/final on the server</source>
         <translation>Der Lauf auf %1 ist fertig: sein Modell liegt auf dem Server in %2/final</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="524"/>
+        <location filename="../widgets/MainWindow.cpp" line="534"/>
         <source>The run at %1 stopped at step %2 with a checkpoint; resume it on the server (normfree-cli resume)</source>
         <translation>Der Lauf auf %1 hat bei Schritt %2 mit einem Checkpoint angehalten; setzen Sie ihn auf dem Server fort (normfree-cli resume)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="530"/>
+        <location filename="../widgets/MainWindow.cpp" line="540"/>
         <source>The run at %1 is paused at step %2</source>
         <translation>Der Lauf auf %1 pausiert bei Schritt %2</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="533"/>
+        <location filename="../widgets/MainWindow.cpp" line="543"/>
         <source>Finished: the trained model is in %1/final</source>
         <translation>Fertig: Das trainierte Modell liegt in %1/final</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="590"/>
+        <location filename="../widgets/MainWindow.cpp" line="600"/>
         <source>step %1 / %2</source>
         <translation>Schritt %1 / %2</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="592"/>
+        <location filename="../widgets/MainWindow.cpp" line="602"/>
         <source>%1 tok/s</source>
         <translation>%1 Token/s</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="597"/>
+        <location filename="../widgets/MainWindow.cpp" line="607"/>
         <source> · %1 workers: %2</source>
         <translation> · %1 Worker: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="603"/>
+        <location filename="../widgets/MainWindow.cpp" line="613"/>
         <source>ETA %1</source>
         <translation>Restzeit %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="609"/>
+        <location filename="../widgets/MainWindow.cpp" line="619"/>
         <source>next: %1</source>
         <translation>als Nächstes: %1</translation>
     </message>
@@ -827,277 +832,277 @@
         <translation>Lauf: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="535"/>
+        <location filename="../widgets/MainWindow.cpp" line="545"/>
         <source>Paused at step %1; checkpoint written. Resume goes on; edits to the schedule apply when it does.</source>
         <translation>Pausiert bei Schritt %1; Checkpoint geschrieben. „Fortsetzen“ macht weiter; Änderungen am Zeitplan gelten ab dann.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="541"/>
+        <location filename="../widgets/MainWindow.cpp" line="551"/>
         <source>Stopped at step %1; checkpoint written. Resume continues this run from it; Start begins a new one.</source>
         <translation>Gestoppt bei Schritt %1; Checkpoint geschrieben. „Fortsetzen“ setzt diesen Lauf von dort fort; „Starten“ beginnt einen neuen.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="558"/>
+        <location filename="../widgets/MainWindow.cpp" line="568"/>
         <source>Preparing the data and the model…</source>
         <translation>Daten und Modell werden vorbereitet …</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="560"/>
+        <location filename="../widgets/MainWindow.cpp" line="570"/>
         <source>Training</source>
         <translation>Training</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="561"/>
+        <location filename="../widgets/MainWindow.cpp" line="571"/>
         <source>Evaluating the starting model…</source>
         <translation>Das Ausgangsmodell wird evaluiert …</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="562"/>
+        <location filename="../widgets/MainWindow.cpp" line="572"/>
         <source>Starting the first step…</source>
         <translation>Der erste Schritt beginnt …</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="564"/>
+        <location filename="../widgets/MainWindow.cpp" line="574"/>
         <source>Pausing: finishing the step and writing a checkpoint…</source>
         <translation>Pausiere: Schritt wird beendet und ein Checkpoint geschrieben …</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="566"/>
+        <location filename="../widgets/MainWindow.cpp" line="576"/>
         <source>Paused at step %1</source>
         <translation>Pausiert bei Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="568"/>
+        <location filename="../widgets/MainWindow.cpp" line="578"/>
         <source>Stopping: finishing the step and writing a checkpoint…</source>
         <translation>Stoppe: Schritt wird beendet und ein Checkpoint geschrieben …</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="570"/>
+        <location filename="../widgets/MainWindow.cpp" line="580"/>
         <source>Stopped at step %1</source>
         <translation>Gestoppt bei Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="572"/>
+        <location filename="../widgets/MainWindow.cpp" line="582"/>
         <source>Finished</source>
         <translation>Abgeschlossen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="574"/>
+        <location filename="../widgets/MainWindow.cpp" line="584"/>
         <source>Failed at step %1</source>
         <translation>Fehlgeschlagen bei Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="576"/>
+        <location filename="../widgets/MainWindow.cpp" line="586"/>
         <source>Followed run finished</source>
         <translation>Verfolgter Lauf abgeschlossen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="577"/>
+        <location filename="../widgets/MainWindow.cpp" line="587"/>
         <source>Followed run stopped at step %1</source>
         <translation>Verfolgter Lauf gestoppt bei Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="578"/>
+        <location filename="../widgets/MainWindow.cpp" line="588"/>
         <source>Following a run another process trains</source>
         <translation>Verfolgt einen Lauf, den ein anderer Prozess trainiert</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="617"/>
+        <location filename="../widgets/MainWindow.cpp" line="627"/>
         <source>connected to %1</source>
         <translation>verbunden mit %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="618"/>
+        <location filename="../widgets/MainWindow.cpp" line="628"/>
         <source>%1 unreachable: reconnecting</source>
         <translation>%1 nicht erreichbar: verbinde neu</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="668"/>
+        <location filename="../widgets/MainWindow.cpp" line="678"/>
         <source>Stopping the run and writing its checkpoint…</source>
         <translation>Lauf wird gestoppt und sein Checkpoint geschrieben…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="682"/>
+        <location filename="../widgets/MainWindow.cpp" line="692"/>
         <source>NormFree Workbench</source>
         <translation>NormFree Workbench</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="684"/>
+        <location filename="../widgets/MainWindow.cpp" line="694"/>
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="685"/>
+        <location filename="../widgets/MainWindow.cpp" line="695"/>
         <source>&amp;Open Model Folder…</source>
         <translation>Modellordner ö&amp;ffnen…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="686"/>
+        <location filename="../widgets/MainWindow.cpp" line="696"/>
         <source>Open &amp;Run…</source>
         <translation>&amp;Lauf öffnen…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="687"/>
+        <location filename="../widgets/MainWindow.cpp" line="697"/>
         <source>&amp;Connect to Run…</source>
         <translation>Mit Lauf &amp;verbinden …</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="688"/>
+        <location filename="../widgets/MainWindow.cpp" line="698"/>
         <source>Open &amp;Recent</source>
         <translation>&amp;Zuletzt geöffnet</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="689"/>
+        <location filename="../widgets/MainWindow.cpp" line="699"/>
         <source>Load &amp;Schedule…</source>
         <translation>Zeit&amp;plan laden…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="690"/>
+        <location filename="../widgets/MainWindow.cpp" line="700"/>
         <source>Choose &amp;Datasets…</source>
         <translation>&amp;Datensätze wählen…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="691"/>
+        <location filename="../widgets/MainWindow.cpp" line="701"/>
         <source>Folder for the &amp;Next Run…</source>
         <translation>Ordner für den &amp;nächsten Lauf…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="692"/>
+        <location filename="../widgets/MainWindow.cpp" line="702"/>
         <source>&amp;Export Figure</source>
         <translation>Abbildung &amp;exportieren</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="693"/>
+        <location filename="../widgets/MainWindow.cpp" line="703"/>
         <source>Export &amp;All Figures…</source>
         <translation>&amp;Alle Abbildungen exportieren…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="694"/>
+        <location filename="../widgets/MainWindow.cpp" line="704"/>
         <source>&amp;Quit</source>
         <translation>&amp;Beenden</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="695"/>
+        <location filename="../widgets/MainWindow.cpp" line="705"/>
         <source>&amp;Edit</source>
         <translation>&amp;Bearbeiten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="696"/>
+        <location filename="../widgets/MainWindow.cpp" line="706"/>
         <source>&amp;Undo</source>
         <translation>&amp;Rückgängig</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="697"/>
+        <location filename="../widgets/MainWindow.cpp" line="707"/>
         <source>&amp;Redo</source>
         <translation>&amp;Wiederherstellen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="698"/>
+        <location filename="../widgets/MainWindow.cpp" line="708"/>
         <source>&amp;Delete Selected Events</source>
         <translation>Ausgewählte Ereignisse &amp;löschen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="699"/>
+        <location filename="../widgets/MainWindow.cpp" line="709"/>
         <source>&amp;Settings…</source>
         <translation>&amp;Einstellungen…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="700"/>
+        <location filename="../widgets/MainWindow.cpp" line="710"/>
         <source>&amp;Run</source>
         <translation>&amp;Lauf</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="701"/>
+        <location filename="../widgets/MainWindow.cpp" line="711"/>
         <source>Start</source>
         <translation>Starten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="702"/>
+        <location filename="../widgets/MainWindow.cpp" line="712"/>
         <source>Start a new run of the setup on the left</source>
         <translation>Einen neuen Lauf mit der Konfiguration links starten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="703"/>
+        <location filename="../widgets/MainWindow.cpp" line="713"/>
         <source>Pause</source>
         <translation>Pausieren</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="704"/>
+        <location filename="../widgets/MainWindow.cpp" line="714"/>
         <source>Finish the step in progress, write a checkpoint and wait</source>
         <translation>Den laufenden Schritt abschließen, einen Checkpoint schreiben und warten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="705"/>
+        <location filename="../widgets/MainWindow.cpp" line="715"/>
         <source>Stop</source>
         <translation>Stoppen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="706"/>
+        <location filename="../widgets/MainWindow.cpp" line="716"/>
         <source>Stop the run after the step in progress (a checkpoint is written)</source>
         <translation>Den Lauf nach dem laufenden Schritt stoppen (ein Checkpoint wird geschrieben)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="707"/>
+        <location filename="../widgets/MainWindow.cpp" line="717"/>
         <source>Resume</source>
         <translation>Fortsetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="709"/>
+        <location filename="../widgets/MainWindow.cpp" line="719"/>
         <source>Continue the run from where it stopped (for an opened run: from its newest checkpoint, in this process)</source>
         <translation>Den Lauf dort fortsetzen, wo er angehalten wurde (bei einem geöffneten Lauf: ab seinem neuesten Checkpoint, in diesem Prozess)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="711"/>
+        <location filename="../widgets/MainWindow.cpp" line="721"/>
         <source>Refresh analyses</source>
         <translation>Analysen aktualisieren</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="712"/>
+        <location filename="../widgets/MainWindow.cpp" line="722"/>
         <source>Compute every analysis pane on the model as it is now</source>
         <translation>Alle Analysebereiche für den aktuellen Zustand des Modells berechnen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="713"/>
+        <location filename="../widgets/MainWindow.cpp" line="723"/>
         <source>&amp;View</source>
         <translation>&amp;Ansicht</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="714"/>
+        <location filename="../widgets/MainWindow.cpp" line="724"/>
         <source>Zoom Timeline to &amp;Fit</source>
         <translation>Zeitleiste &amp;einpassen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="715"/>
+        <location filename="../widgets/MainWindow.cpp" line="725"/>
         <source>&amp;Help</source>
         <translation>&amp;Hilfe</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="716"/>
+        <location filename="../widgets/MainWindow.cpp" line="726"/>
         <source>The &amp;First Ten Minutes</source>
         <translation>Die &amp;ersten zehn Minuten</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="717"/>
+        <location filename="../widgets/MainWindow.cpp" line="727"/>
         <source>&amp;About</source>
         <translation>Ü&amp;ber</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="718"/>
+        <location filename="../widgets/MainWindow.cpp" line="728"/>
         <source>Run</source>
         <translation>Lauf</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="719"/>
+        <location filename="../widgets/MainWindow.cpp" line="729"/>
         <source>Removal timeline</source>
         <translation>Zeitleiste der Entfernungen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="719"/>
+        <location filename="../widgets/MainWindow.cpp" line="729"/>
         <source>Run setup</source>
         <translation>Laufkonfiguration</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="719"/>
+        <location filename="../widgets/MainWindow.cpp" line="729"/>
         <source>Model</source>
         <translation>Modell</translation>
     </message>
@@ -1438,52 +1443,52 @@
 <context>
     <name>QCustomPlot</name>
     <message>
-        <location filename="../widgets/Plots.cpp" line="95"/>
+        <location filename="../widgets/Plots.cpp" line="98"/>
         <source>Export Figure…</source>
         <translation>Abbildung exportieren…</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="96"/>
+        <location filename="../widgets/Plots.cpp" line="99"/>
         <source>Reset View</source>
         <translation>Ansicht zurücksetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="288"/>
+        <location filename="../widgets/Plots.cpp" line="291"/>
         <source>Cannot write %1: %2</source>
         <translation>%1 kann nicht geschrieben werden: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="296"/>
+        <location filename="../widgets/Plots.cpp" line="299"/>
         <source>PNG encoding failed</source>
         <translation>PNG-Kodierung fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="305"/>
+        <location filename="../widgets/Plots.cpp" line="308"/>
         <source>SVG painter failed</source>
         <translation>SVG-Ausgabe fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="314"/>
+        <location filename="../widgets/Plots.cpp" line="317"/>
         <source>PDF rendering failed</source>
         <translation>PDF-Rendering fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="322"/>
+        <location filename="../widgets/Plots.cpp" line="325"/>
         <source>unknown format &apos;%1&apos; (png, svg, pdf or csv)</source>
         <translation>unbekanntes Format &apos;%1&apos; (png, svg, pdf oder csv)</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="331"/>
+        <location filename="../widgets/Plots.cpp" line="334"/>
         <source>Export Figure</source>
         <translation>Abbildung exportieren</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="332"/>
+        <location filename="../widgets/Plots.cpp" line="335"/>
         <source>PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf);;CSV data (*.csv)</source>
         <translation>PNG-Bild (*.png);;SVG-Zeichnung (*.svg);;PDF-Dokument (*.pdf);;CSV-Daten (*.csv)</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="337"/>
+        <location filename="../widgets/Plots.cpp" line="340"/>
         <source>Export failed</source>
         <translation>Export fehlgeschlagen</translation>
     </message>
@@ -1492,17 +1497,17 @@
     <name>RunSession</name>
     <message>
         <location filename="../widgets/RunSession.cpp" line="336"/>
-        <location filename="../widgets/RunSession.cpp" line="411"/>
+        <location filename="../widgets/RunSession.cpp" line="412"/>
         <source>The run at %1 answered its status malformed: %2</source>
         <translation>Der Lauf auf %1 hat einen fehlerhaften Status geantwortet: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSession.cpp" line="472"/>
+        <location filename="../widgets/RunSession.cpp" line="473"/>
         <source>A run with %1 workers starts the others with %2, which is missing or not executable.</source>
         <translation>Ein Lauf mit %1 Workern startet die übrigen mit %2; das Programm fehlt oder ist nicht ausführbar.</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSession.cpp" line="513"/>
+        <location filename="../widgets/RunSession.cpp" line="514"/>
         <source>
 
 Worker %1 ended (%2): %3</source>
@@ -1511,12 +1516,12 @@ Worker %1 ended (%2): %3</source>
 Worker %1 beendet (%2): %3</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSession.cpp" line="515"/>
+        <location filename="../widgets/RunSession.cpp" line="516"/>
         <source>crashed</source>
         <translation>abgestürzt</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSession.cpp" line="516"/>
+        <location filename="../widgets/RunSession.cpp" line="517"/>
         <source>exit status %1</source>
         <translation>Exit-Status %1</translation>
     </message>

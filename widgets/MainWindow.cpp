@@ -52,6 +52,7 @@
 #include "model/model_folder.h"
 #include "run/run_directory.h"
 #include "train/trainer.h"
+#include "util/bytes.h"
 
 namespace {
 QString hms(double seconds) {
@@ -461,6 +462,15 @@ void MainWindow::onMetrics() {
       statusBar()->showMessage(tr("The disk is filling up: %1").arg(detail), 30000);
     else if (!m.lastWarning.empty())
       statusBar()->showMessage(tr("Warning from the run: %1").arg(detail), 30000);
+  }
+  if (m.lastCheckpointStep != m_shownCheckpoint) {  // a periodic checkpoint: say it is safe on disk
+    m_shownCheckpoint = m.lastCheckpointStep;
+    if (m.lastCheckpointStep >= 0 && m_session->state() == RunSession::State::Running)
+      statusBar()->showMessage(
+          tr("Checkpoint of step %1 written (%2)")
+              .arg(m.lastCheckpointStep)
+              .arg(QString::fromStdString(nf::formatBytes(static_cast<int64_t>(m.lastCheckpointBytes)))),
+          5000);
   }
   if (!m_session->runDir().isEmpty()) {
     // The Model view follows the run: each site made fake so far, with its frozen scale.

@@ -128,7 +128,8 @@ class MainWindow : public QMainWindow {
   std::shared_ptr<DraftSchedule> m_draft;
   QTranslator m_translator;
   QString m_language;
-  std::string m_shownWarning;  // the run's latest warning, once shown
+  std::string m_shownWarning;      // the run's latest warning, once shown
+  int64_t m_shownCheckpoint = -1;  // the step of the run's latest checkpoint, once said
 
   QString m_folder;  // the model folder open (a run's starting model when a run is open)
   int m_layers = 0;

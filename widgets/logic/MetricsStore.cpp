@@ -59,6 +59,9 @@ bool MetricsStore::ingest(const std::string& line) {
     evals[baseName(text(r, "file", "eval"))].push_back({number(r, "step"), number(r, "mean_loss")});
   } else if (type == "event") {
     events.push_back({whole(r, "step", 0), text(r, "description", "")});
+  } else if (type == "checkpoint") {
+    lastCheckpointStep = whole(r, "step", -1);
+    lastCheckpointBytes = number(r, "bytes");
   } else if (type == "warning") {
     lastWarning = text(r, "message", "");
     lastWarningCode = text(r, "code", "");

@@ -33,7 +33,9 @@ struct MetricsStore {
   int64_t maxSteps = 0;
   std::string lastStatus;   // "start", "resume", "pause", "continue", "stop", "finish" (the latest of these)
   std::string lastWarning;  // the latest "warning" record's message (a checkpoint that failed, low disk)
-  std::string lastWarningCode;  // and its code ("checkpoint_failed", "low_disk_space"), to translate by
+  std::string lastWarningCode;
+  int64_t lastCheckpointStep = -1;  // the newest "checkpoint" record's step (−1: none yet), and its size
+  double lastCheckpointBytes = 0;   // and its code ("checkpoint_failed", "low_disk_space"), to translate by
   // A multi-worker run: its workers, and each one's pace in the latest step (tokens per second).
   int worldSize = 1;
   std::vector<double> workerTokensPerSecond;

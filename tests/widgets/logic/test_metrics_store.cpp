@@ -119,6 +119,11 @@ TEST_CASE(a_resume_or_rollback_takes_the_run_back_to_its_step_and_the_plots_rebu
   REQUIRE_EQ(m.generation, now);
   REQUIRE(m.ingest(R"({"type":"warning","step":5,"code":"low_disk_space","message":"1 GiB free"})"));
   REQUIRE_EQ(m.lastWarning, std::string("1 GiB free"));
+  REQUIRE_EQ(m.lastWarningCode, std::string("low_disk_space"));  // what the GUI translates by
+  REQUIRE_EQ(m.lastCheckpointStep, int64_t{-1});
+  REQUIRE(m.ingest(R"({"type":"checkpoint","step":5,"path":"c","bytes":2048,"free_bytes":1})"));
+  REQUIRE_EQ(m.lastCheckpointStep, int64_t{5});
+  REQUIRE(m.lastCheckpointBytes == 2048);
 }
 
 TEST_CASE(evaluations_are_kept_per_file_name) {

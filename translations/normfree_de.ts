@@ -235,147 +235,152 @@
 <context>
     <name>HeadsPane</name>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="242"/>
+        <location filename="../widgets/HeadsPane.cpp" line="247"/>
         <source>Mean NMAE over heads: &lt;b&gt;%1 %&lt;/b&gt; (95 % bootstrap interval %2–%3 %) · decomposition check max |Σ DLA + β·u − logit| = %4 · attention sink rate %5</source>
         <translation>Mittlerer NMAE über alle Heads: &lt;b&gt;%1 %&lt;/b&gt; (95-%-Bootstrap-Intervall %2–%3 %) · Zerlegungsprüfung max |Σ DLA + β·u − logit| = %4 · Attention-Sink-Rate %5</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="399"/>
+        <location filename="../widgets/HeadsPane.cpp" line="404"/>
         <source>L%1H%2 per position: DLA vs DE, sequence %3</source>
         <translation>L%1H%2 je Position: DLA vs. DE, Sequenz %3</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="143"/>
+        <location filename="../widgets/HeadsPane.cpp" line="148"/>
         <source>Failed: %1</source>
         <translation>Fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="150"/>
+        <location filename="../widgets/HeadsPane.cpp" line="143"/>
+        <source>The model changed before the detail was computed: click a head again.</source>
+        <translation>Das Modell hat sich geändert, bevor die Detailansicht berechnet war: Klicken Sie erneut auf einen Head.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/HeadsPane.cpp" line="155"/>
         <source>Per head, the mean |direct logit attribution| with the cached final-norm scale (DLA), the mean |direct effect| with the final norm recomputed (DE), and their normalized error (NMAE), which is zero once the model is LayerNorm-free. Click a head for its values per position and its attention pattern.</source>
         <translation>Je Head das mittlere |direkte Logit-Attribution| mit der gecachten Skala der finalen Norm (DLA), der mittlere |direkte Effekt| mit neu berechneter finaler Norm (DE) und ihr normierter Fehler (NMAE), der null ist, sobald das Modell LayerNorm-frei ist. Ein Klick auf einen Head zeigt seine Werte je Position und sein Aufmerksamkeitsmuster.</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="317"/>
+        <location filename="../widgets/HeadsPane.cpp" line="322"/>
         <source>Computing L%1H%2 on sequence %3…</source>
         <translation>Berechne L%1H%2 auf Sequenz %3 …</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="320"/>
+        <location filename="../widgets/HeadsPane.cpp" line="325"/>
         <source>(the plots below still show L%1H%2: stale)</source>
         <translation>(die Diagramme darunter zeigen noch L%1H%2: veraltet)</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="397"/>
+        <location filename="../widgets/HeadsPane.cpp" line="402"/>
         <source>L%1H%2 attention pattern (hover a cell)</source>
         <translation>L%1H%2 Aufmerksamkeitsmuster (Zelle überfahren)</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="404"/>
+        <location filename="../widgets/HeadsPane.cpp" line="409"/>
         <source>step %1</source>
         <translation>Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="404"/>
+        <location filename="../widgets/HeadsPane.cpp" line="409"/>
         <source>saved model</source>
         <translation>gespeichertes Modell</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="406"/>
+        <location filename="../widgets/HeadsPane.cpp" line="411"/>
         <source>&lt;b&gt;L%1H%2&lt;/b&gt; · %6 · sink share %3 (mean attention to position 0: %4) · NMAE %5 % · sequence:</source>
         <translation>&lt;b&gt;L%1H%2&lt;/b&gt; · %6 · Sink-Anteil %3 (mittlere Aufmerksamkeit auf Position 0: %4) · NMAE %5 % · Sequenz:</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="429"/>
+        <location filename="../widgets/HeadsPane.cpp" line="434"/>
         <source>query %1 “%2” → key %3 “%4”: weight %5</source>
         <translation>Query %1 „%2“ → Key %3 „%4“: Gewicht %5</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="439"/>
+        <location filename="../widgets/HeadsPane.cpp" line="442"/>
         <source>Per head, mean over positions: |DLA|, |DE| (logit units) and NMAE (%)</source>
         <translation>Je Head, gemittelt über Positionen: |DLA|, |DE| (Logit-Einheiten) und NMAE (%)</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="440"/>
+        <location filename="../widgets/HeadsPane.cpp" line="443"/>
         <source>mean |DLA|</source>
         <translation>mittleres |DLA|</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="440"/>
+        <location filename="../widgets/HeadsPane.cpp" line="443"/>
         <source>mean |DE|</source>
         <translation>mittleres |DE|</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="440"/>
+        <location filename="../widgets/HeadsPane.cpp" line="443"/>
         <source>NMAE (%)</source>
         <translation>NMAE (%)</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="443"/>
+        <location filename="../widgets/HeadsPane.cpp" line="446"/>
         <source>head</source>
         <translation>Head</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="444"/>
+        <location filename="../widgets/HeadsPane.cpp" line="447"/>
         <source>layer</source>
         <translation>Schicht</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="447"/>
+        <location filename="../widgets/HeadsPane.cpp" line="450"/>
         <source>DLA (cached scale)</source>
         <translation>DLA (gecachte Skala)</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="448"/>
+        <location filename="../widgets/HeadsPane.cpp" line="451"/>
         <source>DE (recomputed)</source>
         <translation>DE (neu berechnet)</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="449"/>
+        <location filename="../widgets/HeadsPane.cpp" line="452"/>
         <source>token predicted</source>
         <translation>vorhergesagtes Token</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="450"/>
+        <location filename="../widgets/HeadsPane.cpp" line="453"/>
         <source>logit contribution</source>
         <translation>Logit-Beitrag</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="451"/>
+        <location filename="../widgets/HeadsPane.cpp" line="454"/>
         <source>attention</source>
         <translation>Attention</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="452"/>
+        <location filename="../widgets/HeadsPane.cpp" line="455"/>
         <source>key</source>
         <translation>Key</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="453"/>
+        <location filename="../widgets/HeadsPane.cpp" line="456"/>
         <source>query</source>
         <translation>Query</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="454"/>
+        <location filename="../widgets/HeadsPane.cpp" line="457"/>
         <source>attention weight</source>
         <translation>Attention-Gewicht</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="459"/>
+        <location filename="../widgets/HeadsPane.cpp" line="462"/>
         <source>Click a head to see its DLA and DE per position</source>
         <translation>Head anklicken, um DLA und DE je Position zu sehen</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="460"/>
+        <location filename="../widgets/HeadsPane.cpp" line="463"/>
         <source>Click a head to see its attention pattern</source>
         <translation>Head anklicken, um sein Attention-Muster zu sehen</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="461"/>
+        <location filename="../widgets/HeadsPane.cpp" line="464"/>
         <source>No head selected. Sequence:</source>
         <translation>Kein Head ausgewählt. Sequenz:</translation>
     </message>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="464"/>
+        <location filename="../widgets/HeadsPane.cpp" line="468"/>
         <source>Which validation sequence the detail shows (its first %1 tokens)</source>
         <translation>Welche Validierungssequenz die Detailansicht zeigt (ihre ersten %1 Token)</translation>
     </message>
@@ -569,44 +574,49 @@
         <translation>%1 wird gestartet</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="460"/>
+        <location filename="../widgets/MainWindow.cpp" line="470"/>
         <source>A checkpoint could not be written; training goes on from memory: %1</source>
         <translation>Ein Checkpoint konnte nicht geschrieben werden; das Training läuft aus dem Speicher weiter: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="462"/>
+        <location filename="../widgets/MainWindow.cpp" line="472"/>
         <source>The disk is filling up: %1</source>
         <translation>Die Festplatte wird voll: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="464"/>
+        <location filename="../widgets/MainWindow.cpp" line="474"/>
         <source>Warning from the run: %1</source>
         <translation>Warnung vom Lauf: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="470"/>
+        <location filename="../widgets/MainWindow.cpp" line="460"/>
         <source>Checkpoint of step %1 written (%2)</source>
         <translation>Checkpoint von Schritt %1 geschrieben (%2)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="531"/>
+        <location filename="../widgets/MainWindow.cpp" line="532"/>
         <source>The run at %1 finished: its model is in %2/final on the server</source>
         <translation>Der Lauf auf %1 ist fertig: sein Modell liegt auf dem Server in %2/final</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="534"/>
+        <location filename="../widgets/MainWindow.cpp" line="535"/>
         <source>The run at %1 stopped at step %2 with a checkpoint; resume it on the server (normfree-cli resume)</source>
         <translation>Der Lauf auf %1 hat bei Schritt %2 mit einem Checkpoint angehalten; setzen Sie ihn auf dem Server fort (normfree-cli resume)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="540"/>
+        <location filename="../widgets/MainWindow.cpp" line="541"/>
         <source>The run at %1 is paused at step %2</source>
         <translation>Der Lauf auf %1 pausiert bei Schritt %2</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="543"/>
+        <location filename="../widgets/MainWindow.cpp" line="544"/>
         <source>Finished: the trained model is in %1/final</source>
         <translation>Fertig: Das trainierte Modell liegt in %1/final</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="569"/>
+        <source>Preparing the data and the model, evaluating the starting model…</source>
+        <translation>Daten und Modell werden vorbereitet, das Ausgangsmodell wird evaluiert …</translation>
     </message>
     <message>
         <location filename="../widgets/MainWindow.cpp" line="600"/>
@@ -832,74 +842,69 @@
         <translation>Lauf: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="545"/>
+        <location filename="../widgets/MainWindow.cpp" line="546"/>
         <source>Paused at step %1; checkpoint written. Resume goes on; edits to the schedule apply when it does.</source>
         <translation>Pausiert bei Schritt %1; Checkpoint geschrieben. „Fortsetzen“ macht weiter; Änderungen am Zeitplan gelten ab dann.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="551"/>
+        <location filename="../widgets/MainWindow.cpp" line="552"/>
         <source>Stopped at step %1; checkpoint written. Resume continues this run from it; Start begins a new one.</source>
         <translation>Gestoppt bei Schritt %1; Checkpoint geschrieben. „Fortsetzen“ setzt diesen Lauf von dort fort; „Starten“ beginnt einen neuen.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="568"/>
-        <source>Preparing the data and the model…</source>
-        <translation>Daten und Modell werden vorbereitet …</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="570"/>
+        <location filename="../widgets/MainWindow.cpp" line="571"/>
         <source>Training</source>
         <translation>Training</translation>
     </message>
     <message>
         <location filename="../widgets/MainWindow.cpp" line="571"/>
-        <source>Evaluating the starting model…</source>
-        <translation>Das Ausgangsmodell wird evaluiert …</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="572"/>
         <source>Starting the first step…</source>
         <translation>Der erste Schritt beginnt …</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="574"/>
+        <location filename="../widgets/MainWindow.cpp" line="573"/>
         <source>Pausing: finishing the step and writing a checkpoint…</source>
         <translation>Pausiere: Schritt wird beendet und ein Checkpoint geschrieben …</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="576"/>
+        <location filename="../widgets/MainWindow.cpp" line="575"/>
         <source>Paused at step %1</source>
         <translation>Pausiert bei Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="578"/>
+        <location filename="../widgets/MainWindow.cpp" line="577"/>
         <source>Stopping: finishing the step and writing a checkpoint…</source>
         <translation>Stoppe: Schritt wird beendet und ein Checkpoint geschrieben …</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="580"/>
+        <location filename="../widgets/MainWindow.cpp" line="579"/>
         <source>Stopped at step %1</source>
         <translation>Gestoppt bei Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="582"/>
+        <location filename="../widgets/MainWindow.cpp" line="581"/>
         <source>Finished</source>
         <translation>Abgeschlossen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="584"/>
+        <location filename="../widgets/MainWindow.cpp" line="583"/>
         <source>Failed at step %1</source>
         <translation>Fehlgeschlagen bei Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="586"/>
+        <location filename="../widgets/MainWindow.cpp" line="585"/>
         <source>Followed run finished</source>
         <translation>Verfolgter Lauf abgeschlossen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="587"/>
+        <location filename="../widgets/MainWindow.cpp" line="586"/>
         <source>Followed run stopped at step %1</source>
         <translation>Verfolgter Lauf gestoppt bei Schritt %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/MainWindow.cpp" line="587"/>
+        <source>Followed run paused at step %1</source>
+        <translation>Verfolgter Lauf pausiert bei Schritt %1</translation>
     </message>
     <message>
         <location filename="../widgets/MainWindow.cpp" line="588"/>
@@ -1140,92 +1145,92 @@
         <translation>Identität</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="87"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="105"/>
         <source>No model open</source>
         <translation>Kein Modell geöffnet</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="89"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="107"/>
         <source>Open a model folder (Hugging Face layout of GPT-2, Pythia, LLaMA or Qwen2: config.json and safetensors) with File › Open Model Folder…</source>
         <translation>Öffnen Sie einen Modellordner (Hugging-Face-Layout von GPT-2, Pythia, LLaMA oder Qwen2: config.json und safetensors) über Datei › Modellordner öffnen…</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="99"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="117"/>
         <source>%9 · %1 layers · %2 heads · d_model %3 · context %4 · vocabulary %5 · %6 parameters · %7 MB in %8 file(s)</source>
         <translation>%9 · %1 Schichten · %2 Heads · d_model %3 · Kontext %4 · Vokabular %5 · %6 Parameter · %7 MB in %8 Datei(en)</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="123"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="85"/>
         <source>&lt;b&gt;At step %1 of the run: LayerNorm-free&lt;/b&gt; — every site has a frozen scale.</source>
         <translation>&lt;b&gt;Bei Schritt %1 des Laufs: LayerNorm-frei&lt;/b&gt; — jede Stelle hat eine eingefrorene Skala.</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="125"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="87"/>
         <source>&lt;b&gt;At step %1 of the run:&lt;/b&gt; %2 of %3 sites still normalize per token.</source>
         <translation>&lt;b&gt;Bei Schritt %1 des Laufs:&lt;/b&gt; %2 von %3 Stellen normalisieren noch pro Token.</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="130"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="91"/>
         <source>LayerNorm-free: no site divides by a per-token statistic.</source>
         <translation>LayerNorm-frei: keine Stelle teilt durch eine Statistik pro Token.</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="133"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="92"/>
         <source>Normalization per site (LN_qk and LN_v are the attention norm as seen by queries/keys and by values):</source>
         <translation>Normalisierung je Stelle (LN_qk und LN_v sind die Attention-Norm aus Sicht von Queries/Keys bzw. Values):</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="139"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="144"/>
         <source>LN_qk</source>
         <translation>LN_qk</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="139"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="144"/>
         <source>LN_v</source>
         <translation>LN_v</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="139"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="144"/>
         <source>LN_mlp</source>
         <translation>LN_mlp</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="140"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="145"/>
         <source>ln_1 as seen by the queries and keys</source>
         <translation>ln_1, wie Queries und Keys es sehen</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="141"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="146"/>
         <source>ln_1 as seen by the values</source>
         <translation>ln_1, wie die Values es sehen</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="142"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="147"/>
         <source>ln_2, before the MLP</source>
         <translation>ln_2, vor dem MLP</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="155"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="160"/>
         <source>s = %1</source>
         <translation>s = %1</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="145"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="150"/>
         <source>block %1</source>
         <translation>Block %1</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="146"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="151"/>
         <source>final (LN_f)</source>
         <translation>final (LN_f)</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="156"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="161"/>
         <source> · pos 0: %1</source>
         <translation> · Pos. 0: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="157"/>
+        <location filename="../widgets/ModelInfoView.cpp" line="162"/>
         <source> · EOT</source>
         <translation> · EOT</translation>
     </message>
@@ -1849,12 +1854,12 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>TrainingView</name>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="159"/>
+        <location filename="../widgets/TrainingView.cpp" line="160"/>
         <source>eval %1</source>
         <translation>Evaluierung %1</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="249"/>
+        <location filename="../widgets/TrainingView.cpp" line="250"/>
         <source>No run yet.
 Start trains the setup on the left;
 File › Open Run follows a run.</source>
@@ -1863,86 +1868,86 @@ File › Open Run follows a run.</source>
 Datei › Lauf öffnen verfolgt einen Lauf.</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="254"/>
+        <location filename="../widgets/TrainingView.cpp" line="255"/>
         <source>Training loss</source>
         <translation>Trainingsverlust</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="255"/>
+        <location filename="../widgets/TrainingView.cpp" line="256"/>
         <source>Learning rate and gradient norm</source>
         <translation>Lernrate und Gradientennorm</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="258"/>
-        <location filename="../widgets/TrainingView.cpp" line="263"/>
-        <location filename="../widgets/TrainingView.cpp" line="268"/>
+        <location filename="../widgets/TrainingView.cpp" line="259"/>
+        <location filename="../widgets/TrainingView.cpp" line="264"/>
+        <location filename="../widgets/TrainingView.cpp" line="269"/>
         <source>optimizer step</source>
         <translation>Optimierer-Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="259"/>
+        <location filename="../widgets/TrainingView.cpp" line="260"/>
         <source>loss (nats)</source>
         <translation>Verlust (Nats)</translation>
     </message>
     <message>
         <location filename="../widgets/TrainingView.cpp" line="110"/>
-        <location filename="../widgets/TrainingView.cpp" line="257"/>
+        <location filename="../widgets/TrainingView.cpp" line="258"/>
         <source>frozen</source>
         <translation>eingefroren</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="197"/>
+        <location filename="../widgets/TrainingView.cpp" line="198"/>
         <source>%1 (tracked)</source>
         <translation>%1 (verfolgt)</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="198"/>
+        <location filename="../widgets/TrainingView.cpp" line="199"/>
         <source>%1 (frozen)</source>
         <translation>%1 (eingefroren)</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="256"/>
+        <location filename="../widgets/TrainingView.cpp" line="257"/>
         <source>LayerNorm scale per site</source>
         <translation>LayerNorm-Skala je Stelle</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="260"/>
+        <location filename="../widgets/TrainingView.cpp" line="261"/>
         <source>cross-entropy</source>
         <translation>Kreuzentropie</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="261"/>
+        <location filename="../widgets/TrainingView.cpp" line="262"/>
         <source>auxiliary loss</source>
         <translation>Hilfsverlust</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="262"/>
+        <location filename="../widgets/TrainingView.cpp" line="263"/>
         <source>total</source>
         <translation>gesamt</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="264"/>
-        <location filename="../widgets/TrainingView.cpp" line="266"/>
+        <location filename="../widgets/TrainingView.cpp" line="265"/>
+        <location filename="../widgets/TrainingView.cpp" line="267"/>
         <source>learning rate</source>
         <translation>Lernrate</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="265"/>
+        <location filename="../widgets/TrainingView.cpp" line="266"/>
         <source>gradient norm</source>
         <translation>Gradientennorm</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="267"/>
+        <location filename="../widgets/TrainingView.cpp" line="268"/>
         <source>gradient norm (before clipping)</source>
         <translation>Gradientennorm (vor dem Clipping)</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="269"/>
+        <location filename="../widgets/TrainingView.cpp" line="270"/>
         <source>scale s</source>
         <translation>Skala s</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="270"/>
+        <location filename="../widgets/TrainingView.cpp" line="271"/>
         <source>Logarithmic loss axis</source>
         <translation>Logarithmische Verlustachse</translation>
     </message>

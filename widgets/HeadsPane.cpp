@@ -136,7 +136,12 @@ HeadsPane::HeadsPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane(run
   m_scroll->setFrameShape(QFrame::NoFrame);
   m_scroll->setWidget(column);
   body()->addWidget(m_scroll, 1);
-  connect(runner, &AnalysisRunner::sourceChanged, this, [this] { m_mapsModel.reset(); });
+  connect(runner, &AnalysisRunner::sourceChanged, this, [this] {
+    m_mapsModel.reset();
+    if (!m_detailPending) return;  // a detail being computed for the old model is dropped by the runner
+    m_detailPending = false;
+    m_detailLabel->setText(tr("The model changed before the detail was computed: click a head again."));
+  });
   connect(runner, &AnalysisRunner::failed, this, [this](const QString& key, const QString& message) {
     if (key != "heads-detail") return;
     m_detailPending = false;
@@ -427,11 +432,9 @@ void HeadsPane::showPatternTooltip(const QPoint& pos) {
   const QStringList& t = m_detail->tokens;
   QToolTip::showText(m_pattern->mapToGlobal(pos),
                      tr("query %1 “%2” → key %3 “%4”: weight %5")
-                         .arg(query)
-                         .arg(t[query])
-                         .arg(key)
-                         .arg(t[key])
-                         .arg(m_detail->pattern[static_cast<size_t>(query * n + key)], 0, 'f', 3),
+                         .arg(QString::number(query), t[query], QString::number(key), t[key],  // one pass:
+                              QString::number(m_detail->pattern[static_cast<size_t>(query * n + key)], 'f',
+                                              3)),  // a token "%4" stays as it is
                      m_pattern);
 }
 
@@ -453,13 +456,14 @@ void HeadsPane::retranslate() {
   m_pattern->yAxis->setLabel(tr("query"));
   m_patternMap->colorScale()->axis()->setLabel(tr("attention weight"));
   if (m_attribution) showSummary();
-  if (m_detail) drawDetail(m_detail);  // its titles and label in the new language
-  if (m_detailPending) markDetailStale();
+  const bool pending = m_detailPending;  // drawDetail clears it
+  if (m_detail) drawDetail(m_detail);    // its titles and label in the new language
   if (!m_detail) {
     setPlotTitle(m_trace, tr("Click a head to see its DLA and DE per position"));
     setPlotTitle(m_pattern, tr("Click a head to see its attention pattern"));
     m_detailLabel->setText(tr("No head selected. Sequence:"));
   }
+  if (pending) markDetailStale();
   m_sequence->setToolTip(
       tr("Which validation sequence the detail shows (its first %1 tokens)").arg(kDetailTokens));
   for (QCustomPlot* p : {m_maps, m_trace, m_pattern}) p->replot();

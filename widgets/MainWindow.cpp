@@ -452,6 +452,16 @@ void MainWindow::onMetrics() {
   }
   if (m_session->state() == RunSession::State::Following) onStateChanged();  // its status may have changed
   const MetricsStore& m = m_session->metrics();
+  if (m.lastCheckpointStep !=
+      m_shownCheckpoint) {  // a periodic checkpoint, said before a warning it may bring
+    m_shownCheckpoint = m.lastCheckpointStep;
+    if (m.lastCheckpointStep >= 0 && m_session->state() == RunSession::State::Running)
+      statusBar()->showMessage(
+          tr("Checkpoint of step %1 written (%2)")
+              .arg(m.lastCheckpointStep)
+              .arg(QString::fromStdString(nf::formatBytes(static_cast<int64_t>(m.lastCheckpointBytes)))),
+          5000);
+  }
   if (m.lastWarning != m_shownWarning) {  // a checkpoint that could not be written, a disk filling up
     m_shownWarning = m.lastWarning;
     const QString detail = QString::fromStdString(m.lastWarning);
@@ -462,15 +472,6 @@ void MainWindow::onMetrics() {
       statusBar()->showMessage(tr("The disk is filling up: %1").arg(detail), 30000);
     else if (!m.lastWarning.empty())
       statusBar()->showMessage(tr("Warning from the run: %1").arg(detail), 30000);
-  }
-  if (m.lastCheckpointStep != m_shownCheckpoint) {  // a periodic checkpoint: say it is safe on disk
-    m_shownCheckpoint = m.lastCheckpointStep;
-    if (m.lastCheckpointStep >= 0 && m_session->state() == RunSession::State::Running)
-      statusBar()->showMessage(
-          tr("Checkpoint of step %1 written (%2)")
-              .arg(m.lastCheckpointStep)
-              .arg(QString::fromStdString(nf::formatBytes(static_cast<int64_t>(m.lastCheckpointBytes)))),
-          5000);
   }
   if (!m_session->runDir().isEmpty()) {
     // The Model view follows the run: each site made fake so far, with its frozen scale.
@@ -564,12 +565,10 @@ QString MainWindow::phaseText() const {
   switch (m_session->state()) {
     case S::Idle:
       return QString();
-    case S::Preparing:
-      return tr("Preparing the data and the model…");
+    case S::Preparing:  // Trainer::start loads the model and evaluates it before the first step
+      return tr("Preparing the data and the model, evaluating the starting model…");
     case S::Running:
-      if (!m.steps.step.empty()) return tr("Training");
-      return m_session->config().eval.interval > 0 ? tr("Evaluating the starting model…")
-                                                   : tr("Starting the first step…");
+      return m.steps.step.empty() ? tr("Starting the first step…") : tr("Training");
     case S::Pausing:
       return tr("Pausing: finishing the step and writing a checkpoint…");
     case S::Paused:
@@ -585,6 +584,7 @@ QString MainWindow::phaseText() const {
     case S::Following:
       if (m.lastStatus == "finish") return tr("Followed run finished");
       if (m.lastStatus == "stop") return tr("Followed run stopped at step %1").arg(step);
+      if (m.lastStatus == "pause") return tr("Followed run paused at step %1").arg(step);
       return tr("Following a run another process trains");
   }
   return QString();

@@ -69,11 +69,29 @@ void ModelInfoView::setSummary(const nf::ModelSummary& summary) {
 }
 
 void ModelInfoView::showRunState(const std::map<std::string, double>& frozenScales, int64_t step) {
-  if (m_hasRun && frozenScales == m_frozen && step == m_runStep) return;
+  const bool sitesChanged = !m_hasRun || frozenScales != m_frozen;
   m_hasRun = true;
   m_frozen = frozenScales;
   m_runStep = step;
-  retranslate();
+  if (sitesChanged)
+    retranslate();  // the table too
+  else
+    m_normState->setText(stateText());  // only the step moved: the table (and its scroll) stay
+}
+
+QString ModelInfoView::stateText() const {
+  if (m_hasRun)
+    return m_realSites == 0
+               ? tr("<b>At step %1 of the run: LayerNorm-free</b> — every site has a frozen scale.")
+                     .arg(m_runStep)
+               : tr("<b>At step %1 of the run:</b> %2 of %3 sites still normalize per token.")
+                     .arg(m_runStep)
+                     .arg(m_realSites)
+                     .arg(m_summary.sites.size());
+  if (m_summary.layerNormFree) return tr("LayerNorm-free: no site divides by a per-token statistic.");
+  return tr(
+      "Normalization per site (LN_qk and LN_v are the attention norm as seen by queries/keys and by "
+      "values):");
 }
 
 void ModelInfoView::changeEvent(QEvent* event) {
@@ -118,21 +136,8 @@ void ModelInfoView::retranslate() {
     }
     real += site.kind == "layernorm" || site.kind == "rmsnorm";
   }
-  QString state;
-  if (m_hasRun)
-    state = real == 0 ? tr("<b>At step %1 of the run: LayerNorm-free</b> — every site has a frozen scale.")
-                            .arg(m_runStep)
-                      : tr("<b>At step %1 of the run:</b> %2 of %3 sites still normalize per token.")
-                            .arg(m_runStep)
-                            .arg(real)
-                            .arg(sites.size());
-  else if (s.layerNormFree)
-    state = tr("LayerNorm-free: no site divides by a per-token statistic.");
-  else
-    state =
-        tr("Normalization per site (LN_qk and LN_v are the attention norm as seen by queries/keys and by "
-           "values):");
-  m_normState->setText(state);
+  m_realSites = real;
+  m_normState->setText(stateText());
 
   // Rows: blocks, then the final LN; columns: the three per-block sites.
   m_sites->setColumnCount(3);

@@ -36,4 +36,6 @@ class ModelInfoView : public QWidget {
   bool m_hasRun = false;
   std::map<std::string, double> m_frozen;
   int64_t m_runStep = 0;
+  int m_realSites = 0;  // sites still normalizing per token (as the table shows them)
+  QString stateText() const;
 };

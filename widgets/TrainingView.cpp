@@ -147,8 +147,9 @@ void TrainingView::showMetrics(const MetricsStore& m, int64_t maxSteps) {
   int i = 0;
   for (const auto& [name, points] : m.evals) {
     if (m_loss->graphCount() <= FirstEval + i) {
-      // Evaluations as markers on the training loss's own axis, so the two compare by eye (a set far
-      // above the training loss is the finding, not a scale problem: the log axis shows both).
+      // Evaluations as markers (joined by a dashed line) on the training loss's own axis, so the two compare
+      // by eye (a set far above the training loss is the finding, not a scale problem: the log axis shows
+      // both).
       QCPGraph* g = m_loss->addGraph();
       g->setLineStyle(QCPGraph::lsLine);
       const QColor c = kEvalColors[i % 4];

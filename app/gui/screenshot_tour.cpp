@@ -54,7 +54,7 @@ void ScreenshotTour::poll() {
       m_phase = Phase::Detail;
       return;
     case Phase::Detail:
-      if (!m_window->headsPane()->hasDetail() && !m_window->headsPane()->hasFailed()) return;
+      if (m_window->headsPane()->isDetailStale()) return;  // until it is shown, failed or dropped
       m_phase = Phase::Shooting;
       m_ticks = 0;
       if (!m_shots.isEmpty()) m_window->raisePane(m_shots.first().second);

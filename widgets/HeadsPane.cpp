@@ -20,27 +20,13 @@ constexpr double kNmaeMax = 100;       // the NMAE scale ends here: values above
 
 // NMAE is an error: white at 0 % (an LN-free model's heads read as blank), dark red at 100 %.
 QCPColorGradient errorGradient() {
-  QCPColorGradient g;
-  g.setColorInterpolation(QCPColorGradient::ciRGB);
-  g.setColorStopAt(0.0, QColor(0xfbfbfb));
-  g.setColorStopAt(0.4, QColor(0xfdae6b));
-  g.setColorStopAt(1.0, QColor(0x8c2d04));
-  return g;
+  return gradientThrough({{0.0, QColor(0xfbfbfb)}, {0.4, QColor(0xfdae6b)}, {1.0, QColor(0x8c2d04)}});
 }
 
 QString shortToken(const std::string& token) {
   QString t = QString::fromStdString(token);
   t.replace('\n', "\\n");
   return t.size() > 12 ? t.left(11) + "…" : t;
-}
-
-// Attention weights from white (0) to black (1); a stale pattern washed out to light grey.
-QCPColorGradient patternGradient(bool stale = false) {
-  QCPColorGradient g;
-  g.setColorInterpolation(QCPColorGradient::ciRGB);
-  g.setColorStopAt(0.0, Qt::white);
-  g.setColorStopAt(1.0, stale ? QColor(0xc8c8c8) : QColor(0x08306b));
-  return g;
 }
 
 QSharedPointer<QCPAxisTickerText> tokenTicker(const QStringList& tokens) {
@@ -78,10 +64,8 @@ HeadsPane::HeadsPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane(run
   m_trace = makePlot(this, "head_dla_de_trace");
   m_trace->setMinimumSize(260, 280);
   m_trace->addGraph();
-  m_trace->graph(0)->setPen(QPen(QColor(0x1f77b4), 2));
   m_trace->graph(0)->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 4));
   m_trace->addGraph();
-  m_trace->graph(1)->setPen(QPen(QColor(0xff7f0e), 1.5, Qt::DashLine));
   m_trace->graph(1)->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCross, 5));
   placeLegendBelowTitle(m_trace, 2);
   enableHoverLabels(m_trace);
@@ -107,8 +91,8 @@ HeadsPane::HeadsPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane(run
   m_pattern->plotLayout()->addElement(1, 0, patternRow);
   patternRow->addElement(0, 0, patternRect);
   patternRow->addElement(0, 1, patternScale);
-  m_patternMap->setColorScale(patternScale);  // takes the scale's gradient: set ours after
-  m_patternMap->setGradient(patternGradient());
+  m_patternMap->setColorScale(patternScale);  // takes the scale's gradient: ours is set after
+  colourDetail(/*stale=*/false);
   m_patternMap->setDataRange(QCPRange(0, 1));
   limitColorBarTicks(m_patternMap);
 
@@ -325,9 +309,7 @@ void HeadsPane::markDetailStale() {
            ? " " + tr("(the plots below still show L%1H%2: stale)").arg(m_detail->layer).arg(m_detail->head)
            : QString()));
   if (!m_detail) return;
-  for (int i = 0; i < 2; ++i) m_trace->graph(i)->setPen(QPen(QColor(190, 190, 190), 1.5));
-  m_patternMap->setGradient(patternGradient(/*stale=*/true));
-  m_patternMap->colorScale()->setGradient(patternGradient(/*stale=*/true));
+  colourDetail(/*stale=*/true);
   m_trace->replot();
   m_pattern->replot();
 }
@@ -368,10 +350,7 @@ void HeadsPane::drawDetail(std::shared_ptr<const Detail> detail) {
   m_detail = std::move(detail);
   m_detailPending = false;
   const Detail& d = *m_detail;
-  m_trace->graph(0)->setPen(QPen(QColor(0x1f77b4), 2));
-  m_trace->graph(1)->setPen(QPen(QColor(0xff7f0e), 1.5, Qt::DashLine));
-  m_patternMap->setGradient(patternGradient());
-  m_patternMap->colorScale()->setGradient(patternGradient());
+  colourDetail(/*stale=*/false);
   // Position i predicts token i + 1: label each point with the token being predicted.
   QVector<double> x, dla, de;
   QStringList predicted;
@@ -417,6 +396,18 @@ void HeadsPane::drawDetail(std::shared_ptr<const Detail> detail) {
           .arg(index < m_nmae.size() ? m_nmae[index] : 0.0, 0, 'g', 3)
           .arg(step));
   Q_EMIT detailShown();
+}
+
+// The detail's colours: DLA blue, DE orange dashed, attention white (0) to dark blue (1); a stale detail
+// washed out to grey.
+void HeadsPane::colourDetail(bool stale) {
+  m_trace->graph(0)->setPen(stale ? QPen(QColor(190, 190, 190), 1.5) : QPen(QColor(0x1f77b4), 2));
+  m_trace->graph(1)->setPen(stale ? QPen(QColor(190, 190, 190), 1.5)
+                                  : QPen(QColor(0xff7f0e), 1.5, Qt::DashLine));
+  const QCPColorGradient pattern =
+      gradientThrough({{0.0, Qt::white}, {1.0, stale ? QColor(0xc8c8c8) : QColor(0x08306b)}});
+  m_patternMap->setGradient(pattern);
+  m_patternMap->colorScale()->setGradient(pattern);
 }
 
 QString HeadsPane::detailText() const { return m_detailLabel->text(); }

@@ -56,6 +56,7 @@ class HeadsPane : public AnalysisPane {
   static Detail serverDetail(const AnalysisInputs& in, int layer, int head, int64_t sequence);
   void requestDetail();
   void markDetailStale();
+  void colourDetail(bool stale);
   void markSelection();
   void showPatternTooltip(const QPoint& pos);
 

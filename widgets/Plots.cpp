@@ -112,15 +112,19 @@ void setPlotTitle(QCustomPlot* plot, const QString& title) {
 
 QString plotTitle(const QCustomPlot* plot) { return plot->property("fullTitle").toString(); }
 
-QCPColorGradient divergingGradient() {
+QCPColorGradient gradientThrough(std::initializer_list<std::pair<double, QColor>> stops) {
   QCPColorGradient g;
   g.setColorInterpolation(QCPColorGradient::ciRGB);
-  g.setColorStopAt(0.0, QColor(0x2166ac));
-  g.setColorStopAt(0.25, QColor(0x92c5de));
-  g.setColorStopAt(0.5, QColor(0xf7f7f7));
-  g.setColorStopAt(0.75, QColor(0xf4a582));
-  g.setColorStopAt(1.0, QColor(0xb2182b));
+  for (const auto& [position, color] : stops) g.setColorStopAt(position, color);
   return g;
+}
+
+QCPColorGradient divergingGradient() {
+  return gradientThrough({{0.0, QColor(0x2166ac)},
+                          {0.25, QColor(0x92c5de)},
+                          {0.5, QColor(0xf7f7f7)},
+                          {0.75, QColor(0xf4a582)},
+                          {1.0, QColor(0xb2182b)}});
 }
 
 void setSharedSymmetricRange(const std::vector<QCPColorMap*>& maps) {

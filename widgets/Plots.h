@@ -1,7 +1,10 @@
 // What every plot of the workbench shares: a title (part of the figure, so exports carry it), a context
 // menu to export it, and export to PNG, SVG, PDF (figures for papers) and CSV (the plotted data).
 #pragma once
+#include <QColor>
 #include <QString>
+#include <initializer_list>
+#include <utility>
 #include <vector>
 
 class QCustomPlot;
@@ -15,6 +18,8 @@ QCustomPlot* makePlot(QWidget* parent, const QString& exportName);
 void setPlotTitle(QCustomPlot* plot, const QString& title);
 QString plotTitle(const QCustomPlot* plot);
 
+// A colour map through these (position in [0, 1], colour) stops, interpolated in RGB.
+QCPColorGradient gradientThrough(std::initializer_list<std::pair<double, QColor>> stops);
 // The diverging colour map of signed values (blue, white at zero, red): give it a range symmetric about 0.
 QCPColorGradient divergingGradient();
 // Sets the maps' colour range to ±(the largest |value| in any of them), so that one colour means one value

@@ -1,7 +1,6 @@
 // The main window opens model folders, shows their shape and norm state, reports bad folders without
 // losing what was open, and speaks German when asked to.
 #include <QFile>
-#include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
 #include <QMenuBar>
@@ -81,22 +80,11 @@ class TestMainWindow : public QObject {
 
   void showsFakeLnScales() {
     const QString folder = makeModel("fake", 2);
-    QFile file(folder + "/config.json");
-    QVERIFY(file.open(QIODevice::ReadOnly));
-    QJsonObject config = QJsonDocument::fromJson(file.readAll()).object();
-    file.close();
-    QJsonObject normfree = config["normfree"].toObject();
-    QJsonObject sites = normfree["sites"].toObject();
-    sites["LN_v.1"] = QJsonObject{{"kind", "fakeln"},
-                                  {"scale", 2.5},
-                                  {"scale_pos0", 7.0},
-                                  {"pos0_treatment", true},
-                                  {"eot_treatment", true}};
-    normfree["sites"] = sites;
-    config["normfree"] = normfree;
-    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
-    file.write(QJsonDocument(config).toJson());
-    file.close();
+    fixtures::setNormSites(folder, {{"LN_v.1", QJsonObject{{"kind", "fakeln"},
+                                                           {"scale", 2.5},
+                                                           {"scale_pos0", 7.0},
+                                                           {"pos0_treatment", true},
+                                                           {"eot_treatment", true}}}});
 
     MainWindow window;
     QVERIFY(window.openModelFolder(folder));

@@ -6,7 +6,6 @@
 #include <QAbstractButton>
 #include <QDockWidget>
 #include <QFile>
-#include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
 #include <QProcess>
@@ -70,21 +69,12 @@ class TestViews : public QObject {
   // The test model with every LN site a FakeLN of scale 1.5: LayerNorm-free.
   QString makeLayerNormFreeModel() {
     const QString folder = fixtures::makeModel(m_dir.filePath("ln-free"), 2);
-    QFile file(folder + "/config.json");
-    if (!file.open(QIODevice::ReadOnly)) qFatal("cannot read the test model's config");
-    QJsonObject config = QJsonDocument::fromJson(file.readAll()).object();
-    file.close();
-    QJsonObject normfree = config["normfree"].toObject();
     QJsonObject sites;
     for (int layer = 0; layer < 2; ++layer)
       for (const char* kind : {"LN_qk", "LN_v", "LN_mlp"})
         sites[QString("%1.%2").arg(kind).arg(layer)] = QJsonObject{{"kind", "fakeln"}, {"scale", 1.5}};
     sites["LN_f"] = QJsonObject{{"kind", "fakeln"}, {"scale", 1.5}};
-    normfree["sites"] = sites;
-    config["normfree"] = normfree;
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
-      qFatal("cannot write the test model's config");
-    file.write(QJsonDocument(config).toJson());
+    fixtures::setNormSites(folder, sites);
     return folder;
   }
 

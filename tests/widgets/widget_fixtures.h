@@ -2,6 +2,9 @@
 // tiny model with a known schedule. Plain engine headers only (no torch in a Qt test).
 #pragma once
 #include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QString>
 #include <fstream>
@@ -43,6 +46,23 @@ inline QString writeRandomTokens(const QString& path, int64_t count, int vocab, 
   writer.append(ids.data(), ids.size());
   writer.finish();
   return path;
+}
+
+// Sets sites of a model folder's normalization (config.json's normfree.sites), e.g.
+// {"LN_v.1": {"kind": "fakeln", "scale": 2.5}}: the others stay as they are.
+inline void setNormSites(const QString& folder, const QJsonObject& sites) {
+  QFile file(folder + "/config.json");
+  if (!file.open(QIODevice::ReadOnly)) qFatal("cannot read %s", qPrintable(file.fileName()));
+  QJsonObject config = QJsonDocument::fromJson(file.readAll()).object();
+  file.close();
+  QJsonObject normfree = config["normfree"].toObject();
+  QJsonObject all = normfree["sites"].toObject();
+  for (auto it = sites.begin(); it != sites.end(); ++it) all[it.key()] = it.value();
+  normfree["sites"] = all;
+  config["normfree"] = normfree;
+  if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+    qFatal("cannot write %s", qPrintable(file.fileName()));
+  file.write(QJsonDocument(config).toJson());
 }
 
 // A removal run of a 2-layer model over 40 steps: LN_mlp.0 at 10, LN_mlp.1 at 20, LN_qk.0 at 30,

@@ -324,8 +324,7 @@ AnalysisSetup MainWindow::analysisSetup(const std::string& validationData) const
 nf::Treatments MainWindow::draftTreatments() const {
   // The treatments the next run will use are its preset's (startRun adds none): the draft refuses, and
   // the timeline's menus do not offer, ending one it does not use.
-  const nf::Preset& preset = nf::findPreset(m_setup->preset());
-  return {preset.removal.pos0Treatment, preset.removal.eotTreatment};
+  return nf::findPreset(m_setup->preset()).removal.treatments();
 }
 
 void MainWindow::resetDraftSchedule() {

@@ -391,7 +391,7 @@ void RunSession::adoptRemote(const nf::ServeAddress& address, const nf::Schedule
   };
   m_live = std::make_shared<RemoteSchedule>(
       address, schedule, layers, m_config.optimizer.maxSteps, [this] { return stepsDone(); }, callbacks,
-      nf::Treatments{m_config.removal.pos0Treatment, m_config.removal.eotTreatment});
+      m_config.removal.treatments());
   applyRemoteStatus(status);
   Q_EMIT trainerReady();
   Q_EMIT metricsChanged();

@@ -44,6 +44,8 @@ struct RemovalSettings {
   bool pos0Treatment = false;      // sites that turn fake divide position 0 by their own s_0
   bool eotTreatment = false;       // LN_v sites that turn fake divide end-of-text tokens by s_0
   int64_t interpolationSteps = 0;  // > 0: divisor ramps from σ_t to s over this many steps
+  // The treatments a schedule may switch off (the schedule's rules refuse ending one not in use).
+  Treatments treatments() const { return {pos0Treatment, eotTreatment}; }
 };
 
 // What a run does when it diverges (train/divergence.h): a step's loss not finite or above `factor` × the

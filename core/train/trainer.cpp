@@ -736,11 +736,7 @@ SnapshotPtr Trainer::snapshot() {
 
 std::shared_ptr<MetricsQueue> Trainer::subscribe() { return m_impl->metrics->subscribe(); }
 
-namespace {
-
-Treatments treatmentsOf(const RunConfig& c) { return {c.removal.pos0Treatment, c.removal.eotTreatment}; }
-
-}  // namespace
+namespace {}  // namespace
 
 std::unique_ptr<Trainer> Trainer::start(const std::string& runDir, const RunConfig& config,
                                         const std::optional<WorkerEnvironment>& workers) {
@@ -771,7 +767,7 @@ std::unique_ptr<Trainer> Trainer::start(const std::string& runDir, const RunConf
   if (c.mode == TrainingMode::Remove) {
     schedule = c.schedule;
     try {
-      schedule.validate(d.model->config().nLayer, c.optimizer.maxSteps, treatmentsOf(c));
+      schedule.validate(d.model->config().nLayer, c.optimizer.maxSteps, c.removal.treatments());
       // A site the starting model has made fake already cannot be made fake again: such an event would
       // freeze a second scale over the first.
       std::string alreadyFake;
@@ -785,7 +781,7 @@ std::unique_ptr<Trainer> Trainer::start(const std::string& runDir, const RunConf
       throw std::invalid_argument(std::string("the schedule does not fit this run:\n") + e.what());
     }
   }
-  d.setSchedule(schedule, treatmentsOf(c));
+  d.setSchedule(schedule, c.removal.treatments());
   t->m_config.schedule = d.schedule->schedule();
   d.onMain("writing the run directory", [&] {
     fs::create_directories(run::checkpointsPath(runDir));

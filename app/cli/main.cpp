@@ -19,6 +19,7 @@
 #include "commands.h"
 #include "options.h"
 #include "train/trainer.h"
+#include "util/allocator.h"
 
 namespace nf::cli {
 
@@ -246,6 +247,7 @@ void onRun(CLI::App& command, std::function<int()> work) { works()[&command] = s
 
 int main(int argc, char** argv) {
   using namespace nf::cli;
+  nf::keepFreedMemoryForReuse();  // before any thread starts
   CLI::App app(
       "NormFree Workbench, headless: remove LayerNorm from GPT-2, Pythia and LLaMA-family models and "
       "inspect the result.",

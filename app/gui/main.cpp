@@ -12,8 +12,10 @@
 #include "run/run_directory.h"
 #include "screenshot_tour.h"
 #include "serve/steering_client.h"
+#include "util/allocator.h"
 
 int main(int argc, char** argv) {
+  nf::keepFreedMemoryForReuse();  // before any thread starts
   QApplication app(argc, argv);
   QApplication::setOrganizationName("NormFree");
   QApplication::setApplicationName("NormFree Workbench");

@@ -1,0 +1,22 @@
+#include "util/allocator.h"
+
+#include <climits>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+namespace nf {
+
+bool keepFreedMemoryForReuse() {
+#if defined(__GLIBC__)
+  // Every allocation up to 2 GiB from the heap; the heap's top is never trimmed below 2 GiB of free space;
+  // threads share the main arena (other arenas serve anything above 64 MiB by mmap regardless).
+  return mallopt(M_MMAP_THRESHOLD, INT_MAX) == 1 && mallopt(M_TRIM_THRESHOLD, INT_MAX) == 1 &&
+         mallopt(M_ARENA_MAX, 1) == 1;
+#else
+  return true;  // other C libraries keep their own policy
+#endif
+}
+
+}  // namespace nf

@@ -186,7 +186,7 @@ torch::Tensor CausalLMImpl::attentionOutput(int layer, const torch::Tensor& z,
   return visit(hooks, HookPoint::attnOut(layer), out);
 }
 
-torch::Tensor CausalLMImpl::forward(const torch::Tensor& tokensIn, HookSet* hooks, int64_t logitPosition) {
+torch::Tensor CausalLMImpl::finalHidden(const torch::Tensor& tokensIn, HookSet* hooks) {
   torch::Tensor tokens = tokensIn.dim() == 1 ? tokensIn.unsqueeze(0) : tokensIn;
   checkTokens(tokens);
   tokens = tokens.to(device(), torch::kLong, /*non_blocking=*/true);
@@ -198,7 +198,12 @@ torch::Tensor CausalLMImpl::forward(const torch::Tensor& tokensIn, HookSet* hook
     x = checkpointing ? CheckpointedBlock::apply(x, tokens, this, static_cast<int64_t>(l))
                       : block(l, x, tokens, hooks);
   if (m_observer) m_observer->finalInput(x);
-  x = norm({SiteKind::Final, -1}, finalNorm(), x, tokens, hooks);
+  return norm({SiteKind::Final, -1}, finalNorm(), x, tokens, hooks);
+}
+
+torch::Tensor CausalLMImpl::forward(const torch::Tensor& tokens, HookSet* hooks, int64_t logitPosition) {
+  CudaBf16Autocast autocast(m_bf16Autocast && device().is_cuda());  // also over the unembedding
+  torch::Tensor x = finalHidden(tokens, hooks);
   if (logitPosition >= 0) x = x.slice(1, logitPosition, logitPosition + 1);
   const torch::Tensor logits = torch::matmul(x, unembedding().t());
   return logits.scalar_type() == torch::kFloat64 ? logits : logits.to(torch::kFloat32);

@@ -60,6 +60,9 @@ class CausalLMImpl : public torch::nn::Module {
   // logitPosition ≥ 0 unembeds only that position ([B, 1, vocab]): patching a large batch needs one
   // position, and full logits would not fit in memory (4,320 × 15 × 50,257 floats for GPT-2).
   torch::Tensor forward(const torch::Tensor& tokens, HookSet* hooks = nullptr, int64_t logitPosition = -1);
+  // forward() up to the final norm's output, [B, T, D]: what the unembedding reads. Training on the CPU
+  // takes the loss from here without the logits (train/cross_entropy.h).
+  torch::Tensor finalHidden(const torch::Tensor& tokens, HookSet* hooks = nullptr);
 
   const ModelShape& config() const { return m_config; }
   NormState& norms() { return m_norms; }

@@ -1,10 +1,107 @@
 #include "train/optimizer.h"
 
 #include <cmath>
+#include <sstream>
+#include <type_traits>
+#include <utility>
 
 namespace nf {
 
-std::unique_ptr<torch::optim::AdamW> makeOptimizer(CausalLMImpl& model, const OptimizerSettings& o) {
+namespace {
+
+// The optimizer's key for a parameter's state: LibTorch 1.13 names it by the address as text, 2.x by the
+// address itself.
+template <typename StateMap>
+typename StateMap::key_type stateKey(const StateMap&, const torch::Tensor& p) {
+  using Key = typename StateMap::key_type;
+  if constexpr (std::is_same_v<Key, std::string>) {
+    std::ostringstream text;
+    text << p.unsafeGetTensorImpl();
+    return text.str();
+  } else {
+    return static_cast<Key>(p.unsafeGetTensorImpl());
+  }
+}
+
+bool fusable(const torch::Tensor& p, const torch::optim::AdamWOptions& options) {
+  const torch::Tensor& g = p.grad();
+  return !options.amsgrad() && p.is_cpu() && p.scalar_type() == torch::kFloat32 && p.is_contiguous() &&
+         g.layout() == torch::kStrided && g.scalar_type() == torch::kFloat32 && g.is_contiguous();
+}
+
+// LibTorch's AdamW update of one parameter, element by element, in the same order of float operations:
+// p ← p·(1 − lr·λ); m ← β₁m + (1 − β₁)g; v ← β₂v + (1 − β₂)g²; p ← p − (lr / c₁)·m / (√v / √c₂ + ε).
+void fusedUpdate(float* p, const float* g, float* m, float* v, int64_t n, double gradientScale,
+                 const torch::optim::AdamWOptions& o, int64_t step) {
+  const double beta1 = std::get<0>(o.betas()), beta2 = std::get<1>(o.betas());
+  const float decay = static_cast<float>(1 - o.lr() * o.weight_decay());
+  const float b1 = static_cast<float>(beta1), b2 = static_cast<float>(beta2);
+  const float a1 = static_cast<float>(1 - beta1), a2 = static_cast<float>(1 - beta2);
+  const float sqrtC2 = static_cast<float>(std::sqrt(1 - std::pow(beta2, static_cast<double>(step))));
+  const float eps = static_cast<float>(o.eps());
+  const float stepSize = static_cast<float>(-o.lr() / (1 - std::pow(beta1, static_cast<double>(step))));
+  const bool decays = o.weight_decay() != 0, scaled = gradientScale != 1.0;
+  const float scale = static_cast<float>(gradientScale);
+  for (int64_t i = 0; i < n; ++i) {
+    const float gi = scaled ? g[i] * scale : g[i];
+    const float pi = decays ? p[i] * decay : p[i];
+    const float mi = m[i] * b1 + a1 * gi;
+    const float vi = v[i] * b2 + a2 * gi * gi;
+    m[i] = mi;
+    v[i] = vi;
+    p[i] = pi + stepSize * mi / (std::sqrt(vi) / sqrtC2 + eps);
+  }
+}
+
+}  // namespace
+
+torch::Tensor FusedAdamW::step(LossClosure closure) {
+  const double gradientScale = std::exchange(m_gradientScale, 1.0);
+  bool allFusable = true;
+  for (auto& group : param_groups())
+    for (auto& p : group.params())
+      if (p.grad().defined())
+        allFusable = allFusable && fusable(p, static_cast<torch::optim::AdamWOptions&>(group.options()));
+  if (!allFusable) {
+    if (gradientScale != 1.0) {
+      torch::NoGradGuard noGrad;
+      for (auto& group : param_groups())
+        for (auto& p : group.params())
+          if (p.grad().defined()) p.mutable_grad().mul_(gradientScale);
+    }
+    return torch::optim::AdamW::step(closure);
+  }
+
+  torch::NoGradGuard noGrad;
+  torch::Tensor loss;
+  if (closure) {
+    torch::AutoGradMode withGradients(true);
+    loss = closure();
+  }
+  auto& states = state();
+  for (auto& group : param_groups()) {
+    const auto& options = static_cast<torch::optim::AdamWOptions&>(group.options());
+    for (auto& p : group.params()) {
+      if (!p.grad().defined()) continue;
+      auto key = stateKey(states, p);
+      auto found = states.find(key);
+      if (found == states.end()) {
+        auto fresh = std::make_unique<torch::optim::AdamWParamState>();
+        fresh->step(0);
+        fresh->exp_avg(torch::zeros_like(p, torch::MemoryFormat::Preserve));
+        fresh->exp_avg_sq(torch::zeros_like(p, torch::MemoryFormat::Preserve));
+        found = states.emplace(std::move(key), std::move(fresh)).first;
+      }
+      auto& s = static_cast<torch::optim::AdamWParamState&>(*found->second);
+      s.step(s.step() + 1);
+      fusedUpdate(p.data_ptr<float>(), p.grad().data_ptr<float>(), s.exp_avg().data_ptr<float>(),
+                  s.exp_avg_sq().data_ptr<float>(), p.numel(), gradientScale, options, s.step());
+    }
+  }
+  return loss;
+}
+
+std::unique_ptr<FusedAdamW> makeOptimizer(CausalLMImpl& model, const OptimizerSettings& o) {
   std::vector<torch::Tensor> decay, noDecay;
   for (auto& p : model.parameters()) (p.dim() >= 2 ? decay : noDecay).push_back(p);
   auto options = [&](double wd) {
@@ -14,7 +111,7 @@ std::unique_ptr<torch::optim::AdamW> makeOptimizer(CausalLMImpl& model, const Op
   std::vector<torch::optim::OptimizerParamGroup> groups;
   groups.emplace_back(decay, options(o.weightDecay));
   groups.emplace_back(noDecay, options(0.0));
-  return std::make_unique<torch::optim::AdamW>(groups, torch::optim::AdamWOptions(o.lr));
+  return std::make_unique<FusedAdamW>(groups, torch::optim::AdamWOptions(o.lr));
 }
 
 void setLearningRate(torch::optim::Optimizer& optimizer, double lr) {

@@ -11,8 +11,24 @@
 
 namespace nf {
 
+// LibTorch's AdamW — the same update, the same state, the same optimizer.pt — with one pass over each
+// parameter instead of LibTorch's seven tensor operations (each a pass over the parameter's memory, one
+// of them allocating). For float32 CPU parameters; anything else takes LibTorch's own step. The gradient
+// scale (clipping's coefficient) multiplies every gradient inside that pass, so clipping costs no pass
+// of its own either.
+class FusedAdamW : public torch::optim::AdamW {
+ public:
+  using torch::optim::AdamW::AdamW;
+  torch::Tensor step(LossClosure closure = nullptr) override;
+  // Multiplies every gradient by `scale` in the next step only (then it is 1 again).
+  void scaleGradientsInNextStep(double scale) { m_gradientScale = scale; }
+
+ private:
+  double m_gradientScale = 1.0;
+};
+
 // AdamW over every parameter of `model` (the order of model->parameters(), which optimizer.pt relies on).
-std::unique_ptr<torch::optim::AdamW> makeOptimizer(CausalLMImpl& model, const OptimizerSettings& settings);
+std::unique_ptr<FusedAdamW> makeOptimizer(CausalLMImpl& model, const OptimizerSettings& settings);
 void setLearningRate(torch::optim::Optimizer& optimizer, double lr);
 
 // The learning rate at optimizer step `step` (0-based): linear warmup over warmupSteps to lr, then

@@ -20,6 +20,7 @@
 #include "text/bpe_tokenizer.h"
 #include "train/aux_loss.h"
 #include "train/checkpoint.h"
+#include "train/cross_entropy.h"
 #include "train/divergence.h"
 #include "train/optimizer.h"
 #include "train/removal_tracker.h"
@@ -36,7 +37,7 @@ struct Trainer::Impl {
   Trainer& owner;
   torch::Device device{torch::kCPU};
   CausalLM model{nullptr};
-  std::unique_ptr<torch::optim::AdamW> optimizer;
+  std::unique_ptr<FusedAdamW> optimizer;
   std::vector<torch::Tensor> parameters;
   std::unique_ptr<BatchSampler> sampler;
   std::unique_ptr<BatchPrefetcher> prefetcher;  // owns the sampler while run() trains
@@ -330,7 +331,6 @@ struct Trainer::Impl {
     const std::string stepName = "step " + std::to_string(step + 1);
     const OptimizerSettings& o = config().optimizer;
     const double auxWeight = removing() ? config().removal.auxWeight : 0.0;
-    const int64_t vocab = model->config().vocabSize;
     torch::Tensor ceSum = torch::zeros({}, torch::TensorOptions().device(device));
     torch::Tensor auxSum = torch::zeros({}, torch::TensorOptions().device(device));
     for (int64_t micro = 0; micro < o.accumulation; ++micro) {
@@ -339,11 +339,9 @@ struct Trainer::Impl {
       const torch::Tensor inputs = batch.inputs.to(device, /*non_blocking=*/true);
       const torch::Tensor targets = batch.targets.to(device, /*non_blocking=*/true);
       tracker->setCollecting(removing());
-      const torch::Tensor logits = model->forward(batch.inputs);
+      const torch::Tensor ce = nextTokenCrossEntropy(*model, batch.inputs, targets);
       const bool centresFinalInput = centresInput(model->norms().at({SiteKind::Final, -1}).kind);
       tracker->setCollecting(false);
-      const torch::Tensor ce =
-          torch::nn::functional::cross_entropy(logits.view({-1, vocab}), targets.view({-1}));
       const torch::Tensor finalInput = tracker->takeFinalInput();
       torch::Tensor loss = ce;
       if (auxWeight > 0) {
@@ -382,7 +380,8 @@ struct Trainer::Impl {
   }
 
   // Scales the gradients to a total 2-norm of at most clipNorm (as torch::nn::utils::clip_grad_norm_,
-  // which waits for the device to return the norm as a double); returns the norm before clipping.
+  // which waits for the device to return the norm as a double); returns the norm before clipping. On the
+  // CPU the optimizer's pass scales them (clippingScale), which saves a pass over every gradient.
   torch::Tensor clipGradients() {
     std::vector<torch::Tensor> grads, norms;
     for (const auto& p : parameters)
@@ -390,11 +389,18 @@ struct Trainer::Impl {
     if (grads.empty()) return torch::zeros({}, torch::TensorOptions().device(device));
     const torch::Tensor total = norms.size() == 1 ? norms[0] : torch::stack(norms).norm(2);
     const double clip = config().optimizer.clipNorm;
-    if (clip > 0) {
+    if (clip > 0 && !device.is_cpu()) {
       const torch::Tensor coefficient = torch::clamp_max(clip / (total + 1e-6), 1.0);
       for (auto& g : grads) g.mul_(coefficient);
     }
     return total;
+  }
+
+  // The factor clipGradients() leaves to the optimizer on the CPU, from the norm before clipping.
+  double clippingScale(double gradNorm) const {
+    const double clip = config().optimizer.clipNorm;
+    if (clip <= 0 || !device.is_cpu()) return 1.0;
+    return std::min(1.0, static_cast<double>(static_cast<float>(clip / (gradNorm + 1e-6))));
   }
 
   void dropGradients() {
@@ -983,6 +989,7 @@ bool Trainer::runSteps(const ProgressFn& progress) {
     }
     // This step's loss vouches for the weights it started from, and so for a checkpoint of them.
     if (d.unconfirmedCheckpoint == step) d.saneCheckpoint = step;
+    d.optimizer->scaleGradientsInNextStep(d.clippingScale(result.gradNorm));
     d.optimizer->step();
     d.dropGradients();
     const int64_t done = m_stepsDone = step + 1;

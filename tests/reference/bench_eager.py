@@ -3,7 +3,7 @@
 
 The same model as the engine (pre-LN, Conv1D weights, tanh GELU, tied unembedding), the same shapes,
 the same measurements: forward tokens/s under no_grad, and training-step tokens/s (forward, cross-entropy,
-backward, AdamW). Prints one JSON object.
+backward, gradient clipping at 1, AdamW), each the median over calls after a warm-up. Prints one JSON object.
 
 usage: bench_eager.py LAYERS HEADS D_MODEL CONTEXT VOCAB BATCH SEQ SECONDS
 """
@@ -61,14 +61,14 @@ class GPT2(nn.Module):
 
 
 def timed(step, seconds):
-    step()  # warm-up
-    n, start = 0, time.perf_counter()
-    while True:
+    """Median seconds per call after one warm-up call, over calls until `seconds` are spent (at least 3)."""
+    step()
+    times, start = [], time.perf_counter()
+    while len(times) < 3 or time.perf_counter() - start < seconds:
+        t0 = time.perf_counter()
         step()
-        n += 1
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds and n >= 2:
-            return elapsed / n
+        times.append(time.perf_counter() - t0)
+    return sorted(times)[len(times) // 2]
 
 
 def main():
@@ -89,6 +89,7 @@ def main():
         opt.zero_grad(set_to_none=True)
         loss = F.cross_entropy(model(x).view(-1, vocab), y.reshape(-1))
         loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
 
     fwd = timed(forward, seconds)

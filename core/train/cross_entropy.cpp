@@ -1,0 +1,91 @@
+#include "train/cross_entropy.h"
+
+#include <algorithm>
+
+namespace nf {
+
+namespace {
+
+// About 4 Mi logits per block (16 MiB in float32: within the L3 cache of the CPUs measured), and at least
+// 256 rows so the unembedding's gradient product keeps an inner dimension BLAS runs well.
+int64_t rowsPerBlock(int64_t rows, int64_t vocab) {
+  return std::min(rows, std::max<int64_t>(256, (int64_t{4} << 20) / vocab));
+}
+
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+struct UnembeddedCrossEntropy : torch::autograd::Function<UnembeddedCrossEntropy> {
+  static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& hidden,
+                               const torch::Tensor& unembedding, const torch::Tensor& targets) {
+    const int64_t N = hidden.size(0), V = unembedding.size(0), rows = rowsPerBlock(N, V);
+    const bool hiddenGradient = hidden.requires_grad(), unembeddingGradient = unembedding.requires_grad();
+    const double perRow = 1.0 / static_cast<double>(N);
+    torch::Tensor gradHidden, gradUnembedding;
+    if (hiddenGradient) gradHidden = torch::empty_like(hidden, torch::MemoryFormat::Contiguous);
+    if (unembeddingGradient)
+      gradUnembedding = torch::zeros_like(unembedding, torch::MemoryFormat::Contiguous);
+    const torch::Tensor ids = targets.to(torch::kLong).unsqueeze(1);
+    const torch::Tensor minusOne = torch::full({rows, 1}, -1.0, hidden.options());
+    const torch::Tensor unembeddingT = unembedding.t();
+    torch::Tensor logits = torch::empty({rows, V}, hidden.options());  // one buffer for every block
+    torch::Tensor lossSum = torch::zeros({}, hidden.options());
+    for (int64_t start = 0; start < N; start += rows) {
+      const int64_t n = std::min(rows, N - start);
+      const torch::Tensor h = hidden.narrow(0, start, n), t = ids.narrow(0, start, n);
+      torch::Tensor z = logits.narrow(0, 0, n);
+      torch::mm_out(z, h, unembeddingT);
+      // Softmax in place, no temporary of the block's size: z − max, its exponential, the row sums; the
+      // loss is log(sum) − (z_target − max). (torch::logsumexp would allocate z − max again.)
+      z.sub_(z.amax(1, /*keepdim=*/true));
+      const torch::Tensor targetLogit = z.gather(1, t);
+      const torch::Tensor sum = z.exp_().sum(1, /*keepdim=*/true);
+      lossSum += (sum.log() - targetLogit).sum();
+      if (!hiddenGradient && !unembeddingGradient) continue;
+      // ∂(block's summed loss)/∂z = softmax(z) − onehot(t), in place.
+      z.div_(sum).scatter_add_(1, t, minusOne.narrow(0, 0, n));
+      if (hiddenGradient) {
+        torch::Tensor rowsOfGradHidden = gradHidden.narrow(0, start, n);
+        torch::mm_out(rowsOfGradHidden, z, unembedding);
+      }
+      if (unembeddingGradient) gradUnembedding.addmm_(z.t(), h, /*beta=*/1, /*alpha=*/perRow);
+    }
+    if (hiddenGradient) gradHidden.mul_(perRow);
+    ctx->saved_data["grad_hidden"] = gradHidden;
+    ctx->saved_data["grad_unembedding"] = gradUnembedding;
+    return lossSum * perRow;
+  }
+
+  static variable_list backward(AutogradContext* ctx, variable_list outputGrads) {
+    const torch::Tensor& scale = outputGrads[0];  // 1 when the loss is what backward() starts from
+    auto scaled = [&](const char* name) {
+      torch::Tensor g = ctx->saved_data[name].toTensor();
+      if (!g.defined() || (scale.is_cpu() && scale.item<double>() == 1.0)) return g;
+      return g * scale;
+    };
+    return {scaled("grad_hidden"), scaled("grad_unembedding"), torch::Tensor()};
+  }
+};
+
+}  // namespace
+
+torch::Tensor unembeddedCrossEntropy(const torch::Tensor& hidden, const torch::Tensor& unembedding,
+                                     const torch::Tensor& targets) {
+  TORCH_CHECK(hidden.dim() == 2 && unembedding.dim() == 2 && hidden.size(1) == unembedding.size(1) &&
+                  targets.dim() == 1 && targets.size(0) == hidden.size(0),
+              "unembeddedCrossEntropy: hidden [N, D], unembedding [V, D] and targets [N] expected");
+  return UnembeddedCrossEntropy::apply(hidden, unembedding, targets);
+}
+
+torch::Tensor nextTokenCrossEntropy(CausalLMImpl& model, const torch::Tensor& inputs,
+                                    const torch::Tensor& targets) {
+  if (!model.device().is_cpu()) {
+    const torch::Tensor logits = model.forward(inputs);
+    return torch::nn::functional::cross_entropy(logits.view({-1, logits.size(-1)}), targets.reshape({-1}));
+  }
+  const torch::Tensor hidden = model.finalHidden(inputs);
+  return unembeddedCrossEntropy(hidden.reshape({-1, hidden.size(-1)}), model.unembedding(),
+                                targets.reshape({-1}));
+}
+
+}  // namespace nf

@@ -9,7 +9,8 @@
 // the engine sets it (util/allocator.h), so the ratio shows what is left beyond that setting.
 //
 // --profile N: instead, N steps of the engine's trainer under LibTorch's profiler (1.x, CPU): the self time
-// of each operation, summed over the steps, largest first — the profile in docs/BENCHMARKS.md.
+// of each operation, summed over the steps, largest first — the profile in docs/BENCHMARKS.md. The
+// profiler's own memory grows while it runs, which slows every allocating operation: read the shares.
 //
 // usage: bench_model [--seconds S] [--only tiny|small] [--device cpu|cuda] [--profile STEPS]
 #include <torch/torch.h>

@@ -23,13 +23,28 @@ typename StateMap::key_type stateKey(const StateMap&, const torch::Tensor& p) {
   }
 }
 
-bool fusable(const torch::Tensor& p, const torch::optim::AdamWOptions& options) {
-  const torch::Tensor& g = p.grad();
-  return !options.amsgrad() && p.is_cpu() && p.scalar_type() == torch::kFloat32 && p.is_contiguous() &&
-         g.layout() == torch::kStrided && g.scalar_type() == torch::kFloat32 && g.is_contiguous();
+// A float32 CPU tensor the loop may read element by element alongside p (undefined: not yet made).
+bool plainLike(const torch::Tensor& t, const torch::Tensor& p) {
+  return !t.defined() || (t.is_cpu() && t.layout() == torch::kStrided && t.scalar_type() == torch::kFloat32 &&
+                          t.is_contiguous() && t.sizes() == p.sizes());
 }
 
-// LibTorch's AdamW update of one parameter, element by element, in the same order of float operations:
+// Whether the fused loop may update p: everything it touches is plain float32 memory on the CPU (state
+// loaded from a checkpoint written on a GPU is not; LibTorch's step then names the mismatch).
+template <typename StateMap>
+bool fusable(const torch::Tensor& p, const torch::optim::AdamWOptions& options, const StateMap& states) {
+  if (options.amsgrad() || !p.is_cpu() || p.scalar_type() != torch::kFloat32 || !p.is_contiguous() ||
+      !plainLike(p.grad(), p))
+    return false;
+  const auto found = states.find(stateKey(states, p));
+  if (found == states.end()) return true;
+  const auto& s = static_cast<const torch::optim::AdamWParamState&>(*found->second);
+  return s.exp_avg().defined() && s.exp_avg_sq().defined() && plainLike(s.exp_avg(), p) &&
+         plainLike(s.exp_avg_sq(), p);
+}
+
+// LibTorch's AdamW update of one parameter, element by element, with its float operations in its order
+// (equal to its step within rounding: its vectorized add_ may fuse a multiply-add; deterministic here):
 // p ← p·(1 − lr·λ); m ← β₁m + (1 − β₁)g; v ← β₂v + (1 − β₂)g²; p ← p − (lr / c₁)·m / (√v / √c₂ + ε).
 void fusedUpdate(float* p, const float* g, float* m, float* v, int64_t n, double gradientScale,
                  const torch::optim::AdamWOptions& o, int64_t step) {
@@ -61,7 +76,8 @@ torch::Tensor FusedAdamW::step(LossClosure closure) {
   for (auto& group : param_groups())
     for (auto& p : group.params())
       if (p.grad().defined())
-        allFusable = allFusable && fusable(p, static_cast<torch::optim::AdamWOptions&>(group.options()));
+        allFusable =
+            allFusable && fusable(p, static_cast<torch::optim::AdamWOptions&>(group.options()), state());
   if (!allFusable) {
     if (gradientScale != 1.0) {
       torch::NoGradGuard noGrad;
@@ -96,6 +112,7 @@ torch::Tensor FusedAdamW::step(LossClosure closure) {
       s.step(s.step() + 1);
       fusedUpdate(p.data_ptr<float>(), p.grad().data_ptr<float>(), s.exp_avg().data_ptr<float>(),
                   s.exp_avg_sq().data_ptr<float>(), p.numel(), gradientScale, options, s.step());
+      p.unsafeGetTensorImpl()->bump_version();  // as an in-place op would: a graph that saved p notices
     }
   }
   return loss;

@@ -11,9 +11,9 @@
 
 namespace nf {
 
-// LibTorch's AdamW — the same update, the same state, the same optimizer.pt — with one pass over each
-// parameter instead of LibTorch's seven tensor operations (each a pass over the parameter's memory, one
-// of them allocating). For float32 CPU parameters; anything else takes LibTorch's own step. The gradient
+// LibTorch's AdamW — the same update within rounding, the same state, the same optimizer.pt — with one pass
+// over each parameter instead of LibTorch's seven tensor operations (each a pass over the parameter's memory,
+// one of them allocating). For float32 CPU parameters; anything else takes LibTorch's own step. The gradient
 // scale (clipping's coefficient) multiplies every gradient inside that pass, so clipping costs no pass
 // of its own either.
 class FusedAdamW : public torch::optim::AdamW {

@@ -69,7 +69,6 @@ double secondsPerCall(F&& call, double budget) {
   return median(seconds);
 }
 
-// The trainer's median tokens/s over its steps after the first, run until the budget is spent (≥ 4 steps).
 // Runs `steps` more steps of the trainer on this thread under the profiler; prints each operation's self
 // time (its time minus that of the operations it called) summed over the steps, as a share of the total.
 void profileTrainer(nf::Trainer& trainer, int steps) {
@@ -126,6 +125,7 @@ void profileTrainer(nf::Trainer& trainer, int steps) {
 #endif
 }
 
+// The trainer's median tokens/s over its steps after the first, run until the budget is spent (≥ 4 steps).
 // profileSteps > 0: runs that many steps after the first under the profiler and prints its table instead.
 double trainerTokensPerSecond(const Shape& s, const nf::ModelShape& shape, const std::string& device,
                               double budget, const std::string& work, int profileSteps = 0) {
@@ -246,7 +246,7 @@ int main(int argc, char** argv) {
     {
       nf::CausalLM model = nf::makeModel(c);
       model->to(device);
-      auto x = torch::randint(0, s.vocab, {s.batch, s.seq}, torch::kLong);
+      auto x = torch::randint(0, s.vocab, {s.batch, s.seq}, torch::kLong).to(device);
       forward = tokensPerStep / secondsPerCall(
                                     [&] {
                                       torch::NoGradGuard noGrad;

@@ -118,7 +118,8 @@ torch::Tensor FusedAdamW::step(LossClosure closure) {
   return loss;
 }
 
-std::unique_ptr<FusedAdamW> makeOptimizer(CausalLMImpl& model, const OptimizerSettings& o) {
+std::vector<torch::optim::OptimizerParamGroup> adamWParameterGroups(CausalLMImpl& model,
+                                                                    const OptimizerSettings& o) {
   std::vector<torch::Tensor> decay, noDecay;
   for (auto& p : model.parameters()) (p.dim() >= 2 ? decay : noDecay).push_back(p);
   auto options = [&](double wd) {
@@ -128,7 +129,11 @@ std::unique_ptr<FusedAdamW> makeOptimizer(CausalLMImpl& model, const OptimizerSe
   std::vector<torch::optim::OptimizerParamGroup> groups;
   groups.emplace_back(decay, options(o.weightDecay));
   groups.emplace_back(noDecay, options(0.0));
-  return std::make_unique<FusedAdamW>(groups, torch::optim::AdamWOptions(o.lr));
+  return groups;
+}
+
+std::unique_ptr<FusedAdamW> makeOptimizer(CausalLMImpl& model, const OptimizerSettings& o) {
+  return std::make_unique<FusedAdamW>(adamWParameterGroups(model, o), torch::optim::AdamWOptions(o.lr));
 }
 
 void setLearningRate(torch::optim::Optimizer& optimizer, double lr) {

@@ -27,7 +27,11 @@ class FusedAdamW : public torch::optim::AdamW {
   double m_gradientScale = 1.0;
 };
 
-// AdamW over every parameter of `model` (the order of model->parameters(), which optimizer.pt relies on).
+// AdamW's parameter groups for `model`: weight decay on 2-D weight matrices, none on the rest, every
+// parameter in the order of model->parameters() (which optimizer.pt relies on).
+std::vector<torch::optim::OptimizerParamGroup> adamWParameterGroups(CausalLMImpl& model,
+                                                                    const OptimizerSettings& settings);
+// AdamW over those groups.
 std::unique_ptr<FusedAdamW> makeOptimizer(CausalLMImpl& model, const OptimizerSettings& settings);
 void setLearningRate(torch::optim::Optimizer& optimizer, double lr);
 

@@ -742,8 +742,6 @@ SnapshotPtr Trainer::snapshot() {
 
 std::shared_ptr<MetricsQueue> Trainer::subscribe() { return m_impl->metrics->subscribe(); }
 
-namespace {}  // namespace
-
 std::unique_ptr<Trainer> Trainer::start(const std::string& runDir, const RunConfig& config,
                                         const std::optional<WorkerEnvironment>& workers) {
   std::unique_ptr<Trainer> t(new Trainer(runDir));

@@ -568,21 +568,11 @@ TEST_CASE(trainer_steps_match_the_unfused_path_within_float32_rounding) {
   const OptimizerSettings& o = config.optimizer;
   CausalLM model = loadModel(config.model);
   const int64_t vocab = model->config().vocabSize;
-  std::vector<torch::Tensor> decay, noDecay;
-  for (auto& p : model->parameters()) (p.dim() >= 2 ? decay : noDecay).push_back(p);
-  auto options = [&](double wd) {
-    return std::make_unique<torch::optim::AdamWOptions>(
-        torch::optim::AdamWOptions(o.lr).betas({o.beta1, o.beta2}).eps(o.eps).weight_decay(wd));
-  };
-  std::vector<torch::optim::OptimizerParamGroup> groups;
-  groups.emplace_back(decay, options(o.weightDecay));
-  groups.emplace_back(noDecay, options(0.0));
-  torch::optim::AdamW adamw(groups, torch::optim::AdamWOptions(o.lr));
+  torch::optim::AdamW adamw(adamWParameterGroups(*model, o), torch::optim::AdamWOptions(o.lr));
   BatchSampler sampler(TokenFile::open(config.trainData), o.microBatch, o.context, o.seed, vocab);
   for (int64_t step = 0; step < o.maxSteps; ++step) {
     for (auto& p : model->parameters()) p.mutable_grad().reset();
-    for (auto& group : adamw.param_groups())
-      static_cast<torch::optim::AdamWOptions&>(group.options()).lr(learningRate(o, step));
+    setLearningRate(adamw, learningRate(o, step));
     double ce = 0;
     for (int64_t micro = 0; micro < o.accumulation; ++micro) {
       const Batch batch = sampler.next();

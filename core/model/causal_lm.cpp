@@ -2,6 +2,7 @@
 
 #include <torch/torch.h>
 
+#include "model/attention.h"
 #include "model/device_memory.h"
 #include "model/family.h"
 #include "model/gpt2.h"

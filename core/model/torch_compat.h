@@ -13,25 +13,6 @@
 
 namespace nf {
 
-// The causal attention pattern softmax(q·kᵀ/√dh + causal mask), [B, H, T, T], for q, k [B, H, T, dh]:
-// what hooks read and replace, and LibTorch 1.13's attention.
-inline torch::Tensor causalPattern(const torch::Tensor& q, const torch::Tensor& k) {
-  const int64_t T = q.size(-2);
-  auto scores = torch::matmul(q, k.transpose(-2, -1)) * (1.0 / std::sqrt(static_cast<double>(q.size(-1))));
-  auto future = torch::ones({T, T}, q.options().dtype(torch::kBool)).triu(1);
-  return torch::softmax(scores.masked_fill(future, -std::numeric_limits<float>::infinity()), -1);
-}
-
-// Causal self-attention of q, k, v ([B, H, T, dh]): causalPattern(q, k)·v, [B, H, T, dh].
-// LibTorch 2.x: one fused kernel that never materializes the T×T pattern; 1.13: the math path.
-inline torch::Tensor causalAttention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v) {
-#if NF_HAS_FUSED_ATTENTION
-  return at::scaled_dot_product_attention(q, k, v, /*attn_mask=*/{}, /*dropout_p=*/0.0, /*is_causal=*/true);
-#else
-  return torch::matmul(causalPattern(q, k), v);
-#endif
-}
-
 // bf16 autocast on CUDA for the lifetime of the guard; does nothing when disabled.
 class CudaBf16Autocast {
  public:

@@ -1,5 +1,6 @@
 // GPT-2 forward pass against the independent Python reference, for every normalization kind.
 #include "fixtures.h"
+#include "model/attention.h"
 
 using namespace nf;
 using namespace nf::test;
@@ -202,6 +203,48 @@ TEST_CASE(logits_at_one_position_are_that_slice_of_all_logits) {
   const torch::Tensor all = model->forward(tokens);
   for (int64_t p : {0, 5, 11})  // the same numbers up to BLAS blocking of a smaller matmul
     REQUIRE(maxAbsDiff(model->forward(tokens, nullptr, p), all.slice(1, p, p + 1)) < 1e-5);
+}
+
+// The CPU's per-head attention against the definition softmax(q·kᵀ/√dh + causal mask)·v written here with
+// explicit loops over positions, in float64: values and the gradients of q, k and v, for heads that are
+// strided views of one fused projection, as the blocks pass them.
+TEST_CASE(attention_by_head_matches_the_definition_with_gradients) {
+  torch::manual_seed(7);
+  for (const int64_t T : {1, 2, 9}) {
+    const int64_t B = 2, H = 3, dh = 4, D = H * dh;
+    const auto opts = torch::TensorOptions().dtype(torch::kFloat64);
+    const torch::Tensor qkv = torch::randn({B, T, 3 * D}, opts).requires_grad_();
+    const auto parts = qkv.split(D, -1);
+    auto heads = [&](const torch::Tensor& t) { return t.view({B, T, H, dh}).transpose(1, 2); };
+    const torch::Tensor q = heads(parts[0]), k = heads(parts[1]), v = heads(parts[2]);
+
+    std::vector<torch::Tensor> rows;  // reference z[b, h, t] = Σ_{s ≤ t} softmax_s(q_t·k_s/√dh) v_s
+    for (int64_t t = 0; t < T; ++t) {
+      const torch::Tensor qt = q.select(2, t).unsqueeze(2), seen = k.narrow(2, 0, t + 1);
+      const torch::Tensor weights = ((qt * seen).sum(-1) / std::sqrt(double(dh))).softmax(-1);  // [B, H, t+1]
+      rows.push_back((weights.unsqueeze(-1) * v.narrow(2, 0, t + 1)).sum(2));
+    }
+    const torch::Tensor reference = torch::stack(rows, 2);
+    const torch::Tensor ours = causalAttentionByHead(q, k, v);
+    REQUIRE(ours.sizes() == reference.sizes());
+    REQUIRE_MSG(maxAbsDiff(ours, reference) < 1e-12, "T " << T << ": " << maxAbsDiff(ours, reference));
+    REQUIRE_MSG(ours.transpose(1, 2).is_contiguous(), "heads merge back without a copy");
+
+    const torch::Tensor weights = torch::randn(reference.sizes(), opts);
+    const torch::Tensor gradOurs = torch::autograd::grad({(ours * weights).sum()}, {qkv})[0];
+    const torch::Tensor gradReference = torch::autograd::grad({(reference * weights).sum()}, {qkv})[0];
+    REQUIRE_MSG(maxAbsDiff(gradOurs, gradReference) < 1e-12,
+                "T " << T << ": gradient " << maxAbsDiff(gradOurs, gradReference));
+    REQUIRE(gradOurs.abs().max().item<double>() > 1e-3);  // not vacuous: q, k and v all get gradients
+    for (const torch::Tensor& part : gradOurs.split(D, -1))
+      REQUIRE(part.abs().max().item<double>() > 1e-3 || T == 1);
+  }
+  // float32, the training dtype, within its rounding against the same definition in float64.
+  const torch::Tensor q = torch::randn({2, 4, 33, 8}), k = torch::randn({2, 4, 33, 8}),
+                      v = torch::randn({2, 4, 33, 8});
+  const torch::Tensor inDouble =
+      causalPattern(q.to(torch::kFloat64), k.to(torch::kFloat64)).matmul(v.to(torch::kFloat64));
+  REQUIRE(maxAbsDiff(causalAttentionByHead(q, k, v), inDouble) < 1e-5);
 }
 
 TEST_MAIN()

@@ -1,0 +1,102 @@
+#include "model/attention.h"
+
+#include <cmath>
+#include <limits>
+
+#include "model/torch_compat.h"
+
+namespace nf {
+
+namespace {
+
+torch::Tensor futurePositions(int64_t T, const torch::TensorOptions& options) {
+  return torch::ones({T, T}, options.dtype(torch::kBool)).triu(1);
+}
+
+double scoreScale(const torch::Tensor& q) { return 1.0 / std::sqrt(static_cast<double>(q.size(-1))); }
+
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+// Head (b, h) of a [B, H, T, dh] tensor, or of the [B, T, H, dh] tensor `tokenMajor`: its [T, dh] matrix.
+torch::Tensor head(const torch::Tensor& t, int64_t b, int64_t h) { return t.select(0, b).select(0, h); }
+torch::Tensor headOfTokenMajor(const torch::Tensor& tokenMajor, int64_t b, int64_t h) {
+  return tokenMajor.select(0, b).select(1, h);
+}
+
+// out = alpha · a·b, BLAS's beta = 0: out's previous contents are never read.
+void product(torch::Tensor out, const torch::Tensor& a, const torch::Tensor& b, double alpha = 1.0) {
+  at::addmm_out(out, out, a, b, /*beta=*/0, alpha);
+}
+
+struct CausalAttentionByHead : torch::autograd::Function<CausalAttentionByHead> {
+  // q, k, v [B, H, T, dh]; returns z [B, T, H, dh], contiguous.
+  static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& q, const torch::Tensor& k,
+                               const torch::Tensor& v) {
+    const int64_t B = q.size(0), H = q.size(1), T = q.size(2), dh = q.size(3);
+    const double scale = scoreScale(q);
+    torch::Tensor pattern = at::empty({B, H, T, T}, q.options());
+    torch::Tensor z = at::empty({B, T, H, dh}, q.options());
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t h = 0; h < H; ++h) product(head(pattern, b, h), head(q, b, h), head(k, b, h).t(), scale);
+    pattern.masked_fill_(futurePositions(T, q.options()), -std::numeric_limits<double>::infinity());
+    at::_softmax_out(pattern, pattern, -1, /*half_to_float=*/false);  // in place: each row read, then written
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t h = 0; h < H; ++h) product(headOfTokenMajor(z, b, h), head(pattern, b, h), head(v, b, h));
+    ctx->save_for_backward({q, k, v, pattern});
+    return z;
+  }
+
+  static variable_list backward(AutogradContext* ctx, variable_list outputGrads) {
+    const variable_list saved = ctx->get_saved_variables();
+    const torch::Tensor &q = saved[0], &k = saved[1], &v = saved[2], &pattern = saved[3];
+    const int64_t B = q.size(0), H = q.size(1), T = q.size(2), dh = q.size(3);
+    const double scale = scoreScale(q);
+    const torch::Tensor gradZ = outputGrads[0].contiguous();  // [B, T, H, dh]
+    torch::Tensor gradQ = at::empty({B, T, H, dh}, q.options()), gradK = at::empty_like(gradQ),
+                  gradV = at::empty_like(gradQ), gradPattern = at::empty_like(pattern);
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t h = 0; h < H; ++h) {
+        const torch::Tensor gz = headOfTokenMajor(gradZ, b, h);
+        product(headOfTokenMajor(gradV, b, h), head(pattern, b, h).t(), gz);
+        product(head(gradPattern, b, h), gz, head(v, b, h).t());
+      }
+    // The scores' gradient, in place: each row's Σ grad·pattern is taken before the row is written.
+    at::_softmax_backward_data_out(gradPattern, gradPattern, pattern, -1, pattern.scalar_type());
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t h = 0; h < H; ++h) {
+        const torch::Tensor gs = head(gradPattern, b, h);
+        product(headOfTokenMajor(gradQ, b, h), gs, head(k, b, h), scale);
+        product(headOfTokenMajor(gradK, b, h), gs.t(), head(q, b, h), scale);
+      }
+    return {gradQ.transpose(1, 2), gradK.transpose(1, 2), gradV.transpose(1, 2)};
+  }
+};
+
+}  // namespace
+
+torch::Tensor causalPattern(const torch::Tensor& q, const torch::Tensor& k) {
+  const torch::Tensor scores = torch::matmul(q, k.transpose(-2, -1)) * scoreScale(q);
+  return torch::softmax(
+      scores.masked_fill(futurePositions(q.size(-2), q.options()), -std::numeric_limits<float>::infinity()),
+      -1);
+}
+
+torch::Tensor causalAttentionByHead(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v) {
+  TORCH_CHECK(q.dim() == 4 && q.sizes() == k.sizes() && q.sizes() == v.sizes() && q.is_cpu() && k.is_cpu() &&
+                  v.is_cpu(),
+              "causalAttentionByHead: q, k, v of one shape [B, H, T, dh] on the CPU expected, got ",
+              q.sizes(), ", ", k.sizes(), ", ", v.sizes());
+  return CausalAttentionByHead::apply(q, k, v).transpose(1, 2);
+}
+
+torch::Tensor causalAttention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v) {
+#if NF_HAS_FUSED_ATTENTION
+  return at::scaled_dot_product_attention(q, k, v, /*attn_mask=*/{}, /*dropout_p=*/0.0, /*is_causal=*/true);
+#else
+  if (q.is_cpu()) return causalAttentionByHead(q, k, v);
+  return torch::matmul(causalPattern(q, k), v);
+#endif
+}
+
+}  // namespace nf

@@ -4,19 +4,26 @@
 //
 // forward: the engine's model under no-grad. train: the engine's trainer itself (nf::Trainer, finetune,
 // one micro-batch per step, clipping at 1, no evaluation or checkpoints) on random tokens, against an eager
-// loop of forward, cross-entropy, backward, clipping and AdamW. Each figure is the median over steps after
-// a warm-up. The eager reference runs twice: as a user runs it, and with the C library's allocator set as
-// the engine sets it (util/allocator.h), so the ratio shows what is left beyond that setting.
+// loop of forward, cross-entropy, backward, clipping and AdamW. The eager reference runs in two processes:
+// as a user runs it, and with the C library's allocator set as the engine sets it (util/allocator.h), so the
+// ratio shows what is left beyond that setting. Engine and references take turns call by call (lockstep):
+// on a shared machine whose speed drifts by tens of percent within seconds, each ratio then compares calls
+// made under the same load. Each figure is the median over calls after a warm-up.
 //
 // --profile N: instead, N steps of the engine's trainer under LibTorch's profiler (1.x, CPU): the self time
 // of each operation, summed over the steps, largest first — the profile in docs/BENCHMARKS.md. The
 // profiler's own memory grows while it runs, which slows every allocating operation: read the shares.
 //
 // usage: bench_model [--seconds S] [--only tiny|small] [--device cpu|cuda] [--profile STEPS]
+//   S: seconds per measurement, engine and references together (default 20)
 #include <torch/torch.h>
 #if TORCH_VERSION_MAJOR < 2
 #include <torch/csrc/autograd/profiler_legacy.h>
 #endif
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -25,7 +32,10 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "data/token_file.h"
 #include "model/causal_lm.h"
@@ -54,20 +64,87 @@ double median(std::vector<double> values) {
   return values.empty() ? 0 : values[values.size() / 2];
 }
 
-// Median seconds per call after one warm-up call, over calls until the budget is spent (at least three).
-template <typename F>
-double secondsPerCall(F&& call, double budget) {
-  call();
-  std::vector<double> seconds;
-  const auto start = std::chrono::steady_clock::now();
-  while (seconds.size() < 3 ||
-         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < budget) {
-    const auto t0 = std::chrono::steady_clock::now();
-    call();
-    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+// The eager reference (tests/reference/bench_eager.py) as a child process that runs one call per request.
+class EagerReference {
+ public:
+  // Starts it with `environment` ("NAME=value" entries) added to ours and waits until it has built the model
+  // and run each call once; null when it cannot run (no Python with torch).
+  static std::unique_ptr<EagerReference> start(const Shape& s, const std::vector<std::string>& environment) {
+    int toChild[2], fromChild[2];
+    // Close-on-exec: a second reference must not inherit this one's pipes, or neither would see its input
+    // end.
+    if (::pipe2(toChild, O_CLOEXEC) != 0 || ::pipe2(fromChild, O_CLOEXEC) != 0) return nullptr;
+    std::vector<std::string> args = {NF_REFERENCE_PYTHON, std::string(NF_REFERENCE_DIR) + "/bench_eager.py"};
+    for (int v : {s.layers, s.heads, s.dModel, s.context, s.vocab, s.batch, s.seq})
+      args.push_back(std::to_string(v));
+    std::vector<std::string> env = environment;
+    for (char** e = environ; *e; ++e) env.emplace_back(*e);
+    // Prepared before fork: the child only redirects and execs.
+    std::vector<char*> argv, envp;
+    for (auto& a : args) argv.push_back(a.data());
+    for (auto& e : env) envp.push_back(e.data());
+    argv.push_back(nullptr), envp.push_back(nullptr);
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::dup2(toChild[0], STDIN_FILENO);
+      ::dup2(fromChild[1], STDOUT_FILENO);
+      for (int fd : {toChild[0], toChild[1], fromChild[0], fromChild[1]}) ::close(fd);
+      ::execve(argv[0], argv.data(), envp.data());
+      ::_exit(127);
+    }
+    ::close(toChild[0]), ::close(fromChild[1]);
+    std::unique_ptr<EagerReference> ref(
+        new EagerReference(pid, ::fdopen(toChild[1], "w"), ::fdopen(fromChild[0], "r")));
+    if (pid < 0) return nullptr;
+    const std::string ready = ref->readLine();
+    if (ready.empty()) return nullptr;
+    ref->m_info = nlohmann::json::parse(ready, nullptr, /*allow_exceptions=*/false);
+    if (!ref->m_info.is_object() || !ref->m_info.value("ready", false)) return nullptr;
+    return ref;
   }
-  return median(seconds);
-}
+
+  ~EagerReference() {
+    if (m_in) std::fclose(m_in);  // end of its input: it exits
+    if (m_out) std::fclose(m_out);
+    if (m_pid > 0) ::waitpid(m_pid, nullptr, 0);
+  }
+
+  // Runs `call` ("forward" or "train") there once; its seconds.
+  double seconds(const char* call) {
+    std::fprintf(m_in, "%s\n", call);
+    std::fflush(m_in);
+    const std::string line = readLine();
+    if (line.empty()) throw std::runtime_error("bench_eager.py stopped answering");
+    return std::stod(line);
+  }
+
+  const nlohmann::json& info() const { return m_info; }
+
+ private:
+  EagerReference(pid_t pid, std::FILE* in, std::FILE* out) : m_pid(pid), m_in(in), m_out(out) {}
+
+  std::string readLine() {
+    char buf[4096];
+    return m_out && std::fgets(buf, sizeof buf, m_out) ? std::string(buf) : std::string();
+  }
+
+  pid_t m_pid;
+  std::FILE* m_in;
+  std::FILE* m_out;
+  nlohmann::json m_info;
+};
+
+// Seconds per call of the engine and of each reference: the medians over rounds in which the engine makes
+// one call and then each reference one.
+struct Lockstep {
+  std::vector<double> engine;
+  std::vector<std::vector<double>> references;
+
+  explicit Lockstep(std::size_t referenceCount) : references(referenceCount) {}
+  void referencesCall(const std::vector<std::unique_ptr<EagerReference>>& refs, const char* call) {
+    for (std::size_t i = 0; i < refs.size(); ++i) references[i].push_back(refs[i]->seconds(call));
+  }
+};
 
 // Runs `steps` more steps of the trainer on this thread under the profiler; prints each operation's self
 // time (its time minus that of the operations it called) summed over the steps, as a share of the total.
@@ -125,10 +202,10 @@ void profileTrainer(nf::Trainer& trainer, int steps) {
 #endif
 }
 
-// The trainer's median tokens/s over its steps after the first, run until the budget is spent (≥ 4 steps).
-// profileSteps > 0: runs that many steps after the first under the profiler and prints its table instead.
-double trainerTokensPerSecond(const Shape& s, const nf::ModelShape& shape, const std::string& device,
-                              double budget, const std::string& work, int profileSteps = 0) {
+// The engine's trainer on random tokens (finetune, one micro-batch per step, clipping at 1, no evaluation or
+// checkpoints), its model and data written under `work`.
+std::unique_ptr<nf::Trainer> startTrainer(const Shape& s, const nf::ModelShape& shape,
+                                          const std::string& device, const std::string& work) {
   {
     nf::CausalLM model = nf::makeModel(shape);
     nf::saveModel(*model, work + "/model");
@@ -155,68 +232,77 @@ double trainerTokensPerSecond(const Shape& s, const nf::ModelShape& shape, const
   config.keepCheckpoints = 1;
   config.eval.interval = 0;
   config.schedule = {};
-  const std::string runDir = work + "/run";
-  auto trainer = nf::Trainer::start(runDir, config);
-  if (profileSteps > 0) {
-    trainer->run([&](const nf::Progress& p) {
-      if (p.done >= 1) trainer->requestStop();
-    });
-    profileTrainer(*trainer, profileSteps);
-    return 0;
+  return nf::Trainer::start(work + "/run", config);
+}
+
+// The model's forward pass under no-grad and each reference's, in turns, until the budget is spent (at
+// least three rounds after one warm-up call).
+Lockstep forwardInLockstep(nf::CausalLMImpl& model, const torch::Tensor& tokens,
+                           const std::vector<std::unique_ptr<EagerReference>>& refs, double budget) {
+  auto call = [&] {
+    torch::NoGradGuard noGrad;
+    model.forward(tokens);
+    if (tokens.is_cuda()) torch::cuda::synchronize();
+  };
+  call();
+  Lockstep times(refs.size());
+  const auto start = std::chrono::steady_clock::now();
+  while (times.engine.size() < 3 ||
+         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < budget) {
+    const auto t0 = std::chrono::steady_clock::now();
+    call();
+    times.engine.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    times.referencesCall(refs, "forward");
   }
+  return times;
+}
+
+// The trainer's steps after the first, each followed by one training step of each reference, until the
+// budget is spent (at least four steps). The engine's seconds per step are the trainer's own (metrics.jsonl).
+Lockstep trainingInLockstep(nf::Trainer& trainer, const std::string& runDir, double tokensPerStep,
+                            const std::vector<std::unique_ptr<EagerReference>>& refs, double budget) {
+  Lockstep times(refs.size());
   std::chrono::steady_clock::time_point firstStepDone;
-  trainer->run([&](const nf::Progress& p) {
+  trainer.run([&](const nf::Progress& p) {
     if (p.done == 1) firstStepDone = std::chrono::steady_clock::now();
+    if (p.done > 1) times.referencesCall(refs, "train");
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - firstStepDone).count();
-    if (p.done >= 4 && elapsed >= budget) trainer->requestStop();
+    if (p.done >= 4 && elapsed >= budget) trainer.requestStop();
   });
-  trainer.reset();
-  std::vector<double> rates;
   std::ifstream in(nf::run::metricsPath(runDir));
   for (std::string line; std::getline(in, line);) {
     const auto j = nlohmann::json::parse(line);
-    if (j["type"] == "step" && j["step"].get<int>() > 1) rates.push_back(j["tokens_per_second"]);
+    if (j["type"] == "step" && j["step"].get<int>() > 1)
+      times.engine.push_back(tokensPerStep / j["tokens_per_second"].get<double>());
   }
-  return median(rates);
-}
-
-nlohmann::json runEager(const Shape& s, double budget, const char* environment) {
-  char cmd[1024];
-  std::snprintf(cmd, sizeof cmd, "%s %s %s/bench_eager.py %d %d %d %d %d %d %d %g", environment,
-                NF_REFERENCE_PYTHON, NF_REFERENCE_DIR, s.layers, s.heads, s.dModel, s.context, s.vocab,
-                s.batch, s.seq, budget);
-  std::FILE* pipe = ::popen(cmd, "r");
-  if (!pipe) return nullptr;
-  std::string out;
-  char buf[4096];
-  while (std::size_t n = std::fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
-  if (::pclose(pipe) != 0 || out.empty()) return nullptr;
-  return nlohmann::json::parse(out);
+  return times;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   const bool allocatorSet = nf::keepFreedMemoryForReuse();  // as normfree and normfree-cli do
-  double budget = 5.0;
+  double budget = 20.0;
   std::string only, deviceName = "cpu";
   int profileSteps = 0;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    std::string a = argv[i];
-    if (a == "--seconds")
-      budget = std::stod(argv[i + 1]);
-    else if (a == "--only")
-      only = argv[i + 1];
-    else if (a == "--device")
-      deviceName = argv[i + 1];
-    else if (a == "--profile")
-      profileSteps = std::stoi(argv[i + 1]);
-    else {
+  for (int i = 1; i < argc; i += 2) {
+    const std::string a = argv[i];
+    const bool known = a == "--seconds" || a == "--only" || a == "--device" || a == "--profile";
+    if (!known || i + 1 == argc) {
       std::cerr
           << "usage: bench_model [--seconds S] [--only tiny|small] [--device cpu|cuda] [--profile STEPS]\n";
       return 2;
     }
+    const std::string value = argv[i + 1];
+    if (a == "--seconds")
+      budget = std::stod(value);
+    else if (a == "--only")
+      only = value;
+    else if (a == "--device")
+      deviceName = value;
+    else
+      profileSteps = std::stoi(value);
   }
   const torch::Device device(deviceName);
   std::printf("LibTorch %s, ATen intra-op threads %d, device %s, %.0f s per measurement, allocator %s\n",
@@ -239,49 +325,59 @@ int main(int argc, char** argv) {
     const double tokensPerStep = static_cast<double>(s.batch) * s.seq;
     if (profileSteps > 0) {
       std::printf("%s: the engine's training step, profiled\n", s.name);
-      trainerTokensPerSecond(s, c, deviceName, budget, work, profileSteps);
+      auto trainer = startTrainer(s, c, deviceName, work);
+      trainer->run([&](const nf::Progress& p) {
+        if (p.done >= 1) trainer->requestStop();
+      });
+      profileTrainer(*trainer, profileSteps);
       continue;
     }
-    double forward = 0;
+    std::vector<std::unique_ptr<EagerReference>> refs;
+    if (device.is_cpu()) {
+      for (const std::vector<std::string>& environment :
+           {std::vector<std::string>{},
+            std::vector<std::string>{"MALLOC_MMAP_THRESHOLD_=2147483647", "MALLOC_TRIM_THRESHOLD_=2147483647",
+                                     "MALLOC_ARENA_MAX=1"}}) {
+        refs.push_back(EagerReference::start(s, environment));
+        if (!refs.back()) {
+          std::printf("(the eager reference did not start: %s with torch is needed)\n", NF_REFERENCE_PYTHON);
+          refs.clear();
+          break;
+        }
+      }
+    }
+    Lockstep forward(0), train(0);
     {
       nf::CausalLM model = nf::makeModel(c);
       model->to(device);
-      auto x = torch::randint(0, s.vocab, {s.batch, s.seq}, torch::kLong).to(device);
-      forward = tokensPerStep / secondsPerCall(
-                                    [&] {
-                                      torch::NoGradGuard noGrad;
-                                      model->forward(x);
-                                      if (device.is_cuda()) torch::cuda::synchronize();
-                                    },
-                                    budget);
+      const auto tokens = torch::randint(0, s.vocab, {s.batch, s.seq}, torch::kLong).to(device);
+      forward = forwardInLockstep(*model, tokens, refs, budget);
     }
-    const double train = trainerTokensPerSecond(s, c, deviceName, budget, work);
+    {
+      auto trainer = startTrainer(s, c, deviceName, work);
+      train = trainingInLockstep(*trainer, work + "/run", tokensPerStep, refs, budget);
+    }
     fs::remove_all(work);
 
-    nlohmann::json eager, eagerSameAllocator;
-    if (device.is_cpu()) {
-      eager = runEager(s, budget, "");
-      eagerSameAllocator =
-          runEager(s, budget,
-                   "MALLOC_MMAP_THRESHOLD_=2147483647 MALLOC_TRIM_THRESHOLD_=2147483647 MALLOC_ARENA_MAX=1");
-    }
-    auto row = [&](const char* what, double ours, const char* key) {
+    auto row = [&](const char* what, const Lockstep& times) {
+      const double ours = tokensPerStep / median(times.engine);
       std::printf("%-6s %-8s %13.0f", s.name, what, ours);
-      for (const nlohmann::json* e : {&eager, &eagerSameAllocator}) {
-        if (e->is_null()) {
-          std::printf(" %13s %7s", "-", "-");
+      for (std::size_t i = 0; i < 2; ++i) {
+        const char* format = i == 0 ? " %13.0f %7.2f" : " %17.0f %7.2f";
+        if (i >= times.references.size()) {
+          std::printf(i == 0 ? " %13s %7s" : " %17s %7s", "-", "-");
         } else {
-          const double theirs = (*e)[key].get<double>();
-          std::printf(e == &eager ? " %13.0f %7.2f" : " %17.0f %7.2f", theirs, ours / theirs);
+          const double theirs = tokensPerStep / median(times.references[i]);
+          std::printf(format, theirs, ours / theirs);
         }
       }
-      std::printf("\n");
+      std::printf("   (%zu rounds)\n", times.engine.size());
     };
-    row("forward", forward, "forward_tokens_per_s");
-    row("train", train, "train_tokens_per_s");
-    if (!eager.is_null())
-      std::printf("       (eager: PyTorch %s, %d threads)\n", eager["torch"].get<std::string>().c_str(),
-                  eager["threads"].get<int>());
+    row("forward", forward);
+    row("train", train);
+    if (!refs.empty())
+      std::printf("       (eager: PyTorch %s, %d threads)\n",
+                  refs[0]->info()["torch"].get<std::string>().c_str(), refs[0]->info()["threads"].get<int>());
     std::fflush(stdout);
   }
   return 0;

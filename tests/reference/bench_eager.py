@@ -2,10 +2,14 @@
 """Eager PyTorch GPT-2 for the speed comparison in tests/bench/bench_model.cpp.
 
 The same model as the engine (pre-LN, Conv1D weights, tanh GELU, tied unembedding), the same shapes,
-the same measurements: forward tokens/s under no_grad, and training-step tokens/s (forward, cross-entropy,
-backward, gradient clipping at 1, AdamW), each the median over calls after a warm-up. Prints one JSON object.
+the same calls: a forward pass under no_grad, and a training step (forward, cross-entropy, backward,
+gradient clipping at 1, AdamW).
 
-usage: bench_eager.py LAYERS HEADS D_MODEL CONTEXT VOCAB BATCH SEQ SECONDS
+It runs in lockstep with the benchmark, so both sides are timed under the same load of a shared machine:
+after building the model and running each call once, it prints "ready"; then each line it reads, "forward"
+or "train", runs that call once and answers with its seconds. It ends at the end of its input.
+
+usage: bench_eager.py LAYERS HEADS D_MODEL CONTEXT VOCAB BATCH SEQ
 """
 import json
 import math
@@ -60,20 +64,8 @@ class GPT2(nn.Module):
         return self.ln_f(x) @ self.wte.t()
 
 
-def timed(step, seconds):
-    """Median seconds per call after one warm-up call, over calls until `seconds` are spent (at least 3)."""
-    step()
-    times, start = [], time.perf_counter()
-    while len(times) < 3 or time.perf_counter() - start < seconds:
-        t0 = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - t0)
-    return sorted(times)[len(times) // 2]
-
-
 def main():
     layers, heads, d, context, vocab, batch, seq = map(int, sys.argv[1:8])
-    seconds = float(sys.argv[8])
     torch.manual_seed(0)
     model = GPT2(layers, heads, d, context, vocab)
     tokens = torch.randint(0, vocab, (batch, seq + 1))
@@ -92,10 +84,15 @@ def main():
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
 
-    fwd = timed(forward, seconds)
-    trn = timed(train, seconds)
-    print(json.dumps({"torch": torch.__version__, "threads": torch.get_num_threads(),
-                      "forward_tokens_per_s": batch * seq / fwd, "train_tokens_per_s": batch * seq / trn}))
+    calls = {"forward": forward, "train": train}
+    for call in calls.values():
+        call()
+    print(json.dumps({"ready": True, "torch": torch.__version__, "threads": torch.get_num_threads()}), flush=True)
+    for line in iter(sys.stdin.readline, ""):  # one line at a time, as the benchmark sends them
+        call = calls[line.strip()]
+        t0 = time.perf_counter()
+        call()
+        print(time.perf_counter() - t0, flush=True)
 
 
 if __name__ == "__main__":

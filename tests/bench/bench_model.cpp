@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "data/token_file.h"
+#include "model/attention.h"
 #include "model/causal_lm.h"
 #include "model/hf_checkpoint.h"
 #include "run/run_directory.h"
@@ -279,6 +280,33 @@ Lockstep trainingInLockstep(nf::Trainer& trainer, const std::string& runDir, dou
   return times;
 }
 
+// One layer's attention, forward and backward, at the shape's size: the engine's causalAttention against the
+// math path it replaces on LibTorch 1.13 (causalPattern·v, batched products), in turns; median ms of each.
+std::pair<double, double> attentionMilliseconds(const Shape& s, const torch::Device& device, double budget) {
+  const int64_t B = s.batch, T = s.seq, H = s.heads, dh = s.dModel / s.heads, D = s.dModel;
+  const torch::Tensor qkv = torch::randn({B, T, 3 * D}, torch::TensorOptions(device)).requires_grad_();
+  auto call = [&](bool engine) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto parts = qkv.split(D, -1);
+    auto heads = [&](const torch::Tensor& t) { return t.view({B, T, H, dh}).transpose(1, 2); };
+    const torch::Tensor q = heads(parts[0]), k = heads(parts[1]), v = heads(parts[2]);
+    const torch::Tensor z = engine ? nf::causalAttention(q, k, v) : torch::matmul(nf::causalPattern(q, k), v);
+    const torch::Tensor merged = z.transpose(1, 2).reshape({-1, D});  // as the output projection reads it
+    merged.backward(torch::ones_like(merged));
+    if (device.is_cuda()) torch::cuda::synchronize();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  };
+  call(true), call(false);
+  std::vector<double> engine, math;
+  const auto start = std::chrono::steady_clock::now();
+  while (engine.size() < 3 ||
+         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < budget) {
+    engine.push_back(call(true));
+    math.push_back(call(false));
+  }
+  return {median(engine), median(math)};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -378,6 +406,10 @@ int main(int argc, char** argv) {
     if (!refs.empty())
       std::printf("       (eager: PyTorch %s, %d threads)\n",
                   refs[0]->info()["torch"].get<std::string>().c_str(), refs[0]->info()["threads"].get<int>());
+    const auto [attention, mathPath] = attentionMilliseconds(s, device, budget / 4);
+    std::printf(
+        "       (one layer's attention, forward and backward: %.2f ms; as causalPattern·v: %.2f ms; %.2fx)\n",
+        attention, mathPath, mathPath / attention);
     std::fflush(stdout);
   }
   return 0;

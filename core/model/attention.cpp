@@ -9,9 +9,11 @@ namespace nf {
 
 namespace {
 
+// Where a score is masked: the key's position comes after the query's. Masked scores become −∞.
 torch::Tensor futurePositions(int64_t T, const torch::TensorOptions& options) {
   return torch::ones({T, T}, options.dtype(torch::kBool)).triu(1);
 }
+constexpr double kMasked = -std::numeric_limits<double>::infinity();
 
 double scoreScale(const torch::Tensor& q) { return 1.0 / std::sqrt(static_cast<double>(q.size(-1))); }
 
@@ -39,7 +41,7 @@ struct CausalAttentionByHead : torch::autograd::Function<CausalAttentionByHead> 
     torch::Tensor z = at::empty({B, T, H, dh}, q.options());
     for (int64_t b = 0; b < B; ++b)
       for (int64_t h = 0; h < H; ++h) product(head(pattern, b, h), head(q, b, h), head(k, b, h).t(), scale);
-    pattern.masked_fill_(futurePositions(T, q.options()), -std::numeric_limits<double>::infinity());
+    pattern.masked_fill_(futurePositions(T, q.options()), kMasked);
     at::_softmax_out(pattern, pattern, -1, /*half_to_float=*/false);  // in place: each row read, then written
     for (int64_t b = 0; b < B; ++b)
       for (int64_t h = 0; h < H; ++h) product(headOfTokenMajor(z, b, h), head(pattern, b, h), head(v, b, h));
@@ -48,6 +50,8 @@ struct CausalAttentionByHead : torch::autograd::Function<CausalAttentionByHead> 
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list outputGrads) {
+    TORCH_CHECK(!torch::GradMode::is_enabled(),
+                "causalAttentionByHead has no double backward (create_graph): use causalPattern(q, k)·v");
     const variable_list saved = ctx->get_saved_variables();
     const torch::Tensor &q = saved[0], &k = saved[1], &v = saved[2], &pattern = saved[3];
     const int64_t B = q.size(0), H = q.size(1), T = q.size(2), dh = q.size(3);
@@ -77,16 +81,17 @@ struct CausalAttentionByHead : torch::autograd::Function<CausalAttentionByHead> 
 
 torch::Tensor causalPattern(const torch::Tensor& q, const torch::Tensor& k) {
   const torch::Tensor scores = torch::matmul(q, k.transpose(-2, -1)) * scoreScale(q);
-  return torch::softmax(
-      scores.masked_fill(futurePositions(q.size(-2), q.options()), -std::numeric_limits<float>::infinity()),
-      -1);
+  return torch::softmax(scores.masked_fill(futurePositions(q.size(-2), q.options()), kMasked), -1);
 }
 
 torch::Tensor causalAttentionByHead(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v) {
   TORCH_CHECK(q.dim() == 4 && q.sizes() == k.sizes() && q.sizes() == v.sizes() && q.is_cpu() && k.is_cpu() &&
-                  v.is_cpu(),
-              "causalAttentionByHead: q, k, v of one shape [B, H, T, dh] on the CPU expected, got ",
-              q.sizes(), ", ", k.sizes(), ", ", v.sizes());
+                  v.is_cpu() && q.is_floating_point() && q.scalar_type() == k.scalar_type() &&
+                  q.scalar_type() == v.scalar_type(),
+              "causalAttentionByHead: q, k, v of one shape [B, H, T, dh] and one floating dtype on the CPU "
+              "expected, got ",
+              q.sizes(), ", ", k.sizes(), ", ", v.sizes(), " of ", q.scalar_type(), ", ", k.scalar_type(),
+              ", ", v.scalar_type());
   return CausalAttentionByHead::apply(q, k, v).transpose(1, 2);
 }
 

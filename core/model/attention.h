@@ -10,7 +10,8 @@ namespace nf {
 torch::Tensor causalPattern(const torch::Tensor& q, const torch::Tensor& k);
 
 // Causal self-attention of q, k, v ([B, H, T, dh]): causalPattern(q, k)·v, [B, H, T, dh], differentiable.
-// - LibTorch 2.x: one fused kernel (scaled_dot_product_attention) that never materializes the T×T pattern.
+// - LibTorch 2.x: scaled_dot_product_attention, a fused kernel that never materializes the T×T pattern where
+//   one applies.
 // - LibTorch 1.13 on the CPU: causalAttentionByHead.
 // - Otherwise the math path, causalPattern(q, k)·v.
 torch::Tensor causalAttention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v);
@@ -19,7 +20,8 @@ torch::Tensor causalAttention(const torch::Tensor& q, const torch::Tensor& k, co
 // transposed view of a contiguous [B, T, H, dh] result (so merging the heads back is free). Each head's
 // products run on its [T, dh] slices where they lie — the heads of a fused projection need no copy into
 // [B·H, T, dh] — with the 1/√dh scale folded into them; the mask and both softmax passes run once over all
-// heads. LibTorch 1.13's batched product copies its operands and calls BLAS per matrix anyway.
+// heads, in place. LibTorch 1.13's batched product copies its operands and calls BLAS per matrix anyway.
+// Slices whose dh stride is not 1 are still right, but BLAS gets a copy of each. No double backward.
 torch::Tensor causalAttentionByHead(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v);
 
 }  // namespace nf

@@ -160,7 +160,8 @@ torch::Tensor CausalLMImpl::attend(int layer, const torch::Tensor& q, torch::Ten
   if (groups > 1) k = k.repeat_interleave(groups, 1), v = v.repeat_interleave(groups, 1);
   torch::Tensor z;  // [B, H, T, dh]
   if (hooks && hooks->touches(HookPoint::pattern(layer))) {
-    // The pattern is materialized only when a hook reads or replaces it.
+    // The pattern is materialized only when a hook reads or replaces it (the same numbers within float32
+    // rounding as causalAttention's, not bit for bit).
     z = torch::matmul(hooks->visit(HookPoint::pattern(layer), causalPattern(q, k)), v);
   } else {
     z = causalAttention(q, k, v);

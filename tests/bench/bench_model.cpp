@@ -15,19 +15,27 @@
 // profiler's own memory grows while it runs, which slows every allocating operation: read the shares.
 //
 // usage: bench_model [--seconds S] [--only tiny|small] [--device cpu|cuda] [--profile STEPS]
-//   S: seconds per measurement, engine and references together (default 20)
+//   S: seconds per measurement, engine and references together (default 20); the attention line takes S/4.
+// Memory: both references stay resident beside the engine (each a model with AdamW's state: ~3 GB for GPT-2
+// Small).
 #include <torch/torch.h>
 #if TORCH_VERSION_MAJOR < 2
 #include <torch/csrc/autograd/profiler_legacy.h>
 #endif
 
 #include <fcntl.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+extern char** environ;
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -65,85 +73,124 @@ double median(std::vector<double> values) {
   return values.empty() ? 0 : values[values.size() / 2];
 }
 
+// How a child process ended, for messages.
+std::string howItEnded(pid_t pid) {
+  int status = 0;
+  if (::waitpid(pid, &status, 0) != pid) return "unknown";
+  if (WIFEXITED(status)) return "exit status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status));
+  return "status " + std::to_string(status);
+}
+
 // The eager reference (tests/reference/bench_eager.py) as a child process that runs one call per request.
 class EagerReference {
  public:
-  // Starts it with `environment` ("NAME=value" entries) added to ours and waits until it has built the model
-  // and run each call once; null when it cannot run (no Python with torch).
-  static std::unique_ptr<EagerReference> start(const Shape& s, const std::vector<std::string>& environment) {
-    int toChild[2], fromChild[2];
-    // Close-on-exec: a second reference must not inherit this one's pipes, or neither would see its input
-    // end.
-    if (::pipe2(toChild, O_CLOEXEC) != 0 || ::pipe2(fromChild, O_CLOEXEC) != 0) return nullptr;
+  // Starts it with `environment` ("NAME=value" entries, replacing ours of those names) and waits until it
+  // has built the model and run each call once. Throws, saying how the child ended, when it cannot.
+  EagerReference(const Shape& s, const std::vector<std::string>& environment, std::string name)
+      : m_name(std::move(name)) {
     std::vector<std::string> args = {NF_REFERENCE_PYTHON, std::string(NF_REFERENCE_DIR) + "/bench_eager.py"};
     for (int v : {s.layers, s.heads, s.dModel, s.context, s.vocab, s.batch, s.seq})
       args.push_back(std::to_string(v));
     std::vector<std::string> env = environment;
-    for (char** e = environ; *e; ++e) env.emplace_back(*e);
-    // Prepared before fork: the child only redirects and execs.
+    for (char** e = environ; *e; ++e) {
+      const std::string entry = *e;
+      const std::string name = entry.substr(0, entry.find('=') + 1);
+      if (std::none_of(environment.begin(), environment.end(),
+                       [&](const std::string& set) { return set.rfind(name, 0) == 0; }))
+        env.push_back(entry);
+    }
     std::vector<char*> argv, envp;
     for (auto& a : args) argv.push_back(a.data());
     for (auto& e : env) envp.push_back(e.data());
     argv.push_back(nullptr), envp.push_back(nullptr);
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-      ::dup2(toChild[0], STDIN_FILENO);
-      ::dup2(fromChild[1], STDOUT_FILENO);
-      for (int fd : {toChild[0], toChild[1], fromChild[0], fromChild[1]}) ::close(fd);
-      ::execve(argv[0], argv.data(), envp.data());
-      ::_exit(127);
+    // Close-on-exec: a second reference must not inherit this one's pipes, or neither would see its input
+    // end.
+    int toChild[2] = {-1, -1}, fromChild[2] = {-1, -1};
+    if (::pipe2(toChild, O_CLOEXEC) != 0 || ::pipe2(fromChild, O_CLOEXEC) != 0) {
+      for (int fd : {toChild[0], toChild[1]})
+        if (fd >= 0) ::close(fd);
+      throw std::runtime_error(m_name + ": no pipe: " + std::strerror(errno));
     }
+    posix_spawn_file_actions_t files;
+    posix_spawn_file_actions_init(&files);
+    posix_spawn_file_actions_adddup2(&files, toChild[0], STDIN_FILENO);
+    posix_spawn_file_actions_adddup2(&files, fromChild[1], STDOUT_FILENO);
+    const int error = ::posix_spawnp(&m_pid, argv[0], &files, nullptr, argv.data(), envp.data());
+    posix_spawn_file_actions_destroy(&files);
     ::close(toChild[0]), ::close(fromChild[1]);
-    std::unique_ptr<EagerReference> ref(
-        new EagerReference(pid, ::fdopen(toChild[1], "w"), ::fdopen(fromChild[0], "r")));
-    if (pid < 0) return nullptr;
-    const std::string ready = ref->readLine();
-    if (ready.empty()) return nullptr;
-    ref->m_info = nlohmann::json::parse(ready, nullptr, /*allow_exceptions=*/false);
-    if (!ref->m_info.is_object() || !ref->m_info.value("ready", false)) return nullptr;
-    return ref;
+    if (error != 0) {
+      ::close(toChild[1]), ::close(fromChild[0]);
+      m_pid = -1;
+      throw std::runtime_error(m_name + ": cannot start " + args[0] + ": " + std::strerror(error));
+    }
+    m_in = ::fdopen(toChild[1], "w");
+    m_out = ::fdopen(fromChild[0], "r");
+    if (!m_in || !m_out) fail("no stream on its pipes");
+    m_info = nlohmann::json::parse(readLine(), nullptr, /*allow_exceptions=*/false);
+    if (!m_info.is_object() || !m_info.value("ready", false)) fail("it did not get ready");
   }
 
-  ~EagerReference() {
-    if (m_in) std::fclose(m_in);  // end of its input: it exits
-    if (m_out) std::fclose(m_out);
-    if (m_pid > 0) ::waitpid(m_pid, nullptr, 0);
-  }
+  ~EagerReference() { stop(); }
+  EagerReference(const EagerReference&) = delete;
+  EagerReference& operator=(const EagerReference&) = delete;
 
-  // Runs `call` ("forward" or "train") there once; its seconds.
+  // Runs `call` ("forward" or "train") there once; its seconds. Throws, saying how the child ended, if it
+  // stops answering.
   double seconds(const char* call) {
-    std::fprintf(m_in, "%s\n", call);
-    std::fflush(m_in);
+    if (std::fprintf(m_in, "%s\n", call) < 0 || std::fflush(m_in) != 0) fail("it stopped reading");
     const std::string line = readLine();
-    if (line.empty()) throw std::runtime_error("bench_eager.py stopped answering");
-    return std::stod(line);
+    char* end = nullptr;
+    const double value = std::strtod(line.c_str(), &end);
+    if (line.empty() || end == line.c_str()) fail("it stopped answering");
+    return value;
   }
 
   const nlohmann::json& info() const { return m_info; }
+  const std::string& name() const { return m_name; }
 
  private:
-  EagerReference(pid_t pid, std::FILE* in, std::FILE* out) : m_pid(pid), m_in(in), m_out(out) {}
-
   std::string readLine() {
     char buf[4096];
     return m_out && std::fgets(buf, sizeof buf, m_out) ? std::string(buf) : std::string();
   }
 
-  pid_t m_pid;
-  std::FILE* m_in;
-  std::FILE* m_out;
+  // Ends the child: the end of its input makes it exit. How it ended, or "" when it was not running.
+  std::string stop() {
+    if (m_in) std::fclose(m_in), m_in = nullptr;
+    if (m_out) std::fclose(m_out), m_out = nullptr;
+    if (m_pid <= 0) return "";
+    const pid_t pid = m_pid;
+    m_pid = -1;
+    return howItEnded(pid);
+  }
+
+  [[noreturn]] void fail(const std::string& what) {
+    const std::string ended = stop();
+    throw std::runtime_error(m_name + ": " + what + (ended.empty() ? "" : " (" + ended + ")"));
+  }
+
+  std::string m_name;
+  pid_t m_pid = -1;
+  std::FILE* m_in = nullptr;
+  std::FILE* m_out = nullptr;
   nlohmann::json m_info;
 };
 
-// Seconds per call of the engine and of each reference: the medians over rounds in which the engine makes
-// one call and then each reference one.
+// Seconds per call of the engine and of each reference, one entry per round: a round is one engine call
+// and then one call of each reference, in an order that alternates between rounds.
 struct Lockstep {
   std::vector<double> engine;
   std::vector<std::vector<double>> references;
+  std::size_t rounds = 0;
 
   explicit Lockstep(std::size_t referenceCount) : references(referenceCount) {}
   void referencesCall(const std::vector<std::unique_ptr<EagerReference>>& refs, const char* call) {
-    for (std::size_t i = 0; i < refs.size(); ++i) references[i].push_back(refs[i]->seconds(call));
+    const bool reversed = rounds++ % 2 == 1;
+    for (std::size_t j = 0; j < refs.size(); ++j) {
+      const std::size_t i = reversed ? refs.size() - 1 - j : j;
+      references[i].push_back(refs[i]->seconds(call));
+    }
   }
 };
 
@@ -281,7 +328,8 @@ Lockstep trainingInLockstep(nf::Trainer& trainer, const std::string& runDir, dou
 }
 
 // One layer's attention, forward and backward, at the shape's size: the engine's causalAttention against the
-// math path it replaces on LibTorch 1.13 (causalPattern·v, batched products), in turns; median ms of each.
+// math path, causalPattern·v with batched products (which it replaces on LibTorch 1.13's CPU path; on 1.13's
+// CUDA path both sides are the math path), in turns; median ms of each.
 std::pair<double, double> attentionMilliseconds(const Shape& s, const torch::Device& device, double budget) {
   const int64_t B = s.batch, T = s.seq, H = s.heads, dh = s.dModel / s.heads, D = s.dModel;
   const torch::Tensor qkv = torch::randn({B, T, 3 * D}, torch::TensorOptions(device)).requires_grad_();
@@ -311,6 +359,7 @@ std::pair<double, double> attentionMilliseconds(const Shape& s, const torch::Dev
 
 int main(int argc, char** argv) {
   const bool allocatorSet = nf::keepFreedMemoryForReuse();  // as normfree and normfree-cli do
+  std::signal(SIGPIPE, SIG_IGN);  // a reference that dies is reported, not a silent end of this process
   double budget = 20.0;
   std::string only, deviceName = "cpu";
   int profileSteps = 0;
@@ -362,28 +411,31 @@ int main(int argc, char** argv) {
     }
     std::vector<std::unique_ptr<EagerReference>> refs;
     if (device.is_cpu()) {
-      for (const std::vector<std::string>& environment :
-           {std::vector<std::string>{},
+      try {
+        refs.push_back(std::make_unique<EagerReference>(s, std::vector<std::string>{}, "eager reference"));
+        refs.push_back(std::make_unique<EagerReference>(
+            s,
             std::vector<std::string>{"MALLOC_MMAP_THRESHOLD_=2147483647", "MALLOC_TRIM_THRESHOLD_=2147483647",
-                                     "MALLOC_ARENA_MAX=1"}}) {
-        refs.push_back(EagerReference::start(s, environment));
-        if (!refs.back()) {
-          std::printf("(the eager reference did not start: %s with torch is needed)\n", NF_REFERENCE_PYTHON);
-          refs.clear();
-          break;
-        }
+                                     "MALLOC_ARENA_MAX=1"},
+            "eager reference with the engine's allocator setting"));
+      } catch (const std::exception& e) {
+        std::printf("(no eager reference: %s; it needs %s with torch)\n", e.what(), NF_REFERENCE_PYTHON);
+        refs.clear();
       }
     }
     Lockstep forward(0), train(0);
-    {
-      nf::CausalLM model = nf::makeModel(c);
-      model->to(device);
-      const auto tokens = torch::randint(0, s.vocab, {s.batch, s.seq}, torch::kLong).to(device);
-      forward = forwardInLockstep(*model, tokens, refs, budget);
-    }
-    {
+    try {
+      {
+        nf::CausalLM model = nf::makeModel(c);
+        model->to(device);
+        const auto tokens = torch::randint(0, s.vocab, {s.batch, s.seq}, torch::kLong).to(device);
+        forward = forwardInLockstep(*model, tokens, refs, budget);
+      }
       auto trainer = startTrainer(s, c, deviceName, work);
       train = trainingInLockstep(*trainer, work + "/run", tokensPerStep, refs, budget);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "bench_model: %s\n", e.what());
+      return 1;
     }
     fs::remove_all(work);
 

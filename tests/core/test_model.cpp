@@ -206,45 +206,58 @@ TEST_CASE(logits_at_one_position_are_that_slice_of_all_logits) {
 }
 
 // The CPU's per-head attention against the definition softmax(q·kᵀ/√dh + causal mask)·v written here with
-// explicit loops over positions, in float64: values and the gradients of q, k and v, for heads that are
-// strided views of one fused projection, as the blocks pass them.
+// explicit loops over positions, in float64: values and the gradients of q, k and v, for heads laid out as
+// the families pass them — strided views of one fused projection (GPT-2), contiguous [B, H, T, dh] (grouped
+// keys repeated for LLaMA) — and heads whose dh stride is not 1.
 TEST_CASE(attention_by_head_matches_the_definition_with_gradients) {
   torch::manual_seed(7);
-  for (const int64_t T : {1, 2, 9}) {
-    const int64_t B = 2, H = 3, dh = 4, D = H * dh;
-    const auto opts = torch::TensorOptions().dtype(torch::kFloat64);
-    const torch::Tensor qkv = torch::randn({B, T, 3 * D}, opts).requires_grad_();
-    const auto parts = qkv.split(D, -1);
-    auto heads = [&](const torch::Tensor& t) { return t.view({B, T, H, dh}).transpose(1, 2); };
-    const torch::Tensor q = heads(parts[0]), k = heads(parts[1]), v = heads(parts[2]);
+  enum Layout { FusedProjection, Contiguous, StridedDh };
+  for (const Layout layout : {FusedProjection, Contiguous, StridedDh})
+    for (const int64_t T : {1, 2, 9}) {
+      const int64_t B = 2, H = 3, dh = 4, D = H * dh;
+      const auto opts = torch::TensorOptions().dtype(torch::kFloat64);
+      const torch::Tensor source =
+          torch::randn({B, T, layout == StridedDh ? 6 * D : 3 * D}, opts).requires_grad_();
+      const torch::Tensor qkv = layout == StridedDh ? source.slice(-1, 0, 6 * D, 2) : source;
+      const auto parts = qkv.split(D, -1);
+      auto heads = [&](const torch::Tensor& t) {
+        const torch::Tensor h = t.unflatten(-1, {H, dh}).transpose(1, 2);
+        return layout == Contiguous ? h.contiguous() : h;
+      };
+      const torch::Tensor q = heads(parts[0]), k = heads(parts[1]), v = heads(parts[2]);
 
-    std::vector<torch::Tensor> rows;  // reference z[b, h, t] = Σ_{s ≤ t} softmax_s(q_t·k_s/√dh) v_s
-    for (int64_t t = 0; t < T; ++t) {
-      const torch::Tensor qt = q.select(2, t).unsqueeze(2), seen = k.narrow(2, 0, t + 1);
-      const torch::Tensor weights = ((qt * seen).sum(-1) / std::sqrt(double(dh))).softmax(-1);  // [B, H, t+1]
-      rows.push_back((weights.unsqueeze(-1) * v.narrow(2, 0, t + 1)).sum(2));
+      std::vector<torch::Tensor> rows;  // reference z[b, h, t] = Σ_{s ≤ t} softmax_s(q_t·k_s/√dh) v_s
+      for (int64_t t = 0; t < T; ++t) {
+        const torch::Tensor qt = q.select(2, t).unsqueeze(2), seen = k.narrow(2, 0, t + 1);
+        const torch::Tensor weights =
+            ((qt * seen).sum(-1) / std::sqrt(double(dh))).softmax(-1);  // [B, H, t+1]
+        rows.push_back((weights.unsqueeze(-1) * v.narrow(2, 0, t + 1)).sum(2));
+      }
+      const torch::Tensor reference = torch::stack(rows, 2);
+      const torch::Tensor ours = causalAttentionByHead(q, k, v);
+      const std::string where = "layout " + std::to_string(layout) + ", T " + std::to_string(T);
+      REQUIRE(ours.sizes() == reference.sizes());
+      REQUIRE_MSG(maxAbsDiff(ours, reference) < 1e-12, where << ": " << maxAbsDiff(ours, reference));
+      REQUIRE_MSG(ours.transpose(1, 2).is_contiguous(), "heads merge back without a copy");
+
+      const torch::Tensor weights = torch::randn(reference.sizes(), opts);
+      const torch::Tensor gradOurs = torch::autograd::grad({(ours * weights).sum()}, {source})[0];
+      const torch::Tensor gradReference = torch::autograd::grad({(reference * weights).sum()}, {source})[0];
+      REQUIRE_MSG(maxAbsDiff(gradOurs, gradReference) < 1e-12,
+                  where << ": gradient " << maxAbsDiff(gradOurs, gradReference));
+      // Not vacuous: v always gets a gradient; q and k too once a query sees more than one key.
+      const auto grads = (layout == StridedDh ? gradOurs.slice(-1, 0, 6 * D, 2) : gradOurs).split(D, -1);
+      REQUIRE_MSG(grads[2].abs().max().item<double>() > 1e-3, where);
+      for (int i : {0, 1}) REQUIRE_MSG((grads[i].abs().max().item<double>() > 1e-3) == (T > 1), where);
     }
-    const torch::Tensor reference = torch::stack(rows, 2);
-    const torch::Tensor ours = causalAttentionByHead(q, k, v);
-    REQUIRE(ours.sizes() == reference.sizes());
-    REQUIRE_MSG(maxAbsDiff(ours, reference) < 1e-12, "T " << T << ": " << maxAbsDiff(ours, reference));
-    REQUIRE_MSG(ours.transpose(1, 2).is_contiguous(), "heads merge back without a copy");
-
-    const torch::Tensor weights = torch::randn(reference.sizes(), opts);
-    const torch::Tensor gradOurs = torch::autograd::grad({(ours * weights).sum()}, {qkv})[0];
-    const torch::Tensor gradReference = torch::autograd::grad({(reference * weights).sum()}, {qkv})[0];
-    REQUIRE_MSG(maxAbsDiff(gradOurs, gradReference) < 1e-12,
-                "T " << T << ": gradient " << maxAbsDiff(gradOurs, gradReference));
-    REQUIRE(gradOurs.abs().max().item<double>() > 1e-3);  // not vacuous: q, k and v all get gradients
-    for (const torch::Tensor& part : gradOurs.split(D, -1))
-      REQUIRE(part.abs().max().item<double>() > 1e-3 || T == 1);
-  }
   // float32, the training dtype, within its rounding against the same definition in float64.
   const torch::Tensor q = torch::randn({2, 4, 33, 8}), k = torch::randn({2, 4, 33, 8}),
                       v = torch::randn({2, 4, 33, 8});
   const torch::Tensor inDouble =
       causalPattern(q.to(torch::kFloat64), k.to(torch::kFloat64)).matmul(v.to(torch::kFloat64));
   REQUIRE(maxAbsDiff(causalAttentionByHead(q, k, v), inDouble) < 1e-5);
+  // Mixed dtypes are refused by name rather than deep inside a product.
+  REQUIRE_THROWS_WITH(causalAttentionByHead(q, k.to(torch::kFloat64), v), "one floating dtype");
 }
 
 TEST_MAIN()

@@ -6,8 +6,9 @@ the same calls: a forward pass under no_grad, and a training step (forward, cros
 gradient clipping at 1, AdamW).
 
 It runs in lockstep with the benchmark, so both sides are timed under the same load of a shared machine:
-after building the model and running each call once, it prints "ready"; then each line it reads, "forward"
-or "train", runs that call once and answers with its seconds. It ends at the end of its input.
+after building the model and running each call once, it prints a JSON object with "ready": true; then
+each line it reads, "forward" or "train", runs that call once and answers with its seconds. It ends at the
+end of its input.
 
 usage: bench_eager.py LAYERS HEADS D_MODEL CONTEXT VOCAB BATCH SEQ
 """

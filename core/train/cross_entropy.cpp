@@ -58,6 +58,10 @@ struct UnembeddedCrossEntropy : torch::autograd::Function<UnembeddedCrossEntropy
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list outputGrads) {
+    // The gradients were computed in forward, outside any graph: there is nothing to differentiate again.
+    TORCH_CHECK(
+        !torch::GradMode::is_enabled(),
+        "unembeddedCrossEntropy has no double backward (create_graph): use cross_entropy over the logits");
     const torch::Tensor& scale = outputGrads[0];  // 1 when the loss is what backward() starts from
     auto scaled = [&](const char* name) {
       // Taken out of the context, so autograd can adopt the tensor as the parameter's gradient instead of

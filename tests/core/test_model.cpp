@@ -256,7 +256,12 @@ TEST_CASE(attention_by_head_matches_the_definition_with_gradients) {
   const torch::Tensor inDouble =
       causalPattern(q.to(torch::kFloat64), k.to(torch::kFloat64)).matmul(v.to(torch::kFloat64));
   REQUIRE(maxAbsDiff(causalAttentionByHead(q, k, v), inDouble) < 1e-5);
-  // Mixed dtypes are refused by name rather than deep inside a product.
+  // A second derivative is refused by name rather than deep inside a product, and so are mixed dtypes.
+  const torch::Tensor qg = q.clone().requires_grad_();
+  REQUIRE_THROWS_WITH(
+      torch::autograd::grad({causalAttentionByHead(qg, k, v).sum()}, {qg}, {}, /*retain_graph=*/true,
+                            /*create_graph=*/true),
+      "no double backward");
   REQUIRE_THROWS_WITH(causalAttentionByHead(q, k.to(torch::kFloat64), v), "one floating dtype");
 }
 

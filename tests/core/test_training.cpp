@@ -520,6 +520,10 @@ TEST_CASE(fused_cross_entropy_matches_cross_entropy_over_the_logits) {
                 loss.item<double>() << " vs " << lossRef.item<double>());
     REQUIRE_MSG(relative(h.grad(), hRef.grad()) <= tolerance, relative(h.grad(), hRef.grad()));
     REQUIRE_MSG(relative(w.grad(), wRef.grad()) <= tolerance, relative(w.grad(), wRef.grad()));
+    // A second derivative would silently be zero: it is refused instead.
+    REQUIRE_THROWS_WITH(torch::autograd::grad({unembeddedCrossEntropy(h, w, targets)}, {h}, {},
+                                              /*retain_graph=*/true, /*create_graph=*/true),
+                        "no double backward");
     torch::NoGradGuard noGrad;  // without gradients: the same value
     REQUIRE(relative(unembeddedCrossEntropy(h0, w0, targets), lossRef.detach()) <= tolerance);
   }

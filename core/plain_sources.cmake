@@ -36,6 +36,7 @@ set(NF_CORE_PLAIN_SOURCES
   distributed/worker_environment.cpp
   analysis/analysis_header.cpp
   util/allocator.cpp
+  util/child_process.cpp
 )
 # tokenizer.json and tokenizer.model (NF_TOKENIZER_FORMATS, top-level CMakeLists.txt).
 set(NF_CORE_TOKENIZER_SOURCES text/regex.cpp text/hf_tokenizer.cpp text/sentencepiece_tokenizer.cpp)

@@ -13,7 +13,7 @@
 #include <thread>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
-extern char** environ;
+#include "util/child_process.h"
 
 namespace nf {
 namespace {
@@ -28,45 +28,13 @@ extern "C" void passSignalOn(int signal) {
     if (const pid_t pid = g_workers[i].load(); pid > 0) ::kill(pid, signal);
 }
 
-// This process's environment without torchrun's variables, plus those of worker `rank`.
+// This process's environment with torchrun's variables set for worker `rank`.
 std::vector<std::string> workerEnvironment(int rank, int workers, int port) {
-  static const char* const kOwn[] = {"RANK=",
-                                     "WORLD_SIZE=",
-                                     "LOCAL_RANK=",
-                                     "LOCAL_WORLD_SIZE=",
-                                     "MASTER_ADDR=",
-                                     "MASTER_PORT=",
-                                     "TORCHELASTIC_USE_AGENT_STORE=",
-                                     "TORCHELASTIC_RESTART_COUNT="};
-  std::vector<std::string> variables;
-  for (char** e = environ; *e; ++e) {
-    bool own = false;
-    for (const char* prefix : kOwn) own = own || std::strncmp(*e, prefix, std::strlen(prefix)) == 0;
-    if (!own) variables.emplace_back(*e);
-  }
-  for (const char* name : {"RANK=", "LOCAL_RANK="}) variables.push_back(name + std::to_string(rank));
-  for (const char* name : {"WORLD_SIZE=", "LOCAL_WORLD_SIZE="})
-    variables.push_back(name + std::to_string(workers));
-  variables.push_back("MASTER_ADDR=127.0.0.1");
-  variables.push_back("MASTER_PORT=" + std::to_string(port));
-  variables.push_back("TORCHELASTIC_USE_AGENT_STORE=True");
-  variables.push_back("TORCHELASTIC_RESTART_COUNT=0");
-  return variables;
-}
-
-std::vector<char*> pointers(std::vector<std::string>& texts) {
-  std::vector<char*> p;
-  for (auto& t : texts) p.push_back(t.data());
-  p.push_back(nullptr);
-  return p;
-}
-
-std::string howItEnded(int status) {
-  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status))
-    return "was killed by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) +
-           ")";
-  return "ended with wait status " + std::to_string(status);
+  return environmentWith({"RANK=" + std::to_string(rank), "LOCAL_RANK=" + std::to_string(rank),
+                          "WORLD_SIZE=" + std::to_string(workers),
+                          "LOCAL_WORLD_SIZE=" + std::to_string(workers), "MASTER_ADDR=127.0.0.1",
+                          "MASTER_PORT=" + std::to_string(port), "TORCHELASTIC_USE_AGENT_STORE=True",
+                          "TORCHELASTIC_RESTART_COUNT=0"});
 }
 
 }  // namespace

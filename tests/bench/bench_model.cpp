@@ -28,8 +28,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-extern char** environ;
-
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -52,6 +50,7 @@ extern char** environ;
 #include "run/run_directory.h"
 #include "train/trainer.h"
 #include "util/allocator.h"
+#include "util/child_process.h"
 
 namespace fs = std::filesystem;
 
@@ -73,15 +72,6 @@ double median(std::vector<double> values) {
   return values.empty() ? 0 : values[values.size() / 2];
 }
 
-// How a child process ended, for messages.
-std::string howItEnded(pid_t pid) {
-  int status = 0;
-  if (::waitpid(pid, &status, 0) != pid) return "unknown";
-  if (WIFEXITED(status)) return "exit status " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status));
-  return "status " + std::to_string(status);
-}
-
 // The eager reference (tests/reference/bench_eager.py) as a child process that runs one call per request.
 class EagerReference {
  public:
@@ -92,18 +82,7 @@ class EagerReference {
     std::vector<std::string> args = {NF_REFERENCE_PYTHON, std::string(NF_REFERENCE_DIR) + "/bench_eager.py"};
     for (int v : {s.layers, s.heads, s.dModel, s.context, s.vocab, s.batch, s.seq})
       args.push_back(std::to_string(v));
-    std::vector<std::string> env = environment;
-    for (char** e = environ; *e; ++e) {
-      const std::string entry = *e;
-      const std::string name = entry.substr(0, entry.find('=') + 1);
-      if (std::none_of(environment.begin(), environment.end(),
-                       [&](const std::string& set) { return set.rfind(name, 0) == 0; }))
-        env.push_back(entry);
-    }
-    std::vector<char*> argv, envp;
-    for (auto& a : args) argv.push_back(a.data());
-    for (auto& e : env) envp.push_back(e.data());
-    argv.push_back(nullptr), envp.push_back(nullptr);
+    std::vector<std::string> env = nf::environmentWith(environment);
     // Close-on-exec: a second reference must not inherit this one's pipes, or neither would see its input
     // end.
     int toChild[2] = {-1, -1}, fromChild[2] = {-1, -1};
@@ -116,7 +95,8 @@ class EagerReference {
     posix_spawn_file_actions_init(&files);
     posix_spawn_file_actions_adddup2(&files, toChild[0], STDIN_FILENO);
     posix_spawn_file_actions_adddup2(&files, fromChild[1], STDOUT_FILENO);
-    const int error = ::posix_spawnp(&m_pid, argv[0], &files, nullptr, argv.data(), envp.data());
+    const int error = ::posix_spawnp(&m_pid, args[0].c_str(), &files, nullptr, nf::pointers(args).data(),
+                                     nf::pointers(env).data());
     posix_spawn_file_actions_destroy(&files);
     ::close(toChild[0]), ::close(fromChild[1]);
     if (error != 0) {
@@ -147,7 +127,6 @@ class EagerReference {
   }
 
   const nlohmann::json& info() const { return m_info; }
-  const std::string& name() const { return m_name; }
 
  private:
   std::string readLine() {
@@ -160,14 +139,15 @@ class EagerReference {
     if (m_in) std::fclose(m_in), m_in = nullptr;
     if (m_out) std::fclose(m_out), m_out = nullptr;
     if (m_pid <= 0) return "";
-    const pid_t pid = m_pid;
+    int status = 0;
+    const bool waited = ::waitpid(m_pid, &status, 0) == m_pid;
     m_pid = -1;
-    return howItEnded(pid);
+    return waited ? nf::howItEnded(status) : "ended, how is unknown";
   }
 
   [[noreturn]] void fail(const std::string& what) {
     const std::string ended = stop();
-    throw std::runtime_error(m_name + ": " + what + (ended.empty() ? "" : " (" + ended + ")"));
+    throw std::runtime_error(m_name + ": " + what + (ended.empty() ? "" : " — it " + ended));
   }
 
   std::string m_name;

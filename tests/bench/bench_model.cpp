@@ -72,6 +72,16 @@ double median(std::vector<double> values) {
   return values.empty() ? 0 : values[values.size() / 2];
 }
 
+// Calls `round` until the budget is spent, at least three times.
+template <typename F>
+void roundsUntilSpent(double budget, F&& round) {
+  const auto start = std::chrono::steady_clock::now();
+  for (int rounds = 0;
+       rounds < 3 || std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < budget;
+       ++rounds)
+    round();
+}
+
 // The eager reference (tests/reference/bench_eager.py) as a child process that runs one call per request.
 class EagerReference {
  public:
@@ -274,14 +284,12 @@ Lockstep forwardInLockstep(nf::CausalLMImpl& model, const torch::Tensor& tokens,
   };
   call();
   Lockstep times(refs.size());
-  const auto start = std::chrono::steady_clock::now();
-  while (times.engine.size() < 3 ||
-         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < budget) {
+  roundsUntilSpent(budget, [&] {
     const auto t0 = std::chrono::steady_clock::now();
     call();
     times.engine.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     times.referencesCall(refs, "forward");
-  }
+  });
   return times;
 }
 
@@ -326,12 +334,10 @@ std::pair<double, double> attentionMilliseconds(const Shape& s, const torch::Dev
   };
   call(true), call(false);
   std::vector<double> engine, math;
-  const auto start = std::chrono::steady_clock::now();
-  while (engine.size() < 3 ||
-         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < budget) {
+  roundsUntilSpent(budget, [&] {
     engine.push_back(call(true));
     math.push_back(call(false));
-  }
+  });
   return {median(engine), median(math)};
 }
 

@@ -8,8 +8,8 @@
 
 #include "io/atomic_file.h"
 #include "model/family.h"
+#include "model/gelu.h"
 #include "model/norm.h"
-#include "model/torch_compat.h"
 
 namespace nf {
 Conv1DImpl::Conv1DImpl(int64_t in, int64_t out) {
@@ -115,7 +115,7 @@ torch::Tensor GPT2Impl::block(int layer, torch::Tensor x, const torch::Tensor& t
   // MLP.
   auto pre = visit(hooks, HookPoint::mlpPre(layer),
                    blk->mlp->c_fc(norm({SiteKind::Mlp, layer}, blk->ln_2, x, tokens, hooks)));
-  auto post = visit(hooks, HookPoint::mlpPost(layer), torch::gelu(pre, "tanh"));
+  auto post = visit(hooks, HookPoint::mlpPost(layer), geluTanh(pre));
   auto mlpOut = visit(hooks, HookPoint::mlpOut(layer), blk->mlp->c_proj(post));
   return visit(hooks, HookPoint::residPost(layer), x + mlpOut);
 }

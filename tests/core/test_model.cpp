@@ -1,6 +1,7 @@
 // GPT-2 forward pass against the independent Python reference, for every normalization kind.
 #include "fixtures.h"
 #include "model/attention.h"
+#include "model/gelu.h"
 
 using namespace nf;
 using namespace nf::test;
@@ -263,6 +264,54 @@ TEST_CASE(attention_by_head_matches_the_definition_with_gradients) {
                             /*create_graph=*/true),
       "no double backward");
   REQUIRE_THROWS_WITH(causalAttentionByHead(q, k.to(torch::kFloat64), v), "one floating dtype");
+}
+
+// GPT-2's activation against its definition, 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), in float64.
+TEST_CASE(gelu_tanh_matches_its_definition_with_gradients) {
+  torch::manual_seed(3);
+  // Every range the kernel treats differently: near zero, the bulk, tails where σ saturates and clamps.
+  const torch::Tensor x =
+      torch::cat({torch::randn({4096}), torch::randn({4096}) * 6, torch::linspace(-100, 100, 2000),
+                  torch::tensor({0.0f, -0.0f, 1e-30f, -1e-30f, 88.0f, -88.0f, 1e6f, -1e6f})})
+          .view({-1, 8})
+          .t();  // not contiguous: the kernel takes a copy
+  auto definition = [](const torch::Tensor& t) {
+    return 0.5 * t * (1 + torch::tanh(std::sqrt(2 / M_PI) * (t + 0.044715 * t.pow(3))));
+  };
+  const torch::Tensor x64 = x.to(torch::kFloat64).requires_grad_();
+  const torch::Tensor expected = definition(x64);
+  const torch::Tensor xf = x.clone().requires_grad_();
+  const torch::Tensor ours = geluTanh(xf);
+  REQUIRE(ours.scalar_type() == torch::kFloat && ours.sizes() == x.sizes());
+  // float32 rounding: a few ulp of the output's scale, the input's; a wrong constant is off by 1e-4 or more.
+  const torch::Tensor scale = x64.detach().abs().clamp_min(1);
+  const double valueError = ((ours.to(torch::kFloat64) - expected).abs() / scale).max().item<double>();
+  REQUIRE_MSG(valueError < 5e-7, "value error " << valueError);
+
+  const torch::Tensor upstream = torch::randn(x.sizes());
+  const torch::Tensor gradOurs = torch::autograd::grad({ours}, {xf}, {upstream})[0];
+  const torch::Tensor gradExpected =
+      torch::autograd::grad({expected}, {x64}, {upstream.to(torch::kFloat64)}, /*retain_graph=*/true)[0];
+  const double gradError =
+      ((gradOurs.to(torch::kFloat64) - gradExpected).abs() / (upstream.to(torch::kFloat64).abs() + 1e-3))
+          .max()
+          .item<double>();
+  REQUIRE_MSG(gradError < 1e-6, "gradient error " << gradError);
+  // LibTorch's own CPU kernel, which the model ran before, agrees within the same rounding.
+  const double againstLibTorch =
+      ((ours - torch::gelu(x, "tanh")).to(torch::kFloat64).abs() / scale).max().item<double>();
+  REQUIRE_MSG(againstLibTorch < 5e-7, "against torch::gelu " << againstLibTorch);
+
+  // NaN stays NaN (divergence checks rely on it).
+  REQUIRE(torch::isnan(geluTanh(torch::tensor({NAN}))).all().item<bool>());
+  // The second derivative (create_graph) is LibTorch's, and float64 runs LibTorch's kernel outright.
+  const torch::Tensor small = torch::randn({64}).requires_grad_();
+  const torch::Tensor first = torch::autograd::grad({geluTanh(small).sum()}, {small}, {}, true, true)[0];
+  const torch::Tensor second = torch::autograd::grad({first.sum()}, {small})[0];
+  const torch::Tensor firstRef =
+      torch::autograd::grad({torch::gelu(small, "tanh").sum()}, {small}, {}, true, true)[0];
+  REQUIRE(maxAbsDiff(second, torch::autograd::grad({firstRef.sum()}, {small})[0]) < 1e-6);
+  REQUIRE(maxAbsDiff(geluTanh(x64.detach()), expected) < 1e-12);
 }
 
 TEST_MAIN()

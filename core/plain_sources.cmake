@@ -9,6 +9,7 @@ set(NF_CORE_PLAIN_SOURCES
   model/config.cpp
   model/family.cpp
   model/norm_state.cpp
+  model/attention_kernel.cpp
   text/unicode.cpp
   text/pretokenizer.cpp
   text/tokenizer.cpp
@@ -37,6 +38,7 @@ set(NF_CORE_PLAIN_SOURCES
   analysis/analysis_header.cpp
   util/allocator.cpp
   util/child_process.cpp
+  util/blas_threads.cpp
 )
 # tokenizer.json and tokenizer.model (NF_TOKENIZER_FORMATS, top-level CMakeLists.txt).
 set(NF_CORE_TOKENIZER_SOURCES text/regex.cpp text/hf_tokenizer.cpp text/sentencepiece_tokenizer.cpp)

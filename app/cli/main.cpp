@@ -20,6 +20,7 @@
 #include "options.h"
 #include "train/trainer.h"
 #include "util/allocator.h"
+#include "util/blas_threads.h"
 
 namespace nf::cli {
 
@@ -248,6 +249,7 @@ void onRun(CLI::App& command, std::function<int()> work) { works()[&command] = s
 int main(int argc, char** argv) {
   using namespace nf::cli;
   nf::keepFreedMemoryForReuse();  // before any thread starts
+  nf::letIdleBlasThreadsSleep();
   CLI::App app(
       "NormFree Workbench, headless: remove LayerNorm from GPT-2, Pythia and LLaMA-family models and "
       "inspect the result.",

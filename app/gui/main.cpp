@@ -13,9 +13,11 @@
 #include "screenshot_tour.h"
 #include "serve/steering_client.h"
 #include "util/allocator.h"
+#include "util/blas_threads.h"
 
 int main(int argc, char** argv) {
   nf::keepFreedMemoryForReuse();  // before any thread starts
+  nf::letIdleBlasThreadsSleep();
   QApplication app(argc, argv);
   QApplication::setOrganizationName("NormFree");
   QApplication::setApplicationName("NormFree Workbench");

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "model/attention_kernel.h"
+#include "model/cpu_threads.h"
 #include "model/torch_compat.h"
 
 namespace nf {
@@ -31,12 +33,45 @@ void product(torch::Tensor out, const torch::Tensor& a, const torch::Tensor& b, 
   at::addmm_out(out, out, a, b, /*beta=*/0, alpha);
 }
 
+// Where attention_kernel runs: float32 heads of a size it is compiled for, contiguous along dh.
+bool kernelApplies(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v) {
+  return q.scalar_type() == torch::kFloat && attention_kernel::supportsHeadSize(q.size(3)) &&
+         q.stride(3) == 1 && k.stride(3) == 1 && v.stride(3) == 1;
+}
+
+// Head (b, h) of a [B, H, T, dh] tensor, or of a [B, T, H, dh] tensor, as the kernel reads it.
+attention_kernel::HeadRows rowsOf(const torch::Tensor& t, int64_t b, int64_t h) {
+  return {t.data_ptr<float>() + b * t.stride(0) + h * t.stride(1), t.stride(2)};
+}
+attention_kernel::HeadRows rowsOfTokenMajor(const torch::Tensor& t, int64_t b, int64_t h) {
+  return {t.data_ptr<float>() + b * t.stride(0) + h * t.stride(2), t.stride(1)};
+}
+
+// Runs `head(b, h)` for every head, spread over the cores.
+template <typename Head>
+void forEachHead(int64_t B, int64_t H, const Head& head) {
+  forEachPart(B * H, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) head(i / H, i % H);
+  });
+}
+
 struct CausalAttentionByHead : torch::autograd::Function<CausalAttentionByHead> {
   // q, k, v [B, H, T, dh]; returns z [B, T, H, dh], contiguous.
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& q, const torch::Tensor& k,
                                const torch::Tensor& v) {
     const int64_t B = q.size(0), H = q.size(1), T = q.size(2), dh = q.size(3);
     const double scale = scoreScale(q);
+    if (kernelApplies(q, k, v)) {
+      const int64_t Tp = attention_kernel::patternLength(T);
+      torch::Tensor pattern = at::empty({B, H, Tp, Tp}, q.options());
+      torch::Tensor z = at::empty({B, T, H, dh}, q.options());
+      forEachHead(B, H, [&](int64_t b, int64_t h) {
+        attention_kernel::forward(T, dh, static_cast<float>(scale), rowsOf(q, b, h), rowsOf(k, b, h),
+                                  rowsOf(v, b, h), rowsOf(pattern, b, h).data, rowsOfTokenMajor(z, b, h));
+      });
+      ctx->save_for_backward({q, k, v, pattern});
+      return z;
+    }
     torch::Tensor pattern = at::empty({B, H, T, T}, q.options());
     torch::Tensor z = at::empty({B, T, H, dh}, q.options());
     for (int64_t b = 0; b < B; ++b)
@@ -58,7 +93,17 @@ struct CausalAttentionByHead : torch::autograd::Function<CausalAttentionByHead> 
     const double scale = scoreScale(q);
     const torch::Tensor gradZ = outputGrads[0].contiguous();  // [B, T, H, dh]
     torch::Tensor gradQ = at::empty({B, T, H, dh}, q.options()), gradK = at::empty_like(gradQ),
-                  gradV = at::empty_like(gradQ), gradPattern = at::empty_like(pattern);
+                  gradV = at::empty_like(gradQ);
+    if (kernelApplies(q, k, v)) {
+      forEachHead(B, H, [&](int64_t b, int64_t h) {
+        attention_kernel::backward(T, dh, static_cast<float>(scale), rowsOf(q, b, h), rowsOf(k, b, h),
+                                   rowsOf(v, b, h), rowsOf(pattern, b, h).data, rowsOfTokenMajor(gradZ, b, h),
+                                   rowsOfTokenMajor(gradQ, b, h), rowsOfTokenMajor(gradK, b, h),
+                                   rowsOfTokenMajor(gradV, b, h));
+      });
+      return {gradQ.transpose(1, 2), gradK.transpose(1, 2), gradV.transpose(1, 2)};
+    }
+    torch::Tensor gradPattern = at::empty_like(pattern);
     for (int64_t b = 0; b < B; ++b)
       for (int64_t h = 0; h < H; ++h) {
         const torch::Tensor gz = headOfTokenMajor(gradZ, b, h);

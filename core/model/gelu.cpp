@@ -1,44 +1,13 @@
 #include "model/gelu.h"
 
-#include <ATen/Parallel.h>
-
-#include <algorithm>
 #include <cstdint>
-#include <cstring>
+
+#include "model/cpu_threads.h"
+#include "util/vector_math.h"
 
 namespace nf {
 
 namespace {
-
-// Written as plain loops the compiler vectorizes, once per instruction set, chosen at load time (GCC's
-// target_clones): the build itself stays portable.
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
-#define NF_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define NF_VECTOR_CLONES
-#endif
-
-// e^x in float32 for the sigmoid below, branch-free so that it vectorizes: x = n·ln 2 + r with |r| ≤ ln2/2,
-// e^r by Cephes' expf polynomial (about one ulp), 2ⁿ written into the exponent bits. x is clamped to where
-// e^x is a normal float; NaN passes through.
-inline float exponential(float x) {
-  constexpr float kLog2e = 1.44269504088896341f, kLn2High = 0.693359375f, kLn2Low = -2.12194440e-4f;
-  constexpr float kRoundToInteger = 12582912.0f;  // 1.5·2²³: adding and subtracting it rounds to an integer
-  x = std::min(std::max(x, -87.0f), 88.0f);
-  const float n = (x * kLog2e + kRoundToInteger) - kRoundToInteger;
-  const float r = x - n * kLn2High - n * kLn2Low;
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * r * r + r + 1.0f;
-  const int32_t exponentBits = (static_cast<int32_t>(n) + 127) << 23;
-  float twoToN;
-  std::memcpy(&twoToN, &exponentBits, sizeof twoToN);
-  return p * twoToN;
-}
 
 // 2u = x·(kLinear + kCubic·x²).
 constexpr float kLinear = 1.5957691216057308f;  // 2·√(2/π)
@@ -63,10 +32,10 @@ NF_VECTOR_CLONES void geluBackward(const float* __restrict grad, const float* __
   }
 }
 
-// Runs `kernel(begin, end)` over [0, n) on ATen's intra-op threads, in chunks that stream through the cache.
+// Runs `kernel(begin, end)` over [0, n), spread over the cores in chunks of at least 64k values.
 template <typename Kernel>
 void inChunks(int64_t n, const Kernel& kernel) {
-  at::parallel_for(0, n, int64_t{1} << 15, kernel);
+  forEachPart(n, int64_t{1} << 16, kernel);
 }
 
 using torch::autograd::AutogradContext;

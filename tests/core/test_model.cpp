@@ -1,7 +1,14 @@
 // GPT-2 forward pass against the independent Python reference, for every normalization kind.
+#include <dlfcn.h>
+
+#include <atomic>
+#include <cstdlib>
+
 #include "fixtures.h"
 #include "model/attention.h"
+#include "model/cpu_threads.h"
 #include "model/gelu.h"
+#include "util/blas_threads.h"
 
 using namespace nf;
 using namespace nf::test;
@@ -264,6 +271,67 @@ TEST_CASE(attention_by_head_matches_the_definition_with_gradients) {
                             /*create_graph=*/true),
       "no double backward");
   REQUIRE_THROWS_WITH(causalAttentionByHead(q, k.to(torch::kFloat64), v), "one floating dtype");
+}
+
+// float32 heads of the sizes GPT-2, Pythia and LLaMA use run a kernel of their own (model/attention_kernel.h)
+// with T padded to its blocks: values and gradients against the definition in float64, within float32
+// rounding, for lengths on and off the blocks.
+TEST_CASE(attention_kernel_matches_the_definition_in_float32) {
+  torch::manual_seed(11);
+  for (const int64_t dh : {16, 32, 64, 80, 128})
+    for (const int64_t T : {1, 5, 16, 17, 33}) {
+      const int64_t B = 2, H = 3, D = H * dh;
+      const torch::Tensor source = torch::randn({B, T, 3 * D}).requires_grad_();  // a fused projection
+      const torch::Tensor source64 = source.detach().to(torch::kFloat64).requires_grad_();
+      auto heads = [&](const torch::Tensor& qkv, int part) {
+        return qkv.split(D, -1)[part].unflatten(-1, {H, dh}).transpose(1, 2);
+      };
+      const torch::Tensor ours = causalAttentionByHead(heads(source, 0), heads(source, 1), heads(source, 2));
+      const torch::Tensor reference =
+          causalPattern(heads(source64, 0), heads(source64, 1)).matmul(heads(source64, 2));
+      const std::string where = "dh " + std::to_string(dh) + ", T " + std::to_string(T);
+      REQUIRE_MSG(maxAbsDiff(ours, reference) < 2e-6, where << ": " << maxAbsDiff(ours, reference));
+      const torch::Tensor weights = torch::randn(reference.sizes(), torch::kFloat64);
+      const torch::Tensor grad =
+          torch::autograd::grad({(ours * weights.to(torch::kFloat)).sum()}, {source})[0];
+      const torch::Tensor gradReference = torch::autograd::grad({(reference * weights).sum()}, {source64})[0];
+      const double gradError = maxAbsDiff(grad, gradReference) / gradReference.abs().max().item<double>();
+      REQUIRE_MSG(gradError < 2e-6, where << ": gradient " << gradError);
+      // Each head is computed alone: the same bits on a second call, however the heads were spread.
+      REQUIRE(
+          torch::equal(ours, causalAttentionByHead(heads(source, 0), heads(source, 1), heads(source, 2))));
+    }
+}
+
+// forEachPart: disjoint ranges that cover everything, exceptions reach the caller, nested calls run serially.
+TEST_CASE(cpu_parts_cover_every_item_once_and_report_failures) {
+  for (const int64_t n : {0, 1, 7, 1000}) {
+    std::vector<std::atomic<int>> visits(static_cast<std::size_t>(n));
+    forEachPart(n, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) ++visits[static_cast<std::size_t>(i)];
+      forEachPart(3, 1, [&](int64_t b, int64_t e) { REQUIRE(b == 0 && e == 3); });  // nested: one range
+    });
+    for (const auto& v : visits) REQUIRE(v == 1);
+  }
+  REQUIRE_THROWS_WITH(forEachPart(1000, 1, [](int64_t, int64_t) { throw std::runtime_error("part failed"); }),
+                      "part failed");
+}
+
+// OpenBLAS's workers restarted with a short spin: products stay right, and children see the environment as
+// it was. A spin time the user chose is kept.
+TEST_CASE(idle_blas_threads_setting_keeps_products_and_environment) {
+  const bool applied = letIdleBlasThreadsSleep();
+  REQUIRE(std::getenv("OPENBLAS_THREAD_TIMEOUT") == nullptr);
+  const torch::Tensor a = torch::randn({300, 200}, torch::kFloat64),
+                      b = torch::randn({200, 100}, torch::kFloat64);
+  const torch::Tensor product = a.to(torch::kFloat).mm(b.to(torch::kFloat));
+  REQUIRE(maxAbsDiff(product, a.mm(b)) < 1e-4);
+  setenv("OPENBLAS_THREAD_TIMEOUT", "20", 1);
+  REQUIRE(!letIdleBlasThreadsSleep());
+  REQUIRE(std::string(std::getenv("OPENBLAS_THREAD_TIMEOUT")) == "20");
+  unsetenv("OPENBLAS_THREAD_TIMEOUT");
+  // Debian's LibTorch runs on OpenBLAS: where it does, the setting applies.
+  if (dlsym(RTLD_DEFAULT, "openblas_read_env") != nullptr) REQUIRE(applied);
 }
 
 // GPT-2's activation against its definition, 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), in float64.

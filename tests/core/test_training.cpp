@@ -526,6 +526,12 @@ TEST_CASE(fused_cross_entropy_matches_cross_entropy_over_the_logits) {
                         "no double backward");
     torch::NoGradGuard noGrad;  // without gradients: the same value
     REQUIRE(relative(unembeddedCrossEntropy(h0, w0, targets), lossRef.detach()) <= tolerance);
+    // A target outside the vocabulary is refused by name, not read out of bounds.
+    for (const int64_t bad : {V, int64_t{-1}}) {
+      torch::Tensor wrong = targets.clone();
+      wrong[N / 2] = bad;
+      REQUIRE_THROWS_WITH(unembeddedCrossEntropy(h0, w0, wrong), "outside the vocabulary");
+    }
   }
 }
 

@@ -10,6 +10,10 @@ namespace nf::attention_kernel {
 
 namespace {
 
+// The vector type below is only ever passed inside inlined code, so GCC's note that its ABI differs
+// between instruction sets does not apply.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
 // Eight floats as one value (GCC's vector extension): the products below keep their accumulators in
 // registers as these, which plain float arrays did not (the compiler spilled them to the stack).
 typedef float Vec __attribute__((vector_size(32)));
@@ -220,38 +224,39 @@ bool supportsHeadSize(int64_t dh) { return dh == 16 || dh == 32 || dh == 64 || d
 
 int64_t patternLength(int64_t T) { return (T + kBlock - 1) / kBlock * kBlock; }
 
-#define NF_FOR_HEAD_SIZE(dh, call) \
-  switch (dh) {                    \
-    case 16:                       \
-      call(16);                    \
-      break;                       \
-    case 32:                       \
-      call(32);                    \
-      break;                       \
-    case 64:                       \
-      call(64);                    \
-      break;                       \
-    case 80:                       \
-      call(80);                    \
-      break;                       \
-    case 128:                      \
-      call(128);                   \
-      break;                       \
-  }
-
+// One switch per entry point, not a shared helper taking a lambda: a lambda would not be compiled for the
+// clone's instruction set.
 NF_VECTOR_CLONES void forward(int64_t T, int64_t dh, float scale, HeadRows q, HeadRows k, HeadRows v,
-                              float* pattern, HeadRows z){
-#define NF_FORWARD(DH) forwardHead<DH>(T, scale, q, k, v, pattern, z)
-    NF_FOR_HEAD_SIZE(dh, NF_FORWARD)
-#undef NF_FORWARD
+                              float* pattern, HeadRows z) {
+  switch (dh) {
+    case 16:
+      return forwardHead<16>(T, scale, q, k, v, pattern, z);
+    case 32:
+      return forwardHead<32>(T, scale, q, k, v, pattern, z);
+    case 64:
+      return forwardHead<64>(T, scale, q, k, v, pattern, z);
+    case 80:
+      return forwardHead<80>(T, scale, q, k, v, pattern, z);
+    case 128:
+      return forwardHead<128>(T, scale, q, k, v, pattern, z);
+  }
 }
 
-NF_VECTOR_CLONES
-    void backward(int64_t T, int64_t dh, float scale, HeadRows q, HeadRows k, HeadRows v,
-                  const float* pattern, HeadRows gradZ, HeadRows gradQ, HeadRows gradK, HeadRows gradV) {
-#define NF_BACKWARD(DH) backwardHead<DH>(T, scale, q, k, v, pattern, gradZ, gradQ, gradK, gradV)
-  NF_FOR_HEAD_SIZE(dh, NF_BACKWARD)
-#undef NF_BACKWARD
+NF_VECTOR_CLONES void backward(int64_t T, int64_t dh, float scale, HeadRows q, HeadRows k, HeadRows v,
+                               const float* pattern, HeadRows gradZ, HeadRows gradQ, HeadRows gradK,
+                               HeadRows gradV) {
+  switch (dh) {
+    case 16:
+      return backwardHead<16>(T, scale, q, k, v, pattern, gradZ, gradQ, gradK, gradV);
+    case 32:
+      return backwardHead<32>(T, scale, q, k, v, pattern, gradZ, gradQ, gradK, gradV);
+    case 64:
+      return backwardHead<64>(T, scale, q, k, v, pattern, gradZ, gradQ, gradK, gradV);
+    case 80:
+      return backwardHead<80>(T, scale, q, k, v, pattern, gradZ, gradQ, gradK, gradV);
+    case 128:
+      return backwardHead<128>(T, scale, q, k, v, pattern, gradZ, gradQ, gradK, gradV);
+  }
 }
 
 }  // namespace nf::attention_kernel

@@ -29,6 +29,7 @@ set(NF_CORE_PLAIN_SOURCES
   schedule/schedule.cpp
   schedule/editable_schedule.cpp
   train/settings.cpp
+  train/adamw_kernel.cpp
   train/memory_plan.cpp
   train/divergence.cpp
   run/run_directory.cpp

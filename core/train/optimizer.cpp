@@ -5,6 +5,9 @@
 #include <type_traits>
 #include <utility>
 
+#include "model/cpu_threads.h"
+#include "train/adamw_kernel.h"
+
 namespace nf {
 
 namespace {
@@ -43,29 +46,24 @@ bool fusable(const torch::Tensor& p, const torch::optim::AdamWOptions& options, 
          plainLike(s.exp_avg_sq(), p);
 }
 
-// LibTorch's AdamW update of one parameter, element by element, with its float operations in its order
-// (equal to its step within rounding: its vectorized add_ may fuse a multiply-add; deterministic here):
-// p ← p·(1 − lr·λ); m ← β₁m + (1 − β₁)g; v ← β₂v + (1 − β₂)g²; p ← p − (lr / c₁)·m / (√v / √c₂ + ε).
+// LibTorch's AdamW update of one parameter, element by element (train/adamw_kernel.h), spread over the
+// cores: equal to its step within rounding (its vectorized add_ may fuse a multiply-add; each element
+// here is computed alone, so the result does not depend on how the elements are split).
 void fusedUpdate(float* p, const float* g, float* m, float* v, int64_t n, double gradientScale,
                  const torch::optim::AdamWOptions& o, int64_t step) {
   const double beta1 = std::get<0>(o.betas()), beta2 = std::get<1>(o.betas());
-  const float decay = static_cast<float>(1 - o.lr() * o.weight_decay());
-  const float b1 = static_cast<float>(beta1), b2 = static_cast<float>(beta2);
-  const float a1 = static_cast<float>(1 - beta1), a2 = static_cast<float>(1 - beta2);
-  const float sqrtC2 = static_cast<float>(std::sqrt(1 - std::pow(beta2, static_cast<double>(step))));
-  const float eps = static_cast<float>(o.eps());
-  const float stepSize = static_cast<float>(-o.lr() / (1 - std::pow(beta1, static_cast<double>(step))));
-  const bool decays = o.weight_decay() != 0, scaled = gradientScale != 1.0;
-  const float scale = static_cast<float>(gradientScale);
-  for (int64_t i = 0; i < n; ++i) {
-    const float gi = scaled ? g[i] * scale : g[i];
-    const float pi = decays ? p[i] * decay : p[i];
-    const float mi = m[i] * b1 + a1 * gi;
-    const float vi = v[i] * b2 + a2 * gi * gi;
-    m[i] = mi;
-    v[i] = vi;
-    p[i] = pi + stepSize * mi / (std::sqrt(vi) / sqrtC2 + eps);
-  }
+  AdamWCoefficients c;
+  c.gradientScale = static_cast<float>(gradientScale);
+  c.decay = static_cast<float>(1 - o.lr() * o.weight_decay());
+  c.beta1 = static_cast<float>(beta1);
+  c.beta2 = static_cast<float>(beta2);
+  c.oneMinusBeta1 = static_cast<float>(1 - beta1);
+  c.oneMinusBeta2 = static_cast<float>(1 - beta2);
+  c.sqrtBiasCorrection2 = static_cast<float>(std::sqrt(1 - std::pow(beta2, static_cast<double>(step))));
+  c.eps = static_cast<float>(o.eps());
+  c.stepSize = static_cast<float>(-o.lr() / (1 - std::pow(beta1, static_cast<double>(step))));
+  forEachPart(n, int64_t{1} << 16,
+              [&](int64_t begin, int64_t end) { adamWUpdate(p, g, m, v, begin, end, c); });
 }
 
 }  // namespace

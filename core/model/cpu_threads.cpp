@@ -13,7 +13,8 @@ namespace nf {
 
 namespace {
 
-// The CPUs this process may run on (its affinity mask, as taskset and cgroups set it).
+// The CPUs the calling thread may run on (its affinity mask, as taskset and cpusets set it; CPU quotas are
+// not seen), read once, on the first call.
 int64_t usableCores() {
   cpu_set_t set;
   if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));

@@ -1,5 +1,6 @@
 #include "model/gelu.h"
 
+#include <cmath>
 #include <cstdint>
 
 #include "model/cpu_threads.h"
@@ -21,14 +22,17 @@ NF_VECTOR_CLONES void geluForward(const float* __restrict x, float* __restrict y
 }
 
 // d/dx x·σ(2u) = σ + x·σ·(1 − σ)·2u′, with σ·(1 − σ) written as e·σ² (e = e^(−2u)), which keeps its
-// precision where σ is near 1.
+// precision where σ is near 1. Beyond |2u| = 80, σ·(1 − σ) is below 1e−34 but e, clamped, is not:
+// the term is 0 there, as it is within float32 rounding, however large x·2u′ grows.
 NF_VECTOR_CLONES void geluBackward(const float* __restrict grad, const float* __restrict x,
                                    float* __restrict gradX, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     const float v = x[i], v2 = v * v;
-    const float e = exponential(-v * (kLinear + kCubic * v2));
+    const float twoU = v * (kLinear + kCubic * v2);
+    const float e = exponential(-twoU);
     const float s = 1.0f / (1.0f + e);
-    gradX[i] = grad[i] * (s + v * (e * s * s) * (kLinear + 3.0f * kCubic * v2));  // e·s ≤ 1: no overflow
+    const float slope = v * (e * s * s) * (kLinear + 3.0f * kCubic * v2);  // e·s ≤ 1: no overflow
+    gradX[i] = grad[i] * (s + (std::fabs(twoU) < 80.0f ? slope : 0.0f));
   }
 }
 

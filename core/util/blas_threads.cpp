@@ -11,7 +11,7 @@ bool letIdleBlasThreadsSleep() {
   // starts its threads; these three entry points re-read it and restart them. Looked up by name, since the
   // BLAS behind LibTorch is chosen at install time (Debian's alternatives; MKL in other builds).
   using Call = int (*)();
-  const auto readEnvironment = reinterpret_cast<Call>(dlsym(RTLD_DEFAULT, "openblas_read_env"));
+  const auto readEnvironment = reinterpret_cast<void (*)()>(dlsym(RTLD_DEFAULT, "openblas_read_env"));
   const auto stopThreads = reinterpret_cast<Call>(dlsym(RTLD_DEFAULT, "blas_thread_shutdown_"));
   const auto startThreads = reinterpret_cast<Call>(dlsym(RTLD_DEFAULT, "blas_thread_init"));
   if (readEnvironment == nullptr || stopThreads == nullptr || startThreads == nullptr) return false;

@@ -9,8 +9,9 @@ namespace nf {
 // so on a 2-core CPU the second core is never free for the engine's own threaded kernels (attention's heads,
 // GELU): split over two threads, they ran no faster than on one (docs/BENCHMARKS.md). Waking a sleeping
 // worker costs microseconds per product. Applies only where the BLAS is OpenBLAS with its own threads
-// (found at run time); the environment is left as it was, so child processes are not affected. Call before
-// any matrix product; returns whether it applied.
+// (found at run time); the environment is left as it was, so child processes are not affected. Call while
+// no other thread can be inside a BLAS call (the workers are stopped and restarted): first thing in main();
+// returns whether it applied.
 bool letIdleBlasThreadsSleep();
 
 }  // namespace nf

@@ -31,7 +31,9 @@ namespace nf {
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
   p = p * r * r + r + 1.0f;
-  const int32_t exponentBits = (static_cast<int32_t>(n) + 127) << 23;
+  // n ∈ [−126, 127] after the clamp; NaN's n is replaced before the conversion (undefined for NaN), and
+  // p carries the NaN through.
+  const int32_t exponentBits = (static_cast<int32_t>(n == n ? n : 0.0f) + 127) << 23;
   float twoToN;
   std::memcpy(&twoToN, &exponentBits, sizeof twoToN);
   return p * twoToN;

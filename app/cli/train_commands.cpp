@@ -112,7 +112,7 @@ std::vector<std::string> argumentsForWorkers() {
 struct RunOptions {
   std::string run, model, train, eval, preset, device = "cpu";
   std::optional<int64_t> steps, warmup, microBatch, accumulation, context;
-  std::optional<double> lr, minLr;
+  std::optional<double> lr, minLr, weightDecay;
   int64_t seed = 0, evalInterval = 100, evalTokens = 65536, checkpointInterval = 100;
   bool bf16 = false, activationCheckpointing = false, fit = false;
   std::string onDivergence = "stop";
@@ -145,6 +145,10 @@ void addRunOptions(CLI::App& command, RunOptions& o) {
       ->type_name("x")
       ->transform(above(0.0));
   addOptional(command, "--min-lr", o.minLr, "final learning rate of the cosine decay")
+      ->type_name("x")
+      ->transform(atLeast(0.0));
+  addOptional(command, "--weight-decay", o.weightDecay,
+              "AdamW's decoupled weight decay on the 2-D weight matrices (default: the preset's)")
       ->type_name("x")
       ->transform(atLeast(0.0));
   addOptional(command, "--warmup", o.warmup, "warmup steps")->type_name("n")->transform(atLeast<int64_t>(0));
@@ -219,6 +223,7 @@ RunConfig runConfigFrom(const RunOptions& o, TrainingMode mode) {
   choices.maxSteps = o.steps;
   choices.lr = o.lr;
   choices.minLr = o.minLr;
+  choices.weightDecay = o.weightDecay;
   choices.warmupSteps = o.warmup;
   choices.microBatch = o.microBatch;
   choices.accumulation = o.accumulation;

@@ -109,6 +109,20 @@ std::vector<Preset> makePresets() {
                             layerGroup(SiteKind::V, 140, 10, 4), layerGroup(SiteKind::Final, 190, 0, 4)});
   all.push_back(tiny);
 
+  // The bundled small models (6 layers, 256 tokens): the tiny preset's order, gaps and λ scaled to their depth
+  // and longer recovery; 32×256 tokens per step, seconds on a GPU, about an hour on two cores.
+  Preset small = tiny;
+  small.name = "small";
+  small.description =
+      "the bundled small GPT-2 and LLaMA (6 layers): LN_mlp, LN_qk one layer every 15 steps, LN_v every 20, "
+      "LN_f, then recovery; 32×256 tokens per step";
+  small.nLayer = 6;
+  small.optimizer.context = 256;
+  small.optimizer.maxSteps = 800;
+  small.schedule = numbered({layerGroup(SiteKind::Mlp, 60, 15, 6), layerGroup(SiteKind::Qk, 170, 15, 6),
+                             layerGroup(SiteKind::V, 280, 20, 6), layerGroup(SiteKind::Final, 430, 0, 6)});
+  all.push_back(small);
+
   // Appendix C removes LayerNorm from Pythia-70M (6 blocks) without giving its schedule: GPT-2 Small's
   // settings, with the depth rule's schedule for 6 blocks.
   Preset pythia = all[0];
@@ -209,6 +223,7 @@ RunConfig makeRunConfig(const std::string& presetName, TrainingMode mode, const 
   choose(c.optimizer.context, choices.context);
   choose(c.optimizer.lr, choices.lr);
   choose(c.optimizer.minLr, choices.minLr);
+  choose(c.optimizer.weightDecay, choices.weightDecay);
   choose(c.optimizer.seed, choices.seed);
   choose(c.optimizer.bf16, choices.bf16);
   choose(c.optimizer.activationCheckpointing, choices.activationCheckpointing);

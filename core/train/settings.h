@@ -120,7 +120,7 @@ struct RunChoices {
   std::string model, trainData, device = "cpu";
   std::vector<std::string> evalData;
   std::optional<int64_t> maxSteps, warmupSteps, microBatch, accumulation, context;
-  std::optional<double> lr, minLr;
+  std::optional<double> lr, minLr, weightDecay;
   std::optional<uint64_t> seed;
   std::optional<bool> bf16, activationCheckpointing;
   std::optional<double> auxWeight, emaMomentum;

@@ -1,15 +1,26 @@
 #include "data/tokenize.h"
 
 #include <filesystem>
+#include <sstream>
 
 #include "data/token_file.h"
 #include "text/text_source.h"
+#include "util/random.h"
 
 namespace nf {
 
+std::string RandomRepeats::describe() const {
+  std::ostringstream text;
+  text << "random repeated spans: after a document with chance " << chance << ", " << minSpan << "-" << maxSpan
+       << " uniformly random tokens twice (seed " << seed << ")";
+  return text.str();
+}
+
 TokenizeStats tokenizeFiles(const std::vector<std::string>& inputs, const Tokenizer& tokenizer,
                             const std::string& tokenizerFolder, const std::string& outPath,
-                            const ProgressFn& progress) {
+                            const ProgressFn& progress, const RandomRepeats& repeats) {
+  if (!(repeats.chance >= 0 && repeats.chance <= 1) || repeats.minSpan < 1 || repeats.maxSpan < repeats.minSpan)
+    throw std::invalid_argument("random repeats need a chance in [0, 1] and 1 <= min span <= max span");
   if (tokenizer.eotId() < 0)
     throw std::invalid_argument(tokenizer.source() + " has no end-of-text token to separate documents with");
   TokenFileMeta meta;
@@ -18,6 +29,7 @@ TokenizeStats tokenizeFiles(const std::vector<std::string>& inputs, const Tokeni
   meta.eotTokenId = tokenizer.eotId();
   meta.tokenizer = tokenizerFolder;
   meta.sources = inputs;
+  if (repeats.chance > 0) meta.sources.push_back(repeats.describe());
   TokenizeStats stats;
   for (const auto& input : inputs) stats.bytes += static_cast<int64_t>(std::filesystem::file_size(input));
 
@@ -29,6 +41,22 @@ TokenizeStats tokenizeFiles(const std::vector<std::string>& inputs, const Tokeni
   // it, as its models saw documents in pretraining; GPT-2-style files only separate them with end-of-text.
   const int32_t bos = tokenizer.bosId() != eot ? tokenizer.bosId() : -1;
   bool documentStarted = false;
+  // Random spans draw from every id but the special tokens (the documents' separators).
+  std::vector<int32_t> pool;
+  for (int32_t id = 0; id < tokenizer.vocabSize(); ++id)
+    if (id != eot && id != bos) pool.push_back(id);
+  Random random(repeats.seed);
+  std::vector<int32_t> span;
+  auto maybeRepeatDocument = [&] {
+    if (repeats.chance == 0 || !random.chance(repeats.chance)) return;
+    span.resize(repeats.minSpan + random.below(repeats.maxSpan - repeats.minSpan + 1));
+    for (int32_t& id : span) id = random.pick(pool);
+    if (bos >= 0) writer.append(&bos, 1);
+    writer.append(span.data(), span.size());
+    writer.append(span.data(), span.size());
+    writer.append(&eot, 1);
+    ++stats.repeatDocuments;
+  };
   auto encode = [&](std::string_view text) {
     ids.clear();
     tokenizer.encodeAppend(text, ids, /*allowSpecial=*/false);
@@ -53,6 +81,7 @@ TokenizeStats tokenizeFiles(const std::vector<std::string>& inputs, const Tokeni
                         encode(pending);
                         pending.clear();
                         writer.append(&eot, 1);
+                        maybeRepeatDocument();
                       }};
     // One bar over all inputs, in bytes.
     ProgressFn overall;
@@ -67,6 +96,7 @@ TokenizeStats tokenizeFiles(const std::vector<std::string>& inputs, const Tokeni
   stats.tokens = writer.tokensWritten();
   if (stats.tokens == 0)
     throw FileError(inputs.empty() ? outPath : inputs.front(), "contains no text to tokenize");
+  stats.documents += stats.repeatDocuments;
   writer.setDocuments(stats.documents);
   writer.finish();
   return stats;

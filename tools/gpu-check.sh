@@ -17,6 +17,10 @@
 #                  standard export of a removal run (tests/reference/hf_transformers_check.py)
 #       family-step  removal step of Pythia-160M's and SmolLM2-135M's shapes: the engine against eager
 #                  transformers (tests/reference/bench_hf_cuda.py)
+#       small-models  the bundled small GPT-2 and LLaMA: the pretraining sweep, the removal and its control
+#                  (tools/small-models-sweep.sh; SMALL_SECONDS of sweep, default 210, experiments stopped
+#                  SMALL_UNTIL s after this script's start, default 560; not in the default list)
+# NF_GPU_TARGETS limits the build to some targets (e.g. normfree-cli for small-models alone).
 # Figures: OUT/figures.jsonl (one JSON object per measurement), logs: OUT/*.log, summary: OUT/summary.txt.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -62,14 +66,18 @@ build() {
   # without them builds the rest (only GPT-2's vocab.json + merges.txt are then read).
   pkg-config --exists libpcre2-8 icu-uc sentencepiece 2>/dev/null || formats=OFF
   echo "tokenizer formats (PCRE2, ICU, SentencePiece): $formats"
+  # The steering endpoint needs cpp-httplib; a server without it follows runs through their files.
+  local steering=ON
+  pkg-config --exists cpp-httplib 2>/dev/null || steering=OFF
+  echo "steering endpoint (cpp-httplib): $steering"
   # nccl.h for multi-worker CUDA runs: pip's nvidia-nccl package ships it beside torch.
   local nccl_include
   nccl_include=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "include"))' \
     2>/dev/null || true)
   cmake -S . -B $BUILD -G Ninja -DCMAKE_BUILD_TYPE=Release -DNF_BUILD_GUI=OFF \
     -DCMAKE_PREFIX_PATH="$torch_prefix;$PWD/.deps" -DNF_REFERENCE_PYTHON="$(command -v python3)" \
-    -DTORCH_CUDA_ARCH_LIST=9.0 -DNF_TOKENIZER_FORMATS=$formats ${nccl_include:+-DNF_NCCL_INCLUDE_DIR=$nccl_include} &&
-    cmake --build $BUILD -j "$JOBS" -- -k 0
+    -DTORCH_CUDA_ARCH_LIST=9.0 -DNF_TOKENIZER_FORMATS=$formats -DNF_STEERING=$steering ${nccl_include:+-DNF_NCCL_INCLUDE_DIR=$nccl_include} &&
+    cmake --build $BUILD -j "$JOBS" ${NF_GPU_TARGETS:+--target $NF_GPU_TARGETS} -- -k 0
 }
 
 run_tests() {
@@ -150,6 +158,13 @@ sizes() {
   done
 }
 
+# SMALL_UNTIL: seconds after this script's start by which the removal experiments stop (what they measured
+# is still packed), to fit a device call's time limit.
+small_models() {
+  SWEEP_DEADLINE=$((${SMALL_UNTIL:-560} - SECONDS)) tools/small-models-sweep.sh $BUILD/app/normfree-cli "$OUT" \
+    "${SMALL_SECONDS:-210}"
+}
+
 analysis() { $BUILD/tests/bench_analysis --device cuda --skip-tiny --small-sequences 1000 --length 512; }
 
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | sed 's/^/GPU: /' | tee -a "$SUMMARY"
@@ -163,6 +178,7 @@ for s in $STAGES; do
     sizes) stage sizes sizes; collect sizes; grep -E "^mean|plan:" "$OUT/sizes.log" ;;
     analysis) stage analysis analysis; tail -8 "$OUT/analysis.log" ;;
     families) stage families families; collect families; grep -E "ok|FAIL|failed" "$OUT/families.log" ;;
+    small-models) stage small-models small_models; tail -12 "$OUT/small-models.log" ;;
     family-step) stage family-step family_step; collect family-step; grep -E "^mean|JSON" "$OUT/family-step.log" ;;
     *) echo "unknown stage $s" && exit 2 ;;
   esac

@@ -5,13 +5,17 @@
 # vanilla fine-tuning control with the same data, learning rate and steps, and the comparison figure.
 #   resources/tiny-gpt2/experiment.sh [WORK_DIR] [--control]      (after ./bootstrap.sh build)
 # NF_MODEL=resources/tiny-llama runs the same experiment on the bundled tiny LLaMA-style model (same depth,
-# same tokenizer, so the same preset and data).
+# same tokenizer, so the same preset and data); NF_MODEL=resources/small-gpt2 NF_PRESET=small on the small
+# models (with NF_TRAIN_TOKENIZE="--random-repeats 0.25", their pretraining mix). NF_TRAIN_ARGS: more options
+# for both runs. NF_DEVICE=cuda trains and analyses on a GPU, the removal and its control side by side.
 # Fine-tuning data: the synthetic corpus with seed 1 (new documents of the pretraining distribution),
 # tokenized with the bundled tokenizer. Everything lands in WORK_DIR (default runs/default).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 cli="${NF_CLI:-build/app/normfree-cli}"
 model="${NF_MODEL:-resources/tiny-gpt2}"
+preset="${NF_PRESET:-tiny}"
+device="${NF_DEVICE:-cpu}"
 title="Bundled $(basename "$model")"
 work="${1:-runs/default}"
 control="${2:-}"
@@ -21,23 +25,31 @@ mkdir -p "$work"
 if [ ! -f "$data/train.bin" ]; then
   "$cli" corpus --out "$data" --seed 1 --train-mb 12 --val-mb 2 --alt-mb 2 > /dev/null
   for split in train val alt; do
-    "$cli" tokenize "$data/$split.txt" --tokenizer "$model" --out "$data/$split.bin" > /dev/null
+    # NF_TRAIN_TOKENIZE: extra tokenize options for the training split, the pretraining mix of the model.
+    extra=(); [ $split = train ] && extra=(${NF_TRAIN_TOKENIZE:-})
+    "$cli" tokenize "$data/$split.txt" --tokenizer "$model" --out "$data/$split.bin" "${extra[@]}" > /dev/null
   done
   "$cli" ioi --tokenizer "$model" --count 480 --out "$data/ioi.json" > /dev/null
 fi
 
-train_args=(--model "$model" --train "$data/train.bin" --eval "$data/val.bin,$data/alt.bin" --preset tiny
-            --eval-interval 50 --eval-tokens 65536 --checkpoint-interval 100)
+train_args=(--model "$model" --train "$data/train.bin" --eval "$data/val.bin,$data/alt.bin" --preset "$preset"
+            --device "$device" --eval-interval 50 --eval-tokens 65536 --checkpoint-interval 100 ${NF_TRAIN_ARGS:-})
 summarize() {  # name, model folder → evaluations and circuit checks as JSON lines
   for split in val alt; do
-    "$cli" eval "$2" "$data/$split.bin" 2>/dev/null | sed "s/^{/{\"name\":\"$1\",\"set\":\"$split\",/"
+    "$cli" eval "$2" "$data/$split.bin" --device "$device" 2>/dev/null | sed "s/^{/{\"name\":\"$1\",\"set\":\"$split\",/"
   done
-  "$cli" analyze ioi "$2" --prompts "$data/ioi.json" | sed "s/^{/{\"name\":\"$1\",\"set\":\"ioi\",/"
-  "$cli" analyze induction "$2" --span 50 --from "$data/train.bin" | sed "s/^{/{\"name\":\"$1\",\"set\":\"induction\",/"
+  "$cli" analyze ioi "$2" --prompts "$data/ioi.json" --device "$device" | sed "s/^{/{\"name\":\"$1\",\"set\":\"ioi\",/"
+  "$cli" analyze induction "$2" --span 50 --from "$data/train.bin" --device "$device" | sed "s/^{/{\"name\":\"$1\",\"set\":\"induction\",/"
 }
 
+# On a GPU the control trains beside the removal (on two cores it would only slow both down).
+if [ "$control" = --control ] && [ "$device" != cpu ] && [ ! -f "$work/finetune/final/config.json" ]; then
+  "$cli" finetune "$work/finetune" "${train_args[@]}" > /dev/null &
+  control_pid=$!
+fi
 [ -f "$work/remove/final/config.json" ] || "$cli" remove "$work/remove" "${train_args[@]}" > /dev/null
-"$cli" export "$work/remove" --out "$work/lnfree" --data "$data/val.bin" > "$work/export.json"
+[ -z "${control_pid:-}" ] || wait "$control_pid"
+"$cli" export "$work/remove" --out "$work/lnfree" --data "$data/val.bin" --device "$device" > "$work/export.json"
 {
   summarize original "$model"
   summarize ln-free "$work/remove/final"
@@ -47,7 +59,7 @@ if [ "$control" = --control ]; then
   summarize vanilla-finetuned "$work/finetune/final" >> "$work/summary.jsonl"
   if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
     /usr/bin/python3 docs/figures/loss_curves.py "$work/remove" "$work/finetune" "$work/loss_curves.png" \
-      "$title: LN removal (tiny preset) vs vanilla fine-tune"
+      "$title: LN removal ($preset preset) vs vanilla fine-tune"
   fi
 fi
 # The analyses of PROTOCOL §7 on each model, and their figures (docs/ANALYSES.md). Progress: analyses.log.
@@ -55,9 +67,10 @@ analyze_all() {  # name, model folder → $work/analyses/name/*.json
   local out="$work/analyses/$1"
   mkdir -p "$out"
   for kind in norms sinks dla neurons; do
-    "$cli" analyze "$kind" "$2" --data "$data/val.bin" --sequences 32 --out "$out/$kind.json" > /dev/null
+    "$cli" analyze "$kind" "$2" --data "$data/val.bin" --sequences 32 --device "$device" --out "$out/$kind.json" \
+      > /dev/null
   done
-  "$cli" analyze patching "$2" --prompts "$data/ioi.json" --no-head-positions --out "$out/patching.json" \
+  "$cli" analyze patching "$2" --prompts "$data/ioi.json" --no-head-positions --device "$device" --out "$out/patching.json" \
     --csv-dir "$out/patching" > /dev/null
 }
 models=(original ln-free)
@@ -70,7 +83,7 @@ models=(original ln-free)
     compare="$work/finetune/final,$compare"
     models=(original vanilla ln-free)
   fi
-  "$cli" analyze calibration "$model" --compare "$compare" --data "$data/val.bin" --sequences 32 \
+  "$cli" analyze calibration "$model" --compare "$compare" --data "$data/val.bin" --sequences 32 --device "$device" \
     --out "$work/analyses/calibration.json" > /dev/null
 } 2> "$work/analyses.log"
 if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then

@@ -25,7 +25,7 @@ log() { echo "[$((SECONDS - start)) s] $*" | tee -a "$work/sweep.log"; }
 # Data: the tiny models' corpus (seed 0) and tokenizer; the training split twice, with and without a quarter of
 # documents followed by a random span and its copy (the induction test's own kind of text).
 exec 3>"$work/data.log"  # the data commands' progress bars
-"$cli" corpus --out "$work/data" --seed 0 --train-mb "${SWEEP_TRAIN_MB:-200}" --val-mb 2 --alt-mb 2 >&3 2>&3 || exit 1
+"$cli" corpus --out "$work/data" --seed 0 --train-mb "${SWEEP_TRAIN_MB:-300}" --val-mb 2 --alt-mb 2 >&3 2>&3 || exit 1
 tok=resources/tiny-gpt2
 "$cli" tokenize "$work/data/train.txt" --tokenizer $tok --out "$work/data/train-plain.bin" >&3 2>&3 &
 "$cli" tokenize "$work/data/train.txt" --tokenizer $tok --out "$work/data/train-repeats.bin" \

@@ -27,7 +27,7 @@ cd "$(dirname "$0")/.."
 
 if [[ "${1:-}" == "--pack-deps" ]]; then
   rm -rf .deps && mkdir -p .deps/include .deps/share/cmake
-  cp -r /usr/include/nlohmann /usr/include/CLI .deps/include/
+  cp -r /usr/include/nlohmann /usr/include/CLI /usr/include/gloo .deps/include/  # gloo: ProcessGroupGloo.hpp includes it; pip torch ships none
   cp -r /usr/share/cmake/nlohmann_json /usr/share/cmake/CLI11 .deps/share/cmake/
   echo "header-only dependencies in .deps/ ($(du -sh .deps | cut -f1)); carry .deps to the GPU machine"
   exit 0

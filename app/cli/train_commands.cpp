@@ -31,9 +31,17 @@ namespace nf::cli {
 namespace {
 
 // Ctrl-C asks the running trainer to stop after the current step and write a checkpoint.
+// Ctrl-C (SIGINT) and SIGTERM — what Slurm, systemd, docker stop and timeout send before they kill — finish
+// the step, write a checkpoint and exit 3; a second one stops at once, as the sender then expects.
 std::atomic<Trainer*> g_running{nullptr};
-extern "C" void onInterrupt(int) {
-  if (Trainer* t = g_running.load()) t->requestStopFromSignal();
+extern "C" void onInterrupt(int signal) {
+  Trainer* t = g_running.load();
+  if (t && !t->stopRequested()) {
+    t->requestStopFromSignal();
+    return;
+  }
+  std::signal(signal, SIG_DFL);
+  std::raise(signal);
 }
 
 // "gpt2, gpt2-medium, …": the presets' names, for help texts.
@@ -286,7 +294,7 @@ int train(std::unique_ptr<Trainer> trainer, const WorkerOptions& w = {}) {
   if (!w.serve.empty()) throw UsageError("--serve: this build has no steering endpoint (NF_STEERING off)");
 #endif
   g_running = trainer.get();
-  auto previous = std::signal(SIGINT, onInterrupt);
+  auto previousInt = std::signal(SIGINT, onInterrupt), previousTerm = std::signal(SIGTERM, onInterrupt);
   const bool main = trainer->isMainWorker();  // the others train quietly
   // The run's warnings (a checkpoint that could not be written, a disk filling up) on stderr, as they come.
   const std::shared_ptr<MetricsQueue> records = main ? trainer->subscribe() : nullptr;  // worker 0 logs
@@ -306,7 +314,8 @@ int train(std::unique_ptr<Trainer> trainer, const WorkerOptions& w = {}) {
     };
   const bool finished = trainer->run(progress);
   printWarnings();
-  std::signal(SIGINT, previous);
+  std::signal(SIGINT, previousInt);
+  std::signal(SIGTERM, previousTerm);
   g_running = nullptr;
   if (!main) return finished ? 0 : 3;
   printJson({{"run", trainer->runDir()},

@@ -237,6 +237,26 @@ TEST_CASE(a_killed_worker_stops_the_other_by_name_and_the_run_resumes_with_one) 
   requireSameSteps(run, dir.path("one"), steps);
 }
 
+// SIGTERM, what a cluster's scheduler sends before it kills, ends a run as Ctrl-C does: the step finishes,
+// a checkpoint is written and the exit status is 3 — for one process and for a launcher's workers alike.
+TEST_CASE(sigterm_stops_a_run_with_a_checkpoint_like_ctrl_c) {
+  TempDir dir;
+  const std::string arguments = removeArguments(dir, 100000);
+  for (const std::string workers : {"", " --nproc 2 --worker-timeout 60"}) {
+    const std::string run = dir.path(workers.empty() ? "one" : "two"), err = dir.path("stderr.txt");
+    const pid_t pid = startCli("remove " + run + arguments + workers, err);
+    REQUIRE_MSG(waitForCheckpoint(run, pid), "the run ended before its first checkpoint");
+    ::kill(pid, SIGTERM);
+    const Finished f = finish(pid, err);
+    REQUIRE_MSG(f.status == 3, "exit " << f.status << workers << ": " << f.err);
+    // The stop record and the checkpoint are both at the last step trained: nothing is lost.
+    const auto stops = records(run, "stop"), steps = records(run, "step");
+    REQUIRE_EQ(stops.size(), 1u);
+    REQUIRE_EQ(stops[0]["step"].get<int64_t>(), static_cast<int64_t>(steps.size()));
+    REQUIRE(run::latestCheckpoint(run).find(run::checkpointPath(run, steps.size())) == 0);
+  }
+}
+
 TEST_CASE(a_hanging_worker_is_named_within_the_timeout) {
   TempDir dir;
   const std::string arguments = removeArguments(dir, 100000);

@@ -70,6 +70,10 @@ void ModelShape::validate(const std::string& source) const {
   if (rotaryFraction > 0 && rotaryDims() == 0)
     throw FileError(source, "the rotary fraction " + std::to_string(rotaryFraction) +
                                 " rotates no dimension of a head of " + std::to_string(headDim()));
+  if (const int dims = static_cast<int>(headDim() * rotaryFraction); dims % 2 != 0)
+    throw FileError(source, "the rotary fraction " + std::to_string(rotaryFraction) + " gives " +
+                                std::to_string(dims) + " rotary dimensions of a head of " +
+                                std::to_string(headDim()) + ": rotate-half needs an even number");
   if (rotaryFraction > 0 && !(rotaryBase > 0)) throw FileError(source, "rope_theta must be positive");
   if (const double parameters = parameterEstimate(*this); parameters > kMaxParameters) {
     char text[160];
@@ -84,9 +88,8 @@ void ModelShape::validate(const std::string& source) const {
 }
 
 int ModelShape::rotaryDims() const {
-  // Hugging Face truncates (GPT-NeoX: int(head_size · rotary_pct)); rotate-half needs an even count.
-  const int dims = static_cast<int>(headDim() * rotaryFraction);
-  return dims - dims % 2;
+  // Hugging Face truncates (GPT-NeoX: int(head_size · rotary_pct)); validate() refuses an odd count.
+  return static_cast<int>(headDim() * rotaryFraction);
 }
 
 bool ModelShape::operator==(const ModelShape& o) const {

@@ -1,6 +1,7 @@
 #include "model/family.h"
 
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <type_traits>
 
@@ -66,10 +67,39 @@ void ConfigReader::requireValue(const char* key, const std::string& value, const
                                 value + "\": " + why + ")");
 }
 
-void ConfigReader::refuseRopeScaling() const {
+double ConfigReader::rotary(std::initializer_list<const char*> keys, const char* parameter,
+                            double fallback) const {
   if (m_config.contains("rope_scaling") && !m_config["rope_scaling"].is_null())
     throw FileError(m_source, "rope_scaling " + m_config["rope_scaling"].dump() +
                                   " is not supported (only unscaled rotary embeddings)");
+  std::optional<double> found;
+  std::string foundAt;
+  auto consider = [&](const nlohmann::json& value, const std::string& name) {
+    if (value.is_null()) return;
+    const double v = convert<double>(value, name, m_source);
+    if (found && *found != v)
+      throw FileError(m_source, foundAt + " = " + nlohmann::json(*found).dump() + " and " + name + " = " +
+                                    value.dump() +
+                                    " disagree: which one the model was trained with is unclear");
+    found = v, foundAt = name;
+  };
+  for (const char* key : keys)
+    if (m_config.contains(key)) consider(m_config[key], key);
+  if (m_config.contains("rope_parameters") && !m_config["rope_parameters"].is_null()) {
+    const nlohmann::json& p = m_config["rope_parameters"];
+    if (!p.is_object()) throw FileError(m_source, "rope_parameters must be an object, got " + p.dump());
+    // The kind first: a scaled kind's own fields (factor, …) are not what is wrong with it.
+    if (p.contains("rope_type") && p["rope_type"] != "default")
+      throw FileError(m_source, "rope_parameters.rope_type " + p["rope_type"].dump() +
+                                    " is not supported (only \"default\": unscaled rotary embeddings)");
+    for (const auto& [name, value] : p.items())
+      if (name != "rope_type" && name != "rope_theta" && name != "partial_rotary_factor")
+        throw FileError(m_source, "rope_parameters." + name +
+                                      " is not supported (only rope_type \"default\", rope_theta and "
+                                      "partial_rotary_factor)");
+    if (p.contains(parameter)) consider(p[parameter], std::string("rope_parameters.") + parameter);
+  }
+  return found.value_or(fallback);
 }
 
 const std::vector<const ModelFamily*>& modelFamilies() {

@@ -4,6 +4,7 @@
 // and written through it by the CLI and the GUI too. The family's module and these functions live in one
 // file, model/<family>.cpp; to add a family, write that file and list its layout in family.cpp.
 #pragma once
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -44,8 +45,11 @@ class ConfigReader {
   int endOfText(int vocabSize) const;
   // The field, when present, must be `value`; else the error says what the family implements (`why`).
   void requireValue(const char* key, const std::string& value, const std::string& why) const;
-  // Rotary scaling variants (linear, dynamic, llama3, yarn, …) are not implemented: refuse them.
-  void refuseRopeScaling() const;
+  // A rotary setting wherever the config's writer put it: one of `keys` (a family's older names first), or
+  // rope_parameters.<parameter> as transformers 5 writes it; `fallback` when none is. Names disagreeing
+  // values, and refuses scaled rotary embeddings (rope_scaling, or a rope_type other than "default") and
+  // rope_parameters it does not know, each by name: read wrongly they would give wrong logits silently.
+  double rotary(std::initializer_list<const char*> keys, const char* parameter, double fallback) const;
   const std::string& source() const { return m_source; }
 
  private:

@@ -159,8 +159,9 @@ std::vector<torch::Tensor> GPT2Impl::residualWriters() const {
 namespace {
 
 bool claimsGpt2(const nlohmann::json& j) {
-  // Our own older files carry no model_type; every other family's config.json has one.
-  return !j.contains("model_type") || j["model_type"] == "gpt2";
+  // Our own older files carry no model_type, but GPT-2's field names; another family's config.json that lost
+  // its model_type (LLaMA's num_hidden_layers, …) is not GPT-2 and is refused by name.
+  return j.contains("model_type") ? j["model_type"] == "gpt2" : j.contains("n_layer");
 }
 
 void applyGpt2Defaults(ModelShape& c) {

@@ -160,10 +160,10 @@ void readGptNeoXShape(const nlohmann::json& j, ModelShape& c, const std::string&
   c.vocabSize = read.required<int>("vocab_size");
   c.mlpWidth = read.required<int>("intermediate_size");
   c.nPositions = read.optional<int>("max_position_embeddings", 2048);
-  // Newer Transformers releases spell these partial_rotary_factor and rope_theta.
-  c.rotaryFraction =
-      read.optional<double>("rotary_pct", read.optional<double>("partial_rotary_factor", 0.25));
-  c.rotaryBase = read.optional<double>("rotary_emb_base", read.optional<double>("rope_theta", 10000.0));
+  // Newer Transformers releases spell these partial_rotary_factor and rope_theta, transformers 5 inside
+  // rope_parameters; where two spellings are present they must agree.
+  c.rotaryFraction = read.rotary({"rotary_pct", "partial_rotary_factor"}, "partial_rotary_factor", 0.25);
+  c.rotaryBase = read.rotary({"rotary_emb_base", "rope_theta"}, "rope_theta", 10000.0);
   c.layerNormEpsilon = read.optional<double>("layer_norm_eps", 1e-5);
   c.parallelResidual = read.optional<bool>("use_parallel_residual", true);
   c.tiedUnembedding = read.optional<bool>("tie_word_embeddings", false);
@@ -171,7 +171,6 @@ void readGptNeoXShape(const nlohmann::json& j, ModelShape& c, const std::string&
   c.mlpBias = true;
   c.eotTokenId = read.endOfText(c.vocabSize);
   read.requireValue("hidden_act", "gelu", "Pythia's exact GELU");
-  read.refuseRopeScaling();
 }
 
 void writeGptNeoXShape(const ModelShape& c, nlohmann::ordered_json& j) {

@@ -138,13 +138,16 @@ void readCommonShape(const ConfigReader& read, ModelShape& c) {
   c.nKvHead = read.optional<int>("num_key_value_heads", c.nHead);
   c.nPositions = read.optional<int>("max_position_embeddings", 2048);
   c.layerNormEpsilon = read.optional<double>("rms_norm_eps", 1e-6);
-  c.rotaryBase = read.optional<double>("rope_theta", 10000.0);
+  c.rotaryBase = read.rotary({"rope_theta"}, "rope_theta", 10000.0);
   c.rotaryFraction = 1.0;
   c.tiedUnembedding = read.optional<bool>("tie_word_embeddings", false);
   c.parallelResidual = false;
   c.eotTokenId = read.endOfText(c.vocabSize);
   read.requireValue("hidden_act", "silu", "the SwiGLU MLP");
-  read.refuseRopeScaling();
+  if (read.rotary({"partial_rotary_factor"}, "partial_rotary_factor", 1.0) != 1.0)
+    throw FileError(read.source(),
+                    "partial_rotary_factor below 1 is not supported in this family (rotary "
+                    "on every dimension of a head)");
   if (read.optional<bool>("rope_interleaved", false))
     throw FileError(read.source(),
                     "rope_interleaved = true is not supported (only Hugging Face's rotate-half)");

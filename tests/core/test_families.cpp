@@ -196,6 +196,9 @@ TEST_CASE(configs_the_engine_does_not_implement_are_refused_by_name) {
   REQUIRE_THROWS_WITH(parseConfigJson(variant("vocab_size", 4294967297.0, smol), "c.json"), "vocab_size");
   REQUIRE_THROWS_WITH(parseConfigJson(variant("model_type", "mistral", smol), "c.json"), "c.json",
                       "'mistral'", "gpt2, gpt_neox, llama, qwen2");
+  nlohmann::json untyped = smol;
+  untyped.erase("model_type");
+  REQUIRE_THROWS_WITH(parseConfigJson(untyped.dump(), "c.json"), "c.json", "a config without model_type");
   nlohmann::json missing = smol;
   missing.erase("intermediate_size");
   REQUIRE_THROWS_WITH(parseConfigJson(missing.dump(), "c.json"), "missing required field intermediate_size");
@@ -206,6 +209,59 @@ TEST_CASE(configs_the_engine_does_not_implement_are_refused_by_name) {
   REQUIRE_THROWS_WITH(parseConfigJson(variant("hidden_act", "relu", pythia), "p.json"), "p.json",
                       "hidden_act", "relu");
   REQUIRE_THROWS_WITH(parseConfigJson(variant("rotary_pct", 1.5, pythia), "p.json"), "p.json", "rotary");
+}
+
+// transformers 5 moves rope_theta (and GPT-NeoX's partial_rotary_factor) into rope_parameters: read there,
+// the same shape as the older spelling; a θ read wrongly would change every logit without a word.
+TEST_CASE(rotary_settings_are_read_as_transformers_5_writes_them_and_contradictions_refused) {
+  auto edited = [](const char* model, auto&& edit) {
+    nlohmann::json j = nlohmann::json::parse(publishedConfig(model));
+    edit(j);
+    return j.dump();
+  };
+  const ModelShape smol = parseConfigJson(publishedConfig("SmolLM2-135M"), "c.json").shape;
+  const std::string smol5 = edited("SmolLM2-135M", [](nlohmann::json& j) {
+    j.erase("rope_theta"), j.erase("rope_scaling");
+    j["rope_parameters"] = {{"rope_type", "default"}, {"rope_theta", 100000.0}};
+  });
+  const ModelShape read5 = parseConfigJson(smol5, "c.json").shape;
+  REQUIRE_EQ(read5.rotaryBase, 100000.0);
+  REQUIRE(read5 == smol);
+  const ModelShape pythia = parseConfigJson(publishedConfig("Pythia-70M"), "p.json").shape;
+  const std::string pythia5 = edited("Pythia-70M", [](nlohmann::json& j) {
+    j.erase("rotary_emb_base"), j.erase("rotary_pct");
+    j["rope_parameters"] = {{"rope_type", "default"}, {"rope_theta", 10000}, {"partial_rotary_factor", 0.25}};
+  });
+  REQUIRE(parseConfigJson(pythia5, "p.json").shape == pythia);
+
+  REQUIRE_THROWS_WITH(
+      parseConfigJson(
+          edited(
+              "SmolLM2-135M",
+              [](nlohmann::json& j) {
+                j["rope_parameters"] = {{"rope_type", "llama3"}, {"rope_theta", 500000.0}, {"factor", 8.0}};
+              }),
+          "c.json"),
+      "c.json", "rope_parameters.rope_type", "llama3");
+  REQUIRE_THROWS_WITH(parseConfigJson(edited("SmolLM2-135M",
+                                             [](nlohmann::json& j) {
+                                               j["rope_parameters"] = {{"rope_theta", 500000.0}};
+                                             }),
+                                      "c.json"),
+                      "c.json", "rope_theta = 100000", "rope_parameters.rope_theta = 500000", "disagree");
+  REQUIRE_THROWS_WITH(parseConfigJson(edited("SmolLM2-135M",
+                                             [](nlohmann::json& j) {
+                                               j["rope_parameters"] = {{"factor", 2}};
+                                             }),
+                                      "c.json"),
+                      "rope_parameters.factor");
+  REQUIRE_THROWS_WITH(
+      parseConfigJson(edited("Pythia-70M", [](nlohmann::json& j) { j["rope_theta"] = 20000; }), "p.json"),
+      "p.json", "rotary_emb_base", "rope_theta", "disagree");
+  // 64-dimensional heads × 0.3 = 19 rotary dimensions: rotate-half cannot split them.
+  REQUIRE_THROWS_WITH(
+      parseConfigJson(edited("Pythia-70M", [](nlohmann::json& j) { j["rotary_pct"] = 0.3; }), "p.json"),
+      "p.json", "19 rotary dimensions", "even");
 }
 
 TEST_CASE(buffers_older_checkpoints_store_are_ignored) {

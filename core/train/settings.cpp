@@ -3,6 +3,7 @@
 #include <array>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <stdexcept>
 
 #include "io/atomic_file.h"
@@ -109,13 +110,13 @@ std::vector<Preset> makePresets() {
                             layerGroup(SiteKind::V, 140, 10, 4), layerGroup(SiteKind::Final, 190, 0, 4)});
   all.push_back(tiny);
 
-  // The bundled small models (6 layers, 256 tokens): the tiny preset's order, gaps and λ scaled to their depth
-  // and longer recovery; 32×256 tokens per step, seconds on a GPU, about an hour on two cores.
+  // 6-layer models of 256 tokens (tools/small-models-sweep.sh): the tiny preset's order and λ, gaps and
+  // recovery scaled to the depth; 32×256 tokens per step, a minute on a GPU, about an hour on two cores.
   Preset small = tiny;
   small.name = "small";
   small.description =
-      "the bundled small GPT-2 and LLaMA (6 layers): LN_mlp, LN_qk one layer every 15 steps, LN_v every 20, "
-      "LN_f, then recovery; 32×256 tokens per step";
+      "6-layer models of 256 tokens (the small-models sweep): LN_mlp, LN_qk one layer every 15 steps, LN_v "
+      "every 20, LN_f, then recovery; 32×256 tokens per step";
   small.nLayer = 6;
   small.optimizer.context = 256;
   small.optimizer.maxSteps = 800;
@@ -356,6 +357,12 @@ void validate(const RunConfig& c, const std::string& source) {
     throw FileError(source,
                     "optimizer settings out of range (batch, accumulation, context, steps ≥ 1; lr > 0; "
                     "min lr, clip norm, weight decay ≥ 0)");
+  if (o.minLr > o.lr) {
+    std::ostringstream text;
+    text << "the minimum learning rate " << o.minLr << " is above the peak " << o.lr
+         << ": the cosine decay would raise the rate (lower min_lr, --min-lr)";
+    throw FileError(source, text.str());
+  }
   if (!(c.removal.emaMomentum >= 0 && c.removal.emaMomentum <= 1))
     throw FileError(source,
                     "the EMA momentum must lie in [0, 1], got " + std::to_string(c.removal.emaMomentum));

@@ -68,7 +68,7 @@ TEST_CASE(paper_presets_reproduce_table_4) {
       if (e.site == SiteKind::V) REQUIRE_EQ(e.step, row.v0 + e.layer * row.vGap);
     p.schedule.validate(p.nLayer, p.optimizer.maxSteps);
   }
-  for (const char* name : {"blog-v2", "tiny"}) {
+  for (const char* name : {"blog-v2", "tiny", "small"}) {
     const Preset& p = findPreset(name);
     p.schedule.validate(p.nLayer, p.optimizer.maxSteps);
   }
@@ -289,6 +289,12 @@ TEST_CASE(run_settings_come_from_the_preset_then_the_choices) {
   REQUIRE_EQ(c.eval.interval, RunConfig().eval.interval);  // neither preset nor choice: the default
   REQUIRE(makeRunConfig("tiny", TrainingMode::Finetune, shape, choices).schedule.events.empty());
   REQUIRE_THROWS_WITH(makeRunConfig("gpt3", TrainingMode::Remove, shape, choices), "unknown preset 'gpt3'");
+  // Weight decay is a choice too; a minimum learning rate above the peak would make the "decay" a rise.
+  choices.weightDecay = 0.1;
+  REQUIRE_EQ(makeRunConfig("tiny", TrainingMode::Remove, shape, choices).optimizer.weightDecay, 0.1);
+  choices.minLr = 1e-2;
+  REQUIRE_THROWS_WITH(validate(makeRunConfig("tiny", TrainingMode::Remove, shape, choices), "run"), "run",
+                      "minimum learning rate 0.01 is above the peak 0.001");
 }
 
 TEST_MAIN()

@@ -957,6 +957,18 @@
         <translation>&amp;Zuletzt geöffnet</translation>
     </message>
     <message>
+        <source>Open &amp;Bundled Model</source>
+        <translation>&amp;Mitgeliefertes Modell öffnen</translation>
+    </message>
+    <message>
+        <source>Tiny GPT-2 — 4 layers, the default: a removal takes minutes on a laptop</source>
+        <translation>Kleines GPT-2 — 4 Schichten, die Voreinstellung: eine Entfernung dauert auf einem Laptop Minuten</translation>
+    </message>
+    <message>
+        <source>Tiny LLaMA — 4 layers with RMSNorm, rotary embeddings, SwiGLU and grouped queries</source>
+        <translation>Kleines LLaMA — 4 Schichten mit RMSNorm, Rotary-Embeddings, SwiGLU und gruppierten Queries</translation>
+    </message>
+    <message>
         <location filename="../widgets/MainWindow.cpp" line="699"/>
         <source>Load &amp;Schedule…</source>
         <translation>Zeit&amp;plan laden…</translation>
@@ -1537,6 +1549,10 @@ Worker %1 beendet (%2): %3</translation>
         <location filename="../widgets/RunSetupView.cpp" line="64"/>
         <source>the bundled tiny GPT-2 (4 layers): LN_mlp, LN_qk, LN_v one layer every 10 steps, LN_f, then recovery; 32×128 tokens per step</source>
         <translation>das mitgelieferte kleine GPT-2 (4 Schichten): LN_mlp, LN_qk, LN_v je eine Schicht alle 10 Schritte, LN_f, dann Erholung; 32×128 Token pro Schritt</translation>
+    </message>
+    <message>
+        <source>6-layer models of 256 tokens (the small-models sweep): LN_mlp, LN_qk one layer every 15 steps, LN_v every 20, LN_f, then recovery; 32×256 tokens per step</source>
+        <translation>Modelle mit 6 Schichten und 256 Token (der Small-Models-Sweep): LN_mlp, LN_qk je eine Schicht alle 15 Schritte, LN_v alle 20, LN_f, dann Erholung; 32×256 Token pro Schritt</translation>
     </message>
     <message>
         <location filename="../widgets/RunSetupView.cpp" line="68"/>

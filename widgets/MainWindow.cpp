@@ -202,7 +202,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_setup->setRunFolder(QString());
   const QStringList recent = settings.value(kRecentModels).toStringList();
   const QString start =
-      recent.isEmpty() || !QFileInfo::exists(recent.first()) ? bundledModelFolder() : recent.first();
+      recent.isEmpty() || !QFileInfo::exists(recent.first()) ? defaultModelFolder() : recent.first();
   if (!start.isEmpty()) openModelFolder(start);
   onStateChanged();
 }
@@ -213,17 +213,21 @@ QString MainWindow::appDataFolder(const QString& sub) {
   return QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation) + "/" + sub;
 }
 
-QString MainWindow::bundledModelFolder() {
-  // NF_BUNDLED_MODEL overrides the search (tests point it elsewhere, or at nothing).
+QString MainWindow::defaultModelFolder() {
+  // NF_BUNDLED_MODEL overrides what the first launch opens (tests point it elsewhere, or at nothing).
   if (qEnvironmentVariableIsSet("NF_BUNDLED_MODEL")) {
     const QString folder = qEnvironmentVariable("NF_BUNDLED_MODEL");
     return QFileInfo::exists(folder + "/config.json") ? QDir::cleanPath(folder) : QString();
   }
-  const QStringList candidates = {QApplication::applicationDirPath() + "/../share/normfree/tiny-gpt2",
-                                  QApplication::applicationDirPath() + "/../../resources/tiny-gpt2",
-                                  QStringLiteral(NF_BUNDLED_MODEL_DIR)};
+  return bundledModelFolder("tiny-gpt2");
+}
+
+QString MainWindow::bundledModelFolder(const QString& name) {
+  const QStringList candidates = {QApplication::applicationDirPath() + "/../share/normfree/" + name,
+                                  QApplication::applicationDirPath() + "/../../resources/" + name,
+                                  QStringLiteral(NF_RESOURCES_DIR) + "/" + name};
   for (const QString& c : candidates)
-    if (!c.isEmpty() && QFileInfo::exists(c + "/config.json")) return QDir::cleanPath(c);
+    if (QFileInfo::exists(c + "/config.json")) return QDir::cleanPath(c);
   return QString();
 }
 
@@ -519,6 +523,7 @@ void MainWindow::onStateChanged() {
   for (QAction* a : {m_openAction, m_openRunAction, m_connectAction, m_openScheduleAction, m_datasetsAction})
     a->setEnabled(!busy);
   m_recentMenu->setEnabled(!busy);
+  m_bundledMenu->setEnabled(!busy);
   m_setup->setEnabled(!busy && !remote);  // the next local run's setup: a connected run keeps its own
   m_openScheduleAction->setEnabled(!busy && !remote);
   // While a trainer is being made nothing is editable: the old run's schedule no longer applies.
@@ -695,6 +700,8 @@ void MainWindow::retranslate() {
   m_openRunAction->setText(tr("Open &Run…"));
   m_connectAction->setText(tr("&Connect to Run…"));
   m_recentMenu->setTitle(tr("Open &Recent"));
+  m_bundledMenu->setTitle(tr("Open &Bundled Model"));
+  rebuildBundledMenu();
   m_openScheduleAction->setText(tr("Load &Schedule…"));
   m_datasetsAction->setText(tr("Choose &Datasets…"));
   m_runFolderAction->setText(tr("Folder for the &Next Run…"));

@@ -53,7 +53,10 @@ class MainWindow : public QMainWindow {
   bool setDatasets(const QString& train, const QString& validation, const QString& alternative);
   // "en" or "de", applied at once (every visible string changes) and remembered.
   void setLanguage(const QString& language);
-  static QString bundledModelFolder();
+  // A model shipped in resources/ (tiny-gpt2, tiny-llama); empty if not installed.
+  static QString bundledModelFolder(const QString& name);
+  // What the first launch opens: the tiny GPT-2, or NF_BUNDLED_MODEL's folder.
+  static QString defaultModelFolder();
 
   // Starts a run of the current setup into runDir ("" : a new folder under the app's data folder).
   void startRun(const QString& runDir = QString());
@@ -106,6 +109,7 @@ class MainWindow : public QMainWindow {
   // A folder under the user's application data (runs, datasets).
   static QString appDataFolder(const QString& sub);
   void rebuildRecentMenu();
+  void rebuildBundledMenu();
   void rebuildExportMenu();
   // The plots that show results (what Export writes); the panes not computed yet named in *notComputed.
   QList<QCustomPlot*> resultPlots(QStringList* notComputed) const;
@@ -137,7 +141,8 @@ class MainWindow : public QMainWindow {
   int64_t m_lastAutoRefresh = 0;
   bool m_firstShow = true;
 
-  QMenu *m_fileMenu, *m_recentMenu, *m_exportMenu, *m_editMenu, *m_viewMenu, *m_runMenu, *m_helpMenu;
+  QMenu *m_fileMenu, *m_recentMenu, *m_bundledMenu, *m_exportMenu, *m_editMenu, *m_viewMenu, *m_runMenu,
+      *m_helpMenu;
   QToolBar* m_toolbar;
   QAction *m_openAction, *m_openRunAction, *m_connectAction, *m_openScheduleAction, *m_datasetsAction,
       *m_runFolderAction, *m_exportAllAction, *m_settingsAction, *m_quitAction, *m_undoAction, *m_redoAction,

@@ -126,6 +126,7 @@ void MainWindow::buildMenus() {
   m_fileMenu = menuBar()->addMenu(QString());
   m_fileMenu->addActions({m_openAction, m_openRunAction, m_connectAction});
   m_recentMenu = m_fileMenu->addMenu(QString());
+  m_bundledMenu = m_fileMenu->addMenu(QString());
   m_fileMenu->addSeparator();
   m_fileMenu->addActions({m_openScheduleAction, m_datasetsAction, m_runFolderAction});
   m_fileMenu->addSeparator();
@@ -397,6 +398,19 @@ void MainWindow::rememberRecent(const char* key, const QString& path) {
   while (recent.size() > kMaxRecent) recent.removeLast();
   settings.setValue(key, recent);
   rebuildRecentMenu();
+}
+
+void MainWindow::rebuildBundledMenu() {
+  m_bundledMenu->clear();
+  const std::pair<QString, QString> models[] = {
+      {"tiny-gpt2", tr("Tiny GPT-2 — 4 layers, the default: a removal takes minutes on a laptop")},
+      {"tiny-llama",
+       tr("Tiny LLaMA — 4 layers with RMSNorm, rotary embeddings, SwiGLU and grouped queries")}};
+  for (const auto& [name, label] : models) {
+    const QString folder = bundledModelFolder(name);
+    if (!folder.isEmpty()) m_bundledMenu->addAction(label, this, [this, folder] { openModelFolder(folder); });
+  }
+  m_bundledMenu->menuAction()->setVisible(!m_bundledMenu->isEmpty());  // an installation without resources/
 }
 
 void MainWindow::rebuildRecentMenu() {

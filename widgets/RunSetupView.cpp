@@ -64,6 +64,10 @@ QString RunSetupView::describePreset(const nf::Preset& p) {
     return tr(
         "the bundled tiny GPT-2 (4 layers): LN_mlp, LN_qk, LN_v one layer every 10 steps, LN_f, then "
         "recovery; 32×128 tokens per step");
+  if (p.name == "small")
+    return tr(
+        "6-layer models of 256 tokens (the small-models sweep): LN_mlp, LN_qk one layer every 15 steps, LN_v "
+        "every 20, LN_f, then recovery; 32×256 tokens per step");
   if (p.name == "blog-v2")
     return tr(
         "the blog's v2 recipe for GPT-2 Small: ln_2, ln_1 qk, ln_1 v, ln_f (all layers at once) with "

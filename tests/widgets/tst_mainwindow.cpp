@@ -3,6 +3,7 @@
 #include <QFile>
 #include <QJsonObject>
 #include <QLabel>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProcess>
@@ -116,6 +117,24 @@ class TestMainWindow : public QObject {
     MainWindow window;
     QVERIFY(window.openModelFolder(folder));
     QCOMPARE(QSettings().value("recentModelFolders").toStringList().first(), folder);
+  }
+
+  // File › Open Bundled Model lists the models shipped in resources/ and opens the one chosen.
+  void opensABundledModelFromTheFileMenu() {
+    MainWindow window;
+    QMenu* bundled = nullptr;
+    for (QMenu* menu : window.findChildren<QMenu*>())
+      if (menu->title() == "Open &Bundled Model") bundled = menu;
+    QVERIFY(bundled);
+    QCOMPARE(bundled->actions().size(), 2);
+    QAction* llama = nullptr;
+    for (QAction* a : bundled->actions())
+      if (a->text().startsWith("Tiny LLaMA")) llama = a;
+    QVERIFY(llama);
+    llama->trigger();
+    QCOMPARE(QDir(window.currentFolder()).dirName(), QString("tiny-llama"));
+    QVERIFY(window.windowTitle().startsWith("tiny-llama"));
+    QCOMPARE(window.modelInfoView()->siteTable()->item(0, 0)->text(), QString("RMSNorm"));
   }
 
   void switchesToGerman() {

@@ -163,9 +163,10 @@ void cmdTokenize(CLI::App& command) {
   command.add_option("--tokenizer", o->tokenizer, kTokenizerFolderHelp)->type_name("folder")->required();
   command.add_option("--out", o->out, "token file to write")->type_name("file.bin")->required();
   command
-      .add_option("--random-repeats", o->repeats.chance,
-                  "after each document, with this chance, mix in a document of uniformly random tokens followed "
-                  "by an exact copy: training data for induction on any tokens (recorded in the sidecar)")
+      .add_option(
+          "--random-repeats", o->repeats.chance,
+          "after each document, with this chance, mix in a document of uniformly random tokens followed "
+          "by an exact copy: training data for induction on any tokens (recorded in the sidecar)")
       ->type_name("p")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
@@ -177,13 +178,15 @@ void cmdTokenize(CLI::App& command) {
       ->type_name("n")
       ->transform(atLeast<int64_t>(1))
       ->capture_default_str();
-  command.add_option("--repeat-seed", o->repeats.seed, "seed of the random spans")->type_name("n")->capture_default_str();
+  command.add_option("--repeat-seed", o->repeats.seed, "seed of the random spans")
+      ->type_name("n")
+      ->capture_default_str();
   onRun(command, [o] {
     const auto start = std::chrono::steady_clock::now();
     const std::unique_ptr<Tokenizer> tokenizer = loadTokenizer(o->tokenizer);
     if (o->repeats.maxSpan < o->repeats.minSpan)
-      throw UsageError("--repeat-span-max " + std::to_string(o->repeats.maxSpan) + " is below --repeat-span " +
-                       std::to_string(o->repeats.minSpan));
+      throw UsageError("--repeat-span-max " + std::to_string(o->repeats.maxSpan) +
+                       " is below --repeat-span " + std::to_string(o->repeats.minSpan));
     const TokenizeStats stats =
         tokenizeFiles(o->inputs, *tokenizer, o->tokenizer, o->out, progressBar(), o->repeats);
     const double seconds = secondsSince(start);

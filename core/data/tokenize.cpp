@@ -11,15 +11,16 @@ namespace nf {
 
 std::string RandomRepeats::describe() const {
   std::ostringstream text;
-  text << "random repeated spans: after a document with chance " << chance << ", " << minSpan << "-" << maxSpan
-       << " uniformly random tokens twice (seed " << seed << ")";
+  text << "random repeated spans: after a document with chance " << chance << ", " << minSpan << "-"
+       << maxSpan << " uniformly random tokens twice (seed " << seed << ")";
   return text.str();
 }
 
 TokenizeStats tokenizeFiles(const std::vector<std::string>& inputs, const Tokenizer& tokenizer,
                             const std::string& tokenizerFolder, const std::string& outPath,
                             const ProgressFn& progress, const RandomRepeats& repeats) {
-  if (!(repeats.chance >= 0 && repeats.chance <= 1) || repeats.minSpan < 1 || repeats.maxSpan < repeats.minSpan)
+  if (!(repeats.chance >= 0 && repeats.chance <= 1) || repeats.minSpan < 1 ||
+      repeats.maxSpan < repeats.minSpan)
     throw std::invalid_argument("random repeats need a chance in [0, 1] and 1 <= min span <= max span");
   if (tokenizer.eotId() < 0)
     throw std::invalid_argument(tokenizer.source() + " has no end-of-text token to separate documents with");

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "data/batches.h"
 #include "data/ioi.h"
@@ -138,6 +139,67 @@ TEST_CASE(tokenizing_streams_txt_and_jsonl_with_end_of_text_between_documents) {
   REQUIRE_THROWS_WITH(tokenizeFiles({dir.path("bad.jsonl")}, tokenizer, "tok", dir.path("bad.bin")),
                       "bad.jsonl", "line 2", "\"text\"");
   REQUIRE(!std::filesystem::exists(dir.path("bad.bin")));  // nothing half-written
+}
+
+// The induction data: after a text document, sometimes a span of random ids and its exact copy; the text
+// itself is unchanged, and the mix is what the seed says.
+TEST_CASE(random_repeats_mix_a_random_span_and_its_copy_between_documents) {
+  TempDir dir;
+  const BpeTokenizer& tokenizer = corpusTokenizer();
+  const int32_t eot = tokenizer.eotId();
+  const std::vector<std::string> docs = {"Mary went home.", "John gave a drink to Mary.", "The end."};
+  std::string text;
+  for (const auto& d : docs) text += (text.empty() ? "" : "<|endoftext|>") + d;
+  writeFileAtomic(dir.path("docs.txt"), text);
+  RandomRepeats repeats;
+  repeats.chance = 1;  // after every document
+  repeats.minSpan = 5;
+  repeats.maxSpan = 9;
+  repeats.seed = 3;
+  const TokenizeStats stats =
+      tokenizeFiles({dir.path("docs.txt")}, tokenizer, "tok", dir.path("r.bin"), {}, repeats);
+  REQUIRE_EQ(stats.repeatDocuments, 3);
+  REQUIRE_EQ(stats.documents, 6);
+  const std::vector<int32_t> all = readAll(TokenFile::open(dir.path("r.bin")));
+  // Documents are what end-of-text separates: text, span+span, text, span+span, …
+  std::vector<std::vector<int32_t>> parts(1);
+  for (int32_t id : all) {
+    if (id == eot)
+      parts.emplace_back();
+    else
+      parts.back().push_back(id);
+  }
+  parts.pop_back();  // after the last end-of-text
+  REQUIRE_EQ(parts.size(), 6u);
+  std::set<std::vector<int32_t>> spans;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (i % 2 == 0) {
+      REQUIRE(parts[i] == tokenizer.encode(docs[i / 2]));
+      continue;
+    }
+    const std::vector<int32_t>& r = parts[i];
+    const std::size_t half = r.size() / 2;
+    REQUIRE(r.size() % 2 == 0);
+    REQUIRE(half >= 5);
+    REQUIRE(half <= 9);
+    REQUIRE(std::equal(r.begin(), r.begin() + half, r.begin() + half));
+    for (int32_t id : r) REQUIRE(id >= 0 && id < tokenizer.vocabSize() && id != eot);
+    spans.insert(r);
+  }
+  REQUIRE_EQ(spans.size(), 3u);  // random, not one span repeated
+  const auto sidecar = nlohmann::json::parse(readTextFile(dir.path("r.bin.json")));
+  REQUIRE_EQ(sidecar["documents"], 6);
+  REQUIRE(sidecar["sources"][1].get<std::string>().find("random repeated spans") != std::string::npos);
+  // The same seed gives the same file; chance 0 gives the text alone.
+  tokenizeFiles({dir.path("docs.txt")}, tokenizer, "tok", dir.path("r2.bin"), {}, repeats);
+  REQUIRE(readAll(TokenFile::open(dir.path("r2.bin"))) == all);
+  repeats.chance = 0;
+  REQUIRE_EQ(
+      tokenizeFiles({dir.path("docs.txt")}, tokenizer, "tok", dir.path("t.bin"), {}, repeats).repeatDocuments,
+      0);
+  repeats.chance = 1.5;
+  REQUIRE_THROWS_WITH(tokenizeFiles({dir.path("docs.txt")}, tokenizer, "tok", dir.path("x.bin"), {}, repeats),
+                      "chance in [0, 1]");
 }
 
 TEST_CASE(batches_are_reproducible_from_a_saved_generator_state) {

@@ -47,6 +47,27 @@ Preset paperPreset(std::string name, int nLayer, int64_t micro, int64_t accumula
   return p;
 }
 
+// A preset for small models: the paper's order and λ = 0.1, k = 0.9, 32 sequences per step, LR 6e-4 → 6e-5
+// after 20 steps of warmup, the schedule's groups in the given order.
+Preset shortPreset(std::string name, std::string description, int nLayer, int64_t context, int64_t maxSteps,
+                   std::vector<std::vector<ScheduleEvent>> groups) {
+  Preset p;
+  p.name = std::move(name);
+  p.description = std::move(description);
+  p.nLayer = nLayer;
+  p.optimizer.microBatch = 32;
+  p.optimizer.accumulation = 1;
+  p.optimizer.context = context;
+  p.optimizer.lr = 6e-4;
+  p.optimizer.minLr = 6e-5;
+  p.optimizer.warmupSteps = 20;
+  p.optimizer.maxSteps = maxSteps;
+  p.removal.auxWeight = 0.1;
+  p.removal.emaMomentum = 0.9;
+  p.schedule = numbered(std::move(groups));
+  return p;
+}
+
 struct DepthRule {
   int64_t start, mlpGap, qkGap, vGap;
 };
@@ -91,38 +112,21 @@ std::vector<Preset> makePresets() {
   all.push_back(blog);
 
   // The bundled tiny model (4 layers): the paper's order and λ, short gaps, fits in minutes on a laptop.
-  Preset tiny;
-  tiny.name = "tiny";
-  tiny.description =
-      "the bundled tiny GPT-2 (4 layers): LN_mlp, LN_qk, LN_v one layer every 10 steps, LN_f, "
-      "then recovery; 32×128 tokens per step";
-  tiny.nLayer = 4;
-  tiny.optimizer.microBatch = 32;
-  tiny.optimizer.accumulation = 1;
-  tiny.optimizer.context = 128;
-  tiny.optimizer.lr = 6e-4;
-  tiny.optimizer.minLr = 6e-5;
-  tiny.optimizer.warmupSteps = 20;
-  tiny.optimizer.maxSteps = 500;
-  tiny.removal.auxWeight = 0.1;
-  tiny.removal.emaMomentum = 0.9;
-  tiny.schedule = numbered({layerGroup(SiteKind::Mlp, 40, 10, 4), layerGroup(SiteKind::Qk, 90, 10, 4),
-                            layerGroup(SiteKind::V, 140, 10, 4), layerGroup(SiteKind::Final, 190, 0, 4)});
-  all.push_back(tiny);
-
-  // 6-layer models of 256 tokens (tools/small-models-sweep.sh): the tiny preset's order and λ, gaps and
-  // recovery scaled to the depth; 32×256 tokens per step, a minute on a GPU, about an hour on two cores.
-  Preset small = tiny;
-  small.name = "small";
-  small.description =
-      "6-layer models of 256 tokens (the small-models sweep): LN_mlp, LN_qk one layer every 15 steps, LN_v "
-      "every 20, LN_f, then recovery; 32×256 tokens per step";
-  small.nLayer = 6;
-  small.optimizer.context = 256;
-  small.optimizer.maxSteps = 800;
-  small.schedule = numbered({layerGroup(SiteKind::Mlp, 60, 15, 6), layerGroup(SiteKind::Qk, 170, 15, 6),
-                             layerGroup(SiteKind::V, 280, 20, 6), layerGroup(SiteKind::Final, 430, 0, 6)});
-  all.push_back(small);
+  all.push_back(
+      shortPreset("tiny",
+                  "the bundled tiny GPT-2 (4 layers): LN_mlp, LN_qk, LN_v one layer every 10 steps, "
+                  "LN_f, then recovery; 32×128 tokens per step",
+                  4, 128, 500,
+                  {layerGroup(SiteKind::Mlp, 40, 10, 4), layerGroup(SiteKind::Qk, 90, 10, 4),
+                   layerGroup(SiteKind::V, 140, 10, 4), layerGroup(SiteKind::Final, 190, 0, 4)}));
+  // 6-layer models of 256 tokens (tools/small-models-sweep.sh): gaps and recovery scaled to the depth; a
+  // minute on a GPU, about an hour on two cores.
+  all.push_back(shortPreset("small",
+                            "6-layer models of 256 tokens (the small-models sweep): LN_mlp, LN_qk one layer "
+                            "every 15 steps, LN_v every 20, LN_f, then recovery; 32×256 tokens per step",
+                            6, 256, 800,
+                            {layerGroup(SiteKind::Mlp, 60, 15, 6), layerGroup(SiteKind::Qk, 170, 15, 6),
+                             layerGroup(SiteKind::V, 280, 20, 6), layerGroup(SiteKind::Final, 430, 0, 6)}));
 
   // Appendix C removes LayerNorm from Pythia-70M (6 blocks) without giving its schedule: GPT-2 Small's
   // settings, with the depth rule's schedule for 6 blocks.

@@ -5,35 +5,18 @@
 #   tools/small-models-sweep.sh CLI OUT [TRAIN_SECONDS]      (tools/gpu-check.sh OUT build small-models)
 # TRAIN_SECONDS (default 210) is the sweep's wall time on the device: a probe of a few steps measures each
 # variant's speed while all run together, and each gets the steps that fill it. SWEEP_DEADLINE (seconds
-# from the start, default 470) stops the removal experiments so that what was measured is still packed. SWEEP_DEVICE (default cuda),
-# SWEEP_TRAIN_MB, SWEEP_PROBE_STEPS, SWEEP_STEPS (instead of the probe's), SWEEP_WARMUP, SWEEP_EVAL_TOKENS,
+# from the start, default 470) stops the removal experiments so that what was measured is still packed.
+# SWEEP_DEVICE (default cuda), SWEEP_TRAIN_MB, SWEEP_PROBE_STEPS, SWEEP_STEPS (instead of the probe's), SWEEP_WARMUP, SWEEP_EVAL_TOKENS,
 # SWEEP_MICRO (sequences per step) and SWEEP_EXPERIMENT_ARGS (extra options of the removal and its control)
 # make a quick dry run on a CPU possible. Writes OUT/models.tar.NN (the chosen pretrained folders small-gpt2/
 # and small-llama/, in pieces of 15 MiB: cat them) and OUT/results.tar (sweep.jsonl — one line per variant:
 # steps, losses and the four phenomena —, sweep.log, and the metrics, analyses and summaries of every run).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+source tools/small-models-lib.sh
 cli=$1 out=$2 train_seconds=${3:-210}
-device=${SWEEP_DEVICE:-cuda}
-# On a GPU each process needs one core to launch kernels; 6 × 16 idle OpenMP threads would only compete.
-[ "$device" = cpu ] || export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
-work=${TMPDIR:-/tmp}/nf-small-models
-rm -rf "$work" && mkdir -p "$work/data" "$out"
-start=$SECONDS
-log() { echo "[$((SECONDS - start)) s] $*" | tee -a "$work/sweep.log"; }
-
-# Data: the tiny models' corpus (seed 0) and tokenizer; the training split twice, with and without a quarter of
-# documents followed by a random span and its copy (the induction test's own kind of text).
-exec 3>"$work/data.log"  # the data commands' progress bars
-"$cli" corpus --out "$work/data" --seed 0 --train-mb "${SWEEP_TRAIN_MB:-300}" --val-mb 2 --alt-mb 2 >&3 2>&3 || exit 1
-tok=resources/tiny-gpt2
-"$cli" tokenize "$work/data/train.txt" --tokenizer $tok --out "$work/data/train-plain.bin" >&3 2>&3 &
-"$cli" tokenize "$work/data/train.txt" --tokenizer $tok --out "$work/data/train-repeats.bin" \
-  --random-repeats 0.25 >&3 2>&3 &
-for split in val alt; do "$cli" tokenize "$work/data/$split.txt" --tokenizer $tok --out "$work/data/$split.bin" >&3 2>&3 & done
-wait
-"$cli" ioi --tokenizer $tok --count 480 --out "$work/data/ioi.json" >/dev/null || exit 1
-ls "$work"/data/*.bin >/dev/null || exit 1
+small_models_setup nf-small-models sweep.log "${SWEEP_DEVICE:-cuda}" "$out"
+small_models_data "${SWEEP_TRAIN_MB:-300}" || { log "data failed: $(tail -3 "$work/data.log")"; exit 1; }
 log "data ready"
 
 gpt2_shape=(--family gpt2 --layers 6 --heads 8 --d-model 256 --context 256 --vocab 2048)
@@ -60,8 +43,8 @@ pretrain() {  # name steps run-dir extra-options…
   shift 3
   read -r _ family lr wd data <<<"$(printf '%s\n' "${variants[@]}" | grep "^$name ")"
   "$cli" pretrain "$run" --model "$work/$name-shape" --train "$work/data/train-$data.bin" --steps "$steps" \
-    --lr "$lr" --min-lr "$(python3 -c "print($lr / 10)")" --weight-decay "$wd" --warmup "${SWEEP_WARMUP:-300}" --micro-batch $micro \
-    --context $context --seed 0 --device "$device" "$@" >"$run.log" 2>&1
+    --lr "$lr" --min-lr "$(python3 -c "print($lr / 10)")" --weight-decay "$wd" --warmup "${SWEEP_WARMUP:-300}" \
+    --micro-batch $micro --context $context --seed 0 --device "$device" "$@" >"$run.log" 2>&1
 }
 
 # Probe: every variant at once for a few steps; the median speed of the later ones is what it gets in the sweep.
@@ -95,36 +78,11 @@ wait
 log "sweep trained"
 
 # The four phenomena of each variant's final model (issue 39's thresholds), on the validation split.
-phenomena() {  # name → one JSON line
-  local name=$1 run=$work/$1/final dir=$work/analyses-sweep/$1
-  mkdir -p "$dir"
-  "$cli" analyze sinks "$run" --data "$work/data/val.bin" --sequences 64 --device "$device" --out "$dir/sinks.json" >/dev/null &&
-    "$cli" analyze norms "$run" --data "$work/data/val.bin" --sequences 32 --device "$device" --out "$dir/norms.json" >/dev/null &&
-    "$cli" analyze induction "$run" --span 50 --from "$work/data/train-plain.bin" --device "$device" >"$dir/induction.json" &&
-    "$cli" analyze ioi "$run" --prompts "$work/data/ioi.json" --device "$device" >"$dir/ioi.json" &&
-    python3 - "$name" "$dir" "$work/$name/metrics.jsonl" "${steps[$name]}" <<'PY'
-import json, sys
-name, folder, metrics, steps = sys.argv[1:]
-load = lambda kind: json.load(open(f"{folder}/{kind}.json"))
-sinks, norms, induction, ioi = load("sinks"), load("norms"), load("induction"), load("ioi")
-ratios = [row["position0"]["mean"] / row["rest"]["mean"] for row in norms["residual_norms"]
-          if row["point"].endswith("resid_pre")]
-evals = [r for r in map(json.loads, open(metrics)) if r.get("type") == "eval"]
-last = {}
-for r in evals: last[r["file"].rsplit("/", 1)[-1]] = r["mean_loss"]
-induction_ratio = induction["second_copy_loss"] / induction["first_copy_loss"]
-row = {"name": name, "steps": int(steps), "eval": last, "sink_rate": sinks["sink_rate"],
-       "max_pos0_ratio": max(ratios), "pos0_ratio_by_layer": ratios, "induction_first": induction["first_copy_loss"],
-       "induction_second": induction["second_copy_loss"], "induction_ratio": induction_ratio,
-       "ioi_logit_diff": ioi["mean_clean_logit_diff"], "ioi_accuracy": ioi["clean_accuracy"]}
-row["passes"] = [row["sink_rate"] >= 0.2, row["max_pos0_ratio"] >= 4, induction_ratio <= 0.35,
-                 row["ioi_accuracy"] >= 0.9]
-print(json.dumps(row))
-PY
-}
 for v in "${variants[@]}"; do
   read -r name _ <<<"$v"
-  phenomena "$name" >"$work/$name.phenomena.json" 2>"$work/$name.phenomena.log" &
+  small_models_phenomena "$work/analyses-sweep/$name" \
+    "{\"name\": \"$name\", \"steps\": ${steps[$name]}, \"metrics\": \"$work/$name/metrics.jsonl\"}" \
+    "$work/$name/final" >"$work/$name.phenomena.json" 2>"$work/$name.phenomena.log" &
 done
 wait
 cat "$work"/*.phenomena.json | tee "$work/sweep.jsonl"
@@ -145,9 +103,9 @@ for family in gpt2 llama; do
   cp "$work/$chosen/final/config.json" "$work/$chosen/final/model.safetensors" $tok/vocab.json $tok/merges.txt "$folder/"
   echo "$chosen" >"$folder/VARIANT"
   # The removal with the small preset and its control, on fine-tuning data of the pretraining mix.
-  timeout $((${SWEEP_DEADLINE:-470} - (SECONDS - start))) env NF_CLI="$cli" NF_MODEL="$folder" NF_PRESET=small NF_DEVICE=$device NF_TRAIN_TOKENIZE="--random-repeats 0.25" \
-    NF_TRAIN_ARGS="${SWEEP_EXPERIMENT_ARGS:-}" resources/tiny-gpt2/experiment.sh "$work/experiment-$family" --control \
-    >"$work/experiment-$family.log" 2>&1 &
+  timeout $((${SWEEP_DEADLINE:-470} - (SECONDS - small_models_start))) env NF_CLI="$cli" NF_MODEL="$folder" \
+    NF_PRESET=small NF_DEVICE="$device" NF_TRAIN_TOKENIZE="--random-repeats 0.25" NF_TRAIN_ARGS="${SWEEP_EXPERIMENT_ARGS:-}" \
+    resources/tiny-gpt2/experiment.sh "$work/experiment-$family" --control >"$work/experiment-$family.log" 2>&1 &
 done
 wait
 log "experiments done: $(grep -h "experiment:" "$work"/experiment-*.log | tr '\n' ' ')"

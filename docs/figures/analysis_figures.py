@@ -35,22 +35,25 @@ def heat(ax, grid, title, cmap="viridis", vmin=None, vmax=None, xlabels=None, yl
     if annotate and grid.size <= 64:
         for (i, j), v in np.ndenumerate(grid):
             if abs(v) >= 0.05 or cmap != "RdBu_r":  # diverging maps: label only what stands out
-                ax.text(j, i, f"{v:.2g}", ha="center", va="center", fontsize=6,
+                ax.text(j, i, f"{v:.3g}", ha="center", va="center", fontsize=6,
                         color="k" if cmap == "RdBu_r" and abs(v) < 0.6 else "w")
     return image
 
 
 def nmae(folder, out, names):
     fig, axes = plt.subplots(1, len(names), figsize=(3.2 * len(names), 3), squeeze=False)
-    for ax, name in zip(axes[0], names):
-        d = load(folder, name, "dla")
-        grid = np.array([h["nmae_percent"] for h in d["head_attributions"]]).reshape(d["layers"], d["heads"])
+    results = [load(folder, name, "dla") for name in names]
+    grids = [np.array([h["nmae_percent"] for h in d["head_attributions"]]).reshape(d["layers"], d["heads"])
+             for d in results]
+    # One scale for every panel, at least 0–100 %: an LN-free model's ~1e-6 % must look like nothing.
+    top = max(100.0, max(g.max() for g in grids))
+    for ax, name, d, grid in zip(axes[0], names, results, grids):
         low, high = d["overall_nmae_interval95"]
-        image = heat(ax, grid, f"{name}: NMAE {d['overall_nmae_percent']:.3g} % [{low:.3g}, {high:.3g}]",
-                     vmin=0, xlabels=[f"H{h}" for h in range(d["heads"])],
+        image = heat(ax, np.round(grid), f"{name}: NMAE {d['overall_nmae_percent']:.3g} % [{low:.3g}, {high:.3g}]",
+                     vmin=0, vmax=top, xlabels=[f"H{h}" for h in range(d["heads"])],
                      ylabels=[f"L{l}" for l in range(d["layers"])])
         fig.colorbar(image, ax=ax, label="NMAE (%)")
-    fig.suptitle("DLA vs direct effect per head (normalized mean absolute error)", fontsize=10)
+    fig.suptitle("DLA vs direct effect per head (normalized mean absolute error, rounded to whole %)", fontsize=10)
     fig.tight_layout()
     fig.savefig(os.path.join(out, "nmae.png"), dpi=130)
 

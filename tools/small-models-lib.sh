@@ -1,0 +1,67 @@
+# Shared by tools/small-models-sweep.sh and tools/small-models-continue.sh (sourced from the repository's root,
+# never run): their work folder, log, data and the four phenomena issue 39 asks of a bundled model.
+
+# small_models_setup FOLDER_NAME LOG_NAME DEVICE OUT: sets work (emptied), device, tok, log; on a GPU one core
+# per process is enough to launch kernels (16 idle OpenMP threads per process would only compete).
+small_models_setup() {
+  work=${TMPDIR:-/tmp}/$1
+  small_models_log=$work/$2
+  device=$3
+  tok=resources/tiny-gpt2
+  [ "$device" = cpu ] || export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
+  rm -rf "$work" && mkdir -p "$work/data" "$4"
+  small_models_start=$SECONDS
+}
+log() { echo "[$((SECONDS - small_models_start)) s] $*" | tee -a "$small_models_log"; }
+
+# small_models_data TRAIN_MB: the tiny models' corpus (seed 0) and tokenizer, in work/data: train-plain.bin and
+# train-repeats.bin (a quarter of the documents followed by a random span and its copy — the induction test's
+# own kind of text), val.bin, alt.bin and ioi.json. Progress bars go to work/data.log.
+small_models_data() {
+  local d=$work/data
+  {
+    "$cli" corpus --out "$d" --seed 0 --train-mb "$1" --val-mb 2 --alt-mb 2 || return 1
+    "$cli" tokenize "$d/train.txt" --tokenizer $tok --out "$d/train-plain.bin" &
+    "$cli" tokenize "$d/train.txt" --tokenizer $tok --out "$d/train-repeats.bin" --random-repeats 0.25 &
+    for split in val alt; do "$cli" tokenize "$d/$split.txt" --tokenizer $tok --out "$d/$split.bin" & done
+    wait
+    "$cli" ioi --tokenizer $tok --count 480 --out "$d/ioi.json"
+  } >>"$work/data.log" 2>&1 && ls "$d"/train-plain.bin "$d"/train-repeats.bin "$d"/val.bin "$d"/alt.bin >/dev/null
+}
+
+# small_models_phenomena DIR FIELDS MODEL [ANALYZE_OPTIONS…]: sinks, norms, induction and IOI of MODEL (a model
+# folder or a run; --step N for a checkpoint) into DIR, and one JSON line: FIELDS (a JSON object; a "metrics"
+# path becomes the last evaluation of each set) with the measurements and issue 39's four thresholds met.
+small_models_phenomena() {
+  local dir=$1 fields=$2 model=$3 d=$work/data
+  shift 3
+  mkdir -p "$dir"
+  "$cli" analyze sinks "$model" "$@" --data "$d/val.bin" --sequences 64 --device "$device" --out "$dir/sinks.json" \
+    >/dev/null &&
+    "$cli" analyze norms "$model" "$@" --data "$d/val.bin" --sequences 32 --device "$device" --out "$dir/norms.json" \
+      >/dev/null &&
+    "$cli" analyze induction "$model" "$@" --span 50 --from "$d/train-plain.bin" --device "$device" \
+      >"$dir/induction.json" &&
+    "$cli" analyze ioi "$model" "$@" --prompts "$d/ioi.json" --device "$device" >"$dir/ioi.json" &&
+    python3 - "$dir" "$fields" <<'PY'
+import json, sys
+folder, fields = sys.argv[1], json.loads(sys.argv[2])
+load = lambda kind: json.load(open(f"{folder}/{kind}.json"))
+sinks, norms, induction, ioi = load("sinks"), load("norms"), load("induction"), load("ioi")
+ratios = [row["position0"]["mean"] / row["rest"]["mean"] for row in norms["residual_norms"]
+          if row["point"].endswith("resid_pre")]
+if "metrics" in fields:
+    evals = {}
+    for r in map(json.loads, open(fields.pop("metrics"))):
+        if r.get("type") == "eval": evals[r["file"].rsplit("/", 1)[-1]] = r["mean_loss"]
+    fields["eval"] = evals
+induction_ratio = induction["second_copy_loss"] / induction["first_copy_loss"]
+row = dict(fields, sink_rate=sinks["sink_rate"], max_pos0_ratio=max(ratios), pos0_ratio_by_layer=ratios,
+           induction_first=induction["first_copy_loss"], induction_second=induction["second_copy_loss"],
+           induction_ratio=induction_ratio, ioi_logit_diff=ioi["mean_clean_logit_diff"],
+           ioi_accuracy=ioi["clean_accuracy"])
+row["passes"] = [row["sink_rate"] >= 0.2, row["max_pos0_ratio"] >= 4, induction_ratio <= 0.35,
+                 row["ioi_accuracy"] >= 0.9]
+print(json.dumps(row))
+PY
+}

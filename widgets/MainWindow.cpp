@@ -50,6 +50,7 @@
 #include "data/token_file.h"
 #include "io/atomic_file.h"
 #include "model/model_folder.h"
+#include "run/metrics_records.h"
 #include "run/run_directory.h"
 #include "train/trainer.h"
 #include "util/bytes.h"
@@ -468,10 +469,10 @@ void MainWindow::onMetrics() {
   if (m.lastWarning != m_shownWarning) {  // a checkpoint that could not be written, a disk filling up
     m_shownWarning = m.lastWarning;
     const QString detail = QString::fromStdString(m.lastWarning);
-    if (m.lastWarningCode == "checkpoint_failed")
+    if (m.lastWarningCode == nf::warning_code::kCheckpointFailed)
       statusBar()->showMessage(
           tr("A checkpoint could not be written; training goes on from memory: %1").arg(detail), 30000);
-    else if (m.lastWarningCode == "low_disk_space")
+    else if (m.lastWarningCode == nf::warning_code::kLowDiskSpace)
       statusBar()->showMessage(tr("The disk is filling up: %1").arg(detail), 30000);
     else if (!m.lastWarning.empty())
       statusBar()->showMessage(tr("Warning from the run: %1").arg(detail), 30000);
@@ -516,7 +517,7 @@ void MainWindow::onStateChanged() {
   m_stopAction->setEnabled(s == S::Running || s == S::Pausing || s == S::Preparing || s == S::Paused);
   // A followed run is resumed here only once its own process has stopped it (two trainers on one run
   // folder would overwrite each other's checkpoints).
-  const bool followedStopped = s == S::Following && m_session->metrics().lastStatus == "stop";
+  const bool followedStopped = s == S::Following && m_session->metrics().lastStatus == nf::record::kStop;
   const bool resumable = s == S::Paused || s == S::Stopped || followedStopped ||
                          (s == S::Failed && !m_session->runDir().isEmpty());
   m_resumeAction->setEnabled(remote ? s == S::Paused : resumable && !ended);
@@ -586,9 +587,9 @@ QString MainWindow::phaseText() const {
     case S::Failed:
       return tr("Failed at step %1").arg(step);
     case S::Following:
-      if (m.lastStatus == "finish") return tr("Followed run finished");
-      if (m.lastStatus == "stop") return tr("Followed run stopped at step %1").arg(step);
-      if (m.lastStatus == "pause") return tr("Followed run paused at step %1").arg(step);
+      if (m.lastStatus == nf::record::kFinish) return tr("Followed run finished");
+      if (m.lastStatus == nf::record::kStop) return tr("Followed run stopped at step %1").arg(step);
+      if (m.lastStatus == nf::record::kPause) return tr("Followed run paused at step %1").arg(step);
       return tr("Following a run another process trains");
   }
   return QString();

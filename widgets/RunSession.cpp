@@ -7,6 +7,7 @@
 
 #include "io/atomic_file.h"
 #include "logic/RemoteSchedule.h"
+#include "run/metrics_records.h"
 #include "run/run_directory.h"
 #include "train/trainer.h"
 
@@ -425,8 +426,10 @@ void RunSession::readRemote() {
   for (const std::string& failure : news.failures) Q_EMIT remoteNotice(QString::fromStdString(failure));
   const QString problem = QString::fromStdString(news.problem);
   // A run that stopped or finished stops serving: unreachable then means ended, not lost.
-  const bool finished = m_metrics.lastStatus == "finish" || m_remoteStepsDone >= m_config.optimizer.maxSteps;
-  if (!problem.isEmpty() && (finished || m_remoteStopRequested || m_metrics.lastStatus == "stop")) {
+  const bool finished =
+      m_metrics.lastStatus == nf::record::kFinish || m_remoteStepsDone >= m_config.optimizer.maxSteps;
+  if (!problem.isEmpty() &&
+      (finished || m_remoteStopRequested || m_metrics.lastStatus == nf::record::kStop)) {
     setState(finished ? State::Finished : State::Stopped);  // still remote(): the messages say where
     leaveRemote();
     return;

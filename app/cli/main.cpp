@@ -21,6 +21,7 @@
 #include "train/trainer.h"
 #include "util/allocator.h"
 #include "util/blas_threads.h"
+#include "util/exit_status.h"
 
 namespace nf::cli {
 
@@ -174,7 +175,7 @@ std::optional<int> checkCommandNames(const CLI::App& app, int argc, char** argv)
       std::cerr << problem << "\n\n" << app.help();
     else
       std::cerr << app.get_name() << " " << group->get_name() << ": " << problem << " (" << names << ")\n";
-    return 2;
+    return nf::exit_status::kUsage;
   }
   return std::nullopt;
 }
@@ -270,7 +271,7 @@ int main(int argc, char** argv) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help: printed to stdout
     std::cerr << commandPath(app) << ": " << usageMessage(app, e) << " (see '" << commandPath(app)
               << " --help')\n";
-    return 2;
+    return nf::exit_status::kUsage;
   }
 
   const std::string command = commandPath(app);
@@ -278,15 +279,15 @@ int main(int argc, char** argv) {
     return works().at(chosenCommand(app))();
   } catch (const UsageError& e) {
     std::cerr << command << ": " << e.what() << "\n";
-    return 2;
+    return nf::exit_status::kUsage;
   } catch (const nf::Diverged& e) {  // its own exit status, for scripts that retry with a lower learning rate
     std::cerr << command << ": diverged: " << e.what() << "\n";
-    return 4;
+    return nf::exit_status::kDiverged;
   } catch (const c10::Error& e) {  // a LibTorch error: its message, without the C++ stack trace
     std::cerr << command << ": error: " << e.what_without_backtrace() << "\n";
-    return 1;
+    return nf::exit_status::kFailure;
   } catch (const std::exception& e) {
     std::cerr << command << ": error: " << e.what() << "\n";
-    return 1;
+    return nf::exit_status::kFailure;
   }
 }

@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "options.h"
+#include "run/metrics_records.h"
 #include "run/run_directory.h"
 #include "serve/steering_client.h"
 #include "serve/steering_server.h"
@@ -152,7 +153,8 @@ void cmdSteer(CLI::App& command) {
           bool ended = false;
           for (const nlohmann::json& record : page.records) {
             printJson(record);
-            ended = ended || record.value("type", "") == "finish" || record.value("type", "") == "stop";
+            const std::string type = record.value(record::kType, "");
+            ended = ended || type == record::kFinish || type == record::kStop;
           }
           next = page.nextOffset;
           return !ended;

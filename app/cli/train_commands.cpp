@@ -21,11 +21,13 @@
 #ifdef NF_STEERING
 #include "serve/steering_server.h"
 #endif
+#include "run/metrics_records.h"
 #include "run/run_directory.h"
 #include "text/bpe_tokenizer.h"
 #include "train/export.h"
 #include "train/memory_plan.h"
 #include "train/trainer.h"
+#include "util/exit_status.h"
 
 namespace nf::cli {
 namespace {
@@ -302,7 +304,7 @@ int train(std::unique_ptr<Trainer> trainer, const WorkerOptions& w = {}) {
     if (!records) return;
     for (const std::string& line : records->drain()) {
       const auto r = nlohmann::json::parse(line, nullptr, false);
-      if (r.is_object() && r.value("type", "") == "warning")
+      if (r.is_object() && r.value(record::kType, "") == record::kWarning)
         std::cerr << "\nwarning: " << r.value("message", "") << "\n";
     }
   };
@@ -317,13 +319,14 @@ int train(std::unique_ptr<Trainer> trainer, const WorkerOptions& w = {}) {
   std::signal(SIGINT, previousInt);
   std::signal(SIGTERM, previousTerm);
   g_running = nullptr;
-  if (!main) return finished ? 0 : 3;
+  const int status = finished ? exit_status::kSuccess : exit_status::kStopped;
+  if (!main) return status;
   printJson({{"run", trainer->runDir()},
              {"finished", finished},
              {"steps", trainer->stepsDone()},
              {"final", finished ? run::finalModelPath(trainer->runDir()) : ""},
              {"checkpoint", run::latestCheckpoint(trainer->runDir())}});
-  return finished ? 0 : 3;
+  return status;
 }
 
 // One worker here (or, under torchrun, this one of many), or `--nproc` workers started by a launcher.

@@ -14,6 +14,7 @@
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include "util/child_process.h"
+#include "util/exit_status.h"
 
 namespace nf {
 namespace {
@@ -106,7 +107,8 @@ int launchLocalWorkers(const LaunchOptions& options, std::ostream& log) {
       pids[r] = -1;
       g_workers[r] = -1;
       --running;
-      const bool succeeded = WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 3);
+      const bool succeeded = WIFEXITED(status) && (WEXITSTATUS(status) == exit_status::kSuccess ||
+                                                   WEXITSTATUS(status) == exit_status::kStopped);
       if (!succeeded && !deadline)
         deadline = Clock::now() +
                    std::chrono::milliseconds(static_cast<int64_t>((options.timeoutSeconds + 30) * 1000));
@@ -119,7 +121,8 @@ int launchLocalWorkers(const LaunchOptions& options, std::ostream& log) {
   bool allSucceeded = true, allStopped = true, anyFailed = !allStarted;
   for (int r = 0; r < n && allStarted; ++r) {
     const int s = statuses[r];
-    const bool ok = WIFEXITED(s) && WEXITSTATUS(s) == 0, stopped = WIFEXITED(s) && WEXITSTATUS(s) == 3;
+    const bool ok = WIFEXITED(s) && WEXITSTATUS(s) == exit_status::kSuccess,
+               stopped = WIFEXITED(s) && WEXITSTATUS(s) == exit_status::kStopped;
     allSucceeded = allSucceeded && ok;
     allStopped = allStopped && stopped;
     if (!ok && !stopped) {
@@ -127,8 +130,8 @@ int launchLocalWorkers(const LaunchOptions& options, std::ostream& log) {
       log << "launcher: worker " << r << " of " << n << " " << howItEnded(s) << "\n";
     }
   }
-  if (anyFailed) return 1;
-  return allSucceeded ? 0 : (allStopped ? 3 : 1);
+  if (anyFailed) return exit_status::kFailure;
+  return allSucceeded ? exit_status::kSuccess : (allStopped ? exit_status::kStopped : exit_status::kFailure);
 }
 
 }  // namespace nf

@@ -8,6 +8,7 @@
 
 #include "io/atomic_file.h"
 #include "io/file_format.h"
+#include "run/metrics_records.h"
 #include "run/run_directory.h"
 
 namespace fs = std::filesystem;
@@ -76,12 +77,13 @@ std::shared_ptr<MetricsQueue> MetricsWriter::subscribe() {
 int64_t MetricsWriter::bytesWritten() const { return static_cast<int64_t>(std::ftell(m_file)); }
 
 nlohmann::json metricsStartRecord() {
-  return {{"type", "start"}, {"format", kMetricsFormat.name}, {"version", kMetricsFormat.version}};
+  return {
+      {record::kType, record::kStart}, {"format", kMetricsFormat.name}, {"version", kMetricsFormat.version}};
 }
 
 void checkMetricsRecord(const nlohmann::json& record, const std::string& path) {
   // Logs written before the format was versioned have a start record without "format": version 1.
-  if (record.is_object() && record.value("type", std::string()) == "start")
+  if (record.is_object() && record.value(record::kType, std::string()) == record::kStart)
     checkFileFormat(record, kMetricsFormat, path, WhenUnmarked::IsVersion1);
 }
 
@@ -122,15 +124,16 @@ MetricsFollower::NewLines MetricsFollower::read(int64_t maxBytes) {
 std::vector<nlohmann::json> currentHistory(const std::vector<nlohmann::json>& records) {
   std::vector<nlohmann::json> kept;
   for (const nlohmann::json& r : records) {
-    const std::string type = r.is_object() ? r.value("type", std::string()) : std::string();
-    if (type == "resume" || type == "rollback") {
+    const std::string type = r.is_object() ? r.value(record::kType, std::string()) : std::string();
+    if (type == record::kResume || type == record::kRollback) {
       const int64_t from = r.value("step", int64_t{0});
       std::vector<nlohmann::json> before;
       for (nlohmann::json& k : kept) {
-        const std::string t = k.value("type", std::string());
+        const std::string t = k.value(record::kType, std::string());
         const int64_t step = k.value("step", int64_t{0});
-        const bool abandoned = ((t == "step" || t == "eval" || t == "checkpoint") && step > from) ||
-                               (t == "event" && step >= from);
+        const bool abandoned =
+            ((t == record::kStep || t == record::kEval || t == record::kCheckpoint) && step > from) ||
+            (t == record::kEvent && step >= from);
         if (!abandoned) before.push_back(std::move(k));
       }
       kept = std::move(before);

@@ -16,6 +16,7 @@
 #include "eval/evaluate.h"
 #include "io/atomic_file.h"
 #include "model/hf_checkpoint.h"
+#include "run/metrics_records.h"
 #include "run/run_directory.h"
 #include "text/bpe_tokenizer.h"
 #include "train/aux_loss.h"
@@ -256,7 +257,7 @@ struct Trainer::Impl {
       for (const auto& e : due) applied.emplace_back(e.id, e.step);
     }
     for (const auto& e : due)
-      record({{"type", "event"},
+      record({{record::kType, record::kEvent},
               {"step", step},
               {"event", toJson(e)},
               {"description", describe(e)},
@@ -291,14 +292,14 @@ struct Trainer::Impl {
         lastCheckpoint = step;
       }
       if (c.stop || !c.pause) {
-        if (held && !c.stop) record({{"type", "continue"}, {"step", step}});
+        if (held && !c.stop) record({{record::kType, record::kContinue}, {"step", step}});
         owner.m_paused = false;
         return c.stop;
       }
       if (!held) {
         held = true;
         owner.m_paused = true;
-        record({{"type", "pause"}, {"step", step}});
+        record({{record::kType, record::kPause}, {"step", step}});
       }
       std::unique_lock<std::mutex> lock(controlMutex);
       // Woken by a request; the timeout also notices a stop asked for by a signal handler, which cannot
@@ -410,7 +411,7 @@ struct Trainer::Impl {
   void logStep(int64_t done, const StepResult& result, double lr, double tokensPerSecond) {
     const Losses& l = result.losses;
     const double gradNorm = result.gradNorm;
-    json r{{"type", "step"},
+    json r{{record::kType, record::kStep},
            {"step", done},
            {"ce", l.ce},
            {"aux", l.aux},
@@ -470,7 +471,7 @@ struct Trainer::Impl {
         divergedEvaluation = *why;
       json r = toJson(summary);
       r.erase("calibration_bins");
-      r["type"] = "eval";
+      r[record::kType] = record::kEval;
       r["step"] = step;
       r["file"] = file.path();
       record(r);
@@ -511,7 +512,10 @@ struct Trainer::Impl {
 
   // A warning for whoever watches the run: a "warning" record (the CLI prints it, the GUI shows it).
   void warn(const std::string& code, const std::string& message) {
-    record({{"type", "warning"}, {"step", owner.m_stepsDone.load()}, {"code", code}, {"message", message}});
+    record({{record::kType, record::kWarning},
+            {"step", owner.m_stepsDone.load()},
+            {"code", code},
+            {"message", message}});
   }
 
   // Writes a checkpoint. One that cannot be written (a full disk, an I/O error) leaves the previous one
@@ -551,22 +555,22 @@ struct Trainer::Impl {
                                       std::to_string(state.stepsDone) + " was not written; " + kept +
                                       " ('normfree-cli resume " + owner.m_dir +
                                       "' continues from it once the problem is fixed)");
-      warn("checkpoint_failed", "the checkpoint of step " + std::to_string(state.stepsDone) +
-                                    " could not be written: " + e.what() + ". " + kept +
-                                    "; training goes on and the next checkpoint tries again");
+      warn(warning_code::kCheckpointFailed, "the checkpoint of step " + std::to_string(state.stepsDone) +
+                                                " could not be written: " + e.what() + ". " + kept +
+                                                "; training goes on and the next checkpoint tries again");
       return group != nullptr;
     }
     unconfirmedCheckpoint = state.stepsDone;
-    record({{"type", "checkpoint"},
+    record({{record::kType, record::kCheckpoint},
             {"step", state.stepsDone},
             {"path", written.folder},
             {"bytes", written.bytes},
             {"free_bytes", written.freeBytes}});
     if (written.lowOnSpace())
-      warn("low_disk_space", formatBytes(written.freeBytes) + " free on the disk of " +
-                                 run::checkpointsPath(owner.m_dir) + ", and a checkpoint takes " +
-                                 formatBytes(written.bytes) +
-                                 ": free space now, or a coming checkpoint fails");
+      warn(warning_code::kLowDiskSpace, formatBytes(written.freeBytes) + " free on the disk of " +
+                                            run::checkpointsPath(owner.m_dir) + ", and a checkpoint takes " +
+                                            formatBytes(written.bytes) +
+                                            ": free space now, or a coming checkpoint fails");
     return true;
   }
 
@@ -585,7 +589,7 @@ struct Trainer::Impl {
     const bool rollBack =
         settings.action == DivergenceAction::Rollback && target >= 0 && rollbacks < settings.maxRollbacks;
     record(
-        {{"type", "divergence"},
+        {{record::kType, record::kDivergence},
          {"step", step},
          {"reason", why},
          {"action", rollBack ? "rollback" : "stop"},
@@ -663,7 +667,7 @@ struct Trainer::Impl {
     lowered.optimizer.lr *= lrScale;
     lowered.optimizer.minLr *= lrScale;
     if (isMain()) writeFileAtomic(run::configPath(owner.m_dir), toJson(lowered).dump(2) + "\n");
-    record({{"type", "rollback"},
+    record({{record::kType, record::kRollback},
             {"step", target},
             {"from_step", fromStep},
             {"checkpoint", folder},
@@ -700,7 +704,7 @@ struct Trainer::Impl {
     if (!result.accepted) return result;
     ++scheduleVersion;
     for (const ScheduleChange& change : schedule->lastChanges()) {
-      json log{{"type", "edit"}};
+      json log{{record::kType, record::kEdit}};
       if (change.kind == ScheduleChange::Kind::Move)
         log.update({{"edit", "move"},
                     {"event_id", change.event.id},
@@ -888,7 +892,8 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir,
     // The history stays whole: records after the checkpoint (of steps trained again now) are kept, and
     // readers take this record as the point from which the run went on (run/metrics_log.h).
     d.metrics = std::make_unique<MetricsWriter>(runDir, -1);
-    json resumeRecord{{"type", "resume"}, {"step", t->m_stepsDone.load()}, {"checkpoint", checkpoint}};
+    json resumeRecord{
+        {record::kType, record::kResume}, {"step", t->m_stepsDone.load()}, {"checkpoint", checkpoint}};
     if (!changed.empty()) resumeRecord["overrides"] = changed;
     if (d.group) resumeRecord["world_size"] = d.group->size();
     d.record(resumeRecord);
@@ -1018,13 +1023,13 @@ bool Trainer::runSteps(const ProgressFn& progress) {
   if (finished) {
     if (newSteps()) d.checkpoint(true);  // evaluated above
     d.saveFinal();
-    d.record({{"type", "finish"},
+    d.record({{record::kType, record::kFinish},
               {"step", m_stepsDone.load()},
               {"final", run::finalModelPath(m_dir)},
               {"layernorm_free", d.model->norms().isLayerNormFree()}});
   } else {
     if (newSteps()) d.checkpoint(true);
-    d.record({{"type", "stop"}, {"step", m_stepsDone.load()}});
+    d.record({{record::kType, record::kStop}, {"step", m_stepsDone.load()}});
   }
   m_stopRequested = false;  // handled: a later run() continues
   return finished;

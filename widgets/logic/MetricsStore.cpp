@@ -5,6 +5,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "run/metrics_records.h"
 namespace {
 double number(const nlohmann::json& j, const char* key) {
   auto it = j.find(key);
@@ -32,9 +33,10 @@ std::string baseName(const std::string& path) {
 
 bool MetricsStore::ingest(const std::string& line) {
   nlohmann::json r = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (!r.is_object() || !r.contains("type") || !r["type"].is_string()) return false;
-  const std::string type = r["type"];
-  if (type == "step") {
+  using namespace nf;
+  if (!r.is_object() || !r.contains(record::kType) || !r[record::kType].is_string()) return false;
+  const std::string type = r[record::kType];
+  if (type == record::kStep) {
     const double step = number(r, "step");
     // Steps after a resume or rollback come after a rewind; a followed file can be re-read: keep steps
     // increasing.
@@ -55,23 +57,23 @@ bool MetricsStore::ingest(const std::string& line) {
     if (auto it = r.find("scales"); it != r.end() && it->is_object())
       for (const auto& [site, s] : it->items())
         scales[site].push_back({step, number(s, "tracked"), number(s, "frozen")});
-  } else if (type == "eval") {
+  } else if (type == record::kEval) {
     evals[baseName(text(r, "file", "eval"))].push_back({number(r, "step"), number(r, "mean_loss")});
-  } else if (type == "event") {
+  } else if (type == record::kEvent) {
     events.push_back({whole(r, "step", 0), text(r, "description", "")});
-  } else if (type == "checkpoint") {
+  } else if (type == record::kCheckpoint) {
     lastCheckpointStep = whole(r, "step", -1);
     lastCheckpointBytes = number(r, "bytes");
-  } else if (type == "warning") {
+  } else if (type == record::kWarning) {
     lastWarning = text(r, "message", "");
     lastWarningCode = text(r, "code", "");
-  } else if (type == "rollback") {
+  } else if (type == record::kRollback) {
     rewindTo(whole(r, "step", 0));
-  } else if (type == "start" || type == "resume" || type == "stop" || type == "finish" || type == "pause" ||
-             type == "continue") {
+  } else if (type == record::kStart || type == record::kResume || type == record::kStop ||
+             type == record::kFinish || type == record::kPause || type == record::kContinue) {
     lastStatus = type;
-    if (type == "resume") rewindTo(whole(r, "step", 0));
-    if (type == "start") {
+    if (type == record::kResume) rewindTo(whole(r, "step", 0));
+    if (type == record::kStart) {
       mode = text(r, "mode", "");
       maxSteps = whole(r, "max_steps", 0);
     }

@@ -1,0 +1,34 @@
+// The records of a run's metrics.jsonl and the codes of its warnings, each named once: the trainer writes
+// them, and the CLI, the workbench and the steering endpoint read them by these names — a typo is then a
+// compile error, not a pane that silently stays empty. A new record type or warning code is added here first;
+// their fields are in docs/FORMATS.md. Plain C++: the workbench's Qt-free logic includes it too.
+#pragma once
+
+namespace nf::record {
+
+inline constexpr char kType[] = "type";  // every record's field naming its kind, one of:
+
+inline constexpr char kStart[] = "start";            // the run began (the first record: format and version)
+inline constexpr char kResume[] = "resume";          // it went on from a checkpoint at "step"
+inline constexpr char kStep[] = "step";              // one optimizer step: losses, LR, gradient norm, scales
+inline constexpr char kEvent[] = "event";            // a removal event applied at the start of "step"
+inline constexpr char kEdit[] = "edit";              // a live change of the schedule
+inline constexpr char kEval[] = "eval";              // an evaluation of one token file
+inline constexpr char kCheckpoint[] = "checkpoint";  // a checkpoint written
+inline constexpr char kWarning[] = "warning";        // something a watcher should know ("code", "message")
+inline constexpr char kDivergence[] = "divergence";  // a diverged loss caught before its update
+inline constexpr char kRollback[] = "rollback";      // training went back to a sane checkpoint
+inline constexpr char kPause[] = "pause";            // held between two steps
+inline constexpr char kContinue[] = "continue";      // training again after a pause
+inline constexpr char kStop[] = "stop";              // stopped before the last step, with a checkpoint
+inline constexpr char kFinish[] = "finish";          // every step done, the final model written
+
+}  // namespace nf::record
+
+namespace nf::warning_code {
+
+inline constexpr char kCheckpointFailed[] =
+    "checkpoint_failed";                                   // a periodic checkpoint could not be written
+inline constexpr char kLowDiskSpace[] = "low_disk_space";  // the run's disk is filling up
+
+}  // namespace nf::warning_code

@@ -48,13 +48,50 @@ std::string replacedCheckpointName(int64_t step, long pid) {
   return "." + checkpointName(step) + ".old-" + std::to_string(pid);
 }
 
+namespace {
+
+// The step a checkpoint folder's name says (step-0000040 → 40), or −1 for any other name.
+int64_t stepOfName(const std::string& name) {
+  if (!isCheckpointName(name) || name.size() <= 5 ||
+      name.find_first_not_of("0123456789", 5) != std::string::npos)
+    return -1;
+  try {
+    return std::stoll(name.substr(5));
+  } catch (const std::out_of_range&) {
+    return -1;
+  }
+}
+
+// The newest step folder that holds its state.json (written last of a checkpoint's files), or "".
+std::string newestCompleteCheckpoint(const std::string& dir) {
+  std::error_code error;
+  std::string newest;
+  int64_t newestStep = -1;
+  for (const auto& entry : fs::directory_iterator(checkpointsPath(dir), error)) {
+    const std::string name = entry.path().filename().string();
+    const int64_t step = stepOfName(name);
+    if (step > newestStep && fs::exists(checkpointStatePath(entry.path().string())))
+      newest = entry.path().string(), newestStep = step;
+  }
+  return newest;
+}
+
+}  // namespace
+
 std::string latestCheckpoint(const std::string& dir) {
   const std::string pointer = latestPointerPath(dir);
-  if (!fs::exists(pointer)) return "";
-  std::string name = readTextFile(pointer);
-  while (!name.empty() && (name.back() == '\n' || name.back() == ' ')) name.pop_back();
-  const std::string path = checkpointsPath(dir) + "/" + name;
-  return fs::is_directory(path) ? path : "";
+  if (fs::exists(pointer)) {
+    std::string name = readTextFile(pointer);
+    while (!name.empty() && (name.back() == '\n' || name.back() == ' ')) name.pop_back();
+    // Only a name in this run's checkpoints folder: a path could resume this run from another's checkpoint.
+    if (stepOfName(name) < 0)
+      throw FileError(pointer,
+                      "names '" + name + "', not a checkpoint of this run (a step-NNNNNNN folder beside it)");
+    const std::string path = checkpointsPath(dir) + "/" + name;
+    if (fs::is_directory(path)) return path;
+  }
+  // No pointer, or one naming a folder that is gone (a crash or a hand edit): the newest complete one.
+  return newestCompleteCheckpoint(dir);
 }
 
 nlohmann::json readCheckpointState(const std::string& checkpointDir) {

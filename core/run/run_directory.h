@@ -26,7 +26,9 @@ bool isRunDirectory(const std::string& dir);
 // The folder of the checkpoint written after `step` optimizer steps: checkpoints/step-NNNNNNN.
 std::string checkpointName(int64_t step);
 std::string checkpointPath(const std::string& dir, int64_t step);
-// The newest complete checkpoint's folder, or "" if there is none.
+// The newest complete checkpoint's folder: the one `latest` names, or — without a pointer, or one naming a
+// folder that is gone — the newest step folder holding its state.json; "" if there is none. A pointer
+// naming anything but a step folder of this run (a path to another run's checkpoint) is a FileError.
 std::string latestCheckpoint(const std::string& dir);
 // checkpoints/latest, the pointer to the newest complete checkpoint (written after the folder is complete).
 std::string latestPointerPath(const std::string& dir);

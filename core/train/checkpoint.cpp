@@ -220,6 +220,13 @@ TrainingState readTrainingState(const std::string& checkpointDir) {
     throw FileError(run::checkpointStatePath(checkpointDir),
                     std::string("malformed checkpoint state: ") + e.what());
   }
+  // A run's checkpoint lies in the folder of its step: a state edited or copied in from elsewhere would
+  // retrain steps on weights that already saw them.
+  const std::string folder = fs::path(checkpointDir).filename().string();
+  if (run::isCheckpointName(folder) && folder != run::checkpointName(s.stepsDone))
+    throw FileError(run::checkpointStatePath(checkpointDir),
+                    "says steps_done " + std::to_string(s.stepsDone) + ", but it lies in " + folder +
+                        ": edited or copied from another checkpoint");
   return s;
 }
 

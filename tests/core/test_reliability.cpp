@@ -149,6 +149,34 @@ TEST_CASE(a_full_disk_during_checkpoints_is_a_clean_error_that_loses_nothing) {
   REQUIRE(leftovers(runDir).empty());
 }
 
+// A run's checkpoints belong to it: `latest` may only name a step folder beside it, and a checkpoint's state
+// must be of the step its folder says; a lost pointer is recovered from the newest complete checkpoint.
+TEST_CASE(a_run_resumes_only_from_its_own_checkpoints_and_survives_a_lost_pointer) {
+  TempDir dir;
+  RunConfig config = shortRun(dir, 4);
+  config.checkpointInterval = 2;
+  const std::string runDir = dir.path("run"), other = dir.path("other");
+  REQUIRE(Trainer::start(runDir, config)->run());
+  REQUIRE(Trainer::start(other, config)->run());
+  const std::string pointer = run::latestPointerPath(runDir);
+  writeFileAtomic(pointer, "../../other/checkpoints/" + run::checkpointName(4) + "\n");
+  REQUIRE_THROWS_WITH(run::latestCheckpoint(runDir), pointer, "not a checkpoint of this run");
+  REQUIRE_THROWS_WITH(Trainer::resume(runDir), pointer, "not a checkpoint of this run");
+
+  fs::remove(pointer);
+  REQUIRE_EQ(run::latestCheckpoint(runDir), run::checkpointPath(runDir, 4));
+  fs::remove(run::checkpointStatePath(run::checkpointPath(runDir, 4)));  // step 4 incomplete: not chosen
+  REQUIRE(run::latestCheckpoint(runDir) != run::checkpointPath(runDir, 4));
+
+  // steps_done lowered by hand in a complete checkpoint: refused, not retrained from step 1.
+  const std::string kept = run::checkpointPath(other, 4), state = run::checkpointStatePath(kept);
+  json edited = json::parse(readTextFile(state));
+  edited["steps_done"] = 1;
+  writeFileAtomic(state, edited.dump());
+  REQUIRE_THROWS_WITH(readTrainingState(kept), state, "says steps_done 1", run::checkpointName(4));
+  REQUIRE_THROWS_WITH(Trainer::resume(other), "says steps_done 1");
+}
+
 TEST_CASE(leftovers_of_dead_writers_are_cleared_and_a_checkpoint_moved_aside_comes_back) {
   TempDir dir;
   RunConfig config = shortRun(dir, 4);
@@ -165,7 +193,8 @@ TEST_CASE(leftovers_of_dead_writers_are_cleared_and_a_checkpoint_moved_aside_com
   fs::create_directories(checkpoints + "/" + run::unfinishedCheckpointName(6, alive));
   std::ofstream(runDir + "/notes.tmp-draft") << "not ours: not a process id";
 
-  REQUIRE_EQ(run::latestCheckpoint(runDir), std::string());  // "latest" names a folder that is gone
+  // "latest" names a folder that is gone: the newest complete one stands in until step 4 is back.
+  REQUIRE_EQ(run::latestCheckpoint(runDir), run::checkpointPath(runDir, 2));
   REQUIRE_EQ(clearDeadWriters(runDir), 3);
   REQUIRE_EQ(run::latestCheckpoint(runDir), run::checkpointPath(runDir, 4));
   REQUIRE(fs::exists(checkpoints + "/" + run::unfinishedCheckpointName(6, alive)));

@@ -16,11 +16,21 @@ namespace {
 constexpr const char* kByteLevelPattern =
     R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
 
-// A section's "type", or "null" for a section that is null, for messages and dispatch.
+// A section's "type", or "null" for a section that is null, for messages and dispatch; "" when it has none,
+// and a type that is no string in parentheses ("(5)"), which no dispatch takes for a known one.
 std::string typeOf(const nlohmann::json& j) {
   if (j.is_null()) return "null";
-  if (!j.is_object() || !j.contains("type") || !j["type"].is_string()) return "";
-  return j["type"].get<std::string>();
+  if (!j.is_object() || !j.contains("type")) return "";
+  return j["type"].is_string() ? j["type"].get<std::string>() : "(" + j["type"].dump() + ")";
+}
+
+// Sequences nest a few levels in real files; a file nesting thousands would exhaust the stack.
+constexpr int kMaxSequenceDepth = 32;
+
+void requireDepth(int depth, const std::string& source, const char* what) {
+  if (depth > kMaxSequenceDepth)
+    throw FileError(source, std::string(what) + " Sequences nest more than " +
+                                std::to_string(kMaxSequenceDepth) + " deep");
 }
 
 // An optional string field that must be null or empty for us: a non-empty value changes the encoding.
@@ -219,13 +229,14 @@ std::unique_ptr<HfTokenizer> HfTokenizer::fromJson(const std::string& tokenizerJ
   }
 }
 
-void HfTokenizer::parseNormalizer(const nlohmann::json& j) {
+void HfTokenizer::parseNormalizer(const nlohmann::json& j, int depth) {
+  requireDepth(depth, m_source, "normalizer");
   if (j.is_null()) return;
   const std::string type = typeOf(j);
   if (type == "Sequence") {
     if (!j.contains("normalizers") || !j["normalizers"].is_array())
       throw FileError(m_source, "normalizer Sequence has no \"normalizers\" array");
-    for (const nlohmann::json& n : j["normalizers"]) parseNormalizer(n);
+    for (const nlohmann::json& n : j["normalizers"]) parseNormalizer(n, depth + 1);
     return;
   }
   if (icuNormalizer(type)) {
@@ -237,7 +248,8 @@ void HfTokenizer::parseNormalizer(const nlohmann::json& j) {
                                            "a Sequence of them)");
 }
 
-void HfTokenizer::parsePreTokenizer(const nlohmann::json& j) {
+void HfTokenizer::parsePreTokenizer(const nlohmann::json& j, int depth) {
+  requireDepth(depth, m_source, "pre_tokenizer");
   const std::string type = typeOf(j);
   if (m_byteLevel)
     throw UnsupportedTokenizer(
@@ -245,7 +257,7 @@ void HfTokenizer::parsePreTokenizer(const nlohmann::json& j) {
   if (type == "Sequence") {
     if (!j.contains("pretokenizers") || !j["pretokenizers"].is_array())
       throw FileError(m_source, "pre_tokenizer Sequence has no \"pretokenizers\" array");
-    for (const nlohmann::json& p : j["pretokenizers"]) parsePreTokenizer(p);
+    for (const nlohmann::json& p : j["pretokenizers"]) parsePreTokenizer(p, depth + 1);
   } else if (type == "Split") {
     Step step;
     const nlohmann::json& pattern = j.at("pattern");
@@ -297,12 +309,13 @@ void HfTokenizer::parsePreTokenizer(const nlohmann::json& j) {
   }
 }
 
-void HfTokenizer::checkPostProcessor(const nlohmann::json& j) const {
+void HfTokenizer::checkPostProcessor(const nlohmann::json& j, int depth) const {
+  requireDepth(depth, m_source, "post_processor");
   if (j.is_null()) return;
   const std::string type = typeOf(j);
   if (type == "ByteLevel") return;  // it only trims offsets
   if (type == "Sequence" && j.contains("processors") && j["processors"].is_array()) {
-    for (const nlohmann::json& p : j["processors"]) checkPostProcessor(p);
+    for (const nlohmann::json& p : j["processors"]) checkPostProcessor(p, depth + 1);
     return;
   }
   if (type == "TemplateProcessing" && j.contains("single") && j["single"].is_array()) {

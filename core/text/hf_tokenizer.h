@@ -69,10 +69,11 @@ class HfTokenizer final : public Tokenizer {
   };
 
   explicit HfTokenizer(BpeTokenizer bpe) : m_bpe(std::move(bpe)) {}
-  void parseNormalizer(const nlohmann::json& j);
-  void parsePreTokenizer(const nlohmann::json& j);
+  // depth: how deep in Sequences (bounded: a file nesting 100,000 of them must not exhaust the stack).
+  void parseNormalizer(const nlohmann::json& j, int depth = 0);
+  void parsePreTokenizer(const nlohmann::json& j, int depth = 0);
   void parseAddedTokens(const nlohmann::json& j);
-  void checkPostProcessor(const nlohmann::json& j) const;
+  void checkPostProcessor(const nlohmann::json& j, int depth = 0) const;
   std::string normalize(std::string_view text) const;
   // Cuts text at the added tokens of `set`: matches go to out as ids, the text between them to `rest`.
   template <typename Rest>

@@ -412,6 +412,19 @@ TEST_CASE(unsupported_and_malformed_tokenizer_json_are_named) {
   REQUIRE_THROWS_WITH(refused([](auto& j) { j["added_tokens"][0]["content"] = 7; }), file, "malformed");
   writeFileAtomic(file, "{\"model\": [");
   REQUIRE_THROWS_WITH(loadTokenizer(dir.path()), file, "not valid JSON");
+  // A type that is no string is no BPE, and Sequences nested 100,000 deep (a 4 MB file) are refused by name
+  // instead of exhausting the stack.
+  REQUIRE_THROWS_WITH(refused([](auto& j) { j["model"]["type"] = 5; }), file, "model type \"(5)\"");
+  nlohmann::json marked = good;
+  marked["normalizer"] = "NESTED";
+  std::string nested;
+  for (int i = 0; i < 100'000; ++i) nested += R"({"type": "Sequence", "normalizers": [)";
+  nested += "null";
+  for (int i = 0; i < 100'000; ++i) nested += "]}";
+  std::string text = marked.dump();
+  text.replace(text.find("\"NESTED\""), 8, nested);
+  writeFileAtomic(file, text);
+  REQUIRE_THROWS_WITH(loadTokenizer(dir.path()), file, "normalizer Sequences nest more than 32 deep");
 }
 
 TEST_MAIN()

@@ -89,7 +89,18 @@ void addWorkerOptions(CLI::App& command, WorkerOptions& o) {
       .add_option("--serve", o.serve,
                   "serve the run for steering over HTTP on [HOST:]PORT (host 127.0.0.1; port 0: a free one); "
                   "the address and token go to RUN/serve.json (owner-only). docs/STEERING.md")
-      ->type_name("[host:]port");
+      ->type_name("[host:]port")
+      ->check([](const std::string& address) {  // at parse time: before any run folder is made
+        if (address.empty()) return std::string("needs an address, [host:]port (0: a free port)");
+#ifdef NF_STEERING
+        try {
+          parseServeAddress(address);
+        } catch (const std::invalid_argument& e) {
+          return std::string(e.what());
+        }
+#endif
+        return std::string();
+      });
   command.add_flag("--serve-remote", o.serveRemote,
                    "allow --serve on an address other than loopback (prefer an SSH tunnel)");
 }

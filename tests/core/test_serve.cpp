@@ -509,6 +509,13 @@ TEST_CASE(serving_beyond_loopback_needs_permission_and_addresses_are_checked) {
   for (const char* other : {"127.evil.example", "10.0.0.1", "::2", "0.0.0.0", ""})
     REQUIRE(!isLoopbackHost(other));
   REQUIRE_THROWS_WITH(SteeringServer(*trainer, parseServeAddress("127.evil.example:0")), "--serve-remote");
+  // An empty or malformed --serve is bad usage, said while the command line is read: no run folder is made
+  // (an empty one used to train without serving and without a word).
+  for (const std::string bad : {"''", "host:"}) {
+    const CliResult r = cli("remove " + dir.path("served") + " --model m --train t.bin --serve " + bad);
+    REQUIRE_MSG(r.status == 2 && r.err.find("--serve") != std::string::npos, r.status << ": " << r.err);
+    REQUIRE(!std::filesystem::exists(dir.path("served")));
+  }
 }
 
 TEST_CASE(a_cli_run_with_serve_stops_when_asked_over_http) {

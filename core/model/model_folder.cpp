@@ -1,5 +1,6 @@
 #include "model/model_folder.h"
 
+#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -47,6 +48,28 @@ std::vector<std::string> weightFilePaths(const std::string& folder) {
 
 bool isFloat(DType d) { return d == DType::F32 || d == DType::F16 || d == DType::BF16 || d == DType::F64; }
 
+// A tied model's stored lm_head.weight must be the embedding itself: a different head means config.json's
+// tie_word_embeddings is wrong for these weights, and dropping the head would change every logit silently.
+void requireCopyOfEmbedding(const WeightIndex& index, const WeightIndex::Entry& head,
+                            const std::map<std::string, std::vector<int64_t>>& expected) {
+  const ModelShape& c = index.config.shape;
+  for (const auto& [name, shape] : expected) {
+    if (shape != std::vector<int64_t>{c.vocabSize, c.nEmbd} || !index.tensors.count(name)) continue;
+    const WeightIndex::Entry& embedding = index.tensors.at(name);
+    const TensorInfo &a = *head.info, &b = *embedding.info;
+    // Stored in another dtype the bytes cannot be compared; Hugging Face writes both alike.
+    if (a.dtype != b.dtype) return;
+    const bool same = a.shape == b.shape && a.end - a.begin == b.end - b.begin &&
+                      std::memcmp(head.file->data(a), embedding.file->data(b), a.end - a.begin) == 0;
+    if (!same)
+      throw FileError(head.file->path(),
+                      "tensor '" + a.name + "' differs from the embedding '" + b.name +
+                          "' it should copy: config.json says tie_word_embeddings is true, "
+                          "so the head would be dropped (false if the model has its own)");
+    return;
+  }
+}
+
 }  // namespace
 
 WeightIndex indexModelFolder(const std::string& folder) {
@@ -62,14 +85,19 @@ WeightIndex indexModelFolder(const std::string& folder) {
   std::map<std::string, std::vector<int64_t>> expected;
   for (auto& p : parameterShapes(index.config.shape)) expected[p.name] = p.shape;
 
+  WeightIndex::Entry storedHead{nullptr, nullptr};
   for (const std::string& path : weightFilePaths(folder)) {
     index.files.push_back(std::make_unique<SafetensorsFile>(SafetensorsFile::open(path)));
     const SafetensorsFile& file = *index.files.back();
     for (const TensorInfo& t : file.tensors()) {
       const std::string name = family.canonicalName(t.name);
       if (name.empty()) continue;
-      // A tied checkpoint may still store lm_head.weight (a copy of wte); Hugging Face ignores it, so do we.
-      if (name == "lm_head.weight" && index.config.shape.tiedUnembedding) continue;
+      // A tied checkpoint may still store lm_head.weight, a copy of the embedding that Hugging Face ignores;
+      // so do we, once it is checked to be that copy (below).
+      if (name == "lm_head.weight" && index.config.shape.tiedUnembedding) {
+        storedHead = {&file, &t};
+        continue;
+      }
       auto fail = [&](const std::string& problem) {
         throw FileError(path, "tensor '" + t.name + "': " + problem);
       };
@@ -87,6 +115,7 @@ WeightIndex indexModelFolder(const std::string& folder) {
       index.tensors[name] = {&file, &t};
     }
   }
+  if (storedHead.file) requireCopyOfEmbedding(index, storedHead, expected);
   std::vector<std::string> missing;
   for (auto& [name, shape] : expected)
     if (!index.tensors.count(name)) missing.push_back(name);

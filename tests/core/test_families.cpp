@@ -294,6 +294,37 @@ TEST_CASE(buffers_older_checkpoints_store_are_ignored) {
   }
 }
 
+// A tied checkpoint may store lm_head.weight as a copy of the embedding (Hugging Face ignores it); a head
+// that differs means the config's tie_word_embeddings is wrong for these weights, and is refused by name.
+TEST_CASE(a_tied_model_s_stored_head_must_copy_its_embedding) {
+  ModelShape tied;
+  for (const auto& [label, shape] : familyShapes())
+    if (shape.family == "llama" && shape.tiedUnembedding) tied = shape;
+  REQUIRE(tied.family == "llama");
+  CausalLM model = randomModel(tied, 21);
+  TempDir dir;
+  saveModel(*model, dir.path("m"));
+  auto rewrite = [&](const torch::Tensor& head) {
+    std::vector<torch::Tensor> keep;
+    std::vector<TensorBlob> blobs;
+    for (auto& p : model->named_parameters()) {
+      keep.push_back(p.value().contiguous());
+      blobs.push_back({p.key(), DType::F32, keep.back().sizes().vec(), keep.back().data_ptr()});
+    }
+    keep.push_back(head.contiguous());
+    blobs.push_back({"lm_head.weight", DType::F32, keep.back().sizes().vec(), keep.back().data_ptr()});
+    writeSafetensors(dir.path("m/model.safetensors"), blobs, {{"format", "pt"}});
+  };
+  const torch::Tensor embedding = model->tokenEmbedding().detach().clone();
+  rewrite(embedding);
+  const auto tokens = randomTokens(tied, 1, 8);
+  torch::NoGradGuard noGrad;
+  REQUIRE(torch::equal(loadModel(dir.path("m"))->forward(tokens), model->forward(tokens)));
+  rewrite(embedding + 0.5);
+  REQUIRE_THROWS_WITH(loadModel(dir.path("m")), "model.safetensors",
+                      "'lm_head.weight' differs from the embedding", "tie_word_embeddings");
+}
+
 TEST_CASE(every_family_visits_its_hook_points_consistently) {
   for (const auto& [label, shape] : familyShapes()) {
     CausalLM model = sharpModel(shape, 14);

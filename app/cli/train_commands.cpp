@@ -1,5 +1,7 @@
 // normfree-cli training commands: pretrain, finetune, remove, resume, export, schedule.
+#include <sys/prctl.h>
 #include <torch/torch.h>
+#include <unistd.h>
 
 #include <csignal>
 #include <filesystem>
@@ -44,6 +46,11 @@ extern "C" void onInterrupt(int signal) {
   }
   std::signal(signal, SIG_DFL);
   std::raise(signal);
+}
+// SIGHUP — a closed terminal, or a launched worker's launcher gone (the kernel may send it once per thread) —
+// only ever asks for the stop: it never escalates.
+extern "C" void onHangup(int) {
+  if (Trainer* t = g_running.load()) t->requestStopFromSignal();
 }
 
 // "gpt2, gpt2-medium, …": the presets' names, for help texts.
@@ -307,7 +314,8 @@ int train(std::unique_ptr<Trainer> trainer, const WorkerOptions& w = {}) {
   if (!w.serve.empty()) throw UsageError("--serve: this build has no steering endpoint (NF_STEERING off)");
 #endif
   g_running = trainer.get();
-  auto previousInt = std::signal(SIGINT, onInterrupt), previousTerm = std::signal(SIGTERM, onInterrupt);
+  auto previousInt = std::signal(SIGINT, onInterrupt), previousTerm = std::signal(SIGTERM, onInterrupt),
+       previousHup = std::signal(SIGHUP, onHangup);
   const bool main = trainer->isMainWorker();  // the others train quietly
   // The run's warnings (a checkpoint that could not be written, a disk filling up) on stderr, as they come.
   const std::shared_ptr<MetricsQueue> records = main ? trainer->subscribe() : nullptr;  // worker 0 logs
@@ -329,6 +337,7 @@ int train(std::unique_ptr<Trainer> trainer, const WorkerOptions& w = {}) {
   printWarnings();
   std::signal(SIGINT, previousInt);
   std::signal(SIGTERM, previousTerm);
+  std::signal(SIGHUP, previousHup);
   g_running = nullptr;
   const int status = finished ? exit_status::kSuccess : exit_status::kStopped;
   if (!main) return status;
@@ -357,7 +366,17 @@ int trainAsWorkers(
     launch.timeoutSeconds = w.timeout;
     return launchLocalWorkers(launch, std::cerr);
   }
-  if (worker) worker->timeoutSeconds = w.timeout;
+  if (worker) {
+    worker->timeoutSeconds = w.timeout;
+    // A worker outlives no launcher: when the process that started it dies, even by SIGKILL, the kernel
+    // sends it SIGHUP, which stops it with a checkpoint. The parent may have died before the request: then
+    // at once.
+    const pid_t parent = ::getppid();
+    ::prctl(PR_SET_PDEATHSIG, SIGHUP);
+    if (::getppid() != parent) std::raise(SIGHUP);
+    // A store whose host died must fail a write with an error the worker names, not end it by SIGPIPE.
+    std::signal(SIGPIPE, SIG_IGN);
+  }
   return train(make(worker), w);
 }
 

@@ -257,6 +257,35 @@ TEST_CASE(sigterm_stops_a_run_with_a_checkpoint_like_ctrl_c) {
   }
 }
 
+// Whether a process has ended: gone, or a zombie its new parent has not reaped yet.
+bool ended(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string id, command, state;
+  return !(stat >> id >> command >> state) || state == "Z";
+}
+
+// A launcher killed outright (SIGKILL, an OOM kill) takes its workers down with it, gracefully: they are sent
+// SIGTERM and stop as Ctrl-C would, with a checkpoint, instead of training on as orphans.
+TEST_CASE(workers_stop_with_a_checkpoint_when_their_launcher_is_killed) {
+  TempDir dir;
+  const std::string arguments = removeArguments(dir, 100000);
+  const std::string run = dir.path("run"), err = dir.path("launcher.txt");
+  const pid_t launcher = startCli("remove " + run + arguments + " --nproc 2 --worker-timeout 60", err);
+  REQUIRE_MSG(waitForCheckpoint(run, launcher), "the run ended before its first checkpoint");
+  const pid_t first = workerOf(launcher, 0), second = workerOf(launcher, 1);
+  REQUIRE(first > 0 && second > 0);
+  ::kill(launcher, SIGKILL);
+  REQUIRE_EQ(finish(launcher, err).status, 128 + SIGKILL);
+  for (const pid_t worker : {first, second})
+    while (!ended(worker))
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));  // polling, no deadline
+  const auto stops = records(run, "stop"), steps = records(run, "step");
+  std::ifstream said(err);
+  REQUIRE_MSG(stops.size() == 1u, std::string(std::istreambuf_iterator<char>(said), {}));
+  REQUIRE_EQ(stops[0]["step"].get<int64_t>(), static_cast<int64_t>(steps.size()));
+  REQUIRE_EQ(run::latestCheckpoint(run), run::checkpointPath(run, static_cast<int64_t>(steps.size())));
+}
+
 TEST_CASE(a_hanging_worker_is_named_within_the_timeout) {
   TempDir dir;
   const std::string arguments = removeArguments(dir, 100000);

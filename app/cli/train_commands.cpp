@@ -34,7 +34,6 @@
 namespace nf::cli {
 namespace {
 
-// Ctrl-C asks the running trainer to stop after the current step and write a checkpoint.
 // Ctrl-C (SIGINT) and SIGTERM — what Slurm, systemd, docker stop and timeout send before they kill — finish
 // the step, write a checkpoint and exit 3; a second one stops at once, as the sender then expects.
 std::atomic<Trainer*> g_running{nullptr};

@@ -27,8 +27,7 @@ inline constexpr char kFinish[] = "finish";          // every step done, the fin
 
 namespace nf::warning_code {
 
-inline constexpr char kCheckpointFailed[] =
-    "checkpoint_failed";                                   // a periodic checkpoint could not be written
-inline constexpr char kLowDiskSpace[] = "low_disk_space";  // the run's disk is filling up
+inline constexpr char kCheckpointFailed[] = "checkpoint_failed";  // a periodic checkpoint was not written
+inline constexpr char kLowDiskSpace[] = "low_disk_space";         // the run's disk is filling up
 
 }  // namespace nf::warning_code

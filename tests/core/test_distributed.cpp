@@ -148,6 +148,22 @@ bool waitForCheckpoint(const std::string& runDir, pid_t launcher) {
   return false;
 }
 
+// A stopped run lost nothing: one stop record and the newest checkpoint, both at the last step trained.
+// `said`: what the processes wrote on stderr, shown if not.
+void requireStoppedAtLastStep(const std::string& run, const std::string& said) {
+  const auto stops = records(run, "stop"), steps = records(run, "step");
+  REQUIRE_MSG(stops.size() == 1u, said);
+  REQUIRE_EQ(stops[0]["step"].get<int64_t>(), static_cast<int64_t>(steps.size()));
+  REQUIRE_EQ(run::latestCheckpoint(run), run::checkpointPath(run, static_cast<int64_t>(steps.size())));
+}
+
+// Whether a process has ended: gone, or a zombie its new parent has not reaped yet.
+bool ended(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string id, command, state;
+  return !(stat >> id >> command >> state) || state == "Z";
+}
+
 double relativeDifference(double a, double b) { return std::abs(a - b) / std::max(std::abs(a), 1e-12); }
 
 // Every step record of `run` (from step `from` on) matches the one-process run `reference`: the losses,
@@ -249,23 +265,12 @@ TEST_CASE(sigterm_stops_a_run_with_a_checkpoint_like_ctrl_c) {
     ::kill(pid, SIGTERM);
     const Finished f = finish(pid, err);
     REQUIRE_MSG(f.status == 3, "exit " << f.status << workers << ": " << f.err);
-    // The stop record and the checkpoint are both at the last step trained: nothing is lost.
-    const auto stops = records(run, "stop"), steps = records(run, "step");
-    REQUIRE_EQ(stops.size(), 1u);
-    REQUIRE_EQ(stops[0]["step"].get<int64_t>(), static_cast<int64_t>(steps.size()));
-    REQUIRE(run::latestCheckpoint(run).find(run::checkpointPath(run, steps.size())) == 0);
+    requireStoppedAtLastStep(run, f.err);
   }
 }
 
-// Whether a process has ended: gone, or a zombie its new parent has not reaped yet.
-bool ended(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string id, command, state;
-  return !(stat >> id >> command >> state) || state == "Z";
-}
-
-// A launcher killed outright (SIGKILL, an OOM kill) takes its workers down with it, gracefully: they are sent
-// SIGTERM and stop as Ctrl-C would, with a checkpoint, instead of training on as orphans.
+// A launcher killed outright (SIGKILL, an OOM kill) takes its workers down with it, gracefully: the kernel
+// sends them SIGHUP and they stop with a checkpoint, instead of training on as orphans.
 TEST_CASE(workers_stop_with_a_checkpoint_when_their_launcher_is_killed) {
   TempDir dir;
   const std::string arguments = removeArguments(dir, 100000);
@@ -279,11 +284,8 @@ TEST_CASE(workers_stop_with_a_checkpoint_when_their_launcher_is_killed) {
   for (const pid_t worker : {first, second})
     while (!ended(worker))
       std::this_thread::sleep_for(std::chrono::milliseconds(10));  // polling, no deadline
-  const auto stops = records(run, "stop"), steps = records(run, "step");
   std::ifstream said(err);
-  REQUIRE_MSG(stops.size() == 1u, std::string(std::istreambuf_iterator<char>(said), {}));
-  REQUIRE_EQ(stops[0]["step"].get<int64_t>(), static_cast<int64_t>(steps.size()));
-  REQUIRE_EQ(run::latestCheckpoint(run), run::checkpointPath(run, static_cast<int64_t>(steps.size())));
+  requireStoppedAtLastStep(run, std::string(std::istreambuf_iterator<char>(said), {}));
 }
 
 TEST_CASE(a_hanging_worker_is_named_within_the_timeout) {

@@ -61,21 +61,25 @@ void readTokens(const TokenFile& file, const std::byte* data, int64_t begin, int
     throw FileError(file.path(), "read of tokens [" + std::to_string(begin) + ", " +
                                      std::to_string(begin + count) + ") is outside the file's " +
                                      std::to_string(file.size()) + " tokens");
-  uint32_t maxId = 0;
-  if (file.meta().dtype == TokenDType::U16) {
-    const auto* p = reinterpret_cast<const uint16_t*>(data) + begin;
-    for (int64_t i = 0; i < count; ++i) maxId = std::max<uint32_t>(maxId, out[i] = static_cast<Out>(p[i]));
-  } else {
-    const auto* p = reinterpret_cast<const uint32_t*>(data) + begin;
-    for (int64_t i = 0; i < count; ++i) maxId = std::max<uint32_t>(maxId, out[i] = static_cast<Out>(p[i]));
-  }
-  if (vocabLimit > 0 && maxId >= vocabLimit) {
-    for (int64_t i = 0; i < count; ++i)
-      if (out[i] >= vocabLimit)
-        throw FileError(file.path(), "token " + std::to_string(begin + i) + " has id " +
-                                         std::to_string(out[i]) + ", outside the model's vocabulary of " +
-                                         std::to_string(vocabLimit) + " (wrong tokenizer or dtype?)");
-  }
+  // Ids are checked as stored (unsigned), before the narrowing to Out: a uint32 id of 2^31 or more would
+  // turn negative in an int32 and slip under the limit.
+  const auto copyChecked = [&](const auto* stored) {
+    uint32_t maxId = 0;
+    for (int64_t i = 0; i < count; ++i) maxId = std::max<uint32_t>(maxId, stored[i]);
+    if (vocabLimit > 0 && maxId >= static_cast<uint64_t>(vocabLimit)) {
+      for (int64_t i = 0; i < count; ++i)
+        if (stored[i] >= static_cast<uint64_t>(vocabLimit))
+          throw FileError(file.path(), "token " + std::to_string(begin + i) + " has id " +
+                                           std::to_string(stored[i]) +
+                                           ", outside the model's vocabulary of " +
+                                           std::to_string(vocabLimit) + " (wrong tokenizer or dtype?)");
+    }
+    std::copy(stored, stored + count, out);
+  };
+  if (file.meta().dtype == TokenDType::U16)
+    copyChecked(reinterpret_cast<const uint16_t*>(data) + begin);
+  else
+    copyChecked(reinterpret_cast<const uint32_t*>(data) + begin);
 }
 
 }  // namespace

@@ -90,6 +90,14 @@ TEST_CASE(bad_token_files_get_clear_errors) {
   std::vector<int64_t> out(4);
   REQUIRE_THROWS_WITH(v.read(0, 4, out.data(), 256), "v.bin", "token 2", "id 300", "vocabulary of 256");
   REQUIRE_THROWS_WITH(TokenFile::open(dir.path("missing.bin")), "missing.bin", "cannot open");
+  // A uint32 id of 2^31 or more (another tool's file) is outside any vocabulary, also when read into the
+  // int32 rows a batch uses, where it would otherwise come back negative (a fuzzer's finding).
+  const uint32_t huge[2] = {7, 0x80000005u};
+  writeFileAtomic(dir.path("h.bin"), std::string(reinterpret_cast<const char*>(huge), sizeof huge));
+  writeFileAtomic(dir.path("h.bin.json"), R"({"dtype": "uint32"})");
+  std::vector<int32_t> rows(2);
+  REQUIRE_THROWS_WITH(TokenFile::open(dir.path("h.bin")).read(0, 2, rows.data(), 50257), "h.bin", "token 1",
+                      "id 2147483653", "vocabulary of 50257");
 
   TokenFileMeta meta;
   meta.vocabSize = 50;

@@ -256,9 +256,7 @@ void RunSession::resume(const QString& runDir, int layers, int workers) {
 bool RunSession::follow(const QString& runDir) {
   if (busy()) return false;
   const std::string dir = runDir.toStdString();
-  const std::string configText = nf::readTextFile(nf::run::configPath(dir));  // throws FileError
-  m_config =
-      nf::runConfigFromJson(nlohmann::json::parse(configText, nullptr, false), nf::run::configPath(dir));
+  m_config = nf::readRunConfig(dir);  // throws FileError
   auto follower = std::make_unique<nf::MetricsFollower>(dir);
   const std::vector<std::string> lines = follower->read().lines;
   // A log from a newer build is refused at its start record (FileError), not misread.

@@ -125,6 +125,26 @@ void Schedule::validate(int nLayer, int64_t maxSteps, Treatments used) const {
   if (!text.empty()) throw std::invalid_argument(text);
 }
 
+void Schedule::requireApplied(const std::vector<std::pair<int64_t, int64_t>>& applied,
+                              int64_t stepsDone) const {
+  for (const auto& [id, step] : applied) {
+    const ScheduleEvent* e = find(id);
+    if (!e || e->step != step)
+      throw std::invalid_argument(
+          "event " + std::to_string(id) + " was applied at step " + std::to_string(step) +
+          " but the schedule " +
+          (e ? "now puts it at step " + std::to_string(e->step) : std::string("no longer has it")));
+  }
+  for (const ScheduleEvent& e : events) {
+    const bool wasApplied =
+        std::any_of(applied.begin(), applied.end(), [&](auto& a) { return a.first == e.id; });
+    if (e.step < stepsDone && !wasApplied)
+      throw std::invalid_argument("event " + std::to_string(e.id) + " (" + describe(e) +
+                                  ") lies before the checkpoint's step " + std::to_string(stepsDone) +
+                                  " but was never applied");
+  }
+}
+
 std::string siteKindName(SiteKind kind) {
   switch (kind) {
     case SiteKind::Qk:

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/norm_state.h"
@@ -76,6 +77,10 @@ struct Schedule {
   std::vector<ScheduleProblem> problems(int nLayer, int64_t maxSteps, Treatments used = {}) const;
   // Throws std::invalid_argument with every problem's description, one per line.
   void validate(int nLayer, int64_t maxSteps, Treatments used = {}) const;
+  // A resumed run's check: the events a checkpoint of `stepsDone` steps applied, (id, step) each, must be
+  // in this schedule at the same steps, and every event before stepsDone must be among them. Throws
+  // std::invalid_argument naming the first event that disagrees.
+  void requireApplied(const std::vector<std::pair<int64_t, int64_t>>& applied, int64_t stepsDone) const;
   bool operator==(const Schedule& o) const { return events == o.events; }
 };
 

@@ -48,7 +48,24 @@ json toJson(const TrainingState& s) {
   return j;
 }
 
+// The one writer of checkpoints/latest: it names the newest complete checkpoint folder.
+void pointLatestAt(const std::string& runDir, const std::string& name) {
+  writeFileAtomic(run::latestPointerPath(runDir), name + "\n");
+}
+
 }  // namespace
+
+void rewindCheckpoints(const std::string& runDir, int64_t target) {
+  const std::string name = run::checkpointName(target);
+  pointLatestAt(runDir, name);
+  std::error_code ignored;
+  std::vector<fs::path> newer;
+  for (const auto& entry : fs::directory_iterator(run::checkpointsPath(runDir), ignored)) {
+    const std::string n = entry.path().filename().string();
+    if (run::isCheckpointName(n) && n > name) newer.push_back(entry.path());
+  }
+  for (const fs::path& path : newer) fs::remove_all(path, ignored);
+}
 
 int clearDeadWriters(const std::string& runDir) {
   int cleared = 0;
@@ -187,7 +204,7 @@ WrittenCheckpoint writeCheckpoint(const std::string& runDir, CausalLMImpl& model
     }
   });
   fsyncPath(dir);
-  writeFileAtomic(run::latestPointerPath(runDir), name + "\n");
+  pointLatestAt(runDir, name);
   // Keep the newest few, the protected one, and never the one "latest" names; clear dead writers' leftovers.
   onDisk(dir, [&] {
     fs::remove_all(aside);

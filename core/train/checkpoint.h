@@ -52,6 +52,10 @@ WrittenCheckpoint writeCheckpoint(const std::string& runDir, CausalLMImpl& model
                                   torch::optim::Optimizer& optimizer, const TrainingState& state, int keep,
                                   const std::string& protect = "");
 
+// After a divergence: "latest" names the checkpoint of `target` steps again and every newer checkpoint (they
+// hold weights that led to the divergence) is removed, so neither a resume nor a rollback starts from them.
+void rewindCheckpoints(const std::string& runDir, int64_t target);
+
 // Removes what writers that died (killed, or out of space) left in runDir and its checkpoints/: unfinished
 // checkpoint folders and temporary files; a checkpoint moved aside while being replaced is put back when
 // its replacement never arrived. Returns how many entries it cleared or restored.

@@ -9,6 +9,7 @@
 #include "io/atomic_file.h"
 #include "io/file_format.h"
 #include "io/json_read.h"
+#include "run/run_directory.h"
 
 namespace nf {
 namespace {
@@ -352,6 +353,20 @@ RunConfig runConfigFromJson(const nlohmann::json& j, const std::string& source) 
   }
   validate(c, source);
   return c;
+}
+
+RunConfig readRunConfig(const std::string& runDir) {
+  const std::string path = run::configPath(runDir);
+  const std::string text = readTextFile(path);
+  try {
+    return runConfigFromJson(nlohmann::json::parse(text), path);
+  } catch (const nlohmann::json::exception& e) {
+    throw FileError(path, std::string("is not valid JSON: ") + e.what());
+  }
+}
+
+void writeRunConfig(const std::string& runDir, const RunConfig& config) {
+  writeFileAtomic(run::configPath(runDir), toJson(config).dump(2) + "\n");
 }
 
 void validate(const RunConfig& c, const std::string& source) {

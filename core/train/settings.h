@@ -89,6 +89,10 @@ nlohmann::json toJson(const RunConfig& config);
 // Throws FileError(source, …) for settings out of range (batch, steps, learning rate, EMA momentum …).
 void validate(const RunConfig& config, const std::string& source);
 RunConfig runConfigFromJson(const nlohmann::json& j, const std::string& source);
+// A run's config.json (run/run_directory.h): read and checked (FileError naming the file), and written
+// atomically — the one reader and writer of the file.
+RunConfig readRunConfig(const std::string& runDir);
+void writeRunConfig(const std::string& runDir, const RunConfig& config);
 
 struct Preset {
   std::string name, description;

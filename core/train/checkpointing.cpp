@@ -1,0 +1,84 @@
+// Writing the run's checkpoints (trainer_state.h): the workers' agreement first, then the files
+// (train/checkpoint.h); one that cannot be written is a warning while training can go on, and an error
+// when it is the one a stop or the end of the run leaves. Also the final model.
+#include "distributed/worker_sync.h"
+#include "model/hf_checkpoint.h"
+#include "run/metrics_records.h"
+#include "run/run_directory.h"
+#include "text/bpe_tokenizer.h"
+#include "train/checkpoint.h"
+#include "train/trainer_state.h"
+#include "util/bytes.h"
+
+namespace nf {
+
+void Trainer::Impl::warn(const std::string& code, const std::string& message) {
+  record({{record::kType, record::kWarning},
+          {"step", owner.m_stepsDone.load()},
+          {"code", code},
+          {"message", message}});
+}
+
+// Writes a checkpoint. One that cannot be written (a full disk, an I/O error) leaves the previous one
+// newest and intact. When `required` — the checkpoint a stop or the end of the run leaves — that ends
+// run() with the error; otherwise training goes on, since its state is safe in memory and stopping would
+// lose the steps since the previous checkpoint, and the next checkpoint tries again (a warning says so).
+// Returns whether it was written, and so need not be retried at a stop. Only worker 0 knows, and every
+// worker must make the same checkpoint calls (they are collectives), so a multi-worker run never retries.
+bool Trainer::Impl::checkpoint(bool required) {
+  requireWorkersAgree(group.get(), *model, samplerState(), owner.m_stepsDone.load());
+  if (!isMain()) {
+    unconfirmedCheckpoint = owner.m_stepsDone.load();
+    return true;
+  }
+  TrainingState state;
+  state.stepsDone = owner.m_stepsDone.load();
+  state.samplerState = samplerState();
+  state.trackers = tracker->toJson();
+  state.metricsBytes = metrics->bytesWritten();
+  state.worldSize = worker.worldSize;
+  {
+    std::lock_guard<std::mutex> lock(scheduleMutex);
+    state.schedule = schedule->schedule();
+    state.appliedEvents = applied;
+    state.edits = edits;
+  }
+  WrittenCheckpoint written;
+  try {
+    written = writeCheckpoint(owner.m_dir, *model, *optimizer, state, config().keepCheckpoints,
+                              saneCheckpoint >= 0 ? run::checkpointName(saneCheckpoint) : "");
+  } catch (const FileError& e) {
+    const std::string intact = run::latestCheckpoint(owner.m_dir);
+    const std::string kept =
+        intact.empty() ? "the run has no checkpoint yet" : "the newest intact checkpoint is " + intact;
+    if (required)
+      throw FileError(e.path(), e.problem() + ". The checkpoint of step " + std::to_string(state.stepsDone) +
+                                    " was not written; " + kept + " ('normfree-cli resume " + owner.m_dir +
+                                    "' continues from it once the problem is fixed)");
+    warn(warning_code::kCheckpointFailed, "the checkpoint of step " + std::to_string(state.stepsDone) +
+                                              " could not be written: " + e.what() + ". " + kept +
+                                              "; training goes on and the next checkpoint tries again");
+    return group != nullptr;
+  }
+  unconfirmedCheckpoint = state.stepsDone;
+  record({{record::kType, record::kCheckpoint},
+          {"step", state.stepsDone},
+          {"path", written.folder},
+          {"bytes", written.bytes},
+          {"free_bytes", written.freeBytes}});
+  if (written.lowOnSpace())
+    warn(warning_code::kLowDiskSpace, formatBytes(written.freeBytes) + " free on the disk of " +
+                                          run::checkpointsPath(owner.m_dir) + ", and a checkpoint takes " +
+                                          formatBytes(written.bytes) +
+                                          ": free space now, or a coming checkpoint fails");
+  return true;
+}
+
+void Trainer::Impl::saveFinal() {
+  if (!isMain()) return;
+  const std::string out = run::finalModelPath(owner.m_dir);
+  saveModel(*model, out);
+  copyTokenizerFiles(config().model, out);
+}
+
+}  // namespace nf

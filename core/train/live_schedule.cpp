@@ -1,0 +1,174 @@
+// The live schedule (trainer_state.h): edits from other threads through EditableSchedule's rules, each
+// accepted one recorded; the events due at a step, fired before its first micro-batch; worker 0's schedule
+// shared with the other workers before each step.
+#include "io/atomic_file.h"
+#include "run/metrics_records.h"
+#include "run/run_directory.h"
+#include "train/trainer_state.h"
+
+namespace nf {
+
+using json = nlohmann::json;
+
+// `used`: the treatments whose switch-off events are accepted. A resumed run accepts any, since runs
+// written before they were checked may hold such events, applied already.
+void Trainer::Impl::setSchedule(Schedule s, Treatments used) {
+  schedule = std::make_unique<EditableSchedule>(std::move(s), model->config().nLayer,
+                                                config().optimizer.maxSteps, used);
+  if (!isMain()) return;  // worker 0 writes schedule.json
+  // An edit is accepted only once schedule.json holds it.
+  const std::string path = run::schedulePath(owner.m_dir);
+  schedule->persist = [path](const Schedule& edited) {
+    writeFileAtomic(path, toJson(edited).dump(2) + "\n");
+  };
+}
+
+// A new run's schedule must validate for the model and its steps, and may not make a site fake that the
+// starting model has made fake already: that event would freeze a second scale over the first.
+void Trainer::Impl::requireScheduleFits(const Schedule& schedule) const {
+  const int nLayer = model->config().nLayer;
+  try {
+    schedule.validate(nLayer, config().optimizer.maxSteps, config().removal.treatments());
+    std::string alreadyFake;
+    for (const ScheduleEvent& e : schedule.events)
+      for (const SiteId& site : Schedule::sitesOf(e, nLayer))
+        if (e.action == EventAction::MakeFake && isFakeNorm(model->norms().at(site).kind))
+          alreadyFake += "\nevent " + std::to_string(e.id) + " (" + describe(e) + "): " + siteName(site) +
+                         " is " + normKindName(model->norms().at(site).kind) + " already in " +
+                         config().model;
+    if (!alreadyFake.empty()) throw std::invalid_argument(alreadyFake.substr(1));
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("the schedule does not fit this run:\n") + e.what());
+  }
+}
+
+// The current schedule (live edits made after the checkpoint included) must agree with what the
+// checkpoint already applied: the companion code's resumed runs did not know which events had fired.
+void Trainer::Impl::resumeSchedule(const std::optional<Schedule>& override, int64_t stepsDone) {
+  const std::string path = run::schedulePath(owner.m_dir);
+  try {
+    Schedule s = override ? *override : scheduleFromJson(json::parse(readTextFile(path)), path);
+    s.validate(model->config().nLayer, config().optimizer.maxSteps);
+    s.requireApplied(applied, stepsDone);
+    setSchedule(s);
+  } catch (const json::exception& e) {
+    throw FileError(path, std::string("is not valid JSON: ") + e.what());
+  } catch (const std::invalid_argument& e) {
+    throw FileError(path, std::string("is not a valid schedule for this run:\n") + e.what());
+  }
+  schedule->lockBefore(stepsDone);
+}
+
+// Before a step of a multi-worker run: worker 0 locks its schedule at the step and, when it was edited
+// since the schedule was last shared, sends it to the others, so the same events fire everywhere at the
+// same step.
+void Trainer::Impl::shareSchedule(int64_t step) {
+  if (!group) return;
+  const std::string during = "the schedule of step " + std::to_string(step + 1);
+  int64_t version = 0;
+  std::string text;
+  if (isMain()) {
+    std::lock_guard<std::mutex> lock(scheduleMutex);
+    schedule->lockBefore(std::max(schedule->lockedBefore(), step + 1));
+    version = scheduleVersion;
+    if (version != sharedVersion) text = toJson(schedule->schedule()).dump();
+  }
+  version = group->broadcast(version, during);
+  if (version == sharedVersion) return;
+  text = group->broadcastText(text, during);
+  sharedVersion = version;
+  if (isMain()) return;
+  std::lock_guard<std::mutex> lock(scheduleMutex);
+  setSchedule(scheduleFromJson(json::parse(text), "worker 0's schedule"));
+  schedule->lockBefore(step + 1);
+}
+
+// Events of step `step` fire before its first micro-batch (PROTOCOL §4); then the ramps move on.
+void Trainer::Impl::applyEvents(int64_t step) {
+  std::vector<ScheduleEvent> due;
+  if (step <= eventsFiredThrough) return;  // run() called again after a failed step
+  shareSchedule(step);
+  {
+    std::lock_guard<std::mutex> lock(scheduleMutex);
+    for (const auto& e : schedule->schedule().events)
+      if (e.step == step) due.push_back(e);
+    schedule->lockBefore(std::max(schedule->lockedBefore(), step + 1));
+    eventsFiredThrough = step;
+    for (const auto& e : due) applied.emplace_back(e.id, e.step);
+  }
+  for (const auto& e : due)
+    record({{record::kType, record::kEvent},
+            {"step", step},
+            {"event", toJson(e)},
+            {"description", describe(e)},
+            {"sites", tracker->apply(e, step)}});
+  tracker->advanceRamps(step);
+}
+
+std::string Trainer::Impl::nextEventText() const {
+  std::lock_guard<std::mutex> lock(scheduleMutex);
+  for (const auto& e : schedule->schedule().events)
+    if (e.step >= schedule->lockedBefore()) return describe(e);
+  return "";
+}
+
+namespace {
+// Worker 0 alone edits: the others take its schedule before each step.
+EditResult notMainWorker() { return EditResult::refuse(EditRefusal(EditRefusal::Code::NotEditable)); }
+}  // namespace
+
+// An edit through the rules of EditableSchedule; accepted edits are logged (metrics, checkpoint).
+EditResult Trainer::Impl::edit(const std::function<EditResult(EditableSchedule&)>& apply) {
+  if (!isMain()) return notMainWorker();
+  std::lock_guard<std::mutex> lock(scheduleMutex);
+  EditResult result = apply(*schedule);
+  if (!result.accepted) return result;
+  ++scheduleVersion;
+  for (const ScheduleChange& change : schedule->lastChanges()) {
+    json log{{record::kType, record::kEdit}};
+    if (change.kind == ScheduleChange::Kind::Move)
+      log.update({{"edit", "move"},
+                  {"event_id", change.event.id},
+                  {"from", change.from},
+                  {"to", change.event.step}});
+    else
+      log.update({{"edit", change.kind == ScheduleChange::Kind::Add ? "add" : "delete"},
+                  {"event", toJson(change.event)}});
+    log["at_step"] = schedule->lockedBefore();
+    edits.push_back(log);
+    record(log);
+  }
+  return result;
+}
+
+Schedule Trainer::schedule() const {
+  std::lock_guard<std::mutex> lock(m_impl->scheduleMutex);
+  return m_impl->schedule->schedule();
+}
+
+int Trainer::layers() const {
+  std::lock_guard<std::mutex> lock(m_impl->scheduleMutex);
+  return m_impl->schedule->nLayer();
+}
+
+EditResult Trainer::addEvent(ScheduleEvent event) {
+  return m_impl->edit([&](EditableSchedule& s) { return s.add(event); });
+}
+
+EditResult Trainer::checkEvent(const ScheduleEvent& event) const {
+  if (!m_impl->isMain()) return notMainWorker();
+  std::lock_guard<std::mutex> lock(m_impl->scheduleMutex);
+  return m_impl->schedule->checkAdd(event);
+}
+
+EditResult Trainer::moveEvent(int64_t id, int64_t step) { return moveEvents({{id, step}}); }
+
+EditResult Trainer::moveEvents(const std::vector<std::pair<int64_t, int64_t>>& idAndStep) {
+  return m_impl->edit([&](EditableSchedule& s) { return s.moveEvents(idAndStep); });
+}
+
+EditResult Trainer::deleteEvent(int64_t id) {
+  return m_impl->edit([&](EditableSchedule& s) { return s.remove(id); });
+}
+
+}  // namespace nf

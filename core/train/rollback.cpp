@@ -1,0 +1,112 @@
+// A run that diverged (trainer_state.h, train/divergence.h): it goes back to its last sane checkpoint with
+// a lower learning rate, or stops with Diverged naming the checkpoint to resume from.
+#include "io/atomic_file.h"
+#include "model/hf_checkpoint.h"
+#include "run/metrics_records.h"
+#include "run/run_directory.h"
+#include "train/checkpoint.h"
+#include "train/trainer_state.h"
+
+namespace nf {
+
+using json = nlohmann::json;
+
+// evaluateAll, then the divergence an evaluation showed (all workers learn of it from worker 0): returns
+// true after a rollback; a stop throws.
+bool Trainer::Impl::evaluateAndCheck(int64_t step) {
+  evaluateAll(step);
+  int64_t diverged = divergedEvaluation.empty() ? 0 : 1;
+  if (group) diverged = group->broadcast(diverged, "the evaluation's divergence check");
+  if (!diverged) return false;
+  const std::string why =
+      divergedEvaluation.empty() ? "an evaluation diverged on worker 0" : divergedEvaluation;
+  divergedEvaluation.clear();
+  const std::unique_lock<std::mutex> lock = lockBetweenSteps();  // a rollback changes the weights
+  this->diverged(step, why);
+  return true;
+}
+
+// The run diverged at `step` (before its update): records why, rewinds the checkpoints to the last sane
+// one (a newer one holds the weights that diverged), then rolls back to it with a lower learning rate, or
+// throws Diverged. Every worker calls it at the same step.
+void Trainer::Impl::diverged(int64_t step, const std::string& why) {
+  const DivergenceSettings& settings = config().divergence;
+  int64_t target = saneCheckpoint;
+  if (group) target = group->broadcast(target, "the checkpoint to go back to after the divergence");
+  const bool rollBack =
+      settings.action == DivergenceAction::Rollback && target >= 0 && rollbacks < settings.maxRollbacks;
+  record({{record::kType, record::kDivergence},
+          {"step", step},
+          {"reason", why},
+          {"action", rollBack ? "rollback" : "stop"},
+          {"sane_checkpoint", target >= 0 ? json(run::checkpointPath(owner.m_dir, target)) : json(nullptr)}});
+  if (isMain() && target >= 0) {
+    rewindCheckpoints(owner.m_dir, target);  // its newer ones hold weights that led here
+    unconfirmedCheckpoint = -1;
+  }
+  if (rollBack) return rollBackTo(target, step);
+  const std::string where = "step " + std::to_string(step + 1) + ": " + why + ". The run diverged";
+  if (target < 0) {
+    const std::string newest = run::latestCheckpoint(owner.m_dir);
+    throw Diverged(where + " and stopped before any step vouched for one of its checkpoints" +
+                   (newest.empty() ? std::string()
+                                   : " (the newest, " + newest + ", may hold the weights that diverged)") +
+                   ": start the run again with a lower learning rate");
+  }
+  throw Diverged(where +
+                 (settings.action == DivergenceAction::Rollback
+                      ? " again after " + std::to_string(rollbacks) + " rollbacks"
+                      : std::string()) +
+                 " and stopped before updating the weights. Its newest checkpoint is now the last sane "
+                 "one, " +
+                 run::checkpointPath(owner.m_dir, target) +
+                 ": resume it with a lower learning rate "
+                 "('normfree-cli resume " +
+                 owner.m_dir + " --lr …')");
+}
+
+// Goes back to the checkpoint of `target` steps in place (the weights, the optimizer, the data position,
+// the trackers, the applied events; the model object stays, which the optimizer and observers hold),
+// with the learning rate multiplied by the settings' factor, written to config.json so a resume keeps it.
+void Trainer::Impl::rollBackTo(int64_t target, int64_t fromStep) {
+  const std::string folder = run::checkpointPath(owner.m_dir, target);
+  const TrainingState state = readTrainingState(folder);
+  {
+    const CausalLM saved = loadModel(folder, device);
+    torch::NoGradGuard noGrad;
+    const auto from = saved->named_parameters();
+    for (auto& p : model->named_parameters()) p.value().copy_(from[p.key()]);
+    model->norms() = saved->norms();
+  }
+  loadOptimizerState(*optimizer, folder);
+  prefetcher.reset();  // hands the sampler back; it starts again from the checkpoint's position
+  sampler->setState(state.samplerState);
+  prefetcher = std::make_unique<BatchPrefetcher>(*sampler, device.is_cuda());
+  tracker->discardCollected();
+  tracker->restore(state.trackers);
+  {
+    std::lock_guard<std::mutex> lock(scheduleMutex);
+    applied = state.appliedEvents;
+    schedule->lockBefore(target);  // the events after it fire again at their steps
+  }
+  eventsFiredThrough = target - 1;
+  owner.m_stepsDone = target;
+  if (group) group->setStepsDone(target);
+  guard = std::make_unique<DivergenceGuard>(config().divergence.factor);
+  unconfirmedCheckpoint = -1;
+  ++rollbacks;
+  lrScale *= config().divergence.lrFactor;
+  RunConfig lowered = config();
+  lowered.optimizer.lr *= lrScale;
+  lowered.optimizer.minLr *= lrScale;
+  if (isMain()) writeRunConfig(owner.m_dir, lowered);
+  record({{record::kType, record::kRollback},
+          {"step", target},
+          {"from_step", fromStep},
+          {"checkpoint", folder},
+          {"lr", lowered.optimizer.lr},
+          {"min_lr", lowered.optimizer.minLr},
+          {"rollbacks", rollbacks}});
+}
+
+}  // namespace nf

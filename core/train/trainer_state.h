@@ -1,0 +1,153 @@
+// Trainer::Impl: the state of a run in training, grouped by what guards it, and the trainer's work, one
+// room per concept. Engine-internal (torch): included only by the trainer's own files, which define the
+// functions declared here:
+//   trainer.cpp        start, resume and the training loop
+//   training_step.cpp  one optimizer step's passes: micro-batches, aux loss, gradient averaging, clipping,
+//                      the one host copy (→ StepResult), and its "step" record
+//   run_controls.cpp   pause / continue / checkpoint / stop requests and the snapshot gate
+//   live_schedule.cpp  schedule edits and their records, the events due at a step, sharing with workers
+//   periodic_eval.cpp  evaluations, sharded over the workers
+//   rollback.cpp       divergence: the sane checkpoint, `diverged`, `rollBackTo`
+//   checkpointing.cpp  writing the run's checkpoints (a failed one is a warning until one is required)
+#pragma once
+#include <torch/torch.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "data/batches.h"
+#include "distributed/worker_group.h"
+#include "eval/evaluate.h"
+#include "model/causal_lm.h"
+#include "run/metrics_log.h"
+#include "train/divergence.h"
+#include "train/optimizer.h"
+#include "train/removal_tracker.h"
+#include "train/trainer.h"
+
+namespace nf {
+
+struct Trainer::Impl {
+  explicit Impl(Trainer& owner) : owner(owner) {}
+  Trainer& owner;
+
+  // --- the training thread's own (set up by start/resume, then touched by run() alone) -----------------
+  torch::Device device{torch::kCPU};
+  CausalLM model{nullptr};  // its weights and norm state change only under modelMutex
+  std::unique_ptr<FusedAdamW> optimizer;
+  std::vector<torch::Tensor> parameters;
+  std::unique_ptr<BatchSampler> sampler;
+  std::unique_ptr<BatchPrefetcher> prefetcher;  // owns the sampler while run() trains
+  std::vector<TokenFile> evalFiles;
+  std::unique_ptr<RemovalTracker> tracker;
+  std::unique_ptr<MetricsWriter> metrics;  // worker 0's only; thread-safe
+  bool observing = false;                  // the tracker is the model's norm observer (remove mode, in run())
+  // A multi-worker run: this worker and the group of all of them (null in one process).
+  WorkerEnvironment worker;
+  std::unique_ptr<WorkerGroup> group;
+
+  // --- the schedule, under scheduleMutex (edits come from other threads) --------------------------------
+  // Events at steps before schedule->lockedBefore() have been applied (or were never going to be).
+  mutable std::mutex scheduleMutex;
+  std::unique_ptr<EditableSchedule> schedule;
+  std::vector<std::pair<int64_t, int64_t>> applied;  // (event id, step)
+  nlohmann::json edits = nlohmann::json::array();
+  // Worker 0 counts its accepted edits (scheduleVersion); sharedVersion is the count whose schedule all
+  // workers hold. The training thread alone reads sharedVersion and eventsFiredThrough.
+  int64_t scheduleVersion = 0, sharedVersion = 0;
+  int64_t eventsFiredThrough = -1;  // the last step whose events have fired
+
+  // --- the snapshot gate: a requester raises snapshotsWanted and takes modelMutex between two steps; the
+  // training loop waits for snapshotTaken before its next step, so a snapshot never waits more than one.
+  std::mutex modelMutex;
+  std::condition_variable snapshotTaken;
+  std::atomic<int> snapshotsWanted{0};
+
+  // --- requests: pause, continue, checkpoint and stop (Trainer's atomics) wake a paused run through this.
+  std::mutex controlMutex;
+  std::condition_variable controlChanged;
+
+  // --- divergence (train/divergence.h), the training thread's: the guard over this stretch of the run;
+  // the newest checkpoint a later step's loss vouched for (rollbacks go there, retention keeps it) and the
+  // newest one, not yet vouched for (-1: none); the rollbacks made; the learning rate's factor after them;
+  // why worker 0's last evaluation diverged (empty: it did not).
+  std::unique_ptr<DivergenceGuard> guard;
+  int64_t saneCheckpoint = -1, unconfirmedCheckpoint = -1;
+  int rollbacks = 0;
+  double lrScale = 1;
+  std::string divergedEvaluation;
+
+  const RunConfig& config() const { return owner.m_config; }
+  bool removing() const { return config().mode == TrainingMode::Remove; }
+  bool isMain() const { return worker.isMain(); }
+  void record(nlohmann::json r) {
+    if (metrics) metrics->write(std::move(r));  // worker 0's only
+  }
+  // A warning for whoever watches the run: a "warning" record (the CLI prints it, the GUI shows it).
+  void warn(const std::string& code, const std::string& message);
+  // The data position after the last batch trained on (the prefetcher holds the sampler while training).
+  const Random::State& samplerState() const { return prefetcher ? prefetcher->state() : sampler->state(); }
+  // A sum over the workers for the tracker and the aux loss (empty in one process).
+  std::function<void(torch::Tensor&)> sumOverWorkers(const std::string& during);
+
+  // trainer.cpp
+  void joinWorkers(const std::optional<WorkerEnvironment>& workers, const std::string& configDevice);
+  void setUp(CausalLM m);
+
+  // training_step.cpp
+  struct Losses {
+    double ce = 0, aux = 0;
+  };
+  struct StepResult {
+    Losses losses;
+    double gradNorm = 0;
+    std::vector<double> workerSeconds;  // per worker: its forward and backward passes, before the exchange
+  };
+  void measureScales();
+  StepResult forwardBackwardClip(int64_t step);
+  torch::Tensor clipGradients();
+  double clippingScale(double gradNorm) const;
+  void dropGradients();
+  void logStep(int64_t done, const StepResult& result, double lr, double tokensPerSecond);
+
+  // run_controls.cpp
+  struct Controls {
+    bool stop = false, pause = false, checkpoint = false;
+  };
+  std::unique_lock<std::mutex> lockBetweenSteps();
+  Controls controls(int64_t step);
+  bool holdBeforeStep(int64_t step, int64_t& lastCheckpoint);
+  void controlRequested();
+
+  // live_schedule.cpp
+  void setSchedule(Schedule s, Treatments used = {});
+  void requireScheduleFits(const Schedule& schedule) const;  // a new run's, against its starting model
+  // A resumed run's: the override or schedule.json, checked against the checkpoint's applied events.
+  void resumeSchedule(const std::optional<Schedule>& override, int64_t stepsDone);
+  void shareSchedule(int64_t step);
+  void applyEvents(int64_t step);
+  std::string nextEventText() const;
+  EditResult edit(const std::function<EditResult(EditableSchedule&)>& apply);
+
+  // periodic_eval.cpp
+  void evaluateAll(int64_t step);
+  TokenValues gatherTokenValues(const TokenValues& own, const std::string& during);
+
+  // rollback.cpp
+  bool evaluateAndCheck(int64_t step);
+  void diverged(int64_t step, const std::string& why);
+  void rollBackTo(int64_t target, int64_t fromStep);
+
+  // checkpointing.cpp
+  bool checkpoint(bool required = false);
+  void saveFinal();
+};
+
+}  // namespace nf

@@ -8,6 +8,7 @@
 #include "data/default_datasets.h"
 #include "io/atomic_file.h"
 #include "train/trainer.h"
+#include "util/progress.h"
 
 namespace {
 constexpr int64_t kIoiPrompts = 96;  // enough for stable grids, few enough to patch in seconds
@@ -45,11 +46,6 @@ std::vector<std::string> AnalysisInputs::sentTexts(const nlohmann::json& answer,
 }
 
 namespace {
-// Thrown when a server job's result is no longer wanted (another model, or the window closing).
-struct Abandoned : std::runtime_error {
-  Abandoned() : std::runtime_error("abandoned") {}
-};
-
 // An analysis job on the run's server, waited for (polled: the endpoint has no push for jobs), its
 // progress passed on. `abandoned` says when nobody wants the result any more.
 nlohmann::json serverAnalysis(nf::SteeringClient& client, const nf::AnalysisRequest& request,
@@ -59,7 +55,7 @@ nlohmann::json serverAnalysis(nf::SteeringClient& client, const nf::AnalysisRequ
   const std::string where = "the run at " + client.address().text();
   for (auto wait = std::chrono::milliseconds(20);;
        wait = std::min(2 * wait, std::chrono::milliseconds(500))) {
-    if (abandoned()) throw Abandoned();
+    if (abandoned()) throw nf::Cancelled("abandoned");
     const nlohmann::json state = client.analysisJob(job);
     try {
       const std::string name = state.at("state").get<std::string>();
@@ -265,7 +261,7 @@ void AnalysisRunner::runNext() {
           Q_EMIT finished(key);
         },
         Qt::QueuedConnection);
-  } catch (const Abandoned&) {
+  } catch (const nf::Cancelled&) {
     Q_EMIT finished(key);
   } catch (const std::exception& e) {
     Q_EMIT failed(key, QString::fromStdString(e.what()));

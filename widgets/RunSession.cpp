@@ -10,13 +10,7 @@
 #include "run/metrics_records.h"
 #include "run/run_directory.h"
 #include "train/trainer.h"
-
-namespace {
-// Thrown from a progress callback to abandon preparation when the window closes.
-struct Cancelled : std::runtime_error {
-  Cancelled() : std::runtime_error("cancelled") {}
-};
-}  // namespace
+#include "util/progress.h"
 
 RunSession::RunSession(QObject* parent)
     : QObject(parent),
@@ -88,7 +82,7 @@ void RunSession::start(const nf::RunConfig& config, const QString& runDir, int l
       if (prepare) {
         auto lastReport = std::chrono::steady_clock::now() - std::chrono::seconds(1);
         prepare(c, [this, &lastReport](const nf::Progress& p) {
-          if (m_cancelPreparation) throw Cancelled();
+          if (m_cancelPreparation) throw nf::Cancelled();
           const auto now = std::chrono::steady_clock::now();
           if (!p.finished && now - lastReport < std::chrono::milliseconds(100)) return;
           lastReport = now;
@@ -112,7 +106,7 @@ void RunSession::start(const nf::RunConfig& config, const QString& runDir, int l
           Qt::QueuedConnection);
     } catch (const std::exception& e) {
       const QString message = QString::fromStdString(e.what());
-      const bool cancelled = dynamic_cast<const Cancelled*>(&e) != nullptr;
+      const bool cancelled = dynamic_cast<const nf::Cancelled*>(&e) != nullptr;
       QMetaObject::invokeMethod(
           this,
           [this, message, cancelled] {

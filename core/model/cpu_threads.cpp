@@ -9,6 +9,8 @@
 #include <thread>
 #include <vector>
 
+#include "util/scope_exit.h"
+
 namespace nf {
 
 namespace {
@@ -31,11 +33,9 @@ void forEachPart(int64_t n, int64_t minimumPerPart, const std::function<void(int
   const int64_t parts =
       insidePart ? 1 : std::clamp(n / std::max<int64_t>(minimumPerPart, 1), int64_t{1}, cores);
   auto range = [&](int64_t part) {
-    struct Inside {
-      bool outer = insidePart;
-      Inside() { insidePart = true; }
-      ~Inside() { insidePart = outer; }
-    } inside;
+    const bool outer = insidePart;
+    insidePart = true;
+    const ScopeExit restore([outer] { insidePart = outer; });
     kernel(n * part / parts, n * (part + 1) / parts);
   };
   if (parts == 1) return range(0);

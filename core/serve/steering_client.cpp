@@ -12,6 +12,7 @@
 #include "io/file_format.h"
 #include "run/run_directory.h"
 #include "serve/steering_server.h"
+#include "util/scope_exit.h"
 
 namespace nf {
 namespace {
@@ -152,13 +153,10 @@ void SteeringClient::followMetrics(int64_t offset, const std::function<bool(cons
     if (m_stopFollowing) return;
     m_stream = &stream;
   }
-  struct Unregister {
-    SteeringClient* client;
-    ~Unregister() {
-      std::lock_guard<std::mutex> lock(client->m_streamMutex);
-      client->m_stream = nullptr;
-    }
-  } unregister{this};
+  const ScopeExit unregister([this] {
+    std::lock_guard<std::mutex> lock(m_streamMutex);
+    m_stream = nullptr;
+  });
   std::string text;
   MetricsPage page;
   page.nextOffset = offset;

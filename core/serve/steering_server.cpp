@@ -25,6 +25,7 @@
 #include "run/metrics_log.h"
 #include "run/run_directory.h"
 #include "train/trainer.h"
+#include "util/progress.h"
 
 namespace nf {
 namespace {
@@ -136,11 +137,6 @@ class RememberedRequests {
  private:
   std::map<std::string, Answer> m_answers;
   std::deque<std::string> m_order;
-};
-
-// Thrown by an analysis's progress when the server stops.
-struct Cancelled : std::runtime_error {
-  Cancelled() : std::runtime_error("the run stopped serving") {}
 };
 
 // One analysis request and what became of it.
@@ -458,7 +454,7 @@ struct SteeringServer::Impl {
     const int64_t id = job.id;
     return runAnalysis(job.request, *model, {data, tokenizer, nullptr},
                        [this, id](const Progress& p) {
-                         if (stopping) throw Cancelled();
+                         if (stopping) throw Cancelled("the run stopped serving");
                          std::lock_guard<std::mutex> lock(jobMutex);
                          if (const auto it = jobs.find(id); it != jobs.end()) {
                            it->second.task = p.task;

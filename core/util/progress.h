@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <string>
 
 namespace nf {
@@ -17,5 +18,12 @@ struct Progress {
 };
 
 using ProgressFn = std::function<void(const Progress&)>;
+
+// Thrown from a ProgressFn (or a wait) to abandon work nobody wants any more: the window closed, another
+// model was opened, the server stops. Whoever started the work catches it; it is never an error to show.
+class Cancelled : public std::runtime_error {
+ public:
+  explicit Cancelled(const std::string& why = "cancelled") : std::runtime_error(why) {}
+};
 
 }  // namespace nf

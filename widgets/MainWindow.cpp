@@ -63,18 +63,6 @@ QString hms(double seconds) {
       .arg((s / 60) % 60, 2, 10, QChar('0'))
       .arg(s % 60, 2, 10, QChar('0'));
 }
-
-nf::ModelShape shapeOf(const nf::ModelSummary& summary) {
-  nf::ModelShape shape;
-  shape.family = summary.family;
-  shape.nLayer = summary.nLayer;
-  shape.nHead = summary.nHead;
-  shape.nEmbd = summary.nEmbd;
-  shape.nPositions = summary.nPositions;
-  shape.vocabSize = summary.vocabSize;
-  shape.tiedUnembedding = summary.tiedUnembedding;
-  return shape;
-}
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
@@ -251,10 +239,10 @@ bool MainWindow::openModelFolder(const QString& folder) {
     }
     m_session->disconnectRemote();  // it trains on where it is
     m_info->setSummary(summary);
-    m_setup->setModelShape(shapeOf(summary));
+    m_setup->setModelShape(summary.shape);
     m_folder = clean;
-    m_layers = summary.nLayer;
-    m_setup->matchModelDepth(summary.nLayer);
+    m_layers = summary.shape.nLayer;
+    m_setup->matchModelDepth(summary.shape.nLayer);
     resetDraftSchedule();
     m_runner->setTrainer(nullptr);
     m_runner->setServer(std::nullopt);
@@ -291,9 +279,9 @@ bool MainWindow::openRun(const QString& runDir) {
     if (!model.isEmpty() && model != m_folder) {
       const nf::ModelSummary summary = nf::inspectModelFolder(model.toStdString());
       m_info->setSummary(summary);
-      m_setup->setModelShape(shapeOf(summary));
+      m_setup->setModelShape(summary.shape);
       m_folder = model;
-      m_layers = summary.nLayer;
+      m_layers = summary.shape.nLayer;
     }
     const std::string dir = clean.toStdString();
     m_timeline->setEditor(std::make_shared<FollowedSchedule>(dir, m_layers, c.optimizer.maxSteps,
@@ -352,7 +340,7 @@ void MainWindow::resetDraftSchedule() {
 bool MainWindow::loadSchedule(const QString& path) {
   try {
     const std::string file = path.toStdString();
-    nf::Schedule schedule = nf::scheduleFromJson(nlohmann::json::parse(nf::readTextFile(file)), file);
+    nf::Schedule schedule = nf::readScheduleFile(file);
     try {
       schedule.validate(m_layers, m_setup->maxSteps());
     } catch (const std::invalid_argument& e) {
@@ -413,7 +401,7 @@ void MainWindow::startRun(const QString& requestedDir) {
     choices.evalData = {m_validation.toStdString()};
     if (!m_alternative.isEmpty()) choices.evalData.push_back(m_alternative.toStdString());
   }
-  const nf::ModelShape shape = shapeOf(m_info->summary());
+  const nf::ModelShape shape = m_info->summary().shape;
   nf::RunConfig c = nf::makeRunConfig(m_setup->preset(), m_setup->mode(), shape, choices);
   // The settings the setup pane shows: planned again now, as free memory may have changed since.
   m_setup->updateMemoryPlan();

@@ -264,8 +264,7 @@ RunConfig runConfigFrom(const RunOptions& o, TrainingMode mode) {
   choices.onDivergence = parseDivergenceAction(o.onDivergence);
   choices.divergenceFactor = o.divergenceFactor;
   if (mode == TrainingMode::Remove) {
-    if (!o.schedule.empty())
-      choices.schedule = scheduleFromJson(nlohmann::json::parse(readTextFile(o.schedule)), o.schedule);
+    if (!o.schedule.empty()) choices.schedule = readScheduleFile(o.schedule);
     choices.auxWeight = o.auxWeight;
     choices.emaMomentum = o.ema;
     choices.interpolationSteps = o.interpolationSteps;
@@ -482,8 +481,7 @@ void cmdResume(CLI::App& command) {
     ResumeOverrides overrides;
     overrides.lr = o->lr;
     overrides.minLr = o->minLr;
-    if (!o->schedule.empty())
-      overrides.schedule = scheduleFromJson(nlohmann::json::parse(readTextFile(o->schedule)), o->schedule);
+    if (!o->schedule.empty()) overrides.schedule = readScheduleFile(o->schedule);
     return trainAsWorkers(*workers, [&](const std::optional<WorkerEnvironment>& worker) {
       return Trainer::resume(o->run, worker, overrides);
     });
@@ -641,7 +639,7 @@ void cmdSchedule(CLI::App& command) {
       return 0;
     }
     const std::string& file = o->validate;
-    const Schedule s = scheduleFromJson(nlohmann::json::parse(readTextFile(file)), file);
+    const Schedule s = readScheduleFile(file);
     try {
       s.validate(o->layers, o->steps);
     } catch (const std::invalid_argument& e) {

@@ -98,5 +98,9 @@ std::vector<ScheduleEvent> layerGroup(SiteKind kind, int64_t start, int64_t gap,
 nlohmann::json toJson(const Schedule& schedule);
 nlohmann::json toJson(const ScheduleEvent& event);  // one entry of "events"
 Schedule scheduleFromJson(const nlohmann::json& j, const std::string& source);
+// A schedule file (a run's schedule.json, or one written by hand): the one reader — FileError naming the file
+// when it cannot be read, is not JSON or is no schedule — and the one writer (atomic).
+Schedule readScheduleFile(const std::string& path);
+void writeScheduleFile(const std::string& path, const Schedule& schedule);
 
 }  // namespace nf

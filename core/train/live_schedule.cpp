@@ -18,9 +18,7 @@ void Trainer::Impl::setSchedule(Schedule s, Treatments used) {
   if (!isMain()) return;  // worker 0 writes schedule.json
   // An edit is accepted only once schedule.json holds it.
   const std::string path = run::schedulePath(owner.m_dir);
-  schedule->persist = [path](const Schedule& edited) {
-    writeFileAtomic(path, toJson(edited).dump(2) + "\n");
-  };
+  schedule->persist = [path](const Schedule& edited) { writeScheduleFile(path, edited); };
 }
 
 // A new run's schedule must validate for the model and its steps, and may not make a site fake that the
@@ -47,12 +45,10 @@ void Trainer::Impl::requireScheduleFits(const Schedule& schedule) const {
 void Trainer::Impl::resumeSchedule(const std::optional<Schedule>& override, int64_t stepsDone) {
   const std::string path = run::schedulePath(owner.m_dir);
   try {
-    Schedule s = override ? *override : scheduleFromJson(json::parse(readTextFile(path)), path);
+    Schedule s = override ? *override : readScheduleFile(path);
     s.validate(model->config().nLayer, config().optimizer.maxSteps);
     s.requireApplied(applied, stepsDone);
     setSchedule(s);
-  } catch (const json::exception& e) {
-    throw FileError(path, std::string("is not valid JSON: ") + e.what());
   } catch (const std::invalid_argument& e) {
     throw FileError(path, std::string("is not a valid schedule for this run:\n") + e.what());
   }

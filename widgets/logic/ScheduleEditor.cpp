@@ -1,8 +1,5 @@
 #include "logic/ScheduleEditor.h"
 
-#include <nlohmann/json.hpp>
-
-#include "io/atomic_file.h"
 #include "run/run_directory.h"
 
 DraftSchedule::DraftSchedule(nf::Schedule schedule, int layers, int64_t maxSteps, nf::Treatments used)
@@ -60,7 +57,7 @@ FollowedSchedule::FollowedSchedule(std::string runDir, int layers, int64_t maxSt
 nf::Schedule FollowedSchedule::schedule() const {
   const std::string path = nf::run::schedulePath(m_runDir);
   try {
-    m_last = nf::scheduleFromJson(nlohmann::json::parse(nf::readTextFile(path)), path);
+    m_last = nf::readScheduleFile(path);
   } catch (const std::exception&) {
     // Replaced atomically by the trainer, so unreadable only if deleted: keep showing the last version.
   }

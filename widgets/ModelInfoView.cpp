@@ -116,15 +116,15 @@ void ModelInfoView::retranslate() {
   m_title->setText(QString::fromStdString(s.folder));
   m_shape->setText(tr("%9 · %1 layers · %2 heads · d_model %3 · context %4 · vocabulary %5 · %6 parameters · "
                       "%7 MB in %8 file(s)")
-                       .arg(s.nLayer)
-                       .arg(s.nHead)
-                       .arg(s.nEmbd)
-                       .arg(s.nPositions)
-                       .arg(s.vocabSize)
+                       .arg(s.shape.nLayer)
+                       .arg(s.shape.nHead)
+                       .arg(s.shape.nEmbd)
+                       .arg(s.shape.nPositions)
+                       .arg(s.shape.vocabSize)
                        .arg(locale.toString(static_cast<qlonglong>(s.parameterCount)))
                        .arg(s.weightBytes / 1e6, 0, 'f', 1)
                        .arg(s.weightFiles.size())
-                       .arg(QString::fromStdString(s.family)));
+                       .arg(QString::fromStdString(s.shape.family)));
   // A run's sites: those its events made fake so far take their frozen scale.
   std::vector<nf::SiteSummary> sites = s.sites;
   int real = 0;
@@ -145,15 +145,15 @@ void ModelInfoView::retranslate() {
   m_sites->horizontalHeaderItem(0)->setToolTip(tr("ln_1 as seen by the queries and keys"));
   m_sites->horizontalHeaderItem(1)->setToolTip(tr("ln_1 as seen by the values"));
   m_sites->horizontalHeaderItem(2)->setToolTip(tr("ln_2, before the MLP"));
-  m_sites->setRowCount(s.nLayer + 1);
+  m_sites->setRowCount(s.shape.nLayer + 1);
   QStringList rows;
-  for (int l = 0; l < s.nLayer; ++l) rows << tr("block %1").arg(l);
+  for (int l = 0; l < s.shape.nLayer; ++l) rows << tr("block %1").arg(l);
   rows << tr("final (LN_f)");
   m_sites->setVerticalHeaderLabels(rows);
   for (std::size_t i = 0; i < sites.size(); ++i) {
     const nf::SiteSummary& site = sites[i];
     const bool isFinal = site.site == "LN_f";
-    const int row = isFinal ? s.nLayer : static_cast<int>(i / 3);
+    const int row = isFinal ? s.shape.nLayer : static_cast<int>(i / 3);
     const int column = isFinal ? 0 : static_cast<int>(i % 3);
     QString text = kindLabel(site.kind);
     if (site.kind == "fakeln" || site.kind == "fakerms") {
@@ -167,5 +167,5 @@ void ModelInfoView::retranslate() {
     item->setToolTip(QString::fromStdString(site.site));
     m_sites->setItem(row, column, item);
   }
-  if (s.nLayer >= 0) m_sites->setSpan(s.nLayer, 0, 1, 3);
+  if (s.shape.nLayer >= 0) m_sites->setSpan(s.shape.nLayer, 0, 1, 3);
 }

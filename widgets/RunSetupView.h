@@ -38,6 +38,7 @@ class RunSetupView : public QWidget {
   void updateMemoryPlan();
   // The plan for the current settings; none without a model, or for a device that cannot be asked.
   const std::optional<nf::MemoryPlan>& memoryPlan() const { return m_plan; }
+  const std::optional<nf::ModelShape>& modelShape() const { return m_shape; }  // the plan's
   QString memoryText() const;
 
  Q_SIGNALS:

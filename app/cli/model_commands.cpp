@@ -148,7 +148,7 @@ void cmdInit(CLI::App& command) {
     c.nPositions = o->context;
     c.vocabSize = o->vocab;
     c.eotTokenId = o->eot < 0 ? c.vocabSize - 1 : o->eot;
-    c.tiedUnembedding = !o->untied && c.family != "gpt_neox";
+    if (o->untied) c.tiedUnembedding = false;  // the family's default otherwise (GPT-NeoX: untied)
     if (o->transformerPrefix && c.family != "gpt2")
       throw UsageError("--transformer-prefix is GPT-2's naming only");
     try {

@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "model/device_memory.h"
+#include "model/family.h"
 #include "model/model_folder.h"
 #include "options.h"
 #include "train/memory_plan.h"
@@ -18,25 +19,19 @@
 namespace nf::cli {
 namespace {
 
-// The standard GPT-2 shapes, for planning without a model folder.
-ModelShape standardShape(const std::string& name) {
-  struct Standard {
-    const char* name;
-    int layers, heads, dModel;
-  };
-  static const Standard shapes[] = {{"gpt2", 12, 12, 768},
-                                    {"gpt2-medium", 24, 16, 1024},
-                                    {"gpt2-large", 36, 20, 1280},
-                                    {"gpt2-xl", 48, 25, 1600}};
-  for (const Standard& s : shapes)
-    if (name == s.name) {
-      ModelShape c;  // vocabulary 50257, 1024 positions, tied unembedding
-      c.nLayer = s.layers;
-      c.nHead = s.heads;
-      c.nEmbd = s.dModel;
-      return c;
-    }
-  throw UsageError("--shape: unknown shape '" + name + "' (gpt2, gpt2-medium, gpt2-large, gpt2-xl)");
+// A published model's shape (model/family.h), for planning without its folder.
+ModelShape namedShape(const std::string& name) {
+  try {
+    return standardShape(name);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--shape: ") + e.what());
+  }
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
 }
 
 // The preset made for this depth (gpt2 for 12 layers, tiny for 4, …), as the GUI picks it.
@@ -75,8 +70,11 @@ std::string table(const PlanReport& r) {
   const ModelShape& c = r.shape;
   const MemoryEstimate& e = r.plan.estimate;
   std::ostringstream out;
-  out << "model        " << r.model << ": " << c.nLayer << " layers, " << c.nHead << " heads, d_model "
-      << c.nEmbd << ", " << c.nPositions << " positions, vocabulary " << c.vocabSize
+  out << "model        " << r.model << " (" << c.family << "): " << c.nLayer << " layers, " << c.nHead
+      << " heads";
+  if (c.kvHeads() != c.nHead) out << " (" << c.kvHeads() << " key/value)";
+  out << ", d_model " << c.nEmbd << ", MLP " << c.mlpHidden() << ", " << c.nPositions
+      << " positions, vocabulary " << c.vocabSize
       << (c.tiedUnembedding ? " (tied unembedding)" : " (own unembedding)") << "\n";
   out << "parameters   " << withThousands(e.parameters) << "\n";
   out << "run          " << trainingModeName(r.run.mode) << ", preset " << r.run.preset << ": "
@@ -113,9 +111,12 @@ nlohmann::json machineReport(const PlanReport& r) {
   const ModelShape& c = r.shape;
   nlohmann::json j{{"model", r.model},
                    {"shape",
-                    {{"n_layer", c.nLayer},
+                    {{"family", c.family},
+                     {"n_layer", c.nLayer},
                      {"n_head", c.nHead},
+                     {"n_kv_head", c.kvHeads()},
                      {"n_embd", c.nEmbd},
+                     {"mlp_width", c.mlpHidden()},
                      {"n_positions", c.nPositions},
                      {"vocab_size", c.vocabSize},
                      {"tied_unembedding", c.tiedUnembedding}}},
@@ -148,10 +149,10 @@ void cmdPlan(CLI::App& command) {
   auto o = std::make_shared<Options>();
   auto* model = command.add_option("--model", o->model, "model folder whose config.json gives the shape")
                     ->type_name("folder");
-  auto* shape =
-      command
-          .add_option("--shape", o->shape, "a standard shape instead: gpt2, gpt2-medium, gpt2-large, gpt2-xl")
-          ->type_name("name");
+  auto* shape = command
+                    .add_option("--shape", o->shape,
+                                "a published model's shape instead: " + joined(standardShapeNames()))
+                    ->type_name("name");
   model->excludes(shape);
   command
       .add_option("--preset", o->preset,
@@ -179,7 +180,7 @@ void cmdPlan(CLI::App& command) {
     if (o->model.empty() == o->shape.empty()) throw UsageError("give --model or --shape");
     PlanReport r;
     r.model = o->model.empty() ? o->shape : o->model;
-    r.shape = o->model.empty() ? standardShape(o->shape) : loadConfigFile(o->model + "/config.json").shape;
+    r.shape = o->model.empty() ? namedShape(o->shape) : loadConfigFile(o->model + "/config.json").shape;
     TrainingMode mode;
     try {
       mode = parseTrainingMode(o->mode);

@@ -5,9 +5,6 @@
 #include "model/attention.h"
 #include "model/device_memory.h"
 #include "model/family.h"
-#include "model/gpt2.h"
-#include "model/gpt_neox.h"
-#include "model/llama.h"
 #include "model/norm.h"
 #include "model/torch_compat.h"
 #include "util/bytes.h"
@@ -239,16 +236,7 @@ CausalLM makeModel(const ModelShape& shape, bool initialize) {
                              std::to_string(shape.parameterCount()) + " parameters, " + formatBytes(bytes) +
                              " in float32, but this machine has " + formatBytes(ram.freeBytes) +
                              " of memory available");
-  std::shared_ptr<CausalLMImpl> model;
-  if (shape.family == "gpt2")
-    model = std::make_shared<GPT2Impl>(shape, initialize);
-  else if (shape.family == "gpt_neox")
-    model = std::make_shared<GptNeoXImpl>(shape, initialize);
-  else if (shape.family == "llama" || shape.family == "qwen2")
-    model = std::make_shared<LlamaImpl>(shape, initialize);
-  else
-    throw std::invalid_argument("no model family is called '" + shape.family + "'");
-  return CausalLM(model);
+  return CausalLM(familyNamed(shape.family).make(shape, initialize));
 }
 
 CausalLM copyModel(CausalLMImpl& source, const ModelShape& shape) {

@@ -118,6 +118,22 @@ const ModelFamily& familyNamed(const std::string& name) {
   throw std::invalid_argument("no model family is called '" + name + "'");
 }
 
+std::vector<std::string> standardShapeNames() {
+  std::vector<std::string> names;
+  for (const ModelFamily* f : modelFamilies())
+    for (const StandardShape& s : f->standardShapes()) names.push_back(s.name);
+  return names;
+}
+
+ModelShape standardShape(const std::string& name) {
+  for (const ModelFamily* f : modelFamilies())
+    for (const StandardShape& s : f->standardShapes())
+      if (s.name == name) return s.shape;
+  std::string known;
+  for (const std::string& n : standardShapeNames()) known += (known.empty() ? "" : ", ") + n;
+  throw std::invalid_argument("unknown shape '" + name + "' (known: " + known + ")");
+}
+
 const ModelFamily& familyOfConfig(const nlohmann::json& config, const std::string& source) {
   for (const ModelFamily* f : modelFamilies())
     if (f->claims(config)) return *f;

@@ -1,10 +1,12 @@
-// A model family's Hugging Face layout: which config.json is its own, how the shape reads from and writes to
-// it, which tensors the weights hold (names and shapes, in the order the family's module registers them) and
-// which stored names are no parameters (buffers older checkpoints carry). Plain C++: model folders are read
-// and written through it by the CLI and the GUI too. The family's module and these functions live in one
-// file, model/<family>.cpp; to add a family, write that file and list its layout in family.cpp.
+// A model family: its module, and its Hugging Face layout — which config.json is its own, how the shape reads
+// from and writes to it, which tensors the weights hold (names and shapes, in the order the family's module
+// registers them) and which stored names are no parameters (buffers older checkpoints carry). The registry
+// (modelFamilies) is the only place that lists the families. Plain C++ (the module is only declared): model
+// folders are read and written through it by the CLI and the GUI too. The family's module and these
+// functions live in one file, model/<family>.cpp; to add a family, write that file and list it in family.cpp.
 #pragma once
 #include <initializer_list>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -13,9 +15,24 @@
 
 namespace nf {
 
+class CausalLMImpl;
+
+// The MLP of a block: GELU(x·W_in)·W_out (GPT-2, GPT-NeoX), or SwiGLU, (SiLU(x·W_gate) ⊙ x·W_up)·W_down
+// (LLaMA, Qwen2), with three matrices and more activations to keep.
+enum class MlpKind { Gelu, SwiGlu };
+
+// A published model's shape, for planning without its folder (`plan --shape`).
+struct StandardShape {
+  std::string name;  // as the model is known: "gpt2-xl", "pythia-1b", "smollm2-135m" …
+  ModelShape shape;
+};
+
 struct ModelFamily {
   std::string name;  // ModelShape::family and Hugging Face's model_type: "gpt2", "gpt_neox", "llama", "qwen2"
   NormKind norm;     // the family's own normalization at every site: LayerNorm or RMSNorm
+  MlpKind mlp;
+  // The family's module (model/<family>.h), its weights initialised or left for a loader to fill.
+  std::shared_ptr<CausalLMImpl> (*make)(const ModelShape& shape, bool initialize);
   // config.json is this family's (its model_type or architectures say so).
   bool (*claims)(const nlohmann::json& config);
   // Sets the building blocks to the family's defaults, as its Hugging Face config class has them (sizes
@@ -29,6 +46,8 @@ struct ModelFamily {
   std::vector<ParameterShape> (*parameterShapes)(const ModelShape& shape);
   // The parameter a stored tensor name holds, or "" for stored tensors that are no parameters.
   std::string (*canonicalName)(const std::string& storedName);
+  // The family's published models of up to a few billion parameters.
+  std::vector<StandardShape> (*standardShapes)();
 };
 
 // Reads a family's config.json fields strictly: a field of the wrong type (n_head 1.5 or true, a number
@@ -62,6 +81,9 @@ const std::vector<const ModelFamily*>& modelFamilies();
 NormState nativeNorms(const ModelShape& shape);
 // The family of a shape; throws std::invalid_argument for a name no family has.
 const ModelFamily& familyNamed(const std::string& name);
+// A published model's shape by its name (any family's); throws std::invalid_argument listing the names.
+ModelShape standardShape(const std::string& name);
+std::vector<std::string> standardShapeNames();
 // The family that claims config.json; throws FileError(source, …) naming its model_type otherwise.
 const ModelFamily& familyOfConfig(const nlohmann::json& config, const std::string& source);
 

@@ -254,10 +254,35 @@ std::string gpt2CanonicalName(const std::string& storedName) {
   return name;
 }
 
+// The four sizes the paper removes LayerNorm from (ModelShape's defaults: GPT-2's vocabulary, context and
+// building blocks).
+std::shared_ptr<CausalLMImpl> makeGpt2(const ModelShape& shape, bool initialize) {
+  return std::make_shared<GPT2Impl>(shape, initialize);
+}
+
+std::vector<StandardShape> gpt2StandardShapes() {
+  auto gpt2 = [](const char* name, int layers, int heads, int width) {
+    ModelShape c;
+    c.nLayer = layers, c.nHead = heads, c.nEmbd = width;
+    return StandardShape{name, c};
+  };
+  return {gpt2("gpt2", 12, 12, 768), gpt2("gpt2-medium", 24, 16, 1024), gpt2("gpt2-large", 36, 20, 1280),
+          gpt2("gpt2-xl", 48, 25, 1600)};
+}
+
 }  // namespace
 
 extern const ModelFamily kGpt2Family;
-const ModelFamily kGpt2Family{"gpt2",        NormKind::LayerNorm, claimsGpt2,          applyGpt2Defaults,
-                              readGpt2Shape, writeGpt2Shape,      gpt2ParameterShapes, gpt2CanonicalName};
+const ModelFamily kGpt2Family{"gpt2",
+                              NormKind::LayerNorm,
+                              MlpKind::Gelu,
+                              makeGpt2,
+                              claimsGpt2,
+                              applyGpt2Defaults,
+                              readGpt2Shape,
+                              writeGpt2Shape,
+                              gpt2ParameterShapes,
+                              gpt2CanonicalName,
+                              gpt2StandardShapes};
 
 }  // namespace nf

@@ -229,11 +229,31 @@ std::string gptNeoXCanonicalName(const std::string& storedName) {
   return std::regex_match(storedName, buffer) ? "" : storedName;
 }
 
+// The Pythia suite's models up to 1.4B (EleutherAI's config.json of each).
+std::shared_ptr<CausalLMImpl> makeGptNeoX(const ModelShape& shape, bool initialize) {
+  return std::make_shared<GptNeoXImpl>(shape, initialize);
+}
+
+std::vector<StandardShape> pythiaShapes() {
+  auto pythia = [](const char* name, int layers, int heads, int width) {
+    ModelShape c;
+    c.family = "gpt_neox";
+    applyGptNeoXDefaults(c);
+    c.nLayer = layers, c.nHead = heads, c.nEmbd = width, c.mlpWidth = 4 * width;
+    c.vocabSize = 50304, c.nPositions = 2048, c.eotTokenId = 0;
+    return StandardShape{name, c};
+  };
+  return {pythia("pythia-70m", 6, 8, 512), pythia("pythia-160m", 12, 12, 768),
+          pythia("pythia-410m", 24, 16, 1024), pythia("pythia-1b", 16, 8, 2048),
+          pythia("pythia-1.4b", 24, 16, 2048)};
+}
+
 }  // namespace
 
 extern const ModelFamily kGptNeoXFamily;
-const ModelFamily kGptNeoXFamily{
-    "gpt_neox",       NormKind::LayerNorm, claimsGptNeoX,          applyGptNeoXDefaults,
-    readGptNeoXShape, writeGptNeoXShape,   gptNeoXParameterShapes, gptNeoXCanonicalName};
+const ModelFamily kGptNeoXFamily{"gpt_neox",           NormKind::LayerNorm, MlpKind::Gelu,
+                                 makeGptNeoX,          claimsGptNeoX,       applyGptNeoXDefaults,
+                                 readGptNeoXShape,     writeGptNeoXShape,   gptNeoXParameterShapes,
+                                 gptNeoXCanonicalName, pythiaShapes};
 
 }  // namespace nf

@@ -260,12 +260,73 @@ std::string llamaCanonicalName(const std::string& storedName) {
   return isBuffer ? "" : storedName;
 }
 
+// Published models of the two families up to ~2B parameters, as their config.json files give them.
+struct PublishedShape {
+  const char* name;
+  int layers, heads, kvHeads, width, mlpWidth, vocab, positions;
+  bool tied;
+  double epsilon, ropeTheta;
+  int endOfText;
+};
+
+std::vector<StandardShape> shapesOf(void (*applyDefaults)(ModelShape&), const char* family,
+                                    std::initializer_list<PublishedShape> published) {
+  std::vector<StandardShape> out;
+  for (const PublishedShape& p : published) {
+    ModelShape c;
+    c.family = family;
+    applyDefaults(c);
+    c.nLayer = p.layers, c.nHead = p.heads, c.nKvHead = p.kvHeads, c.nEmbd = p.width, c.mlpWidth = p.mlpWidth;
+    c.vocabSize = p.vocab, c.nPositions = p.positions, c.tiedUnembedding = p.tied;
+    c.layerNormEpsilon = p.epsilon, c.rotaryBase = p.ropeTheta, c.eotTokenId = p.endOfText;
+    out.push_back({p.name, c});
+  }
+  return out;
+}
+
+std::shared_ptr<CausalLMImpl> makeLlama(const ModelShape& shape, bool initialize) {
+  return std::make_shared<LlamaImpl>(shape, initialize);
+}
+
+std::vector<StandardShape> llamaShapes() {
+  return shapesOf(applyLlamaDefaults, "llama",
+                  {{"smollm2-135m", 30, 9, 3, 576, 1536, 49152, 8192, true, 1e-5, 100000, 0},
+                   {"smollm2-360m", 32, 15, 5, 960, 2560, 49152, 8192, true, 1e-5, 100000, 0},
+                   {"smollm2-1.7b", 24, 32, 32, 2048, 8192, 49152, 8192, true, 1e-5, 130000, 0},
+                   {"tinyllama-1.1b", 22, 32, 4, 2048, 5632, 32000, 2048, false, 1e-5, 10000, 2},
+                   {"llama-3.2-1b", 16, 32, 8, 2048, 8192, 128256, 131072, true, 1e-5, 500000, 128001}});
+}
+
+std::vector<StandardShape> qwen2Shapes() {
+  return shapesOf(applyQwen2Defaults, "qwen2",
+                  {{"qwen2.5-0.5b", 24, 14, 2, 896, 4864, 151936, 32768, true, 1e-6, 1000000, 151643},
+                   {"qwen2.5-1.5b", 28, 12, 2, 1536, 8960, 151936, 32768, true, 1e-6, 1000000, 151643}});
+}
+
 }  // namespace
 
 extern const ModelFamily kLlamaFamily, kQwen2Family;
-const ModelFamily kLlamaFamily{"llama",        NormKind::RMSNorm, claimsLlama,          applyLlamaDefaults,
-                               readLlamaShape, writeLlamaShape,   llamaParameterShapes, llamaCanonicalName};
-const ModelFamily kQwen2Family{"qwen2",        NormKind::RMSNorm, claimsQwen2,          applyQwen2Defaults,
-                               readQwen2Shape, writeQwen2Shape,   llamaParameterShapes, llamaCanonicalName};
+const ModelFamily kLlamaFamily{"llama",
+                               NormKind::RMSNorm,
+                               MlpKind::SwiGlu,
+                               makeLlama,
+                               claimsLlama,
+                               applyLlamaDefaults,
+                               readLlamaShape,
+                               writeLlamaShape,
+                               llamaParameterShapes,
+                               llamaCanonicalName,
+                               llamaShapes};
+const ModelFamily kQwen2Family{"qwen2",
+                               NormKind::RMSNorm,
+                               MlpKind::SwiGlu,
+                               makeLlama,
+                               claimsQwen2,
+                               applyQwen2Defaults,
+                               readQwen2Shape,
+                               writeQwen2Shape,
+                               llamaParameterShapes,
+                               llamaCanonicalName,
+                               qwen2Shapes};
 
 }  // namespace nf

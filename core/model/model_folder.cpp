@@ -131,18 +131,7 @@ ModelSummary inspectModelFolder(const std::string& folder) {
   const ModelShape& c = index.config.shape;
   ModelSummary s;
   s.folder = folder;
-  s.family = c.family;
-  s.nLayer = c.nLayer;
-  s.nHead = c.nHead;
-  s.nEmbd = c.nEmbd;
-  s.nPositions = c.nPositions;
-  s.kvHeads = c.kvHeads();
-  s.mlpWidth = c.mlpHidden();
-  s.rotaryDims = c.rotaryDims();
-  s.parallelResidual = c.parallelResidual;
-  s.vocabSize = c.vocabSize;
-  s.layerNormEpsilon = c.layerNormEpsilon;
-  s.tiedUnembedding = c.tiedUnembedding;
+  s.shape = c;
   s.parameterCount = c.parameterCount();
   for (auto& f : index.files) s.weightFiles.push_back(fs::path(f->path()).filename().string());
   for (auto& [name, e] : index.tensors) {
@@ -161,18 +150,19 @@ ModelSummary inspectModelFolder(const std::string& folder) {
 std::string summaryToJson(const ModelSummary& s) {
   nlohmann::ordered_json j;
   j["folder"] = s.folder;
-  j["family"] = s.family;
-  j["n_layer"] = s.nLayer;
-  j["n_head"] = s.nHead;
-  j["n_embd"] = s.nEmbd;
-  j["n_positions"] = s.nPositions;
-  j["kv_heads"] = s.kvHeads;
-  j["mlp_width"] = s.mlpWidth;
-  j["rotary_dims"] = s.rotaryDims;  // per head; 0: learned positions
-  j["parallel_residual"] = s.parallelResidual;
-  j["vocab_size"] = s.vocabSize;
-  j["layer_norm_epsilon"] = s.layerNormEpsilon;
-  j["tied_unembedding"] = s.tiedUnembedding;
+  const ModelShape& c = s.shape;
+  j["family"] = c.family;
+  j["n_layer"] = c.nLayer;
+  j["n_head"] = c.nHead;
+  j["n_embd"] = c.nEmbd;
+  j["n_positions"] = c.nPositions;
+  j["kv_heads"] = c.kvHeads();
+  j["mlp_width"] = c.mlpHidden();
+  j["rotary_dims"] = c.rotaryDims();  // per head; 0: learned positions
+  j["parallel_residual"] = c.parallelResidual;
+  j["vocab_size"] = c.vocabSize;
+  j["layer_norm_epsilon"] = c.layerNormEpsilon;
+  j["tied_unembedding"] = c.tiedUnembedding;
   j["parameters"] = s.parameterCount;
   j["weight_bytes"] = s.weightBytes;
   j["weight_files"] = s.weightFiles;

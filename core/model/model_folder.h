@@ -22,12 +22,7 @@ struct SiteSummary {
 
 struct ModelSummary {
   std::string folder;
-  std::string family;  // "gpt2", "gpt_neox", "llama", "qwen2"
-  int nLayer = 0, nHead = 0, nEmbd = 0, nPositions = 0, vocabSize = 0;
-  int kvHeads = 0, mlpWidth = 0, rotaryDims = 0;  // key/value heads, the MLP's width, rotated dims per head
-  bool parallelResidual = false;
-  double layerNormEpsilon = 0;
-  bool tiedUnembedding = true;
+  ModelShape shape;  // config.json's: the family, the sizes and the building blocks
   int64_t parameterCount = 0;
   uint64_t weightBytes = 0;
   std::vector<std::string> weightFiles;

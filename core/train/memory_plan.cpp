@@ -9,16 +9,28 @@
 #include <stdexcept>
 #include <vector>
 
+#include "model/family.h"
+
 namespace nf {
 namespace {
 
 constexpr int64_t kFloat32 = 4;
 
-// Parameters of one block that a matmul reads, and so autocast casts to bf16: c_attn, attention's c_proj,
-// c_fc and the MLP's c_proj, weights and biases (not the norms' γ, β: LayerNorm runs in fp32).
+// The key and value projections' width: fewer heads than the queries' with grouped-query attention.
+int64_t keyValueWidth(const ModelShape& c) { return int64_t{c.kvHeads()} * c.headDim(); }
+
+// Matrices of the block's MLP: GELU's two, SwiGLU's three (gate, up, down).
+int64_t mlpMatrices(const ModelShape& c) { return familyNamed(c.family).mlp == MlpKind::SwiGlu ? 3 : 2; }
+
+// Parameters of one block that a matmul reads, and so autocast casts to bf16: the query, key, value and
+// output projections and the MLP's matrices, with their biases (not the norms' γ, β: norms run in fp32).
 int64_t blockMatmulParameters(const ModelShape& c) {
-  const int64_t D = c.nEmbd;
-  return D * 3 * D + 3 * D + D * D + D + D * 4 * D + 4 * D + 4 * D * D + D;
+  const int64_t D = c.nEmbd, KV = keyValueWidth(c), F = c.mlpHidden(), M = mlpMatrices(c);
+  int64_t n = D * (D + 2 * KV) + D * D + M * D * F;
+  if (c.qkvBias) n += D + 2 * KV;
+  if (c.attentionOutputBias) n += D;
+  if (c.mlpBias) n += (M - 1) * F + D;
+  return n;
 }
 
 // The unembedding's [V, D], the other matrix a matmul reads (the position embedding is looked up, and so is
@@ -65,7 +77,7 @@ MemoryEstimate estimateTrainingMemory(const StepShape& s) {
     throw std::invalid_argument("memory estimate: micro-batch and context must be at least 1");
   const ModelShape& c = s.model;
   const int64_t B = s.microBatch, T = s.context, N = B * T;  // N: tokens in the micro-batch
-  const int64_t D = c.nEmbd, H = c.nHead, V = c.vocabSize, L = c.nLayer;
+  const int64_t D = c.nEmbd, H = c.nHead, V = c.vocabSize, L = c.nLayer, F = c.mlpHidden();
   // Bytes of a matmul's output, and of its input as the product keeps it: autocast computes in bf16.
   const int64_t a = s.bf16 ? 2 : kFloat32;
 
@@ -83,16 +95,21 @@ MemoryEstimate estimateTrainingMemory(const StepShape& s) {
                                              ? 2 * (blockMatmulParameters(c) + unembeddingParameters(c))
                                              : e.weightCopies;
 
-  // --- What one block's forward pass keeps for backward (CausalLMImpl::block). The residual stream stays
+  // --- What one block's forward pass keeps for backward (each family's block()). The residual stream stays
   // fp32 (fp32 + bf16 promotes), so the norms' inputs are fp32; every matmul keeps its input at `a` bytes.
-  const int64_t normStatistics = 2 * kFloat32 * N;  // one LayerNorm's mean and 1/σ per position
+  // Norm: LayerNorm's kernel keeps its mean and 1/σ per position; RMSNorm, made of elementwise operations
+  // (model/norm.cpp), also x/rms for γ's gradient.
+  const int64_t normStatistics = 2 * kFloat32 * N;
+  const bool rmsNorm = familyNamed(c.family).norm == NormKind::RMSNorm;
+  const int64_t normKeeps = normStatistics + (rmsNorm ? kFloat32 * N * D : 0);
   int64_t block = 0;
-  block += kFloat32 * N * D + normStatistics;  // ln_1's input: the block's input x
-  block += a * N * D;                          // c_attn's input: ln_1's output (its bf16 cast)
+  block += kFloat32 * N * D + normKeeps;  // ln_1's input: the block's input x
+  block += a * N * D;                     // the q, k, v projections' input: ln_1's output (its bf16 cast)
   if (s.removal)  // LN_qk ≠ LN_v: ln_1 a second time, its own kept input (or FakeLN's x/s) and matmul input
-    block += (kFloat32 + a) * N * D + normStatistics;
-  // q, k, v: the fused kernel keeps them as views of c_attn's output, the math path's products as copies in
-  // the heads' layout; as large either way.
+    block += (kFloat32 + a) * N * D + normKeeps;
+  // q, k, v: the fused kernel keeps them as views of the projection's output, the math path's products as
+  // copies in the heads' layout; as large either way. Grouped-query attention repeats k and v for every
+  // query head before attending, and rotary embeddings make new q and k: still three of [N, D].
   block += 3 * a * N * D;
   if (s.fusedAttention) {
     // The kernel's log-sum-exp per query. Its output, laid out [B, T, H, dh], is z below: merging the heads
@@ -104,22 +121,26 @@ MemoryEstimate estimateTrainingMemory(const StepShape& s) {
     // causal mask, [T, T] bools shared by all heads.
     block += (s.bf16 ? kFloat32 + 2 : kFloat32) * B * H * T * T + T * T;
   }
-  block += a * N * D;                          // c_proj's input: z, the heads merged (math path: a copy)
-  block += kFloat32 * N * D + normStatistics;  // ln_2's input: the residual after attention
-  block += a * N * D;                          // c_fc's input: ln_2's output
-  block += 4 * a * N * D;                      // GELU's input: the MLP's pre-activation [N, 4D]
-  block += 4 * a * N * D;                      // c_proj's input: GELU's output [N, 4D]
+  block += a * N * D;  // the output projection's input: z, the heads merged (math path: a copy)
+  // ln_2's input: the residual after attention, or with a parallel residual (GPT-NeoX) the block's input,
+  // kept already.
+  block += (s.model.parallelResidual ? 0 : kFloat32 * N * D) + normKeeps;
+  block += a * N * D;  // the MLP's input: ln_2's output
+  // GELU: its input (the pre-activation [N, F]) and output (the down projection's input). SwiGLU: the
+  // gate's output (SiLU's input), SiLU's output, the up projection's output and their product.
+  block += (mlpMatrices(c) == 3 ? 4 : 2) * a * N * F;
 
   // --- Around the blocks: the token ids the embedding keeps, ln_f's input and statistics, the unembedding's
   // input. (The auxiliary loss keeps a few [B, T] tensors: negligible.)
-  const int64_t aroundBlocks = 8 * N + kFloat32 * N * D + normStatistics + a * N * D;
+  const int64_t aroundBlocks = 8 * N + kFloat32 * N * D + normKeeps + a * N * D;
 
   // --- One block in backward, transient: the gradient arriving at its output and the one leaving through its
   // input (fp32, like the stream), plus the larger of two phases. MLP: the gradients of GELU's output and
-  // input. Attention, math path: the gradients of the pattern and of the scores, fp32 and alive together in
-  // softmax's backward (the forward pass's scores, masked scores and fp32 cast need as much). Fused: dq, dk,
-  // dv and the kernel's fp32 dq accumulator.
-  const int64_t mlpBackward = 2 * 4 * a * N * D;
+  // input (SwiGLU: of the product, of SiLU's output and of the gate's). Attention, math path: the gradients
+  // of the pattern and of the scores, fp32 and alive together in softmax's backward (the forward pass's
+  // scores, masked scores and fp32 cast need as much). Fused: dq, dk, dv and the kernel's fp32 dq
+  // accumulator.
+  const int64_t mlpBackward = (mlpMatrices(c) == 3 ? 3 : 2) * a * N * F;
   const int64_t attentionBackward =
       s.fusedAttention ? 3 * a * N * D + kFloat32 * N * D : 2 * kFloat32 * B * H * T * T;
   const int64_t blockGradients = 2 * kFloat32 * N * D + std::max(mlpBackward, attentionBackward);

@@ -1,5 +1,7 @@
-// How much memory one training step of our GPT-2 needs, and a plan that makes a run fit a device: the
-// micro-batch × accumulation (keeping the preset's global batch exactly) and activation checkpointing.
+// How much memory one training step of a model of any family needs, from its shape alone (key/value heads,
+// the MLP's kind and width, tied or untied unembedding, biases, the norms), and a plan that makes a run fit
+// a device: the micro-batch × accumulation (keeping the preset's global batch exactly) and activation
+// checkpointing.
 // Plain C++ (no torch): the CLI's `plan` and `--fit` and the GUI's run setup ask it; the device's free memory
 // comes from model/device_memory.h, or from the user when planning for a machine one is not on.
 #pragma once

@@ -231,9 +231,9 @@ TEST_CASE(inspect_reports_shape_and_norm_state_without_loading) {
   model->norms().at({SiteKind::Mlp, 0}) = {NormKind::FakeLN, 3.0};
   saveModel(*model, dir.path());
   ModelSummary s = inspectModelFolder(dir.path());
-  REQUIRE_EQ(s.family, "gpt2");
-  REQUIRE_EQ(s.nLayer, 2);
-  REQUIRE_EQ(s.nHead, 4);
+  REQUIRE_EQ(s.shape.family, "gpt2");
+  REQUIRE_EQ(s.shape.nLayer, 2);
+  REQUIRE_EQ(s.shape.nHead, 4);
   REQUIRE_EQ(s.parameterCount, smallConfig().parameterCount());
   REQUIRE_EQ(s.sites.size(), 7u);
   REQUIRE_EQ(s.sites[2].site, "LN_mlp.0");

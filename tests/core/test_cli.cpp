@@ -357,6 +357,35 @@ TEST_CASE(plan_for_a_gpu_from_any_machine) {
               j["reason"]);
 }
 
+// `plan --model` for a folder of every family that `init` writes: the planner counts the parameters the
+// loaded model has (summed over its tensors), with grouped-query attention, SwiGLU, untied unembeddings and
+// biases, and reports the shape it planned with.
+TEST_CASE(plan_counts_the_parameters_of_every_family) {
+  TempDir dir;
+  const std::vector<std::pair<std::string, std::string>> folders = {
+      {"gpt2", "--family gpt2 --layers 2 --heads 2 --d-model 16 --vocab 60"},
+      {"neox", "--family gpt_neox --layers 2 --heads 2 --d-model 16 --vocab 60"},
+      {"llama", "--family llama --layers 2 --heads 4 --kv-heads 2 --d-model 32 --mlp-width 40 --vocab 60"},
+      {"qwen2", "--family qwen2 --layers 2 --heads 4 --kv-heads 1 --d-model 32 --mlp-width 24 --vocab 60"}};
+  for (const auto& [name, options] : folders) {
+    const std::string folder = dir.path(name);
+    auto r = cli("init --out " + folder + " " + options);
+    REQUIRE_MSG(r.status == 0, r.err);
+    int64_t parameters = 0;
+    for (const auto& p : loadModel(folder)->parameters()) parameters += p.numel();
+    r = cli("plan --model " + folder + " --preset tiny --context 16 --memory 1G --json");
+    REQUIRE_MSG(r.status == 0, name + ": " + r.err);
+    const auto j = nlohmann::json::parse(r.out);
+    REQUIRE_MSG(j["memory_bytes"]["parameters"] == parameters,
+                name + ": planned " + j["memory_bytes"]["parameters"].dump() + ", the model has " +
+                    std::to_string(parameters));
+    const auto info = nlohmann::json::parse(cli("info " + folder).out);
+    REQUIRE_EQ(j["shape"]["family"], info["family"]);
+    REQUIRE_EQ(j["shape"]["n_kv_head"], info["kv_heads"]);
+    REQUIRE_EQ(j["shape"]["mlp_width"], info["mlp_width"]);
+  }
+}
+
 TEST_CASE(plan_a_model_folder_and_fit_a_run) {
   TempDir dir;
   const std::string d = dir.path();

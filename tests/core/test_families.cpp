@@ -164,7 +164,7 @@ TEST_CASE(a_smollm2_sized_checkpoint_loads_from_sharded_bf16) {
     saveModel(*model, dir.path("smol"), options);
   }
   const ModelSummary summary = inspectModelFolder(dir.path("smol"));
-  REQUIRE_EQ(summary.family, std::string("llama"));
+  REQUIRE_EQ(summary.shape.family, std::string("llama"));
   REQUIRE_EQ(summary.parameterCount, int64_t{134515008});
   REQUIRE_EQ(summary.weightFiles.size(), std::size_t{3});
   CausalLM loaded = loadModel(dir.path("smol"));

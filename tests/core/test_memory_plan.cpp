@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "check.h"
+#include "model/family.h"
 #include "train/memory_plan.h"
 #include "train/settings.h"
 
@@ -266,3 +267,72 @@ TEST_CASE(the_plan_as_json) {
 }
 
 TEST_MAIN()
+
+// Every published shape `plan --shape` knows has the parameter count its makers publish (the model cards'
+// and Hugging Face's num_parameters; GPT-2's with the position embedding, Pythia's with its untied head).
+TEST_CASE(published_shapes_have_their_published_parameter_counts) {
+  const std::vector<std::pair<std::string, int64_t>> published = {{"gpt2", 124439808},
+                                                                  {"gpt2-medium", 354823168},
+                                                                  {"gpt2-large", 774030080},
+                                                                  {"gpt2-xl", 1557611200},
+                                                                  {"pythia-70m", 70426624},
+                                                                  {"pythia-160m", 162322944},
+                                                                  {"pythia-410m", 405334016},
+                                                                  {"pythia-1b", 1011781632},
+                                                                  {"pythia-1.4b", 1414647808},
+                                                                  {"smollm2-135m", 134515008},
+                                                                  {"smollm2-360m", 361821120},
+                                                                  {"smollm2-1.7b", 1711376384},
+                                                                  {"tinyllama-1.1b", 1100048384},
+                                                                  {"llama-3.2-1b", 1235814400},
+                                                                  {"qwen2.5-0.5b", 494032768},
+                                                                  {"qwen2.5-1.5b", 1543714304}};
+  REQUIRE_EQ(standardShapeNames().size(), published.size());
+  for (const auto& [name, count] : published) {
+    const ModelShape shape = standardShape(name);
+    shape.validate(name);
+    StepShape s;
+    s.model = shape;
+    REQUIRE_MSG(estimateTrainingMemory(s).parameters == count, name);
+  }
+  REQUIRE_THROWS_WITH(standardShape("gpt3"), "unknown shape 'gpt3'", "smollm2-135m");
+}
+
+// Under bf16, autocast copies every weight a matmul reads: all parameters but the norms' γ and β, GPT-2's
+// position embedding and, when the unembedding is untied, the token embedding (looked up, not multiplied).
+// Counted from each family's architecture for every published shape.
+TEST_CASE(bf16_weight_copies_are_every_matmul_weight_of_every_family) {
+  for (const std::string& name : standardShapeNames()) {
+    const ModelShape c = standardShape(name);
+    const int64_t D = c.nEmbd, V = c.vocabSize, L = c.nLayer;
+    const bool layerNorm = c.family == "gpt2" || c.family == "gpt_neox";
+    const int64_t norms = (2 * L + 1) * D * (layerNorm ? 2 : 1);
+    const int64_t positions = c.family == "gpt2" ? int64_t{c.nPositions} * D : 0;
+    const int64_t lookedUp = c.tiedUnembedding ? 0 : V * D;
+    StepShape s;
+    s.model = c;
+    s.bf16 = true;
+    const MemoryEstimate e = estimateTrainingMemory(s);
+    REQUIRE_MSG(e.weightCopies == 2 * (e.parameters - norms - positions - lookedUp), name);
+  }
+}
+
+// The MLP's kind and width and the norm decide what a block keeps: a SwiGLU block of the same sizes keeps
+// two [N, F] more than a GELU one (the up projection's output and SiLU's output), and RMSNorm's x/rms is
+// kept at each of its norms. Counted by hand for one block of 1 × 1 tokens, fp32, without removal.
+TEST_CASE(a_swiglu_rmsnorm_block_keeps_more_than_a_gelu_layernorm_block) {
+  ModelShape gelu = handSized();
+  gelu.nLayer = 1;
+  gelu.mlpWidth = 12;
+  ModelShape swiglu = gelu;
+  swiglu.family = "llama";
+  swiglu.nPositions = 4;
+  StepShape a, b;
+  a.model = gelu, b.model = swiglu;
+  a.microBatch = b.microBatch = 1, a.context = b.context = 1;
+  a.removal = b.removal = false;
+  const int64_t F = 12, D = 8, N = 1;
+  // Two more [N, F] fp32, and x/rms [N, D] fp32 at ln_1, ln_2 and the final norm.
+  REQUIRE_EQ(estimateTrainingMemory(b).activations - estimateTrainingMemory(a).activations,
+             2 * 4 * N * F + 3 * 4 * N * D);
+}

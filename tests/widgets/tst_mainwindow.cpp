@@ -12,9 +12,11 @@
 #include <QTemporaryDir>
 #include <QTranslator>
 #include <QtTest>
+#include <nlohmann/json.hpp>
 
 #include "MainWindow.h"
 #include "ModelInfoView.h"
+#include "RunSetupView.h"
 #include "widget_fixtures.h"
 
 class TestMainWindow : public QObject {
@@ -135,6 +137,22 @@ class TestMainWindow : public QObject {
     QCOMPARE(QDir(window.currentFolder()).dirName(), QString("tiny-llama"));
     QVERIFY(window.windowTitle().startsWith("tiny-llama"));
     QCOMPARE(window.modelInfoView()->siteTable()->item(0, 0)->text(), QString("RMSNorm"));
+
+    // The run setup plans with the model's real shape (grouped-query attention, SwiGLU's width), and its
+    // parameters are the architecture's: the embedding, per block q and o [D, D], k and v [D, kv·dh], gate,
+    // up and down [D, F] and two RMSNorm γ, and the final γ (tied unembedding), counted from config.json.
+    QFile configFile(window.currentFolder() + "/config.json");
+    QVERIFY(configFile.open(QIODevice::ReadOnly));
+    const auto config = nlohmann::json::parse(configFile.readAll().toStdString());
+    const int64_t D = config["hidden_size"], V = config["vocab_size"], L = config["num_hidden_layers"];
+    const int64_t F = config["intermediate_size"], kv = config["num_key_value_heads"];
+    const int64_t kvWidth = kv * D / config["num_attention_heads"].get<int64_t>();
+    const int64_t parameters = V * D + L * (2 * D * D + 2 * D * kvWidth + 3 * D * F + 2 * D) + D;
+    auto* setup = window.findChild<RunSetupView*>();
+    QVERIFY(setup && setup->modelShape() && setup->memoryPlan());
+    QCOMPARE(setup->modelShape()->kvHeads(), static_cast<int>(kv));
+    QCOMPARE(setup->modelShape()->mlpHidden(), static_cast<int>(F));
+    QCOMPARE(setup->memoryPlan()->estimate.parameters, parameters);
   }
 
   void switchesToGerman() {

@@ -123,7 +123,7 @@ class TestWorkbench : public QObject {
     const std::string checkpoint = nf::run::latestCheckpoint(run.toStdString());
     QVERIFY(!checkpoint.empty());
     const nf::ModelSummary summary = nf::inspectModelFolder(checkpoint);  // loadable
-    QCOMPARE(summary.nLayer, 4);
+    QCOMPARE(summary.shape.nLayer, 4);
     std::ifstream state(nf::run::checkpointStatePath(checkpoint));
     std::string text((std::istreambuf_iterator<char>(state)), std::istreambuf_iterator<char>());
     const int64_t steps = std::stoll(text.substr(text.find("\"steps_done\"") + 13));

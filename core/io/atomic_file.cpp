@@ -14,9 +14,11 @@ namespace nf {
 FileError::FileError(const std::string& path, const std::string& problem)
     : std::runtime_error(path + ": " + problem), m_path(path), m_problem(problem) {}
 
-AtomicFile::AtomicFile(std::string path) : m_path(std::move(path)) {
+AtomicFile::AtomicFile(std::string path, FileAccess access) : m_path(std::move(path)) {
   m_tmpPath = m_path + ".tmp-" + std::to_string(::getpid());
-  m_fd = ::open(m_tmpPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  ::unlink(m_tmpPath.c_str());  // a leftover of a process with our pid, which may have other permissions
+  m_fd = ::open(m_tmpPath.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                access == FileAccess::OwnerOnly ? 0600 : 0644);
   if (m_fd < 0) throw FileError(m_path, std::string("cannot create temporary file: ") + std::strerror(errno));
 }
 
@@ -65,8 +67,8 @@ void AtomicFile::commit() {
   }
 }
 
-void writeFileAtomic(const std::string& path, const std::string& contents) {
-  AtomicFile file(path);
+void writeFileAtomic(const std::string& path, const std::string& contents, FileAccess access) {
+  AtomicFile file(path, access);
   file.write(contents);
   file.commit();
 }

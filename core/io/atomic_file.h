@@ -17,11 +17,15 @@ class FileError : public std::runtime_error {
   std::string m_path, m_problem;
 };
 
-// Collects bytes in "<path>.tmp-<pid>", then commit() flushes, fsyncs and renames it over <path>.
+// Who may read a file we write: everyone (0644), or its owner alone (0600: a file holding a secret).
+enum class FileAccess { Shared, OwnerOnly };
+
+// Collects bytes in "<path>.tmp-<pid>", then commit() flushes, fsyncs and renames it over <path>. The
+// temporary is created anew (never a link, nor a leftover with other permissions followed or reused).
 // Destroying an uncommitted AtomicFile removes the temporary and leaves <path> untouched.
 class AtomicFile {
  public:
-  explicit AtomicFile(std::string path);
+  explicit AtomicFile(std::string path, FileAccess access = FileAccess::Shared);
   ~AtomicFile();
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
@@ -35,7 +39,8 @@ class AtomicFile {
   int m_fd = -1;
 };
 
-void writeFileAtomic(const std::string& path, const std::string& contents);
+void writeFileAtomic(const std::string& path, const std::string& contents,
+                     FileAccess access = FileAccess::Shared);
 
 // Inputs are regular files only: a FIFO would block a reader forever, a device (a link to /dev/zero) never
 // ends, a directory reads as nothing. Opens `path` read-only without blocking on a FIFO, refuses anything

@@ -1,6 +1,5 @@
 #include "serve/steering_server.h"
 
-#include <fcntl.h>
 #include <httplib.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -543,20 +542,9 @@ struct SteeringServer::Impl {
 
   // serve.json: where the run is served and its token, readable by its owner only.
   void writeServeFile() {
-    const std::string tmp = servePath + ".tmp-" + std::to_string(::getpid());
-    ::unlink(tmp.c_str());  // a leftover of a process with our pid, which may have other permissions
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0) throw FileError(servePath, "cannot be written");
     json j = formatHeader(kServeFormat);
     j.update({{"host", host}, {"port", port}, {"token", token}, {"pid", ::getpid()}});
-    const std::string text = j.dump(2) + "\n";
-    const bool written =
-        ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) && ::fsync(fd) == 0;
-    ::close(fd);
-    if (!written || ::rename(tmp.c_str(), servePath.c_str()) != 0) {
-      ::unlink(tmp.c_str());
-      throw FileError(servePath, "could not be written (disk full?)");
-    }
+    writeFileAtomic(servePath, j.dump(2) + "\n", FileAccess::OwnerOnly);
   }
 };
 

@@ -1,6 +1,7 @@
 // Our safetensors reader and writer: round trips, and every malformed file rejected with a message that
 // names the file and the tensor.
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <csignal>
 #include <fstream>
@@ -152,6 +153,26 @@ TEST_CASE(failed_atomic_write_keeps_the_old_file) {
   REQUIRE_EQ(readTextFile(path), "good");
   REQUIRE(std::distance(std::filesystem::directory_iterator(dir.path()), {}) ==
           1);  // no temporary left behind
+}
+
+// A file holding a secret (serve.json's token) is its owner's alone, also when a link or a world-readable
+// leftover already sits where the temporary goes: neither is followed or reused.
+TEST_CASE(an_owner_only_file_is_never_written_through_a_planted_temporary) {
+  TempDir dir;
+  const std::string path = dir.path("secret.json"), elsewhere = dir.path("elsewhere.txt");
+  writeFileAtomic(elsewhere, "untouched");
+  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+  std::filesystem::create_symlink(elsewhere, tmp);
+  writeFileAtomic(path, "token", FileAccess::OwnerOnly);
+  REQUIRE_EQ(readTextFile(path), "token");
+  REQUIRE_EQ(readTextFile(elsewhere), "untouched");
+  REQUIRE(std::filesystem::status(path).permissions() ==
+          (std::filesystem::perms::owner_read | std::filesystem::perms::owner_write));
+  writeFileAtomic(tmp, "a world-readable leftover");
+  writeFileAtomic(path, "token 2", FileAccess::OwnerOnly);
+  REQUIRE_EQ(readTextFile(path), "token 2");
+  REQUIRE(std::filesystem::status(path).permissions() ==
+          (std::filesystem::perms::owner_read | std::filesystem::perms::owner_write));
 }
 
 TEST_CASE(full_disk_is_reported_with_the_file_name_and_loses_nothing) {

@@ -418,14 +418,6 @@ void startRun(CLI::App& command, TrainingMode mode, const std::string& descripti
   });
 }
 
-double maxLogitDifference(CausalLMImpl& a, CausalLMImpl& b, const torch::Tensor& tokens) {
-  torch::NoGradGuard noGrad;
-  return (a.forward(tokens).to(torch::kFloat64) - b.forward(tokens).to(torch::kFloat64))
-      .abs()
-      .max()
-      .item<double>();
-}
-
 }  // namespace
 
 void cmdPretrain(CLI::App& command) {
@@ -542,44 +534,16 @@ void cmdExport(CLI::App& command) {
       ->capture_default_str();
   onRun(command, [o] {
     const std::string folder = run::modelFolder(o->model);
-    const torch::Device device = parseDevice(o->device);
-    CausalLM fake = loadModel(folder, device);
-    CausalLM folded{nullptr}, standard{nullptr};
-    try {
-      folded = foldLayerNorms(*fake);
-      standard = standardFormatWithHugeEpsilon(*fake);
-    } catch (const std::invalid_argument& e) {
-      throw std::runtime_error(folder + ": " + e.what());
-    }
-    const ModelShape& c = fake->config();
-    const int64_t T = std::min<int64_t>(c.nPositions, 128);
-    torch::Tensor tokens;
-    if (o->data.empty()) {
-      auto gen = at::detail::createCPUGenerator(0);
-      tokens = torch::randint(0, c.vocabSize, {8, T}, gen, torch::kLong);
-    } else {
-      tokens = EvalChunks(TokenFile::open(o->data), T, c.vocabSize).chunks(0, 1).inputs;
-    }
-    tokens = tokens.to(device);
-    const double foldedDiff = maxLogitDifference(*fake, *folded, tokens);
-    const double standardDiff = maxLogitDifference(*fake, *standard, tokens);
-    const std::string& out = o->out;
-    SaveOptions foldedOptions;
-    foldedOptions.folded = true;
-    saveModel(*folded, out + "/folded", foldedOptions);
-    saveModel(*standard, out + "/standard");
-    copyTokenizerFiles(folder, out + "/folded");
-    copyTokenizerFiles(folder, out + "/standard");
-    const double largest = largestNormWeight(*standard);
+    const ExportedModel e = exportLayerNormFree(folder, o->out, o->data, parseDevice(o->device));
     printJson(
         {{"source", folder},
-         {"folded", out + "/folded"},
-         {"standard", out + "/standard"},
-         {"max_abs_logit_difference_folded", foldedDiff},
-         {"max_abs_logit_difference_standard", standardDiff},
-         {"compared_on_tokens", tokens.numel()},
-         {"largest_ln_weight_standard", largest},
-         {"float16_safe", largest < 65504},
+         {"folded", e.folded},
+         {"standard", e.standard},
+         {"max_abs_logit_difference_folded", e.foldedDifference},
+         {"max_abs_logit_difference_standard", e.standardDifference},
+         {"compared_on_tokens", e.comparedTokens},
+         {"largest_ln_weight_standard", e.largestStandardNormWeight},
+         {"float16_safe", e.largestStandardNormWeight < 65504},
          {"note", "the standard form's norm weights are scaled by 1e6/s: keep them in float32 or bfloat16"}});
     return 0;
   });

@@ -1,10 +1,17 @@
 #include "train/export.h"
 
 #include <torch/torch.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <stdexcept>
 
+#include "data/batches.h"
+#include "io/atomic_file.h"
 #include "model/family.h"
+#include "model/hf_checkpoint.h"
+#include "text/tokenizer.h"
 
 namespace nf {
 namespace {
@@ -92,6 +99,73 @@ double largestNormWeight(CausalLMImpl& model) {
   for (const SiteId& site : model.norms().sites())
     largest = std::max(largest, model.normWeights(site).gamma.abs().max().item<double>());
   return largest;
+}
+
+namespace {
+
+double maxLogitDifference(CausalLMImpl& a, CausalLMImpl& b, const torch::Tensor& tokens) {
+  torch::NoGradGuard noGrad;
+  return (a.forward(tokens).to(torch::kFloat64) - b.forward(tokens).to(torch::kFloat64))
+      .abs()
+      .max()
+      .item<double>();
+}
+
+// Saves the model with the source's tokenizer under a temporary name, then renames it to `to`.
+void saveWhole(CausalLMImpl& model, const std::string& source, const std::string& to,
+               const SaveOptions& options) {
+  const std::string tmp = to + ".tmp-" + std::to_string(::getpid());
+  std::error_code ignored;
+  std::filesystem::remove_all(tmp, ignored);
+  try {
+    saveModel(model, tmp, options);
+    copyTokenizerFiles(source, tmp);
+    std::filesystem::remove_all(to);
+    std::filesystem::rename(tmp, to);
+  } catch (const std::filesystem::filesystem_error& e) {
+    std::filesystem::remove_all(tmp, ignored);
+    throw FileError(to, std::string("could not be written: ") + e.code().message());
+  } catch (...) {
+    std::filesystem::remove_all(tmp, ignored);
+    throw;
+  }
+}
+
+}  // namespace
+
+ExportedModel exportLayerNormFree(const std::string& folder, const std::string& out,
+                                  const std::string& tokenFile, const torch::Device& device) {
+  CausalLM fake = loadModel(folder, device);
+  CausalLM folded{nullptr}, standard{nullptr};
+  try {
+    folded = foldLayerNorms(*fake);
+    standard = standardFormatWithHugeEpsilon(*fake);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(folder + ": " + e.what());
+  }
+  const ModelShape& c = fake->config();
+  const int64_t T = std::min<int64_t>(c.nPositions, 128);
+  torch::Tensor tokens;
+  if (tokenFile.empty()) {
+    auto generator = at::detail::createCPUGenerator(0);
+    tokens = torch::randint(0, c.vocabSize, {8, T}, generator, torch::kLong);
+  } else {
+    tokens = EvalChunks(TokenFile::open(tokenFile), T, c.vocabSize).chunks(0, 1).inputs;
+  }
+  tokens = tokens.to(device);
+  ExportedModel exported;
+  exported.foldedDifference = maxLogitDifference(*fake, *folded, tokens);
+  exported.standardDifference = maxLogitDifference(*fake, *standard, tokens);
+  exported.comparedTokens = tokens.numel();
+  exported.largestStandardNormWeight = largestNormWeight(*standard);
+  exported.folded = out + "/folded";
+  exported.standard = out + "/standard";
+  std::filesystem::create_directories(out);
+  SaveOptions foldedOptions;
+  foldedOptions.folded = true;
+  saveWhole(*folded, folder, exported.folded, foldedOptions);
+  saveWhole(*standard, folder, exported.standard, SaveOptions{});
+  return exported;
 }
 
 }  // namespace nf

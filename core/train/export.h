@@ -28,4 +28,20 @@ CausalLM standardFormatWithHugeEpsilon(CausalLMImpl& fake);
 // Largest |γ'| of the standard-format model, to warn about float16 (max 65504).
 double largestNormWeight(CausalLMImpl& model);
 
+// What `normfree-cli export` made of an LN-free model folder.
+struct ExportedModel {
+  std::string folded, standard;  // the two folders written
+  double foldedDifference = 0;   // the largest |logit difference| from the LN-free model
+  double standardDifference = 0;
+  int64_t comparedTokens = 0;
+  double largestStandardNormWeight = 0;  // above 65504 the standard form overflows float16
+};
+
+// Writes <out>/folded and <out>/standard (each with the source's tokenizer files) of the LN-free model in
+// `folder`, and compares each one's logits with the source's on the first chunk of `tokenFile`, or on
+// random tokens when it is empty. Each folder appears whole or not at all: written under a temporary name,
+// then renamed over any previous export. std::runtime_error naming the folder when it is not LN-free.
+ExportedModel exportLayerNormFree(const std::string& folder, const std::string& out,
+                                  const std::string& tokenFile, const torch::Device& device);
+
 }  // namespace nf

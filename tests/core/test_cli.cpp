@@ -1,5 +1,7 @@
 // normfree-cli as a user runs it: JSON on stdout, errors on stderr with a non-zero exit status.
+#include <algorithm>
 #include <array>
+#include <filesystem>
 #include <fstream>
 
 #include "cli_process.h"
@@ -302,6 +304,18 @@ TEST_CASE(remove_then_export_from_the_command_line) {
   REQUIRE(e["max_abs_logit_difference_standard"].get<double>() <= 1e-4);
   REQUIRE(e["float16_safe"] == false);
   REQUIRE(loadModel(d + "/lnfree/folded")->norms().isLayerNormFree());
+  // Exporting again replaces both folders whole: a file of the old export does not survive, and no
+  // temporary folder is left.
+  writeFileAtomic(d + "/lnfree/standard/stale.txt", "from before");
+  r = cli("export " + d + "/run --out " + d + "/lnfree --data " + d + "/t.bin");
+  REQUIRE_MSG(r.status == 0, r.err);
+  REQUIRE(!std::filesystem::exists(d + "/lnfree/standard/stale.txt"));
+  std::vector<std::string> exported;
+  for (const auto& entry : std::filesystem::directory_iterator(d + "/lnfree"))
+    exported.push_back(entry.path().filename().string());
+  std::sort(exported.begin(), exported.end());
+  REQUIRE(exported == std::vector<std::string>({"folded", "standard"}));
+  REQUIRE(std::filesystem::exists(d + "/lnfree/standard/config.json"));
 
   // A run that is not LN-free cannot be exported; a bad schedule is refused with its reasons.
   r = cli("export " + d + "/m --out " + d + "/nope");

@@ -1,4 +1,4 @@
-// normfree-cli commands on model folders: info, init, logits.
+// normfree-cli commands on model folders: info, init, logits, export.
 #include <torch/torch.h>
 
 #include <charconv>
@@ -13,6 +13,8 @@
 #include "model/hf_checkpoint.h"
 #include "model/model_folder.h"
 #include "options.h"
+#include "run/run_directory.h"
+#include "train/export.h"
 
 namespace nf::cli {
 namespace {
@@ -228,6 +230,43 @@ void cmdLogits(CLI::App& command) {
       nf::writeFileAtomic(out, j.dump() + "\n");
       printJson(nlohmann::json{{"written", out}, {"shape", logits.sizes().vec()}});
     }
+    return 0;
+  });
+}
+
+void cmdExport(CLI::App& command) {
+  command.description(
+      "Export an LN-free model (every site FakeLN or FakeRMSNorm) in two forms: folded (no normalization "
+      "left in the blocks, our format) and the family's standard form (each norm kept with γ·10⁶/s and "
+      "ε = 10¹², loadable by the family's Hugging Face class: GPT2LMHeadModel, GPTNeoXForCausalLM, "
+      "LlamaForCausalLM, Qwen2ForCausalLM). Prints each form's largest logit difference from the LN-free "
+      "model.");
+  struct Options {
+    std::string model, out, data, device = "cpu";
+  };
+  auto o = std::make_shared<Options>();
+  command.add_option("model", o->model, "a model folder, or a run directory (its final/ model)")->required();
+  command.add_option("--out", o->out, "writes <out>/folded and <out>/standard")
+      ->type_name("folder")
+      ->required();
+  command.add_option("--data", o->data, "tokens to compare logits on (default: random tokens)")
+      ->type_name("file.bin");
+  command.add_option("--device", o->device, "where to compute")
+      ->type_name("cpu|cuda[:N]")
+      ->capture_default_str();
+  onRun(command, [o] {
+    const std::string folder = run::modelFolder(o->model);
+    const ExportedModel e = exportLayerNormFree(folder, o->out, o->data, parseDevice(o->device));
+    printJson(
+        {{"source", folder},
+         {"folded", e.folded},
+         {"standard", e.standard},
+         {"max_abs_logit_difference_folded", e.foldedDifference},
+         {"max_abs_logit_difference_standard", e.standardDifference},
+         {"compared_on_tokens", e.comparedTokens},
+         {"largest_ln_weight_standard", e.largestStandardNormWeight},
+         {"float16_safe", e.largestStandardNormWeight < 65504},
+         {"note", "the standard form's norm weights are scaled by 1e6/s: keep them in float32 or bfloat16"}});
     return 0;
   });
 }

@@ -1,4 +1,4 @@
-// normfree-cli training commands: pretrain, finetune, remove, resume, export, schedule.
+// normfree-cli training commands: pretrain, finetune, remove, resume, join.
 #include <sys/prctl.h>
 #include <torch/torch.h>
 #include <unistd.h>
@@ -26,7 +26,6 @@
 #include "run/metrics_records.h"
 #include "run/run_directory.h"
 #include "text/bpe_tokenizer.h"
-#include "train/export.h"
 #include "train/memory_plan.h"
 #include "train/trainer.h"
 #include "util/exit_status.h"
@@ -509,108 +508,6 @@ void cmdJoin(CLI::App& command) {
     RunConfig config;  // only the device counts until worker 0's settings arrive
     config.device = parseDevice(o->device).str();
     return train(Trainer::start(o->run, config, *worker));
-  });
-}
-
-void cmdExport(CLI::App& command) {
-  command.description(
-      "Export an LN-free model (every site FakeLN or FakeRMSNorm) in two forms: folded (no normalization "
-      "left in the blocks, our format) and the family's standard form (each norm kept with γ·10⁶/s and "
-      "ε = 10¹², loadable by the family's Hugging Face class: GPT2LMHeadModel, GPTNeoXForCausalLM, "
-      "LlamaForCausalLM, Qwen2ForCausalLM). Prints each form's largest logit difference from the LN-free "
-      "model.");
-  struct Options {
-    std::string model, out, data, device = "cpu";
-  };
-  auto o = std::make_shared<Options>();
-  command.add_option("model", o->model, "a model folder, or a run directory (its final/ model)")->required();
-  command.add_option("--out", o->out, "writes <out>/folded and <out>/standard")
-      ->type_name("folder")
-      ->required();
-  command.add_option("--data", o->data, "tokens to compare logits on (default: random tokens)")
-      ->type_name("file.bin");
-  command.add_option("--device", o->device, "where to compute")
-      ->type_name("cpu|cuda[:N]")
-      ->capture_default_str();
-  onRun(command, [o] {
-    const std::string folder = run::modelFolder(o->model);
-    const ExportedModel e = exportLayerNormFree(folder, o->out, o->data, parseDevice(o->device));
-    printJson(
-        {{"source", folder},
-         {"folded", e.folded},
-         {"standard", e.standard},
-         {"max_abs_logit_difference_folded", e.foldedDifference},
-         {"max_abs_logit_difference_standard", e.standardDifference},
-         {"compared_on_tokens", e.comparedTokens},
-         {"largest_ln_weight_standard", e.largestStandardNormWeight},
-         {"float16_safe", e.largestStandardNormWeight < 65504},
-         {"note", "the standard form's norm weights are scaled by 1e6/s: keep them in float32 or bfloat16"}});
-    return 0;
-  });
-}
-
-void cmdSchedule(CLI::App& command) {
-  command.description(
-      "Print a preset (its settings and schedule as JSON), list the presets, or validate a schedule file "
-      "for a model depth and step count.");
-  struct Options {
-    std::string preset, validate;
-    int layers = 12;
-    int64_t steps = 300;
-    bool list = false;
-  };
-  auto o = std::make_shared<Options>();
-  command.add_option("--preset", o->preset, "print this preset")->type_name("name");
-  command.add_option("--validate", o->validate, "validate this schedule file")->type_name("file.json");
-  command.add_option("--layers", o->layers, "model depth for --validate")
-      ->type_name("n")
-      ->transform(atLeast(1))
-      ->capture_default_str();
-  command.add_option("--steps", o->steps, "max steps for --validate")
-      ->type_name("n")
-      ->transform(atLeast<int64_t>(1))
-      ->capture_default_str();
-  command.add_flag("--list", o->list, "list the presets");
-  onRun(command, [o] {
-    if (o->list || (o->preset.empty() && o->validate.empty())) {
-      nlohmann::json list = nlohmann::json::array();
-      for (const auto& p : presets())
-        list.push_back({{"name", p.name},
-                        {"layers", p.nLayer},
-                        {"steps", p.optimizer.maxSteps},
-                        {"description", p.description}});
-      printJson(list);
-      return 0;
-    }
-    if (!o->preset.empty()) {
-      Preset p;
-      try {
-        p = findPreset(o->preset);
-      } catch (const std::invalid_argument& e) {
-        throw UsageError(e.what());
-      }
-      RunConfig c;
-      c.preset = p.name;
-      c.optimizer = p.optimizer;
-      c.removal = p.removal;
-      c.schedule = p.schedule;
-      nlohmann::json j = toJson(c);
-      for (const char* key : {"model", "train_data", "eval_data", "device", "mode", "format", "version"})
-        j.erase(key);
-      j["layers"] = p.nLayer;
-      j["description"] = p.description;
-      printJson(j);
-      return 0;
-    }
-    const std::string& file = o->validate;
-    const Schedule s = readScheduleFile(file);
-    try {
-      s.validate(o->layers, o->steps);
-    } catch (const std::invalid_argument& e) {
-      throw std::runtime_error(file + ": invalid schedule:\n" + e.what());
-    }
-    printJson({{"file", file}, {"valid", true}, {"events", s.events.size()}});
-    return 0;
   });
 }
 

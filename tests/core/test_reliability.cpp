@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <csignal>
+#include <limits>
 #include <thread>
 
 #include "eval/evaluate.h"
@@ -21,6 +23,7 @@
 #include "run_fixtures.h"
 #include "text/bpe_tokenizer.h"  // the merges.txt cases are in test_tokenizer.cpp
 #include "train/checkpoint.h"
+#include "train/divergence.h"
 #include "train/trainer.h"
 
 using namespace nf;
@@ -465,3 +468,63 @@ TEST_CASE(a_resumed_run_keeps_every_record_of_its_history) {
 }
 
 TEST_MAIN()
+
+// The divergence guard on its own, row by row: a run's step losses, and the first step (0-based) that
+// diverges, or -1. Each expectation is counted by hand from the rule in train/divergence.h: not finite, or
+// above factor × the median (the upper middle of an even count) of the previous `window` remembered losses.
+TEST_CASE(the_divergence_guard_row_by_row) {
+  const double nan = std::nan(""), inf = std::numeric_limits<double>::infinity();
+  struct Row {
+    const char* what;
+    double factor;
+    std::size_t window;
+    std::vector<double> losses;
+    int firstDiverged;
+  };
+  const std::vector<Row> rows = {
+      {"a spike above 3 × the median", 3, 5, {2, 2, 2, 2, 2, 7}, 5},
+      {"just under the factor", 3, 5, {2, 2, 2, 5.9}, -1},
+      {"a doubling loss is caught on its third rise", 3, 4, {1, 2, 4, 8}, 3},
+      {"a slow drift (×1.5 a step) never crosses 3 × the median",
+       3,
+       4,
+       {1, 1.5, 2.25, 3.375, 5.06, 7.59, 11.4},
+       -1},
+      {"NaN at the first step", 3, 5, {nan}, 0},
+      {"infinity later", 3, 5, {2, 2, inf}, 2},
+      {"factor 0: any finite loss is accepted", 0, 5, {1, 1000}, -1},
+      {"factor 0: NaN still diverges", 0, 5, {1, nan}, 1},
+      {"a short window forgets the calm start", 3, 2, {1, 1, 2.9, 2.9, 8, 20}, -1},
+      {"a long window remembers it", 3, 50, {1, 1, 2.9, 2.9, 8, 20}, 5},
+      {"a diverged loss is not remembered", 3, 5, {2, 2, 7, 6.5}, 2},
+  };
+  for (const Row& row : rows) {
+    DivergenceGuard guard(row.factor, row.window);
+    int first = -1;
+    std::vector<int> diverged;
+    for (std::size_t i = 0; i < row.losses.size(); ++i)
+      if (guard.checkStep(row.losses[i])) diverged.push_back(static_cast<int>(i));
+    if (!diverged.empty()) first = diverged.front();
+    REQUIRE_MSG(first == row.firstDiverged,
+                std::string(row.what) + ": first diverged " + std::to_string(first));
+  }
+  // The last row: 6.5 diverges too, since the 7 before it was not remembered (median still 2).
+  DivergenceGuard guard(3, 5);
+  for (double loss : {2.0, 2.0}) REQUIRE(!guard.checkStep(loss));
+  REQUIRE(guard.checkStep(7).has_value());
+  REQUIRE(guard.checkStep(6.5).has_value());
+  REQUIRE(!guard.checkStep(5.9).has_value());
+}
+
+// Evaluations are compared per file with the lowest that file had; the first one only sets the mark.
+TEST_CASE(the_divergence_guard_on_evaluations) {
+  DivergenceGuard guard(2);
+  REQUIRE(!guard.checkEvaluation("a.bin", 3.0));
+  REQUIRE(!guard.checkEvaluation("a.bin", 2.5));         // the new lowest
+  REQUIRE(!guard.checkEvaluation("b.bin", 10));          // another file's first: no mark yet
+  const auto why = guard.checkEvaluation("a.bin", 5.1);  // above 2 × 2.5
+  REQUIRE(why && why->find("a.bin") != std::string::npos && why->find("2.5") != std::string::npos);
+  REQUIRE(!guard.checkEvaluation("a.bin", 4.9));
+  REQUIRE(!guard.checkEvaluation("b.bin", 19));
+  REQUIRE(guard.checkEvaluation("b.bin", std::nan("")).has_value());
+}

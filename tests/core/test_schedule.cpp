@@ -298,3 +298,21 @@ TEST_CASE(run_settings_come_from_the_preset_then_the_choices) {
 }
 
 TEST_MAIN()
+
+// A resumed run's schedule against the events its checkpoint applied: the same events at the same steps,
+// and none before the checkpoint left unapplied.
+TEST_CASE(a_resumed_schedule_must_agree_with_the_applied_events) {
+  Schedule s;
+  s.events = {{1, 5, EventAction::MakeFake, SiteKind::Mlp, 0},
+              {2, 10, EventAction::MakeFake, SiteKind::Qk, 0},
+              {3, 20, EventAction::MakeFake, SiteKind::Final, -1}};
+  s.requireApplied({{1, 5}, {2, 10}}, 12);  // both applied, event 3 still to come
+  s.requireApplied({{1, 5}}, 10);           // event 2 fires at the checkpoint's own step: still to come
+  REQUIRE_THROWS_WITH(s.requireApplied({{1, 5}}, 12), "event 2", "before the checkpoint's step 12",
+                      "never applied");
+  REQUIRE_THROWS_WITH(s.requireApplied({{1, 6}}, 8), "event 1 was applied at step 6",
+                      "now puts it at step 5");
+  REQUIRE_THROWS_WITH(s.requireApplied({{1, 5}, {9, 7}}, 8), "event 9 was applied at step 7",
+                      "no longer has it");
+  s.requireApplied({}, 0);  // a run resumed before its first step
+}

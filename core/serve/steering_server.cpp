@@ -23,6 +23,7 @@
 #include "io/file_format.h"
 #include "run/metrics_log.h"
 #include "run/run_directory.h"
+#include "serve/analysis_queue.h"
 #include "train/trainer.h"
 #include "util/progress.h"
 
@@ -115,41 +116,6 @@ json objectBody(const httplib::Request& req) {
   return body;
 }
 
-// What the last kRememberedRequests request ids were answered with, so that a retried request (its answer
-// lost) gets that answer again instead of being applied again.
-template <class Answer>
-class RememberedRequests {
- public:
-  const Answer* find(const std::string& id) const {
-    const auto it = m_answers.find(id);
-    return it == m_answers.end() ? nullptr : &it->second;
-  }
-  void remember(const std::string& id, Answer answer) {
-    m_answers[id] = std::move(answer);
-    m_order.push_back(id);
-    if (m_order.size() > kRememberedRequests) {  // the oldest is forgotten
-      m_answers.erase(m_order.front());
-      m_order.pop_front();
-    }
-  }
-
- private:
-  std::map<std::string, Answer> m_answers;
-  std::deque<std::string> m_order;
-};
-
-// One analysis request and what became of it.
-struct AnalysisJob {
-  int64_t id = 0;
-  std::string model, data;  // model: "now" or "start"; data: the token file's role
-  AnalysisRequest request;
-  std::string state = "queued";  // queued, running, done, failed
-  std::string task;
-  int64_t done = 0, total = 0, step = -1;
-  json result;
-  std::string error;
-};
-
 int64_t integerField(const json& j, const char* name) {
   const auto it = j.find(name);
   if (it == j.end() || !it->is_number_integer())
@@ -202,8 +168,8 @@ struct SteeringServer::Impl {
   httplib::Server server;
   std::thread thread;
 
-  std::mutex editMutex;                           // one edit at a time, so a retry never races its original
-  RememberedRequests<std::string> answeredEdits;  // the answers' JSON text
+  std::mutex editMutex;  // one edit at a time, so a retry never races its original
+  RememberedRequests<std::string> answeredEdits{kRememberedRequests};  // the answers' JSON text
 
   explicit Impl(Trainer& t) : trainer(t) {}
 
@@ -309,23 +275,13 @@ struct SteeringServer::Impl {
 
   // --- analyses: one at a time, on a thread of their own, each on the model as it is when it starts ----
 
-  std::mutex jobMutex;  // guards the jobs and their request ids
+  std::mutex jobMutex;  // guards the queue
   std::condition_variable jobAdded;
-  std::map<int64_t, AnalysisJob> jobs;
-  RememberedRequests<int64_t> jobOfRequest;  // outlives the jobs: a late retry is never computed twice
-  int64_t lastJob = 0;
+  AnalysisQueue jobs{kMaxQueuedAnalyses, kRememberedAnalyses, kRememberedRequests};
   std::thread analysisThread;
   SnapshotPtr startModel;  // loaded on first use; the job thread's alone
   std::shared_ptr<const Tokenizer> tokenizer;
   bool tokenizerLoaded = false;
-
-  static json describe(const AnalysisJob& job) {
-    json j{{"job", job.id},    {"state", job.state}, {"model", job.model}, {"data", job.data},
-           {"task", job.task}, {"done", job.done},   {"total", job.total}, {"step", job.step}};
-    if (job.state == "done") j["result"] = job.result;
-    if (job.state == "failed") j["error"] = job.error;
-    return j;
-  }
 
   // POST /v1/analyze {"request_id", "request": {…}, "model": "now"|"start", "data": eval set | "train"}.
   json analyze(const httplib::Request& req) {
@@ -364,34 +320,29 @@ struct SteeringServer::Impl {
     if (!body.contains("request")) throw BadRequest("\"request\" is missing: {\"analysis\": …, …}");
 
     std::lock_guard<std::mutex> lock(jobMutex);
-    if (const int64_t* seen = jobOfRequest.find(id)) {
-      const auto kept = jobs.find(*seen);
-      if (kept != jobs.end()) return describe(kept->second);  // a retry: the same job
-      throw NotFound("the job of request \"" + id + "\" is no longer kept");
+    const AnalysisQueue::Submitted submitted = jobs.submit(id, std::move(job));
+    switch (submitted.outcome) {
+      case AnalysisQueue::Outcome::Forgotten:
+        throw NotFound("the job of request \"" + id + "\" is no longer kept");
+      case AnalysisQueue::Outcome::Full:
+        throw Busy(std::to_string(kMaxQueuedAnalyses) +
+                   " analyses are waiting already; ask again when one is done");
+      case AnalysisQueue::Outcome::Added:
+        jobAdded.notify_all();
+        break;
+      case AnalysisQueue::Outcome::Retried:  // the same job
+        break;
     }
-    std::size_t open = 0;
-    for (const auto& [number, j] : jobs) open += j.state == "queued" || j.state == "running";
-    if (open >= kMaxQueuedAnalyses) throw Busy("16 analyses are waiting already; ask again when one is done");
-    job.id = ++lastJob;
-    jobOfRequest.remember(id, job.id);
-    const json answer = describe(job);
-    jobs.emplace(job.id, std::move(job));
-    // Finished jobs beyond those kept are forgotten, oldest first.
-    for (auto it = jobs.begin(); jobs.size() > kRememberedAnalyses && it != jobs.end();) {
-      const bool finished = it->second.state == "done" || it->second.state == "failed";
-      it = finished ? jobs.erase(it) : std::next(it);
-    }
-    jobAdded.notify_all();
-    return answer;
+    return submitted.job.describe();
   }
 
   json analysisJob(const httplib::Request& req) {
     const int64_t id = queryNumber(req, "job", -1);
     if (id < 0) throw BadRequest("\"job\" is missing: GET /v1/analysis?job=N");
     std::lock_guard<std::mutex> lock(jobMutex);
-    const auto it = jobs.find(id);
-    if (it == jobs.end()) throw NotFound("no analysis job " + std::to_string(id) + " is kept");
-    return describe(it->second);
+    const AnalysisJob* job = jobs.find(id);
+    if (!job) throw NotFound("no analysis job " + std::to_string(id) + " is kept");
+    return job->describe();
   }
 
   // The job thread: the oldest queued job, computed without holding the list.
@@ -403,15 +354,9 @@ struct SteeringServer::Impl {
       AnalysisJob job;
       {
         std::unique_lock<std::mutex> lock(jobMutex);
-        auto next = jobs.end();
-        jobAdded.wait(lock, [&] {
-          next = std::find_if(jobs.begin(), jobs.end(),
-                              [](const auto& j) { return j.second.state == "queued"; });
-          return stopping || next != jobs.end();
-        });
+        jobAdded.wait(lock, [&] { return stopping || jobs.hasQueued(); });
         if (stopping) return;
-        next->second.state = "running";
-        job = next->second;
+        job = *jobs.start();
       }
       json result;
       std::string error;
@@ -423,11 +368,7 @@ struct SteeringServer::Impl {
         error = e.what();
       }
       std::lock_guard<std::mutex> lock(jobMutex);
-      const auto it = jobs.find(job.id);
-      if (it == jobs.end()) continue;
-      it->second.state = error.empty() ? "done" : "failed";
-      it->second.result = std::move(result);
-      it->second.error = error;
+      jobs.finish(job.id, std::move(result), error);
     }
   }
 
@@ -447,7 +388,7 @@ struct SteeringServer::Impl {
     }
     {
       std::lock_guard<std::mutex> lock(jobMutex);
-      if (const auto it = jobs.find(job.id); it != jobs.end()) it->second.step = model->step();
+      if (AnalysisJob* kept = jobs.find(job.id)) kept->step = model->step();
     }
     const std::string data = job.data == "train" ? c.trainData : c.evalData.at(std::stoul(job.data));
     const int64_t id = job.id;
@@ -455,10 +396,10 @@ struct SteeringServer::Impl {
                        [this, id](const Progress& p) {
                          if (stopping) throw Cancelled("the run stopped serving");
                          std::lock_guard<std::mutex> lock(jobMutex);
-                         if (const auto it = jobs.find(id); it != jobs.end()) {
-                           it->second.task = p.task;
-                           it->second.done = p.done;
-                           it->second.total = p.total;
+                         if (AnalysisJob* kept = jobs.find(id)) {
+                           kept->task = p.task;
+                           kept->done = p.done;
+                           kept->total = p.total;
                          }
                        })
         .result;

@@ -16,6 +16,7 @@
 #include "distributed/worker_environment.h"
 #include "io/atomic_file.h"
 #include "run_fixtures.h"
+#include "serve/analysis_queue.h"
 #include "serve/steering_client.h"
 #include "serve/steering_server.h"
 #include "train/trainer.h"
@@ -596,3 +597,45 @@ TEST_CASE(a_served_run_is_steered_from_a_terminal_with_steer) {
 }
 
 TEST_MAIN()
+
+// The endpoint's bookkeeping alone: a retried request gets its first answer, the oldest request ids are
+// forgotten past the capacity, and the analysis queue's jobs move through typed states.
+TEST_CASE(remembered_requests_answer_retries_and_forget_the_oldest) {
+  RememberedRequests<int> answers(2);
+  answers.remember("a", 1);
+  answers.remember("b", 2);
+  REQUIRE(answers.find("a") && *answers.find("a") == 1);
+  answers.remember("a", 3);  // the same id again: no second place in the order
+  REQUIRE_EQ(*answers.find("a"), 3);
+  answers.remember("c", 4);  // "a" is the oldest id
+  REQUIRE(!answers.find("a") && *answers.find("b") == 2 && *answers.find("c") == 4);
+}
+
+TEST_CASE(the_analysis_queue_runs_jobs_in_order_through_typed_states) {
+  AnalysisQueue queue(/*maxOpen=*/2, /*keepFinished=*/1, /*rememberedRequests=*/3);
+  auto submitted = queue.submit("r1", AnalysisJob{});
+  REQUIRE(submitted.outcome == AnalysisQueue::Outcome::Added && submitted.job.id == 1);
+  REQUIRE_EQ(submitted.job.describe()["state"], "queued");
+  REQUIRE(queue.submit("r1", AnalysisJob{}).outcome == AnalysisQueue::Outcome::Retried);  // not queued twice
+  REQUIRE(queue.submit("r2", AnalysisJob{}).job.id == 2);
+  REQUIRE(queue.submit("r3", AnalysisJob{}).outcome == AnalysisQueue::Outcome::Full);  // two open already
+
+  const std::optional<AnalysisJob> first = queue.start();
+  REQUIRE(first && first->id == 1 && queue.find(1)->state == JobState::Running);
+  queue.finish(1, nlohmann::json{{"answer", 42}}, "");
+  nlohmann::json done = queue.find(1)->describe();
+  REQUIRE(done["state"] == "done" && done["result"]["answer"] == 42 && !done.contains("error"));
+  REQUIRE_EQ(queue.start()->id, 2);
+  queue.finish(2, nullptr, "the data file is gone");
+  nlohmann::json failed = queue.find(2)->describe();
+  REQUIRE(failed["state"] == "failed" && failed["error"] == "the data file is gone" &&
+          !failed.contains("result"));
+  REQUIRE(!queue.start() && !queue.hasQueued());
+
+  // Room again; finished jobs beyond the one kept are forgotten, oldest first, and a retry of a forgotten
+  // job's request is told so rather than computed again.
+  REQUIRE_EQ(queue.submit("r3", AnalysisJob{}).job.id, 3);
+  REQUIRE(!queue.find(1) && queue.find(2) && queue.find(3));
+  REQUIRE(queue.submit("r1", AnalysisJob{}).outcome == AnalysisQueue::Outcome::Forgotten);
+  queue.finish(99, nullptr, "");  // a job no longer kept: nothing happens
+}

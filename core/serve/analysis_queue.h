@@ -1,0 +1,86 @@
+// The steering endpoint's bookkeeping, plain C++ without a network so it is tested alone: the answers it
+// remembers for retried requests, and its queue of analysis jobs with their states. The server holds its
+// own lock around both.
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "analysis/analysis_request.h"
+
+namespace nf {
+
+// What the last `capacity` request ids were answered with, so that a retried request (its answer lost)
+// gets that answer again instead of being applied again. The oldest id is forgotten first.
+template <class Answer>
+class RememberedRequests {
+ public:
+  explicit RememberedRequests(std::size_t capacity) : m_capacity(capacity) {}
+  const Answer* find(const std::string& id) const {
+    const auto it = m_answers.find(id);
+    return it == m_answers.end() ? nullptr : &it->second;
+  }
+  void remember(const std::string& id, Answer answer) {
+    if (m_answers.insert_or_assign(id, std::move(answer)).second) m_order.push_back(id);
+    if (m_order.size() > m_capacity) {
+      m_answers.erase(m_order.front());
+      m_order.pop_front();
+    }
+  }
+
+ private:
+  std::size_t m_capacity;
+  std::map<std::string, Answer> m_answers;
+  std::deque<std::string> m_order;
+};
+
+enum class JobState { Queued, Running, Done, Failed };
+const char* jobStateName(JobState state);  // "queued", "running", "done", "failed"
+
+// One analysis request and what became of it.
+struct AnalysisJob {
+  int64_t id = 0;
+  std::string model, data;  // model: "now" or "start"; data: the token file's role ("train" or a number)
+  AnalysisRequest request;
+  JobState state = JobState::Queued;
+  std::string task;  // progress: the task, its units done of total, the model's step
+  int64_t done = 0, total = 0, step = -1;
+  nlohmann::json result;  // when Done
+  std::string error;      // when Failed
+  bool finished() const { return state == JobState::Done || state == JobState::Failed; }
+  nlohmann::json describe() const;  // as GET /v1/analysis answers
+};
+
+class AnalysisQueue {
+ public:
+  // At most maxOpen jobs queued or running; finished ones beyond keepFinished forgotten, oldest first;
+  // request ids remembered for retries (longer than the jobs: a late retry is never computed twice).
+  AnalysisQueue(std::size_t maxOpen, std::size_t keepFinished, std::size_t rememberedRequests)
+      : m_maxOpen(maxOpen), m_keepFinished(keepFinished), m_requests(rememberedRequests) {}
+
+  enum class Outcome { Added, Retried, Forgotten, Full };
+  struct Submitted {
+    Outcome outcome;
+    AnalysisJob job;  // the new job, or the retried request's (Added, Retried)
+  };
+  // Queues `job` (its id is given here) for request `requestId`; a request id seen before gets its job
+  // back, or Forgotten once that job is no longer kept.
+  Submitted submit(const std::string& requestId, AnalysisJob job);
+  AnalysisJob* find(int64_t id);
+  // The oldest queued job, now Running (a copy to compute without the lock); none when none is queued.
+  std::optional<AnalysisJob> start();
+  // A job's end: Done with its result, or Failed with the error (a job forgotten meanwhile is ignored).
+  void finish(int64_t id, nlohmann::json result, const std::string& error);
+  bool hasQueued() const;
+
+ private:
+  std::size_t m_maxOpen, m_keepFinished;
+  std::map<int64_t, AnalysisJob> m_jobs;
+  RememberedRequests<int64_t> m_requests;
+  int64_t m_lastId = 0;
+};
+
+}  // namespace nf

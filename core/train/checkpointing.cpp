@@ -28,7 +28,7 @@ void Trainer::Impl::warn(const std::string& code, const std::string& message) {
 bool Trainer::Impl::checkpoint(bool required) {
   requireWorkersAgree(group.get(), *model, samplerState(), owner.m_stepsDone.load());
   if (!isMain()) {
-    unconfirmedCheckpoint = owner.m_stepsDone.load();
+    checkpoints.written(owner.m_stepsDone.load());
     return true;
   }
   TrainingState state;
@@ -46,7 +46,7 @@ bool Trainer::Impl::checkpoint(bool required) {
   WrittenCheckpoint written;
   try {
     written = writeCheckpoint(owner.m_dir, *model, *optimizer, state, config().keepCheckpoints,
-                              saneCheckpoint >= 0 ? run::checkpointName(saneCheckpoint) : "");
+                              checkpoints.sane() >= 0 ? run::checkpointName(checkpoints.sane()) : "");
   } catch (const FileError& e) {
     const std::string intact = run::latestCheckpoint(owner.m_dir);
     const std::string kept =
@@ -60,7 +60,7 @@ bool Trainer::Impl::checkpoint(bool required) {
                                               "; training goes on and the next checkpoint tries again");
     return group != nullptr;
   }
-  unconfirmedCheckpoint = state.stepsDone;
+  checkpoints.written(state.stepsDone);
   record({{record::kType, record::kCheckpoint},
           {"step", state.stepsDone},
           {"path", written.folder},

@@ -28,4 +28,21 @@ class DivergenceGuard {
   std::map<std::string, double> m_lowest;  // per evaluation file
 };
 
+// Which checkpoint a rollback may go back to: one is sane once a step trained from its weights kept a sane
+// loss. The newest checkpoint is unconfirmed until the first step after it passes the guard; a rollback, or
+// the checkpoints rewound after a divergence, leave none unconfirmed.
+class SaneCheckpoints {
+ public:
+  void written(int64_t step) { m_unconfirmed = step; }  // a checkpoint of `step` steps (or resumed from)
+  // Step `step` (0-based: it starts from the weights after `step` steps) passed the guard.
+  void stepPassed(int64_t step) {
+    if (m_unconfirmed == step) m_sane = step;
+  }
+  void forgetUnconfirmed() { m_unconfirmed = -1; }
+  int64_t sane() const { return m_sane; }  // the newest sane checkpoint's steps; -1: none yet
+
+ private:
+  int64_t m_sane = -1, m_unconfirmed = -1;
+};
+
 }  // namespace nf

@@ -31,7 +31,7 @@ bool Trainer::Impl::evaluateAndCheck(int64_t step) {
 // throws Diverged. Every worker calls it at the same step.
 void Trainer::Impl::diverged(int64_t step, const std::string& why) {
   const DivergenceSettings& settings = config().divergence;
-  int64_t target = saneCheckpoint;
+  int64_t target = checkpoints.sane();
   if (group) target = group->broadcast(target, "the checkpoint to go back to after the divergence");
   const bool rollBack =
       settings.action == DivergenceAction::Rollback && target >= 0 && rollbacks < settings.maxRollbacks;
@@ -42,7 +42,7 @@ void Trainer::Impl::diverged(int64_t step, const std::string& why) {
           {"sane_checkpoint", target >= 0 ? json(run::checkpointPath(owner.m_dir, target)) : json(nullptr)}});
   if (isMain() && target >= 0) {
     rewindCheckpoints(owner.m_dir, target);  // its newer ones hold weights that led here
-    unconfirmedCheckpoint = -1;
+    checkpoints.forgetUnconfirmed();
   }
   if (rollBack) return rollBackTo(target, step);
   const std::string where = "step " + std::to_string(step + 1) + ": " + why + ". The run diverged";
@@ -93,7 +93,7 @@ void Trainer::Impl::rollBackTo(int64_t target, int64_t fromStep) {
   owner.m_stepsDone = target;
   if (group) group->setStepsDone(target);
   guard = std::make_unique<DivergenceGuard>(config().divergence.factor);
-  unconfirmedCheckpoint = -1;
+  checkpoints.forgetUnconfirmed();
   ++rollbacks;
   lrScale *= config().divergence.lrFactor;
   RunConfig lowered = config();

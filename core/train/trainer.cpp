@@ -147,7 +147,7 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir,
   d.applied = state.appliedEvents;
   d.edits = state.edits;
   d.resumeSchedule(overrides.schedule, state.stepsDone);
-  d.unconfirmedCheckpoint = state.stepsDone;  // its first step vouches for it
+  d.checkpoints.written(state.stepsDone);  // its first step vouches for it
   if (overrides.schedule) changed["schedule"] = toJson(d.schedule->schedule());
   onWorker0(d.group.get(), "opening metrics.jsonl", [&] {
     if (overrides.lr || overrides.minLr) writeRunConfig(runDir, t->m_config);
@@ -231,7 +231,7 @@ bool Trainer::runSteps(const ProgressFn& progress) {
       continue;
     }
     // This step's loss vouches for the weights it started from, and so for a checkpoint of them.
-    if (d.unconfirmedCheckpoint == step) d.saneCheckpoint = step;
+    d.checkpoints.stepPassed(step);
     d.optimizer->scaleGradientsInNextStep(d.clippingScale(result.gradNorm));
     d.optimizer->step();
     d.dropGradients();

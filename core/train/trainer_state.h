@@ -75,11 +75,11 @@ struct Trainer::Impl {
   std::condition_variable controlChanged;
 
   // --- divergence (train/divergence.h), the training thread's: the guard over this stretch of the run;
-  // the newest checkpoint a later step's loss vouched for (rollbacks go there, retention keeps it) and the
-  // newest one, not yet vouched for (-1: none); the rollbacks made; the learning rate's factor after them;
-  // why worker 0's last evaluation diverged (empty: it did not).
+  // the checkpoints a later step's loss vouched for (rollbacks go to the newest, retention keeps it); the
+  // rollbacks made; the learning rate's factor after them; why worker 0's last evaluation diverged (empty:
+  // it did not).
   std::unique_ptr<DivergenceGuard> guard;
-  int64_t saneCheckpoint = -1, unconfirmedCheckpoint = -1;
+  SaneCheckpoints checkpoints;
   int rollbacks = 0;
   double lrScale = 1;
   std::string divergedEvaluation;

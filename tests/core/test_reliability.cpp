@@ -528,3 +528,22 @@ TEST_CASE(the_divergence_guard_on_evaluations) {
   REQUIRE(!guard.checkEvaluation("b.bin", 19));
   REQUIRE(guard.checkEvaluation("b.bin", std::nan("")).has_value());
 }
+
+// Which checkpoint a rollback may go to: only one that a later step's loss vouched for.
+TEST_CASE(a_checkpoint_is_sane_once_the_step_after_it_passed) {
+  SaneCheckpoints c;
+  REQUIRE_EQ(c.sane(), -1);
+  c.written(10);  // checkpoint of 10 steps
+  c.stepPassed(9);
+  REQUIRE_EQ(c.sane(), -1);  // a step before it vouches for nothing
+  c.stepPassed(10);          // step 11 trained from its weights and passed
+  REQUIRE_EQ(c.sane(), 10);
+  c.written(20);
+  REQUIRE_EQ(c.sane(), 10);  // the newer one is not vouched for yet: a divergence at step 21 goes to 10
+  c.forgetUnconfirmed();     // rewound after a divergence: checkpoint 20 is gone
+  c.stepPassed(20);
+  REQUIRE_EQ(c.sane(), 10);
+  c.written(20);
+  c.stepPassed(20);
+  REQUIRE_EQ(c.sane(), 20);
+}

@@ -151,8 +151,8 @@ void cmdInit(CLI::App& command) {
     c.vocabSize = o->vocab;
     c.eotTokenId = o->eot < 0 ? c.vocabSize - 1 : o->eot;
     if (o->untied) c.tiedUnembedding = false;  // the family's default otherwise (GPT-NeoX: untied)
-    if (o->transformerPrefix && c.family != "gpt2")
-      throw UsageError("--transformer-prefix is GPT-2's naming only");
+    if (o->transformerPrefix && !*nf::familyNamed(c.family).basePrefix)
+      throw UsageError("--transformer-prefix: " + c.family + "'s tensor names have no base prefix");
     try {
       c.validate("init");
       nf::makeModel(c, /*initialize=*/false);  // the family's own checks (which biases, which rotation)
@@ -165,7 +165,7 @@ void cmdInit(CLI::App& command) {
     model->initWeights(static_cast<uint64_t>(o->seed));
     nf::SaveOptions options;
     options.dtype = *nf::parseDType(o->dtype);  // one of the three, checked by --dtype's IsMember
-    options.transformerPrefix = o->transformerPrefix;
+    options.basePrefix = o->transformerPrefix;
     options.maxShardBytes = static_cast<uint64_t>(o->shardMb) * 1000 * 1000;
     nf::saveModel(*model, o->out, options);
     std::cout << nf::summaryToJson(nf::inspectModelFolder(o->out)) << "\n";

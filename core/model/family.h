@@ -46,6 +46,10 @@ struct ModelFamily {
   std::vector<ParameterShape> (*parameterShapes)(const ModelShape& shape);
   // The parameter a stored tensor name holds, or "" for stored tensors that are no parameters.
   std::string (*canonicalName)(const std::string& storedName);
+  // The base model's prefix that the family's save_pretrained writes before the names of the base model's
+  // tensors ("transformer." for GPT-2: its head, lm_head, has none); "" for families whose names are
+  // always whole. canonicalName strips it.
+  const char* basePrefix;
   // The family's published models of up to a few billion parameters.
   std::vector<StandardShape> (*standardShapes)();
 };

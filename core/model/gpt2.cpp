@@ -254,12 +254,12 @@ std::string gpt2CanonicalName(const std::string& storedName) {
   return name;
 }
 
-// The four sizes the paper removes LayerNorm from (ModelShape's defaults: GPT-2's vocabulary, context and
-// building blocks).
 std::shared_ptr<CausalLMImpl> makeGpt2(const ModelShape& shape, bool initialize) {
   return std::make_shared<GPT2Impl>(shape, initialize);
 }
 
+// The four sizes the paper removes LayerNorm from (ModelShape's defaults: GPT-2's vocabulary, context and
+// building blocks).
 std::vector<StandardShape> gpt2StandardShapes() {
   auto gpt2 = [](const char* name, int layers, int heads, int width) {
     ModelShape c;
@@ -283,6 +283,7 @@ const ModelFamily kGpt2Family{"gpt2",
                               writeGpt2Shape,
                               gpt2ParameterShapes,
                               gpt2CanonicalName,
+                              "transformer.",
                               gpt2StandardShapes};
 
 }  // namespace nf

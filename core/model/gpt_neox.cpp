@@ -229,11 +229,11 @@ std::string gptNeoXCanonicalName(const std::string& storedName) {
   return std::regex_match(storedName, buffer) ? "" : storedName;
 }
 
-// The Pythia suite's models up to 1.4B (EleutherAI's config.json of each).
 std::shared_ptr<CausalLMImpl> makeGptNeoX(const ModelShape& shape, bool initialize) {
   return std::make_shared<GptNeoXImpl>(shape, initialize);
 }
 
+// The Pythia suite's models up to 1.4B (EleutherAI's config.json of each).
 std::vector<StandardShape> pythiaShapes() {
   auto pythia = [](const char* name, int layers, int heads, int width) {
     ModelShape c;
@@ -251,9 +251,17 @@ std::vector<StandardShape> pythiaShapes() {
 }  // namespace
 
 extern const ModelFamily kGptNeoXFamily;
-const ModelFamily kGptNeoXFamily{"gpt_neox",           NormKind::LayerNorm, MlpKind::Gelu,
-                                 makeGptNeoX,          claimsGptNeoX,       applyGptNeoXDefaults,
-                                 readGptNeoXShape,     writeGptNeoXShape,   gptNeoXParameterShapes,
-                                 gptNeoXCanonicalName, pythiaShapes};
+const ModelFamily kGptNeoXFamily{"gpt_neox",
+                                 NormKind::LayerNorm,
+                                 MlpKind::Gelu,
+                                 makeGptNeoX,
+                                 claimsGptNeoX,
+                                 applyGptNeoXDefaults,
+                                 readGptNeoXShape,
+                                 writeGptNeoXShape,
+                                 gptNeoXParameterShapes,
+                                 gptNeoXCanonicalName,
+                                 "",
+                                 pythiaShapes};
 
 }  // namespace nf

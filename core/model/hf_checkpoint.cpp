@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/atomic_file.h"
+#include "model/family.h"
 #include "model/model_folder.h"
 
 namespace fs = std::filesystem;
@@ -62,15 +63,18 @@ void saveModel(CausalLMImpl& model, const std::string& folder, const SaveOptions
   if (ec) throw FileError(folder, "cannot create folder: " + ec.message());
   const fs::path dir(folder);
 
+  const std::string basePrefix = familyNamed(model.config().family).basePrefix;
   // CPU, contiguous, in the target dtype; kept alive until written.
   std::vector<torch::Tensor> storage;
   std::vector<TensorBlob> blobs;
   for (auto& item : model.named_parameters()) {
     torch::Tensor t = item.value().detach().to(torch::kCPU, torchType(options.dtype)).contiguous();
     storage.push_back(t);
-    const bool prefixed = options.transformerPrefix && item.key() != "lm_head.weight";
+    // An untied head is not the base model's: it keeps its bare name.
+    const bool head = !model.config().tiedUnembedding && item.value().is_same(model.unembedding());
+    const bool prefixed = options.basePrefix && !head;
     blobs.push_back(
-        {(prefixed ? "transformer." : "") + item.key(), options.dtype, t.sizes().vec(), t.data_ptr()});
+        {(prefixed ? basePrefix : "") + item.key(), options.dtype, t.sizes().vec(), t.data_ptr()});
   }
 
   // Hugging Face refuses safetensors files without format metadata.

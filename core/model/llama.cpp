@@ -316,6 +316,7 @@ const ModelFamily kLlamaFamily{"llama",
                                writeLlamaShape,
                                llamaParameterShapes,
                                llamaCanonicalName,
+                               "",
                                llamaShapes};
 const ModelFamily kQwen2Family{"qwen2",
                                NormKind::RMSNorm,
@@ -327,6 +328,7 @@ const ModelFamily kQwen2Family{"qwen2",
                                writeQwen2Shape,
                                llamaParameterShapes,
                                llamaCanonicalName,
+                               "",
                                qwen2Shapes};
 
 }  // namespace nf

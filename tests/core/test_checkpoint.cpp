@@ -89,8 +89,19 @@ TEST_CASE(layout_variants_load_to_the_same_model) {
   TempDir plain, prefixed, sharded, withBuffers;
   saveModel(*model, plain.path());
   SaveOptions p;
-  p.transformerPrefix = true;
+  p.basePrefix = true;
   saveModel(*model, prefixed.path(), p);
+  // As GPT2LMHeadModel.save_pretrained names them: every tensor of the base model under "transformer.", the
+  // tied embedding too; an untied head keeps its bare name.
+  const SafetensorsFile prefixedFile = SafetensorsFile::open(prefixed.path("model.safetensors"));
+  for (const TensorInfo& t : prefixedFile.tensors())
+    REQUIRE_MSG(t.name.rfind("transformer.", 0) == 0, t.name);
+  ModelShape untiedShape = smallConfig();
+  untiedShape.tiedUnembedding = false;
+  TempDir untied;
+  saveModel(*randomModel(untiedShape), untied.path(), p);
+  const SafetensorsFile untiedFile = SafetensorsFile::open(untied.path("model.safetensors"));
+  REQUIRE(untiedFile.find("lm_head.weight") && untiedFile.find("transformer.wte.weight"));
   SaveOptions s;
   s.maxShardBytes = 20'000;  // several shards
   saveModel(*model, sharded.path(), s);

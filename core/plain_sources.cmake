@@ -33,6 +33,7 @@ set(NF_CORE_PLAIN_SOURCES
   train/memory_plan.cpp
   train/divergence.cpp
   run/run_directory.cpp
+  run/run_lock.cpp
   run/metrics_log.cpp
   analysis/analysis_request.cpp
   distributed/worker_environment.cpp

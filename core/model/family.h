@@ -31,7 +31,8 @@ struct ModelFamily {
   std::string name;  // ModelShape::family and Hugging Face's model_type: "gpt2", "gpt_neox", "llama", "qwen2"
   NormKind norm;     // the family's own normalization at every site: LayerNorm or RMSNorm
   MlpKind mlp;
-  // The family's module (model/<family>.h), its weights initialised or left for a loader to fill.
+  // The family's module (model/<family>.h), its weights initialised or left for a loader to fill. (Null
+  // in the fuzzers' build, which links the config readers without LibTorch: NF_MODULE below.)
   std::shared_ptr<CausalLMImpl> (*make)(const ModelShape& shape, bool initialize);
   // config.json is this family's (its model_type or architectures say so).
   bool (*claims)(const nlohmann::json& config);
@@ -53,6 +54,14 @@ struct ModelFamily {
   // The family's published models of up to a few billion parameters.
   std::vector<StandardShape> (*standardShapes)();
 };
+
+// A family's `make`, as its ModelFamily constant names it: the fuzzers compile the family files with
+// NF_FAMILY_CONFIG_ONLY (tests/fuzz/CMakeLists.txt), where no module may be reached.
+#ifdef NF_FAMILY_CONFIG_ONLY
+#define NF_MODULE(make) nullptr
+#else
+#define NF_MODULE(make) make
+#endif
 
 // Reads a family's config.json fields strictly: a field of the wrong type (n_head 1.5 or true, a number
 // beyond int) or a missing required one is a FileError naming the file and the field.

@@ -276,7 +276,7 @@ extern const ModelFamily kGpt2Family;
 const ModelFamily kGpt2Family{"gpt2",
                               NormKind::LayerNorm,
                               MlpKind::Gelu,
-                              makeGpt2,
+                              NF_MODULE(makeGpt2),
                               claimsGpt2,
                               applyGpt2Defaults,
                               readGpt2Shape,

@@ -254,7 +254,7 @@ extern const ModelFamily kGptNeoXFamily;
 const ModelFamily kGptNeoXFamily{"gpt_neox",
                                  NormKind::LayerNorm,
                                  MlpKind::Gelu,
-                                 makeGptNeoX,
+                                 NF_MODULE(makeGptNeoX),
                                  claimsGptNeoX,
                                  applyGptNeoXDefaults,
                                  readGptNeoXShape,

@@ -16,6 +16,7 @@ std::string configPath(const std::string& dir) { return dir + "/config.json"; }
 std::string schedulePath(const std::string& dir) { return dir + "/schedule.json"; }
 std::string metricsPath(const std::string& dir) { return dir + "/metrics.jsonl"; }
 std::string servePath(const std::string& dir) { return dir + "/serve.json"; }
+std::string lockPath(const std::string& dir) { return dir + "/trainer.lock"; }
 std::string checkpointsPath(const std::string& dir) { return dir + "/checkpoints"; }
 std::string finalModelPath(const std::string& dir) { return dir + "/final"; }
 std::string latestPointerPath(const std::string& dir) { return checkpointsPath(dir) + "/latest"; }

@@ -6,6 +6,7 @@
 //   checkpoints/     step-NNNNNNN/ (model folder + optimizer.pt + state.json) and "latest" naming the
 //                    newest complete one; a checkpoint folder appears only once complete (rename)
 //   final/           the trained model as a Hugging Face folder (with the tokenizer files, if any)
+//   trainer.lock     held by the run's one trainer while it runs (run/run_lock.h)
 // Plain C++ (no torch): the GUI follows a run through these files.
 #pragma once
 #include <cstdint>
@@ -20,6 +21,7 @@ std::string metricsPath(const std::string& dir);
 std::string checkpointsPath(const std::string& dir);
 std::string finalModelPath(const std::string& dir);
 std::string servePath(const std::string& dir);  // serve.json: a served run's address and token (owner-only)
+std::string lockPath(const std::string& dir);   // trainer.lock: the one trainer's lock (run/run_lock.h)
 // Whether `dir` holds a run (its config.json), as opposed to a model folder.
 bool isRunDirectory(const std::string& dir);
 

@@ -92,6 +92,9 @@ std::unique_ptr<Trainer> Trainer::start(const std::string& runDir, const RunConf
   t->m_config.schedule = d.schedule->schedule();
   onWorker0(d.group.get(), "writing the run directory", [&] {
     fs::create_directories(run::checkpointsPath(runDir));
+    d.runLock = std::make_unique<RunLock>(runDir);
+    if (fs::exists(run::configPath(runDir)))  // another trainer started it since the check above
+      throw FileError(runDir, "already holds a run (config.json exists); resume it or choose another folder");
     clearDeadWriters(runDir);
     writeRunConfig(runDir, t->m_config);
     d.schedule->persist(d.schedule->schedule());
@@ -121,6 +124,7 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir,
   d.joinWorkers(workers, t->m_config.device);
   // Every worker resumes from the checkpoint worker 0 found newest.
   const std::string checkpoint = onWorker0(d.group.get(), "finding the checkpoint to resume from", [&] {
+    d.runLock = std::make_unique<RunLock>(runDir);  // before anything is written
     clearDeadWriters(runDir);  // a checkpoint moved aside by a writer that died is restored first
     const std::string newest = run::latestCheckpoint(runDir);
     if (newest.empty())

@@ -27,6 +27,7 @@
 #include "eval/evaluate.h"
 #include "model/causal_lm.h"
 #include "run/metrics_log.h"
+#include "run/run_lock.h"
 #include "train/divergence.h"
 #include "train/optimizer.h"
 #include "train/removal_tracker.h"
@@ -47,6 +48,7 @@ struct Trainer::Impl {
   std::unique_ptr<BatchPrefetcher> prefetcher;  // owns the sampler while run() trains
   std::vector<TokenFile> evalFiles;
   std::unique_ptr<RemovalTracker> tracker;
+  std::unique_ptr<RunLock> runLock;        // worker 0's: the run's one writer, for the trainer's life
   std::unique_ptr<MetricsWriter> metrics;  // worker 0's only; thread-safe
   bool observing = false;                  // the tracker is the model's norm observer (remove mode, in run())
   // A multi-worker run: this worker and the group of all of them (null in one process).

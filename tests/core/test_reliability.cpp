@@ -14,6 +14,7 @@
 #include <limits>
 #include <thread>
 
+#include "cli_process.h"
 #include "eval/evaluate.h"
 #include "fixtures.h"
 #include "io/atomic_file.h"
@@ -546,4 +547,28 @@ TEST_CASE(a_checkpoint_is_sane_once_the_step_after_it_passed) {
   c.written(20);
   c.stepPassed(20);
   REQUIRE_EQ(c.sane(), 20);
+}
+
+// One writer per run: while a trainer holds the run, a second one — here in this process, and a
+// `normfree-cli resume` in another — is refused by name with the holder, and writes nothing; once the
+// holder is gone (its process closes the lock, also when it dies) the run resumes.
+TEST_CASE(a_run_has_one_trainer_at_a_time) {
+  TempDir dir;
+  RunConfig config = shortRun(dir, 4);
+  config.checkpointInterval = 2;
+  const std::string runDir = dir.path("run");
+  auto first = Trainer::start(runDir, config);
+  REQUIRE_EQ(runUntil(*first, 2), int64_t{2});
+  const auto metricsBefore = fs::file_size(run::metricsPath(runDir));
+  REQUIRE_THROWS_WITH(Trainer::resume(runDir), runDir,
+                      "is being trained by process " + std::to_string(::getpid()),
+                      "one run has one trainer at a time");
+  const auto r = cli("resume " + runDir);
+  REQUIRE_MSG(r.status == 1 && r.err.find("is being trained by process " + std::to_string(::getpid())) !=
+                                   std::string::npos,
+              r.err);
+  REQUIRE_EQ(fs::file_size(run::metricsPath(runDir)), metricsBefore);  // the refused ones wrote nothing
+  first.reset();
+  auto second = Trainer::resume(runDir);
+  REQUIRE(second->run());
 }

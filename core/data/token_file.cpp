@@ -17,12 +17,7 @@ int bytesPerToken(TokenDType dtype) { return dtype == TokenDType::U16 ? 2 : 4; }
 const char* dtypeName(TokenDType dtype) { return dtype == TokenDType::U16 ? "uint16" : "uint32"; }
 
 TokenFileMeta readSidecar(const std::string& path) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(readTextFile(path));
-  } catch (const nlohmann::json::exception& e) {
-    throw FileError(path, std::string("is not valid JSON: ") + e.what());
-  }
+  const nlohmann::json j = readJsonFile(path);
   // Sidecars written before formats carried a version are version 1.
   checkFileFormat(j, kTokenSidecarFormat, path, WhenUnmarked::IsVersion1);
   TokenFileMeta meta;

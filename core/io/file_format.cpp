@@ -38,4 +38,13 @@ nlohmann::json formatHeader(const FileFormat& format) {
   return {{"format", format.name}, {"version", format.version}};
 }
 
+nlohmann::json readJsonFile(const std::string& path) {
+  const std::string text = readTextFile(path);
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw FileError(path, std::string("is not valid JSON: ") + e.what());
+  }
+}
+
 }  // namespace nf

@@ -36,4 +36,7 @@ int checkFileFormat(const nlohmann::json& j, const FileFormat& format, const std
 // {"format": name, "version": version}, to start a file's JSON object with.
 nlohmann::json formatHeader(const FileFormat& format);
 
+// A whole JSON file, parsed: FileError naming it when it cannot be read or is not valid JSON.
+nlohmann::json readJsonFile(const std::string& path);
+
 }  // namespace nf

@@ -97,12 +97,7 @@ std::string latestCheckpoint(const std::string& dir) {
 
 nlohmann::json readCheckpointState(const std::string& checkpointDir) {
   const std::string path = checkpointStatePath(checkpointDir);
-  nlohmann::json state;
-  try {
-    state = nlohmann::json::parse(readTextFile(path));
-  } catch (const nlohmann::json::exception& e) {
-    throw FileError(path, std::string("is not valid JSON: ") + e.what());
-  }
+  const nlohmann::json state = readJsonFile(path);
   checkFileFormat(state, kCheckpointStateFormat, path);
   return state;
 }

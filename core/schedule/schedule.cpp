@@ -259,14 +259,7 @@ Schedule scheduleFromJson(const nlohmann::json& j, const std::string& source) {
   return schedule;
 }
 
-Schedule readScheduleFile(const std::string& path) {
-  const std::string text = readTextFile(path);
-  try {
-    return scheduleFromJson(nlohmann::json::parse(text), path);
-  } catch (const nlohmann::json::exception& e) {
-    throw FileError(path, std::string("is not valid JSON: ") + e.what());
-  }
-}
+Schedule readScheduleFile(const std::string& path) { return scheduleFromJson(readJsonFile(path), path); }
 
 void writeScheduleFile(const std::string& path, const Schedule& schedule) {
   writeFileAtomic(path, toJson(schedule).dump(2) + "\n");

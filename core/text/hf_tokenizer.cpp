@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "io/file_format.h"
 #include "text/pretokenizer.h"
 #include "text/unicode.h"
 
@@ -51,11 +52,7 @@ std::string specialTokenText(const nlohmann::json& config, const char* key) {
 
 nlohmann::json readJsonIfPresent(const std::string& path) {
   if (!std::filesystem::exists(path)) return nullptr;
-  try {
-    return nlohmann::json::parse(readTextFile(path));
-  } catch (const nlohmann::json::exception& e) {
-    throw FileError(path, std::string("is not valid JSON: ") + e.what());
-  }
+  return readJsonFile(path);
 }
 
 // Every token's string by id: model.vocab's, with the added tokens that lie past it or in its gaps

@@ -357,12 +357,7 @@ RunConfig runConfigFromJson(const nlohmann::json& j, const std::string& source) 
 
 RunConfig readRunConfig(const std::string& runDir) {
   const std::string path = run::configPath(runDir);
-  const std::string text = readTextFile(path);
-  try {
-    return runConfigFromJson(nlohmann::json::parse(text), path);
-  } catch (const nlohmann::json::exception& e) {
-    throw FileError(path, std::string("is not valid JSON: ") + e.what());
-  }
+  return runConfigFromJson(readJsonFile(path), path);
 }
 
 void writeRunConfig(const std::string& runDir, const RunConfig& config) {

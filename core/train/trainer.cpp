@@ -125,7 +125,11 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir,
   // Every worker resumes from the checkpoint worker 0 found newest.
   const std::string checkpoint = onWorker0(d.group.get(), "finding the checkpoint to resume from", [&] {
     d.runLock = std::make_unique<RunLock>(runDir);  // before anything is written
-    clearDeadWriters(runDir);  // a checkpoint moved aside by a writer that died is restored first
+    clearDeadWriters(runDir);
+    // Whoever served the run before is gone (this trainer holds the lock): its address would mislead
+    // `steer` and the workbench. A --serve of this trainer writes a new one.
+    std::error_code ignored;
+    fs::remove(run::servePath(runDir), ignored);  // a checkpoint moved aside by a writer that died is restored first
     const std::string newest = run::latestCheckpoint(runDir);
     if (newest.empty())
       throw FileError(

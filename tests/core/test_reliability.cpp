@@ -572,3 +572,17 @@ TEST_CASE(a_run_has_one_trainer_at_a_time) {
   auto second = Trainer::resume(runDir);
   REQUIRE(second->run());
 }
+
+// A served run that was killed leaves serve.json behind; its resume removes it (a new --serve writes a new
+// one), so nobody keeps steering an address that no longer serves the run.
+TEST_CASE(a_resume_removes_the_serve_file_a_killed_run_left) {
+  TempDir dir;
+  RunConfig config = shortRun(dir, 4);
+  config.checkpointInterval = 2;
+  const std::string runDir = dir.path("run");
+  REQUIRE_EQ(runUntil(*Trainer::start(runDir, config), 2), int64_t{2});
+  writeFileAtomic(run::servePath(runDir), R"({"format": "normfree-serve", "version": 1, "host": "127.0.0.1",
+                                              "port": 9, "token": "stale", "pid": 1})");
+  auto resumed = Trainer::resume(runDir);
+  REQUIRE(!fs::exists(run::servePath(runDir)));
+}

@@ -11,9 +11,11 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <stdexcept>
 #include <thread>
 
@@ -110,8 +112,21 @@ std::string requestId(const json& body) {
   return *id;
 }
 
+// A request body: one JSON object, whose keys are unique at every level (nlohmann::json would keep the last
+// of a duplicate silently, so {"step": 5, "step": 50} would mean whatever the client's library sends last).
 json objectBody(const httplib::Request& req) {
-  json body = json::parse(req.body, nullptr, /*allow_exceptions=*/false);
+  std::vector<std::set<std::string>> keysOfOpenObjects;
+  std::string duplicate;
+  const json::parser_callback_t noDuplicateKeys = [&](int, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) keysOfOpenObjects.emplace_back();
+    if (event == json::parse_event_t::object_end && !keysOfOpenObjects.empty()) keysOfOpenObjects.pop_back();
+    if (event == json::parse_event_t::key && !keysOfOpenObjects.empty() &&
+        !keysOfOpenObjects.back().insert(parsed.get<std::string>()).second && duplicate.empty())
+      duplicate = parsed.get<std::string>();
+    return true;
+  };
+  json body = json::parse(req.body, noDuplicateKeys, /*allow_exceptions=*/false);
+  if (!duplicate.empty()) throw BadRequest("the key \"" + duplicate + "\" appears twice in one object");
   if (!body.is_object()) throw BadRequest("the body must be a JSON object");
   return body;
 }
@@ -124,9 +139,21 @@ int64_t integerField(const json& j, const char* name) {
 }
 
 // The event of an "add" edit: the schedule file's event form, without an id (the run gives it one).
+// Every key of `object` is one of `known`; else the first other one is named.
+void requireKnownFields(const json& object, std::initializer_list<const char*> known,
+                        const std::string& where) {
+  for (const auto& [name, value] : object.items())
+    if (std::none_of(known.begin(), known.end(), [&](const char* k) { return name == k; })) {
+      std::string list;
+      for (const char* k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+      throw BadRequest(where + "unknown field \"" + name + "\" (" + list + ")");
+    }
+}
+
 ScheduleEvent eventToAdd(const json& e) {
   if (!e.is_object()) throw BadRequest("\"add\" must be an event object");
   if (e.contains("id")) throw BadRequest("\"add\": the run gives the new event its id; leave \"id\" out");
+  requireKnownFields(e, {"step", "action", "site", "layer"}, "\"add\": ");
   integerField(e, "step");
   if (e.contains("layer") && !e["layer"].is_number_integer() && e["layer"] != "all")
     throw BadRequest("\"add\": \"layer\" must be a block index or \"all\"");
@@ -244,6 +271,7 @@ struct SteeringServer::Impl {
   json edit(const httplib::Request& req) {
     const json body = objectBody(req);
     const std::string id = requestId(body);
+    requireKnownFields(body, {"request_id", "add", "move", "delete"}, "");
     const int ops = static_cast<int>(body.contains("add")) + static_cast<int>(body.contains("move")) +
                     static_cast<int>(body.contains("delete"));
     if (ops != 1) throw BadRequest("an edit is exactly one of \"add\", \"move\" or \"delete\"");
@@ -259,9 +287,14 @@ struct SteeringServer::Impl {
       if (!moves.is_array() || moves.empty() || moves.size() > kMaxMoves)
         throw BadRequest("\"move\" must be a list of 1 to 1000 {\"id\", \"step\"} objects");
       std::vector<std::pair<int64_t, int64_t>> idAndStep;
+      std::set<int64_t> ids;
       for (const json& m : moves) {
         if (!m.is_object()) throw BadRequest("\"move\": each entry is an {\"id\", \"step\"} object");
+        requireKnownFields(m, {"id", "step"}, "\"move\": ");
         idAndStep.emplace_back(integerField(m, "id"), integerField(m, "step"));
+        if (!ids.insert(idAndStep.back().first).second)
+          throw BadRequest("\"move\": event " + std::to_string(idAndStep.back().first) +
+                           " is moved twice in one edit");
       }
       result = trainer.moveEvents(idAndStep);
     } else {

@@ -483,6 +483,18 @@ TEST_CASE(malformed_requests_get_400_with_a_reason) {
           std::string::npos);
   REQUIRE(reason(R"({"request_id": "a", "move": {"id": 1}})").find("list") != std::string::npos);
   REQUIRE(reason(R"({"request_id": "a", "delete": "1"})").find("event id") != std::string::npos);
+  // As strict as an analysis request: unknown fields (a "dry_run" would otherwise be applied for real),
+  // duplicate keys (which one counts would be the JSON library's choice) and an event moved twice.
+  REQUIRE(reason(R"({"request_id": "a", "delete": 1, "dry_run": true})").find("unknown field \"dry_run\"") !=
+          std::string::npos);
+  REQUIRE(reason(R"({"request_id": "a", "add": {"step": 4, "site": "LN_v", "layer": 0, "at": 9}})")
+              .find("unknown field \"at\"") != std::string::npos);
+  REQUIRE(reason(R"({"request_id": "a", "move": [{"id": 1, "step": 9, "to": 3}]})").find("unknown field") !=
+          std::string::npos);
+  REQUIRE(reason(R"({"request_id": "a", "add": {"step": 4, "step": 40, "site": "LN_v", "layer": 0}})")
+              .find("\"step\" appears twice") != std::string::npos);
+  REQUIRE(reason(R"({"request_id": "a", "move": [{"id": 1, "step": 9}, {"id": 1, "step": 11}]})")
+              .find("event 1 is moved twice") != std::string::npos);
   REQUIRE(body(c.Get("/v1/metrics?offset=-3"), 400)["error"].get<std::string>().find("offset") !=
           std::string::npos);
   // Too large: refused with 413 (the server may also close the connection before reading it all).

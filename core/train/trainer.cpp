@@ -20,6 +20,23 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 namespace nf {
+namespace {
+
+// Whether runDir holds a run that trained something: a checkpoint or its final model. One that stopped
+// before its first checkpoint (a full disk, an early stop) may be started again in place.
+bool holdsATrainedRun(const std::string& runDir) {
+  return fs::exists(run::configPath(runDir)) &&
+         (!run::latestCheckpoint(runDir).empty() || fs::exists(run::finalModelPath(runDir)));
+}
+
+void refuseATrainedRun(const std::string& runDir) {
+  if (holdsATrainedRun(runDir))
+    throw FileError(runDir,
+                    "already holds a run (config.json and a checkpoint exist); resume it or choose "
+                    "another folder");
+}
+
+}  // namespace
 
 void Trainer::Impl::joinWorkers(const std::optional<WorkerEnvironment>& workers,
                                 const std::string& configDevice) {
@@ -66,8 +83,7 @@ std::unique_ptr<Trainer> Trainer::start(const std::string& runDir, const RunConf
   d.joinWorkers(workers, config.device);
   // Worker 0 checks the folder and the settings; every worker then trains with worker 0's settings.
   const std::string settings = onWorker0(d.group.get(), "the start of the run", [&] {
-    if (fs::exists(run::configPath(runDir)))
-      throw FileError(runDir, "already holds a run (config.json exists); resume it or choose another folder");
+    refuseATrainedRun(runDir);
     validate(config, runDir);
     if (workers) batchShare(config.optimizer.microBatch, *workers);  // a named error when it does not split
     return toJson(config).dump();
@@ -93,8 +109,7 @@ std::unique_ptr<Trainer> Trainer::start(const std::string& runDir, const RunConf
   onWorker0(d.group.get(), "writing the run directory", [&] {
     fs::create_directories(run::checkpointsPath(runDir));
     d.runLock = std::make_unique<RunLock>(runDir);
-    if (fs::exists(run::configPath(runDir)))  // another trainer started it since the check above
-      throw FileError(runDir, "already holds a run (config.json exists); resume it or choose another folder");
+    refuseATrainedRun(runDir);  // another trainer may have trained it since the check above
     clearDeadWriters(runDir);
     writeRunConfig(runDir, t->m_config);
     d.schedule->persist(d.schedule->schedule());
@@ -129,13 +144,14 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir,
     // Whoever served the run before is gone (this trainer holds the lock): its address would mislead
     // `steer` and the workbench. A --serve of this trainer writes a new one.
     std::error_code ignored;
-    fs::remove(run::servePath(runDir), ignored);  // a checkpoint moved aside by a writer that died is restored first
+    fs::remove(run::servePath(runDir),
+               ignored);  // a checkpoint moved aside by a writer that died is restored first
     const std::string newest = run::latestCheckpoint(runDir);
     if (newest.empty())
       throw FileError(
           run::checkpointsPath(runDir),
           "holds no complete checkpoint to resume from (the run stopped before its first one): start it "
-          "again in a new folder");
+          "again, in place, with the command that started it");
     if (workers) batchShare(t->m_config.optimizer.microBatch, *workers);
     return newest;
   });

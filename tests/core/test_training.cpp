@@ -495,7 +495,15 @@ TEST_CASE(finetune_removes_nothing_and_pretrain_starts_fresh) {
   fresh->initWeights(config.optimizer.seed);
   REQUIRE(torch::equal(gpt2Of(t->model()).wte->weight,
                        gpt2Of(fresh).wte->weight));  // initialised from the seed, not loaded
+  // Before its first checkpoint the folder may be started again (by one trainer at a time); once it has
+  // trained, it is refused.
+  REQUIRE_THROWS_WITH(Trainer::start(dir.path("pre"), config), "is being trained by");
+  t.reset();
+  REQUIRE_THROWS_WITH(Trainer::resume(dir.path("pre")), "no complete checkpoint", "again, in place");
+  t = Trainer::start(dir.path("pre"), config);
+  REQUIRE(t->run());
   REQUIRE_THROWS_WITH(Trainer::start(dir.path("pre"), config), "already holds a run");
+  REQUIRE_EQ(records(dir.path("pre"), "start").size(), 1u);  // the log started again with the run
 }
 
 // The fused cross-entropy (train/cross_entropy.h) against cross_entropy over materialized logits: the loss

@@ -3,6 +3,7 @@
 #include <httplib.h>
 
 #include <charconv>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <mutex>
@@ -98,14 +99,40 @@ SteeringClient::~SteeringClient() = default;
 
 json SteeringClient::call(const std::string& method, const std::string& path, const json& body) {
   std::lock_guard<std::mutex> lock(m_connection->mutex);
-  const httplib::Result res =
-      method == "GET"
-          ? m_connection->http.Get(path.c_str())
-          : m_connection->http.Post(path.c_str(), body.is_null() ? "{}" : body.dump(), "application/json");
+  httplib::Request req;
+  req.method = method;
+  req.path = path;
+  if (method != "GET") {
+    req.body = body.is_null() ? "{}" : body.dump();
+    req.set_header("Content-Type", "application/json");
+  }
+  // The answer is collected here, so that its size and the time it takes are ours to bound.
+  std::string answerBody;
+  bool tooLarge = false, tooSlow = false;
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration<double>(kTotalTimeoutFactor * m_timeoutSeconds);
+  req.content_receiver = [&](const char* data, std::size_t size, uint64_t, uint64_t) {
+    tooLarge = answerBody.size() + size > kMaxAnswerBytes;
+    if (!tooLarge) answerBody.append(data, size);
+    return !tooLarge;
+  };
+  req.progress = [&](uint64_t, uint64_t) {
+    tooSlow = std::chrono::steady_clock::now() > deadline;
+    return !tooSlow;
+  };
+  httplib::Result res = m_connection->http.send(req);
+  if (tooLarge)
+    throw SteeringError(0, "the run at " + m_address.text() + " answered " + path + " with more than " +
+                               std::to_string(kMaxAnswerBytes >> 20) + " MiB: not a run's answer");
+  if (tooSlow)
+    throw SteeringError(0, "the run at " + m_address.text() + " took more than " +
+                               std::to_string(static_cast<int>(kTotalTimeoutFactor * m_timeoutSeconds)) +
+                               " s to answer " + path + ": is it still serving, and the tunnel open?");
   if (!res)
     throw SteeringError(0, "the run at " + m_address.text() + " does not answer (" +
                                httplib::to_string(res.error()) +
                                "); is it still serving, and the tunnel open?");
+  res->body = std::move(answerBody);
   if (res->status != 200)
     throw SteeringError(res->status, "the run at " + m_address.text() + " answered " +
                                          std::to_string(res->status) + " to " + path + ": " +

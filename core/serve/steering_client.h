@@ -40,6 +40,11 @@ struct SteeringError : std::runtime_error {
 
 class SteeringClient {
  public:
+  // Each request may wait timeoutSeconds to connect and between two pieces of its answer, and at most
+  // kTotalTimeoutFactor × as long in all; an answer larger than kMaxAnswerBytes is abandoned. Both end in a
+  // SteeringError (status 0) naming the address: an endpoint that trickles or floods never holds us.
+  static constexpr double kTotalTimeoutFactor = 6;
+  static constexpr std::size_t kMaxAnswerBytes = std::size_t{64} << 20;
   explicit SteeringClient(ServeAddress address, double timeoutSeconds = 10);
   ~SteeringClient();
   SteeringClient(const SteeringClient&) = delete;

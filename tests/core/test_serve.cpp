@@ -3,7 +3,10 @@
 // are (same codes), a retried edit applied once; pause, continue, checkpoint and stop; analyses computed on
 // the running model that equal the CLI's on the checkpoint of the same step; no token or a wrong one gets
 // 401 and changes nothing; malformed requests get 400 with a reason. (Fuzzed: test_serve_fuzz.cpp.)
+#include <arpa/inet.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include <chrono>
@@ -650,4 +653,76 @@ TEST_CASE(the_analysis_queue_runs_jobs_in_order_through_typed_states) {
   REQUIRE(!queue.find(1) && queue.find(2) && queue.find(3));
   REQUIRE(queue.submit("r1", AnalysisJob{}).outcome == AnalysisQueue::Outcome::Forgotten);
   queue.finish(99, nullptr, "");  // a job no longer kept: nothing happens
+}
+
+namespace {
+
+// A stand-in for a broken or hostile endpoint on loopback: it reads one request and answers with `head`,
+// then sends `piece` again and again (every `pause`) until the client goes away.
+class BadEndpoint {
+ public:
+  BadEndpoint(std::string head, std::string piece, std::chrono::milliseconds pause) {
+    m_listener = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::bind(m_listener, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+            ::listen(m_listener, 1) == 0);
+    socklen_t length = sizeof a;
+    ::getsockname(m_listener, reinterpret_cast<sockaddr*>(&a), &length);
+    m_port = ntohs(a.sin_port);
+    m_thread = std::thread([this, head, piece, pause] {
+      const int fd = ::accept(m_listener, nullptr, nullptr);
+      if (fd < 0) return;
+      std::string request;
+      char buffer[4096];
+      while (request.find("\r\n\r\n") == std::string::npos) {
+        const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+        if (n <= 0) break;
+        request.append(buffer, n);
+      }
+      bool open = ::send(fd, head.data(), head.size(), MSG_NOSIGNAL) > 0;
+      while (open) {
+        open = ::send(fd, piece.data(), piece.size(), MSG_NOSIGNAL) > 0;
+        std::this_thread::sleep_for(pause);
+      }
+      ::close(fd);
+    });
+  }
+  ~BadEndpoint() {
+    m_thread.join();
+    ::close(m_listener);
+  }
+  ServeAddress address() const { return {"127.0.0.1", m_port, "token"}; }
+
+ private:
+  int m_listener = -1, m_port = 0;
+  std::thread m_thread;
+};
+
+}  // namespace
+
+// The client never waits forever nor fills its memory: an endpoint that trickles its answer a byte at a
+// time is given up after the total deadline, one that floods is cut at kMaxAnswerBytes; each is named.
+TEST_CASE(the_client_bounds_an_answer_in_time_and_size) {
+  {
+    BadEndpoint trickle("HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n", "{",
+                        std::chrono::milliseconds(20));
+    try {
+      SteeringClient(trickle.address(), 0.5).status();
+      REQUIRE_MSG(false, "a trickled answer was waited for to its end");
+    } catch (const SteeringError& e) {
+      REQUIRE_EQ(e.status, 0);
+      REQUIRE_MSG(std::string(e.what()).find(trickle.address().text()) != std::string::npos, e.what());
+    }
+  }
+  BadEndpoint flood("HTTP/1.1 200 OK\r\nContent-Length: 1000000000\r\n\r\n", std::string(1 << 20, ' '),
+                    std::chrono::milliseconds(0));
+  try {
+    SteeringClient(flood.address(), 5).status();
+    REQUIRE_MSG(false, "a 1 GB answer was read");
+  } catch (const SteeringError& e) {
+    REQUIRE_MSG(e.status == 0 && std::string(e.what()).find("more than 64 MiB") != std::string::npos,
+                e.what());
+  }
 }

@@ -454,8 +454,9 @@ struct SteeringServer::Impl {
       answer(res, 500, {{"error", e.what()}});
     }
   }
-  // The token is checked in each handler, after httplib has read the request's body: refused before it
-  // (in a pre-routing handler) the unread body would be taken for the next request on the connection.
+  // The token is checked from the headers, before any body is read (the pre-routing handler below): a
+  // stranger's body is never buffered. Its connection is closed with the refusal, so the unread body is
+  // never taken for a next request.
   bool authorized(const httplib::Request& req) const {
     const std::string given = req.get_header_value("Authorization");
     const std::string prefix = "Bearer ";
@@ -468,10 +469,23 @@ struct SteeringServer::Impl {
   }
   template <class Work>
   httplib::Server::Handler route(Work work) {
-    return [this, work](const httplib::Request& req, httplib::Response& res) {
-      if (!authorized(req)) return refuse(res);
+    return [work](const httplib::Request& req, httplib::Response& res) {
       answerOrFail(res, [&] { answer(res, 200, work(req)); });
     };
+  }
+
+  // Before a body is read: the token, and a body's size. A chunked body has no size to check before it
+  // is read (httplib's limit holds for Content-Length only), and no client of ours sends one: refused.
+  httplib::Server::HandlerResponse screen(const httplib::Request& req, httplib::Response& res) const {
+    if (!authorized(req)) {
+      refuse(res);
+    } else if (req.has_header("Transfer-Encoding")) {
+      answer(res, 411, {{"error", "send the body with a Content-Length (at most 64 KiB), not chunked"}});
+    } else {
+      return httplib::Server::HandlerResponse::Unhandled;
+    }
+    res.set_header("Connection", "close");
+    return httplib::Server::HandlerResponse::Handled;
   }
 
   void routes() {
@@ -479,11 +493,11 @@ struct SteeringServer::Impl {
     server.set_keep_alive_max_count(1000);  // a client polling every second keeps its connection
     server.set_tcp_nodelay(true);           // an answer's head and body go out at once
     server.new_task_queue = [] { return new httplib::ThreadPool(kThreads); };
-    // Unknown paths and methods, and bodies too large: 401 without the token (nothing is said to a
-    // stranger), else what went wrong.
-    server.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
+    server.set_pre_routing_handler(
+        [this](const httplib::Request& req, httplib::Response& res) { return screen(req, res); });
+    // Unknown paths and methods, and bodies too large (strangers were refused before: screen).
+    server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
       if (!res.body.empty()) return;
-      if (res.status == 404 && !authorized(req)) return refuse(res);
       answer(res, res.status,
              {{"error", res.status == 413 ? "the request body is too large" : "no such request"}});
     });
@@ -496,7 +510,6 @@ struct SteeringServer::Impl {
                }));
     server.Post("/v1/edit", route([this](const httplib::Request& req) { return edit(req); }));
     server.Get("/v1/metrics/stream", [this](const httplib::Request& req, httplib::Response& res) {
-      if (!authorized(req)) return refuse(res);
       answerOrFail(res, [&] { streamMetrics(req, res); });
     });
     // A control: the request is passed to the trainer, the status answered.

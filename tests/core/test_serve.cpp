@@ -726,3 +726,48 @@ TEST_CASE(the_client_bounds_an_answer_in_time_and_size) {
                 e.what());
   }
 }
+
+namespace {
+
+// Sends `request` (the head and the start of a body that never ends) on a fresh connection and returns
+// the status line of the answer — which must come before the rest of the body, since none will.
+std::string statusLineBeforeTheBodyEnds(int port, const std::string& request) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+  REQUIRE(::send(fd, request.data(), request.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(request.size()));
+  std::string answer;
+  char buffer[1024];
+  while (answer.find("\r\n") == std::string::npos) {
+    const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+    if (n <= 0) break;
+    answer.append(buffer, n);
+  }
+  ::close(fd);
+  return answer.substr(0, answer.find("\r\n"));
+}
+
+}  // namespace
+
+// A stranger's request is refused from its headers, before its body is read (nothing of it is buffered:
+// the 401 comes while the body is still unsent), and a chunked body — whose size cannot be checked before
+// it is read — is refused too, by name.
+TEST_CASE(the_endpoint_reads_no_body_before_the_token_and_no_chunked_body) {
+  Served s;
+  const std::string chunkedHead = "POST /v1/edit HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n";
+  const std::string firstChunk = "\r\n100000\r\n" + std::string(1000, 'x');
+  REQUIRE_EQ(statusLineBeforeTheBodyEnds(s.server->port(), chunkedHead + firstChunk),
+             "HTTP/1.1 401 Unauthorized");
+  const std::string lengthHead = "POST /v1/edit HTTP/1.1\r\nHost: x\r\nContent-Length: 60000\r\n";
+  REQUIRE_EQ(statusLineBeforeTheBodyEnds(s.server->port(), lengthHead + "\r\n{\"request_id\""),
+             "HTTP/1.1 401 Unauthorized");
+  const std::string token = "Authorization: Bearer " + s.server->token() + "\r\n";
+  REQUIRE_EQ(statusLineBeforeTheBodyEnds(s.server->port(), chunkedHead + token + firstChunk),
+             "HTTP/1.1 411 Length Required");
+  // The endpoint still serves its client.
+  auto c = s.client();
+  REQUIRE_EQ(get(c, "/v1/status")["steps_done"], 0);
+}

@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <csignal>
-#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -12,10 +11,8 @@
 #include <sstream>
 
 #include "commands.h"
-#include "data/batches.h"
 #include "distributed/local_launcher.h"
 #include "distributed/worker_environment.h"
-#include "io/atomic_file.h"
 #include "model/device_memory.h"
 #include "model/hf_checkpoint.h"
 #include "options.h"
@@ -25,7 +22,6 @@
 #endif
 #include "run/metrics_records.h"
 #include "run/run_directory.h"
-#include "text/bpe_tokenizer.h"
 #include "train/memory_plan.h"
 #include "train/trainer.h"
 #include "util/exit_status.h"

@@ -1,6 +1,5 @@
 // A run that diverged (trainer_state.h, train/divergence.h): it goes back to its last sane checkpoint with
 // a lower learning rate, or stops with Diverged naming the checkpoint to resume from.
-#include "io/atomic_file.h"
 #include "model/hf_checkpoint.h"
 #include "run/metrics_records.h"
 #include "run/run_directory.h"

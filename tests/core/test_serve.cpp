@@ -657,6 +657,18 @@ TEST_CASE(the_analysis_queue_runs_jobs_in_order_through_typed_states) {
 
 namespace {
 
+// What a raw socket receives until `marker` has arrived, or the peer closes.
+std::string receiveUntil(int fd, const std::string& marker) {
+  std::string received;
+  char buffer[4096];
+  while (received.find(marker) == std::string::npos) {
+    const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+    if (n <= 0) break;
+    received.append(buffer, n);
+  }
+  return received;
+}
+
 // A stand-in for a broken or hostile endpoint on loopback: it reads one request and answers with `head`,
 // then sends `piece` again and again (every `pause`) until the client goes away.
 class BadEndpoint {
@@ -674,13 +686,7 @@ class BadEndpoint {
     m_thread = std::thread([this, head, piece, pause] {
       const int fd = ::accept(m_listener, nullptr, nullptr);
       if (fd < 0) return;
-      std::string request;
-      char buffer[4096];
-      while (request.find("\r\n\r\n") == std::string::npos) {
-        const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
-        if (n <= 0) break;
-        request.append(buffer, n);
-      }
+      receiveUntil(fd, "\r\n\r\n");  // the request's head
       bool open = ::send(fd, head.data(), head.size(), MSG_NOSIGNAL) > 0;
       while (open) {
         open = ::send(fd, piece.data(), piece.size(), MSG_NOSIGNAL) > 0;
@@ -739,13 +745,7 @@ std::string statusLineBeforeTheBodyEnds(int port, const std::string& request) {
   a.sin_port = htons(static_cast<uint16_t>(port));
   REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
   REQUIRE(::send(fd, request.data(), request.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(request.size()));
-  std::string answer;
-  char buffer[1024];
-  while (answer.find("\r\n") == std::string::npos) {
-    const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
-    if (n <= 0) break;
-    answer.append(buffer, n);
-  }
+  const std::string answer = receiveUntil(fd, "\r\n");
   ::close(fd);
   return answer.substr(0, answer.find("\r\n"));
 }

@@ -36,6 +36,7 @@ struct DataOptions {
   std::string data;
   int64_t sequences = 32;
   std::optional<int64_t> length;
+  bool documentStarts = false;
 };
 
 void addModelOptions(CLI::App& command, ModelOptions& o) {
@@ -63,6 +64,9 @@ void addDataOptions(CLI::App& command, DataOptions& o) {
   addOptional(command, "--length", o.length, "tokens per sequence (default: the model's context)")
       ->type_name("n")
       ->transform(atLeast<int64_t>(2));
+  command.add_flag("--document-starts", o.documentStarts,
+                   "start each sequence at a document, with the end-of-text token before it first (a BOS), "
+                   "as a model pretrained with --document-windows saw its data");
 }
 
 SnapshotPtr snapshotFrom(const ModelOptions& o) {
@@ -82,6 +86,7 @@ AnalysisRequest requestFor(const std::string& kind, const DataOptions& o) {
   r.kind = kind;
   r.sequences = o.sequences;
   r.length = o.length.value_or(0);
+  r.documentStarts = o.documentStarts;
   return r;
 }
 

@@ -134,7 +134,7 @@ std::vector<std::string> argumentsForWorkers() {
 struct RunOptions {
   std::string run, model, train, eval, preset, device = "cpu";
   std::optional<int64_t> steps, warmup, microBatch, accumulation, context;
-  std::optional<double> lr, minLr, weightDecay;
+  std::optional<double> lr, minLr, weightDecay, documentWindows;
   int64_t seed = 0, evalInterval = 100, evalTokens = 65536, checkpointInterval = 100;
   bool bf16 = false, activationCheckpointing = false, fit = false;
   std::string onDivergence = "stop";
@@ -188,6 +188,12 @@ void addRunOptions(CLI::App& command, RunOptions& o) {
       ->type_name("n")
       ->transform(atLeast<int64_t>(0))
       ->capture_default_str();
+  addOptional(command, "--document-windows", o.documentWindows,
+              "the share of training windows that start at a document, with the end-of-text marker before "
+              "it as their first token, as LLaMA-family models see a BOS (1: all; default 0: windows "
+              "start anywhere, as GPT-2 was trained)")
+      ->type_name("share")
+      ->check(CLI::Range(0.0, 1.0));
   command
       .add_option("--eval-interval", o.evalInterval, "steps between evaluations (0: only at start and end)")
       ->type_name("n")
@@ -251,6 +257,7 @@ RunConfig runConfigFrom(const RunOptions& o, TrainingMode mode) {
   choices.accumulation = o.accumulation;
   choices.context = o.context;
   choices.seed = static_cast<uint64_t>(o.seed);
+  choices.documentWindows = o.documentWindows;
   choices.bf16 = o.bf16;
   if (o.activationCheckpointing) choices.activationCheckpointing = true;
   choices.evalInterval = o.evalInterval;

@@ -12,6 +12,7 @@
 #include "analysis/patching.h"
 #include "analysis/residual_norms.h"
 #include "data/synthetic_corpus.h"
+#include "data/token_file.h"
 #include "data/token_sequences.h"
 
 namespace nf {
@@ -67,7 +68,10 @@ TokenSequences sequencesFor(const AnalysisRequest& r, const ModelSnapshot& snaps
   require(length <= context, "the length " + std::to_string(length) +
                                  " is longer than the model's context (" + std::to_string(context) + ")");
   require(!sources.tokenFile.empty(), "the " + r.kind + " analysis needs token data");
-  return readSequences(sources.tokenFile, r.sequences, length);
+  const int64_t marker = r.documentStarts ? documentMarker(TokenFile::open(sources.tokenFile),
+                                                           snapshot.config().shape.eotTokenId)
+                                          : -1;
+  return readSequences(sources.tokenFile, r.sequences, length, marker);
 }
 
 AnalysisOutput attribution(const AnalysisRequest& r, const ModelSnapshot& snapshot, const AnalysisSources& s,
@@ -191,6 +195,9 @@ AnalysisRequest analysisRequestFromJson(const json& j) {
       r.sequences = wholeNumber<int64_t>(value, name);
     } else if (name == "length") {
       r.length = wholeNumber<int32_t>(value, name);
+    } else if (name == "document_starts") {
+      require(value.is_boolean(), "\"document_starts\" must be true or false");
+      r.documentStarts = value.get<bool>();
     } else if (name == "bins") {
       r.bins = wholeNumber<int>(value, name);
     } else if (name == "threshold") {
@@ -243,6 +250,7 @@ json toJson(const AnalysisRequest& r) {
   return {{"analysis", r.kind},
           {"sequences", r.sequences},
           {"length", r.length},
+          {"document_starts", r.documentStarts},
           {"bins", r.bins},
           {"threshold", r.threshold},
           {"trace_layer", r.traceLayer},

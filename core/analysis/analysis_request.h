@@ -22,6 +22,7 @@ struct AnalysisRequest {
   // The analyses of token sequences (all but patching): consecutive chunks from the start of the data.
   int64_t sequences = 32;
   int64_t length = 0;                 // tokens per sequence; 0: the model's context
+  bool documentStarts = false;        // each sequence starts at a document, with the end-of-text before it
   int bins = 40;                      // norms: histogram bins per site
   double threshold = 0.3;             // sinks: attention to position 0 that makes a sink
   int traceLayer = 0, traceHead = 0;  // dla: the head whose per-position values are reported,

@@ -2,6 +2,9 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
+#include <vector>
+
 namespace nf {
 namespace {
 
@@ -13,16 +16,32 @@ void fillWindow(const TokenFile& file, int64_t begin, int64_t context, int64_t v
   std::copy(window.begin() + 1, window.end(), targets);
 }
 
+// The positions of `marker` that have a whole window of `window` tokens from them, in one pass over the file.
+std::vector<int64_t> markerPositions(const TokenFile& file, int32_t marker, int64_t window,
+                                     int64_t vocabLimit) {
+  std::vector<int64_t> positions;
+  const int64_t last = file.size() - window;  // the last start with a whole window
+  std::vector<int32_t> block(int64_t{1} << 20);
+  for (int64_t begin = 0; begin <= last; begin += static_cast<int64_t>(block.size())) {
+    const int64_t n = std::min<int64_t>(static_cast<int64_t>(block.size()), last + 1 - begin);
+    file.read(begin, n, block.data(), vocabLimit);
+    for (int64_t i = 0; i < n; ++i)
+      if (block[i] == marker) positions.push_back(begin + i);
+  }
+  return positions;
+}
+
 }  // namespace
 
 BatchSampler::BatchSampler(TokenFile file, int64_t batchSize, int64_t context, uint64_t seed,
-                           int64_t vocabLimit, BatchShare share)
+                           int64_t vocabLimit, BatchShare share, DocumentWindows documents)
     : m_file(std::move(file)),
       m_batchSize(batchSize),
       m_context(context),
       m_vocabLimit(vocabLimit),
       m_share(share.count == 0 ? BatchShare{0, batchSize} : share),
-      m_random(seed) {
+      m_random(seed),
+      m_documentShare(documents.share) {
   if (batchSize < 1 || context < 1) throw std::invalid_argument("batch size and context must be positive");
   if (m_share.first < 0 || m_share.count < 1 || m_share.first + m_share.count > batchSize)
     throw std::invalid_argument("rows [" + std::to_string(m_share.first) + ", " +
@@ -31,6 +50,16 @@ BatchSampler::BatchSampler(TokenFile file, int64_t batchSize, int64_t context, u
   if (m_file.size() < context + 1)
     throw FileError(m_file.path(), "has " + std::to_string(m_file.size()) +
                                        " tokens, fewer than one window of " + std::to_string(context + 1));
+  if (!(documents.share >= 0 && documents.share <= 1))
+    throw std::invalid_argument("the share of windows that start at a document must be within [0, 1]");
+  if (documents.share > 0) {
+    m_documentStarts =
+        markerPositions(m_file, static_cast<int32_t>(documents.marker), context + 1, vocabLimit);
+    if (m_documentStarts.empty())
+      throw FileError(m_file.path(), "has no end-of-text token (id " + std::to_string(documents.marker) +
+                                         ") with a window of " + std::to_string(context + 1) +
+                                         " tokens after it, so no window can start at a document");
+  }
 }
 
 BatchPrefetcher::BatchPrefetcher(BatchSampler& sampler, bool pin)
@@ -61,9 +90,15 @@ Batch BatchPrefetcher::next() {
 Batch BatchSampler::next() {
   Batch batch{torch::empty({m_share.count, m_context}, torch::kLong),
               torch::empty({m_share.count, m_context}, torch::kLong)};
-  const uint64_t starts = static_cast<uint64_t>(m_file.size() - m_context);
+  const auto anywhere = static_cast<uint64_t>(m_file.size() - m_context);
+  constexpr uint64_t kUnit = uint64_t{1} << 53;
   for (int64_t b = 0; b < m_batchSize; ++b) {
-    const auto begin = static_cast<int64_t>(m_random.below(starts));  // drawn for every row, read for ours
+    // Drawn for every row, read for ours. A share of 0 draws one number per row, as before shares existed.
+    const bool document =
+        m_documentShare >= 1 ||
+        (m_documentShare > 0 && static_cast<double>(m_random.below(kUnit)) / kUnit < m_documentShare);
+    const int64_t begin = document ? m_documentStarts[m_random.below(m_documentStarts.size())]
+                                   : static_cast<int64_t>(m_random.below(anywhere));
     const int64_t row = b - m_share.first;
     if (row < 0 || row >= m_share.count) continue;
     fillWindow(m_file, begin, m_context, m_vocabLimit, batch.inputs[row].data_ptr<int64_t>(),

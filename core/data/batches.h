@@ -16,14 +16,22 @@ struct Batch {
 };
 
 // Random windows of context + 1 tokens, start positions drawn uniformly from a seeded generator whose
-// state can be saved in a checkpoint and restored to continue the exact same sequence of batches.
+// state can be saved in a checkpoint and restored to continue the exact same sequence of batches. A share
+// of the windows (DocumentWindows) may start at a document instead: at an occurrence of the end-of-text
+// marker, which then opens the window as a BOS.
 // With a share (one worker's of several, batchShare()), every batch still draws all batchSize starts, so
 // the generator's state stays the run's, but only the share's rows are read and returned.
+struct DocumentWindows {
+  int64_t marker = -1;  // the end-of-text id (documentMarker below)
+  double share = 0;     // of the windows, in [0, 1]; 0: every window starts anywhere
+};
+
 class BatchSampler {
  public:
   BatchSampler(TokenFile file, int64_t batchSize, int64_t context, uint64_t seed, int64_t vocabLimit,
-               BatchShare share = {});  // count 0: the whole batch
-  Batch next();                         // on the CPU: [share.count or batchSize, context]
+               BatchShare share = {},  // count 0: the whole batch
+               DocumentWindows documents = {});
+  Batch next();  // on the CPU: [share.count or batchSize, context]
 
   const Random::State& state() const { return m_random.state(); }
   void setState(const Random::State& state) { m_random.setState(state); }
@@ -34,6 +42,8 @@ class BatchSampler {
   int64_t m_batchSize, m_context, m_vocabLimit;
   BatchShare m_share;
   Random m_random;
+  double m_documentShare;
+  std::vector<int64_t> m_documentStarts;  // where the marker occurs with a whole window after it
 };
 
 // Draws the sampler's next batch on a background thread while the current one trains, pinned in page-locked

@@ -54,6 +54,11 @@ class TokenFile {
   int64_t m_size = 0;
 };
 
+// The end-of-text id that separates the file's documents: its sidecar's, else the model's.
+inline int64_t documentMarker(const TokenFile& file, int64_t modelEndOfText) {
+  return file.meta().eotTokenId >= 0 ? file.meta().eotTokenId : modelEndOfText;
+}
+
 // Streams tokens into "<path>" and its sidecar; nothing appears under either name until finish().
 class TokenFileWriter {
  public:

@@ -3,14 +3,48 @@
 #include <filesystem>
 #include <limits>
 #include <stdexcept>
+#include <vector>
 
 #include "data/token_file.h"
 
 namespace nf {
 
-TokenSequences readSequences(const std::string& tokenFile, int64_t count, int64_t length) {
+namespace {
+
+// Up to `count` sequences that start at the marker and do not overlap, from the start of the file.
+TokenSequences documentSequences(const TokenFile& file, int64_t count, int64_t length, int32_t marker) {
+  TokenSequences s;
+  s.length = length;
+  std::vector<int32_t> window(static_cast<size_t>(length));
+  constexpr auto kAnyId = std::numeric_limits<int64_t>::max();  // the model checks ids against its vocabulary
+  for (int64_t at = 0; s.count < count && at + length <= file.size(); ++at) {
+    if (static_cast<int32_t>(file.at(at)) != marker) continue;
+    file.read(at, length, window.data(), kAnyId);
+    s.tokens.insert(s.tokens.end(), window.begin(), window.end());
+    ++s.count;
+    at += length - 1;
+  }
+  if (s.count == 0)
+    throw FileError(file.path(), "has no end-of-text token (id " + std::to_string(marker) + ") with " +
+                                     std::to_string(length) +
+                                     " tokens from it, so no sequence can start at a "
+                                     "document");
+  return s;
+}
+
+}  // namespace
+
+TokenSequences readSequences(const std::string& tokenFile, int64_t count, int64_t length,
+                             int64_t documentMarker) {
   if (count < 1 || length < 2) throw std::invalid_argument("need at least one sequence of at least 2 tokens");
   const TokenFile file = TokenFile::open(tokenFile);
+  const std::string name = std::filesystem::path(tokenFile).filename().string();
+  if (documentMarker >= 0) {
+    TokenSequences s = documentSequences(file, count, length, static_cast<int32_t>(documentMarker));
+    s.source = name + ": " + std::to_string(s.count) + " documents × " + std::to_string(length) +
+               " tokens, each from the end-of-text token before it";
+    return s;
+  }
   const int64_t available = static_cast<int64_t>(file.size()) / length;
   if (available < 1)
     throw FileError(tokenFile, "holds " + std::to_string(file.size()) +
@@ -21,8 +55,8 @@ TokenSequences readSequences(const std::string& tokenFile, int64_t count, int64_
   s.tokens.resize(static_cast<size_t>(s.count * length));
   // No vocabulary check here: the model checks every id against its own vocabulary.
   file.read(0, s.count * length, s.tokens.data(), std::numeric_limits<int64_t>::max());
-  s.source = std::filesystem::path(tokenFile).filename().string() + ": " + std::to_string(s.count) +
-             " chunks × " + std::to_string(length) + " tokens from the start";
+  s.source = name + ": " + std::to_string(s.count) + " chunks × " + std::to_string(length) +
+             " tokens from the start";
   return s;
 }
 

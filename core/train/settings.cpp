@@ -231,6 +231,7 @@ RunConfig makeRunConfig(const std::string& presetName, TrainingMode mode, const 
   choose(c.optimizer.minLr, choices.minLr);
   choose(c.optimizer.weightDecay, choices.weightDecay);
   choose(c.optimizer.seed, choices.seed);
+  choose(c.optimizer.documentWindows, choices.documentWindows);
   choose(c.optimizer.bf16, choices.bf16);
   choose(c.optimizer.activationCheckpointing, choices.activationCheckpointing);
   choose(c.removal.auxWeight, choices.auxWeight);
@@ -275,6 +276,7 @@ nlohmann::json toJson(const RunConfig& c) {
             {"eps", o.eps},
             {"clip_norm", o.clipNorm},
             {"seed", o.seed},
+            {"document_windows", o.documentWindows},
             {"bf16", o.bf16},
             {"activation_checkpointing", o.activationCheckpointing}}},
           {"removal",
@@ -322,6 +324,7 @@ RunConfig runConfigFromJson(const nlohmann::json& j, const std::string& source) 
       o["eps"].readIfPresent(oc.eps);
       o["clip_norm"].readIfPresent(oc.clipNorm);
       o["seed"].readIfPresent(oc.seed);
+      o["document_windows"].readIfPresent(oc.documentWindows);
       o["bf16"].readIfPresent(oc.bf16);
       o["activation_checkpointing"].readIfPresent(oc.activationCheckpointing);
       const JsonIn r = in["removal"];
@@ -377,6 +380,9 @@ void validate(const RunConfig& c, const std::string& source) {
          << ": the cosine decay would raise the rate (lower min_lr, --min-lr)";
     throw FileError(source, text.str());
   }
+  if (!(o.documentWindows >= 0 && o.documentWindows <= 1))
+    throw FileError(
+        source, "the share of document windows must lie in [0, 1], got " + std::to_string(o.documentWindows));
   if (!(c.removal.emaMomentum >= 0 && c.removal.emaMomentum <= 1))
     throw FileError(source,
                     "the EMA momentum must lie in [0, 1], got " + std::to_string(c.removal.emaMomentum));

@@ -32,6 +32,9 @@ struct OptimizerSettings {
   double beta1 = 0.9, beta2 = 0.95, eps = 1e-8;
   double clipNorm = 1.0;  // 0: no clipping
   uint64_t seed = 0;
+  // The share of training windows that start at a document, with the end-of-text marker before it as
+  // their first token (as LLaMA-family models see their BOS); the others start anywhere (GPT-2's way).
+  double documentWindows = 0;
   bool bf16 = false;  // CUDA autocast; fp32 master weights and optimizer state always
   // Keep only each block's input in the forward pass and recompute the block in the backward pass: the
   // same gradients for ~1/3 more compute and a fraction of the activation memory.
@@ -126,6 +129,7 @@ struct RunChoices {
   std::optional<int64_t> maxSteps, warmupSteps, microBatch, accumulation, context;
   std::optional<double> lr, minLr, weightDecay;
   std::optional<uint64_t> seed;
+  std::optional<double> documentWindows;
   std::optional<bool> bf16, activationCheckpointing;
   std::optional<double> auxWeight, emaMomentum;
   std::optional<int64_t> interpolationSteps;

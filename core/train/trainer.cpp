@@ -58,13 +58,18 @@ void Trainer::Impl::setUp(CausalLM m) {
   model->setActivationCheckpointing(c.optimizer.activationCheckpointing);
   optimizer = makeOptimizer(*model, c.optimizer);
   parameters = model->parameters();
-  sampler = std::make_unique<BatchSampler>(TokenFile::open(c.trainData), c.optimizer.microBatch,
-                                           c.optimizer.context, c.optimizer.seed, model->config().vocabSize,
-                                           batchShare(c.optimizer.microBatch, worker));
+  const TokenFile train = TokenFile::open(c.trainData);
+  sampler = std::make_unique<BatchSampler>(
+      train, c.optimizer.microBatch, c.optimizer.context, c.optimizer.seed, model->config().vocabSize,
+      batchShare(c.optimizer.microBatch, worker), documentWindows(train));
   evalFiles.clear();
   for (const auto& path : c.evalData) evalFiles.push_back(TokenFile::open(path));
   tracker = std::make_unique<RemovalTracker>(*model, c.removal);
   guard = std::make_unique<DivergenceGuard>(c.divergence.factor);
+}
+
+DocumentWindows Trainer::Impl::documentWindows(const TokenFile& train) const {
+  return {documentMarker(train, model->config().eotTokenId), config().optimizer.documentWindows};
 }
 
 Trainer::Trainer(std::string runDir) : m_dir(std::move(runDir)), m_impl(std::make_unique<Impl>(*this)) {}

@@ -102,6 +102,8 @@ struct Trainer::Impl {
   // trainer.cpp
   void joinWorkers(const std::optional<WorkerEnvironment>& workers, const std::string& configDevice);
   void setUp(CausalLM m);
+  // Which training windows start at a document, and the marker they start with.
+  DocumentWindows documentWindows(const TokenFile& train) const;
 
   // training_step.cpp
   struct Losses {

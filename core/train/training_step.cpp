@@ -16,9 +16,10 @@ using json = nlohmann::json;
 // sampler keeps the training batches identical to a run without this pass.
 void Trainer::Impl::measureScales() {
   const auto& c = config();
-  BatchSampler calibration(TokenFile::open(c.trainData), c.optimizer.microBatch, c.optimizer.context,
+  const TokenFile train = TokenFile::open(c.trainData);
+  BatchSampler calibration(train, c.optimizer.microBatch, c.optimizer.context,
                            c.optimizer.seed ^ 0x5eed5eedULL, model->config().vocabSize,
-                           batchShare(c.optimizer.microBatch, worker));
+                           batchShare(c.optimizer.microBatch, worker), documentWindows(train));
   torch::NoGradGuard noGrad;
   model->setNormObserver(tracker.get());
   tracker->setCollecting(true);

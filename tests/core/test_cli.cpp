@@ -127,6 +127,18 @@ TEST_CASE(bad_input_gives_a_message_and_a_nonzero_exit) {
   REQUIRE(r.status == 2 && r.err.find("missing --out") != std::string::npos);
   r = cli("init --out " + dir.path("x") + " --d-model 30 --heads 4");
   REQUIRE(r.status == 2 && r.err.find("not divisible") != std::string::npos);
+  // Document windows need the end-of-text token (the model's, 100) in the data; the share is checked.
+  std::vector<int32_t> noMarker(500);
+  for (int i = 0; i < 500; ++i) noMarker[i] = i % 100;
+  writeTokens(dir.path("plain.bin"), noMarker, 101);
+  r = cli("pretrain " + dir.path("run") + " --model " + dir.path("m") + " --train " + dir.path("plain.bin") +
+          " --steps 2 --micro-batch 2 --document-windows 1");
+  REQUIRE_MSG(r.status != 0 && r.err.find("plain.bin") != std::string::npos &&
+                  r.err.find("no end-of-text token (id 100)") != std::string::npos,
+              r.err);
+  r = cli("pretrain " + dir.path("run2") + " --model " + dir.path("m") + " --train " + dir.path("plain.bin") +
+          " --document-windows 1.5");
+  REQUIRE_MSG(r.status == 2 && r.err.find("--document-windows") != std::string::npos, r.err);
 }
 
 TEST_CASE(every_command_has_help) {
@@ -170,6 +182,23 @@ TEST_CASE(every_analysis_runs_from_the_command_line) {
   REQUIRE_MSG(r.status == 0, r.err);
   REQUIRE_EQ(nlohmann::json::parse(readTextFile(d + "/sinks.json"))["sink_share"].size(),
              size_t(c.nLayer * c.nHead));
+
+  // --document-starts: the sequences that start at the end-of-text token (100) before a document; the same
+  // sinks as consecutive chunks of a file that holds just those sequences.
+  std::vector<int32_t> documents, starts;
+  for (int i = 0; i < 200; ++i) documents.push_back(i % 20 == 7 ? 100 : (i * 37) % 100);
+  for (int at : {7, 27, 47}) starts.insert(starts.end(), documents.begin() + at, documents.begin() + at + 16);
+  writeTokens(d + "/documents.bin", documents, 101);
+  writeTokens(d + "/starts.bin", starts, 101);
+  r = cli("analyze sinks " + d + "/m --data " + d + "/documents.bin --sequences 3 --document-starts");
+  REQUIRE_MSG(r.status == 0, r.err);
+  const auto fromDocuments = nlohmann::json::parse(r.out);
+  REQUIRE_EQ(fromDocuments["header"]["data"],
+             "documents.bin: 3 documents × 16 tokens, each from the end-of-text token before it");
+  r = cli("analyze sinks " + d + "/m --data " + d + "/starts.bin --sequences 3");
+  REQUIRE_MSG(r.status == 0, r.err);
+  REQUIRE_EQ(fromDocuments["mean_position0_attention"],
+             nlohmann::json::parse(r.out)["mean_position0_attention"]);
 
   r = cli("analyze dla " + d + "/m" + data + " --head 1.3 --trace-sequence 2 --csv " + d + "/nmae.csv");
   REQUIRE_MSG(r.status == 0, r.err);

@@ -8,6 +8,7 @@
 #include "data/ioi.h"
 #include "data/synthetic_corpus.h"
 #include "data/token_file.h"
+#include "data/token_sequences.h"
 #include "data/tokenize.h"
 #include "fixtures.h"
 #include "io/atomic_file.h"
@@ -266,6 +267,77 @@ TEST_CASE(worker_shares_of_a_batch_are_the_one_process_batch) {
   three.worldSize = 3;
   REQUIRE_THROWS_WITH(batchShare(8, three), "8 sequences", "3 workers");
   REQUIRE_THROWS_WITH(BatchSampler(file, 8, 16, 7, 97, BatchShare{6, 4}), "[6, 10)", "batch of 8");
+}
+
+// Document windows: a share of the windows starts at the end-of-text marker before a document (a BOS),
+// the rest anywhere; the sequence of batches still resumes from the generator's state.
+TEST_CASE(document_windows_start_at_the_end_of_text_marker) {
+  TempDir dir;
+  // Documents of 3 to 40 tokens (ids 0..95), each followed by the marker 96.
+  std::vector<int32_t> tokens;
+  Random random(5);
+  while (tokens.size() < 20000) {
+    const uint64_t length = 3 + random.below(38);
+    for (uint64_t i = 0; i < length; ++i) tokens.push_back(static_cast<int32_t>(random.below(96)));
+    tokens.push_back(96);
+  }
+  writeTokens(dir.path("t.bin"), tokens, 97);
+  const TokenFile file = TokenFile::open(dir.path("t.bin"));
+  auto firstTokens = [&](double share, uint64_t seed) {
+    BatchSampler sampler(file, 64, 32, seed, 97, {}, DocumentWindows{96, share});
+    int64_t atMarker = 0;
+    for (int i = 0; i < 20; ++i) atMarker += sampler.next().inputs.select(1, 0).eq(96).sum().item<int64_t>();
+    return static_cast<double>(atMarker) / (20 * 64);
+  };
+  REQUIRE_EQ(firstTokens(1.0, 1), 1.0);
+  const double half = firstTokens(0.5, 1), none = firstTokens(0.0, 1);
+  // A window starting anywhere opens with the marker about as often as the marker occurs (1 in ~22).
+  REQUIRE(none < 0.1);
+  REQUIRE(half > 0.4);
+  REQUIRE(half < 0.6);
+  // A share of 0 is the sampler as it was: the same windows as without DocumentWindows.
+  REQUIRE(torch::equal(BatchSampler(file, 8, 32, 3, 97, {}, DocumentWindows{96, 0}).next().inputs,
+                       BatchSampler(file, 8, 32, 3, 97).next().inputs));
+  // Resumable: the state after some batches continues the same windows.
+  BatchSampler sampler(file, 8, 32, 3, 97, {}, DocumentWindows{96, 0.5});
+  sampler.next();
+  BatchSampler resumed(file, 8, 32, 99, 97, {}, DocumentWindows{96, 0.5});
+  resumed.setState(sampler.state());
+  REQUIRE(torch::equal(resumed.next().inputs, sampler.next().inputs));
+  // A file without the marker cannot give document windows: the error names the file and the token.
+  writeTokens(dir.path("plain.bin"), iota(5000, 96), 97);
+  REQUIRE_THROWS_WITH(
+      BatchSampler(TokenFile::open(dir.path("plain.bin")), 4, 16, 0, 97, {}, DocumentWindows{96, 1}),
+      "plain.bin", "no end-of-text token (id 96)");
+  REQUIRE_THROWS_WITH(BatchSampler(file, 4, 16, 0, 97, {}, DocumentWindows{96, 1.5}), "[0, 1]");
+}
+
+// The analyses' sequences: consecutive chunks, or (for a model pretrained on document windows) sequences
+// that each start at the end-of-text token before a document and do not overlap.
+TEST_CASE(analysis_sequences_are_chunks_or_start_at_documents) {
+  TempDir dir;
+  // Documents of 10 tokens (ids 1..10), each followed by the marker 0, and one long last document.
+  std::vector<int32_t> tokens;
+  for (int d = 0; d < 5; ++d) {
+    for (int i = 1; i <= 10; ++i) tokens.push_back(i);
+    tokens.push_back(0);
+  }
+  for (int i = 0; i < 40; ++i) tokens.push_back(1 + i % 10);
+  writeTokens(dir.path("t.bin"), tokens, 11);
+  const TokenSequences chunks = readSequences(dir.path("t.bin"), 3, 12);
+  REQUIRE_EQ(chunks.count, 3);
+  REQUIRE_EQ(chunks.row(1)[0], tokens[12]);
+  REQUIRE(chunks.source.find("chunks") != std::string::npos);
+  // Markers at 10, 21, 32, 43, 54; windows of 12 from each, without overlap: 10, 32, 54 (21 and 43 fall
+  // inside the window before), and 54 + 12 ≤ 95 tokens.
+  const TokenSequences documents = readSequences(dir.path("t.bin"), 8, 12, 0);
+  REQUIRE_EQ(documents.count, 3);
+  for (int64_t i = 0; i < documents.count; ++i) {
+    REQUIRE_EQ(documents.row(i)[0], 0);
+    REQUIRE_EQ(documents.row(i)[1], 1);
+  }
+  REQUIRE(documents.source.find("3 documents") != std::string::npos);
+  REQUIRE_THROWS_WITH(readSequences(dir.path("t.bin"), 2, 12, 11), "t.bin", "no end-of-text token (id 11)");
 }
 
 TEST_CASE(eval_chunks_are_sequential_and_non_overlapping) {

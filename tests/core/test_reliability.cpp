@@ -324,6 +324,15 @@ TEST_CASE(schedule_and_run_config_numbers_are_never_converted) {
   config = toJson(smallRun(dir));
   config["removal"]["pos0_treatment"] = 1;
   REQUIRE_THROWS_WITH(runConfigFromJson(config, "config.json"), "'removal.pos0_treatment'");
+  // The share of document windows: kept through the file, a share outside [0, 1] refused; a config from
+  // before the setting reads as 0 (windows anywhere).
+  config = toJson(smallRun(dir));
+  config["optimizer"]["document_windows"] = 0.25;
+  REQUIRE_EQ(runConfigFromJson(config, "config.json").optimizer.documentWindows, 0.25);
+  config["optimizer"]["document_windows"] = 2;
+  REQUIRE_THROWS_WITH(runConfigFromJson(config, "config.json"), "config.json", "document windows", "[0, 1]");
+  config["optimizer"].erase("document_windows");
+  REQUIRE_EQ(runConfigFromJson(config, "config.json").optimizer.documentWindows, 0.0);
 }
 
 TEST_CASE(switching_off_a_treatment_that_cannot_be_on_is_refused) {

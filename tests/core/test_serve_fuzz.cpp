@@ -336,7 +336,7 @@ TEST_CASE(the_analysis_request_parser_takes_100000_mutated_requests_without_cras
       R"({"analysis": "dla", "sequences": 8, "trace_layer": 1, "trace_head": 2, "bootstrap": 100, "seed": 3})",
       R"({"analysis": "patching", "count": 96, "frame": 1, "head_positions": false})",
       R"({"analysis": "calibration", "prompts": ["a b", "c"], "new_tokens": 5, "temperature": 0.7})",
-      R"({"analysis": "norms", "bins": 40, "length": 64}, {"analysis": "sinks", "threshold": 0.3})"};
+      R"({"analysis": "norms", "bins": 40, "length": 64}, {"analysis": "sinks", "threshold": 0.3, "document_starts": true})"};
   int parsed = 0;
   for (int i = 0; i < 100000; ++i) {
     const json j = json::parse(mutate(seeds[random() % seeds.size()], random), nullptr, false);

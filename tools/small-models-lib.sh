@@ -14,49 +14,67 @@ small_models_setup() {
 }
 log() { echo "[$((SECONDS - small_models_start)) s] $*" | tee -a "$small_models_log"; }
 
-# small_models_data TRAIN_MB: the tiny models' corpus (seed 0) and tokenizer, in work/data: train-plain.bin and
-# train-repeats.bin (a quarter of the documents followed by a random span and its copy — the induction test's
-# own kind of text), val.bin, alt.bin and ioi.json. Progress bars go to work/data.log.
+# small_models_data TRAIN_MB [REPEATS…]: the tiny models' corpus (seed 0) and tokenizer, in work/data: for 0
+# (the text alone, where the induction test draws its tokens) and each REPEATS share (default 0.25),
+# train-rREPEATS.bin (after that share of the documents, a span of uniformly random tokens and its copy —
+# the induction test's own kind of text), val.bin, alt.bin and ioi.json.
+# Progress bars go to work/data.log.
 small_models_data() {
-  local d=$work/data
+  local d=$work/data mb=$1 p
+  shift
+  [ $# -gt 0 ] || set -- 0.25
+  set -- $(printf '%s\n' 0 "$@" | sort -u)
   {
-    "$cli" corpus --out "$d" --seed 0 --train-mb "$1" --val-mb 2 --alt-mb 2 || return 1
-    "$cli" tokenize "$d/train.txt" --tokenizer $tok --out "$d/train-plain.bin" &
-    "$cli" tokenize "$d/train.txt" --tokenizer $tok --out "$d/train-repeats.bin" --random-repeats 0.25 &
+    "$cli" corpus --out "$d" --seed 0 --train-mb "$mb" --val-mb 2 --alt-mb 2 || return 1
+    for p in "$@"; do
+      "$cli" tokenize "$d/train.txt" --tokenizer $tok --out "$d/train-r$p.bin" --random-repeats "$p" &
+    done
     for split in val alt; do "$cli" tokenize "$d/$split.txt" --tokenizer $tok --out "$d/$split.bin" & done
     wait
     "$cli" ioi --tokenizer $tok --count 480 --out "$d/ioi.json"
-  } >>"$work/data.log" 2>&1 && ls "$d"/train-plain.bin "$d"/train-repeats.bin "$d"/val.bin "$d"/alt.bin >/dev/null
+  } >>"$work/data.log" 2>&1 && for p in "$@"; do ls "$d/train-r$p.bin" >/dev/null || return 1; done &&
+    ls "$d"/val.bin "$d"/alt.bin >/dev/null
 }
 
 # small_models_phenomena DIR FIELDS MODEL [ANALYZE_OPTIONS…]: sinks, norms, induction and IOI of MODEL (a model
 # folder or a run; --step N for a checkpoint) into DIR, and one JSON line: FIELDS (a JSON object; a "metrics"
 # path becomes the last evaluation of each set) with the measurements and issue 39's four thresholds met.
+# Sinks and norms are measured twice: on consecutive chunks of the validation split, as GPT-2 is analysed,
+# and on sequences that start at a document with the end-of-text token before it (a BOS, as a model
+# pretrained on document windows sees its data); the thresholds take the better of the two, named "on".
 small_models_phenomena() {
-  local dir=$1 fields=$2 model=$3 d=$work/data
+  local dir=$1 fields=$2 model=$3 d=$work/data starts
   shift 3
   mkdir -p "$dir"
-  "$cli" analyze sinks "$model" "$@" --data "$d/val.bin" --sequences 64 --device "$device" --out "$dir/sinks.json" \
-    >/dev/null &&
-    "$cli" analyze norms "$model" "$@" --data "$d/val.bin" --sequences 32 --device "$device" --out "$dir/norms.json" \
-      >/dev/null &&
-    "$cli" analyze induction "$model" "$@" --span 50 --from "$d/train-plain.bin" --device "$device" \
-      >"$dir/induction.json" &&
+  for starts in chunks documents; do
+    local flag=(); [ $starts = documents ] && flag=(--document-starts)
+    "$cli" analyze sinks "$model" "$@" --data "$d/val.bin" --sequences 64 "${flag[@]}" --device "$device" \
+      --out "$dir/sinks-$starts.json" >/dev/null &&
+      "$cli" analyze norms "$model" "$@" --data "$d/val.bin" --sequences 32 "${flag[@]}" --device "$device" \
+        --out "$dir/norms-$starts.json" >/dev/null || return 1
+  done
+  "$cli" analyze induction "$model" "$@" --span 50 --from "$d/train-r0.bin" --device "$device" \
+    >"$dir/induction.json" &&
     "$cli" analyze ioi "$model" "$@" --prompts "$d/ioi.json" --device "$device" >"$dir/ioi.json" &&
     python3 - "$dir" "$fields" <<'PY'
 import json, sys
 folder, fields = sys.argv[1], json.loads(sys.argv[2])
 load = lambda kind: json.load(open(f"{folder}/{kind}.json"))
-sinks, norms, induction, ioi = load("sinks"), load("norms"), load("induction"), load("ioi")
-ratios = [row["position0"]["mean"] / row["rest"]["mean"] for row in norms["residual_norms"]
-          if row["point"].endswith("resid_pre")]
+induction, ioi = load("induction"), load("ioi")
+def measured(starts):
+    sinks, norms = load(f"sinks-{starts}"), load(f"norms-{starts}")
+    ratios = [row["position0"]["mean"] / row["rest"]["mean"] for row in norms["residual_norms"]
+              if row["point"].endswith("resid_pre")]
+    return {"sink_rate": sinks["sink_rate"], "max_pos0_ratio": max(ratios), "pos0_ratio_by_layer": ratios}
 if "metrics" in fields:
     evals = {}
     for r in map(json.loads, open(fields.pop("metrics"))):
         if r.get("type") == "eval": evals[r["file"].rsplit("/", 1)[-1]] = r["mean_loss"]
     fields["eval"] = evals
+chunks, documents = measured("chunks"), measured("documents")
+on = max(("chunks", chunks), ("documents", documents), key=lambda m: (m[1]["sink_rate"], m[1]["max_pos0_ratio"]))
 induction_ratio = induction["second_copy_loss"] / induction["first_copy_loss"]
-row = dict(fields, sink_rate=sinks["sink_rate"], max_pos0_ratio=max(ratios), pos0_ratio_by_layer=ratios,
+row = dict(fields, on=on[0], **on[1], chunks=chunks, documents=documents,
            induction_first=induction["first_copy_loss"], induction_second=induction["second_copy_loss"],
            induction_ratio=induction_ratio, ioi_logit_diff=ioi["mean_clean_logit_diff"],
            ioi_accuracy=ioi["clean_accuracy"])

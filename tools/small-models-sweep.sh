@@ -6,9 +6,10 @@
 # TRAIN_SECONDS (default 210) is the sweep's wall time on the device: a probe of a few steps measures each
 # variant's speed while all run together, and each gets the steps that fill it. SWEEP_DEADLINE (seconds
 # from the start, default 470) stops the removal experiments so that what was measured is still packed.
-# SWEEP_DEVICE (default cuda), SWEEP_TRAIN_MB, SWEEP_PROBE_STEPS, SWEEP_STEPS (instead of the probe's), SWEEP_WARMUP, SWEEP_EVAL_TOKENS,
-# SWEEP_MICRO (sequences per step) and SWEEP_EXPERIMENT_ARGS (extra options of the removal and its control)
-# make a quick dry run on a CPU possible. Writes OUT/models.tar.NN (the chosen pretrained folders small-gpt2/
+# SWEEP_DEVICE (default cuda), SWEEP_TRAIN_MB, SWEEP_PROBE_STEPS, SWEEP_STEPS (instead of the probe's),
+# SWEEP_WARMUP, SWEEP_EVAL_TOKENS, SWEEP_MICRO (sequences per step, default 128: fewer, larger steps than
+# round 1's 32, whose six runs side by side were launch-bound) and SWEEP_EXPERIMENT_ARGS (extra options of
+# the removal and its control) make a quick dry run on a CPU possible. Writes OUT/models.tar.NN (the chosen pretrained folders small-gpt2/
 # and small-llama/, in pieces of 15 MiB: cat them) and OUT/results.tar (sweep.jsonl — one line per variant:
 # steps, losses and the four phenomena —, sweep.log, and the metrics, analyses and summaries of every run).
 set -uo pipefail
@@ -16,21 +17,27 @@ cd "$(dirname "$0")/.."
 source tools/small-models-lib.sh
 cli=$1 out=$2 train_seconds=${3:-210}
 small_models_setup nf-small-models sweep.log "${SWEEP_DEVICE:-cuda}" "$out"
-small_models_data "${SWEEP_TRAIN_MB:-300}" || { log "data failed: $(tail -3 "$work/data.log")"; exit 1; }
-log "data ready"
 
 gpt2_shape=(--family gpt2 --layers 6 --heads 8 --d-model 256 --context 256 --vocab 2048)
 llama_shape=(--family llama --layers 6 --heads 8 --kv-heads 4 --d-model 256 --mlp-width 688 --context 256 --vocab 2048)
-# name family lr weight-decay data: what each variant changes against gpt2-a.
+# Round 2 (round 1, docs/gpu-runs/2026-11-27-h200-small-models: windows anywhere, no sinks at 21–163 M
+# tokens). What should make them: a first token that is always the same (document windows: the window opens
+# with the end-of-text token before a document, a BOS), so a head with nothing to do can park its attention
+# there, and text on which heads have nothing to do (the random spans' first copies: "active-dormant" heads,
+# Guo et al. 2024).
+# name family lr weight-decay random-repeats document-windows
 variants=(
-  "gpt2-a gpt2 2e-3 0.1 repeats"
-  "gpt2-b gpt2 1e-3 0.1 repeats"
-  "gpt2-c gpt2 2e-3 0.01 repeats"
-  "gpt2-d gpt2 2e-3 0.1 plain"
-  "llama-a llama 1e-3 0.1 repeats"
-  "llama-b llama 2e-3 0.1 repeats"
+  "gpt2-doc gpt2 2e-3 0.1 0.25 1"
+  "gpt2-doc-r1 gpt2 2e-3 0.1 1 1"
+  "gpt2-mix gpt2 2e-3 0.1 0.25 0.5"
+  "gpt2-doc-wd gpt2 3e-3 0.3 0.25 1"
+  "llama-doc llama 2e-3 0.1 0.25 1"
+  "llama-doc-r1 llama 2e-3 0.1 1 1"
 )
-micro=${SWEEP_MICRO:-32} context=256
+small_models_data "${SWEEP_TRAIN_MB:-300}" $(printf '%s\n' "${variants[@]}" | awk '{print $5}' | sort -u) || { log "data failed: $(tail -3 "$work/data.log")"; exit 1; }
+log "data ready"
+micro=${SWEEP_MICRO:-128} context=256
+bf16=(); [ "$device" = cpu ] || bf16=(--bf16)
 for v in "${variants[@]}"; do
   read -r name family _ <<<"$v"
   shape=("${gpt2_shape[@]}"); [ "$family" = llama ] && shape=("${llama_shape[@]}")
@@ -38,13 +45,15 @@ for v in "${variants[@]}"; do
   cp $tok/vocab.json $tok/merges.txt "$work/$name-shape/"
 done
 
+variant() { printf '%s\n' "${variants[@]}" | grep "^$1 "; }
 pretrain() {  # name steps run-dir extra-options…
-  local name=$1 steps=$2 run=$3 family lr wd data
+  local name=$1 steps=$2 run=$3 family lr wd repeats documents
   shift 3
-  read -r _ family lr wd data <<<"$(printf '%s\n' "${variants[@]}" | grep "^$name ")"
-  "$cli" pretrain "$run" --model "$work/$name-shape" --train "$work/data/train-$data.bin" --steps "$steps" \
+  read -r _ family lr wd repeats documents <<<"$(variant "$name")"
+  "$cli" pretrain "$run" --model "$work/$name-shape" --train "$work/data/train-r$repeats.bin" --steps "$steps" \
     --lr "$lr" --min-lr "$(python3 -c "print($lr / 10)")" --weight-decay "$wd" --warmup "${SWEEP_WARMUP:-300}" \
-    --micro-batch $micro --context $context --seed 0 --device "$device" "$@" >"$run.log" 2>&1
+    --document-windows "$documents" --micro-batch $micro --context $context --seed 0 --device "$device" \
+    "${bf16[@]}" "$@" >"$run.log" 2>&1
 }
 
 # Probe: every variant at once for a few steps; the median speed of the later ones is what it gets in the sweep.
@@ -102,9 +111,14 @@ for family in gpt2 llama; do
   mkdir -p "$folder"
   cp "$work/$chosen/final/config.json" "$work/$chosen/final/model.safetensors" $tok/vocab.json $tok/merges.txt "$folder/"
   echo "$chosen" >"$folder/VARIANT"
+  read -r _ _ _ _ repeats documents <<<"$(variant "$chosen")"
+  # Its analyses on the sequences where it showed its phenomena (chunks, or documents with their BOS).
+  analyze_args=""
+  grep -q '"on": "documents"' "$work/$chosen.phenomena.json" && analyze_args=--document-starts
   # The removal with the small preset and its control, on fine-tuning data of the pretraining mix.
   timeout $((${SWEEP_DEADLINE:-470} - (SECONDS - small_models_start))) env NF_CLI="$cli" NF_MODEL="$folder" \
-    NF_PRESET=small NF_DEVICE="$device" NF_TRAIN_TOKENIZE="--random-repeats 0.25" NF_TRAIN_ARGS="${SWEEP_EXPERIMENT_ARGS:-}" \
+    NF_PRESET=small NF_DEVICE="$device" NF_TRAIN_TOKENIZE="--random-repeats $repeats" \
+    NF_TRAIN_ARGS="--document-windows $documents ${SWEEP_EXPERIMENT_ARGS:-}" NF_ANALYZE_ARGS="$analyze_args" \
     resources/tiny-gpt2/experiment.sh "$work/experiment-$family" --control >"$work/experiment-$family.log" 2>&1 &
 done
 wait

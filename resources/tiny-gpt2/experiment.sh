@@ -7,7 +7,8 @@
 # NF_MODEL=resources/tiny-llama runs the same experiment on the bundled tiny LLaMA-style model (same depth,
 # same tokenizer, so the same preset and data); NF_MODEL=resources/small-gpt2 NF_PRESET=small on the small
 # models (with NF_TRAIN_TOKENIZE="--random-repeats 0.25", their pretraining mix). NF_TRAIN_ARGS: more options
-# for both runs. NF_DEVICE=cuda trains and analyses on a GPU, the removal and its control side by side.
+# for both runs; NF_ANALYZE_ARGS for the analyses of token sequences (e.g. --document-starts for a model
+# pretrained on document windows). NF_DEVICE=cuda trains and analyses on a GPU, the removal and its control side by side.
 # Fine-tuning data: the synthetic corpus with seed 1 (new documents of the pretraining distribution),
 # tokenized with the bundled tokenizer. Everything lands in WORK_DIR (default runs/default).
 set -euo pipefail
@@ -67,8 +68,8 @@ analyze_all() {  # name, model folder → $work/analyses/name/*.json
   local out="$work/analyses/$1"
   mkdir -p "$out"
   for kind in norms sinks dla neurons; do
-    "$cli" analyze "$kind" "$2" --data "$data/val.bin" --sequences 32 --device "$device" --out "$out/$kind.json" \
-      > /dev/null
+    "$cli" analyze "$kind" "$2" --data "$data/val.bin" --sequences 32 ${NF_ANALYZE_ARGS:-} --device "$device" \
+      --out "$out/$kind.json" > /dev/null
   done
   "$cli" analyze patching "$2" --prompts "$data/ioi.json" --no-head-positions --device "$device" --out "$out/patching.json" \
     --csv-dir "$out/patching" > /dev/null
@@ -83,7 +84,8 @@ models=(original ln-free)
     compare="$work/finetune/final,$compare"
     models=(original vanilla ln-free)
   fi
-  "$cli" analyze calibration "$model" --compare "$compare" --data "$data/val.bin" --sequences 32 --device "$device" \
+  "$cli" analyze calibration "$model" --compare "$compare" --data "$data/val.bin" --sequences 32 ${NF_ANALYZE_ARGS:-} \
+    --device "$device" \
     --out "$work/analyses/calibration.json" > /dev/null
 } 2> "$work/analyses.log"
 if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then

@@ -25,6 +25,7 @@
 #include "train/memory_plan.h"
 #include "train/trainer.h"
 #include "util/exit_status.h"
+#include "util/scope_exit.h"
 
 namespace nf::cli {
 namespace {
@@ -292,10 +293,14 @@ void fitToDevice(RunConfig& config) {
             << predicted << "; " << plan.reason << "\n";
 }
 
-int train(std::unique_ptr<Trainer> trainer, const WorkerOptions& w = {}) {
+// --serve's endpoint: its address bound before the run folder is made (a port in use or a bad address
+// leaves no folder that neither the command nor resume would take), serving the run once its trainer
+// exists, and closed before the trainer goes. Only worker 0 serves.
+class ServeEndpoint {
+ public:
+  ServeEndpoint(const WorkerOptions& w, bool mainWorker) : m_remote(w.serveRemote) {
+    if (w.serve.empty() || !mainWorker) return;
 #ifdef NF_STEERING
-  std::unique_ptr<SteeringServer> server;
-  if (!w.serve.empty() && trainer->isMainWorker()) {
     ServeOptions serve;
     try {
       serve = parseServeAddress(w.serve);
@@ -303,16 +308,40 @@ int train(std::unique_ptr<Trainer> trainer, const WorkerOptions& w = {}) {
       throw UsageError(std::string("--serve: ") + e.what());
     }
     serve.allowRemote = w.serveRemote;
-    server = std::make_unique<SteeringServer>(*trainer, serve);
-    if (w.serveRemote)
-      std::cerr << "warning: the run is served on " << serve.host
-                << ", beyond this machine; anyone who learns the token can steer it\n";
-    std::cerr << "serving the run at http://" << server->host() << ":" << server->port() << " (token "
-              << server->token() << ", also in " << run::servePath(trainer->runDir()) << ")\n";
-  }
+    m_server = std::make_unique<SteeringServer>(serve);
 #else
-  if (!w.serve.empty()) throw UsageError("--serve: this build has no steering endpoint (NF_STEERING off)");
+    throw UsageError("--serve: this build has no steering endpoint (NF_STEERING off)");
 #endif
+  }
+
+  void serve(Trainer& trainer) {
+#ifdef NF_STEERING
+    if (!m_server) return;
+    m_server->serve(trainer);
+    if (m_remote)
+      std::cerr << "warning: the run is served on " << m_server->host()
+                << ", beyond this machine; anyone who learns the token can steer it\n";
+    std::cerr << "serving the run at http://" << m_server->host() << ":" << m_server->port() << " (token "
+              << m_server->token() << ", also in " << run::servePath(trainer.runDir()) << ")\n";
+#endif
+  }
+
+  void close() {
+#ifdef NF_STEERING
+    m_server.reset();
+#endif
+  }
+
+ private:
+  bool m_remote;
+#ifdef NF_STEERING
+  std::unique_ptr<SteeringServer> m_server;
+#endif
+};
+
+int train(std::unique_ptr<Trainer> trainer, const WorkerOptions& w, ServeEndpoint& endpoint) {
+  ScopeExit closeFirst([&] { endpoint.close(); });  // the server reads the trainer until it stops
+  endpoint.serve(*trainer);
   g_running = trainer.get();
   auto previousInt = std::signal(SIGINT, onInterrupt), previousTerm = std::signal(SIGTERM, onInterrupt),
        previousHup = std::signal(SIGHUP, onHangup);
@@ -377,7 +406,8 @@ int trainAsWorkers(
     // A store whose host died must fail a write with an error the worker names, not end it by SIGPIPE.
     std::signal(SIGPIPE, SIG_IGN);
   }
-  return train(make(worker), w);
+  ServeEndpoint endpoint(w, !worker || worker->isMain());
+  return train(make(worker), w, endpoint);
 }
 
 void startRun(CLI::App& command, TrainingMode mode, const std::string& description,
@@ -510,7 +540,8 @@ void cmdJoin(CLI::App& command) {
     worker->timeoutSeconds = o->timeout;
     RunConfig config;  // only the device counts until worker 0's settings arrive
     config.device = parseDevice(o->device).str();
-    return train(Trainer::start(o->run, config, *worker));
+    ServeEndpoint none({}, false);
+    return train(Trainer::start(o->run, config, *worker), {}, none);
   });
 }
 

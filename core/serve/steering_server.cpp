@@ -189,7 +189,7 @@ ServeOptions parseServeAddress(const std::string& text) {
 }
 
 struct SteeringServer::Impl {
-  Trainer& trainer;
+  Trainer* trainerServed = nullptr;  // set by serve(): a bound server may not have its run yet
   std::string host, token, servePath;
   int port = 0;
   httplib::Server server;
@@ -198,27 +198,27 @@ struct SteeringServer::Impl {
   std::mutex editMutex;  // one edit at a time, so a retry never races its original
   RememberedRequests<std::string> answeredEdits{kRememberedRequests};  // the answers' JSON text
 
-  explicit Impl(Trainer& t) : trainer(t) {}
+  Trainer& trainer() const { return *trainerServed; }
 
   json status() const {
-    const RunConfig& c = trainer.config();
-    return {{"run", trainer.runDir()},
+    const RunConfig& c = trainer().config();
+    return {{"run", trainer().runDir()},
             {"mode", trainingModeName(c.mode)},
-            {"steps_done", trainer.stepsDone()},
+            {"steps_done", trainer().stepsDone()},
             {"max_steps", c.optimizer.maxSteps},
-            {"layers", trainer.layers()},
-            {"world_size", trainer.worldSize()},
+            {"layers", trainer().layers()},
+            {"world_size", trainer().worldSize()},
             {"device", c.device},
-            {"stop_requested", trainer.stopRequested()},
-            {"pause_requested", trainer.pauseRequested()},
-            {"paused", trainer.paused()},
+            {"stop_requested", trainer().stopRequested()},
+            {"pause_requested", trainer().pauseRequested()},
+            {"paused", trainer().paused()},
             {"config", toJson(c)}};
   }
 
   // GET /v1/metrics?offset=BYTES: the complete records of metrics.jsonl from that byte offset on, and the
   // offset to ask from next. A log that became shorter (the run was resumed) is sent again from its start.
   json metricsSince(const httplib::Request& req) {
-    MetricsFollower follower(trainer.runDir(), queryNumber(req, "offset", 0));
+    MetricsFollower follower(trainer().runDir(), queryNumber(req, "offset", 0));
     const MetricsFollower::NewLines read = follower.read(kMaxPageBytes);
     json records = json::array();
     for (const std::string& line : read.lines) {
@@ -239,7 +239,7 @@ struct SteeringServer::Impl {
       --streams;
       throw Busy("too many metrics streams are open (at most 8)");
     }
-    auto follower = std::make_shared<MetricsFollower>(trainer.runDir(), offset);
+    auto follower = std::make_shared<MetricsFollower>(trainer().runDir(), offset);
     res.set_chunked_content_provider(
         "text/event-stream",
         [this, follower](std::size_t, httplib::DataSink& sink) {
@@ -281,7 +281,7 @@ struct SteeringServer::Impl {
       return json::parse(*seen);  // a retry: the first answer, nothing applied again
     EditResult result;
     if (body.contains("add")) {
-      result = trainer.addEvent(eventToAdd(body["add"]));
+      result = trainer().addEvent(eventToAdd(body["add"]));
     } else if (body.contains("move")) {
       const json& moves = body["move"];
       if (!moves.is_array() || moves.empty() || moves.size() > kMaxMoves)
@@ -296,10 +296,10 @@ struct SteeringServer::Impl {
           throw BadRequest("\"move\": event " + std::to_string(idAndStep.back().first) +
                            " is moved twice in one edit");
       }
-      result = trainer.moveEvents(idAndStep);
+      result = trainer().moveEvents(idAndStep);
     } else {
       if (!body["delete"].is_number_integer()) throw BadRequest("\"delete\" must be an event id");
-      result = trainer.deleteEvent(body["delete"].get<int64_t>());
+      result = trainer().deleteEvent(body["delete"].get<int64_t>());
     }
     json reply = toJson(result);
     answeredEdits.remember(id, jsonText(reply));
@@ -322,7 +322,7 @@ struct SteeringServer::Impl {
     const std::string id = requestId(body);
     AnalysisJob job;
     job.model = "now";
-    const RunConfig& c = trainer.config();
+    const RunConfig& c = trainer().config();
     job.data = c.evalData.empty() ? "train" : "0";
     for (const auto& [name, value] : body.items()) {
       if (name == "request_id") continue;
@@ -406,16 +406,16 @@ struct SteeringServer::Impl {
   }
 
   json compute(const AnalysisJob& job) {
-    const RunConfig& c = trainer.config();
+    const RunConfig& c = trainer().config();
     SnapshotPtr model;
     if (job.model == "now") {
-      model = trainer.snapshot();
+      model = trainer().snapshot();
     } else {
       if (!startModel) startModel = ModelSnapshot::load(c.model, c.device);
       model = startModel;
     }
     if (!tokenizerLoaded) {
-      const std::string folder = run::tokenizerFolder(trainer.runDir());
+      const std::string folder = run::tokenizerFolder(trainer().runDir());
       if (!folder.empty()) tokenizer = loadTokenizer(folder);
       tokenizerLoaded = true;
     }
@@ -504,9 +504,9 @@ struct SteeringServer::Impl {
     server.Get("/v1/status", route([this](const httplib::Request&) { return status(); }));
     server.Get("/v1/metrics", route([this](const httplib::Request& req) { return metricsSince(req); }));
     server.Get("/v1/schedule", route([this](const httplib::Request&) {
-                 return json{{"schedule", toJson(trainer.schedule())},
-                             {"steps_done", trainer.stepsDone()},
-                             {"layers", trainer.layers()}};
+                 return json{{"schedule", toJson(trainer().schedule())},
+                             {"steps_done", trainer().stepsDone()},
+                             {"layers", trainer().layers()}};
                }));
     server.Post("/v1/edit", route([this](const httplib::Request& req) { return edit(req); }));
     server.Get("/v1/metrics/stream", [this](const httplib::Request& req, httplib::Response& res) {
@@ -515,7 +515,7 @@ struct SteeringServer::Impl {
     // A control: the request is passed to the trainer, the status answered.
     auto control = [this](void (Trainer::*request)()) {
       return route([this, request](const httplib::Request&) {
-        (trainer.*request)();
+        (trainer().*request)();
         return status();
       });
     };
@@ -535,16 +535,19 @@ struct SteeringServer::Impl {
   }
 };
 
-SteeringServer::SteeringServer(Trainer& trainer, const ServeOptions& options)
-    : m(std::make_unique<Impl>(trainer)) {
+SteeringServer::SteeringServer(const ServeOptions& options) : m(std::make_unique<Impl>()) {
   if (!options.allowRemote && !isLoopbackHost(options.host))
     throw std::invalid_argument("serving on '" + options.host +
                                 "' exposes the run beyond this machine: reach it through an SSH tunnel to "
                                 "127.0.0.1, or allow it explicitly (--serve-remote)");
   m->host = options.host;
   m->token = randomToken();
-  m->servePath = run::servePath(trainer.runDir());
-  m->routes();
+  // SO_REUSEADDR alone, not httplib's default SO_REUSEPORT: with that, a second run served on a port in
+  // use would listen beside the first and the kernel would share their requests between them.
+  m->server.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
   if (options.port == 0) {
     m->port = m->server.bind_to_any_port(options.host);
   } else {
@@ -553,6 +556,17 @@ SteeringServer::SteeringServer(Trainer& trainer, const ServeOptions& options)
   if (m->port <= 0)
     throw std::runtime_error("cannot serve the run on " + options.host + ":" + std::to_string(options.port) +
                              " (in use, or not an address of this machine)");
+}
+
+SteeringServer::SteeringServer(Trainer& trainer, const ServeOptions& options) : SteeringServer(options) {
+  serve(trainer);
+}
+
+void SteeringServer::serve(Trainer& trainer) {
+  if (m->trainerServed) throw std::logic_error("the steering server already serves a run");
+  m->trainerServed = &trainer;
+  m->servePath = run::servePath(trainer.runDir());
+  m->routes();
   m->writeServeFile();
   m->analysisThread = std::thread([this] { m->computeAnalyses(); });
   m->thread = std::thread([this] {
@@ -574,7 +588,7 @@ SteeringServer::~SteeringServer() {
   if (m->thread.joinable()) m->thread.join();
   if (m->analysisThread.joinable()) m->analysisThread.join();
   std::error_code ignored;
-  std::filesystem::remove(m->servePath, ignored);
+  if (!m->servePath.empty()) std::filesystem::remove(m->servePath, ignored);
 }
 
 int SteeringServer::port() const { return m->port; }

@@ -22,9 +22,14 @@ ServeOptions parseServeAddress(const std::string& text);
 
 class SteeringServer {
  public:
-  // Serves `trainer` (which must outlive the server) until destroyed, and writes the run directory's
-  // serve.json (address and token, owner-only). Throws when it cannot listen or write serve.json.
+  // Binds the address (throws when it is in use or not this machine's, or not loopback without
+  // allowRemote), before any run folder exists, so a bad --serve leaves nothing behind; serve() starts.
+  explicit SteeringServer(const ServeOptions& options);
+  // Binds and serves `trainer` at once.
   SteeringServer(Trainer& trainer, const ServeOptions& options);
+  // Serves `trainer` (which must outlive the server) until destroyed, and writes the run directory's
+  // serve.json (address and token, owner-only). Throws when it cannot write serve.json.
+  void serve(Trainer& trainer);
   ~SteeringServer();  // stops serving; removes serve.json
   SteeringServer(const SteeringServer&) = delete;
   SteeringServer& operator=(const SteeringServer&) = delete;

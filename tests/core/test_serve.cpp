@@ -532,6 +532,15 @@ TEST_CASE(serving_beyond_loopback_needs_permission_and_addresses_are_checked) {
     REQUIRE_MSG(r.status == 2 && r.err.find("--serve") != std::string::npos, r.status << ": " << r.err);
     REQUIRE(!std::filesystem::exists(dir.path("served")));
   }
+  // A port in use is found before the run folder is made (it used to leave a folder neither remove nor
+  // resume would take).
+  const SteeringServer holder(*trainer, ServeOptions{});
+  const RunConfig config = smallRun(dir);
+  const CliResult inUse =
+      cli("finetune " + dir.path("served") + " --model " + config.model + " --train " + config.trainData +
+          " --steps 2 --micro-batch 4 --context 16 --serve " + std::to_string(holder.port()));
+  REQUIRE_MSG(inUse.status != 0 && inUse.err.find("in use") != std::string::npos, inUse.err);
+  REQUIRE(!std::filesystem::exists(dir.path("served")));
 }
 
 TEST_CASE(a_cli_run_with_serve_stops_when_asked_over_http) {

@@ -45,6 +45,7 @@ json toJson(const TrainingState& s) {
   j["edits"] = s.edits;
   j["metrics_bytes"] = s.metricsBytes;
   j["world_size"] = s.worldSize;
+  if (!s.settings.is_null()) j["settings"] = s.settings;
   return j;
 }
 
@@ -233,6 +234,7 @@ TrainingState readTrainingState(const std::string& checkpointDir) {
     s.edits = state.at("edits");
     s.metricsBytes = state.value("metrics_bytes", int64_t{-1});
     s.worldSize = state.value("world_size", 1);
+    if (state.contains("settings")) s.settings = state.at("settings");
   } catch (const std::exception& e) {
     throw FileError(run::checkpointStatePath(checkpointDir),
                     std::string("malformed checkpoint state: ") + e.what());

@@ -31,6 +31,9 @@ struct TrainingState {
   // The workers that trained up to it (informational: the sampler state is the whole run's, the same on
   // every worker, so a resume may use any number of workers).
   int worldSize = 1;
+  // The run's settings it was trained with (toJson(RunConfig)): a resume names what config.json changed
+  // since. Null in checkpoints from before it was kept.
+  nlohmann::json settings;
 };
 
 struct WrittenCheckpoint {

@@ -363,6 +363,32 @@ RunConfig readRunConfig(const std::string& runDir) {
   return runConfigFromJson(readJsonFile(path), path);
 }
 
+namespace {
+
+void collectChanges(const nlohmann::json& before, const nlohmann::json& after, const std::string& prefix,
+                    nlohmann::json& changes) {
+  if (before.is_object() && after.is_object()) {
+    for (const auto& [key, value] : after.items()) {
+      if (prefix.empty() && key == "schedule") continue;
+      collectChanges(before.contains(key) ? before.at(key) : nlohmann::json(), value,
+                     prefix.empty() ? key : prefix + "." + key, changes);
+    }
+    for (const auto& [key, value] : before.items())
+      if (!after.contains(key))
+        collectChanges(value, nlohmann::json(), prefix.empty() ? key : prefix + "." + key, changes);
+    return;
+  }
+  if (before != after) changes[prefix] = {{"from", before}, {"to", after}};
+}
+
+}  // namespace
+
+nlohmann::json settingsChanged(const nlohmann::json& before, const nlohmann::json& after) {
+  nlohmann::json changes = nlohmann::json::object();
+  collectChanges(before, after, "", changes);
+  return changes;
+}
+
 void writeRunConfig(const std::string& runDir, const RunConfig& config) {
   writeFileAtomic(run::configPath(runDir), toJson(config).dump(2) + "\n");
 }

@@ -95,6 +95,10 @@ RunConfig runConfigFromJson(const nlohmann::json& j, const std::string& source);
 // A run's config.json (run/run_directory.h): read and checked (FileError naming the file), and written
 // atomically — the one reader and writer of the file.
 RunConfig readRunConfig(const std::string& runDir);
+// The settings that differ between two toJson(RunConfig)s, by dotted name: {"optimizer.micro_batch":
+// {"from": 4, "to": 8}, …}; the schedule (edited live, kept in schedule.json) is not compared. What a resume
+// records when config.json was edited by hand since its checkpoint.
+nlohmann::json settingsChanged(const nlohmann::json& before, const nlohmann::json& after);
 void writeRunConfig(const std::string& runDir, const RunConfig& config);
 
 struct Preset {

@@ -136,7 +136,8 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir,
   std::unique_ptr<Trainer> t(new Trainer(runDir));
   Impl& d = *t->m_impl;
   t->m_config = readRunConfig(runDir);
-  json changed = json::object();  // the overrides, for the resume record
+  const json asFound = toJson(t->m_config);  // config.json before this resume's own overrides
+  json changed = json::object();             // the overrides, for the resume record
   if (overrides.lr) changed["lr"] = t->m_config.optimizer.lr = *overrides.lr;
   if (overrides.minLr) changed["min_lr"] = t->m_config.optimizer.minLr = *overrides.minLr;
   validate(t->m_config, "the learning rate given to resume");
@@ -178,6 +179,8 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir,
   d.resumeSchedule(overrides.schedule, state.stepsDone);
   d.checkpoints.written(state.stepsDone);  // its first step vouches for it
   if (overrides.schedule) changed["schedule"] = toJson(d.schedule->schedule());
+  // config.json edited by hand since the checkpoint (a micro-batch, the training data): used, and said.
+  const json edited = state.settings.is_null() ? json::object() : settingsChanged(state.settings, asFound);
   onWorker0(d.group.get(), "opening metrics.jsonl", [&] {
     if (overrides.lr || overrides.minLr) writeRunConfig(runDir, t->m_config);
     if (overrides.schedule) d.schedule->persist(d.schedule->schedule());
@@ -186,9 +189,18 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir,
     d.metrics = std::make_unique<MetricsWriter>(runDir, -1);
     json resumeRecord{
         {record::kType, record::kResume}, {"step", t->m_stepsDone.load()}, {"checkpoint", checkpoint}};
+    if (!edited.empty()) changed["config.json"] = edited;
     if (!changed.empty()) resumeRecord["overrides"] = changed;
     if (d.group) resumeRecord["world_size"] = d.group->size();
     d.record(resumeRecord);
+    if (!edited.empty()) {
+      std::string names;
+      for (const auto& [name, change] : edited.items())
+        names +=
+            (names.empty() ? "" : ", ") + name + " " + change["from"].dump() + " → " + change["to"].dump();
+      d.warn("config_edited",
+             "config.json changed since the checkpoint it resumes from, and is used as it is now: " + names);
+    }
     return std::string();
   });
   return t;

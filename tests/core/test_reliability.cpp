@@ -18,6 +18,7 @@
 #include "eval/evaluate.h"
 #include "fixtures.h"
 #include "io/atomic_file.h"
+#include "io/file_format.h"
 #include "io/safetensors.h"
 #include "run/metrics_log.h"
 #include "run/run_directory.h"
@@ -475,6 +476,38 @@ TEST_CASE(a_resumed_run_keeps_every_record_of_its_history) {
   REQUIRE(found);
   REQUIRE_EQ(records(runDir, "stop").size(), 1u);
   REQUIRE_EQ(records(runDir, "step").size(), static_cast<std::size_t>(config.optimizer.maxSteps));
+}
+
+// config.json edited by hand between a stop and its resume: the edit is used, and the resume record and a
+// warning name each changed setting with its value at the checkpoint and now (they used to go unrecorded).
+TEST_CASE(a_resume_names_the_settings_edited_since_its_checkpoint) {
+  TempDir dir;
+  RunConfig config = smallRun(dir);
+  config.checkpointInterval = 5;
+  const std::string runDir = dir.path("run");
+  runUntil(*Trainer::start(runDir, config), 5);
+  nlohmann::json edited = readJsonFile(run::configPath(runDir));
+  edited["optimizer"]["micro_batch"] = 2;
+  edited["eval"]["interval"] = 3;
+  writeFileAtomic(run::configPath(runDir), edited.dump());
+  auto resumed = Trainer::resume(runDir, std::nullopt, ResumeOverrides{.lr = 1e-3});
+  REQUIRE_EQ(resumed->config().optimizer.microBatch, 2);
+  const nlohmann::json overrides = records(runDir, "resume").back()["overrides"];
+  REQUIRE_EQ(overrides["lr"].get<double>(), 1e-3);  // the resume's own override, named as before
+  const nlohmann::json& changed = overrides["config.json"];
+  REQUIRE_EQ(changed.size(), 2u);  // nothing else: the lr given to resume is not a hand edit
+  REQUIRE_EQ(changed["optimizer.micro_batch"]["from"], config.optimizer.microBatch);
+  REQUIRE_EQ(changed["optimizer.micro_batch"]["to"], 2);
+  REQUIRE_EQ(changed["eval.interval"]["to"], 3);
+  const auto warnings = records(runDir, "warning");
+  REQUIRE(!warnings.empty());
+  REQUIRE(warnings.back()["message"].get<std::string>().find("optimizer.micro_batch 4 → 2") !=
+          std::string::npos);
+  // Unedited, a resume records no such change.
+  REQUIRE(runUntil(*resumed, 10) >= 10);
+  resumed.reset();  // its lock goes with it
+  Trainer::resume(runDir);
+  REQUIRE(!records(runDir, "resume").back().contains("overrides"));
 }
 
 TEST_MAIN()

@@ -34,6 +34,7 @@ set(NF_CORE_PLAIN_SOURCES
   train/divergence.cpp
   run/run_directory.cpp
   run/run_lock.cpp
+  run/source_model.cpp
   run/metrics_log.cpp
   analysis/analysis_request.cpp
   distributed/worker_environment.cpp

@@ -21,6 +21,7 @@ inline constexpr FileFormat kModelBlockFormat{"normfree-model", 1};    // config
 inline constexpr FileFormat kTokenSidecarFormat{"nanogpt-tokens", 1};  // a token file's .bin.json
 inline constexpr FileFormat kIoiFormat{"normfree-ioi", 1};             // IOI prompt sets
 inline constexpr FileFormat kServeFormat{"normfree-serve", 1};         // a served run's serve.json
+inline constexpr FileFormat kSourceFormat{"normfree-source", 1};       // a run's source/source.json
 
 enum class WhenUnmarked {
   Refuse,      // a file without "format" is not one of ours

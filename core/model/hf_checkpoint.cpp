@@ -78,7 +78,8 @@ void saveModel(CausalLMImpl& model, const std::string& folder, const SaveOptions
   }
 
   // Hugging Face refuses safetensors files without format metadata.
-  const std::map<std::string, std::string> metadata = {{"format", "pt"}};
+  std::map<std::string, std::string> metadata = {{"format", "pt"}};
+  if (!options.checkpointId.empty()) metadata[kCheckpointIdKey] = options.checkpointId;
   uint64_t total = 0;
   for (auto& b : blobs) total += blobBytes(b);
   const fs::path single = dir / "model.safetensors", indexPath = dir / "model.safetensors.index.json";

@@ -19,7 +19,11 @@ struct SaveOptions {
   bool basePrefix = false;
   uint64_t maxShardBytes = 0;  // 0: one model.safetensors; else shards + model.safetensors.index.json
   bool folded = false;         // recorded in config.json: FakeLN scales are folded into the weights
+  // Recorded in every weight file's metadata ("normfree_checkpoint"): ties a checkpoint's weights to its
+  // state.json and optimizer.pt (train/checkpoint.h). Empty: none.
+  std::string checkpointId;
 };
+inline constexpr const char* kCheckpointIdKey = "normfree_checkpoint";
 
 // Writes config.json and the weights atomically; creates the folder; removes weight files of the other
 // layout (single vs sharded) left by an earlier save so the folder is never ambiguous.

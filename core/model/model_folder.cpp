@@ -1,9 +1,13 @@
 #include "model/model_folder.h"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iomanip>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 
 #include "io/atomic_file.h"
 #include "model/family.h"
@@ -181,6 +185,45 @@ std::string summaryToJson(const ModelSummary& s) {
   }
   j["sites"] = sites;
   return j.dump(2);
+}
+
+}  // namespace nf
+
+namespace nf {
+
+std::string weightsFingerprint(const std::string& folder) {
+  uint64_t hash = 0xcbf29ce484222325ULL;  // FNV-1a, 64 bits
+  auto mix = [&hash](const void* data, std::size_t bytes) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    for (std::size_t i = 0; i < bytes; ++i) hash = (hash ^ p[i]) * 0x100000001b3ULL;
+  };
+  std::vector<std::string> paths = weightFilePaths(folder);
+  std::sort(paths.begin(), paths.end());
+  std::vector<char> sample(4096);
+  for (const std::string& path : paths) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw FileError(path, "cannot be read");
+    const std::string name = fs::path(path).filename().string();
+    const auto size = static_cast<uint64_t>(fs::file_size(path));
+    mix(name.data(), name.size());
+    mix(&size, sizeof(size));
+    uint64_t headerBytes = 0;
+    in.read(reinterpret_cast<char*>(&headerBytes), sizeof(headerBytes));
+    const uint64_t header = std::min<uint64_t>(headerBytes, size < 8 ? 0 : size - 8);
+    std::vector<char> text(static_cast<std::size_t>(std::min<uint64_t>(header, uint64_t{100} << 20)));
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    mix(text.data(), static_cast<std::size_t>(in.gcount()));
+    const uint64_t dataStart = std::min(size, 8 + header), dataBytes = size - dataStart;
+    for (int i = 0; i < 16 && dataBytes > 0; ++i) {
+      in.clear();
+      in.seekg(static_cast<std::streamoff>(dataStart + dataBytes * i / 16));
+      in.read(sample.data(), static_cast<std::streamsize>(sample.size()));
+      mix(sample.data(), static_cast<std::size_t>(in.gcount()));
+    }
+  }
+  std::ostringstream hex;
+  hex << std::hex << std::setw(16) << std::setfill('0') << hash;
+  return hex.str();
 }
 
 }  // namespace nf

@@ -17,6 +17,7 @@ std::string schedulePath(const std::string& dir) { return dir + "/schedule.json"
 std::string metricsPath(const std::string& dir) { return dir + "/metrics.jsonl"; }
 std::string servePath(const std::string& dir) { return dir + "/serve.json"; }
 std::string lockPath(const std::string& dir) { return dir + "/trainer.lock"; }
+std::string sourceModelPath(const std::string& dir) { return dir + "/source"; }
 std::string checkpointsPath(const std::string& dir) { return dir + "/checkpoints"; }
 std::string finalModelPath(const std::string& dir) { return dir + "/final"; }
 std::string latestPointerPath(const std::string& dir) { return checkpointsPath(dir) + "/latest"; }
@@ -126,7 +127,8 @@ std::string tokenizerFolder(const std::string& runOrModel) {
   const fs::path path(runOrModel);
   const bool isCheckpoint = path.parent_path().filename() == "checkpoints";
   const std::string runDir = isCheckpoint ? path.parent_path().parent_path().string() : runOrModel;
-  for (const std::string& candidate : {runOrModel, finalModelPath(runOrModel), startModel(runDir)})
+  for (const std::string& candidate :
+       {runOrModel, finalModelPath(runOrModel), sourceModelPath(runDir), startModel(runDir)})
     if (!candidate.empty() && hasTokenizer(candidate)) return candidate;
   return "";
 }

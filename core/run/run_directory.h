@@ -7,6 +7,7 @@
 //                    newest complete one; a checkpoint folder appears only once complete (rename)
 //   final/           the trained model as a Hugging Face folder (with the tokenizer files, if any)
 //   trainer.lock     held by the run's one trainer while it runs (run/run_lock.h)
+//   source/          what the run keeps of the model it started from (run/source_model.h)
 // Plain C++ (no torch): the GUI follows a run through these files.
 #pragma once
 #include <cstdint>
@@ -22,6 +23,7 @@ std::string checkpointsPath(const std::string& dir);
 std::string finalModelPath(const std::string& dir);
 std::string servePath(const std::string& dir);  // serve.json: a served run's address and token (owner-only)
 std::string lockPath(const std::string& dir);   // trainer.lock: the one trainer's lock (run/run_lock.h)
+std::string sourceModelPath(const std::string& dir);  // source/: of the model it started from
 // Whether `dir` holds a run (its config.json), as opposed to a model folder.
 bool isRunDirectory(const std::string& dir);
 

@@ -11,11 +11,15 @@
 #include <csignal>
 #include <exception>
 #include <filesystem>
+#include <iomanip>
 #include <limits>
+#include <random>
+#include <sstream>
 
 #include "io/atomic_file.h"
 #include "io/file_format.h"
 #include "model/hf_checkpoint.h"
+#include "model/model_folder.h"
 #include "run/run_directory.h"
 #include "util/bytes.h"
 
@@ -45,6 +49,7 @@ json toJson(const TrainingState& s) {
   j["edits"] = s.edits;
   j["metrics_bytes"] = s.metricsBytes;
   j["world_size"] = s.worldSize;
+  if (!s.id.empty()) j["checkpoint_id"] = s.id;
   if (!s.settings.is_null()) j["settings"] = s.settings;
   return j;
 }
@@ -106,8 +111,9 @@ namespace {
 // through LibTorch's zip code, or its own error on a short write, ended the process (SIGABRT) when the disk
 // filled. So the callback keeps the first error, takes the remaining bytes without writing them, and the
 // error is thrown once LibTorch is done.
-void saveOptimizerState(torch::optim::Optimizer& optimizer, const std::string& path) {
+void saveOptimizerState(torch::optim::Optimizer& optimizer, const std::string& path, const std::string& id) {
   torch::serialize::OutputArchive archive;
+  archive.write(kCheckpointIdKey, c10::IValue(id));
   optimizer.save(archive);
   AtomicFile file(path);
   std::exception_ptr failure;
@@ -125,6 +131,15 @@ void saveOptimizerState(torch::optim::Optimizer& optimizer, const std::string& p
   }
   if (failure) std::rethrow_exception(failure);
   file.commit();
+}
+
+// 128 random bits, in hex.
+std::string newCheckpointId() {
+  std::random_device device;
+  std::ostringstream id;
+  id << std::hex << std::setfill('0');
+  for (int i = 0; i < 4; ++i) id << std::setw(8) << device();
+  return id.str();
 }
 
 int64_t folderBytes(const std::string& folder) {
@@ -180,9 +195,13 @@ WrittenCheckpoint writeCheckpoint(const std::string& runDir, CausalLMImpl& model
       fs::remove_all(tmp);
       fs::create_directories(tmp);
     });
-    saveModel(model, tmp);
-    saveOptimizerState(optimizer, run::optimizerStatePath(tmp));
-    writeFileAtomic(run::checkpointStatePath(tmp), toJson(state).dump(1) + "\n");
+    TrainingState stamped = state;
+    stamped.id = newCheckpointId();
+    SaveOptions save;
+    save.checkpointId = stamped.id;
+    saveModel(model, tmp, save);
+    saveOptimizerState(optimizer, run::optimizerStatePath(tmp), stamped.id);
+    writeFileAtomic(run::checkpointStatePath(tmp), toJson(stamped).dump(1) + "\n");
     fsyncPath(tmp);
   } catch (...) {
     std::error_code ignored;
@@ -235,6 +254,7 @@ TrainingState readTrainingState(const std::string& checkpointDir) {
     s.metricsBytes = state.value("metrics_bytes", int64_t{-1});
     s.worldSize = state.value("world_size", 1);
     if (state.contains("settings")) s.settings = state.at("settings");
+    if (state.contains("checkpoint_id")) s.id = state.at("checkpoint_id").get<std::string>();
   } catch (const std::exception& e) {
     throw FileError(run::checkpointStatePath(checkpointDir),
                     std::string("malformed checkpoint state: ") + e.what());
@@ -246,17 +266,38 @@ TrainingState readTrainingState(const std::string& checkpointDir) {
     throw FileError(run::checkpointStatePath(checkpointDir),
                     "says steps_done " + std::to_string(s.stepsDone) + ", but it lies in " + folder +
                         ": edited or copied from another checkpoint");
+  // Its weights are the ones written with it (every file of a sharded model).
+  if (!s.id.empty()) {
+    const WeightIndex weights = indexModelFolder(checkpointDir);
+    for (const auto& file : weights.files) {
+      const auto found = file->metadata().find(kCheckpointIdKey);
+      if (found == file->metadata().end() || found->second != s.id)
+        throw FileError(file->path(), "is not the weight file written with " +
+                                          run::checkpointStatePath(checkpointDir) +
+                                          ": copied in from another checkpoint or run");
+    }
+  }
   return s;
 }
 
-void loadOptimizerState(torch::optim::Optimizer& optimizer, const std::string& checkpointDir) {
+void loadOptimizerState(torch::optim::Optimizer& optimizer, const std::string& checkpointDir,
+                        const TrainingState& state) {
   const std::string path = run::optimizerStatePath(checkpointDir);
   requireRegularFile(path);
+  std::string id;
   try {
-    torch::load(optimizer, path);
+    torch::serialize::InputArchive archive;
+    archive.load_from(path);
+    c10::IValue stored;
+    if (archive.try_read(kCheckpointIdKey, stored) && stored.isString()) id = stored.toStringRef();
+    optimizer.load(archive);
   } catch (const c10::Error& e) {
     throw FileError(path, std::string("is not a readable optimizer state: ") + e.what_without_backtrace());
   }
+  if (!state.id.empty() && id != state.id)
+    throw FileError(path, "is not the optimizer state written with " +
+                              run::checkpointStatePath(checkpointDir) +
+                              ": copied in from another checkpoint or run");
 }
 
 }  // namespace nf

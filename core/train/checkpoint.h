@@ -31,6 +31,9 @@ struct TrainingState {
   // The workers that trained up to it (informational: the sampler state is the whole run's, the same on
   // every worker, so a resume may use any number of workers).
   int worldSize = 1;
+  // A random id written into the checkpoint's weight files and optimizer.pt as well: the three belong
+  // together. Empty in checkpoints from before it was kept (then nothing is compared).
+  std::string id;
   // The run's settings it was trained with (toJson(RunConfig)): a resume names what config.json changed
   // since. Null in checkpoints from before it was kept.
   nlohmann::json settings;
@@ -64,8 +67,12 @@ void rewindCheckpoints(const std::string& runDir, int64_t target);
 // its replacement never arrived. Returns how many entries it cleared or restored.
 int clearDeadWriters(const std::string& runDir);
 
-// The state of a checkpoint folder; FileError naming state.json when it is malformed or of a newer version.
+// The state of a checkpoint folder; FileError naming state.json when it is malformed or of a newer version,
+// or does not belong to its folder: a step other than the folder's, weight files of another checkpoint.
 TrainingState readTrainingState(const std::string& checkpointDir);
-void loadOptimizerState(torch::optim::Optimizer& optimizer, const std::string& checkpointDir);
+// Loads the checkpoint's optimizer.pt into `optimizer`; FileError when it is not the optimizer state of
+// the checkpoint `state` describes (another run's of the same shapes, say).
+void loadOptimizerState(torch::optim::Optimizer& optimizer, const std::string& checkpointDir,
+                        const TrainingState& state);
 
 }  // namespace nf

@@ -79,7 +79,9 @@ void Trainer::Impl::saveFinal() {
   if (!isMain()) return;
   const std::string out = run::finalModelPath(owner.m_dir);
   saveModel(*model, out);
-  copyTokenizerFiles(config().model, out);
+  // The tokenizer the run trained with, kept at its start (a run from before that: the source folder's).
+  const std::string kept = run::sourceModelPath(owner.m_dir);
+  copyTokenizerFiles(hasTokenizer(kept) ? kept : config().model, out);
 }
 
 }  // namespace nf

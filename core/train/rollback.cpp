@@ -77,7 +77,7 @@ void Trainer::Impl::rollBackTo(int64_t target, int64_t fromStep) {
     for (auto& p : model->named_parameters()) p.value().copy_(from[p.key()]);
     model->norms() = saved->norms();
   }
-  loadOptimizerState(*optimizer, folder);
+  loadOptimizerState(*optimizer, folder, state);
   prefetcher.reset();  // hands the sampler back; it starts again from the checkpoint's position
   sampler->setState(state.samplerState);
   prefetcher = std::make_unique<BatchPrefetcher>(*sampler, device.is_cuda());

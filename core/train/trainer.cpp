@@ -12,6 +12,7 @@
 #include "model/hf_checkpoint.h"
 #include "run/metrics_records.h"
 #include "run/run_directory.h"
+#include "run/source_model.h"
 #include "train/checkpoint.h"
 #include "train/trainer_state.h"
 #include "util/scope_exit.h"
@@ -117,6 +118,7 @@ std::unique_ptr<Trainer> Trainer::start(const std::string& runDir, const RunConf
     refuseATrainedRun(runDir);  // another trainer may have trained it since the check above
     clearDeadWriters(runDir);
     writeRunConfig(runDir, t->m_config);
+    run::keepSourceModel(runDir, c.model, c.mode != TrainingMode::Pretrain);
     d.schedule->persist(d.schedule->schedule());
     d.metrics = std::make_unique<MetricsWriter>(runDir, 0);
     json startRecord = metricsStartRecord();
@@ -163,7 +165,7 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir,
   });
   const TrainingState state = readTrainingState(checkpoint);
   d.setUp(loadModel(checkpoint, d.device));
-  loadOptimizerState(*d.optimizer, checkpoint);
+  loadOptimizerState(*d.optimizer, checkpoint, state);
   t->m_stepsDone = state.stepsDone;
   d.eventsFiredThrough = state.stepsDone - 1;
   if (d.group) d.group->setStepsDone(state.stepsDone);
@@ -193,6 +195,12 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir,
     if (!changed.empty()) resumeRecord["overrides"] = changed;
     if (d.group) resumeRecord["world_size"] = d.group->size();
     d.record(resumeRecord);
+    const std::string sourceChange = run::sourceModelChange(runDir);
+    if (!sourceChange.empty())
+      d.warn("source_changed",
+             "the model this run started from is not what it was: " + sourceChange +
+                 " (the run goes on from its checkpoint; its final/ ships the tokenizer kept in " +
+                 run::sourceModelPath(runDir) + ")");
     if (!edited.empty()) {
       std::string names;
       for (const auto& [name, change] : edited.items())

@@ -22,6 +22,7 @@
 #include "io/safetensors.h"
 #include "run/metrics_log.h"
 #include "run/run_directory.h"
+#include "run/source_model.h"
 #include "run_fixtures.h"
 #include "text/bpe_tokenizer.h"  // the merges.txt cases are in test_tokenizer.cpp
 #include "train/checkpoint.h"
@@ -172,6 +173,18 @@ TEST_CASE(a_run_resumes_only_from_its_own_checkpoints_and_survives_a_lost_pointe
   REQUIRE_EQ(run::latestCheckpoint(runDir), run::checkpointPath(runDir, 4));
   fs::remove(run::checkpointStatePath(run::checkpointPath(runDir, 4)));  // step 4 incomplete: not chosen
   REQUIRE(run::latestCheckpoint(runDir) != run::checkpointPath(runDir, 4));
+
+  // The weights or optimizer state of another run's checkpoint (same shapes, same step) copied in: refused
+  // by name, never trained on (both runs' files are alike in everything but their checkpoint id).
+  const std::string mine = run::checkpointPath(runDir, 2), theirs = run::checkpointPath(other, 2);
+  const std::string weights = mine + "/model.safetensors", optimizerState = run::optimizerStatePath(mine);
+  fs::copy_file(weights, dir.path("weights.keep"));
+  fs::copy_file(theirs + "/model.safetensors", weights, fs::copy_options::overwrite_existing);
+  REQUIRE_THROWS_WITH(readTrainingState(mine), weights, "not the weight file written with");
+  REQUIRE_THROWS_WITH(Trainer::resume(runDir), weights, "another checkpoint or run");
+  fs::copy_file(dir.path("weights.keep"), weights, fs::copy_options::overwrite_existing);
+  fs::copy_file(run::optimizerStatePath(theirs), optimizerState, fs::copy_options::overwrite_existing);
+  REQUIRE_THROWS_WITH(Trainer::resume(runDir), optimizerState, "not the optimizer state written with");
 
   // steps_done lowered by hand in a complete checkpoint: refused, not retrained from step 1.
   const std::string kept = run::checkpointPath(other, 4), state = run::checkpointStatePath(kept);
@@ -508,6 +521,36 @@ TEST_CASE(a_resume_names_the_settings_edited_since_its_checkpoint) {
   resumed.reset();  // its lock goes with it
   Trainer::resume(runDir);
   REQUIRE(!records(runDir, "resume").back().contains("overrides"));
+}
+
+// A run keeps what it needs of its source model (RUN/source/: config.json, tokenizer files, a fingerprint
+// of the weights): the source folder replaced or stripped after the start is named when the run resumes,
+// and final/ still ships the tokenizer the run trained with (it used to ship the replacement's, or none).
+TEST_CASE(a_run_keeps_its_source_models_tokenizer_and_names_a_changed_source) {
+  TempDir dir;
+  RunConfig config = smallRun(dir);
+  config.checkpointInterval = 5;
+  writeFileAtomic(config.model + "/vocab.json", "{\"a\": 0}\n");
+  writeFileAtomic(config.model + "/merges.txt", "#version: 0.2\n");
+  const std::string runDir = dir.path("run");
+  runUntil(*Trainer::start(runDir, config), 5);
+  REQUIRE_EQ(readTextFile(run::sourceModelPath(runDir) + "/vocab.json"), "{\"a\": 0}\n");
+  REQUIRE_EQ(run::sourceModelChange(runDir), "");
+  // Replaced by another model of the same shape, without tokenizer files.
+  saveModel(*randomModel(smallConfig(), 2), config.model);
+  fs::remove(config.model + "/vocab.json");
+  fs::remove(config.model + "/merges.txt");
+  REQUIRE(run::sourceModelChange(runDir).find("its weights changed since the run started") !=
+          std::string::npos);
+  REQUIRE(Trainer::resume(runDir)->run());
+  const auto warnings = records(runDir, "warning");
+  REQUIRE(std::any_of(warnings.begin(), warnings.end(), [](const nlohmann::json& w) {
+    return w["code"] == "source_changed" &&
+           w["message"].get<std::string>().find("weights changed") != std::string::npos;
+  }));
+  REQUIRE_EQ(readTextFile(run::finalModelPath(runDir) + "/vocab.json"), "{\"a\": 0}\n");
+  fs::remove_all(config.model);
+  REQUIRE(run::sourceModelChange(runDir).find("is gone") != std::string::npos);
 }
 
 TEST_MAIN()

@@ -37,6 +37,8 @@ set(NF_CORE_PLAIN_SOURCES
   run/source_model.cpp
   run/metrics_log.cpp
   analysis/analysis_request.cpp
+  serve/serve_address.cpp
+  serve/steering_answers.cpp
   distributed/worker_environment.cpp
   analysis/analysis_header.cpp
   util/allocator.cpp

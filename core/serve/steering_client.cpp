@@ -2,7 +2,6 @@
 
 #include <httplib.h>
 
-#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -31,21 +30,8 @@ std::string answerText(const httplib::Result& res) {
 
 }  // namespace
 
-std::string ServeAddress::text() const { return host + ":" + std::to_string(port); }
-
 ServeAddress readServeFile(const std::string& path) {
-  const json j = json::parse(readTextFile(path), nullptr, false);
-  if (!j.is_object()) throw FileError(path, "is not a run's serve.json (not a JSON object)");
-  checkFileFormat(j, kServeFormat, path);
-  ServeAddress address;
-  if (!j.contains("host") || !j["host"].is_string() || !j.contains("port") ||
-      !j["port"].is_number_integer() || !j.contains("token") || !j["token"].is_string())
-    throw FileError(path, "is not a run's serve.json: it needs \"host\", \"port\" and \"token\"");
-  address.host = j["host"];
-  address.port = j["port"];
-  address.token = j["token"];
-  if (address.port <= 0 || address.port > 65535) throw FileError(path, "holds no port a run serves on");
-  return address;
+  return serveAddressFromJson(json::parse(readTextFile(path), nullptr, false), path);
 }
 
 ServeAddress serveAddressOf(const std::string& target, const std::string& token) {
@@ -161,15 +147,11 @@ json SteeringClient::status() { return call("GET", "/v1/status"); }
 
 SteeringClient::MetricsPage SteeringClient::metrics(int64_t offset) {
   const json j = call("GET", "/v1/metrics?offset=" + std::to_string(offset));
-  MetricsPage page;
   try {
-    page.records = j.at("records").get<std::vector<json>>();
-    page.nextOffset = j.at("next_offset").get<int64_t>();
-    page.restarted = j.value("restarted", false);
-  } catch (const json::exception& e) {
-    throw SteeringError(200, "the run at " + m_address.text() + " answered metrics malformed: " + e.what());
+    return metricsPageFromJson(j);
+  } catch (const std::invalid_argument& e) {
+    throw SteeringError(200, "the run at " + m_address.text() + " answered " + e.what());
   }
-  return page;
 }
 
 void SteeringClient::followMetrics(int64_t offset, const std::function<bool(const MetricsPage&)>& onPage) {
@@ -184,9 +166,7 @@ void SteeringClient::followMetrics(int64_t offset, const std::function<bool(cons
     std::lock_guard<std::mutex> lock(m_streamMutex);
     m_stream = nullptr;
   });
-  std::string text;
-  MetricsPage page;
-  page.nextOffset = offset;
+  MetricsStreamReader reader(offset);
   bool stopped = false;
   std::string streamError;  // the stream was not the endpoint's
   const httplib::Result res = stream.http.Get(
@@ -196,34 +176,13 @@ void SteeringClient::followMetrics(int64_t offset, const std::function<bool(cons
           std::lock_guard<std::mutex> lock(m_streamMutex);
           if (m_stopFollowing) return false;
         }
-        text.append(data, size);
-        for (std::size_t end; (end = text.find("\n\n")) != std::string::npos; text.erase(0, end + 2)) {
-          const std::string event = text.substr(0, end);
-          if (event.rfind("data: ", 0) == 0) {
-            json record = json::parse(event.substr(6), nullptr, false);
-            if (!record.is_discarded()) page.records.push_back(std::move(record));
-          } else if (event.rfind("event: restarted", 0) == 0) {
-            page.records.clear();
-            page.restarted = true;
-          } else if (event.rfind("id: ", 0) == 0) {
-            const std::string offsetText = event.substr(4);
-            int64_t next = -1;
-            const auto [end, error] =
-                std::from_chars(offsetText.data(), offsetText.data() + offsetText.size(), next);
-            if (error != std::errc() || end != offsetText.data() + offsetText.size() || next < 0) {
-              streamError = "an event id that is no offset: '" + offsetText.substr(0, 40) + "'";
-              return false;
-            }
-            page.nextOffset = next;
-            if (!onPage(page)) {
-              stopped = true;
-              return false;
-            }
-            page.records.clear();
-            page.restarted = false;
-          }
+        try {
+          stopped = !reader.feed(data, size, onPage);
+        } catch (const std::invalid_argument& e) {
+          streamError = e.what();
+          return false;
         }
-        return true;
+        return !stopped;
       });
   if (stopped) return;
   {
@@ -290,11 +249,11 @@ json SteeringClient::stop() { return call("POST", "/v1/stop"); }
 int64_t SteeringClient::analyze(const AnalysisRequest& request, const std::string& model, const json& data) {
   json body{{"request", toJson(request)}, {"model", model}};
   if (!data.is_null()) body["data"] = data;
-  const json answer = once("/v1/analyze", std::move(body));
-  if (!answer.contains("job") || !answer["job"].is_number_integer())
-    throw SteeringError(200,
-                        "the run at " + m_address.text() + " answered an analysis request without a job");
-  return answer["job"].get<int64_t>();
+  try {
+    return analysisJobNumber(once("/v1/analyze", std::move(body)));
+  } catch (const std::invalid_argument& e) {
+    throw SteeringError(200, "the run at " + m_address.text() + ": " + e.what());
+  }
 }
 
 json SteeringClient::analysisJob(int64_t job) {

@@ -16,15 +16,11 @@
 
 #include "analysis/analysis_request.h"
 #include "schedule/editable_schedule.h"
+#include "serve/serve_address.h"
+#include "serve/steering_answers.h"
 
 namespace nf {
 
-struct ServeAddress {
-  std::string host = "127.0.0.1";
-  int port = 0;
-  std::string token;
-  std::string text() const;  // "host:port"
-};
 // A run's serve.json, written while the run serves. FileError names the file when it is not one.
 ServeAddress readServeFile(const std::string& path);
 // Where a user says a served run is: its run directory (its serve.json), a serve.json (a copy, for a
@@ -52,11 +48,7 @@ class SteeringClient {
   const ServeAddress& address() const { return m_address; }
 
   nlohmann::json status();
-  struct MetricsPage {
-    std::vector<nlohmann::json> records;  // complete records of metrics.jsonl, in order
-    int64_t nextOffset = 0;               // where to ask from next
-    bool restarted = false;               // the log became shorter (a resume) and is sent from its start
-  };
+  using MetricsPage = nf::MetricsPage;
   MetricsPage metrics(int64_t offset);
   // Follows the metrics stream from `offset`: `onPage` gets each batch of records as the run writes them,
   // until it returns false (then this returns) or the connection ends (SteeringError; reconnect from the

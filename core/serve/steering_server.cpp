@@ -25,6 +25,7 @@
 #include "io/file_format.h"
 #include "run/metrics_log.h"
 #include "run/run_directory.h"
+#include "run/source_model.h"
 #include "serve/analysis_queue.h"
 #include "train/trainer.h"
 #include "util/progress.h"
@@ -165,28 +166,6 @@ ScheduleEvent eventToAdd(const json& e) {
 }
 
 }  // namespace
-
-ServeOptions parseServeAddress(const std::string& text) {
-  ServeOptions options;
-  std::string port = text;
-  if (const auto colon = text.rfind(':'); colon != std::string::npos) {
-    options.host = text.substr(0, colon);
-    port = text.substr(colon + 1);
-    if (options.host.size() > 2 && options.host.front() == '[' && options.host.back() == ']')
-      options.host = options.host.substr(1, options.host.size() - 2);  // [::1]:8080
-  }
-  std::size_t used = 0;
-  long value = -1;
-  try {
-    value = std::stol(port, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (options.host.empty() || port.empty() || used != port.size() || value < 0 || value > 65535)
-    throw std::invalid_argument("'" + text + "' is not PORT or HOST:PORT (port 0–65535; 0: any free one)");
-  options.port = static_cast<int>(value);
-  return options;
-}
 
 struct SteeringServer::Impl {
   Trainer* trainerServed = nullptr;  // set by serve(): a bound server may not have its run yet
@@ -411,7 +390,14 @@ struct SteeringServer::Impl {
     if (job.model == "now") {
       model = trainer().snapshot();
     } else {
-      if (!startModel) startModel = ModelSnapshot::load(c.model, c.device);
+      if (!startModel) {
+        // Never a replacement: the folder must still hold the weights the run started from.
+        const std::string change = run::sourceModelChange(trainer().runDir());
+        if (!change.empty())
+          throw std::runtime_error("the model this run started from is not what it was (" + change +
+                                   "): analyse it as it is with normfree-cli analyze, or the run now");
+        startModel = ModelSnapshot::load(c.model, c.device);
+      }
       model = startModel;
     }
     if (!tokenizerLoaded) {
@@ -542,6 +528,10 @@ SteeringServer::SteeringServer(const ServeOptions& options) : m(std::make_unique
                                 "127.0.0.1, or allow it explicitly (--serve-remote)");
   m->host = options.host;
   m->token = randomToken();
+  // The routes and the server's settings before the bind: TCP_NODELAY is set on the listening socket and
+  // inherited by every connection (without it each answer waited for Nagle's delayed ACK). No request is
+  // served, so none reaches a trainer, before serve().
+  m->routes();
   // SO_REUSEADDR alone, not httplib's default SO_REUSEPORT: with that, a second run served on a port in
   // use would listen beside the first and the kernel would share their requests between them.
   m->server.set_socket_options([](socket_t sock) {
@@ -566,7 +556,6 @@ void SteeringServer::serve(Trainer& trainer) {
   if (m->trainerServed) throw std::logic_error("the steering server already serves a run");
   m->trainerServed = &trainer;
   m->servePath = run::servePath(trainer.runDir());
-  m->routes();
   m->writeServeFile();
   m->analysisThread = std::thread([this] { m->computeAnalyses(); });
   m->thread = std::thread([this] {

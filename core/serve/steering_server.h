@@ -7,18 +7,11 @@
 #include <memory>
 #include <string>
 
+#include "serve/serve_address.h"
+
 namespace nf {
 
 class Trainer;
-
-struct ServeOptions {
-  std::string host = "127.0.0.1";
-  int port = 0;              // 0: a free port, chosen by the system
-  bool allowRemote = false;  // a host other than loopback needs this (and gets a warning)
-};
-
-// "PORT" or "HOST:PORT" (port 0–65535). std::invalid_argument naming the text otherwise.
-ServeOptions parseServeAddress(const std::string& text);
 
 class SteeringServer {
  public:

@@ -557,6 +557,28 @@ TEST_CASE(a_cli_run_with_serve_stops_when_asked_over_http) {
               finished.err);
 }
 
+// "The model the run started from" is that model or nothing: a source folder replaced since the start
+// fails the job by name (it used to analyse the replacement).
+TEST_CASE(an_analysis_of_the_start_model_refuses_a_replaced_source) {
+  Served s;
+  auto c = s.client();
+  const json norms{{"analysis", "norms"}, {"sequences", 2}};
+  REQUIRE_EQ(
+      finishedJob(c,
+                  {{"request_id", "a"}, {"model", "start"}, {"data", "train"}, {"request", norms}})["state"],
+      "done");
+  saveModel(*randomModel(smallConfig(), 2), s.dir.path("model"));
+  // A new server: the first one keeps the start model it loaded (the one the run really started from).
+  s.server = std::make_unique<SteeringServer>(*s.trainer, ServeOptions{});
+  auto fresh = s.client();
+  const json failed =
+      finishedJob(fresh, {{"request_id", "b"}, {"model", "start"}, {"data", "train"}, {"request", norms}});
+  REQUIRE_EQ(failed["state"], "failed");
+  REQUIRE_MSG(failed["error"].get<std::string>().find("its weights changed since the run started") !=
+                  std::string::npos,
+              failed.dump());
+}
+
 TEST_CASE(a_cli_run_is_paused_analysed_and_continued_over_http_and_matches_the_cli_analysis) {
   ServedCli cli("--checkpoint-interval 0");
   const std::string& run = cli.run;

@@ -311,6 +311,26 @@ EDGE_NUMBERS = ["0", "-1", "1.5", "-0.0", "1e-320", "1e308", "1e309", "214748364
 JSON_SYNTAX = ["{", "}", "[", "]", ":", ",", '"', "\\u0000", "\\ud800", "\\n"]  # JSON's escapes, as text
 
 
+# --- steering answers: serve.json, a metrics page, an analysis answer and a metrics stream.
+def steering_seeds():
+    write("steering_answers", "serve.json", dumps({"format": "normfree-serve", "version": 1,
+          "host": "127.0.0.1", "port": 40213, "token": "3f9c" * 16, "pid": 4242}, 2))
+    write("steering_answers", "metrics_page.json", dumps({"records": [
+        {"type": "start", "format": "normfree-metrics", "version": 2, "mode": "remove", "max_steps": 3},
+        {"type": "step", "step": 1, "ce": 3.2, "loss": 3.3}], "next_offset": 212, "restarted": False}))
+    write("steering_answers", "analysis_answer.json", dumps({"job": 3, "state": "queued", "model": "now",
+          "data": 0, "task": "", "done": 0, "total": 0, "step": 12}))
+    stream = ("data: " + json.dumps({"type": "step", "step": 1, "ce": 3.2}) + "\n\n"
+              ": keep-alive\n\n"
+              "data: " + json.dumps({"type": "eval", "step": 1, "mean_loss": 3.1}) + "\n\n"
+              "id: 180\n\n"
+              "event: restarted\ndata: {}\n\n"
+              "data: " + json.dumps({"type": "resume", "step": 1}) + "\n\n"
+              "id: 64\n\n"
+              "data: {\"type\": \"step\"")
+    write("steering_answers", "stream.txt", stream)
+
+
 def strings_of(value, out):
     if isinstance(value, dict):
         for k, v in value.items():
@@ -367,7 +387,8 @@ def dict_char(byte):
 if __name__ == "__main__":
     shutil.rmtree(CORPUS, ignore_errors=True)
     for make in (safetensors_seeds, model_config_seeds, schedule_seeds, run_config_seeds, bpe_seeds, hf_seeds,
-                 token_file_seeds, metrics_seeds, analysis_seeds, ioi_seeds, checkpoint_seeds):
+                 token_file_seeds, metrics_seeds, analysis_seeds, ioi_seeds, checkpoint_seeds,
+                 steering_seeds):
         make()
     write_dicts()
     for target in sorted(os.listdir(CORPUS)):

@@ -1,0 +1,27 @@
+// Where a run is served: the address a trainer serves on (--serve), and the address a client reaches a
+// served run at (its serve.json). Plain C++, without cpp-httplib.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace nf {
+
+struct ServeOptions {
+  std::string host = "127.0.0.1";
+  int port = 0;              // 0: a free port, chosen by the system
+  bool allowRemote = false;  // a host other than loopback needs this (and gets a warning)
+};
+
+// "PORT" or "HOST:PORT" (port 0–65535). std::invalid_argument naming the text otherwise.
+ServeOptions parseServeAddress(const std::string& text);
+
+struct ServeAddress {
+  std::string host = "127.0.0.1";
+  int port = 0;
+  std::string token;
+  std::string text() const;  // "host:port"
+};
+// serve.json's content; FileError naming `source` when it is not a run's.
+ServeAddress serveAddressFromJson(const nlohmann::json& j, const std::string& source);
+
+}  // namespace nf

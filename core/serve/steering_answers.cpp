@@ -1,6 +1,7 @@
 #include "serve/steering_answers.h"
 
 #include <charconv>
+#include <cstdint>
 #include <stdexcept>
 
 namespace nf {
@@ -8,15 +9,20 @@ namespace nf {
 using json = nlohmann::json;
 
 MetricsPage metricsPageFromJson(const json& j) {
+  // Each type checked before it is read: nlohmann::json converts a number like 4e26 to an integer by a
+  // plain cast, which is undefined (fuzz_steering_answers found it in "next_offset").
+  if (!j.is_object() || !j.contains("records") || !j["records"].is_array())
+    throw std::invalid_argument("metrics malformed: no \"records\" list");
+  if (!j.contains("next_offset") || !j["next_offset"].is_number_integer() ||
+      (j["next_offset"].is_number_unsigned() && j["next_offset"].get<uint64_t>() > INT64_MAX) ||
+      j["next_offset"].get<int64_t>() < 0)
+    throw std::invalid_argument("metrics malformed: \"next_offset\" is no byte offset");
+  if (j.contains("restarted") && !j["restarted"].is_boolean())
+    throw std::invalid_argument("metrics malformed: \"restarted\" is not true or false");
   MetricsPage page;
-  try {
-    page.records = j.at("records").get<std::vector<json>>();
-    page.nextOffset = j.at("next_offset").get<int64_t>();
-    page.restarted = j.value("restarted", false);
-  } catch (const json::exception& e) {
-    throw std::invalid_argument(std::string("metrics malformed: ") + e.what());
-  }
-  if (page.nextOffset < 0) throw std::invalid_argument("metrics malformed: a negative next_offset");
+  page.records = j["records"].get<std::vector<json>>();
+  page.nextOffset = j["next_offset"].get<int64_t>();
+  page.restarted = j.value("restarted", false);
   return page;
 }
 

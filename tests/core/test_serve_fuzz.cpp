@@ -134,6 +134,23 @@ std::string request(const std::string& method, const std::string& target, const 
   return r + "\r\n" + body;
 }
 
+// The same request with its body in chunks (Transfer-Encoding: chunked) of random sizes, the chunk sizes
+// sometimes mutated; every chunked body is refused unread (401 without the token, 411 with it).
+std::string chunkedRequest(const std::string& method, const std::string& target, const std::string& token,
+                           const std::string& body, std::mt19937_64& random) {
+  std::string r = method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+  if (!token.empty()) r += "Authorization: Bearer " + token + "\r\n";
+  r += "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
+  for (std::size_t at = 0; at < body.size();) {
+    const std::size_t n = std::min<std::size_t>(1 + random() % 40, body.size() - at);
+    char size[32];
+    std::snprintf(size, sizeof size, "%zx", random() % 8 == 0 ? n * (1 + random() % 1000) : n);
+    r += std::string(size) + "\r\n" + body.substr(at, n) + "\r\n";
+    at += n;
+  }
+  return r + (random() % 4 ? "0\r\n\r\n" : "");
+}
+
 // Bodies and values a mutation draws from: valid requests of every kind, and the values that break
 // parsers (huge, negative, fractional, of another type, deeply nested).
 const std::vector<std::string> kBodies = {
@@ -251,10 +268,18 @@ TEST_CASE(over_100000_random_and_mutated_requests_neither_crash_the_endpoint_nor
         authorized ? kHarmless[random() % kHarmless.size()] : kTargets[random() % kTargets.size()];
     const std::string valid = request(random() % 2 ? "GET" : "POST", target, authorized ? token : wrong,
                                       kBodies[random() % kBodies.size()]);
-    std::string bytes =
-        i % 5 == 0 ? std::string(random() % 300, static_cast<char>(random())) : mutate(valid, random);
+    std::string bytes = i % 5 == 0   ? std::string(random() % 300, static_cast<char>(random()))
+                        : i % 5 == 1 ? chunkedRequest("POST", target, authorized ? token : wrong,
+                                                      kBodies[random() % kBodies.size()], random)
+                                     : mutate(valid, random);
     for (std::size_t k = 0; i % 5 == 0 && k < bytes.size(); ++k) bytes[k] = static_cast<char>(random());
-    ++statuses[connection.exchange(bytes, /*endOfRequest=*/true)];
+    const int status = connection.exchange(bytes, /*endOfRequest=*/true);
+    // A chunked body is refused unread and the connection closed; the body's bytes still in flight may make
+    // that close a reset that overtakes the answer (0: none read).
+    if (i % 5 == 1)
+      REQUIRE_MSG(status == 0 || status == (authorized ? 411 : 401),
+                  "a chunked body answered " << status << ": " << printable(bytes.substr(0, 200)));
+    ++statuses[status];
   }
   // 2. Well-framed requests over kept-alive connections: without the right token anything goes and must be
   //    refused (401); with it, mutated queries and edit bodies (never stop, pause, continue, checkpoint or

@@ -1,5 +1,10 @@
 #include "serve/serve_address.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <filesystem>
 #include <stdexcept>
 
 #include "io/atomic_file.h"
@@ -46,6 +51,30 @@ ServeAddress serveAddressFromJson(const json& j, const std::string& source) {
   address.port = static_cast<int>(port);
   address.token = j["token"].get<std::string>();
   return address;
+}
+
+void deepenListenQueue(int port) {
+  std::error_code ignored;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd", ignored)) {
+    int fd = -1;
+    try {
+      fd = std::stoi(entry.path().filename().string());
+    } catch (const std::exception&) {
+      continue;
+    }
+    int listening = 0;
+    socklen_t size = sizeof(listening);
+    sockaddr_storage address{};
+    socklen_t addressSize = sizeof(address);
+    if (::getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &size) != 0 || !listening ||
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &addressSize) != 0)
+      continue;
+    const int boundPort =
+        address.ss_family == AF_INET    ? ntohs(reinterpret_cast<const sockaddr_in&>(address).sin_port)
+        : address.ss_family == AF_INET6 ? ntohs(reinterpret_cast<const sockaddr_in6&>(address).sin6_port)
+                                        : -1;
+    if (boundPort == port) ::listen(fd, SOMAXCONN);
+  }
 }
 
 }  // namespace nf

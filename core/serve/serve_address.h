@@ -24,4 +24,10 @@ struct ServeAddress {
 // serve.json's content; FileError naming `source` when it is not a run's.
 ServeAddress serveAddressFromJson(const nlohmann::json& j, const std::string& source);
 
+// Debian's cpp-httplib (0.11) listens with a backlog of 5 and has no setting for it; with TCP_DEFER_ACCEPT
+// the connections that send nothing wait in that queue, and a few would keep every client out. So the
+// listening socket bound to `port` (found among this process's descriptors: httplib does not give it out)
+// listens again with the system's largest backlog (listen() on a listening socket only changes that).
+void deepenListenQueue(int port);
+
 }  // namespace nf

@@ -23,7 +23,7 @@ void keepSourceModel(const std::string& runDir, const std::string& modelFolder, 
   writeFileAtomic(kept + "/config.json", readTextFile(modelFolder + "/config.json"));
   copyTokenizerFiles(modelFolder, kept);
   nlohmann::json record = formatHeader(kSourceFormat);
-  record["model"] = modelFolder;
+  record["model"] = fs::absolute(modelFolder).lexically_normal().string();  // a resume may start elsewhere
   if (weights) record["weights_fingerprint"] = weightsFingerprint(modelFolder);
   writeFileAtomic(recordPath(runDir), record.dump(2) + "\n");
 }

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cstdint>
 #include <stdexcept>
+#include <string_view>
 
 namespace nf {
 

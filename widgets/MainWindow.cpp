@@ -21,6 +21,7 @@
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScreen>
 #include <QSettings>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -49,6 +50,7 @@
 #include "data/default_datasets.h"
 #include "data/token_file.h"
 #include "io/atomic_file.h"
+#include "logic/WindowPlacement.h"
 #include "model/model_folder.h"
 #include "run/metrics_records.h"
 #include "run/run_directory.h"
@@ -176,7 +178,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setLanguage(settings.value("language", QLocale().name().startsWith("de") ? "de" : "en").toString());
   retranslate();
   rebuildRecentMenu();
-  if (!restoreGeometry(settings.value("mainWindow/geometry").toByteArray())) resize(1500, 950);
+  // On the screen it opens on: a first launch no larger than it, a remembered geometry (from a larger screen,
+  // or one no longer attached) brought back onto it.
+  const QRect screenArea = screen()->availableGeometry();
+  const ScreenRect available{screenArea.x(), screenArea.y(), screenArea.width(), screenArea.height()};
+  const bool restored = restoreGeometry(settings.value("mainWindow/geometry").toByteArray());
+  const QRect remembered = geometry();
+  const ScreenRect placed =
+      restored ? fitWindowRect({remembered.x(), remembered.y(), remembered.width(), remembered.height()},
+                               available)
+               : firstWindowRect(available);
+  setGeometry(placed.x, placed.y, placed.width, placed.height);
   restoreState(settings.value("mainWindow/state").toByteArray());
   m_setup->setRunFolder(QString());
   const QStringList recent = settings.value(kRecentModels).toStringList();

@@ -2,6 +2,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFileInfo>
+#include <QScreen>
 #include <QTimer>
 #include <cstdio>
 
@@ -43,6 +44,11 @@ int main(int argc, char** argv) {
                               "With --start: refresh the analyses at step <n> and take the screenshot once "
                               "they are shown."),
       "n", "0");
+  QCommandLineOption wholeScreen(
+      "whole-screen",
+      QApplication::translate("main",
+                              "With --screenshot: grab the whole screen, not the window (what a user sees, "
+                              "and whether the window fits it)."));
   QCommandLineOption exportFigures(
       "export-figures",
       QApplication::translate("main",
@@ -69,8 +75,8 @@ int main(int argc, char** argv) {
   QCommandLineOption prefix("prefix",
                             QApplication::translate("main", "The file-name prefix of --screenshot-panes."),
                             "prefix", "workbench");
-  parser.addOptions(
-      {start, screenshot, screenshotStep, exportFigures, connectTo, size, language, screenshotPanes, prefix});
+  parser.addOptions({start, screenshot, screenshotStep, wholeScreen, exportFigures, connectTo, size, language,
+                     screenshotPanes, prefix});
   parser.process(app);
 
   MainWindow window;
@@ -107,9 +113,11 @@ int main(int argc, char** argv) {
   if (parser.isSet(screenshot)) {
     const QString file = parser.value(screenshot), figures = parser.value(exportFigures);
     const int step = parser.value(screenshotStep).toInt();
-    auto grab = [&window, file, figures] {
+    const bool screenOnly = parser.isSet(wholeScreen);
+    auto grab = [&window, file, figures, screenOnly] {
       if (!figures.isEmpty()) window.exportAllFigures(figures);
-      QApplication::exit(window.grab().save(file) ? 0 : 1);
+      const QPixmap image = screenOnly ? window.screen()->grabWindow(0) : window.grab();
+      QApplication::exit(image.save(file) ? 0 : 1);
     };
     if (step <= 0) {
       QTimer::singleShot(1500, &window, grab);

@@ -372,7 +372,7 @@ void MainWindow::showGuide() {
   box.setText(tr(
       "<ol><li>The bundled tiny GPT-2 is open, with the <b>tiny</b> removal preset on the timeline "
       "(bottom).</li>"
-      "<li>Press <b>Start</b>. The first start makes the fine-tuning data (about a minute), then training "
+      "<li>Press <b>Start</b>. The first start makes the fine-tuning data (a few seconds), then training "
       "runs; "
       "the loss plot fills and a dashed line marks each removal.</li>"
       "<li>If the loss has not recovered when the next removal comes, <b>drag</b> the next events to the "

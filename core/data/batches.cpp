@@ -16,21 +16,6 @@ void fillWindow(const TokenFile& file, int64_t begin, int64_t context, int64_t v
   std::copy(window.begin() + 1, window.end(), targets);
 }
 
-// The positions of `marker` that have a whole window of `window` tokens from them, in one pass over the file.
-std::vector<int64_t> markerPositions(const TokenFile& file, int32_t marker, int64_t window,
-                                     int64_t vocabLimit) {
-  std::vector<int64_t> positions;
-  const int64_t last = file.size() - window;  // the last start with a whole window
-  std::vector<int32_t> block(int64_t{1} << 20);
-  for (int64_t begin = 0; begin <= last; begin += static_cast<int64_t>(block.size())) {
-    const int64_t n = std::min<int64_t>(static_cast<int64_t>(block.size()), last + 1 - begin);
-    file.read(begin, n, block.data(), vocabLimit);
-    for (int64_t i = 0; i < n; ++i)
-      if (block[i] == marker) positions.push_back(begin + i);
-  }
-  return positions;
-}
-
 }  // namespace
 
 BatchSampler::BatchSampler(TokenFile file, int64_t batchSize, int64_t context, uint64_t seed,
@@ -53,8 +38,11 @@ BatchSampler::BatchSampler(TokenFile file, int64_t batchSize, int64_t context, u
   if (!(documents.share >= 0 && documents.share <= 1))
     throw std::invalid_argument("the share of windows that start at a document must be within [0, 1]");
   if (documents.share > 0) {
-    m_documentStarts =
-        markerPositions(m_file, static_cast<int32_t>(documents.marker), context + 1, vocabLimit);
+    m_file.forEachOccurrence(static_cast<int32_t>(documents.marker), context + 1, vocabLimit,
+                             [&](int64_t at) {
+                               m_documentStarts.push_back(at);
+                               return true;
+                             });
     if (m_documentStarts.empty())
       throw FileError(m_file.path(), "has no end-of-text token (id " + std::to_string(documents.marker) +
                                          ") with a window of " + std::to_string(context + 1) +

@@ -129,6 +129,19 @@ std::vector<bool> TokenFile::occurringTokens(int64_t vocabLimit, const ProgressF
   return seen;
 }
 
+void TokenFile::forEachOccurrence(int32_t token, int64_t window, int64_t vocabLimit,
+                                  const std::function<bool(int64_t)>& visit) const {
+  const int64_t last = m_size - window;  // the last start with a whole window
+  constexpr int64_t kBlock = 1 << 20;
+  std::vector<int32_t> block(static_cast<std::size_t>(std::min(kBlock, std::max<int64_t>(0, last + 1))));
+  for (int64_t begin = 0; begin <= last; begin += kBlock) {
+    const int64_t count = std::min(kBlock, last + 1 - begin);
+    read(begin, count, block.data(), vocabLimit);
+    for (int64_t i = 0; i < count; ++i)
+      if (block[i] == token && !visit(begin + i)) return;
+  }
+}
+
 namespace {
 // The folder a file goes into, created first so "--out new/dir/train.bin" just works.
 const std::string& withParentFolder(const std::string& path) {

@@ -3,6 +3,7 @@
 // counts; a file without one (as nanoGPT's own prepare.py leaves it) is read as uint16. Torch-free.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,6 +47,10 @@ class TokenFile {
 
   // One pass over the whole file: which token ids occur (ids >= vocabLimit are an error).
   std::vector<bool> occurringTokens(int64_t vocabLimit, const ProgressFn& progress = {}) const;
+  // One pass from the start: visit(position) for each occurrence of `token` with `window` tokens from it
+  // (itself included), in order, until visit returns false (ids >= vocabLimit are an error).
+  void forEachOccurrence(int32_t token, int64_t window, int64_t vocabLimit,
+                         const std::function<bool(int64_t)>& visit) const;
 
  private:
   std::string m_path;

@@ -17,13 +17,14 @@ TokenSequences documentSequences(const TokenFile& file, int64_t count, int64_t l
   s.length = length;
   std::vector<int32_t> window(static_cast<size_t>(length));
   constexpr auto kAnyId = std::numeric_limits<int64_t>::max();  // the model checks ids against its vocabulary
-  for (int64_t at = 0; s.count < count && at + length <= file.size(); ++at) {
-    if (static_cast<int32_t>(file.at(at)) != marker) continue;
+  int64_t free = 0;  // where the next sequence may start without overlapping the last
+  file.forEachOccurrence(marker, length, kAnyId, [&](int64_t at) {
+    if (at < free) return true;
     file.read(at, length, window.data(), kAnyId);
     s.tokens.insert(s.tokens.end(), window.begin(), window.end());
-    ++s.count;
-    at += length - 1;
-  }
+    free = at + length;
+    return ++s.count < count;
+  });
   if (s.count == 0)
     throw FileError(file.path(), "has no end-of-text token (id " + std::to_string(marker) + ") with " +
                                      std::to_string(length) +

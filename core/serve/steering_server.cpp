@@ -12,7 +12,6 @@
 #include <condition_variable>
 #include <deque>
 #include <filesystem>
-#include <fstream>
 #include <initializer_list>
 #include <map>
 #include <mutex>
@@ -31,6 +30,7 @@
 #include "serve/analysis_queue.h"
 #include "train/trainer.h"
 #include "util/progress.h"
+#include "util/random.h"
 
 namespace nf {
 namespace {
@@ -48,18 +48,6 @@ constexpr int64_t kMaxPageBytes = 1 << 20;       // of metrics.jsonl per answer 
 constexpr int kMaxStreams = 8;                   // metrics streams open at once (each holds a thread)
 constexpr std::size_t kMaxQueuedAnalyses = 16;   // waiting or computing
 constexpr std::size_t kRememberedAnalyses = 64;  // finished ones kept for their clients to fetch
-
-// 256 random bits from the kernel, as hex.
-std::string randomToken() {
-  unsigned char bytes[32];
-  std::ifstream random("/dev/urandom", std::ios::binary);
-  if (!random.read(reinterpret_cast<char*>(bytes), sizeof bytes))
-    throw std::runtime_error("cannot read /dev/urandom for the run's token");
-  static const char* const hex = "0123456789abcdef";
-  std::string token;
-  for (unsigned char b : bytes) token += hex[b >> 4], token += hex[b & 15];
-  return token;
-}
 
 // Equal strings, in a time that does not depend on where they differ (the standard library has no such
 // comparison, and a token compared with == leaks its prefix through timing).
@@ -530,7 +518,7 @@ SteeringServer::SteeringServer(const ServeOptions& options) : m(std::make_unique
                                 "' exposes the run beyond this machine: reach it through an SSH tunnel to "
                                 "127.0.0.1, or allow it explicitly (--serve-remote)");
   m->host = options.host;
-  m->token = randomToken();
+  m->token = kernelRandomHex(32, "the run's token");  // 256 bits
   // The routes and the server's settings before the bind: TCP_NODELAY is set on the listening socket and
   // inherited by every connection (without it each answer waited for Nagle's delayed ACK). No request is
   // served, so none reaches a trainer, before serve().

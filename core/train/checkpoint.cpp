@@ -11,10 +11,7 @@
 #include <csignal>
 #include <exception>
 #include <filesystem>
-#include <iomanip>
 #include <limits>
-#include <random>
-#include <sstream>
 
 #include "io/atomic_file.h"
 #include "io/file_format.h"
@@ -22,6 +19,7 @@
 #include "model/model_folder.h"
 #include "run/run_directory.h"
 #include "util/bytes.h"
+#include "util/random.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -133,15 +131,6 @@ void saveOptimizerState(torch::optim::Optimizer& optimizer, const std::string& p
   file.commit();
 }
 
-// 128 random bits, in hex.
-std::string newCheckpointId() {
-  std::random_device device;
-  std::ostringstream id;
-  id << std::hex << std::setfill('0');
-  for (int i = 0; i < 4; ++i) id << std::setw(8) << device();
-  return id.str();
-}
-
 int64_t folderBytes(const std::string& folder) {
   int64_t bytes = 0;
   std::error_code error;
@@ -196,7 +185,7 @@ WrittenCheckpoint writeCheckpoint(const std::string& runDir, CausalLMImpl& model
       fs::create_directories(tmp);
     });
     TrainingState stamped = state;
-    stamped.id = newCheckpointId();
+    stamped.id = kernelRandomHex(16, "a checkpoint's id");  // 128 bits
     SaveOptions save;
     save.checkpointId = stamped.id;
     saveModel(model, tmp, save);

@@ -1,9 +1,14 @@
 // A small, portable random generator whose whole state is four integers, so it can be written into a
 // checkpoint and restored exactly. std::mt19937 + std::uniform_int_distribution would give different
-// numbers on different standard libraries; this gives the same numbers everywhere.
+// numbers on different standard libraries; this gives the same numbers everywhere. And, for what no one may
+// guess or repeat (a served run's token, a checkpoint's id), bytes from the kernel.
 #pragma once
 #include <array>
 #include <cstdint>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace nf {
 
@@ -63,5 +68,17 @@ class Random {
   static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
   State m_state{};
 };
+
+// `bytes` random bytes from the kernel (/dev/urandom), in hex; `what` names their use in the error.
+inline std::string kernelRandomHex(std::size_t bytes, const std::string& what) {
+  std::vector<unsigned char> random(bytes);
+  std::ifstream device("/dev/urandom", std::ios::binary);
+  if (!device.read(reinterpret_cast<char*>(random.data()), static_cast<std::streamsize>(bytes)))
+    throw std::runtime_error("cannot read /dev/urandom for " + what);
+  static const char* const hex = "0123456789abcdef";
+  std::string text;
+  for (unsigned char b : random) text += hex[b >> 4], text += hex[b & 15];
+  return text;
+}
 
 }  // namespace nf

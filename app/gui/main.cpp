@@ -6,15 +6,15 @@
 #include <QTimer>
 #include <cstdio>
 
-#include "AnalysisPane.h"
-#include "HeadsPane.h"
-#include "MainWindow.h"
-#include "RunSession.h"
+#include "analysis/AnalysisPane.h"
+#include "analysis/HeadsPane.h"
+#include "run/RunSession.h"
 #include "run/run_directory.h"
 #include "screenshot_tour.h"
 #include "serve/steering_client.h"
 #include "util/allocator.h"
 #include "util/blas_threads.h"
+#include "window/MainWindow.h"
 
 int main(int argc, char** argv) {
   nf::keepFreedMemoryForReuse();  // before any thread starts

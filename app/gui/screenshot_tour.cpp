@@ -5,10 +5,10 @@
 #include <QTimer>
 #include <cstdio>
 
-#include "AnalysisPane.h"
-#include "HeadsPane.h"
-#include "MainWindow.h"
-#include "ModelInfoView.h"
+#include "analysis/AnalysisPane.h"
+#include "analysis/HeadsPane.h"
+#include "views/ModelInfoView.h"
+#include "window/MainWindow.h"
 
 namespace {
 constexpr int kPollMs = 200;

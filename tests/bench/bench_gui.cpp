@@ -17,12 +17,12 @@
 #include <cstdio>
 #include <vector>
 
-#include "AnalysisPane.h"
-#include "MainWindow.h"
-#include "RunSession.h"
+#include "analysis/AnalysisPane.h"
 #include "data/default_datasets.h"
+#include "run/RunSession.h"
 #include "run/run_directory.h"
 #include "serve/steering_client.h"
+#include "window/MainWindow.h"
 
 namespace {
 struct Gaps {

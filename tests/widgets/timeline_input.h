@@ -4,7 +4,7 @@
 #include <QPoint>
 #include <QtTest>
 
-#include "TimelineWidget.h"
+#include "timeline/TimelineWidget.h"
 
 namespace fixtures {
 

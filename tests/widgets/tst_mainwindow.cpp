@@ -14,10 +14,10 @@
 #include <QtTest>
 #include <nlohmann/json.hpp>
 
-#include "MainWindow.h"
-#include "ModelInfoView.h"
-#include "RunSetupView.h"
+#include "views/ModelInfoView.h"
+#include "views/RunSetupView.h"
 #include "widget_fixtures.h"
+#include "window/MainWindow.h"
 
 class TestMainWindow : public QObject {
   Q_OBJECT

@@ -11,8 +11,8 @@
 #include <QtTest>
 #include <functional>
 
-#include "TimelineWidget.h"
 #include "logic/ScheduleEditor.h"
+#include "timeline/TimelineWidget.h"
 #include "timeline_input.h"
 #include "widget_fixtures.h"
 

@@ -15,16 +15,16 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "AnalysisRunner.h"
-#include "HeadsPane.h"
-#include "MainWindow.h"
-#include "NormsPane.h"
-#include "Plots.h"
-#include "QCustomPlotInclude.h"
-#include "RunSession.h"
-#include "RunSetupView.h"
-#include "TrainingView.h"
+#include "analysis/AnalysisRunner.h"
+#include "analysis/HeadsPane.h"
+#include "analysis/NormsPane.h"
+#include "run/RunSession.h"
+#include "views/Plots.h"
+#include "views/QCustomPlotInclude.h"
+#include "views/RunSetupView.h"
+#include "views/TrainingView.h"
 #include "widget_fixtures.h"
+#include "window/MainWindow.h"
 
 namespace {
 // The (source, translation) pairs of a .ts file's finished messages (numerus forms: the first).

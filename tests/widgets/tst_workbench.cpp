@@ -15,22 +15,22 @@
 #include <QtTest>
 #include <fstream>
 
-#include "AnalysisRunner.h"
-#include "HeadsPane.h"
-#include "MainWindow.h"
-#include "PatchingPane.h"
-#include "Plots.h"
-#include "QCustomPlotInclude.h"
-#include "RunSession.h"
-#include "RunSetupView.h"
-#include "TimelineWidget.h"
-#include "TrainingView.h"
+#include "analysis/AnalysisRunner.h"
+#include "analysis/HeadsPane.h"
+#include "analysis/PatchingPane.h"
 #include "io/atomic_file.h"
 #include "model/model_folder.h"
+#include "run/RunSession.h"
 #include "run/run_directory.h"
 #include "serve/steering_client.h"
+#include "timeline/TimelineWidget.h"
 #include "timeline_input.h"
+#include "views/Plots.h"
+#include "views/QCustomPlotInclude.h"
+#include "views/RunSetupView.h"
+#include "views/TrainingView.h"
 #include "widget_fixtures.h"
+#include "window/MainWindow.h"
 
 class TestWorkbench : public QObject {
   Q_OBJECT

@@ -1,10 +1,10 @@
-#include "NormsPane.h"
+#include "analysis/NormsPane.h"
 
 #include <QPointer>
 #include <QVBoxLayout>
 
-#include "Plots.h"
-#include "QCustomPlotInclude.h"
+#include "views/Plots.h"
+#include "views/QCustomPlotInclude.h"
 
 namespace {
 const QColor kPos0(0xd62728), kRest(0x1f77b4);

@@ -6,7 +6,7 @@
 #pragma once
 #include <QPoint>
 
-#include "AnalysisPane.h"
+#include "analysis/AnalysisPane.h"
 #include "analysis/attention_sinks.h"
 #include "analysis/logit_attribution.h"
 #include "run/snapshot.h"

@@ -1,4 +1,4 @@
-#include "EditRefusalText.h"
+#include "timeline/EditRefusalText.h"
 
 namespace {
 

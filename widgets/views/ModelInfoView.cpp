@@ -1,4 +1,4 @@
-#include "ModelInfoView.h"
+#include "views/ModelInfoView.h"
 
 #include <QEvent>
 #include <QHeaderView>

@@ -2,7 +2,7 @@
 // model, their loss, entropy and expected calibration error, and greedy and sampled continuations of the
 // same prompts side by side.
 #pragma once
-#include "AnalysisPane.h"
+#include "analysis/AnalysisPane.h"
 #include "analysis/behaviour.h"
 
 class QLabel;

@@ -1,4 +1,4 @@
-#include "AnalysisPane.h"
+#include "analysis/AnalysisPane.h"
 
 #include <QEvent>
 #include <QHBoxLayout>

@@ -2,7 +2,7 @@
 // the top-k by CN score labelled, the change of loss and entropy when each is mean-ablated, and the
 // singular value spectrum of W_U with the top neurons' |cosine| to each singular direction.
 #pragma once
-#include "AnalysisPane.h"
+#include "analysis/AnalysisPane.h"
 #include "analysis/confidence_neurons.h"
 
 class NeuronsPane : public AnalysisPane {

@@ -1,4 +1,4 @@
-#include "RunSession.h"
+#include "run/RunSession.h"
 
 #include <QCoreApplication>
 #include <QDir>

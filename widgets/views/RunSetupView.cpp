@@ -1,4 +1,4 @@
-#include "RunSetupView.h"
+#include "views/RunSetupView.h"
 
 #include <QComboBox>
 #include <QEvent>

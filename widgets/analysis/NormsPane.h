@@ -1,7 +1,7 @@
 // Residual stream norms per layer (resid_pre of every block, then the input of ln_f), position 0 against
 // the rest, means with 10th–90th percentile bands, and the same for the starting model as dashed lines.
 #pragma once
-#include "AnalysisPane.h"
+#include "analysis/AnalysisPane.h"
 #include "analysis/residual_norms.h"
 
 class NormsPane : public AnalysisPane {

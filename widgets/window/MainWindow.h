@@ -9,8 +9,8 @@
 #include <memory>
 #include <string>
 
-#include "AnalysisRunner.h"
-#include "RunSession.h"
+#include "analysis/AnalysisRunner.h"
+#include "run/RunSession.h"
 #include "serve/steering_client.h"
 
 class AnalysisPane;

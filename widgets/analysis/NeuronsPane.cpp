@@ -1,4 +1,4 @@
-#include "NeuronsPane.h"
+#include "analysis/NeuronsPane.h"
 
 #include <QPointer>
 #include <QSplitter>
@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "Plots.h"
-#include "QCustomPlotInclude.h"
+#include "views/Plots.h"
+#include "views/QCustomPlotInclude.h"
 
 namespace {
 constexpr int kTopK = 10, kCosineCurves = 3;

@@ -1,4 +1,4 @@
-#include "PatchingPane.h"
+#include "analysis/PatchingPane.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -8,8 +8,8 @@
 #include <QVBoxLayout>
 #include <cmath>
 
-#include "Plots.h"
-#include "QCustomPlotInclude.h"
+#include "views/Plots.h"
+#include "views/QCustomPlotInclude.h"
 
 namespace {
 // Rows and columns labelled by name ("2 name1", "10 S2", "14 end", "L3"); of plain position numbers only

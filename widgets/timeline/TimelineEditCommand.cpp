@@ -1,7 +1,7 @@
-#include "TimelineEditCommand.h"
+#include "timeline/TimelineEditCommand.h"
 
-#include "EditRefusalText.h"
-#include "TimelineWidget.h"
+#include "timeline/EditRefusalText.h"
+#include "timeline/TimelineWidget.h"
 
 TimelineEditCommand::TimelineEditCommand(TimelineWidget* w, Kind kind, std::vector<nf::ScheduleEvent> before,
                                          std::vector<nf::ScheduleEvent> after, const QString& text)

@@ -1,4 +1,4 @@
-#include "CalibrationPane.h"
+#include "analysis/CalibrationPane.h"
 
 #include <QHeaderView>
 #include <QLabel>
@@ -8,8 +8,8 @@
 #include <QVBoxLayout>
 #include <nlohmann/json.hpp>
 
-#include "Plots.h"
-#include "QCustomPlotInclude.h"
+#include "views/Plots.h"
+#include "views/QCustomPlotInclude.h"
 
 namespace {
 constexpr int64_t kPromptTokens = 16, kNewTokens = 24;

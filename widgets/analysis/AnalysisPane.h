@@ -6,7 +6,7 @@
 #include <QList>
 #include <QWidget>
 
-#include "AnalysisRunner.h"
+#include "analysis/AnalysisRunner.h"
 
 class QCustomPlot;
 class QLabel;

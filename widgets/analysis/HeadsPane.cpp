@@ -1,4 +1,4 @@
-#include "HeadsPane.h"
+#include "analysis/HeadsPane.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -10,8 +10,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "Plots.h"
-#include "QCustomPlotInclude.h"
+#include "views/Plots.h"
+#include "views/QCustomPlotInclude.h"
 
 namespace {
 constexpr int kBootstrap = 200;        // resamples for the NMAE's interval: enough for its first digits

@@ -1,4 +1,4 @@
-#include "TimelineWidget.h"
+#include "timeline/TimelineWidget.h"
 
 #include <QContextMenuEvent>
 #include <QHelpEvent>
@@ -12,8 +12,8 @@
 #include <algorithm>
 #include <optional>
 
-#include "EditRefusalText.h"
-#include "TimelineEditCommand.h"
+#include "timeline/EditRefusalText.h"
+#include "timeline/TimelineEditCommand.h"
 
 namespace {
 constexpr int kAxisHeight = TimelineGeometry::kAxisHeight, kMarkerRadius = TimelineGeometry::kMarkerRadius;

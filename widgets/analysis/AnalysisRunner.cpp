@@ -1,4 +1,4 @@
-#include "AnalysisRunner.h"
+#include "analysis/AnalysisRunner.h"
 
 #include <QMetaObject>
 #include <chrono>

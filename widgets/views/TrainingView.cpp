@@ -1,4 +1,4 @@
-#include "TrainingView.h"
+#include "views/TrainingView.h"
 
 #include <QCheckBox>
 #include <QEvent>
@@ -9,8 +9,8 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "Plots.h"
-#include "QCustomPlotInclude.h"
+#include "views/Plots.h"
+#include "views/QCustomPlotInclude.h"
 
 namespace {
 enum LossGraph { CeRaw, AuxRaw, TotalRaw, Ce, Aux, Total, FirstEval };

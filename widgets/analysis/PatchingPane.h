@@ -2,7 +2,7 @@
 // difference (error) for resid_pre by layer × position or head outputs by layer × head, normalized so the
 // corrupted run scores 0 and the clean run 1. Clicking a cell shows the prompt with its position marked.
 #pragma once
-#include "AnalysisPane.h"
+#include "analysis/AnalysisPane.h"
 #include "analysis/patching.h"
 
 class QCPColorMap;

@@ -1,4 +1,4 @@
-#include "MainWindow.h"
+#include "window/MainWindow.h"
 
 #include <QAction>
 #include <QApplication>
@@ -34,19 +34,12 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "AnalysisRunner.h"
-#include "CalibrationPane.h"
-#include "EditRefusalText.h"
-#include "HeadsPane.h"
-#include "ModelInfoView.h"
-#include "NeuronsPane.h"
-#include "NormsPane.h"
-#include "PatchingPane.h"
-#include "Plots.h"
-#include "QCustomPlotInclude.h"
-#include "RunSetupView.h"
-#include "TimelineWidget.h"
-#include "TrainingView.h"
+#include "analysis/AnalysisRunner.h"
+#include "analysis/CalibrationPane.h"
+#include "analysis/HeadsPane.h"
+#include "analysis/NeuronsPane.h"
+#include "analysis/NormsPane.h"
+#include "analysis/PatchingPane.h"
 #include "data/default_datasets.h"
 #include "data/token_file.h"
 #include "io/atomic_file.h"
@@ -54,8 +47,15 @@
 #include "model/model_folder.h"
 #include "run/metrics_records.h"
 #include "run/run_directory.h"
+#include "timeline/EditRefusalText.h"
+#include "timeline/TimelineWidget.h"
 #include "train/trainer.h"
 #include "util/bytes.h"
+#include "views/ModelInfoView.h"
+#include "views/Plots.h"
+#include "views/QCustomPlotInclude.h"
+#include "views/RunSetupView.h"
+#include "views/TrainingView.h"
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setWindowIcon(QIcon(":/normfree.svg"));

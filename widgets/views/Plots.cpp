@@ -1,4 +1,4 @@
-#include "Plots.h"
+#include "views/Plots.h"
 
 #include <QFileDialog>
 #include <QFileInfo>
@@ -12,7 +12,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "QCustomPlotInclude.h"
+#include "views/QCustomPlotInclude.h"
 
 namespace {
 constexpr int kExportWidth = 900, kExportHeight = 560;

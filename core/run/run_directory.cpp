@@ -80,6 +80,11 @@ std::string newestCompleteCheckpoint(const std::string& dir) {
 
 }  // namespace
 
+std::string currentModelPath(const std::string& dir) {
+  const std::string final = finalModelPath(dir);
+  return fs::exists(final + "/config.json") ? final : latestCheckpoint(dir);
+}
+
 std::string latestCheckpoint(const std::string& dir) {
   const std::string pointer = latestPointerPath(dir);
   if (fs::exists(pointer)) {

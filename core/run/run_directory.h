@@ -34,6 +34,8 @@ std::string checkpointPath(const std::string& dir, int64_t step);
 // folder that is gone — the newest step folder holding its state.json; "" if there is none. A pointer
 // naming anything but a step folder of this run (a path to another run's checkpoint) is a FileError.
 std::string latestCheckpoint(const std::string& dir);
+// The run's model as it is now: its final model once written, else its newest checkpoint; "" if neither.
+std::string currentModelPath(const std::string& dir);
 // checkpoints/latest, the pointer to the newest complete checkpoint (written after the folder is complete).
 std::string latestPointerPath(const std::string& dir);
 // Whether a name in checkpoints/ is a complete checkpoint, or what a killed writer left behind.

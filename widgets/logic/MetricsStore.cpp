@@ -1,6 +1,7 @@
 // Parses metrics.jsonl records into the training view's series (see MetricsStore.h).
 #include "logic/MetricsStore.h"
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -111,4 +112,15 @@ double MetricsStore::recentTokensPerSecond(size_t window) const {
   double sum = 0;
   for (size_t i = t.size() - n; i < t.size(); ++i) sum += t[i];
   return sum / static_cast<double>(n);
+}
+
+std::map<std::string, double> MetricsStore::frozenScales() const {
+  std::map<std::string, double> frozen;
+  for (const auto& [site, points] : scales)
+    for (auto it = points.rbegin(); it != points.rend(); ++it)
+      if (!std::isnan(it->frozen)) {
+        frozen[site] = it->frozen;
+        break;
+      }
+  return frozen;
 }

@@ -48,6 +48,8 @@ struct MetricsStore {
   // before (a stretch trained again now) are dropped, and generation is bumped so that plots rebuild.
   void rewindTo(int64_t stepsDone);
   int64_t lastStep() const { return steps.step.empty() ? 0 : static_cast<int64_t>(steps.step.back()); }
+  // Each site made fake so far, with its frozen scale (the newest), by site name.
+  std::map<std::string, double> frozenScales() const;
   // Mean throughput (tokens per second) over the last `window` steps (0 when unknown).
   double recentTokensPerSecond(size_t window = 20) const;
 };

@@ -38,6 +38,56 @@ int64_t RunSession::stepsDone() const {
   return m_remote ? std::max(m_remoteStepsDone, m_metrics.lastStep()) : m_metrics.lastStep();
 }
 
+std::optional<WindowEvent> RunSession::phaseEvent() const {
+  switch (m_state) {
+    case State::Idle:
+      return std::nullopt;
+    case State::Preparing:
+      return WindowEvent::Preparing;
+    case State::Running:
+      return WindowEvent::Running;
+    case State::Pausing:
+      return WindowEvent::Pausing;
+    case State::Paused:
+      return WindowEvent::Paused;
+    case State::Stopping:
+      return WindowEvent::Stopping;
+    case State::Stopped:
+      return WindowEvent::Stopped;
+    case State::Finished:
+      return WindowEvent::Finished;
+    case State::Failed:
+      return WindowEvent::Failed;
+    case State::Following:
+      break;
+  }
+  const std::string& status = m_metrics.lastStatus;
+  return status == nf::record::kFinish  ? WindowEvent::Finished
+         : status == nf::record::kStop  ? WindowEvent::Stopped
+         : status == nf::record::kPause ? WindowEvent::Paused
+                                        : WindowEvent::Running;
+}
+
+void RunSession::letGo() {
+  forgetRemote();
+  endOtherWorkers();
+  m_trainer.reset();
+  m_queue.reset();
+  m_live.reset();
+  m_follower.reset();
+  m_stopAfterPause = false;
+}
+
+void RunSession::close() {
+  if (busy()) return;
+  letGo();
+  m_runDir.clear();
+  m_config = {};
+  m_metrics.clear();
+  Q_EMIT metricsChanged();
+  setState(State::Idle);
+}
+
 void RunSession::setState(State state) {
   if (state == m_state) return;
   m_state = state;
@@ -65,16 +115,13 @@ void RunSession::adoptTrainer(std::shared_ptr<nf::Trainer> trainer, int layers) 
 void RunSession::start(const nf::RunConfig& config, const QString& runDir, int layers,
                        std::function<void(nf::RunConfig&, const nf::ProgressFn&)> prepare, int workers) {
   if (busy() || !checkWorkerProgram(workers)) return;
-  forgetRemote();
-  endOtherWorkers();
+  letGo();  // the previous run's schedule is no longer edited from here
   m_workers = workers;
   m_runDir = runDir;
   m_config = config;
-  m_trainer.reset();
-  m_queue.reset();
-  m_live.reset();  // the previous run's schedule is no longer edited from here
-  m_stopAfterPause = false;
   m_cancelPreparation = false;
+  m_metrics.clear();  // a new run: nothing of the last one stays on the plots while this one is made
+  Q_EMIT metricsChanged();
   setState(State::Preparing);
   runOnWorker([this, config, runDir, layers, prepare, workers] {
     try {
@@ -220,14 +267,9 @@ void RunSession::continueRun() {
 
 void RunSession::resume(const QString& runDir, int layers, int workers) {
   if (busy() || !checkWorkerProgram(workers)) return;
-  forgetRemote();
-  endOtherWorkers();
+  letGo();
   m_workers = workers;
   m_runDir = runDir;
-  m_stopAfterPause = false;
-  m_trainer.reset();
-  m_queue.reset();
-  m_live.reset();
   setState(State::Preparing);
   runOnWorker([this, runDir, layers, workers] {
     try {
@@ -256,11 +298,8 @@ bool RunSession::follow(const QString& runDir) {
   // A log from a newer build is refused at its start record (FileError), not misread.
   if (!lines.empty())
     nf::checkMetricsRecord(nlohmann::json::parse(lines.front(), nullptr, false), nf::run::metricsPath(dir));
-  forgetRemote();
+  letGo();
   m_runDir = runDir;
-  m_trainer.reset();
-  m_queue.reset();
-  m_live.reset();
   m_follower = std::move(follower);
   m_metrics.clear();
   for (const std::string& line : lines) m_metrics.ingest(line);
@@ -294,15 +333,11 @@ void RunSession::drain() {
 
 void RunSession::connectTo(const nf::ServeAddress& address) {
   if (busy()) return;
-  forgetRemote();
-  endOtherWorkers();
-  m_trainer.reset();
-  m_queue.reset();
-  m_live.reset();
-  m_follower.reset();
+  letGo();
   m_remoteAddress = QString::fromStdString(address.text());
   m_runDir.clear();
-  m_stopAfterPause = false;
+  m_metrics.clear();
+  Q_EMIT metricsChanged();
   setState(State::Preparing);
   runOnWorker([this, address] {
     try {
@@ -355,12 +390,6 @@ void RunSession::continueRemoteAfterEdits() {
     return;
   }
   m_remote->request(RemoteRun::Control::Continue);
-}
-
-void RunSession::disconnectRemote() {
-  if (m_remoteAddress.isEmpty()) return;
-  forgetRemote();
-  setState(State::Idle);
 }
 
 void RunSession::adoptRemote(const nf::ServeAddress& address, const nf::Schedule& schedule, int layers,

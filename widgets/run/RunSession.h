@@ -22,6 +22,7 @@
 #include "logic/MetricsStore.h"
 #include "logic/RemoteRun.h"
 #include "logic/ScheduleEditor.h"
+#include "logic/WindowState.h"
 #include "train/settings.h"
 #include "util/progress.h"
 
@@ -64,11 +65,17 @@ class RunSession : public QObject {
   // schedule edited (RemoteSchedule), pause / continue / stop sent to it; a lost connection is re-made.
   // State Preparing while the run is first asked, then the run's own state; Failed when it cannot be.
   void connectTo(const nf::ServeAddress& address);
-  void disconnectRemote();  // leaves the connected run training where it is; state Idle
+  // Lets go of the run shown, unless one trains here now: the trainer in memory (its checkpoint is on
+  // disk), the followed file, the connection (the connected run trains on where it is). No run, no
+  // metrics; state Idle.
+  void close();
   // Stops a run (writing its checkpoint) and waits for the worker; for closing the window.
   void shutdown();
 
   State state() const { return m_state; }
+  // The window's phase event for the state now (a followed run: what its own process last said); none
+  // while Idle.
+  std::optional<WindowEvent> phaseEvent() const;
   bool remote() const { return m_remote != nullptr; }
   QString remoteAddress() const { return m_remoteAddress; }  // "host:port" of the run connected to
   std::optional<nf::ServeAddress> serveAddress() const {     // and with its token, while connected
@@ -100,6 +107,7 @@ class RunSession : public QObject {
 
  private:
   void setState(State state);
+  void letGo();  // of the trainer, the followed file, the connection and the other workers
   void runOnWorker(std::function<void()> work);
   void launchRun();
   void launchUnlessStopped();

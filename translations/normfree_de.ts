@@ -4,152 +4,165 @@
 <context>
     <name>AnalysisPane</name>
     <message>
-        <location filename="../widgets/AnalysisPane.cpp" line="150"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="150"/>
         <source>%1 · %2 · %3</source>
         <translation>%1 · %2 · %3</translation>
     </message>
     <message>
-        <location filename="../widgets/AnalysisPane.cpp" line="107"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="107"/>
         <source>LN-free (%1 at all %2 sites)</source>
         <translation>LN-frei (%1 an allen %2 Stellen)</translation>
     </message>
     <message>
-        <location filename="../widgets/AnalysisPane.cpp" line="109"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="109"/>
         <source>%1 of %2 sites %3</source>
         <translation>%1 von %2 Stellen %3</translation>
     </message>
     <message>
-        <location filename="../widgets/AnalysisPane.cpp" line="110"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="110"/>
         <source>LN-free (folded)</source>
         <translation>LN-frei (gefaltet)</translation>
     </message>
     <message>
-        <location filename="../widgets/AnalysisPane.cpp" line="111"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="111"/>
         <source>LN-free</source>
         <translation>LN-frei</translation>
     </message>
     <message>
-        <location filename="../widgets/AnalysisPane.cpp" line="120"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="120"/>
         <source>%1: %2 sequences × %3 tokens from the start</source>
         <translation>%1: %2 Sequenzen × %3 Token vom Anfang</translation>
     </message>
     <message>
-        <location filename="../widgets/AnalysisPane.cpp" line="124"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="124"/>
         <source>IOI prompt set %1</source>
         <translation>IOI-Prompt-Satz %1</translation>
     </message>
     <message>
-        <location filename="../widgets/AnalysisPane.cpp" line="149"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="149"/>
         <source>&lt;b&gt;Step %1&lt;/b&gt;</source>
         <translation>&lt;b&gt;Schritt %1&lt;/b&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/AnalysisPane.cpp" line="149"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="149"/>
         <source>&lt;b&gt;Saved model&lt;/b&gt;</source>
         <translation>&lt;b&gt;Gespeichertes Modell&lt;/b&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/AnalysisPane.cpp" line="155"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="155"/>
         <source>stale: the model has changed since</source>
         <translation>veraltet: das Modell hat sich seither geändert</translation>
     </message>
     <message>
-        <location filename="../widgets/AnalysisPane.cpp" line="156"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="156"/>
         <source>stale: the model is at step %1</source>
         <translation>veraltet: Das Modell ist bei Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/AnalysisPane.cpp" line="159"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="159"/>
         <source>computing…</source>
         <translation>wird berechnet…</translation>
     </message>
     <message>
-        <location filename="../widgets/AnalysisPane.cpp" line="161"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="161"/>
         <source>Failed: %1</source>
         <translation>Fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/AnalysisPane.cpp" line="166"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="166"/>
         <source>Refresh</source>
         <translation>Aktualisieren</translation>
     </message>
     <message>
-        <location filename="../widgets/AnalysisPane.cpp" line="167"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="167"/>
         <source>Compute this analysis on the model as it is now</source>
         <translation>Diese Analyse für den aktuellen Zustand des Modells berechnen</translation>
     </message>
     <message>
-        <location filename="../widgets/AnalysisPane.cpp" line="168"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="168"/>
         <source>Compute now</source>
         <translation>Jetzt berechnen</translation>
     </message>
     <message>
-        <location filename="../widgets/AnalysisPane.cpp" line="171"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="171"/>
         <source>Not computed yet for this model. It takes seconds on the bundled model; Refresh analyses (toolbar) computes every pane.</source>
         <translation>Für dieses Modell noch nicht berechnet. Auf dem mitgelieferten Modell dauert es Sekunden; „Analysen aktualisieren“ (Werkzeugleiste) berechnet alle Bereiche.</translation>
     </message>
 </context>
 <context>
+    <name>AppFolders</name>
+    <message>
+        <location filename="../widgets/window/AppFolders.cpp" line="37"/>
+        <source>Tiny GPT-2 — 4 layers, the default: a removal takes minutes on a laptop</source>
+        <translation>Kleines GPT-2 — 4 Schichten, die Voreinstellung: eine Entfernung dauert auf einem Laptop Minuten</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/AppFolders.cpp" line="39"/>
+        <source>Tiny LLaMA — 4 layers with RMSNorm, rotary embeddings, SwiGLU and grouped queries</source>
+        <translation>Kleines LLaMA — 4 Schichten mit RMSNorm, Rotary-Embeddings, SwiGLU und gruppierten Queries</translation>
+    </message>
+</context>
+<context>
     <name>CalibrationPane</name>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="62"/>
+        <location filename="../widgets/analysis/CalibrationPane.cpp" line="62"/>
         <source>Loss, entropy, accuracy and calibration of the model now and of the starting model, a reliability diagram, and greedy and sampled continuations of a few prompts.</source>
         <translation>Verlust, Entropie, Genauigkeit und Kalibrierung des Modells jetzt und des Ausgangsmodells, ein Zuverlässigkeitsdiagramm sowie gierige und gesampelte Fortsetzungen einiger Prompts.</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="154"/>
+        <location filename="../widgets/analysis/CalibrationPane.cpp" line="154"/>
         <source>&lt;table cellspacing=&apos;0&apos; cellpadding=&apos;3&apos;&gt;&lt;tr&gt;&lt;th&gt;&lt;/th&gt;&lt;th&gt;loss&lt;/th&gt;&lt;th&gt;entropy&lt;/th&gt;&lt;th&gt;top-1&lt;/th&gt;&lt;th&gt;ECE&lt;/th&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;starting model&lt;/td&gt;&lt;td&gt;%1&lt;/td&gt;&lt;td&gt;%2&lt;/td&gt;&lt;td&gt;%3&lt;/td&gt;&lt;td&gt;%4&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;&lt;b&gt;now&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%5&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%6&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%7&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%8&lt;/b&gt;&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</source>
         <translation>&lt;table cellspacing=&apos;0&apos; cellpadding=&apos;3&apos;&gt;&lt;tr&gt;&lt;th&gt;&lt;/th&gt;&lt;th&gt;Verlust&lt;/th&gt;&lt;th&gt;Entropie&lt;/th&gt;&lt;th&gt;Top-1&lt;/th&gt;&lt;th&gt;ECE&lt;/th&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;Ausgangsmodell&lt;/td&gt;&lt;td&gt;%1&lt;/td&gt;&lt;td&gt;%2&lt;/td&gt;&lt;td&gt;%3&lt;/td&gt;&lt;td&gt;%4&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;&lt;b&gt;jetzt&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%5&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%6&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%7&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%8&lt;/b&gt;&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="172"/>
+        <location filename="../widgets/analysis/CalibrationPane.cpp" line="172"/>
         <source>greedy</source>
         <translation>greedy</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="172"/>
+        <location filename="../widgets/analysis/CalibrationPane.cpp" line="172"/>
         <source>sampled</source>
         <translation>gesampelt</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="179"/>
+        <location filename="../widgets/analysis/CalibrationPane.cpp" line="179"/>
         <source>Reliability diagram: accuracy per confidence bin</source>
         <translation>Reliabilitätsdiagramm: Genauigkeit je Konfidenz-Bin</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="180"/>
+        <location filename="../widgets/analysis/CalibrationPane.cpp" line="180"/>
         <source>confidence (top-1 probability)</source>
         <translation>Konfidenz (Top-1-Wahrscheinlichkeit)</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="181"/>
+        <location filename="../widgets/analysis/CalibrationPane.cpp" line="181"/>
         <source>accuracy</source>
         <translation>Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="182"/>
-        <location filename="../widgets/CalibrationPane.cpp" line="185"/>
+        <location filename="../widgets/analysis/CalibrationPane.cpp" line="182"/>
+        <location filename="../widgets/analysis/CalibrationPane.cpp" line="185"/>
         <source>starting model</source>
         <translation>Ausgangsmodell</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="183"/>
-        <location filename="../widgets/CalibrationPane.cpp" line="185"/>
+        <location filename="../widgets/analysis/CalibrationPane.cpp" line="183"/>
+        <location filename="../widgets/analysis/CalibrationPane.cpp" line="185"/>
         <source>now</source>
         <translation>jetzt</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="184"/>
+        <location filename="../widgets/analysis/CalibrationPane.cpp" line="184"/>
         <source>perfect calibration</source>
         <translation>perfekte Kalibrierung</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.cpp" line="185"/>
+        <location filename="../widgets/analysis/CalibrationPane.cpp" line="185"/>
         <source>prompt</source>
         <translation>Prompt</translation>
     </message>
     <message>
-        <location filename="../widgets/CalibrationPane.h" line="16"/>
+        <location filename="../widgets/analysis/CalibrationPane.h" line="16"/>
         <source>Calibration and samples</source>
         <translation>Kalibrierung, Beispiele</translation>
     </message>
@@ -157,629 +170,95 @@
 <context>
     <name>EditRefusalText</name>
     <message>
-        <location filename="../widgets/EditRefusalText.cpp" line="11"/>
+        <location filename="../widgets/timeline/EditRefusalText.cpp" line="11"/>
         <source>event %1 (%2): </source>
         <translation>Ereignis %1 (%2): </translation>
     </message>
     <message>
-        <location filename="../widgets/EditRefusalText.cpp" line="14"/>
+        <location filename="../widgets/timeline/EditRefusalText.cpp" line="14"/>
         <source>the id is used twice</source>
         <translation>die ID wird zweimal verwendet</translation>
     </message>
     <message>
-        <location filename="../widgets/EditRefusalText.cpp" line="16"/>
+        <location filename="../widgets/timeline/EditRefusalText.cpp" line="16"/>
         <source>the step is negative</source>
         <translation>der Schritt ist negativ</translation>
     </message>
     <message>
-        <location filename="../widgets/EditRefusalText.cpp" line="18"/>
+        <location filename="../widgets/timeline/EditRefusalText.cpp" line="18"/>
         <source>step %1 is past the last step %2</source>
         <translation>Schritt %1 liegt nach dem letzten Schritt %2</translation>
     </message>
     <message>
-        <location filename="../widgets/EditRefusalText.cpp" line="20"/>
+        <location filename="../widgets/timeline/EditRefusalText.cpp" line="20"/>
         <source>layer %1 is out of range (the model has %2 layers)</source>
         <translation>Schicht %1 liegt außerhalb des Bereichs (das Modell hat %2 Schichten)</translation>
     </message>
     <message>
-        <location filename="../widgets/EditRefusalText.cpp" line="22"/>
+        <location filename="../widgets/timeline/EditRefusalText.cpp" line="22"/>
         <source>the end-of-text treatment exists on LN_v only</source>
         <translation>die Textende-Behandlung gibt es nur bei LN_v</translation>
     </message>
     <message>
-        <location filename="../widgets/EditRefusalText.cpp" line="24"/>
+        <location filename="../widgets/timeline/EditRefusalText.cpp" line="24"/>
         <source>%1 is already made fake at step %2</source>
         <translation>%1 wird bereits bei Schritt %2 durch FakeLN ersetzt</translation>
     </message>
     <message>
-        <location filename="../widgets/EditRefusalText.cpp" line="25"/>
+        <location filename="../widgets/timeline/EditRefusalText.cpp" line="25"/>
         <source>%1 is already switched off at step %2</source>
         <translation>%1 wird bereits bei Schritt %2 abgeschaltet</translation>
     </message>
     <message>
-        <location filename="../widgets/EditRefusalText.cpp" line="30"/>
+        <location filename="../widgets/timeline/EditRefusalText.cpp" line="30"/>
         <source>the run does not use the position-0 treatment, so there is nothing to switch off</source>
         <translation>der Lauf verwendet die Position-0-Behandlung nicht, es gibt also nichts abzuschalten</translation>
     </message>
     <message>
-        <location filename="../widgets/EditRefusalText.cpp" line="32"/>
+        <location filename="../widgets/timeline/EditRefusalText.cpp" line="32"/>
         <source>the run does not use the end-of-text treatment, so there is nothing to switch off</source>
         <translation>der Lauf verwendet die Textende-Behandlung nicht, es gibt also nichts abzuschalten</translation>
     </message>
     <message>
-        <location filename="../widgets/EditRefusalText.cpp" line="35"/>
+        <location filename="../widgets/timeline/EditRefusalText.cpp" line="35"/>
         <source>%1 is never made fake, so it never gets a treatment to switch off</source>
         <translation>%1 wird nie durch FakeLN ersetzt, bekommt also nie eine Behandlung, die sich abschalten ließe</translation>
     </message>
     <message>
-        <location filename="../widgets/EditRefusalText.cpp" line="46"/>
+        <location filename="../widgets/timeline/EditRefusalText.cpp" line="46"/>
         <source>there is no event %1</source>
         <translation>es gibt kein Ereignis %1</translation>
     </message>
     <message>
-        <location filename="../widgets/EditRefusalText.cpp" line="48"/>
+        <location filename="../widgets/timeline/EditRefusalText.cpp" line="48"/>
         <source>event %1 (%2) has already been applied</source>
         <translation>Ereignis %1 (%2) wurde bereits angewendet</translation>
     </message>
     <message>
-        <location filename="../widgets/EditRefusalText.cpp" line="50"/>
+        <location filename="../widgets/timeline/EditRefusalText.cpp" line="50"/>
         <source>step %1 has already started (the run is at step %2)</source>
         <translation>Schritt %1 hat bereits begonnen (der Lauf ist bei Schritt %2)</translation>
     </message>
     <message>
-        <location filename="../widgets/EditRefusalText.cpp" line="59"/>
+        <location filename="../widgets/timeline/EditRefusalText.cpp" line="59"/>
         <source>this run is trained by another process (followed through its files); edit it where it runs</source>
         <translation>dieser Lauf wird von einem anderen Prozess trainiert (über seine Dateien verfolgt); bearbeiten Sie ihn dort, wo er läuft</translation>
     </message>
 </context>
 <context>
-    <name>HeadsPane</name>
+    <name>FigureExport</name>
     <message>
-        <location filename="../widgets/HeadsPane.cpp" line="247"/>
-        <source>Mean NMAE over heads: &lt;b&gt;%1 %&lt;/b&gt; (95 % bootstrap interval %2–%3 %) · decomposition check max |Σ DLA + β·u − logit| = %4 · attention sink rate %5</source>
-        <translation>Mittlerer NMAE über alle Heads: &lt;b&gt;%1 %&lt;/b&gt; (95-%-Bootstrap-Intervall %2–%3 %) · Zerlegungsprüfung max |Σ DLA + β·u − logit| = %4 · Attention-Sink-Rate %5</translation>
-    </message>
-    <message>
-        <location filename="../widgets/HeadsPane.cpp" line="404"/>
-        <source>L%1H%2 per position: DLA vs DE, sequence %3</source>
-        <translation>L%1H%2 je Position: DLA vs. DE, Sequenz %3</translation>
-    </message>
-    <message>
-        <location filename="../widgets/HeadsPane.cpp" line="148"/>
-        <source>Failed: %1</source>
-        <translation>Fehlgeschlagen: %1</translation>
-    </message>
-    <message>
-        <location filename="../widgets/HeadsPane.cpp" line="143"/>
-        <source>The model changed before the detail was computed: click a head again.</source>
-        <translation>Das Modell hat sich geändert, bevor die Detailansicht berechnet war: Klicken Sie erneut auf einen Head.</translation>
-    </message>
-    <message>
-        <location filename="../widgets/HeadsPane.cpp" line="155"/>
-        <source>Per head, the mean |direct logit attribution| with the cached final-norm scale (DLA), the mean |direct effect| with the final norm recomputed (DE), and their normalized error (NMAE), which is zero once the model is LayerNorm-free. Click a head for its values per position and its attention pattern.</source>
-        <translation>Je Head das mittlere |direkte Logit-Attribution| mit der gecachten Skala der finalen Norm (DLA), der mittlere |direkte Effekt| mit neu berechneter finaler Norm (DE) und ihr normierter Fehler (NMAE), der null ist, sobald das Modell LayerNorm-frei ist. Ein Klick auf einen Head zeigt seine Werte je Position und sein Aufmerksamkeitsmuster.</translation>
-    </message>
-    <message>
-        <location filename="../widgets/HeadsPane.cpp" line="322"/>
-        <source>Computing L%1H%2 on sequence %3…</source>
-        <translation>Berechne L%1H%2 auf Sequenz %3 …</translation>
-    </message>
-    <message>
-        <location filename="../widgets/HeadsPane.cpp" line="325"/>
-        <source>(the plots below still show L%1H%2: stale)</source>
-        <translation>(die Diagramme darunter zeigen noch L%1H%2: veraltet)</translation>
-    </message>
-    <message>
-        <location filename="../widgets/HeadsPane.cpp" line="402"/>
-        <source>L%1H%2 attention pattern (hover a cell)</source>
-        <translation>L%1H%2 Aufmerksamkeitsmuster (Zelle überfahren)</translation>
-    </message>
-    <message>
-        <location filename="../widgets/HeadsPane.cpp" line="409"/>
-        <source>step %1</source>
-        <translation>Schritt %1</translation>
-    </message>
-    <message>
-        <location filename="../widgets/HeadsPane.cpp" line="409"/>
-        <source>saved model</source>
-        <translation>gespeichertes Modell</translation>
-    </message>
-    <message>
-        <location filename="../widgets/HeadsPane.cpp" line="411"/>
-        <source>&lt;b&gt;L%1H%2&lt;/b&gt; · %6 · sink share %3 (mean attention to position 0: %4) · NMAE %5 % · sequence:</source>
-        <translation>&lt;b&gt;L%1H%2&lt;/b&gt; · %6 · Sink-Anteil %3 (mittlere Aufmerksamkeit auf Position 0: %4) · NMAE %5 % · Sequenz:</translation>
-    </message>
-    <message>
-        <location filename="../widgets/HeadsPane.cpp" line="434"/>
-        <source>query %1 “%2” → key %3 “%4”: weight %5</source>
-        <translation>Query %1 „%2“ → Key %3 „%4“: Gewicht %5</translation>
-    </message>
-    <message>
-        <location filename="../widgets/HeadsPane.cpp" line="442"/>
-        <source>Per head, mean over positions: |DLA|, |DE| (logit units) and NMAE (%)</source>
-        <translation>Je Head, gemittelt über Positionen: |DLA|, |DE| (Logit-Einheiten) und NMAE (%)</translation>
-    </message>
-    <message>
-        <location filename="../widgets/HeadsPane.cpp" line="443"/>
-        <source>mean |DLA|</source>
-        <translation>mittleres |DLA|</translation>
-    </message>
-    <message>
-        <location filename="../widgets/HeadsPane.cpp" line="443"/>
-        <source>mean |DE|</source>
-        <translation>mittleres |DE|</translation>
-    </message>
-    <message>
-        <location filename="../widgets/HeadsPane.cpp" line="443"/>
-        <source>NMAE (%)</source>
-        <translation>NMAE (%)</translation>
-    </message>
-    <message>
-        <location filename="../widgets/HeadsPane.cpp" line="446"/>
-        <source>head</source>
-        <translation>Head</translation>
-    </message>
-    <message>
-        <location filename="../widgets/HeadsPane.cpp" line="447"/>
-        <source>layer</source>
-        <translation>Schicht</translation>
-    </message>
-    <message>
-        <location filename="../widgets/HeadsPane.cpp" line="450"/>
-        <source>DLA (cached scale)</source>
-        <translation>DLA (gecachte Skala)</translation>
-    </message>
-    <message>
-        <location filename="../widgets/HeadsPane.cpp" line="451"/>
-        <source>DE (recomputed)</source>
-        <translation>DE (neu berechnet)</translation>
-    </message>
-    <message>
-        <location filename="../widgets/HeadsPane.cpp" line="452"/>
-        <source>token predicted</source>
-        <translation>vorhergesagtes Token</translation>
-    </message>
-    <message>
-        <location filename="../widgets/HeadsPane.cpp" line="453"/>
-        <source>logit contribution</source>
-        <translation>Logit-Beitrag</translation>
-    </message>
-    <message>
-        <location filename="../widgets/HeadsPane.cpp" line="454"/>
-        <source>attention</source>
-        <translation>Attention</translation>
-    </message>
-    <message>
-        <location filename="../widgets/HeadsPane.cpp" line="455"/>
-        <source>key</source>
-        <translation>Key</translation>
-    </message>
-    <message>
-        <location filename="../widgets/HeadsPane.cpp" line="456"/>
-        <source>query</source>
-        <translation>Query</translation>
-    </message>
-    <message>
-        <location filename="../widgets/HeadsPane.cpp" line="457"/>
-        <source>attention weight</source>
-        <translation>Attention-Gewicht</translation>
-    </message>
-    <message>
-        <location filename="../widgets/HeadsPane.cpp" line="462"/>
-        <source>Click a head to see its DLA and DE per position</source>
-        <translation>Head anklicken, um DLA und DE je Position zu sehen</translation>
-    </message>
-    <message>
-        <location filename="../widgets/HeadsPane.cpp" line="463"/>
-        <source>Click a head to see its attention pattern</source>
-        <translation>Head anklicken, um sein Attention-Muster zu sehen</translation>
-    </message>
-    <message>
-        <location filename="../widgets/HeadsPane.cpp" line="464"/>
-        <source>No head selected. Sequence:</source>
-        <translation>Kein Head ausgewählt. Sequenz:</translation>
-    </message>
-    <message>
-        <location filename="../widgets/HeadsPane.cpp" line="468"/>
-        <source>Which validation sequence the detail shows (its first %1 tokens)</source>
-        <translation>Welche Validierungssequenz die Detailansicht zeigt (ihre ersten %1 Token)</translation>
-    </message>
-    <message>
-        <location filename="../widgets/HeadsPane.h" line="23"/>
-        <source>Heads</source>
-        <translation>Heads</translation>
-    </message>
-</context>
-<context>
-    <name>MainWindow</name>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="693"/>
-        <source>%1 — NormFree Workbench</source>
-        <translation>%1 — NormFree Workbench</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="259"/>
-        <source>Opened %1</source>
-        <translation>%1 geöffnet</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="136"/>
-        <source>Edit refused: %1</source>
-        <translation>Bearbeitung abgelehnt: %1</translation>
-    </message>
-    <message numerus="yes">
-        <location filename="../widgets/MainWindow.cpp" line="147"/>
-        <source>%n event(s) past the last step were removed from the schedule</source>
-        <translation>
-            <numerusform>%n Ereignis nach dem letzten Schritt wurde aus dem Zeitplan entfernt</numerusform>
-            <numerusform>%n Ereignisse nach dem letzten Schritt wurden aus dem Zeitplan entfernt</numerusform>
-        </translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="161"/>
-        <source>Connected to the run %1 at %2</source>
-        <translation>Mit dem Lauf %1 auf %2 verbunden</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="165"/>
-        <location filename="../widgets/MainWindowActions.cpp" line="213"/>
-        <source>Cannot connect</source>
-        <translation>Keine Verbindung</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="165"/>
-        <source>The run could not be reached or read.</source>
-        <translation>Der Lauf war nicht erreichbar oder nicht lesbar.</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="171"/>
-        <source>The run refused an edit shown as made: %1</source>
-        <translation>Der Lauf hat eine schon angezeigte Änderung abgelehnt: %1</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="180"/>
-        <source>Training stopped</source>
-        <translation>Training abgebrochen</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="181"/>
-        <source>The run could not go on. Its last checkpoint is kept; fix the cause and press Resume.</source>
-        <translation>Der Lauf konnte nicht fortgesetzt werden. Sein letzter Checkpoint bleibt erhalten; beheben Sie die Ursache und klicken Sie auf „Fortsetzen“.</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="193"/>
-        <source>Analysis failed: %1</source>
-        <translation>Analyse fehlgeschlagen: %1</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="111"/>
-        <source>About NormFree Workbench</source>
-        <translation>Über NormFree Workbench</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="112"/>
-        <source>&lt;b&gt;NormFree Workbench %1&lt;/b&gt;&lt;br&gt;Removes LayerNorm from GPT-2, Pythia and LLaMA-family models by fine-tuning and shows the circuits of the result.</source>
-        <translation>&lt;b&gt;NormFree Workbench %1&lt;/b&gt;&lt;br&gt;Entfernt LayerNorm durch Fine-Tuning aus GPT-2-, Pythia- und LLaMA-Modellen und zeigt die Circuits des Ergebnisses.</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="244"/>
-        <location filename="../widgets/MainWindow.cpp" line="270"/>
-        <source>A run is in progress</source>
-        <translation>Ein Lauf ist aktiv</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="244"/>
-        <source>Stop the run before opening another model.</source>
-        <translation>Stoppen Sie den Lauf, bevor Sie ein anderes Modell öffnen.</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="263"/>
-        <source>Cannot open model folder</source>
-        <translation>Modellordner kann nicht geöffnet werden</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="263"/>
-        <source>The model folder could not be opened.</source>
-        <translation>Der Modellordner konnte nicht geöffnet werden.</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="270"/>
-        <source>Stop the run before connecting to another.</source>
-        <translation>Halten Sie den Lauf an, bevor Sie sich mit einem anderen verbinden.</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="276"/>
-        <source>Connecting to %1…</source>
-        <translation>Verbinde mit %1 …</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="300"/>
-        <source>Following %1</source>
-        <translation>%1 wird verfolgt</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="304"/>
-        <source>Cannot open run</source>
-        <translation>Lauf kann nicht geöffnet werden</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="304"/>
-        <source>The run directory could not be opened.</source>
-        <translation>Das Laufverzeichnis konnte nicht geöffnet werden.</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="340"/>
-        <source>The preset %1 is made for %2 layers; this model has %3. Choose another preset.</source>
-        <translation>Das Preset %1 ist für %2 Schichten gedacht; dieses Modell hat %3. Wählen Sie ein anderes Preset.</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="361"/>
-        <source>Loaded schedule %1</source>
-        <translation>Zeitplan %1 geladen</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="364"/>
-        <location filename="../widgets/MainWindow.cpp" line="366"/>
-        <source>Cannot load schedule</source>
-        <translation>Zeitplan kann nicht geladen werden</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="364"/>
-        <source>The schedule file is not valid JSON.</source>
-        <translation>Die Zeitplandatei ist kein gültiges JSON.</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="366"/>
-        <source>The schedule could not be used.</source>
-        <translation>Der Zeitplan konnte nicht verwendet werden.</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="381"/>
-        <source>train %1, eval %2%3</source>
-        <translation>Training %1, Evaluierung %2%3</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="387"/>
-        <source>Cannot use these datasets</source>
-        <translation>Diese Datensätze können nicht verwendet werden</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="387"/>
-        <source>A dataset could not be read.</source>
-        <translation>Ein Datensatz konnte nicht gelesen werden.</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="394"/>
-        <source>No model</source>
-        <translation>Kein Modell</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="394"/>
-        <source>Open a model folder first (File › Open Model Folder).</source>
-        <translation>Öffnen Sie zuerst einen Modellordner (Datei › Modellordner öffnen).</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="422"/>
-        <source>Run folder in use</source>
-        <translation>Laufordner bereits belegt</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="423"/>
-        <source>This folder holds a run already: open it with File › Open Run, or choose another folder.</source>
-        <translation>Dieser Ordner enthält bereits einen Lauf: Öffnen Sie ihn über Datei › Lauf öffnen, oder wählen Sie einen anderen Ordner.</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="441"/>
-        <source>Starting %1</source>
-        <translation>%1 wird gestartet</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="470"/>
-        <source>A checkpoint could not be written; training goes on from memory: %1</source>
-        <translation>Ein Checkpoint konnte nicht geschrieben werden; das Training läuft aus dem Speicher weiter: %1</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="472"/>
-        <source>The disk is filling up: %1</source>
-        <translation>Die Festplatte wird voll: %1</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="474"/>
-        <source>Warning from the run: %1</source>
-        <translation>Warnung vom Lauf: %1</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="460"/>
-        <source>Checkpoint of step %1 written (%2)</source>
-        <translation>Checkpoint von Schritt %1 geschrieben (%2)</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="532"/>
-        <source>The run at %1 finished: its model is in %2/final on the server</source>
-        <translation>Der Lauf auf %1 ist fertig: sein Modell liegt auf dem Server in %2/final</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="535"/>
-        <source>The run at %1 stopped at step %2 with a checkpoint; resume it on the server (normfree-cli resume)</source>
-        <translation>Der Lauf auf %1 hat bei Schritt %2 mit einem Checkpoint angehalten; setzen Sie ihn auf dem Server fort (normfree-cli resume)</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="541"/>
-        <source>The run at %1 is paused at step %2</source>
-        <translation>Der Lauf auf %1 pausiert bei Schritt %2</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="544"/>
-        <source>Finished: the trained model is in %1/final</source>
-        <translation>Fertig: Das trainierte Modell liegt in %1/final</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="569"/>
-        <source>Preparing the data and the model, evaluating the starting model…</source>
-        <translation>Daten und Modell werden vorbereitet, das Ausgangsmodell wird evaluiert …</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="600"/>
-        <source>step %1 / %2</source>
-        <translation>Schritt %1 / %2</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="602"/>
-        <source>%1 tok/s</source>
-        <translation>%1 Token/s</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="607"/>
-        <source> · %1 workers: %2</source>
-        <translation> · %1 Worker: %2</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="613"/>
-        <source>ETA %1</source>
-        <translation>Restzeit %1</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="619"/>
-        <source>next: %1</source>
-        <translation>als Nächstes: %1</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="159"/>
-        <source>Open Model Folder</source>
-        <translation>Modellordner öffnen</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="165"/>
-        <source>Open Run Directory</source>
-        <translation>Laufverzeichnis öffnen</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="171"/>
-        <source>Connect to Run</source>
-        <translation>Mit Lauf verbinden</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="174"/>
-        <source>A run started with &lt;tt&gt;normfree-cli … --serve PORT&lt;/tt&gt; on a server. From another machine, open an SSH tunnel first: &lt;tt&gt;ssh -N -L PORT:127.0.0.1:PORT server&lt;/tt&gt;. Address and token are in the run&apos;s serve.json.</source>
-        <translation>Ein Lauf, der auf einem Server mit &lt;tt&gt;normfree-cli … --serve PORT&lt;/tt&gt; gestartet wurde. Von einem anderen Rechner aus öffnen Sie zuerst einen SSH-Tunnel: &lt;tt&gt;ssh -N -L PORT:127.0.0.1:PORT server&lt;/tt&gt;. Adresse und Token stehen in der serve.json des Laufs.</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="184"/>
-        <source>Read serve.json…</source>
-        <translation>serve.json lesen …</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="187"/>
-        <source>A Run&apos;s serve.json</source>
-        <translation>serve.json eines Laufs</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="188"/>
-        <source>serve.json (serve.json);;All files (*)</source>
-        <translation>serve.json (serve.json);;Alle Dateien (*)</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="195"/>
-        <source>Cannot read serve.json</source>
-        <translation>serve.json nicht lesbar</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="195"/>
-        <source>The file is not a run&apos;s serve.json.</source>
-        <translation>Die Datei ist keine serve.json eines Laufs.</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="198"/>
-        <source>Address (host:port)</source>
-        <translation>Adresse (Host:Port)</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="199"/>
-        <source>Token</source>
-        <translation>Token</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="202"/>
-        <source>Connect</source>
-        <translation>Verbinden</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="213"/>
-        <source>Give the address as host:port and the run&apos;s token.</source>
-        <translation>Geben Sie die Adresse als Host:Port und das Token des Laufs an.</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="221"/>
-        <source>Open Schedule</source>
-        <translation>Zeitplan öffnen</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="222"/>
-        <source>Schedules (*.json);;All files (*)</source>
-        <translation>Zeitpläne (*.json);;Alle Dateien (*)</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="228"/>
-        <source>Folder for the Next Run</source>
-        <translation>Ordner für den nächsten Lauf</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="234"/>
-        <source>Choose Datasets</source>
-        <translation>Datensätze wählen</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="237"/>
-        <source>Training tokens</source>
-        <translation>Trainingstoken</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="237"/>
-        <source>Validation tokens</source>
-        <translation>Validierungstoken</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="237"/>
-        <source>Second eval set (optional)</source>
-        <translation>Zweiter Evaluierungsdatensatz (optional)</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="241"/>
-        <source>Browse…</source>
-        <translation>Durchsuchen…</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="244"/>
-        <source>Token File</source>
-        <translation>Token-Datei</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="244"/>
-        <source>Token files (*.bin)</source>
-        <translation>Token-Dateien (*.bin)</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="252"/>
-        <source>Token files as `normfree-cli tokenize` writes them. Leave all empty to use the synthetic corpus made for the model.</source>
-        <translation>Token-Dateien, wie `normfree-cli tokenize` sie schreibt. Alle Felder leer lassen, um den für das Modell erzeugten synthetischen Korpus zu verwenden.</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="273"/>
+        <location filename="../widgets/window/FigureExport.cpp" line="16"/>
         <source>Training (no run)</source>
         <translation>Training (kein Lauf)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="290"/>
+        <location filename="../widgets/window/FigureExport.cpp" line="34"/>
         <source>Not computed yet: %1</source>
         <translation>Noch nicht berechnet: %1</translation>
     </message>
-    <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="307"/>
-        <source>Export incomplete</source>
-        <translation>Export unvollständig</translation>
-    </message>
     <message numerus="yes">
-        <location filename="../widgets/MainWindowActions.cpp" line="308"/>
+        <location filename="../widgets/window/FigureExport.cpp" line="54"/>
         <source>%n file(s) could not be written.</source>
         <translation>
             <numerusform>%n Datei konnte nicht geschrieben werden.</numerusform>
@@ -787,462 +266,523 @@
         </translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="311"/>
+        <location filename="../widgets/window/FigureExport.cpp" line="55"/>
         <source>Exported %1 files to %2</source>
         <translation>%1 Dateien nach %2 exportiert</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="313"/>
+        <location filename="../widgets/window/FigureExport.cpp" line="56"/>
         <source>Exported %1 files to %2; not exported, as not computed yet: %3</source>
         <translation>%1 Dateien nach %2 exportiert; nicht exportiert, da noch nicht berechnet: %3</translation>
     </message>
+</context>
+<context>
+    <name>HeadsPane</name>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="327"/>
-        <source>Export All Figures To</source>
-        <translation>Alle Abbildungen exportieren nach</translation>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="231"/>
+        <source>Mean NMAE over heads: &lt;b&gt;%1 %&lt;/b&gt; (95 % bootstrap interval %2–%3 %) · decomposition check max |Σ DLA + β·u − logit| = %4 · attention sink rate %5</source>
+        <translation>Mittlerer NMAE über alle Heads: &lt;b&gt;%1 %&lt;/b&gt; (95-%-Bootstrap-Intervall %2–%3 %) · Zerlegungsprüfung max |Σ DLA + β·u − logit| = %4 · Attention-Sink-Rate %5</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="333"/>
-        <source>Settings</source>
-        <translation>Einstellungen</translation>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="383"/>
+        <source>L%1H%2 per position: DLA vs DE, sequence %3</source>
+        <translation>L%1H%2 je Position: DLA vs. DE, Sequenz %3</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="341"/>
-        <source>never (refresh by hand)</source>
-        <translation>nie (manuell aktualisieren)</translation>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="132"/>
+        <source>Failed: %1</source>
+        <translation>Fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="343"/>
-        <source>Language</source>
-        <translation>Sprache</translation>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="127"/>
+        <source>The model changed before the detail was computed: click a head again.</source>
+        <translation>Das Modell hat sich geändert, bevor die Detailansicht berechnet war: Klicken Sie erneut auf einen Head.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="344"/>
-        <source>Refresh visible analyses every N steps</source>
-        <translation>Sichtbare Analysen alle N Schritte aktualisieren</translation>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="139"/>
+        <source>Per head, the mean |direct logit attribution| with the cached final-norm scale (DLA), the mean |direct effect| with the final norm recomputed (DE), and their normalized error (NMAE), which is zero once the model is norm-free. Click a head for its values per position and its attention pattern.</source>
+        <translation>Pro Kopf die mittlere |direkte Logit-Attribution| mit der zwischengespeicherten Skala der letzten Norm (DLA), der mittlere |direkte Effekt| mit neu berechneter letzter Norm (DE) und ihr normierter Fehler (NMAE), der null ist, sobald das Modell normfrei ist. Ein Klick auf einen Kopf zeigt seine Werte je Position und sein Aufmerksamkeitsmuster.</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="369"/>
-        <source>The First Ten Minutes</source>
-        <translation>Die ersten zehn Minuten</translation>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="306"/>
+        <source>Computing L%1H%2 on sequence %3…</source>
+        <translation>Berechne L%1H%2 auf Sequenz %3 …</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="371"/>
-        <source>&lt;ol&gt;&lt;li&gt;The bundled tiny GPT-2 is open, with the &lt;b&gt;tiny&lt;/b&gt; removal preset on the timeline (bottom).&lt;/li&gt;&lt;li&gt;Press &lt;b&gt;Start&lt;/b&gt;. The first start makes the fine-tuning data (a few seconds), then training runs; the loss plot fills and a dashed line marks each removal.&lt;/li&gt;&lt;li&gt;If the loss has not recovered when the next removal comes, &lt;b&gt;drag&lt;/b&gt; the next events to the right on the timeline (Ctrl-click selects several; Shift-drag the first of a group changes its gap). Ctrl+Z undoes.&lt;/li&gt;&lt;li&gt;Press &lt;b&gt;Refresh analyses&lt;/b&gt; (F5): the panes on the right show the model as it is now, and say when they have gone stale.&lt;/li&gt;&lt;li&gt;In &lt;b&gt;Heads&lt;/b&gt;, click a head to see its DLA and DE per token and its attention pattern. After the last removal DLA equals DE exactly.&lt;/li&gt;&lt;li&gt;Right-click any plot to export it as PNG, SVG, PDF or CSV; File › Export All Figures writes them all.&lt;/li&gt;&lt;/ol&gt;</source>
-        <translation>&lt;ol&gt;&lt;li&gt;Das mitgelieferte kleine GPT-2 ist geöffnet, mit dem Entfernungs-Preset &lt;b&gt;tiny&lt;/b&gt; auf der Zeitleiste (unten).&lt;/li&gt;&lt;li&gt;Klicken Sie auf &lt;b&gt;Starten&lt;/b&gt;. Beim ersten Start werden die Fine-Tuning-Daten erzeugt (einige Sekunden), danach läuft das Training; der Verlust-Plot füllt sich, und eine gestrichelte Linie markiert jede Entfernung.&lt;/li&gt;&lt;li&gt;Hat sich der Verlust bis zur nächsten Entfernung nicht erholt, &lt;b&gt;ziehen&lt;/b&gt; Sie die nächsten Ereignisse auf der Zeitleiste nach rechts (Strg+Klick wählt mehrere aus; Umschalt+Ziehen des ersten Ereignisses einer Gruppe ändert deren Abstand). Strg+Z macht rückgängig.&lt;/li&gt;&lt;li&gt;Klicken Sie auf &lt;b&gt;Analysen aktualisieren&lt;/b&gt; (F5): Die Bereiche rechts zeigen das Modell im aktuellen Zustand und melden, wenn sie veraltet sind.&lt;/li&gt;&lt;li&gt;Klicken Sie unter &lt;b&gt;Heads&lt;/b&gt; auf einen Head, um seine DLA und DE je Token sowie sein Attention-Muster zu sehen. Nach der letzten Entfernung stimmt DLA exakt mit DE überein.&lt;/li&gt;&lt;li&gt;Klicken Sie mit der rechten Maustaste auf einen Plot, um ihn als PNG, SVG, PDF oder CSV zu exportieren; Datei › Alle Abbildungen exportieren schreibt sie alle.&lt;/li&gt;&lt;/ol&gt;</translation>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="309"/>
+        <source>(the plots below still show L%1H%2: stale)</source>
+        <translation>(die Diagramme darunter zeigen noch L%1H%2: veraltet)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="408"/>
-        <source>Model: %1</source>
-        <translation>Modell: %1</translation>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="381"/>
+        <source>L%1H%2 attention pattern (hover a cell)</source>
+        <translation>L%1H%2 Aufmerksamkeitsmuster (Zelle überfahren)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindowActions.cpp" line="411"/>
-        <source>Run: %1</source>
-        <translation>Lauf: %1</translation>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="388"/>
+        <source>step %1</source>
+        <translation>Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="546"/>
-        <source>Paused at step %1; checkpoint written. Resume goes on; edits to the schedule apply when it does.</source>
-        <translation>Pausiert bei Schritt %1; Checkpoint geschrieben. „Fortsetzen“ macht weiter; Änderungen am Zeitplan gelten ab dann.</translation>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="388"/>
+        <source>saved model</source>
+        <translation>gespeichertes Modell</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="552"/>
-        <source>Stopped at step %1; checkpoint written. Resume continues this run from it; Start begins a new one.</source>
-        <translation>Gestoppt bei Schritt %1; Checkpoint geschrieben. „Fortsetzen“ setzt diesen Lauf von dort fort; „Starten“ beginnt einen neuen.</translation>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="390"/>
+        <source>&lt;b&gt;L%1H%2&lt;/b&gt; · %6 · sink share %3 (mean attention to position 0: %4) · NMAE %5 % · sequence:</source>
+        <translation>&lt;b&gt;L%1H%2&lt;/b&gt; · %6 · Sink-Anteil %3 (mittlere Aufmerksamkeit auf Position 0: %4) · NMAE %5 % · Sequenz:</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="571"/>
-        <source>Training</source>
-        <translation>Training</translation>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="425"/>
+        <source>query %1 “%2” → key %3 “%4”: weight %5</source>
+        <translation>Query %1 „%2“ → Key %3 „%4“: Gewicht %5</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="571"/>
-        <source>Starting the first step…</source>
-        <translation>Der erste Schritt beginnt …</translation>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="433"/>
+        <source>Per head, mean over positions: |DLA|, |DE| (logit units) and NMAE (%)</source>
+        <translation>Je Head, gemittelt über Positionen: |DLA|, |DE| (Logit-Einheiten) und NMAE (%)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="573"/>
-        <source>Pausing: finishing the step and writing a checkpoint…</source>
-        <translation>Pausiere: Schritt wird beendet und ein Checkpoint geschrieben …</translation>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="434"/>
+        <source>mean |DLA|</source>
+        <translation>mittleres |DLA|</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="575"/>
-        <source>Paused at step %1</source>
-        <translation>Pausiert bei Schritt %1</translation>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="434"/>
+        <source>mean |DE|</source>
+        <translation>mittleres |DE|</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="577"/>
-        <source>Stopping: finishing the step and writing a checkpoint…</source>
-        <translation>Stoppe: Schritt wird beendet und ein Checkpoint geschrieben …</translation>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="434"/>
+        <source>NMAE (%)</source>
+        <translation>NMAE (%)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="579"/>
-        <source>Stopped at step %1</source>
-        <translation>Gestoppt bei Schritt %1</translation>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="437"/>
+        <source>head</source>
+        <translation>Head</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="581"/>
-        <source>Finished</source>
-        <translation>Abgeschlossen</translation>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="438"/>
+        <source>layer</source>
+        <translation>Schicht</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="583"/>
-        <source>Failed at step %1</source>
-        <translation>Fehlgeschlagen bei Schritt %1</translation>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="441"/>
+        <source>DLA (cached scale)</source>
+        <translation>DLA (gecachte Skala)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="585"/>
-        <source>Followed run finished</source>
-        <translation>Verfolgter Lauf abgeschlossen</translation>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="442"/>
+        <source>DE (recomputed)</source>
+        <translation>DE (neu berechnet)</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="586"/>
-        <source>Followed run stopped at step %1</source>
-        <translation>Verfolgter Lauf gestoppt bei Schritt %1</translation>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="443"/>
+        <source>token predicted</source>
+        <translation>vorhergesagtes Token</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="587"/>
-        <source>Followed run paused at step %1</source>
-        <translation>Verfolgter Lauf pausiert bei Schritt %1</translation>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="444"/>
+        <source>logit contribution</source>
+        <translation>Logit-Beitrag</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="588"/>
-        <source>Following a run another process trains</source>
-        <translation>Verfolgt einen Lauf, den ein anderer Prozess trainiert</translation>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="445"/>
+        <source>attention</source>
+        <translation>Attention</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="627"/>
-        <source>connected to %1</source>
-        <translation>verbunden mit %1</translation>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="446"/>
+        <source>key</source>
+        <translation>Key</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="628"/>
-        <source>%1 unreachable: reconnecting</source>
-        <translation>%1 nicht erreichbar: verbinde neu</translation>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="447"/>
+        <source>query</source>
+        <translation>Query</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="678"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="448"/>
+        <source>attention weight</source>
+        <translation>Attention-Gewicht</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="453"/>
+        <source>Click a head to see its DLA and DE per position</source>
+        <translation>Head anklicken, um DLA und DE je Position zu sehen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="454"/>
+        <source>Click a head to see its attention pattern</source>
+        <translation>Head anklicken, um sein Attention-Muster zu sehen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="455"/>
+        <source>No head selected. Sequence:</source>
+        <translation>Kein Head ausgewählt. Sequenz:</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="459"/>
+        <source>Which validation sequence the detail shows (its first %1 tokens)</source>
+        <translation>Welche Validierungssequenz die Detailansicht zeigt (ihre ersten %1 Token)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/HeadsPane.h" line="23"/>
+        <source>Heads</source>
+        <translation>Heads</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <location filename="../widgets/window/MainWindow.cpp" line="192"/>
+        <source>Opened %1</source>
+        <translation>%1 geöffnet</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/MainWindow.cpp" line="98"/>
+        <source>Connected to the run %1 at %2</source>
+        <translation>Mit dem Lauf %1 auf %2 verbunden</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/MainWindow.cpp" line="103"/>
+        <source>Cannot connect</source>
+        <translation>Keine Verbindung</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/MainWindow.cpp" line="103"/>
+        <source>The run could not be reached or read.</source>
+        <translation>Der Lauf war nicht erreichbar oder nicht lesbar.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/MainWindow.cpp" line="87"/>
+        <source>Training stopped</source>
+        <translation>Training abgebrochen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/MainWindow.cpp" line="88"/>
+        <source>The run could not go on. Its last checkpoint is kept; fix the cause and press Resume.</source>
+        <translation>Der Lauf konnte nicht fortgesetzt werden. Sein letzter Checkpoint bleibt erhalten; beheben Sie die Ursache und klicken Sie auf „Fortsetzen“.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/MainWindow.cpp" line="180"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="199"/>
+        <source>A run is in progress</source>
+        <translation>Ein Lauf ist aktiv</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/MainWindow.cpp" line="180"/>
+        <source>Stop the run before opening another model.</source>
+        <translation>Stoppen Sie den Lauf, bevor Sie ein anderes Modell öffnen.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/MainWindow.cpp" line="176"/>
+        <source>Cannot open model folder</source>
+        <translation>Modellordner kann nicht geöffnet werden</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/MainWindow.cpp" line="131"/>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/MainWindow.cpp" line="134"/>
+        <source>Run %1 — %2</source>
+        <translation>Lauf %1 — %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/MainWindow.cpp" line="137"/>
+        <source>Run %1 at %2 — %3</source>
+        <translation>Lauf %1 auf %2 — %3</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/MainWindow.cpp" line="138"/>
+        <source>(connecting)</source>
+        <translation>(wird verbunden)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/MainWindow.cpp" line="176"/>
+        <source>The model folder could not be opened.</source>
+        <translation>Der Modellordner konnte nicht geöffnet werden.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/MainWindow.cpp" line="199"/>
+        <source>Stop the run before connecting to another.</source>
+        <translation>Halten Sie den Lauf an, bevor Sie sich mit einem anderen verbinden.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/MainWindow.cpp" line="209"/>
+        <source>Connecting to %1…</source>
+        <translation>Verbinde mit %1 …</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/MainWindow.cpp" line="231"/>
+        <source>Following %1</source>
+        <translation>%1 wird verfolgt</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/MainWindow.cpp" line="236"/>
+        <source>Cannot open run</source>
+        <translation>Lauf kann nicht geöffnet werden</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/MainWindow.cpp" line="236"/>
+        <source>The run directory could not be opened.</source>
+        <translation>Das Laufverzeichnis konnte nicht geöffnet werden.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/MainWindow.cpp" line="254"/>
+        <source>Loaded schedule %1</source>
+        <translation>Zeitplan %1 geladen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/MainWindow.cpp" line="257"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="259"/>
+        <source>Cannot load schedule</source>
+        <translation>Zeitplan kann nicht geladen werden</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/MainWindow.cpp" line="257"/>
+        <source>The schedule file is not valid JSON.</source>
+        <translation>Die Zeitplandatei ist kein gültiges JSON.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/MainWindow.cpp" line="259"/>
+        <source>The schedule could not be used.</source>
+        <translation>Der Zeitplan konnte nicht verwendet werden.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/MainWindow.cpp" line="271"/>
+        <source>Cannot use these datasets</source>
+        <translation>Diese Datensätze können nicht verwendet werden</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/MainWindow.cpp" line="271"/>
+        <source>A dataset could not be read.</source>
+        <translation>Ein Datensatz konnte nicht gelesen werden.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/MainWindow.cpp" line="279"/>
+        <source>Open a model folder first (File › Open Model Folder).</source>
+        <translation>Öffnen Sie zuerst einen Modellordner (Datei › Modellordner öffnen).</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/MainWindow.cpp" line="279"/>
+        <source>No model open</source>
+        <translation>Kein Modell geöffnet</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/MainWindow.cpp" line="287"/>
+        <source>Run folder in use</source>
+        <translation>Laufordner bereits belegt</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/MainWindow.cpp" line="288"/>
+        <source>This folder holds a run already: open it with File › Open Run, or choose another folder.</source>
+        <translation>Dieser Ordner enthält bereits einen Lauf: Öffnen Sie ihn über Datei › Lauf öffnen, oder wählen Sie einen anderen Ordner.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/MainWindow.cpp" line="299"/>
+        <source>Starting %1</source>
+        <translation>%1 wird gestartet</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/MainWindow.cpp" line="341"/>
+        <source>Export incomplete</source>
+        <translation>Export unvollständig</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/MainWindow.cpp" line="360"/>
         <source>Stopping the run and writing its checkpoint…</source>
         <translation>Lauf wird gestoppt und sein Checkpoint geschrieben…</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="692"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="125"/>
         <source>NormFree Workbench</source>
         <translation>NormFree Workbench</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="694"/>
-        <source>&amp;File</source>
-        <translation>&amp;Datei</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="695"/>
-        <source>&amp;Open Model Folder…</source>
-        <translation>Modellordner ö&amp;ffnen…</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="696"/>
-        <source>Open &amp;Run…</source>
-        <translation>&amp;Lauf öffnen…</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="697"/>
-        <source>&amp;Connect to Run…</source>
-        <translation>Mit Lauf &amp;verbinden …</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="698"/>
-        <source>Open &amp;Recent</source>
-        <translation>&amp;Zuletzt geöffnet</translation>
-    </message>
-    <message>
-        <source>Open &amp;Bundled Model</source>
-        <translation>&amp;Mitgeliefertes Modell öffnen</translation>
-    </message>
-    <message>
-        <source>Tiny GPT-2 — 4 layers, the default: a removal takes minutes on a laptop</source>
-        <translation>Kleines GPT-2 — 4 Schichten, die Voreinstellung: eine Entfernung dauert auf einem Laptop Minuten</translation>
-    </message>
-    <message>
-        <source>Tiny LLaMA — 4 layers with RMSNorm, rotary embeddings, SwiGLU and grouped queries</source>
-        <translation>Kleines LLaMA — 4 Schichten mit RMSNorm, Rotary-Embeddings, SwiGLU und gruppierten Queries</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="699"/>
-        <source>Load &amp;Schedule…</source>
-        <translation>Zeit&amp;plan laden…</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="700"/>
-        <source>Choose &amp;Datasets…</source>
-        <translation>&amp;Datensätze wählen…</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="701"/>
-        <source>Folder for the &amp;Next Run…</source>
-        <translation>Ordner für den &amp;nächsten Lauf…</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="702"/>
-        <source>&amp;Export Figure</source>
-        <translation>Abbildung &amp;exportieren</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="703"/>
-        <source>Export &amp;All Figures…</source>
-        <translation>&amp;Alle Abbildungen exportieren…</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="704"/>
-        <source>&amp;Quit</source>
-        <translation>&amp;Beenden</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="705"/>
-        <source>&amp;Edit</source>
-        <translation>&amp;Bearbeiten</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="706"/>
-        <source>&amp;Undo</source>
-        <translation>&amp;Rückgängig</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="707"/>
-        <source>&amp;Redo</source>
-        <translation>&amp;Wiederherstellen</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="708"/>
-        <source>&amp;Delete Selected Events</source>
-        <translation>Ausgewählte Ereignisse &amp;löschen</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="709"/>
-        <source>&amp;Settings…</source>
-        <translation>&amp;Einstellungen…</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="710"/>
-        <source>&amp;Run</source>
-        <translation>&amp;Lauf</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="711"/>
-        <source>Start</source>
-        <translation>Starten</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="712"/>
-        <source>Start a new run of the setup on the left</source>
-        <translation>Einen neuen Lauf mit der Konfiguration links starten</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="713"/>
-        <source>Pause</source>
-        <translation>Pausieren</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="714"/>
-        <source>Finish the step in progress, write a checkpoint and wait</source>
-        <translation>Den laufenden Schritt abschließen, einen Checkpoint schreiben und warten</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="715"/>
-        <source>Stop</source>
-        <translation>Stoppen</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="716"/>
-        <source>Stop the run after the step in progress (a checkpoint is written)</source>
-        <translation>Den Lauf nach dem laufenden Schritt stoppen (ein Checkpoint wird geschrieben)</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="717"/>
-        <source>Resume</source>
-        <translation>Fortsetzen</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="719"/>
-        <source>Continue the run from where it stopped (for an opened run: from its newest checkpoint, in this process)</source>
-        <translation>Den Lauf dort fortsetzen, wo er angehalten wurde (bei einem geöffneten Lauf: ab seinem neuesten Checkpoint, in diesem Prozess)</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="721"/>
-        <source>Refresh analyses</source>
-        <translation>Analysen aktualisieren</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="722"/>
-        <source>Compute every analysis pane on the model as it is now</source>
-        <translation>Alle Analysebereiche für den aktuellen Zustand des Modells berechnen</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="723"/>
-        <source>&amp;View</source>
-        <translation>&amp;Ansicht</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="724"/>
-        <source>Zoom Timeline to &amp;Fit</source>
-        <translation>Zeitleiste &amp;einpassen</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="725"/>
-        <source>&amp;Help</source>
-        <translation>&amp;Hilfe</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="726"/>
-        <source>The &amp;First Ten Minutes</source>
-        <translation>Die &amp;ersten zehn Minuten</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="727"/>
-        <source>&amp;About</source>
-        <translation>Ü&amp;ber</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="728"/>
-        <source>Run</source>
-        <translation>Lauf</translation>
-    </message>
-    <message>
-        <location filename="../widgets/MainWindow.cpp" line="729"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="373"/>
         <source>Removal timeline</source>
         <translation>Zeitleiste der Entfernungen</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="729"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="373"/>
         <source>Run setup</source>
         <translation>Laufkonfiguration</translation>
     </message>
     <message>
-        <location filename="../widgets/MainWindow.cpp" line="729"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="373"/>
         <source>Model</source>
         <translation>Modell</translation>
     </message>
 </context>
 <context>
+    <name>MenuCommands</name>
+    <message>
+        <location filename="../widgets/window/MenuCommands.cpp" line="20"/>
+        <source>Open Model Folder</source>
+        <translation>Modellordner öffnen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/MenuCommands.cpp" line="25"/>
+        <source>Open Run Directory</source>
+        <translation>Laufverzeichnis öffnen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/MenuCommands.cpp" line="33"/>
+        <source>Open Schedule</source>
+        <translation>Zeitplan öffnen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/MenuCommands.cpp" line="34"/>
+        <source>Schedules (*.json);;All files (*)</source>
+        <translation>Zeitpläne (*.json);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/MenuCommands.cpp" line="43"/>
+        <source>Folder for the Next Run</source>
+        <translation>Ordner für den nächsten Lauf</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/MenuCommands.cpp" line="50"/>
+        <source>Export All Figures To</source>
+        <translation>Alle Abbildungen exportieren nach</translation>
+    </message>
+</context>
+<context>
     <name>ModelInfoView</name>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="21"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="21"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="96"/>
         <source>LayerNorm</source>
         <translation>LayerNorm</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="22"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="22"/>
         <source>FakeLN</source>
         <translation>FakeLN</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="23"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="23"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="95"/>
         <source>RMSNorm</source>
         <translation>RMSNorm</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="24"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="24"/>
         <source>FakeRMSNorm</source>
         <translation>FakeRMSNorm</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="25"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="25"/>
         <source>LN Scaling</source>
         <translation>LN-Skalierung</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="26"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="26"/>
         <source>Identity</source>
         <translation>Identität</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="105"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="101"/>
+        <source>&lt;b&gt;At step %1 of the run: %2-free&lt;/b&gt; — every site has a frozen scale.</source>
+        <translation>&lt;b&gt;Bei Schritt %1 des Laufs: %2-frei&lt;/b&gt; — jede Stelle hat eine eingefrorene Skala.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="109"/>
+        <source>%1-free: no site divides by a per-token statistic.</source>
+        <translation>%1-frei: keine Stelle teilt durch eine Statistik je Token.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="123"/>
+        <source>Connecting to %1…</source>
+        <translation>Verbinde mit %1 …</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="124"/>
+        <source>This run&apos;s model is on the machine that trains it (%1), not in a folder here: its removal events are on the timeline, its losses and scales on the plots, and the analysis panes compute on that machine.</source>
+        <translation>Das Modell dieses Laufs liegt auf dem Rechner, der ihn trainiert (%1), nicht in einem Ordner hier: seine Entfernungsereignisse stehen auf der Zeitleiste, seine Verluste und Skalen in den Diagrammen, und die Analysen rechnen auf jenem Rechner.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="134"/>
         <source>No model open</source>
         <translation>Kein Modell geöffnet</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="107"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="136"/>
         <source>Open a model folder (Hugging Face layout of GPT-2, Pythia, LLaMA or Qwen2: config.json and safetensors) with File › Open Model Folder…</source>
         <translation>Öffnen Sie einen Modellordner (Hugging-Face-Layout von GPT-2, Pythia, LLaMA oder Qwen2: config.json und safetensors) über Datei › Modellordner öffnen…</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="117"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="146"/>
         <source>%9 · %1 layers · %2 heads · d_model %3 · context %4 · vocabulary %5 · %6 parameters · %7 MB in %8 file(s)</source>
         <translation>%9 · %1 Schichten · %2 Heads · d_model %3 · Kontext %4 · Vokabular %5 · %6 Parameter · %7 MB in %8 Datei(en)</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="85"/>
-        <source>&lt;b&gt;At step %1 of the run: LayerNorm-free&lt;/b&gt; — every site has a frozen scale.</source>
-        <translation>&lt;b&gt;Bei Schritt %1 des Laufs: LayerNorm-frei&lt;/b&gt; — jede Stelle hat eine eingefrorene Skala.</translation>
-    </message>
-    <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="87"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="104"/>
         <source>&lt;b&gt;At step %1 of the run:&lt;/b&gt; %2 of %3 sites still normalize per token.</source>
         <translation>&lt;b&gt;Bei Schritt %1 des Laufs:&lt;/b&gt; %2 von %3 Stellen normalisieren noch pro Token.</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="91"/>
-        <source>LayerNorm-free: no site divides by a per-token statistic.</source>
-        <translation>LayerNorm-frei: keine Stelle teilt durch eine Statistik pro Token.</translation>
-    </message>
-    <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="92"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="110"/>
         <source>Normalization per site (LN_qk and LN_v are the attention norm as seen by queries/keys and by values):</source>
         <translation>Normalisierung je Stelle (LN_qk und LN_v sind die Attention-Norm aus Sicht von Queries/Keys bzw. Values):</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="144"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="173"/>
         <source>LN_qk</source>
         <translation>LN_qk</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="144"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="173"/>
         <source>LN_v</source>
         <translation>LN_v</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="144"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="173"/>
         <source>LN_mlp</source>
         <translation>LN_mlp</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="145"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="174"/>
         <source>ln_1 as seen by the queries and keys</source>
         <translation>ln_1, wie Queries und Keys es sehen</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="146"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="175"/>
         <source>ln_1 as seen by the values</source>
         <translation>ln_1, wie die Values es sehen</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="147"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="176"/>
         <source>ln_2, before the MLP</source>
         <translation>ln_2, vor dem MLP</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="160"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="189"/>
         <source>s = %1</source>
         <translation>s = %1</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="150"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="179"/>
         <source>block %1</source>
         <translation>Block %1</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="151"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="180"/>
         <source>final (LN_f)</source>
         <translation>final (LN_f)</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="161"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="190"/>
         <source> · pos 0: %1</source>
         <translation> · Pos. 0: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/ModelInfoView.cpp" line="162"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="191"/>
         <source> · EOT</source>
         <translation> · EOT</translation>
     </message>
@@ -1250,141 +790,162 @@
 <context>
     <name>NeuronsPane</name>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="69"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="69"/>
         <source>The last MLP layer&apos;s confidence neurons: output norm against logit variance, the effect of ablating the top ones on loss and entropy, and their alignment with the unembedding&apos;s singular directions.</source>
         <translation>Die Konfidenzneuronen der letzten MLP-Schicht: Ausgangsnorm gegen Logit-Varianz, die Wirkung der Ablation der stärksten auf Verlust und Entropie und ihre Ausrichtung an den Singulärrichtungen der Unembedding-Matrix.</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="152"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="152"/>
         <source>|cos| of neuron %1</source>
         <translation>|cos| von Neuron %1</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="189"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="189"/>
         <source>Last MLP layer: output norm vs LogitVar (red: top %1 by CN score)</source>
         <translation>Letzte MLP-Schicht: Ausgabenorm vs. LogitVar (rot: Top %1 nach CN-Score)</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="190"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="190"/>
         <source>‖w_out‖</source>
         <translation>‖w_out‖</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="191"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="191"/>
         <source>LogitVar</source>
         <translation>LogitVar</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="192"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="192"/>
         <source>neurons</source>
         <translation>Neuronen</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="193"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="193"/>
         <source>top by CN score = ‖w_out‖ / LogitVar</source>
         <translation>Top nach CN-Score = ‖w_out‖ / LogitVar</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="194"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="194"/>
         <source>Mean ablation of each top neuron</source>
         <translation>Mean-Ablation jedes Top-Neurons</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="195"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="195"/>
         <source>neuron (by CN rank)</source>
         <translation>Neuron (nach CN-Rang)</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="196"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="196"/>
         <source>change (nats)</source>
         <translation>Änderung (Nats)</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="197"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="197"/>
         <source>Δ loss</source>
         <translation>Δ Verlust</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="198"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="198"/>
         <source>Δ entropy</source>
         <translation>Δ Entropie</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="199"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="199"/>
         <source>W_U singular values and top neurons&apos; |cosine| to each direction</source>
         <translation>Singulärwerte von W_U und |Kosinus| der Top-Neuronen zu jeder Richtung</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="200"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="200"/>
         <source>singular direction (descending)</source>
         <translation>Singulärrichtung (absteigend)</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="201"/>
-        <location filename="../widgets/NeuronsPane.cpp" line="203"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="201"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="203"/>
         <source>singular value</source>
         <translation>Singulärwert</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.cpp" line="202"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="202"/>
         <source>|cosine|</source>
         <translation>|Kosinus|</translation>
     </message>
     <message>
-        <location filename="../widgets/NeuronsPane.h" line="13"/>
+        <location filename="../widgets/analysis/NeuronsPane.h" line="13"/>
         <source>Confidence neurons</source>
         <translation>Konfidenzneuronen</translation>
     </message>
 </context>
 <context>
+    <name>NextRun</name>
+    <message>
+        <location filename="../widgets/window/NextRun.cpp" line="39"/>
+        <source>The preset %1 is made for %2 layers; this model has %3. Choose another preset.</source>
+        <translation>Das Preset %1 ist für %2 Schichten gedacht; dieses Modell hat %3. Wählen Sie ein anderes Preset.</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../widgets/window/NextRun.cpp" line="62"/>
+        <source>%n event(s) past the last step were removed from the schedule</source>
+        <translation>
+            <numerusform>%n Ereignis nach dem letzten Schritt wurde aus dem Zeitplan entfernt</numerusform>
+            <numerusform>%n Ereignisse nach dem letzten Schritt wurden aus dem Zeitplan entfernt</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/NextRun.cpp" line="75"/>
+        <source>train %1, eval %2%3</source>
+        <translation>Training %1, Evaluierung %2%3</translation>
+    </message>
+</context>
+<context>
     <name>NormsPane</name>
     <message>
-        <location filename="../widgets/NormsPane.cpp" line="44"/>
+        <location filename="../widgets/analysis/NormsPane.cpp" line="44"/>
         <source>The residual stream&apos;s norm entering each layer, at position 0 and at the other positions, on validation sequences, against the starting model&apos;s: the norm growth that FakeLN freezes.</source>
         <translation>Die Norm des Residualstroms vor jeder Schicht, an Position 0 und an den übrigen Positionen, auf Validierungssequenzen, verglichen mit dem Ausgangsmodell: das Normwachstum, das FakeLN einfriert.</translation>
     </message>
     <message>
-        <location filename="../widgets/NormsPane.cpp" line="73"/>
+        <location filename="../widgets/analysis/NormsPane.cpp" line="73"/>
         <source>final</source>
         <translation>final</translation>
     </message>
     <message>
-        <location filename="../widgets/NormsPane.cpp" line="100"/>
+        <location filename="../widgets/analysis/NormsPane.cpp" line="100"/>
         <source>Residual stream norm per layer: position 0 vs the rest (band: 10th–90th percentile; dashed: starting model)</source>
         <translation>Norm des Residualstroms je Schicht: Position 0 vs. übrige (Band: 10.–90. Perzentil; gestrichelt: Ausgangsmodell)</translation>
     </message>
     <message>
-        <location filename="../widgets/NormsPane.cpp" line="102"/>
+        <location filename="../widgets/analysis/NormsPane.cpp" line="102"/>
         <source>layer (resid_pre)</source>
         <translation>Schicht (resid_pre)</translation>
     </message>
     <message>
-        <location filename="../widgets/NormsPane.cpp" line="103"/>
+        <location filename="../widgets/analysis/NormsPane.cpp" line="103"/>
         <source>L2 norm of the residual</source>
         <translation>L2-Norm des Residualstroms</translation>
     </message>
     <message>
-        <location filename="../widgets/NormsPane.cpp" line="104"/>
+        <location filename="../widgets/analysis/NormsPane.cpp" line="104"/>
         <source>position 0</source>
         <translation>Position 0</translation>
     </message>
     <message>
-        <location filename="../widgets/NormsPane.cpp" line="105"/>
+        <location filename="../widgets/analysis/NormsPane.cpp" line="105"/>
         <source>position 0, starting model</source>
         <translation>Position 0, Ausgangsmodell</translation>
     </message>
     <message>
-        <location filename="../widgets/NormsPane.cpp" line="106"/>
+        <location filename="../widgets/analysis/NormsPane.cpp" line="106"/>
         <source>other positions</source>
         <translation>übrige Positionen</translation>
     </message>
     <message>
-        <location filename="../widgets/NormsPane.cpp" line="107"/>
+        <location filename="../widgets/analysis/NormsPane.cpp" line="107"/>
         <source>other positions, starting model</source>
         <translation>übrige Positionen, Ausgangsmodell</translation>
     </message>
     <message>
-        <location filename="../widgets/NormsPane.h" line="12"/>
+        <location filename="../widgets/analysis/NormsPane.h" line="12"/>
         <source>Residual norms</source>
         <translation>Residualnormen</translation>
     </message>
@@ -1392,67 +953,67 @@
 <context>
     <name>PatchingPane</name>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="76"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="76"/>
         <source>Activation patching and attribution patching on the indirect-object prompts, layer by position and layer by head, and their difference: how far the linear estimate is from the real effect.</source>
         <translation>Activation Patching und Attribution Patching auf den Indirect-Object-Prompts, Schicht × Position und Schicht × Head, und ihre Differenz: wie weit die lineare Schätzung vom echten Effekt entfernt ist.</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="144"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="144"/>
         <source>%1 prompts like the one below · clean logit difference %2, corrupted %3</source>
         <translation>%1 Prompts wie der folgende · saubere Logit-Differenz %2, korrumpiert %3</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="164"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="164"/>
         <source>Clean: %1&lt;br&gt;Corrupted: %2</source>
         <translation>Sauber: %1&lt;br&gt;Korrumpiert: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="168"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="168"/>
         <source>&lt;b&gt;%1 × %2&lt;/b&gt;: activation %3 · attribution %4 · error %5</source>
         <translation>&lt;b&gt;%1 × %2&lt;/b&gt;: Aktivierung %3 · Attribution %4 · Fehler %5</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="175"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="175"/>
         <source>Click a cell to mark its position in the prompt.</source>
         <translation>Zelle anklicken, um ihre Position im Prompt zu markieren.</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="183"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="183"/>
         <source>resid_pre: layer × position</source>
         <translation>resid_pre: Schicht × Position</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="184"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="184"/>
         <source>heads: layer × head</source>
         <translation>Heads: Schicht × Head</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="185"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="185"/>
         <source>IOI patching, normalized logit difference (0 corrupted, 1 clean): activation, attribution and their error (attribution − activation)</source>
         <translation>IOI-Patching, normierte Logit-Differenz (0 korrumpiert, 1 sauber): Aktivierung, Attribution und ihr Fehler (Attribution − Aktivierung)</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="187"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="187"/>
         <source>error</source>
         <translation>Fehler</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="187"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="187"/>
         <source>activation patching</source>
         <translation>Activation Patching</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="187"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="187"/>
         <source>attribution patching</source>
         <translation>Attribution Patching</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.cpp" line="195"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="195"/>
         <source>Compute to see the prompts.</source>
         <translation>Berechnen, um die Prompts zu sehen.</translation>
     </message>
     <message>
-        <location filename="../widgets/PatchingPane.h" line="17"/>
+        <location filename="../widgets/analysis/PatchingPane.h" line="17"/>
         <source>Patching</source>
         <translation>Patching</translation>
     </message>
@@ -1460,52 +1021,52 @@
 <context>
     <name>QCustomPlot</name>
     <message>
-        <location filename="../widgets/Plots.cpp" line="98"/>
+        <location filename="../widgets/views/Plots.cpp" line="98"/>
         <source>Export Figure…</source>
         <translation>Abbildung exportieren…</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="99"/>
+        <location filename="../widgets/views/Plots.cpp" line="99"/>
         <source>Reset View</source>
         <translation>Ansicht zurücksetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="291"/>
+        <location filename="../widgets/views/Plots.cpp" line="295"/>
         <source>Cannot write %1: %2</source>
         <translation>%1 kann nicht geschrieben werden: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="299"/>
+        <location filename="../widgets/views/Plots.cpp" line="303"/>
         <source>PNG encoding failed</source>
         <translation>PNG-Kodierung fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="308"/>
+        <location filename="../widgets/views/Plots.cpp" line="312"/>
         <source>SVG painter failed</source>
         <translation>SVG-Ausgabe fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="317"/>
+        <location filename="../widgets/views/Plots.cpp" line="321"/>
         <source>PDF rendering failed</source>
         <translation>PDF-Rendering fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="325"/>
+        <location filename="../widgets/views/Plots.cpp" line="329"/>
         <source>unknown format &apos;%1&apos; (png, svg, pdf or csv)</source>
         <translation>unbekanntes Format &apos;%1&apos; (png, svg, pdf oder csv)</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="334"/>
+        <location filename="../widgets/views/Plots.cpp" line="338"/>
         <source>Export Figure</source>
         <translation>Abbildung exportieren</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="335"/>
+        <location filename="../widgets/views/Plots.cpp" line="339"/>
         <source>PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf);;CSV data (*.csv)</source>
         <translation>PNG-Bild (*.png);;SVG-Zeichnung (*.svg);;PDF-Dokument (*.pdf);;CSV-Daten (*.csv)</translation>
     </message>
     <message>
-        <location filename="../widgets/Plots.cpp" line="340"/>
+        <location filename="../widgets/views/Plots.cpp" line="344"/>
         <source>Export failed</source>
         <translation>Export fehlgeschlagen</translation>
     </message>
@@ -1513,18 +1074,18 @@
 <context>
     <name>RunSession</name>
     <message>
-        <location filename="../widgets/RunSession.cpp" line="336"/>
-        <location filename="../widgets/RunSession.cpp" line="412"/>
+        <location filename="../widgets/run/RunSession.cpp" line="364"/>
+        <location filename="../widgets/run/RunSession.cpp" line="434"/>
         <source>The run at %1 answered its status malformed: %2</source>
         <translation>Der Lauf auf %1 hat einen fehlerhaften Status geantwortet: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSession.cpp" line="473"/>
+        <location filename="../widgets/run/RunSession.cpp" line="497"/>
         <source>A run with %1 workers starts the others with %2, which is missing or not executable.</source>
         <translation>Ein Lauf mit %1 Workern startet die übrigen mit %2; das Programm fehlt oder ist nicht ausführbar.</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSession.cpp" line="514"/>
+        <location filename="../widgets/run/RunSession.cpp" line="538"/>
         <source>
 
 Worker %1 ended (%2): %3</source>
@@ -1533,12 +1094,12 @@ Worker %1 ended (%2): %3</source>
 Worker %1 beendet (%2): %3</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSession.cpp" line="516"/>
+        <location filename="../widgets/run/RunSession.cpp" line="540"/>
         <source>crashed</source>
         <translation>abgestürzt</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSession.cpp" line="517"/>
+        <location filename="../widgets/run/RunSession.cpp" line="541"/>
         <source>exit status %1</source>
         <translation>Exit-Status %1</translation>
     </message>
@@ -1546,159 +1107,338 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>RunSetupView</name>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="64"/>
-        <source>the bundled tiny GPT-2 (4 layers): LN_mlp, LN_qk, LN_v one layer every 10 steps, LN_f, then recovery; 32×128 tokens per step</source>
-        <translation>das mitgelieferte kleine GPT-2 (4 Schichten): LN_mlp, LN_qk, LN_v je eine Schicht alle 10 Schritte, LN_f, dann Erholung; 32×128 Token pro Schritt</translation>
-    </message>
-    <message>
+        <location filename="../widgets/views/RunSetupView.cpp" line="68"/>
         <source>6-layer models of 256 tokens (the small-models sweep): LN_mlp, LN_qk one layer every 15 steps, LN_v every 20, LN_f, then recovery; 32×256 tokens per step</source>
         <translation>Modelle mit 6 Schichten und 256 Token (der Small-Models-Sweep): LN_mlp, LN_qk je eine Schicht alle 15 Schritte, LN_v alle 20, LN_f, dann Erholung; 32×256 Token pro Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="68"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="72"/>
         <source>the blog&apos;s v2 recipe for GPT-2 Small: ln_2, ln_1 qk, ln_1 v, ln_f (all layers at once) with position-0 and end-of-text treatments, then EOT off, then position 0 off</source>
         <translation>das v2-Rezept des Blogs für GPT-2 Small: ln_2, ln_1 qk, ln_1 v, ln_f (alle Schichten auf einmal) mit Position-0- und Textende-Behandlung, dann EOT aus, dann Position 0 aus</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="72"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="76"/>
         <source>Pythia-70M (Appendix C): GPT-2 Small&apos;s settings, the schedule by the depth rule for 6 blocks (LN_mlp from step 20, LN_qk from 32, LN_v from 44, LN_f at 62)</source>
         <translation>Pythia-70M (Anhang C): die Einstellungen von GPT-2 Small, der Zeitplan nach der Tiefenregel für 6 Blöcke (LN_mlp ab Schritt 20, LN_qk ab 32, LN_v ab 44, LN_f bei 62)</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="76"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="80"/>
         <source>any model: GPT-2 Small&apos;s settings with the paper&apos;s schedule rule for the model&apos;s depth (the rule that gives Table 4&apos;s schedules for 12 to 48 blocks)</source>
         <translation>jedes Modell: die Einstellungen von GPT-2 Small mit der Zeitplanregel des Papers für die Tiefe des Modells (die Regel, die die Zeitpläne aus Tabelle 4 für 12 bis 48 Blöcke ergibt)</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="80"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="84"/>
         <source>the paper&apos;s schedule for %1 (Table 4): %2×%3 sequences of 1024 tokens per step</source>
         <translation>der Zeitplan des Papers für %1 (Tabelle 4): %2×%3 Sequenzen zu 1024 Token pro Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="133"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="163"/>
         <source>cannot plan for %1: %2</source>
         <translation>keine Planung für %1 möglich: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="135"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="165"/>
         <source>does not fit in the %1 free on %2: %3</source>
         <translation>passt nicht in die %1, die auf %2 frei sind: %3</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="138"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="168"/>
         <source>%1 predicted of %2 free · micro-batch %3 × %4 · activation checkpointing %5</source>
         <translation>%1 vorhergesagt von %2 frei · Micro-Batch %3 × %4 · Activation Checkpointing %5</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="143"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="173"/>
         <source>on</source>
         <translation>an</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="143"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="173"/>
         <source>off</source>
         <translation>aus</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="157"/>
-        <source>remove LayerNorm (the protocol)</source>
-        <translation>LayerNorm entfernen (das Protokoll)</translation>
+        <location filename="../widgets/views/RunSetupView.cpp" line="64"/>
+        <source>4-layer models such as the bundled tiny GPT-2 and LLaMA: the MLP, QK and V norms one layer every 10 steps, then the final norm, then recovery; 32×128 tokens per step</source>
+        <translation>4-Schicht-Modelle wie das mitgelieferte kleine GPT-2 und LLaMA: die MLP-, QK- und V-Normen alle 10 Schritte eine Schicht, dann die letzte Norm, dann Erholung; 32×128 Token pro Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="158"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="187"/>
+        <source>remove the norms (the protocol)</source>
+        <translation>Normen entfernen (das Protokoll)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/RunSetupView.cpp" line="188"/>
         <source>fine-tune, nothing removed (control)</source>
         <translation>Fine-Tuning, nichts entfernt (Kontrolle)</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="159"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="189"/>
         <source>The vanilla control uses the same data, learning rate and steps</source>
         <translation>Die Vanilla-Kontrolle verwendet dieselben Daten, dieselbe Lernrate und dieselben Schritte</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="163"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="193"/>
         <source>Mode</source>
         <translation>Modus</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="164"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="194"/>
         <source>Preset</source>
         <translation>Preset</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="165"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="195"/>
         <source>Steps</source>
         <translation>Schritte</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="166"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="196"/>
         <source>Device</source>
         <translation>Gerät</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="167"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="197"/>
         <source>Workers</source>
         <translation>Worker</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="168"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="198"/>
         <source>Memory</source>
         <translation>Speicher</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="169"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="199"/>
         <source>Data</source>
         <translation>Daten</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="170"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="200"/>
         <source>Run folder</source>
         <translation>Laufordner</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="172"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="202"/>
         <source>synthetic corpus (seed 1), tokenized with the model&apos;s tokenizer; made on the first start</source>
         <translation>synthetischer Korpus (Seed 1), mit dem Tokenizer des Modells tokenisiert; wird beim ersten Start erzeugt</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="175"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="205"/>
         <source>a new folder per run</source>
         <translation>ein neuer Ordner pro Lauf</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="176"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="206"/>
         <source>cpu, cuda or cuda:N</source>
         <translation>cpu, cuda oder cuda:N</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="178"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="208"/>
         <source>Processes that train this run together, each on its share of every batch, with the same result as one: on cuda one per GPU, on the CPU several processes (on a machine with few cores two processes can use them better than one). The batch must split evenly over them.</source>
         <translation>Prozesse, die diesen Lauf gemeinsam trainieren, jeder mit seinem Anteil an jedem Batch, mit demselben Ergebnis wie einer: auf cuda einer pro GPU, auf der CPU mehrere Prozesse (auf einem Rechner mit wenigen Kernen nutzen zwei Prozesse sie besser als einer). Der Batch muss sich gleichmäßig auf sie aufteilen.</translation>
     </message>
     <message>
-        <location filename="../widgets/RunSetupView.cpp" line="184"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="214"/>
         <source>The peak memory of a training step predicted on this device, and the micro-batch × accumulation and activation checkpointing that Start uses: they keep the preset&apos;s sequences per step and fit %1% of the free memory.</source>
         <translation>Der für einen Trainingsschritt auf diesem Gerät vorhergesagte Spitzenspeicher sowie Micro-Batch × Akkumulation und Activation Checkpointing, die „Starten“ verwendet: Sie behalten die Sequenzen pro Schritt des Presets bei und passen in %1 % des freien Speichers.</translation>
     </message>
 </context>
 <context>
+    <name>RunStatusBar</name>
+    <message>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="42"/>
+        <source>Followed run finished</source>
+        <translation>Verfolgter Lauf abgeschlossen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="43"/>
+        <source>Followed run stopped at step %1</source>
+        <translation>Verfolgter Lauf gestoppt bei Schritt %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="44"/>
+        <source>Followed run paused at step %1</source>
+        <translation>Verfolgter Lauf pausiert bei Schritt %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="45"/>
+        <source>Following a run another process trains</source>
+        <translation>Verfolgt einen Lauf, den ein anderer Prozess trainiert</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="52"/>
+        <source>Connecting…</source>
+        <translation>Verbinde…</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="53"/>
+        <source>Preparing the data and the model, evaluating the starting model…</source>
+        <translation>Daten und Modell werden vorbereitet, das Ausgangsmodell wird evaluiert …</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="55"/>
+        <source>Starting the first step…</source>
+        <translation>Der erste Schritt beginnt …</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="55"/>
+        <source>Training</source>
+        <translation>Training</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="57"/>
+        <source>Pausing: finishing the step and writing a checkpoint…</source>
+        <translation>Pausiere: Schritt wird beendet und ein Checkpoint geschrieben …</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="59"/>
+        <source>Paused at step %1</source>
+        <translation>Pausiert bei Schritt %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="61"/>
+        <source>Stopping: finishing the step and writing a checkpoint…</source>
+        <translation>Stoppe: Schritt wird beendet und ein Checkpoint geschrieben …</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="63"/>
+        <source>Stopped at step %1</source>
+        <translation>Gestoppt bei Schritt %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="65"/>
+        <source>Finished</source>
+        <translation>Abgeschlossen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="67"/>
+        <source>Not connected</source>
+        <translation>Nicht verbunden</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="67"/>
+        <source>Failed at step %1</source>
+        <translation>Fehlgeschlagen bei Schritt %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="81"/>
+        <source>step %1 / %2</source>
+        <translation>Schritt %1 / %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="83"/>
+        <source>%1 tok/s</source>
+        <translation>%1 Token/s</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="88"/>
+        <source> · %1 workers: %2</source>
+        <translation> · %1 Worker: %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="94"/>
+        <source>ETA %1</source>
+        <translation>Restzeit %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="100"/>
+        <source>next: %1</source>
+        <translation>als Nächstes: %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="107"/>
+        <source>connected to %1</source>
+        <translation>verbunden mit %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="108"/>
+        <source>%1 unreachable: reconnecting</source>
+        <translation>%1 nicht erreichbar: verbinde neu</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="127"/>
+        <source>Edit refused: %1</source>
+        <translation>Bearbeitung abgelehnt: %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="131"/>
+        <source>Analysis failed: %1</source>
+        <translation>Analyse fehlgeschlagen: %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="137"/>
+        <source>The run refused an edit shown as made: %1</source>
+        <translation>Der Lauf hat eine schon angezeigte Änderung abgelehnt: %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="162"/>
+        <source>Checkpoint of step %1 written (%2)</source>
+        <translation>Checkpoint von Schritt %1 geschrieben (%2)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="171"/>
+        <source>A checkpoint could not be written; training goes on from memory: %1</source>
+        <translation>Ein Checkpoint konnte nicht geschrieben werden; das Training läuft aus dem Speicher weiter: %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="174"/>
+        <source>The disk is filling up: %1</source>
+        <translation>Die Festplatte wird voll: %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="176"/>
+        <source>Warning from the run: %1</source>
+        <translation>Warnung vom Lauf: %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="185"/>
+        <source>The run at %1 finished: its model is in %2/final on the server</source>
+        <translation>Der Lauf auf %1 ist fertig: sein Modell liegt auf dem Server in %2/final</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="187"/>
+        <source>The run at %1 stopped at step %2 with a checkpoint; resume it on the server (normfree-cli resume)</source>
+        <translation>Der Lauf auf %1 hat bei Schritt %2 mit einem Checkpoint angehalten; setzen Sie ihn auf dem Server fort (normfree-cli resume)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="192"/>
+        <source>The run at %1 is paused at step %2</source>
+        <translation>Der Lauf auf %1 pausiert bei Schritt %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="195"/>
+        <source>Finished: the trained model is in %1/final</source>
+        <translation>Fertig: Das trainierte Modell liegt in %1/final</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="197"/>
+        <source>Paused at step %1; checkpoint written. Resume goes on; edits to the schedule apply when it does.</source>
+        <translation>Pausiert bei Schritt %1; Checkpoint geschrieben. „Fortsetzen“ macht weiter; Änderungen am Zeitplan gelten ab dann.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="202"/>
+        <source>Stopped at step %1; checkpoint written. Resume continues this run from it; to start a new one, open its model again (File › Open Recent).</source>
+        <translation>Bei Schritt %1 angehalten; Checkpoint geschrieben. Fortsetzen setzt diesen Lauf von dort fort; für einen neuen Lauf das Modell erneut öffnen (Datei › Zuletzt geöffnet).</translation>
+    </message>
+</context>
+<context>
     <name>TimelineWidget</name>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="32"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="32"/>
         <source>treatments</source>
         <translation>Behandlungen</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="54"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="54"/>
         <source>the end of %1&apos;s position-0 treatment</source>
         <translation>das Ende der Position-0-Behandlung von %1</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="56"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="56"/>
         <source>the end of %1&apos;s end-of-text treatment</source>
         <translation>das Ende der Textende-Behandlung von %1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/TimelineWidget.cpp" line="70"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="70"/>
         <source> and %n more</source>
         <translation>
             <numerusform> und %n weiteres</numerusform>
@@ -1706,52 +1446,52 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="79"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="79"/>
         <source>the position-0 treatment of %1 ends at step %2</source>
         <translation>die Position-0-Behandlung von %1 endet bei Schritt %2</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="81"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="81"/>
         <source>the end-of-text treatment of %1 ends at step %2</source>
         <translation>die Textende-Behandlung von %1 endet bei Schritt %2</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="87"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="87"/>
         <source>%1 becomes fake at step %2</source>
         <translation>%1 erhält bei Schritt %2 eine feste Skala (FakeLN)</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="154"/>
+        <location filename="../widgets/timeline/TimelineEditCommand.cpp" line="57"/>
         <source>Undone: %1</source>
         <translation>Rückgängig gemacht: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="155"/>
+        <location filename="../widgets/timeline/TimelineEditCommand.cpp" line="58"/>
         <source>Redone: %1</source>
         <translation>Wiederhergestellt: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="175"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="108"/>
         <source>Removal timeline: drag events to move them (Ctrl-click selects several), Shift-drag the first event of a group to change its gap, double-click to add, Delete to remove, wheel to zoom, drag the background to pan. Applied events are locked.</source>
         <translation>Zeitleiste der Entfernungen: Ereignisse ziehen, um sie zu verschieben (Strg+Klick wählt mehrere aus), erstes Ereignis einer Gruppe mit Umschalt ziehen, um den Abstand zu ändern, Doppelklick zum Hinzufügen, Entf zum Entfernen, Mausrad zum Zoomen, Hintergrund ziehen zum Verschieben. Angewendete Ereignisse sind gesperrt.</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="332"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="265"/>
         <source>No schedule: open a model and choose a removal preset.</source>
         <translation>Kein Zeitplan: Öffnen Sie ein Modell und wählen Sie ein Entfernungs-Preset.</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="360"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="293"/>
         <source>%1 was applied at step %2 and cannot move.</source>
         <translation>%1 wurde bei Schritt %2 angewendet und kann nicht verschoben werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="383"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="316"/>
         <source>step %1 · %2</source>
         <translation>Schritt %1 · %2</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/TimelineWidget.cpp" line="386"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="319"/>
         <source> (+%n more)</source>
         <translation>
             <numerusform> (+%n weiteres)</numerusform>
@@ -1759,17 +1499,17 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="388"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="321"/>
         <source>gap %1 → %2 steps</source>
         <translation>Abstand %1 → %2 Schritte</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="420"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="353"/>
         <source>Move %1 to step %2</source>
         <translation>%1 auf Schritt %2 verschieben</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/TimelineWidget.cpp" line="421"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="354"/>
         <source>Move %n events</source>
         <translation>
             <numerusform>%n Ereignis verschieben</numerusform>
@@ -1777,12 +1517,12 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="424"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="357"/>
         <source>Moved %1 to step %2</source>
         <translation>%1 auf Schritt %2 verschoben</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/TimelineWidget.cpp" line="425"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="358"/>
         <source>Moved %n event(s): %1</source>
         <translation>
             <numerusform>%n Ereignis verschoben: %1</numerusform>
@@ -1790,18 +1530,18 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="441"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="374"/>
         <source>Add %1</source>
         <translation>%1 hinzufügen</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="445"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="378"/>
         <source>Added: %1</source>
         <translation>Hinzugefügt: %1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/TimelineWidget.cpp" line="469"/>
-        <location filename="../widgets/TimelineWidget.cpp" line="552"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="402"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="485"/>
         <source>Delete %n events</source>
         <translation>
             <numerusform>%n Ereignis löschen</numerusform>
@@ -1809,7 +1549,7 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/TimelineWidget.cpp" line="474"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="407"/>
         <source>Deleted %n event(s): %1</source>
         <translation>
             <numerusform>%n Ereignis gelöscht: %1</numerusform>
@@ -1817,52 +1557,52 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="515"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="448"/>
         <source>End position-0 treatment at step %1</source>
         <translation>Position-0-Behandlung bei Schritt %1 beenden</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="516"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="449"/>
         <source>End end-of-text treatment at step %1</source>
         <translation>End-of-Text-Behandlung bei Schritt %1 beenden</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="519"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="452"/>
         <source>Make LN_f fake at step %1</source>
         <translation>LN_f bei Schritt %1 durch FakeLN ersetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="525"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="458"/>
         <source>Make %1 fake at step %2</source>
         <translation>%1 bei Schritt %2 durch FakeLN ersetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="523"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="456"/>
         <source>layer %1</source>
         <translation>Schicht %1</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="524"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="457"/>
         <source>all layers</source>
         <translation>alle Schichten</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="529"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="462"/>
         <source>Nothing to add here: %1</source>
         <translation>Hier lässt sich nichts hinzufügen: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="556"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="489"/>
         <source>Zoom to fit</source>
         <translation>Einpassen</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="589"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="522"/>
         <source>step %1 · %2%3</source>
         <translation>Schritt %1 · %2%3</translation>
     </message>
     <message>
-        <location filename="../widgets/TimelineWidget.cpp" line="592"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="525"/>
         <source> (applied)</source>
         <translation> (angewendet)</translation>
     </message>
@@ -1870,12 +1610,12 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>TrainingView</name>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="160"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="160"/>
         <source>eval %1</source>
         <translation>Evaluierung %1</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="250"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="250"/>
         <source>No run yet.
 Start trains the setup on the left;
 File › Open Run follows a run.</source>
@@ -1884,88 +1624,429 @@ File › Open Run follows a run.</source>
 Datei › Lauf öffnen verfolgt einen Lauf.</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="255"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="255"/>
         <source>Training loss</source>
         <translation>Trainingsverlust</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="256"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="256"/>
         <source>Learning rate and gradient norm</source>
         <translation>Lernrate und Gradientennorm</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="259"/>
-        <location filename="../widgets/TrainingView.cpp" line="264"/>
-        <location filename="../widgets/TrainingView.cpp" line="269"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="257"/>
+        <source>Scale of each norm site (its RMS or standard deviation)</source>
+        <translation>Skala jeder Normstelle (ihr RMS oder ihre Standardabweichung)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/TrainingView.cpp" line="259"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="264"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="269"/>
         <source>optimizer step</source>
         <translation>Optimierer-Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="260"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="260"/>
         <source>loss (nats)</source>
         <translation>Verlust (Nats)</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="110"/>
-        <location filename="../widgets/TrainingView.cpp" line="258"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="110"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="258"/>
         <source>frozen</source>
         <translation>eingefroren</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="198"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="198"/>
         <source>%1 (tracked)</source>
         <translation>%1 (verfolgt)</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="199"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="199"/>
         <source>%1 (frozen)</source>
         <translation>%1 (eingefroren)</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="257"/>
-        <source>LayerNorm scale per site</source>
-        <translation>LayerNorm-Skala je Stelle</translation>
-    </message>
-    <message>
-        <location filename="../widgets/TrainingView.cpp" line="261"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="261"/>
         <source>cross-entropy</source>
         <translation>Kreuzentropie</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="262"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="262"/>
         <source>auxiliary loss</source>
         <translation>Hilfsverlust</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="263"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="263"/>
         <source>total</source>
         <translation>gesamt</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="265"/>
-        <location filename="../widgets/TrainingView.cpp" line="267"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="265"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="267"/>
         <source>learning rate</source>
         <translation>Lernrate</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="266"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="266"/>
         <source>gradient norm</source>
         <translation>Gradientennorm</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="268"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="268"/>
         <source>gradient norm (before clipping)</source>
         <translation>Gradientennorm (vor dem Clipping)</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="270"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="270"/>
         <source>scale s</source>
         <translation>Skala s</translation>
     </message>
     <message>
-        <location filename="../widgets/TrainingView.cpp" line="271"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="271"/>
         <source>Logarithmic loss axis</source>
         <translation>Logarithmische Verlustachse</translation>
+    </message>
+</context>
+<context>
+    <name>WindowActions</name>
+    <message>
+        <location filename="../widgets/window/WindowActions.cpp" line="100"/>
+        <source>Continue the run from its newest checkpoint, trained in this process</source>
+        <translation>Den Lauf vom neuesten Checkpoint fortsetzen, trainiert in diesem Prozess</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowActions.cpp" line="103"/>
+        <source>Tell the connected run to go on</source>
+        <translation>Den verbundenen Lauf weiterlaufen lassen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowActions.cpp" line="106"/>
+        <source>Continue the run shown from where it stopped</source>
+        <translation>Den angezeigten Lauf dort fortsetzen, wo er anhielt</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowActions.cpp" line="114"/>
+        <source>Model: %1</source>
+        <translation>Modell: %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowActions.cpp" line="117"/>
+        <source>Run: %1</source>
+        <translation>Lauf: %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowActions.cpp" line="130"/>
+        <source>&amp;File</source>
+        <translation>&amp;Datei</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowActions.cpp" line="131"/>
+        <source>&amp;Open Model Folder…</source>
+        <translation>Modellordner ö&amp;ffnen…</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowActions.cpp" line="132"/>
+        <source>Open &amp;Run…</source>
+        <translation>&amp;Lauf öffnen…</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowActions.cpp" line="133"/>
+        <source>&amp;Connect to Run…</source>
+        <translation>Mit Lauf &amp;verbinden …</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowActions.cpp" line="134"/>
+        <source>Open &amp;Recent</source>
+        <translation>&amp;Zuletzt geöffnet</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowActions.cpp" line="135"/>
+        <source>Open &amp;Bundled Model</source>
+        <translation>&amp;Mitgeliefertes Modell öffnen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowActions.cpp" line="136"/>
+        <source>Load &amp;Schedule…</source>
+        <translation>Zeit&amp;plan laden…</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowActions.cpp" line="137"/>
+        <source>Choose &amp;Datasets…</source>
+        <translation>&amp;Datensätze wählen…</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowActions.cpp" line="138"/>
+        <source>Folder for the &amp;Next Run…</source>
+        <translation>Ordner für den &amp;nächsten Lauf…</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowActions.cpp" line="139"/>
+        <source>&amp;Export Figure</source>
+        <translation>Abbildung &amp;exportieren</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowActions.cpp" line="140"/>
+        <source>Export &amp;All Figures…</source>
+        <translation>&amp;Alle Abbildungen exportieren…</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowActions.cpp" line="141"/>
+        <source>&amp;Quit</source>
+        <translation>&amp;Beenden</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowActions.cpp" line="142"/>
+        <source>&amp;Edit</source>
+        <translation>&amp;Bearbeiten</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowActions.cpp" line="143"/>
+        <source>&amp;Undo</source>
+        <translation>&amp;Rückgängig</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowActions.cpp" line="144"/>
+        <source>&amp;Redo</source>
+        <translation>&amp;Wiederherstellen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowActions.cpp" line="145"/>
+        <source>&amp;Delete Selected Events</source>
+        <translation>Ausgewählte Ereignisse &amp;löschen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowActions.cpp" line="146"/>
+        <source>&amp;Settings…</source>
+        <translation>&amp;Einstellungen…</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowActions.cpp" line="147"/>
+        <source>&amp;Run</source>
+        <translation>&amp;Lauf</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowActions.cpp" line="148"/>
+        <source>Start</source>
+        <translation>Starten</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowActions.cpp" line="149"/>
+        <source>Start a new run of the opened model with the setup on the left</source>
+        <translation>Einen neuen Lauf des geöffneten Modells mit der Einrichtung links starten</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowActions.cpp" line="150"/>
+        <source>Pause</source>
+        <translation>Pausieren</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowActions.cpp" line="151"/>
+        <source>Finish the step in progress, write a checkpoint and wait</source>
+        <translation>Den laufenden Schritt abschließen, einen Checkpoint schreiben und warten</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowActions.cpp" line="152"/>
+        <source>Stop</source>
+        <translation>Stoppen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowActions.cpp" line="153"/>
+        <source>Stop the run after the step in progress (a checkpoint is written)</source>
+        <translation>Den Lauf nach dem laufenden Schritt stoppen (ein Checkpoint wird geschrieben)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowActions.cpp" line="154"/>
+        <source>Resume</source>
+        <translation>Fortsetzen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowActions.cpp" line="155"/>
+        <source>Refresh analyses</source>
+        <translation>Analysen aktualisieren</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowActions.cpp" line="156"/>
+        <source>Compute every analysis pane on the model as it is now</source>
+        <translation>Alle Analysebereiche für den aktuellen Zustand des Modells berechnen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowActions.cpp" line="157"/>
+        <source>&amp;View</source>
+        <translation>&amp;Ansicht</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowActions.cpp" line="158"/>
+        <source>Zoom Timeline to &amp;Fit</source>
+        <translation>Zeitleiste &amp;einpassen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowActions.cpp" line="159"/>
+        <source>&amp;Help</source>
+        <translation>&amp;Hilfe</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowActions.cpp" line="160"/>
+        <source>The &amp;First Ten Minutes</source>
+        <translation>Die &amp;ersten zehn Minuten</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowActions.cpp" line="161"/>
+        <source>&amp;About</source>
+        <translation>Ü&amp;ber</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowActions.cpp" line="162"/>
+        <source>Run</source>
+        <translation>Lauf</translation>
+    </message>
+</context>
+<context>
+    <name>WindowDialogs</name>
+    <message>
+        <location filename="../widgets/window/WindowDialogs.cpp" line="35"/>
+        <source>Connect to Run</source>
+        <translation>Mit Lauf verbinden</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowDialogs.cpp" line="38"/>
+        <source>A run started with &lt;tt&gt;normfree-cli … --serve PORT&lt;/tt&gt; on a server. From another machine, open an SSH tunnel first: &lt;tt&gt;ssh -N -L PORT:127.0.0.1:PORT server&lt;/tt&gt;. Address and token are in the run&apos;s serve.json.</source>
+        <translation>Ein Lauf, der auf einem Server mit &lt;tt&gt;normfree-cli … --serve PORT&lt;/tt&gt; gestartet wurde. Von einem anderen Rechner aus öffnen Sie zuerst einen SSH-Tunnel: &lt;tt&gt;ssh -N -L PORT:127.0.0.1:PORT server&lt;/tt&gt;. Adresse und Token stehen in der serve.json des Laufs.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowDialogs.cpp" line="48"/>
+        <source>Read serve.json…</source>
+        <translation>serve.json lesen …</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowDialogs.cpp" line="50"/>
+        <source>A Run&apos;s serve.json</source>
+        <translation>serve.json eines Laufs</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowDialogs.cpp" line="51"/>
+        <source>serve.json (serve.json);;All files (*)</source>
+        <translation>serve.json (serve.json);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowDialogs.cpp" line="58"/>
+        <source>Cannot read serve.json</source>
+        <translation>serve.json nicht lesbar</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowDialogs.cpp" line="59"/>
+        <source>The file is not a run&apos;s serve.json.</source>
+        <translation>Die Datei ist keine serve.json eines Laufs.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowDialogs.cpp" line="62"/>
+        <source>Address (host:port)</source>
+        <translation>Adresse (Host:Port)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowDialogs.cpp" line="63"/>
+        <source>Token</source>
+        <translation>Token</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowDialogs.cpp" line="66"/>
+        <source>Connect</source>
+        <translation>Verbinden</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowDialogs.cpp" line="73"/>
+        <source>Cannot connect</source>
+        <translation>Keine Verbindung</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowDialogs.cpp" line="74"/>
+        <source>Give the address as host:port and the run&apos;s token.</source>
+        <translation>Geben Sie die Adresse als Host:Port und das Token des Laufs an.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowDialogs.cpp" line="81"/>
+        <source>Choose Datasets</source>
+        <translation>Datensätze wählen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowDialogs.cpp" line="84"/>
+        <source>Training tokens</source>
+        <translation>Trainingstoken</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowDialogs.cpp" line="84"/>
+        <source>Validation tokens</source>
+        <translation>Validierungstoken</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowDialogs.cpp" line="84"/>
+        <source>Second eval set (optional)</source>
+        <translation>Zweiter Evaluierungsdatensatz (optional)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowDialogs.cpp" line="88"/>
+        <source>Browse…</source>
+        <translation>Durchsuchen…</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowDialogs.cpp" line="91"/>
+        <source>Token File</source>
+        <translation>Token-Datei</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowDialogs.cpp" line="91"/>
+        <source>Token files (*.bin)</source>
+        <translation>Token-Dateien (*.bin)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowDialogs.cpp" line="99"/>
+        <source>Token files as `normfree-cli tokenize` writes them. Leave all empty to use the synthetic corpus made for the model.</source>
+        <translation>Token-Dateien, wie `normfree-cli tokenize` sie schreibt. Alle Felder leer lassen, um den für das Modell erzeugten synthetischen Korpus zu verwenden.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowDialogs.cpp" line="108"/>
+        <source>Settings</source>
+        <translation>Einstellungen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowDialogs.cpp" line="116"/>
+        <source>never (refresh by hand)</source>
+        <translation>nie (manuell aktualisieren)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowDialogs.cpp" line="118"/>
+        <source>Language</source>
+        <translation>Sprache</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowDialogs.cpp" line="119"/>
+        <source>Refresh visible analyses every N steps</source>
+        <translation>Sichtbare Analysen alle N Schritte aktualisieren</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowDialogs.cpp" line="120"/>
+        <source>Analyses share the processor with training: while one computes, training slows down (on a CPU, to about a third).</source>
+        <translation>Analysen teilen sich den Prozessor mit dem Training: solange eine rechnet, wird das Training langsamer (auf einer CPU etwa auf ein Drittel).</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowDialogs.cpp" line="131"/>
+        <source>The First Ten Minutes</source>
+        <translation>Die ersten zehn Minuten</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowDialogs.cpp" line="133"/>
+        <source>&lt;ol&gt;&lt;li&gt;The bundled tiny GPT-2 is open, with the &lt;b&gt;tiny&lt;/b&gt; removal preset on the timeline (bottom).&lt;/li&gt;&lt;li&gt;Press &lt;b&gt;Start&lt;/b&gt;. The first start makes the fine-tuning data (a few seconds), then training runs; the loss plot fills and a dashed line marks each removal.&lt;/li&gt;&lt;li&gt;If the loss has not recovered when the next removal comes, &lt;b&gt;drag&lt;/b&gt; the next events to the right on the timeline (Ctrl-click selects several; Shift-drag the first of a group changes its gap). Ctrl+Z undoes.&lt;/li&gt;&lt;li&gt;Press &lt;b&gt;Refresh analyses&lt;/b&gt; (F5): the panes on the right show the model as it is now, and say when they have gone stale.&lt;/li&gt;&lt;li&gt;In &lt;b&gt;Heads&lt;/b&gt;, click a head to see its DLA and DE per token and its attention pattern. After the last removal DLA equals DE exactly.&lt;/li&gt;&lt;li&gt;Right-click any plot to export it as PNG, SVG, PDF or CSV; File › Export All Figures writes them all.&lt;/li&gt;&lt;/ol&gt;</source>
+        <translation>&lt;ol&gt;&lt;li&gt;Das mitgelieferte kleine GPT-2 ist geöffnet, mit dem Entfernungs-Preset &lt;b&gt;tiny&lt;/b&gt; auf der Zeitleiste (unten).&lt;/li&gt;&lt;li&gt;Klicken Sie auf &lt;b&gt;Starten&lt;/b&gt;. Beim ersten Start werden die Fine-Tuning-Daten erzeugt (einige Sekunden), danach läuft das Training; der Verlust-Plot füllt sich, und eine gestrichelte Linie markiert jede Entfernung.&lt;/li&gt;&lt;li&gt;Hat sich der Verlust bis zur nächsten Entfernung nicht erholt, &lt;b&gt;ziehen&lt;/b&gt; Sie die nächsten Ereignisse auf der Zeitleiste nach rechts (Strg+Klick wählt mehrere aus; Umschalt+Ziehen des ersten Ereignisses einer Gruppe ändert deren Abstand). Strg+Z macht rückgängig.&lt;/li&gt;&lt;li&gt;Klicken Sie auf &lt;b&gt;Analysen aktualisieren&lt;/b&gt; (F5): Die Bereiche rechts zeigen das Modell im aktuellen Zustand und melden, wenn sie veraltet sind.&lt;/li&gt;&lt;li&gt;Klicken Sie unter &lt;b&gt;Heads&lt;/b&gt; auf einen Head, um seine DLA und DE je Token sowie sein Attention-Muster zu sehen. Nach der letzten Entfernung stimmt DLA exakt mit DE überein.&lt;/li&gt;&lt;li&gt;Klicken Sie mit der rechten Maustaste auf einen Plot, um ihn als PNG, SVG, PDF oder CSV zu exportieren; Datei › Alle Abbildungen exportieren schreibt sie alle.&lt;/li&gt;&lt;/ol&gt;</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowDialogs.cpp" line="156"/>
+        <source>About NormFree Workbench</source>
+        <translation>Über NormFree Workbench</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowDialogs.cpp" line="157"/>
+        <source>&lt;b&gt;NormFree Workbench %1&lt;/b&gt;&lt;br&gt;Removes LayerNorm from GPT-2, Pythia and LLaMA-family models by fine-tuning and shows the circuits of the result.</source>
+        <translation>&lt;b&gt;NormFree Workbench %1&lt;/b&gt;&lt;br&gt;Entfernt LayerNorm durch Fine-Tuning aus GPT-2-, Pythia- und LLaMA-Modellen und zeigt die Circuits des Ergebnisses.</translation>
     </message>
 </context>
 </TS>

@@ -11,6 +11,7 @@
 #include <QStatusBar>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
+#include <QTableWidget>
 #include <QToolBar>
 #include <QtTest>
 #include <fstream>
@@ -28,6 +29,7 @@
 #include "views/Plots.h"
 #include "views/QCustomPlotInclude.h"
 #include "views/RunSetupView.h"
+#include "views/ModelInfoView.h"
 #include "views/TrainingView.h"
 #include "widget_fixtures.h"
 #include "window/MainWindow.h"
@@ -131,6 +133,53 @@ class TestWorkbench : public QObject {
     QVERIFY(steps < 500);
   }
 
+  // Issue 36: stop a run, open another model — Resume had resumed the old run under the new model's title.
+  // Now Resume is off, no plot or status field shows the old run, the timeline is the new model's draft;
+  // once the run is opened again, Resume resumes it.
+  void openingAnotherModelAfterStoppingLeavesTheRunBehind() {
+    const QString run = m_dir.filePath("left-behind");
+    const QString other = fixtures::makeModel(m_dir.filePath("other-model"), 2);
+    MainWindow window;
+    window.show();
+    QVERIFY(window.setDatasets(m_train, m_val, QString()));
+    window.startRun(run);
+    QTRY_VERIFY_WITH_TIMEOUT(window.trainingView()->plottedSteps() >= 3, fixtures::kEventuallyMs);
+    toolbarAction(window, 2)->trigger();  // Stop
+    QTRY_VERIFY_WITH_TIMEOUT(window.session()->state() == RunSession::State::Stopped, fixtures::kEventuallyMs);
+    QVERIFY(toolbarAction(window, 3)->isEnabled());   // Resume: this run
+    QVERIFY(!toolbarAction(window, 0)->isEnabled());  // Start: the run, not a setup, is on screen
+    QVERIFY2(window.windowTitle().startsWith("Run left-behind"), qPrintable(window.windowTitle()));
+    const int64_t stoppedAt = window.session()->stepsDone();
+
+    QVERIFY(window.openModelFolder(other));
+    QVERIFY(!toolbarAction(window, 3)->isEnabled());
+    QVERIFY(toolbarAction(window, 0)->isEnabled());  // a run of the model shown
+    QCOMPARE(window.trainingView()->plottedSteps(), 0);
+    QVERIFY(window.session()->runDir().isEmpty());
+    QVERIFY(!window.session()->trainer());
+    QVERIFY2(window.windowTitle().startsWith("other-model"), qPrintable(window.windowTitle()));
+    QCOMPARE(window.timeline()->editor()->layers(), 2);  // its own draft: a drag edits that
+    QCOMPARE(window.timeline()->editor()->stepsDone(), int64_t{0});
+    QCOMPARE(window.timeline()->playheadStep(), int64_t{0});
+    QVERIFY2(window.statusText().startsWith(" | step 0 / "), qPrintable(window.statusText()));
+    QVERIFY(!window.statusText().contains("tok/s"));
+    for (int site = 0; site < window.modelInfoView()->siteTable()->rowCount(); ++site)
+      for (int column = 0; column < 3; ++column)
+        if (const QTableWidgetItem* item = window.modelInfoView()->siteTable()->item(site, column))
+          QVERIFY2(!item->text().startsWith("Fake"), qPrintable(item->text()));
+
+    // The run opened again: Resume means it, and trains it on from its checkpoint.
+    QVERIFY(window.openRun(run));
+    QVERIFY2(window.windowTitle().startsWith("Run left-behind"), qPrintable(window.windowTitle()));
+    QCOMPARE(window.trainingView()->plottedSteps(), static_cast<int>(stoppedAt));
+    QVERIFY(toolbarAction(window, 3)->isEnabled());
+    toolbarAction(window, 3)->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(window.session()->state() == RunSession::State::Running, fixtures::kEventuallyMs);
+    QCOMPARE(window.session()->runDir(), run);
+    QTRY_VERIFY_WITH_TIMEOUT(window.session()->stepsDone() > stoppedAt, fixtures::kEventuallyMs);
+    QCOMPARE(window.shown().subject, Subject::LocalRun);
+  }
+
   // Two workers: this process trains as worker 0 (an edit made here reaches the other worker at its step),
   // normfree-cli the other; the status bar names both.
   void aRunWithTwoWorkersTrainsHereAsWorkerZeroAndTakesEdits() {
@@ -207,6 +256,11 @@ class TestWorkbench : public QObject {
                              fixtures::kEventuallyMs);
     QTRY_VERIFY_WITH_TIMEOUT(window.trainingView()->plottedSteps() > 0, fixtures::kEventuallyMs);  // streamed
     QVERIFY2(window.statusText().contains("connected to 127.0.0.1:"), qPrintable(window.statusText()));
+    // The window names the connected run, not the model opened before; nothing is planned for it here.
+    QVERIFY2(window.windowTitle().startsWith("Run served at 127.0.0.1:"), qPrintable(window.windowTitle()));
+    QVERIFY(window.modelInfoView()->siteTable()->rowCount() == 0);
+    QVERIFY(window.runSetup()->memoryText().isEmpty());
+    QVERIFY(!window.runSetup()->isEnabled());
 
     // Pause from the toolbar: the run holds at some step P.
     toolbarAction(window, 1)->trigger();
@@ -259,12 +313,15 @@ class TestWorkbench : public QObject {
              qPrintable(window.statusBar()->currentMessage()));
     QVERIFY(!timeline->isEnabled());  // an ended run takes no edits
     QVERIFY(!timeline->addEvent({0, dropped + 50, nf::EventAction::MakeFake, nf::SiteKind::V, 1}));
-    QVERIFY(toolbarAction(window, 0)->isEnabled());   // a local run can start
+    QVERIFY(!toolbarAction(window, 0)->isEnabled());  // no model of this machine is shown to start
     QVERIFY(!toolbarAction(window, 3)->isEnabled());  // it is resumed on the server, not here
+    QVERIFY2(!window.statusText().contains("next:"), qPrintable(window.statusText()));
     // Opening a model leaves the ended run behind: its draft schedule is editable again.
     QVERIFY(window.openModelFolder(m_model));
     QCOMPARE(session->state(), RunSession::State::Idle);
     QVERIFY(timeline->isEnabled());
+    QVERIFY(toolbarAction(window, 0)->isEnabled());
+    QCOMPARE(window.trainingView()->plottedSteps(), 0);
   }
 
   void clickingAHeadFillsItsDetail() {

@@ -139,7 +139,7 @@ QString HeadsPane::description() const {
   return tr(
       "Per head, the mean |direct logit attribution| with the cached final-norm scale (DLA), the mean "
       "|direct effect| with the final norm recomputed (DE), and their normalized error (NMAE), which "
-      "is zero once the model is LayerNorm-free. Click a head for its values per position and its "
+      "is zero once the model is norm-free. Click a head for its values per position and its "
       "attention pattern.");
 }
 

@@ -53,7 +53,16 @@ ModelInfoView::ModelInfoView(QWidget* parent) : QWidget(parent) {
   retranslate();
 }
 
+void ModelInfoView::showRunElsewhere(const QString& run, const QString& where) {
+  clear();
+  m_elsewhereRun = run;
+  m_elsewhere = where;
+  retranslate();
+}
+
 void ModelInfoView::clear() {
+  m_elsewhereRun.clear();
+  m_elsewhere.clear();
   m_hasSummary = false;
   m_hasRun = false;
   m_summary = {};
@@ -61,6 +70,8 @@ void ModelInfoView::clear() {
 }
 
 void ModelInfoView::setSummary(const nf::ModelSummary& summary) {
+  m_elsewhereRun.clear();
+  m_elsewhere.clear();
   m_summary = summary;
   m_hasSummary = true;
   m_hasRun = false;
@@ -79,16 +90,23 @@ void ModelInfoView::showRunState(const std::map<std::string, double>& frozenScal
     m_normState->setText(stateText());  // only the step moved: the table (and its scroll) stay
 }
 
+QString ModelInfoView::normName() const {
+  for (const nf::SiteSummary& site : m_summary.sites)
+    if (site.kind == "rmsnorm" || site.kind == "fakerms") return tr("RMSNorm");
+  return tr("LayerNorm");
+}
+
 QString ModelInfoView::stateText() const {
   if (m_hasRun)
-    return m_realSites == 0
-               ? tr("<b>At step %1 of the run: LayerNorm-free</b> — every site has a frozen scale.")
-                     .arg(m_runStep)
-               : tr("<b>At step %1 of the run:</b> %2 of %3 sites still normalize per token.")
-                     .arg(m_runStep)
-                     .arg(m_realSites)
-                     .arg(m_summary.sites.size());
-  if (m_summary.layerNormFree) return tr("LayerNorm-free: no site divides by a per-token statistic.");
+    return m_realSites == 0 ? tr("<b>At step %1 of the run: %2-free</b> — every site has a frozen scale.")
+                                  .arg(m_runStep)
+                                  .arg(normName())
+                            : tr("<b>At step %1 of the run:</b> %2 of %3 sites still normalize per token.")
+                                  .arg(m_runStep)
+                                  .arg(m_realSites)
+                                  .arg(m_summary.sites.size());
+  if (m_summary.layerNormFree)
+    return tr("%1-free: no site divides by a per-token statistic.").arg(normName());
   return tr(
       "Normalization per site (LN_qk and LN_v are the attention norm as seen by queries/keys and by "
       "values):");
@@ -101,6 +119,17 @@ void ModelInfoView::changeEvent(QEvent* event) {
 
 void ModelInfoView::retranslate() {
   m_sites->clear();
+  if (!m_hasSummary && !m_elsewhere.isEmpty()) {
+    m_title->setText(m_elsewhereRun.isEmpty() ? tr("Connecting to %1…").arg(m_elsewhere) : m_elsewhereRun);
+    m_shape->setText(tr("This run's model is on the machine that trains it (%1), not in a folder here: its "
+                        "removal events are on the timeline, its losses and scales on the plots, and the "
+                        "analysis panes compute on that machine.")
+                         .arg(m_elsewhere));
+    m_normState->clear();
+    m_sites->setRowCount(0);
+    m_sites->setColumnCount(0);
+    return;
+  }
   if (!m_hasSummary) {
     m_title->setText(tr("No model open"));
     m_shape->setText(

@@ -18,6 +18,9 @@ class ModelInfoView : public QWidget {
   void setSummary(const nf::ModelSummary& summary);  // a model as saved; forgets any run's state
   // The run's sites made fake so far, each with its frozen scale (from the run's metrics), at `step`.
   void showRunState(const std::map<std::string, double>& frozenScales, int64_t step);
+  // A run whose model is not in a folder here (one trained on another machine, at `where`): named, with
+  // no sites to show; its removal events are on the timeline.
+  void showRunElsewhere(const QString& run, const QString& where);
   void clear();
   QTableWidget* siteTable() const { return m_sites; }
   const nf::ModelSummary& summary() const { return m_summary; }
@@ -34,8 +37,10 @@ class ModelInfoView : public QWidget {
   nf::ModelSummary m_summary;
   bool m_hasSummary = false;
   bool m_hasRun = false;
+  QString m_elsewhereRun, m_elsewhere;  // showRunElsewhere's
   std::map<std::string, double> m_frozen;
   int64_t m_runStep = 0;
   int m_realSites = 0;  // sites still normalizing per token (as the table shows them)
   QString stateText() const;
+  QString normName() const;  // "LayerNorm" or "RMSNorm": what this model's sites are
 };

@@ -62,8 +62,8 @@ RunSetupView::RunSetupView(QWidget* parent) : QWidget(parent) {
 QString RunSetupView::describePreset(const nf::Preset& p) {
   if (p.name == "tiny")
     return tr(
-        "the bundled tiny GPT-2 (4 layers): LN_mlp, LN_qk, LN_v one layer every 10 steps, LN_f, then "
-        "recovery; 32×128 tokens per step");
+        "4-layer models such as the bundled tiny GPT-2 and LLaMA: the MLP, QK and V norms one layer every 10 "
+        "steps, then the final norm, then recovery; 32×128 tokens per step");
   if (p.name == "small")
     return tr(
         "6-layer models of 256 tokens (the small-models sweep): LN_mlp, LN_qk one layer every 15 steps, LN_v "
@@ -132,8 +132,34 @@ void RunSetupView::updateMemoryPlan() {
   m_memory->setText(memoryText());
 }
 
+void RunSetupView::showMemoryPlan(bool shown) {
+  m_showPlan = shown;
+  m_memory->setText(memoryText());
+}
+
+nf::RunConfig RunSetupView::nextRunConfig(const std::string& model, const nf::ModelShape& shape,
+                                          const std::string& train, const std::vector<std::string>& eval,
+                                          const std::optional<nf::Schedule>& schedule) {
+  nf::RunChoices choices;
+  choices.model = model;
+  choices.device = device().toStdString();
+  choices.maxSteps = maxSteps();
+  choices.schedule = schedule;
+  choices.trainData = train;
+  choices.evalData = eval;
+  // Evaluations and checkpoints scale with the budget: a short run on a laptop still shows ten of each.
+  choices.evalInterval = std::max<int64_t>(10, maxSteps() / 10);
+  choices.evalTokens = 32768;
+  choices.checkpointInterval = std::max<int64_t>(50, maxSteps() / 5);
+  nf::RunConfig c = nf::makeRunConfig(preset(), mode(), shape, choices);
+  // The settings this pane shows: planned again now, as free memory may have changed since.
+  updateMemoryPlan();
+  if (m_plan && m_plan->fits) nf::applyPlan(*m_plan, c);
+  return c;
+}
+
 QString RunSetupView::memoryText() const {
-  if (!m_shape) return QString();
+  if (!m_shape || !m_showPlan) return QString();
   if (!m_plan) return tr("cannot plan for %1: %2").arg(device(), m_planProblem);
   if (!m_plan->fits)
     return tr("does not fit in the %1 free on %2: %3")
@@ -158,7 +184,7 @@ void RunSetupView::setRunFolder(const QString& folder) {
 }
 
 void RunSetupView::retranslate() {
-  m_mode->setItemText(0, tr("remove LayerNorm (the protocol)"));
+  m_mode->setItemText(0, tr("remove the norms (the protocol)"));
   m_mode->setItemText(1, tr("fine-tune, nothing removed (control)"));
   m_mode->setToolTip(tr("The vanilla control uses the same data, learning rate and steps"));
   auto label = [this](QWidget* field, const QString& text) {

@@ -40,6 +40,12 @@ class RunSetupView : public QWidget {
   const std::optional<nf::MemoryPlan>& memoryPlan() const { return m_plan; }
   const std::optional<nf::ModelShape>& modelShape() const { return m_shape; }  // the plan's
   QString memoryText() const;
+  void showMemoryPlan(bool shown);  // off while a run on another machine is shown
+  // The next run's settings the engine's way (nf::makeRunConfig, as the CLI makes them): the preset, mode,
+  // steps and device chosen here, the memory plan applied (planned again now: free memory may have changed).
+  nf::RunConfig nextRunConfig(const std::string& model, const nf::ModelShape& shape, const std::string& train,
+                              const std::vector<std::string>& eval,
+                              const std::optional<nf::Schedule>& schedule);
 
  Q_SIGNALS:
   void presetChanged();  // the draft schedule is rebuilt from the preset
@@ -67,5 +73,6 @@ class RunSetupView : public QWidget {
   std::optional<nf::ModelShape> m_shape;
   std::optional<nf::MemoryPlan> m_plan;
   int64_t m_freeBytes = 0;
+  bool m_showPlan = true;
   QString m_planProblem;  // why there is no plan: the device could not be asked
 };

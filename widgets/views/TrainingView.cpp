@@ -254,7 +254,7 @@ void TrainingView::retranslate() {
   if (m_noRun) m_noRun->setText(noRunText());
   setPlotTitle(m_loss, tr("Training loss"));
   setPlotTitle(m_optimizer, tr("Learning rate and gradient norm"));
-  setPlotTitle(m_scales, tr("LayerNorm scale per site"));
+  setPlotTitle(m_scales, tr("Scale of each norm site (its RMS or standard deviation)"));
   if (m_frozenLegend) m_frozenLegend->setName(tr("frozen"));
   m_loss->xAxis->setLabel(tr("optimizer step"));
   m_loss->yAxis->setLabel(tr("loss (nats)"));

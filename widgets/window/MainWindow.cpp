@@ -1,299 +1,236 @@
 #include "window/MainWindow.h"
 
-#include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
-#include <QComboBox>
-#include <QCryptographicHash>
-#include <QDateTime>
-#include <QDialog>
-#include <QDialogButtonBox>
 #include <QDir>
 #include <QDockWidget>
-#include <QFileDialog>
 #include <QFileInfo>
-#include <QFormLayout>
-#include <QHBoxLayout>
-#include <QLabel>
-#include <QLineEdit>
-#include <QMenu>
-#include <QMenuBar>
 #include <QMessageBox>
-#include <QProgressBar>
-#include <QPushButton>
-#include <QScreen>
 #include <QSettings>
-#include <QSpinBox>
-#include <QStandardPaths>
 #include <QStatusBar>
-#include <QTabBar>
-#include <QTimer>
-#include <QToolBar>
-#include <QUndoStack>
-#include <algorithm>
-#include <cmath>
-#include <nlohmann/json.hpp>
 
-#include "analysis/AnalysisRunner.h"
 #include "analysis/CalibrationPane.h"
 #include "analysis/HeadsPane.h"
 #include "analysis/NeuronsPane.h"
 #include "analysis/NormsPane.h"
 #include "analysis/PatchingPane.h"
-#include "data/default_datasets.h"
-#include "data/token_file.h"
-#include "io/atomic_file.h"
-#include "logic/WindowPlacement.h"
 #include "model/model_folder.h"
-#include "run/metrics_records.h"
 #include "run/run_directory.h"
-#include "timeline/EditRefusalText.h"
 #include "timeline/TimelineWidget.h"
-#include "train/trainer.h"
-#include "util/bytes.h"
 #include "views/ModelInfoView.h"
-#include "views/Plots.h"
-#include "views/QCustomPlotInclude.h"
 #include "views/RunSetupView.h"
 #include "views/TrainingView.h"
+#include "window/AppFolders.h"
+#include "window/DockLayout.h"
+#include "window/MenuCommands.h"
+#include "window/NextRun.h"
+#include "window/RunStatusBar.h"
+#include "window/WindowActions.h"
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent), m_setup(new RunSetupView(this)), m_next(m_setup) {
   setWindowIcon(QIcon(":/normfree.svg"));
-  setDockNestingEnabled(true);
   m_session = new RunSession(this);
   m_runner = new AnalysisRunner(this);
   m_info = new ModelInfoView(this);
   m_timeline = new TimelineWidget(this);
   m_training = new TrainingView(this);
-  m_setup = new RunSetupView(this);
-  m_norms = new NormsPane(m_runner, this);
-  m_heads = new HeadsPane(m_runner, this);
-  m_patching = new PatchingPane(m_runner, this);
-  m_neurons = new NeuronsPane(m_runner, this);
-  m_calibration = new CalibrationPane(m_runner, this);
-  m_panes = {m_norms, m_heads, m_patching, m_neurons, m_calibration};
+  m_panes = {new NormsPane(m_runner, this), m_heads = new HeadsPane(m_runner, this),
+             new PatchingPane(m_runner, this), new NeuronsPane(m_runner, this),
+             new CalibrationPane(m_runner, this)};
+  m_figures = std::make_unique<FigureExport>(m_training, m_panes);
 
   setCentralWidget(m_training);
-  // The analysis panes take the window's full height (their heat maps and head detail need it); the
-  // timeline runs under the setup and the loss plots, whose steps it shares.
-  setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
-  addDock(m_timeline, "timelineDock", Qt::BottomDockWidgetArea);
-  QDockWidget* setupDock = addDock(m_setup, "runSetupDock", Qt::LeftDockWidgetArea);
-  QDockWidget* modelDock = addDock(m_info, "modelDock", Qt::LeftDockWidgetArea);
-  tabifyDockWidget(setupDock, modelDock);
-  setupDock->raise();
-  QDockWidget* first = nullptr;
-  for (AnalysisPane* pane : m_panes) {
-    QDockWidget* dock = addDock(pane, pane->metaObject()->className(), Qt::RightDockWidgetArea);
-    if (first)
-      tabifyDockWidget(first, dock);
-    else
-      first = dock;
-  }
-  first->raise();
-
-  buildActions();
-  buildMenus();
-
-  m_phaseLabel = new QLabel(this);
-  m_stepLabel = new QLabel(this);
-  m_speedLabel = new QLabel(this);
-  m_etaLabel = new QLabel(this);
-  m_nextLabel = new QLabel(this);
-  m_deviceLabel = new QLabel(this);
-  m_connectionLabel = new QLabel(this);
-  m_progress = new QProgressBar(this);
-  m_progress->setMaximumWidth(220);
-  m_progress->hide();
-  for (QWidget* w :
-       std::initializer_list<QWidget*>{m_phaseLabel, m_progress, m_stepLabel, m_speedLabel, m_etaLabel,
-                                       m_nextLabel, m_deviceLabel, m_connectionLabel})
-    statusBar()->addPermanentWidget(w);
-
-  // The loss plots and the timeline show the same steps.
-  connect(m_timeline, &TimelineWidget::viewRangeChanged, m_training, &TrainingView::setXRange);
-  connect(m_training, &TrainingView::xRangeChanged, m_timeline, &TimelineWidget::setViewRange);
-  connect(m_timeline, &TimelineWidget::editRefused, this,
-          [this](const QString& why) { statusBar()->showMessage(tr("Edit refused: %1").arg(why), 8000); });
-  connect(m_timeline, &TimelineWidget::scheduleEdited, this, &MainWindow::updateStatus);
-  connect(m_timeline, &TimelineWidget::editAccepted, this,
-          [this](const QString& what) { statusBar()->showMessage(what, 8000); });
-  connect(m_setup, &RunSetupView::presetChanged, this, &MainWindow::resetDraftSchedule);
-  connect(m_setup, &RunSetupView::stepsChanged, this, [this] {
-    if (m_session->busy() || m_session->remote() || !m_draft) return;
-    // The draft keeps its events; those the shorter budget leaves out are dropped, and said so.
-    const size_t dropped = m_draft->trimTo(m_setup->maxSteps()).size();
-    if (dropped > 0)
-      statusBar()->showMessage(
-          tr("%n event(s) past the last step were removed from the schedule", "", static_cast<int>(dropped)),
-          8000);
-    m_timeline->setEditor(m_draft);  // a fresh undo history: it may name the dropped events
-    updateStatus();
-  });
-  connect(m_setup, &RunSetupView::deviceChanged, this, &MainWindow::updateStatus);
-  connect(m_session, &RunSession::metricsChanged, this, &MainWindow::onMetrics);
-  connect(m_session, &RunSession::stateChanged, this, &MainWindow::onStateChanged);
-  connect(m_session, &RunSession::trainerReady, this, [this] {
-    m_timeline->setEditor(m_session->liveSchedule());
-    m_runner->setTrainer(m_session->trainer());
-    m_runner->setServer(m_session->serveAddress(), m_session->config().optimizer.context);
-    if (m_session->remote())
-      statusBar()->showMessage(
-          tr("Connected to the run %1 at %2").arg(m_session->runDir(), m_session->remoteAddress()), 8000);
-  });
-  connect(m_session, &RunSession::connectFailed, this, [this](const QString& message) {
-    resetDraftSchedule();  // the timeline no longer shows a run it cannot reach
-    showError(tr("Cannot connect"), tr("The run could not be reached or read."), message);
-  });
-  connect(m_session, &RunSession::connectionChanged, this, &MainWindow::onStateChanged);
-  connect(m_session, &RunSession::remoteNotice, this,
-          [this](const QString& message) { statusBar()->showMessage(message, 10000); });
-  connect(m_session, &RunSession::remoteEditRefused, this, [this](const nf::EditResult& result) {
-    statusBar()->showMessage(tr("The run refused an edit shown as made: %1").arg(EditRefusalText::of(result)),
-                             10000);
-    m_timeline->refresh();
-  });
-  connect(m_session, &RunSession::scheduleReplaced, this, [this] {
-    m_timeline->refresh();
-    updateStatus();
-  });
-  connect(m_session, &RunSession::failed, this, [this](const QString& message) {
-    showError(tr("Training stopped"),
-              tr("The run could not go on. Its last checkpoint is kept; fix the cause "
-                 "and press Resume."),
-              message);
-  });
-  connect(m_session, &RunSession::progress, this, [this](const QString& task, qint64 done, qint64 total) {
-    m_progress->setVisible(!task.isEmpty());
-    m_progress->setRange(0, total > 0 ? 1000 : 0);
-    if (total > 0) m_progress->setValue(static_cast<int>(1000 * done / total));
-    m_progress->setFormat(task + " %p%");
-    m_progress->setTextVisible(true);
-  });
-  connect(m_runner, &AnalysisRunner::failed, this, [this](const QString&, const QString& message) {
-    statusBar()->showMessage(tr("Analysis failed: %1").arg(message), 8000);
-  });
+  m_layout = new DockLayout(this, m_timeline, m_setup, m_info, m_panes);
+  m_actions = new WindowActions(this, m_timeline->undoStack());
+  m_actions->addDockToggles(m_layout->docks());
+  m_status = new RunStatusBar(statusBar());
+  MenuCommands::connect(this, m_actions);
+  connectViews();
+  connectSession();
 
   QSettings settings;
   setLanguage(settings.value("language", QLocale().name().startsWith("de") ? "de" : "en").toString());
   retranslate();
-  rebuildRecentMenu();
-  // On the screen it opens on: a first launch no larger than it, a remembered geometry (from a larger screen,
-  // or one no longer attached) brought back onto it.
-  const QRect screenArea = screen()->availableGeometry();
-  const ScreenRect available{screenArea.x(), screenArea.y(), screenArea.width(), screenArea.height()};
-  const bool restored = restoreGeometry(settings.value("mainWindow/geometry").toByteArray());
-  const QRect remembered = geometry();
-  const ScreenRect placed =
-      restored ? fitWindowRect({remembered.x(), remembered.y(), remembered.width(), remembered.height()},
-                               available)
-               : firstWindowRect(available);
-  setGeometry(placed.x, placed.y, placed.width, placed.height);
-  restoreState(settings.value("mainWindow/state").toByteArray());
+  m_layout->restore();
   m_setup->setRunFolder(QString());
-  const QStringList recent = settings.value(kRecentModels).toStringList();
+  const QStringList recent = AppFolders::recent(AppFolders::Recent::Models);
   const QString start =
-      recent.isEmpty() || !QFileInfo::exists(recent.first()) ? defaultModelFolder() : recent.first();
+      recent.isEmpty() || !QFileInfo::exists(recent.first()) ? AppFolders::defaultModel() : recent.first();
   if (!start.isEmpty()) openModelFolder(start);
-  onStateChanged();
+  applyShown();
 }
 
 MainWindow::~MainWindow() { m_session->shutdown(); }
 
-QString MainWindow::appDataFolder(const QString& sub) {
-  return QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation) + "/" + sub;
+void MainWindow::connectViews() {
+  // The loss plots and the timeline show the same steps.
+  connect(m_timeline, &TimelineWidget::viewRangeChanged, m_training, &TrainingView::setXRange);
+  connect(m_training, &TrainingView::xRangeChanged, m_timeline, &TimelineWidget::setViewRange);
+  connect(m_timeline, &TimelineWidget::scheduleEdited, this, &MainWindow::updateStatus);
+  connect(m_setup, &RunSetupView::presetChanged, this, &MainWindow::resetDraftSchedule);
+  connect(m_setup, &RunSetupView::stepsChanged, this, [this] {
+    if (viewOf(m_shown).timeline != TimelineShows::Draft || !m_next.draft()) return;
+    QString note;  // the events the shorter budget leaves out are dropped, and said so
+    m_timeline->setEditor(m_next.trimDraft(&note));  // a fresh undo history: it may name the dropped events
+    if (!note.isEmpty()) statusBar()->showMessage(note, 8000);
+    updateStatus();
+  });
+  connect(m_setup, &RunSetupView::deviceChanged, this, &MainWindow::updateStatus);
 }
 
-QString MainWindow::defaultModelFolder() {
-  // NF_BUNDLED_MODEL overrides what the first launch opens (tests point it elsewhere, or at nothing).
-  if (qEnvironmentVariableIsSet("NF_BUNDLED_MODEL")) {
-    const QString folder = qEnvironmentVariable("NF_BUNDLED_MODEL");
-    return QFileInfo::exists(folder + "/config.json") ? QDir::cleanPath(folder) : QString();
+void MainWindow::connectSession() {
+  connect(m_session, &RunSession::metricsChanged, this, &MainWindow::onMetrics);
+  connect(m_session, &RunSession::stateChanged, this, &MainWindow::onStateChanged);
+  connect(m_session, &RunSession::connectionChanged, this, &MainWindow::updateStatus);
+  connect(m_session, &RunSession::failed, this, [this](const QString& message) {
+    showError(tr("Training stopped"),
+              tr("The run could not go on. Its last checkpoint is kept; fix the cause and press Resume."),
+              message);
+  });
+  connect(m_session, &RunSession::trainerReady, this, [this] {
+    m_timeline->setEditor(m_session->liveSchedule());
+    m_runner->setTrainer(m_session->trainer());
+    m_runner->setServer(m_session->serveAddress(), m_session->config().optimizer.context);
+    if (m_session->remote()) {
+      m_info->showRunElsewhere(m_session->runDir(), m_session->remoteAddress());
+      statusBar()->showMessage(
+          tr("Connected to the run %1 at %2").arg(m_session->runDir(), m_session->remoteAddress()), 8000);
+    }
+    applyShown();  // the title names the run
+  });
+  connect(m_session, &RunSession::connectFailed, this, [this](const QString& message) {
+    showError(tr("Cannot connect"), tr("The run could not be reached or read."), message);
+    if (m_next.modelFolder().isEmpty() || !openModelFolder(m_next.modelFolder()))
+      moveTo(WindowEvent::Close);  // back to the model
+  });
+  connect(m_session, &RunSession::remoteEditRefused, m_timeline, &TimelineWidget::refresh);
+  connect(m_session, &RunSession::scheduleReplaced, this, [this] {
+    m_timeline->refresh();
+    updateStatus();
+  });
+  m_status->watch(m_session, m_timeline, m_runner);  // progress, notices, edits refused, analyses failed
+}
+
+bool MainWindow::moveTo(WindowEvent event) {
+  const std::optional<WindowState> next = nextWindowState(m_shown, event);
+  if (!next) return false;
+  m_shown = *next;
+  applyShown();
+  return true;
+}
+
+void MainWindow::applyShown() {
+  const WindowView v = viewOf(m_shown);
+  const QString app = tr("NormFree Workbench"), run = QDir(m_session->runDir()).dirName();
+  switch (v.title) {
+    case TitleShows::Application:
+      setWindowTitle(app);
+      break;
+    case TitleShows::Model:
+      setWindowTitle(tr("%1 — %2").arg(QDir(m_next.modelFolder()).dirName(), app));
+      break;
+    case TitleShows::Run:
+      setWindowTitle(tr("Run %1 — %2").arg(run, app));
+      break;
+    case TitleShows::ConnectedRun:
+      setWindowTitle(tr("Run %1 at %2 — %3")
+                         .arg(run.isEmpty() ? tr("(connecting)") : run, m_session->remoteAddress(), app));
+      break;
   }
-  return bundledModelFolder("tiny-gpt2");
+  m_actions->enableFor(v);
+  m_setup->setEnabled(v.setupEditable);
+  m_setup->showMemoryPlan(v.memoryPlan);
+  m_timeline->setEnabled(v.timeline == TimelineShows::Draft || v.timeline == TimelineShows::LiveEdits ||
+                         v.timeline == TimelineShows::Followed);
+  if (v.modelPane == ModelPaneShows::Empty) m_info->clear();
+  updateStatus();
 }
 
-QString MainWindow::bundledModelFolder(const QString& name) {
-  const QStringList candidates = {QApplication::applicationDirPath() + "/../share/normfree/" + name,
-                                  QApplication::applicationDirPath() + "/../../resources/" + name,
-                                  QStringLiteral(NF_RESOURCES_DIR) + "/" + name};
-  for (const QString& c : candidates)
-    if (QFileInfo::exists(c + "/config.json")) return QDir::cleanPath(c);
-  return QString();
+void MainWindow::onStateChanged() {
+  if (const std::optional<WindowEvent> phase = m_session->phaseEvent()) moveTo(*phase);
+  // While a trainer is made the old one's model is not what the panes would show.
+  if (m_session->state() == RunSession::State::Preparing) m_runner->setTrainer(nullptr);
+  m_status->sayPhase(*m_session, m_shown);
+  applyShown();
 }
 
-QDockWidget* MainWindow::addDock(QWidget* widget, const QString& objectName, Qt::DockWidgetArea area) {
-  auto* dock = new QDockWidget(this);
-  dock->setObjectName(objectName);  // saveState/restoreState find docks by name
-  dock->setWidget(widget);
-  addDockWidget(area, dock);
-  m_docks << dock;
-  return dock;
+void MainWindow::resume() {
+  const ResumeMeans means = viewOf(m_shown).resume;
+  if (!moveTo(WindowEvent::Resume)) return;
+  if (means == ResumeMeans::ContinueHere && m_session->trainer())
+    m_session->continueRun();  // the trainer in memory goes on (a failed one: from its checkpoint)
+  else if (means == ResumeMeans::ContinueConnected)
+    m_session->continueRun();  // the connected run is told to go on
+  else
+    m_session->resume(m_session->runDir(), m_next.layers(),
+                      m_setup->workers());  // from its newest checkpoint
 }
 
 bool MainWindow::openModelFolder(const QString& folder) {
+  const QString clean = QDir::cleanPath(folder);
+  nf::ModelSummary summary;
   try {
-    const QString clean = QDir::cleanPath(folder);
-    nf::ModelSummary summary = nf::inspectModelFolder(clean.toStdString());
-    if (m_session->busy()) {
-      showError(tr("A run is in progress"), tr("Stop the run before opening another model."), clean);
-      return false;
-    }
-    m_session->disconnectRemote();  // it trains on where it is
-    m_info->setSummary(summary);
-    m_setup->setModelShape(summary.shape);
-    m_folder = clean;
-    m_layers = summary.shape.nLayer;
-    m_setup->matchModelDepth(summary.shape.nLayer);
-    resetDraftSchedule();
-    m_runner->setTrainer(nullptr);
-    m_runner->setServer(std::nullopt);
-    m_runner->setCurrentFolder(std::string());
-    m_runner->setSetup(analysisSetup(m_validation.toStdString()));
-    retranslate();
-    statusBar()->showMessage(tr("Opened %1").arg(clean), 5000);
-    rememberRecent(kRecentModels, clean);
-    return true;
+    summary = nf::inspectModelFolder(clean.toStdString());
   } catch (const std::exception& e) {
     showError(tr("Cannot open model folder"), tr("The model folder could not be opened."), e.what());
     return false;
   }
+  if (!nextWindowState(m_shown, WindowEvent::OpenModel)) {
+    showError(tr("A run is in progress"), tr("Stop the run before opening another model."), clean);
+    return false;
+  }
+  m_session->close();  // the run shown is let go: its checkpoint stays, a connected one trains on
+  m_info->setSummary(summary);
+  m_next.setModel(clean, summary);
+  m_runner->setTrainer(nullptr);
+  m_runner->setServer(std::nullopt);
+  m_runner->setCurrentFolder(std::string());
+  m_runner->setSetup(m_next.analysisSetup({}));
+  moveTo(WindowEvent::OpenModel);
+  resetDraftSchedule();
+  statusBar()->showMessage(tr("Opened %1").arg(clean), 5000);
+  remember(AppFolders::Recent::Models, clean);
+  return true;
 }
 
 void MainWindow::connectToRun(const nf::ServeAddress& address) {
-  if (m_session->busy()) {
+  if (!nextWindowState(m_shown, WindowEvent::Connect)) {
     showError(tr("A run is in progress"), tr("Stop the run before connecting to another."),
               QString::fromStdString(address.text()));
     return;
   }
   m_runner->setTrainer(nullptr);
+  m_runner->setServer(std::nullopt);
   m_session->connectTo(address);
+  m_info->showRunElsewhere(QString(), QString::fromStdString(address.text()));
+  m_timeline->setEditor(nullptr);  // the run's schedule comes with its first answer
+  moveTo(WindowEvent::Connect);
   statusBar()->showMessage(tr("Connecting to %1…").arg(QString::fromStdString(address.text())), 10000);
 }
 
 bool MainWindow::openRun(const QString& runDir) {
   try {
     const QString clean = QDir::cleanPath(runDir);
-    if (!m_session->follow(clean))  // throws FileError for a folder without a readable config.json
+    if (!nextWindowState(m_shown, WindowEvent::OpenRun) || !m_session->follow(clean))
       throw std::runtime_error("a run is in progress: stop it before opening another");
     const nf::RunConfig& c = m_session->config();
-    const QString model = QString::fromStdString(c.model);
-    if (!model.isEmpty() && model != m_folder) {
-      const nf::ModelSummary summary = nf::inspectModelFolder(model.toStdString());
-      m_info->setSummary(summary);
-      m_setup->setModelShape(summary.shape);
-      m_folder = model;
-      m_layers = summary.shape.nLayer;
-    }
-    const std::string dir = clean.toStdString();
-    m_timeline->setEditor(std::make_shared<FollowedSchedule>(dir, m_layers, c.optimizer.maxSteps,
+    const bool modelHere = m_next.setRunModel(clean, c);
+    if (modelHere)
+      m_info->setSummary(m_next.model());
+    else
+      m_info->showRunElsewhere(clean, QString::fromStdString(c.model));
+    m_timeline->setEditor(std::make_shared<FollowedSchedule>(clean.toStdString(), m_next.layers(),
+                                                             c.optimizer.maxSteps,
                                                              [this] { return m_session->stepsDone(); }));
     m_runner->setTrainer(nullptr);
     m_runner->setServer(std::nullopt);
-    m_runner->setSetup(analysisSetup(c.evalData.empty() ? std::string() : c.evalData.front()));
-    rememberRecent(kRecentRuns, clean);
+    m_runner->setSetup(m_next.analysisSetup(c.evalData.empty() ? std::string() : c.evalData.front()));
+    moveTo(modelHere ? WindowEvent::OpenRunWithModel : WindowEvent::OpenRun);
+    remember(AppFolders::Recent::Runs, clean);
     statusBar()->showMessage(tr("Following %1").arg(clean), 5000);
     onMetrics();
+    onStateChanged();
     return true;
   } catch (const std::exception& e) {
     showError(tr("Cannot open run"), tr("The run directory could not be opened."), e.what());
@@ -301,57 +238,19 @@ bool MainWindow::openRun(const QString& runDir) {
   }
 }
 
-std::string MainWindow::defaultDatasetsFolder() const {
-  // One folder per model folder (its tokenizer makes the token files): name plus a hash of the path.
-  const QByteArray key =
-      QCryptographicHash::hash(m_folder.toUtf8(), QCryptographicHash::Sha1).toHex().left(10);
-  return appDataFolder("datasets/" + QDir(m_folder).dirName() + "-" + key).toStdString();
-}
-
-AnalysisSetup MainWindow::analysisSetup(const std::string& validationData) const {
-  AnalysisSetup setup;
-  setup.modelFolder = m_folder.toStdString();
-  setup.validationData = validationData;
-  setup.datasetsFolder = defaultDatasetsFolder();  // used when validationData is empty
-  return setup;
-}
-
-nf::Treatments MainWindow::draftTreatments() const {
-  // The treatments the next run will use are its preset's (startRun adds none): the draft refuses, and
-  // the timeline's menus do not offer, ending one it does not use.
-  return nf::findPreset(m_setup->preset()).removal.treatments();
-}
-
 void MainWindow::resetDraftSchedule() {
-  // A running or connected run's schedule is edited live, not drafted.
-  if (m_session->busy() || m_session->remote() || m_layers <= 0) return;
-  const nf::Preset& preset = nf::findPreset(m_setup->preset());
-  m_draft = std::make_shared<DraftSchedule>(nf::presetSchedule(preset, m_layers), m_layers,
-                                            m_setup->maxSteps(), draftTreatments());
-  m_timeline->setEditor(m_draft);
-  if (preset.nLayer != 0 && preset.nLayer != m_layers)
-    statusBar()->showMessage(
-        tr("The preset %1 is made for %2 layers; this model has %3. Choose another preset.")
-            .arg(QString::fromStdString(preset.name))
-            .arg(preset.nLayer)
-            .arg(m_layers),
-        10000);
+  if (viewOf(m_shown).timeline != TimelineShows::Draft || m_next.layers() <= 0) return;  // a run's is live
+  QString note;
+  m_timeline->setEditor(m_next.resetDraft(&note));
+  if (!note.isEmpty()) statusBar()->showMessage(note, 10000);
   updateStatus();
 }
 
 bool MainWindow::loadSchedule(const QString& path) {
   try {
-    const std::string file = path.toStdString();
-    nf::Schedule schedule = nf::readScheduleFile(file);
-    try {
-      schedule.validate(m_layers, m_setup->maxSteps());
-    } catch (const std::invalid_argument& e) {
-      throw std::runtime_error(file + ": " + e.what());
-    }
-    if (m_session->busy() || m_session->remote())
-      throw std::runtime_error("a run is in progress: edit its schedule on the timeline");
-    m_draft = std::make_shared<DraftSchedule>(schedule, m_layers, m_setup->maxSteps(), draftTreatments());
-    m_timeline->setEditor(m_draft);
+    if (!viewOf(m_shown).loadSchedule)
+      throw std::runtime_error("a run is shown: edit its schedule on the timeline, or open its model first");
+    m_timeline->setEditor(m_next.loadDraft(path));
     statusBar()->showMessage(tr("Loaded schedule %1").arg(path), 5000);
     return true;
   } catch (const nlohmann::json::exception& e) {
@@ -364,24 +263,85 @@ bool MainWindow::loadSchedule(const QString& path) {
 
 bool MainWindow::setDatasets(const QString& train, const QString& validation, const QString& alternative) {
   try {
-    for (const QString& f : {train, validation, alternative})
-      if (!f.isEmpty()) nf::TokenFile::open(f.toStdString());  // throws naming the file and the problem
-    if (train.isEmpty() || validation.isEmpty())
-      throw std::runtime_error("a training and a validation token file are needed");
-    m_train = train;
-    m_validation = validation;
-    m_alternative = alternative;
-    m_setup->setDataDescription(
-        tr("train %1, eval %2%3")
-            .arg(QFileInfo(train).fileName(), QFileInfo(validation).fileName(),
-                 alternative.isEmpty() ? QString() : ", " + QFileInfo(alternative).fileName()));
-    if (!m_folder.isEmpty()) openModelFolder(m_folder);  // analyses read the new validation data
+    m_next.setDatasets({train, validation, alternative});
+    if (m_shown.subject == Subject::Model)
+      m_runner->setSetup(m_next.analysisSetup({}));  // the new validation data
     return true;
   } catch (const std::exception& e) {
     showError(tr("Cannot use these datasets"), tr("A dataset could not be read."), e.what());
     return false;
   }
 }
+
+void MainWindow::startRun(const QString& requestedDir) {
+  if (!nextWindowState(m_shown, WindowEvent::Start)) {
+    if (m_shown.subject != Subject::Model)
+      showError(tr("No model open"), tr("Open a model folder first (File › Open Model Folder)."), QString());
+    return;
+  }
+  const NextRun::Launch launch = m_next.launch();
+  QString dir = requestedDir.isEmpty() ? m_setup->runFolder() : requestedDir;
+  if (dir.isEmpty())
+    dir = AppFolders::newRunFolder(QString::fromStdString(nf::trainingModeName(launch.config.mode)));
+  if (QFileInfo::exists(QString::fromStdString(nf::run::configPath(dir.toStdString())))) {
+    showError(tr("Run folder in use"),
+              tr("This folder holds a run already: open it with File › Open Run, or choose another folder."),
+              dir);
+    return;
+  }
+  m_lastAutoRefresh = 0;
+  m_status->forgetAnnounced();
+  QDir().mkpath(QFileInfo(dir).absolutePath());
+  m_session->start(launch.config, dir, m_next.layers(), launch.prepare, m_setup->workers());
+  if (m_session->state() != RunSession::State::Preparing) return;  // refused, and said why
+  moveTo(WindowEvent::Start);
+  remember(AppFolders::Recent::Runs, dir);
+  statusBar()->showMessage(tr("Starting %1").arg(dir), 5000);
+}
+
+void MainWindow::onMetrics() {
+  if (m_shown.subject == Subject::FollowedRun) {
+    m_runner->setCurrentFolder(nf::run::currentModelPath(m_session->runDir().toStdString()));
+    onStateChanged();  // its status may have changed
+  }
+  m_status->announce(*m_session);
+  const MetricsStore& m = m_session->metrics();
+  const WindowView view = viewOf(m_shown);
+  if (view.modelPane == ModelPaneShows::RunSites)
+    m_info->showRunState(m.frozenScales(), m_session->stepsDone());
+  m_training->showMetrics(m, m.maxSteps > 0 ? m.maxSteps : m_session->config().optimizer.maxSteps);
+  m_timeline->refresh();
+  const int64_t step = view.runPlots ? m_session->stepsDone() : 0;
+  for (AnalysisPane* pane : m_panes) pane->setCurrentStep(step);
+  const int every = QSettings().value("analysis/autoRefreshSteps", 0).toInt();
+  if (every > 0 && m_shown.phase == RunPhase::Running && step - m_lastAutoRefresh >= every) {
+    m_lastAutoRefresh = step;
+    refreshAnalyses(true);
+  }
+  updateStatus();
+}
+
+void MainWindow::refreshAnalyses(bool onlyVisible) {
+  for (AnalysisPane* pane : m_panes)
+    if (!onlyVisible || !pane->visibleRegion().isEmpty()) pane->refresh();
+}
+
+void MainWindow::updateStatus() {
+  m_status->update(*m_session, m_shown, {m_setup->maxSteps(), m_setup->device()}, m_timeline->editor());
+}
+
+QString MainWindow::phaseText() const { return m_status->phaseText(*m_session, m_shown); }
+QString MainWindow::statusText() const { return m_status->text(); }
+
+void MainWindow::exportAllFigures(const QString& folder) {
+  const FigureExport::Written w = m_figures->exportAll(folder, viewOf(m_shown).runPlots);
+  if (w.failures.isEmpty())
+    statusBar()->showMessage(w.summary(folder), 15000);
+  else
+    showError(tr("Export incomplete"), w.summary(folder), w.failures.join("\n"));
+}
+
+void MainWindow::raisePane(QWidget* paneOrView) { m_layout->raise(paneOrView); }
 
 void MainWindow::showError(const QString& title, const QString& text, const QString& detail) {
   auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, this);
@@ -393,35 +353,13 @@ void MainWindow::showError(const QString& title, const QString& text, const QStr
 
 void MainWindow::showEvent(QShowEvent* event) {
   QMainWindow::showEvent(event);
-  // First launch (no saved layout): a narrow setup column, the room to the plots. Docks can only be
-  // sized once the window has its geometry.
-  if (m_firstShow && QSettings().value("mainWindow/state").isNull())
-    QTimer::singleShot(0, this, [this] {
-      // Setup column ~a fifth, analyses ~45 % of the width; the timeline as tall as its rows.
-      const int w = width();
-      resizeDocks({m_docks[1], m_docks[3]}, {std::clamp(w / 5, 250, 340), w * 45 / 100}, Qt::Horizontal);
-      resizeDocks({m_docks[0]}, {m_timeline->sizeHint().height() + 28}, Qt::Vertical);
-    });
-  QTimer::singleShot(0, this, &MainWindow::showWholeTabTitles);
-  m_firstShow = false;
-}
-
-void MainWindow::showWholeTabTitles() {
-  // The docks' tab bars are made by QMainWindow as docks are tabified; by default they elide titles to
-  // "He…" when the area is narrow. Whole titles, with scroll buttons when they do not all fit.
-  for (QTabBar* bar : findChildren<QTabBar*>(QString(), Qt::FindDirectChildrenOnly)) {
-    bar->setElideMode(Qt::ElideNone);
-    bar->setUsesScrollButtons(true);
-    bar->setExpanding(false);
-  }
+  m_layout->shown();
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
   if (m_session->busy()) statusBar()->showMessage(tr("Stopping the run and writing its checkpoint…"));
   m_session->shutdown();  // waits for the step in progress and the checkpoint
-  QSettings settings;
-  settings.setValue("mainWindow/geometry", saveGeometry());
-  settings.setValue("mainWindow/state", saveState());
+  m_layout->save();
   event->accept();
 }
 
@@ -431,50 +369,28 @@ void MainWindow::changeEvent(QEvent* event) {
 }
 
 void MainWindow::retranslate() {
-  setWindowTitle(m_folder.isEmpty() ? tr("NormFree Workbench")
-                                    : tr("%1 — NormFree Workbench").arg(QDir(m_folder).dirName()));
-  m_fileMenu->setTitle(tr("&File"));
-  m_openAction->setText(tr("&Open Model Folder…"));
-  m_openRunAction->setText(tr("Open &Run…"));
-  m_connectAction->setText(tr("&Connect to Run…"));
-  m_recentMenu->setTitle(tr("Open &Recent"));
-  m_bundledMenu->setTitle(tr("Open &Bundled Model"));
-  rebuildBundledMenu();
-  m_openScheduleAction->setText(tr("Load &Schedule…"));
-  m_datasetsAction->setText(tr("Choose &Datasets…"));
-  m_runFolderAction->setText(tr("Folder for the &Next Run…"));
-  m_exportMenu->setTitle(tr("&Export Figure"));
-  m_exportAllAction->setText(tr("Export &All Figures…"));
-  m_quitAction->setText(tr("&Quit"));
-  m_editMenu->setTitle(tr("&Edit"));
-  m_undoAction->setText(tr("&Undo"));
-  m_redoAction->setText(tr("&Redo"));
-  m_deleteAction->setText(tr("&Delete Selected Events"));
-  m_settingsAction->setText(tr("&Settings…"));
-  m_runMenu->setTitle(tr("&Run"));
-  m_startAction->setText(tr("Start"));
-  m_startAction->setToolTip(tr("Start a new run of the setup on the left"));
-  m_pauseAction->setText(tr("Pause"));
-  m_pauseAction->setToolTip(tr("Finish the step in progress, write a checkpoint and wait"));
-  m_stopAction->setText(tr("Stop"));
-  m_stopAction->setToolTip(tr("Stop the run after the step in progress (a checkpoint is written)"));
-  m_resumeAction->setText(tr("Resume"));
-  m_resumeAction->setToolTip(
-      tr("Continue the run from where it stopped (for an opened run: from its newest "
-         "checkpoint, in this process)"));
-  m_refreshAction->setText(tr("Refresh analyses"));
-  m_refreshAction->setToolTip(tr("Compute every analysis pane on the model as it is now"));
-  m_viewMenu->setTitle(tr("&View"));
-  m_fitAction->setText(tr("Zoom Timeline to &Fit"));
-  m_helpMenu->setTitle(tr("&Help"));
-  m_guideAction->setText(tr("The &First Ten Minutes"));
-  m_aboutAction->setText(tr("&About"));
-  m_toolbar->setWindowTitle(tr("Run"));
-  const QString dockTitles[] = {tr("Removal timeline"), tr("Run setup"), tr("Model")};
-  for (int i = 0; i < 3; ++i) m_docks[i]->setWindowTitle(dockTitles[i]);
-  for (int i = 0; i < m_panes.size(); ++i) m_docks[3 + i]->setWindowTitle(m_panes[i]->title());
-  showWholeTabTitles();
-  rebuildRecentMenu();
+  m_actions->retranslate();
+  m_layout->setTitles(tr("Removal timeline"), tr("Run setup"), tr("Model"));
+  rebuildFileMenus();
   m_training->showMetrics(m_session->metrics(), m_session->config().optimizer.maxSteps);  // series names
-  updateStatus();
+  applyShown();
+}
+
+void MainWindow::setLanguage(const QString& language) {
+  if (language == m_language) return;
+  m_language = AppFolders::applyLanguage(language, &m_translator);
+  // removeTranslator/installTranslator send LanguageChange to every widget: each retranslates itself.
+}
+
+void MainWindow::remember(AppFolders::Recent kind, const QString& path) {
+  AppFolders::remember(kind, path);
+  rebuildFileMenus();
+}
+
+void MainWindow::rebuildFileMenus() {
+  auto openModel = [this](const QString& folder) { openModelFolder(folder); };
+  m_actions->setRecent(AppFolders::recent(AppFolders::Recent::Models),
+                       AppFolders::recent(AppFolders::Recent::Runs), openModel,
+                       [this](const QString& run) { openRun(run); });
+  m_actions->setBundled(AppFolders::bundledModels(), openModel);
 }

@@ -2,36 +2,38 @@
 // setup, the model and the analysis panes (layout restored from QSettings); toolbar Start / Pause / Stop /
 // Resume / Refresh analyses; a status bar with step, tokens/s, ETA, next event and device. On first launch
 // it opens the bundled tiny model with its removal preset ready.
+// What it shows is one thing at a time — a model, a run trained here, a followed run, a connected run — as
+// the table in logic/WindowState.h says; this class wires the parts to that table. Its actions and menus
+// are in WindowActions, the status bar in RunStatusBar, its dialogs in WindowDialogs, export in FigureExport.
 #pragma once
 #include <QMainWindow>
-#include <QStringList>
 #include <QTranslator>
 #include <memory>
 #include <string>
 
 #include "analysis/AnalysisRunner.h"
+#include "logic/WindowState.h"
 #include "run/RunSession.h"
-#include "serve/steering_client.h"
+#include "serve/serve_address.h"
+#include "window/AppFolders.h"
+#include "window/FigureExport.h"
+#include "window/NextRun.h"
+#include "window/WindowDialogs.h"
 
 class AnalysisPane;
-class AnalysisRunner;
 class CalibrationPane;
+class DraftSchedule;
 class HeadsPane;
 class ModelInfoView;
 class NeuronsPane;
 class NormsPane;
 class PatchingPane;
-class QAction;
-class QCustomPlot;
-class QDockWidget;
-class QLabel;
-class QMenu;
-class QProgressBar;
-class QToolBar;
+class DockLayout;
 class RunSetupView;
+class RunStatusBar;
 class TimelineWidget;
 class TrainingView;
-class DraftSchedule;
+class WindowActions;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -40,7 +42,8 @@ class MainWindow : public QMainWindow {
   ~MainWindow() override;
 
   // Opens a model folder; on failure shows a (non-blocking) dialog naming the file and the problem,
-  // keeps whatever was open before, and returns false.
+  // keeps whatever was open before, and returns false. The run shown before is let go (its checkpoint
+  // stays; a connected run trains on where it is).
   bool openModelFolder(const QString& folder);
   // Opens a run directory (e.g. one the CLI is training) and follows its metrics.
   bool openRun(const QString& runDir);
@@ -53,16 +56,19 @@ class MainWindow : public QMainWindow {
   bool setDatasets(const QString& train, const QString& validation, const QString& alternative);
   // "en" or "de", applied at once (every visible string changes) and remembered.
   void setLanguage(const QString& language);
-  // A model shipped in resources/ (tiny-gpt2, tiny-llama); empty if not installed.
-  static QString bundledModelFolder(const QString& name);
-  // What the first launch opens: the tiny GPT-2, or NF_BUNDLED_MODEL's folder.
-  static QString defaultModelFolder();
 
   // Starts a run of the current setup into runDir ("" : a new folder under the app's data folder).
   void startRun(const QString& runDir = QString());
   void exportAllFigures(const QString& folder);
-  void raisePane(QWidget* paneOrView);  // brings the dock tab holding it to the front
+  void resume();                           // what Resume means for the run shown (viewOf(shown()).resume)
+  void refreshAnalyses(bool onlyVisible);  // every pane, or those on screen
+  void raisePane(QWidget* paneOrView);     // brings the dock tab holding it to the front
 
+  const WindowState& shown() const { return m_shown; }
+  const NextRun& nextRun() const { return m_next; }
+  const FigureExport& figures() const { return *m_figures; }
+  const QString& language() const { return m_language; }
+  WindowActions* actions() const { return m_actions; }
   ModelInfoView* modelInfoView() const { return m_info; }
   TimelineWidget* timeline() const { return m_timeline; }
   TrainingView* trainingView() const { return m_training; }
@@ -70,7 +76,7 @@ class MainWindow : public QMainWindow {
   RunSetupView* runSetup() const { return m_setup; }
   HeadsPane* headsPane() const { return m_heads; }
   QList<AnalysisPane*> analysisPanes() const { return m_panes; }
-  QString currentFolder() const { return m_folder; }
+  QString currentFolder() const { return m_next.modelFolder(); }  // the model opened last
   QString statusText() const;  // the status bar's permanent fields, for tests
   QString phaseText() const;  // what the run is doing now: "Evaluating the starting model…", "Paused at …"
 
@@ -80,75 +86,35 @@ class MainWindow : public QMainWindow {
   void changeEvent(QEvent* event) override;
 
  private:
-  void buildActions();
-  void buildMenus();
-  QDockWidget* addDock(QWidget* widget, const QString& objectName, Qt::DockWidgetArea area);
+  void connectViews();  // the timeline, plots and setup with each other
+  void connectSession();
+  // Moves to what `event` makes the window show and shows it; false (nothing changes) where refused.
+  bool moveTo(WindowEvent event);
+  void applyShown();  // every part as viewOf(m_shown) says
   void resetDraftSchedule();
-  nf::Treatments draftTreatments() const;     // those of the setup's preset
-  std::string defaultDatasetsFolder() const;  // where the synthetic datasets for m_folder's model live
-  AnalysisSetup analysisSetup(const std::string& validationData) const;
   void onMetrics();
   void onStateChanged();
   void updateStatus();
-  void refreshAnalyses(bool onlyVisible);
-  void chooseModelFolder();
-  void chooseRun();
-  void chooseServedRun();  // the Connect to Run dialog
-  void chooseSchedule();
-  void chooseDatasets();
-  void chooseRunFolder();
-  void chooseExportAll();
-  void showSettings();
-  void showGuide();
   void showError(const QString& title, const QString& text, const QString& detail);
-  void rememberRecent(const char* key, const QString& path);
-  // QSettings keys of the recent-files lists, and how long they get.
-  static constexpr const char* kRecentModels = "recentModelFolders";
-  static constexpr const char* kRecentRuns = "recentRuns";
-  static constexpr int kMaxRecent = 8;
-  // A folder under the user's application data (runs, datasets).
-  static QString appDataFolder(const QString& sub);
-  void rebuildRecentMenu();
-  void rebuildBundledMenu();
-  void rebuildExportMenu();
-  // The plots that show results (what Export writes); the panes not computed yet named in *notComputed.
-  QList<QCustomPlot*> resultPlots(QStringList* notComputed) const;
+  void remember(AppFolders::Recent kind, const QString& path);
+  void rebuildFileMenus();  // recent files and bundled models
   void retranslate();
-  void showWholeTabTitles();
 
+  WindowState m_shown;
   RunSession* m_session;
   AnalysisRunner* m_runner;
   ModelInfoView* m_info;
   TimelineWidget* m_timeline;
   TrainingView* m_training;
   RunSetupView* m_setup;
-  NormsPane* m_norms;
   HeadsPane* m_heads;
-  PatchingPane* m_patching;
-  NeuronsPane* m_neurons;
-  CalibrationPane* m_calibration;
   QList<AnalysisPane*> m_panes;
-  QList<QDockWidget*> m_docks;
-  std::shared_ptr<DraftSchedule> m_draft;
+  DockLayout* m_layout;
+  WindowActions* m_actions;
+  RunStatusBar* m_status;
+  std::unique_ptr<FigureExport> m_figures;
+  NextRun m_next;  // the run Start begins: the opened model, its draft, the datasets
   QTranslator m_translator;
   QString m_language;
-  std::string m_shownWarning;      // the run's latest warning, once shown
-  int64_t m_shownCheckpoint = -1;  // the step of the run's latest checkpoint, once said
-
-  QString m_folder;  // the model folder open (a run's starting model when a run is open)
-  int m_layers = 0;
-  QString m_train, m_validation, m_alternative;  // chosen datasets ("" : the default synthetic ones)
   int64_t m_lastAutoRefresh = 0;
-  bool m_firstShow = true;
-
-  QMenu *m_fileMenu, *m_recentMenu, *m_bundledMenu, *m_exportMenu, *m_editMenu, *m_viewMenu, *m_runMenu,
-      *m_helpMenu;
-  QToolBar* m_toolbar;
-  QAction *m_openAction, *m_openRunAction, *m_connectAction, *m_openScheduleAction, *m_datasetsAction,
-      *m_runFolderAction, *m_exportAllAction, *m_settingsAction, *m_quitAction, *m_undoAction, *m_redoAction,
-      *m_deleteAction, *m_fitAction, *m_startAction, *m_pauseAction, *m_stopAction, *m_resumeAction,
-      *m_refreshAction, *m_guideAction, *m_aboutAction;
-  QLabel *m_phaseLabel, *m_stepLabel, *m_speedLabel, *m_etaLabel, *m_nextLabel, *m_deviceLabel;
-  QLabel* m_connectionLabel;  // a connected run's address, or that it cannot be reached
-  QProgressBar* m_progress;
 };

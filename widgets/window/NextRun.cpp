@@ -1,0 +1,106 @@
+#include "window/NextRun.h"
+
+#include <QFileInfo>
+#include <nlohmann/json.hpp>
+
+#include "data/default_datasets.h"
+#include "data/token_file.h"
+#include "run/run_directory.h"
+#include "views/RunSetupView.h"
+#include "window/AppFolders.h"
+
+void NextRun::setModel(const QString& folder, const nf::ModelSummary& summary) {
+  m_folder = folder;
+  m_summary = summary;
+  m_setup->setModelShape(summary.shape);
+  m_setup->matchModelDepth(summary.shape.nLayer);
+}
+
+bool NextRun::setRunModel(const QString& runDir, const nf::RunConfig& config) {
+  std::string model = config.model;
+  if (!QFileInfo::exists(QString::fromStdString(model + "/config.json")))
+    model = nf::run::currentModelPath(runDir.toStdString());
+  if (model.empty()) return false;
+  setModel(QString::fromStdString(model), nf::inspectModelFolder(model));
+  return true;
+}
+
+nf::Treatments NextRun::draftTreatments() const {
+  // The treatments the next run will use are its preset's (Start adds none): the draft refuses, and the
+  // timeline's menus do not offer, ending one it does not use.
+  return nf::findPreset(m_setup->preset()).removal.treatments();
+}
+
+std::shared_ptr<DraftSchedule> NextRun::resetDraft(QString* note) {
+  const nf::Preset& preset = nf::findPreset(m_setup->preset());
+  m_draft = std::make_shared<DraftSchedule>(nf::presetSchedule(preset, layers()), layers(),
+                                            m_setup->maxSteps(), draftTreatments());
+  if (note && preset.nLayer != 0 && preset.nLayer != layers())
+    *note = tr("The preset %1 is made for %2 layers; this model has %3. Choose another preset.")
+                .arg(QString::fromStdString(preset.name))
+                .arg(preset.nLayer)
+                .arg(layers());
+  return m_draft;
+}
+
+std::shared_ptr<DraftSchedule> NextRun::loadDraft(const QString& path) {
+  const std::string file = path.toStdString();
+  nf::Schedule schedule = nf::readScheduleFile(file);
+  try {
+    schedule.validate(layers(), m_setup->maxSteps());
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(file + ": " + e.what());
+  }
+  m_draft = std::make_shared<DraftSchedule>(schedule, layers(), m_setup->maxSteps(), draftTreatments());
+  return m_draft;
+}
+
+const std::shared_ptr<DraftSchedule>& NextRun::trimDraft(QString* note) {
+  const size_t dropped = m_draft->trimTo(m_setup->maxSteps()).size();
+  if (dropped > 0 && note)
+    *note =
+        tr("%n event(s) past the last step were removed from the schedule", "", static_cast<int>(dropped));
+  return m_draft;
+}
+
+void NextRun::setDatasets(const WindowDialogs::Datasets& d) {
+  const bool none = d.train.isEmpty() && d.validation.isEmpty() && d.alternative.isEmpty();
+  for (const QString& f : {d.train, d.validation, d.alternative})
+    if (!f.isEmpty()) nf::TokenFile::open(f.toStdString());  // throws naming the file and the problem
+  if (!none && (d.train.isEmpty() || d.validation.isEmpty()))
+    throw std::runtime_error("a training and a validation token file are needed");
+  m_datasets = d;
+  m_setup->setDataDescription(
+      none ? QString()
+           : tr("train %1, eval %2%3")
+                 .arg(QFileInfo(d.train).fileName(), QFileInfo(d.validation).fileName(),
+                      d.alternative.isEmpty() ? QString() : ", " + QFileInfo(d.alternative).fileName()));
+}
+
+AnalysisSetup NextRun::analysisSetup(const std::string& validationData) const {
+  AnalysisSetup setup;
+  setup.modelFolder = m_folder.toStdString();
+  setup.validationData = validationData.empty() ? m_datasets.validation.toStdString() : validationData;
+  setup.datasetsFolder = AppFolders::datasetsFolder(m_folder).toStdString();  // when validationData is ""
+  return setup;
+}
+
+NextRun::Launch NextRun::launch() const {
+  std::vector<std::string> eval;
+  for (const QString& f : {m_datasets.validation, m_datasets.alternative})
+    if (!f.isEmpty()) eval.push_back(f.toStdString());
+  Launch l;
+  l.config =
+      m_setup->nextRunConfig(m_folder.toStdString(), m_summary.shape, m_datasets.train.toStdString(), eval,
+                             m_draft ? std::optional<nf::Schedule>(m_draft->schedule()) : std::nullopt);
+  if (m_datasets.train.isEmpty()) {
+    const std::string folder = m_folder.toStdString(),
+                      datasets = AppFolders::datasetsFolder(m_folder).toStdString();
+    l.prepare = [folder, datasets](nf::RunConfig& config, const nf::ProgressFn& progress) {
+      const nf::Datasets d = nf::prepareSyntheticDatasets(datasets, folder, progress);
+      config.trainData = d.train;
+      config.evalData = {d.val, d.alt};
+    };
+  }
+  return l;
+}

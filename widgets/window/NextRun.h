@@ -1,0 +1,61 @@
+// The run Start would begin, as the window shows it before it starts: the opened model, the draft schedule
+// on the timeline, the datasets chosen and the Run setup's settings; its RunConfig made the engine's way
+// (RunSetupView::nextRunConfig, nf::makeRunConfig) and the preparation of the synthetic data it needs.
+#pragma once
+#include <QCoreApplication>
+#include <QString>
+#include <functional>
+#include <memory>
+
+#include "analysis/AnalysisRunner.h"
+#include "logic/ScheduleEditor.h"
+#include "model/model_folder.h"
+#include "train/settings.h"
+#include "util/progress.h"
+#include "window/WindowDialogs.h"
+
+class RunSetupView;
+
+class NextRun {
+  Q_DECLARE_TR_FUNCTIONS(NextRun)
+
+ public:
+  explicit NextRun(RunSetupView* setup) : m_setup(setup) {}
+
+  void setModel(const QString& folder, const nf::ModelSummary& summary);  // the setup plans for it
+  // The model of a run opened: the folder it started from where that is here, else its model now (final or
+  // newest checkpoint: a run copied from a server). False where neither is here (the model is left as it
+  // was).
+  bool setRunModel(const QString& runDir, const nf::RunConfig& config);
+  const QString& modelFolder() const { return m_folder; }
+  const nf::ModelSummary& model() const { return m_summary; }
+  int layers() const { return m_summary.shape.nLayer; }
+
+  // A fresh draft of the setup's preset for the model; *note says when the preset is made for another depth.
+  std::shared_ptr<DraftSchedule> resetDraft(QString* note);
+  // The schedule file as the draft; throws naming the file and the problem.
+  std::shared_ptr<DraftSchedule> loadDraft(const QString& path);
+  const std::shared_ptr<DraftSchedule>& draft() const { return m_draft; }
+  // The draft under the setup's step budget now: the events it leaves out dropped, and named in *note.
+  const std::shared_ptr<DraftSchedule>& trimDraft(QString* note);
+
+  // Checks the token files (throws naming the file and the problem) and uses them; all "": the synthetic
+  // corpus made for the model.
+  void setDatasets(const WindowDialogs::Datasets& datasets);
+  const WindowDialogs::Datasets& datasets() const { return m_datasets; }
+  AnalysisSetup analysisSetup(const std::string& validationData) const;  // "": the datasets chosen
+
+  struct Launch {
+    nf::RunConfig config;
+    std::function<void(nf::RunConfig&, const nf::ProgressFn&)> prepare;  // makes the synthetic data, if used
+  };
+  Launch launch() const;
+
+ private:
+  nf::Treatments draftTreatments() const;  // those of the setup's preset: the draft refuses ending others
+  RunSetupView* m_setup;
+  QString m_folder;
+  nf::ModelSummary m_summary;
+  std::shared_ptr<DraftSchedule> m_draft;
+  WindowDialogs::Datasets m_datasets;
+};

@@ -4,87 +4,87 @@
 <context>
     <name>AnalysisPane</name>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="150"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="159"/>
         <source>%1 · %2 · %3</source>
         <translation>%1 · %2 · %3</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="107"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="109"/>
         <source>LN-free (%1 at all %2 sites)</source>
         <translation>LN-frei (%1 an allen %2 Stellen)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="109"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="111"/>
         <source>%1 of %2 sites %3</source>
         <translation>%1 von %2 Stellen %3</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="110"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="112"/>
         <source>LN-free (folded)</source>
         <translation>LN-frei (gefaltet)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="111"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="113"/>
         <source>LN-free</source>
         <translation>LN-frei</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="120"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="122"/>
         <source>%1: %2 sequences × %3 tokens from the start</source>
         <translation>%1: %2 Sequenzen × %3 Token vom Anfang</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="124"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="126"/>
         <source>IOI prompt set %1</source>
         <translation>IOI-Prompt-Satz %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="149"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="158"/>
         <source>&lt;b&gt;Step %1&lt;/b&gt;</source>
         <translation>&lt;b&gt;Schritt %1&lt;/b&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="149"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="158"/>
         <source>&lt;b&gt;Saved model&lt;/b&gt;</source>
         <translation>&lt;b&gt;Gespeichertes Modell&lt;/b&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="155"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="164"/>
         <source>stale: the model has changed since</source>
         <translation>veraltet: das Modell hat sich seither geändert</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="156"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="165"/>
         <source>stale: the model is at step %1</source>
         <translation>veraltet: Das Modell ist bei Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="159"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="168"/>
         <source>computing…</source>
         <translation>wird berechnet…</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="161"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="170"/>
         <source>Failed: %1</source>
         <translation>Fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="166"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="175"/>
         <source>Refresh</source>
         <translation>Aktualisieren</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="167"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="176"/>
         <source>Compute this analysis on the model as it is now</source>
         <translation>Diese Analyse für den aktuellen Zustand des Modells berechnen</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="168"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="177"/>
         <source>Compute now</source>
         <translation>Jetzt berechnen</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="171"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="180"/>
         <source>Not computed yet for this model. It takes seconds on the bundled model; Refresh analyses (toolbar) computes every pane.</source>
         <translation>Für dieses Modell noch nicht berechnet. Auf dem mitgelieferten Modell dauert es Sekunden; „Analysen aktualisieren“ (Werkzeugleiste) berechnet alle Bereiche.</translation>
     </message>
@@ -279,154 +279,164 @@
 <context>
     <name>HeadsPane</name>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="231"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="238"/>
         <source>Mean NMAE over heads: &lt;b&gt;%1 %&lt;/b&gt; (95 % bootstrap interval %2–%3 %) · decomposition check max |Σ DLA + β·u − logit| = %4 · attention sink rate %5</source>
         <translation>Mittlerer NMAE über alle Heads: &lt;b&gt;%1 %&lt;/b&gt; (95-%-Bootstrap-Intervall %2–%3 %) · Zerlegungsprüfung max |Σ DLA + β·u − logit| = %4 · Attention-Sink-Rate %5</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="383"/>
-        <source>L%1H%2 per position: DLA vs DE, sequence %3</source>
-        <translation>L%1H%2 je Position: DLA vs. DE, Sequenz %3</translation>
-    </message>
-    <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="132"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="139"/>
         <source>Failed: %1</source>
         <translation>Fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="127"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="134"/>
         <source>The model changed before the detail was computed: click a head again.</source>
         <translation>Das Modell hat sich geändert, bevor die Detailansicht berechnet war: Klicken Sie erneut auf einen Head.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="139"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="146"/>
         <source>Per head, the mean |direct logit attribution| with the cached final-norm scale (DLA), the mean |direct effect| with the final norm recomputed (DE), and their normalized error (NMAE), which is zero once the model is norm-free. Click a head for its values per position and its attention pattern.</source>
         <translation>Pro Kopf die mittlere |direkte Logit-Attribution| mit der zwischengespeicherten Skala der letzten Norm (DLA), der mittlere |direkte Effekt| mit neu berechneter letzter Norm (DE) und ihr normierter Fehler (NMAE), der null ist, sobald das Modell normfrei ist. Ein Klick auf einen Kopf zeigt seine Werte je Position und sein Aufmerksamkeitsmuster.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="306"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="314"/>
         <source>Computing L%1H%2 on sequence %3…</source>
         <translation>Berechne L%1H%2 auf Sequenz %3 …</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="309"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="317"/>
         <source>(the plots below still show L%1H%2: stale)</source>
         <translation>(die Diagramme darunter zeigen noch L%1H%2: veraltet)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="381"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="390"/>
         <source>L%1H%2 attention pattern (hover a cell)</source>
         <translation>L%1H%2 Aufmerksamkeitsmuster (Zelle überfahren)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="388"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="391"/>
+        <source>L%1H%2 per position: DLA vs DE, sequence %3, its first %4 tokens</source>
+        <translation>L%1H%2 je Position: DLA gegen DE, Sequenz %3, ihre ersten %4 Token</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="402"/>
         <source>step %1</source>
         <translation>Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="388"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="402"/>
         <source>saved model</source>
         <translation>gespeichertes Modell</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="390"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="404"/>
         <source>&lt;b&gt;L%1H%2&lt;/b&gt; · %6 · sink share %3 (mean attention to position 0: %4) · NMAE %5 % · sequence:</source>
         <translation>&lt;b&gt;L%1H%2&lt;/b&gt; · %6 · Sink-Anteil %3 (mittlere Aufmerksamkeit auf Position 0: %4) · NMAE %5 % · Sequenz:</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="425"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="439"/>
         <source>query %1 “%2” → key %3 “%4”: weight %5</source>
         <translation>Query %1 „%2“ → Key %3 „%4“: Gewicht %5</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="433"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="447"/>
         <source>Per head, mean over positions: |DLA|, |DE| (logit units) and NMAE (%)</source>
         <translation>Je Head, gemittelt über Positionen: |DLA|, |DE| (Logit-Einheiten) und NMAE (%)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="434"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="448"/>
         <source>mean |DLA|</source>
         <translation>mittleres |DLA|</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="434"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="448"/>
         <source>mean |DE|</source>
         <translation>mittleres |DE|</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="434"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="448"/>
         <source>NMAE (%)</source>
         <translation>NMAE (%)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="437"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="451"/>
         <source>head</source>
         <translation>Head</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="438"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="452"/>
         <source>layer</source>
         <translation>Schicht</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="441"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="455"/>
         <source>DLA (cached scale)</source>
         <translation>DLA (gecachte Skala)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="442"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="456"/>
         <source>DE (recomputed)</source>
         <translation>DE (neu berechnet)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="443"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="457"/>
         <source>token predicted</source>
         <translation>vorhergesagtes Token</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="444"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="458"/>
         <source>logit contribution</source>
         <translation>Logit-Beitrag</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="445"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="459"/>
         <source>attention</source>
         <translation>Attention</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="446"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="460"/>
         <source>key</source>
         <translation>Key</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="447"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="461"/>
         <source>query</source>
         <translation>Query</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="448"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="462"/>
         <source>attention weight</source>
         <translation>Attention-Gewicht</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="453"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="467"/>
         <source>Click a head to see its DLA and DE per position</source>
         <translation>Head anklicken, um DLA und DE je Position zu sehen</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="454"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="468"/>
         <source>Click a head to see its attention pattern</source>
         <translation>Head anklicken, um sein Attention-Muster zu sehen</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="455"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="469"/>
         <source>No head selected. Sequence:</source>
         <translation>Kein Head ausgewählt. Sequenz:</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="459"/>
-        <source>Which validation sequence the detail shows (its first %1 tokens)</source>
-        <translation>Welche Validierungssequenz die Detailansicht zeigt (ihre ersten %1 Token)</translation>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="472"/>
+        <source>Which validation sequence the detail shows</source>
+        <translation>Welche Validierungssequenz das Detail zeigt</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="473"/>
+        <source> tokens</source>
+        <translation> Token</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="475"/>
+        <source>How many of the sequence&apos;s first tokens the detail shows (up to the whole sequence; the plots widen, the pane scrolls)</source>
+        <translation>Wie viele der ersten Token der Sequenz das Detail zeigt (bis zur ganzen Sequenz; die Diagramme werden breiter, der Bereich scrollt)</translation>
     </message>
     <message>
         <location filename="../widgets/analysis/HeadsPane.h" line="23"/>
@@ -589,12 +599,12 @@
         <translation>%1 wird gestartet</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="341"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="344"/>
         <source>Export incomplete</source>
         <translation>Export unvollständig</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="360"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="363"/>
         <source>Stopping the run and writing its checkpoint…</source>
         <translation>Lauf wird gestoppt und sein Checkpoint geschrieben…</translation>
     </message>
@@ -604,17 +614,17 @@
         <translation>NormFree Workbench</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="373"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="376"/>
         <source>Removal timeline</source>
         <translation>Zeitleiste der Entfernungen</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="373"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="376"/>
         <source>Run setup</source>
         <translation>Laufkonfiguration</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="373"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="376"/>
         <source>Model</source>
         <translation>Modell</translation>
     </message>
@@ -953,62 +963,62 @@
 <context>
     <name>PatchingPane</name>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="76"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="77"/>
         <source>Activation patching and attribution patching on the indirect-object prompts, layer by position and layer by head, and their difference: how far the linear estimate is from the real effect.</source>
         <translation>Activation Patching und Attribution Patching auf den Indirect-Object-Prompts, Schicht × Position und Schicht × Head, und ihre Differenz: wie weit die lineare Schätzung vom echten Effekt entfernt ist.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="144"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="145"/>
         <source>%1 prompts like the one below · clean logit difference %2, corrupted %3</source>
         <translation>%1 Prompts wie der folgende · saubere Logit-Differenz %2, korrumpiert %3</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="164"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="165"/>
         <source>Clean: %1&lt;br&gt;Corrupted: %2</source>
         <translation>Sauber: %1&lt;br&gt;Korrumpiert: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="168"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="169"/>
         <source>&lt;b&gt;%1 × %2&lt;/b&gt;: activation %3 · attribution %4 · error %5</source>
         <translation>&lt;b&gt;%1 × %2&lt;/b&gt;: Aktivierung %3 · Attribution %4 · Fehler %5</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="175"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="176"/>
         <source>Click a cell to mark its position in the prompt.</source>
         <translation>Zelle anklicken, um ihre Position im Prompt zu markieren.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="183"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="184"/>
         <source>resid_pre: layer × position</source>
         <translation>resid_pre: Schicht × Position</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="184"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="185"/>
         <source>heads: layer × head</source>
         <translation>Heads: Schicht × Head</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="185"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="186"/>
         <source>IOI patching, normalized logit difference (0 corrupted, 1 clean): activation, attribution and their error (attribution − activation)</source>
         <translation>IOI-Patching, normierte Logit-Differenz (0 korrumpiert, 1 sauber): Aktivierung, Attribution und ihr Fehler (Attribution − Aktivierung)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="187"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="188"/>
         <source>error</source>
         <translation>Fehler</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="187"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="188"/>
         <source>activation patching</source>
         <translation>Activation Patching</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="187"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="188"/>
         <source>attribution patching</source>
         <translation>Attribution Patching</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="195"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="196"/>
         <source>Compute to see the prompts.</source>
         <translation>Berechnen, um die Prompts zu sehen.</translation>
     </message>
@@ -1021,52 +1031,52 @@
 <context>
     <name>QCustomPlot</name>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="98"/>
+        <location filename="../widgets/views/Plots.cpp" line="99"/>
         <source>Export Figure…</source>
         <translation>Abbildung exportieren…</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="99"/>
+        <location filename="../widgets/views/Plots.cpp" line="100"/>
         <source>Reset View</source>
         <translation>Ansicht zurücksetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="295"/>
+        <location filename="../widgets/views/Plots.cpp" line="347"/>
         <source>Cannot write %1: %2</source>
         <translation>%1 kann nicht geschrieben werden: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="303"/>
+        <location filename="../widgets/views/Plots.cpp" line="356"/>
         <source>PNG encoding failed</source>
         <translation>PNG-Kodierung fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="312"/>
+        <location filename="../widgets/views/Plots.cpp" line="367"/>
         <source>SVG painter failed</source>
         <translation>SVG-Ausgabe fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="321"/>
+        <location filename="../widgets/views/Plots.cpp" line="383"/>
         <source>PDF rendering failed</source>
         <translation>PDF-Rendering fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="329"/>
+        <location filename="../widgets/views/Plots.cpp" line="391"/>
         <source>unknown format &apos;%1&apos; (png, svg, pdf or csv)</source>
         <translation>unbekanntes Format &apos;%1&apos; (png, svg, pdf oder csv)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="338"/>
+        <location filename="../widgets/views/Plots.cpp" line="400"/>
         <source>Export Figure</source>
         <translation>Abbildung exportieren</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="339"/>
+        <location filename="../widgets/views/Plots.cpp" line="401"/>
         <source>PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf);;CSV data (*.csv)</source>
         <translation>PNG-Bild (*.png);;SVG-Zeichnung (*.svg);;PDF-Dokument (*.pdf);;CSV-Daten (*.csv)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="344"/>
+        <location filename="../widgets/views/Plots.cpp" line="406"/>
         <source>Export failed</source>
         <translation>Export fehlgeschlagen</translation>
     </message>
@@ -1485,11 +1495,6 @@ Worker %1 beendet (%2): %3</translation>
         <source>%1 was applied at step %2 and cannot move.</source>
         <translation>%1 wurde bei Schritt %2 angewendet und kann nicht verschoben werden.</translation>
     </message>
-    <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="316"/>
-        <source>step %1 · %2</source>
-        <translation>Schritt %1 · %2</translation>
-    </message>
     <message numerus="yes">
         <location filename="../widgets/timeline/TimelineWidget.cpp" line="319"/>
         <source> (+%n more)</source>
@@ -1539,9 +1544,14 @@ Worker %1 beendet (%2): %3</translation>
         <source>Added: %1</source>
         <translation>Hinzugefügt: %1</translation>
     </message>
-    <message numerus="yes">
+    <message>
         <location filename="../widgets/timeline/TimelineWidget.cpp" line="402"/>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="485"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="495"/>
+        <source>Applied already: an event that fired stays in the run</source>
+        <translation>Schon angewandt: ein ausgelöstes Ereignis bleibt im Lauf</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="406"/>
         <source>Delete %n events</source>
         <translation>
             <numerusform>%n Ereignis löschen</numerusform>
@@ -1549,7 +1559,7 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="407"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="411"/>
         <source>Deleted %n event(s): %1</source>
         <translation>
             <numerusform>%n Ereignis gelöscht: %1</numerusform>
@@ -1557,52 +1567,60 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="448"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="452"/>
         <source>End position-0 treatment at step %1</source>
         <translation>Position-0-Behandlung bei Schritt %1 beenden</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="449"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="453"/>
         <source>End end-of-text treatment at step %1</source>
         <translation>End-of-Text-Behandlung bei Schritt %1 beenden</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="452"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="456"/>
         <source>Make LN_f fake at step %1</source>
         <translation>LN_f bei Schritt %1 durch FakeLN ersetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="458"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="462"/>
         <source>Make %1 fake at step %2</source>
         <translation>%1 bei Schritt %2 durch FakeLN ersetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="456"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="460"/>
         <source>layer %1</source>
         <translation>Schicht %1</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="457"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="318"/>
+        <source>%1 (was step %2)</source>
+        <translation>%1 (war Schritt %2)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="461"/>
         <source>all layers</source>
         <translation>alle Schichten</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="462"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="466"/>
         <source>Nothing to add here: %1</source>
         <translation>Hier lässt sich nichts hinzufügen: %1</translation>
     </message>
+    <message numerus="yes">
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="493"/>
+        <source>Delete %n event(s)</source>
+        <translation>
+            <numerusform>%n Ereignis löschen</numerusform>
+            <numerusform>%n Ereignisse löschen</numerusform>
+        </translation>
+    </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="489"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="498"/>
         <source>Zoom to fit</source>
         <translation>Einpassen</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="522"/>
-        <source>step %1 · %2%3</source>
-        <translation>Schritt %1 · %2%3</translation>
-    </message>
-    <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="525"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="530"/>
         <source> (applied)</source>
         <translation> (angewendet)</translation>
     </message>
@@ -1615,7 +1633,7 @@ Worker %1 beendet (%2): %3</translation>
         <translation>Evaluierung %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="250"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="256"/>
         <source>No run yet.
 Start trains the setup on the left;
 File › Open Run follows a run.</source>
@@ -1624,35 +1642,35 @@ File › Open Run follows a run.</source>
 Datei › Lauf öffnen verfolgt einen Lauf.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="255"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="261"/>
         <source>Training loss</source>
         <translation>Trainingsverlust</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="256"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="262"/>
         <source>Learning rate and gradient norm</source>
         <translation>Lernrate und Gradientennorm</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="257"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="263"/>
         <source>Scale of each norm site (its RMS or standard deviation)</source>
         <translation>Skala jeder Normstelle (ihr RMS oder ihre Standardabweichung)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="259"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="264"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="269"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="265"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="273"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="278"/>
         <source>optimizer step</source>
         <translation>Optimierer-Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="260"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="266"/>
         <source>loss (nats)</source>
         <translation>Verlust (Nats)</translation>
     </message>
     <message>
         <location filename="../widgets/views/TrainingView.cpp" line="110"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="258"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="264"/>
         <source>frozen</source>
         <translation>eingefroren</translation>
     </message>
@@ -1667,43 +1685,58 @@ Datei › Lauf öffnen verfolgt einen Lauf.</translation>
         <translation>%1 (eingefroren)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="261"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="267"/>
+        <source>cross-entropy (raw)</source>
+        <translation>Kreuzentropie (roh)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/TrainingView.cpp" line="268"/>
+        <source>auxiliary loss (raw)</source>
+        <translation>Hilfsverlust (roh)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/TrainingView.cpp" line="269"/>
+        <source>total (raw)</source>
+        <translation>gesamt (roh)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/TrainingView.cpp" line="270"/>
         <source>cross-entropy</source>
         <translation>Kreuzentropie</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="262"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="271"/>
         <source>auxiliary loss</source>
         <translation>Hilfsverlust</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="263"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="272"/>
         <source>total</source>
         <translation>gesamt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="265"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="267"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="274"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="276"/>
         <source>learning rate</source>
         <translation>Lernrate</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="266"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="275"/>
         <source>gradient norm</source>
         <translation>Gradientennorm</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="268"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="277"/>
         <source>gradient norm (before clipping)</source>
         <translation>Gradientennorm (vor dem Clipping)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="270"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="279"/>
         <source>scale s</source>
         <translation>Skala s</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="271"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="280"/>
         <source>Logarithmic loss axis</source>
         <translation>Logarithmische Verlustachse</translation>
     </message>

@@ -1,5 +1,6 @@
 // What the workbench shows must not mislead: training and evaluation losses on one value axis; the NMAE
-// of an LN-free model on a fixed 0–100 % scale (it reads as zero, not as float noise); panes never computed
+// of an LN-free model on a fixed 0–100 % scale (it reads as zero, not as float noise), |DLA| and |DE| on one
+// scale from zero; panes never computed
 // are not exported; the head detail names the step of the heat maps it belongs to, also after a refresh
 // while training goes on; German mode leaves no tr() string untranslated (lupdate over the sources finds
 // nothing unfinished or vanished in the .ts file) and shows no English source text that has a translation.
@@ -140,11 +141,18 @@ class TestViews : public QObject {
       for (int layer = 0; layer < nmae->data()->valueSize(); ++layer)
         QVERIFY2(nmae->data()->cell(head, layer) < 1e-2,
                  qPrintable(QString::number(nmae->data()->cell(head, layer))));
-    // DLA and DE share one scale, symmetric about zero.
+    // Mean |DLA| and |DE| (never negative) share one scale from zero to the largest of either (issue 36:
+    // a diverging scale spent half its colours on values that cannot occur).
     auto* dla = qobject_cast<QCPColorMap*>(pane.heatMaps()->plottable(0));
     auto* de = qobject_cast<QCPColorMap*>(pane.heatMaps()->plottable(1));
-    QCOMPARE(dla->dataRange().lower, -dla->dataRange().upper);
+    QCOMPARE(dla->dataRange().lower, 0.0);
     QCOMPARE(dla->dataRange().upper, de->dataRange().upper);
+    double largest = 0;
+    for (QCPColorMap* map : {dla, de})
+      for (int head = 0; head < map->data()->keySize(); ++head)
+        for (int layer = 0; layer < map->data()->valueSize(); ++layer)
+          largest = std::max(largest, map->data()->cell(head, layer));
+    QCOMPARE(dla->dataRange().upper, largest);
   }
 
   void panesNeverComputedAreNotExported() {

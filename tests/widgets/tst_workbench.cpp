@@ -10,8 +10,8 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QSvgRenderer>
-#include <QTemporaryDir>
 #include <QTableWidget>
+#include <QTemporaryDir>
 #include <QToolBar>
 #include <QtTest>
 #include <fstream>
@@ -26,10 +26,10 @@
 #include "serve/steering_client.h"
 #include "timeline/TimelineWidget.h"
 #include "timeline_input.h"
+#include "views/ModelInfoView.h"
 #include "views/Plots.h"
 #include "views/QCustomPlotInclude.h"
 #include "views/RunSetupView.h"
-#include "views/ModelInfoView.h"
 #include "views/TrainingView.h"
 #include "widget_fixtures.h"
 #include "window/MainWindow.h"
@@ -120,6 +120,10 @@ class TestWorkbench : public QObject {
       QVERIFY(window.session()->liveSchedule()->move(lnF, 300).accepted);
       QCOMPARE(window.session()->trainer()->schedule().find(lnF)->step, int64_t{300});
       seen = window.trainingView()->plottedSteps();
+      // The loss plot's export says which run it is of, and names every series as the legend does.
+      const QString csv = plotCsv(window.trainingView()->lossPlot());
+      QVERIFY2(csv.contains("# run: " + run + "\n"), qPrintable(csv.left(300)));
+      QVERIFY2(csv.contains("\ncross-entropy (raw),") && !csv.contains("\n,"), qPrintable(csv.left(300)));
       window.close();  // mid-run
     }
     const std::string checkpoint = nf::run::latestCheckpoint(run.toStdString());
@@ -145,7 +149,8 @@ class TestWorkbench : public QObject {
     window.startRun(run);
     QTRY_VERIFY_WITH_TIMEOUT(window.trainingView()->plottedSteps() >= 3, fixtures::kEventuallyMs);
     toolbarAction(window, 2)->trigger();  // Stop
-    QTRY_VERIFY_WITH_TIMEOUT(window.session()->state() == RunSession::State::Stopped, fixtures::kEventuallyMs);
+    QTRY_VERIFY_WITH_TIMEOUT(window.session()->state() == RunSession::State::Stopped,
+                             fixtures::kEventuallyMs);
     QVERIFY(toolbarAction(window, 3)->isEnabled());   // Resume: this run
     QVERIFY(!toolbarAction(window, 0)->isEnabled());  // Start: the run, not a setup, is on screen
     QVERIFY2(window.windowTitle().startsWith("Run left-behind"), qPrintable(window.windowTitle()));
@@ -174,7 +179,8 @@ class TestWorkbench : public QObject {
     QCOMPARE(window.trainingView()->plottedSteps(), static_cast<int>(stoppedAt));
     QVERIFY(toolbarAction(window, 3)->isEnabled());
     toolbarAction(window, 3)->trigger();
-    QTRY_VERIFY_WITH_TIMEOUT(window.session()->state() == RunSession::State::Running, fixtures::kEventuallyMs);
+    QTRY_VERIFY_WITH_TIMEOUT(window.session()->state() == RunSession::State::Running,
+                             fixtures::kEventuallyMs);
     QCOMPARE(window.session()->runDir(), run);
     QTRY_VERIFY_WITH_TIMEOUT(window.session()->stepsDone() > stoppedAt, fixtures::kEventuallyMs);
     QCOMPARE(window.shown().subject, Subject::LocalRun);
@@ -397,6 +403,8 @@ class TestWorkbench : public QObject {
     QImage image(base + ".png");
     QVERIFY(!image.isNull());
     QCOMPARE(image.text("Title"), title);
+    QVERIFY2(image.text("Source").contains("step: -1") || image.text("Source").contains("step: saved model"),
+             qPrintable(image.text("Source")));  // what the figure is of
 
     QVERIFY2(exportPlot(pane.heatMaps(), base + ".svg", &error), qPrintable(error));
     const QByteArray svg = readAll(base + ".svg");
@@ -404,6 +412,8 @@ class TestWorkbench : public QObject {
     QVERIFY(svg.size() > 10000);
     QVERIFY(QSvgRenderer(base + ".svg").isValid());
     QVERIFY(svg.contains(("<title>" + title.toHtmlEscaped() + "</title>").toUtf8()));
+    QVERIFY(svg.contains("image-rendering:pixelated"));  // heat-map cells as blocks, not blurred
+    QVERIFY(svg.contains(("model: " + m_model).toUtf8()));
 
     QVERIFY2(exportPlot(pane.heatMaps(), base + ".pdf", &error), qPrintable(error));
     const QByteArray pdf = readAll(base + ".pdf");
@@ -420,7 +430,12 @@ class TestWorkbench : public QObject {
     QVERIFY2(pdf.contains(utf16), "the PDF's metadata lacks the title");
 
     QVERIFY2(exportPlot(pane.heatMaps(), base + ".csv", &error), qPrintable(error));
-    const QList<QByteArray> lines = readAll(base + ".csv").trimmed().split('\n');
+    QList<QByteArray> lines = readAll(base + ".csv").trimmed().split('\n');
+    // The title and the provenance as comment lines, then the header and the data.
+    QCOMPARE(lines.first(), "# " + title.toUtf8());
+    QVERIFY(lines.contains("# model: " + m_model.toUtf8()));
+    QVERIFY(lines.contains("# analysis: heads"));
+    while (lines.first().startsWith('#')) lines.removeFirst();
     QCOMPARE(lines.first(), QByteArray("series,x,y,value"));
     QCOMPARE(lines.size(), 1 + 3 * 4 * 2);  // three maps of 4 layers × 2 heads
 

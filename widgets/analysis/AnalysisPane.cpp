@@ -9,6 +9,8 @@
 #include <QStackedWidget>
 #include <QVBoxLayout>
 
+#include "views/Plots.h"
+
 AnalysisPane::AnalysisPane(AnalysisRunner* runner, const QString& key, QWidget* parent)
     : QWidget(parent), m_runner(runner), m_key(key) {
   m_status = new QLabel(this);
@@ -135,6 +137,13 @@ void AnalysisPane::showHeader(int64_t step, const std::string& model, const std:
   m_model = model;
   m_norms = norms;
   m_data = data;
+  // Every export of these figures says what they are of.
+  const QStringList provenance = {
+      QStringLiteral("analysis: ") + m_key, QStringLiteral("model: ") + QString::fromStdString(model),
+      QStringLiteral("step: ") + (step >= 0 ? QString::number(step) : "saved model"),
+      QStringLiteral("norms: ") + QString::fromStdString(norms),
+      QStringLiteral("data: ") + QString::fromStdString(data)};
+  for (QCustomPlot* plot : plots()) setPlotProvenance(plot, provenance);
   updateStatus();
   Q_EMIT resultShown();
 }

@@ -14,9 +14,9 @@
 #include "views/QCustomPlotInclude.h"
 
 namespace {
-constexpr int kBootstrap = 200;        // resamples for the NMAE's interval: enough for its first digits
-constexpr int64_t kDetailTokens = 16;  // a readable stretch of the sequence: tokens label the axes
-constexpr double kNmaeMax = 100;       // the NMAE scale ends here: values above are clipped and marked
+constexpr int kBootstrap = 200;    // resamples for the NMAE's interval: enough for its first digits
+constexpr int kDetailTokens = 16;  // by default a readable stretch of the sequence: tokens label the axes
+constexpr double kNmaeMax = 100;   // the NMAE scale ends here: values above are clipped and marked
 
 // NMAE is an error: white at 0 % (an LN-free model's heads read as blank), dark red at 100 %.
 QCPColorGradient errorGradient() {
@@ -48,8 +48,10 @@ HeadsPane::HeadsPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane(run
   m_summary->setWordWrap(true);
   m_maps = makePlot(this, "heads_dla_de_nmae");
   m_maps->setMinimumHeight(210);
-  // DLA and DE on one signed scale (white: zero), NMAE on its own 0–100 % one.
-  m_colorMaps = makeHeatMapRow(m_maps, {divergingGradient(), divergingGradient(), errorGradient()});
+  // Mean |DLA| and |DE| (magnitudes, never negative) on one scale from zero, NMAE on its own 0–100 % one.
+  m_colorMaps = makeHeatMapRow(m_maps, {magnitudeGradient(), magnitudeGradient(), errorGradient()});
+  enableHeatMapHoverValues(m_maps, m_colorMaps,
+                           [](int layer, int head) { return QStringLiteral("L%1H%2").arg(layer).arg(head); });
   m_colorMaps[2]->setDataRange(QCPRange(0, kNmaeMax));
   connect(m_maps, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) {
     int layer, head;
@@ -61,6 +63,10 @@ HeadsPane::HeadsPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane(run
   m_sequence = new QSpinBox(this);
   m_sequence->setRange(0, 0);
   connect(m_sequence, qOverload<int>(&QSpinBox::valueChanged), this, [this] { requestDetail(); });
+  m_detailTokens = new QSpinBox(this);
+  m_detailTokens->setRange(2, 4096);  // capped by the sequences' length when computed
+  m_detailTokens->setValue(kDetailTokens);
+  connect(m_detailTokens, qOverload<int>(&QSpinBox::valueChanged), this, [this] { requestDetail(); });
   m_trace = makePlot(this, "head_dla_de_trace");
   m_trace->setMinimumSize(260, 280);
   m_trace->addGraph();
@@ -101,6 +107,7 @@ HeadsPane::HeadsPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane(run
   auto* detailHeader = new QHBoxLayout;
   detailHeader->addWidget(m_detailLabel, 1);
   detailHeader->addWidget(m_sequence);
+  detailHeader->addWidget(m_detailTokens);
   auto* detailPlots = new QHBoxLayout;
   detailPlots->addWidget(m_trace, 1);
   detailPlots->addWidget(m_pattern, 1);
@@ -218,7 +225,7 @@ void HeadsPane::draw(std::shared_ptr<const nf::AttributionResult> attribution,
     m_colorMaps[i]->keyAxis()->setRange(-0.5, a.heads - 0.5);
     m_colorMaps[i]->valueAxis()->setRange(-0.5, a.layers - 0.5);
   }
-  setSharedSymmetricRange({m_colorMaps[0], m_colorMaps[1]});
+  setSharedMagnitudeRange({m_colorMaps[0], m_colorMaps[1]});
   showSummary();
   markSelection();
   m_maps->replot();
@@ -258,14 +265,15 @@ void HeadsPane::markSelection() { outlineCell(m_maps, m_colorMaps, m_layer, m_he
 void HeadsPane::requestDetail() {
   if (m_layer < 0) return;
   const int layer = m_layer, head = m_head;
-  const int64_t sequence = m_sequence->value();
+  const int64_t sequence = m_sequence->value(), tokens = m_detailTokens->value();
   markDetailStale();
   QPointer<HeadsPane> self(this);
   runner()->request("heads-detail",
-                    [self, layer, head, sequence, pinned = m_mapsModel](
+                    [self, layer, head, sequence, tokens, pinned = m_mapsModel](
                         const AnalysisInputs& in, const nf::ProgressFn&) -> std::function<void()> {
                       if (in.server) {
-                        auto detail = std::make_shared<Detail>(serverDetail(in, layer, head, sequence));
+                        auto detail =
+                            std::make_shared<Detail>(serverDetail(in, layer, head, sequence, tokens));
                         return [self, detail] {
                           if (self) self->drawDetail(detail);
                         };
@@ -273,7 +281,7 @@ void HeadsPane::requestDetail() {
                       const nf::ModelSnapshot& model = pinned ? *pinned : *in.model;  // the heat maps' model
                       nf::TokenSequences one;
                       one.count = 1;
-                      one.length = std::min(kDetailTokens, in.sequences.length);
+                      one.length = std::min(tokens, in.sequences.length);
                       const int32_t* row = in.sequences.row(std::min(sequence, in.sequences.count - 1));
                       one.tokens.assign(row, row + one.length);
                       one.source = in.sequences.source;
@@ -315,8 +323,9 @@ void HeadsPane::markDetailStale() {
 }
 
 // The detail computed by the run's server: the traced head on the whole sequence, with its pattern, cut
-// to the first kDetailTokens (attention is causal: the values there are those of that prefix alone).
-HeadsPane::Detail HeadsPane::serverDetail(const AnalysisInputs& in, int layer, int head, int64_t sequence) {
+// to the first `tokens` (attention is causal: the values there are those of that prefix alone).
+HeadsPane::Detail HeadsPane::serverDetail(const AnalysisInputs& in, int layer, int head, int64_t sequence,
+                                          int64_t tokens) {
   nf::AnalysisRequest request = in.serverRequest("dla");
   request.sequences = std::min(sequence, in.sequences.count - 1) + 1;
   request.traceLayer = layer;
@@ -328,7 +337,7 @@ HeadsPane::Detail HeadsPane::serverDetail(const AnalysisInputs& in, int layer, i
   const nf::AttributionResult a = nf::attributionResultFromJson(answer);
   const nlohmann::json& trace = answer.at("trace");
   const std::vector<double> pattern = trace.at("pattern").get<std::vector<double>>();
-  const size_t length = a.trace.tokens.size(), n = std::min<size_t>(kDetailTokens, length);
+  const size_t length = a.trace.tokens.size(), n = std::min<size_t>(static_cast<size_t>(tokens), length);
   if (pattern.size() != length * length || a.trace.dla.size() + 1 != length ||
       a.trace.de.size() + 1 != length)
     throw std::runtime_error("the run's server answered a head trace of inconsistent lengths");
@@ -379,8 +388,13 @@ void HeadsPane::drawDetail(std::shared_ptr<const Detail> detail) {
   m_pattern->xAxis->setRange(-0.5, n - 0.5);
   m_pattern->yAxis->setRange(-0.5, n - 0.5);
   setPlotTitle(m_pattern, tr("L%1H%2 attention pattern (hover a cell)").arg(d.layer).arg(d.head));
-  setPlotTitle(m_trace,
-               tr("L%1H%2 per position: DLA vs DE, sequence %3").arg(d.layer).arg(d.head).arg(d.sequence));
+  setPlotTitle(m_trace, tr("L%1H%2 per position: DLA vs DE, sequence %3, its first %4 tokens")
+                            .arg(d.layer)
+                            .arg(d.head)
+                            .arg(d.sequence)
+                            .arg(d.tokens.size()));
+  // A long stretch widens the plots (the pane scrolls) rather than crowding the token labels.
+  for (QCustomPlot* plot : {m_trace, m_pattern}) plot->setMinimumWidth(std::max(260, 14 * n + 90));
   m_pattern->replot();
   m_trace->replot();
 
@@ -455,8 +469,11 @@ void HeadsPane::retranslate() {
     m_detailLabel->setText(tr("No head selected. Sequence:"));
   }
   if (pending) markDetailStale();
-  m_sequence->setToolTip(
-      tr("Which validation sequence the detail shows (its first %1 tokens)").arg(kDetailTokens));
+  m_sequence->setToolTip(tr("Which validation sequence the detail shows"));
+  m_detailTokens->setSuffix(tr(" tokens"));
+  m_detailTokens->setToolTip(
+      tr("How many of the sequence's first tokens the detail shows (up to the whole "
+         "sequence; the plots widen, the pane scrolls)"));
   for (QCustomPlot* p : {m_maps, m_trace, m_pattern}) p->replot();
   AnalysisPane::retranslate();
 }

@@ -53,7 +53,7 @@ class HeadsPane : public AnalysisPane {
             std::shared_ptr<const nf::AttentionSinksResult> sinks);
   void showSummary();
   void drawDetail(std::shared_ptr<const Detail> detail);
-  static Detail serverDetail(const AnalysisInputs& in, int layer, int head, int64_t sequence);
+  static Detail serverDetail(const AnalysisInputs& in, int layer, int head, int64_t sequence, int64_t tokens);
   void requestDetail();
   void markDetailStale();
   void colourDetail(bool stale);
@@ -70,6 +70,7 @@ class HeadsPane : public AnalysisPane {
   class QScrollArea* m_scroll;
   QLabel* m_summary;
   QSpinBox* m_sequence;
+  QSpinBox* m_detailTokens;  // how many of the sequence's first tokens the detail shows
   int m_layers = 0, m_heads = 0;
   int m_layer = -1, m_head = -1;
   std::vector<double> m_nmae;

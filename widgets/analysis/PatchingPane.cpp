@@ -55,6 +55,7 @@ PatchingPane::PatchingPane(AnalysisRunner* runner, QWidget* parent)
   m_plot = makePlot(this, "ioi_patching");
   m_plot->setMinimumHeight(260);
   m_maps = makeHeatMapRow(m_plot, std::vector<QCPColorGradient>(3, divergingGradient()));
+  enableHeatMapHoverValues(m_plot, m_maps);
   for (QCPColorMap* map : m_maps) map->keyAxis()->setTickLabelRotation(90);  // positions are tokens
   connect(m_plot, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) {
     int row, column;

@@ -312,10 +312,10 @@ void TimelineWidget::mouseMoveEvent(QMouseEvent* event) {
   m_drag.moveBy(g.stepAt(event->pos().x()) - g.stepAt(m_drag.pressX), m_stepsDone, m_maxSteps);
   QString tip;
   if (m_drag.kind == TimelineDrag::Kind::Events) {
-    const nf::ScheduleEvent* pressed = m_schedule.find(m_drag.pressedId);
-    tip = tr("step %1 · %2")
-              .arg(m_drag.to[m_drag.pressedId])
-              .arg(QString::fromStdString(nf::describe(*pressed)));
+    nf::ScheduleEvent moved = *m_schedule.find(m_drag.pressedId);
+    const int64_t was = moved.step;
+    moved.step = m_drag.to[m_drag.pressedId];
+    tip = tr("%1 (was step %2)").arg(happeningOf(moved)).arg(was);
     if (m_drag.from.size() > 1) tip += tr(" (+%n more)", "", static_cast<int>(m_drag.from.size() - 1));
   } else {
     tip = tr("gap %1 → %2 steps").arg(m_drag.gapFrom).arg(m_drag.gapTo);
@@ -384,7 +384,7 @@ bool TimelineWidget::deleteSelected() {
   std::vector<nf::ScheduleEvent> removed;
   for (int64_t id : m_selected) {
     const nf::ScheduleEvent* e = m_schedule.find(id);
-    if (!e) continue;
+    if (!e || (locked(*e) && m_selected.size() > 1)) continue;  // a selection's applied events stay
     const nf::EditResult r = m_editor->remove(id);
     if (!r.accepted) {  // put back what this delete took away, then say why
       for (auto it = removed.rbegin(); it != removed.rend(); ++it) {
@@ -397,6 +397,10 @@ bool TimelineWidget::deleteSelected() {
       return false;
     }
     removed.push_back(*e);
+  }
+  if (removed.empty()) {
+    refuse(tr("Applied already: an event that fired stays in the run"));
+    return false;
   }
   m_undo->push(new TimelineEditCommand(this, TimelineEditCommand::Kind::Delete, removed, {},
                                        tr("Delete %n events", "", static_cast<int>(removed.size()))));
@@ -481,9 +485,14 @@ void TimelineWidget::contextMenuEvent(QContextMenuEvent* event) {
   menu->setAttribute(Qt::WA_DeleteOnClose);
   const int64_t id = eventAt(event->pos());
   if (id >= 0 && !m_selected.count(id)) m_selected = {id};
-  if (!m_selected.empty())
-    menu->addAction(tr("Delete %n events", "", static_cast<int>(m_selected.size())), this,
-                    [this] { deleteSelected(); });
+  // Only events not applied yet can go: an applied one is offered nothing it would refuse.
+  int deletable = 0;
+  for (int64_t selected : m_selected)
+    if (const nf::ScheduleEvent* e = m_schedule.find(selected); e && !locked(*e)) ++deletable;
+  if (deletable > 0)
+    menu->addAction(tr("Delete %n event(s)", "", deletable), this, [this] { deleteSelected(); });
+  else if (!m_selected.empty())
+    menu->addAction(tr("Applied already: an event that fired stays in the run"))->setEnabled(false);
   populateAddMenu(menu, rowAt(event->pos().y()), stepAt(event->pos().x()));
   menu->addSeparator();
   menu->addAction(tr("Zoom to fit"), this, &TimelineWidget::zoomToFit);
@@ -518,11 +527,7 @@ bool TimelineWidget::event(QEvent* event) {
     const int64_t id = eventAt(help->pos());
     if (id >= 0) {
       const nf::ScheduleEvent* e = m_schedule.find(id);
-      QToolTip::showText(help->globalPos(),
-                         tr("step %1 · %2%3")
-                             .arg(e->step)
-                             .arg(QString::fromStdString(nf::describe(*e)))
-                             .arg(locked(*e) ? tr(" (applied)") : QString()),
+      QToolTip::showText(help->globalPos(), happeningOf(*e) + (locked(*e) ? tr(" (applied)") : QString()),
                          this);
     } else {
       QToolTip::hideText();

@@ -1,5 +1,6 @@
 #include "views/Plots.h"
 
+#include <QBuffer>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenu>
@@ -98,6 +99,10 @@ QCustomPlot* makePlot(QWidget* parent, const QString& exportName) {
     menu.addAction(QCustomPlot::tr("Export Figure…"), plot, [plot] { exportPlotInteractively(plot, plot); });
     menu.addAction(QCustomPlot::tr("Reset View"), plot, [plot] {
       plot->rescaleAxes();
+      // A plot over a run's steps goes back to the whole run, not to the data so far (the timeline, which
+      // follows it, keeps the pending events, the end and the playhead in view).
+      const QVariant full = plot->property("fullXRange");
+      if (full.isValid()) plot->xAxis->setRange(full.toPointF().x(), full.toPointF().y());
       plot->replot();
     });
     menu.exec(plot->mapToGlobal(pos));
@@ -136,6 +141,38 @@ void setSharedSymmetricRange(const std::vector<QCPColorMap*>& maps) {
   }
   if (!(extent > 0)) extent = 1;  // all zero: any range shows white
   for (QCPColorMap* map : maps) map->setDataRange(QCPRange(-extent, extent));
+}
+
+QCPColorGradient magnitudeGradient() {
+  return gradientThrough({{0.0, QColor(0xfbfbfb)}, {0.5, QColor(0x6baed6)}, {1.0, QColor(0x08306b)}});
+}
+
+void setSharedMagnitudeRange(const std::vector<QCPColorMap*>& maps) {
+  double top = 0;
+  for (QCPColorMap* map : maps) {
+    QCPColorMapData* d = map->data();
+    for (int x = 0; x < d->keySize(); ++x)
+      for (int y = 0; y < d->valueSize(); ++y) top = std::max(top, d->cell(x, y));
+  }
+  for (QCPColorMap* map : maps) map->setDataRange(QCPRange(0, top > 0 ? top : 1));
+}
+
+void enableHeatMapHoverValues(QCustomPlot* plot, const std::vector<QCPColorMap*>& maps, HeatMapLabel label) {
+  plot->setMouseTracking(true);
+  QObject::connect(plot, &QCustomPlot::mouseMove, plot, [plot, maps, label](QMouseEvent* event) {
+    for (size_t i = 0; i < maps.size(); ++i) {
+      int row, column;
+      if (!maps[i]->keyAxis()->axisRect()->rect().contains(event->pos())) continue;
+      if (!heatMapCellAt({maps[i]}, event->pos(), &row, &column)) break;
+      const double value = maps[i]->data()->cell(column, row);
+      const QString where = label ? label(row, column) : QStringLiteral("[%1, %2]").arg(row).arg(column);
+      QToolTip::showText(event->globalPosition().toPoint(),
+                         QStringLiteral("%1 · %2: %3").arg(maps[i]->name(), where).arg(value, 0, 'g', 4),
+                         plot);
+      return;
+    }
+    QToolTip::hideText();
+  });
 }
 
 void limitColorBarTicks(QCPColorMap* map) {
@@ -256,16 +293,30 @@ void outlineCell(QCustomPlot* plot, const std::vector<QCPColorMap*>& maps, int r
   }
 }
 
+void setPlotProvenance(QCustomPlot* plot, const QStringList& lines) {
+  plot->setProperty("provenance", lines);
+}
+
+QStringList plotProvenance(const QCustomPlot* plot) { return plot->property("provenance").toStringList(); }
+
+void setFullXRange(QCustomPlot* plot, double first, double last) {
+  plot->setProperty("fullXRange", QPointF(first, last));
+}
+
 QString plotCsv(const QCustomPlot* constPlot) {
   auto* plot = const_cast<QCustomPlot*>(constPlot);  // QCustomPlot's accessors are not const; nothing changes
   QString out;
   QTextStream s(&out);
+  // What the figure is of, as comment lines a reader skips (pandas: comment="#").
+  s << "# " << plotTitle(plot).replace('\n', ' ') << '\n';
+  for (const QString& line : plotProvenance(plot)) s << "# " << line << '\n';
   s << "series,x,y,value\n";
   for (int i = 0; i < plot->graphCount(); ++i) {
     const QCPGraph* g = plot->graph(i);
-    if (!g->visible()) continue;
+    if (!g->visible() || g->dataCount() == 0) continue;
+    const QString name = g->name().isEmpty() ? QStringLiteral("series %1").arg(i + 1) : g->name();
     for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it)
-      s << csvField(g->name()) << ',' << it->key << ',' << it->value << ",\n";
+      s << csvField(name) << ',' << it->key << ',' << it->value << ",\n";
   }
   for (int i = 0; i < plot->plottableCount(); ++i) {
     const QCPAbstractPlottable* p = plot->plottable(i);
@@ -290,6 +341,7 @@ bool exportPlot(const QCustomPlot* constPlot, const QString& path, QString* erro
   const QString suffix = QFileInfo(path).suffix().toLower();
   const QSize size = exportSize(plot);
   const QString title = plotTitle(plot);
+  const QString provenance = plotProvenance(plot).join("; ");
   QSaveFile file(path);
   auto fail = [&](const QString& why) {
     if (error) *error = QCustomPlot::tr("Cannot write %1: %2").arg(path, why);
@@ -300,24 +352,34 @@ bool exportPlot(const QCustomPlot* constPlot, const QString& path, QString* erro
     QImage image = plot->toPixmap(size.width(), size.height(), 2.0).toImage();
     image.setText("Title", title);
     image.setText("Software", "NormFree Workbench");
+    if (!provenance.isEmpty()) image.setText("Source", provenance);
     if (!image.save(&file, "PNG")) return fail(QCustomPlot::tr("PNG encoding failed"));
   } else if (suffix == "svg") {
+    QBuffer drawing;
     QSvgGenerator svg;
-    svg.setOutputDevice(&file);
+    svg.setOutputDevice(&drawing);
     svg.setSize(size);
     svg.setViewBox(QRect(QPoint(0, 0), size));
     svg.setTitle(title);
-    svg.setDescription(QStringLiteral("NormFree Workbench"));
+    svg.setDescription(provenance.isEmpty() ? QStringLiteral("NormFree Workbench")
+                                            : QStringLiteral("NormFree Workbench: ") + provenance);
     QCPPainter painter;
     if (!painter.begin(&svg)) return fail(QCustomPlot::tr("SVG painter failed"));
     plot->toPainter(&painter, size.width(), size.height());
     painter.end();
+    // Heat maps are embedded as images of one pixel block per cell: drawn as blocks, not smoothed (viewers
+    // interpolate images unless told otherwise; Qt's image-rendering attribute is not always written).
+    QByteArray text = drawing.data();
+    text.replace("<image ", "<image style=\"image-rendering:pixelated\" ");
+    file.write(text);
   } else if (suffix == "pdf") {
     // QCustomPlot's PDF writer wants a file name: render next to a temporary name, then copy in.
     QTemporaryDir dir;
     const QString temporary = dir.filePath("figure.pdf");
-    if (!dir.isValid() || !plot->savePdf(temporary, size.width(), size.height(), QCP::epAllowCosmetic,
-                                         QStringLiteral("NormFree Workbench"), title))
+    const QString creator = provenance.isEmpty() ? QStringLiteral("NormFree Workbench")
+                                                 : QStringLiteral("NormFree Workbench: ") + provenance;
+    if (!dir.isValid() ||
+        !plot->savePdf(temporary, size.width(), size.height(), QCP::epAllowCosmetic, creator, title))
       return fail(QCustomPlot::tr("PDF rendering failed"));
     QFile rendered(temporary);
     if (!rendered.open(QIODevice::ReadOnly)) return fail(rendered.errorString());

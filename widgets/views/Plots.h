@@ -3,6 +3,8 @@
 #pragma once
 #include <QColor>
 #include <QString>
+#include <QStringList>
+#include <functional>
 #include <initializer_list>
 #include <utility>
 #include <vector>
@@ -25,6 +27,15 @@ QCPColorGradient divergingGradient();
 // Sets the maps' colour range to ±(the largest |value| in any of them), so that one colour means one value
 // across a comparison (DLA vs DE; activation vs attribution vs error) and white is zero.
 void setSharedSymmetricRange(const std::vector<QCPColorMap*>& maps);
+// The sequential colour map of magnitudes (never negative: white at zero, dark blue at the top), and one
+// range [0, the largest value in any of the maps] for them all.
+QCPColorGradient magnitudeGradient();
+void setSharedMagnitudeRange(const std::vector<QCPColorMap*>& maps);
+// Shows, while the mouse is over a cell of one of the maps, its map's name, the cell and its value; `label`
+// names a cell by (row, column), e.g. "L3H5" (default "[row, column]").
+using HeatMapLabel = std::function<QString(int row, int column)>;
+void enableHeatMapHoverValues(QCustomPlot* plot, const std::vector<QCPColorMap*>& maps,
+                              HeatMapLabel label = {});
 // At most ~4 ticks on a colour bar: its labels must not run into each other under a narrow map.
 void limitColorBarTicks(QCPColorMap* map);
 
@@ -42,8 +53,17 @@ bool heatMapCellAt(const std::vector<QCPColorMap*>& maps, const QPoint& pos, int
 // Outlines cell (row, column) in every map, replacing the previous outline; row < 0: no outline.
 void outlineCell(QCustomPlot* plot, const std::vector<QCPColorMap*>& maps, int row, int column);
 
+// What a figure is of — the model or run, its step, the analysis settings — as lines "key: value"; every
+// export carries them (CSV: comment lines before the header; PNG: a "Source" text chunk; SVG: its
+// description; PDF: its creator field).
+void setPlotProvenance(QCustomPlot* plot, const QStringList& lines);
+QStringList plotProvenance(const QCustomPlot* plot);
+// The x range Reset View goes back to (a run's whole step budget) instead of the data's extent.
+void setFullXRange(QCustomPlot* plot, double first, double last);
+
 // Writes the plot in the format the suffix names: .png (title in its text chunk), .svg (title element),
-// .pdf (title in its metadata), .csv (series,x,y,value rows for every graph, bar set and colour map).
+// .pdf (title in its metadata), .csv (series,x,y,value rows for every graph, bar set and colour map,
+// after '#' lines with the title and provenance).
 // Atomic: a failed export leaves no partial file. On failure returns false and says why in *error.
 bool exportPlot(const QCustomPlot* plot, const QString& path, QString* error);
 QString plotCsv(const QCustomPlot* plot);

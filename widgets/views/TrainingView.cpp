@@ -52,7 +52,7 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   addGraph(m_loss, kCe, 2);
   addGraph(m_loss, kAux, 2);
   addGraph(m_loss, kTotal, 2);
-  for (int i = CeRaw; i <= TotalRaw; ++i) m_loss->graph(i)->removeFromLegend();
+  for (int i = CeRaw; i <= TotalRaw; ++i) m_loss->graph(i)->removeFromLegend();  // named for the CSV
   placeLegendBelowTitle(m_loss, 4);
 
   addGraph(m_optimizer, QColor(0x17becf), 2);
@@ -214,6 +214,8 @@ void TrainingView::showMetrics(const MetricsStore& m, int64_t maxSteps) {
   } else if (!t.step.empty() && m_noRun) {
     m_loss->removeItem(m_noRun);
   }
+  for (QCustomPlot* plot : {m_loss, m_optimizer, m_scales})
+    setFullXRange(plot, 0, static_cast<double>(std::max<int64_t>(maxSteps, m.lastStep())));
   if (rebuilt && maxSteps > 0) {
     m_settingRange = true;
     for (QCustomPlot* plot : {m_loss, m_optimizer, m_scales})
@@ -221,6 +223,10 @@ void TrainingView::showMetrics(const MetricsStore& m, int64_t maxSteps) {
     m_settingRange = false;
   }
   replotAll();
+}
+
+void TrainingView::setProvenance(const QStringList& lines) {
+  for (QCustomPlot* plot : {m_loss, m_optimizer, m_scales}) setPlotProvenance(plot, lines);
 }
 
 void TrainingView::setXRange(double first, double last) {
@@ -258,6 +264,9 @@ void TrainingView::retranslate() {
   if (m_frozenLegend) m_frozenLegend->setName(tr("frozen"));
   m_loss->xAxis->setLabel(tr("optimizer step"));
   m_loss->yAxis->setLabel(tr("loss (nats)"));
+  m_loss->graph(CeRaw)->setName(tr("cross-entropy (raw)"));
+  m_loss->graph(AuxRaw)->setName(tr("auxiliary loss (raw)"));
+  m_loss->graph(TotalRaw)->setName(tr("total (raw)"));
   m_loss->graph(Ce)->setName(tr("cross-entropy"));
   m_loss->graph(Aux)->setName(tr("auxiliary loss"));
   m_loss->graph(Total)->setName(tr("total"));

@@ -21,6 +21,8 @@ class TrainingView : public QWidget {
   explicit TrainingView(QWidget* parent = nullptr);
   void showMetrics(const MetricsStore& metrics, int64_t maxSteps);
   void setXRange(double first, double last);
+  // What the plots are of (the run, its model, its step), carried by every export of them.
+  void setProvenance(const QStringList& lines);
   QCustomPlot* lossPlot() const { return m_loss; }
   QCustomPlot* optimizerPlot() const { return m_optimizer; }
   QCustomPlot* scalesPlot() const { return m_scales; }

@@ -310,6 +310,9 @@ void MainWindow::onMetrics() {
   if (view.modelPane == ModelPaneShows::RunSites)
     m_info->showRunState(m.frozenScales(), m_session->stepsDone());
   m_training->showMetrics(m, m.maxSteps > 0 ? m.maxSteps : m_session->config().optimizer.maxSteps);
+  m_training->setProvenance({"run: " + m_session->runDir(),
+                             "model: " + QString::fromStdString(m_session->config().model),
+                             "step: " + QString::number(m_session->stepsDone())});
   m_timeline->refresh();
   const int64_t step = view.runPlots ? m_session->stepsDone() : 0;
   for (AnalysisPane* pane : m_panes) pane->setCurrentStep(step);

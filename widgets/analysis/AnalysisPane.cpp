@@ -165,7 +165,13 @@ void AnalysisPane::updateStatus() {
                                : tr("stale: the model is at step %1").arg(m_currentStep)) +
               "</b></span>";
   }
-  if (m_computing) text += " · <i>" + tr("computing…") + "</i>";
+  // On a run trained here the analysis takes its share of the processor (or GPU) while it computes.
+  if (m_computing)
+    text += " · <i>" +
+            (m_runner->computesBesideTraining() ? tr("computing… (training here slows meanwhile: they share "
+                                                     "the processor)")
+                                                : tr("computing…")) +
+            "</i>";
   if (!m_error.isEmpty())
     text += "<br><span style='color:#c0392b'>" + tr("Failed: %1").arg(m_error.toHtmlEscaped()) + "</span>";
   m_status->setText(text);

@@ -14,23 +14,18 @@ namespace {
 constexpr int64_t kIoiPrompts = 96;  // enough for stable grids, few enough to patch in seconds
 }
 
-std::string AnalysisInputs::token(int32_t id) const {
-  if (!tokenizer || id < 0 || id >= tokenizer->vocabSize()) return "#" + std::to_string(id);
-  return tokenizer->tokenBytes(id);
+nlohmann::json AnalysisInputs::run(const nf::AnalysisRequest& request, const std::string& which,
+                                   const nf::ProgressFn& progress, const nf::SnapshotPtr& pinned) const {
+  if (server) return server(request, which, progress);
+  const nf::ModelSnapshot& snapshot = pinned ? *pinned : which == "start" ? *reference : *model;
+  return nf::runAnalysis(request, snapshot, sources, progress).result;
 }
 
-std::string AnalysisInputs::text(const std::vector<int32_t>& tokens) const {
-  if (tokenizer) return tokenizer->decodeKnown(tokens);
-  std::string s;
-  for (int32_t id : tokens) s += token(id) + " ";
-  return s;
-}
-
-nf::AnalysisRequest AnalysisInputs::serverRequest(const std::string& kind) const {
+nf::AnalysisRequest AnalysisInputs::request(const std::string& kind) const {
   nf::AnalysisRequest request;
   request.kind = kind;
-  request.sequences = sequences.count;
-  request.length = sequences.length;
+  request.sequences = sequences;
+  request.length = length;
   return request;
 }
 
@@ -114,6 +109,11 @@ void AnalysisRunner::setTrainer(std::shared_ptr<nf::Trainer> trainer) {
   changeSource();
 }
 
+bool AnalysisRunner::computesBesideTraining() const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  return m_trainer != nullptr && !m_server;
+}
+
 void AnalysisRunner::setCurrentFolder(const std::string& folder) {
   std::lock_guard<std::mutex> lock(m_mutex);
   if (folder == m_currentFolder) return;
@@ -163,8 +163,8 @@ std::shared_ptr<const AnalysisInputs> AnalysisRunner::inputs() {
   }
   if (server) {
     auto remote = std::make_shared<AnalysisInputs>();
-    remote->sequences.count = setup.sequences;
-    remote->sequences.length = std::min(setup.length, context);
+    remote->sequences = setup.sequences;
+    remote->length = std::min(setup.length, context);
     auto client = std::make_shared<nf::SteeringClient>(*server);
     remote->server = [this, client, source](const nf::AnalysisRequest& request, const std::string& model,
                                             const nf::ProgressFn& progress) {
@@ -184,32 +184,33 @@ std::shared_ptr<const AnalysisInputs> AnalysisRunner::inputs() {
         setup.modelFolder + " has no tokenizer (tokenizer.json, vocab.json + merges.txt or tokenizer.model)";
     if (nf::hasTokenizer(setup.modelFolder)) {
       try {
-        in->tokenizer = nf::loadTokenizer(setup.modelFolder);
+        in->sources.tokenizer = nf::loadTokenizer(setup.modelFolder);
       } catch (const std::exception& e) {
         noTokenizer = e.what();
       }
     }
+    in->encodesText = in->sources.tokenizer != nullptr;
     std::string validation = setup.validationData, ioi = setup.ioiPrompts;
     if (validation.empty()) {
-      if (!in->tokenizer)
+      if (!in->sources.tokenizer)
         throw std::runtime_error(noTokenizer + ": choose a validation token file in File › Choose Datasets");
       const nf::Datasets made = nf::prepareSyntheticDatasets(setup.datasetsFolder, setup.modelFolder);
       validation = made.val;
       if (ioi.empty()) ioi = made.ioi;
     }
-    in->sequences =
-        nf::readSequences(validation, setup.sequences,
-                          std::min<int64_t>(setup.length, in->reference->config().shape.nPositions));
+    in->sources.tokenFile = validation;
+    in->length = std::min<int64_t>(setup.length, in->reference->config().shape.nPositions);
+    in->sequences = nf::readSequences(validation, setup.sequences, in->length).count;  // as many as it holds
     nf::IoiPromptSet set;
     if (!ioi.empty()) {
       set = nf::ioiPromptSetFromJson(nlohmann::json::parse(nf::readTextFile(ioi)), ioi);
-    } else if (in->tokenizer) {
+    } else if (in->sources.tokenizer) {
       nf::IoiOptions options;
       options.count = kIoiPrompts;
-      set = nf::makeIoiPromptSet(*in->tokenizer, options);
+      set = nf::makeIoiPromptSet(*in->sources.tokenizer, options);
     }
     if (static_cast<int64_t>(set.prompts.size()) > kIoiPrompts) set.prompts.resize(kIoiPrompts);
-    if (!set.prompts.empty()) in->ioi = std::make_shared<const nf::IoiPromptSet>(std::move(set));
+    if (!set.prompts.empty()) in->sources.prompts = std::make_shared<const nf::IoiPromptSet>(std::move(set));
     m_cached = in;
     m_cachedGeneration = generation;
   }

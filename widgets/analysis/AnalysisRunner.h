@@ -1,10 +1,11 @@
 // Runs the analysis panes' work on one background thread, on the model as it is when the work starts: a
 // snapshot of the running trainer (taken between two optimizer steps) or the opened model folder. Newest
 // request wins: a request replaces a pending one of the same pane, and a result that a newer request of
-// its pane has overtaken is dropped. The inputs every analysis reads (validation sequences, the IOI
+// its pane has overtaken is dropped. The inputs every analysis reads (the validation data, the IOI
 // prompt set, the tokenizer, the starting model as a reference) are made once per opened model, on the
-// analysis thread, so the GUI thread never loads or computes anything. For a run served elsewhere the
-// analyses are jobs on its server, waited for here.
+// analysis thread, so the GUI thread never loads or computes anything. Every pane asks for its analysis as
+// an nf::AnalysisRequest (AnalysisInputs::run): computed here as `normfree-cli analyze` computes it, or
+// for a run served elsewhere as a job on its server, waited for here — one request path, one JSON.
 #pragma once
 #include <QObject>
 #include <QString>
@@ -29,23 +30,26 @@ class Trainer;
 }
 
 struct AnalysisInputs {
-  // A run served elsewhere (RunSession::connectTo): every analysis runs there, on its device, and answers
-  // its JSON (docs/ANALYSES.md) for the model now ("now") or as the run started ("start"). model,
-  // reference, tokenizer and ioi are then null and sequences holds no tokens, only the count and length.
-  std::function<nlohmann::json(const nf::AnalysisRequest&, const std::string& model, const nf::ProgressFn&)>
-      server;
-  nf::AnalysisRequest serverRequest(const std::string& kind) const;  // with sequences' count and length
-  // The texts of `ids` that a server's answer holds in answer[key] (its tokenizer's), "#id" where none.
+  // The one path of every pane: the analysis `request` (docs/ANALYSES.md) on the model now ("now") or as
+  // the run started ("start"), answered as its JSON — computed here (nf::runAnalysis on the snapshot,
+  // with the validation data, tokenizer and IOI prompts) or, for a run served elsewhere, as a job on its
+  // server. `pinned`: this snapshot instead of "now" (here only: a server computes on its model now).
+  nlohmann::json run(const nf::AnalysisRequest& request, const std::string& model,
+                     const nf::ProgressFn& progress = {}, const nf::SnapshotPtr& pinned = nullptr) const;
+  nf::AnalysisRequest request(const std::string& kind) const;  // of the validation sequences below
+  // The texts of `ids` that an answer holds in answer[key] (the tokenizer's), "#id" where none.
   static std::vector<std::string> sentTexts(const nlohmann::json& answer, const std::string& key,
                                             const std::vector<int32_t>& ids);
 
-  nf::SnapshotPtr model;                           // the model now
-  nf::SnapshotPtr reference;                       // the model the run started from (the opened folder)
-  std::shared_ptr<const nf::Tokenizer> tokenizer;  // null when the model folder has none
-  nf::TokenSequences sequences;                    // validation chunks
-  std::shared_ptr<const nf::IoiPromptSet> ioi;     // null without a tokenizer
-  std::string text(const std::vector<int32_t>& tokens) const;  // decoded, or ids when no tokenizer
-  std::string token(int32_t id) const;
+  int64_t sequences = 0, length = 0;  // the validation sequences every analysis reads: count, tokens each
+  bool encodesText = true;            // prompts given as text can be encoded (a server has its run's)
+  nf::SnapshotPtr model;              // the model now (null for a run served elsewhere)
+
+  // How run() computes (set by the runner): on a server, or here on these.
+  std::function<nlohmann::json(const nf::AnalysisRequest&, const std::string& model, const nf::ProgressFn&)>
+      server;
+  nf::SnapshotPtr reference;  // the model the run started from (the opened folder)
+  nf::AnalysisSources sources;
 };
 
 // Where the inputs come from (set when a model or run is opened).
@@ -75,6 +79,8 @@ class AnalysisRunner : public QObject {
   // A run served elsewhere (nullopt: none), whose context is `context` tokens: analyses run there.
   void setServer(std::optional<nf::ServeAddress> address, int64_t context = 0);
   void request(const QString& key, AnalysisWork work);
+  // Analyses compute beside a run trained in this process (they share its processor or GPU).
+  bool computesBesideTraining() const;
 
  Q_SIGNALS:
   void started(const QString& key);

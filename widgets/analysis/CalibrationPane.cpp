@@ -12,7 +12,7 @@
 #include "views/QCustomPlotInclude.h"
 
 namespace {
-constexpr int64_t kPromptTokens = 16, kNewTokens = 24;
+constexpr int64_t kNewTokens = 24;
 const QColor kNow(0x1f77b4), kStart(0xaaaaaa);
 }  // namespace
 
@@ -67,37 +67,7 @@ QString CalibrationPane::description() const {
 AnalysisWork CalibrationPane::makeWork() {
   QPointer<CalibrationPane> self(this);
   return [self](const AnalysisInputs& in, const nf::ProgressFn& progress) -> std::function<void()> {
-    if (in.server) {
-      auto shown = std::make_shared<Shown>(serverShown(in, progress));
-      return [self, shown] {
-        if (!self) return;
-        self->draw(shown);
-        const nf::AnalysisHeader& h = shown->now.header;
-        self->showHeader(h.step, h.model, h.norms, h.data);
-      };
-    }
-    std::vector<std::vector<int32_t>> prompts;
-    if (in.ioi) {
-      const auto& clean = in.ioi->prompts.front().clean;
-      prompts.push_back(clean);
-    }
-    for (int64_t s = 0; s < std::min<int64_t>(2, in.sequences.count); ++s) {
-      const int32_t* row = in.sequences.row(s);
-      prompts.emplace_back(row, row + std::min(kPromptTokens, in.sequences.length));
-    }
-    nf::BehaviourOptions options;
-    options.newTokens = kNewTokens;
-    auto shown = std::make_shared<Shown>();
-    shown->now = nf::modelBehaviour(*in.model, in.sequences, prompts, options, progress);
-    shown->start = nf::modelBehaviour(*in.reference, in.sequences, prompts, options);
-    Texts& t = shown->texts;
-    for (size_t i = 0; i < prompts.size(); ++i) {
-      t.prompts << QString::fromStdString(in.text(prompts[i]));
-      t.startGreedy << QString::fromStdString(in.text(shown->start.continuations[i].greedy));
-      t.startSampled << QString::fromStdString(in.text(shown->start.continuations[i].sampled));
-      t.nowGreedy << QString::fromStdString(in.text(shown->now.continuations[i].greedy));
-      t.nowSampled << QString::fromStdString(in.text(shown->now.continuations[i].sampled));
-    }
+    auto shown = std::make_shared<Shown>(computeShown(in, progress));
     return [self, shown] {
       if (!self) return;
       self->draw(shown);
@@ -107,17 +77,18 @@ AnalysisWork CalibrationPane::makeWork() {
   };
 }
 
-// The run's server encodes the request's prompts (its default texts) with the run's tokenizer and sends
-// the continuations' texts along.
-CalibrationPane::Shown CalibrationPane::serverShown(const AnalysisInputs& in,
-                                                    const nf::ProgressFn& progress) {
-  nf::AnalysisRequest request = in.serverRequest("calibration");
+// The request's prompts (its default texts) are encoded with the model's tokenizer, and the continuations'
+// texts come along; without a tokenizer there are no prompts to continue, only the measures.
+CalibrationPane::Shown CalibrationPane::computeShown(const AnalysisInputs& in,
+                                                     const nf::ProgressFn& progress) {
+  nf::AnalysisRequest request = in.request("calibration");
   request.newTokens = kNewTokens;
+  if (!in.encodesText) request.prompts.clear();
   Shown shown;
   Texts& t = shown.texts;
   auto read = [&](const std::string& model, nf::ModelBehaviour& behaviour, QStringList& greedy,
                   QStringList& sampled, const nf::ProgressFn& report) {
-    const nlohmann::json answer = in.server(request, model, report);
+    const nlohmann::json answer = in.run(request, model, report);
     const nlohmann::json& entry = answer.at("models").at(0);
     behaviour = nf::modelBehaviourFromJson(entry);
     t.prompts.clear();  // the same prompts for both models
@@ -130,7 +101,7 @@ CalibrationPane::Shown CalibrationPane::serverShown(const AnalysisInputs& in,
   read("now", shown.now, t.nowGreedy, t.nowSampled, progress);
   read("start", shown.start, t.startGreedy, t.startSampled, {});
   if (t.nowGreedy.size() != t.startGreedy.size())
-    throw std::runtime_error("the run's server answered different prompts for the two models");
+    throw std::runtime_error("the two models' answers continue different prompts");
   return shown;
 }
 
@@ -163,7 +134,11 @@ void CalibrationPane::draw(std::shared_ptr<const Shown> shown) {
           .arg(b.meanLoss, 0, 'f', 4)
           .arg(b.meanEntropy, 0, 'f', 3)
           .arg(b.accuracy, 0, 'f', 3)
-          .arg(b.ece, 0, 'f', 4));
+          .arg(b.ece, 0, 'f', 4) +
+      "<small>" +
+      tr("On the sequences the header names; the loss plot's evaluations read the run's own evaluation "
+         "tokens, so the two losses differ.") +
+      "</small>");
   m_samples->setRowCount(static_cast<int>(t.prompts.size()) * 2);
   for (int i = 0; i < t.prompts.size(); ++i)
     for (int kind = 0; kind < 2; ++kind) {

@@ -25,7 +25,7 @@ class CalibrationPane : public AnalysisPane {
   struct Texts;
   struct Shown;
   void draw(std::shared_ptr<const Shown> shown);
-  static Shown serverShown(const AnalysisInputs& in, const nf::ProgressFn& progress);
+  static Shown computeShown(const AnalysisInputs& in, const nf::ProgressFn& progress);
   std::shared_ptr<const Shown> m_shown;  // redrawn in another language
   QCustomPlot* m_reliability;
   QLabel* m_summary;

@@ -166,23 +166,14 @@ std::pair<double, double> HeadsPane::nmaeRange() const {
 AnalysisWork HeadsPane::makeWork() {
   QPointer<HeadsPane> self(this);
   return [self](const AnalysisInputs& in, const nf::ProgressFn& progress) -> std::function<void()> {
-    std::shared_ptr<const nf::AttributionResult> attribution;
-    std::shared_ptr<const nf::AttentionSinksResult> sinks;
-    if (in.server) {
-      nf::AnalysisRequest request = in.serverRequest("dla");
-      request.bootstrap = kBootstrap;
-      attribution = std::make_shared<const nf::AttributionResult>(
-          nf::attributionResultFromJson(in.server(request, "now", progress)));
-      sinks = std::make_shared<const nf::AttentionSinksResult>(
-          nf::attentionSinksResultFromJson(in.server(in.serverRequest("sinks"), "now", {})));
-    } else {
-      nf::AttributionOptions options;
-      options.bootstrapSamples = kBootstrap;
-      attribution = std::make_shared<const nf::AttributionResult>(
-          nf::logitAttribution(*in.model, in.sequences, options, progress));
-      sinks = std::make_shared<const nf::AttentionSinksResult>(nf::attentionSinks(*in.model, in.sequences));
-    }
-    const int64_t sequences = in.sequences.count;
+    nf::AnalysisRequest request = in.request("dla");
+    request.bootstrap = kBootstrap;
+    // Both on the same snapshot (here: the one taken now; a server's model now).
+    auto attribution = std::make_shared<const nf::AttributionResult>(
+        nf::attributionResultFromJson(in.run(request, "now", progress, in.model)));
+    auto sinks = std::make_shared<const nf::AttentionSinksResult>(
+        nf::attentionSinksResultFromJson(in.run(in.request("sinks"), "now", {}, in.model)));
+    const int64_t sequences = in.sequences;
     return [self, attribution, sinks, sequences, model = in.model] {
       if (!self) return;
       self->m_mapsModel = model;  // the detail is computed on this model too
@@ -271,34 +262,9 @@ void HeadsPane::requestDetail() {
   runner()->request("heads-detail",
                     [self, layer, head, sequence, tokens, pinned = m_mapsModel](
                         const AnalysisInputs& in, const nf::ProgressFn&) -> std::function<void()> {
-                      if (in.server) {
-                        auto detail =
-                            std::make_shared<Detail>(serverDetail(in, layer, head, sequence, tokens));
-                        return [self, detail] {
-                          if (self) self->drawDetail(detail);
-                        };
-                      }
-                      const nf::ModelSnapshot& model = pinned ? *pinned : *in.model;  // the heat maps' model
-                      nf::TokenSequences one;
-                      one.count = 1;
-                      one.length = std::min(tokens, in.sequences.length);
-                      const int32_t* row = in.sequences.row(std::min(sequence, in.sequences.count - 1));
-                      one.tokens.assign(row, row + one.length);
-                      one.source = in.sequences.source;
-                      nf::AttributionOptions options;
-                      options.traceLayer = layer;
-                      options.traceHead = head;
-                      options.bootstrapSamples = 0;
-                      const nf::AttributionResult a = nf::logitAttribution(model, one, options);
-                      auto detail = std::make_shared<Detail>();
-                      detail->layer = layer;
-                      detail->head = head;
-                      detail->sequence = sequence;
-                      detail->step = a.header.step;
-                      for (int32_t id : one.tokens) detail->tokens << shortToken(in.token(id));
-                      detail->dla = a.trace.dla;
-                      detail->de = a.trace.de;
-                      detail->pattern = nf::attentionPattern(model, one.tokens, layer, head);
+                      // On the heat maps' model where it is here (a server computes on its model now).
+                      auto detail =
+                          std::make_shared<Detail>(traceDetail(in, pinned, layer, head, sequence, tokens));
                       return [self, detail] {
                         if (self) self->drawDetail(detail);
                       };
@@ -322,25 +288,25 @@ void HeadsPane::markDetailStale() {
   m_pattern->replot();
 }
 
-// The detail computed by the run's server: the traced head on the whole sequence, with its pattern, cut
-// to the first `tokens` (attention is causal: the values there are those of that prefix alone).
-HeadsPane::Detail HeadsPane::serverDetail(const AnalysisInputs& in, int layer, int head, int64_t sequence,
-                                          int64_t tokens) {
-  nf::AnalysisRequest request = in.serverRequest("dla");
-  request.sequences = std::min(sequence, in.sequences.count - 1) + 1;
+// The detail: the traced head on the whole sequence, with its pattern, cut to the first `tokens` (attention
+// is causal: the values there are those of that prefix alone).
+HeadsPane::Detail HeadsPane::traceDetail(const AnalysisInputs& in, const nf::SnapshotPtr& pinned, int layer,
+                                         int head, int64_t sequence, int64_t tokens) {
+  nf::AnalysisRequest request = in.request("dla");
+  request.sequences = std::min(sequence, in.sequences - 1) + 1;
   request.traceLayer = layer;
   request.traceHead = head;
   request.traceSequence = request.sequences - 1;
   request.tracePattern = true;
   request.bootstrap = 0;
-  const nlohmann::json answer = in.server(request, "now", {});
+  const nlohmann::json answer = in.run(request, "now", {}, pinned);
   const nf::AttributionResult a = nf::attributionResultFromJson(answer);
   const nlohmann::json& trace = answer.at("trace");
   const std::vector<double> pattern = trace.at("pattern").get<std::vector<double>>();
   const size_t length = a.trace.tokens.size(), n = std::min<size_t>(static_cast<size_t>(tokens), length);
   if (pattern.size() != length * length || a.trace.dla.size() + 1 != length ||
       a.trace.de.size() + 1 != length)
-    throw std::runtime_error("the run's server answered a head trace of inconsistent lengths");
+    throw std::runtime_error("the head trace came back with inconsistent lengths");
   Detail d;
   d.layer = layer;
   d.head = head;

@@ -53,7 +53,8 @@ class HeadsPane : public AnalysisPane {
             std::shared_ptr<const nf::AttentionSinksResult> sinks);
   void showSummary();
   void drawDetail(std::shared_ptr<const Detail> detail);
-  static Detail serverDetail(const AnalysisInputs& in, int layer, int head, int64_t sequence, int64_t tokens);
+  static Detail traceDetail(const AnalysisInputs& in, const nf::SnapshotPtr& pinned, int layer, int head,
+                            int64_t sequence, int64_t tokens);
   void requestDetail();
   void markDetailStale();
   void colourDetail(bool stale);

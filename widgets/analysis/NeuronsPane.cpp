@@ -75,21 +75,11 @@ QString NeuronsPane::description() const {
 AnalysisWork NeuronsPane::makeWork() {
   QPointer<NeuronsPane> self(this);
   return [self](const AnalysisInputs& in, const nf::ProgressFn& progress) -> std::function<void()> {
-    const int64_t fewer = std::max<int64_t>(1, in.sequences.count / 2);  // ablations run 2·k + 1 passes:
-    std::shared_ptr<const nf::ConfidenceNeuronsResult> result;           // half the sequences suffice
-    if (in.server) {
-      nf::AnalysisRequest request = in.serverRequest("neurons");
-      request.sequences = fewer;
-      request.top = kTopK;
-      result = std::make_shared<const nf::ConfidenceNeuronsResult>(
-          nf::confidenceNeuronsResultFromJson(in.server(request, "now", progress)));
-    } else {
-      nf::TokenSequences first = in.sequences;
-      first.count = fewer;
-      first.tokens.resize(static_cast<size_t>(first.count * first.length));
-      result = std::make_shared<const nf::ConfidenceNeuronsResult>(
-          nf::confidenceNeurons(*in.model, first, kTopK, progress));
-    }
+    nf::AnalysisRequest request = in.request("neurons");
+    request.sequences = std::max<int64_t>(1, in.sequences / 2);  // ablations run 2·k + 1 passes: half suffice
+    request.top = kTopK;
+    auto result = std::make_shared<const nf::ConfidenceNeuronsResult>(
+        nf::confidenceNeuronsResultFromJson(in.run(request, "now", progress)));
     return [self, result] {
       if (!self) return;
       self->draw(result);

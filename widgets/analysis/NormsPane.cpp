@@ -49,18 +49,11 @@ QString NormsPane::description() const {
 AnalysisWork NormsPane::makeWork() {
   QPointer<NormsPane> self(this);
   return [self](const AnalysisInputs& in, const nf::ProgressFn& progress) -> std::function<void()> {
-    std::shared_ptr<nf::ResidualNormsResult> now, reference;
-    if (in.server) {
-      const nf::AnalysisRequest request = in.serverRequest("norms");
-      now = std::make_shared<nf::ResidualNormsResult>(
-          nf::residualNormsResultFromJson(in.server(request, "now", progress)));
-      reference = std::make_shared<nf::ResidualNormsResult>(
-          nf::residualNormsResultFromJson(in.server(request, "start", {})));
-    } else {
-      now =
-          std::make_shared<nf::ResidualNormsResult>(nf::residualNorms(*in.model, in.sequences, 40, progress));
-      reference = std::make_shared<nf::ResidualNormsResult>(nf::residualNorms(*in.reference, in.sequences));
-    }
+    const nf::AnalysisRequest request = in.request("norms");
+    auto now = std::make_shared<nf::ResidualNormsResult>(
+        nf::residualNormsResultFromJson(in.run(request, "now", progress)));
+    auto reference =
+        std::make_shared<nf::ResidualNormsResult>(nf::residualNormsResultFromJson(in.run(request, "start")));
     return [self, now, reference] {
       if (self) self->draw(*now, *reference);
     };

@@ -83,29 +83,18 @@ QString PatchingPane::description() const {
 AnalysisWork PatchingPane::makeWork() {
   QPointer<PatchingPane> self(this);
   return [self](const AnalysisInputs& in, const nf::ProgressFn& progress) -> std::function<void()> {
-    std::shared_ptr<const nf::PatchingResult> result;
+    // The IOI prompts: the opened model's set here, made with the run's tokenizer on a server.
+    nf::AnalysisRequest request = in.request("patching");
+    request.headPositions = false;
+    const nlohmann::json answer = in.run(request, "now", progress);
+    auto result = std::make_shared<const nf::PatchingResult>(nf::patchingResultFromJson(answer));
     QStringList clean, corrupted;
-    if (in.server) {  // the server makes the IOI prompts with the run's tokenizer
-      nf::AnalysisRequest request = in.serverRequest("patching");
-      request.headPositions = false;
-      const nlohmann::json answer = in.server(request, "now", progress);
-      result = std::make_shared<const nf::PatchingResult>(nf::patchingResultFromJson(answer));
-      for (const std::string& t :
-           AnalysisInputs::sentTexts(answer, "example_clean_texts", result->exampleClean))
-        clean << QString::fromStdString(t);
-      for (const std::string& t :
-           AnalysisInputs::sentTexts(answer, "example_corrupted_texts", result->exampleCorrupted))
-        corrupted << QString::fromStdString(t);
-    } else {
-      if (!in.ioi)
-        throw std::runtime_error("no IOI prompt set: the model folder has no tokenizer to make one");
-      nf::PatchingOptions options;
-      options.headPositions = false;
-      result =
-          std::make_shared<const nf::PatchingResult>(nf::ioiPatching(*in.model, *in.ioi, options, progress));
-      for (int32_t id : result->exampleClean) clean << QString::fromStdString(in.token(id));
-      for (int32_t id : result->exampleCorrupted) corrupted << QString::fromStdString(in.token(id));
-    }
+    for (const std::string& t :
+         AnalysisInputs::sentTexts(answer, "example_clean_texts", result->exampleClean))
+      clean << QString::fromStdString(t);
+    for (const std::string& t :
+         AnalysisInputs::sentTexts(answer, "example_corrupted_texts", result->exampleCorrupted))
+      corrupted << QString::fromStdString(t);
     return [self, result, clean, corrupted] {
       if (!self) return;
       self->m_result = result;

@@ -59,32 +59,37 @@
         <translation>veraltet: Das Modell ist bei Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="168"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="171"/>
+        <source>computing… (training here slows meanwhile: they share the processor)</source>
+        <translation>wird berechnet… (das Training hier wird solange langsamer: beide teilen sich den Prozessor)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="173"/>
         <source>computing…</source>
         <translation>wird berechnet…</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="170"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="176"/>
         <source>Failed: %1</source>
         <translation>Fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="175"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="181"/>
         <source>Refresh</source>
         <translation>Aktualisieren</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="176"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="182"/>
         <source>Compute this analysis on the model as it is now</source>
         <translation>Diese Analyse für den aktuellen Zustand des Modells berechnen</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="177"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="183"/>
         <source>Compute now</source>
         <translation>Jetzt berechnen</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="180"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="186"/>
         <source>Not computed yet for this model. It takes seconds on the bundled model; Refresh analyses (toolbar) computes every pane.</source>
         <translation>Für dieses Modell noch nicht berechnet. Auf dem mitgelieferten Modell dauert es Sekunden; „Analysen aktualisieren“ (Werkzeugleiste) berechnet alle Bereiche.</translation>
     </message>
@@ -110,54 +115,59 @@
         <translation>Verlust, Entropie, Genauigkeit und Kalibrierung des Modells jetzt und des Ausgangsmodells, ein Zuverlässigkeitsdiagramm sowie gierige und gesampelte Fortsetzungen einiger Prompts.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CalibrationPane.cpp" line="154"/>
+        <location filename="../widgets/analysis/CalibrationPane.cpp" line="125"/>
         <source>&lt;table cellspacing=&apos;0&apos; cellpadding=&apos;3&apos;&gt;&lt;tr&gt;&lt;th&gt;&lt;/th&gt;&lt;th&gt;loss&lt;/th&gt;&lt;th&gt;entropy&lt;/th&gt;&lt;th&gt;top-1&lt;/th&gt;&lt;th&gt;ECE&lt;/th&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;starting model&lt;/td&gt;&lt;td&gt;%1&lt;/td&gt;&lt;td&gt;%2&lt;/td&gt;&lt;td&gt;%3&lt;/td&gt;&lt;td&gt;%4&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;&lt;b&gt;now&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%5&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%6&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%7&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%8&lt;/b&gt;&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</source>
         <translation>&lt;table cellspacing=&apos;0&apos; cellpadding=&apos;3&apos;&gt;&lt;tr&gt;&lt;th&gt;&lt;/th&gt;&lt;th&gt;Verlust&lt;/th&gt;&lt;th&gt;Entropie&lt;/th&gt;&lt;th&gt;Top-1&lt;/th&gt;&lt;th&gt;ECE&lt;/th&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;Ausgangsmodell&lt;/td&gt;&lt;td&gt;%1&lt;/td&gt;&lt;td&gt;%2&lt;/td&gt;&lt;td&gt;%3&lt;/td&gt;&lt;td&gt;%4&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;&lt;b&gt;jetzt&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%5&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%6&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%7&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%8&lt;/b&gt;&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CalibrationPane.cpp" line="172"/>
+        <location filename="../widgets/analysis/CalibrationPane.cpp" line="139"/>
+        <source>On the sequences the header names; the loss plot&apos;s evaluations read the run&apos;s own evaluation tokens, so the two losses differ.</source>
+        <translation>Auf den Sequenzen, die die Kopfzeile nennt; die Auswertungen im Verlustdiagramm lesen die eigenen Auswertungstoken des Laufs, daher unterscheiden sich die beiden Verluste.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/CalibrationPane.cpp" line="147"/>
         <source>greedy</source>
         <translation>greedy</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CalibrationPane.cpp" line="172"/>
+        <location filename="../widgets/analysis/CalibrationPane.cpp" line="147"/>
         <source>sampled</source>
         <translation>gesampelt</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CalibrationPane.cpp" line="179"/>
+        <location filename="../widgets/analysis/CalibrationPane.cpp" line="154"/>
         <source>Reliability diagram: accuracy per confidence bin</source>
         <translation>Reliabilitätsdiagramm: Genauigkeit je Konfidenz-Bin</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CalibrationPane.cpp" line="180"/>
+        <location filename="../widgets/analysis/CalibrationPane.cpp" line="155"/>
         <source>confidence (top-1 probability)</source>
         <translation>Konfidenz (Top-1-Wahrscheinlichkeit)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CalibrationPane.cpp" line="181"/>
+        <location filename="../widgets/analysis/CalibrationPane.cpp" line="156"/>
         <source>accuracy</source>
         <translation>Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CalibrationPane.cpp" line="182"/>
-        <location filename="../widgets/analysis/CalibrationPane.cpp" line="185"/>
+        <location filename="../widgets/analysis/CalibrationPane.cpp" line="157"/>
+        <location filename="../widgets/analysis/CalibrationPane.cpp" line="160"/>
         <source>starting model</source>
         <translation>Ausgangsmodell</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CalibrationPane.cpp" line="183"/>
-        <location filename="../widgets/analysis/CalibrationPane.cpp" line="185"/>
+        <location filename="../widgets/analysis/CalibrationPane.cpp" line="158"/>
+        <location filename="../widgets/analysis/CalibrationPane.cpp" line="160"/>
         <source>now</source>
         <translation>jetzt</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CalibrationPane.cpp" line="184"/>
+        <location filename="../widgets/analysis/CalibrationPane.cpp" line="159"/>
         <source>perfect calibration</source>
         <translation>perfekte Kalibrierung</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CalibrationPane.cpp" line="185"/>
+        <location filename="../widgets/analysis/CalibrationPane.cpp" line="160"/>
         <source>prompt</source>
         <translation>Prompt</translation>
     </message>
@@ -279,7 +289,7 @@
 <context>
     <name>HeadsPane</name>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="238"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="229"/>
         <source>Mean NMAE over heads: &lt;b&gt;%1 %&lt;/b&gt; (95 % bootstrap interval %2–%3 %) · decomposition check max |Σ DLA + β·u − logit| = %4 · attention sink rate %5</source>
         <translation>Mittlerer NMAE über alle Heads: &lt;b&gt;%1 %&lt;/b&gt; (95-%-Bootstrap-Intervall %2–%3 %) · Zerlegungsprüfung max |Σ DLA + β·u − logit| = %4 · Attention-Sink-Rate %5</translation>
     </message>
@@ -299,142 +309,142 @@
         <translation>Pro Kopf die mittlere |direkte Logit-Attribution| mit der zwischengespeicherten Skala der letzten Norm (DLA), der mittlere |direkte Effekt| mit neu berechneter letzter Norm (DE) und ihr normierter Fehler (NMAE), der null ist, sobald das Modell normfrei ist. Ein Klick auf einen Kopf zeigt seine Werte je Position und sein Aufmerksamkeitsmuster.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="314"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="280"/>
         <source>Computing L%1H%2 on sequence %3…</source>
         <translation>Berechne L%1H%2 auf Sequenz %3 …</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="317"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="283"/>
         <source>(the plots below still show L%1H%2: stale)</source>
         <translation>(die Diagramme darunter zeigen noch L%1H%2: veraltet)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="390"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="356"/>
         <source>L%1H%2 attention pattern (hover a cell)</source>
         <translation>L%1H%2 Aufmerksamkeitsmuster (Zelle überfahren)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="391"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="357"/>
         <source>L%1H%2 per position: DLA vs DE, sequence %3, its first %4 tokens</source>
         <translation>L%1H%2 je Position: DLA gegen DE, Sequenz %3, ihre ersten %4 Token</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="402"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="368"/>
         <source>step %1</source>
         <translation>Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="402"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="368"/>
         <source>saved model</source>
         <translation>gespeichertes Modell</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="404"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="370"/>
         <source>&lt;b&gt;L%1H%2&lt;/b&gt; · %6 · sink share %3 (mean attention to position 0: %4) · NMAE %5 % · sequence:</source>
         <translation>&lt;b&gt;L%1H%2&lt;/b&gt; · %6 · Sink-Anteil %3 (mittlere Aufmerksamkeit auf Position 0: %4) · NMAE %5 % · Sequenz:</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="439"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="405"/>
         <source>query %1 “%2” → key %3 “%4”: weight %5</source>
         <translation>Query %1 „%2“ → Key %3 „%4“: Gewicht %5</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="447"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="413"/>
         <source>Per head, mean over positions: |DLA|, |DE| (logit units) and NMAE (%)</source>
         <translation>Je Head, gemittelt über Positionen: |DLA|, |DE| (Logit-Einheiten) und NMAE (%)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="448"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="414"/>
         <source>mean |DLA|</source>
         <translation>mittleres |DLA|</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="448"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="414"/>
         <source>mean |DE|</source>
         <translation>mittleres |DE|</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="448"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="414"/>
         <source>NMAE (%)</source>
         <translation>NMAE (%)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="451"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="417"/>
         <source>head</source>
         <translation>Head</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="452"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="418"/>
         <source>layer</source>
         <translation>Schicht</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="455"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="421"/>
         <source>DLA (cached scale)</source>
         <translation>DLA (gecachte Skala)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="456"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="422"/>
         <source>DE (recomputed)</source>
         <translation>DE (neu berechnet)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="457"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="423"/>
         <source>token predicted</source>
         <translation>vorhergesagtes Token</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="458"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="424"/>
         <source>logit contribution</source>
         <translation>Logit-Beitrag</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="459"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="425"/>
         <source>attention</source>
         <translation>Attention</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="460"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="426"/>
         <source>key</source>
         <translation>Key</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="461"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="427"/>
         <source>query</source>
         <translation>Query</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="462"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="428"/>
         <source>attention weight</source>
         <translation>Attention-Gewicht</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="467"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="433"/>
         <source>Click a head to see its DLA and DE per position</source>
         <translation>Head anklicken, um DLA und DE je Position zu sehen</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="468"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="434"/>
         <source>Click a head to see its attention pattern</source>
         <translation>Head anklicken, um sein Attention-Muster zu sehen</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="469"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="435"/>
         <source>No head selected. Sequence:</source>
         <translation>Kein Head ausgewählt. Sequenz:</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="472"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="438"/>
         <source>Which validation sequence the detail shows</source>
         <translation>Welche Validierungssequenz das Detail zeigt</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="473"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="439"/>
         <source> tokens</source>
         <translation> Token</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="475"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="441"/>
         <source>How many of the sequence&apos;s first tokens the detail shows (up to the whole sequence; the plots widen, the pane scrolls)</source>
         <translation>Wie viele der ersten Token der Sequenz das Detail zeigt (bis zur ganzen Sequenz; die Diagramme werden breiter, der Bereich scrollt)</translation>
     </message>
@@ -447,7 +457,7 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="192"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="193"/>
         <source>Opened %1</source>
         <translation>%1 geöffnet</translation>
     </message>
@@ -477,18 +487,18 @@
         <translation>Der Lauf konnte nicht fortgesetzt werden. Sein letzter Checkpoint bleibt erhalten; beheben Sie die Ursache und klicken Sie auf „Fortsetzen“.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="180"/>
-        <location filename="../widgets/window/MainWindow.cpp" line="199"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="181"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="200"/>
         <source>A run is in progress</source>
         <translation>Ein Lauf ist aktiv</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="180"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="181"/>
         <source>Stop the run before opening another model.</source>
         <translation>Stoppen Sie den Lauf, bevor Sie ein anderes Modell öffnen.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="176"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="177"/>
         <source>Cannot open model folder</source>
         <translation>Modellordner kann nicht geöffnet werden</translation>
     </message>
@@ -513,98 +523,98 @@
         <translation>(wird verbunden)</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="176"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="177"/>
         <source>The model folder could not be opened.</source>
         <translation>Der Modellordner konnte nicht geöffnet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="199"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="200"/>
         <source>Stop the run before connecting to another.</source>
         <translation>Halten Sie den Lauf an, bevor Sie sich mit einem anderen verbinden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="209"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="210"/>
         <source>Connecting to %1…</source>
         <translation>Verbinde mit %1 …</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="231"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="232"/>
         <source>Following %1</source>
         <translation>%1 wird verfolgt</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="236"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="237"/>
         <source>Cannot open run</source>
         <translation>Lauf kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="236"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="237"/>
         <source>The run directory could not be opened.</source>
         <translation>Das Laufverzeichnis konnte nicht geöffnet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="254"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="255"/>
         <source>Loaded schedule %1</source>
         <translation>Zeitplan %1 geladen</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="257"/>
-        <location filename="../widgets/window/MainWindow.cpp" line="259"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="258"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="260"/>
         <source>Cannot load schedule</source>
         <translation>Zeitplan kann nicht geladen werden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="257"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="258"/>
         <source>The schedule file is not valid JSON.</source>
         <translation>Die Zeitplandatei ist kein gültiges JSON.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="259"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="260"/>
         <source>The schedule could not be used.</source>
         <translation>Der Zeitplan konnte nicht verwendet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="271"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="272"/>
         <source>Cannot use these datasets</source>
         <translation>Diese Datensätze können nicht verwendet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="271"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="272"/>
         <source>A dataset could not be read.</source>
         <translation>Ein Datensatz konnte nicht gelesen werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="279"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="280"/>
         <source>Open a model folder first (File › Open Model Folder).</source>
         <translation>Öffnen Sie zuerst einen Modellordner (Datei › Modellordner öffnen).</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="279"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="280"/>
         <source>No model open</source>
         <translation>Kein Modell geöffnet</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="287"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="288"/>
         <source>Run folder in use</source>
         <translation>Laufordner bereits belegt</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="288"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="289"/>
         <source>This folder holds a run already: open it with File › Open Run, or choose another folder.</source>
         <translation>Dieser Ordner enthält bereits einen Lauf: Öffnen Sie ihn über Datei › Lauf öffnen, oder wählen Sie einen anderen Ordner.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="299"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="300"/>
         <source>Starting %1</source>
         <translation>%1 wird gestartet</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="344"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="345"/>
         <source>Export incomplete</source>
         <translation>Export unvollständig</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="363"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="364"/>
         <source>Stopping the run and writing its checkpoint…</source>
         <translation>Lauf wird gestoppt und sein Checkpoint geschrieben…</translation>
     </message>
@@ -614,17 +624,17 @@
         <translation>NormFree Workbench</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="376"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="377"/>
         <source>Removal timeline</source>
         <translation>Zeitleiste der Entfernungen</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="376"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="377"/>
         <source>Run setup</source>
         <translation>Laufkonfiguration</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="376"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="377"/>
         <source>Model</source>
         <translation>Modell</translation>
     </message>
@@ -805,78 +815,78 @@
         <translation>Die Konfidenzneuronen der letzten MLP-Schicht: Ausgangsnorm gegen Logit-Varianz, die Wirkung der Ablation der stärksten auf Verlust und Entropie und ihre Ausrichtung an den Singulärrichtungen der Unembedding-Matrix.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="152"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="142"/>
         <source>|cos| of neuron %1</source>
         <translation>|cos| von Neuron %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="189"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="179"/>
         <source>Last MLP layer: output norm vs LogitVar (red: top %1 by CN score)</source>
         <translation>Letzte MLP-Schicht: Ausgabenorm vs. LogitVar (rot: Top %1 nach CN-Score)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="190"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="180"/>
         <source>‖w_out‖</source>
         <translation>‖w_out‖</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="191"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="181"/>
         <source>LogitVar</source>
         <translation>LogitVar</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="192"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="182"/>
         <source>neurons</source>
         <translation>Neuronen</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="193"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="183"/>
         <source>top by CN score = ‖w_out‖ / LogitVar</source>
         <translation>Top nach CN-Score = ‖w_out‖ / LogitVar</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="194"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="184"/>
         <source>Mean ablation of each top neuron</source>
         <translation>Mean-Ablation jedes Top-Neurons</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="195"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="185"/>
         <source>neuron (by CN rank)</source>
         <translation>Neuron (nach CN-Rang)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="196"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="186"/>
         <source>change (nats)</source>
         <translation>Änderung (Nats)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="197"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="187"/>
         <source>Δ loss</source>
         <translation>Δ Verlust</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="198"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="188"/>
         <source>Δ entropy</source>
         <translation>Δ Entropie</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="199"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="189"/>
         <source>W_U singular values and top neurons&apos; |cosine| to each direction</source>
         <translation>Singulärwerte von W_U und |Kosinus| der Top-Neuronen zu jeder Richtung</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="200"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="190"/>
         <source>singular direction (descending)</source>
         <translation>Singulärrichtung (absteigend)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="201"/>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="203"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="191"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="193"/>
         <source>singular value</source>
         <translation>Singulärwert</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="202"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="192"/>
         <source>|cosine|</source>
         <translation>|Kosinus|</translation>
     </message>
@@ -915,42 +925,42 @@
         <translation>Die Norm des Residualstroms vor jeder Schicht, an Position 0 und an den übrigen Positionen, auf Validierungssequenzen, verglichen mit dem Ausgangsmodell: das Normwachstum, das FakeLN einfriert.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NormsPane.cpp" line="73"/>
+        <location filename="../widgets/analysis/NormsPane.cpp" line="66"/>
         <source>final</source>
         <translation>final</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NormsPane.cpp" line="100"/>
+        <location filename="../widgets/analysis/NormsPane.cpp" line="93"/>
         <source>Residual stream norm per layer: position 0 vs the rest (band: 10th–90th percentile; dashed: starting model)</source>
         <translation>Norm des Residualstroms je Schicht: Position 0 vs. übrige (Band: 10.–90. Perzentil; gestrichelt: Ausgangsmodell)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NormsPane.cpp" line="102"/>
+        <location filename="../widgets/analysis/NormsPane.cpp" line="95"/>
         <source>layer (resid_pre)</source>
         <translation>Schicht (resid_pre)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NormsPane.cpp" line="103"/>
+        <location filename="../widgets/analysis/NormsPane.cpp" line="96"/>
         <source>L2 norm of the residual</source>
         <translation>L2-Norm des Residualstroms</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NormsPane.cpp" line="104"/>
+        <location filename="../widgets/analysis/NormsPane.cpp" line="97"/>
         <source>position 0</source>
         <translation>Position 0</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NormsPane.cpp" line="105"/>
+        <location filename="../widgets/analysis/NormsPane.cpp" line="98"/>
         <source>position 0, starting model</source>
         <translation>Position 0, Ausgangsmodell</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NormsPane.cpp" line="106"/>
+        <location filename="../widgets/analysis/NormsPane.cpp" line="99"/>
         <source>other positions</source>
         <translation>übrige Positionen</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NormsPane.cpp" line="107"/>
+        <location filename="../widgets/analysis/NormsPane.cpp" line="100"/>
         <source>other positions, starting model</source>
         <translation>übrige Positionen, Ausgangsmodell</translation>
     </message>
@@ -968,57 +978,57 @@
         <translation>Activation Patching und Attribution Patching auf den Indirect-Object-Prompts, Schicht × Position und Schicht × Head, und ihre Differenz: wie weit die lineare Schätzung vom echten Effekt entfernt ist.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="145"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="134"/>
         <source>%1 prompts like the one below · clean logit difference %2, corrupted %3</source>
         <translation>%1 Prompts wie der folgende · saubere Logit-Differenz %2, korrumpiert %3</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="165"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="154"/>
         <source>Clean: %1&lt;br&gt;Corrupted: %2</source>
         <translation>Sauber: %1&lt;br&gt;Korrumpiert: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="169"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="158"/>
         <source>&lt;b&gt;%1 × %2&lt;/b&gt;: activation %3 · attribution %4 · error %5</source>
         <translation>&lt;b&gt;%1 × %2&lt;/b&gt;: Aktivierung %3 · Attribution %4 · Fehler %5</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="176"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="165"/>
         <source>Click a cell to mark its position in the prompt.</source>
         <translation>Zelle anklicken, um ihre Position im Prompt zu markieren.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="184"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="173"/>
         <source>resid_pre: layer × position</source>
         <translation>resid_pre: Schicht × Position</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="185"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="174"/>
         <source>heads: layer × head</source>
         <translation>Heads: Schicht × Head</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="186"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="175"/>
         <source>IOI patching, normalized logit difference (0 corrupted, 1 clean): activation, attribution and their error (attribution − activation)</source>
         <translation>IOI-Patching, normierte Logit-Differenz (0 korrumpiert, 1 sauber): Aktivierung, Attribution und ihr Fehler (Attribution − Aktivierung)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="188"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="177"/>
         <source>error</source>
         <translation>Fehler</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="188"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="177"/>
         <source>activation patching</source>
         <translation>Activation Patching</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="188"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="177"/>
         <source>attribution patching</source>
         <translation>Attribution Patching</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="196"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="185"/>
         <source>Compute to see the prompts.</source>
         <translation>Berechnen, um die Prompts zu sehen.</translation>
     </message>
@@ -1117,137 +1127,152 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>RunSetupView</name>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="68"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="78"/>
         <source>6-layer models of 256 tokens (the small-models sweep): LN_mlp, LN_qk one layer every 15 steps, LN_v every 20, LN_f, then recovery; 32×256 tokens per step</source>
         <translation>Modelle mit 6 Schichten und 256 Token (der Small-Models-Sweep): LN_mlp, LN_qk je eine Schicht alle 15 Schritte, LN_v alle 20, LN_f, dann Erholung; 32×256 Token pro Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="72"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="82"/>
         <source>the blog&apos;s v2 recipe for GPT-2 Small: ln_2, ln_1 qk, ln_1 v, ln_f (all layers at once) with position-0 and end-of-text treatments, then EOT off, then position 0 off</source>
         <translation>das v2-Rezept des Blogs für GPT-2 Small: ln_2, ln_1 qk, ln_1 v, ln_f (alle Schichten auf einmal) mit Position-0- und Textende-Behandlung, dann EOT aus, dann Position 0 aus</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="76"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="86"/>
         <source>Pythia-70M (Appendix C): GPT-2 Small&apos;s settings, the schedule by the depth rule for 6 blocks (LN_mlp from step 20, LN_qk from 32, LN_v from 44, LN_f at 62)</source>
         <translation>Pythia-70M (Anhang C): die Einstellungen von GPT-2 Small, der Zeitplan nach der Tiefenregel für 6 Blöcke (LN_mlp ab Schritt 20, LN_qk ab 32, LN_v ab 44, LN_f bei 62)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="80"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="90"/>
         <source>any model: GPT-2 Small&apos;s settings with the paper&apos;s schedule rule for the model&apos;s depth (the rule that gives Table 4&apos;s schedules for 12 to 48 blocks)</source>
         <translation>jedes Modell: die Einstellungen von GPT-2 Small mit der Zeitplanregel des Papers für die Tiefe des Modells (die Regel, die die Zeitpläne aus Tabelle 4 für 12 bis 48 Blöcke ergibt)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="84"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="94"/>
         <source>the paper&apos;s schedule for %1 (Table 4): %2×%3 sequences of 1024 tokens per step</source>
         <translation>der Zeitplan des Papers für %1 (Tabelle 4): %2×%3 Sequenzen zu 1024 Token pro Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="163"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="207"/>
         <source>cannot plan for %1: %2</source>
         <translation>keine Planung für %1 möglich: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="165"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="209"/>
         <source>does not fit in the %1 free on %2: %3</source>
         <translation>passt nicht in die %1, die auf %2 frei sind: %3</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="168"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="212"/>
         <source>%1 predicted of %2 free · micro-batch %3 × %4 · activation checkpointing %5</source>
         <translation>%1 vorhergesagt von %2 frei · Micro-Batch %3 × %4 · Activation Checkpointing %5</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="173"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="217"/>
         <source>on</source>
         <translation>an</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="173"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="217"/>
         <source>off</source>
         <translation>aus</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="64"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="74"/>
         <source>4-layer models such as the bundled tiny GPT-2 and LLaMA: the MLP, QK and V norms one layer every 10 steps, then the final norm, then recovery; 32×128 tokens per step</source>
         <translation>4-Schicht-Modelle wie das mitgelieferte kleine GPT-2 und LLaMA: die MLP-, QK- und V-Normen alle 10 Schritte eine Schicht, dann die letzte Norm, dann Erholung; 32×128 Token pro Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="187"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="161"/>
+        <source>&lt;b&gt;The run shown was set up with&lt;/b&gt;&lt;br&gt;%1 · preset %2 · %3 steps · %4&lt;br&gt;micro-batch %5 × %6 sequences of %7 tokens · learning rate %8 → %9 · warm-up %10 steps&lt;br&gt;data: %11; evaluated on %12&lt;p&gt;&lt;i&gt;Its settings are its own (config.json). To set up a new run, open a model (File › Open Model Folder or Open Recent).&lt;/i&gt;</source>
+        <translation>&lt;b&gt;Der angezeigte Lauf wurde eingerichtet mit&lt;/b&gt;&lt;br&gt;%1 · Vorgabe %2 · %3 Schritte · %4&lt;br&gt;Mikro-Batch %5 × %6 Sequenzen zu %7 Token · Lernrate %8 → %9 · Aufwärmen %10 Schritte&lt;br&gt;Daten: %11; ausgewertet auf %12&lt;p&gt;&lt;i&gt;Seine Einstellungen sind seine eigenen (config.json). Für einen neuen Lauf ein Modell öffnen (Datei › Modellordner öffnen oder Zuletzt geöffnet).&lt;/i&gt;</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/RunSetupView.cpp" line="174"/>
+        <source>the synthetic corpus</source>
+        <translation>dem synthetischen Korpus</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/RunSetupView.cpp" line="176"/>
+        <source>nothing</source>
+        <translation>nichts</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/RunSetupView.cpp" line="231"/>
         <source>remove the norms (the protocol)</source>
         <translation>Normen entfernen (das Protokoll)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="188"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="232"/>
         <source>fine-tune, nothing removed (control)</source>
         <translation>Fine-Tuning, nichts entfernt (Kontrolle)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="189"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="233"/>
         <source>The vanilla control uses the same data, learning rate and steps</source>
         <translation>Die Vanilla-Kontrolle verwendet dieselben Daten, dieselbe Lernrate und dieselben Schritte</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="193"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="237"/>
         <source>Mode</source>
         <translation>Modus</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="194"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="238"/>
         <source>Preset</source>
         <translation>Preset</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="195"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="239"/>
         <source>Steps</source>
         <translation>Schritte</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="196"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="240"/>
         <source>Device</source>
         <translation>Gerät</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="197"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="241"/>
         <source>Workers</source>
         <translation>Worker</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="198"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="242"/>
         <source>Memory</source>
         <translation>Speicher</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="199"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="243"/>
         <source>Data</source>
         <translation>Daten</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="200"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="244"/>
         <source>Run folder</source>
         <translation>Laufordner</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="202"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="246"/>
         <source>synthetic corpus (seed 1), tokenized with the model&apos;s tokenizer; made on the first start</source>
         <translation>synthetischer Korpus (Seed 1), mit dem Tokenizer des Modells tokenisiert; wird beim ersten Start erzeugt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="205"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="249"/>
         <source>a new folder per run</source>
         <translation>ein neuer Ordner pro Lauf</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="206"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="250"/>
         <source>cpu, cuda or cuda:N</source>
         <translation>cpu, cuda oder cuda:N</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="208"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="252"/>
         <source>Processes that train this run together, each on its share of every batch, with the same result as one: on cuda one per GPU, on the CPU several processes (on a machine with few cores two processes can use them better than one). The batch must split evenly over them.</source>
         <translation>Prozesse, die diesen Lauf gemeinsam trainieren, jeder mit seinem Anteil an jedem Batch, mit demselben Ergebnis wie einer: auf cuda einer pro GPU, auf der CPU mehrere Prozesse (auf einem Rechner mit wenigen Kernen nutzen zwei Prozesse sie besser als einer). Der Batch muss sich gleichmäßig auf sie aufteilen.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="214"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="259"/>
         <source>The peak memory of a training step predicted on this device, and the micro-batch × accumulation and activation checkpointing that Start uses: they keep the preset&apos;s sequences per step and fit %1% of the free memory.</source>
         <translation>Der für einen Trainingsschritt auf diesem Gerät vorhergesagte Spitzenspeicher sowie Micro-Batch × Akkumulation und Activation Checkpointing, die „Starten“ verwendet: Sie behalten die Sequenzen pro Schritt des Presets bei und passen in %1 % des freien Speichers.</translation>
     </message>
@@ -1426,8 +1451,8 @@ Worker %1 beendet (%2): %3</translation>
     </message>
     <message>
         <location filename="../widgets/window/RunStatusBar.cpp" line="202"/>
-        <source>Stopped at step %1; checkpoint written. Resume continues this run from it; to start a new one, open its model again (File › Open Recent).</source>
-        <translation>Bei Schritt %1 angehalten; Checkpoint geschrieben. Fortsetzen setzt diesen Lauf von dort fort; für einen neuen Lauf das Modell erneut öffnen (Datei › Zuletzt geöffnet).</translation>
+        <source>Stopped at step %1 with a checkpoint: Resume continues it</source>
+        <translation>Bei Schritt %1 mit Checkpoint angehalten: Fortsetzen setzt ihn fort</translation>
     </message>
 </context>
 <context>
@@ -1628,12 +1653,12 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>TrainingView</name>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="160"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="166"/>
         <source>eval %1</source>
         <translation>Evaluierung %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="256"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="278"/>
         <source>No run yet.
 Start trains the setup on the left;
 File › Open Run follows a run.</source>
@@ -1642,101 +1667,101 @@ File › Open Run follows a run.</source>
 Datei › Lauf öffnen verfolgt einen Lauf.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="261"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="283"/>
         <source>Training loss</source>
         <translation>Trainingsverlust</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="262"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="284"/>
         <source>Learning rate and gradient norm</source>
         <translation>Lernrate und Gradientennorm</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="263"/>
-        <source>Scale of each norm site (its RMS or standard deviation)</source>
-        <translation>Skala jeder Normstelle (ihr RMS oder ihre Standardabweichung)</translation>
-    </message>
-    <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="265"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="273"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="278"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="287"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="295"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="300"/>
         <source>optimizer step</source>
         <translation>Optimierer-Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="266"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="288"/>
         <source>loss (nats)</source>
         <translation>Verlust (Nats)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="110"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="264"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="111"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="286"/>
         <source>frozen</source>
         <translation>eingefroren</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="198"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="204"/>
         <source>%1 (tracked)</source>
         <translation>%1 (verfolgt)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="199"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="205"/>
         <source>%1 (frozen)</source>
         <translation>%1 (eingefroren)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="267"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="285"/>
+        <source>Norm scale per site</source>
+        <translation>Normskala je Stelle</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/TrainingView.cpp" line="289"/>
         <source>cross-entropy (raw)</source>
         <translation>Kreuzentropie (roh)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="268"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="290"/>
         <source>auxiliary loss (raw)</source>
         <translation>Hilfsverlust (roh)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="269"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="291"/>
         <source>total (raw)</source>
         <translation>gesamt (roh)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="270"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="292"/>
         <source>cross-entropy</source>
         <translation>Kreuzentropie</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="271"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="293"/>
         <source>auxiliary loss</source>
         <translation>Hilfsverlust</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="272"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="294"/>
         <source>total</source>
         <translation>gesamt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="274"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="276"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="296"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="298"/>
         <source>learning rate</source>
         <translation>Lernrate</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="275"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="297"/>
         <source>gradient norm</source>
         <translation>Gradientennorm</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="277"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="299"/>
         <source>gradient norm (before clipping)</source>
         <translation>Gradientennorm (vor dem Clipping)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="279"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="301"/>
         <source>scale s</source>
         <translation>Skala s</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="280"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="302"/>
         <source>Logarithmic loss axis</source>
         <translation>Logarithmische Verlustachse</translation>
     </message>

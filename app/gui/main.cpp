@@ -10,10 +10,12 @@
 #include "analysis/HeadsPane.h"
 #include "run/RunSession.h"
 #include "run/run_directory.h"
+#include "screenshot_sequence.h"
 #include "screenshot_tour.h"
 #include "serve/steering_client.h"
 #include "util/allocator.h"
 #include "util/blas_threads.h"
+#include "window/AppFolders.h"
 #include "window/MainWindow.h"
 
 int main(int argc, char** argv) {
@@ -75,8 +77,18 @@ int main(int argc, char** argv) {
   QCommandLineOption prefix("prefix",
                             QApplication::translate("main", "The file-name prefix of --screenshot-panes."),
                             "prefix", "workbench");
+  QCommandLineOption sequence(
+      "screenshot-sequence",
+      QApplication::translate(
+          "main",
+          "Save the window at each stage of a sequence to <dir>/<prefix>-<stage>.png, then quit: "
+          "open-another-model (a run trains, stops, then the bundled tiny LLaMA is opened) or "
+          "connect-after-open (the model open, then the run of --connect; docs/figures/screenshots.sh)."),
+      "name");
+  QCommandLineOption sequenceDir(
+      "screenshot-dir", QApplication::translate("main", "Where --screenshot-sequence writes."), "dir", ".");
   parser.addOptions({start, screenshot, screenshotStep, wholeScreen, exportFigures, connectTo, size, language,
-                     screenshotPanes, prefix});
+                     screenshotPanes, prefix, sequence, sequenceDir});
   parser.process(app);
 
   MainWindow window;
@@ -99,15 +111,36 @@ int main(int argc, char** argv) {
       window.openModelFolder(folder);
   }
   if (parser.isSet(start)) window.startRun();
+  std::optional<nf::ServeAddress> served;
   if (parser.isSet(connectTo)) {
     try {
-      window.connectToRun(nf::serveAddressOf(parser.value(connectTo).toStdString(),
-                                             qEnvironmentVariable("NF_STEER_TOKEN").toStdString()));
+      served = nf::serveAddressOf(parser.value(connectTo).toStdString(),
+                                  qEnvironmentVariable("NF_STEER_TOKEN").toStdString());
     } catch (const std::exception& e) {
       std::fprintf(stderr, "normfree: --connect: %s\n", e.what());
       return 2;
     }
   }
+  if (parser.isSet(sequence)) {
+    const QString name = parser.value(sequence);
+    QList<ScreenshotSequence::Stage> stages;
+    if (name == "open-another-model") {
+      stages = ScreenshotSequence::openAnotherModel(&window, AppFolders::bundledModel("tiny-llama"));
+    } else if (name == "connect-after-open" && served) {
+      stages = ScreenshotSequence::connectAfterOpen(&window, *served);
+      served.reset();  // the sequence connects, after its first shot
+    } else {
+      std::fprintf(stderr,
+                   "normfree: --screenshot-sequence: '%s' is not open-another-model or connect-after-open "
+                   "(which needs --connect)\n",
+                   qPrintable(name));
+      return 2;
+    }
+    (new ScreenshotSequence(&window, parser.value(sequenceDir), parser.value(prefix),
+                            parser.isSet(wholeScreen), stages))
+        ->start();
+  }
+  if (served) window.connectToRun(*served);
   if (parser.isSet(screenshotPanes))
     (new ScreenshotTour(&window, parser.value(screenshotPanes), parser.value(prefix)))->start();
   if (parser.isSet(screenshot)) {

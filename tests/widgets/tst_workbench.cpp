@@ -266,7 +266,7 @@ class TestWorkbench : public QObject {
     QVERIFY2(window.windowTitle().startsWith("Run served at 127.0.0.1:"), qPrintable(window.windowTitle()));
     QVERIFY(window.modelInfoView()->siteTable()->rowCount() == 0);
     QVERIFY(window.runSetup()->memoryText().isEmpty());
-    QVERIFY(!window.runSetup()->isEnabled());
+    QVERIFY(!window.runSetup()->isEditable());
 
     // Pause from the toolbar: the run holds at some step P.
     toolbarAction(window, 1)->trigger();

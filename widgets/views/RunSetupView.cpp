@@ -5,6 +5,7 @@
 #include <QFormLayout>
 #include <QLabel>
 #include <QSpinBox>
+#include <QStackedLayout>
 
 #include "model/device_memory.h"
 
@@ -29,7 +30,16 @@ RunSetupView::RunSetupView(QWidget* parent) : QWidget(parent) {
   m_folder->setWordWrap(true);
   m_memory = new QLabel(this);
   m_memory->setWordWrap(true);
-  m_form = new QFormLayout(this);
+  // Two pages: the next run's form (a model is shown), or the settings of the run shown, to read.
+  m_formPage = new QWidget(this);
+  m_form = new QFormLayout(m_formPage);
+  m_runSettings = new QLabel(this);
+  m_runSettings->setWordWrap(true);
+  m_runSettings->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+  m_runSettings->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_pages = new QStackedLayout(this);
+  m_pages->addWidget(m_formPage);
+  m_pages->addWidget(m_runSettings);
   for (QWidget* field : std::initializer_list<QWidget*>{m_mode, m_preset, m_steps, m_device, m_workers,
                                                         m_memory, m_data, m_folder}) {
     if (field == m_data) m_form->addRow(m_description);
@@ -132,6 +142,40 @@ void RunSetupView::updateMemoryPlan() {
   m_memory->setText(memoryText());
 }
 
+void RunSetupView::setEditable(bool editable) { m_formPage->setEnabled(editable); }
+
+bool RunSetupView::isEditable() const { return m_formPage->isEnabled(); }
+
+void RunSetupView::showRun(const std::optional<nf::RunConfig>& run) {
+  m_shownRun = run;
+  m_pages->setCurrentIndex(run ? 1 : 0);
+  retranslate();
+}
+
+QString RunSetupView::runSettingsText() const {
+  if (!m_shownRun) return QString();
+  const nf::RunConfig& c = *m_shownRun;
+  const nf::OptimizerSettings& o = c.optimizer;
+  QStringList eval;
+  for (const std::string& f : c.evalData) eval << QString::fromStdString(f).section('/', -1);
+  return tr("<b>The run shown was set up with</b><br>%1 · preset %2 · %3 steps · %4<br>micro-batch %5 × %6 "
+            "sequences of %7 tokens · learning rate %8 → %9 · warm-up %10 steps<br>data: %11; evaluated on "
+            "%12<p><i>Its settings are its own (config.json). To set up a new run, open a model (File › "
+            "Open Model Folder or Open Recent).</i>")
+      .arg(QString::fromStdString(nf::trainingModeName(c.mode)), QString::fromStdString(c.preset))
+      .arg(o.maxSteps)
+      .arg(QString::fromStdString(c.device))
+      .arg(o.microBatch)
+      .arg(o.accumulation)
+      .arg(o.context)
+      .arg(o.lr, 0, 'g', 3)
+      .arg(o.minLr, 0, 'g', 3)
+      .arg(o.warmupSteps)
+      .arg(c.trainData.empty() ? tr("the synthetic corpus")
+                               : QString::fromStdString(c.trainData).section('/', -1),
+           eval.isEmpty() ? tr("nothing") : eval.join(", "));
+}
+
 void RunSetupView::showMemoryPlan(bool shown) {
   m_showPlan = shown;
   m_memory->setText(memoryText());
@@ -209,6 +253,7 @@ void RunSetupView::retranslate() {
          "as one: on cuda one per GPU, on the CPU several processes (on a machine with few cores two "
          "processes can use them better than one). The batch must split evenly over them."));
   m_memory->setText(memoryText());
+  m_runSettings->setText(runSettingsText());
   m_description->setText(describePreset(nf::findPreset(preset())));
   m_memory->setToolTip(
       tr("The peak memory of a training step predicted on this device, and the micro-batch × accumulation "

@@ -1,7 +1,7 @@
-// The next run's settings: mode (remove or the vanilla fine-tune control), preset (its optimizer,
-// removal settings and schedule), steps, device, and where its data and run folder come from; and the memory
-// plan for them (train/memory_plan.h): the peak predicted on the device and the micro-batch × accumulation
-// and activation checkpointing that Start uses.
+// The next run's settings: mode (remove or the vanilla fine-tune control), preset (its optimizer, removal
+// settings and schedule), steps, device, and where its data and run folder come from; and the memory plan
+// for them (train/memory_plan.h): the peak predicted on the device and the micro-batch × accumulation
+// and activation checkpointing that Start uses. While a run is shown: that run's own settings, to read.
 #pragma once
 #include <QWidget>
 #include <optional>
@@ -13,6 +13,7 @@ class QComboBox;
 class QFormLayout;
 class QLabel;
 class QSpinBox;
+class QStackedLayout;
 
 class RunSetupView : public QWidget {
   Q_OBJECT
@@ -41,6 +42,11 @@ class RunSetupView : public QWidget {
   const std::optional<nf::ModelShape>& modelShape() const { return m_shape; }  // the plan's
   QString memoryText() const;
   void showMemoryPlan(bool shown);  // off while a run on another machine is shown
+  // Whether the next run's settings can be changed (the run shown's, when shown, stay readable).
+  void setEditable(bool editable);
+  bool isEditable() const;
+  // A run is shown: its own settings, to read, instead of the form (nullopt: the form of the next run).
+  void showRun(const std::optional<nf::RunConfig>& run);
   // The next run's settings the engine's way (nf::makeRunConfig, as the CLI makes them): the preset, mode,
   // steps and device chosen here, the memory plan applied (planned again now: free memory may have changed).
   nf::RunConfig nextRunConfig(const std::string& model, const nf::ModelShape& shape, const std::string& train,
@@ -73,6 +79,11 @@ class RunSetupView : public QWidget {
   std::optional<nf::ModelShape> m_shape;
   std::optional<nf::MemoryPlan> m_plan;
   int64_t m_freeBytes = 0;
+  QString runSettingsText() const;
   bool m_showPlan = true;
+  QStackedLayout* m_pages;
+  QWidget* m_formPage;
+  QLabel* m_runSettings;
+  std::optional<nf::RunConfig> m_shownRun;
   QString m_planProblem;  // why there is no plan: the device could not be asked
 };

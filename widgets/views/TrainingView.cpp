@@ -69,6 +69,7 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
     plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     plot->axisRect()->setRangeDrag(Qt::Horizontal);
     plot->axisRect()->setRangeZoom(Qt::Horizontal);
+    connect(plot, &QCustomPlot::afterReplot, this, &TrainingView::alignSteps);
     connect(plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, [this](const QCPRange& r) {
       if (m_settingRange) return;
       setXRange(r.lower, r.upper);
@@ -126,6 +127,11 @@ void TrainingView::showMetrics(const MetricsStore& m, int64_t maxSteps) {
     m_plotted = 0;
     m_smoothers = {};
     m_hasAux = false;
+    for (QCustomPlot* plot : {m_loss, m_optimizer, m_scales}) {
+      plot->axisRect()->setMinimumMargins(QMargins());  // aligned again for the new labels
+      if (m.steps.step.empty())                         // no run: no value range of an earlier one
+        for (QCPAxis* axis : {plot->yAxis, plot->yAxis2}) axis->setRange(0, 1);
+    }
   }
   const MetricsStore::Steps& t = m.steps;
   for (size_t i = m_plotted; i < t.step.size(); ++i) {
@@ -236,6 +242,22 @@ void TrainingView::setXRange(double first, double last) {
   replotAll();
 }
 
+void TrainingView::alignSteps() {
+  // The three plots share the step axis: one step at one x in each. Their axis labels differ in width (and
+  // only the optimizer plot has a right axis), so each takes the widest left and right margins of the three.
+  int left = 0, right = 0;
+  for (QCustomPlot* plot : {m_loss, m_optimizer, m_scales}) {
+    left = std::max(left, plot->axisRect()->margins().left());
+    right = std::max(right, plot->axisRect()->margins().right());
+  }
+  for (QCustomPlot* plot : {m_loss, m_optimizer, m_scales}) {
+    const QMargins aligned(left, 0, right, 0);
+    if (plot->axisRect()->minimumMargins() == aligned) continue;
+    plot->axisRect()->setMinimumMargins(aligned);  // margins only grow to it: this settles after one pass
+    plot->replot(QCustomPlot::rpQueuedReplot);
+  }
+}
+
 void TrainingView::replotAll() {
   // The y-axes follow the visible steps.
   for (QCustomPlot* plot : {m_loss, m_optimizer, m_scales}) {
@@ -260,7 +282,7 @@ void TrainingView::retranslate() {
   if (m_noRun) m_noRun->setText(noRunText());
   setPlotTitle(m_loss, tr("Training loss"));
   setPlotTitle(m_optimizer, tr("Learning rate and gradient norm"));
-  setPlotTitle(m_scales, tr("Scale of each norm site (its RMS or standard deviation)"));
+  setPlotTitle(m_scales, tr("Norm scale per site"));
   if (m_frozenLegend) m_frozenLegend->setName(tr("frozen"));
   m_loss->xAxis->setLabel(tr("optimizer step"));
   m_loss->yAxis->setLabel(tr("loss (nats)"));

@@ -37,6 +37,7 @@ class TrainingView : public QWidget {
  private:
   void retranslate();
   void replotAll();
+  void alignSteps();  // the same step at the same x in all three plots
   void addSiteKindLegend();
   static QString noRunText();
   QPointer<QCPItemText> m_noRun;  // shown while no step has been trained (a plot's items may be cleared)

@@ -139,8 +139,9 @@ void MainWindow::applyShown() {
       break;
   }
   m_actions->enableFor(v);
-  m_setup->setEnabled(v.setupEditable);
+  m_setup->setEditable(v.setupEditable);
   m_setup->showMemoryPlan(v.memoryPlan);
+  m_setup->showRun(v.runPlots ? std::optional<nf::RunConfig>(m_session->config()) : std::nullopt);
   m_timeline->setEnabled(v.timeline == TimelineShows::Draft || v.timeline == TimelineShows::LiveEdits ||
                          v.timeline == TimelineShows::Followed);
   if (v.modelPane == ModelPaneShows::Empty) m_info->clear();

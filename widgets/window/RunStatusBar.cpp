@@ -199,9 +199,6 @@ void RunStatusBar::sayPhase(const RunSession& session, const WindowState& shown)
                              .arg(step),
                          10000);
     if (shown.phase == RunPhase::Stopped)
-      m_bar->showMessage(tr("Stopped at step %1; checkpoint written. Resume continues this run from it; to "
-                            "start a new one, open its model again (File › Open Recent).")
-                             .arg(step),
-                         10000);
+      m_bar->showMessage(tr("Stopped at step %1 with a checkpoint: Resume continues it").arg(step), 10000);
   }
 }

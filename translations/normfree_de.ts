@@ -178,6 +178,14 @@
     </message>
 </context>
 <context>
+    <name>ConnectedRun</name>
+    <message>
+        <location filename="../widgets/run/ConnectedRun.cpp" line="98"/>
+        <source>The run at %1 answered its status malformed: %2</source>
+        <translation>Der Lauf auf %1 hat einen fehlerhaften Status geantwortet: %2</translation>
+    </message>
+</context>
+<context>
     <name>EditRefusalText</name>
     <message>
         <location filename="../widgets/timeline/EditRefusalText.cpp" line="11"/>
@@ -455,9 +463,36 @@
     </message>
 </context>
 <context>
+    <name>LocalWorkers</name>
+    <message>
+        <location filename="../widgets/run/LocalWorkers.cpp" line="12"/>
+        <source>A run with %1 workers starts the others with %2, which is missing or not executable.</source>
+        <translation>Ein Lauf mit %1 Workern startet die übrigen mit %2; das Programm fehlt oder ist nicht ausführbar.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/run/LocalWorkers.cpp" line="57"/>
+        <source>
+
+Worker %1 ended (%2): %3</source>
+        <translation>
+
+Worker %1 beendet (%2): %3</translation>
+    </message>
+    <message>
+        <location filename="../widgets/run/LocalWorkers.cpp" line="59"/>
+        <source>crashed</source>
+        <translation>abgestürzt</translation>
+    </message>
+    <message>
+        <location filename="../widgets/run/LocalWorkers.cpp" line="59"/>
+        <source>exit status %1</source>
+        <translation>Exit-Status %1</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="193"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="194"/>
         <source>Opened %1</source>
         <translation>%1 geöffnet</translation>
     </message>
@@ -467,12 +502,12 @@
         <translation>Mit dem Lauf %1 auf %2 verbunden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="103"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="104"/>
         <source>Cannot connect</source>
         <translation>Keine Verbindung</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="103"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="104"/>
         <source>The run could not be reached or read.</source>
         <translation>Der Lauf war nicht erreichbar oder nicht lesbar.</translation>
     </message>
@@ -487,154 +522,154 @@
         <translation>Der Lauf konnte nicht fortgesetzt werden. Sein letzter Checkpoint bleibt erhalten; beheben Sie die Ursache und klicken Sie auf „Fortsetzen“.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="181"/>
-        <location filename="../widgets/window/MainWindow.cpp" line="200"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="182"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="201"/>
         <source>A run is in progress</source>
         <translation>Ein Lauf ist aktiv</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="181"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="182"/>
         <source>Stop the run before opening another model.</source>
         <translation>Stoppen Sie den Lauf, bevor Sie ein anderes Modell öffnen.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="177"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="178"/>
         <source>Cannot open model folder</source>
         <translation>Modellordner kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="131"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="132"/>
         <source>%1 — %2</source>
         <translation>%1 — %2</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="134"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="135"/>
         <source>Run %1 — %2</source>
         <translation>Lauf %1 — %2</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="137"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="138"/>
         <source>Run %1 at %2 — %3</source>
         <translation>Lauf %1 auf %2 — %3</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="138"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="139"/>
         <source>(connecting)</source>
         <translation>(wird verbunden)</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="177"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="178"/>
         <source>The model folder could not be opened.</source>
         <translation>Der Modellordner konnte nicht geöffnet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="200"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="201"/>
         <source>Stop the run before connecting to another.</source>
         <translation>Halten Sie den Lauf an, bevor Sie sich mit einem anderen verbinden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="210"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="211"/>
         <source>Connecting to %1…</source>
         <translation>Verbinde mit %1 …</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="232"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="233"/>
         <source>Following %1</source>
         <translation>%1 wird verfolgt</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="237"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="238"/>
         <source>Cannot open run</source>
         <translation>Lauf kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="237"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="238"/>
         <source>The run directory could not be opened.</source>
         <translation>Das Laufverzeichnis konnte nicht geöffnet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="255"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="256"/>
         <source>Loaded schedule %1</source>
         <translation>Zeitplan %1 geladen</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="258"/>
-        <location filename="../widgets/window/MainWindow.cpp" line="260"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="259"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="261"/>
         <source>Cannot load schedule</source>
         <translation>Zeitplan kann nicht geladen werden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="258"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="259"/>
         <source>The schedule file is not valid JSON.</source>
         <translation>Die Zeitplandatei ist kein gültiges JSON.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="260"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="261"/>
         <source>The schedule could not be used.</source>
         <translation>Der Zeitplan konnte nicht verwendet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="272"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="273"/>
         <source>Cannot use these datasets</source>
         <translation>Diese Datensätze können nicht verwendet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="272"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="273"/>
         <source>A dataset could not be read.</source>
         <translation>Ein Datensatz konnte nicht gelesen werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="280"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="281"/>
         <source>Open a model folder first (File › Open Model Folder).</source>
         <translation>Öffnen Sie zuerst einen Modellordner (Datei › Modellordner öffnen).</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="280"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="281"/>
         <source>No model open</source>
         <translation>Kein Modell geöffnet</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="288"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="289"/>
         <source>Run folder in use</source>
         <translation>Laufordner bereits belegt</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="289"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="290"/>
         <source>This folder holds a run already: open it with File › Open Run, or choose another folder.</source>
         <translation>Dieser Ordner enthält bereits einen Lauf: Öffnen Sie ihn über Datei › Lauf öffnen, oder wählen Sie einen anderen Ordner.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="300"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="301"/>
         <source>Starting %1</source>
         <translation>%1 wird gestartet</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="345"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="346"/>
         <source>Export incomplete</source>
         <translation>Export unvollständig</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="364"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="365"/>
         <source>Stopping the run and writing its checkpoint…</source>
         <translation>Lauf wird gestoppt und sein Checkpoint geschrieben…</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="125"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="126"/>
         <source>NormFree Workbench</source>
         <translation>NormFree Workbench</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="377"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="378"/>
         <source>Removal timeline</source>
         <translation>Zeitleiste der Entfernungen</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="377"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="378"/>
         <source>Run setup</source>
         <translation>Laufkonfiguration</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="377"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="378"/>
         <source>Model</source>
         <translation>Modell</translation>
     </message>
@@ -1094,34 +1129,9 @@
 <context>
     <name>RunSession</name>
     <message>
-        <location filename="../widgets/run/RunSession.cpp" line="364"/>
-        <location filename="../widgets/run/RunSession.cpp" line="434"/>
+        <location filename="../widgets/run/RunSession.cpp" line="257"/>
         <source>The run at %1 answered its status malformed: %2</source>
         <translation>Der Lauf auf %1 hat einen fehlerhaften Status geantwortet: %2</translation>
-    </message>
-    <message>
-        <location filename="../widgets/run/RunSession.cpp" line="497"/>
-        <source>A run with %1 workers starts the others with %2, which is missing or not executable.</source>
-        <translation>Ein Lauf mit %1 Workern startet die übrigen mit %2; das Programm fehlt oder ist nicht ausführbar.</translation>
-    </message>
-    <message>
-        <location filename="../widgets/run/RunSession.cpp" line="538"/>
-        <source>
-
-Worker %1 ended (%2): %3</source>
-        <translation>
-
-Worker %1 beendet (%2): %3</translation>
-    </message>
-    <message>
-        <location filename="../widgets/run/RunSession.cpp" line="540"/>
-        <source>crashed</source>
-        <translation>abgestürzt</translation>
-    </message>
-    <message>
-        <location filename="../widgets/run/RunSession.cpp" line="541"/>
-        <source>exit status %1</source>
-        <translation>Exit-Status %1</translation>
     </message>
 </context>
 <context>

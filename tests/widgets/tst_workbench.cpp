@@ -3,6 +3,11 @@
 // checkpoint; a headless run's folder is followed live; clicking a head fills its detail; figures export
 // as valid PNG, SVG, PDF and CSV carrying their titles; German replaces the visible strings at once; bad
 // input gets a dialog naming the file while what was open stays.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <QAction>
 #include <QDockWidget>
 #include <QImage>
@@ -184,6 +189,32 @@ class TestWorkbench : public QObject {
     QCOMPARE(window.session()->runDir(), run);
     QTRY_VERIFY_WITH_TIMEOUT(window.session()->stepsDone() > stoppedAt, fixtures::kEventuallyMs);
     QCOMPARE(window.shown().subject, Subject::LocalRun);
+  }
+
+  // Stop while a run is first asked gives up connecting: no dialog, the model opened before is back.
+  void stopWhileConnectingGoesBackToTheModel() {
+    // A port that accepts connections (the kernel completes them) and never answers, as a tunnel to a
+    // hung server would.
+    const int silent = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t size = sizeof address;
+    QVERIFY(::bind(silent, reinterpret_cast<sockaddr*>(&address), size) == 0 && ::listen(silent, 4) == 0);
+    QVERIFY(::getsockname(silent, reinterpret_cast<sockaddr*>(&address), &size) == 0);
+    MainWindow window;
+    window.show();
+    const QString model = window.currentFolder();
+    window.connectToRun(nf::serveAddressOf("127.0.0.1:" + std::to_string(ntohs(address.sin_port)), "token"));
+    QCOMPARE(window.shown().subject, Subject::ConnectedRun);
+    QVERIFY(toolbarAction(window, 2)->isEnabled());  // Stop gives up connecting
+    toolbarAction(window, 2)->trigger();
+    QCOMPARE(window.shown().subject, Subject::Model);
+    QCOMPARE(window.currentFolder(), model);
+    QVERIFY(!window.session()->remote());
+    QVERIFY(!openMessageBox(&window));
+    QVERIFY(toolbarAction(window, 0)->isEnabled());  // Start: the model's setup is back
+    ::close(silent);
   }
 
   // Two workers: this process trains as worker 0 (an edit made here reaches the other worker at its step),

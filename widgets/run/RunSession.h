@@ -1,34 +1,35 @@
-// A training run as the GUI sees it: the engine's Trainer working on a QThread, commands sent to it
-// queued, its metrics drained from the engine's listener on a timer (at most one update per ~50 ms), or —
-// for a run started elsewhere (the CLI on a server) — its metrics.jsonl followed as it grows. The GUI
-// thread never waits on training: only shutdown() (closing the window) waits, for the step in progress
-// and the checkpoint that stopping writes.
-// A run another process trains with --serve is connected to over the network (RemoteRun), also through an
-// SSH tunnel: the same view, edits and controls as a run trained here.
-// A run with several workers (docs/TRAINING.md) trains here as worker 0 — live edits, snapshots and the
-// analysis panes work as in one process — and the other workers are `normfree-cli` processes started here.
+// A training run as the GUI sees it, one at a time, behind one façade: a run trained here (LocalRun, with
+// LocalWorkers for a run of several workers), a run another process trains whose metrics.jsonl is followed
+// as it grows (the engine's MetricsFollower), or a run served elsewhere and connected to over the network,
+// also through an SSH tunnel (ConnectedRun). The session holds what the window shows of it — its state,
+// folder, settings, metrics and the schedule the timeline edits — and drains new records on a timer (at most
+// one update per ~50 ms). The GUI thread never waits on training: only shutdown() (closing the window)
+// waits, for the step in progress and the checkpoint that stopping writes.
 #pragma once
-#include <QFile>
 #include <QObject>
-#include <QProcess>
 #include <QString>
 #include <QThread>
 #include <QTimer>
-#include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 
-#include "distributed/worker_environment.h"
 #include "logic/MetricsStore.h"
-#include "logic/RemoteRun.h"
 #include "logic/ScheduleEditor.h"
 #include "logic/WindowState.h"
+#include "serve/serve_address.h"
 #include "train/settings.h"
 #include "util/progress.h"
 
+class ConnectedRun;
+class LocalRun;
+class LocalWorkers;
+
 namespace nf {
+class MetricsFollower;
 class Trainer;
-}
+struct EditResult;
+}  // namespace nf
 
 class RunSession : public QObject {
   Q_OBJECT
@@ -57,7 +58,7 @@ class RunSession : public QObject {
              std::function<void(nf::RunConfig&, const nf::ProgressFn&)> prepare = {}, int workers = 1);
   void pause();        // the step in progress completes, a checkpoint is written; continueRun() goes on
   void stop();         // the same, then the trainer is let go; resume() continues from its checkpoint
-  void continueRun();  // a multi-worker run resumes from the checkpoint its pause wrote, with new workers
+  void continueRun();  // the run shown goes on (a multi-worker or failed one from its checkpoint)
   void resume(const QString& runDir, int layers,
               int workers = 1);        // a stopped run (also one the CLI started)
   bool follow(const QString& runDir);  // watch a headless run's metrics.jsonl grow (false while busy)
@@ -76,22 +77,20 @@ class RunSession : public QObject {
   // The window's phase event for the state now (a followed run: what its own process last said); none
   // while Idle.
   std::optional<WindowEvent> phaseEvent() const;
-  bool remote() const { return m_remote != nullptr; }
-  QString remoteAddress() const { return m_remoteAddress; }  // "host:port" of the run connected to
-  std::optional<nf::ServeAddress> serveAddress() const {     // and with its token, while connected
-    return m_remote ? std::optional<nf::ServeAddress>(m_remote->address()) : std::nullopt;
-  }
-  QString connectionProblem() const { return m_connectionProblem; }  // "" while the run answers
-  bool busy() const;                                                 // the worker is doing something
+  bool remote() const;            // connected to a run trained elsewhere
+  QString remoteAddress() const;  // "host:port" of the run connected to (kept once it ended)
+  std::optional<nf::ServeAddress> serveAddress() const;  // and with its token, while connected
+  QString connectionProblem() const;                     // "" while the run answers
+  bool busy() const;                                     // training in this process is in progress
   QString runDir() const { return m_runDir; }
   const nf::RunConfig& config() const { return m_config; }
   const MetricsStore& metrics() const { return m_metrics; }
-  std::shared_ptr<nf::Trainer> trainer() const { return m_trainer; }
+  std::shared_ptr<nf::Trainer> trainer() const;
   int64_t stepsDone() const;
   std::shared_ptr<ScheduleEditor> liveSchedule() const { return m_live; }
   int workers() const { return m_workers; }
   // The program the other workers run: normfree-cli next to this executable unless set.
-  void setWorkerProgram(const QString& path) { m_workerProgram = path; }
+  void setWorkerProgram(const QString& path);
 
  Q_SIGNALS:
   void stateChanged(RunSession::State state);
@@ -107,53 +106,27 @@ class RunSession : public QObject {
 
  private:
   void setState(State state);
-  void letGo();  // of the trainer, the followed file, the connection and the other workers
-  void runOnWorker(std::function<void()> work);
-  void launchRun();
-  void launchUnlessStopped();
-  void reportFailure(const std::string& what);  // from the worker: Failed, and failed(message)
-  void adoptTrainer(std::shared_ptr<nf::Trainer> trainer, int layers);
+  void letGo();  // of the run shown: its trainer, followed file or connection, and the other workers
+  void ingest(const std::vector<std::string>& lines, bool restarted = false);
   void drain();
-  void readFollowedFile();
-  void adoptRemote(const nf::ServeAddress& address, const nf::Schedule& schedule, int layers,
-                   const nlohmann::json& status);
-  void readRemote();
-  void applyRemoteStatus(const nlohmann::json& status);
-  // The connection ends (its threads on the worker thread: an unreachable run never blocks this one);
-  // the address stays, so messages can name the run that ended. forgetRemote() drops it all.
-  void leaveRemote();
-  void forgetRemote();
-  void continueRemoteAfterEdits();
-  // On the worker thread, for a run with `workers` > 1: this process's place as worker 0 (serving the
-  // rendezvous on a free port), with the others started on the GUI thread; nullopt for one worker.
-  std::optional<nf::WorkerEnvironment> asMainOfLocalWorkers(int workers, const QStringList& arguments);
-  // The other workers of a multi-worker run, started with `arguments` (e.g. "join", runDir) and the
-  // rendezvous at 127.0.0.1:port; ended when the session fails or shuts down.
-  void startOtherWorkers(const QStringList& arguments, int port);
-  void endOtherWorkers(bool now = false);  // now: kill them (a failed run), else let them finish first
-  bool checkWorkerProgram(int workers);    // false (and failed()) when workers > 1 cannot be started
+  void onLocalPhase(State phase);
+  void onTrainerMade(int layers);
+  void onAnswered(const nf::ServeAddress& address, const nf::Schedule& schedule, int layers,
+                  const nlohmann::json& status);
+  void readConnected();
 
   QThread m_thread;
   QObject* m_worker;  // lives on m_thread; work is posted to it
   QTimer m_drainTimer;
+  LocalWorkers* m_others;
+  LocalRun* m_local;
+  ConnectedRun* m_connected;
+  std::unique_ptr<nf::MetricsFollower> m_follower;  // a followed run's metrics.jsonl
   State m_state = State::Idle;
   QString m_runDir;
   nf::RunConfig m_config;
-  std::shared_ptr<nf::Trainer> m_trainer;
-  std::shared_ptr<nf::MetricsQueue> m_queue;
-  std::shared_ptr<ScheduleEditor> m_live;
-  bool m_stopAfterPause = false;
-  std::atomic<bool> m_cancelPreparation{false};  // read by the preparation's progress callback
-  // After shutdown(): no more work is posted, late results are ignored.
-  bool m_shutDown = false;
   MetricsStore m_metrics;
-  std::unique_ptr<nf::MetricsFollower> m_follower;  // a followed run's metrics.jsonl
-  std::shared_ptr<RemoteRun> m_remote;              // a connected run's stream and controls
-  QString m_remoteAddress, m_connectionProblem;
-  int64_t m_remoteStepsDone = 0;
-  bool m_remoteStopRequested = false;
+  std::shared_ptr<ScheduleEditor> m_live;
+  int m_layers = 0;
   int m_workers = 1;
-  QString m_workerProgram;
-  std::vector<QProcess*> m_otherWorkers;  // worker r is m_otherWorkers[r - 1]
-  QStringList m_workerNotes;              // how other workers ended badly, for the failure message
 };

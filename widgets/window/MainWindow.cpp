@@ -100,7 +100,8 @@ void MainWindow::connectSession() {
     applyShown();  // the title names the run
   });
   connect(m_session, &RunSession::connectFailed, this, [this](const QString& message) {
-    showError(tr("Cannot connect"), tr("The run could not be reached or read."), message);
+    if (!message.isEmpty())  // empty: connecting was given up with Stop
+      showError(tr("Cannot connect"), tr("The run could not be reached or read."), message);
     if (m_next.modelFolder().isEmpty() || !openModelFolder(m_next.modelFolder()))
       moveTo(WindowEvent::Close);  // back to the model
   });

@@ -136,7 +136,9 @@ struct RunOptions {
   std::string run, model, train, eval, preset, device = "cpu";
   std::optional<int64_t> steps, warmup, microBatch, accumulation, context;
   std::optional<double> lr, minLr, weightDecay, documentWindows;
-  int64_t seed = 0, evalInterval = 100, evalTokens = 65536, checkpointInterval = 100;
+  // The engine's defaults (the workbench's runs get the same).
+  int64_t seed = 0, evalInterval = EvalSettings{}.interval, evalTokens = EvalSettings{}.tokens,
+          checkpointInterval = RunConfig{}.checkpointInterval;
   bool bf16 = false, activationCheckpointing = false, fit = false;
   std::string onDivergence = "stop";
   double divergenceFactor = 3.0;

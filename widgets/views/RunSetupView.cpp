@@ -190,11 +190,7 @@ nf::RunConfig RunSetupView::nextRunConfig(const std::string& model, const nf::Mo
   choices.maxSteps = maxSteps();
   choices.schedule = schedule;
   choices.trainData = train;
-  choices.evalData = eval;
-  // Evaluations and checkpoints scale with the budget: a short run on a laptop still shows ten of each.
-  choices.evalInterval = std::max<int64_t>(10, maxSteps() / 10);
-  choices.evalTokens = 32768;
-  choices.checkpointInterval = std::max<int64_t>(50, maxSteps() / 5);
+  choices.evalData = eval;  // evaluations and checkpoints as the engine sets them, for the CLI too
   nf::RunConfig c = nf::makeRunConfig(preset(), mode(), shape, choices);
   // The settings this pane shows: planned again now, as free memory may have changed since.
   updateMemoryPlan();

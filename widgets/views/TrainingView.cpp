@@ -269,6 +269,9 @@ void TrainingView::replotAll() {
         g->rescaleValueAxis(!first, true);
         first = false;
       }
+      // A little room above and below: a point on the edge (an evaluation far above the training loss)
+      // keeps its whole marker.
+      if (!first && axis->scaleType() == QCPAxis::stLinear) axis->scaleRange(1.08);
     }
     plot->replot(QCustomPlot::rpQueuedReplot);
   }

@@ -1,5 +1,6 @@
 #include "analysis/NeuronsPane.h"
 
+#include <QFontMetrics>
 #include <QPointer>
 #include <QSplitter>
 #include <QVBoxLayout>
@@ -149,29 +150,40 @@ void NeuronsPane::draw(std::shared_ptr<const nf::ConfidenceNeuronsResult> result
   m_spectrum->replot();
 }
 
-// Each top neuron's number beside its dot, by rank; one that would overprint a label already placed is
-// left out (its dot stays red; the ablation plot below names every top neuron, in rank order). Placed once
-// the plot is laid out, in pixels, so it holds at any size.
+// Each top neuron's number beside its dot, by rank: above right of it, else in the first of the other
+// three corners where it overprints no label already placed; one with no free corner is left out (its dot
+// stays red; the ablation plot below names every top neuron, in rank order). Placed once the plot is laid
+// out, in pixels, so it holds at any size.
 void NeuronsPane::labelTopNeurons() {
   m_scatter->clearItems();
   if (!m_result) return;
   const nf::ConfidenceNeuronsResult& r = *m_result;
-  std::vector<QPointF> placed;
+  const QFont font(this->font().family(), 8);
+  const QFontMetrics metrics(font);
+  std::vector<QRectF> placed;
   for (int i = 0; i < std::min<int>(kTopK, static_cast<int>(r.ranking.size())); ++i) {
     const nf::NeuronScore& n = r.neurons[static_cast<size_t>(r.ranking[static_cast<size_t>(i)])];
     const QPointF at(m_scatter->xAxis->coordToPixel(n.outputNorm),
                      m_scatter->yAxis->coordToPixel(n.logitVar));
-    const bool crowded = std::any_of(placed.begin(), placed.end(), [&at](const QPointF& p) {
-      return std::abs(p.x() - at.x()) < 26 && std::abs(p.y() - at.y()) < 12;
-    });
-    if (crowded) continue;
-    placed.push_back(at);
-    auto* label = new QCPItemText(m_scatter);
-    label->position->setCoords(n.outputNorm, n.logitVar);
-    label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
-    label->setText(QString::number(n.neuron));
-    label->setFont(QFont(font().family(), 8));
-    label->setColor(QColor(0xd62728));
+    const QString text = QString::number(n.neuron);
+    const double w = metrics.horizontalAdvance(text) + 4, h = metrics.height();
+    const std::pair<Qt::Alignment, QRectF> corners[] = {
+        {Qt::AlignLeft | Qt::AlignBottom, {at.x() + 2, at.y() - h, w, h}},
+        {Qt::AlignLeft | Qt::AlignTop, {at.x() + 2, at.y(), w, h}},
+        {Qt::AlignRight | Qt::AlignBottom, {at.x() - w - 2, at.y() - h, w, h}},
+        {Qt::AlignRight | Qt::AlignTop, {at.x() - w - 2, at.y(), w, h}}};
+    for (const auto& [alignment, rect] : corners) {
+      if (std::any_of(placed.begin(), placed.end(), [&rect](const QRectF& p) { return p.intersects(rect); }))
+        continue;
+      placed.push_back(rect);
+      auto* label = new QCPItemText(m_scatter);
+      label->position->setCoords(n.outputNorm, n.logitVar);
+      label->setPositionAlignment(alignment);
+      label->setText(text);
+      label->setFont(font);
+      label->setColor(QColor(0xd62728));
+      break;
+    }
   }
 }
 

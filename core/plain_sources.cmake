@@ -28,6 +28,7 @@ set(NF_CORE_PLAIN_SOURCES
   data/default_datasets.cpp
   schedule/schedule.cpp
   schedule/editable_schedule.cpp
+  schedule/autopilot.cpp
   train/settings.cpp
   train/adamw_kernel.cpp
   train/memory_plan.cpp

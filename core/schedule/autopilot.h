@@ -1,0 +1,78 @@
+// The autopilot (issue 37): a removal that finds its own schedule. The order of the removals is the
+// schedule's (a preset's or a file's); when the next one fires is decided while training, from what the
+// trainer measures anyway, as a person watching the loss would: once the training loss (smoothed) is back
+// within a tolerance of its level just before the last event, the gradient norm back near its level then,
+// and a minimum gap has passed — or when a maximum gap has passed whatever the loss. A quick recovery lets
+// the next removal take several sites of one kind at once (the group grows); a slow one shrinks the group;
+// a divergence after a removal (the divergence guard's rollback) sets the group back to one site and
+// doubles the minimum gap. The paper's gaps are "hyperparameters that have to be chosen carefully" (§3);
+// these settings are few, in units a researcher reads (nats, steps), and each run's decisions are records
+// with their reasons (docs/TRAINING.md, "The autopilot"). Plain C++: the trainer calls it between steps.
+#pragma once
+#include <cstdint>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "schedule/schedule.h"
+
+namespace nf {
+
+struct AutopilotSettings {
+  bool enabled = false;
+  double tolerance = 0.02;  // nats: how far above its level before the last event the smoothed loss may be
+  double gradFactor = 2.0;  // the smoothed gradient norm at most this many times its level then
+  int64_t minGap = 10;      // steps between two removals, at least
+  int64_t maxGap = 80;      // and at most: then the next fires whatever the loss
+  int maxGroup = 4;         // removals of one kind of site that fire together, at most
+  double smoothing = 0.9;   // of the loss and gradient-norm averages (weight of the past, per step)
+};
+
+// What the autopilot has learned so far; in every checkpoint, so a resume continues it exactly.
+struct AutopilotState {
+  static constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
+  double loss = kUnknown, gradNorm = kUnknown;              // smoothed, up to the last step trained
+  double lossBefore = kUnknown, gradNormBefore = kUnknown;  // just before the last removal
+  int64_t lastEventStep = -1;                               // -1: none fired yet
+  int group = 1;                                            // removals the next decision may fire at once
+  int retries = 0;                                          // divergences after a removal so far
+  std::vector<int64_t> pinned;  // events a person moved or added: they fire where the person put them
+  bool operator==(const AutopilotState& o) const;
+};
+nlohmann::json toJson(const AutopilotState& state);
+AutopilotState autopilotStateFromJson(const nlohmann::json& j, const std::string& source);
+
+struct AutopilotDecision {
+  int fire = 0;        // the first `fire` pending events fire now (0: wait)
+  std::string reason;  // why, for the event's record: "loss 2.311 back within 0.05 of 2.302 after 14 steps"
+};
+
+class Autopilot {
+ public:
+  explicit Autopilot(AutopilotSettings settings, AutopilotState state = {});
+  // After each optimizer step: its cross-entropy and gradient norm.
+  void observe(double loss, double gradNorm);
+  // Before step `step`: of the pending events (in the order they fire, none pinned), how many fire now.
+  // The first removal of a run fires at its planned step (the preset's warm-up).
+  AutopilotDecision decide(int64_t step, const std::vector<ScheduleEvent>& pending) const;
+  // The events decided fired at `step`: the levels now become the ones to recover to; the group adapts
+  // to how long the recovery took.
+  void fired(int64_t step, int count);
+  void rolledBack();  // a divergence after a removal: one site at a time, twice the minimum gap
+  // The step the next removal is expected at, at the earliest (a tentative step for the schedule).
+  int64_t earliest(int64_t step) const;
+  int64_t minGap() const;  // the minimum gap now (longer after divergences)
+  const AutopilotSettings& settings() const { return m_settings; }
+  AutopilotState& state() { return m_state; }
+  const AutopilotState& state() const { return m_state; }
+
+ private:
+  AutopilotSettings m_settings;
+  AutopilotState m_state;
+};
+
+// Range checks of the settings; std::invalid_argument names the setting and its range.
+void checkAutopilotSettings(const AutopilotSettings& settings);
+
+}  // namespace nf

@@ -1,0 +1,188 @@
+// The autopilot's policy on synthetic loss curves, as a table: each removal adds a loss spike that decays
+// with its own time constant (and a gradient-norm bump), on a slowly falling base. Fast recovery fires at
+// the minimum gap and grows the group; slow recovery waits for it; a spike that never decays fires at the
+// maximum gap; a divergence sets the group to one site and doubles the gap; the state survives JSON.
+#include <cmath>
+#include <vector>
+
+#include "check.h"
+#include "schedule/autopilot.h"
+
+using namespace nf;
+
+namespace {
+
+// The tiny preset's order: LN_mlp.0–3, LN_qk.0–3, LN_v.0–3, LN_f (the first planned at step 40).
+std::vector<ScheduleEvent> tinyOrder() {
+  std::vector<ScheduleEvent> events;
+  int64_t id = 1, step = 40;
+  for (SiteKind kind : {SiteKind::Mlp, SiteKind::Qk, SiteKind::V})
+    for (int layer = 0; layer < 4; ++layer)
+      events.push_back({id++, step++, EventAction::MakeFake, kind, layer});
+  events.push_back({id, step, EventAction::MakeFake, SiteKind::Final, -1});
+  return events;
+}
+
+struct Curve {
+  double spike = 0.3;  // nats a removal adds
+  double decay = 3;    // its time constant in steps (infinity: never decays)
+};
+
+struct Fired {
+  int64_t step;
+  int count;
+};
+
+// Runs the policy for `steps` on the curve; returns when each group fired.
+std::vector<Fired> simulate(const AutopilotSettings& settings, const Curve& curve, int64_t steps) {
+  Autopilot pilot(settings);
+  std::vector<ScheduleEvent> pending = tinyOrder();
+  std::vector<Fired> fired;
+  std::vector<int64_t> spikes;  // the steps removals fired at
+  for (int64_t step = 0; step < steps; ++step) {
+    const AutopilotDecision d = pilot.decide(step, pending);
+    if (d.fire > 0) {
+      REQUIRE_MSG(!d.reason.empty(), "a decision says why");
+      fired.push_back({step, d.fire});
+      for (int i = 0; i < d.fire; ++i) spikes.push_back(step);
+      pending.erase(pending.begin(), pending.begin() + d.fire);
+      pilot.fired(step, d.fire);
+    }
+    double loss = 3.0 - 0.001 * static_cast<double>(step), grad = 1.0;
+    for (int64_t at : spikes) {
+      const double left =
+          std::isinf(curve.decay) ? 1.0 : std::exp(-static_cast<double>(step - at) / curve.decay);
+      loss += curve.spike * left;
+      grad += 2.0 * left;
+    }
+    pilot.observe(loss, grad);
+  }
+  return fired;
+}
+
+int total(const std::vector<Fired>& fired) {
+  int n = 0;
+  for (const Fired& f : fired) n += f.count;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE(the_first_removal_waits_for_its_planned_step) {
+  const std::vector<Fired> fired = simulate({}, {}, 60);
+  REQUIRE(!fired.empty());
+  REQUIRE_EQ(fired.front().step, 40);
+  REQUIRE_EQ(fired.front().count, 1);
+}
+
+double meanGap(const std::vector<Fired>& fired) {
+  return static_cast<double>(fired.back().step - fired[1].step) / static_cast<double>(fired.size() - 2);
+}
+
+TEST_CASE(fast_recovery_fires_soon_after_the_minimum_gap_and_grows_the_group) {
+  AutopilotSettings s;
+  s.minGap = 10;
+  const std::vector<Fired> fired = simulate(s, {0.3, 2}, 400);
+  REQUIRE_EQ(total(fired), 13);                   // every site, well within the budget
+  REQUIRE(fired[1].step - fired[0].step <= s.minGap + 3);  // recovered by about the minimum gap
+  for (size_t i = 1; i < fired.size(); ++i) REQUIRE(fired[i].step - fired[i - 1].step <= 2 * s.minGap);
+  int largest = 0;
+  for (const Fired& f : fired) largest = std::max(largest, f.count);
+  REQUIRE(largest > 1);            // several sites of one kind at once
+  REQUIRE(largest <= s.maxGroup);  // never more than allowed
+  REQUIRE(fired.size() < 13);      // so fewer decisions than sites
+}
+
+TEST_CASE(slow_recovery_waits_for_the_loss) {
+  AutopilotSettings s;
+  s.minGap = 10;
+  s.maxGap = 200;
+  const std::vector<Fired> slow = simulate(s, {0.3, 20}, 2000), fast = simulate(s, {0.3, 2}, 2000);
+  REQUIRE_EQ(total(slow), 13);
+  // 0.3·e^(−t/20), seen through the average, falls within 0.02 after some 50 steps: well past the minimum.
+  REQUIRE_MSG(slow[1].step - slow[0].step > 40, "first gap " << slow[1].step - slow[0].step);
+  REQUIRE_EQ(slow[1].count, 1);
+  REQUIRE(meanGap(slow) > 1.5 * meanGap(fast));
+  for (size_t i = 1; i < slow.size(); ++i) REQUIRE(slow[i].step - slow[i - 1].step < s.maxGap);
+}
+
+TEST_CASE(a_loss_that_never_recovers_fires_at_the_maximum_gap) {
+  AutopilotSettings s;
+  s.minGap = 5;
+  s.maxGap = 30;
+  const std::vector<Fired> fired = simulate(s, {0.3, INFINITY}, 600);
+  REQUIRE_EQ(total(fired), 13);
+  for (size_t i = 1; i < fired.size(); ++i) {
+    REQUIRE_EQ(fired[i].step - fired[i - 1].step, 30);
+    REQUIRE_EQ(fired[i].count, 1);
+  }
+}
+
+TEST_CASE(a_divergence_sets_one_site_at_a_time_and_a_longer_gap) {
+  AutopilotSettings s;
+  s.minGap = 10;
+  s.maxGap = 100;
+  Autopilot pilot(s);
+  pilot.state().group = 3;
+  pilot.rolledBack();
+  REQUIRE_EQ(pilot.state().group, 1);
+  REQUIRE_EQ(pilot.minGap(), 20);
+  pilot.rolledBack();
+  REQUIRE_EQ(pilot.minGap(), 40);
+  for (int i = 0; i < 10; ++i) pilot.rolledBack();
+  REQUIRE_EQ(pilot.minGap(), 100);  // never past the maximum gap
+  // With the longer gap, a recovered loss still waits for it.
+  Autopilot fresh(s);
+  fresh.observe(2.0, 1.0);
+  fresh.fired(50, 1);
+  fresh.rolledBack();
+  fresh.observe(2.0, 1.0);
+  const std::vector<ScheduleEvent> pending = {{2, 60, EventAction::MakeFake, SiteKind::Qk, 0}};
+  REQUIRE_EQ(fresh.decide(65, pending).fire, 0);
+  REQUIRE_EQ(fresh.decide(70, pending).fire, 1);
+}
+
+TEST_CASE(a_group_takes_only_sites_of_one_kind) {
+  AutopilotSettings s;
+  s.maxGroup = 4;
+  Autopilot pilot(s);
+  pilot.observe(2.0, 1.0);
+  pilot.fired(40, 1);
+  pilot.state().group = 4;
+  const std::vector<ScheduleEvent> pending = {{5, 90, EventAction::MakeFake, SiteKind::Mlp, 3},
+                                              {6, 91, EventAction::MakeFake, SiteKind::Qk, 0},
+                                              {7, 92, EventAction::MakeFake, SiteKind::Qk, 1}};
+  const AutopilotDecision d = pilot.decide(60, pending);
+  REQUIRE_EQ(d.fire, 1);  // LN_mlp.3 alone: the LN_qk sites are another kind
+  REQUIRE_MSG(d.reason.find("back within") != std::string::npos, d.reason);
+}
+
+TEST_CASE(the_state_survives_json_and_malformed_state_is_named) {
+  Autopilot pilot(AutopilotSettings{});
+  pilot.observe(2.5, 1.5);
+  pilot.fired(40, 1);
+  pilot.observe(2.7, 3.0);
+  pilot.state().pinned = {3, 9};
+  const AutopilotState back = autopilotStateFromJson(toJson(pilot.state()), "state.json");
+  REQUIRE(back == pilot.state());
+  REQUIRE(autopilotStateFromJson(toJson(AutopilotState{}), "x") == AutopilotState{});  // unknown levels
+  nlohmann::json bad = toJson(pilot.state());
+  bad["group"] = 0;
+  REQUIRE_THROWS_WITH(autopilotStateFromJson(bad, "checkpoints/step-0000040/state.json"),
+                      "checkpoints/step-0000040/state.json", "autopilot");
+}
+
+TEST_CASE(settings_out_of_range_are_named) {
+  AutopilotSettings s;
+  s.minGap = 50;
+  s.maxGap = 20;
+  REQUIRE_THROWS_WITH(checkAutopilotSettings(s), "minimum gap");
+  s = {};
+  s.tolerance = 0;
+  REQUIRE_THROWS_WITH(checkAutopilotSettings(s), "tolerance");
+  s = {};
+  s.maxGroup = 0;
+  REQUIRE_THROWS_WITH(checkAutopilotSettings(s), "group");
+}
+
+TEST_MAIN()

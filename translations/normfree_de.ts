@@ -492,184 +492,184 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="194"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="193"/>
         <source>Opened %1</source>
         <translation>%1 geöffnet</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="98"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="97"/>
         <source>Connected to the run %1 at %2</source>
         <translation>Mit dem Lauf %1 auf %2 verbunden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="104"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="103"/>
         <source>Cannot connect</source>
         <translation>Keine Verbindung</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="104"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="103"/>
         <source>The run could not be reached or read.</source>
         <translation>Der Lauf war nicht erreichbar oder nicht lesbar.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="87"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="86"/>
         <source>Training stopped</source>
         <translation>Training abgebrochen</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="88"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="87"/>
         <source>The run could not go on. Its last checkpoint is kept; fix the cause and press Resume.</source>
         <translation>Der Lauf konnte nicht fortgesetzt werden. Sein letzter Checkpoint bleibt erhalten; beheben Sie die Ursache und klicken Sie auf „Fortsetzen“.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="182"/>
-        <location filename="../widgets/window/MainWindow.cpp" line="201"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="181"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="200"/>
         <source>A run is in progress</source>
         <translation>Ein Lauf ist aktiv</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="182"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="181"/>
         <source>Stop the run before opening another model.</source>
         <translation>Stoppen Sie den Lauf, bevor Sie ein anderes Modell öffnen.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="178"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="177"/>
         <source>Cannot open model folder</source>
         <translation>Modellordner kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="132"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="131"/>
         <source>%1 — %2</source>
         <translation>%1 — %2</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="135"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="134"/>
         <source>Run %1 — %2</source>
         <translation>Lauf %1 — %2</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="138"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="137"/>
         <source>Run %1 at %2 — %3</source>
         <translation>Lauf %1 auf %2 — %3</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="139"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="138"/>
         <source>(connecting)</source>
         <translation>(wird verbunden)</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="178"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="177"/>
         <source>The model folder could not be opened.</source>
         <translation>Der Modellordner konnte nicht geöffnet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="201"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="200"/>
         <source>Stop the run before connecting to another.</source>
         <translation>Halten Sie den Lauf an, bevor Sie sich mit einem anderen verbinden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="211"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="210"/>
         <source>Connecting to %1…</source>
         <translation>Verbinde mit %1 …</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="233"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="232"/>
         <source>Following %1</source>
         <translation>%1 wird verfolgt</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="238"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="237"/>
         <source>Cannot open run</source>
         <translation>Lauf kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="238"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="237"/>
         <source>The run directory could not be opened.</source>
         <translation>Das Laufverzeichnis konnte nicht geöffnet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="256"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="255"/>
         <source>Loaded schedule %1</source>
         <translation>Zeitplan %1 geladen</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="259"/>
-        <location filename="../widgets/window/MainWindow.cpp" line="261"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="258"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="260"/>
         <source>Cannot load schedule</source>
         <translation>Zeitplan kann nicht geladen werden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="259"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="258"/>
         <source>The schedule file is not valid JSON.</source>
         <translation>Die Zeitplandatei ist kein gültiges JSON.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="261"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="260"/>
         <source>The schedule could not be used.</source>
         <translation>Der Zeitplan konnte nicht verwendet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="273"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="272"/>
         <source>Cannot use these datasets</source>
         <translation>Diese Datensätze können nicht verwendet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="273"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="272"/>
         <source>A dataset could not be read.</source>
         <translation>Ein Datensatz konnte nicht gelesen werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="281"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="280"/>
         <source>Open a model folder first (File › Open Model Folder).</source>
         <translation>Öffnen Sie zuerst einen Modellordner (Datei › Modellordner öffnen).</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="281"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="280"/>
         <source>No model open</source>
         <translation>Kein Modell geöffnet</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="289"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="288"/>
         <source>Run folder in use</source>
         <translation>Laufordner bereits belegt</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="290"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="289"/>
         <source>This folder holds a run already: open it with File › Open Run, or choose another folder.</source>
         <translation>Dieser Ordner enthält bereits einen Lauf: Öffnen Sie ihn über Datei › Lauf öffnen, oder wählen Sie einen anderen Ordner.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="301"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="300"/>
         <source>Starting %1</source>
         <translation>%1 wird gestartet</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="346"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="345"/>
         <source>Export incomplete</source>
         <translation>Export unvollständig</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="365"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="364"/>
         <source>Stopping the run and writing its checkpoint…</source>
         <translation>Lauf wird gestoppt und sein Checkpoint geschrieben…</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="126"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="125"/>
         <source>NormFree Workbench</source>
         <translation>NormFree Workbench</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="378"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="377"/>
         <source>Removal timeline</source>
         <translation>Zeitleiste der Entfernungen</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="378"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="377"/>
         <source>Run setup</source>
         <translation>Laufkonfiguration</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="378"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="377"/>
         <source>Model</source>
         <translation>Modell</translation>
     </message>
@@ -845,83 +845,83 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>NeuronsPane</name>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="69"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="70"/>
         <source>The last MLP layer&apos;s confidence neurons: output norm against logit variance, the effect of ablating the top ones on loss and entropy, and their alignment with the unembedding&apos;s singular directions.</source>
         <translation>Die Konfidenzneuronen der letzten MLP-Schicht: Ausgangsnorm gegen Logit-Varianz, die Wirkung der Ablation der stärksten auf Verlust und Entropie und ihre Ausrichtung an den Singulärrichtungen der Unembedding-Matrix.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="142"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="143"/>
         <source>|cos| of neuron %1</source>
         <translation>|cos| von Neuron %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="179"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="191"/>
         <source>Last MLP layer: output norm vs LogitVar (red: top %1 by CN score)</source>
         <translation>Letzte MLP-Schicht: Ausgabenorm vs. LogitVar (rot: Top %1 nach CN-Score)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="180"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="192"/>
         <source>‖w_out‖</source>
         <translation>‖w_out‖</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="181"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="193"/>
         <source>LogitVar</source>
         <translation>LogitVar</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="182"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="194"/>
         <source>neurons</source>
         <translation>Neuronen</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="183"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="195"/>
         <source>top by CN score = ‖w_out‖ / LogitVar</source>
         <translation>Top nach CN-Score = ‖w_out‖ / LogitVar</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="184"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="196"/>
         <source>Mean ablation of each top neuron</source>
         <translation>Mean-Ablation jedes Top-Neurons</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="185"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="197"/>
         <source>neuron (by CN rank)</source>
         <translation>Neuron (nach CN-Rang)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="186"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="198"/>
         <source>change (nats)</source>
         <translation>Änderung (Nats)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="187"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="199"/>
         <source>Δ loss</source>
         <translation>Δ Verlust</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="188"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="200"/>
         <source>Δ entropy</source>
         <translation>Δ Entropie</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="189"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="201"/>
         <source>W_U singular values and top neurons&apos; |cosine| to each direction</source>
         <translation>Singulärwerte von W_U und |Kosinus| der Top-Neuronen zu jeder Richtung</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="190"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="202"/>
         <source>singular direction (descending)</source>
         <translation>Singulärrichtung (absteigend)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="191"/>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="193"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="203"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="205"/>
         <source>singular value</source>
         <translation>Singulärwert</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="192"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="204"/>
         <source>|cosine|</source>
         <translation>|Kosinus|</translation>
     </message>
@@ -1137,152 +1137,172 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>RunSetupView</name>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="78"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="83"/>
         <source>6-layer models of 256 tokens (the small-models sweep): LN_mlp, LN_qk one layer every 15 steps, LN_v every 20, LN_f, then recovery; 32×256 tokens per step</source>
         <translation>Modelle mit 6 Schichten und 256 Token (der Small-Models-Sweep): LN_mlp, LN_qk je eine Schicht alle 15 Schritte, LN_v alle 20, LN_f, dann Erholung; 32×256 Token pro Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="82"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="87"/>
         <source>the blog&apos;s v2 recipe for GPT-2 Small: ln_2, ln_1 qk, ln_1 v, ln_f (all layers at once) with position-0 and end-of-text treatments, then EOT off, then position 0 off</source>
         <translation>das v2-Rezept des Blogs für GPT-2 Small: ln_2, ln_1 qk, ln_1 v, ln_f (alle Schichten auf einmal) mit Position-0- und Textende-Behandlung, dann EOT aus, dann Position 0 aus</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="86"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="91"/>
         <source>Pythia-70M (Appendix C): GPT-2 Small&apos;s settings, the schedule by the depth rule for 6 blocks (LN_mlp from step 20, LN_qk from 32, LN_v from 44, LN_f at 62)</source>
         <translation>Pythia-70M (Anhang C): die Einstellungen von GPT-2 Small, der Zeitplan nach der Tiefenregel für 6 Blöcke (LN_mlp ab Schritt 20, LN_qk ab 32, LN_v ab 44, LN_f bei 62)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="90"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="95"/>
         <source>any model: GPT-2 Small&apos;s settings with the paper&apos;s schedule rule for the model&apos;s depth (the rule that gives Table 4&apos;s schedules for 12 to 48 blocks)</source>
         <translation>jedes Modell: die Einstellungen von GPT-2 Small mit der Zeitplanregel des Papers für die Tiefe des Modells (die Regel, die die Zeitpläne aus Tabelle 4 für 12 bis 48 Blöcke ergibt)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="94"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="99"/>
         <source>the paper&apos;s schedule for %1 (Table 4): %2×%3 sequences of 1024 tokens per step</source>
         <translation>der Zeitplan des Papers für %1 (Tabelle 4): %2×%3 Sequenzen zu 1024 Token pro Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="207"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="222"/>
         <source>cannot plan for %1: %2</source>
         <translation>keine Planung für %1 möglich: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="209"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="224"/>
         <source>does not fit in the %1 free on %2: %3</source>
         <translation>passt nicht in die %1, die auf %2 frei sind: %3</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="212"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="227"/>
         <source>%1 predicted of %2 free · micro-batch %3 × %4 · activation checkpointing %5</source>
         <translation>%1 vorhergesagt von %2 frei · Micro-Batch %3 × %4 · Activation Checkpointing %5</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="217"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="232"/>
         <source>on</source>
         <translation>an</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="217"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="232"/>
         <source>off</source>
         <translation>aus</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="74"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="79"/>
         <source>4-layer models such as the bundled tiny GPT-2 and LLaMA: the MLP, QK and V norms one layer every 10 steps, then the final norm, then recovery; 32×128 tokens per step</source>
         <translation>4-Schicht-Modelle wie das mitgelieferte kleine GPT-2 und LLaMA: die MLP-, QK- und V-Normen alle 10 Schritte eine Schicht, dann die letzte Norm, dann Erholung; 32×128 Token pro Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="161"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="169"/>
         <source>&lt;b&gt;The run shown was set up with&lt;/b&gt;&lt;br&gt;%1 · preset %2 · %3 steps · %4&lt;br&gt;micro-batch %5 × %6 sequences of %7 tokens · learning rate %8 → %9 · warm-up %10 steps&lt;br&gt;data: %11; evaluated on %12&lt;p&gt;&lt;i&gt;Its settings are its own (config.json). To set up a new run, open a model (File › Open Model Folder or Open Recent).&lt;/i&gt;</source>
         <translation>&lt;b&gt;Der angezeigte Lauf wurde eingerichtet mit&lt;/b&gt;&lt;br&gt;%1 · Vorgabe %2 · %3 Schritte · %4&lt;br&gt;Mikro-Batch %5 × %6 Sequenzen zu %7 Token · Lernrate %8 → %9 · Aufwärmen %10 Schritte&lt;br&gt;Daten: %11; ausgewertet auf %12&lt;p&gt;&lt;i&gt;Seine Einstellungen sind seine eigenen (config.json). Für einen neuen Lauf ein Modell öffnen (Datei › Modellordner öffnen oder Zuletzt geöffnet).&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="174"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="182"/>
         <source>the synthetic corpus</source>
         <translation>dem synthetischen Korpus</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="176"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="184"/>
         <source>nothing</source>
         <translation>nichts</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="231"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="185"/>
+        <source>removals timed by the autopilot: within %1 nats, %2–%3 steps apart, up to %4 at once</source>
+        <translation>Entfernungen vom Autopiloten getaktet: innerhalb %1 Nats, %2–%3 Schritte Abstand, bis zu %4 zugleich</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/RunSetupView.cpp" line="246"/>
         <source>remove the norms (the protocol)</source>
         <translation>Normen entfernen (das Protokoll)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="232"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="247"/>
         <source>fine-tune, nothing removed (control)</source>
         <translation>Fine-Tuning, nichts entfernt (Kontrolle)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="233"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="248"/>
         <source>The vanilla control uses the same data, learning rate and steps</source>
         <translation>Die Vanilla-Kontrolle verwendet dieselben Daten, dieselbe Lernrate und dieselben Schritte</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="237"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="252"/>
         <source>Mode</source>
         <translation>Modus</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="238"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="253"/>
         <source>Preset</source>
         <translation>Preset</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="239"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="254"/>
         <source>Steps</source>
         <translation>Schritte</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="240"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="255"/>
         <source>Device</source>
         <translation>Gerät</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="241"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="256"/>
         <source>Workers</source>
         <translation>Worker</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="242"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="257"/>
+        <source>Timing</source>
+        <translation>Zeitpunkte</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/RunSetupView.cpp" line="258"/>
+        <source>Autopilot: each removal when the loss has recovered</source>
+        <translation>Autopilot: jede Entfernung, sobald sich der Verlust erholt hat</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/RunSetupView.cpp" line="260"/>
+        <source>The schedule gives the order of the removals and the first one&apos;s step; each later one fires once the smoothed loss is back within 0.02 nats of its level before the last (at least 10, at most 80 steps later), several sites of a kind at once when recovery is quick. The timeline shows its decisions as they are made (docs/TRAINING.md, &quot;The autopilot&quot;).</source>
+        <translation>Der Plan gibt die Reihenfolge der Entfernungen und den Schritt der ersten vor; jede weitere folgt, sobald der geglättete Verlust wieder höchstens 0,02 Nats über seinem Stand vor der letzten liegt (frühestens 10, spätestens 80 Schritte danach), bei schneller Erholung mehrere Stellen einer Art zugleich. Die Zeitleiste zeigt seine Entscheidungen, sobald sie fallen (docs/TRAINING.md, „The autopilot“).</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/RunSetupView.cpp" line="264"/>
         <source>Memory</source>
         <translation>Speicher</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="243"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="265"/>
         <source>Data</source>
         <translation>Daten</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="244"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="266"/>
         <source>Run folder</source>
         <translation>Laufordner</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="246"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="268"/>
         <source>synthetic corpus (seed 1), tokenized with the model&apos;s tokenizer; made on the first start</source>
         <translation>synthetischer Korpus (Seed 1), mit dem Tokenizer des Modells tokenisiert; wird beim ersten Start erzeugt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="249"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="271"/>
         <source>a new folder per run</source>
         <translation>ein neuer Ordner pro Lauf</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="250"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="272"/>
         <source>cpu, cuda or cuda:N</source>
         <translation>cpu, cuda oder cuda:N</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="252"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="274"/>
         <source>Processes that train this run together, each on its share of every batch, with the same result as one: on cuda one per GPU, on the CPU several processes (on a machine with few cores two processes can use them better than one). The batch must split evenly over them.</source>
         <translation>Prozesse, die diesen Lauf gemeinsam trainieren, jeder mit seinem Anteil an jedem Batch, mit demselben Ergebnis wie einer: auf cuda einer pro GPU, auf der CPU mehrere Prozesse (auf einem Rechner mit wenigen Kernen nutzen zwei Prozesse sie besser als einer). Der Batch muss sich gleichmäßig auf sie aufteilen.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="259"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="281"/>
         <source>The peak memory of a training step predicted on this device, and the micro-batch × accumulation and activation checkpointing that Start uses: they keep the preset&apos;s sequences per step and fit %1% of the free memory.</source>
         <translation>Der für einen Trainingsschritt auf diesem Gerät vorhergesagte Spitzenspeicher sowie Micro-Batch × Akkumulation und Activation Checkpointing, die „Starten“ verwendet: Sie behalten die Sequenzen pro Schritt des Presets bei und passen in %1 % des freien Speichers.</translation>
     </message>
@@ -1668,7 +1688,7 @@ Worker %1 beendet (%2): %3</translation>
         <translation>Evaluierung %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="278"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="281"/>
         <source>No run yet.
 Start trains the setup on the left;
 File › Open Run follows a run.</source>
@@ -1677,30 +1697,30 @@ File › Open Run follows a run.</source>
 Datei › Lauf öffnen verfolgt einen Lauf.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="283"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="286"/>
         <source>Training loss</source>
         <translation>Trainingsverlust</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="284"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="287"/>
         <source>Learning rate and gradient norm</source>
         <translation>Lernrate und Gradientennorm</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="287"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="295"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="300"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="290"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="298"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="303"/>
         <source>optimizer step</source>
         <translation>Optimierer-Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="288"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="291"/>
         <source>loss (nats)</source>
         <translation>Verlust (Nats)</translation>
     </message>
     <message>
         <location filename="../widgets/views/TrainingView.cpp" line="111"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="286"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="289"/>
         <source>frozen</source>
         <translation>eingefroren</translation>
     </message>
@@ -1715,63 +1735,63 @@ Datei › Lauf öffnen verfolgt einen Lauf.</translation>
         <translation>%1 (eingefroren)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="285"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="288"/>
         <source>Norm scale per site</source>
         <translation>Normskala je Stelle</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="289"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="292"/>
         <source>cross-entropy (raw)</source>
         <translation>Kreuzentropie (roh)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="290"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="293"/>
         <source>auxiliary loss (raw)</source>
         <translation>Hilfsverlust (roh)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="291"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="294"/>
         <source>total (raw)</source>
         <translation>gesamt (roh)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="292"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="295"/>
         <source>cross-entropy</source>
         <translation>Kreuzentropie</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="293"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="296"/>
         <source>auxiliary loss</source>
         <translation>Hilfsverlust</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="294"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="297"/>
         <source>total</source>
         <translation>gesamt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="296"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="298"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="299"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="301"/>
         <source>learning rate</source>
         <translation>Lernrate</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="297"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="300"/>
         <source>gradient norm</source>
         <translation>Gradientennorm</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="299"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="302"/>
         <source>gradient norm (before clipping)</source>
         <translation>Gradientennorm (vor dem Clipping)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="301"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="304"/>
         <source>scale s</source>
         <translation>Skala s</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="302"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="305"/>
         <source>Logarithmic loss axis</source>
         <translation>Logarithmische Verlustachse</translation>
     </message>

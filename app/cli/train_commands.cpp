@@ -140,13 +140,15 @@ struct RunOptions {
   int64_t seed = 0, evalInterval = EvalSettings{}.interval, evalTokens = EvalSettings{}.tokens,
           checkpointInterval = RunConfig{}.checkpointInterval;
   bool bf16 = false, activationCheckpointing = false, fit = false;
-  std::string onDivergence = "stop";
+  std::optional<std::string> onDivergence;
   double divergenceFactor = 3.0;
   // remove only
   std::string schedule;
   std::optional<double> auxWeight, ema;
   int64_t interpolationSteps = 0;
   bool pos0Treatment = false, eotTreatment = false;
+  bool autopilot = false;
+  AutopilotSettings pilot;  // its settings, the engine's defaults unless given
 };
 
 void addRunOptions(CLI::App& command, RunOptions& o) {
@@ -210,13 +212,12 @@ void addRunOptions(CLI::App& command, RunOptions& o) {
       ->type_name("n")
       ->transform(atLeast<int64_t>(0))
       ->capture_default_str();
-  command
-      .add_option("--on-divergence", o.onDivergence,
-                  "when a step's loss is not finite or above --divergence-factor × the median of the last "
-                  "50 (caught before that step's update): stop, or roll back to the last sane checkpoint "
-                  "with half the learning rate (at most 3 times; each a 'rollback' record)")
-      ->check(CLI::IsMember({"stop", "rollback"}))
-      ->capture_default_str();
+  addOptional(command, "--on-divergence", o.onDivergence,
+              "when a step's loss is not finite or above --divergence-factor × the median of the last "
+              "50 (caught before that step's update): stop, or roll back to the last sane checkpoint "
+              "with half the learning rate (at most 3 times; each a 'rollback' record). Default: stop; "
+              "rollback with --autopilot")
+      ->check(CLI::IsMember({"stop", "rollback"}));
   command
       .add_option("--divergence-factor", o.divergenceFactor,
                   "how far above the recent median a loss counts as diverged (0: only a non-finite loss)")
@@ -266,7 +267,7 @@ RunConfig runConfigFrom(const RunOptions& o, TrainingMode mode) {
   choices.evalInterval = o.evalInterval;
   choices.evalTokens = o.evalTokens;
   choices.checkpointInterval = o.checkpointInterval;
-  choices.onDivergence = parseDivergenceAction(o.onDivergence);
+  if (o.onDivergence) choices.onDivergence = parseDivergenceAction(*o.onDivergence);
   choices.divergenceFactor = o.divergenceFactor;
   if (mode == TrainingMode::Remove) {
     if (!o.schedule.empty()) choices.schedule = readScheduleFile(o.schedule);
@@ -275,6 +276,15 @@ RunConfig runConfigFrom(const RunOptions& o, TrainingMode mode) {
     choices.interpolationSteps = o.interpolationSteps;
     choices.pos0Treatment = o.pos0Treatment;
     choices.eotTreatment = o.eotTreatment;
+    if (o.autopilot) {
+      choices.autopilot = o.pilot;
+      choices.autopilot->enabled = true;
+      try {
+        checkAutopilotSettings(*choices.autopilot);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+      }
+    }
   }
   return makeRunConfig(o.preset, mode, loadConfigFile(o.model + "/config.json").shape, choices);
 }
@@ -440,6 +450,31 @@ void startRun(CLI::App& command, TrainingMode mode, const std::string& descripti
                      "sites that turn fake divide position 0 by their own s_0 (blog recipe)");
     command.add_flag("--eot-treatment", o->eotTreatment,
                      "LN_v sites that turn fake divide end-of-text tokens by s_0 (blog recipe)");
+    CLI::Option* autopilot = command.add_flag(
+        "--autopilot", o->autopilot,
+        "decide while training when each removal fires: the schedule (the preset's or "
+        "--schedule's) gives their order and the first one's step; the next fires once the loss "
+        "has recovered from the last (docs/TRAINING.md, \"The autopilot\")");
+    command
+        .add_option("--autopilot-tolerance", o->pilot.tolerance,
+                    "nats the smoothed loss may stay above its level before the last removal")
+        ->type_name("nats")
+        ->capture_default_str()
+        ->needs(autopilot);
+    command.add_option("--autopilot-min-gap", o->pilot.minGap, "steps between two removals, at least")
+        ->type_name("n")
+        ->capture_default_str()
+        ->needs(autopilot);
+    command.add_option("--autopilot-max-gap", o->pilot.maxGap, "steps between two removals, at most")
+        ->type_name("n")
+        ->capture_default_str()
+        ->needs(autopilot);
+    command
+        .add_option("--autopilot-max-group", o->pilot.maxGroup,
+                    "removals of one kind of site that may fire together")
+        ->type_name("n")
+        ->capture_default_str()
+        ->needs(autopilot);
   }
   onRun(command, [o, mode, workers] {
     if (o->fit && o->activationCheckpointing)

@@ -49,6 +49,7 @@ json toJson(const TrainingState& s) {
   j["world_size"] = s.worldSize;
   if (!s.id.empty()) j["checkpoint_id"] = s.id;
   if (!s.settings.is_null()) j["settings"] = s.settings;
+  if (!s.autopilot.is_null()) j["autopilot"] = s.autopilot;
   return j;
 }
 
@@ -243,6 +244,7 @@ TrainingState readTrainingState(const std::string& checkpointDir) {
     s.metricsBytes = state.value("metrics_bytes", int64_t{-1});
     s.worldSize = state.value("world_size", 1);
     if (state.contains("settings")) s.settings = state.at("settings");
+    if (state.contains("autopilot")) s.autopilot = state.at("autopilot");
     if (state.contains("checkpoint_id")) s.id = state.at("checkpoint_id").get<std::string>();
   } catch (const std::exception& e) {
     throw FileError(run::checkpointStatePath(checkpointDir),

@@ -37,6 +37,8 @@ struct TrainingState {
   // The run's settings it was trained with (toJson(RunConfig)): a resume names what config.json changed
   // since. Null in checkpoints from before it was kept.
   nlohmann::json settings;
+  // The autopilot's state (schedule/autopilot.h) when it steers the run; null otherwise.
+  nlohmann::json autopilot;
 };
 
 struct WrittenCheckpoint {

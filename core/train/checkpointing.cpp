@@ -43,6 +43,7 @@ bool Trainer::Impl::checkpoint(bool required) {
     state.schedule = schedule->schedule();
     state.appliedEvents = applied;
     state.edits = edits;
+    if (autopilot) state.autopilot = toJson(autopilot->state());
   }
   WrittenCheckpoint written;
   try {

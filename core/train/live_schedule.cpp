@@ -92,12 +92,21 @@ void Trainer::Impl::applyEvents(int64_t step) {
     eventsFiredThrough = step;
     for (const auto& e : due) applied.emplace_back(e.id, e.step);
   }
-  for (const auto& e : due)
-    record({{record::kType, record::kEvent},
-            {"step", step},
-            {"event", toJson(e)},
-            {"description", describe(e)},
-            {"sites", tracker->apply(e, step)}});
+  for (const auto& e : due) {
+    json r{{record::kType, record::kEvent},
+           {"step", step},
+           {"event", toJson(e)},
+           {"description", describe(e)},
+           {"sites", tracker->apply(e, step)}};
+    {
+      std::lock_guard<std::mutex> lock(scheduleMutex);
+      if (const auto why = autopilotReasons.find(e.id); why != autopilotReasons.end()) {
+        r["reason"] = "autopilot: " + why->second;
+        autopilotReasons.erase(why);
+      }
+    }
+    record(std::move(r));
+  }
   tracker->advanceRamps(step);
 }
 
@@ -119,6 +128,15 @@ EditResult Trainer::Impl::edit(const std::function<EditResult(EditableSchedule&)
   std::lock_guard<std::mutex> lock(scheduleMutex);
   EditResult result = apply(*schedule);
   if (!result.accepted) return result;
+  recordChanges();
+  // A person's move or addition overrides the autopilot for that event: it fires where it was put.
+  if (autopilot)
+    for (const ScheduleChange& change : schedule->lastChanges())
+      if (change.kind != ScheduleChange::Kind::Delete) autopilot->state().pinned.push_back(change.event.id);
+  return result;
+}
+
+void Trainer::Impl::recordChanges(const std::string& by, const std::string& reason) {
   ++scheduleVersion;
   for (const ScheduleChange& change : schedule->lastChanges()) {
     json log{{record::kType, record::kEdit}};
@@ -131,10 +149,11 @@ EditResult Trainer::Impl::edit(const std::function<EditResult(EditableSchedule&)
       log.update({{"edit", change.kind == ScheduleChange::Kind::Add ? "add" : "delete"},
                   {"event", toJson(change.event)}});
     log["at_step"] = schedule->lockedBefore();
+    if (!by.empty()) log["by"] = by;
+    if (!reason.empty()) log["reason"] = reason;
     edits.push_back(log);
     record(log);
   }
-  return result;
 }
 
 Schedule Trainer::schedule() const {

@@ -87,6 +87,10 @@ void Trainer::Impl::rollBackTo(int64_t target, int64_t fromStep) {
     std::lock_guard<std::mutex> lock(scheduleMutex);
     applied = state.appliedEvents;
     schedule->lockBefore(target);  // the events after it fire again at their steps
+    autopilotReasons.clear();
+    // The autopilot goes back with the run, then retries more carefully: one site, a longer wait.
+    restoreAutopilot(state.autopilot, run::checkpointStatePath(folder));
+    if (autopilot) autopilot->rolledBack();
   }
   eventsFiredThrough = target - 1;
   owner.m_stepsDone = target;

@@ -244,6 +244,9 @@ RunConfig makeRunConfig(const std::string& presetName, TrainingMode mode, const 
   choose(c.checkpointInterval, choices.checkpointInterval);
   choose(c.divergence.action, choices.onDivergence);
   choose(c.divergence.factor, choices.divergenceFactor);
+  if (mode == TrainingMode::Remove) choose(c.autopilot, choices.autopilot);
+  // An autopilot run retries a removal that made it diverge (from its last sane checkpoint), unless told.
+  if (c.autopilot.enabled && !choices.onDivergence) c.divergence.action = DivergenceAction::Rollback;
   // The context can never exceed the model's positions.
   c.optimizer.context = std::min<int64_t>(c.optimizer.context, shape.nPositions);
   return c;
@@ -291,6 +294,14 @@ nlohmann::json toJson(const RunConfig& c) {
             {"factor", c.divergence.factor},
             {"lr_factor", c.divergence.lrFactor},
             {"max_rollbacks", c.divergence.maxRollbacks}}},
+          {"autopilot",
+           {{"enabled", c.autopilot.enabled},
+            {"tolerance", c.autopilot.tolerance},
+            {"grad_factor", c.autopilot.gradFactor},
+            {"min_gap", c.autopilot.minGap},
+            {"max_gap", c.autopilot.maxGap},
+            {"max_group", c.autopilot.maxGroup},
+            {"smoothing", c.autopilot.smoothing}}},
           {"schedule", toJson(c.schedule)}};
 }
 
@@ -347,6 +358,16 @@ RunConfig runConfigFromJson(const nlohmann::json& j, const std::string& source) 
         d["factor"].readIfPresent(c.divergence.factor);
         d["lr_factor"].readIfPresent(c.divergence.lrFactor);
         d["max_rollbacks"].readIfPresent(c.divergence.maxRollbacks);
+      }
+      const JsonIn a = in["autopilot"];  // runs written before it existed: off
+      if (a.present()) {
+        a["enabled"].readIfPresent(c.autopilot.enabled);
+        a["tolerance"].readIfPresent(c.autopilot.tolerance);
+        a["grad_factor"].readIfPresent(c.autopilot.gradFactor);
+        a["min_gap"].readIfPresent(c.autopilot.minGap);
+        a["max_gap"].readIfPresent(c.autopilot.maxGap);
+        a["max_group"].readIfPresent(c.autopilot.maxGroup);
+        a["smoothing"].readIfPresent(c.autopilot.smoothing);
       }
       return 0;
     });
@@ -421,6 +442,13 @@ void validate(const RunConfig& c, const std::string& source) {
     throw FileError(source,
                     "divergence settings out of range (factor 0 or > 1; learning-rate factor in (0, 1); "
                     "rollbacks ≥ 0)");
+  try {
+    checkAutopilotSettings(c.autopilot);
+  } catch (const std::invalid_argument& e) {
+    throw FileError(source, e.what());
+  }
+  if (c.autopilot.enabled && c.mode != TrainingMode::Remove)
+    throw FileError(source, "the autopilot times removals: it needs remove mode");
 }
 
 std::string divergenceActionName(DivergenceAction action) {

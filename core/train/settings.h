@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/config.h"
+#include "schedule/autopilot.h"
 #include "schedule/schedule.h"
 
 namespace nf {
@@ -85,6 +86,9 @@ struct RunConfig {
   RemovalSettings removal;
   EvalSettings eval;
   DivergenceSettings divergence;
+  // The autopilot (schedule/autopilot.h): when enabled, the schedule gives the removals' order and the
+  // first one's step; the steps of the others are decided while training.
+  AutopilotSettings autopilot;
   Schedule schedule;  // used in remove mode; ignored otherwise
 };
 
@@ -142,6 +146,7 @@ struct RunChoices {
   std::optional<int64_t> evalInterval, evalTokens, checkpointInterval;
   std::optional<DivergenceAction> onDivergence;
   std::optional<double> divergenceFactor;
+  std::optional<AutopilotSettings> autopilot;  // remove mode only
 };
 
 // A run's settings, the one way the CLI and the GUI make them: the preset's, then the choices; the

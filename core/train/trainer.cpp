@@ -111,6 +111,7 @@ std::unique_ptr<Trainer> Trainer::start(const std::string& runDir, const RunConf
     d.requireScheduleFits(schedule);
   }
   d.setSchedule(schedule, c.removal.treatments());
+  d.restoreAutopilot(nullptr, runDir);
   t->m_config.schedule = d.schedule->schedule();
   onWorker0(d.group.get(), "writing the run directory", [&] {
     fs::create_directories(run::checkpointsPath(runDir));
@@ -178,6 +179,7 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir,
   }
   d.applied = state.appliedEvents;
   d.edits = state.edits;
+  d.restoreAutopilot(state.autopilot, run::checkpointStatePath(checkpoint));
   d.resumeSchedule(overrides.schedule, state.stepsDone);
   d.checkpoints.written(state.stepsDone);  // its first step vouches for it
   if (overrides.schedule) changed["schedule"] = toJson(d.schedule->schedule());
@@ -264,6 +266,7 @@ bool Trainer::runSteps(const ProgressFn& progress) {
     const auto started = std::chrono::steady_clock::now();
     d.tracker->discardCollected();  // nothing left over from a step that failed half-way
     d.dropGradients();
+    d.steerByAutopilot(step);
     d.applyEvents(step);
     const double lr = learningRate(o, step) * d.lrScale;
     setLearningRate(*d.optimizer, lr);
@@ -284,6 +287,7 @@ bool Trainer::runSteps(const ProgressFn& progress) {
     d.optimizer->scaleGradientsInNextStep(d.clippingScale(result.gradNorm));
     d.optimizer->step();
     d.dropGradients();
+    if (d.autopilot) d.autopilot->observe(losses.ce, result.gradNorm);
     const int64_t done = m_stepsDone = step + 1;
     if (d.group) d.group->setStepsDone(done);
     modelLock.unlock();

@@ -9,12 +9,14 @@
 //   periodic_eval.cpp  evaluations, sharded over the workers
 //   rollback.cpp       divergence: the sane checkpoint, `diverged`, `rollBackTo`
 //   checkpointing.cpp  writing the run's checkpoints (a failed one is a warning until one is required)
+//   autopilot.cpp      the autopilot steering the live schedule between steps
 #pragma once
 #include <torch/torch.h>
 
 #include <atomic>
 #include <condition_variable>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -28,6 +30,7 @@
 #include "model/causal_lm.h"
 #include "run/metrics_log.h"
 #include "run/run_lock.h"
+#include "schedule/autopilot.h"
 #include "train/divergence.h"
 #include "train/optimizer.h"
 #include "train/removal_tracker.h"
@@ -65,6 +68,12 @@ struct Trainer::Impl {
   // workers hold. The training thread alone reads sharedVersion and eventsFiredThrough.
   int64_t scheduleVersion = 0, sharedVersion = 0;
   int64_t eventsFiredThrough = -1;  // the last step whose events have fired
+
+  // --- the autopilot (schedule/autopilot.h; null when off), worker 0's: its measures are the training
+  // thread's, its pinned events (state().pinned) and the reasons of the events it fires are under
+  // scheduleMutex.
+  std::unique_ptr<Autopilot> autopilot;
+  std::map<int64_t, std::string> autopilotReasons;  // event id → why the autopilot fires it now
 
   // --- the snapshot gate: a requester raises snapshotsWanted and takes modelMutex between two steps; the
   // training loop waits for snapshotTaken before its next step, so a snapshot never waits more than one.
@@ -139,6 +148,13 @@ struct Trainer::Impl {
   void applyEvents(int64_t step);
   std::string nextEventText() const;
   EditResult edit(const std::function<EditResult(EditableSchedule&)>& apply);
+  // The schedule's last changes as "edit" records (caller holds scheduleMutex); `by` and `reason` say who
+  // made them and why when it was not a person.
+  void recordChanges(const std::string& by = std::string(), const std::string& reason = std::string());
+
+  // autopilot.cpp
+  void steerByAutopilot(int64_t step);  // before applyEvents(step): the pending events moved as decided
+  void restoreAutopilot(const nlohmann::json& state, const std::string& source);  // from a checkpoint
 
   // periodic_eval.cpp
   void evaluateAll(int64_t step);

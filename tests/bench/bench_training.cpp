@@ -1,8 +1,10 @@
 // Training-step throughput of the engine, per training mode, on one model shape and device, in the same
 // invocation, alternating rounds so machine noise hits every mode. Remove mode keeps every site real and
-// tracked (the protocol's full per-step cost); finetune is the vanilla control. Prints figures (and one
+// tracked (the protocol's full per-step cost); autopilot is remove mode with the autopilot deciding before
+// every step about a full schedule of pending removals (its whole per-step cost: the removals themselves
+// are planned past the measured steps); finetune is the vanilla control. Prints figures (and one
 // JSON line per mode), asserts nothing.
-//   bench_training [--device cpu|cuda] [--bf16] [--checkpointing] [--modes finetune,remove]
+//   bench_training [--device cpu|cuda] [--bf16] [--checkpointing] [--modes finetune,remove,autopilot]
 //                  [--family gpt2|gpt_neox|llama|qwen2 --kv-heads K --mlp-width W --untied]
 //                  [--layers L --heads H --d-model D --vocab V --context T --batch B --accumulation A]
 //                  [--steps N] [--rounds R]
@@ -81,9 +83,12 @@ int main(int argc, char** argv) {
     if (a == "--mlp-width") mlpWidth = std::stoi(v);
   }
   if (heads == 0) heads = std::max(1, dModel / 32);
-  std::vector<nf::TrainingMode> runModes;
+  std::vector<std::string> runModes;  // "autopilot": remove mode with the autopilot on
   std::stringstream list(modes);
-  for (std::string m; std::getline(list, m, ',');) runModes.push_back(nf::parseTrainingMode(m));
+  for (std::string m; std::getline(list, m, ',');) {
+    if (m != "autopilot") nf::parseTrainingMode(m);  // an unknown mode is refused here
+    runModes.push_back(m);
+  }
 
   const std::string work = (fs::temp_directory_path() / "nf-bench-training").string();
   fs::remove_all(work);
@@ -126,7 +131,8 @@ int main(int argc, char** argv) {
     std::printf("round %d:", round + 1);
     for (std::size_t m = 0; m < runModes.size(); ++m) {
       nf::RunConfig config;
-      config.mode = runModes[m];
+      const bool autopilot = runModes[m] == "autopilot";
+      config.mode = autopilot ? nf::TrainingMode::Remove : nf::parseTrainingMode(runModes[m]);
       config.model = work + "/model";
       config.trainData = work + "/train.bin";
       config.device = device;
@@ -140,6 +146,14 @@ int main(int argc, char** argv) {
       config.keepCheckpoints = 1;
       config.eval.interval = 0;
       config.schedule = {};
+      if (autopilot) {  // every site pending for the whole measurement: the policy looks at all each step
+        config.autopilot.enabled = true;
+        int64_t id = 1;
+        for (nf::SiteKind kind : {nf::SiteKind::Mlp, nf::SiteKind::Qk, nf::SiteKind::V})
+          for (int layer = 0; layer < layers; ++layer)
+            config.schedule.events.push_back(
+                {id++, steps + 100 + id, nf::EventAction::MakeFake, kind, layer});
+      }
       const std::string runDir = work + "/run-" + std::to_string(round) + "-" + std::to_string(m);
       nf::resetPeakDeviceMemory(device);
       auto trainer = nf::Trainer::start(runDir, config);
@@ -149,7 +163,7 @@ int main(int argc, char** argv) {
       peaks[m] = std::max(peaks[m], nf::peakDeviceMemory(device));
       const double rate = medianTokensPerSecond(runDir, std::min(3, steps / 2));
       sums[m] += rate;
-      std::printf("  %s %.0f tok/s", nf::trainingModeName(runModes[m]).c_str(), rate);
+      std::printf("  %s %.0f tok/s", runModes[m].c_str(), rate);
       trainer.reset();
       fs::remove_all(runDir);
     }
@@ -157,7 +171,7 @@ int main(int argc, char** argv) {
   }
   for (std::size_t m = 0; m < runModes.size(); ++m) {
     const double rate = sums[m] / rounds;
-    const nlohmann::json figures{{"mode", nf::trainingModeName(runModes[m])},
+    const nlohmann::json figures{{"mode", runModes[m]},
                                  {"family", family},
                                  {"device", device},
                                  {"layers", layers},
@@ -173,12 +187,11 @@ int main(int argc, char** argv) {
                                  {"model_tflops", rate * flopsPerToken / 1e12},
                                  {"peak_memory_bytes", peaks[m]}};
     std::printf("mean %s: %.0f tok/s, %.1f model TFLOP/s, peak memory %.2f GB\nJSON %s\n",
-                nf::trainingModeName(runModes[m]).c_str(), rate, rate * flopsPerToken / 1e12, peaks[m] / 1e9,
+                runModes[m].c_str(), rate, rate * flopsPerToken / 1e12, peaks[m] / 1e9,
                 figures.dump().c_str());
   }
-  if (runModes.size() == 2)
-    std::printf("%s / %s = %.3f\n", nf::trainingModeName(runModes[1]).c_str(),
-                nf::trainingModeName(runModes[0]).c_str(), sums[1] / sums[0]);
+  for (std::size_t m = 1; m < runModes.size(); ++m)
+    std::printf("%s / %s = %.3f\n", runModes[m].c_str(), runModes[0].c_str(), sums[m] / sums[0]);
   fs::remove_all(work);
   return 0;
 }

@@ -386,6 +386,53 @@ TEST_CASE(resume_is_bit_exact_on_cpu) {
   }
 }
 
+// The autopilot times a short CPU run's removals (each event record says why, each gap within the
+// bounds), a run interrupted halfway resumes it exactly (the same steps, the same weights: its state is in
+// the checkpoint), and an event a person moved fires where it was put.
+TEST_CASE(an_autopilot_run_times_its_removals_and_resumes_bit_exactly) {
+  TempDir dir;
+  RunConfig config = smallRun(dir);
+  config.autopilot.enabled = true;
+  config.autopilot.minGap = 2;
+  config.autopilot.maxGap = 5;
+  config.autopilot.tolerance = 0.05;
+  REQUIRE(Trainer::start(dir.path("straight"), config)->run());
+  const auto events = records(dir.path("straight"), "event");
+  REQUIRE_EQ(events.size(), config.schedule.events.size());
+  REQUIRE_EQ(events.front()["step"].get<int64_t>(), 5);  // the first at its planned step
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    REQUIRE_MSG(events[i].value("reason", "").rfind("autopilot: ", 0) == 0, events[i].dump());
+    if (i == 0) continue;
+    const int64_t gap = events[i]["step"].get<int64_t>() - events[i - 1]["step"].get<int64_t>();
+    REQUIRE_MSG(gap == 0 || (gap >= 2 && gap <= 5), "gap " << gap);  // 0: a group
+  }
+  REQUIRE(!records(dir.path("straight"), "edit").empty());  // the plan moved, as edits by the autopilot
+
+  {
+    auto interrupted = Trainer::start(dir.path("interrupted"), config);
+    REQUIRE(runUntil(*interrupted, 9) < 30);
+  }
+  auto resumed = Trainer::resume(dir.path("interrupted"));
+  REQUIRE(resumed->run());
+  const auto again = records(dir.path("interrupted"), "event");
+  REQUIRE_EQ(again.size(), events.size());
+  for (std::size_t i = 0; i < events.size(); ++i) REQUIRE_EQ(again[i]["step"], events[i]["step"]);
+  CausalLM a = loadModel(run::finalModelPath(dir.path("straight")));
+  CausalLM b = loadModel(run::finalModelPath(dir.path("interrupted")));
+  auto pa = a->named_parameters(), pb = b->named_parameters();
+  for (const auto& p : pa) REQUIRE_MSG(torch::equal(p.value(), pb[p.key()]), p.key());
+
+  // A person moves LN_f (event 6) to step 25: the autopilot leaves it there.
+  auto moved = Trainer::start(dir.path("moved"), config);
+  REQUIRE(moved->moveEvent(6, 25).accepted);
+  REQUIRE(moved->run());
+  for (const auto& e : records(dir.path("moved"), "event"))
+    if (e["event"]["id"] == 6) {
+      REQUIRE_EQ(e["step"].get<int64_t>(), 25);
+      REQUIRE(!e.contains("reason"));
+    }
+}
+
 // A removal with activation checkpointing is the same removal: the same losses step by step and the same
 // frozen scales (the recomputation must not feed the EMAs a second time).
 TEST_CASE(activation_checkpointing_changes_no_step_of_a_removal) {

@@ -142,6 +142,19 @@ class TestWorkbench : public QObject {
     QVERIFY(steps < 500);
   }
 
+  // The setup's Autopilot switch: the run it starts times its removals itself (issue 37), and says so.
+  void theAutopilotSwitchStartsARunThatTimesItsRemovals() {
+    MainWindow window;
+    QVERIFY(window.setDatasets(m_train, m_val, QString()));
+    window.runSetup()->setAutopilot(true);
+    window.startRun(m_dir.filePath("autopilot-run"));
+    QTRY_VERIFY_WITH_TIMEOUT(window.session()->trainer() != nullptr, fixtures::kEventuallyMs);
+    QVERIFY(window.session()->config().autopilot.enabled);
+    QCOMPARE(window.session()->config().divergence.action, nf::DivergenceAction::Rollback);
+    window.session()->stop();
+    QTRY_VERIFY_WITH_TIMEOUT(!window.session()->busy(), fixtures::kEventuallyMs);
+  }
+
   // Issue 36: stop a run, open another model — Resume had resumed the old run under the new model's title.
   // Now Resume is off, no plot or status field shows the old run, the timeline is the new model's draft;
   // once the run is opened again, Resume resumes it.

@@ -1,5 +1,6 @@
 #include "views/RunSetupView.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QEvent>
 #include <QFormLayout>
@@ -22,6 +23,7 @@ RunSetupView::RunSetupView(QWidget* parent) : QWidget(parent) {
   m_device->addItems({"cpu", "cuda"});
   m_workers = new QSpinBox(this);
   m_workers->setRange(1, 64);
+  m_autopilot = new QCheckBox(this);
   m_description = new QLabel(this);
   m_description->setWordWrap(true);
   m_data = new QLabel(this);
@@ -40,8 +42,8 @@ RunSetupView::RunSetupView(QWidget* parent) : QWidget(parent) {
   m_pages = new QStackedLayout(this);
   m_pages->addWidget(m_formPage);
   m_pages->addWidget(m_runSettings);
-  for (QWidget* field : std::initializer_list<QWidget*>{m_mode, m_preset, m_steps, m_device, m_workers,
-                                                        m_memory, m_data, m_folder}) {
+  for (QWidget* field : std::initializer_list<QWidget*>{m_mode, m_preset, m_steps, m_autopilot, m_device,
+                                                        m_workers, m_memory, m_data, m_folder}) {
     if (field == m_data) m_form->addRow(m_description);
     m_form->addRow(new QLabel(this), field);
   }
@@ -63,7 +65,10 @@ RunSetupView::RunSetupView(QWidget* parent) : QWidget(parent) {
     updateMemoryPlan();
     Q_EMIT deviceChanged();
   });
-  connect(m_mode, qOverload<int>(&QComboBox::currentIndexChanged), this, &RunSetupView::updateMemoryPlan);
+  connect(m_mode, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] {
+    m_autopilot->setEnabled(mode() == nf::TrainingMode::Remove);  // it times removals
+    updateMemoryPlan();
+  });
   matchModelDepth(4);
   retranslate();
 }
@@ -142,6 +147,9 @@ void RunSetupView::updateMemoryPlan() {
   m_memory->setText(memoryText());
 }
 
+bool RunSetupView::autopilot() const { return m_autopilot->isChecked(); }
+void RunSetupView::setAutopilot(bool on) { m_autopilot->setChecked(on); }
+
 void RunSetupView::setEditable(bool editable) { m_formPage->setEnabled(editable); }
 
 bool RunSetupView::isEditable() const { return m_formPage->isEnabled(); }
@@ -162,18 +170,25 @@ QString RunSetupView::runSettingsText() const {
             "sequences of %7 tokens · learning rate %8 → %9 · warm-up %10 steps<br>data: %11; evaluated on "
             "%12<p><i>Its settings are its own (config.json). To set up a new run, open a model (File › "
             "Open Model Folder or Open Recent).</i>")
-      .arg(QString::fromStdString(nf::trainingModeName(c.mode)), QString::fromStdString(c.preset))
-      .arg(o.maxSteps)
-      .arg(QString::fromStdString(c.device))
-      .arg(o.microBatch)
-      .arg(o.accumulation)
-      .arg(o.context)
-      .arg(o.lr, 0, 'g', 3)
-      .arg(o.minLr, 0, 'g', 3)
-      .arg(o.warmupSteps)
-      .arg(c.trainData.empty() ? tr("the synthetic corpus")
-                               : QString::fromStdString(c.trainData).section('/', -1),
-           eval.isEmpty() ? tr("nothing") : eval.join(", "));
+             .arg(QString::fromStdString(nf::trainingModeName(c.mode)), QString::fromStdString(c.preset))
+             .arg(o.maxSteps)
+             .arg(QString::fromStdString(c.device))
+             .arg(o.microBatch)
+             .arg(o.accumulation)
+             .arg(o.context)
+             .arg(o.lr, 0, 'g', 3)
+             .arg(o.minLr, 0, 'g', 3)
+             .arg(o.warmupSteps)
+             .arg(c.trainData.empty() ? tr("the synthetic corpus")
+                                      : QString::fromStdString(c.trainData).section('/', -1),
+                  eval.isEmpty() ? tr("nothing") : eval.join(", ")) +
+         (c.autopilot.enabled ? "<br>" + tr("removals timed by the autopilot: within %1 nats, %2–%3 steps "
+                                            "apart, up to %4 at once")
+                                             .arg(c.autopilot.tolerance)
+                                             .arg(c.autopilot.minGap)
+                                             .arg(c.autopilot.maxGap)
+                                             .arg(c.autopilot.maxGroup)
+                              : QString());
 }
 
 void RunSetupView::showMemoryPlan(bool shown) {
@@ -191,6 +206,10 @@ nf::RunConfig RunSetupView::nextRunConfig(const std::string& model, const nf::Mo
   choices.schedule = schedule;
   choices.trainData = train;
   choices.evalData = eval;  // evaluations and checkpoints as the engine sets them, for the CLI too
+  if (m_autopilot->isChecked() && mode() == nf::TrainingMode::Remove) {
+    choices.autopilot = nf::AutopilotSettings{};
+    choices.autopilot->enabled = true;
+  }
   nf::RunConfig c = nf::makeRunConfig(preset(), mode(), shape, choices);
   // The settings this pane shows: planned again now, as free memory may have changed since.
   updateMemoryPlan();
@@ -235,6 +254,13 @@ void RunSetupView::retranslate() {
   label(m_steps, tr("Steps"));
   label(m_device, tr("Device"));
   label(m_workers, tr("Workers"));
+  label(m_autopilot, tr("Timing"));
+  m_autopilot->setText(tr("Autopilot: each removal when the loss has recovered"));
+  m_autopilot->setToolTip(
+      tr("The schedule gives the order of the removals and the first one's step; each later one fires once "
+         "the smoothed loss is back within 0.02 nats of its level before the last (at least 10, at most 80 "
+         "steps later), several sites of a kind at once when recovery is quick. The timeline shows its "
+         "decisions as they are made (docs/TRAINING.md, \"The autopilot\")."));
   label(m_memory, tr("Memory"));
   label(m_data, tr("Data"));
   label(m_folder, tr("Run folder"));

@@ -9,6 +9,7 @@
 #include "train/memory_plan.h"
 #include "train/settings.h"
 
+class QCheckBox;
 class QComboBox;
 class QFormLayout;
 class QLabel;
@@ -28,6 +29,8 @@ class RunSetupView : public QWidget {
   // Workers training the run together, each on its share of every batch: the GPUs found on cuda,
   // 1 on the CPU unless chosen (docs/TRAINING.md, "Several workers").
   int workers() const;
+  bool autopilot() const;  // the next removal's steps are decided while it trains
+  void setAutopilot(bool on);
   // Picks the preset made for this depth (tiny for 4 layers, gpt2 for 12, …) and its step budget.
   void matchModelDepth(int layers);
   void setDataDescription(const QString& text);
@@ -70,6 +73,7 @@ class RunSetupView : public QWidget {
   QSpinBox* m_steps;
   QComboBox* m_device;
   QSpinBox* m_workers;
+  QCheckBox* m_autopilot;  // the next removal times itself (schedule/autopilot.h)
   QLabel* m_description;
   QLabel* m_data;
   QLabel* m_folder;

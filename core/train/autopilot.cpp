@@ -1,0 +1,67 @@
+// The autopilot steering the live schedule (trainer_state.h, schedule/autopilot.h): before each step,
+// worker 0 asks the policy about the pending events — those a person moved or added excepted — and moves
+// them: the ones it decides on to this step (their event records carry its reason), the others by as much,
+// so the schedule keeps its spacing and always shows, as tentative steps, what the policy expects next.
+// The moves are edits like a person's (records with "by": "autopilot", schedule.json, the workers' copy).
+#include <algorithm>
+
+#include "run/metrics_records.h"
+#include "train/trainer_state.h"
+
+namespace nf {
+
+void Trainer::Impl::restoreAutopilot(const nlohmann::json& state, const std::string& source) {
+  if (!config().autopilot.enabled) return;
+  autopilot = std::make_unique<Autopilot>(
+      config().autopilot, state.is_null() ? AutopilotState{} : autopilotStateFromJson(state, source));
+}
+
+void Trainer::Impl::steerByAutopilot(int64_t step) {
+  if (!autopilot || !isMain() || step <= eventsFiredThrough) return;
+  std::lock_guard<std::mutex> lock(scheduleMutex);
+  const std::vector<int64_t>& pinned = autopilot->state().pinned;
+  std::vector<ScheduleEvent> pending;  // in the order they fire
+  for (const ScheduleEvent& e : schedule->schedule().events)
+    if (e.step >= step && std::find(pinned.begin(), pinned.end(), e.id) == pinned.end()) pending.push_back(e);
+  std::sort(pending.begin(), pending.end(), [](const ScheduleEvent& a, const ScheduleEvent& b) {
+    return a.step != b.step ? a.step < b.step : a.id < b.id;
+  });
+  if (pending.empty()) return;
+  const int64_t last = config().optimizer.maxSteps - 1;
+  const AutopilotDecision decision = autopilot->decide(step, pending);
+  std::vector<std::pair<int64_t, int64_t>> moves;
+  std::string reason;
+  if (decision.fire > 0) {
+    // These now; the rest keep their spacing after them.
+    const int64_t shift = step - pending[static_cast<size_t>(decision.fire - 1)].step;
+    for (size_t i = 0; i < pending.size(); ++i)
+      moves.emplace_back(pending[i].id, static_cast<int>(i) < decision.fire
+                                            ? step
+                                            : std::clamp(pending[i].step + shift, step + 1, last));
+    reason = decision.reason;
+  } else if (pending.front().step <= step) {
+    // Due by the plan, but the model has not recovered: the plan moves to the next time the policy looks
+    // (after the minimum gap, then every half of it), never past the maximum gap.
+    const AutopilotState& s = autopilot->state();
+    int64_t next = std::max(autopilot->earliest(step), step + std::max<int64_t>(1, autopilot->minGap() / 2));
+    if (s.lastEventStep >= 0) next = std::min(next, s.lastEventStep + config().autopilot.maxGap);
+    const int64_t shift = std::max<int64_t>(1, next - step);
+    for (const ScheduleEvent& e : pending) moves.emplace_back(e.id, std::min(e.step + shift, last));
+    reason = "waiting for the loss to recover";
+  }
+  moves.erase(
+      std::remove_if(moves.begin(), moves.end(),
+                     [&](const auto& m) { return schedule->schedule().find(m.first)->step == m.second; }),
+      moves.end());
+  if (moves.empty() && decision.fire == 0) return;
+  if (!moves.empty() && !schedule->moveEvents(moves).accepted)
+    return;  // the plan cannot move: it stands  // the plan cannot move (the budget's end): it stands
+  if (!moves.empty()) recordChanges("autopilot", reason);
+  if (decision.fire > 0) {
+    for (int i = 0; i < decision.fire; ++i)
+      autopilotReasons[pending[static_cast<size_t>(i)].id] = decision.reason;
+    autopilot->fired(step, decision.fire);
+  }
+}
+
+}  // namespace nf

@@ -67,6 +67,6 @@ for dir in "$out"/{gpt2,llama}-{preset,autopilot,control} "$out"/hard-{fixed,aut
     python3 -c "import json,sys; r=json.load(sys.stdin); print(json.dumps({'run': '$dir', 'val_ce': r['mean_loss']}))" \
       >> "$out/summary.jsonl"
 done
-python3 docs/figures/autopilot_figure.py docs/figures/autopilot_tiny.png \
+/usr/bin/python3 docs/figures/autopilot_figure.py docs/figures/autopilot_tiny.png \
   "tiny GPT-2" "$out/gpt2-preset" "$out/gpt2-autopilot" "tiny LLaMA" "$out/llama-preset" "$out/llama-autopilot"
 cat "$out/summary.jsonl"

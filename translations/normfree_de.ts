@@ -180,7 +180,7 @@
 <context>
     <name>ConnectedRun</name>
     <message>
-        <location filename="../widgets/run/ConnectedRun.cpp" line="98"/>
+        <location filename="../widgets/run/ConnectedRun.cpp" line="99"/>
         <source>The run at %1 answered its status malformed: %2</source>
         <translation>Der Lauf auf %1 hat einen fehlerhaften Status geantwortet: %2</translation>
     </message>
@@ -1129,7 +1129,7 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>RunSession</name>
     <message>
-        <location filename="../widgets/run/RunSession.cpp" line="257"/>
+        <location filename="../widgets/run/RunSession.cpp" line="270"/>
         <source>The run at %1 answered its status malformed: %2</source>
         <translation>Der Lauf auf %1 hat einen fehlerhaften Status geantwortet: %2</translation>
     </message>
@@ -1799,192 +1799,202 @@ Datei › Lauf öffnen verfolgt einen Lauf.</translation>
 <context>
     <name>WindowActions</name>
     <message>
-        <location filename="../widgets/window/WindowActions.cpp" line="100"/>
+        <location filename="../widgets/window/WindowActions.cpp" line="104"/>
         <source>Continue the run from its newest checkpoint, trained in this process</source>
         <translation>Den Lauf vom neuesten Checkpoint fortsetzen, trainiert in diesem Prozess</translation>
     </message>
     <message>
-        <location filename="../widgets/window/WindowActions.cpp" line="103"/>
+        <location filename="../widgets/window/WindowActions.cpp" line="107"/>
         <source>Tell the connected run to go on</source>
         <translation>Den verbundenen Lauf weiterlaufen lassen</translation>
     </message>
     <message>
-        <location filename="../widgets/window/WindowActions.cpp" line="106"/>
+        <location filename="../widgets/window/WindowActions.cpp" line="110"/>
         <source>Continue the run shown from where it stopped</source>
         <translation>Den angezeigten Lauf dort fortsetzen, wo er anhielt</translation>
     </message>
     <message>
-        <location filename="../widgets/window/WindowActions.cpp" line="114"/>
+        <location filename="../widgets/window/WindowActions.cpp" line="118"/>
         <source>Model: %1</source>
         <translation>Modell: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/window/WindowActions.cpp" line="117"/>
+        <location filename="../widgets/window/WindowActions.cpp" line="121"/>
         <source>Run: %1</source>
         <translation>Lauf: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/window/WindowActions.cpp" line="130"/>
+        <location filename="../widgets/window/WindowActions.cpp" line="134"/>
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
     <message>
-        <location filename="../widgets/window/WindowActions.cpp" line="131"/>
+        <location filename="../widgets/window/WindowActions.cpp" line="135"/>
         <source>&amp;Open Model Folder…</source>
         <translation>Modellordner ö&amp;ffnen…</translation>
     </message>
     <message>
-        <location filename="../widgets/window/WindowActions.cpp" line="132"/>
+        <location filename="../widgets/window/WindowActions.cpp" line="136"/>
         <source>Open &amp;Run…</source>
         <translation>&amp;Lauf öffnen…</translation>
     </message>
     <message>
-        <location filename="../widgets/window/WindowActions.cpp" line="133"/>
+        <location filename="../widgets/window/WindowActions.cpp" line="137"/>
         <source>&amp;Connect to Run…</source>
         <translation>Mit Lauf &amp;verbinden …</translation>
     </message>
     <message>
-        <location filename="../widgets/window/WindowActions.cpp" line="134"/>
+        <location filename="../widgets/window/WindowActions.cpp" line="138"/>
         <source>Open &amp;Recent</source>
         <translation>&amp;Zuletzt geöffnet</translation>
     </message>
     <message>
-        <location filename="../widgets/window/WindowActions.cpp" line="135"/>
+        <location filename="../widgets/window/WindowActions.cpp" line="139"/>
         <source>Open &amp;Bundled Model</source>
         <translation>&amp;Mitgeliefertes Modell öffnen</translation>
     </message>
     <message>
-        <location filename="../widgets/window/WindowActions.cpp" line="136"/>
+        <location filename="../widgets/window/WindowActions.cpp" line="140"/>
         <source>Load &amp;Schedule…</source>
         <translation>Zeit&amp;plan laden…</translation>
     </message>
     <message>
-        <location filename="../widgets/window/WindowActions.cpp" line="137"/>
+        <location filename="../widgets/window/WindowActions.cpp" line="141"/>
         <source>Choose &amp;Datasets…</source>
         <translation>&amp;Datensätze wählen…</translation>
     </message>
     <message>
-        <location filename="../widgets/window/WindowActions.cpp" line="138"/>
+        <location filename="../widgets/window/WindowActions.cpp" line="142"/>
         <source>Folder for the &amp;Next Run…</source>
         <translation>Ordner für den &amp;nächsten Lauf…</translation>
     </message>
     <message>
-        <location filename="../widgets/window/WindowActions.cpp" line="139"/>
+        <location filename="../widgets/window/WindowActions.cpp" line="143"/>
         <source>&amp;Export Figure</source>
         <translation>Abbildung &amp;exportieren</translation>
     </message>
     <message>
-        <location filename="../widgets/window/WindowActions.cpp" line="140"/>
+        <location filename="../widgets/window/WindowActions.cpp" line="144"/>
         <source>Export &amp;All Figures…</source>
         <translation>&amp;Alle Abbildungen exportieren…</translation>
     </message>
     <message>
-        <location filename="../widgets/window/WindowActions.cpp" line="141"/>
+        <location filename="../widgets/window/WindowActions.cpp" line="145"/>
         <source>&amp;Quit</source>
         <translation>&amp;Beenden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/WindowActions.cpp" line="142"/>
+        <location filename="../widgets/window/WindowActions.cpp" line="146"/>
         <source>&amp;Edit</source>
         <translation>&amp;Bearbeiten</translation>
     </message>
     <message>
-        <location filename="../widgets/window/WindowActions.cpp" line="143"/>
+        <location filename="../widgets/window/WindowActions.cpp" line="147"/>
         <source>&amp;Undo</source>
         <translation>&amp;Rückgängig</translation>
     </message>
     <message>
-        <location filename="../widgets/window/WindowActions.cpp" line="144"/>
+        <location filename="../widgets/window/WindowActions.cpp" line="148"/>
         <source>&amp;Redo</source>
         <translation>&amp;Wiederherstellen</translation>
     </message>
     <message>
-        <location filename="../widgets/window/WindowActions.cpp" line="145"/>
+        <location filename="../widgets/window/WindowActions.cpp" line="149"/>
         <source>&amp;Delete Selected Events</source>
         <translation>Ausgewählte Ereignisse &amp;löschen</translation>
     </message>
     <message>
-        <location filename="../widgets/window/WindowActions.cpp" line="146"/>
+        <location filename="../widgets/window/WindowActions.cpp" line="150"/>
         <source>&amp;Settings…</source>
         <translation>&amp;Einstellungen…</translation>
     </message>
     <message>
-        <location filename="../widgets/window/WindowActions.cpp" line="147"/>
+        <location filename="../widgets/window/WindowActions.cpp" line="151"/>
         <source>&amp;Run</source>
         <translation>&amp;Lauf</translation>
     </message>
     <message>
-        <location filename="../widgets/window/WindowActions.cpp" line="148"/>
+        <location filename="../widgets/window/WindowActions.cpp" line="152"/>
         <source>Start</source>
         <translation>Starten</translation>
     </message>
     <message>
-        <location filename="../widgets/window/WindowActions.cpp" line="149"/>
+        <location filename="../widgets/window/WindowActions.cpp" line="153"/>
         <source>Start a new run of the opened model with the setup on the left</source>
         <translation>Einen neuen Lauf des geöffneten Modells mit der Einrichtung links starten</translation>
     </message>
     <message>
-        <location filename="../widgets/window/WindowActions.cpp" line="150"/>
+        <location filename="../widgets/window/WindowActions.cpp" line="154"/>
         <source>Pause</source>
         <translation>Pausieren</translation>
     </message>
     <message>
-        <location filename="../widgets/window/WindowActions.cpp" line="151"/>
+        <location filename="../widgets/window/WindowActions.cpp" line="155"/>
         <source>Finish the step in progress, write a checkpoint and wait</source>
         <translation>Den laufenden Schritt abschließen, einen Checkpoint schreiben und warten</translation>
     </message>
     <message>
-        <location filename="../widgets/window/WindowActions.cpp" line="152"/>
+        <location filename="../widgets/window/WindowActions.cpp" line="156"/>
         <source>Stop</source>
         <translation>Stoppen</translation>
     </message>
     <message>
-        <location filename="../widgets/window/WindowActions.cpp" line="153"/>
+        <location filename="../widgets/window/WindowActions.cpp" line="157"/>
         <source>Stop the run after the step in progress (a checkpoint is written)</source>
         <translation>Den Lauf nach dem laufenden Schritt stoppen (ein Checkpoint wird geschrieben)</translation>
     </message>
     <message>
-        <location filename="../widgets/window/WindowActions.cpp" line="154"/>
+        <location filename="../widgets/window/WindowActions.cpp" line="158"/>
         <source>Resume</source>
         <translation>Fortsetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/window/WindowActions.cpp" line="155"/>
+        <location filename="../widgets/window/WindowActions.cpp" line="159"/>
+        <source>&amp;Autopilot</source>
+        <translation>&amp;Autopilot</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowActions.cpp" line="160"/>
+        <source>Time the pending removals of the run shown by its recovery from the last one</source>
+        <translation>Die ausstehenden Entfernungen des angezeigten Laufs nach seiner Erholung von der letzten takten</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/WindowActions.cpp" line="161"/>
         <source>Refresh analyses</source>
         <translation>Analysen aktualisieren</translation>
     </message>
     <message>
-        <location filename="../widgets/window/WindowActions.cpp" line="156"/>
+        <location filename="../widgets/window/WindowActions.cpp" line="162"/>
         <source>Compute every analysis pane on the model as it is now</source>
         <translation>Alle Analysebereiche für den aktuellen Zustand des Modells berechnen</translation>
     </message>
     <message>
-        <location filename="../widgets/window/WindowActions.cpp" line="157"/>
+        <location filename="../widgets/window/WindowActions.cpp" line="163"/>
         <source>&amp;View</source>
         <translation>&amp;Ansicht</translation>
     </message>
     <message>
-        <location filename="../widgets/window/WindowActions.cpp" line="158"/>
+        <location filename="../widgets/window/WindowActions.cpp" line="164"/>
         <source>Zoom Timeline to &amp;Fit</source>
         <translation>Zeitleiste &amp;einpassen</translation>
     </message>
     <message>
-        <location filename="../widgets/window/WindowActions.cpp" line="159"/>
+        <location filename="../widgets/window/WindowActions.cpp" line="165"/>
         <source>&amp;Help</source>
         <translation>&amp;Hilfe</translation>
     </message>
     <message>
-        <location filename="../widgets/window/WindowActions.cpp" line="160"/>
+        <location filename="../widgets/window/WindowActions.cpp" line="166"/>
         <source>The &amp;First Ten Minutes</source>
         <translation>Die &amp;ersten zehn Minuten</translation>
     </message>
     <message>
-        <location filename="../widgets/window/WindowActions.cpp" line="161"/>
+        <location filename="../widgets/window/WindowActions.cpp" line="167"/>
         <source>&amp;About</source>
         <translation>Ü&amp;ber</translation>
     </message>
     <message>
-        <location filename="../widgets/window/WindowActions.cpp" line="162"/>
+        <location filename="../widgets/window/WindowActions.cpp" line="168"/>
         <source>Run</source>
         <translation>Lauf</translation>
     </message>

@@ -62,14 +62,27 @@ void simple(CLI::App& parent, const std::string& name, const std::string& summar
 void cmdSteer(CLI::App& command) {
   command.description(
       "Steer a run started with --serve, here or through an SSH tunnel (docs/STEERING.md): its status, "
-      "pause, continue, a checkpoint now, stop, its schedule and edits of it, its metrics as they are "
-      "written. An edit that the run refuses exits with status 4 and says why.");
+      "pause, continue, a checkpoint now, stop, the autopilot on or off, its schedule and edits of it, its "
+      "metrics as they are written. An edit that the run refuses exits with status 4 and says why.");
   command.require_subcommand(1);
   simple(command, "status", "the run's step, state and device", &SteeringClient::status);
   simple(command, "pause", "hold the run after the step in progress", &SteeringClient::pause);
   simple(command, "continue", "train again after a pause", &SteeringClient::continueRun);
   simple(command, "checkpoint", "write a checkpoint after the step in progress", &SteeringClient::checkpoint);
   simple(command, "stop", "stop after the step in progress, with a checkpoint", &SteeringClient::stop);
+  {
+    CLI::App& autopilot = addCommand(command, "autopilot",
+                                     "switch the autopilot on or off: it times the pending removals from the "
+                                     "next step (docs/TRAINING.md, \"The autopilot\")");
+    auto o = std::make_shared<TargetOptions>();
+    auto state = std::make_shared<std::string>();
+    addTarget(autopilot, *o);
+    autopilot.add_option("state", *state, "on or off")->required()->check(CLI::IsMember({"on", "off"}));
+    onRun(autopilot, [o, state] {
+      printJson(connect(*o)->setAutopilot(*state == "on"));
+      return 0;
+    });
+  }
   {
     CLI::App& schedule = addCommand(command, "schedule", "the run's schedule as it is now");
     auto o = std::make_shared<TargetOptions>();

@@ -13,6 +13,7 @@ inline constexpr char kResume[] = "resume";          // it went on from a checkp
 inline constexpr char kStep[] = "step";              // one optimizer step: losses, LR, gradient norm, scales
 inline constexpr char kEvent[] = "event";            // a removal event applied at the start of "step"
 inline constexpr char kEdit[] = "edit";              // a live change of the schedule
+inline constexpr char kAutopilot[] = "autopilot";    // the autopilot switched on or off ("enabled")
 inline constexpr char kEval[] = "eval";              // an evaluation of one token file
 inline constexpr char kCheckpoint[] = "checkpoint";  // a checkpoint written
 inline constexpr char kWarning[] = "warning";        // something a watcher should know ("code", "message")

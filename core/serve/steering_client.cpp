@@ -245,6 +245,7 @@ json SteeringClient::pause() { return call("POST", "/v1/pause"); }
 json SteeringClient::continueRun() { return call("POST", "/v1/continue"); }
 json SteeringClient::checkpoint() { return call("POST", "/v1/checkpoint"); }
 json SteeringClient::stop() { return call("POST", "/v1/stop"); }
+json SteeringClient::setAutopilot(bool on) { return call("POST", "/v1/autopilot", {{"enabled", on}}); }
 
 int64_t SteeringClient::analyze(const AnalysisRequest& request, const std::string& model, const json& data) {
   json body{{"request", toJson(request)}, {"model", model}};

@@ -73,6 +73,7 @@ class SteeringClient {
   nlohmann::json continueRun();
   nlohmann::json checkpoint();
   nlohmann::json stop();
+  nlohmann::json setAutopilot(bool on);  // the autopilot times the pending removals, or stops
 
   // An analysis job on the server (model "now" or "start"; data: an evaluation set's number or "train",
   // null for the run's default); returns the job's number. analysisJob() gives its state and result.

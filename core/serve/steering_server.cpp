@@ -182,6 +182,7 @@ struct SteeringServer::Impl {
             {"stop_requested", trainer().stopRequested()},
             {"pause_requested", trainer().pauseRequested()},
             {"paused", trainer().paused()},
+            {"autopilot", trainer().autopilotOn()},
             {"config", toJson(c)}};
   }
 
@@ -500,6 +501,16 @@ struct SteeringServer::Impl {
     server.Post("/v1/pause", control(&Trainer::requestPause));
     server.Post("/v1/continue", control(&Trainer::requestContinue));
     server.Post("/v1/checkpoint", control(&Trainer::requestCheckpoint));
+    // POST /v1/autopilot {"enabled": true|false}: the autopilot times the pending removals, or stops.
+    server.Post("/v1/autopilot", route([this](const httplib::Request& req) {
+                  const json body = objectBody(req);
+                  requireKnownFields(body, {"enabled"}, "");
+                  if (!body.contains("enabled") || !body["enabled"].is_boolean())
+                    throw BadRequest("\"enabled\" must be true or false");
+                  if (!trainer().setAutopilot(body["enabled"].get<bool>()))
+                    throw BadRequest("only a removal has an autopilot");
+                  return status();
+                }));
     server.Post("/v1/analyze", route([this](const httplib::Request& req) { return analyze(req); }));
     server.Get("/v1/analysis", route([this](const httplib::Request& req) { return analysisJob(req); }));
   }

@@ -10,14 +10,34 @@
 
 namespace nf {
 
+// Every removal has an autopilot, on or off: switched on mid-run it knows the loss and the last removal.
 void Trainer::Impl::restoreAutopilot(const nlohmann::json& state, const std::string& source) {
-  if (!config().autopilot.enabled) return;
+  if (!removing()) return;
   autopilot = std::make_unique<Autopilot>(
       config().autopilot, state.is_null() ? AutopilotState{} : autopilotStateFromJson(state, source));
+  autopilotOn = config().autopilot.enabled;
+}
+
+bool Trainer::setAutopilot(bool on) {
+  if (m_config.mode != TrainingMode::Remove) return false;
+  m_impl->autopilotSwitch = on ? 1 : 0;
+  return true;
+}
+
+bool Trainer::autopilotOn() const {
+  const int asked = m_impl->autopilotSwitch.load();
+  return asked >= 0 ? asked == 1 : m_impl->autopilotOn.load();
 }
 
 void Trainer::Impl::steerByAutopilot(int64_t step) {
   if (!autopilot || !isMain() || step <= eventsFiredThrough) return;
+  if (const int asked = autopilotSwitch.exchange(-1); asked >= 0 && (asked == 1) != autopilotOn) {
+    autopilotOn = asked == 1;  // on the training thread: the config and the record say it at this step
+    owner.m_config.autopilot.enabled = autopilotOn;
+    writeRunConfig(owner.m_dir, config());
+    record({{record::kType, record::kAutopilot}, {"step", step}, {"enabled", autopilotOn.load()}});
+  }
+  if (!autopilotOn) return;
   std::lock_guard<std::mutex> lock(scheduleMutex);
   const std::vector<int64_t>& pinned = autopilot->state().pinned;
   std::vector<ScheduleEvent> pending;  // in the order they fire
@@ -28,7 +48,11 @@ void Trainer::Impl::steerByAutopilot(int64_t step) {
   });
   if (pending.empty()) return;
   const int64_t last = config().optimizer.maxSteps - 1;
-  const AutopilotDecision decision = autopilot->decide(step, pending);
+  AutopilotDecision decision = autopilot->decide(step, pending);
+  if (decision.fire == 0 && step >= last) {  // no step left to wait for: what is due fires now, said so
+    for (const ScheduleEvent& e : pending) decision.fire += e.step <= step;
+    decision.reason = "the step budget ends: the removals still pending fire at its last step";
+  }
   std::vector<std::pair<int64_t, int64_t>> moves;
   std::string reason;
   if (decision.fire > 0) {

@@ -92,6 +92,7 @@ void Trainer::Impl::applyEvents(int64_t step) {
     eventsFiredThrough = step;
     for (const auto& e : due) applied.emplace_back(e.id, e.step);
   }
+  int planned = 0;  // fired where the schedule put them, not by the autopilot's decision now
   for (const auto& e : due) {
     json r{{record::kType, record::kEvent},
            {"step", step},
@@ -103,10 +104,15 @@ void Trainer::Impl::applyEvents(int64_t step) {
       if (const auto why = autopilotReasons.find(e.id); why != autopilotReasons.end()) {
         r["reason"] = "autopilot: " + why->second;
         autopilotReasons.erase(why);
+      } else {
+        ++planned;
       }
     }
     record(std::move(r));
   }
+  // A removal the autopilot did not decide (it was off, or a person placed it) is still the last removal
+  // it measures recovery from.
+  if (autopilot && planned > 0) autopilot->fired(step, planned);
   tracker->advanceRamps(step);
 }
 

@@ -75,6 +75,12 @@ class Trainer {
   // of this step already). Thread-safe.
   void requestCheckpoint();
 
+  // The autopilot (schedule/autopilot.h; remove mode): on, it times the pending removals from the next
+  // step; off, they fire at the steps the schedule shows then. Thread-safe; takes effect before the next
+  // step, recorded ("autopilot" record) and kept in config.json for a resume. False in other modes.
+  bool setAutopilot(bool on);
+  bool autopilotOn() const;
+
   // Live schedule edits, thread-safe. Refused with a reason when a step they touch has started (or an
   // event is already applied), the id is unknown, the schedule would not validate, or schedule.json cannot
   // be written, and on every worker but worker 0. A new event never gets an id used before in this process.

@@ -72,7 +72,9 @@ struct Trainer::Impl {
   // --- the autopilot (schedule/autopilot.h; null when off), worker 0's: its measures are the training
   // thread's, its pinned events (state().pinned) and the reasons of the events it fires are under
   // scheduleMutex.
-  std::unique_ptr<Autopilot> autopilot;
+  std::unique_ptr<Autopilot> autopilot;  // every removal has one; it steers while autopilotOn
+  std::atomic<bool> autopilotOn{false};
+  std::atomic<int> autopilotSwitch{-1};             // asked from another thread: 1 on, 0 off, −1 nothing
   std::map<int64_t, std::string> autopilotReasons;  // event id → why the autopilot fires it now
 
   // --- the snapshot gate: a requester raises snapshotsWanted and takes modelMutex between two steps; the

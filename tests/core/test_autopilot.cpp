@@ -83,7 +83,7 @@ TEST_CASE(fast_recovery_fires_soon_after_the_minimum_gap_and_grows_the_group) {
   AutopilotSettings s;
   s.minGap = 10;
   const std::vector<Fired> fired = simulate(s, {0.3, 2}, 400);
-  REQUIRE_EQ(total(fired), 13);                   // every site, well within the budget
+  REQUIRE_EQ(total(fired), 13);                            // every site, well within the budget
   REQUIRE(fired[1].step - fired[0].step <= s.minGap + 3);  // recovered by about the minimum gap
   for (size_t i = 1; i < fired.size(); ++i) REQUIRE(fired[i].step - fired[i - 1].step <= 2 * s.minGap);
   int largest = 0;

@@ -283,6 +283,24 @@ TEST_CASE(a_paused_run_holds_takes_a_checkpoint_and_edits_and_continues) {
   REQUIRE_EQ(records(run, "step").size(), 30u);
 }
 
+// The autopilot switched on over HTTP (as the workbench and `steer autopilot on` do): the status says so
+// at once, the run records the switch at its next step and keeps it in config.json, and its removals are
+// then timed by the autopilot (their records say why); a malformed switch gets 400.
+TEST_CASE(the_autopilot_is_switched_over_http) {
+  Served s;
+  auto c = s.client();
+  const std::string run = s.dir.path("run");
+  REQUIRE_EQ(get(c, "/v1/status")["autopilot"], false);
+  REQUIRE_EQ(body(post(c, "/v1/autopilot", {{"enabled", true}}), 200)["autopilot"], true);
+  body(post(c, "/v1/autopilot", {{"enabled", "yes"}}), 400);
+  body(post(c, "/v1/autopilot", {{"enabled", true}, {"tolerance", 1}}), 400);
+  REQUIRE(s.trainer->run());
+  REQUIRE(hasRecord(run, "autopilot", 0));
+  REQUIRE(readRunConfig(run).autopilot.enabled);
+  for (const json& e : records(run, "event"))
+    REQUIRE_MSG(e.value("reason", "").rfind("autopilot: ", 0) == 0, e.dump());
+}
+
 TEST_CASE(a_run_paused_before_its_first_step_writes_the_checkpoint_asked_for_once) {
   Served s;
   const std::string run = s.dir.path("run");
@@ -658,6 +676,12 @@ TEST_CASE(a_served_run_is_steered_from_a_terminal_with_steer) {
   r = cli("steer add " + run + " '{\"step\": 1500, \"site\": \"LN_v\", \"layer\": 1}'");
   REQUIRE_EQ(r.status, 4);  // LN_v.1 is made fake at step 1014 already
   REQUIRE_EQ(json::parse(r.out)["refusal"]["problems"][0]["code"], "site_already_changed");
+  // The autopilot switched from a terminal; a state that is neither on nor off is bad usage.
+  r = cli("steer autopilot " + run + " on");
+  REQUIRE_MSG(r.status == 0, r.err);
+  REQUIRE_EQ(json::parse(r.out)["autopilot"], true);
+  REQUIRE_EQ(cli("steer autopilot " + run + " maybe").status, 2);
+  REQUIRE_EQ(json::parse(cli("steer autopilot " + run + " off").out)["autopilot"], false);
   // HOST:PORT needs the token; with it, the same run.
   const std::string address = "127.0.0.1:" + std::to_string(served.serveFile["port"].get<int>());
   r = cli("steer status " + address);

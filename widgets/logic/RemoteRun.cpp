@@ -79,6 +79,9 @@ nlohmann::json RemoteRun::send(Control control) {
       return m_control.continueRun();
     case Control::Stop:
       return m_control.stop();
+    case Control::AutopilotOn:
+    case Control::AutopilotOff:
+      return m_control.setAutopilot(control == Control::AutopilotOn);
     case Control::Checkpoint:
       break;
   }

@@ -17,7 +17,7 @@
 
 class RemoteRun {
  public:
-  enum class Control { Pause, Continue, Stop, Checkpoint };
+  enum class Control { Pause, Continue, Stop, Checkpoint, AutopilotOn, AutopilotOff };
 
   explicit RemoteRun(nf::ServeAddress address);
   ~RemoteRun();  // ends both threads at once (the stream's socket is closed)

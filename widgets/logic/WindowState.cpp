@@ -9,15 +9,24 @@ bool isRun(Subject s) {
 // The phase a session event reports.
 std::optional<RunPhase> phaseOf(WindowEvent event) {
   switch (event) {
-    case WindowEvent::Preparing: return RunPhase::Preparing;
-    case WindowEvent::Running: return RunPhase::Running;
-    case WindowEvent::Pausing: return RunPhase::Pausing;
-    case WindowEvent::Paused: return RunPhase::Paused;
-    case WindowEvent::Stopping: return RunPhase::Stopping;
-    case WindowEvent::Stopped: return RunPhase::Stopped;
-    case WindowEvent::Finished: return RunPhase::Finished;
-    case WindowEvent::Failed: return RunPhase::Failed;
-    default: return std::nullopt;
+    case WindowEvent::Preparing:
+      return RunPhase::Preparing;
+    case WindowEvent::Running:
+      return RunPhase::Running;
+    case WindowEvent::Pausing:
+      return RunPhase::Pausing;
+    case WindowEvent::Paused:
+      return RunPhase::Paused;
+    case WindowEvent::Stopping:
+      return RunPhase::Stopping;
+    case WindowEvent::Stopped:
+      return RunPhase::Stopped;
+    case WindowEvent::Finished:
+      return RunPhase::Finished;
+    case WindowEvent::Failed:
+      return RunPhase::Failed;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -27,6 +36,8 @@ WindowView localRunView(RunPhase phase) {
   v.runPlots = true;
   v.modelPane = ModelPaneShows::RunSites;
   v.analyses = phase != RunPhase::Preparing;  // until then there is no trainer to compute on
+  v.autopilotSwitch = phase == RunPhase::Running || phase == RunPhase::Pausing || phase == RunPhase::Paused ||
+                      phase == RunPhase::Stopping || phase == RunPhase::Stopped;
   switch (phase) {
     case RunPhase::Preparing:
       v.timeline = TimelineShows::Frozen;  // the old schedule no longer applies, the new one is not made yet
@@ -86,7 +97,7 @@ WindowView connectedRunView(RunPhase phase) {
   v.timeline = serving                        ? TimelineShows::LiveEdits
                : phase == RunPhase::Preparing ? TimelineShows::Frozen
                                               : TimelineShows::Ended;
-  v.analyses = serving;  // they are computed by the run's own process
+  v.analyses = v.autopilotSwitch = serving;  // computed and switched by the run's own process
   v.pause = phase == RunPhase::Running;
   // Stop while it is first asked gives up connecting.
   v.stop = (serving && phase != RunPhase::Stopping) || phase == RunPhase::Preparing;
@@ -119,9 +130,12 @@ WindowView viewOf(const WindowState& state) {
           true;
       return v;
     }
-    case Subject::LocalRun: return localRunView(state.phase);
-    case Subject::FollowedRun: return followedRunView(state.phase, state.modelHere);
-    case Subject::ConnectedRun: return connectedRunView(state.phase);
+    case Subject::LocalRun:
+      return localRunView(state.phase);
+    case Subject::FollowedRun:
+      return followedRunView(state.phase, state.modelHere);
+    case Subject::ConnectedRun:
+      return connectedRunView(state.phase);
   }
   return {};
 }
@@ -144,13 +158,17 @@ std::optional<WindowState> nextWindowState(const WindowState& state, WindowEvent
       return WindowState{Subject::LocalRun, RunPhase::Preparing, true};
     case WindowEvent::Resume:
       switch (view.resume) {
-        case ResumeMeans::Disabled: return std::nullopt;
+        case ResumeMeans::Disabled:
+          return std::nullopt;
         case ResumeMeans::TakeOverFollowed:
           return WindowState{Subject::LocalRun, RunPhase::Preparing, state.modelHere};
-        default: return state;  // the same run; its phase follows as it changes
+        default:
+          return state;  // the same run; its phase follows as it changes
       }
-    case WindowEvent::Close: return WindowState{};
-    default: break;
+    case WindowEvent::Close:
+      return WindowState{};
+    default:
+      break;
   }
   // A phase: of the run shown. A late report from a run no longer shown changes nothing.
   if (!isRun(state.subject)) return state;

@@ -71,13 +71,14 @@ struct WindowView {
   ModelPaneShows modelPane = ModelPaneShows::Empty;
   bool setupEditable = false;  // the next local run's settings can be changed
   bool memoryPlan = false;     // the Run setup shows a memory plan (for the model here)
-  bool start = false;  // a new run: only of the opened model, whose draft and setup are on screen
+  bool start = false;          // a new run: only of the opened model, whose draft and setup are on screen
   bool pause = false, stop = false;
   ResumeMeans resume = ResumeMeans::Disabled;
-  bool openOther = false;     // Open Model / Run / Recent / Bundled, Connect, Choose Datasets
-  bool loadSchedule = false;  // into the draft
-  bool analyses = false;      // the analysis panes have a model to compute on
-  bool nextEvent = false;     // the status bar names the next removal event (only where one will fire)
+  bool openOther = false;        // Open Model / Run / Recent / Bundled, Connect, Choose Datasets
+  bool loadSchedule = false;     // into the draft
+  bool analyses = false;         // the analysis panes have a model to compute on
+  bool nextEvent = false;        // the status bar names the next removal event (only where one will fire)
+  bool autopilotSwitch = false;  // the autopilot of the run shown can be switched (one that trains or waits)
 };
 
 WindowView viewOf(const WindowState& state);

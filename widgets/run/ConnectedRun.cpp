@@ -90,6 +90,7 @@ std::optional<RunSession::State> ConnectedRun::phaseOf(const nlohmann::json& sta
   using S = RunSession::State;
   try {
     m_stepsDone = status.at("steps_done").get<int64_t>();
+    m_autopilot = status.value("autopilot", false);  // absent from runs served before it existed
     // Once asked to stop, a run ends (a status taken after its last step may say otherwise).
     m_stopRequested = m_stopRequested || status.at("stop_requested").get<bool>();
     const bool paused = status.at("paused").get<bool>(), pausing = status.at("pause_requested").get<bool>();

@@ -39,6 +39,7 @@ class ConnectedRun : public QObject {
   QString problem() const { return m_problem; }  // "" while the run answers
   int64_t stepsDone() const { return m_stepsDone; }
   bool stopRequested() const { return m_stopRequested; }
+  bool autopilot() const { return m_autopilot; }  // as the run's last status said
 
   void request(RemoteRun::Control control);
   // Continue, after the edits made while paused have reached the run (one overtaking them could let the
@@ -68,5 +69,5 @@ class ConnectedRun : public QObject {
   QString m_address, m_problem;
   int64_t m_stepsDone = 0;
   int64_t m_attempt = 0;  // connectTo() and forget() count up: an answer to an earlier attempt is dropped
-  bool m_stopRequested = false, m_shutDown = false;
+  bool m_stopRequested = false, m_shutDown = false, m_autopilot = false;
 };

@@ -214,6 +214,19 @@ void RunSession::continueRun() {
     resume(m_runDir, m_live ? m_live->layers() : m_layers, m_workers);
 }
 
+void RunSession::setAutopilot(bool on) {
+  if (remote())
+    m_connected->request(on ? RemoteRun::Control::AutopilotOn : RemoteRun::Control::AutopilotOff);
+  else if (const auto trainer = m_local->trainer())
+    trainer->setAutopilot(on);
+}
+
+bool RunSession::autopilot() const {
+  if (remote()) return m_connected->autopilot();
+  if (const auto trainer = m_local->trainer()) return trainer->autopilotOn();
+  return m_config.autopilot.enabled;
+}
+
 bool RunSession::follow(const QString& runDir) {
   if (busy()) return false;
   const std::string dir = runDir.toStdString();

@@ -59,6 +59,10 @@ class RunSession : public QObject {
   void pause();        // the step in progress completes, a checkpoint is written; continueRun() goes on
   void stop();         // the same, then the trainer is let go; resume() continues from its checkpoint
   void continueRun();  // the run shown goes on (a multi-worker or failed one from its checkpoint)
+  // The autopilot of the run trained here or connected to (schedule/autopilot.h): switched, and whether it
+  // is on (a connected run's as its last status said).
+  void setAutopilot(bool on);
+  bool autopilot() const;
   void resume(const QString& runDir, int layers,
               int workers = 1);        // a stopped run (also one the CLI started)
   bool follow(const QString& runDir);  // watch a headless run's metrics.jsonl grow (false while busy)

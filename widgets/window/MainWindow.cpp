@@ -138,7 +138,7 @@ void MainWindow::applyShown() {
                          .arg(run.isEmpty() ? tr("(connecting)") : run, m_session->remoteAddress(), app));
       break;
   }
-  m_actions->enableFor(v);
+  m_actions->enableFor(v, m_session->config().mode == nf::TrainingMode::Remove, m_session->autopilot());
   m_setup->setEditable(v.setupEditable);
   m_setup->showMemoryPlan(v.memoryPlan);
   m_setup->showRun(v.runPlots ? std::optional<nf::RunConfig>(m_session->config()) : std::nullopt);

@@ -65,6 +65,7 @@ void MenuCommands::connect(MainWindow* w, WindowActions* a) {
   QObject::connect(a->pause, &QAction::triggered, w->session(), &RunSession::pause);
   QObject::connect(a->stop, &QAction::triggered, w->session(), &RunSession::stop);
   QObject::connect(a->resume, &QAction::triggered, w, &MainWindow::resume);
+  QObject::connect(a->autopilot, &QAction::triggered, w, [w](bool on) { w->session()->setAutopilot(on); });
   QObject::connect(a->refresh, &QAction::triggered, w, [w] { w->refreshAnalyses(false); });
   QObject::connect(a->guide, &QAction::triggered, w, [w] { WindowDialogs::showGuide(w); });
   QObject::connect(a->about, &QAction::triggered, w, [w] { WindowDialogs::showAbout(w); });

@@ -38,6 +38,8 @@ WindowActions::WindowActions(QMainWindow* window, QUndoStack* timelineEdits)
   resume = new QAction(s->standardIcon(QStyle::SP_MediaSeekForward), QString(), this);
   refresh = new QAction(s->standardIcon(QStyle::SP_BrowserReload), QString(), this);
   refresh->setShortcut(QKeySequence::Refresh);
+  autopilot = make();
+  autopilot->setCheckable(true);
   guide = make();
   about = make();
 
@@ -67,7 +69,7 @@ WindowActions::WindowActions(QMainWindow* window, QUndoStack* timelineEdits)
   runMenu = bar->addMenu(QString());
   runMenu->addActions({start, pause, stop, resume});
   runMenu->addSeparator();
-  runMenu->addAction(refresh);
+  runMenu->addActions({autopilot, refresh});
   viewMenu = bar->addMenu(QString());
   helpMenu = bar->addMenu(QString());
   helpMenu->addActions({guide, about});
@@ -80,7 +82,9 @@ void WindowActions::addDockToggles(const QList<QDockWidget*>& docks) {
   viewMenu->addAction(fitTimeline);
 }
 
-void WindowActions::enableFor(const WindowView& view) {
+void WindowActions::enableFor(const WindowView& view, bool removal, bool autopilotOn) {
+  autopilot->setEnabled(view.autopilotSwitch && removal);
+  autopilot->setChecked(autopilot->isEnabled() && autopilotOn);
   start->setEnabled(view.start);
   pause->setEnabled(view.pause);
   stop->setEnabled(view.stop);
@@ -152,6 +156,8 @@ void WindowActions::retranslate() {
   stop->setText(tr("Stop"));
   stop->setToolTip(tr("Stop the run after the step in progress (a checkpoint is written)"));
   resume->setText(tr("Resume"));
+  autopilot->setText(tr("&Autopilot"));
+  autopilot->setToolTip(tr("Time the pending removals of the run shown by its recovery from the last one"));
   refresh->setText(tr("Refresh analyses"));
   refresh->setToolTip(tr("Compute every analysis pane on the model as it is now"));
   viewMenu->setTitle(tr("&View"));

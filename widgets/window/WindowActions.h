@@ -22,8 +22,9 @@ class WindowActions : public QObject {
   // The View menu's dock toggles (docks are made after the actions).
   void addDockToggles(const QList<QDockWidget*>& docks);
   void retranslate();
-  // Enables each action as `view` says (the menus of things to open too) and says what Resume does.
-  void enableFor(const WindowView& view);
+  // Enables each action as `view` says (the menus of things to open too) and says what Resume does;
+  // the autopilot switch for a removal, checked when it is on.
+  void enableFor(const WindowView& view, bool removal = false, bool autopilotOn = false);
 
   using OpenFn = std::function<void(const QString&)>;
   // Recent model folders and runs (newest first), each opened with its function.
@@ -33,7 +34,7 @@ class WindowActions : public QObject {
 
   QAction *open, *openRun, *connectRun, *loadSchedule, *datasets, *runFolder, *exportAll, *settings, *quit;
   QAction *undo, *redo, *deleteEvents, *fitTimeline;
-  QAction *start, *pause, *stop, *resume, *refresh;
+  QAction *start, *pause, *stop, *resume, *refresh, *autopilot;
   QAction *guide, *about;
   QMenu *fileMenu, *recentMenu, *bundledMenu, *exportMenu, *editMenu, *viewMenu, *runMenu, *helpMenu;
   QToolBar* toolbar;

@@ -24,8 +24,8 @@ WindowState connected(P phase) { return {S::ConnectedRun, phase, false}; }
 std::string describe(const std::optional<WindowState>& s) {
   if (!s) return "refused";
   std::ostringstream out;
-  out << "subject " << static_cast<int>(s->subject) << " phase " << static_cast<int>(s->phase) << " model here "
-      << s->modelHere;
+  out << "subject " << static_cast<int>(s->subject) << " phase " << static_cast<int>(s->phase)
+      << " model here " << s->modelHere;
   return out.str();
 }
 
@@ -111,22 +111,37 @@ TEST_CASE(every_transition_goes_where_the_table_says) {
   };
   for (const Transition& t : table) {
     const std::optional<WindowState> got = nextWindowState(t.from, t.event);
-    REQUIRE_MSG(got == t.to, "from " << describe(t.from) << " on event " << static_cast<int>(t.event) << ": got "
-                                     << describe(got) << ", want " << describe(t.to));
+    REQUIRE_MSG(got == t.to, "from " << describe(t.from) << " on event " << static_cast<int>(t.event)
+                                     << ": got " << describe(got) << ", want " << describe(t.to));
   }
 }
 
 TEST_CASE(an_action_is_enabled_exactly_where_its_transition_is_allowed) {
-  const std::vector<WindowState> states = {
-      kNothing,           kModel,          local(P::Preparing), local(P::Running),     local(P::Pausing),
-      local(P::Paused),   local(P::Stopping), local(P::Stopped),   local(P::Finished),    local(P::Failed),
-      followed(P::Running), followed(P::Paused), followed(P::Stopped), followed(P::Finished, false),
-      connected(P::Preparing), connected(P::Running), connected(P::Paused), connected(P::Stopped),
-      connected(P::Finished), connected(P::Failed)};
+  const std::vector<WindowState> states = {kNothing,
+                                           kModel,
+                                           local(P::Preparing),
+                                           local(P::Running),
+                                           local(P::Pausing),
+                                           local(P::Paused),
+                                           local(P::Stopping),
+                                           local(P::Stopped),
+                                           local(P::Finished),
+                                           local(P::Failed),
+                                           followed(P::Running),
+                                           followed(P::Paused),
+                                           followed(P::Stopped),
+                                           followed(P::Finished, false),
+                                           connected(P::Preparing),
+                                           connected(P::Running),
+                                           connected(P::Paused),
+                                           connected(P::Stopped),
+                                           connected(P::Finished),
+                                           connected(P::Failed)};
   for (const WindowState& s : states) {
     const WindowView v = viewOf(s);
     REQUIRE_MSG(v.start == nextWindowState(s, E::Start).has_value(), describe(s));
-    REQUIRE_MSG((v.resume != ResumeMeans::Disabled) == nextWindowState(s, E::Resume).has_value(), describe(s));
+    REQUIRE_MSG((v.resume != ResumeMeans::Disabled) == nextWindowState(s, E::Resume).has_value(),
+                describe(s));
     for (E open : {E::OpenModel, E::OpenRun, E::Connect})
       REQUIRE_MSG(v.openOther == nextWindowState(s, open).has_value(), describe(s));
     REQUIRE_MSG(v.openOther == !trainsHere(s), describe(s));
@@ -138,7 +153,7 @@ TEST_CASE(an_action_is_enabled_exactly_where_its_transition_is_allowed) {
     REQUIRE_MSG((v.timeline == TimelineShows::Draft) == (s.subject == S::Model), describe(s));
     REQUIRE_MSG(v.setupEditable == (s.subject == S::Model), describe(s));
     REQUIRE_MSG(!(v.start && v.resume != ResumeMeans::Disabled), describe(s));  // never both
-    REQUIRE_MSG(!(v.pause && !v.stop), describe(s));  // what can pause can stop
+    REQUIRE_MSG(!(v.pause && !v.stop), describe(s));                            // what can pause can stop
   }
 }
 
@@ -176,7 +191,7 @@ TEST_CASE(a_connected_run_is_named_in_the_title_and_plans_no_memory_here) {
   REQUIRE(after.has_value());
   for (P phase : {P::Preparing, P::Running, P::Paused, P::Stopped}) {
     const WindowView v = viewOf(connected(phase));
-    REQUIRE(v.title == TitleShows::ConnectedRun);        // not the model opened before
+    REQUIRE(v.title == TitleShows::ConnectedRun);          // not the model opened before
     REQUIRE(v.modelPane == ModelPaneShows::RunElsewhere);  // its model is on the server
     REQUIRE(!v.memoryPlan && !v.setupEditable && !v.start && !v.loadSchedule);
   }
@@ -185,9 +200,8 @@ TEST_CASE(a_connected_run_is_named_in_the_title_and_plans_no_memory_here) {
 }
 
 TEST_CASE(a_run_that_ended_names_no_next_event_and_takes_no_edits) {
-  for (const WindowState& s :
-       {connected(P::Stopped), connected(P::Finished), local(P::Finished), followed(P::Stopped),
-        followed(P::Finished)}) {
+  for (const WindowState& s : {connected(P::Stopped), connected(P::Finished), local(P::Finished),
+                               followed(P::Stopped), followed(P::Finished)}) {
     const WindowView v = viewOf(s);
     REQUIRE_MSG(!v.nextEvent, describe(s));
     REQUIRE_MSG(v.timeline != TimelineShows::LiveEdits && v.timeline != TimelineShows::Draft, describe(s));
@@ -196,6 +210,14 @@ TEST_CASE(a_run_that_ended_names_no_next_event_and_takes_no_edits) {
   // A stopped or paused run here still fires its next event once resumed.
   REQUIRE(viewOf(local(P::Stopped)).nextEvent);
   REQUIRE(viewOf(connected(P::Paused)).nextEvent);
+}
+
+TEST_CASE(the_autopilot_switches_only_on_a_run_that_trains_here_or_serves) {
+  for (P phase : {P::Running, P::Paused, P::Stopped}) REQUIRE(viewOf(local(phase)).autopilotSwitch);
+  for (P phase : {P::Running, P::Paused}) REQUIRE(viewOf(connected(phase)).autopilotSwitch);
+  for (const WindowState& s : {kNothing, kModel, local(P::Preparing), local(P::Finished), local(P::Failed),
+                               followed(P::Running), connected(P::Stopped)})
+    REQUIRE_MSG(!viewOf(s).autopilotSwitch, describe(s));
 }
 
 TEST_CASE(a_followed_run_is_resumed_here_only_once_its_own_process_stopped_it) {

@@ -180,7 +180,7 @@
 <context>
     <name>ConnectedRun</name>
     <message>
-        <location filename="../widgets/run/ConnectedRun.cpp" line="99"/>
+        <location filename="../widgets/run/ConnectedRun.cpp" line="101"/>
         <source>The run at %1 answered its status malformed: %2</source>
         <translation>Der Lauf auf %1 hat einen fehlerhaften Status geantwortet: %2</translation>
     </message>
@@ -1541,17 +1541,17 @@ Worker %1 beendet (%2): %3</translation>
         <translation>Zeitleiste der Entfernungen: Ereignisse ziehen, um sie zu verschieben (Strg+Klick wählt mehrere aus), erstes Ereignis einer Gruppe mit Umschalt ziehen, um den Abstand zu ändern, Doppelklick zum Hinzufügen, Entf zum Entfernen, Mausrad zum Zoomen, Hintergrund ziehen zum Verschieben. Angewendete Ereignisse sind gesperrt.</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="265"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="271"/>
         <source>No schedule: open a model and choose a removal preset.</source>
         <translation>Kein Zeitplan: Öffnen Sie ein Modell und wählen Sie ein Entfernungs-Preset.</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="293"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="299"/>
         <source>%1 was applied at step %2 and cannot move.</source>
         <translation>%1 wurde bei Schritt %2 angewendet und kann nicht verschoben werden.</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="319"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="325"/>
         <source> (+%n more)</source>
         <translation>
             <numerusform> (+%n weiteres)</numerusform>
@@ -1559,17 +1559,17 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="321"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="327"/>
         <source>gap %1 → %2 steps</source>
         <translation>Abstand %1 → %2 Schritte</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="353"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="359"/>
         <source>Move %1 to step %2</source>
         <translation>%1 auf Schritt %2 verschieben</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="354"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="360"/>
         <source>Move %n events</source>
         <translation>
             <numerusform>%n Ereignis verschieben</numerusform>
@@ -1577,12 +1577,12 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="357"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="363"/>
         <source>Moved %1 to step %2</source>
         <translation>%1 auf Schritt %2 verschoben</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="358"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="364"/>
         <source>Moved %n event(s): %1</source>
         <translation>
             <numerusform>%n Ereignis verschoben: %1</numerusform>
@@ -1590,23 +1590,23 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="374"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="380"/>
         <source>Add %1</source>
         <translation>%1 hinzufügen</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="378"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="384"/>
         <source>Added: %1</source>
         <translation>Hinzugefügt: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="402"/>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="495"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="408"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="501"/>
         <source>Applied already: an event that fired stays in the run</source>
         <translation>Schon angewandt: ein ausgelöstes Ereignis bleibt im Lauf</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="406"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="412"/>
         <source>Delete %n events</source>
         <translation>
             <numerusform>%n Ereignis löschen</numerusform>
@@ -1614,7 +1614,7 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="411"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="417"/>
         <source>Deleted %n event(s): %1</source>
         <translation>
             <numerusform>%n Ereignis gelöscht: %1</numerusform>
@@ -1622,47 +1622,52 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="452"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="458"/>
         <source>End position-0 treatment at step %1</source>
         <translation>Position-0-Behandlung bei Schritt %1 beenden</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="453"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="459"/>
         <source>End end-of-text treatment at step %1</source>
         <translation>End-of-Text-Behandlung bei Schritt %1 beenden</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="456"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="462"/>
         <source>Make LN_f fake at step %1</source>
         <translation>LN_f bei Schritt %1 durch FakeLN ersetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="462"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="468"/>
         <source>Make %1 fake at step %2</source>
         <translation>%1 bei Schritt %2 durch FakeLN ersetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="460"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="538"/>
+        <source> (tentative: the autopilot decides when)</source>
+        <translation> (vorläufig: der Autopilot entscheidet den Zeitpunkt)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="466"/>
         <source>layer %1</source>
         <translation>Schicht %1</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="318"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="324"/>
         <source>%1 (was step %2)</source>
         <translation>%1 (war Schritt %2)</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="461"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="467"/>
         <source>all layers</source>
         <translation>alle Schichten</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="466"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="472"/>
         <source>Nothing to add here: %1</source>
         <translation>Hier lässt sich nichts hinzufügen: %1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="493"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="499"/>
         <source>Delete %n event(s)</source>
         <translation>
             <numerusform>%n Ereignis löschen</numerusform>
@@ -1670,12 +1675,12 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="498"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="504"/>
         <source>Zoom to fit</source>
         <translation>Einpassen</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="530"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="537"/>
         <source> (applied)</source>
         <translation> (angewendet)</translation>
     </message>

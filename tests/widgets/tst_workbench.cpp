@@ -38,6 +38,7 @@
 #include "views/TrainingView.h"
 #include "widget_fixtures.h"
 #include "window/MainWindow.h"
+#include "window/WindowActions.h"
 
 class TestWorkbench : public QObject {
   Q_OBJECT
@@ -151,6 +152,14 @@ class TestWorkbench : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(window.session()->trainer() != nullptr, fixtures::kEventuallyMs);
     QVERIFY(window.session()->config().autopilot.enabled);
     QCOMPARE(window.session()->config().divergence.action, nf::DivergenceAction::Rollback);
+    QTRY_VERIFY_WITH_TIMEOUT(window.timeline()->showsTentative(),
+                             fixtures::kEventuallyMs);  // pending: tentative
+    // Run › Autopilot shows it on and switches it off for the steps to come.
+    QAction* autopilot = window.actions()->autopilot;
+    QTRY_VERIFY_WITH_TIMEOUT(autopilot->isEnabled() && autopilot->isChecked(), fixtures::kEventuallyMs);
+    autopilot->trigger();
+    QVERIFY(!window.session()->autopilot());
+    QTRY_VERIFY_WITH_TIMEOUT(!window.timeline()->showsTentative(), fixtures::kEventuallyMs);
     window.session()->stop();
     QTRY_VERIFY_WITH_TIMEOUT(!window.session()->busy(), fixtures::kEventuallyMs);
   }

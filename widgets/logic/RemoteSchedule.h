@@ -26,6 +26,9 @@ class RemoteSchedule : public ScheduleEditor {
                  std::function<int64_t()> stepsDone, Callbacks callbacks, nf::Treatments used = {});
   // Returns at once, as close() does.
   ~RemoteSchedule() override;
+  // Whether the run's autopilot is on, asked on the caller's thread when the timeline draws.
+  void setTentative(std::function<bool()> autopilotOn) { m_tentative = std::move(autopilotOn); }
+  bool tentative() const override { return m_tentative && m_tentative(); }
   // No more edits or callbacks (for when the run is left while others still hold this editor): the edits
   // still waiting are sent while the run answers (not to one it cannot reach), later ones are refused.
   void close();
@@ -53,6 +56,7 @@ class RemoteSchedule : public ScheduleEditor {
   nf::EditResult edit(Change change, int kind, std::vector<std::pair<int64_t, int64_t>> moves = {},
                       nf::ScheduleEvent event = {}, int64_t id = 0);
   std::shared_ptr<Shared> m;
+  std::function<bool()> m_tentative;
   const int m_layers;
   const int64_t m_maxSteps;
   std::function<int64_t()> m_stepsDone;  // read on the editing thread only

@@ -30,6 +30,9 @@ class ScheduleEditor {
   // Events whose ids changed under the caller's handles (a served run's copy taking the ids the run gave
   // them): old → new, each reported once.
   virtual std::vector<std::pair<int64_t, int64_t>> takeRenamedIds() { return {}; }
+  // The pending events' steps are the autopilot's expectation (schedule/autopilot.h), not fixed: they
+  // move until they fire.
+  virtual bool tentative() const { return false; }
 };
 
 // A schedule not yet handed to a run: edits must keep it valid for the model's depth, the step budget and
@@ -64,6 +67,7 @@ class LiveSchedule : public ScheduleEditor {
   nf::EditResult check(const nf::ScheduleEvent& event) const override;
   nf::EditResult moveEvents(const std::vector<std::pair<int64_t, int64_t>>& idAndStep) override;
   nf::EditResult remove(int64_t id) override;
+  bool tentative() const override { return m_trainer->autopilotOn(); }
 
  private:
   std::shared_ptr<nf::Trainer> m_trainer;

@@ -63,6 +63,8 @@ std::shared_ptr<RemoteSchedule> ConnectedRun::adopt(const nf::ServeAddress& addr
   };
   m_schedule = std::make_shared<RemoteSchedule>(address, schedule, layers, config.optimizer.maxSteps,
                                                 std::move(stepsDone), callbacks, config.removal.treatments());
+  m_autopilot = config.autopilot.enabled;
+  m_schedule->setTentative([this] { return m_autopilot; });
   return m_schedule;
 }
 

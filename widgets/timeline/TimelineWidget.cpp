@@ -131,7 +131,9 @@ void TimelineWidget::refresh() {
     m_stepsDone = m_editor->stepsDone();
     m_maxSteps = std::max<int64_t>(1, m_editor->maxSteps());
     m_layers = m_editor->layers();
+    m_tentative = m_editor->tentative();
   } else {
+    m_tentative = false;
     m_schedule = {};
     m_stepsDone = 0;
   }
@@ -241,7 +243,11 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
     const QPoint c(g.markerX(static_cast<double>(m_drag.shownStep(e))), g.rowY(TimelineGeometry::rowOf(e)));
     const bool isLocked = locked(e), selected = m_selected.count(e.id) > 0;
     QColor fill = isLocked ? QColor(150, 150, 150) : rowColor(TimelineGeometry::rowOf(e));
-    p.setPen(QPen(selected ? pal.highlight().color() : fill.darker(150), selected ? 3 : 1));
+    const QColor outline = fill.darker(150);
+    // A pending event the autopilot will time: a paler marker with a dashed rim, where it expects it now.
+    if (m_tentative && !isLocked) fill.setAlpha(110);
+    p.setPen(QPen(selected ? pal.highlight().color() : outline, selected ? 3 : 1,
+                  m_tentative && !isLocked ? Qt::DashLine : Qt::SolidLine));
     p.setBrush(fill);
     if (isLocked)
       p.drawRect(QRectF(c.x() - kMarkerRadius + 1, c.y() - kMarkerRadius + 1, 2 * kMarkerRadius - 2,
@@ -527,7 +533,10 @@ bool TimelineWidget::event(QEvent* event) {
     const int64_t id = eventAt(help->pos());
     if (id >= 0) {
       const nf::ScheduleEvent* e = m_schedule.find(id);
-      QToolTip::showText(help->globalPos(), happeningOf(*e) + (locked(*e) ? tr(" (applied)") : QString()),
+      QToolTip::showText(help->globalPos(),
+                         happeningOf(*e) + (locked(*e)    ? tr(" (applied)")
+                                            : m_tentative ? tr(" (tentative: the autopilot decides when)")
+                                                          : QString()),
                          this);
     } else {
       QToolTip::hideText();

@@ -53,6 +53,7 @@ class TimelineWidget : public QWidget {
   QString lastMessage() const { return m_lastMessage; }
   // What an event does, in the GUI's language: "LN_mlp.2 becomes fake at step 120".
   static QString happeningOf(const nf::ScheduleEvent& e);
+  bool showsTentative() const { return m_tentative; }  // pending events drawn as the autopilot's expectation
   int64_t playheadStep() const { return m_stepsDone; }
 
   static constexpr int kRows = TimelineGeometry::kRows;  // LN_mlp, LN_qk, LN_v, LN_f, treatments
@@ -95,6 +96,7 @@ class TimelineWidget : public QWidget {
   QUndoStack* m_undo;
   nf::Schedule m_schedule;
   int64_t m_stepsDone = 0, m_maxSteps = 1;
+  bool m_tentative = false;  // the editor's pending events are the autopilot's expectation
   int m_layers = 0;
   TimelineRange m_view;
   std::set<int64_t> m_selected;

@@ -10,6 +10,7 @@
 #include <QUndoStack>
 #include <QWheelEvent>
 #include <algorithm>
+#include <map>
 #include <optional>
 
 #include "timeline/EditRefusalText.h"
@@ -239,24 +240,40 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
   small.setPointSizeF(std::max(6.0, small.pointSizeF() - 1.5));
   small.setBold(true);
   p.setFont(small);
-  for (const auto& e : m_schedule.events) {
-    const QPoint c(g.markerX(static_cast<double>(m_drag.shownStep(e))), g.rowY(TimelineGeometry::rowOf(e)));
-    const bool isLocked = locked(e), selected = m_selected.count(e.id) > 0;
-    QColor fill = isLocked ? QColor(150, 150, 150) : rowColor(TimelineGeometry::rowOf(e));
+  // Events of one row at one step (a group the autopilot fired together) share one marker, widened to
+  // hold their layers ("0·1·2"): drawn one over the other they would hide all but the last.
+  std::map<std::pair<int, int64_t>, std::vector<const nf::ScheduleEvent*>> markers;
+  for (const auto& e : m_schedule.events)
+    markers[{TimelineGeometry::rowOf(e), m_drag.shownStep(e)}].push_back(&e);
+  for (auto& [at, events] : markers) {
+    std::sort(events.begin(), events.end(), [](auto* a, auto* b) { return a->layer < b->layer; });
+    const QPoint c(g.markerX(static_cast<double>(at.second)), g.rowY(at.first));
+    bool isLocked = true, selected = false;
+    QStringList labels;
+    for (const nf::ScheduleEvent* e : events) {
+      isLocked = isLocked && locked(*e);
+      selected = selected || m_selected.count(e->id) > 0;
+      labels << layerLabel(*e);
+    }
+    const QString label = labels.join(QStringLiteral("·"));
+    QColor fill = isLocked ? QColor(150, 150, 150) : rowColor(at.first);
     const QColor outline = fill.darker(150);
     // A pending event the autopilot will time: a paler marker with a dashed rim, where it expects it now.
     if (m_tentative && !isLocked) fill.setAlpha(110);
     p.setPen(QPen(selected ? pal.highlight().color() : outline, selected ? 3 : 1,
                   m_tentative && !isLocked ? Qt::DashLine : Qt::SolidLine));
     p.setBrush(fill);
+    const double halfWidth =
+        std::max<double>(kMarkerRadius, p.fontMetrics().horizontalAdvance(label) / 2.0 + 3);
+    const QRectF box(c.x() - halfWidth, c.y() - kMarkerRadius, 2 * halfWidth, 2 * kMarkerRadius);
     if (isLocked)
-      p.drawRect(QRectF(c.x() - kMarkerRadius + 1, c.y() - kMarkerRadius + 1, 2 * kMarkerRadius - 2,
-                        2 * kMarkerRadius - 2));
+      p.drawRect(box.adjusted(1, 1, -1, -1));
+    else if (events.size() > 1)
+      p.drawRoundedRect(box, kMarkerRadius, kMarkerRadius);
     else
       p.drawEllipse(QPointF(c), kMarkerRadius, kMarkerRadius);
     p.setPen(Qt::white);
-    p.drawText(QRectF(c.x() - kMarkerRadius, c.y() - kMarkerRadius, 2 * kMarkerRadius, 2 * kMarkerRadius),
-               Qt::AlignCenter, layerLabel(e));
+    p.drawText(box, Qt::AlignCenter, label);
   }
   // Playhead.
   const double x = g.xOf(static_cast<double>(m_stepsDone));

@@ -5,6 +5,9 @@
 # with `--connect RUN`, refreshes the analyses (computed by the CLI process) at step 60, shows head L1H2's
 # detail and grabs the window while the run trains on.
 #   docs/figures/screenshot_connected.sh [OUT.png]     (after ./bootstrap.sh build; ~4 min on 2 cores)
+# NF_SCREENSHOT_RUN_ARGS adds arguments to the served run; TRAINING.md's autopilot picture is
+#   NF_SCREENSHOT_STEP=90 NF_SCREENSHOT_RUN_ARGS=--autopilot \
+#     docs/figures/screenshot_connected.sh docs/figures/workbench_autopilot.png
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out="${1:-docs/figures/workbench_connected.png}"
@@ -22,7 +25,7 @@ for split in train val; do
 done
 
 "$cli" remove "$work/run" --model "$model" --train "$work/data/train.bin" --eval "$work/data/val.bin" \
-  --preset tiny --serve 0 > /dev/null 2> "$work/cli.log" &
+  --preset tiny --serve 0 ${NF_SCREENSHOT_RUN_ARGS:-} > /dev/null 2> "$work/cli.log" &
 pid=$!
 until [ -f "$work/run/serve.json" ]; do  # written once the run serves
   kill -0 "$pid" 2> /dev/null || { cat "$work/cli.log" >&2; exit 1; }

@@ -53,15 +53,18 @@ void Trainer::Impl::steerByAutopilot(int64_t step) {
     for (const ScheduleEvent& e : pending) decision.fire += e.step <= step;
     decision.reason = "the step budget ends: the removals still pending fire at its last step";
   }
-  std::vector<std::pair<int64_t, int64_t>> moves;
+  std::vector<std::pair<int64_t, int64_t>> moves;  // only the events whose step changes
+  auto moveTo = [&moves](const ScheduleEvent& e, int64_t to) {
+    if (to != e.step) moves.emplace_back(e.id, to);
+  };
   std::string reason;
   if (decision.fire > 0) {
     // These now; the rest keep their spacing after them.
     const int64_t shift = step - pending[static_cast<size_t>(decision.fire - 1)].step;
     for (size_t i = 0; i < pending.size(); ++i)
-      moves.emplace_back(pending[i].id, static_cast<int>(i) < decision.fire
-                                            ? step
-                                            : std::clamp(pending[i].step + shift, step + 1, last));
+      moveTo(pending[i], static_cast<int>(i) < decision.fire
+                             ? step
+                             : std::clamp(pending[i].step + shift, step + 1, last));
     reason = decision.reason;
   } else if (pending.front().step <= step) {
     // Due by the plan, but the model has not recovered: the plan moves to the next time the policy looks
@@ -70,17 +73,13 @@ void Trainer::Impl::steerByAutopilot(int64_t step) {
     int64_t next = std::max(autopilot->earliest(step), step + std::max<int64_t>(1, autopilot->minGap() / 2));
     if (s.lastEventStep >= 0) next = std::min(next, s.lastEventStep + config().autopilot.maxGap);
     const int64_t shift = std::max<int64_t>(1, next - step);
-    for (const ScheduleEvent& e : pending) moves.emplace_back(e.id, std::min(e.step + shift, last));
+    for (const ScheduleEvent& e : pending) moveTo(e, std::min(e.step + shift, last));
     reason = "waiting for the loss to recover";
   }
-  moves.erase(
-      std::remove_if(moves.begin(), moves.end(),
-                     [&](const auto& m) { return schedule->schedule().find(m.first)->step == m.second; }),
-      moves.end());
-  if (moves.empty() && decision.fire == 0) return;
-  if (!moves.empty() && !schedule->moveEvents(moves).accepted)
-    return;  // the plan cannot move: it stands  // the plan cannot move (the budget's end): it stands
-  if (!moves.empty()) recordChanges("autopilot", reason);
+  if (!moves.empty()) {
+    if (!schedule->moveEvents(moves).accepted) return;  // the plan cannot move (the budget's end): it stands
+    recordChanges("autopilot", reason);
+  }
   if (decision.fire > 0) {
     for (int i = 0; i < decision.fire; ++i)
       autopilotReasons[pending[static_cast<size_t>(i)].id] = decision.reason;

@@ -104,13 +104,14 @@ void RunSession::close() {
   letGo();
   m_runDir.clear();
   m_config = {};
-  m_metrics.clear();
-  Q_EMIT metricsChanged();
+  ingest({}, /*restarted=*/true);  // no metrics, and the plots told
   setState(State::Idle);
 }
 
+// `restarted`: the lines replace what was held (a resumed run's log, whose records after its checkpoint are
+// gone; a run newly shown), and the plots are told even when there are none.
 void RunSession::ingest(const std::vector<std::string>& lines, bool restarted) {
-  bool added = restarted;  // a resumed run's log: what came after its checkpoint is gone
+  bool added = restarted;
   if (restarted) m_metrics.clear();
   for (const std::string& line : lines) added = m_metrics.ingest(line) || added;
   if (added) Q_EMIT metricsChanged();
@@ -139,8 +140,7 @@ void RunSession::start(const nf::RunConfig& config, const QString& runDir, int l
   m_layers = layers;
   m_runDir = runDir;
   m_config = config;
-  m_metrics.clear();  // a new run: nothing of the last one stays on the plots while this one is made
-  Q_EMIT metricsChanged();
+  ingest({}, /*restarted=*/true);  // a new run: nothing of the last one stays on the plots while it is made
   m_local->start(config, runDir, std::move(prepare), workers);
 }
 
@@ -240,9 +240,7 @@ bool RunSession::follow(const QString& runDir) {
   m_config = std::move(config);
   m_runDir = runDir;
   m_follower = std::move(follower);
-  m_metrics.clear();
-  ingest(lines);
-  Q_EMIT metricsChanged();
+  ingest(lines, /*restarted=*/true);  // its whole log so far, in place of what was shown
   setState(State::Following);
   return true;
 }
@@ -251,8 +249,7 @@ void RunSession::connectTo(const nf::ServeAddress& address) {
   if (busy()) return;
   letGo();
   m_runDir.clear();
-  m_metrics.clear();
-  Q_EMIT metricsChanged();
+  ingest({}, /*restarted=*/true);
   m_connected->connectTo(address);
   setState(State::Preparing);
 }

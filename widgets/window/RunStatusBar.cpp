@@ -38,10 +38,10 @@ QString RunStatusBar::phaseText(const RunSession& session, const WindowState& sh
   if (shown.subject == Subject::Nothing || shown.subject == Subject::Model) return QString();
   const MetricsStore& m = session.metrics();
   const int64_t step = session.stepsDone();
-  if (shown.subject == Subject::FollowedRun) {
-    if (m.lastStatus == nf::record::kFinish) return tr("Followed run finished");
-    if (m.lastStatus == nf::record::kStop) return tr("Followed run stopped at step %1").arg(step);
-    if (m.lastStatus == nf::record::kPause) return tr("Followed run paused at step %1").arg(step);
+  if (shown.subject == Subject::FollowedRun) {  // its phase is what its own process last recorded
+    if (shown.phase == RunPhase::Finished) return tr("Followed run finished");
+    if (shown.phase == RunPhase::Stopped) return tr("Followed run stopped at step %1").arg(step);
+    if (shown.phase == RunPhase::Paused) return tr("Followed run paused at step %1").arg(step);
     return tr("Following a run another process trains");
   }
   switch (shown.phase) {

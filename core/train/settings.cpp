@@ -128,6 +128,13 @@ std::vector<Preset> makePresets() {
                             6, 256, 800,
                             {layerGroup(SiteKind::Mlp, 60, 15, 6), layerGroup(SiteKind::Qk, 170, 15, 6),
                              layerGroup(SiteKind::V, 280, 20, 6), layerGroup(SiteKind::Final, 430, 0, 6)}));
+  // Their 12-layer siblings: the same 800 steps, twice the sites, so shorter gaps within a kind.
+  all.push_back(shortPreset("small-12",
+                            "12-layer models of 256 tokens (the small-models sweep): LN_mlp, LN_qk one layer "
+                            "every 10 steps, LN_v every 15, LN_f, then recovery; 32×256 tokens per step",
+                            12, 256, 800,
+                            {layerGroup(SiteKind::Mlp, 60, 10, 12), layerGroup(SiteKind::Qk, 200, 10, 12),
+                             layerGroup(SiteKind::V, 340, 15, 12), layerGroup(SiteKind::Final, 560, 0, 12)}));
 
   // Appendix C removes LayerNorm from Pythia-70M (6 blocks) without giving its schedule: GPT-2 Small's
   // settings, with the depth rule's schedule for 6 blocks.

@@ -68,7 +68,7 @@ TEST_CASE(paper_presets_reproduce_table_4) {
       if (e.site == SiteKind::V) REQUIRE_EQ(e.step, row.v0 + e.layer * row.vGap);
     p.schedule.validate(p.nLayer, p.optimizer.maxSteps);
   }
-  for (const char* name : {"blog-v2", "tiny", "small"}) {
+  for (const char* name : {"blog-v2", "tiny", "small", "small-12"}) {
     const Preset& p = findPreset(name);
     p.schedule.validate(p.nLayer, p.optimizer.maxSteps);
   }

@@ -17,6 +17,7 @@ set(NF_CORE_PLAIN_SOURCES
   text/bpe_trainer.cpp
   text/text_source.cpp
   data/synthetic_corpus.cpp
+  data/synthetic_benchmarks.cpp
   data/corpus_grammar.cpp
   data/corpus_rules.cpp
   data/corpus_main_style.cpp
@@ -26,6 +27,7 @@ set(NF_CORE_PLAIN_SOURCES
   data/tokenize.cpp
   data/token_sequences.cpp
   data/default_datasets.cpp
+  eval/benchmark_tasks.cpp
   schedule/schedule.cpp
   schedule/editable_schedule.cpp
   schedule/autopilot.cpp

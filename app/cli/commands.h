@@ -29,6 +29,7 @@ void cmdTokenize(CLI::App& command);
 void cmdCorpus(CLI::App& command);
 void cmdIoi(CLI::App& command);
 void cmdEval(CLI::App& command);
+void cmdBench(CLI::App& command);
 void cmdGenerate(CLI::App& command);
 void cmdPretrain(CLI::App& command);
 void cmdFinetune(CLI::App& command);

@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "data/ioi.h"
+#include "data/synthetic_benchmarks.h"
 #include "data/synthetic_corpus.h"
 #include "data/tokenize.h"
 #include "io/atomic_file.h"
@@ -30,10 +31,12 @@ void cmdCorpus(CLI::App& command) {
       "Write the synthetic English-like corpus the bundled model is trained on: train.txt and val.txt (the "
       "same distribution, different documents) and alt.txt (other templates and word lists, a "
       "differently distributed eval set, as The Pile is in the paper). Documents are separated by "
-      "<|endoftext|>. The same seed gives byte-identical files on every machine.");
+      "<|endoftext|>. The same seed gives byte-identical files on every machine. With --benchmarks, also "
+      "downstream benchmark files made from the validation documents, in HellaSwag's, WinoGrande's and "
+      "LAMBADA's formats, under bench/ (normfree-cli bench … --data OUT/bench).");
   struct Options {
     std::string out;
-    int64_t seed = 0;
+    int64_t seed = 0, benchmarks = 0;
     double trainMb = 40, valMb = 2, altMb = 2;
   };
   auto o = std::make_shared<Options>();
@@ -55,6 +58,10 @@ void cmdCorpus(CLI::App& command) {
   command.add_option("--alt-mb", o->altMb, "size of alt.txt")
       ->type_name("MB")
       ->transform(atLeast(0.0))
+      ->capture_default_str();
+  command.add_option("--benchmarks", o->benchmarks, "items per synthetic benchmark file in bench/ (0: none)")
+      ->type_name("n")
+      ->transform(atLeast<int64_t>(0))
       ->capture_default_str();
   onRun(command, [o] {
     const int64_t seed = o->seed;
@@ -82,6 +89,11 @@ void cmdCorpus(CLI::App& command) {
                                    {"seed", splitSeed},
                                    {"bytes", std::filesystem::file_size(out + "/" + s.file)},
                                    {"documents", documents}};
+    }
+    if (o->benchmarks > 0) {
+      const int64_t items =
+          writeSyntheticBenchmarks(out + "/bench", static_cast<uint64_t>(seed), o->benchmarks);
+      manifest["benchmarks"] = {{"folder", "bench"}, {"items", items}, {"seed", seed * 3 + 1}};
     }
     writeFileAtomic(out + "/corpus.json", manifest.dump(2) + "\n");
     manifest["seconds"] = secondsSince(start);

@@ -1,15 +1,20 @@
-// normfree-cli commands that run a model on text: eval, generate.
+// normfree-cli commands that run a model on text: eval, bench, generate.
 #include <torch/torch.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "commands.h"
+#include "eval/benchmark.h"
 #include "eval/evaluate.h"
 #include "eval/generate.h"
+#include "io/atomic_file.h"
+#include "io/file_format.h"
 #include "model/hf_checkpoint.h"
 #include "options.h"
 #include "progress_bar.h"
@@ -79,6 +84,144 @@ void cmdEval(CLI::App& command) {
     j["seconds"] = seconds;
     j["tokens_per_second"] = result.summary.tokens / seconds;
     printJson(j);
+    return 0;
+  });
+}
+
+namespace {
+
+// "hellaswag,piqa" → tasks; "all" → every task whose file `data` holds (a folder) — at least one.
+std::vector<BenchmarkTask> benchmarkTasks(const std::string& list, const std::string& data) {
+  std::vector<BenchmarkTask> tasks;
+  if (list == "all") {
+    for (BenchmarkTask task : allBenchmarkTasks())
+      for (const auto& name : benchmarkFileNames(task))
+        if (std::filesystem::is_regular_file(std::filesystem::path(data) / name)) {
+          tasks.push_back(task);
+          break;
+        }
+    if (tasks.empty()) throw UsageError(data + " holds no benchmark file under its distributed name");
+    return tasks;
+  }
+  std::stringstream names(list);
+  for (std::string name; std::getline(names, name, ',');) {
+    try {
+      tasks.push_back(parseBenchmarkTask(name));
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+  }
+  return tasks;
+}
+
+std::string percent(double p) {
+  char text[16];
+  std::snprintf(text, sizeof text, "%6.2f", 100 * p);
+  return text;
+}
+
+}  // namespace
+
+void cmdBench(CLI::App& command) {
+  command.description(
+      "Downstream benchmarks scored as lm-evaluation-harness scores them (zero-shot): HellaSwag, PIQA, "
+      "WinoGrande, BoolQ, ARC-Easy, ARC-Challenge, LAMBADA, read from the files you have (nothing is "
+      "downloaded). acc: the choice with the highest summed log-likelihood; acc_norm: per character of the "
+      "choice; LAMBADA: the last word greedy, and perplexity. With --compare, the same items for each "
+      "model and paired-bootstrap intervals of the differences. JSON on stdout (or --out), a table on "
+      "stderr. docs/DOWNSTREAM.md says where the files come from.");
+  struct Options {
+    std::string tasks, model, compare, data, out, device = "cpu";
+    int64_t limit = 0;
+    bool bf16 = false;
+  };
+  auto o = std::make_shared<Options>();
+  command
+      .add_option(
+          "tasks", o->tasks,
+          "hellaswag, piqa, winogrande, boolq, arc_easy, arc_challenge, lambada (comma-separated), or "
+          "all: every one whose file --data holds")
+      ->required();
+  command.add_option("model", o->model, "model folder")->required();
+  command.add_option("--compare", o->compare, "more model folders, scored on the same items")
+      ->type_name("folder,…");
+  command
+      .add_option("--data", o->data,
+                  "a task's file (hellaswag_val.jsonl, …) or a folder holding the task files under their "
+                  "distributed names")
+      ->type_name("path")
+      ->required();
+  command.add_option("--limit", o->limit, "score only the first n items of each task (0: all)")
+      ->type_name("n")
+      ->transform(atLeast<int64_t>(0))
+      ->capture_default_str();
+  command.add_option("--out", o->out, "write the JSON here (atomically) instead of stdout")
+      ->type_name("file.json");
+  command.add_option("--device", o->device, "where to run")->type_name("cpu|cuda[:N]")->capture_default_str();
+  command.add_flag("--bf16", o->bf16, "bf16 autocast (CUDA only)");
+  onRun(command, [o] {
+    const std::vector<BenchmarkTask> tasks = benchmarkTasks(o->tasks, o->data);
+    std::vector<std::string> models = {o->model};
+    std::stringstream more(o->compare);
+    for (std::string folder; std::getline(more, folder, ',');)
+      if (!folder.empty()) models.push_back(folder);
+
+    std::vector<BenchmarkData> data;
+    for (BenchmarkTask task : tasks) data.push_back(readBenchmark(task, o->data, o->limit));
+    // scores[model][task]
+    std::vector<std::vector<BenchmarkScore>> scores;
+    for (const auto& folder : models) {
+      if (!hasTokenizer(folder)) throw UsageError("no tokenizer files in " + folder);
+      const std::unique_ptr<Tokenizer> tokenizer = loadTokenizer(folder);
+      CausalLM model = loadModel(folder, parseDevice(o->device));
+      model->setCudaBf16Autocast(o->bf16);
+      if (tokenizer->vocabSize() > model->config().vocabSize)
+        throw UsageError(folder + ": the tokenizer has " + std::to_string(tokenizer->vocabSize()) +
+                         " tokens, the model only " + std::to_string(model->config().vocabSize));
+      scores.emplace_back();
+      for (const auto& d : data)
+        scores.back().push_back(scoreBenchmark(*model, *tokenizer, d, {}, progressBar()));
+    }
+
+    nlohmann::json out = formatHeader(kBenchmarkFormat);
+    out["models"] = models;
+    out["tasks"] = nlohmann::json::array();
+    std::string table = "task             n   model                               acc    ±      acc_norm ±\n";
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+      nlohmann::json task = {{"task", benchmarkTaskName(tasks[t])}, {"file", data[t].file}};
+      for (std::size_t m = 0; m < models.size(); ++m) {
+        const BenchmarkScore& s = scores[m][t];
+        nlohmann::json result = toJson(s, data[t], true);
+        result["model"] = models[m];
+        task["results"].push_back(result);
+        char line[256];
+        std::snprintf(
+            line, sizeof line, "%-14s %5lld   %-32.32s %s %s %s %s%s\n", benchmarkTaskName(tasks[t]),
+            static_cast<long long>(s.n), models[m].c_str(), percent(s.acc).c_str(),
+            percent(s.accStderr).c_str(), reportsAccNorm(tasks[t]) ? percent(s.accNorm).c_str() : "      ",
+            reportsAccNorm(tasks[t]) ? percent(s.accNormStderr).c_str() : "",
+            tasks[t] == BenchmarkTask::Lambada ? ("   perplexity " + std::to_string(s.perplexity)).c_str()
+                                               : "");
+        table += line;
+        if (m == 0) continue;
+        nlohmann::json difference = {{"model", models[m]}, {"against", models[0]}};
+        for (const bool norm : {false, true}) {
+          if (norm && !reportsAccNorm(tasks[t])) continue;
+          const PairedDifference d = pairedDifference(scores[0][t].correct(norm), s.correct(norm));
+          difference[norm ? "acc_norm" : "acc"] = {
+              {"difference", d.difference}, {"low", d.low}, {"high", d.high}};
+        }
+        task["differences"].push_back(difference);
+      }
+      out["tasks"].push_back(task);
+    }
+    std::fputs(table.c_str(), stderr);
+    if (o->out.empty()) {
+      printJson(out);
+    } else {
+      writeFileAtomic(o->out, out.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+      printJson({{"written", o->out}});
+    }
     return 0;
   });
 }

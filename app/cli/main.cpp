@@ -217,6 +217,8 @@ const Command kCommands[] = {
     {"tokenize", cmdTokenize, "text (.txt, .jsonl) → nanoGPT token file (.bin)"},
     {"ioi", cmdIoi, "write an IOI prompt set (clean/corrupted pairs) for patching"},
     {"eval", cmdEval, "cross-entropy, loss percentiles, entropy and calibration on a token file"},
+    {"bench", cmdBench,
+     "downstream benchmarks (HellaSwag, PIQA, WinoGrande, BoolQ, ARC, LAMBADA) as lm-eval scores them"},
     {"generate", cmdGenerate, "continue a prompt (greedy or sampled, deterministic for a seed)"},
     {"pretrain", cmdPretrain, "train a model from scratch (with its norms) into a run directory"},
     {"finetune", cmdFinetune, "the vanilla control: fine-tune with nothing removed"},

@@ -17,11 +17,12 @@ inline constexpr FileFormat kRunConfigFormat{"normfree-run", 1};      // a run's
 inline constexpr FileFormat kScheduleFormat{"normfree-schedule", 1};  // schedule.json, schedule files
 inline constexpr FileFormat kCheckpointStateFormat{"normfree-checkpoint", 1};  // a checkpoint's state.json
 inline constexpr FileFormat kMetricsFormat{"normfree-metrics", 2};             // metrics.jsonl's start record
-inline constexpr FileFormat kModelBlockFormat{"normfree-model", 1};    // config.json's "normfree" block
-inline constexpr FileFormat kTokenSidecarFormat{"nanogpt-tokens", 1};  // a token file's .bin.json
-inline constexpr FileFormat kIoiFormat{"normfree-ioi", 1};             // IOI prompt sets
-inline constexpr FileFormat kServeFormat{"normfree-serve", 1};         // a served run's serve.json
-inline constexpr FileFormat kSourceFormat{"normfree-source", 1};       // a run's source/source.json
+inline constexpr FileFormat kModelBlockFormat{"normfree-model", 1};      // config.json's "normfree" block
+inline constexpr FileFormat kTokenSidecarFormat{"nanogpt-tokens", 1};    // a token file's .bin.json
+inline constexpr FileFormat kIoiFormat{"normfree-ioi", 1};               // IOI prompt sets
+inline constexpr FileFormat kServeFormat{"normfree-serve", 1};           // a served run's serve.json
+inline constexpr FileFormat kSourceFormat{"normfree-source", 1};         // a run's source/source.json
+inline constexpr FileFormat kBenchmarkFormat{"normfree-benchmarks", 1};  // normfree-cli bench's results
 
 enum class WhenUnmarked {
   Refuse,      // a file without "format" is not one of ours

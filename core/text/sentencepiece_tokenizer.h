@@ -29,6 +29,7 @@ class SentencePieceTokenizer final : public Tokenizer {
   int32_t vocabSize() const override;
   int32_t eotId() const override;  // the model's </s>
   int32_t bosId() const override;  // the model's <s>
+  bool huggingFaceAddsBos() const override { return bosId() >= 0; }
   // "▁" as a space, a byte piece "<0x0A>" as its byte, control and unknown pieces as written.
   std::string tokenBytes(int32_t id) const override;
   int32_t idOf(std::string_view bytes) const override;

@@ -37,6 +37,10 @@ class Tokenizer {
   // What a document starts with after the previous one's end-of-text: the begin-of-sequence token, or
   // end-of-text itself where there is none (GPT-2). Token files, IOI and other prompts start so.
   int32_t documentStartId() const { return bosId() >= 0 ? bosId() : eotId(); }
+  // Whether Hugging Face's tokenizer for these files starts every encoding with the BOS by default
+  // (LLaMA's SentencePiece LlamaTokenizer does; byte-level BPE — GPT-2, Pythia, Qwen2 — does not):
+  // lm-evaluation-harness scores text encoded so (eval/benchmark.h).
+  virtual bool huggingFaceAddsBos() const { return false; }
   // The bytes a token stands for in running text: a byte-level token's bytes, a SentencePiece piece
   // with "▁" as a space, a special token's own text. What per-token displays show.
   virtual std::string tokenBytes(int32_t id) const = 0;

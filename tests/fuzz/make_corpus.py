@@ -291,6 +291,26 @@ def ioi_seeds():
         "words_available": {"names": 2, "places": 1, "objects": 1}, "prompts": prompts}))
 
 
+# --- downstream benchmark files (eval/benchmark_tasks.cpp): a task byte (its index in allBenchmarkTasks),
+# then two lines in that task's distributed format.
+def benchmark_seeds():
+    lines = [
+        [{"activity_label": "Baking", "ctx_a": "A woman mixes flour.", "ctx_b": "she [header] pours",
+          "endings": ["it [title] out.", "into the sea."], "label": "1"}],
+        [{"goal": "To open a jar,", "sol1": "twist the lid.", "sol2": "sing.", "label": 0}],
+        [{"sentence": "Mary gave John a book because _ was kind.", "option1": "Mary", "option2": "John",
+          "answer": "1"}],
+        [{"question": "is it", "passage": "It is.", "answer": True}, {"question": "q", "passage": "p", "label": 0}],
+        [{"question": {"stem": "Which?", "choices": [{"text": "a", "label": "A"}, {"text": "b", "label": "B"}]},
+          "answerKey": "B"},
+         {"question": "What?", "choices": {"text": ["x", "y"], "label": ["1", "2"]}, "answerKey": "1"}],
+        [{"question": "Which?", "choices": {"text": ["a", "b", "c"], "label": ["A", "B", "C"]}, "answerKey": "C"}],
+        [{"text": "She said hello to the robot and the robot said hello to her"}, {"text": "word"}],
+    ]
+    for index, items in enumerate(lines):
+        write("benchmark_tasks", f"task{index}.jsonl", bytes([index]) + "".join(dumps(i) for i in items).encode())
+
+
 # --- a checkpoint's state.json (train/checkpoint.cpp's toJson).
 def checkpoint_seeds():
     write("checkpoint_state", "state.json", dumps({
@@ -388,7 +408,7 @@ if __name__ == "__main__":
     shutil.rmtree(CORPUS, ignore_errors=True)
     for make in (safetensors_seeds, model_config_seeds, schedule_seeds, run_config_seeds, bpe_seeds, hf_seeds,
                  token_file_seeds, metrics_seeds, analysis_seeds, ioi_seeds, checkpoint_seeds,
-                 steering_seeds):
+                 steering_seeds, benchmark_seeds):
         make()
     write_dicts()
     for target in sorted(os.listdir(CORPUS)):

@@ -108,6 +108,108 @@
     </message>
 </context>
 <context>
+    <name>BenchmarksPane</name>
+    <message>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="97"/>
+        <source>Downstream benchmarks — HellaSwag, PIQA, WinoGrande, BoolQ, ARC, LAMBADA — scored as lm-evaluation-harness scores them, on the model now and on the starting model, from the task files in a folder you choose (nothing is downloaded). Until you choose one, tasks made from the synthetic corpus in those formats, which the bundled models can answer.</source>
+        <translation>Downstream-Benchmarks – HellaSwag, PIQA, WinoGrande, BoolQ, ARC, LAMBADA –, bewertet wie lm-evaluation-harness sie bewertet, am Modell jetzt und am Ausgangsmodell, aus den Aufgabendateien eines Ordners Ihrer Wahl (nichts wird heruntergeladen). Bis Sie einen wählen: Aufgaben in diesen Formaten aus dem synthetischen Korpus, die die mitgelieferten Modelle lösen können.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="117"/>
+        <source>Folder of benchmark files (hellaswag_val.jsonl, winogrande_1.1/dev.jsonl, …)</source>
+        <translation>Ordner mit Benchmark-Dateien (hellaswag_val.jsonl, winogrande_1.1/dev.jsonl, …)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="122"/>
+        <source>Tasks: synthetic, made from the corpus</source>
+        <translation>Aufgaben: synthetisch, aus dem Korpus</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="123"/>
+        <source>Tasks: the files in %1</source>
+        <translation>Aufgaben: die Dateien in %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="131"/>
+        <source>benchmarks are scored in this window, on a model it holds: a run served elsewhere is scored on its server with normfree-cli bench</source>
+        <translation>Benchmarks werden in diesem Fenster an einem Modell bewertet, das es hält: ein anderswo laufender Lauf wird auf seinem Server mit normfree-cli bench bewertet</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="208"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="209"/>
+        <source>right</source>
+        <translation>richtig</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="208"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="209"/>
+        <source>wrong</source>
+        <translation>falsch</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="217"/>
+        <source>Items one model answers right and the other wrong: %1 of %2</source>
+        <translation>Einträge, die ein Modell richtig und das andere falsch beantwortet: %1 von %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="221"/>
+        <source>Accuracy per task, the starting model against the model now (± standard error)</source>
+        <translation>Genauigkeit je Aufgabe, Ausgangsmodell gegen das Modell jetzt (± Standardfehler)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="222"/>
+        <source>accuracy (%)</source>
+        <translation>Genauigkeit (%)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="223"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="229"/>
+        <source>starting model</source>
+        <translation>Ausgangsmodell</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="224"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="229"/>
+        <source>model now</source>
+        <translation>Modell jetzt</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="225"/>
+        <source>Choose Task Files…</source>
+        <translation>Aufgabendateien wählen…</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="226"/>
+        <source>Synthetic Tasks</source>
+        <translation>Synthetische Aufgaben</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="227"/>
+        <source>items per task:</source>
+        <translation>Einträge je Aufgabe:</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="229"/>
+        <source>task</source>
+        <translation>Aufgabe</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="229"/>
+        <source>line in the file</source>
+        <translation>Zeile in der Datei</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="229"/>
+        <source>right choice</source>
+        <translation>richtige Wahl</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/BenchmarksPane.h" line="22"/>
+        <source>Benchmarks</source>
+        <translation>Benchmarks</translation>
+    </message>
+</context>
+<context>
     <name>CalibrationPane</name>
     <message>
         <location filename="../widgets/analysis/CalibrationPane.cpp" line="62"/>
@@ -497,27 +599,27 @@ Worker %1 beendet (%2): %3</translation>
         <translation>%1 geöffnet</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="97"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="98"/>
         <source>Connected to the run %1 at %2</source>
         <translation>Mit dem Lauf %1 auf %2 verbunden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="103"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="104"/>
         <source>Cannot connect</source>
         <translation>Keine Verbindung</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="103"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="104"/>
         <source>The run could not be reached or read.</source>
         <translation>Der Lauf war nicht erreichbar oder nicht lesbar.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="86"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="87"/>
         <source>Training stopped</source>
         <translation>Training abgebrochen</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="87"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="88"/>
         <source>The run could not go on. Its last checkpoint is kept; fix the cause and press Resume.</source>
         <translation>Der Lauf konnte nicht fortgesetzt werden. Sein letzter Checkpoint bleibt erhalten; beheben Sie die Ursache und klicken Sie auf „Fortsetzen“.</translation>
     </message>
@@ -538,22 +640,22 @@ Worker %1 beendet (%2): %3</translation>
         <translation>Modellordner kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="131"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="132"/>
         <source>%1 — %2</source>
         <translation>%1 — %2</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="134"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="135"/>
         <source>Run %1 — %2</source>
         <translation>Lauf %1 — %2</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="137"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="138"/>
         <source>Run %1 at %2 — %3</source>
         <translation>Lauf %1 auf %2 — %3</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="138"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="139"/>
         <source>(connecting)</source>
         <translation>(wird verbunden)</translation>
     </message>
@@ -654,7 +756,7 @@ Worker %1 beendet (%2): %3</translation>
         <translation>Lauf wird gestoppt und sein Checkpoint geschrieben…</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="125"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="126"/>
         <source>NormFree Workbench</source>
         <translation>NormFree Workbench</translation>
     </message>
@@ -1129,7 +1231,7 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>RunSession</name>
     <message>
-        <location filename="../widgets/run/RunSession.cpp" line="270"/>
+        <location filename="../widgets/run/RunSession.cpp" line="267"/>
         <source>The run at %1 answered its status malformed: %2</source>
         <translation>Der Lauf auf %1 hat einen fehlerhaften Status geantwortet: %2</translation>
     </message>
@@ -1488,22 +1590,22 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>TimelineWidget</name>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="32"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="33"/>
         <source>treatments</source>
         <translation>Behandlungen</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="54"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="55"/>
         <source>the end of %1&apos;s position-0 treatment</source>
         <translation>das Ende der Position-0-Behandlung von %1</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="56"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="57"/>
         <source>the end of %1&apos;s end-of-text treatment</source>
         <translation>das Ende der Textende-Behandlung von %1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="70"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="71"/>
         <source> and %n more</source>
         <translation>
             <numerusform> und %n weiteres</numerusform>
@@ -1511,17 +1613,17 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="79"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="80"/>
         <source>the position-0 treatment of %1 ends at step %2</source>
         <translation>die Position-0-Behandlung von %1 endet bei Schritt %2</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="81"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="82"/>
         <source>the end-of-text treatment of %1 ends at step %2</source>
         <translation>die Textende-Behandlung von %1 endet bei Schritt %2</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="87"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="88"/>
         <source>%1 becomes fake at step %2</source>
         <translation>%1 erhält bei Schritt %2 eine feste Skala (FakeLN)</translation>
     </message>
@@ -1536,22 +1638,22 @@ Worker %1 beendet (%2): %3</translation>
         <translation>Wiederhergestellt: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="108"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="109"/>
         <source>Removal timeline: drag events to move them (Ctrl-click selects several), Shift-drag the first event of a group to change its gap, double-click to add, Delete to remove, wheel to zoom, drag the background to pan. Applied events are locked.</source>
         <translation>Zeitleiste der Entfernungen: Ereignisse ziehen, um sie zu verschieben (Strg+Klick wählt mehrere aus), erstes Ereignis einer Gruppe mit Umschalt ziehen, um den Abstand zu ändern, Doppelklick zum Hinzufügen, Entf zum Entfernen, Mausrad zum Zoomen, Hintergrund ziehen zum Verschieben. Angewendete Ereignisse sind gesperrt.</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="271"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="288"/>
         <source>No schedule: open a model and choose a removal preset.</source>
         <translation>Kein Zeitplan: Öffnen Sie ein Modell und wählen Sie ein Entfernungs-Preset.</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="299"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="316"/>
         <source>%1 was applied at step %2 and cannot move.</source>
         <translation>%1 wurde bei Schritt %2 angewendet und kann nicht verschoben werden.</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="325"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="342"/>
         <source> (+%n more)</source>
         <translation>
             <numerusform> (+%n weiteres)</numerusform>
@@ -1559,17 +1661,17 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="327"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="344"/>
         <source>gap %1 → %2 steps</source>
         <translation>Abstand %1 → %2 Schritte</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="359"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="376"/>
         <source>Move %1 to step %2</source>
         <translation>%1 auf Schritt %2 verschieben</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="360"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="377"/>
         <source>Move %n events</source>
         <translation>
             <numerusform>%n Ereignis verschieben</numerusform>
@@ -1577,12 +1679,12 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="363"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="380"/>
         <source>Moved %1 to step %2</source>
         <translation>%1 auf Schritt %2 verschoben</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="364"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="381"/>
         <source>Moved %n event(s): %1</source>
         <translation>
             <numerusform>%n Ereignis verschoben: %1</numerusform>
@@ -1590,23 +1692,23 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="380"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="397"/>
         <source>Add %1</source>
         <translation>%1 hinzufügen</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="384"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="401"/>
         <source>Added: %1</source>
         <translation>Hinzugefügt: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="408"/>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="501"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="425"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="518"/>
         <source>Applied already: an event that fired stays in the run</source>
         <translation>Schon angewandt: ein ausgelöstes Ereignis bleibt im Lauf</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="412"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="429"/>
         <source>Delete %n events</source>
         <translation>
             <numerusform>%n Ereignis löschen</numerusform>
@@ -1614,7 +1716,7 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="417"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="434"/>
         <source>Deleted %n event(s): %1</source>
         <translation>
             <numerusform>%n Ereignis gelöscht: %1</numerusform>
@@ -1622,52 +1724,52 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="458"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="475"/>
         <source>End position-0 treatment at step %1</source>
         <translation>Position-0-Behandlung bei Schritt %1 beenden</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="459"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="476"/>
         <source>End end-of-text treatment at step %1</source>
         <translation>End-of-Text-Behandlung bei Schritt %1 beenden</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="462"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="479"/>
         <source>Make LN_f fake at step %1</source>
         <translation>LN_f bei Schritt %1 durch FakeLN ersetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="468"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="485"/>
         <source>Make %1 fake at step %2</source>
         <translation>%1 bei Schritt %2 durch FakeLN ersetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="538"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="555"/>
         <source> (tentative: the autopilot decides when)</source>
         <translation> (vorläufig: der Autopilot entscheidet den Zeitpunkt)</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="466"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="483"/>
         <source>layer %1</source>
         <translation>Schicht %1</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="324"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="341"/>
         <source>%1 (was step %2)</source>
         <translation>%1 (war Schritt %2)</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="467"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="484"/>
         <source>all layers</source>
         <translation>alle Schichten</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="472"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="489"/>
         <source>Nothing to add here: %1</source>
         <translation>Hier lässt sich nichts hinzufügen: %1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="499"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="516"/>
         <source>Delete %n event(s)</source>
         <translation>
             <numerusform>%n Ereignis löschen</numerusform>
@@ -1675,12 +1777,12 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="504"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="521"/>
         <source>Zoom to fit</source>
         <translation>Einpassen</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="537"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="554"/>
         <source> (applied)</source>
         <translation> (angewendet)</translation>
     </message>

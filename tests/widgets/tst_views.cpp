@@ -1,9 +1,10 @@
 // What the workbench shows must not mislead: training and evaluation losses on one value axis; the NMAE
 // of an LN-free model on a fixed 0–100 % scale (it reads as zero, not as float noise), |DLA| and |DE| on one
-// scale from zero; panes never computed
-// are not exported; the head detail names the step of the heat maps it belongs to, also after a refresh
-// while training goes on; German mode leaves no tr() string untranslated (lupdate over the sources finds
-// nothing unfinished or vanished in the .ts file) and shows no English source text that has a translation.
+// scale from zero; the Benchmarks pane shows what normfree-cli bench scores, and says so when its folder
+// holds no task; panes never computed are not exported; the head detail names the step of the heat maps it
+// belongs to, also after a refresh while training goes on; German mode leaves no tr() string untranslated
+// (lupdate over the sources finds nothing unfinished or vanished in the .ts file) and shows no English source
+// text that has a translation.
 #include <QAbstractButton>
 #include <QDockWidget>
 #include <QFile>
@@ -13,12 +14,15 @@
 #include <QRegularExpression>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include "analysis/AnalysisRunner.h"
+#include "analysis/BenchmarksPane.h"
 #include "analysis/HeadsPane.h"
 #include "analysis/NormsPane.h"
+#include "data/synthetic_benchmarks.h"
 #include "run/RunSession.h"
 #include "views/Plots.h"
 #include "views/QCustomPlotInclude.h"
@@ -153,6 +157,41 @@ class TestViews : public QObject {
         for (int layer = 0; layer < map->data()->valueSize(); ++layer)
           largest = std::max(largest, map->data()->cell(head, layer));
     QCOMPARE(dla->dataRange().upper, largest);
+  }
+
+  void benchmarksPaneShowsTheScoresOfTheCli() {
+    const QString model = NF_SOURCE_DIR "/resources/tiny-gpt2";  // a model with a tokenizer
+    const QString tasks = m_dir.filePath("bench");
+    nf::writeSyntheticBenchmarks(tasks.toStdString(), 3, 30);
+    AnalysisRunner runner;
+    runner.setSetup(setupFor(model));
+    BenchmarksPane pane(&runner);
+    pane.setTaskFolder(m_dir.filePath("no-tasks-here"));
+    pane.refresh();
+    QTRY_VERIFY_WITH_TIMEOUT(pane.hasResult() || pane.hasFailed(), fixtures::kEventuallyMs);
+    QVERIFY2(pane.hasFailed() && pane.statusText().contains("no-tasks-here"), qPrintable(pane.statusText()));
+    pane.setTaskFolder(tasks);
+    pane.setItemLimit(20);
+    pane.refresh();
+    QTRY_VERIFY_WITH_TIMEOUT(pane.hasResult() && !pane.hasFailed(), fixtures::kEventuallyMs);
+
+    QProcess cli;
+    cli.start(NF_CLI, {"bench", "all", model, "--data", tasks, "--limit", "20"});
+    QVERIFY(cli.waitForFinished(-1));
+    QCOMPARE(cli.exitCode(), 0);
+    const nlohmann::json scores = nlohmann::json::parse(cli.readAllStandardOutput().toStdString());
+    QCOMPARE(scores["tasks"].size(), size_t{3});  // hellaswag, winogrande, lambada
+    for (int model = 0; model < 2; ++model) {     // no trainer: the model now is the starting model
+      auto* bars = qobject_cast<QCPBars*>(pane.plot()->plottable(2 * model));
+      QCOMPARE(bars->data()->size(), 3);
+      for (int t = 0; t < 3; ++t) {
+        const nlohmann::json& r = scores["tasks"][t]["results"][0];
+        const double expected = 100 * (r.contains("acc_norm") ? r["acc_norm"] : r["acc"]).get<double>();
+        QVERIFY2(std::abs(bars->data()->at(t)->value - expected) < 1e-9,
+                 qPrintable(QString("%1 vs %2").arg(bars->data()->at(t)->value).arg(expected)));
+      }
+    }
+    QCOMPARE(pane.disagreements()->rowCount(), 0);  // one model: nothing to disagree on
   }
 
   void panesNeverComputedAreNotExported() {

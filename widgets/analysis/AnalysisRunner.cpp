@@ -199,6 +199,7 @@ std::shared_ptr<const AnalysisInputs> AnalysisRunner::inputs() {
       if (ioi.empty()) ioi = made.ioi;
     }
     in->sources.tokenFile = validation;
+    in->datasetsFolder = setup.datasetsFolder;
     in->length = std::min<int64_t>(setup.length, in->reference->config().shape.nPositions);
     in->sequences = nf::readSequences(validation, setup.sequences, in->length).count;  // as many as it holds
     nf::IoiPromptSet set;

@@ -42,6 +42,7 @@ struct AnalysisInputs {
                                             const std::vector<int32_t>& ids);
 
   int64_t sequences = 0, length = 0;  // the validation sequences every analysis reads: count, tokens each
+  std::string datasetsFolder;         // where the opened model's synthetic datasets live
   bool encodesText = true;            // prompts given as text can be encoded (a server has its run's)
   nf::SnapshotPtr model;              // the model now (null for a run served elsewhere)
 

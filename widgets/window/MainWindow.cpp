@@ -8,6 +8,7 @@
 #include <QSettings>
 #include <QStatusBar>
 
+#include "analysis/BenchmarksPane.h"
 #include "analysis/CalibrationPane.h"
 #include "analysis/HeadsPane.h"
 #include "analysis/NeuronsPane.h"
@@ -34,9 +35,9 @@ MainWindow::MainWindow(QWidget* parent)
   m_info = new ModelInfoView(this);
   m_timeline = new TimelineWidget(this);
   m_training = new TrainingView(this);
-  m_panes = {new NormsPane(m_runner, this), m_heads = new HeadsPane(m_runner, this),
-             new PatchingPane(m_runner, this), new NeuronsPane(m_runner, this),
-             new CalibrationPane(m_runner, this)};
+  m_panes = {new NormsPane(m_runner, this),       m_heads = new HeadsPane(m_runner, this),
+             new PatchingPane(m_runner, this),    new NeuronsPane(m_runner, this),
+             new CalibrationPane(m_runner, this), new BenchmarksPane(m_runner, this)};
   m_figures = std::make_unique<FigureExport>(m_training, m_panes);
 
   setCentralWidget(m_training);
@@ -164,8 +165,7 @@ void MainWindow::resume() {
   else if (means == ResumeMeans::ContinueConnected)
     m_session->continueRun();  // the connected run is told to go on
   else
-    m_session->resume(m_session->runDir(), m_next.layers(),
-                      m_setup->workers());  // from its newest checkpoint
+    m_session->resume(m_session->runDir(), m_next.layers(), m_setup->workers());  // its newest checkpoint
 }
 
 bool MainWindow::openModelFolder(const QString& folder) {

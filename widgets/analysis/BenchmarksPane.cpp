@@ -1,0 +1,235 @@
+#include "analysis/BenchmarksPane.h"
+
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPointer>
+#include <QPushButton>
+#include <QSettings>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <filesystem>
+
+#include "analysis/benchmark_scores.h"
+#include "data/synthetic_benchmarks.h"
+#include "views/Plots.h"
+#include "views/QCustomPlotInclude.h"
+
+namespace {
+const QColor kNow(0x1f77b4), kStart(0xaaaaaa);
+constexpr int kSyntheticItems = 500;
+
+// The score a task is judged by: acc_norm where the harness reports it, else acc (LAMBADA: greedy acc).
+std::pair<double, double> headline(const nlohmann::json& task) {
+  if (task.contains("acc_norm"))
+    return {task["acc_norm"].get<double>(), task["acc_norm_stderr"].get<double>()};
+  return {task["acc"].get<double>(), task["acc_stderr"].get<double>()};
+}
+
+// Whether the headline score counted item i right.
+bool right(const nlohmann::json& task, std::size_t i) {
+  const nlohmann::json& item = task["items"][i];
+  if (item.contains("greedy")) return item["greedy"].get<bool>();
+  const char* pick = task.contains("acc_norm") ? "predicted_norm" : "predicted";
+  return item[pick].get<int>() == item["gold"].get<int>();
+}
+}  // namespace
+
+BenchmarksPane::BenchmarksPane(AnalysisRunner* runner, QWidget* parent)
+    : AnalysisPane(runner, "benchmarks", parent) {
+  auto* files = new QHBoxLayout;
+  m_folderLabel = new QLabel(this);
+  m_folderLabel->setWordWrap(true);
+  m_choose = new QPushButton(this);
+  m_synthetic = new QPushButton(this);
+  m_limitLabel = new QLabel(this);
+  m_limit = new QSpinBox(this);
+  m_limit->setRange(10, 100000);
+  m_limit->setSingleStep(100);
+  files->addWidget(m_folderLabel, 1);
+  files->addWidget(m_choose);
+  files->addWidget(m_synthetic);
+  files->addWidget(m_limitLabel);
+  files->addWidget(m_limit);
+  body()->addLayout(files);
+
+  m_plot = makePlot(this, "benchmarks");
+  for (const QColor& c : {kStart, kNow}) {
+    auto* bars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
+    bars->setWidth(0.36);
+    bars->setPen(c.darker(130));
+    bars->setBrush(c);
+    auto* errors = new QCPErrorBars(m_plot->xAxis, m_plot->yAxis);
+    errors->removeFromLegend();
+    errors->setDataPlottable(bars);
+  }
+  m_plot->yAxis->setRange(0, 100);
+  placeLegendBelowTitle(m_plot, 2);
+  enableHoverLabels(m_plot);
+  m_table = new QTableWidget(0, 5, this);
+  m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+  m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_table->setSortingEnabled(true);
+  auto* split = new QSplitter(Qt::Vertical, this);
+  m_differently = new QLabel(this);
+  auto* listed = new QWidget(this);
+  auto* list = new QVBoxLayout(listed);
+  list->setContentsMargins(0, 0, 0, 0);
+  list->addWidget(m_differently);
+  list->addWidget(m_table);
+  split->addWidget(m_plot);
+  split->addWidget(listed);
+  body()->addWidget(split, 1);
+
+  QSettings settings;
+  m_folder = settings.value("benchmarks/folder").toString();
+  m_limit->setValue(settings.value("benchmarks/limit", kSyntheticItems).toInt());
+  connect(m_choose, &QPushButton::clicked, this, &BenchmarksPane::chooseFolder);
+  connect(m_synthetic, &QPushButton::clicked, this, [this] { setTaskFolder(QString()); });
+  connect(m_limit, qOverload<int>(&QSpinBox::valueChanged), this, &BenchmarksPane::setItemLimit);
+  retranslate();
+}
+
+QString BenchmarksPane::description() const {
+  return tr(
+      "Downstream benchmarks — HellaSwag, PIQA, WinoGrande, BoolQ, ARC, LAMBADA — scored as "
+      "lm-evaluation-harness scores them, on the model now and on the starting model, from the task files "
+      "in a folder you choose (nothing is downloaded). Until you choose one, tasks made from the synthetic "
+      "corpus in those formats, which the bundled models can answer.");
+}
+
+void BenchmarksPane::setTaskFolder(const QString& folder) {
+  m_folder = folder;
+  QSettings().setValue("benchmarks/folder", folder);
+  showFolder();
+}
+
+void BenchmarksPane::setItemLimit(int items) {
+  if (m_limit->value() != items) m_limit->setValue(items);
+  QSettings().setValue("benchmarks/limit", items);
+}
+
+void BenchmarksPane::chooseFolder() {
+  const QString folder = QFileDialog::getExistingDirectory(
+      this, tr("Folder of benchmark files (hellaswag_val.jsonl, winogrande_1.1/dev.jsonl, …)"), m_folder);
+  if (!folder.isEmpty()) setTaskFolder(folder);
+}
+
+void BenchmarksPane::showFolder() {
+  m_folderLabel->setText(m_folder.isEmpty() ? tr("Tasks: synthetic, made from the corpus")
+                                            : tr("Tasks: the files in %1").arg(m_folder));
+  m_synthetic->setEnabled(!m_folder.isEmpty());
+}
+
+AnalysisWork BenchmarksPane::makeWork() {
+  QPointer<BenchmarksPane> self(this);
+  const std::string folder = m_folder.toStdString();
+  const int64_t limit = m_limit->value();
+  const std::string noServer = tr("benchmarks are scored in this window, on a model it holds: a run served "
+                                  "elsewhere is scored on its server with normfree-cli bench")
+                                   .toStdString();
+  return [self, folder, limit, noServer](const AnalysisInputs& in,
+                                         const nf::ProgressFn& progress) -> std::function<void()> {
+    if (!in.model) throw std::runtime_error(noServer);
+    if (!in.sources.tokenizer)
+      throw std::runtime_error("the model has no tokenizer to encode the tasks with");
+    std::string tasks = folder;
+    if (tasks.empty()) {  // the synthetic tasks, made once beside the model's synthetic datasets
+      if (in.datasetsFolder.empty()) throw std::runtime_error("choose a folder of benchmark files");
+      tasks = in.datasetsFolder + "/bench";
+      if (!std::filesystem::exists(tasks + "/lambada_test.jsonl"))
+        nf::writeSyntheticBenchmarks(tasks, 1, kSyntheticItems);
+    }
+    auto scores = std::make_shared<Scores>();
+    for (nf::BenchmarkTask task : nf::allBenchmarkTasks()) {
+      const auto& names = nf::benchmarkFileNames(task);
+      if (std::none_of(names.begin(), names.end(), [&](const std::string& n) {
+            return std::filesystem::is_regular_file(tasks + "/" + n);
+          }))
+        continue;
+      const nf::BenchmarkData data = nf::readBenchmark(task, tasks, limit);
+      scores->now.push_back(nf::benchmarkOnSnapshot(*in.model, *in.sources.tokenizer, data, progress));
+      scores->start.push_back(nf::benchmarkOnSnapshot(in.reference ? *in.reference : *in.model,
+                                                      *in.sources.tokenizer, data, progress));
+    }
+    if (scores->now.empty())
+      throw std::runtime_error(tasks +
+                               " holds no benchmark file under its distributed name (docs/DOWNSTREAM.md)");
+    return [self, scores, tasks] {
+      if (!self) return;
+      self->draw(*scores);
+      const nlohmann::json& h = scores->now.front()["header"];
+      self->showHeader(h["step"].get<int64_t>(), h["model"].get<std::string>(), h["norms"].get<std::string>(),
+                       tasks);
+    };
+  };
+}
+
+void BenchmarksPane::draw(const Scores& scores) {
+  auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+  for (int model = 0; model < 2; ++model) {
+    const std::vector<nlohmann::json>& results = model == 0 ? scores.start : scores.now;
+    auto* bars = qobject_cast<QCPBars*>(m_plot->plottable(2 * model));
+    auto* errors = qobject_cast<QCPErrorBars*>(m_plot->plottable(2 * model + 1));
+    QVector<double> x, value, error;
+    for (std::size_t t = 0; t < results.size(); ++t) {
+      const auto [score, stderror] = headline(results[t]);
+      x << static_cast<double>(t) + (model == 0 ? -0.19 : 0.19);
+      value << 100 * score;
+      error << 100 * stderror;
+      if (model == 0) {
+        const std::string name = results[t]["task"].get<std::string>();
+        ticker->addTick(static_cast<double>(t), QString::fromStdString(name) +
+                                                    (results[t].contains("acc_norm") ? " (acc_norm)" : ""));
+      }
+    }
+    bars->setData(x, value);
+    errors->setData(error);
+  }
+  m_plot->xAxis->setTicker(ticker);
+  m_plot->xAxis->setRange(-0.6, static_cast<double>(scores.now.size()) - 0.4);
+  m_plot->replot();
+
+  // The items where one model is right and the other wrong.
+  m_table->setSortingEnabled(false);
+  m_table->setRowCount(0);
+  for (std::size_t t = 0; t < scores.now.size(); ++t) {
+    const nlohmann::json &now = scores.now[t], &start = scores.start[t];
+    for (std::size_t i = 0; i < now["items"].size(); ++i) {
+      if (right(now, i) == right(start, i)) continue;
+      const int row = m_table->rowCount();
+      m_table->insertRow(row);
+      const QStringList cells = {
+          QString::fromStdString(now["task"].get<std::string>()),
+          QString::number(now["items"][i]["line"].get<int64_t>()),
+          // LAMBADA has one continuation: no choice to name
+          now["items"][i].contains("greedy") ? QStringLiteral("—")
+                                             : QString::number(now["items"][i]["gold"].get<int>()),
+          right(start, i) ? tr("right") : tr("wrong"), right(now, i) ? tr("right") : tr("wrong")};
+      for (int c = 0; c < cells.size(); ++c) m_table->setItem(row, c, new QTableWidgetItem(cells[c]));
+    }
+  }
+  m_table->setSortingEnabled(true);
+  int64_t items = 0;
+  for (const nlohmann::json& task : scores.now) items += task["n"].get<int64_t>();
+  m_differently->setText(
+      tr("Items one model answers right and the other wrong: %1 of %2").arg(m_table->rowCount()).arg(items));
+}
+
+void BenchmarksPane::retranslate() {
+  setPlotTitle(m_plot, tr("Accuracy per task, the starting model against the model now (± standard error)"));
+  m_plot->yAxis->setLabel(tr("accuracy (%)"));
+  m_plot->plottable(0)->setName(tr("starting model"));
+  m_plot->plottable(2)->setName(tr("model now"));
+  m_choose->setText(tr("Choose Task Files…"));
+  m_synthetic->setText(tr("Synthetic Tasks"));
+  m_limitLabel->setText(tr("items per task:"));
+  m_table->setHorizontalHeaderLabels(
+      {tr("task"), tr("line in the file"), tr("right choice"), tr("starting model"), tr("model now")});
+  showFolder();
+  m_plot->replot();
+  AnalysisPane::retranslate();
+}

@@ -1,0 +1,51 @@
+// Downstream benchmarks (docs/DOWNSTREAM.md) on the model now and on the model it started from, scored as
+// lm-evaluation-harness scores them: accuracy per task as bars with their standard errors, and the items
+// the two models answer differently. The task files are the user's — a folder holding them under their
+// distributed names, remembered — or, until one is chosen, the synthetic tasks made from the corpus for
+// the bundled models. Computed here only (a served run's server does not read files by path).
+#pragma once
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "analysis/AnalysisPane.h"
+
+class QLabel;
+class QPushButton;
+class QSpinBox;
+class QTableWidget;
+
+class BenchmarksPane : public AnalysisPane {
+  Q_OBJECT
+ public:
+  explicit BenchmarksPane(AnalysisRunner* runner, QWidget* parent = nullptr);
+  QList<QCustomPlot*> plots() const override { return {m_plot}; }
+  QString title() const override { return tr("Benchmarks"); }
+  QString description() const override;
+  // The folder of task files ("": the synthetic tasks), remembered between sessions.
+  void setTaskFolder(const QString& folder);
+  QString taskFolder() const { return m_folder; }
+  void setItemLimit(int items);  // items per task, remembered
+  QCustomPlot* plot() const { return m_plot; }
+  QTableWidget* disagreements() const { return m_table; }
+
+ protected:
+  AnalysisWork makeWork() override;
+  void retranslate() override;
+
+ private:
+  struct Scores {
+    std::vector<nlohmann::json> now, start;  // one task's result each, as normfree-cli bench writes it
+  };
+  void draw(const Scores& scores);
+  void chooseFolder();
+  void showFolder();
+  QString m_folder;
+  QLabel* m_folderLabel;
+  QLabel* m_limitLabel;
+  QPushButton* m_choose;
+  QPushButton* m_synthetic;
+  QSpinBox* m_limit;
+  QCustomPlot* m_plot;
+  QTableWidget* m_table;
+  QLabel* m_differently;  // how many items the table lists, of how many
+};

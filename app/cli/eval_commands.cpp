@@ -114,6 +114,16 @@ std::vector<BenchmarkTask> benchmarkTasks(const std::string& list, const std::st
   return tasks;
 }
 
+// A model's name in the table, at most 32 characters: its folder's name ("…/ln-free" of "runs/a/ln-free"),
+// with the run's name before a run's "final".
+std::string tableName(const std::string& folder) {
+  std::filesystem::path p = std::filesystem::path(folder).lexically_normal();
+  if (!p.has_filename()) p = p.parent_path();
+  std::string name = p.filename().string();
+  if (name == "final" && p.has_parent_path()) name = p.parent_path().filename().string() + "/final";
+  return name.size() > 32 ? "…" + name.substr(name.size() - 31) : name;
+}
+
 std::string percent(double p) {
   char text[16];
   std::snprintf(text, sizeof text, "%6.2f", 100 * p);
@@ -197,7 +207,7 @@ void cmdBench(CLI::App& command) {
         char line[256];
         std::snprintf(
             line, sizeof line, "%-14s %5lld   %-32.32s %s %s %s %s%s\n", benchmarkTaskName(tasks[t]),
-            static_cast<long long>(s.n), models[m].c_str(), percent(s.acc).c_str(),
+            static_cast<long long>(s.n), tableName(models[m]).c_str(), percent(s.acc).c_str(),
             percent(s.accStderr).c_str(), reportsAccNorm(tasks[t]) ? percent(s.accNorm).c_str() : "      ",
             reportsAccNorm(tasks[t]) ? percent(s.accNormStderr).c_str() : "",
             tasks[t] == BenchmarkTask::Lambada ? ("   perplexity " + std::to_string(s.perplexity)).c_str()

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The main job on the bundled default: remove LayerNorm from the bundled tiny GPT-2 with the tiny preset
 # (PROTOCOL §2–4), export the LN-free result, evaluate it, check its circuits, run the analyses of PROTOCOL §7
-# on the original and the LN-free model and draw their figures. With --control, also the
-# vanilla fine-tuning control with the same data, learning rate and steps, and the comparison figure.
+# on the original and the LN-free model and draw their figures, and score them on downstream benchmarks made
+# from the corpus (benchmarks.json, benchmarks.txt). With --control, also the vanilla fine-tuning control
+# with the same data, learning rate and steps, and the comparison figure.
 #   resources/tiny-gpt2/experiment.sh [WORK_DIR] [--control]      (after ./bootstrap.sh build)
 # NF_MODEL=resources/tiny-llama runs the same experiment on the bundled tiny LLaMA-style model (same depth,
 # same tokenizer, so the same preset and data); NF_MODEL=resources/small-gpt2 NF_PRESET=small on the small
@@ -30,8 +31,14 @@ if [ ! -f "$data/train.bin" ]; then
     extra=(); [ $split = train ] && extra=(${NF_TRAIN_TOKENIZE:-})
     "$cli" tokenize "$data/$split.txt" --tokenizer "$model" --out "$data/$split.bin" "${extra[@]}" > /dev/null
   done
-  "$cli" ioi --tokenizer "$model" --count 480 --out "$data/ioi.json" > /dev/null
 fi
+# The IOI prompts on their own: a data folder made by another script (tools/autopilot-evidence.sh) has none.
+[ -f "$data/ioi.json" ] || "$cli" ioi --tokenizer "$model" --count 480 --out "$data/ioi.json" > /dev/null
+# Downstream benchmarks in HellaSwag's, WinoGrande's and LAMBADA's formats, made from the validation
+# documents of the same corpus (docs/DOWNSTREAM.md).
+bench="$work/bench-data/bench"
+[ -f "$bench/lambada_test.jsonl" ] ||
+  "$cli" corpus --out "$work/bench-data" --seed 1 --train-mb 0 --val-mb 0 --alt-mb 0 --benchmarks 500 > /dev/null
 
 train_args=(--model "$model" --train "$data/train.bin" --eval "$data/val.bin,$data/alt.bin" --preset "$preset"
             --device "$device" --eval-interval 50 --eval-tokens 65536 --checkpoint-interval 100 ${NF_TRAIN_ARGS:-})
@@ -82,6 +89,7 @@ models=(original ln-free)
   if [ "$control" = --control ]; then
     analyze_all vanilla "$work/finetune/final"
     compare="$work/finetune/final,$compare"
+    compare_control=",$work/finetune/final"
     models=(original vanilla ln-free)
   fi
   "$cli" analyze calibration "$model" --compare "$compare" --data "$data/val.bin" --sequences 32 ${NF_ANALYZE_ARGS:-} \
@@ -91,4 +99,7 @@ models=(original ln-free)
 if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
   /usr/bin/python3 docs/figures/analysis_figures.py "$work/analyses" "$work/figures" "${models[@]}"
 fi
-echo "experiment: results in $work (summary.jsonl, export.json, remove/, lnfree/, analyses/, figures/${control:+, finetune/, loss_curves.png})" >&2
+# The benchmarks on the same items for every model (the original first: differences are against it).
+"$cli" bench all "$model" --compare "$work/remove/final${compare_control:-}" --data "$bench" --device "$device" \
+  --out "$work/benchmarks.json" 2>&1 > /dev/null | grep -v '^score ' > "$work/benchmarks.txt"
+echo "experiment: results in $work (summary.jsonl, export.json, remove/, lnfree/, analyses/, figures/, benchmarks.json, benchmarks.txt${control:+, finetune/, loss_curves.png})" >&2

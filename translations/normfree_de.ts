@@ -110,101 +110,135 @@
 <context>
     <name>BenchmarksPane</name>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="97"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="115"/>
         <source>Downstream benchmarks — HellaSwag, PIQA, WinoGrande, BoolQ, ARC, LAMBADA — scored as lm-evaluation-harness scores them, on the model now and on the starting model, from the task files in a folder you choose (nothing is downloaded). Until you choose one, tasks made from the synthetic corpus in those formats, which the bundled models can answer.</source>
         <translation>Downstream-Benchmarks – HellaSwag, PIQA, WinoGrande, BoolQ, ARC, LAMBADA –, bewertet wie lm-evaluation-harness sie bewertet, am Modell jetzt und am Ausgangsmodell, aus den Aufgabendateien eines Ordners Ihrer Wahl (nichts wird heruntergeladen). Bis Sie einen wählen: Aufgaben in diesen Formaten aus dem synthetischen Korpus, die die mitgelieferten Modelle lösen können.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="117"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="140"/>
         <source>Folder of benchmark files (hellaswag_val.jsonl, winogrande_1.1/dev.jsonl, …)</source>
         <translation>Ordner mit Benchmark-Dateien (hellaswag_val.jsonl, winogrande_1.1/dev.jsonl, …)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="122"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="145"/>
         <source>Tasks: synthetic, made from the corpus</source>
         <translation>Aufgaben: synthetisch, aus dem Korpus</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="123"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="146"/>
         <source>Tasks: the files in %1</source>
         <translation>Aufgaben: die Dateien in %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="131"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="149"/>
+        <source>Compared with: only the starting model</source>
+        <translation>Verglichen mit: nur dem Ausgangsmodell</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="150"/>
+        <source>Compared with: the starting model and %1</source>
+        <translation>Verglichen mit: dem Ausgangsmodell und %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="158"/>
         <source>benchmarks are scored in this window, on a model it holds: a run served elsewhere is scored on its server with normfree-cli bench</source>
         <translation>Benchmarks werden in diesem Fenster an einem Modell bewertet, das es hält: ein anderswo laufender Lauf wird auf seinem Server mit normfree-cli bench bewertet</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="208"/>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="209"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="248"/>
         <source>right</source>
         <translation>richtig</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="208"/>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="209"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="248"/>
         <source>wrong</source>
         <translation>falsch</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="217"/>
-        <source>Items one model answers right and the other wrong: %1 of %2</source>
-        <translation>Einträge, die ein Modell richtig und das andere falsch beantwortet: %1 von %2</translation>
-    </message>
-    <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="221"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="282"/>
         <source>Accuracy per task, the starting model against the model now (± standard error)</source>
         <translation>Genauigkeit je Aufgabe, Ausgangsmodell gegen das Modell jetzt (± Standardfehler)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="222"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="283"/>
         <source>accuracy (%)</source>
         <translation>Genauigkeit (%)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="223"/>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="229"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="276"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="284"/>
         <source>starting model</source>
         <translation>Ausgangsmodell</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="224"/>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="229"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="106"/>
+        <source>A model to compare with (the vanilla control&apos;s final model, say)</source>
+        <translation>Ein Vergleichsmodell (etwa das finale Modell der Vanilla-Kontrolle)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="269"/>
+        <source>Items the model now and the compared model answer differently: %1 of %2</source>
+        <translation>Einträge, die das Modell jetzt und das Vergleichsmodell verschieden beantworten: %1 von %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="270"/>
+        <source>Items the model now and the starting model answer differently: %1 of %2</source>
+        <translation>Einträge, die das Modell jetzt und das Ausgangsmodell verschieden beantworten: %1 von %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="277"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="286"/>
+        <source>compared model</source>
+        <translation>Vergleichsmodell</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="278"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="285"/>
         <source>model now</source>
         <translation>Modell jetzt</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="225"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="287"/>
+        <source>Compare With…</source>
+        <translation>Vergleichen mit…</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="288"/>
+        <source>No Comparison</source>
+        <translation>Kein Vergleich</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="289"/>
         <source>Choose Task Files…</source>
         <translation>Aufgabendateien wählen…</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="226"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="290"/>
         <source>Synthetic Tasks</source>
         <translation>Synthetische Aufgaben</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="227"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="291"/>
         <source>items per task:</source>
         <translation>Einträge je Aufgabe:</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="229"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="276"/>
         <source>task</source>
         <translation>Aufgabe</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="229"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="276"/>
         <source>line in the file</source>
         <translation>Zeile in der Datei</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="229"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="276"/>
         <source>right choice</source>
         <translation>richtige Wahl</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.h" line="22"/>
+        <location filename="../widgets/analysis/BenchmarksPane.h" line="23"/>
         <source>Benchmarks</source>
         <translation>Benchmarks</translation>
     </message>

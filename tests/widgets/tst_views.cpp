@@ -192,6 +192,16 @@ class TestViews : public QObject {
       }
     }
     QCOMPARE(pane.disagreements()->rowCount(), 0);  // one model: nothing to disagree on
+    // A model to compare with gets its own bars and its column.
+    pane.setControlFolder(model);
+    pane.refresh();
+    QTRY_VERIFY_WITH_TIMEOUT(pane.disagreements()->columnCount() == 6 || pane.hasFailed(),
+                             fixtures::kEventuallyMs);
+    QVERIFY2(!pane.hasFailed(), qPrintable(pane.statusText()));
+    auto* control = qobject_cast<QCPBars*>(pane.plot()->plottable(4));
+    QCOMPARE(control->data()->size(), 3);
+    QCOMPARE(control->data()->at(1)->value,
+             qobject_cast<QCPBars*>(pane.plot()->plottable(2))->data()->at(1)->value);
   }
 
   void panesNeverComputedAreNotExported() {

@@ -19,7 +19,10 @@
 #include "views/QCustomPlotInclude.h"
 
 namespace {
-const QColor kNow(0x1f77b4), kStart(0xaaaaaa);
+const QColor kNow(0x1f77b4), kStart(0xaaaaaa), kControl(0xff7f0e);
+// The bars' series, in the plot's order (each a QCPBars and its QCPErrorBars): the test reads them so.
+enum Series { kStartSeries, kNowSeries, kControlSeries, kSeries };
+constexpr double kBarWidth = 0.26;
 constexpr int kSyntheticItems = 500;
 
 // The score a task is judged by: acc_norm where the harness reports it, else acc (LAMBADA: greedy acc).
@@ -45,6 +48,10 @@ BenchmarksPane::BenchmarksPane(AnalysisRunner* runner, QWidget* parent)
   m_folderLabel->setWordWrap(true);
   m_choose = new QPushButton(this);
   m_synthetic = new QPushButton(this);
+  m_compare = new QPushButton(this);
+  m_noCompare = new QPushButton(this);
+  m_compareLabel = new QLabel(this);
+  m_compareLabel->setWordWrap(true);
   m_limitLabel = new QLabel(this);
   m_limit = new QSpinBox(this);
   m_limit->setRange(10, 100000);
@@ -55,11 +62,16 @@ BenchmarksPane::BenchmarksPane(AnalysisRunner* runner, QWidget* parent)
   files->addWidget(m_limitLabel);
   files->addWidget(m_limit);
   body()->addLayout(files);
+  auto* compare = new QHBoxLayout;
+  compare->addWidget(m_compareLabel, 1);
+  compare->addWidget(m_compare);
+  compare->addWidget(m_noCompare);
+  body()->addLayout(compare);
 
   m_plot = makePlot(this, "benchmarks");
-  for (const QColor& c : {kStart, kNow}) {
+  for (const QColor& c : {kStart, kNow, kControl}) {
     auto* bars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
-    bars->setWidth(0.36);
+    bars->setWidth(kBarWidth);
     bars->setPen(c.darker(130));
     bars->setBrush(c);
     auto* errors = new QCPErrorBars(m_plot->xAxis, m_plot->yAxis);
@@ -67,7 +79,7 @@ BenchmarksPane::BenchmarksPane(AnalysisRunner* runner, QWidget* parent)
     errors->setDataPlottable(bars);
   }
   m_plot->yAxis->setRange(0, 100);
-  placeLegendBelowTitle(m_plot, 2);
+  placeLegendBelowTitle(m_plot, 3);
   enableHoverLabels(m_plot);
   m_table = new QTableWidget(0, 5, this);
   m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
@@ -89,6 +101,12 @@ BenchmarksPane::BenchmarksPane(AnalysisRunner* runner, QWidget* parent)
   m_limit->setValue(settings.value("benchmarks/limit", kSyntheticItems).toInt());
   connect(m_choose, &QPushButton::clicked, this, &BenchmarksPane::chooseFolder);
   connect(m_synthetic, &QPushButton::clicked, this, [this] { setTaskFolder(QString()); });
+  connect(m_compare, &QPushButton::clicked, this, [this] {
+    const QString folder = QFileDialog::getExistingDirectory(
+        this, tr("A model to compare with (the vanilla control's final model, say)"), m_control);
+    if (!folder.isEmpty()) setControlFolder(folder);
+  });
+  connect(m_noCompare, &QPushButton::clicked, this, [this] { setControlFolder(QString()); });
   connect(m_limit, qOverload<int>(&QSpinBox::valueChanged), this, &BenchmarksPane::setItemLimit);
   retranslate();
 }
@@ -107,6 +125,11 @@ void BenchmarksPane::setTaskFolder(const QString& folder) {
   showFolder();
 }
 
+void BenchmarksPane::setControlFolder(const QString& folder) {
+  m_control = folder;
+  showFolder();
+}
+
 void BenchmarksPane::setItemLimit(int items) {
   if (m_limit->value() != items) m_limit->setValue(items);
   QSettings().setValue("benchmarks/limit", items);
@@ -122,17 +145,21 @@ void BenchmarksPane::showFolder() {
   m_folderLabel->setText(m_folder.isEmpty() ? tr("Tasks: synthetic, made from the corpus")
                                             : tr("Tasks: the files in %1").arg(m_folder));
   m_synthetic->setEnabled(!m_folder.isEmpty());
+  m_compareLabel->setText(m_control.isEmpty()
+                              ? tr("Compared with: only the starting model")
+                              : tr("Compared with: the starting model and %1").arg(m_control));
+  m_noCompare->setEnabled(!m_control.isEmpty());
 }
 
 AnalysisWork BenchmarksPane::makeWork() {
   QPointer<BenchmarksPane> self(this);
-  const std::string folder = m_folder.toStdString();
+  const std::string folder = m_folder.toStdString(), control = m_control.toStdString();
   const int64_t limit = m_limit->value();
   const std::string noServer = tr("benchmarks are scored in this window, on a model it holds: a run served "
                                   "elsewhere is scored on its server with normfree-cli bench")
                                    .toStdString();
-  return [self, folder, limit, noServer](const AnalysisInputs& in,
-                                         const nf::ProgressFn& progress) -> std::function<void()> {
+  return [self, folder, control, limit, noServer](const AnalysisInputs& in,
+                                                  const nf::ProgressFn& progress) -> std::function<void()> {
     if (!in.model) throw std::runtime_error(noServer);
     if (!in.sources.tokenizer)
       throw std::runtime_error("the model has no tokenizer to encode the tasks with");
@@ -144,6 +171,10 @@ AnalysisWork BenchmarksPane::makeWork() {
         nf::writeSyntheticBenchmarks(tasks, 1, kSyntheticItems);
     }
     auto scores = std::make_shared<Scores>();
+    // The model to compare with, and its own tokenizer where its folder has one.
+    const nf::SnapshotPtr compared = control.empty() ? nullptr : nf::ModelSnapshot::load(control);
+    const std::shared_ptr<const nf::Tokenizer> comparedTokenizer =
+        compared && nf::hasTokenizer(control) ? nf::loadTokenizer(control) : in.sources.tokenizer;
     for (nf::BenchmarkTask task : nf::allBenchmarkTasks()) {
       const auto& names = nf::benchmarkFileNames(task);
       if (std::none_of(names.begin(), names.end(), [&](const std::string& n) {
@@ -154,6 +185,8 @@ AnalysisWork BenchmarksPane::makeWork() {
       scores->now.push_back(nf::benchmarkOnSnapshot(*in.model, *in.sources.tokenizer, data, progress));
       scores->start.push_back(nf::benchmarkOnSnapshot(in.reference ? *in.reference : *in.model,
                                                       *in.sources.tokenizer, data, progress));
+      if (compared)
+        scores->control.push_back(nf::benchmarkOnSnapshot(*compared, *comparedTokenizer, data, progress));
     }
     if (scores->now.empty())
       throw std::runtime_error(tasks +
@@ -170,65 +203,93 @@ AnalysisWork BenchmarksPane::makeWork() {
 
 void BenchmarksPane::draw(const Scores& scores) {
   auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-  for (int model = 0; model < 2; ++model) {
-    const std::vector<nlohmann::json>& results = model == 0 ? scores.start : scores.now;
-    auto* bars = qobject_cast<QCPBars*>(m_plot->plottable(2 * model));
-    auto* errors = qobject_cast<QCPErrorBars*>(m_plot->plottable(2 * model + 1));
+  const bool withControl = !scores.control.empty();
+  for (int series = 0; series < kSeries; ++series) {
+    const std::vector<nlohmann::json>& results = series == kStartSeries ? scores.start
+                                                 : series == kNowSeries ? scores.now
+                                                                        : scores.control;
+    auto* bars = qobject_cast<QCPBars*>(m_plot->plottable(2 * series));
+    auto* errors = qobject_cast<QCPErrorBars*>(m_plot->plottable(2 * series + 1));
+    // Side by side: starting model, [control,] model now.
+    const int place = series == kStartSeries ? 0 : series == kControlSeries ? 1 : withControl ? 2 : 1;
+    const double offset = (place - (withControl ? 1.0 : 0.5)) * kBarWidth;
     QVector<double> x, value, error;
     for (std::size_t t = 0; t < results.size(); ++t) {
       const auto [score, stderror] = headline(results[t]);
-      x << static_cast<double>(t) + (model == 0 ? -0.19 : 0.19);
+      x << static_cast<double>(t) + offset;
       value << 100 * score;
       error << 100 * stderror;
-      if (model == 0) {
-        const std::string name = results[t]["task"].get<std::string>();
-        ticker->addTick(static_cast<double>(t), QString::fromStdString(name) +
-                                                    (results[t].contains("acc_norm") ? " (acc_norm)" : ""));
-      }
     }
     bars->setData(x, value);
     errors->setData(error);
+    bars->setVisible(!results.empty());
+    errors->setVisible(!results.empty());
+    if (results.empty())
+      bars->removeFromLegend();
+    else
+      bars->addToLegend();
   }
+  for (std::size_t t = 0; t < scores.now.size(); ++t)
+    ticker->addTick(static_cast<double>(t), QString::fromStdString(scores.now[t]["task"].get<std::string>()) +
+                                                (scores.now[t].contains("acc_norm") ? " (acc_norm)" : ""));
   m_plot->xAxis->setTicker(ticker);
   m_plot->xAxis->setRange(-0.6, static_cast<double>(scores.now.size()) - 0.4);
   m_plot->replot();
 
-  // The items where one model is right and the other wrong.
+  // The items the model now answers differently from the one it is judged against (the control when there
+  // is one, else the starting model).
+  const std::vector<nlohmann::json>& against = withControl ? scores.control : scores.start;
   m_table->setSortingEnabled(false);
+  m_table->setColumnCount(withControl ? 6 : 5);
+  retranslateTable();
   m_table->setRowCount(0);
   for (std::size_t t = 0; t < scores.now.size(); ++t) {
     const nlohmann::json &now = scores.now[t], &start = scores.start[t];
+    auto said = [this](bool ok) { return ok ? tr("right") : tr("wrong"); };
     for (std::size_t i = 0; i < now["items"].size(); ++i) {
-      if (right(now, i) == right(start, i)) continue;
+      if (right(now, i) == right(against[t], i)) continue;
       const int row = m_table->rowCount();
       m_table->insertRow(row);
-      const QStringList cells = {
-          QString::fromStdString(now["task"].get<std::string>()),
-          QString::number(now["items"][i]["line"].get<int64_t>()),
-          // LAMBADA has one continuation: no choice to name
-          now["items"][i].contains("greedy") ? QStringLiteral("—")
-                                             : QString::number(now["items"][i]["gold"].get<int>()),
-          right(start, i) ? tr("right") : tr("wrong"), right(now, i) ? tr("right") : tr("wrong")};
+      QStringList cells = {QString::fromStdString(now["task"].get<std::string>()),
+                           QString::number(now["items"][i]["line"].get<int64_t>()),
+                           // LAMBADA has one continuation: no choice to name
+                           now["items"][i].contains("greedy")
+                               ? QStringLiteral("—")
+                               : QString::number(now["items"][i]["gold"].get<int>()),
+                           said(right(start, i))};
+      if (withControl) cells << said(right(scores.control[t], i));
+      cells << said(right(now, i));
       for (int c = 0; c < cells.size(); ++c) m_table->setItem(row, c, new QTableWidgetItem(cells[c]));
     }
   }
   m_table->setSortingEnabled(true);
   int64_t items = 0;
   for (const nlohmann::json& task : scores.now) items += task["n"].get<int64_t>();
-  m_differently->setText(
-      tr("Items one model answers right and the other wrong: %1 of %2").arg(m_table->rowCount()).arg(items));
+  m_differently->setText((withControl
+                              ? tr("Items the model now and the compared model answer differently: %1 of %2")
+                              : tr("Items the model now and the starting model answer differently: %1 of %2"))
+                             .arg(m_table->rowCount())
+                             .arg(items));
+}
+
+void BenchmarksPane::retranslateTable() {
+  QStringList headers = {tr("task"), tr("line in the file"), tr("right choice"), tr("starting model")};
+  if (m_table->columnCount() == 6) headers << tr("compared model");
+  m_table->setHorizontalHeaderLabels(headers << tr("model now"));
 }
 
 void BenchmarksPane::retranslate() {
   setPlotTitle(m_plot, tr("Accuracy per task, the starting model against the model now (± standard error)"));
   m_plot->yAxis->setLabel(tr("accuracy (%)"));
   m_plot->plottable(0)->setName(tr("starting model"));
-  m_plot->plottable(2)->setName(tr("model now"));
+  m_plot->plottable(2 * kNowSeries)->setName(tr("model now"));
+  m_plot->plottable(2 * kControlSeries)->setName(tr("compared model"));
+  m_compare->setText(tr("Compare With…"));
+  m_noCompare->setText(tr("No Comparison"));
   m_choose->setText(tr("Choose Task Files…"));
   m_synthetic->setText(tr("Synthetic Tasks"));
   m_limitLabel->setText(tr("items per task:"));
-  m_table->setHorizontalHeaderLabels(
-      {tr("task"), tr("line in the file"), tr("right choice"), tr("starting model"), tr("model now")});
+  retranslateTable();
   showFolder();
   m_plot->replot();
   AnalysisPane::retranslate();

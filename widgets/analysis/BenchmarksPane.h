@@ -2,7 +2,8 @@
 // lm-evaluation-harness scores them: accuracy per task as bars with their standard errors, and the items
 // the two models answer differently. The task files are the user's — a folder holding them under their
 // distributed names, remembered — or, until one is chosen, the synthetic tasks made from the corpus for
-// the bundled models. Computed here only (a served run's server does not read files by path).
+// the bundled models; beside them, any model folder chosen to compare with (the vanilla control). Computed
+// here only (a served run's server does not read files by path).
 #pragma once
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -25,6 +26,9 @@ class BenchmarksPane : public AnalysisPane {
   void setTaskFolder(const QString& folder);
   QString taskFolder() const { return m_folder; }
   void setItemLimit(int items);  // items per task, remembered
+  // A model to score beside them (the vanilla control's final model, say; "": none): its bars join the
+  // plot and the table lists the items the model now answers differently from it.
+  void setControlFolder(const QString& folder);
   QCustomPlot* plot() const { return m_plot; }
   QTableWidget* disagreements() const { return m_table; }
 
@@ -34,16 +38,20 @@ class BenchmarksPane : public AnalysisPane {
 
  private:
   struct Scores {
-    std::vector<nlohmann::json> now, start;  // one task's result each, as normfree-cli bench writes it
+    std::vector<nlohmann::json> now, start, control;  // one task's result each, as bench writes it
   };
   void draw(const Scores& scores);
   void chooseFolder();
   void showFolder();
-  QString m_folder;
+  void retranslateTable();
+  QString m_folder, m_control;
   QLabel* m_folderLabel;
   QLabel* m_limitLabel;
   QPushButton* m_choose;
   QPushButton* m_synthetic;
+  QPushButton* m_compare;
+  QPushButton* m_noCompare;
+  QLabel* m_compareLabel;
   QSpinBox* m_limit;
   QCustomPlot* m_plot;
   QTableWidget* m_table;

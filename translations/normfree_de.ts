@@ -140,33 +140,28 @@
         <translation>Verglichen mit: dem Ausgangsmodell und %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="158"/>
-        <source>benchmarks are scored in this window, on a model it holds: a run served elsewhere is scored on its server with normfree-cli bench</source>
-        <translation>Benchmarks werden in diesem Fenster an einem Modell bewertet, das es hält: ein anderswo laufender Lauf wird auf seinem Server mit normfree-cli bench bewertet</translation>
-    </message>
-    <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="248"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="246"/>
         <source>right</source>
         <translation>richtig</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="248"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="246"/>
         <source>wrong</source>
         <translation>falsch</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="282"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="280"/>
         <source>Accuracy per task, the starting model against the model now (± standard error)</source>
         <translation>Genauigkeit je Aufgabe, Ausgangsmodell gegen das Modell jetzt (± Standardfehler)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="283"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="281"/>
         <source>accuracy (%)</source>
         <translation>Genauigkeit (%)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="276"/>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="284"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="274"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="282"/>
         <source>starting model</source>
         <translation>Ausgangsmodell</translation>
     </message>
@@ -176,69 +171,69 @@
         <translation>Ein Vergleichsmodell (etwa das finale Modell der Vanilla-Kontrolle)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="269"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="267"/>
         <source>Items the model now and the compared model answer differently: %1 of %2</source>
         <translation>Einträge, die das Modell jetzt und das Vergleichsmodell verschieden beantworten: %1 von %2</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="270"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="268"/>
         <source>Items the model now and the starting model answer differently: %1 of %2</source>
         <translation>Einträge, die das Modell jetzt und das Ausgangsmodell verschieden beantworten: %1 von %2</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="277"/>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="286"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="275"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="284"/>
         <source>compared model</source>
         <translation>Vergleichsmodell</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="278"/>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="285"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="276"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="283"/>
         <source>model now</source>
         <translation>Modell jetzt</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="287"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="285"/>
         <source>Compare With…</source>
         <translation>Vergleichen mit…</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="288"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="286"/>
         <source>No Comparison</source>
         <translation>Kein Vergleich</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="289"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="287"/>
         <source>Choose Task Files…</source>
         <translation>Aufgabendateien wählen…</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="290"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="288"/>
         <source>Synthetic Tasks</source>
         <translation>Synthetische Aufgaben</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="291"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="289"/>
         <source>items per task:</source>
         <translation>Einträge je Aufgabe:</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="276"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="274"/>
         <source>task</source>
         <translation>Aufgabe</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="276"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="274"/>
         <source>line in the file</source>
         <translation>Zeile in der Datei</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="276"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="274"/>
         <source>right choice</source>
         <translation>richtige Wahl</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.h" line="23"/>
+        <location filename="../widgets/analysis/BenchmarksPane.h" line="24"/>
         <source>Benchmarks</source>
         <translation>Benchmarks</translation>
     </message>

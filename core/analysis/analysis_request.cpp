@@ -7,6 +7,7 @@
 
 #include "analysis/attention_sinks.h"
 #include "analysis/behaviour.h"
+#include "analysis/benchmark_scores.h"
 #include "analysis/confidence_neurons.h"
 #include "analysis/logit_attribution.h"
 #include "analysis/patching.h"
@@ -25,6 +26,8 @@ constexpr int64_t kMaxSequences = 4096, kMaxPrompts = 4096, kMaxNewTokens = 1024
 constexpr int kMaxBins = 1000, kMaxBootstrap = 100'000, kMaxTop = 65536;
 constexpr std::size_t kMaxPromptTexts = 16, kMaxPromptBytes = 2000;
 constexpr int64_t kMaxPatternLength = 512;  // a traced pattern is length² numbers
+// A benchmark request: HellaSwag's validation set is 10,042 items of 4 choices; texts of a few KB.
+constexpr std::size_t kMaxBenchmarkItems = 100'000, kMaxChoices = 16, kMaxBenchmarkText = 64 * 1024;
 
 void require(bool ok, const std::string& what) {
   if (!ok) throw std::invalid_argument(what);
@@ -53,6 +56,60 @@ std::string kindList() {
   std::string names;
   for (const std::string& k : analysisKinds()) names += (names.empty() ? "" : ", ") + k;
   return names;
+}
+
+// {"task", "file", "items": [{"line", "gold", "requests": [[context, continuation], …], "lengths": […]}]}
+json benchmarkJson(const BenchmarkData& data) {
+  json items = json::array();
+  for (const BenchmarkItem& item : data.items) {
+    json requests = json::array();
+    for (const LoglikelihoodRequest& r : item.requests) requests.push_back({r.context, r.continuation});
+    items.push_back(
+        {{"line", item.line}, {"gold", item.gold}, {"requests", requests}, {"lengths", item.choiceLengths}});
+  }
+  return {{"task", benchmarkTaskName(data.task)}, {"file", data.file}, {"items", items}};
+}
+
+std::string text(const json& j, const std::string& name) {
+  require(j.is_string() && j.get_ref<const std::string&>().size() <= kMaxBenchmarkText,
+          "\"" + name + "\" must be a text of at most 64 KiB");
+  return j.get<std::string>();
+}
+
+BenchmarkItem benchmarkItem(const json& j) {
+  require(j.is_object() && j.size() == 4 && j.contains("line") && j.contains("gold") &&
+              j.contains("requests") && j.contains("lengths"),
+          "each of \"items\" is {\"line\", \"gold\", \"requests\", \"lengths\"}");
+  BenchmarkItem item;
+  item.line = wholeNumber<int64_t>(j["line"], "line");
+  item.gold = wholeNumber<int>(j["gold"], "gold");
+  const json& requests = j["requests"];
+  const json& lengths = j["lengths"];
+  require(requests.is_array() && !requests.empty() && requests.size() <= kMaxChoices && lengths.is_array() &&
+              lengths.size() == requests.size(),
+          "an item has 1 to 16 \"requests\" and a length for each");
+  for (std::size_t c = 0; c < requests.size(); ++c) {
+    require(requests[c].is_array() && requests[c].size() == 2, "a request is [context, continuation]");
+    item.requests.push_back({text(requests[c][0], "context"), text(requests[c][1], "continuation")});
+    const int64_t length = wholeNumber<int64_t>(lengths[c], "lengths");
+    require(length > 0, "\"lengths\" must be ≥ 1 (characters of a choice)");
+    item.choiceLengths.push_back(static_cast<std::size_t>(length));
+  }
+  require(item.gold >= 0 && item.gold < static_cast<int>(item.requests.size()),
+          "\"gold\" must be one of the item's choices");
+  return item;
+}
+
+std::shared_ptr<const BenchmarkData> benchmarkFromJson(const json& task, const json& file,
+                                                       const json& items) {
+  auto data = std::make_shared<BenchmarkData>();
+  require(task.is_string(), "\"task\" must be a benchmark's name");
+  data->task = parseBenchmarkTask(task.get<std::string>());
+  data->file = text(file, "file");
+  require(items.is_array() && !items.empty() && items.size() <= kMaxBenchmarkItems,
+          "\"items\" must be a list of 1 to 100000 items");
+  for (const json& item : items) data->items.push_back(benchmarkItem(item));
+  return data;
 }
 
 json tokenTexts(const std::shared_ptr<const Tokenizer>& tokenizer, const std::vector<int32_t>& ids) {
@@ -153,7 +210,8 @@ AnalysisOutput calibration(const AnalysisRequest& r, const ModelSnapshot& snapsh
 }  // namespace
 
 const std::vector<std::string>& analysisKinds() {
-  static const std::vector<std::string> kinds{"norms", "sinks", "dla", "patching", "neurons", "calibration"};
+  static const std::vector<std::string> kinds{"norms",   "sinks",       "dla",      "patching",
+                                              "neurons", "calibration", "benchmark"};
   return kinds;
 }
 
@@ -182,13 +240,21 @@ void checkAnalysisRequest(const AnalysisRequest& r) {
   within(r.newTokens, int64_t{0}, kMaxNewTokens, "new_tokens");
   require(std::isfinite(r.temperature) && r.temperature >= 0 && r.temperature <= 100,
           "\"temperature\" must be from 0 to 100");
+  require((r.kind == "benchmark") == (r.benchmark != nullptr),
+          r.kind == "benchmark" ? "a benchmark analysis needs \"task\", \"file\" and \"items\""
+                                : "\"task\", \"file\" and \"items\" belong to a benchmark analysis");
 }
 
 AnalysisRequest analysisRequestFromJson(const json& j) {
   require(j.is_object(), "an analysis request is a JSON object");
   AnalysisRequest r;
+  if (j.contains("items") || j.contains("task") || j.contains("file"))
+    r.benchmark =
+        benchmarkFromJson(j.value("task", json()), j.value("file", json()), j.value("items", json()));
   for (const auto& [name, value] : j.items()) {
-    if (name == "analysis") {
+    if (name == "task" || name == "file" || name == "items") {
+      continue;  // read above, together
+    } else if (name == "analysis") {
       require(value.is_string(), "\"analysis\" must be one of " + kindList());
       r.kind = value.get<std::string>();
     } else if (name == "sequences") {
@@ -247,25 +313,27 @@ AnalysisRequest analysisRequestFromJson(const json& j) {
 }
 
 json toJson(const AnalysisRequest& r) {
-  return {{"analysis", r.kind},
-          {"sequences", r.sequences},
-          {"length", r.length},
-          {"document_starts", r.documentStarts},
-          {"bins", r.bins},
-          {"threshold", r.threshold},
-          {"trace_layer", r.traceLayer},
-          {"trace_head", r.traceHead},
-          {"trace_sequence", r.traceSequence},
-          {"trace_pattern", r.tracePattern},
-          {"bootstrap", r.bootstrap},
-          {"seed", r.seed},
-          {"count", r.ioiCount},
-          {"frame", r.ioiFrame},
-          {"head_positions", r.headPositions},
-          {"top", r.top},
-          {"prompts", r.prompts},
-          {"new_tokens", r.newTokens},
-          {"temperature", r.temperature}};
+  json j = {{"analysis", r.kind},
+            {"sequences", r.sequences},
+            {"length", r.length},
+            {"document_starts", r.documentStarts},
+            {"bins", r.bins},
+            {"threshold", r.threshold},
+            {"trace_layer", r.traceLayer},
+            {"trace_head", r.traceHead},
+            {"trace_sequence", r.traceSequence},
+            {"trace_pattern", r.tracePattern},
+            {"bootstrap", r.bootstrap},
+            {"seed", r.seed},
+            {"count", r.ioiCount},
+            {"frame", r.ioiFrame},
+            {"head_positions", r.headPositions},
+            {"top", r.top},
+            {"prompts", r.prompts},
+            {"new_tokens", r.newTokens},
+            {"temperature", r.temperature}};
+  if (r.benchmark) j.update(benchmarkJson(*r.benchmark));
+  return j;
 }
 
 AnalysisOutput runAnalysis(const AnalysisRequest& r, const ModelSnapshot& snapshot, const AnalysisSources& s,
@@ -279,6 +347,11 @@ AnalysisOutput runAnalysis(const AnalysisRequest& r, const ModelSnapshot& snapsh
   if (r.kind == "patching") return patching(r, snapshot, s, progress);
   if (r.kind == "neurons")
     return {toJson(confidenceNeurons(snapshot, sequencesFor(r, snapshot, s), r.top, progress)), {}};
+  if (r.kind == "benchmark") {
+    require(s.tokenizer != nullptr,
+            "no tokenizer files next to " + snapshot.source() + " to encode the items");
+    return {benchmarkOnSnapshot(snapshot, *s.tokenizer, *r.benchmark, progress), {}};
+  }
   return calibration(r, snapshot, s, progress);
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "data/ioi.h"
+#include "eval/benchmark_tasks.h"
 #include "run/snapshot.h"
 #include "text/tokenizer.h"
 #include "util/progress.h"
@@ -37,9 +38,11 @@ struct AnalysisRequest {
   std::vector<std::string> prompts{"Once upon a time", "Mary and John went to the"};  // calibration
   int64_t newTokens = 30;
   double temperature = 1.0;
+  // benchmark: one task's items, carried whole — a server never reads a file named in a request.
+  std::shared_ptr<const BenchmarkData> benchmark;
 };
 
-// "norms", "sinks", "dla", "patching", "neurons", "calibration".
+// "norms", "sinks", "dla", "patching", "neurons", "calibration", "benchmark".
 const std::vector<std::string>& analysisKinds();
 
 // Bounds that keep one request's work finite (a request may come from the network). std::invalid_argument

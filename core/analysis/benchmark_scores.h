@@ -1,7 +1,6 @@
-// The downstream benchmarks (eval/benchmark.h) on a snapshot, for the workbench's Benchmarks pane: the model
-// now and the model it started from scored on the same items, each as `normfree-cli bench` writes a task's
-// result, with the analyses' header. Only here, never from a request over the network: the task files are
-// read by path. Plain C++ header.
+// The downstream benchmarks (eval/benchmark.h) on a snapshot: one task's items scored as `normfree-cli bench`
+// writes a task's result, with the analyses' header — what the "benchmark" analysis (analysis_request.h)
+// answers, here or on a server, to which the items travel in the request. Plain C++ header.
 #pragma once
 #include <nlohmann/json.hpp>
 

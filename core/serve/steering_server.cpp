@@ -38,6 +38,7 @@ namespace {
 using json = nlohmann::json;
 
 constexpr std::size_t kMaxBody = 64 * 1024;          // an edit is a few hundred bytes
+constexpr std::size_t kMaxAnalysisBody = 32 << 20;   // a benchmark analysis carries its task's items
 constexpr std::size_t kMaxRequestId = 128;           // a client's id for an edit, so a retry is applied once
 constexpr std::size_t kRememberedRequests = 10'000;  // request ids answered, kept for retries
 constexpr std::size_t kMaxMoves = 1000;
@@ -459,6 +460,10 @@ struct SteeringServer::Impl {
       refuse(res);
     } else if (req.has_header("Transfer-Encoding")) {
       answer(res, 411, {{"error", "send the body with a Content-Length (at most 64 KiB), not chunked"}});
+    } else if (req.path != "/v1/analyze" && req.get_header_value<uint64_t>("Content-Length") > kMaxBody) {
+      // Only an analysis may be large (up to kMaxAnalysisBody, the server's limit): refused before it is
+      // read.
+      answer(res, 413, {{"error", "the request body is too large (at most 64 KiB here)"}});
     } else {
       return httplib::Server::HandlerResponse::Unhandled;
     }
@@ -467,7 +472,7 @@ struct SteeringServer::Impl {
   }
 
   void routes() {
-    server.set_payload_max_length(kMaxBody);
+    server.set_payload_max_length(kMaxAnalysisBody);
     server.set_keep_alive_max_count(1000);  // a client polling every second keeps its connection
     server.set_tcp_nodelay(true);           // an answer's head and body go out at once
     server.new_task_queue = [] { return new httplib::ThreadPool(kThreads); };

@@ -18,6 +18,7 @@
 #include "analysis/analysis_request.h"
 #include "check.h"
 #include "cli_process.h"
+#include "data/synthetic_benchmarks.h"
 #include "distributed/worker_environment.h"
 #include "io/atomic_file.h"
 #include "run_fixtures.h"
@@ -460,6 +461,39 @@ TEST_CASE(the_client_edits_follows_and_analyses_as_the_workbench_does) {
   REQUIRE_EQ(state["result"]["header"]["step"], 3);
   REQUIRE_EQ(client.pause()["pause_requested"], true);
   REQUIRE_EQ(client.continueRun()["pause_requested"], false);
+}
+
+// The Benchmarks pane's request for a served run: the task's items travel in the body (larger than an edit
+// may be), and the server's answer is what the same request computes here.
+TEST_CASE(a_benchmark_travels_to_the_server_and_scores_as_here) {
+  TempDir dir;
+  RunConfig config = smallRun(dir);
+  config.model = std::string(NF_REFERENCE_DIR) + "/../../resources/tiny-gpt2";  // a model with a tokenizer
+  const auto trainer = Trainer::start(dir.path("run"), config);
+  SteeringServer server(*trainer, ServeOptions{});
+  httplib::Client c("127.0.0.1", server.port());
+  c.set_bearer_token_auth(server.token());
+
+  writeSyntheticBenchmarks(dir.path("bench"), 2, 300);
+  AnalysisRequest request;
+  request.kind = "benchmark";
+  request.benchmark =
+      std::make_shared<const BenchmarkData>(readBenchmark(BenchmarkTask::HellaSwag, dir.path("bench")));
+  const json asked{{"request_id", "b1"}, {"request", toJson(request)}, {"model", "now"}};
+  REQUIRE_MSG(asked.dump().size() > 64 * 1024, asked.dump().size());  // more than an edit may send
+  const json answer = analysedOverHttp(c, asked)["result"];
+  AnalysisSources here;
+  here.tokenizer = loadTokenizer(config.model);
+  requireSameResult(answer, runAnalysis(request, *ModelSnapshot::load(config.model), here).result);
+  REQUIRE_EQ(answer["n"], 300);
+  // Other requests stay small, refused before they are read.
+  const auto large = c.Post("/v1/edit", std::string(100'000, ' '), "application/json");
+  REQUIRE(!large || large->status == 413);
+  // A benchmark request is as strict as every other: a gold choice outside the item is named.
+  json bad = toJson(request);
+  bad["items"][0]["gold"] = 9;
+  const json refused = body(post(c, "/v1/analyze", {{"request_id", "b2"}, {"request", bad}}), 400);
+  REQUIRE_MSG(refused["error"].get<std::string>().find("\"gold\"") != std::string::npos, refused.dump());
 }
 
 TEST_CASE(the_client_names_the_run_it_cannot_reach_and_the_file_it_cannot_read) {

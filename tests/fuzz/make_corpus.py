@@ -263,6 +263,10 @@ def analysis_seeds():
         "neurons": {"analysis": "neurons", "sequences": 2, "top": 5},
         "calibration": {"analysis": "calibration", "prompts": ["Once upon a time", "The cat"], "new_tokens": 5,
                         "temperature": 0.7, "seed": 2},
+        "benchmark": {"analysis": "benchmark", "task": "hellaswag", "file": "hellaswag_val.jsonl",
+                      "items": [{"line": 1, "gold": 1, "requests": [["Story: A man", " sat."], ["Story: A man", " ran."]],
+                                 "lengths": [4, 4]},
+                                {"line": 2, "gold": 0, "requests": [["Q", " yes"]], "lengths": [3]}]},
     }
     for kind, request in requests.items():
         write("analysis_request", kind + ".json", dumps(request))

@@ -155,38 +155,36 @@ AnalysisWork BenchmarksPane::makeWork() {
   QPointer<BenchmarksPane> self(this);
   const std::string folder = m_folder.toStdString(), control = m_control.toStdString();
   const int64_t limit = m_limit->value();
-  const std::string noServer = tr("benchmarks are scored in this window, on a model it holds: a run served "
-                                  "elsewhere is scored on its server with normfree-cli bench")
-                                   .toStdString();
-  return [self, folder, control, limit, noServer](const AnalysisInputs& in,
-                                                  const nf::ProgressFn& progress) -> std::function<void()> {
-    if (!in.model) throw std::runtime_error(noServer);
-    if (!in.sources.tokenizer)
-      throw std::runtime_error("the model has no tokenizer to encode the tasks with");
+  return [self, folder, control, limit](const AnalysisInputs& in,
+                                        const nf::ProgressFn& progress) -> std::function<void()> {
     std::string tasks = folder;
     if (tasks.empty()) {  // the synthetic tasks, made once beside the model's synthetic datasets
-      if (in.datasetsFolder.empty()) throw std::runtime_error("choose a folder of benchmark files");
-      tasks = in.datasetsFolder + "/bench";
+      tasks =
+          (in.datasetsFolder.empty() ? std::filesystem::temp_directory_path().string() + "/normfree-synthetic"
+                                     : in.datasetsFolder) +
+          "/bench";
       if (!std::filesystem::exists(tasks + "/lambada_test.jsonl"))
         nf::writeSyntheticBenchmarks(tasks, 1, kSyntheticItems);
     }
     auto scores = std::make_shared<Scores>();
     // The model to compare with, and its own tokenizer where its folder has one.
     const nf::SnapshotPtr compared = control.empty() ? nullptr : nf::ModelSnapshot::load(control);
-    const std::shared_ptr<const nf::Tokenizer> comparedTokenizer =
-        compared && nf::hasTokenizer(control) ? nf::loadTokenizer(control) : in.sources.tokenizer;
+    nf::AnalysisSources comparedSources = in.sources;
+    if (compared && nf::hasTokenizer(control)) comparedSources.tokenizer = nf::loadTokenizer(control);
     for (nf::BenchmarkTask task : nf::allBenchmarkTasks()) {
       const auto& names = nf::benchmarkFileNames(task);
       if (std::none_of(names.begin(), names.end(), [&](const std::string& n) {
             return std::filesystem::is_regular_file(tasks + "/" + n);
           }))
         continue;
-      const nf::BenchmarkData data = nf::readBenchmark(task, tasks, limit);
-      scores->now.push_back(nf::benchmarkOnSnapshot(*in.model, *in.sources.tokenizer, data, progress));
-      scores->start.push_back(nf::benchmarkOnSnapshot(in.reference ? *in.reference : *in.model,
-                                                      *in.sources.tokenizer, data, progress));
+      // One request path (AnalysisInputs::run): scored here, or on the server of a run served elsewhere,
+      // to which the items travel whole.
+      nf::AnalysisRequest request = in.request("benchmark");
+      request.benchmark = std::make_shared<const nf::BenchmarkData>(nf::readBenchmark(task, tasks, limit));
+      scores->now.push_back(in.run(request, "now", progress));
+      scores->start.push_back(in.run(request, "start", progress));
       if (compared)
-        scores->control.push_back(nf::benchmarkOnSnapshot(*compared, *comparedTokenizer, data, progress));
+        scores->control.push_back(nf::runAnalysis(request, *compared, comparedSources, progress).result);
     }
     if (scores->now.empty())
       throw std::runtime_error(tasks +

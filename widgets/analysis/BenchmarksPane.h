@@ -2,8 +2,9 @@
 // lm-evaluation-harness scores them: accuracy per task as bars with their standard errors, and the items
 // the two models answer differently. The task files are the user's — a folder holding them under their
 // distributed names, remembered — or, until one is chosen, the synthetic tasks made from the corpus for
-// the bundled models; beside them, any model folder chosen to compare with (the vanilla control). Computed
-// here only (a served run's server does not read files by path).
+// the bundled models; beside them, any model folder chosen to compare with (the vanilla control). For a run
+// served elsewhere the items travel to its server in the analysis request (a server reads no file a request
+// names).
 #pragma once
 #include <nlohmann/json.hpp>
 #include <vector>

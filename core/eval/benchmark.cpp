@@ -6,6 +6,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <stdexcept>
 
 namespace nf {
 namespace {
@@ -47,6 +48,9 @@ Encoded encode(const Tokenizer& tokenizer, const LoglikelihoodRequest& request, 
   auto [context, continuation] = encodePair(tokenizer, request);
   std::vector<int32_t> all = context;
   all.insert(all.end(), continuation.begin(), continuation.end());
+  if (all.size() < 2)
+    throw std::invalid_argument("the request \"" + request.context + "\" → \"" + request.continuation +
+                                "\" encodes to fewer than 2 tokens: nothing to predict");
   Encoded e;
   if (static_cast<int64_t>(all.size()) > maxLength + 1) {
     all.erase(all.begin(), all.end() - (maxLength + 1));

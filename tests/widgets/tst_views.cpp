@@ -192,6 +192,10 @@ class TestViews : public QObject {
       }
     }
     QCOMPARE(pane.disagreements()->rowCount(), 0);  // one model: nothing to disagree on
+    // Its CSV names the tasks behind the x values and carries the standard errors.
+    const QString csv = plotCsv(pane.plot());
+    QVERIFY2(csv.contains("# x: 0 = hellaswag (acc_norm); 1 = winogrande; 2 = lambada"), qPrintable(csv));
+    QVERIFY2(csv.contains("model now ± error,"), qPrintable(csv));
     // A model to compare with gets its own bars and its column.
     pane.setControlFolder(model);
     pane.refresh();

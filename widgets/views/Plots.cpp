@@ -203,6 +203,49 @@ void placeLegendBelowTitle(QCustomPlot* plot, int columns) {
   legend->setIconTextPadding(4);
 }
 
+namespace {
+
+// The label of a text ticker's tick at `key` ("" for another ticker or no tick there).
+QString tickLabel(QCPAxis* axis, double key) {
+  const auto ticker = axis->ticker().dynamicCast<QCPAxisTickerText>();
+  if (!ticker) return {};
+  const auto& ticks = ticker->ticks();
+  auto it = ticks.lowerBound(key - 0.5);
+  return it != ticks.end() && std::abs(it.key() - key) <= 0.5 ? it.value() : QString();
+}
+
+// The error bars drawn on `bars`, if any.
+QCPErrorBars* errorBarsOf(QCustomPlot* plot, QCPBars* bars) {
+  for (int i = 0; i < plot->plottableCount(); ++i)
+    if (auto* errors = qobject_cast<QCPErrorBars*>(plot->plottable(i));
+        errors && errors->dataPlottable() == bars)
+      return errors;
+  return nullptr;
+}
+
+// "model now · hellaswag (acc_norm) · accuracy (%) 93.8 ± 1.08" for the bar under the mouse.
+QString barValueAt(QCustomPlot* plot, const QPointF& mouse) {
+  for (int i = 0; i < plot->plottableCount(); ++i) {
+    auto* bars = qobject_cast<QCPBars*>(plot->plottable(i));
+    if (!bars || !bars->visible() || bars->name().isEmpty()) continue;
+    QCPAxis *keyAxis = bars->keyAxis(), *valueAxis = bars->valueAxis();
+    const double key = keyAxis->pixelToCoord(mouse.x()), value = valueAxis->pixelToCoord(mouse.y());
+    for (int d = 0; d < bars->dataCount(); ++d) {
+      const QCPBarsData* point = bars->data()->at(d);
+      if (std::abs(key - point->key) > bars->width() / 2 || value < 0 || value > point->value) continue;
+      QString text = bars->name();
+      if (const QString tick = tickLabel(keyAxis, point->key); !tick.isEmpty()) text += " · " + tick;
+      text += QString(" · %1 %2").arg(valueAxis->label(), QString::number(point->value, 'g', 4));
+      if (QCPErrorBars* errors = errorBarsOf(plot, bars); errors && d < errors->dataCount())
+        text += " ± " + QString::number(errors->data()->at(d).errorPlus, 'g', 3);
+      return text;
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
 void enableHoverLabels(QCustomPlot* plot) {
   plot->setMouseTracking(true);
   QObject::connect(plot, &QCustomPlot::mouseMove, plot, [plot](QMouseEvent* event) {
@@ -230,6 +273,7 @@ void enableHoverLabels(QCustomPlot* plot) {
                         QString::number(it->value, 'g', 4));
       }
     }
+    if (text.isEmpty()) text = barValueAt(plot, mouse);
     if (text.isEmpty())
       QToolTip::hideText();
     else
@@ -310,6 +354,14 @@ QString plotCsv(const QCustomPlot* constPlot) {
   // What the figure is of, as comment lines a reader skips (pandas: comment="#").
   s << "# " << plotTitle(plot).replace('\n', ' ') << '\n';
   for (const QString& line : plotProvenance(plot)) s << "# " << line << '\n';
+  // A text ticker's categories, so that a reader can name the x values.
+  if (const auto ticker = plot->xAxis->ticker().dynamicCast<QCPAxisTickerText>();
+      ticker && !ticker->ticks().isEmpty()) {
+    QStringList categories;
+    for (auto it = ticker->ticks().constBegin(); it != ticker->ticks().constEnd(); ++it)
+      categories << QString("%1 = %2").arg(it.key()).arg(it.value());
+    s << "# x: " << categories.join("; ") << '\n';
+  }
   s << "series,x,y,value\n";
   for (int i = 0; i < plot->graphCount(); ++i) {
     const QCPGraph* g = plot->graph(i);
@@ -323,6 +375,12 @@ QString plotCsv(const QCustomPlot* constPlot) {
     if (const auto* bars = qobject_cast<const QCPBars*>(p)) {
       for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it)
         s << csvField(bars->name()) << ',' << it->key << ',' << it->value << ",\n";
+    } else if (const auto* errors = qobject_cast<const QCPErrorBars*>(p)) {
+      QCPAbstractPlottable* on = const_cast<QCPErrorBars*>(errors)->dataPlottable();
+      if (!on || !on->visible() || !on->interface1D()) continue;
+      for (int d = 0; d < errors->dataCount() && d < on->interface1D()->dataCount(); ++d)
+        s << csvField(on->name() + " ± error") << ',' << on->interface1D()->dataMainKey(d) << ','
+          << errors->data()->at(d).errorPlus << ",\n";
     } else if (const auto* map = qobject_cast<const QCPColorMap*>(p)) {
       QCPColorMapData* d = const_cast<QCPColorMap*>(map)->data();
       for (int y = 0; y < d->valueSize(); ++y)

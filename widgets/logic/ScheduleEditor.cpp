@@ -1,6 +1,7 @@
 #include "logic/ScheduleEditor.h"
 
 #include "run/run_directory.h"
+#include "train/settings.h"
 
 DraftSchedule::DraftSchedule(nf::Schedule schedule, int layers, int64_t maxSteps, nf::Treatments used)
     : m_schedule(std::move(schedule), layers, maxSteps, used) {}
@@ -62,6 +63,15 @@ nf::Schedule FollowedSchedule::schedule() const {
     // Replaced atomically by the trainer, so unreadable only if deleted: keep showing the last version.
   }
   return m_last;
+}
+
+bool FollowedSchedule::tentative() const {
+  try {
+    m_autopilot = nf::readRunConfig(m_runDir).autopilot.enabled;
+  } catch (const std::exception&) {
+    // Replaced atomically too: unreadable only if deleted, when the last answer stands.
+  }
+  return m_autopilot;
 }
 
 nf::EditResult FollowedSchedule::refused() {

@@ -80,6 +80,9 @@ class FollowedSchedule : public ScheduleEditor {
  public:
   FollowedSchedule(std::string runDir, int layers, int64_t maxSteps, std::function<int64_t()> stepsDone);
   nf::Schedule schedule() const override;  // the last readable version of schedule.json
+  // Pending events are the autopilot's expectation while the run's config.json says it is on (the trainer
+  // rewrites the file when it is switched).
+  bool tentative() const override;
   int64_t stepsDone() const override { return m_stepsDone(); }
   int64_t maxSteps() const override { return m_maxSteps; }
   int layers() const override { return m_layers; }
@@ -95,4 +98,5 @@ class FollowedSchedule : public ScheduleEditor {
   int64_t m_maxSteps;
   std::function<int64_t()> m_stepsDone;
   mutable nf::Schedule m_last;
+  mutable bool m_autopilot = false;  // as config.json last said
 };

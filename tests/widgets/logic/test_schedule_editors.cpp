@@ -82,6 +82,17 @@ TEST_CASE(followed_schedule_reads_the_file_and_refuses_edits) {
   REQUIRE(followed.schedule() == edited);
   writeFileAtomic(run::schedulePath(dir.path()), "{ half a file");
   REQUIRE(followed.schedule() == edited);
+  // Its pending events are tentative while the run's autopilot is on, as its config.json says now.
+  REQUIRE(!followed.tentative());  // no config.json: not known to be on
+  RunConfig config;
+  config.model = dir.path("model");
+  config.trainData = dir.path("train.bin");
+  config.autopilot.enabled = true;
+  writeRunConfig(dir.path(), config);
+  REQUIRE(followed.tentative());
+  config.autopilot.enabled = false;  // switched off while it trains
+  writeRunConfig(dir.path(), config);
+  REQUIRE(!followed.tentative());
 }
 
 TEST_MAIN()

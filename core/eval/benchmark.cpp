@@ -11,8 +11,6 @@
 namespace nf {
 namespace {
 
-bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
-
 // The harness's _encode_pair: trailing whitespace of the context goes to the continuation; the pair is
 // encoded whole and split at the context's own token count (so a merge across the boundary counts as
 // continuation). An empty context (never in these tasks) is the document-start token.
@@ -20,8 +18,8 @@ std::pair<std::vector<int32_t>, std::vector<int32_t>> encodePair(const Tokenizer
                                                                  const LoglikelihoodRequest& request) {
   if (request.context.empty()) return {{tokenizer.documentStartId()}, tokenizer.encode(request.continuation)};
   std::string context = request.context, continuation = request.continuation;
-  std::size_t kept = context.size();
-  while (kept > 0 && isSpace(context[kept - 1])) --kept;
+  const std::size_t last = context.find_last_not_of(" \t\n\r\v\f");  // Python's rstrip()
+  const std::size_t kept = last == std::string::npos ? 0 : last + 1;
   continuation = context.substr(kept) + continuation;
   context.resize(kept);
   // Hugging Face's encode, with the BOS it adds by default where it adds one.

@@ -113,12 +113,7 @@ AnalysisOutput analyse(const AnalysisRequest& request, const ModelSnapshot& snap
 }
 
 void emit(const ModelOptions& o, const nlohmann::json& result) {
-  if (o.out.empty()) {
-    printJson(result);
-    return;
-  }
-  writeFileAtomic(o.out, result.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
-  printJson({{"written", o.out}, {"analysis", result["header"]["analysis"]}});
+  printOrWrite(o.out, result, {{"analysis", result["header"]["analysis"]}});
 }
 
 void analyzeNorms(CLI::App& command) {
@@ -348,9 +343,8 @@ void analyzeCalibration(CLI::App& command) {
     request.temperature = o->temperature;
     request.seed = static_cast<uint64_t>(o->seed);
     std::vector<SnapshotPtr> snapshots{snapshotFrom(*o)};
-    std::stringstream compare(o->compare);
-    for (std::string folder; std::getline(compare, folder, ',');)
-      if (!folder.empty()) snapshots.push_back(ModelSnapshot::load(run::modelFolder(folder), o->device));
+    for (const std::string& folder : splitList(o->compare))
+      snapshots.push_back(ModelSnapshot::load(run::modelFolder(folder), o->device));
     // Every model on the first one's sequences, prompts and tokenizer.
     if (request.length == 0) request.length = snapshots.front()->config().shape.nPositions;
     const AnalysisSources sources{o->data, tokenizerFor(*snapshots.front()), nullptr};

@@ -48,6 +48,12 @@ inline constexpr const char* kTokenizerFolderHelp =
 
 // One JSON line on stdout. Bytes that are not UTF-8 (a model can sample half a character) become U+FFFD.
 void printJson(const nlohmann::json& result);
+// A command's result: on stdout, or (with --out) written atomically to `out`, stdout then saying
+// {"written": out} with `note`'s fields.
+void printOrWrite(const std::string& out, const nlohmann::json& result,
+                  const nlohmann::json& note = nlohmann::json::object());
+// A comma-separated option's items, empty ones left out: "a,,b" → a, b.
+std::vector<std::string> splitList(const std::string& text);
 
 // The command line as given (argv[1…]): what `--nproc` starts its workers with.
 const std::vector<std::string>& commandLineArguments();

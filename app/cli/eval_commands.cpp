@@ -13,7 +13,6 @@
 #include "eval/benchmark.h"
 #include "eval/evaluate.h"
 #include "eval/generate.h"
-#include "io/atomic_file.h"
 #include "io/file_format.h"
 #include "model/hf_checkpoint.h"
 #include "options.h"
@@ -94,12 +93,7 @@ namespace {
 std::vector<BenchmarkTask> benchmarkTasks(const std::string& list, const std::string& data) {
   std::vector<BenchmarkTask> tasks;
   if (list == "all") {
-    for (BenchmarkTask task : allBenchmarkTasks())
-      for (const auto& name : benchmarkFileNames(task))
-        if (std::filesystem::is_regular_file(std::filesystem::path(data) / name)) {
-          tasks.push_back(task);
-          break;
-        }
+    tasks = benchmarkTasksIn(data);
     if (tasks.empty()) throw UsageError(data + " holds no benchmark file under its distributed name");
     return tasks;
   }
@@ -172,9 +166,7 @@ void cmdBench(CLI::App& command) {
   onRun(command, [o] {
     const std::vector<BenchmarkTask> tasks = benchmarkTasks(o->tasks, o->data);
     std::vector<std::string> models = {o->model};
-    std::stringstream more(o->compare);
-    for (std::string folder; std::getline(more, folder, ',');)
-      if (!folder.empty()) models.push_back(folder);
+    for (const std::string& folder : splitList(o->compare)) models.push_back(folder);
 
     std::vector<BenchmarkData> data;
     for (BenchmarkTask task : tasks) data.push_back(readBenchmark(task, o->data, o->limit));
@@ -226,12 +218,7 @@ void cmdBench(CLI::App& command) {
       out["tasks"].push_back(task);
     }
     std::fputs(table.c_str(), stderr);
-    if (o->out.empty()) {
-      printJson(out);
-    } else {
-      writeFileAtomic(o->out, out.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
-      printJson({{"written", o->out}});
-    }
+    printOrWrite(o->out, out);
     return 0;
   });
 }

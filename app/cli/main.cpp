@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "io/atomic_file.h"
 #include "options.h"
 #include "train/trainer.h"
 #include "util/allocator.h"
@@ -27,6 +28,25 @@ namespace nf::cli {
 
 void printJson(const nlohmann::json& result) {
   std::cout << result.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+}
+
+void printOrWrite(const std::string& out, const nlohmann::json& result, const nlohmann::json& note) {
+  if (out.empty()) {
+    printJson(result);
+    return;
+  }
+  writeFileAtomic(out, result.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  nlohmann::json written = {{"written", out}};
+  written.update(note);
+  printJson(written);
+}
+
+std::vector<std::string> splitList(const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) items.push_back(item);
+  return items;
 }
 
 namespace {

@@ -55,14 +55,6 @@ std::string presetList() {
   return names;
 }
 
-std::vector<std::string> splitList(const std::string& text) {
-  std::vector<std::string> items;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) items.push_back(item);
-  return items;
-}
-
 // How many workers train the run, and whether it is served (pretrain, finetune, remove, resume).
 struct WorkerOptions {
   int nproc = 1;

@@ -229,16 +229,21 @@ std::vector<int64_t> piqaLabels(const std::string& file) {
   return out;
 }
 
+// The task's file in `folder` under the first of its distributed names that is there ("": none).
+std::string fileIn(BenchmarkTask task, const std::string& folder) {
+  for (const auto& name : infoOf(task).files)
+    if (fs::is_regular_file(fs::path(folder) / name)) return (fs::path(folder) / name).string();
+  return {};
+}
+
 std::string taskFile(BenchmarkTask task, const std::string& path) {
   if (!fs::is_directory(path)) {
     if (!fs::exists(path)) throw FileError(path, "does not exist");
     return path;
   }
+  if (std::string file = fileIn(task, path); !file.empty()) return file;
   std::string tried;
-  for (const auto& name : infoOf(task).files) {
-    if (fs::is_regular_file(fs::path(path) / name)) return (fs::path(path) / name).string();
-    tried += (tried.empty() ? "" : ", ") + name;
-  }
+  for (const auto& name : infoOf(task).files) tried += (tried.empty() ? "" : ", ") + name;
   throw FileError(path,
                   std::string("holds no ") + benchmarkTaskName(task) + " file (looked for " + tried + ")");
 }
@@ -256,7 +261,12 @@ const std::vector<BenchmarkTask>& allBenchmarkTasks() {
 
 const char* benchmarkTaskName(BenchmarkTask task) { return infoOf(task).name; }
 bool reportsAccNorm(BenchmarkTask task) { return infoOf(task).accNorm; }
-const std::vector<std::string>& benchmarkFileNames(BenchmarkTask task) { return infoOf(task).files; }
+std::vector<BenchmarkTask> benchmarkTasksIn(const std::string& folder) {
+  std::vector<BenchmarkTask> found;
+  for (const auto& t : tasks())
+    if (!fileIn(t.task, folder).empty()) found.push_back(t.task);
+  return found;
+}
 
 BenchmarkTask parseBenchmarkTask(const std::string& name) {
   std::string names;

@@ -23,8 +23,9 @@ const char* benchmarkTaskName(BenchmarkTask task);  // "hellaswag", "piqa", …,
 BenchmarkTask parseBenchmarkTask(const std::string& name);
 // Whether the harness reports acc_norm for the task (HellaSwag, PIQA, ARC; not BoolQ, WinoGrande, LAMBADA).
 bool reportsAccNorm(BenchmarkTask task);
-// The files a task is distributed as, relative to a folder that holds them, in the order tried.
-const std::vector<std::string>& benchmarkFileNames(BenchmarkTask task);
+// The tasks whose file `folder` holds under one of its distributed names (docs/DOWNSTREAM.md), in
+// allBenchmarkTasks()'s order.
+std::vector<BenchmarkTask> benchmarkTasksIn(const std::string& folder);
 
 // One log-likelihood request: log p(continuation | context), both as text.
 struct LoglikelihoodRequest {

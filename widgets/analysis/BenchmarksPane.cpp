@@ -171,12 +171,7 @@ AnalysisWork BenchmarksPane::makeWork() {
     const nf::SnapshotPtr compared = control.empty() ? nullptr : nf::ModelSnapshot::load(control);
     nf::AnalysisSources comparedSources = in.sources;
     if (compared && nf::hasTokenizer(control)) comparedSources.tokenizer = nf::loadTokenizer(control);
-    for (nf::BenchmarkTask task : nf::allBenchmarkTasks()) {
-      const auto& names = nf::benchmarkFileNames(task);
-      if (std::none_of(names.begin(), names.end(), [&](const std::string& n) {
-            return std::filesystem::is_regular_file(tasks + "/" + n);
-          }))
-        continue;
+    for (nf::BenchmarkTask task : nf::benchmarkTasksIn(tasks)) {
       // One request path (AnalysisInputs::run): scored here, or on the server of a run served elsewhere,
       // to which the items travel whole.
       nf::AnalysisRequest request = in.request("benchmark");

@@ -111,8 +111,11 @@ nlohmann::json readCheckpointState(const std::string& checkpointDir) {
 int64_t checkpointStep(const std::string& folder) {
   if (!fs::exists(checkpointStatePath(folder))) return -1;
   const nlohmann::json state = readCheckpointState(folder);
-  if (!state.contains("steps_done") || !state["steps_done"].is_number_integer())
-    throw FileError(checkpointStatePath(folder), "has no whole-number \"steps_done\"");
+  // Unsigned only: a negative count (or one past int64) would send resume and retention to a step that
+  // never ran.
+  if (!state.contains("steps_done") || !state["steps_done"].is_number_unsigned() ||
+      state["steps_done"].get<uint64_t>() > uint64_t(INT64_MAX))
+    throw FileError(checkpointStatePath(folder), "has no non-negative whole-number \"steps_done\"");
   return state["steps_done"].get<int64_t>();
 }
 

@@ -234,8 +234,8 @@ WrittenCheckpoint writeCheckpoint(const std::string& runDir, CausalLMImpl& model
 TrainingState readTrainingState(const std::string& checkpointDir) {
   const json state = run::readCheckpointState(checkpointDir);
   TrainingState s;
+  s.stepsDone = run::checkpointStep(checkpointDir);
   try {
-    s.stepsDone = state.at("steps_done").get<int64_t>();
     const auto words = state.at("sampler_state").get<std::vector<std::string>>();
     for (std::size_t i = 0; i < s.samplerState.size(); ++i) s.samplerState[i] = std::stoull(words.at(i));
     s.trackers = state.at("trackers");

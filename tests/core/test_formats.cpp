@@ -83,6 +83,11 @@ TEST_CASE(checkpoint_state_refuses_newer_versions) {
   REQUIRE_EQ(readTrainingState(checkpoint).stepsDone, 4);
   REQUIRE_EQ(run::checkpointStep(checkpoint), 4);
   REQUIRE_EQ(run::checkpointStep(dir.path()), -1);  // not a checkpoint
+  // A negative count (found by fuzz_checkpoint_state) would make resume pick a step that never ran.
+  json negative = state;
+  negative["steps_done"] = -5;
+  writeFileAtomic(run::checkpointStatePath(checkpoint), negative.dump());
+  REQUIRE_THROWS_WITH(run::checkpointStep(checkpoint), "state.json", "non-negative whole-number");
   writeFileAtomic(run::checkpointStatePath(checkpoint), bumped(state).dump());
   REQUIRE_TOO_NEW(readTrainingState(checkpoint), "state.json", kCheckpointStateFormat);
   REQUIRE_TOO_NEW(run::checkpointStep(checkpoint), "state.json", kCheckpointStateFormat);

@@ -221,6 +221,43 @@ void analyzeDla(CLI::App& command) {
   });
 }
 
+void analyzeLogitLens(CLI::App& command) {
+  command.description(
+      "The logit lens: every block's resid_pre and the final residual read through the final norm and the "
+      "unembedding, with the norm recomputed on each residual (the default), with the final layer's scale "
+      "frozen per token, and with one scale for all tokens (linear): per layer the next-token CE, "
+      "KL(model ‖ lens), the target's probability, median rank and top-1 share, and the top tokens at every "
+      "layer and position of one sequence. On an LN-free model the three modes agree exactly.");
+  struct Options : ModelOptions, DataOptions {
+    std::string csv;
+    int64_t traceSequence = 0;
+    int top = 5;
+  };
+  auto o = std::make_shared<Options>();
+  addModelOptions(command, *o);
+  addDataOptions(command, *o);
+  command.add_option("--trace-sequence", o->traceSequence, "the sequence whose top tokens are reported")
+      ->type_name("n")
+      ->transform(atLeast<int64_t>(0))
+      ->capture_default_str();
+  command.add_option("--top", o->top, "top tokens per layer and position of that sequence")
+      ->type_name("k")
+      ->transform(inRange(1, 50))
+      ->capture_default_str();
+  command.add_option("--csv", o->csv, "also write the per-layer figures of every mode as CSV")
+      ->type_name("file.csv");
+  onRun(command, [o] {
+    AnalysisRequest request = requestFor("logit-lens", *o);
+    request.traceSequence = o->traceSequence;
+    request.top = o->top;
+    const SnapshotPtr snapshot = snapshotFrom(*o);
+    const AnalysisOutput out = analyse(request, *snapshot, *o);
+    if (!o->csv.empty()) writeFileAtomic(o->csv, out.csvGrids.at("layers"));
+    emit(*o, out.result);
+    return 0;
+  });
+}
+
 void analyzePatching(CLI::App& command) {
   command.description(
       "Activation and attribution patching on an IOI prompt set (metric: logit difference, normalized "
@@ -430,6 +467,8 @@ void cmdAnalyze(CLI::App& command) {
       addCommand(command, "norms", "residual-stream norms by layer and position; σ of every LN site"));
   analyzeSinks(addCommand(command, "sinks", "attention sinks: how often each head attends to position 0"));
   analyzeDla(addCommand(command, "dla", "direct logit attribution against the direct effect, per component"));
+  analyzeLogitLens(
+      addCommand(command, "logit-lens", "each layer's residual read through the final norm, in three modes"));
   analyzePatching(addCommand(command, "patching", "activation and attribution patching on IOI prompts"));
   analyzeNeurons(addCommand(command, "neurons", "confidence (entropy) neurons of the last MLP layer"));
   analyzeCalibration(

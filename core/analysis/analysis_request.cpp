@@ -10,6 +10,7 @@
 #include "analysis/benchmark_scores.h"
 #include "analysis/confidence_neurons.h"
 #include "analysis/logit_attribution.h"
+#include "analysis/logit_lens.h"
 #include "analysis/patching.h"
 #include "analysis/residual_norms.h"
 #include "data/synthetic_corpus.h"
@@ -26,6 +27,7 @@ constexpr int64_t kMaxSequences = 4096, kMaxPrompts = 4096, kMaxNewTokens = 1024
 constexpr int kMaxBins = 1000, kMaxBootstrap = 100'000, kMaxTop = 65536;
 constexpr std::size_t kMaxPromptTexts = 16, kMaxPromptBytes = 2000;
 constexpr int64_t kMaxPatternLength = 512;  // a traced pattern is length² numbers
+constexpr int kMaxLensTop = 50;  // the logit lens's trace holds points × modes × positions × top
 // A benchmark request: HellaSwag's validation set is 10,042 items of 4 choices; texts of a few KB.
 constexpr std::size_t kMaxBenchmarkItems = 100'000, kMaxChoices = 16, kMaxBenchmarkText = 64 * 1024;
 
@@ -183,6 +185,37 @@ AnalysisOutput patching(const AnalysisRequest& r, const ModelSnapshot& snapshot,
   return out;
 }
 
+AnalysisOutput logitLensAnalysis(const AnalysisRequest& r, const ModelSnapshot& snapshot,
+                                 const AnalysisSources& s, const ProgressFn& progress) {
+  LogitLensOptions options;
+  options.traceSequence = r.traceSequence;
+  options.top = r.top;
+  LogitLensResult lens = logitLens(snapshot, sequencesFor(r, snapshot, s), options, progress);
+  if (s.tokenizer) {
+    auto add = [&](const std::vector<int32_t>& ids) {
+      for (int32_t id : ids) lens.trace.texts.emplace(id, s.tokenizer->tokenBytes(id));
+    };
+    add(lens.trace.tokens);
+    for (const auto& grids : lens.trace.points)
+      for (const LensGrid& grid : grids) add(grid.topIds);
+  }
+  AnalysisOutput out{toJson(lens), {}};
+  out.result["trace"]["token_texts"] = tokenTexts(s.tokenizer, lens.trace.tokens);
+  // The per-layer figures as a table: a row per point, a column per (mode, figure).
+  PatchingGrid table{"point", static_cast<int64_t>(lens.points.size()), kLensModes * 5, {}, {}, {}, {}};
+  std::vector<double> values;
+  for (int m = 0; m < kLensModes; ++m)
+    for (const char* figure : {"ce", "kl", "probability", "median_rank", "top1"})
+      table.columnLabels.push_back(std::string(lensModeName(LensMode(m))) + "_" + figure);
+  for (const LensPoint& p : lens.points) {
+    table.rowLabels.push_back(p.point);
+    for (const LensFigures& f : p.modes)
+      values.insert(values.end(), {f.ce, f.kl, f.probability, f.medianRank, f.top1});
+  }
+  out.csvGrids["layers"] = gridCsv(table, values);
+  return out;
+}
+
 // One model's entry of the calibration analysis (which the CLI can make for several models).
 AnalysisOutput calibration(const AnalysisRequest& r, const ModelSnapshot& snapshot, const AnalysisSources& s,
                            const ProgressFn& progress) {
@@ -210,8 +243,8 @@ AnalysisOutput calibration(const AnalysisRequest& r, const ModelSnapshot& snapsh
 }  // namespace
 
 const std::vector<std::string>& analysisKinds() {
-  static const std::vector<std::string> kinds{"norms",   "sinks",       "dla",      "patching",
-                                              "neurons", "calibration", "benchmark"};
+  static const std::vector<std::string> kinds{"norms",   "sinks",       "dla",       "patching",
+                                              "neurons", "calibration", "benchmark", "logit-lens"};
   return kinds;
 }
 
@@ -233,7 +266,7 @@ void checkAnalysisRequest(const AnalysisRequest& r) {
   within(r.ioiCount, int64_t{4}, kMaxPrompts, "count");
   require(r.ioiCount % 4 == 0, "\"count\" must be a multiple of 4");
   within(r.ioiFrame, 0, static_cast<int>(ioiFrames().size()) - 1, "frame");
-  within(r.top, 1, kMaxTop, "top");
+  within(r.top, 1, r.kind == "logit-lens" ? kMaxLensTop : kMaxTop, "top");
   require(r.prompts.size() <= kMaxPromptTexts, "\"prompts\" holds at most 16 texts");
   for (const std::string& p : r.prompts)
     require(p.size() <= kMaxPromptBytes, "each of \"prompts\" is at most 2000 bytes");
@@ -347,6 +380,7 @@ AnalysisOutput runAnalysis(const AnalysisRequest& r, const ModelSnapshot& snapsh
   if (r.kind == "patching") return patching(r, snapshot, s, progress);
   if (r.kind == "neurons")
     return {toJson(confidenceNeurons(snapshot, sequencesFor(r, snapshot, s), r.top, progress)), {}};
+  if (r.kind == "logit-lens") return logitLensAnalysis(r, snapshot, s, progress);
   if (r.kind == "benchmark") {
     require(s.tokenizer != nullptr,
             "no tokenizer files next to " + snapshot.source() + " to encode the items");

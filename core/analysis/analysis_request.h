@@ -27,14 +27,15 @@ struct AnalysisRequest {
   int bins = 40;                      // norms: histogram bins per site
   double threshold = 0.3;             // sinks: attention to position 0 that makes a sink
   int traceLayer = 0, traceHead = 0;  // dla: the head whose per-position values are reported,
-  int64_t traceSequence = 0;          //      on this sequence,
+  int64_t traceSequence = 0;          //      on this sequence (logit-lens: the sequence traced),
   bool tracePattern = false;          //      with its attention pattern there (length ≤ 512)
   int bootstrap = 1000;               // dla: resamples of the sequences for the overall NMAE's interval
   uint64_t seed = 0;                  // dla's bootstrap, patching's prompts, calibration's sampling
   int64_t ioiCount = 96;              // patching: IOI prompts to make (a multiple of 4)
   int ioiFrame = 0;                   //           from this sentence frame
   bool headPositions = true;          //           and the (layer, head) × position grid
-  int top = 10;                       // neurons: the neurons to ablate and compare
+  int top = 10;                       // neurons: the neurons to ablate and compare; logit-lens: the
+                                      // top tokens per (layer, position) of the traced sequence
   std::vector<std::string> prompts{"Once upon a time", "Mary and John went to the"};  // calibration
   int64_t newTokens = 30;
   double temperature = 1.0;
@@ -42,7 +43,7 @@ struct AnalysisRequest {
   std::shared_ptr<const BenchmarkData> benchmark;
 };
 
-// "norms", "sinks", "dla", "patching", "neurons", "calibration", "benchmark".
+// "norms", "sinks", "dla", "patching", "neurons", "calibration", "benchmark", "logit-lens".
 const std::vector<std::string>& analysisKinds();
 
 // Bounds that keep one request's work finite (a request may come from the network). std::invalid_argument

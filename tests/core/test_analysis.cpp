@@ -7,6 +7,7 @@
 #include "analysis/behaviour.h"
 #include "analysis/confidence_neurons.h"
 #include "analysis/logit_attribution.h"
+#include "analysis/logit_lens.h"
 #include "analysis/patching.h"
 #include "analysis/residual_norms.h"
 #include "fixtures.h"
@@ -455,6 +456,95 @@ TEST_CASE(a_result_json_missing_a_field_or_with_a_mistyped_one_is_refused_naming
   noHeads["grids"].erase(1);
   requireRefused(patchingResultFromJson, noHeads,
                  "'grids' is missing or not a list holding the \"heads\" grid");
+}
+
+// The logit lens in float64 against tests/reference/logit_lens_reference.py, written from the definitions,
+// for (layers + 1) points × 3 modes × (ce, kl, probability, median rank, top-1 share).
+void requireLensMatchesReference(CausalLM& model, const std::string& label) {
+  TempDir dir;
+  saveModel(*model, dir.path("model"));
+  model->to(torch::kFloat64);
+  torch::Tensor tokens = randomTokens(model->config(), 4, 16, 11);
+  tokens.index_put_({torch::indexing::Slice(), 5}, model->config().eotTokenId);  // excluded from the mean
+  LogitLensOptions options;
+  options.traceSequence = 2;
+  options.logitBudget = 300;  // several chunks of rows per batch: chunking must not change anything
+  const LogitLensResult r =
+      logitLens(*ModelSnapshot::copyOf(*model, 3, "test"), sequencesOf(tokens), options);
+  const std::string out = dir.path("lens.f64");
+  const std::string cmd = std::string(NF_REFERENCE_PYTHON) + " " + NF_REFERENCE_DIR +
+                          "/logit_lens_reference.py '" + dir.path("model") + "' '" + tokensArg(tokens) +
+                          "' '" + out + "'";
+  REQUIRE_MSG(runCommand(cmd) == 0, cmd);
+  std::ifstream in(out, std::ios::binary);
+  std::vector<double> reference(r.points.size() * kLensModes * 5);
+  in.read(reinterpret_cast<char*>(reference.data()), reference.size() * sizeof(double));
+  REQUIRE(in.gcount() == static_cast<std::streamsize>(reference.size() * sizeof(double)));
+  size_t i = 0;
+  for (const LensPoint& p : r.points)
+    for (int m = 0; m < kLensModes; ++m) {
+      const LensFigures& f = p.modes[m];
+      for (double value : {f.ce, f.kl, f.probability, f.medianRank, f.top1}) {
+        REQUIRE_MSG(std::abs(value - reference[i]) <= 1e-7 * (1 + std::abs(reference[i])),
+                    label << ", " << p.point << ", " << lensModeName(LensMode(m)) << ", figure " << i % 5
+                          << ": " << value << " vs reference " << reference[i]);
+        ++i;
+      }
+    }
+}
+
+TEST_CASE(logit_lens_matches_the_reference_in_every_mode_for_gpt2_and_llama) {
+  for (const NamedShape& shape : familyShapes()) {
+    if (shape.shape.family == "gpt_neox") continue;  // the reference reads GPT-2's and LLaMA's layouts
+    CausalLM real = randomModel(shape.shape, 21);
+    requireLensMatchesReference(real, shape.label);
+    CausalLM fake = randomModel(shape.shape, 22);
+    setAll(*fake, fakeNormOf(familyNamed(shape.shape.family).norm));
+    fake->norms().at({SiteKind::Final, -1}).pos0Treatment = true;  // s_0 at position 0
+    fake->norms().at({SiteKind::Final, -1}).scalePos0 = 4.5;
+    requireLensMatchesReference(fake, shape.label + ", LN-free");
+  }
+}
+
+TEST_CASE(logit_lens_modes_agree_exactly_on_ln_free_models_and_differ_with_a_norm) {
+  for (const NamedShape& shape : familyShapes()) {
+    const TokenSequences data = sequencesOf(randomTokens(shape.shape, 3, 12, 5));
+    LogitLensOptions options;
+    options.traceSequence = 1;
+    options.top = 3;
+    CausalLM model = randomModel(shape.shape, 9);
+    setAll(*model, fakeNormOf(familyNamed(shape.shape.family).norm));
+    const LogitLensResult free = logitLens(*ModelSnapshot::copyOf(*model, 1, "free"), data, options);
+    REQUIRE_EQ(free.linearDivisor, 0.0);  // LN_f keeps its own frozen s
+    for (size_t p = 0; p < free.points.size(); ++p)
+      for (int m = 1; m < kLensModes; ++m) {
+        const LensFigures &a = free.points[p].modes[0], &b = free.points[p].modes[m];
+        REQUIRE_MSG(a.ce == b.ce && a.kl == b.kl && a.probability == b.probability &&
+                        a.medianRank == b.medianRank && a.top1 == b.top1,
+                    shape.label << ", " << free.points[p].point << ": " << lensModeName(LensMode(m)));
+        REQUIRE(free.trace.points[p][m].topIds == free.trace.points[p][0].topIds);
+        REQUIRE(free.trace.points[p][m].targetRank == free.trace.points[p][0].targetRank);
+      }
+
+    // With the family's own norm the modes differ before the last layer; at the final residual the
+    // recomputed and frozen modes are the model itself.
+    CausalLM real = randomModel(shape.shape, 9);
+    const LogitLensResult withNorm = logitLens(*ModelSnapshot::copyOf(*real, 1, "real"), data, options);
+    REQUIRE(withNorm.linearDivisor > 0);
+    const LensPoint& final = withNorm.points.back();
+    REQUIRE_EQ(final.point, std::string("final"));
+    for (int m : {0, 1})
+      REQUIRE_MSG(std::abs(final.modes[m].kl) < 1e-5, shape.label << ": " << final.modes[m].kl);
+    REQUIRE_MSG(final.modes[2].kl > 1e-7, shape.label << ": linear KL " << final.modes[2].kl);
+    REQUIRE(std::abs(withNorm.points[0].modes[0].ce - withNorm.points[0].modes[1].ce) > 1e-4);
+    // The trace: every traced position has `top` tokens, best first, and a target rank where it has a next
+    // token; the JSON reads back to the same result.
+    const LensGrid& grid = withNorm.trace.points[1][0];
+    REQUIRE_EQ(grid.topIds.size(), size_t(12 * 3));
+    REQUIRE_EQ(grid.targetRank.size(), size_t(11));
+    REQUIRE(grid.topProbabilities[0] >= grid.topProbabilities[1]);
+    REQUIRE(toJson(logitLensResultFromJson(toJson(withNorm))) == toJson(withNorm));
+  }
 }
 
 TEST_MAIN()

@@ -78,8 +78,8 @@ def norm(x, site, g, b, eps, depth, tokens, eot, default="layernorm"):
 
 
 def forward(cfg, w, tokens, record=None):
-    """Logits; when `record` is a dict it receives each head's output per layer ("heads": [B, T, H, D])
-    and the input of ln_f ("final_residual")."""
+    """Logits; when `record` is a dict it receives each block's input ("resid_pre": [B, T, D] per layer),
+    each head's output per layer ("heads": [B, T, H, D]) and the input of ln_f ("final_residual")."""
     L, H, D = cfg["n_layer"], cfg["n_head"], cfg["n_embd"]
     eps, eot = cfg.get("layer_norm_epsilon", 1e-5), cfg.get("eos_token_id", 50256)
     sites = cfg.get("normfree", {}).get("sites", {})
@@ -88,6 +88,8 @@ def forward(cfg, w, tokens, record=None):
     mask = torch.tril(torch.ones(T, T, dtype=torch.bool))
     for l in range(L):
         p = f"h.{l}."
+        if record is not None:
+            record.setdefault("resid_pre", []).append(x)
         g1, b1 = w[p + "ln_1.weight"], w[p + "ln_1.bias"]
         Wa, ba = w[p + "attn.c_attn.weight"], w[p + "attn.c_attn.bias"]
         h_qk = norm(x, sites.get(f"LN_qk.{l}", {}), g1, b1, eps, l + 1, tokens, eot)

@@ -10,7 +10,9 @@ from gpt2_reference import norm
 from rotary_reference import causal_attention, rotate
 
 
-def forward(cfg, w, tokens):
+def forward(cfg, w, tokens, record=None):
+    """Logits; when `record` is a dict it receives each block's input ("resid_pre") and the input of the
+    final norm ("final_residual")."""
     L, H, D = cfg["num_hidden_layers"], cfg["num_attention_heads"], cfg["hidden_size"]
     kv_heads = cfg.get("num_key_value_heads", H)
     dh = D // H
@@ -33,6 +35,8 @@ def forward(cfg, w, tokens):
     x = w["model.embed_tokens.weight"][tokens]
     for l in range(L):
         p = f"model.layers.{l}."
+        if record is not None:
+            record.setdefault("resid_pre", []).append(x)
         g1 = w[p + "input_layernorm.weight"]
         h_qk = site_norm(x, f"LN_qk.{l}", g1, l + 1)
         h_v = site_norm(x, f"LN_v.{l}", g1, l + 1)
@@ -46,6 +50,8 @@ def forward(cfg, w, tokens):
         gate = linear(h2, p + "mlp.gate_proj", mlp_bias)
         x = x + linear(gate * torch.sigmoid(gate) * linear(h2, p + "mlp.up_proj", mlp_bias), p + "mlp.down_proj",
                        mlp_bias)
+    if record is not None:
+        record["final_residual"] = x
     x = site_norm(x, "LN_f", w["model.norm.weight"], 1)
     unembed = w["model.embed_tokens.weight"] if cfg.get("tie_word_embeddings", False) else w["lm_head.weight"]
     return x @ unembed.T

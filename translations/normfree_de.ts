@@ -140,28 +140,28 @@
         <translation>Verglichen mit: dem Ausgangsmodell und %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="246"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="241"/>
         <source>right</source>
         <translation>richtig</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="246"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="241"/>
         <source>wrong</source>
         <translation>falsch</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="280"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="275"/>
         <source>Accuracy per task, the starting model against the model now (± standard error)</source>
         <translation>Genauigkeit je Aufgabe, Ausgangsmodell gegen das Modell jetzt (± Standardfehler)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="281"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="276"/>
         <source>accuracy (%)</source>
         <translation>Genauigkeit (%)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="274"/>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="282"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="269"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="277"/>
         <source>starting model</source>
         <translation>Ausgangsmodell</translation>
     </message>
@@ -171,64 +171,64 @@
         <translation>Ein Vergleichsmodell (etwa das finale Modell der Vanilla-Kontrolle)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="267"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="262"/>
         <source>Items the model now and the compared model answer differently: %1 of %2</source>
         <translation>Einträge, die das Modell jetzt und das Vergleichsmodell verschieden beantworten: %1 von %2</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="268"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="263"/>
         <source>Items the model now and the starting model answer differently: %1 of %2</source>
         <translation>Einträge, die das Modell jetzt und das Ausgangsmodell verschieden beantworten: %1 von %2</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="275"/>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="284"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="270"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="279"/>
         <source>compared model</source>
         <translation>Vergleichsmodell</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="276"/>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="283"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="271"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="278"/>
         <source>model now</source>
         <translation>Modell jetzt</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="285"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="280"/>
         <source>Compare With…</source>
         <translation>Vergleichen mit…</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="286"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="281"/>
         <source>No Comparison</source>
         <translation>Kein Vergleich</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="287"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="282"/>
         <source>Choose Task Files…</source>
         <translation>Aufgabendateien wählen…</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="288"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="283"/>
         <source>Synthetic Tasks</source>
         <translation>Synthetische Aufgaben</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="289"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="284"/>
         <source>items per task:</source>
         <translation>Einträge je Aufgabe:</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="274"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="269"/>
         <source>task</source>
         <translation>Aufgabe</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="274"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="269"/>
         <source>line in the file</source>
         <translation>Zeile in der Datei</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="274"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="269"/>
         <source>right choice</source>
         <translation>richtige Wahl</translation>
     </message>
@@ -621,186 +621,322 @@ Worker %1 beendet (%2): %3</translation>
     </message>
 </context>
 <context>
+    <name>LogitLensPane</name>
+    <message>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="87"/>
+        <source>Each layer&apos;s residual stream read through the final norm and the unembedding (the logit lens): its next-token loss with the norm recomputed on each layer, with the final layer&apos;s scale frozen, and with one scale for all tokens — against the starting model&apos;s, and one sequence&apos;s top tokens layer by layer. Without LayerNorm the three readings are one.</source>
+        <translation>Der Residualstrom jeder Schicht, durch die letzte Normierung und die Unembedding-Matrix gelesen (Logit Lens): sein Next-Token-Verlust mit der Normierung je Schicht neu berechnet, mit dem Maßstab der letzten Schicht eingefroren und mit einem Maßstab für alle Tokens — gegen den des Ausgangsmodells, dazu die Top-Tokens einer Sequenz Schicht für Schicht. Ohne LayerNorm sind die drei Lesarten eine.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="140"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="187"/>
+        <source>final</source>
+        <translation>final</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="155"/>
+        <source>Final norm: %1 · model&apos;s loss %2 nats · first block&apos;s input, recomputed %3 / frozen %4 / linear %5</source>
+        <translation>Letzte Normierung: %1 · Verlust des Modells %2 nats · Eingang des ersten Blocks: neu berechnet %3 / eingefroren %4 / linear %5</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="187"/>
+        <source>L%1</source>
+        <translation>L%1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="206"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="255"/>
+        <source>starting model</source>
+        <translation>Ausgangsmodell</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="206"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="254"/>
+        <source>model now</source>
+        <translation>Modell jetzt</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="207"/>
+        <source>Top token by layer and position of sequence %1 (%2, %3; colour: its probability; hover a cell)</source>
+        <translation>Top-Token nach Schicht und Position von Sequenz %1 (%2, %3; Farbe: seine Wahrscheinlichkeit; Zelle überfahren)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="226"/>
+        <source>%1, position %2 “%3”</source>
+        <translation>%1, Position %2 „%3“</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="227"/>
+        <source>final residual</source>
+        <translation>letztes Residuum</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="227"/>
+        <source>input of block %1</source>
+        <translation>Eingang von Block %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="237"/>
+        <source>next token “%1”: probability %2, rank %3</source>
+        <translation>nächstes Token „%1“: Wahrscheinlichkeit %2, Rang %3</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="245"/>
+        <source>recomputed</source>
+        <translation>neu berechnet</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="245"/>
+        <source>frozen</source>
+        <translation>eingefroren</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="245"/>
+        <source>linear</source>
+        <translation>linear</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="247"/>
+        <source>norm %1</source>
+        <translation>Normierung %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="249"/>
+        <source>%1, starting model</source>
+        <translation>%1, Ausgangsmodell</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="252"/>
+        <source>recomputed: the final norm&apos;s scale computed on each layer&apos;s residual; frozen: the scale the model used at the final layer; linear: one scale for all tokens</source>
+        <translation>neu berechnet: der Maßstab der letzten Normierung auf dem Residuum jeder Schicht berechnet; eingefroren: der Maßstab, den das Modell in der letzten Schicht verwendet hat; linear: ein Maßstab für alle Tokens</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="256"/>
+        <source>sequence </source>
+        <translation>Sequenz </translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="257"/>
+        <source>the validation sequence whose top tokens the grid shows</source>
+        <translation>die Validierungssequenz, deren Top-Tokens das Raster zeigt</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="258"/>
+        <source>Logit lens: next-token loss of each layer&apos;s residual through the final norm (dashed: starting model)</source>
+        <translation>Logit Lens: Next-Token-Verlust des Residuums jeder Schicht durch die letzte Normierung (gestrichelt: Ausgangsmodell)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="260"/>
+        <source>layer (resid_pre)</source>
+        <translation>Schicht (resid_pre)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="261"/>
+        <source>cross-entropy (nats)</source>
+        <translation>Kreuzentropie (nats)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="262"/>
+        <source>probability of the top token</source>
+        <translation>Wahrscheinlichkeit des Top-Tokens</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="263"/>
+        <source>top-token probability</source>
+        <translation>Top-Token-Wahrscheinlichkeit</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="268"/>
+        <source>Top token by layer and position</source>
+        <translation>Top-Token nach Schicht und Position</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/LogitLensPane.h" line="21"/>
+        <source>Logit lens</source>
+        <translation>Logit Lens</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="193"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="187"/>
         <source>Opened %1</source>
         <translation>%1 geöffnet</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="98"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="92"/>
         <source>Connected to the run %1 at %2</source>
         <translation>Mit dem Lauf %1 auf %2 verbunden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="104"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="98"/>
         <source>Cannot connect</source>
         <translation>Keine Verbindung</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="104"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="98"/>
         <source>The run could not be reached or read.</source>
         <translation>Der Lauf war nicht erreichbar oder nicht lesbar.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="87"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="81"/>
         <source>Training stopped</source>
         <translation>Training abgebrochen</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="88"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="82"/>
         <source>The run could not go on. Its last checkpoint is kept; fix the cause and press Resume.</source>
         <translation>Der Lauf konnte nicht fortgesetzt werden. Sein letzter Checkpoint bleibt erhalten; beheben Sie die Ursache und klicken Sie auf „Fortsetzen“.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="181"/>
-        <location filename="../widgets/window/MainWindow.cpp" line="200"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="175"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="194"/>
         <source>A run is in progress</source>
         <translation>Ein Lauf ist aktiv</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="181"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="175"/>
         <source>Stop the run before opening another model.</source>
         <translation>Stoppen Sie den Lauf, bevor Sie ein anderes Modell öffnen.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="177"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="171"/>
         <source>Cannot open model folder</source>
         <translation>Modellordner kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="132"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="126"/>
         <source>%1 — %2</source>
         <translation>%1 — %2</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="135"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="129"/>
         <source>Run %1 — %2</source>
         <translation>Lauf %1 — %2</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="138"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="132"/>
         <source>Run %1 at %2 — %3</source>
         <translation>Lauf %1 auf %2 — %3</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="139"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="133"/>
         <source>(connecting)</source>
         <translation>(wird verbunden)</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="177"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="171"/>
         <source>The model folder could not be opened.</source>
         <translation>Der Modellordner konnte nicht geöffnet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="200"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="194"/>
         <source>Stop the run before connecting to another.</source>
         <translation>Halten Sie den Lauf an, bevor Sie sich mit einem anderen verbinden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="210"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="204"/>
         <source>Connecting to %1…</source>
         <translation>Verbinde mit %1 …</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="232"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="226"/>
         <source>Following %1</source>
         <translation>%1 wird verfolgt</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="237"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="231"/>
         <source>Cannot open run</source>
         <translation>Lauf kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="237"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="231"/>
         <source>The run directory could not be opened.</source>
         <translation>Das Laufverzeichnis konnte nicht geöffnet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="255"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="249"/>
         <source>Loaded schedule %1</source>
         <translation>Zeitplan %1 geladen</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="258"/>
-        <location filename="../widgets/window/MainWindow.cpp" line="260"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="252"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="254"/>
         <source>Cannot load schedule</source>
         <translation>Zeitplan kann nicht geladen werden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="258"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="252"/>
         <source>The schedule file is not valid JSON.</source>
         <translation>Die Zeitplandatei ist kein gültiges JSON.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="260"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="254"/>
         <source>The schedule could not be used.</source>
         <translation>Der Zeitplan konnte nicht verwendet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="272"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="266"/>
         <source>Cannot use these datasets</source>
         <translation>Diese Datensätze können nicht verwendet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="272"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="266"/>
         <source>A dataset could not be read.</source>
         <translation>Ein Datensatz konnte nicht gelesen werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="280"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="274"/>
         <source>Open a model folder first (File › Open Model Folder).</source>
         <translation>Öffnen Sie zuerst einen Modellordner (Datei › Modellordner öffnen).</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="280"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="274"/>
         <source>No model open</source>
         <translation>Kein Modell geöffnet</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="288"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="282"/>
         <source>Run folder in use</source>
         <translation>Laufordner bereits belegt</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="289"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="283"/>
         <source>This folder holds a run already: open it with File › Open Run, or choose another folder.</source>
         <translation>Dieser Ordner enthält bereits einen Lauf: Öffnen Sie ihn über Datei › Lauf öffnen, oder wählen Sie einen anderen Ordner.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="300"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="294"/>
         <source>Starting %1</source>
         <translation>%1 wird gestartet</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="345"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="339"/>
         <source>Export incomplete</source>
         <translation>Export unvollständig</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="364"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="358"/>
         <source>Stopping the run and writing its checkpoint…</source>
         <translation>Lauf wird gestoppt und sein Checkpoint geschrieben…</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="126"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="120"/>
         <source>NormFree Workbench</source>
         <translation>NormFree Workbench</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="377"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="371"/>
         <source>Removal timeline</source>
         <translation>Zeitleiste der Entfernungen</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="377"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="371"/>
         <source>Run setup</source>
         <translation>Laufkonfiguration</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="377"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="371"/>
         <source>Model</source>
         <translation>Modell</translation>
     </message>
@@ -1217,42 +1353,42 @@ Worker %1 beendet (%2): %3</translation>
         <translation>Ansicht zurücksetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="347"/>
+        <location filename="../widgets/views/Plots.cpp" line="405"/>
         <source>Cannot write %1: %2</source>
         <translation>%1 kann nicht geschrieben werden: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="356"/>
+        <location filename="../widgets/views/Plots.cpp" line="414"/>
         <source>PNG encoding failed</source>
         <translation>PNG-Kodierung fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="367"/>
+        <location filename="../widgets/views/Plots.cpp" line="425"/>
         <source>SVG painter failed</source>
         <translation>SVG-Ausgabe fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="383"/>
+        <location filename="../widgets/views/Plots.cpp" line="441"/>
         <source>PDF rendering failed</source>
         <translation>PDF-Rendering fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="391"/>
+        <location filename="../widgets/views/Plots.cpp" line="449"/>
         <source>unknown format &apos;%1&apos; (png, svg, pdf or csv)</source>
         <translation>unbekanntes Format &apos;%1&apos; (png, svg, pdf oder csv)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="400"/>
+        <location filename="../widgets/views/Plots.cpp" line="458"/>
         <source>Export Figure</source>
         <translation>Abbildung exportieren</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="401"/>
+        <location filename="../widgets/views/Plots.cpp" line="459"/>
         <source>PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf);;CSV data (*.csv)</source>
         <translation>PNG-Bild (*.png);;SVG-Zeichnung (*.svg);;PDF-Dokument (*.pdf);;CSV-Daten (*.csv)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="406"/>
+        <location filename="../widgets/views/Plots.cpp" line="464"/>
         <source>Export failed</source>
         <translation>Export fehlgeschlagen</translation>
     </message>

@@ -21,6 +21,7 @@
 #include "analysis/AnalysisRunner.h"
 #include "analysis/BenchmarksPane.h"
 #include "analysis/HeadsPane.h"
+#include "analysis/LogitLensPane.h"
 #include "analysis/NormsPane.h"
 #include "data/synthetic_benchmarks.h"
 #include "run/RunSession.h"
@@ -206,6 +207,46 @@ class TestViews : public QObject {
     QCOMPARE(control->data()->size(), 3);
     QCOMPARE(control->data()->at(1)->value,
              qobject_cast<QCPBars*>(pane.plot()->plottable(2))->data()->at(1)->value);
+  }
+
+  void logitLensPaneShowsTheCliFiguresAndOneCurveWithoutLayerNorm() {
+    AnalysisRunner runner;
+    runner.setSetup(setupFor(m_model));
+    LogitLensPane pane(&runner);
+    QSignalSpy shown(&pane, &AnalysisPane::resultShown);
+    pane.setSequence(2);  // computes
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() == 1 || pane.hasFailed(), fixtures::kEventuallyMs);
+    QVERIFY2(!pane.hasFailed(), qPrintable(pane.statusText()));
+
+    QProcess cli;
+    cli.start(NF_CLI, {"analyze", "logit-lens", m_model, "--data", m_val, "--sequences", "4", "--length",
+                       "16", "--trace-sequence", "2", "--top", "5"});
+    QVERIFY(cli.waitForFinished(-1));
+    QCOMPARE(cli.exitCode(), 0);
+    const nlohmann::json lens = nlohmann::json::parse(cli.readAllStandardOutput().toStdString());
+    const char* modes[] = {"recomputed", "frozen", "linear"};
+    for (int m = 0; m < 3; ++m) {
+      const QCPGraph* now = pane.curvePlot()->graph(2 * m);
+      QCOMPARE(now->data()->size(), 5);  // 4 blocks' inputs and the final residual
+      for (int p = 0; p < 5; ++p)
+        QVERIFY(std::abs(now->data()->at(p)->value - lens["layers"][p][modes[m]]["ce"].get<double>()) < 1e-9);
+    }
+    // Hovering a cell names the target's rank as the CLI computed it.
+    pane.setMode(nf::LensMode::Frozen);
+    const int64_t rank = lens["trace"]["points"][1]["frozen"]["target_rank"][3].get<int64_t>();
+    QVERIFY2(pane.cellText(1, 3).contains(QString("rank %1").arg(rank)), qPrintable(pane.cellText(1, 3)));
+    const int32_t top = lens["trace"]["points"][1]["frozen"]["top_ids"][3][0].get<int32_t>();
+    QCOMPARE(pane.topTokenText(1, 3), QString("#%1").arg(top));  // no tokenizer: ids
+
+    // Without LayerNorm the three modes are one curve.
+    runner.setSetup(setupFor(makeLayerNormFreeModel()));
+    pane.refresh();
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() == 2 || pane.hasFailed(), fixtures::kEventuallyMs);
+    QVERIFY2(!pane.hasFailed(), qPrintable(pane.statusText()));
+    for (int m = 1; m < 3; ++m)
+      for (int p = 0; p < 3; ++p)
+        QCOMPARE(pane.curvePlot()->graph(2 * m)->data()->at(p)->value,
+                 pane.curvePlot()->graph(0)->data()->at(p)->value);
   }
 
   void panesNeverComputedAreNotExported() {

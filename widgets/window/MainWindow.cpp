@@ -8,12 +8,8 @@
 #include <QSettings>
 #include <QStatusBar>
 
-#include "analysis/BenchmarksPane.h"
-#include "analysis/CalibrationPane.h"
-#include "analysis/HeadsPane.h"
-#include "analysis/NeuronsPane.h"
-#include "analysis/NormsPane.h"
-#include "analysis/PatchingPane.h"
+#include "analysis/AnalysisPane.h"
+#include "analysis/AnalysisPanes.h"
 #include "model/model_folder.h"
 #include "run/run_directory.h"
 #include "timeline/TimelineWidget.h"
@@ -35,9 +31,7 @@ MainWindow::MainWindow(QWidget* parent)
   m_info = new ModelInfoView(this);
   m_timeline = new TimelineWidget(this);
   m_training = new TrainingView(this);
-  m_panes = {new NormsPane(m_runner, this),       m_heads = new HeadsPane(m_runner, this),
-             new PatchingPane(m_runner, this),    new NeuronsPane(m_runner, this),
-             new CalibrationPane(m_runner, this), new BenchmarksPane(m_runner, this)};
+  m_panes = makeAnalysisPanes(m_runner, this, &m_heads);
   m_figures = std::make_unique<FigureExport>(m_training, m_panes);
 
   setCentralWidget(m_training);

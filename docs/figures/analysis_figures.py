@@ -4,9 +4,9 @@
 
 usage: analysis_figures.py ANALYSES_DIR OUT_DIR NAME [NAME ...]
 
-ANALYSES_DIR/NAME/{norms,sinks,dla,patching,neurons}.json for each model NAME (e.g. original, vanilla, ln-free),
-and optionally ANALYSES_DIR/calibration.json. Writes OUT_DIR/{nmae,residual_norms,sinks,patching,
-confidence_neurons,calibration}.png.
+ANALYSES_DIR/NAME/{norms,sinks,dla,patching,neurons,logit-lens}.json for each model NAME (e.g. original,
+vanilla, ln-free), and optionally ANALYSES_DIR/calibration.json. Writes OUT_DIR/{nmae,residual_norms,sinks,
+patching,confidence_neurons,logit_lens,calibration}.png.
 """
 import json
 import os
@@ -147,6 +147,28 @@ def confidence_neurons(folder, out, names):
     fig.savefig(os.path.join(out, "confidence_neurons.png"), dpi=130)
 
 
+def logit_lens(folder, out, names):
+    """Each model's logit-lens loss per layer in the three modes: one curve without LayerNorm."""
+    fig, axes = plt.subplots(1, len(names), figsize=(3.2 * len(names), 3), squeeze=False, sharey=True)
+    styles = {"recomputed": ("C0", "-", "o"), "frozen": ("C1", "--", "s"), "linear": ("C2", ":", "^")}
+    for ax, name in zip(axes[0], names):
+        lens = load(folder, name, "logit-lens")
+        labels = [str(i) if p["point"] != "final" else "final" for i, p in enumerate(lens["layers"])]
+        for mode, (colour, line, marker) in styles.items():
+            ax.plot(range(len(labels)), [p[mode]["ce"] for p in lens["layers"]], color=colour, linestyle=line,
+                    marker=marker, markersize=4, label=mode)
+        ax.set_xticks(range(len(labels)), labels)
+        ax.set_yscale("log")
+        ax.set_yticks([2, 3, 4, 6, 8, 12, 16, 24], ["2", "3", "4", "6", "8", "12", "16", "24"])
+        ax.minorticks_off()
+        ax.set_xlabel("layer (resid_pre)")
+        ax.set_title(f"{name} (LN_f: {lens['final_norm']})", fontsize=9)
+    axes[0][0].set_ylabel("logit-lens CE (nats)")
+    axes[0][0].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "logit_lens.png"), dpi=130)
+
+
 def calibration(folder, out):
     path = os.path.join(folder, "calibration.json")
     if not os.path.exists(path):
@@ -176,6 +198,7 @@ def main():
     sinks(folder, out, names)
     patching(folder, out, names)
     confidence_neurons(folder, out, names)
+    logit_lens(folder, out, names)
     calibration(folder, out)
 
 

@@ -74,7 +74,7 @@ fi
 analyze_all() {  # name, model folder → $work/analyses/name/*.json
   local out="$work/analyses/$1"
   mkdir -p "$out"
-  for kind in norms sinks dla neurons; do
+  for kind in norms sinks dla neurons logit-lens; do
     "$cli" analyze "$kind" "$2" --data "$data/val.bin" --sequences 32 ${NF_ANALYZE_ARGS:-} --device "$device" \
       --out "$out/$kind.json" > /dev/null
   done

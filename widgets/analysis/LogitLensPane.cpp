@@ -41,11 +41,12 @@ LogitLensPane::LogitLensPane(AnalysisRunner* runner, QWidget* parent)
   connect(m_model, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] { drawGrid(); });
   connect(m_sequence, qOverload<int>(&QSpinBox::valueChanged), this, [this] { refresh(); });
   auto* controls = new QHBoxLayout;
-  controls->addWidget(m_summary, 1);
   controls->addWidget(m_sequence);
   controls->addWidget(m_mode);
   controls->addWidget(m_model);
+  controls->addStretch(1);
   body()->addLayout(controls);
+  body()->addWidget(m_summary);
 
   m_curves = makePlot(this, "logit_lens_loss");
   m_curves->setMinimumHeight(200);
@@ -57,12 +58,12 @@ LogitLensPane::LogitLensPane(AnalysisRunner* runner, QWidget* parent)
     }
   placeLegendBelowTitle(m_curves, 3);
   enableHoverLabels(m_curves);
-  body()->addWidget(m_curves, 1);
+  body()->addWidget(m_curves, 2);
 
   m_grid = makePlot(this, "logit_lens_top_tokens");
   m_grid->setMinimumHeight(240);
   m_map = makeHeatMapRow(m_grid, {magnitudeGradient()})[0];
-  m_map->keyAxis()->setTickLabelRotation(60);
+  m_map->keyAxis()->setTickLabelRotation(90);
   m_grid->setMouseTracking(true);
   connect(m_grid, &QCustomPlot::mouseMove, this, [this](QMouseEvent* event) {
     int row, column;
@@ -78,7 +79,7 @@ LogitLensPane::LogitLensPane(AnalysisRunner* runner, QWidget* parent)
   m_positions = new QScrollBar(Qt::Horizontal, this);
   m_positions->setRange(0, 0);
   connect(m_positions, &QScrollBar::valueChanged, this, [this] { drawGrid(); });
-  body()->addWidget(m_grid, 1);
+  body()->addWidget(m_grid, 3);
   body()->addWidget(m_positions);
   retranslate();
 }
@@ -178,9 +179,8 @@ void LogitLensPane::drawGrid() {
   d->setRange(QCPRange(0, shown - 1), QCPRange(0, points - 1));
   m_grid->clearItems();
   auto columns = QSharedPointer<QCPAxisTickerText>::create();
-  for (int c = 0; c < shown; ++c)
-    columns->addTick(
-        c, QStringLiteral("%1 %2").arg(first + c).arg(shortened(tokenText(*r, r->trace.tokens[first + c]))));
+  for (int c = 0; c < shown; ++c) columns->addTick(c, shortened(tokenText(*r, r->trace.tokens[first + c])));
+  m_map->keyAxis()->setLabel(tr("input token at positions %1–%2").arg(first).arg(first + shown - 1));
   auto rows = QSharedPointer<QCPAxisTickerText>::create();
   for (int row = 0; row < points; ++row) {
     const int p = pointOfRow(row, points);

@@ -623,20 +623,25 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>LogitLensPane</name>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="87"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="88"/>
         <source>Each layer&apos;s residual stream read through the final norm and the unembedding (the logit lens): its next-token loss with the norm recomputed on each layer, with the final layer&apos;s scale frozen, and with one scale for all tokens — against the starting model&apos;s, and one sequence&apos;s top tokens layer by layer. Without LayerNorm the three readings are one.</source>
         <translation>Der Residualstrom jeder Schicht, durch die letzte Normierung und die Unembedding-Matrix gelesen (Logit Lens): sein Next-Token-Verlust mit der Normierung je Schicht neu berechnet, mit dem Maßstab der letzten Schicht eingefroren und mit einem Maßstab für alle Tokens — gegen den des Ausgangsmodells, dazu die Top-Tokens einer Sequenz Schicht für Schicht. Ohne LayerNorm sind die drei Lesarten eine.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="140"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="141"/>
         <location filename="../widgets/analysis/LogitLensPane.cpp" line="187"/>
         <source>final</source>
         <translation>final</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="155"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="156"/>
         <source>Final norm: %1 · model&apos;s loss %2 nats · first block&apos;s input, recomputed %3 / frozen %4 / linear %5</source>
         <translation>Letzte Normierung: %1 · Verlust des Modells %2 nats · Eingang des ersten Blocks: neu berechnet %3 / eingefroren %4 / linear %5</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="183"/>
+        <source>input token at positions %1–%2</source>
+        <translation>Eingabetoken an den Positionen %1–%2</translation>
     </message>
     <message>
         <location filename="../widgets/analysis/LogitLensPane.cpp" line="187"/>

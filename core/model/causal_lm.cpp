@@ -121,6 +121,33 @@ torch::Tensor CausalLMImpl::norm(SiteId site, const NormParams& params, const to
   return normalizeBy(state, in, divisor);
 }
 
+bool CausalLMImpl::splitsAttentionInput(int layer, HookSet* hooks) const {
+  return hooks && (hooks->touches(HookPoint::qInput(layer)) || hooks->touches(HookPoint::kInput(layer)) ||
+                   hooks->touches(HookPoint::vInput(layer)));
+}
+
+std::array<torch::Tensor, 3> CausalLMImpl::splitAttentionInputs(int layer, const NormParams& params,
+                                                                const torch::Tensor& x,
+                                                                const torch::Tensor& tokens, HookSet* hooks,
+                                                                const HeadProjection& project) {
+  const int64_t B = x.size(0), T = x.size(1), D = x.size(2), dh = m_config.headDim();
+  const HookPoint points[] = {HookPoint::qInput(layer), HookPoint::kInput(layer), HookPoint::vInput(layer)};
+  const int64_t heads[] = {m_config.nHead, m_config.kvHeads(), m_config.kvHeads()};
+  std::array<torch::Tensor, 3> out;
+  for (int role = 0; role < 3; ++role) {
+    const int64_t n = heads[role];
+    const torch::Tensor copies = visit(hooks, points[role], x.unsqueeze(2).expand({B, T, n, D}));
+    // Copy h of sequence b is row b·n + h of one batch, with its sequence's tokens (the EOT treatment).
+    const torch::Tensor normalized =
+        norm({role == 2 ? SiteKind::V : SiteKind::Qk, layer}, params,
+             copies.permute({0, 2, 1, 3}).reshape({B * n, T, D}), tokens.repeat_interleave(n, 0), nullptr);
+    // Row (b, h) projects every head; head h's own slice is the diagonal over (row head, output head).
+    const torch::Tensor projected = project(role, normalized).view({B, n, T, n, dh});
+    out[role] = torch::diagonal(projected, 0, 1, 3).permute({0, 1, 3, 2}).reshape({B, T, n * dh});
+  }
+  return out;
+}
+
 bool CausalLMImpl::attentionNormShared(int layer, HookSet* hooks) const {
   const SiteId qk{SiteKind::Qk, layer}, v{SiteKind::V, layer};
   return m_norms.at(qk) == m_norms.at(v) &&

@@ -8,7 +8,9 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 
+#include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <utility>
 
@@ -121,6 +123,18 @@ class CausalLMImpl : public torch::nn::Module {
                      const torch::Tensor& tokens, HookSet* hooks, std::optional<SiteId> twin = std::nullopt);
   // Whether LN_qk and LN_v of a block compute the same thing, so one normalization serves q, k and v.
   bool attentionNormShared(int layer, HookSet* hooks) const;
+  // Whether a hook reads or edits the block's per-head attention inputs (attn.q_input, k_input, v_input):
+  // the family then takes its query, key and value from splitAttentionInputs.
+  bool splitsAttentionInput(int layer, HookSet* hooks) const;
+  // Each head's query, key and value from its own copy of the residual x [B, T, D], which those hook points
+  // may replace: LN_qk (LN_v for values) on each copy — without visiting its scale hook point — then
+  // `project(role, normalized)` (role 0 query, 1 key, 2 value; [N, T, D] → [N, T, heads·dh], as the
+  // family's own projection) keeping each copy's own head. Returns per role [B, T, heads·dh], what the
+  // unsplit projection returns, so the family goes on as usual.
+  using HeadProjection = std::function<torch::Tensor(int role, const torch::Tensor& normalized)>;
+  std::array<torch::Tensor, 3> splitAttentionInputs(int layer, const NormParams& params,
+                                                    const torch::Tensor& x, const torch::Tensor& tokens,
+                                                    HookSet* hooks, const HeadProjection& project);
 
   // The attention building blocks every family shares. Rotary position embeddings (Hugging Face's
   // rotate-half convention) on the first rotaryDims() dimensions of each head of q and k ([B, H, T, dh]

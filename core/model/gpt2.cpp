@@ -96,7 +96,14 @@ torch::Tensor GPT2Impl::block(int layer, torch::Tensor x, const torch::Tensor& t
   torch::Tensor q, k, v;
   const auto& W = blk->attn->c_attn->weight;
   const auto& b = blk->attn->c_attn->bias;
-  if (attentionNormShared(layer, hooks)) {
+  if (splitsAttentionInput(layer, hooks)) {
+    const auto qkv =
+        splitAttentionInputs(layer, blk->ln_1, x, tokens, hooks, [&](int role, const torch::Tensor& n) {
+          return torch::matmul(n, W.slice(1, role * D, (role + 1) * D)) +
+                 b.slice(0, role * D, (role + 1) * D);
+        });
+    q = qkv[0], k = qkv[1], v = qkv[2];
+  } else if (attentionNormShared(layer, hooks)) {
     auto qkv = blk->attn->c_attn(norm(qkSite, blk->ln_1, x, tokens, hooks, vSite)).split(D, -1);
     q = qkv[0], k = qkv[1], v = qkv[2];
   } else {
@@ -114,7 +121,8 @@ torch::Tensor GPT2Impl::block(int layer, torch::Tensor x, const torch::Tensor& t
 
   // MLP.
   auto pre = visit(hooks, HookPoint::mlpPre(layer),
-                   blk->mlp->c_fc(norm({SiteKind::Mlp, layer}, blk->ln_2, x, tokens, hooks)));
+                   blk->mlp->c_fc(norm({SiteKind::Mlp, layer}, blk->ln_2,
+                                       visit(hooks, HookPoint::mlpInput(layer), x), tokens, hooks)));
   auto post = visit(hooks, HookPoint::mlpPost(layer), geluTanh(pre));
   auto mlpOut = visit(hooks, HookPoint::mlpOut(layer), blk->mlp->c_proj(post));
   return visit(hooks, HookPoint::residPost(layer), x + mlpOut);

@@ -69,7 +69,16 @@ torch::Tensor GptNeoXImpl::block(int layer, torch::Tensor x, const torch::Tensor
   const auto& W = blk->attention->query_key_value->weight;  // [3D, D]
   const auto& b = blk->attention->query_key_value->bias;    // [3D] or undefined
   torch::Tensor q, k, v;                                    // [B, T, H, dh]
-  if (attentionNormShared(layer, hooks)) {
+  if (splitsAttentionInput(layer, hooks)) {
+    const auto perHead = W.view({H, 3, dh, D});
+    const auto qkv = splitAttentionInputs(
+        layer, blk->input_layernorm, x, tokens, hooks, [&](int role, const torch::Tensor& n) {
+          return torch::linear(
+              n, perHead.select(1, role).reshape({H * dh, D}),
+              b.defined() ? b.view({H, 3, dh}).select(1, role).reshape({-1}) : torch::Tensor());
+        });
+    q = qkv[0].view({B, T, H, dh}), k = qkv[1].view({B, T, H, dh}), v = qkv[2].view({B, T, H, dh});
+  } else if (attentionNormShared(layer, hooks)) {
     auto qkv = torch::linear(norm(qkSite, blk->input_layernorm, x, tokens, hooks, vSite), W, b)
                    .view({B, T, H, 3, dh});
     q = qkv.select(3, 0), k = qkv.select(3, 1), v = qkv.select(3, 2);
@@ -93,7 +102,7 @@ torch::Tensor GptNeoXImpl::block(int layer, torch::Tensor x, const torch::Tensor
 
   // MLP: with the parallel residual it reads the block's input, as attention does.
   const torch::Tensor mid = visit(hooks, HookPoint::residMid(layer), x + attnOut);
-  const torch::Tensor mlpIn = config().parallelResidual ? x : mid;
+  const torch::Tensor mlpIn = visit(hooks, HookPoint::mlpInput(layer), config().parallelResidual ? x : mid);
   auto pre = visit(hooks, HookPoint::mlpPre(layer),
                    blk->mlp->dense_h_to_4h(
                        norm({SiteKind::Mlp, layer}, blk->post_attention_layernorm, mlpIn, tokens, hooks)));

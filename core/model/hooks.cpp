@@ -10,7 +10,9 @@ const std::pair<HookKind, const char*> kBlockHookNames[] = {
     {HookKind::ResidPost, "resid_post"},  {HookKind::AttnPattern, "attn.pattern"},
     {HookKind::HeadOut, "attn.head_out"}, {HookKind::AttnOut, "attn.out"},
     {HookKind::MlpPre, "mlp.pre"},        {HookKind::MlpPost, "mlp.post"},
-    {HookKind::MlpOut, "mlp.out"},
+    {HookKind::MlpOut, "mlp.out"},        {HookKind::QInput, "attn.q_input"},
+    {HookKind::KInput, "attn.k_input"},   {HookKind::VInput, "attn.v_input"},
+    {HookKind::MlpInput, "mlp.input"},
 };
 const std::pair<SiteKind, const char*> kScaleNames[] = {
     {SiteKind::Qk, "ln_qk.scale"}, {SiteKind::V, "ln_v.scale"}, {SiteKind::Mlp, "ln_mlp.scale"}};
@@ -49,10 +51,12 @@ std::vector<HookPoint> allHookPoints(int nLayer) {
   std::vector<HookPoint> points = {{HookKind::EmbedTok}, {HookKind::EmbedPos}};
   for (int l = 0; l < nLayer; ++l) {
     points.push_back(HookPoint::residPre(l));
+    for (HookKind k : {HookKind::QInput, HookKind::KInput, HookKind::VInput}) points.push_back({k, l});
     points.push_back(HookPoint::normScale({SiteKind::Qk, l}));
     points.push_back(HookPoint::normScale({SiteKind::V, l}));
     for (HookKind k : {HookKind::AttnPattern, HookKind::HeadOut, HookKind::AttnOut, HookKind::ResidMid})
       points.push_back({k, l});
+    points.push_back(HookPoint::mlpInput(l));
     points.push_back(HookPoint::normScale({SiteKind::Mlp, l}));
     for (HookKind k : {HookKind::MlpPre, HookKind::MlpPost, HookKind::MlpOut, HookKind::ResidPost})
       points.push_back({k, l});
@@ -62,7 +66,10 @@ std::vector<HookPoint> allHookPoints(int nLayer) {
 }
 
 void HookSet::cacheAll(int nLayer) {
-  for (const HookPoint& p : allHookPoints(nLayer)) m_cached.insert(p);
+  // The per-head inputs change how attention computes (and cost H× its projections): asked for by name only.
+  for (const HookPoint& p : allHookPoints(nLayer))
+    if (p.kind != HookKind::QInput && p.kind != HookKind::KInput && p.kind != HookKind::VInput)
+      m_cached.insert(p);
 }
 
 void HookSet::patch(const HookPoint& point, torch::Tensor replacement) {

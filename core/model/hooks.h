@@ -4,9 +4,18 @@
 //                                                            families with learned positions visit it)
 //   blocks.L.resid_pre / resid_mid / resid_post [B, T, D]   (resid_mid = resid_pre + attn.out; with a
 //                                                            parallel residual the MLP reads resid_pre)
+//   blocks.L.attn.q_input / k_input / v_input   [B, T, H, D] each head's own copy of resid_pre for its
+//                                                            query, key, value (H_kv heads for k and v).
+//                                                            Opt-in (cacheAll skips them): hooking one makes
+//                                                            every head of the block read its own copy
+//                                                            through its own norm, at H× the projections'
+//                                                            cost
 //   blocks.L.attn.pattern                       [B, H, T, T] (query, key), rows sum to 1
 //   blocks.L.attn.head_out                      [B, T, H, D] each head's write to the residual, without b_O
 //   blocks.L.attn.out                           [B, T, D]   the attention block's write, with b_O
+//   blocks.L.mlp.input                          [B, T, D]   the residual the MLP reads (resid_mid, or
+//                                                            resid_pre with a parallel residual): an edit
+//                                                            here changes the MLP's input only
 //   blocks.L.mlp.pre / mlp.post                 [B, T, F]   before / after the activation (SwiGLU: the
 //                                                            gate's pre-activation / silu(gate) ⊙ up)
 //   blocks.L.mlp.out                            [B, T, D]
@@ -39,6 +48,10 @@ enum class HookKind {
   MlpPost,
   MlpOut,
   NormScale,
+  QInput,
+  KInput,
+  VInput,
+  MlpInput,
 };
 
 struct HookPoint {
@@ -56,6 +69,10 @@ struct HookPoint {
   static HookPoint mlpPost(int l) { return {HookKind::MlpPost, l}; }
   static HookPoint mlpOut(int l) { return {HookKind::MlpOut, l}; }
   static HookPoint normScale(SiteId s) { return {HookKind::NormScale, s.layer, s.kind}; }
+  static HookPoint qInput(int l) { return {HookKind::QInput, l}; }
+  static HookPoint kInput(int l) { return {HookKind::KInput, l}; }
+  static HookPoint vInput(int l) { return {HookKind::VInput, l}; }
+  static HookPoint mlpInput(int l) { return {HookKind::MlpInput, l}; }
 
   std::string name() const;                                     // "blocks.3.resid_pre", "ln_f.scale", ...
   static HookPoint parse(const std::string& name, int nLayer);  // throws std::invalid_argument
@@ -75,7 +92,7 @@ using Intervention = std::function<torch::Tensor(const torch::Tensor& value, con
 class HookSet {
  public:
   void cache(const HookPoint& point) { m_cached.insert(point); }
-  void cacheAll(int nLayer);
+  void cacheAll(int nLayer);  // every point but the per-head attention inputs
   void edit(const HookPoint& point, Intervention intervention) { m_edits[point] = std::move(intervention); }
   void patch(const HookPoint& point, torch::Tensor replacement);  // replace the whole activation
   void zeroAblate(const HookPoint& point);

@@ -75,19 +75,30 @@ torch::Tensor LlamaImpl::block(int layer, torch::Tensor x, const torch::Tensor& 
 
   const SiteId qkSite{SiteKind::Qk, layer}, vSite{SiteKind::V, layer};
   auto& attn = blk->self_attn;
-  const bool shared = attentionNormShared(layer, hooks);
-  const torch::Tensor xqk = norm(qkSite, blk->input_layernorm, x, tokens, hooks,
-                                 shared ? std::optional<SiteId>(vSite) : std::nullopt);
-  const torch::Tensor xv = shared ? xqk : norm(vSite, blk->input_layernorm, x, tokens, hooks);
+  torch::Tensor q, k, v;  // [B, T, heads·dh]
+  if (splitsAttentionInput(layer, hooks)) {
+    const auto qkv = splitAttentionInputs(
+        layer, blk->input_layernorm, x, tokens, hooks, [&](int role, const torch::Tensor& n) {
+          return (role == 0 ? attn->q_proj : role == 1 ? attn->k_proj : attn->v_proj)(n);
+        });
+    q = qkv[0], k = qkv[1], v = qkv[2];
+  } else {
+    const bool shared = attentionNormShared(layer, hooks);
+    const torch::Tensor xqk = norm(qkSite, blk->input_layernorm, x, tokens, hooks,
+                                   shared ? std::optional<SiteId>(vSite) : std::nullopt);
+    const torch::Tensor xv = shared ? xqk : norm(vSite, blk->input_layernorm, x, tokens, hooks);
+    q = attn->q_proj(xqk), k = attn->k_proj(xqk), v = attn->v_proj(xv);
+  }
   auto heads = [&](const torch::Tensor& t) { return t.view({B, T, -1, dh}).transpose(1, 2); };
-  const auto [q, k] = rotary(heads(attn->q_proj(xqk)), heads(attn->k_proj(xqk)));
-  const torch::Tensor z = attend(layer, q, k, heads(attn->v_proj(xv)), hooks);
+  const auto [rq, rk] = rotary(heads(q), heads(k));
+  const torch::Tensor z = attend(layer, rq, rk, heads(v), hooks);
   const torch::Tensor attnOut =
       attentionOutput(layer, z, attn->o_proj->weight.t(), attn->o_proj->bias, hooks);
   x = visit(hooks, HookPoint::residMid(layer), x + attnOut);
 
   auto& mlp = blk->mlp;
-  const torch::Tensor h = norm({SiteKind::Mlp, layer}, blk->post_attention_layernorm, x, tokens, hooks);
+  const torch::Tensor h = norm({SiteKind::Mlp, layer}, blk->post_attention_layernorm,
+                               visit(hooks, HookPoint::mlpInput(layer), x), tokens, hooks);
   auto pre = visit(hooks, HookPoint::mlpPre(layer), mlp->gate_proj(h));
   auto post = visit(hooks, HookPoint::mlpPost(layer), torch::silu(pre) * mlp->up_proj(h));
   auto mlpOut = visit(hooks, HookPoint::mlpOut(layer), mlp->down_proj(post));

@@ -357,4 +357,80 @@ TEST_CASE(every_family_visits_its_hook_points_consistently) {
   }
 }
 
+TEST_CASE(each_head_reads_its_own_attention_input_in_every_family) {
+  for (const auto& [label, shape] : familyShapes()) {
+    CausalLM model = sharpModel(shape, 15);
+    mixNorms(*model);  // block 0's LN_qk and LN_v differ, block 1's are shared
+    const auto tokens = randomTokens(shape, 2, 9), other = randomTokens(shape, 2, 9, 8);
+    const int64_t H = shape.nHead, Hkv = shape.kvHeads(), group = H / Hkv;
+    torch::NoGradGuard noGrad;
+    HookSet plain, otherRun;
+    plain.cacheAll(shape.nLayer);
+    otherRun.cacheAll(shape.nLayer);
+    const torch::Tensor logits = model->forward(tokens, &plain);
+    model->forward(other, &otherRun);
+    for (int l = 0; l < shape.nLayer; ++l) {
+      const torch::Tensor otherInput = otherRun.at(HookPoint::residPre(l));
+      auto copiesOf = [&](const torch::Tensor& x, int64_t n) { return x.unsqueeze(2).expand({2, 9, n, -1}); };
+      // Split but untouched: the same model, and each copy is resid_pre.
+      HookSet split;
+      for (const HookPoint& p : {HookPoint::qInput(l), HookPoint::kInput(l), HookPoint::vInput(l)})
+        split.cache(p);
+      split.cache(HookPoint::headOut(l));
+      REQUIRE_MSG(maxAbsDiff(model->forward(tokens, &split), logits) < 1e-5, label << ", block " << l);
+      REQUIRE_EQ(split.at(HookPoint::kInput(l)).sizes(), torch::IntArrayRef({2, 9, Hkv, shape.nEmbd}));
+      REQUIRE(maxAbsDiff(split.at(HookPoint::qInput(l)), copiesOf(plain.at(HookPoint::residPre(l)), H)) <
+              1e-5);
+      // Every copy replaced by the other sequences' residual: the block's heads are the other run's.
+      HookSet all;
+      all.patch(HookPoint::qInput(l), copiesOf(otherInput, H).contiguous());
+      all.patch(HookPoint::kInput(l), copiesOf(otherInput, Hkv).contiguous());
+      all.patch(HookPoint::vInput(l), copiesOf(otherInput, Hkv).contiguous());
+      all.cache(HookPoint::headOut(l));
+      model->forward(tokens, &all);
+      REQUIRE_MSG(maxAbsDiff(all.at(HookPoint::headOut(l)), otherRun.at(HookPoint::headOut(l))) < 1e-5,
+                  label);
+      // One copy replaced: only the heads that read it change (a key/value head serves its group).
+      for (const HookPoint& point : {HookPoint::qInput(l), HookPoint::kInput(l), HookPoint::vInput(l)}) {
+        const bool query = point.kind == HookKind::QInput;
+        torch::Tensor copies = copiesOf(plain.at(HookPoint::residPre(l)), query ? H : Hkv).clone();
+        copies.select(2, 0).copy_(otherInput);
+        HookSet one;
+        one.patch(point, copies);
+        one.cache(HookPoint::headOut(l));
+        model->forward(tokens, &one);
+        const torch::Tensor change =
+            (one.at(HookPoint::headOut(l)) - plain.at(HookPoint::headOut(l))).abs().amax({0, 1, 3});
+        for (int64_t h = 0; h < H; ++h) {
+          const bool reads = query ? h == 0 : h < group;
+          const double c = change[h].item<double>();
+          REQUIRE_MSG(reads ? c > 1e-4 : c < 1e-6,
+                      label << ", " << point.name() << ", head " << h << ": " << c);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE(an_edit_of_the_mlp_input_changes_the_mlp_only_in_every_family) {
+  for (const auto& [label, shape] : familyShapes()) {
+    CausalLM model = sharpModel(shape, 16);
+    const auto tokens = randomTokens(shape, 2, 9);
+    torch::NoGradGuard noGrad;
+    HookSet plain, edited;
+    plain.cacheAll(shape.nLayer);
+    edited.cacheAll(shape.nLayer);
+    edited.zeroAblate(HookPoint::mlpInput(0));
+    model->forward(tokens, &plain);
+    model->forward(tokens, &edited);
+    REQUIRE(maxAbsDiff(edited.at(HookPoint::residMid(0)), plain.at(HookPoint::residMid(0))) < 1e-6);
+    REQUIRE_MSG(maxAbsDiff(edited.at(HookPoint::mlpOut(0)), plain.at(HookPoint::mlpOut(0))) > 1e-3, label);
+    REQUIRE(maxAbsDiff(edited.at(HookPoint::residPost(0)),
+                       edited.at(HookPoint::residMid(0)) + edited.at(HookPoint::mlpOut(0))) < 1e-5);
+    // What it read: resid_mid, or resid_pre with a parallel residual.
+    const HookPoint read = shape.parallelResidual ? HookPoint::residPre(0) : HookPoint::residMid(0);
+    REQUIRE_MSG(maxAbsDiff(plain.at(HookPoint::mlpInput(0)), plain.at(read)) < 1e-6, label);
+  }
+}
+
 TEST_MAIN()

@@ -27,7 +27,7 @@ TEST_CASE(cached_activations_have_the_documented_shapes) {
   REQUIRE(shape("embed.pos") == V({1, T, D}));
   for (int l = 0; l < f.c.nLayer; ++l) {
     const std::string p = "blocks." + std::to_string(l) + ".";
-    for (const char* n : {"resid_pre", "resid_mid", "resid_post", "attn.out", "mlp.out"})
+    for (const char* n : {"resid_pre", "resid_mid", "resid_post", "attn.out", "mlp.input", "mlp.out"})
       REQUIRE_MSG(shape(p + n) == V({B, T, D}), n);
     REQUIRE(shape(p + "attn.pattern") == V({B, H, T, T}));
     REQUIRE(shape(p + "attn.head_out") == V({B, T, H, D}));
@@ -37,7 +37,8 @@ TEST_CASE(cached_activations_have_the_documented_shapes) {
       REQUIRE_MSG(shape(p + n) == V({B, T}), n);
   }
   REQUIRE(shape("ln_f.scale") == V({B, T}));
-  REQUIRE_EQ(hooks.activations().size(), allHookPoints(f.c.nLayer).size());
+  // Everything but the per-head attention inputs, which are opt-in (three per block).
+  REQUIRE_EQ(hooks.activations().size(), allHookPoints(f.c.nLayer).size() - 3 * f.c.nLayer);
 }
 
 TEST_CASE(hook_point_names_round_trip) {

@@ -69,6 +69,44 @@ void addDataOptions(CLI::App& command, DataOptions& o) {
                    "as a model pretrained with --document-windows saw its data");
 }
 
+// What the analyses of an IOI prompt set take.
+struct PromptOptions {
+  std::string prompts;
+  int64_t count = 96, seed = 0;
+  int frame = 0;
+};
+
+void addPromptOptions(CLI::App& command, PromptOptions& o) {
+  const int lastFrame = static_cast<int>(ioiFrames().size()) - 1;
+  command
+      .add_option("--prompts", o.prompts,
+                  "IOI prompt set from 'normfree-cli ioi' (default: made here with the model's tokenizer)")
+      ->type_name("file.json");
+  command.add_option("--count", o.count, "prompts to make when --prompts is not given (a multiple of 4)")
+      ->type_name("n")
+      ->transform(atLeast<int64_t>(4))
+      ->capture_default_str();
+  command
+      .add_option("--frame", o.frame,
+                  "sentence frame to make them from (0…" + std::to_string(lastFrame) + ")")
+      ->type_name("n")
+      ->transform(inRange(0, lastFrame))
+      ->capture_default_str();
+  command.add_option("--seed", o.seed, "seed to make them with")
+      ->type_name("n")
+      ->transform(atLeast<int64_t>(0))
+      ->capture_default_str();
+}
+
+AnalysisRequest requestFor(const std::string& kind, const PromptOptions& o) {
+  AnalysisRequest r;
+  r.kind = kind;
+  r.ioiCount = o.count;
+  r.ioiFrame = o.frame;
+  r.seed = static_cast<uint64_t>(o.seed);
+  return r;
+}
+
 SnapshotPtr snapshotFrom(const ModelOptions& o) {
   std::string path = o.model;
   if (o.step) {
@@ -106,6 +144,15 @@ AnalysisOutput analyse(const AnalysisRequest& request, const ModelSnapshot& snap
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
+}
+
+// The prompt set given, read here (a server reads no file a request names), or none: made from the tokenizer.
+AnalysisSources sourcesFor(const PromptOptions& o, const ModelSnapshot& snapshot) {
+  AnalysisSources sources{"", tokenizerFor(snapshot), nullptr};
+  if (!o.prompts.empty())
+    sources.prompts = std::make_shared<const IoiPromptSet>(
+        ioiPromptSetFromJson(nlohmann::json::parse(readTextFile(o.prompts)), o.prompts));
+  return sources;
 }
 
 AnalysisOutput analyse(const AnalysisRequest& request, const ModelSnapshot& snapshot, const DataOptions& o) {
@@ -263,55 +310,75 @@ void analyzePatching(CLI::App& command) {
       "Activation and attribution patching on an IOI prompt set (metric: logit difference, normalized "
       "0 = corrupted … 1 = clean) for resid_pre (layer × position), head outputs (layer × head) and "
       "head outputs by position; the error grid is attribution − activation.");
-  struct Options : ModelOptions {
-    std::string prompts, csvDir;
-    int64_t count = 96, seed = 0;
-    int frame = 0;
+  struct Options : ModelOptions, PromptOptions {
+    std::string csvDir;
     bool noHeadPositions = false;
   };
   auto o = std::make_shared<Options>();
-  const int lastFrame = static_cast<int>(ioiFrames().size()) - 1;
   addModelOptions(command, *o);
-  command
-      .add_option("--prompts", o->prompts,
-                  "IOI prompt set from 'normfree-cli ioi' (default: made here with the model's tokenizer)")
-      ->type_name("file.json");
-  command.add_option("--count", o->count, "prompts to make when --prompts is not given (a multiple of 4)")
-      ->type_name("n")
-      ->transform(atLeast<int64_t>(4))
-      ->capture_default_str();
-  command
-      .add_option("--frame", o->frame,
-                  "sentence frame to make them from (0…" + std::to_string(lastFrame) + ")")
-      ->type_name("n")
-      ->transform(inRange(0, lastFrame))
-      ->capture_default_str();
-  command.add_option("--seed", o->seed, "seed to make them with")
-      ->type_name("n")
-      ->transform(atLeast<int64_t>(0))
-      ->capture_default_str();
+  addPromptOptions(command, *o);
   command.add_flag("--no-head-positions", o->noHeadPositions, "skip the (layer, head) × position grid");
   command
       .add_option("--csv-dir", o->csvDir,
                   "also write every grid (activation, attribution, error) as CSV here")
       ->type_name("folder");
   onRun(command, [o] {
-    AnalysisRequest request;
-    request.kind = "patching";
-    request.ioiCount = o->count;
-    request.ioiFrame = o->frame;
-    request.seed = static_cast<uint64_t>(o->seed);
+    AnalysisRequest request = requestFor("patching", *o);
     request.headPositions = !o->noHeadPositions;
     const SnapshotPtr snapshot = snapshotFrom(*o);
-    AnalysisSources sources{"", tokenizerFor(*snapshot), nullptr};
-    if (!o->prompts.empty())
-      sources.prompts = std::make_shared<const IoiPromptSet>(
-          ioiPromptSetFromJson(nlohmann::json::parse(readTextFile(o->prompts)), o->prompts));
-    const AnalysisOutput out = analyse(request, *snapshot, sources);
+    const AnalysisOutput out = analyse(request, *snapshot, sourcesFor(*o, *snapshot));
     if (!o->csvDir.empty()) {
       fs::create_directories(o->csvDir);
       for (const auto& [name, csv] : out.csvGrids) writeFileAtomic(o->csvDir + "/" + name + ".csv", csv);
     }
+    emit(*o, out.result);
+    return 0;
+  });
+}
+
+void analyzeCircuit(CLI::App& command) {
+  command.description(
+      "Circuits as graphs on an IOI prompt set: edge attribution patching (EAP, or EAP with integrated "
+      "gradients) scores every edge from the embeddings, heads and MLPs into each head's query, key and "
+      "value "
+      "input, each MLP's input and the logits; the circuit is the top edges (--edges K), or the fewest that "
+      "keep --keep of the clean − corrupted logit difference, its faithfulness measured by patching every "
+      "edge outside it with its corrupted value.");
+  struct Options : ModelOptions, PromptOptions {
+    std::string method = "eap", csv;
+    int steps = 5;
+    int64_t edges = 0;
+    double keep = 0.8;
+  };
+  auto o = std::make_shared<Options>();
+  addModelOptions(command, *o);
+  addPromptOptions(command, *o);
+  command.add_option("--method", o->method, "edge scores: eap, or eap-ig (integrated gradients)")
+      ->check(CLI::IsMember({"eap", "eap-ig"}))
+      ->capture_default_str();
+  command.add_option("--steps", o->steps, "eap-ig: interpolation steps")
+      ->type_name("n")
+      ->transform(inRange(1, 100))
+      ->capture_default_str();
+  auto* edges = command.add_option("--edges", o->edges, "the circuit: the top K edges by |score|")
+                    ->type_name("K")
+                    ->transform(atLeast<int64_t>(1));
+  command.add_option("--keep", o->keep, "the circuit: the fewest top edges whose faithfulness reaches this")
+      ->type_name("x")
+      ->transform(fraction())
+      ->capture_default_str()
+      ->excludes(edges);
+  command.add_option("--csv", o->csv, "also write every edge (from, to, score, in the circuit) as CSV")
+      ->type_name("file.csv");
+  onRun(command, [o] {
+    AnalysisRequest request = requestFor("circuit", *o);
+    request.method = o->method;
+    request.steps = o->steps;
+    request.edges = o->edges;
+    request.keep = o->keep;
+    const SnapshotPtr snapshot = snapshotFrom(*o);
+    const AnalysisOutput out = analyse(request, *snapshot, sourcesFor(*o, *snapshot));
+    if (!o->csv.empty()) writeFileAtomic(o->csv, out.csvGrids.at("edges"));
     emit(*o, out.result);
     return 0;
   });
@@ -470,6 +537,8 @@ void cmdAnalyze(CLI::App& command) {
   analyzeLogitLens(
       addCommand(command, "logit-lens", "each layer's residual read through the final norm, in three modes"));
   analyzePatching(addCommand(command, "patching", "activation and attribution patching on IOI prompts"));
+  analyzeCircuit(
+      addCommand(command, "circuit", "edge attribution patching and a circuit's faithfulness on IOI"));
   analyzeNeurons(addCommand(command, "neurons", "confidence (entropy) neurons of the last MLP layer"));
   analyzeCalibration(
       addCommand(command, "calibration", "calibration, entropy and sampled text of models side by side"));

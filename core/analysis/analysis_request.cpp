@@ -2,13 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
 #include <limits>
+#include <sstream>
 #include <stdexcept>
 
 #include "analysis/attention_sinks.h"
 #include "analysis/behaviour.h"
 #include "analysis/benchmark_scores.h"
 #include "analysis/confidence_neurons.h"
+#include "analysis/edge_attribution.h"
 #include "analysis/logit_attribution.h"
 #include "analysis/logit_lens.h"
 #include "analysis/patching.h"
@@ -27,6 +30,7 @@ constexpr int64_t kMaxSequences = 4096, kMaxPrompts = 4096, kMaxNewTokens = 1024
 constexpr int kMaxBins = 1000, kMaxBootstrap = 100'000, kMaxTop = 65536;
 constexpr std::size_t kMaxPromptTexts = 16, kMaxPromptBytes = 2000;
 constexpr int64_t kMaxPatternLength = 512;  // a traced pattern is length² numbers
+constexpr int kMaxIgSteps = 100;
 constexpr int kMaxLensTop = 50;  // the logit lens's trace holds points × modes × positions × top
 // A benchmark request: HellaSwag's validation set is 10,042 items of 4 choices; texts of a few KB.
 constexpr std::size_t kMaxBenchmarkItems = 100'000, kMaxChoices = 16, kMaxBenchmarkText = 64 * 1024;
@@ -158,18 +162,40 @@ AnalysisOutput attribution(const AnalysisRequest& r, const ModelSnapshot& snapsh
   return out;
 }
 
+// The IOI prompts of patching and circuits: the set given, else one made with the tokenizer.
+std::shared_ptr<const IoiPromptSet> ioiPromptsFor(const AnalysisRequest& r, const ModelSnapshot& snapshot,
+                                                  const AnalysisSources& s) {
+  if (s.prompts) return s.prompts;
+  require(s.tokenizer != nullptr,
+          "no tokenizer files next to " + snapshot.source() + " to make IOI prompts with: give a prompt set");
+  IoiOptions options;
+  options.count = r.ioiCount;
+  options.frameIndex = r.ioiFrame;
+  options.seed = r.seed;
+  return std::make_shared<const IoiPromptSet>(makeIoiPromptSet(*s.tokenizer, options));
+}
+
+AnalysisOutput circuit(const AnalysisRequest& r, const ModelSnapshot& snapshot, const AnalysisSources& s,
+                       const ProgressFn& progress) {
+  CircuitOptions options;
+  options.method = r.method;
+  options.steps = r.steps;
+  options.edges = r.edges;
+  options.keep = r.keep;
+  const CircuitResult c = edgeAttribution(snapshot, *ioiPromptsFor(r, snapshot, s), options, progress);
+  AnalysisOutput out{toJson(c), {}};
+  std::ostringstream csv;
+  csv << std::setprecision(9) << "from,to,score,in_circuit\n";
+  for (size_t i = 0; i < c.edges.size(); ++i)
+    csv << c.upstream[c.edges[i].from] << ',' << c.downstream[c.edges[i].to] << ',' << c.edges[i].score << ','
+        << (static_cast<int64_t>(i) < c.circuitEdges) << '\n';
+  out.csvGrids["edges"] = csv.str();
+  return out;
+}
+
 AnalysisOutput patching(const AnalysisRequest& r, const ModelSnapshot& snapshot, const AnalysisSources& s,
                         const ProgressFn& progress) {
-  std::shared_ptr<const IoiPromptSet> set = s.prompts;
-  if (!set) {
-    require(s.tokenizer != nullptr, "no tokenizer files next to " + snapshot.source() +
-                                        " to make IOI prompts with: give a prompt set");
-    IoiOptions options;
-    options.count = r.ioiCount;
-    options.frameIndex = r.ioiFrame;
-    options.seed = r.seed;
-    set = std::make_shared<const IoiPromptSet>(makeIoiPromptSet(*s.tokenizer, options));
-  }
+  const std::shared_ptr<const IoiPromptSet> set = ioiPromptsFor(r, snapshot, s);
   PatchingOptions options;
   options.headPositions = r.headPositions;
   const PatchingResult p = ioiPatching(snapshot, *set, options, progress);
@@ -243,8 +269,8 @@ AnalysisOutput calibration(const AnalysisRequest& r, const ModelSnapshot& snapsh
 }  // namespace
 
 const std::vector<std::string>& analysisKinds() {
-  static const std::vector<std::string> kinds{"norms",   "sinks",       "dla",       "patching",
-                                              "neurons", "calibration", "benchmark", "logit-lens"};
+  static const std::vector<std::string> kinds{"norms",       "sinks",     "dla",        "patching", "neurons",
+                                              "calibration", "benchmark", "logit-lens", "circuit"};
   return kinds;
 }
 
@@ -267,6 +293,10 @@ void checkAnalysisRequest(const AnalysisRequest& r) {
   require(r.ioiCount % 4 == 0, "\"count\" must be a multiple of 4");
   within(r.ioiFrame, 0, static_cast<int>(ioiFrames().size()) - 1, "frame");
   within(r.top, 1, r.kind == "logit-lens" ? kMaxLensTop : kMaxTop, "top");
+  require(r.method == "eap" || r.method == "eap-ig", "\"method\" must be \"eap\" or \"eap-ig\"");
+  within(r.steps, 1, kMaxIgSteps, "steps");
+  require(r.edges >= 0, "\"edges\" must be ≥ 0 (0: as many as keep the faithfulness of \"keep\")");
+  require(std::isfinite(r.keep) && r.keep > 0 && r.keep <= 1, "\"keep\" must be above 0 and at most 1");
   require(r.prompts.size() <= kMaxPromptTexts, "\"prompts\" holds at most 16 texts");
   for (const std::string& p : r.prompts)
     require(p.size() <= kMaxPromptBytes, "each of \"prompts\" is at most 2000 bytes");
@@ -323,6 +353,15 @@ AnalysisRequest analysisRequestFromJson(const json& j) {
     } else if (name == "head_positions") {
       require(value.is_boolean(), "\"head_positions\" must be true or false");
       r.headPositions = value.get<bool>();
+    } else if (name == "method") {
+      require(value.is_string(), "\"method\" must be \"eap\" or \"eap-ig\"");
+      r.method = value.get<std::string>();
+    } else if (name == "steps") {
+      r.steps = wholeNumber<int>(value, name);
+    } else if (name == "edges") {
+      r.edges = wholeNumber<int64_t>(value, name);
+    } else if (name == "keep") {
+      r.keep = realNumber(value, name);
     } else if (name == "top") {
       r.top = wholeNumber<int>(value, name);
     } else if (name == "prompts") {
@@ -361,6 +400,10 @@ json toJson(const AnalysisRequest& r) {
             {"count", r.ioiCount},
             {"frame", r.ioiFrame},
             {"head_positions", r.headPositions},
+            {"method", r.method},
+            {"steps", r.steps},
+            {"edges", r.edges},
+            {"keep", r.keep},
             {"top", r.top},
             {"prompts", r.prompts},
             {"new_tokens", r.newTokens},
@@ -381,6 +424,7 @@ AnalysisOutput runAnalysis(const AnalysisRequest& r, const ModelSnapshot& snapsh
   if (r.kind == "neurons")
     return {toJson(confidenceNeurons(snapshot, sequencesFor(r, snapshot, s), r.top, progress)), {}};
   if (r.kind == "logit-lens") return logitLensAnalysis(r, snapshot, s, progress);
+  if (r.kind == "circuit") return circuit(r, snapshot, s, progress);
   if (r.kind == "benchmark") {
     require(s.tokenizer != nullptr,
             "no tokenizer files next to " + snapshot.source() + " to encode the items");

@@ -34,6 +34,10 @@ struct AnalysisRequest {
   int64_t ioiCount = 96;              // patching: IOI prompts to make (a multiple of 4)
   int ioiFrame = 0;                   //           from this sentence frame
   bool headPositions = true;          //           and the (layer, head) × position grid
+  std::string method = "eap";         // circuit: "eap" or "eap-ig" (on the patching analysis's prompts)
+  int steps = 5;                      //          eap-ig's interpolation steps
+  int64_t edges = 0;                  //          the circuit's top edges (0: the fewest that keep `keep`)
+  double keep = 0.8;                  //          the faithfulness such a circuit reaches
   int top = 10;                       // neurons: the neurons to ablate and compare; logit-lens: the
                                       // top tokens per (layer, position) of the traced sequence
   std::vector<std::string> prompts{"Once upon a time", "Mary and John went to the"};  // calibration
@@ -43,7 +47,7 @@ struct AnalysisRequest {
   std::shared_ptr<const BenchmarkData> benchmark;
 };
 
-// "norms", "sinks", "dla", "patching", "neurons", "calibration", "benchmark", "logit-lens".
+// "norms", "sinks", "dla", "patching", "neurons", "calibration", "benchmark", "logit-lens", "circuit".
 const std::vector<std::string>& analysisKinds();
 
 // Bounds that keep one request's work finite (a request may come from the network). std::invalid_argument

@@ -59,37 +59,6 @@ void uniformAttention(CausalLMImpl& model) {
   }
 }
 
-// A hand-made IOI-style set for a random model: random prompts whose corrupted twins differ at one position;
-// the "correct" and "wrong" tokens are those the difference moves most, so the metric's range is wide and
-// float rounding is small against it.
-IoiPromptSet promptSet(CausalLMImpl& model, int64_t length, int64_t differing) {
-  const ModelShape& c = model.config();
-  IoiPromptSet set;
-  set.frame = "test";
-  set.length = length;
-  set.firstNamePosition = 1;
-  set.secondNamePosition = 2;
-  set.subjectPosition = differing;
-  set.endPosition = length - 1;
-  const torch::Tensor clean = randomTokens(c, 8, length, 11);
-  torch::Tensor corrupted = clean.clone();
-  corrupted.select(1, differing).add_(torch::arange(1, 9)).remainder_(c.vocabSize);
-  torch::NoGradGuard noGrad;
-  const torch::Tensor moved =
-      model.forward(clean).select(1, length - 1) - model.forward(corrupted).select(1, length - 1);
-  for (int64_t i = 0; i < 8; ++i) {
-    IoiPrompt p;
-    for (int64_t t = 0; t < length; ++t) {
-      p.clean.push_back(static_cast<int32_t>(clean[i][t].item<int64_t>()));
-      p.corrupted.push_back(static_cast<int32_t>(corrupted[i][t].item<int64_t>()));
-    }
-    p.correctId = static_cast<int32_t>(moved[i].argmax().item<int64_t>());
-    p.wrongId = static_cast<int32_t>(moved[i].argmin().item<int64_t>());
-    set.prompts.push_back(p);
-  }
-  return set;
-}
-
 // Mean next-token CE with the given last-layer MLP neurons mean-ablated by editing the weights instead of
 // the activations: the neuron's output row is zeroed and its mean contribution moved into the bias.
 double weightAblatedLoss(CausalLMImpl& source, const torch::Tensor& tokens, const std::vector<int>& neurons) {

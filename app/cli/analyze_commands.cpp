@@ -347,7 +347,7 @@ void analyzeCircuit(CLI::App& command) {
   struct Options : ModelOptions, PromptOptions {
     std::string method = "eap", csv;
     int steps = 5;
-    int64_t edges = 0;
+    int64_t edges = 0, check = 32;
     double keep = 0.8;
   };
   auto o = std::make_shared<Options>();
@@ -368,6 +368,10 @@ void analyzeCircuit(CLI::App& command) {
       ->transform(fraction())
       ->capture_default_str()
       ->excludes(edges);
+  command.add_option("--check", o->check, "top edges whose score is checked by patching each alone")
+      ->type_name("n")
+      ->transform(inRange<int64_t>(0, 4096))
+      ->capture_default_str();
   command.add_option("--csv", o->csv, "also write every edge (from, to, score, in the circuit) as CSV")
       ->type_name("file.csv");
   onRun(command, [o] {
@@ -376,6 +380,7 @@ void analyzeCircuit(CLI::App& command) {
     request.steps = o->steps;
     request.edges = o->edges;
     request.keep = o->keep;
+    request.check = o->check;
     const SnapshotPtr snapshot = snapshotFrom(*o);
     const AnalysisOutput out = analyse(request, *snapshot, sourcesFor(*o, *snapshot));
     if (!o->csv.empty()) writeFileAtomic(o->csv, out.csvGrids.at("edges"));

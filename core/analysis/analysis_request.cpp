@@ -182,13 +182,17 @@ AnalysisOutput circuit(const AnalysisRequest& r, const ModelSnapshot& snapshot, 
   options.steps = r.steps;
   options.edges = r.edges;
   options.keep = r.keep;
+  options.checked = r.check;
   const CircuitResult c = edgeAttribution(snapshot, *ioiPromptsFor(r, snapshot, s), options, progress);
   AnalysisOutput out{toJson(c), {}};
   std::ostringstream csv;
-  csv << std::setprecision(9) << "from,to,score,in_circuit\n";
-  for (size_t i = 0; i < c.edges.size(); ++i)
-    csv << c.upstream[c.edges[i].from] << ',' << c.downstream[c.edges[i].to] << ',' << c.edges[i].score << ','
-        << (static_cast<int64_t>(i) < c.circuitEdges) << '\n';
+  csv << std::setprecision(9) << "from,to,score,measured,in_circuit\n";
+  for (size_t i = 0; i < c.edges.size(); ++i) {
+    const CircuitEdge& e = c.edges[i];
+    csv << c.upstream[e.from] << ',' << c.downstream[e.to] << ',' << e.score << ',';
+    if (!std::isnan(e.measured)) csv << e.measured;  // empty: not checked
+    csv << ',' << (static_cast<int64_t>(i) < c.circuitEdges) << '\n';
+  }
   out.csvGrids["edges"] = csv.str();
   return out;
 }
@@ -295,6 +299,7 @@ void checkAnalysisRequest(const AnalysisRequest& r) {
   within(r.top, 1, r.kind == "logit-lens" ? kMaxLensTop : kMaxTop, "top");
   require(r.method == "eap" || r.method == "eap-ig", "\"method\" must be \"eap\" or \"eap-ig\"");
   within(r.steps, 1, kMaxIgSteps, "steps");
+  within(r.check, int64_t{0}, kMaxPrompts, "check");
   require(r.edges >= 0, "\"edges\" must be ≥ 0 (0: as many as keep the faithfulness of \"keep\")");
   require(std::isfinite(r.keep) && r.keep > 0 && r.keep <= 1, "\"keep\" must be above 0 and at most 1");
   require(r.prompts.size() <= kMaxPromptTexts, "\"prompts\" holds at most 16 texts");
@@ -360,6 +365,8 @@ AnalysisRequest analysisRequestFromJson(const json& j) {
       r.steps = wholeNumber<int>(value, name);
     } else if (name == "edges") {
       r.edges = wholeNumber<int64_t>(value, name);
+    } else if (name == "check") {
+      r.check = wholeNumber<int64_t>(value, name);
     } else if (name == "keep") {
       r.keep = realNumber(value, name);
     } else if (name == "top") {
@@ -404,6 +411,7 @@ json toJson(const AnalysisRequest& r) {
             {"steps", r.steps},
             {"edges", r.edges},
             {"keep", r.keep},
+            {"check", r.check},
             {"top", r.top},
             {"prompts", r.prompts},
             {"new_tokens", r.newTokens},

@@ -38,6 +38,7 @@ struct AnalysisRequest {
   int steps = 5;                      //          eap-ig's interpolation steps
   int64_t edges = 0;                  //          the circuit's top edges (0: the fewest that keep `keep`)
   double keep = 0.8;                  //          the faithfulness such a circuit reaches
+  int64_t check = 32;                 //          top edges whose score is checked by patching each alone
   int top = 10;                       // neurons: the neurons to ablate and compare; logit-lens: the
                                       // top tokens per (layer, position) of the traced sequence
   std::vector<std::string> prompts{"Once upon a time", "Mary and John went to the"};  // calibration

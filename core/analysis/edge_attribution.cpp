@@ -254,15 +254,8 @@ CircuitResult edgeAttribution(const ModelSnapshot& snapshot, const IoiPromptSet&
     return std::abs(a.score) > std::abs(b.score);
   });
 
-  // Faithfulness of the top k edges, by patching every other edge.
-  const int64_t E = static_cast<int64_t>(r.edges.size());
-  const double span = r.cleanLogitDiff - r.corruptedLogitDiff;
-  std::map<int64_t, double> measured;
-  const int64_t expected = 2 * static_cast<int64_t>(std::ceil(std::log2(std::max<int64_t>(E, 2)))) + 2;
-  auto faithfulness = [&](int64_t k) {
-    if (auto it = measured.find(k); it != measured.end()) return it->second;
-    torch::Tensor W = torch::zeros({g.downstreamCount(), g.upstreamCount()}, torch::kFloat64);
-    for (int64_t i = k; i < E; ++i) W[r.edges[i].to][r.edges[i].from] = 1.0;
+  // The metric with edges patched by weight W [V, U], over every batch.
+  auto patchedOverBatches = [&](torch::Tensor W) {
     W = W.to(model.device(), model.tokenEmbedding().scalar_type());
     double metric = 0;
     for (size_t b = 0; b < batches.size(); ++b) {
@@ -270,6 +263,32 @@ CircuitResult edgeAttribution(const ModelSnapshot& snapshot, const IoiPromptSet&
       metric += patchedMetric(g, runs, corruptedWriters[b], W,
                               static_cast<double>(batches[b].prompts.size()) / static_cast<double>(N));
     }
+    return metric;
+  };
+  const int64_t E = static_cast<int64_t>(r.edges.size());
+  // The top edges' scores against patching each alone.
+  double errorSum = 0, effectSum = 0;
+  const int64_t checked = std::min(options.checked, E);
+  for (int64_t i = 0; i < checked; ++i) {
+    CircuitEdge& e = r.edges[i];
+    torch::Tensor W = torch::zeros({g.downstreamCount(), g.upstreamCount()}, torch::kFloat64);
+    W[e.to][e.from] = 1.0;
+    e.measured = r.cleanLogitDiff - patchedOverBatches(W);
+    errorSum += std::abs(e.score - e.measured);
+    effectSum += std::abs(e.measured);
+    if (progress) progress({"edge checks", i + 1, checked, "edges", i + 1 == checked});
+  }
+  r.scoreError = effectSum > 0 ? 100 * errorSum / effectSum : 0;
+
+  // Faithfulness of the top k edges, by patching every other edge.
+  const double span = r.cleanLogitDiff - r.corruptedLogitDiff;
+  std::map<int64_t, double> measured;
+  const int64_t expected = 2 * static_cast<int64_t>(std::ceil(std::log2(std::max<int64_t>(E, 2)))) + 2;
+  auto faithfulness = [&](int64_t k) {
+    if (auto it = measured.find(k); it != measured.end()) return it->second;
+    torch::Tensor W = torch::zeros({g.downstreamCount(), g.upstreamCount()}, torch::kFloat64);
+    for (int64_t i = k; i < E; ++i) W[r.edges[i].to][r.edges[i].from] = 1.0;
+    const double metric = patchedOverBatches(W);
     const double f = span != 0 ? (metric - r.corruptedLogitDiff) / span : std::nan("");
     if (progress)
       progress({"faithfulness", std::min<int64_t>(static_cast<int64_t>(measured.size()) + 1, expected),
@@ -297,8 +316,10 @@ CircuitResult edgeAttribution(const ModelSnapshot& snapshot, const IoiPromptSet&
 
 nlohmann::json toJson(const CircuitResult& r) {
   nlohmann::json edges = nlohmann::json::array(), curve = nlohmann::json::array();
-  for (const CircuitEdge& e : r.edges)
+  for (const CircuitEdge& e : r.edges) {
     edges.push_back({{"from", r.upstream[e.from]}, {"to", r.downstream[e.to]}, {"score", e.score}});
+    if (!std::isnan(e.measured)) edges.back()["measured"] = e.measured;
+  }
   for (const FaithfulnessPoint& p : r.curve)
     curve.push_back({{"edges", p.edges}, {"faithfulness", p.faithfulness}});
   return {{"header", toJson(r.header)},
@@ -311,6 +332,7 @@ nlohmann::json toJson(const CircuitResult& r) {
           {"downstream", r.downstream},
           {"edges", edges},
           {"circuit", {{"edges", r.circuitEdges}, {"faithfulness", r.faithfulness}}},
+          {"score_error_percent", r.scoreError},
           {"faithfulness_curve", curve}};
 }
 
@@ -333,13 +355,16 @@ CircuitResult circuitResultFromJson(const nlohmann::json& result) {
       if (!from.count(a) || !to.count(b))
         throw std::invalid_argument("analysis result: an edge " + a + " → " + b +
                                     " between nodes it does not list");
-      return CircuitEdge{from.at(a), to.at(b), e["score"].real()};
+      CircuitEdge edge{from.at(a), to.at(b), e["score"].real()};
+      if (e["measured"].present()) edge.measured = e["measured"].real();
+      return edge;
     });
     r.circuitEdges = j["circuit"]["edges"].whole<int64_t>();
     if (r.circuitEdges < 0 || r.circuitEdges > static_cast<int64_t>(r.edges.size()))
       throw std::invalid_argument(
           "analysis result: 'circuit.edges' is not between 0 and the number of edges");
     r.faithfulness = j["circuit"]["faithfulness"].real();
+    r.scoreError = j["score_error_percent"].real();
     r.curve = j["faithfulness_curve"].list([](const JsonIn& p) {
       return FaithfulnessPoint{p["edges"].whole<int64_t>(), p["faithfulness"].real()};
     });

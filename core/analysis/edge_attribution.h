@@ -13,8 +13,11 @@
 // where x_v is the residual v reads (before its norm). Both estimate M(clean) − M(that edge corrupted).
 // Patching an edge feeds v the corrupted a_u in place of the current one; a circuit's faithfulness is
 //   (M(everything outside the circuit patched) − M(corrupted)) / (M(clean) − M(corrupted)),
-// computed by forward passes: 1 for the whole graph, 0 for the empty one, by construction.
+// computed by forward passes: 1 for the whole graph, 0 for the empty one, by construction. The top edges'
+// scores are also checked against patching each edge alone, the question the paper leaves open: are
+// attribution scores closer to the effects without LayerNorm?
 #pragma once
+#include <cmath>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
@@ -28,6 +31,7 @@ namespace nf {
 struct CircuitEdge {
   int from = 0, to = 0;  // indices into CircuitResult::upstream / downstream
   double score = 0;
+  double measured = std::nan("");  // M(clean) − M(this edge alone patched), for the checked edges
 };
 
 struct FaithfulnessPoint {
@@ -40,6 +44,7 @@ struct CircuitOptions {
   int steps = 5;               // eap-ig: interpolation steps
   int64_t edges = 0;           // the circuit: the top `edges` by |score| (0: the fewest that keep `keep`)
   double keep = 0.8;           // the faithfulness a circuit found by `keep` reaches
+  int64_t checked = 32;        // the top edges whose score is checked by patching each alone
 };
 
 struct CircuitResult {
@@ -53,6 +58,9 @@ struct CircuitResult {
   int64_t circuitEdges = 0;                       // the circuit: edges[0, circuitEdges)
   double faithfulness = 0;                        // the circuit's, measured
   std::vector<FaithfulnessPoint> curve;           // measured faithfulness of the top-k edges for some k
+  // How far the scores are from the effects they estimate, over the checked edges:
+  // mean |score − measured| / mean |measured|, percent (as DLA's NMAE).
+  double scoreError = 0;
 };
 
 CircuitResult edgeAttribution(const ModelSnapshot& snapshot, const IoiPromptSet& set,

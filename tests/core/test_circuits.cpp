@@ -100,6 +100,12 @@ TEST_CASE(eap_scores_are_the_derivative_of_patching_each_edge_in_every_family) {
                   label << ", " << r.upstream[e.from] << " → " << r.downstream[e.to] << ": EAP " << e.score
                         << ", finite difference " << derivative);
     }
+    // The checked edges' measured effect is the metric with that edge alone patched.
+    std::vector<std::vector<double>> alone = allEdges(g, 0.0);
+    alone[r.edges[0].to][r.edges[0].from] = 1.0;
+    REQUIRE(std::abs(r.edges[0].measured -
+                     (r.cleanLogitDiff - edgePatchedLogitDifference(*snapshot, set, alone))) < 1e-9);
+    REQUIRE(r.scoreError > 0);
     // Integrated gradients with one step is EAP; with more, it differs on a model that is not linear.
     options.method = "eap-ig";
     options.steps = 1;

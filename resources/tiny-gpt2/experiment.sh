@@ -80,6 +80,7 @@ analyze_all() {  # name, model folder → $work/analyses/name/*.json
   done
   "$cli" analyze patching "$2" --prompts "$data/ioi.json" --no-head-positions --device "$device" --out "$out/patching.json" \
     --csv-dir "$out/patching" > /dev/null
+  "$cli" analyze circuit "$2" --prompts "$data/ioi.json" --device "$device" --out "$out/circuit-eap.json" > /dev/null
 }
 models=(original ln-free)
 {

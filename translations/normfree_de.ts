@@ -309,6 +309,144 @@
     </message>
 </context>
 <context>
+    <name>CircuitPane</name>
+    <message>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="72"/>
+        <source>Save the circuit</source>
+        <translation>Schaltkreis speichern</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="73"/>
+        <source>Circuit JSON (*.json);;Edges CSV (*.csv)</source>
+        <translation>Schaltkreis-JSON (*.json);;Kanten-CSV (*.csv)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="117"/>
+        <source>The circuit behind the indirect-object prompts, found by edge attribution patching: which heads and MLPs pass the name to which, drawn as a graph for the starting model and the model now, with the faithfulness of the top edges measured by patching everything else — does removing LayerNorm make the circuit sparser or the attribution truer?</source>
+        <translation>Der Schaltkreis hinter den Prompts zum indirekten Objekt, gefunden mit Edge Attribution Patching: welche Heads und MLPs den Namen an welche weitergeben, als Graph für das Ausgangsmodell und das Modell jetzt, dazu die Treue der stärksten Kanten, gemessen durch Patchen aller übrigen — macht das Entfernen von LayerNorm den Schaltkreis dünner oder die Attribution genauer?</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="204"/>
+        <source>embed</source>
+        <translation>Einbettung</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="206"/>
+        <source>L%1 heads</source>
+        <translation>L%1 Heads</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="206"/>
+        <source>MLP %1</source>
+        <translation>MLP %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="207"/>
+        <source>logits</source>
+        <translation>Logits</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="209"/>
+        <source>%1: %2 of %3 edges keep %4 %</source>
+        <translation>%1: %2 von %3 Kanten erhalten %4 %</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="210"/>
+        <source>Model now</source>
+        <translation>Modell jetzt</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="210"/>
+        <source>Starting model</source>
+        <translation>Ausgangsmodell</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="231"/>
+        <source>Logit difference clean %1, corrupted %2. Attribution error on the top edges (score against patching each alone): starting model %3 %, model now %4 %.</source>
+        <translation>Logit-Differenz sauber %1, verfälscht %2. Attributionsfehler der stärksten Kanten (Wert gegen Patchen jeder einzeln): Ausgangsmodell %3 %, Modell jetzt %4 %.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="237"/>
+        <source>edges drawn: %1</source>
+        <translation>gezeichnete Kanten: %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="266"/>
+        <source>No circuit has been computed yet.</source>
+        <translation>Es wurde noch kein Schaltkreis berechnet.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="277"/>
+        <source>Could not save %1: %2</source>
+        <translation>%1 konnte nicht gespeichert werden: %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="283"/>
+        <source>EAP</source>
+        <translation>EAP</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="284"/>
+        <source>EAP with integrated gradients</source>
+        <translation>EAP mit integrierten Gradienten</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="286"/>
+        <source>how edges are scored: attribution patching, or its integrated-gradients version (5 steps from the corrupted to the clean embeddings)</source>
+        <translation>wie Kanten bewertet werden: Attribution Patching oder seine Variante mit integrierten Gradienten (5 Schritte von den verfälschten zu den sauberen Einbettungen)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="288"/>
+        <source>Save circuit…</source>
+        <translation>Schaltkreis speichern…</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="289"/>
+        <source>the top edges drawn (by |score|); the circuit&apos;s own are solid</source>
+        <translation>die gezeichneten stärksten Kanten (nach |Wert|); die des Schaltkreises durchgezogen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="290"/>
+        <source>Faithfulness of the top edges, measured (dashed: starting model)</source>
+        <translation>Treue der stärksten Kanten, gemessen (gestrichelt: Ausgangsmodell)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="291"/>
+        <source>edges kept (by |score|)</source>
+        <translation>behaltene Kanten (nach |Wert|)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="292"/>
+        <source>faithfulness</source>
+        <translation>Treue</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="293"/>
+        <source>starting model</source>
+        <translation>Ausgangsmodell</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="294"/>
+        <source>model now</source>
+        <translation>Modell jetzt</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="300"/>
+        <source>IOI circuit</source>
+        <translation>IOI-Schaltkreis</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="301"/>
+        <source>edges drawn</source>
+        <translation>gezeichnete Kanten</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/CircuitPane.h" line="25"/>
+        <source>Circuit</source>
+        <translation>Schaltkreis</translation>
+    </message>
+</context>
+<context>
     <name>ConnectedRun</name>
     <message>
         <location filename="../widgets/run/ConnectedRun.cpp" line="101"/>

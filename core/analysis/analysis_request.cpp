@@ -2,9 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <iomanip>
 #include <limits>
-#include <sstream>
 #include <stdexcept>
 
 #include "analysis/attention_sinks.h"
@@ -185,15 +183,7 @@ AnalysisOutput circuit(const AnalysisRequest& r, const ModelSnapshot& snapshot, 
   options.checked = r.check;
   const CircuitResult c = edgeAttribution(snapshot, *ioiPromptsFor(r, snapshot, s), options, progress);
   AnalysisOutput out{toJson(c), {}};
-  std::ostringstream csv;
-  csv << std::setprecision(9) << "from,to,score,measured,in_circuit\n";
-  for (size_t i = 0; i < c.edges.size(); ++i) {
-    const CircuitEdge& e = c.edges[i];
-    csv << c.upstream[e.from] << ',' << c.downstream[e.to] << ',' << e.score << ',';
-    if (!std::isnan(e.measured)) csv << e.measured;  // empty: not checked
-    csv << ',' << (static_cast<int64_t>(i) < c.circuitEdges) << '\n';
-  }
-  out.csvGrids["edges"] = csv.str();
+  out.csvGrids["edges"] = edgesCsv(c);
   return out;
 }
 

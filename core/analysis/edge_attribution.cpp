@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "analysis/ioi_runs.h"
 #include "io/json_read.h"
@@ -310,7 +312,7 @@ CircuitResult edgeAttribution(const ModelSnapshot& snapshot, const IoiPromptSet&
   r.faithfulness = faithfulness(r.circuitEdges);
   for (const auto& [k, f] : measured) r.curve.push_back({k, f});
   if (progress) progress({"faithfulness", expected, expected, "circuits", true});
-  r.header = makeHeader("circuit", snapshot, set.frame, N, set.length);
+  r.header = makeHeader("circuit", snapshot, "IOI prompts: " + set.frame, N, set.length);
   return r;
 }
 
@@ -334,6 +336,18 @@ nlohmann::json toJson(const CircuitResult& r) {
           {"circuit", {{"edges", r.circuitEdges}, {"faithfulness", r.faithfulness}}},
           {"score_error_percent", r.scoreError},
           {"faithfulness_curve", curve}};
+}
+
+std::string edgesCsv(const CircuitResult& c) {
+  std::ostringstream csv;
+  csv << std::setprecision(9) << "from,to,score,measured,in_circuit\n";
+  for (size_t i = 0; i < c.edges.size(); ++i) {
+    const CircuitEdge& e = c.edges[i];
+    csv << c.upstream[e.from] << ',' << c.downstream[e.to] << ',' << e.score << ',';
+    if (!std::isnan(e.measured)) csv << e.measured;
+    csv << ',' << (static_cast<int64_t>(i) < c.circuitEdges) << '\n';
+  }
+  return csv.str();
 }
 
 CircuitResult circuitResultFromJson(const nlohmann::json& result) {

@@ -78,6 +78,8 @@ struct CircuitGraph {
 CircuitGraph circuitGraph(const ModelShape& shape);
 
 nlohmann::json toJson(const CircuitResult& result);
+// Every edge as CSV: from,to,score,measured (empty where not checked),in_circuit (1 or 0).
+std::string edgesCsv(const CircuitResult& result);
 CircuitResult circuitResultFromJson(const nlohmann::json& j);  // as analysisHeaderFromJson
 
 }  // namespace nf

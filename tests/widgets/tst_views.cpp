@@ -20,6 +20,7 @@
 
 #include "analysis/AnalysisRunner.h"
 #include "analysis/BenchmarksPane.h"
+#include "analysis/CircuitPane.h"
 #include "analysis/HeadsPane.h"
 #include "analysis/LogitLensPane.h"
 #include "analysis/NormsPane.h"
@@ -247,6 +248,49 @@ class TestViews : public QObject {
       for (int p = 0; p < 3; ++p)
         QCOMPARE(pane.curvePlot()->graph(2 * m)->data()->at(p)->value,
                  pane.curvePlot()->graph(0)->data()->at(p)->value);
+  }
+
+  void circuitPaneDrawsTheCliCircuitAndOpensItsHeads() {
+    const QString model = NF_SOURCE_DIR "/resources/tiny-gpt2";  // a model with a tokenizer: IOI prompts
+    AnalysisRunner runner;
+    runner.setSetup(setupFor(model));
+    CircuitPane pane(&runner);
+    pane.resize(900, 800);
+    pane.show();
+    QVERIFY(!pane.saveCircuit(m_dir.filePath("none.json"), nullptr));  // nothing computed yet
+    pane.refresh();
+    QTRY_VERIFY_WITH_TIMEOUT(pane.hasResult() || pane.hasFailed(), fixtures::kEventuallyMs);
+    QVERIFY2(!pane.hasFailed(), qPrintable(pane.statusText()));
+
+    QProcess cli;
+    cli.start(NF_CLI, {"analyze", "circuit", model, "--count", "96"});
+    QVERIFY(cli.waitForFinished(-1));
+    QCOMPARE(cli.exitCode(), 0);
+    const nlohmann::json circuit = nlohmann::json::parse(cli.readAllStandardOutput().toStdString());
+    const QString saved = m_dir.filePath("circuit.json"), edges = m_dir.filePath("circuit.csv");
+    QString error;
+    QVERIFY2(pane.saveCircuit(saved, &error) && pane.saveCircuit(edges, &error), qPrintable(error));
+    QFile file(saved);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const nlohmann::json shown = nlohmann::json::parse(file.readAll().toStdString());
+    QCOMPARE(shown["circuit"]["edges"], circuit["circuit"]["edges"]);
+    QCOMPARE(shown["edges"][0]["from"], circuit["edges"][0]["from"]);
+    QCOMPARE(shown["edges"][0]["to"], circuit["edges"][0]["to"]);
+    QFile csv(edges);
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    QCOMPARE(csv.readLine(), QByteArray("from,to,score,measured,in_circuit\n"));
+
+    // The slider sets how many edges are drawn, in both graphs.
+    pane.setShownEdges(5);
+    QCOMPARE(pane.drawnEdges(CircuitPane::Now), 5);
+    QCOMPARE(pane.drawnEdges(CircuitPane::Starting), 5);
+    // A head clicked is a head chosen.
+    QSignalSpy chosen(&pane, &CircuitPane::headChosen);
+    QTest::mouseClick(pane.graphPlot(CircuitPane::Now), Qt::LeftButton, {},
+                      pane.nodeCenter(CircuitPane::Now, "L2H3"));
+    QCOMPARE(chosen.count(), 1);
+    QCOMPARE(chosen.first().at(0).toInt(), 2);
+    QCOMPARE(chosen.first().at(1).toInt(), 3);
   }
 
   void panesNeverComputedAreNotExported() {

@@ -4,9 +4,9 @@
 
 usage: analysis_figures.py ANALYSES_DIR OUT_DIR NAME [NAME ...]
 
-ANALYSES_DIR/NAME/{norms,sinks,dla,patching,neurons,logit-lens}.json for each model NAME (e.g. original,
-vanilla, ln-free), and optionally ANALYSES_DIR/calibration.json. Writes OUT_DIR/{nmae,residual_norms,sinks,
-patching,confidence_neurons,logit_lens,calibration}.png.
+ANALYSES_DIR/NAME/{norms,sinks,dla,patching,neurons,logit-lens,circuit-eap}.json for each model NAME (e.g.
+original, vanilla, ln-free), and optionally ANALYSES_DIR/calibration.json. Writes OUT_DIR/{nmae,
+residual_norms,sinks,patching,confidence_neurons,logit_lens,circuit,calibration}.png.
 """
 import json
 import os
@@ -169,6 +169,34 @@ def logit_lens(folder, out, names):
     fig.savefig(os.path.join(out, "logit_lens.png"), dpi=130)
 
 
+def circuit(folder, out, names):
+    """The IOI circuit per model: measured faithfulness of the top-k edges, and EAP's scores against the
+    effect of patching each checked edge alone (on the diagonal when attribution is exact)."""
+    fig, (curve, check) = plt.subplots(1, 2, figsize=(9, 3.4))
+    largest = 0
+    for k, name in enumerate(names):
+        r = load(folder, name, "circuit-eap")
+        points = [p for p in r["faithfulness_curve"] if p["edges"] > 0]
+        curve.plot([p["edges"] for p in points], [p["faithfulness"] for p in points], marker="o", markersize=3,
+                   color=f"C{k}", label=f"{name}: {r['circuit']['edges']} edges keep {r['circuit']['faithfulness']:.2f}")
+        checked = [e for e in r["edges"] if "measured" in e]
+        check.scatter([e["measured"] for e in checked], [e["score"] for e in checked], s=12, color=f"C{k}",
+                      label=f"{name}: error {r['score_error_percent']:.1f} %")
+        largest = max([largest] + [abs(e["measured"]) for e in checked] + [abs(e["score"]) for e in checked])
+    curve.set_xscale("log")
+    curve.set_xlabel("top edges kept (by |EAP score|)")
+    curve.set_ylabel("faithfulness (measured)")
+    curve.set_title("IOI circuit: faithfulness of the top edges", fontsize=9)
+    curve.legend(fontsize=7)
+    check.plot([-largest, largest], [-largest, largest], color="0.6", linewidth=1)
+    check.set_xlabel("effect of patching the edge alone (logit diff.)")
+    check.set_ylabel("EAP score")
+    check.set_title("EAP against patching, top 32 edges", fontsize=9)
+    check.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "circuit.png"), dpi=130)
+
+
 def calibration(folder, out):
     path = os.path.join(folder, "calibration.json")
     if not os.path.exists(path):
@@ -199,6 +227,7 @@ def main():
     patching(folder, out, names)
     confidence_neurons(folder, out, names)
     logit_lens(folder, out, names)
+    circuit(folder, out, names)
     calibration(folder, out)
 
 

@@ -496,6 +496,47 @@ TEST_CASE(a_benchmark_travels_to_the_server_and_scores_as_here) {
   REQUIRE_MSG(refused["error"].get<std::string>().find("\"gold\"") != std::string::npos, refused.dump());
 }
 
+// The Logit lens and Circuit panes' requests for a served run: the server's answers are what the same
+// requests compute here (the circuit's edges whose scores differ by float rounding may swap places: its top
+// edges, size and faithfulness are compared).
+TEST_CASE(the_logit_lens_and_the_circuit_of_a_served_run_are_those_computed_here) {
+  TempDir dir;
+  RunConfig config = smallRun(dir);
+  config.model = std::string(NF_REFERENCE_DIR) + "/../../resources/tiny-gpt2";  // a tokenizer: IOI prompts
+  const auto trainer = Trainer::start(dir.path("run"), config);
+  SteeringServer server(*trainer, ServeOptions{});
+  httplib::Client c("127.0.0.1", server.port());
+  c.set_bearer_token_auth(server.token());
+  AnalysisSources here;
+  here.tokenFile = config.trainData;
+  here.tokenizer = loadTokenizer(config.model);
+  const auto snapshot = ModelSnapshot::load(config.model);
+
+  AnalysisRequest lens;
+  lens.kind = "logit-lens";
+  lens.sequences = 2;
+  lens.length = 16;
+  lens.traceSequence = 1;
+  lens.top = 3;
+  const json lensAnswer =
+      analysedOverHttp(c, {{"request_id", "l1"}, {"data", "train"}, {"request", toJson(lens)}})["result"];
+  // Token texts travel as valid UTF-8: a byte-level token's partial character is replaced on the way.
+  const json lensHere = json::parse(
+      runAnalysis(lens, *snapshot, here).result.dump(-1, ' ', false, json::error_handler_t::replace));
+  requireSameResult(lensAnswer, lensHere);
+
+  AnalysisRequest circuit;
+  circuit.kind = "circuit";
+  circuit.ioiCount = 8;
+  circuit.edges = 6;
+  circuit.check = 3;
+  const json served = analysedOverHttp(c, {{"request_id", "c1"}, {"request", toJson(circuit)}})["result"];
+  const json local = runAnalysis(circuit, *snapshot, here).result;
+  requireSameResult(served["circuit"], local["circuit"]);
+  for (int i = 0; i < 3; ++i) requireSameResult(served["edges"][i], local["edges"][i]);
+  REQUIRE_EQ(served["edges"].size(), local["edges"].size());
+}
+
 TEST_CASE(the_client_names_the_run_it_cannot_reach_and_the_file_it_cannot_read) {
   Served s;
   ServeAddress wrong = readServeFile(run::servePath(s.dir.path("run")));

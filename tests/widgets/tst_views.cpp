@@ -315,6 +315,31 @@ class TestViews : public QObject {
              qPrintable(window.statusBar()->currentMessage()));
   }
 
+  void theLogitLensComputesOnALocalRunAndTheCircuitOpensHeads() {
+    MainWindow window;
+    window.show();
+    QVERIFY(window.setDatasets(m_train, m_val, QString()));
+    window.runSetup()->setMaxSteps(100000);  // trains on while the pane computes
+    window.startRun(m_dir.filePath("lens-run"));
+    QTRY_VERIFY_WITH_TIMEOUT(window.session()->stepsDone() >= 2, fixtures::kEventuallyMs);
+    LogitLensPane* lens = nullptr;
+    CircuitPane* circuit = nullptr;
+    for (AnalysisPane* pane : window.analysisPanes()) {
+      if (auto* l = qobject_cast<LogitLensPane*>(pane)) lens = l;
+      if (auto* c = qobject_cast<CircuitPane*>(pane)) circuit = c;
+    }
+    QVERIFY(lens && circuit);
+    lens->refresh();
+    QTRY_VERIFY_WITH_TIMEOUT(lens->hasResult() || lens->hasFailed(), fixtures::kEventuallyMs);
+    QVERIFY2(!lens->hasFailed(), qPrintable(lens->statusText()));
+    QVERIFY(lens->shownStep() >= 2);  // the running model, not the folder it started from
+    // A head chosen in the circuit graph is the Heads pane's head.
+    Q_EMIT circuit->headChosen(1, 1);
+    QCOMPARE(window.headsPane()->selectedLayer(), 1);
+    QCOMPARE(window.headsPane()->selectedHead(), 1);
+    window.session()->stop();
+  }
+
   void theHeadDetailNamesTheHeatMapsStepAfterARefresh() {
     MainWindow window;
     window.show();

@@ -2098,12 +2098,12 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>TrainingView</name>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="166"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="180"/>
         <source>eval %1</source>
         <translation>Evaluierung %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="281"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="312"/>
         <source>No run yet.
 Start trains the setup on the left;
 File › Open Run follows a run.</source>
@@ -2112,103 +2112,114 @@ File › Open Run follows a run.</source>
 Datei › Lauf öffnen verfolgt einen Lauf.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="286"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="317"/>
         <source>Training loss</source>
         <translation>Trainingsverlust</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="287"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="318"/>
         <source>Learning rate and gradient norm</source>
         <translation>Lernrate und Gradientennorm</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="290"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="298"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="303"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="321"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="329"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="334"/>
         <source>optimizer step</source>
         <translation>Optimierer-Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="291"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="322"/>
         <source>loss (nats)</source>
         <translation>Verlust (Nats)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="111"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="289"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="125"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="320"/>
         <source>frozen</source>
         <translation>eingefroren</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="204"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="218"/>
         <source>%1 (tracked)</source>
         <translation>%1 (verfolgt)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="205"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="219"/>
         <source>%1 (frozen)</source>
         <translation>%1 (eingefroren)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="288"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="254"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="337"/>
+        <source>Smoothing %1</source>
+        <translation>Glättung %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/TrainingView.cpp" line="319"/>
         <source>Norm scale per site</source>
         <translation>Normskala je Stelle</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="292"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="323"/>
         <source>cross-entropy (raw)</source>
         <translation>Kreuzentropie (roh)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="293"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="324"/>
         <source>auxiliary loss (raw)</source>
         <translation>Hilfsverlust (roh)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="294"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="325"/>
         <source>total (raw)</source>
         <translation>gesamt (roh)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="295"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="326"/>
         <source>cross-entropy</source>
         <translation>Kreuzentropie</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="296"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="327"/>
         <source>auxiliary loss</source>
         <translation>Hilfsverlust</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="297"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="328"/>
         <source>total</source>
         <translation>gesamt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="299"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="301"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="330"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="332"/>
         <source>learning rate</source>
         <translation>Lernrate</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="300"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="331"/>
         <source>gradient norm</source>
         <translation>Gradientennorm</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="302"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="333"/>
         <source>gradient norm (before clipping)</source>
         <translation>Gradientennorm (vor dem Clipping)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="304"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="335"/>
         <source>scale s</source>
         <translation>Skala s</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="305"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="336"/>
         <source>Logarithmic loss axis</source>
         <translation>Logarithmische Verlustachse</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/TrainingView.cpp" line="339"/>
+        <source>how much the loss curves are smoothed (an exponential moving average, as TensorBoard&apos;s); the raw values stay as faint curves, hover shows them</source>
+        <translation>wie stark die Verlustkurven geglättet werden (ein exponentiell gleitender Mittelwert, wie in TensorBoard); die Rohwerte bleiben als blasse Kurven, Überfahren zeigt sie</translation>
     </message>
 </context>
 <context>

@@ -95,6 +95,34 @@ class TestViews : public QObject {
     qputenv("NF_BUNDLED_MODEL", m_model.toUtf8());
   }
 
+  void theSmoothingSliderSmoothsAsTensorBoardDoes() {
+    MetricsStore m;
+    auto ingest = [&m](int first, int last) {
+      for (int step = first; step <= last; ++step)
+        QVERIFY(m.ingest(QString(R"({"type":"step","step":%1,"ce":%2,"aux":0,"loss":%2,"lr":0.001,)"
+                                 R"("grad_norm":1,"tokens_per_second":1000})")
+                             .arg(step)
+                             .arg(step % 2 ? 3.0 : 5.0)
+                             .toStdString()));
+    };
+    ingest(1, 20);
+    TrainingView view;
+    view.showMetrics(m, 40);
+    const QCPGraph* raw = view.lossPlot()->graph(0);
+    const QCPGraph* smoothed = view.lossPlot()->graph(3);
+    view.setSmoothing(0);  // the raw curve
+    for (int i = 0; i < 20; ++i) QCOMPARE(smoothed->data()->at(i)->value, raw->data()->at(i)->value);
+    // TensorBoard's smoothing: an EMA started at 0, divided by 1 − w^n (its bias towards the start).
+    view.setSmoothing(0.6);
+    ingest(21, 25);  // points that arrive later go on with the same weight
+    view.showMetrics(m, 40);
+    double ema = 0;
+    for (int i = 0; i < 25; ++i) {
+      ema = 0.6 * ema + 0.4 * raw->data()->at(i)->value;
+      QVERIFY(std::abs(smoothed->data()->at(i)->value - ema / (1 - std::pow(0.6, i + 1))) < 1e-12);
+    }
+  }
+
   void trainAndEvalLossesShareOneValueAxis() {
     MetricsStore m;
     for (int step = 1; step <= 20; ++step)

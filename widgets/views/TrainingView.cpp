@@ -2,7 +2,10 @@
 
 #include <QCheckBox>
 #include <QEvent>
+#include <QHBoxLayout>
+#include <QLabel>
 #include <QPointer>
+#include <QSlider>
 #include <QSplitter>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -43,6 +46,12 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   m_scales = makePlot(this, "training_scales");
   m_logScale = new QCheckBox(this);
   m_logScale->setChecked(false);
+  m_smoothing = new QSlider(Qt::Horizontal, this);
+  m_smoothing->setRange(0, 99);
+  m_smoothing->setValue(static_cast<int>(std::lround(100 * Smoother().smoothing)));
+  m_smoothing->setMaximumWidth(160);
+  m_smoothingLabel = new QLabel(this);
+  connect(m_smoothing, &QSlider::valueChanged, this, [this] { resmooth(); });
 
   for (int i = 0; i < 3; ++i) {
     QColor faint = (i == 0 ? kCe : i == 1 ? kAux : kTotal);
@@ -95,7 +104,12 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   splitter->setSizes({400, 200, 400});  // proportions: QSplitter scales them to its height
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(m_logScale);
+  auto* header = new QHBoxLayout;
+  header->addWidget(m_logScale);
+  header->addStretch(1);
+  header->addWidget(m_smoothingLabel);
+  header->addWidget(m_smoothing);
+  layout->addLayout(header);
   layout->addWidget(splitter);
   retranslate();
 }
@@ -125,7 +139,7 @@ void TrainingView::showMetrics(const MetricsStore& m, int64_t maxSteps) {
     addSiteKindLegend();
     m_scaleGraphs.clear();
     m_plotted = 0;
-    m_smoothers = {};
+    m_smoothers.fill(Smoother{smoothing()});
     m_hasAux = false;
     for (QCustomPlot* plot : {m_loss, m_optimizer, m_scales}) {
       plot->axisRect()->setMinimumMargins(QMargins());  // aligned again for the new labels
@@ -231,6 +245,23 @@ void TrainingView::showMetrics(const MetricsStore& m, int64_t maxSteps) {
   replotAll();
 }
 
+double TrainingView::smoothing() const { return m_smoothing->value() / 100.0; }
+void TrainingView::setSmoothing(double weight) {
+  m_smoothing->setValue(static_cast<int>(std::lround(100 * weight)));
+}
+
+void TrainingView::resmooth() {
+  m_smoothingLabel->setText(tr("Smoothing %1").arg(smoothing(), 0, 'f', 2));
+  for (int i = 0; i < 3; ++i) {
+    m_smoothers[i] = Smoother{smoothing()};
+    QCPGraph* smoothed = m_loss->graph(Ce + i);
+    smoothed->data()->clear();
+    for (const QCPGraphData& point : *m_loss->graph(CeRaw + i)->data())
+      smoothed->addData(point.key, m_smoothers[i].next(point.value));
+  }
+  replotAll();
+}
+
 void TrainingView::setProvenance(const QStringList& lines) {
   for (QCustomPlot* plot : {m_loss, m_optimizer, m_scales}) setPlotProvenance(plot, lines);
 }
@@ -303,6 +334,10 @@ void TrainingView::retranslate() {
   m_scales->xAxis->setLabel(tr("optimizer step"));
   m_scales->yAxis->setLabel(tr("scale s"));
   m_logScale->setText(tr("Logarithmic loss axis"));
+  m_smoothingLabel->setText(tr("Smoothing %1").arg(smoothing(), 0, 'f', 2));
+  m_smoothing->setToolTip(
+      tr("how much the loss curves are smoothed (an exponential moving average, as "
+         "TensorBoard's); the raw values stay as faint curves, hover shows them"));
   replotAll();
 }
 

@@ -14,6 +14,8 @@ class QCustomPlot;
 class QCPGraph;
 class QCPItemText;
 class QCheckBox;
+class QLabel;
+class QSlider;
 
 class TrainingView : public QWidget {
   Q_OBJECT
@@ -27,6 +29,10 @@ class TrainingView : public QWidget {
   QCustomPlot* optimizerPlot() const { return m_optimizer; }
   QCustomPlot* scalesPlot() const { return m_scales; }
   int plottedSteps() const;  // points on the loss plot's CE graph
+  // The smoothed loss curves' EMA weight, 0 (raw) to 0.99, as TensorBoard's slider: each point is the
+  // bias-corrected exponential moving average of the raw values up to it. The raw values stay beside it.
+  void setSmoothing(double weight);
+  double smoothing() const;
 
  Q_SIGNALS:
   void xRangeChanged(double first, double last);
@@ -46,6 +52,9 @@ class TrainingView : public QWidget {
   QCustomPlot* m_optimizer;
   QCustomPlot* m_scales;
   QCheckBox* m_logScale;
+  QSlider* m_smoothing;
+  QLabel* m_smoothingLabel;
+  void resmooth();  // the smoothed curves again from the raw ones, at the slider's weight
   struct SiteGraphs {
     QCPGraph* tracked = nullptr;
     QCPGraph* frozen = nullptr;

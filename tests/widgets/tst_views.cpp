@@ -123,6 +123,27 @@ class TestViews : public QObject {
     }
   }
 
+  // Every pane's controls and results must fit the right column of a 1280 × 720 screen, in German (the
+  // longer labels): a pane wider than it makes the window wider than the screen.
+  void theWindowFitsA1280PixelScreenInGermanWithEveryPaneComputed() {
+    MainWindow window;
+    window.setLanguage("de");
+    window.resize(1280, 720);
+    window.show();
+    QVERIFY(
+        window.openModelFolder(NF_SOURCE_DIR "/resources/tiny-gpt2"));  // a tokenizer: every pane computes
+    const QList<AnalysisPane*> panes = window.analysisPanes();
+    for (AnalysisPane* pane : panes) pane->refresh();
+    QTRY_VERIFY_WITH_TIMEOUT(std::all_of(panes.begin(), panes.end(),
+                                         [](AnalysisPane* p) { return p->hasResult() || p->hasFailed(); }),
+                             fixtures::kEventuallyMs);
+    for (AnalysisPane* pane : panes) QVERIFY2(pane->hasResult(), qPrintable(pane->statusText()));
+    const QSize least = window.minimumSizeHint();
+    QVERIFY2(least.width() <= 1280 && least.height() <= 720,
+             qPrintable(QString("the window needs %1 × %2").arg(least.width()).arg(least.height())));
+    window.setLanguage("en");
+  }
+
   void trainAndEvalLossesShareOneValueAxis() {
     MetricsStore m;
     for (int step = 1; step <= 20; ++step)

@@ -1,6 +1,7 @@
 #include "analysis/BenchmarksPane.h"
 
 #include <QFileDialog>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -43,7 +44,6 @@ bool right(const nlohmann::json& task, std::size_t i) {
 
 BenchmarksPane::BenchmarksPane(AnalysisRunner* runner, QWidget* parent)
     : AnalysisPane(runner, "benchmarks", parent) {
-  auto* files = new QHBoxLayout;
   m_folderLabel = new QLabel(this);
   m_folderLabel->setWordWrap(true);
   m_choose = new QPushButton(this);
@@ -56,17 +56,21 @@ BenchmarksPane::BenchmarksPane(AnalysisRunner* runner, QWidget* parent)
   m_limit = new QSpinBox(this);
   m_limit->setRange(10, 100000);
   m_limit->setSingleStep(100);
-  files->addWidget(m_folderLabel, 1);
-  files->addWidget(m_choose);
-  files->addWidget(m_synthetic);
-  files->addWidget(m_limitLabel);
-  files->addWidget(m_limit);
-  body()->addLayout(files);
-  auto* compare = new QHBoxLayout;
-  compare->addWidget(m_compareLabel, 1);
-  compare->addWidget(m_compare);
-  compare->addWidget(m_noCompare);
-  body()->addLayout(compare);
+  // The task files and the model to compare with, one row each, their buttons in aligned columns, the
+  // item limit below: side by side they made the pane too wide for a 1280-pixel screen's right column.
+  auto* controls = new QGridLayout;
+  controls->addWidget(m_folderLabel, 0, 0);
+  controls->addWidget(m_choose, 0, 1);
+  controls->addWidget(m_synthetic, 0, 2);
+  controls->addWidget(m_compareLabel, 1, 0);
+  controls->addWidget(m_compare, 1, 1);
+  controls->addWidget(m_noCompare, 1, 2);
+  auto* limit = new QHBoxLayout;
+  limit->addWidget(m_limitLabel);
+  limit->addWidget(m_limit);
+  controls->addLayout(limit, 2, 1, 1, 2, Qt::AlignLeft);
+  controls->setColumnStretch(0, 1);
+  body()->addLayout(controls);
 
   m_plot = makePlot(this, "benchmarks");
   for (const QColor& c : {kStart, kNow, kControl}) {
@@ -87,6 +91,7 @@ BenchmarksPane::BenchmarksPane(AnalysisRunner* runner, QWidget* parent)
   m_table->setSortingEnabled(true);
   auto* split = new QSplitter(Qt::Vertical, this);
   m_differently = new QLabel(this);
+  m_differently->setWordWrap(true);
   auto* listed = new QWidget(this);
   auto* list = new QVBoxLayout(listed);
   list->setContentsMargins(0, 0, 0, 0);

@@ -56,6 +56,8 @@ struct GraphShape {
 
 CircuitPane::CircuitPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane(runner, "circuit", parent) {
   m_method = new QComboBox(this);
+  m_method->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);  // may narrow
+  m_method->setMinimumContentsLength(8);
   m_method->addItem(QString(), "eap");
   m_method->addItem(QString(), "eap-ig");
   connect(m_method, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] { refresh(); });
@@ -78,16 +80,18 @@ CircuitPane::CircuitPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane
   controls->addWidget(m_method);
   controls->addWidget(m_edgesLabel);
   controls->addWidget(m_edges, 1);
-  controls->addWidget(m_save);
   body()->addLayout(controls);
   m_summary = new QLabel(this);
   m_summary->setWordWrap(true);
-  body()->addWidget(m_summary);
+  auto* summary = new QHBoxLayout;  // the save button beside the wrapping summary: the pane stays narrow
+  summary->addWidget(m_summary, 1);
+  summary->addWidget(m_save, 0, Qt::AlignTop);
+  body()->addLayout(summary);
 
   auto* graphs = new QHBoxLayout;
   for (int model : {Starting, Now}) {
     QCustomPlot* plot = makePlot(this, model == Now ? "circuit_now" : "circuit_start");
-    plot->setMinimumSize(220, 300);
+    plot->setMinimumSize(170, 300);
     plot->xAxis->setTicks(false);
     plot->xAxis->setTickLabels(false);
     plot->addGraph()->setLineStyle(QCPGraph::lsNone);

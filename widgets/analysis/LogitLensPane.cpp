@@ -30,8 +30,12 @@ LogitLensPane::LogitLensPane(AnalysisRunner* runner, QWidget* parent)
   m_summary = new QLabel(this);
   m_summary->setWordWrap(true);
   m_mode = new QComboBox(this);
+  m_mode->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);  // may narrow
+  m_mode->setMinimumContentsLength(8);
   for (int m = 0; m < nf::kLensModes; ++m) m_mode->addItem(QString(), m);
   m_model = new QComboBox(this);
+  m_model->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);  // may narrow
+  m_model->setMinimumContentsLength(8);
   m_model->addItem(QString());
   m_model->addItem(QString());
   m_sequence = new QSpinBox(this);

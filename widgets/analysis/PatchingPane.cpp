@@ -35,6 +35,7 @@ QString highlighted(const QStringList& tokens, int position) {
   QString html;
   for (int i = 0; i < tokens.size(); ++i) {
     const QString t = tokens[i].toHtmlEscaped().replace(' ', "&nbsp;");
+    if (i > 0) html += "&#8203;";  // a line may break between tokens (never inside one): narrow panes
     html += i == position ? "<span style='background:#ffd54f;color:#000'><b>" + t + "</b></span>" : t;
   }
   return html;

@@ -50,6 +50,7 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   m_smoothing->setRange(0, 99);
   m_smoothing->setValue(static_cast<int>(std::lround(100 * Smoother().smoothing)));
   m_smoothing->setMaximumWidth(160);
+  m_smoothing->setMinimumWidth(50);  // the central column may be narrow (1280-pixel screens)
   m_smoothingLabel = new QLabel(this);
   connect(m_smoothing, &QSlider::valueChanged, this, [this] { resmooth(); });
 

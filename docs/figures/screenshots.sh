@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The visual check of the workbench: every pane on the bundled model before removal and on its LN-free
-# result after, at 1366×768 and 1600×1000, in English and German — 80 PNGs (with the connected-run shots, more) to look at after a GUI change.
+# result after, at 1366×768 and 1600×1000, in English and German — 80 PNGs (and the connected run's) to
+# look at after a GUI change.
 # Each launch starts from a fresh profile (the first-launch layout), shoots the panes once uncomputed, then
 # computes every analysis, selects head L1H2 and shoots the window with each pane (and the Model view) in
 # front. "After" is the tiny removal of the main job (runs/default/remove); made here if missing (~10 min).

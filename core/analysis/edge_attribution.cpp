@@ -32,20 +32,6 @@ struct GraphLayout {
   int logits() const { return L * perBlock(); }
 };
 
-// The batches of prompts one pass holds: the upstream writes of both runs [n, T, U, D] bound them.
-std::vector<IoiPromptSet> batchesOf(const IoiPromptSet& set, int64_t perPromptValues) {
-  const int64_t perBatch = std::max<int64_t>(1, (int64_t{1} << 25) / std::max<int64_t>(perPromptValues, 1));
-  std::vector<IoiPromptSet> batches;
-  for (size_t first = 0; first < set.prompts.size(); first += static_cast<size_t>(perBatch)) {
-    IoiPromptSet batch = set;
-    const size_t end = std::min(set.prompts.size(), first + static_cast<size_t>(perBatch));
-    batch.prompts.assign(set.prompts.begin() + static_cast<long>(first),
-                         set.prompts.begin() + static_cast<long>(end));
-    batches.push_back(std::move(batch));
-  }
-  return batches;
-}
-
 void cacheWriters(HookSet& hooks, int L) {
   hooks.cache(HookPoint::residPre(0));
   for (int l = 0; l < L; ++l) hooks.cache(HookPoint::headOut(l)), hooks.cache(HookPoint::mlpOut(l));
@@ -144,12 +130,50 @@ double patchedMetric(const GraphLayout& g, IoiRuns& runs, const torch::Tensor& c
   return runs.logitDifference(runs.cleanTokens, &hooks).sum().item<double>() * weight;
 }
 
-torch::Tensor corruptedWritersOf(IoiRuns& runs, int L) {
-  torch::NoGradGuard noGrad;
-  HookSet hooks;
-  cacheWriters(hooks, L);
-  runs.logitDifference(runs.corruptedTokens, &hooks);
-  return writersOf(hooks, L);
+// The prompt set in batches a pass can hold (the writes of both runs, [n, T, U or V, D], bound them), each
+// with its corrupted run's writes, read once: what every patched pass compares with.
+struct Batches {
+  struct Batch {
+    IoiRuns runs;
+    double share;                // its prompts' share of the set: batch metrics add up to the set's mean
+    torch::Tensor corrupted;     // the corrupted run's writes [n, T, U, D]
+    double corruptedDifference;  // and its logit difference (the batch's, times share)
+  };
+  std::vector<Batch> batches;
+
+  Batches(CausalLMImpl& model, const GraphLayout& g, const IoiPromptSet& set) {
+    const int64_t perPrompt =
+        set.length * std::max(g.upstreamCount(), g.downstreamCount()) * model.config().nEmbd;
+    const size_t perBatch =
+        static_cast<size_t>(std::max<int64_t>(1, (int64_t{1} << 25) / std::max<int64_t>(perPrompt, 1)));
+    const double N = static_cast<double>(set.prompts.size());
+    torch::NoGradGuard noGrad;
+    for (size_t first = 0; first < set.prompts.size(); first += perBatch) {
+      IoiPromptSet part = set;
+      part.prompts.assign(
+          set.prompts.begin() + static_cast<long>(first),
+          set.prompts.begin() + static_cast<long>(std::min(set.prompts.size(), first + perBatch)));
+      const double share = static_cast<double>(part.prompts.size()) / N;
+      IoiRuns runs(model, part);
+      HookSet hooks;
+      cacheWriters(hooks, g.L);
+      const double difference =
+          runs.logitDifference(runs.corruptedTokens, &hooks).sum().item<double>() * share;
+      batches.push_back({std::move(runs), share, writersOf(hooks, g.L), difference});
+    }
+  }
+
+  // M with the edges patched by weight W [V, U] (on the model's device and dtype), over the whole set.
+  double patched(const GraphLayout& g, const torch::Tensor& W) {
+    double metric = 0;
+    for (Batch& b : batches) metric += patchedMetric(g, b.runs, b.corrupted, W, b.share);
+    return metric;
+  }
+};
+
+// A [V, U] weight of edges on the model's device, in its dtype.
+torch::Tensor onModel(const torch::Tensor& W, const CausalLMImpl& model) {
+  return W.to(model.device(), model.tokenEmbedding().scalar_type());
 }
 
 }  // namespace
@@ -192,15 +216,7 @@ double edgePatchedLogitDifference(const ModelSnapshot& snapshot, const IoiPrompt
   for (size_t v = 0; v < weight.size() && v < size_t(g.downstreamCount()); ++v)
     for (size_t u = 0; u < weight[v].size() && u < size_t(g.upstreamCount()); ++u)
       W[static_cast<int64_t>(v)][static_cast<int64_t>(u)] = weight[v][u];
-  W = W.to(model.device(), model.tokenEmbedding().scalar_type());
-  const int64_t N = static_cast<int64_t>(set.prompts.size());
-  double metric = 0;
-  for (const IoiPromptSet& batch : batchesOf(set, set.length * g.upstreamCount() * model.config().nEmbd)) {
-    IoiRuns runs(model, batch);
-    const double share = static_cast<double>(batch.prompts.size()) / static_cast<double>(N);
-    metric += patchedMetric(g, runs, corruptedWritersOf(runs, g.L), W, share);
-  }
-  return metric;
+  return Batches(model, g, set).patched(g, onModel(W, model));
 }
 
 CircuitResult edgeAttribution(const ModelSnapshot& snapshot, const IoiPromptSet& set,
@@ -213,8 +229,7 @@ CircuitResult edgeAttribution(const ModelSnapshot& snapshot, const IoiPromptSet&
   const CircuitGraph graph = circuitGraph(model.config());
   const int steps = options.method == "eap" ? 1 : std::max(1, options.steps);
   const int64_t N = static_cast<int64_t>(set.prompts.size());
-  const std::vector<IoiPromptSet> batches =
-      batchesOf(set, set.length * std::max(g.upstreamCount(), g.downstreamCount()) * model.config().nEmbd);
+  Batches batches(model, g, set);
 
   CircuitResult r;
   r.method = options.method;
@@ -223,27 +238,24 @@ CircuitResult edgeAttribution(const ModelSnapshot& snapshot, const IoiPromptSet&
   r.upstream = graph.upstream;
   r.downstream = graph.downstream;
   torch::Tensor scores = torch::zeros({g.downstreamCount(), g.upstreamCount()}, torch::kFloat64);
-  std::vector<torch::Tensor> corruptedWriters;
   int64_t done = 0;
-  const int64_t work = static_cast<int64_t>(batches.size()) * steps;
-  for (const IoiPromptSet& batch : batches) {
-    IoiRuns runs(model, batch);
-    const double share = static_cast<double>(batch.prompts.size()) / static_cast<double>(N);
+  const int64_t work = static_cast<int64_t>(batches.batches.size()) * steps;
+  for (Batches::Batch& batch : batches.batches) {
     torch::Tensor clean;
     {
       torch::NoGradGuard noGrad;
       HookSet hooks;
       cacheWriters(hooks, g.L);
-      r.cleanLogitDiff += runs.logitDifference(runs.cleanTokens, &hooks).sum().item<double>() * share;
+      r.cleanLogitDiff +=
+          batch.runs.logitDifference(batch.runs.cleanTokens, &hooks).sum().item<double>() * batch.share;
       clean = writersOf(hooks, g.L);
     }
-    corruptedWriters.push_back(corruptedWritersOf(runs, g.L));
-    r.corruptedLogitDiff += runs.logitDifference(runs.corruptedTokens).sum().item<double>() * share;
-    const torch::Tensor change = clean - corruptedWriters.back();  // [n, T, U, D]
+    r.corruptedLogitDiff += batch.corruptedDifference;
+    const torch::Tensor change = clean - batch.corrupted;  // [n, T, U, D]
     for (int k = 1; k <= steps; ++k) {
       const double alpha = static_cast<double>(k) / steps;
-      const torch::Tensor grads =
-          readerGradients(g, runs, clean.select(2, 0), corruptedWriters.back().select(2, 0), alpha, share);
+      const torch::Tensor grads = readerGradients(g, batch.runs, clean.select(2, 0),
+                                                  batch.corrupted.select(2, 0), alpha, batch.share);
       scores += torch::einsum("ntud,ntvd->vu", {change, grads}).to(torch::kCPU, torch::kFloat64) / steps;
       if (progress) progress({"edge attribution", ++done, work, "passes", false});
     }
@@ -256,17 +268,6 @@ CircuitResult edgeAttribution(const ModelSnapshot& snapshot, const IoiPromptSet&
     return std::abs(a.score) > std::abs(b.score);
   });
 
-  // The metric with edges patched by weight W [V, U], over every batch.
-  auto patchedOverBatches = [&](torch::Tensor W) {
-    W = W.to(model.device(), model.tokenEmbedding().scalar_type());
-    double metric = 0;
-    for (size_t b = 0; b < batches.size(); ++b) {
-      IoiRuns runs(model, batches[b]);
-      metric += patchedMetric(g, runs, corruptedWriters[b], W,
-                              static_cast<double>(batches[b].prompts.size()) / static_cast<double>(N));
-    }
-    return metric;
-  };
   const int64_t E = static_cast<int64_t>(r.edges.size());
   // The top edges' scores against patching each alone.
   double errorSum = 0, effectSum = 0;
@@ -275,7 +276,7 @@ CircuitResult edgeAttribution(const ModelSnapshot& snapshot, const IoiPromptSet&
     CircuitEdge& e = r.edges[i];
     torch::Tensor W = torch::zeros({g.downstreamCount(), g.upstreamCount()}, torch::kFloat64);
     W[e.to][e.from] = 1.0;
-    e.measured = r.cleanLogitDiff - patchedOverBatches(W);
+    e.measured = r.cleanLogitDiff - batches.patched(g, onModel(W, model));
     errorSum += std::abs(e.score - e.measured);
     effectSum += std::abs(e.measured);
     if (progress) progress({"edge checks", i + 1, checked, "edges", i + 1 == checked});
@@ -290,7 +291,7 @@ CircuitResult edgeAttribution(const ModelSnapshot& snapshot, const IoiPromptSet&
     if (auto it = measured.find(k); it != measured.end()) return it->second;
     torch::Tensor W = torch::zeros({g.downstreamCount(), g.upstreamCount()}, torch::kFloat64);
     for (int64_t i = k; i < E; ++i) W[r.edges[i].to][r.edges[i].from] = 1.0;
-    const double metric = patchedOverBatches(W);
+    const double metric = batches.patched(g, onModel(W, model));
     const double f = span != 0 ? (metric - r.corruptedLogitDiff) / span : std::nan("");
     if (progress)
       progress({"faithfulness", std::min<int64_t>(static_cast<int64_t>(measured.size()) + 1, expected),

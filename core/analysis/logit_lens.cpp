@@ -22,12 +22,6 @@ NormInputs finalNormInputs(const CausalLMImpl& model, const CausalLMImpl::NormWe
   return {x, w.gamma, w.beta, model.config().layerNormEpsilon, 1, &tokens, model.config().eotTokenId};
 }
 
-// Whether LN_f divides by a statistic of each token (the linear mode then needs its mean).
-bool perTokenFinalNorm(const CausalLMImpl& model) {
-  const SiteNorm& norm = model.norms().at(kFinal);
-  return dividesByTokenStatistic(norm.kind) || norm.realMix > 0;
-}
-
 // The mean over the analysed tokens, position 0 and end-of-text excluded (as the auxiliary loss's σ̂), of
 // the divisor LN_f applies to the final residual.
 double meanFinalDivisor(CausalLMImpl& model, const TokenSequences& data, int64_t batch,
@@ -109,7 +103,7 @@ LogitLensResult logitLens(const ModelSnapshot& snapshot, const TokenSequences& d
 
   LogitLensResult r;
   r.finalNorm = normKindName(model.norms().at(kFinal).kind);
-  const bool perToken = perTokenFinalNorm(model);
+  const bool perToken = dividesPerToken(model.norms().at(kFinal));
   if (perToken) r.linearDivisor = meanFinalDivisor(model, data, batch, progress);
 
   std::vector<std::array<Accumulator, kLensModes>> sums(L + 1);

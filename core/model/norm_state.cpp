@@ -50,7 +50,7 @@ std::vector<SiteId> NormState::sites() const {
 
 bool NormState::isLayerNormFree() const {
   for (SiteId s : sites())
-    if (dividesByTokenStatistic(at(s).kind) || at(s).realMix > 0) return false;
+    if (dividesPerToken(at(s))) return false;
   return true;
 }
 
@@ -116,6 +116,8 @@ bool centresInput(NormKind kind) {
 bool dividesByTokenStatistic(NormKind kind) {
   return kind == NormKind::LayerNorm || kind == NormKind::RMSNorm || kind == NormKind::LayerNormScaling;
 }
+
+bool dividesPerToken(const SiteNorm& norm) { return dividesByTokenStatistic(norm.kind) || norm.realMix > 0; }
 
 std::string siteName(SiteId site) {
   for (auto& [k, prefix] : kSitePrefixes)

@@ -69,5 +69,8 @@ bool centresInput(NormKind kind);    // subtracts the token's mean (all but RMSN
 std::string siteName(SiteId site);   // "LN_qk.3", "LN_v.0", "LN_mlp.11", "LN_f"
 SiteId parseSiteName(const std::string& name, int nLayer);
 bool dividesByTokenStatistic(NormKind kind);
+// Whether the site's divisor depends on each token's values: its kind's statistic, or a fake norm still
+// mixing σ_t in during an interpolation ramp.
+bool dividesPerToken(const SiteNorm& norm);
 
 }  // namespace nf

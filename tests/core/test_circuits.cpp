@@ -29,6 +29,27 @@ int indexOf(const std::vector<std::string>& names, const std::string& name) {
   return static_cast<int>(std::find(names.begin(), names.end(), name) - names.begin());
 }
 
+// A random model of a family in float64 (exact comparisons), an IOI-style prompt set for it, its graph and
+// its EAP circuit of one edge.
+struct RandomCircuit {
+  SnapshotPtr snapshot;
+  IoiPromptSet set;
+  CircuitGraph g;
+  CircuitResult r;
+  RandomCircuit(const ModelShape& shape, uint64_t seed) : g(circuitGraph(shape)) {
+    CausalLM model = randomModel(shape, seed);
+    model->to(torch::kFloat64);
+    snapshot = ModelSnapshot::copyOf(*model, -1, "test");
+    set = promptSet(*model, 8, 3);
+    r = edgeAttribution(*snapshot, set, oneEdge());
+  }
+  static CircuitOptions oneEdge() {
+    CircuitOptions options;
+    options.edges = 1;
+    return options;
+  }
+};
+
 }  // namespace
 
 TEST_CASE(the_graph_has_an_edge_wherever_a_writer_comes_before_a_reader) {
@@ -54,14 +75,8 @@ TEST_CASE(the_graph_has_an_edge_wherever_a_writer_comes_before_a_reader) {
 
 TEST_CASE(faithfulness_is_one_for_the_whole_graph_and_zero_for_none_in_every_family) {
   for (const auto& [label, shape] : familyShapes()) {
-    CausalLM model = randomModel(shape, 31);
-    model->to(torch::kFloat64);
-    const auto snapshot = ModelSnapshot::copyOf(*model, -1, "test");
-    const IoiPromptSet set = promptSet(*model, 8, 3);
-    const CircuitGraph g = circuitGraph(shape);
-    CircuitOptions options;
-    options.edges = 1;
-    const CircuitResult r = edgeAttribution(*snapshot, set, options);
+    const RandomCircuit c(shape, 31);
+    const auto& [snapshot, set, g, r] = c;
     REQUIRE_MSG(std::abs(r.cleanLogitDiff - r.corruptedLogitDiff) > 1e-3, label);
     const double whole = edgePatchedLogitDifference(*snapshot, set, allEdges(g, 0.0));
     const double none = edgePatchedLogitDifference(*snapshot, set, allEdges(g, 1.0));
@@ -77,14 +92,8 @@ TEST_CASE(faithfulness_is_one_for_the_whole_graph_and_zero_for_none_in_every_fam
 
 TEST_CASE(eap_scores_are_the_derivative_of_patching_each_edge_in_every_family) {
   for (const auto& [label, shape] : familyShapes()) {
-    CausalLM model = randomModel(shape, 32);
-    model->to(torch::kFloat64);
-    const auto snapshot = ModelSnapshot::copyOf(*model, -1, "test");
-    const IoiPromptSet set = promptSet(*model, 8, 3);
-    const CircuitGraph g = circuitGraph(shape);
-    CircuitOptions options;
-    options.edges = 1;
-    const CircuitResult r = edgeAttribution(*snapshot, set, options);
+    const RandomCircuit c(shape, 32);
+    const auto& [snapshot, set, g, r] = c;
     // The largest edges and a few others: score = −dM/dw at w = 0 for that edge's patching weight w.
     std::vector<size_t> checked{0, 1, 2, r.edges.size() / 2, r.edges.size() - 1};
     for (size_t i : checked) {
@@ -107,6 +116,7 @@ TEST_CASE(eap_scores_are_the_derivative_of_patching_each_edge_in_every_family) {
                      (r.cleanLogitDiff - edgePatchedLogitDifference(*snapshot, set, alone))) < 1e-9);
     REQUIRE(r.scoreError > 0);
     // Integrated gradients with one step is EAP; with more, it differs on a model that is not linear.
+    CircuitOptions options = RandomCircuit::oneEdge();
     options.method = "eap-ig";
     options.steps = 1;
     const CircuitResult one = edgeAttribution(*snapshot, set, options);

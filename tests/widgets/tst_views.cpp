@@ -73,6 +73,23 @@ class TestViews : public QObject {
     return setup;
   }
 
+  // The window's pane of type P (null when it has none).
+  template <class P>
+  static P* paneOf(const MainWindow& window) {
+    for (AnalysisPane* pane : window.analysisPanes())
+      if (auto* p = qobject_cast<P*>(pane)) return p;
+    return nullptr;
+  }
+
+  // Starts a local run on the test data that trains on while a test looks at it (false: the data was
+  // refused).
+  bool startTraining(MainWindow& window, const QString& run) const {
+    if (!window.setDatasets(m_train, m_val, QString())) return false;
+    window.runSetup()->setMaxSteps(100000);
+    window.startRun(m_dir.filePath(run));
+    return true;
+  }
+
   // The test model with every LN site a FakeLN of scale 1.5: LayerNorm-free.
   QString makeLayerNormFreeModel() {
     const QString folder = fixtures::makeModel(m_dir.filePath("ln-free"), 2);
@@ -346,9 +363,7 @@ class TestViews : public QObject {
     MainWindow window;
     window.show();
     QVERIFY(window.setDatasets(m_train, m_val, QString()));
-    NormsPane* norms = nullptr;
-    for (AnalysisPane* pane : window.analysisPanes())
-      if (auto* n = qobject_cast<NormsPane*>(pane)) norms = n;
+    NormsPane* norms = paneOf<NormsPane>(window);
     QVERIFY(norms);
     norms->refresh();
     QTRY_VERIFY_WITH_TIMEOUT(norms->hasResult() || norms->hasFailed(), fixtures::kEventuallyMs);
@@ -367,16 +382,10 @@ class TestViews : public QObject {
   void theLogitLensComputesOnALocalRunAndTheCircuitOpensHeads() {
     MainWindow window;
     window.show();
-    QVERIFY(window.setDatasets(m_train, m_val, QString()));
-    window.runSetup()->setMaxSteps(100000);  // trains on while the pane computes
-    window.startRun(m_dir.filePath("lens-run"));
+    QVERIFY(startTraining(window, "lens-run"));
     QTRY_VERIFY_WITH_TIMEOUT(window.session()->stepsDone() >= 2, fixtures::kEventuallyMs);
-    LogitLensPane* lens = nullptr;
-    CircuitPane* circuit = nullptr;
-    for (AnalysisPane* pane : window.analysisPanes()) {
-      if (auto* l = qobject_cast<LogitLensPane*>(pane)) lens = l;
-      if (auto* c = qobject_cast<CircuitPane*>(pane)) circuit = c;
-    }
+    LogitLensPane* lens = paneOf<LogitLensPane>(window);
+    CircuitPane* circuit = paneOf<CircuitPane>(window);
     QVERIFY(lens && circuit);
     lens->refresh();
     QTRY_VERIFY_WITH_TIMEOUT(lens->hasResult() || lens->hasFailed(), fixtures::kEventuallyMs);
@@ -392,9 +401,7 @@ class TestViews : public QObject {
   void theHeadDetailNamesTheHeatMapsStepAfterARefresh() {
     MainWindow window;
     window.show();
-    QVERIFY(window.setDatasets(m_train, m_val, QString()));
-    window.runSetup()->setMaxSteps(100000);  // trains on while the panes compute
-    window.startRun(m_dir.filePath("detail-run"));
+    QVERIFY(startTraining(window, "detail-run"));
     QTRY_VERIFY_WITH_TIMEOUT(window.session()->stepsDone() >= 2, fixtures::kEventuallyMs);
     HeadsPane* heads = window.headsPane();
     window.raisePane(heads);

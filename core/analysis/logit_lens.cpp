@@ -127,6 +127,8 @@ LogitLensResult logitLens(const ModelSnapshot& snapshot, const TokenSequences& d
         const torch::Tensor finalResidual = hooks.at(HookPoint::residPost(L - 1));
         const torch::Tensor frozenDivisor =
             normDivisor(finalNorm, finalNormInputs(model, weights, finalResidual, tokens));
+        const torch::Tensor linearDivisor =
+            perToken ? torch::full_like(frozenDivisor, r.linearDivisor) : torch::Tensor();
         // The next token of every position; −1 at the last, which has none.
         const torch::Tensor targets =
             torch::cat({tokens.slice(1, 1), torch::full({B, 1}, -1, tokens.options())}, 1).reshape({-1});
@@ -137,8 +139,8 @@ LogitLensResult logitLens(const ModelSnapshot& snapshot, const TokenSequences& d
           const torch::Tensor& x = hooks.at(p < L ? HookPoint::residPre(p) : HookPoint::residPost(L - 1));
           const NormInputs in = finalNormInputs(model, weights, x, tokens);
           const torch::Tensor own = normDivisor(finalNorm, in);
-          const std::array<torch::Tensor, kLensModes> divisors{
-              own, frozenDivisor, perToken ? torch::full_like(frozenDivisor, r.linearDivisor) : own};
+          const std::array<torch::Tensor, kLensModes> divisors{own, frozenDivisor,
+                                                               perToken ? linearDivisor : own};
           std::array<torch::Tensor, kLensModes> hidden;
           for (int m = 0; m < kLensModes; ++m)
             hidden[m] = normalizeBy(finalNorm, in, divisors[m]).reshape({B * T, D});

@@ -62,9 +62,11 @@ inline int64_t runUntil(Trainer& trainer, int64_t steps) {
 
 // Every record of metrics.jsonl, as written.
 inline std::vector<nlohmann::json> allRecords(const std::string& runDir) {
+  // Through the project's own reader: a run still writing may have left a partial last line, which it
+  // holds back until its end arrives (reading lines with getline parsed that half line and failed).
   std::vector<nlohmann::json> out;
-  std::ifstream in(run::metricsPath(runDir));
-  for (std::string line; std::getline(in, line);) out.push_back(nlohmann::json::parse(line));
+  for (const std::string& line : MetricsFollower(runDir).read().lines)
+    out.push_back(nlohmann::json::parse(line));
   return out;
 }
 

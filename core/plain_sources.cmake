@@ -40,6 +40,7 @@ set(NF_CORE_PLAIN_SOURCES
   run/source_model.cpp
   run/metrics_log.cpp
   analysis/analysis_request.cpp
+  analysis/tracked_analyses.cpp
   serve/serve_address.cpp
   serve/steering_answers.cpp
   distributed/worker_environment.cpp

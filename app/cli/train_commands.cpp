@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <iomanip>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -20,6 +21,7 @@
 #ifdef NF_STEERING
 #include "serve/steering_server.h"
 #endif
+#include "analysis/tracked_analyses.h"
 #include "run/metrics_records.h"
 #include "run/run_directory.h"
 #include "train/memory_plan.h"
@@ -123,6 +125,12 @@ std::vector<std::string> argumentsForWorkers() {
   return kept;
 }
 
+std::string trackedList() {
+  std::string names;
+  for (const TrackedAnalysis& a : trackedAnalyses()) names += (names.empty() ? "" : ", ") + a.name;
+  return names;
+}
+
 // What pretrain, finetune and remove take on the command line. The optional settings default to the preset's.
 struct RunOptions {
   std::string run, model, train, eval, preset, device = "cpu";
@@ -132,6 +140,8 @@ struct RunOptions {
   int64_t seed = 0, evalInterval = EvalSettings{}.interval, evalTokens = EvalSettings{}.tokens,
           checkpointInterval = RunConfig{}.checkpointInterval;
   bool bf16 = false, activationCheckpointing = false, fit = false;
+  std::string track, trackData;
+  std::optional<int64_t> trackEvery, trackSequences;
   std::optional<std::string> onDivergence;
   double divergenceFactor = 3.0;
   // remove only
@@ -226,6 +236,24 @@ void addRunOptions(CLI::App& command, RunOptions& o) {
   command.add_flag("--activation-checkpointing", o.activationCheckpointing,
                    "keep only each block's input and recompute the block in backward: same gradients, "
                    "~1/3 more compute, a fraction of the activation memory");
+  command
+      .add_option("--track", o.track,
+                  "analyses to measure while training, comma-separated: " + trackedList() +
+                      " — every --track-every steps, at each removal event and at the last step, as "
+                      "\"track\" records in metrics.jsonl (docs/TRAINING.md, \"Tracked analyses\")")
+      ->type_name("names");
+  addOptional(command, "--track-every", o.trackEvery,
+              "steps between tracked measurements (default: 1/20 of the run)")
+      ->type_name("n")
+      ->transform(atLeast<int64_t>(1));
+  addOptional(command, "--track-sequences", o.trackSequences,
+              "sequences of the tracking data each measurement reads (default 16, of at most 128 tokens)")
+      ->type_name("n")
+      ->transform(atLeast<int64_t>(1));
+  command
+      .add_option("--track-data", o.trackData,
+                  "token file the tracked analyses read (default: the first --eval file)")
+      ->type_name("file.bin");
   command.add_flag(
       "--fit", o.fit,
       "choose micro-batch × accumulation (keeping their product, the global batch) and activation "
@@ -261,6 +289,20 @@ RunConfig runConfigFrom(const RunOptions& o, TrainingMode mode) {
   choices.checkpointInterval = o.checkpointInterval;
   if (o.onDivergence) choices.onDivergence = parseDivergenceAction(*o.onDivergence);
   choices.divergenceFactor = o.divergenceFactor;
+  if (!o.track.empty()) {
+    TrackingSettings tracking;
+    try {
+      tracking.analyses = parseTrackedAnalyses(o.track);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--track: ") + e.what());
+    }
+    tracking.every = o.trackEvery.value_or(0);
+    tracking.sequences = o.trackSequences.value_or(tracking.sequences);
+    tracking.data = o.trackData;
+    choices.tracking = tracking;
+  } else if (o.trackEvery || o.trackSequences || !o.trackData.empty()) {
+    throw UsageError("--track-every, --track-sequences and --track-data need --track");
+  }
   if (mode == TrainingMode::Remove) {
     if (!o.schedule.empty()) choices.schedule = readScheduleFile(o.schedule);
     choices.auxWeight = o.auxWeight;
@@ -350,14 +392,24 @@ int train(std::unique_ptr<Trainer> trainer, const WorkerOptions& w, ServeEndpoin
   auto previousInt = std::signal(SIGINT, onInterrupt), previousTerm = std::signal(SIGTERM, onInterrupt),
        previousHup = std::signal(SIGHUP, onHangup);
   const bool main = trainer->isMainWorker();  // the others train quietly
-  // The run's warnings (a checkpoint that could not be written, a disk filling up) on stderr, as they come.
+  // The run's warnings (a checkpoint that could not be written, a disk filling up) and its tracked
+  // analyses on stderr, as they come.
   const std::shared_ptr<MetricsQueue> records = main ? trainer->subscribe() : nullptr;  // worker 0 logs
   auto printWarnings = [records] {
     if (!records) return;
     for (const std::string& line : records->drain()) {
       const auto r = nlohmann::json::parse(line, nullptr, false);
-      if (r.is_object() && r.value(record::kType, "") == record::kWarning)
+      if (!r.is_object()) continue;
+      if (r.value(record::kType, "") == record::kWarning)
         std::cerr << "\nwarning: " << r.value("message", "") << "\n";
+      if (r.value(record::kType, "") == record::kTrack) {
+        std::ostringstream text;
+        text << "\ntracked at step " << r.value("step", 0) << (r.value("event", false) ? " (removal)" : "")
+             << ":";
+        for (const auto& [name, value] : r["values"].items())
+          text << "  " << name << " " << std::setprecision(4) << value.get<double>();
+        std::cerr << text.str() << "\n";
+      }
     }
   };
   ProgressFn progress;

@@ -133,7 +133,7 @@ std::vector<nlohmann::json> currentHistory(const std::vector<nlohmann::json>& re
         const int64_t step = k.value("step", int64_t{0});
         const bool abandoned =
             ((t == record::kStep || t == record::kEval || t == record::kCheckpoint) && step > from) ||
-            (t == record::kEvent && step >= from);
+            ((t == record::kEvent || t == record::kTrack) && step >= from);
         if (!abandoned) before.push_back(std::move(k));
       }
       kept = std::move(before);

@@ -1,8 +1,8 @@
 // A run's metrics.jsonl: one JSON record per line — "start"/"resume" (the first carries the format and
 // version), "step" (every optimizer step), "event", "edit", "eval", "checkpoint", "warning", "divergence",
-// "rollback", "stop"/"finish". A resumed or rolled-back run appends: nothing is ever cut (currentHistory).
-// Written by the trainer (MetricsWriter, which also hands each record to in-process listeners) and read by
-// the CLI and the GUI as it grows (MetricsFollower). Plain C++ (no torch).
+// "rollback", "track", "stop"/"finish". A resumed or rolled-back run appends: nothing is ever cut
+// (currentHistory). Written by the trainer (MetricsWriter, which also hands each record to in-process
+// listeners) and read by the CLI and the GUI as it grows (MetricsFollower). Plain C++ (no torch).
 #pragma once
 #include <cstdint>
 #include <cstdio>
@@ -52,9 +52,9 @@ class MetricsWriter {
 
 // A run's history as it stands now, from its records in file order. The file keeps every record: a
 // "resume" or "rollback" record at step S says the run went on from S steps done, so the trajectory records
-// before it that lie beyond S — "step", "eval", "checkpoint" after S, "event" at or after S: a stretch that
-// was trained again — are left out here. Every other record (warnings, the divergence that led to a
-// rollback, edits) stays.
+// before it that lie beyond S — "step", "eval", "checkpoint" after S, "event" and "track" at or after S: a
+// stretch that was trained again — are left out here. Every other record (warnings, the divergence that led
+// to a rollback, edits) stays.
 std::vector<nlohmann::json> currentHistory(const std::vector<nlohmann::json>& records);
 
 // The fields a "start" record begins with: {"type": "start", "format": …, "version": …}.

@@ -15,6 +15,7 @@ inline constexpr char kEvent[] = "event";            // a removal event applied 
 inline constexpr char kEdit[] = "edit";              // a live change of the schedule
 inline constexpr char kAutopilot[] = "autopilot";    // the autopilot switched on or off ("enabled")
 inline constexpr char kEval[] = "eval";              // an evaluation of one token file
+inline constexpr char kTrack[] = "track";            // tracked analyses measured on the model at "step"
 inline constexpr char kCheckpoint[] = "checkpoint";  // a checkpoint written
 inline constexpr char kWarning[] = "warning";        // something a watcher should know ("code", "message")
 inline constexpr char kDivergence[] = "divergence";  // a diverged loss caught before its update
@@ -30,5 +31,6 @@ namespace nf::warning_code {
 
 inline constexpr char kCheckpointFailed[] = "checkpoint_failed";  // a periodic checkpoint was not written
 inline constexpr char kLowDiskSpace[] = "low_disk_space";         // the run's disk is filling up
+inline constexpr char kTrackingFailed[] = "tracking_failed";      // a tracked analysis could not be measured
 
 }  // namespace nf::warning_code

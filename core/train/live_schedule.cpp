@@ -80,9 +80,9 @@ void Trainer::Impl::shareSchedule(int64_t step) {
 }
 
 // Events of step `step` fire before its first micro-batch (PROTOCOL §4); then the ramps move on.
-void Trainer::Impl::applyEvents(int64_t step) {
+int Trainer::Impl::applyEvents(int64_t step) {
   std::vector<ScheduleEvent> due;
-  if (step <= eventsFiredThrough) return;  // run() called again after a failed step
+  if (step <= eventsFiredThrough) return 0;  // run() called again after a failed step
   shareSchedule(step);
   {
     std::lock_guard<std::mutex> lock(scheduleMutex);
@@ -114,6 +114,7 @@ void Trainer::Impl::applyEvents(int64_t step) {
   // it measures recovery from.
   if (autopilot && planned > 0) autopilot->fired(step, planned);
   tracker->advanceRamps(step);
+  return static_cast<int>(due.size());
 }
 
 std::string Trainer::Impl::nextEventText() const {

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "analysis/tracked_analyses.h"
 #include "io/atomic_file.h"
 #include "io/file_format.h"
 #include "io/json_read.h"
@@ -252,6 +253,7 @@ RunConfig makeRunConfig(const std::string& presetName, TrainingMode mode, const 
   choose(c.divergence.action, choices.onDivergence);
   choose(c.divergence.factor, choices.divergenceFactor);
   if (mode == TrainingMode::Remove) choose(c.autopilot, choices.autopilot);
+  choose(c.tracking, choices.tracking);
   // An autopilot run retries a removal that made it diverge (from its last sane checkpoint), unless told.
   if (c.autopilot.enabled && !choices.onDivergence) c.divergence.action = DivergenceAction::Rollback;
   // The context can never exceed the model's positions.
@@ -309,6 +311,12 @@ nlohmann::json toJson(const RunConfig& c) {
             {"max_gap", c.autopilot.maxGap},
             {"max_group", c.autopilot.maxGroup},
             {"smoothing", c.autopilot.smoothing}}},
+          {"tracking",
+           {{"analyses", c.tracking.analyses},
+            {"every", c.tracking.every},
+            {"sequences", c.tracking.sequences},
+            {"length", c.tracking.length},
+            {"data", c.tracking.data}}},
           {"schedule", toJson(c.schedule)}};
 }
 
@@ -375,6 +383,15 @@ RunConfig runConfigFromJson(const nlohmann::json& j, const std::string& source) 
         a["max_gap"].readIfPresent(c.autopilot.maxGap);
         a["max_group"].readIfPresent(c.autopilot.maxGroup);
         a["smoothing"].readIfPresent(c.autopilot.smoothing);
+      }
+      const JsonIn t = in["tracking"];  // runs written before it existed track nothing
+      if (t.present()) {
+        if (t["analyses"].present())
+          c.tracking.analyses = t["analyses"].list([](const JsonIn& x) { return x.text(); });
+        t["every"].readIfPresent(c.tracking.every);
+        t["sequences"].readIfPresent(c.tracking.sequences);
+        t["length"].readIfPresent(c.tracking.length);
+        t["data"].readIfPresent(c.tracking.data);
       }
       return 0;
     });
@@ -456,6 +473,14 @@ void validate(const RunConfig& c, const std::string& source) {
   }
   if (c.autopilot.enabled && c.mode != TrainingMode::Remove)
     throw FileError(source, "the autopilot times removals: it needs remove mode");
+  const TrackingSettings& t = c.tracking;
+  if (t.every < 0 || t.sequences < 1 || t.length < 2)
+    throw FileError(source, "tracking settings out of range (every ≥ 0; sequences ≥ 1; length ≥ 2)");
+  try {
+    checkTrackedAnalyses(t.analyses);
+  } catch (const std::invalid_argument& e) {
+    throw FileError(source, e.what());
+  }
 }
 
 std::string divergenceActionName(DivergenceAction action) {

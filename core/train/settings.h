@@ -2,6 +2,7 @@
 // presets: the paper's four GPT-2 schedules (PROTOCOL §4, Table 4), the blog's v2 recipe and the bundled
 // tiny model's. Plain C++ (no torch): the GUI shows and edits these.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
@@ -73,6 +74,19 @@ struct EvalSettings {
   int64_t tokens = 65536;  // per evaluation set
 };
 
+// Analyses measured while the run trains (analysis/tracked_analyses.h): at its first step, every `every`
+// steps, at each removal event (on the model as the event leaves it) and at its last step, on `sequences`
+// chunks of `length` tokens of `data`; each measurement is a "track" record in metrics.jsonl.
+struct TrackingSettings {
+  std::vector<std::string> analyses;  // empty: nothing is tracked
+  int64_t every = 0;                  // 0: a twentieth of the run's steps
+  int64_t sequences = 16;
+  int64_t length = 128;  // at most the run's context
+  std::string data;      // a token file; empty: the first evaluation file, else the training data
+  // The steps between two measurements at the cadence, for a run of maxSteps.
+  int64_t interval(int64_t maxSteps) const { return every > 0 ? every : std::max<int64_t>(1, maxSteps / 20); }
+};
+
 struct RunConfig {
   TrainingMode mode = TrainingMode::Remove;
   std::string preset;     // informational: which preset the settings came from
@@ -89,6 +103,7 @@ struct RunConfig {
   // The autopilot (schedule/autopilot.h): when enabled, the schedule gives the removals' order and the
   // first one's step; the steps of the others are decided while training.
   AutopilotSettings autopilot;
+  TrackingSettings tracking;
   Schedule schedule;  // used in remove mode; ignored otherwise
 };
 
@@ -147,6 +162,7 @@ struct RunChoices {
   std::optional<DivergenceAction> onDivergence;
   std::optional<double> divergenceFactor;
   std::optional<AutopilotSettings> autopilot;  // remove mode only
+  std::optional<TrackingSettings> tracking;
 };
 
 // A run's settings, the one way the CLI and the GUI make them: the preset's, then the choices; the

@@ -67,6 +67,7 @@ void Trainer::Impl::setUp(CausalLM m) {
   for (const auto& path : c.evalData) evalFiles.push_back(TokenFile::open(path));
   tracker = std::make_unique<RemovalTracker>(*model, c.removal);
   guard = std::make_unique<DivergenceGuard>(c.divergence.factor);
+  setUpTracking();
 }
 
 DocumentWindows Trainer::Impl::documentWindows(const TokenFile& train) const {
@@ -258,6 +259,7 @@ bool Trainer::runSteps(const ProgressFn& progress) {
         lastCheckpoint = m_stepsDone.load();  // rolled back to it
         continue;
       }
+      if (newSteps() && d.trackingDue(step, false)) d.track(step, false);
       finished = true;
       break;
     }
@@ -267,7 +269,8 @@ bool Trainer::runSteps(const ProgressFn& progress) {
     d.tracker->discardCollected();  // nothing left over from a step that failed half-way
     d.dropGradients();
     d.steerByAutopilot(step);
-    d.applyEvents(step);
+    const bool eventsFired = d.applyEvents(step) > 0;
+    if (d.trackingDue(step, eventsFired)) d.track(step, eventsFired);
     const double lr = learningRate(o, step) * d.lrScale;
     setLearningRate(*d.optimizer, lr);
     const Impl::StepResult result = d.forwardBackwardClip(step);

@@ -10,6 +10,7 @@
 //   rollback.cpp       divergence: the sane checkpoint, `diverged`, `rollBackTo`
 //   checkpointing.cpp  writing the run's checkpoints (a failed one is a warning until one is required)
 //   autopilot.cpp      the autopilot steering the live schedule between steps
+//   tracking.cpp       the tracked analyses, measured between steps
 #pragma once
 #include <torch/torch.h>
 
@@ -24,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/tracked_analyses.h"
 #include "data/batches.h"
 #include "distributed/worker_group.h"
 #include "eval/evaluate.h"
@@ -97,6 +99,11 @@ struct Trainer::Impl {
   double lrScale = 1;
   std::string divergedEvaluation;
 
+  // --- tracked analyses (analysis/tracked_analyses.h), the training thread's: what they read (null: none
+  // tracked, or not worker 0) and the step measured last.
+  std::unique_ptr<TrackingData> tracking;
+  int64_t lastTracked = -1;
+
   const RunConfig& config() const { return owner.m_config; }
   bool removing() const { return config().mode == TrainingMode::Remove; }
   bool isMain() const { return worker.isMain(); }
@@ -147,7 +154,7 @@ struct Trainer::Impl {
   // A resumed run's: the override or schedule.json, checked against the checkpoint's applied events.
   void resumeSchedule(const std::optional<Schedule>& override, int64_t stepsDone);
   void shareSchedule(int64_t step);
-  void applyEvents(int64_t step);
+  int applyEvents(int64_t step);  // the number of events applied
   std::string nextEventText() const;
   EditResult edit(const std::function<EditResult(EditableSchedule&)>& apply);
   // The schedule's last changes as "edit" records (caller holds scheduleMutex); `by` and `reason` say who
@@ -157,6 +164,11 @@ struct Trainer::Impl {
   // autopilot.cpp
   void steerByAutopilot(int64_t step);  // before applyEvents(step): the pending events moved as decided
   void restoreAutopilot(const nlohmann::json& state, const std::string& source);  // from a checkpoint
+
+  // tracking.cpp
+  void setUpTracking();  // after setUp: the tracking data read and the IOI prompts made, on worker 0
+  bool trackingDue(int64_t step, bool eventsFired) const;
+  void track(int64_t step, bool atEvent);
 
   // periodic_eval.cpp
   void evaluateAll(int64_t step);

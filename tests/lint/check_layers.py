@@ -9,7 +9,7 @@ import pathlib
 import re
 import sys
 
-LAYERS = ["util", "io", "text", "model", "distributed", "schedule", "data", "eval", "run", "train", "analysis", "serve"]
+LAYERS = ["util", "io", "text", "model", "distributed", "schedule", "data", "eval", "run", "analysis", "train", "serve"]
 RANK = {name: i for i, name in enumerate(LAYERS)}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/[^"]+"', re.MULTILINE)
 MAX_LINES = 600

@@ -110,125 +110,125 @@
 <context>
     <name>BenchmarksPane</name>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="115"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="120"/>
         <source>Downstream benchmarks — HellaSwag, PIQA, WinoGrande, BoolQ, ARC, LAMBADA — scored as lm-evaluation-harness scores them, on the model now and on the starting model, from the task files in a folder you choose (nothing is downloaded). Until you choose one, tasks made from the synthetic corpus in those formats, which the bundled models can answer.</source>
         <translation>Downstream-Benchmarks – HellaSwag, PIQA, WinoGrande, BoolQ, ARC, LAMBADA –, bewertet wie lm-evaluation-harness sie bewertet, am Modell jetzt und am Ausgangsmodell, aus den Aufgabendateien eines Ordners Ihrer Wahl (nichts wird heruntergeladen). Bis Sie einen wählen: Aufgaben in diesen Formaten aus dem synthetischen Korpus, die die mitgelieferten Modelle lösen können.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="140"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="145"/>
         <source>Folder of benchmark files (hellaswag_val.jsonl, winogrande_1.1/dev.jsonl, …)</source>
         <translation>Ordner mit Benchmark-Dateien (hellaswag_val.jsonl, winogrande_1.1/dev.jsonl, …)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="145"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="150"/>
         <source>Tasks: synthetic, made from the corpus</source>
         <translation>Aufgaben: synthetisch, aus dem Korpus</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="146"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="151"/>
         <source>Tasks: the files in %1</source>
         <translation>Aufgaben: die Dateien in %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="149"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="154"/>
         <source>Compared with: only the starting model</source>
         <translation>Verglichen mit: nur dem Ausgangsmodell</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="150"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="155"/>
         <source>Compared with: the starting model and %1</source>
         <translation>Verglichen mit: dem Ausgangsmodell und %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="241"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="246"/>
         <source>right</source>
         <translation>richtig</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="241"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="246"/>
         <source>wrong</source>
         <translation>falsch</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="275"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="280"/>
         <source>Accuracy per task, the starting model against the model now (± standard error)</source>
         <translation>Genauigkeit je Aufgabe, Ausgangsmodell gegen das Modell jetzt (± Standardfehler)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="276"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="281"/>
         <source>accuracy (%)</source>
         <translation>Genauigkeit (%)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="269"/>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="277"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="274"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="282"/>
         <source>starting model</source>
         <translation>Ausgangsmodell</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="106"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="111"/>
         <source>A model to compare with (the vanilla control&apos;s final model, say)</source>
         <translation>Ein Vergleichsmodell (etwa das finale Modell der Vanilla-Kontrolle)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="262"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="267"/>
         <source>Items the model now and the compared model answer differently: %1 of %2</source>
         <translation>Einträge, die das Modell jetzt und das Vergleichsmodell verschieden beantworten: %1 von %2</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="263"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="268"/>
         <source>Items the model now and the starting model answer differently: %1 of %2</source>
         <translation>Einträge, die das Modell jetzt und das Ausgangsmodell verschieden beantworten: %1 von %2</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="270"/>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="279"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="275"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="284"/>
         <source>compared model</source>
         <translation>Vergleichsmodell</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="271"/>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="278"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="276"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="283"/>
         <source>model now</source>
         <translation>Modell jetzt</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="280"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="285"/>
         <source>Compare With…</source>
         <translation>Vergleichen mit…</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="281"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="286"/>
         <source>No Comparison</source>
         <translation>Kein Vergleich</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="282"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="287"/>
         <source>Choose Task Files…</source>
         <translation>Aufgabendateien wählen…</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="283"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="288"/>
         <source>Synthetic Tasks</source>
         <translation>Synthetische Aufgaben</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="284"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="289"/>
         <source>items per task:</source>
         <translation>Einträge je Aufgabe:</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="269"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="274"/>
         <source>task</source>
         <translation>Aufgabe</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="269"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="274"/>
         <source>line in the file</source>
         <translation>Zeile in der Datei</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="269"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="274"/>
         <source>right choice</source>
         <translation>richtige Wahl</translation>
     </message>
@@ -311,132 +311,132 @@
 <context>
     <name>CircuitPane</name>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="72"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="74"/>
         <source>Save the circuit</source>
         <translation>Schaltkreis speichern</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="73"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="75"/>
         <source>Circuit JSON (*.json);;Edges CSV (*.csv)</source>
         <translation>Schaltkreis-JSON (*.json);;Kanten-CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="117"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="121"/>
         <source>The circuit behind the indirect-object prompts, found by edge attribution patching: which heads and MLPs pass the name to which, drawn as a graph for the starting model and the model now, with the faithfulness of the top edges measured by patching everything else — does removing LayerNorm make the circuit sparser or the attribution truer?</source>
         <translation>Der Schaltkreis hinter den Prompts zum indirekten Objekt, gefunden mit Edge Attribution Patching: welche Heads und MLPs den Namen an welche weitergeben, als Graph für das Ausgangsmodell und das Modell jetzt, dazu die Treue der stärksten Kanten, gemessen durch Patchen aller übrigen — macht das Entfernen von LayerNorm den Schaltkreis dünner oder die Attribution genauer?</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="204"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="208"/>
         <source>embed</source>
         <translation>Einbettung</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="206"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="210"/>
         <source>L%1 heads</source>
         <translation>L%1 Heads</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="206"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="210"/>
         <source>MLP %1</source>
         <translation>MLP %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="207"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="211"/>
         <source>logits</source>
         <translation>Logits</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="209"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="213"/>
         <source>%1: %2 of %3 edges keep %4 %</source>
         <translation>%1: %2 von %3 Kanten erhalten %4 %</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="210"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="214"/>
         <source>Model now</source>
         <translation>Modell jetzt</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="210"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="214"/>
         <source>Starting model</source>
         <translation>Ausgangsmodell</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="231"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="235"/>
         <source>Logit difference clean %1, corrupted %2. Attribution error on the top edges (score against patching each alone): starting model %3 %, model now %4 %.</source>
         <translation>Logit-Differenz sauber %1, verfälscht %2. Attributionsfehler der stärksten Kanten (Wert gegen Patchen jeder einzeln): Ausgangsmodell %3 %, Modell jetzt %4 %.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="237"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="241"/>
         <source>edges drawn: %1</source>
         <translation>gezeichnete Kanten: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="266"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="270"/>
         <source>No circuit has been computed yet.</source>
         <translation>Es wurde noch kein Schaltkreis berechnet.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="277"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="281"/>
         <source>Could not save %1: %2</source>
         <translation>%1 konnte nicht gespeichert werden: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="283"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="287"/>
         <source>EAP</source>
         <translation>EAP</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="284"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="288"/>
         <source>EAP with integrated gradients</source>
         <translation>EAP mit integrierten Gradienten</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="286"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="290"/>
         <source>how edges are scored: attribution patching, or its integrated-gradients version (5 steps from the corrupted to the clean embeddings)</source>
         <translation>wie Kanten bewertet werden: Attribution Patching oder seine Variante mit integrierten Gradienten (5 Schritte von den verfälschten zu den sauberen Einbettungen)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="288"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="292"/>
         <source>Save circuit…</source>
         <translation>Schaltkreis speichern…</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="289"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="293"/>
         <source>the top edges drawn (by |score|); the circuit&apos;s own are solid</source>
         <translation>die gezeichneten stärksten Kanten (nach |Wert|); die des Schaltkreises durchgezogen</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="290"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="294"/>
         <source>Faithfulness of the top edges, measured (dashed: starting model)</source>
         <translation>Treue der stärksten Kanten, gemessen (gestrichelt: Ausgangsmodell)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="291"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="295"/>
         <source>edges kept (by |score|)</source>
         <translation>behaltene Kanten (nach |Wert|)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="292"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="296"/>
         <source>faithfulness</source>
         <translation>Treue</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="293"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="297"/>
         <source>starting model</source>
         <translation>Ausgangsmodell</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="294"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="298"/>
         <source>model now</source>
         <translation>Modell jetzt</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="300"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="304"/>
         <source>IOI circuit</source>
         <translation>IOI-Schaltkreis</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="301"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="305"/>
         <source>edges drawn</source>
         <translation>gezeichnete Kanten</translation>
     </message>
@@ -761,135 +761,135 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>LogitLensPane</name>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="88"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="92"/>
         <source>Each layer&apos;s residual stream read through the final norm and the unembedding (the logit lens): its next-token loss with the norm recomputed on each layer, with the final layer&apos;s scale frozen, and with one scale for all tokens — against the starting model&apos;s, and one sequence&apos;s top tokens layer by layer. Without LayerNorm the three readings are one.</source>
         <translation>Der Residualstrom jeder Schicht, durch die letzte Normierung und die Unembedding-Matrix gelesen (Logit Lens): sein Next-Token-Verlust mit der Normierung je Schicht neu berechnet, mit dem Maßstab der letzten Schicht eingefroren und mit einem Maßstab für alle Tokens — gegen den des Ausgangsmodells, dazu die Top-Tokens einer Sequenz Schicht für Schicht. Ohne LayerNorm sind die drei Lesarten eine.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="141"/>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="187"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="145"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="191"/>
         <source>final</source>
         <translation>final</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="156"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="160"/>
         <source>Final norm: %1 · model&apos;s loss %2 nats · first block&apos;s input, recomputed %3 / frozen %4 / linear %5</source>
         <translation>Letzte Normierung: %1 · Verlust des Modells %2 nats · Eingang des ersten Blocks: neu berechnet %3 / eingefroren %4 / linear %5</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="183"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="187"/>
         <source>input token at positions %1–%2</source>
         <translation>Eingabetoken an den Positionen %1–%2</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="187"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="191"/>
         <source>L%1</source>
         <translation>L%1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="206"/>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="255"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="210"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="259"/>
         <source>starting model</source>
         <translation>Ausgangsmodell</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="206"/>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="254"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="210"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="258"/>
         <source>model now</source>
         <translation>Modell jetzt</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="207"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="211"/>
         <source>Top token by layer and position of sequence %1 (%2, %3; colour: its probability; hover a cell)</source>
         <translation>Top-Token nach Schicht und Position von Sequenz %1 (%2, %3; Farbe: seine Wahrscheinlichkeit; Zelle überfahren)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="226"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="230"/>
         <source>%1, position %2 “%3”</source>
         <translation>%1, Position %2 „%3“</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="227"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="231"/>
         <source>final residual</source>
         <translation>letztes Residuum</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="227"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="231"/>
         <source>input of block %1</source>
         <translation>Eingang von Block %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="237"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="241"/>
         <source>next token “%1”: probability %2, rank %3</source>
         <translation>nächstes Token „%1“: Wahrscheinlichkeit %2, Rang %3</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="245"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="249"/>
         <source>recomputed</source>
         <translation>neu berechnet</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="245"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="249"/>
         <source>frozen</source>
         <translation>eingefroren</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="245"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="249"/>
         <source>linear</source>
         <translation>linear</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="247"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="251"/>
         <source>norm %1</source>
         <translation>Normierung %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="249"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="253"/>
         <source>%1, starting model</source>
         <translation>%1, Ausgangsmodell</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="252"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="256"/>
         <source>recomputed: the final norm&apos;s scale computed on each layer&apos;s residual; frozen: the scale the model used at the final layer; linear: one scale for all tokens</source>
         <translation>neu berechnet: der Maßstab der letzten Normierung auf dem Residuum jeder Schicht berechnet; eingefroren: der Maßstab, den das Modell in der letzten Schicht verwendet hat; linear: ein Maßstab für alle Tokens</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="256"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="260"/>
         <source>sequence </source>
         <translation>Sequenz </translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="257"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="261"/>
         <source>the validation sequence whose top tokens the grid shows</source>
         <translation>die Validierungssequenz, deren Top-Tokens das Raster zeigt</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="258"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="262"/>
         <source>Logit lens: next-token loss of each layer&apos;s residual through the final norm (dashed: starting model)</source>
         <translation>Logit Lens: Next-Token-Verlust des Residuums jeder Schicht durch die letzte Normierung (gestrichelt: Ausgangsmodell)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="260"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="264"/>
         <source>layer (resid_pre)</source>
         <translation>Schicht (resid_pre)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="261"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="265"/>
         <source>cross-entropy (nats)</source>
         <translation>Kreuzentropie (nats)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="262"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="266"/>
         <source>probability of the top token</source>
         <translation>Wahrscheinlichkeit des Top-Tokens</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="263"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="267"/>
         <source>top-token probability</source>
         <translation>Top-Token-Wahrscheinlichkeit</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="268"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="272"/>
         <source>Top token by layer and position</source>
         <translation>Top-Token nach Schicht und Position</translation>
     </message>
@@ -1418,62 +1418,62 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>PatchingPane</name>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="77"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="78"/>
         <source>Activation patching and attribution patching on the indirect-object prompts, layer by position and layer by head, and their difference: how far the linear estimate is from the real effect.</source>
         <translation>Activation Patching und Attribution Patching auf den Indirect-Object-Prompts, Schicht × Position und Schicht × Head, und ihre Differenz: wie weit die lineare Schätzung vom echten Effekt entfernt ist.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="134"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="135"/>
         <source>%1 prompts like the one below · clean logit difference %2, corrupted %3</source>
         <translation>%1 Prompts wie der folgende · saubere Logit-Differenz %2, korrumpiert %3</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="154"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="155"/>
         <source>Clean: %1&lt;br&gt;Corrupted: %2</source>
         <translation>Sauber: %1&lt;br&gt;Korrumpiert: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="158"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="159"/>
         <source>&lt;b&gt;%1 × %2&lt;/b&gt;: activation %3 · attribution %4 · error %5</source>
         <translation>&lt;b&gt;%1 × %2&lt;/b&gt;: Aktivierung %3 · Attribution %4 · Fehler %5</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="165"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="166"/>
         <source>Click a cell to mark its position in the prompt.</source>
         <translation>Zelle anklicken, um ihre Position im Prompt zu markieren.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="173"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="174"/>
         <source>resid_pre: layer × position</source>
         <translation>resid_pre: Schicht × Position</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="174"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="175"/>
         <source>heads: layer × head</source>
         <translation>Heads: Schicht × Head</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="175"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="176"/>
         <source>IOI patching, normalized logit difference (0 corrupted, 1 clean): activation, attribution and their error (attribution − activation)</source>
         <translation>IOI-Patching, normierte Logit-Differenz (0 korrumpiert, 1 sauber): Aktivierung, Attribution und ihr Fehler (Attribution − Aktivierung)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="177"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="178"/>
         <source>error</source>
         <translation>Fehler</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="177"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="178"/>
         <source>activation patching</source>
         <translation>Activation Patching</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="177"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="178"/>
         <source>attribution patching</source>
         <translation>Attribution Patching</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="185"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="186"/>
         <source>Compute to see the prompts.</source>
         <translation>Berechnen, um die Prompts zu sehen.</translation>
     </message>
@@ -1547,172 +1547,188 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>RunSetupView</name>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="83"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="109"/>
         <source>6-layer models of 256 tokens (the small-models sweep): LN_mlp, LN_qk one layer every 15 steps, LN_v every 20, LN_f, then recovery; 32×256 tokens per step</source>
         <translation>Modelle mit 6 Schichten und 256 Token (der Small-Models-Sweep): LN_mlp, LN_qk je eine Schicht alle 15 Schritte, LN_v alle 20, LN_f, dann Erholung; 32×256 Token pro Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="87"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="113"/>
         <source>the blog&apos;s v2 recipe for GPT-2 Small: ln_2, ln_1 qk, ln_1 v, ln_f (all layers at once) with position-0 and end-of-text treatments, then EOT off, then position 0 off</source>
         <translation>das v2-Rezept des Blogs für GPT-2 Small: ln_2, ln_1 qk, ln_1 v, ln_f (alle Schichten auf einmal) mit Position-0- und Textende-Behandlung, dann EOT aus, dann Position 0 aus</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="91"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="117"/>
         <source>Pythia-70M (Appendix C): GPT-2 Small&apos;s settings, the schedule by the depth rule for 6 blocks (LN_mlp from step 20, LN_qk from 32, LN_v from 44, LN_f at 62)</source>
         <translation>Pythia-70M (Anhang C): die Einstellungen von GPT-2 Small, der Zeitplan nach der Tiefenregel für 6 Blöcke (LN_mlp ab Schritt 20, LN_qk ab 32, LN_v ab 44, LN_f bei 62)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="95"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="121"/>
         <source>any model: GPT-2 Small&apos;s settings with the paper&apos;s schedule rule for the model&apos;s depth (the rule that gives Table 4&apos;s schedules for 12 to 48 blocks)</source>
         <translation>jedes Modell: die Einstellungen von GPT-2 Small mit der Zeitplanregel des Papers für die Tiefe des Modells (die Regel, die die Zeitpläne aus Tabelle 4 für 12 bis 48 Blöcke ergibt)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="99"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="125"/>
         <source>the paper&apos;s schedule for %1 (Table 4): %2×%3 sequences of 1024 tokens per step</source>
         <translation>der Zeitplan des Papers für %1 (Tabelle 4): %2×%3 Sequenzen zu 1024 Token pro Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="222"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="276"/>
         <source>cannot plan for %1: %2</source>
         <translation>keine Planung für %1 möglich: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="224"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="278"/>
         <source>does not fit in the %1 free on %2: %3</source>
         <translation>passt nicht in die %1, die auf %2 frei sind: %3</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="227"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="281"/>
         <source>%1 predicted of %2 free · micro-batch %3 × %4 · activation checkpointing %5</source>
         <translation>%1 vorhergesagt von %2 frei · Micro-Batch %3 × %4 · Activation Checkpointing %5</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="232"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="286"/>
         <source>on</source>
         <translation>an</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="232"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="286"/>
         <source>off</source>
         <translation>aus</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="79"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="105"/>
         <source>4-layer models such as the bundled tiny GPT-2 and LLaMA: the MLP, QK and V norms one layer every 10 steps, then the final norm, then recovery; 32×128 tokens per step</source>
         <translation>4-Schicht-Modelle wie das mitgelieferte kleine GPT-2 und LLaMA: die MLP-, QK- und V-Normen alle 10 Schritte eine Schicht, dann die letzte Norm, dann Erholung; 32×128 Token pro Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="169"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="215"/>
         <source>&lt;b&gt;The run shown was set up with&lt;/b&gt;&lt;br&gt;%1 · preset %2 · %3 steps · %4&lt;br&gt;micro-batch %5 × %6 sequences of %7 tokens · learning rate %8 → %9 · warm-up %10 steps&lt;br&gt;data: %11; evaluated on %12&lt;p&gt;&lt;i&gt;Its settings are its own (config.json). To set up a new run, open a model (File › Open Model Folder or Open Recent).&lt;/i&gt;</source>
         <translation>&lt;b&gt;Der angezeigte Lauf wurde eingerichtet mit&lt;/b&gt;&lt;br&gt;%1 · Vorgabe %2 · %3 Schritte · %4&lt;br&gt;Mikro-Batch %5 × %6 Sequenzen zu %7 Token · Lernrate %8 → %9 · Aufwärmen %10 Schritte&lt;br&gt;Daten: %11; ausgewertet auf %12&lt;p&gt;&lt;i&gt;Seine Einstellungen sind seine eigenen (config.json). Für einen neuen Lauf ein Modell öffnen (Datei › Modellordner öffnen oder Zuletzt geöffnet).&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="182"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="228"/>
         <source>the synthetic corpus</source>
         <translation>dem synthetischen Korpus</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="184"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="145"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="230"/>
         <source>nothing</source>
         <translation>nichts</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="185"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="147"/>
+        <source>Analyses measured while the run trains, every twentieth of the run and at each removal event, and plotted under the training curves: %1</source>
+        <translation>Analysen, die während des Laufs gemessen werden – jedes Zwanzigstel des Laufs und bei jedem Entfernungsereignis – und unter den Trainingskurven gezeichnet: %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/RunSetupView.cpp" line="231"/>
         <source>removals timed by the autopilot: within %1 nats, %2–%3 steps apart, up to %4 at once</source>
         <translation>Entfernungen vom Autopiloten getaktet: innerhalb %1 Nats, %2–%3 Schritte Abstand, bis zu %4 zugleich</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="246"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="239"/>
+        <source>tracked: %1, every %2 steps and at each removal</source>
+        <translation>verfolgt: %1, alle %2 Schritte und bei jeder Entfernung</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/RunSetupView.cpp" line="300"/>
         <source>remove the norms (the protocol)</source>
         <translation>Normen entfernen (das Protokoll)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="247"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="301"/>
         <source>fine-tune, nothing removed (control)</source>
         <translation>Fine-Tuning, nichts entfernt (Kontrolle)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="248"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="302"/>
         <source>The vanilla control uses the same data, learning rate and steps</source>
         <translation>Die Vanilla-Kontrolle verwendet dieselben Daten, dieselbe Lernrate und dieselben Schritte</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="252"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="306"/>
         <source>Mode</source>
         <translation>Modus</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="253"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="307"/>
         <source>Preset</source>
         <translation>Preset</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="254"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="308"/>
         <source>Steps</source>
         <translation>Schritte</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="255"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="309"/>
         <source>Device</source>
         <translation>Gerät</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="256"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="310"/>
         <source>Workers</source>
         <translation>Worker</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="257"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="311"/>
         <source>Timing</source>
         <translation>Zeitpunkte</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="258"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="312"/>
+        <source>Track</source>
+        <translation>Verfolgen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/RunSetupView.cpp" line="316"/>
         <source>Autopilot: each removal when the loss has recovered</source>
         <translation>Autopilot: jede Entfernung, sobald sich der Verlust erholt hat</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="260"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="318"/>
         <source>The schedule gives the order of the removals and the first one&apos;s step; each later one fires once the smoothed loss is back within 0.02 nats of its level before the last (at least 10, at most 80 steps later), several sites of a kind at once when recovery is quick. The timeline shows its decisions as they are made (docs/TRAINING.md, &quot;The autopilot&quot;).</source>
         <translation>Der Plan gibt die Reihenfolge der Entfernungen und den Schritt der ersten vor; jede weitere folgt, sobald der geglättete Verlust wieder höchstens 0,02 Nats über seinem Stand vor der letzten liegt (frühestens 10, spätestens 80 Schritte danach), bei schneller Erholung mehrere Stellen einer Art zugleich. Die Zeitleiste zeigt seine Entscheidungen, sobald sie fallen (docs/TRAINING.md, „The autopilot“).</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="264"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="322"/>
         <source>Memory</source>
         <translation>Speicher</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="265"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="323"/>
         <source>Data</source>
         <translation>Daten</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="266"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="324"/>
         <source>Run folder</source>
         <translation>Laufordner</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="268"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="326"/>
         <source>synthetic corpus (seed 1), tokenized with the model&apos;s tokenizer; made on the first start</source>
         <translation>synthetischer Korpus (Seed 1), mit dem Tokenizer des Modells tokenisiert; wird beim ersten Start erzeugt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="271"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="329"/>
         <source>a new folder per run</source>
         <translation>ein neuer Ordner pro Lauf</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="272"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="330"/>
         <source>cpu, cuda or cuda:N</source>
         <translation>cpu, cuda oder cuda:N</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="274"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="332"/>
         <source>Processes that train this run together, each on its share of every batch, with the same result as one: on cuda one per GPU, on the CPU several processes (on a machine with few cores two processes can use them better than one). The batch must split evenly over them.</source>
         <translation>Prozesse, die diesen Lauf gemeinsam trainieren, jeder mit seinem Anteil an jedem Batch, mit demselben Ergebnis wie einer: auf cuda einer pro GPU, auf der CPU mehrere Prozesse (auf einem Rechner mit wenigen Kernen nutzen zwei Prozesse sie besser als einer). Der Batch muss sich gleichmäßig auf sie aufteilen.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="281"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="339"/>
         <source>The peak memory of a training step predicted on this device, and the micro-batch × accumulation and activation checkpointing that Start uses: they keep the preset&apos;s sequences per step and fit %1% of the free memory.</source>
         <translation>Der für einen Trainingsschritt auf diesem Gerät vorhergesagte Spitzenspeicher sowie Micro-Batch × Akkumulation und Activation Checkpointing, die „Starten“ verwendet: Sie behalten die Sequenzen pro Schritt des Presets bei und passen in %1 % des freien Speichers.</translation>
     </message>
@@ -2096,14 +2112,110 @@ Worker %1 beendet (%2): %3</translation>
     </message>
 </context>
 <context>
+    <name>TrackedAnalysisText</name>
+    <message>
+        <location filename="../widgets/views/TrackedAnalysisText.cpp" line="4"/>
+        <source>NMAE of DLA (%)</source>
+        <translation>NMAE der DLA (%)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/TrackedAnalysisText.cpp" line="5"/>
+        <source>attention sink rate</source>
+        <translation>Anteil der Attention-Sinks</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/TrackedAnalysisText.cpp" line="6"/>
+        <source>position-0 residual norm ratio</source>
+        <translation>Residuumsnorm Position 0 / Rest</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/TrackedAnalysisText.cpp" line="7"/>
+        <source>IOI logit difference (nats)</source>
+        <translation>IOI-Logit-Differenz (nats)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/TrackedAnalysisText.cpp" line="8"/>
+        <source>attribution patching error (%)</source>
+        <translation>Fehler des Attribution Patching (%)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/TrackedAnalysisText.cpp" line="9"/>
+        <source>confidence-neuron effect on entropy (nats)</source>
+        <translation>Wirkung der Konfidenzneuronen auf die Entropie (nats)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/TrackedAnalysisText.cpp" line="10"/>
+        <source>cross-entropy on the tracking data (nats)</source>
+        <translation>Kreuzentropie auf den Verfolgungsdaten (nats)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/TrackedAnalysisText.cpp" line="16"/>
+        <source>final residual</source>
+        <translation>finales Residuum</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/TrackedAnalysisText.cpp" line="17"/>
+        <source>layer %1</source>
+        <translation>Schicht %1</translation>
+    </message>
+</context>
+<context>
+    <name>TrackedPlot</name>
+    <message>
+        <location filename="../widgets/views/TrackedPlot.cpp" line="78"/>
+        <source>Tracked analyses</source>
+        <translation>Verfolgte Analysen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/TrackedPlot.cpp" line="83"/>
+        <source>%1 s each</source>
+        <translation>je %1 s</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/TrackedPlot.cpp" line="84"/>
+        <source>one measurement took %1 s on average; %2 measured</source>
+        <translation>eine Messung dauerte im Mittel %1 s; %2 gemessen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/TrackedPlot.cpp" line="88"/>
+        <source>Tracked: %1</source>
+        <translation>Verfolgt: %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/TrackedPlot.cpp" line="91"/>
+        <source>overall</source>
+        <translation>gesamt</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/TrackedPlot.cpp" line="95"/>
+        <source>at a removal</source>
+        <translation>bei einer Entfernung</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/TrackedPlot.cpp" line="118"/>
+        <source>per layer (darker: deeper)</source>
+        <translation>je Schicht (dunkler: tiefer)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/TrackedPlot.cpp" line="140"/>
+        <source>optimizer step</source>
+        <translation>Optimierer-Schritt</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/TrackedPlot.cpp" line="142"/>
+        <source>the analysis plotted: the run measures each on its model every few steps and at each removal event (normfree-cli … --track)</source>
+        <translation>die gezeichnete Analyse: der Lauf misst jede an seinem Modell alle paar Schritte und bei jedem Entfernungsereignis (normfree-cli … --track)</translation>
+    </message>
+</context>
+<context>
     <name>TrainingView</name>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="180"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="192"/>
         <source>eval %1</source>
         <translation>Evaluierung %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="312"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="325"/>
         <source>No run yet.
 Start trains the setup on the left;
 File › Open Run follows a run.</source>
@@ -2112,112 +2224,112 @@ File › Open Run follows a run.</source>
 Datei › Lauf öffnen verfolgt einen Lauf.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="317"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="330"/>
         <source>Training loss</source>
         <translation>Trainingsverlust</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="318"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="331"/>
         <source>Learning rate and gradient norm</source>
         <translation>Lernrate und Gradientennorm</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="321"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="329"/>
         <location filename="../widgets/views/TrainingView.cpp" line="334"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="342"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="347"/>
         <source>optimizer step</source>
         <translation>Optimierer-Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="322"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="335"/>
         <source>loss (nats)</source>
         <translation>Verlust (Nats)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="125"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="320"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="133"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="333"/>
         <source>frozen</source>
         <translation>eingefroren</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="218"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="230"/>
         <source>%1 (tracked)</source>
         <translation>%1 (verfolgt)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="219"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="231"/>
         <source>%1 (frozen)</source>
         <translation>%1 (eingefroren)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="254"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="337"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="267"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="350"/>
         <source>Smoothing %1</source>
         <translation>Glättung %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="319"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="332"/>
         <source>Norm scale per site</source>
         <translation>Normskala je Stelle</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="323"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="336"/>
         <source>cross-entropy (raw)</source>
         <translation>Kreuzentropie (roh)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="324"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="337"/>
         <source>auxiliary loss (raw)</source>
         <translation>Hilfsverlust (roh)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="325"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="338"/>
         <source>total (raw)</source>
         <translation>gesamt (roh)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="326"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="339"/>
         <source>cross-entropy</source>
         <translation>Kreuzentropie</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="327"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="340"/>
         <source>auxiliary loss</source>
         <translation>Hilfsverlust</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="328"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="341"/>
         <source>total</source>
         <translation>gesamt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="330"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="332"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="343"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="345"/>
         <source>learning rate</source>
         <translation>Lernrate</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="331"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="344"/>
         <source>gradient norm</source>
         <translation>Gradientennorm</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="333"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="346"/>
         <source>gradient norm (before clipping)</source>
         <translation>Gradientennorm (vor dem Clipping)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="335"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="348"/>
         <source>scale s</source>
         <translation>Skala s</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="336"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="349"/>
         <source>Logarithmic loss axis</source>
         <translation>Logarithmische Verlustachse</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="339"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="352"/>
         <source>how much the loss curves are smoothed (an exponential moving average, as TensorBoard&apos;s); the raw values stay as faint curves, hover shows them</source>
         <translation>wie stark die Verlustkurven geglättet werden (ein exponentiell gleitender Mittelwert, wie in TensorBoard); die Rohwerte bleiben als blasse Kurven, Überfahren zeigt sie</translation>
     </message>

@@ -8,6 +8,7 @@
 #include <QAbstractButton>
 #include <QDockWidget>
 #include <QFile>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
 #include <QProcess>
@@ -26,9 +27,11 @@
 #include "analysis/NormsPane.h"
 #include "data/synthetic_benchmarks.h"
 #include "run/RunSession.h"
+#include "run/run_directory.h"
 #include "views/Plots.h"
 #include "views/QCustomPlotInclude.h"
 #include "views/RunSetupView.h"
+#include "views/TrackedPlot.h"
 #include "views/TrainingView.h"
 #include "widget_fixtures.h"
 #include "window/MainWindow.h"
@@ -377,6 +380,35 @@ class TestViews : public QObject {
     // The status bar says what was left out.
     QVERIFY2(window.statusBar()->currentMessage().contains("Heads"),
              qPrintable(window.statusBar()->currentMessage()));
+  }
+
+  void aLocalRunTracksItsAnalysesIntoTheLogAndThePlot() {
+    MainWindow window;
+    window.show();
+    window.runSetup()->setTrackedAnalyses({"sinks", "val-ce"});
+    QVERIFY(!window.trainingView()->trackedPlot()->isVisible());  // nothing tracked yet
+    QVERIFY(startTraining(window, "tracked-run"));
+    // Step 0 is measured before the first step trains: in metrics.jsonl and on the plot.
+    QTRY_VERIFY_WITH_TIMEOUT(window.trainingView()->trackedPlot()->plottedPoints() >= 1,
+                             fixtures::kEventuallyMs);
+    QVERIFY(window.trainingView()->trackedPlot()->isVisible());
+    QCOMPARE(window.trainingView()->trackedPlot()->analysis(), std::string("sinks"));
+    window.trainingView()->trackedPlot()->setAnalysis("val-ce");
+    QCOMPARE(window.trainingView()->trackedPlot()->analysis(), std::string("val-ce"));
+    QCOMPARE(window.trainingView()->trackedPlot()->plottedPoints(), 1);
+    window.session()->stop();
+    QTRY_VERIFY_WITH_TIMEOUT(window.session()->state() != RunSession::State::Running,
+                             fixtures::kEventuallyMs);
+    QFile log(QString::fromStdString(nf::run::metricsPath(m_dir.filePath("tracked-run").toStdString())));
+    QVERIFY(log.open(QIODevice::ReadOnly));
+    int tracked = 0;
+    for (const QByteArray& line : log.readAll().split('\n')) {
+      const QJsonObject r = QJsonDocument::fromJson(line).object();
+      if (r["type"] != "track") continue;
+      ++tracked;
+      QVERIFY(r["values"].toObject().contains("sinks") && r["values"].toObject().contains("val-ce"));
+    }
+    QVERIFY(tracked >= 1);
   }
 
   void theLogitLensComputesOnALocalRunAndTheCircuitOpensHeads() {

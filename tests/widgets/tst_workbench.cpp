@@ -35,6 +35,7 @@
 #include "views/Plots.h"
 #include "views/QCustomPlotInclude.h"
 #include "views/RunSetupView.h"
+#include "views/TrackedPlot.h"
 #include "views/TrainingView.h"
 #include "widget_fixtures.h"
 #include "window/MainWindow.h"
@@ -299,8 +300,11 @@ class TestWorkbench : public QObject {
     nf::writeFileAtomic(scheduleFile.toStdString(), nf::toJson(schedule).dump());
     QProcess cli;
     cli.setProcessChannelMode(QProcess::ForwardedChannels);
-    cli.start(NF_CLI, {"remove", run, "--model", m_model, "--train", m_train, "--schedule", scheduleFile,
-                       "--steps", "100000", "--micro-batch", "2", "--context", "16", "--serve", "0"});
+    cli.start(NF_CLI,
+              {"remove",        run,          "--model",           m_model,  "--train",       m_train,
+               "--schedule",    scheduleFile, "--steps",           "100000", "--micro-batch", "2",
+               "--context",     "16",         "--serve",           "0",      "--track",       "sinks,val-ce",
+               "--track-every", "3",          "--track-sequences", "2"});
     const QString serveFile = QString::fromStdString(nf::run::servePath(run.toStdString()));
     QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(serveFile) || cli.state() == QProcess::NotRunning,
                              fixtures::kEventuallyMs);
@@ -314,6 +318,11 @@ class TestWorkbench : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(session->remote() && session->state() == RunSession::State::Running,
                              fixtures::kEventuallyMs);
     QTRY_VERIFY_WITH_TIMEOUT(window.trainingView()->plottedSteps() > 0, fixtures::kEventuallyMs);  // streamed
+    // Its tracked analyses come with the stream and are plotted against the step.
+    QTRY_VERIFY_WITH_TIMEOUT(window.trainingView()->trackedPlot()->plottedPoints() >= 2,
+                             fixtures::kEventuallyMs);
+    QVERIFY(window.trainingView()->trackedPlot()->isVisible());
+    QCOMPARE(session->metrics().tracked.count("sinks") + session->metrics().tracked.count("val-ce"), 2u);
     QVERIFY2(window.statusText().contains("connected to 127.0.0.1:"), qPrintable(window.statusText()));
     // The window names the connected run, not the model opened before; nothing is planned for it here.
     QVERIFY2(window.windowTitle().startsWith("Run served at 127.0.0.1:"), qPrintable(window.windowTitle()));

@@ -62,6 +62,34 @@ bool MetricsStore::ingest(const std::string& line) {
     evals[baseName(text(r, "file", "eval"))].push_back({number(r, "step"), number(r, "mean_loss")});
   } else if (type == record::kEvent) {
     events.push_back({whole(r, "step", 0), text(r, "description", "")});
+  } else if (type == record::kTrack) {
+    const double step = number(r, "step");
+    const auto values = r.find("values");
+    if (std::isnan(step) || values == r.end() || !values->is_object()) return false;
+    const auto event = r.find("event");
+    const bool atEvent = event != r.end() && event->is_boolean() && event->get<bool>();
+    for (const auto& [name, value] : values->items()) {
+      if (!value.is_number()) continue;
+      TrackedSeries& series = tracked[name];
+      // A step measured again (a followed file read twice, a stretch trained again) replaces the old.
+      while (!series.points.empty() && series.points.back().step >= step) series.points.pop_back();
+      TrackedPoint point{step, atEvent, value.get<double>(), {}};
+      if (auto layers = r.find("per_layer"); layers != r.end() && layers->is_object()) {
+        const auto perLayer = layers->find(name);
+        if (perLayer != layers->end() && perLayer->is_array())
+          for (const auto& v : *perLayer)
+            point.perLayer.push_back(v.is_number() ? v.get<double>()
+                                                   : std::numeric_limits<double>::quiet_NaN());
+      }
+      series.points.push_back(std::move(point));
+      if (auto seconds = r.find("seconds"); seconds != r.end() && seconds->is_object()) {
+        const double took = number(*seconds, name.c_str());
+        if (std::isfinite(took) && took >= 0) {
+          series.totalSeconds += took;
+          ++series.measured;
+        }
+      }
+    }
   } else if (type == record::kCheckpoint) {
     lastCheckpointStep = whole(r, "step", -1);
     lastCheckpointBytes = number(r, "bytes");
@@ -94,8 +122,10 @@ void MetricsStore::rewindTo(int64_t stepsDone) {
     while (!points.empty() && points.back().step > last) points.pop_back();
   for (auto& [site, points] : scales)
     while (!points.empty() && points.back().step > last) points.pop_back();
-  // An event fires before its step's batch: those at or after stepsDone fire again.
+  // An event fires before its step's batch: those at or after stepsDone fire again, and are measured again.
   while (!events.empty() && events.back().step >= stepsDone) events.pop_back();
+  for (auto& [name, series] : tracked)
+    while (!series.points.empty() && series.points.back().step >= last) series.points.pop_back();
   ++generation;
 }
 

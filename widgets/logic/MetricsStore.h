@@ -25,10 +25,25 @@ struct MetricsStore {
     double frozen = std::numeric_limits<double>::quiet_NaN();   // NaN while the site is real
   };
 
+  // One measurement of a tracked analysis (a "track" record, docs/TRAINING.md "Tracked analyses").
+  struct TrackedPoint {
+    double step = 0;
+    bool atEvent = false;  // removal events fired at this step (measured on the model they left)
+    double value = 0;
+    std::vector<double> perLayer;  // empty where the analysis has none
+  };
+  struct TrackedSeries {
+    std::vector<TrackedPoint> points;
+    double totalSeconds = 0;  // what its measurements took, all together
+    int64_t measured = 0;
+    double secondsPerMeasurement() const { return measured > 0 ? totalSeconds / measured : 0; }
+  };
+
   Steps steps;
   std::map<std::string, std::vector<EvalPoint>> evals;  // by eval file name ("val.bin")
   std::vector<AppliedEvent> events;
   std::map<std::string, std::vector<ScalePoint>> scales;  // by site ("LN_v.2")
+  std::map<std::string, TrackedSeries> tracked;           // by analysis ("nmae")
   std::string mode;                                       // "remove", "finetune", "pretrain"
   int64_t maxSteps = 0;
   std::string lastStatus;   // "start", "resume", "pause", "continue", "stop", "finish" (the latest of these)

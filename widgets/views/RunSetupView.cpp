@@ -5,10 +5,23 @@
 #include <QEvent>
 #include <QFormLayout>
 #include <QLabel>
+#include <QMenu>
 #include <QSpinBox>
 #include <QStackedLayout>
+#include <QToolButton>
+#include <algorithm>
 
+#include "analysis/tracked_analyses.h"
 #include "model/device_memory.h"
+#include "views/TrackedAnalysisText.h"
+
+namespace {
+QString trackedTitles(const std::vector<std::string>& names) {
+  QStringList titles;
+  for (const std::string& name : names) titles << TrackedAnalysisText::title(name);
+  return titles.join(", ");
+}
+}  // namespace
 
 RunSetupView::RunSetupView(QWidget* parent) : QWidget(parent) {
   m_mode = new QComboBox(this);
@@ -24,6 +37,21 @@ RunSetupView::RunSetupView(QWidget* parent) : QWidget(parent) {
   m_workers = new QSpinBox(this);
   m_workers->setRange(1, 64);
   m_autopilot = new QCheckBox(this);
+  m_track = new QToolButton(this);
+  m_track->setPopupMode(QToolButton::InstantPopup);
+  m_track->setToolButtonStyle(Qt::ToolButtonTextOnly);
+  // Never wider than the dock: the analyses' names are short, the tooltip and the menu say them whole.
+  m_track->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+  m_track->setMinimumWidth(80);
+  auto* trackMenu = new QMenu(m_track);
+  for (const nf::TrackedAnalysis& a : nf::trackedAnalyses()) {
+    QAction* action = trackMenu->addAction(QString::fromStdString(a.name));
+    action->setData(QString::fromStdString(a.name));
+    action->setCheckable(true);
+    action->setChecked(a.name == "nmae" || a.name == "sinks" || a.name == "pos0-ratio");
+    connect(action, &QAction::toggled, this, [this] { updateTrackText(); });
+  }
+  m_track->setMenu(trackMenu);
   m_description = new QLabel(this);
   m_description->setWordWrap(true);
   m_data = new QLabel(this);
@@ -42,8 +70,8 @@ RunSetupView::RunSetupView(QWidget* parent) : QWidget(parent) {
   m_pages = new QStackedLayout(this);
   m_pages->addWidget(m_formPage);
   m_pages->addWidget(m_runSettings);
-  for (QWidget* field : std::initializer_list<QWidget*>{m_mode, m_preset, m_steps, m_autopilot, m_device,
-                                                        m_workers, m_memory, m_data, m_folder}) {
+  for (QWidget* field : std::initializer_list<QWidget*>{m_mode, m_preset, m_steps, m_autopilot, m_track,
+                                                        m_device, m_workers, m_memory, m_data, m_folder}) {
     if (field == m_data) m_form->addRow(m_description);
     m_form->addRow(new QLabel(this), field);
   }
@@ -101,6 +129,28 @@ QString RunSetupView::describePreset(const nf::Preset& p) {
         .arg(p.optimizer.microBatch)
         .arg(p.optimizer.accumulation);
   return QString::fromStdString(p.description);
+}
+
+std::vector<std::string> RunSetupView::trackedAnalyses() const {
+  std::vector<std::string> names;
+  for (const QAction* action : m_track->menu()->actions())
+    if (action->isChecked()) names.push_back(action->data().toString().toStdString());
+  return names;
+}
+
+void RunSetupView::setTrackedAnalyses(const std::vector<std::string>& names) {
+  for (QAction* action : m_track->menu()->actions())
+    action->setChecked(std::count(names.begin(), names.end(), action->data().toString().toStdString()) > 0);
+}
+
+void RunSetupView::updateTrackText() {
+  const QString titles = trackedAnalyses().empty() ? tr("nothing") : trackedTitles(trackedAnalyses());
+  QStringList names;  // as --track takes them
+  for (const std::string& name : trackedAnalyses()) names << QString::fromStdString(name);
+  m_track->setText(names.isEmpty() ? tr("nothing") : names.join(", "));
+  m_track->setToolTip(tr("Analyses measured while the run trains, every twentieth of the run and at each "
+                         "removal event, and plotted under the training curves: %1")
+                          .arg(titles));
 }
 
 nf::TrainingMode RunSetupView::mode() const {
@@ -188,7 +238,11 @@ QString RunSetupView::runSettingsText() const {
                                              .arg(c.autopilot.minGap)
                                              .arg(c.autopilot.maxGap)
                                              .arg(c.autopilot.maxGroup)
-                              : QString());
+                              : QString()) +
+         (c.tracking.analyses.empty() ? QString()
+                                      : "<br>" + tr("tracked: %1, every %2 steps and at each removal")
+                                                     .arg(trackedTitles(c.tracking.analyses))
+                                                     .arg(c.tracking.interval(o.maxSteps)));
 }
 
 void RunSetupView::showMemoryPlan(bool shown) {
@@ -209,6 +263,10 @@ nf::RunConfig RunSetupView::nextRunConfig(const std::string& model, const nf::Mo
   if (m_autopilot->isChecked() && mode() == nf::TrainingMode::Remove) {
     choices.autopilot = nf::AutopilotSettings{};
     choices.autopilot->enabled = true;
+  }
+  if (!trackedAnalyses().empty()) {
+    choices.tracking = nf::TrackingSettings{};
+    choices.tracking->analyses = trackedAnalyses();
   }
   nf::RunConfig c = nf::makeRunConfig(preset(), mode(), shape, choices);
   // The settings this pane shows: planned again now, as free memory may have changed since.
@@ -255,6 +313,10 @@ void RunSetupView::retranslate() {
   label(m_device, tr("Device"));
   label(m_workers, tr("Workers"));
   label(m_autopilot, tr("Timing"));
+  label(m_track, tr("Track"));
+  for (QAction* action : m_track->menu()->actions())
+    action->setText(TrackedAnalysisText::title(action->data().toString().toStdString()));
+  updateTrackText();
   m_autopilot->setText(tr("Autopilot: each removal when the loss has recovered"));
   m_autopilot->setToolTip(
       tr("The schedule gives the order of the removals and the first one's step; each later one fires once "

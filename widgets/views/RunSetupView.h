@@ -14,6 +14,7 @@ class QComboBox;
 class QFormLayout;
 class QLabel;
 class QSpinBox;
+class QToolButton;
 class QStackedLayout;
 
 class RunSetupView : public QWidget {
@@ -29,6 +30,10 @@ class RunSetupView : public QWidget {
   // Workers training the run together, each on its share of every batch: the GPUs found on cuda,
   // 1 on the CPU unless chosen (docs/TRAINING.md, "Several workers").
   int workers() const;
+  // The analyses the next run tracks (analysis/tracked_analyses.h; by default the three cheap ones), at
+  // the engine's default cadence: a twentieth of the run and each removal event.
+  std::vector<std::string> trackedAnalyses() const;
+  void setTrackedAnalyses(const std::vector<std::string>& names);
   bool autopilot() const;  // the next removal's steps are decided while it trains
   void setAutopilot(bool on);
   // Picks the preset made for this depth (tiny for 4 layers, gpt2 for 12, …) and its step budget.
@@ -74,6 +79,8 @@ class RunSetupView : public QWidget {
   QComboBox* m_device;
   QSpinBox* m_workers;
   QCheckBox* m_autopilot;  // the next removal times itself (schedule/autopilot.h)
+  QToolButton* m_track;    // its menu: one checkable action per tracked analysis
+  void updateTrackText();
   QLabel* m_description;
   QLabel* m_data;
   QLabel* m_folder;

@@ -14,6 +14,7 @@
 
 #include "views/Plots.h"
 #include "views/QCustomPlotInclude.h"
+#include "views/TrackedPlot.h"
 
 namespace {
 enum LossGraph { CeRaw, AuxRaw, TotalRaw, Ce, Aux, Total, FirstEval };
@@ -44,6 +45,8 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   m_loss = makePlot(this, "training_loss");
   m_optimizer = makePlot(this, "training_optimizer");
   m_scales = makePlot(this, "training_scales");
+  m_tracked = new TrackedPlot(this);
+  m_tracked->hide();  // until the run shown tracks an analysis
   m_logScale = new QCheckBox(this);
   m_logScale->setChecked(false);
   m_smoothing = new QSlider(Qt::Horizontal, this);
@@ -79,6 +82,8 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
     plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     plot->axisRect()->setRangeDrag(Qt::Horizontal);
     plot->axisRect()->setRangeZoom(Qt::Horizontal);
+  }
+  for (QCustomPlot* plot : plots()) {
     connect(plot, &QCustomPlot::afterReplot, this, &TrainingView::alignSteps);
     connect(plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, [this](const QCPRange& r) {
       if (m_settingRange) return;
@@ -99,10 +104,12 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   splitter->addWidget(m_loss);
   splitter->addWidget(m_optimizer);
   splitter->addWidget(m_scales);
+  splitter->addWidget(m_tracked);
   splitter->setStretchFactor(0, 4);  // the scales plot needs room for its legend and 13 sites
   splitter->setStretchFactor(1, 2);
   splitter->setStretchFactor(2, 4);
-  splitter->setSizes({400, 200, 400});  // proportions: QSplitter scales them to its height
+  splitter->setStretchFactor(3, 4);
+  splitter->setSizes({400, 200, 400, 400});  // proportions: QSplitter scales them to its height
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   auto* header = new QHBoxLayout;
@@ -126,6 +133,10 @@ void TrainingView::addSiteKindLegend() {
   m_frozenLegend->setName(tr("frozen"));
 }
 
+std::vector<QCustomPlot*> TrainingView::plots() const {
+  return {m_loss, m_optimizer, m_scales, m_tracked->plot()};
+}
+
 int TrainingView::plottedSteps() const { return m_loss->graph(CeRaw)->dataCount(); }
 
 void TrainingView::showMetrics(const MetricsStore& m, int64_t maxSteps) {
@@ -142,7 +153,7 @@ void TrainingView::showMetrics(const MetricsStore& m, int64_t maxSteps) {
     m_plotted = 0;
     m_smoothers.fill(Smoother{smoothing()});
     m_hasAux = false;
-    for (QCustomPlot* plot : {m_loss, m_optimizer, m_scales}) {
+    for (QCustomPlot* plot : plots()) {
       plot->axisRect()->setMinimumMargins(QMargins());  // aligned again for the new labels
       if (m.steps.step.empty())                         // no run: no value range of an earlier one
         for (QCPAxis* axis : {plot->yAxis, plot->yAxis2}) axis->setRange(0, 1);
@@ -235,12 +246,13 @@ void TrainingView::showMetrics(const MetricsStore& m, int64_t maxSteps) {
   } else if (!t.step.empty() && m_noRun) {
     m_loss->removeItem(m_noRun);
   }
-  for (QCustomPlot* plot : {m_loss, m_optimizer, m_scales})
+  m_tracked->showMetrics(m);
+  m_tracked->setVisible(m_tracked->hasData());
+  for (QCustomPlot* plot : plots())
     setFullXRange(plot, 0, static_cast<double>(std::max<int64_t>(maxSteps, m.lastStep())));
   if (rebuilt && maxSteps > 0) {
     m_settingRange = true;
-    for (QCustomPlot* plot : {m_loss, m_optimizer, m_scales})
-      plot->xAxis->setRange(0, static_cast<double>(maxSteps));
+    for (QCustomPlot* plot : plots()) plot->xAxis->setRange(0, static_cast<double>(maxSteps));
     m_settingRange = false;
   }
   replotAll();
@@ -264,12 +276,12 @@ void TrainingView::resmooth() {
 }
 
 void TrainingView::setProvenance(const QStringList& lines) {
-  for (QCustomPlot* plot : {m_loss, m_optimizer, m_scales}) setPlotProvenance(plot, lines);
+  for (QCustomPlot* plot : plots()) setPlotProvenance(plot, lines);
 }
 
 void TrainingView::setXRange(double first, double last) {
   m_settingRange = true;
-  for (QCustomPlot* plot : {m_loss, m_optimizer, m_scales}) plot->xAxis->setRange(first, last);
+  for (QCustomPlot* plot : plots()) plot->xAxis->setRange(first, last);
   m_settingRange = false;
   replotAll();
 }
@@ -278,11 +290,11 @@ void TrainingView::alignSteps() {
   // The three plots share the step axis: one step at one x in each. Their axis labels differ in width (and
   // only the optimizer plot has a right axis), so each takes the widest left and right margins of the three.
   int left = 0, right = 0;
-  for (QCustomPlot* plot : {m_loss, m_optimizer, m_scales}) {
+  for (QCustomPlot* plot : plots()) {
     left = std::max(left, plot->axisRect()->margins().left());
     right = std::max(right, plot->axisRect()->margins().right());
   }
-  for (QCustomPlot* plot : {m_loss, m_optimizer, m_scales}) {
+  for (QCustomPlot* plot : plots()) {
     const QMargins aligned(left, 0, right, 0);
     if (plot->axisRect()->minimumMargins() == aligned) continue;
     plot->axisRect()->setMinimumMargins(aligned);  // margins only grow to it: this settles after one pass
@@ -292,7 +304,7 @@ void TrainingView::alignSteps() {
 
 void TrainingView::replotAll() {
   // The y-axes follow the visible steps.
-  for (QCustomPlot* plot : {m_loss, m_optimizer, m_scales}) {
+  for (QCustomPlot* plot : plots()) {
     for (QCPAxis* axis : {plot->yAxis, plot->yAxis2}) {
       bool first = true;
       for (int i = 0; i < plot->graphCount(); ++i) {

@@ -1,12 +1,14 @@
 // The training view: CE, auxiliary and total loss (raw, faint, and smoothed), the evaluations, a vertical
 // mark at each applied removal event; learning rate and gradient norm; every LN site's tracked scale and,
-// once fake, its frozen scale. The three plots share the x-axis (steps), and so does the timeline.
+// once fake, its frozen scale; the tracked analyses while the run tracks some (TrackedPlot). The plots share
+// the x-axis (steps), and so does the timeline.
 #pragma once
 #include <QPointer>
 #include <QWidget>
 #include <array>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "logic/MetricsStore.h"
 
@@ -16,6 +18,7 @@ class QCPItemText;
 class QCheckBox;
 class QLabel;
 class QSlider;
+class TrackedPlot;
 
 class TrainingView : public QWidget {
   Q_OBJECT
@@ -28,7 +31,8 @@ class TrainingView : public QWidget {
   QCustomPlot* lossPlot() const { return m_loss; }
   QCustomPlot* optimizerPlot() const { return m_optimizer; }
   QCustomPlot* scalesPlot() const { return m_scales; }
-  int plottedSteps() const;  // points on the loss plot's CE graph
+  TrackedPlot* trackedPlot() const { return m_tracked; }  // shown while the run tracks analyses
+  int plottedSteps() const;                               // points on the loss plot's CE graph
   // The smoothed loss curves' EMA weight, 0 (raw) to 0.99, as TensorBoard's slider: each point is the
   // bias-corrected exponential moving average of the raw values up to it. The raw values stay beside it.
   void setSmoothing(double weight);
@@ -43,7 +47,8 @@ class TrainingView : public QWidget {
  private:
   void retranslate();
   void replotAll();
-  void alignSteps();  // the same step at the same x in all three plots
+  void alignSteps();                        // the same step at the same x in all the plots
+  std::vector<QCustomPlot*> plots() const;  // loss, optimizer, scales, tracked analyses
   void addSiteKindLegend();
   static QString noRunText();
   QPointer<QCPItemText> m_noRun;  // shown while no step has been trained (a plot's items may be cleared)
@@ -51,6 +56,7 @@ class TrainingView : public QWidget {
   QCustomPlot* m_loss;
   QCustomPlot* m_optimizer;
   QCustomPlot* m_scales;
+  TrackedPlot* m_tracked;
   QCheckBox* m_logScale;
   QSlider* m_smoothing;
   QLabel* m_smoothingLabel;

@@ -126,6 +126,35 @@ TEST_CASE(a_resume_or_rollback_takes_the_run_back_to_its_step_and_the_plots_rebu
   REQUIRE(m.lastCheckpointBytes == 2048);
 }
 
+TEST_CASE(tracked_analyses_become_one_series_each_with_their_layers_events_and_cost) {
+  MetricsStore m;
+  REQUIRE(m.ingest(R"({"type":"track","step":0,"event":false,"values":{"nmae":50,"val-ce":2.5},)"
+                   R"("per_layer":{"nmae":[40,60]},"seconds":{"nmae":0.25,"val-ce":0.05}})"));
+  REQUIRE(
+      m.ingest(R"({"type":"track","step":10,"event":true,"values":{"nmae":30},"per_layer":{"nmae":[20,40]},)"
+               R"("seconds":{"nmae":0.75}})"));
+  REQUIRE_EQ(m.tracked.size(), 2u);
+  const MetricsStore::TrackedSeries& nmae = m.tracked["nmae"];
+  REQUIRE_EQ(nmae.points.size(), 2u);
+  REQUIRE(nmae.points[0].step == 0 && !nmae.points[0].atEvent && nmae.points[0].value == 50);
+  REQUIRE(nmae.points[1].step == 10 && nmae.points[1].atEvent);
+  REQUIRE(nmae.points[1].perLayer == (std::vector<double>{20, 40}));
+  REQUIRE(near(nmae.secondsPerMeasurement(), 0.5));
+  REQUIRE(m.tracked["val-ce"].points[0].perLayer.empty());
+  // Measured again at step 10 (a file read twice): replaced, not doubled; a rollback to 10 drops step 10.
+  REQUIRE(m.ingest(R"({"type":"track","step":10,"event":true,"values":{"nmae":31}})"));
+  REQUIRE_EQ(m.tracked["nmae"].points.size(), 2u);
+  REQUIRE(m.tracked["nmae"].points.back().value == 31);
+  for (int step = 1; step <= 12; ++step)
+    m.ingest(R"({"type":"step","step":)" + std::to_string(step) + R"(,"loss":1})");
+  REQUIRE(m.ingest(R"({"type":"rollback","step":10})"));
+  REQUIRE_EQ(m.tracked["nmae"].points.size(), 1u);
+  // A damaged record changes nothing.
+  REQUIRE(!m.ingest(R"({"type":"track","step":"x","values":{"nmae":1}})"));
+  REQUIRE(m.ingest(R"({"type":"track","step":11,"event":"yes","values":{"nmae":"high"},"seconds":[]})"));
+  REQUIRE_EQ(m.tracked["nmae"].points.size(), 1u);
+}
+
 TEST_CASE(evaluations_are_kept_per_file_name) {
   MetricsStore m;
   REQUIRE(m.ingest(R"({"type":"eval","step":10,"file":"/data/owt/val.bin","mean_loss":3.25})"));

@@ -1,0 +1,152 @@
+#include "views/TrackedPlot.h"
+
+#include <QComboBox>
+#include <QEvent>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QVBoxLayout>
+#include <algorithm>
+
+#include "views/Plots.h"
+#include "views/QCustomPlotInclude.h"
+#include "views/TrackedAnalysisText.h"
+
+namespace {
+const QColor kValue(0x1f77b4);
+}  // namespace
+
+TrackedPlot::TrackedPlot(QWidget* parent) : QWidget(parent) {
+  m_choice = new QComboBox(this);
+  m_choice->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  m_choice->setMinimumContentsLength(12);  // the central column may be narrow: the list shows whole titles
+  m_choice->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+  m_cost = new QLabel(this);
+  m_plot = makePlot(this, "training_tracked");
+  enableHoverLabels(m_plot);
+  placeLegendBelowTitle(m_plot, 3);
+  m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  m_plot->axisRect()->setRangeDrag(Qt::Horizontal);
+  m_plot->axisRect()->setRangeZoom(Qt::Horizontal);
+  connect(m_choice, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] { rebuild(); });
+  auto* header = new QHBoxLayout;
+  header->setContentsMargins(0, 0, 0, 0);
+  header->addWidget(m_choice, 1);
+  header->addWidget(m_cost);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(2);
+  layout->addLayout(header);
+  layout->addWidget(m_plot, 1);
+  retranslate();
+}
+
+bool TrackedPlot::hasData() const { return !m_metrics.tracked.empty(); }
+std::string TrackedPlot::analysis() const { return m_choice->currentData().toString().toStdString(); }
+int TrackedPlot::plottedPoints() const {
+  return m_plot->graphCount() > 0 ? m_plot->graph(0)->dataCount() : 0;
+}
+
+void TrackedPlot::setAnalysis(const std::string& name) {
+  const int index = m_choice->findData(QString::fromStdString(name));
+  if (index >= 0) m_choice->setCurrentIndex(index);
+}
+
+void TrackedPlot::showMetrics(const MetricsStore& m) {
+  m_metrics.tracked = m.tracked;
+  m_metrics.events = m.events;
+  m_metrics.maxSteps = std::max<int64_t>(m.maxSteps, m.lastStep());
+  // The choice lists the analyses this run tracks, keeping the one chosen.
+  const std::string chosen = analysis();
+  {
+    const QSignalBlocker block(m_choice);
+    m_choice->clear();
+    for (const auto& [name, series] : m.tracked)
+      m_choice->addItem(TrackedAnalysisText::title(name), QString::fromStdString(name));
+    const int index = m_choice->findData(QString::fromStdString(chosen.empty() ? "nmae" : chosen));
+    m_choice->setCurrentIndex(index >= 0 ? index : 0);
+  }
+  rebuild();
+}
+
+void TrackedPlot::rebuild() {
+  m_plot->clearGraphs();
+  m_plot->clearItems();
+  const std::string name = analysis();
+  const auto found = m_metrics.tracked.find(name);
+  if (found == m_metrics.tracked.end()) {
+    m_cost->clear();
+    setPlotTitle(m_plot, tr("Tracked analyses"));
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    return;
+  }
+  const MetricsStore::TrackedSeries& series = found->second;
+  m_cost->setText(tr("%1 s each").arg(series.secondsPerMeasurement(), 0, 'f', 2));
+  m_cost->setToolTip(tr("one measurement took %1 s on average; %2 measured")
+                         .arg(series.secondsPerMeasurement(), 0, 'f', 3)
+                         .arg(series.measured));
+  const QString title = TrackedAnalysisText::title(name);
+  setPlotTitle(m_plot, tr("Tracked: %1").arg(title));
+  // The value: a line with a marker per measurement, filled where removal events fired.
+  QCPGraph* value = m_plot->addGraph();
+  value->setName(tr("overall"));
+  value->setPen(QPen(kValue, 2));
+  value->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, kValue, Qt::white, 6));
+  QCPGraph* atEvents = m_plot->addGraph();
+  atEvents->setName(tr("at a removal"));
+  atEvents->setLineStyle(QCPGraph::lsNone);
+  atEvents->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, kValue, kValue, 6));
+  std::size_t layers = 0;
+  for (const auto& p : series.points) {
+    value->addData(p.step, p.value);
+    if (p.atEvent) atEvents->addData(p.step, p.value);
+    layers = std::max(layers, p.perLayer.size());
+  }
+  // Per layer: thin, light for the first layers, dark for the deepest (as the scales plot draws depth).
+  for (std::size_t l = 0; l < layers; ++l) {
+    QCPGraph* g = m_plot->addGraph();
+    const int shade = layers > 1 ? static_cast<int>(200 - 150 * l / (layers - 1)) : 120;
+    g->setPen(QPen(QColor(shade, shade, shade), 1));
+    g->setName(TrackedAnalysisText::layer(name, static_cast<int>(l), static_cast<int>(layers)));
+    g->removeFromLegend();  // hover names each; the legend keeps the value and the event marker
+    for (const auto& p : series.points)
+      if (l < p.perLayer.size() && std::isfinite(p.perLayer[l])) g->addData(p.step, p.perLayer[l]);
+  }
+  if (layers > 0) {
+    // One legend entry, without data, says what the thin curves are.
+    QCPGraph* legendOnly = m_plot->addGraph();
+    legendOnly->setPen(QPen(QColor(120, 120, 120), 1));
+    legendOnly->setName(tr("per layer (darker: deeper)"));
+  }
+  for (const MetricsStore::AppliedEvent& e : m_metrics.events) {
+    auto* line = new QCPItemStraightLine(m_plot);
+    line->point1->setCoords(static_cast<double>(e.step), 0);
+    line->point2->setCoords(static_cast<double>(e.step), 1);
+    line->setPen(QPen(QColor(120, 120, 120, 150), 1, Qt::DashLine));
+    line->setSelectable(false);
+  }
+  m_plot->yAxis->setLabel(QString());  // the title names it; a narrow plot has no room for both
+  setFullXRange(m_plot, 0, static_cast<double>(m_metrics.maxSteps));
+  bool first = true;
+  for (int i = 0; i < m_plot->graphCount(); ++i) {
+    if (m_plot->graph(i)->dataCount() == 0) continue;
+    m_plot->graph(i)->rescaleValueAxis(!first, true);
+    first = false;
+  }
+  m_plot->yAxis->scaleRange(1.1);
+  m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TrackedPlot::retranslate() {
+  m_plot->xAxis->setLabel(tr("optimizer step"));
+  m_choice->setToolTip(
+      tr("the analysis plotted: the run measures each on its model every few steps and at "
+         "each removal event (normfree-cli … --track)"));
+  for (int i = 0; i < m_choice->count(); ++i)
+    m_choice->setItemText(i, TrackedAnalysisText::title(m_choice->itemData(i).toString().toStdString()));
+  rebuild();
+}
+
+void TrackedPlot::changeEvent(QEvent* event) {
+  if (event->type() == QEvent::LanguageChange) retranslate();
+  QWidget::changeEvent(event);
+}

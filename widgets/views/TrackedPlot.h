@@ -1,0 +1,37 @@
+// A run's tracked analyses (docs/TRAINING.md, "Tracked analyses") against the step: one analysis at a time,
+// chosen above the plot — its value, a filled marker where removal events fired, and one thin curve per
+// layer where it has them — with the run's events marked as in the other training plots, and the mean
+// cost of one measurement beside the choice.
+#pragma once
+#include <QWidget>
+#include <cstdint>
+#include <string>
+
+#include "logic/MetricsStore.h"
+
+class QComboBox;
+class QCustomPlot;
+class QLabel;
+
+class TrackedPlot : public QWidget {
+  Q_OBJECT
+ public:
+  explicit TrackedPlot(QWidget* parent = nullptr);
+  void showMetrics(const MetricsStore& metrics);
+  QCustomPlot* plot() const { return m_plot; }
+  bool hasData() const;                       // the run tracks something
+  std::string analysis() const;               // the one plotted ("nmae"), "" when none
+  void setAnalysis(const std::string& name);  // one the run tracks
+  int plottedPoints() const;                  // the value curve's points
+
+ protected:
+  void changeEvent(QEvent* event) override;
+
+ private:
+  void rebuild();
+  void retranslate();
+  QComboBox* m_choice;
+  QLabel* m_cost;
+  QCustomPlot* m_plot;
+  MetricsStore m_metrics;  // the tracked series and events last shown (small: a few hundred points)
+};

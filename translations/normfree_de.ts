@@ -902,184 +902,189 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="187"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="191"/>
         <source>Opened %1</source>
         <translation>%1 geöffnet</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="92"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="95"/>
         <source>Connected to the run %1 at %2</source>
         <translation>Mit dem Lauf %1 auf %2 verbunden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="98"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="101"/>
         <source>Cannot connect</source>
         <translation>Keine Verbindung</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="98"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="101"/>
         <source>The run could not be reached or read.</source>
         <translation>Der Lauf war nicht erreichbar oder nicht lesbar.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="81"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="84"/>
         <source>Training stopped</source>
         <translation>Training abgebrochen</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="82"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="85"/>
         <source>The run could not go on. Its last checkpoint is kept; fix the cause and press Resume.</source>
         <translation>Der Lauf konnte nicht fortgesetzt werden. Sein letzter Checkpoint bleibt erhalten; beheben Sie die Ursache und klicken Sie auf „Fortsetzen“.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="175"/>
-        <location filename="../widgets/window/MainWindow.cpp" line="194"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="179"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="198"/>
         <source>A run is in progress</source>
         <translation>Ein Lauf ist aktiv</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="175"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="179"/>
         <source>Stop the run before opening another model.</source>
         <translation>Stoppen Sie den Lauf, bevor Sie ein anderes Modell öffnen.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="171"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="175"/>
         <source>Cannot open model folder</source>
         <translation>Modellordner kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="126"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="129"/>
         <source>%1 — %2</source>
         <translation>%1 — %2</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="129"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="132"/>
         <source>Run %1 — %2</source>
         <translation>Lauf %1 — %2</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="132"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="135"/>
         <source>Run %1 at %2 — %3</source>
         <translation>Lauf %1 auf %2 — %3</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="133"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="136"/>
         <source>(connecting)</source>
         <translation>(wird verbunden)</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="171"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="175"/>
         <source>The model folder could not be opened.</source>
         <translation>Der Modellordner konnte nicht geöffnet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="194"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="198"/>
         <source>Stop the run before connecting to another.</source>
         <translation>Halten Sie den Lauf an, bevor Sie sich mit einem anderen verbinden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="204"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="208"/>
         <source>Connecting to %1…</source>
         <translation>Verbinde mit %1 …</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="226"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="230"/>
         <source>Following %1</source>
         <translation>%1 wird verfolgt</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="231"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="235"/>
         <source>Cannot open run</source>
         <translation>Lauf kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="231"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="235"/>
         <source>The run directory could not be opened.</source>
         <translation>Das Laufverzeichnis konnte nicht geöffnet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="249"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="253"/>
         <source>Loaded schedule %1</source>
         <translation>Zeitplan %1 geladen</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="252"/>
-        <location filename="../widgets/window/MainWindow.cpp" line="254"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="256"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="258"/>
         <source>Cannot load schedule</source>
         <translation>Zeitplan kann nicht geladen werden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="252"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="256"/>
         <source>The schedule file is not valid JSON.</source>
         <translation>Die Zeitplandatei ist kein gültiges JSON.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="254"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="258"/>
         <source>The schedule could not be used.</source>
         <translation>Der Zeitplan konnte nicht verwendet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="266"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="270"/>
         <source>Cannot use these datasets</source>
         <translation>Diese Datensätze können nicht verwendet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="266"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="270"/>
         <source>A dataset could not be read.</source>
         <translation>Ein Datensatz konnte nicht gelesen werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="274"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="278"/>
         <source>Open a model folder first (File › Open Model Folder).</source>
         <translation>Öffnen Sie zuerst einen Modellordner (Datei › Modellordner öffnen).</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="274"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="278"/>
         <source>No model open</source>
         <translation>Kein Modell geöffnet</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="282"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="286"/>
         <source>Run folder in use</source>
         <translation>Laufordner bereits belegt</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="283"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="287"/>
         <source>This folder holds a run already: open it with File › Open Run, or choose another folder.</source>
         <translation>Dieser Ordner enthält bereits einen Lauf: Öffnen Sie ihn über Datei › Lauf öffnen, oder wählen Sie einen anderen Ordner.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="294"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="298"/>
         <source>Starting %1</source>
         <translation>%1 wird gestartet</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="339"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="343"/>
         <source>Export incomplete</source>
         <translation>Export unvollständig</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="358"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="362"/>
         <source>Stopping the run and writing its checkpoint…</source>
         <translation>Lauf wird gestoppt und sein Checkpoint geschrieben…</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="120"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="375"/>
+        <source>Runs</source>
+        <translation>Läufe</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/MainWindow.cpp" line="123"/>
         <source>NormFree Workbench</source>
         <translation>NormFree Workbench</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="371"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="375"/>
         <source>Removal timeline</source>
         <translation>Zeitleiste der Entfernungen</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="371"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="375"/>
         <source>Run setup</source>
         <translation>Laufkonfiguration</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="371"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="375"/>
         <source>Model</source>
         <translation>Modell</translation>
     </message>
@@ -1547,188 +1552,189 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>RunSetupView</name>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="109"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="111"/>
         <source>6-layer models of 256 tokens (the small-models sweep): LN_mlp, LN_qk one layer every 15 steps, LN_v every 20, LN_f, then recovery; 32×256 tokens per step</source>
         <translation>Modelle mit 6 Schichten und 256 Token (der Small-Models-Sweep): LN_mlp, LN_qk je eine Schicht alle 15 Schritte, LN_v alle 20, LN_f, dann Erholung; 32×256 Token pro Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="113"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="115"/>
         <source>the blog&apos;s v2 recipe for GPT-2 Small: ln_2, ln_1 qk, ln_1 v, ln_f (all layers at once) with position-0 and end-of-text treatments, then EOT off, then position 0 off</source>
         <translation>das v2-Rezept des Blogs für GPT-2 Small: ln_2, ln_1 qk, ln_1 v, ln_f (alle Schichten auf einmal) mit Position-0- und Textende-Behandlung, dann EOT aus, dann Position 0 aus</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="117"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="119"/>
         <source>Pythia-70M (Appendix C): GPT-2 Small&apos;s settings, the schedule by the depth rule for 6 blocks (LN_mlp from step 20, LN_qk from 32, LN_v from 44, LN_f at 62)</source>
         <translation>Pythia-70M (Anhang C): die Einstellungen von GPT-2 Small, der Zeitplan nach der Tiefenregel für 6 Blöcke (LN_mlp ab Schritt 20, LN_qk ab 32, LN_v ab 44, LN_f bei 62)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="121"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="123"/>
         <source>any model: GPT-2 Small&apos;s settings with the paper&apos;s schedule rule for the model&apos;s depth (the rule that gives Table 4&apos;s schedules for 12 to 48 blocks)</source>
         <translation>jedes Modell: die Einstellungen von GPT-2 Small mit der Zeitplanregel des Papers für die Tiefe des Modells (die Regel, die die Zeitpläne aus Tabelle 4 für 12 bis 48 Blöcke ergibt)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="125"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="127"/>
         <source>the paper&apos;s schedule for %1 (Table 4): %2×%3 sequences of 1024 tokens per step</source>
         <translation>der Zeitplan des Papers für %1 (Tabelle 4): %2×%3 Sequenzen zu 1024 Token pro Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="276"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="280"/>
         <source>cannot plan for %1: %2</source>
         <translation>keine Planung für %1 möglich: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="278"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="282"/>
         <source>does not fit in the %1 free on %2: %3</source>
         <translation>passt nicht in die %1, die auf %2 frei sind: %3</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="281"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="285"/>
         <source>%1 predicted of %2 free · micro-batch %3 × %4 · activation checkpointing %5</source>
         <translation>%1 vorhergesagt von %2 frei · Micro-Batch %3 × %4 · Activation Checkpointing %5</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="286"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="290"/>
         <source>on</source>
         <translation>an</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="286"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="290"/>
         <source>off</source>
         <translation>aus</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="105"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="107"/>
         <source>4-layer models such as the bundled tiny GPT-2 and LLaMA: the MLP, QK and V norms one layer every 10 steps, then the final norm, then recovery; 32×128 tokens per step</source>
         <translation>4-Schicht-Modelle wie das mitgelieferte kleine GPT-2 und LLaMA: die MLP-, QK- und V-Normen alle 10 Schritte eine Schicht, dann die letzte Norm, dann Erholung; 32×128 Token pro Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="215"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="219"/>
         <source>&lt;b&gt;The run shown was set up with&lt;/b&gt;&lt;br&gt;%1 · preset %2 · %3 steps · %4&lt;br&gt;micro-batch %5 × %6 sequences of %7 tokens · learning rate %8 → %9 · warm-up %10 steps&lt;br&gt;data: %11; evaluated on %12&lt;p&gt;&lt;i&gt;Its settings are its own (config.json). To set up a new run, open a model (File › Open Model Folder or Open Recent).&lt;/i&gt;</source>
         <translation>&lt;b&gt;Der angezeigte Lauf wurde eingerichtet mit&lt;/b&gt;&lt;br&gt;%1 · Vorgabe %2 · %3 Schritte · %4&lt;br&gt;Mikro-Batch %5 × %6 Sequenzen zu %7 Token · Lernrate %8 → %9 · Aufwärmen %10 Schritte&lt;br&gt;Daten: %11; ausgewertet auf %12&lt;p&gt;&lt;i&gt;Seine Einstellungen sind seine eigenen (config.json). Für einen neuen Lauf ein Modell öffnen (Datei › Modellordner öffnen oder Zuletzt geöffnet).&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="228"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="232"/>
         <source>the synthetic corpus</source>
         <translation>dem synthetischen Korpus</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="145"/>
-        <location filename="../widgets/views/RunSetupView.cpp" line="230"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="147"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="150"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="234"/>
         <source>nothing</source>
         <translation>nichts</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="147"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="151"/>
         <source>Analyses measured while the run trains, every twentieth of the run and at each removal event, and plotted under the training curves: %1</source>
         <translation>Analysen, die während des Laufs gemessen werden – jedes Zwanzigstel des Laufs und bei jedem Entfernungsereignis – und unter den Trainingskurven gezeichnet: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="231"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="235"/>
         <source>removals timed by the autopilot: within %1 nats, %2–%3 steps apart, up to %4 at once</source>
         <translation>Entfernungen vom Autopiloten getaktet: innerhalb %1 Nats, %2–%3 Schritte Abstand, bis zu %4 zugleich</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="239"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="243"/>
         <source>tracked: %1, every %2 steps and at each removal</source>
         <translation>verfolgt: %1, alle %2 Schritte und bei jeder Entfernung</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="300"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="304"/>
         <source>remove the norms (the protocol)</source>
         <translation>Normen entfernen (das Protokoll)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="301"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="305"/>
         <source>fine-tune, nothing removed (control)</source>
         <translation>Fine-Tuning, nichts entfernt (Kontrolle)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="302"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="306"/>
         <source>The vanilla control uses the same data, learning rate and steps</source>
         <translation>Die Vanilla-Kontrolle verwendet dieselben Daten, dieselbe Lernrate und dieselben Schritte</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="306"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="310"/>
         <source>Mode</source>
         <translation>Modus</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="307"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="311"/>
         <source>Preset</source>
         <translation>Preset</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="308"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="312"/>
         <source>Steps</source>
         <translation>Schritte</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="309"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="313"/>
         <source>Device</source>
         <translation>Gerät</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="310"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="314"/>
         <source>Workers</source>
         <translation>Worker</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="311"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="315"/>
         <source>Timing</source>
         <translation>Zeitpunkte</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="312"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="316"/>
         <source>Track</source>
         <translation>Verfolgen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="316"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="320"/>
         <source>Autopilot: each removal when the loss has recovered</source>
         <translation>Autopilot: jede Entfernung, sobald sich der Verlust erholt hat</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="318"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="322"/>
         <source>The schedule gives the order of the removals and the first one&apos;s step; each later one fires once the smoothed loss is back within 0.02 nats of its level before the last (at least 10, at most 80 steps later), several sites of a kind at once when recovery is quick. The timeline shows its decisions as they are made (docs/TRAINING.md, &quot;The autopilot&quot;).</source>
         <translation>Der Plan gibt die Reihenfolge der Entfernungen und den Schritt der ersten vor; jede weitere folgt, sobald der geglättete Verlust wieder höchstens 0,02 Nats über seinem Stand vor der letzten liegt (frühestens 10, spätestens 80 Schritte danach), bei schneller Erholung mehrere Stellen einer Art zugleich. Die Zeitleiste zeigt seine Entscheidungen, sobald sie fallen (docs/TRAINING.md, „The autopilot“).</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="322"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="326"/>
         <source>Memory</source>
         <translation>Speicher</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="323"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="327"/>
         <source>Data</source>
         <translation>Daten</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="324"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="328"/>
         <source>Run folder</source>
         <translation>Laufordner</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="326"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="330"/>
         <source>synthetic corpus (seed 1), tokenized with the model&apos;s tokenizer; made on the first start</source>
         <translation>synthetischer Korpus (Seed 1), mit dem Tokenizer des Modells tokenisiert; wird beim ersten Start erzeugt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="329"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="333"/>
         <source>a new folder per run</source>
         <translation>ein neuer Ordner pro Lauf</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="330"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="334"/>
         <source>cpu, cuda or cuda:N</source>
         <translation>cpu, cuda oder cuda:N</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="332"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="336"/>
         <source>Processes that train this run together, each on its share of every batch, with the same result as one: on cuda one per GPU, on the CPU several processes (on a machine with few cores two processes can use them better than one). The batch must split evenly over them.</source>
         <translation>Prozesse, die diesen Lauf gemeinsam trainieren, jeder mit seinem Anteil an jedem Batch, mit demselben Ergebnis wie einer: auf cuda einer pro GPU, auf der CPU mehrere Prozesse (auf einem Rechner mit wenigen Kernen nutzen zwei Prozesse sie besser als einer). Der Batch muss sich gleichmäßig auf sie aufteilen.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="339"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="343"/>
         <source>The peak memory of a training step predicted on this device, and the micro-batch × accumulation and activation checkpointing that Start uses: they keep the preset&apos;s sequences per step and fit %1% of the free memory.</source>
         <translation>Der für einen Trainingsschritt auf diesem Gerät vorhergesagte Spitzenspeicher sowie Micro-Batch × Akkumulation und Activation Checkpointing, die „Starten“ verwendet: Sie behalten die Sequenzen pro Schritt des Presets bei und passen in %1 % des freien Speichers.</translation>
     </message>
@@ -1909,6 +1915,99 @@ Worker %1 beendet (%2): %3</translation>
         <location filename="../widgets/window/RunStatusBar.cpp" line="202"/>
         <source>Stopped at step %1 with a checkpoint: Resume continues it</source>
         <translation>Bei Schritt %1 mit Checkpoint angehalten: Fortsetzen setzt ihn fort</translation>
+    </message>
+</context>
+<context>
+    <name>RunsView</name>
+    <message>
+        <location filename="../widgets/views/RunsView.cpp" line="50"/>
+        <source>Folder of runs to compare</source>
+        <translation>Ordner der zu vergleichenden Läufe</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/RunsView.cpp" line="113"/>
+        <source>%1 of %2</source>
+        <translation>%1 von %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/RunsView.cpp" line="124"/>
+        <source>cannot be read: %1</source>
+        <translation>nicht lesbar: %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/RunsView.cpp" line="129"/>
+        <source>%1 (shown)</source>
+        <translation>%1 (gezeigt)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/RunsView.cpp" line="140"/>
+        <source>overlay %1 on the training plots</source>
+        <translation>%1 über die Trainingsdiagramme legen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/RunsView.cpp" line="145"/>
+        <source>No folder of runs: open a run, or choose a folder.</source>
+        <translation>Kein Ordner mit Läufen: einen Lauf öffnen oder einen Ordner wählen.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/RunsView.cpp" line="146"/>
+        <source>Runs in %1 — ticked runs are overlaid on the training plots, each in its colour</source>
+        <translation>Läufe in %1 — angehakte Läufe liegen über den Trainingsdiagrammen, jeder in seiner Farbe</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/RunsView.cpp" line="160"/>
+        <source>Choose folder…</source>
+        <translation>Ordner wählen…</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/RunsView.cpp" line="161"/>
+        <source>Refresh</source>
+        <translation>Aktualisieren</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/RunsView.cpp" line="162"/>
+        <source>read every run again (one still training has more steps now)</source>
+        <translation>jeden Lauf neu lesen (ein noch trainierender hat inzwischen mehr Schritte)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/RunsView.cpp" line="163"/>
+        <source>run</source>
+        <translation>Lauf</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/RunsView.cpp" line="163"/>
+        <source>mode</source>
+        <translation>Modus</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/RunsView.cpp" line="163"/>
+        <source>preset</source>
+        <translation>Preset</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/RunsView.cpp" line="163"/>
+        <source>steps</source>
+        <translation>Schritte</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/RunsView.cpp" line="163"/>
+        <source>learning rate</source>
+        <translation>Lernrate</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/RunsView.cpp" line="164"/>
+        <source>last CE</source>
+        <translation>letzte CE</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/RunsView.cpp" line="164"/>
+        <source>last evaluation</source>
+        <translation>letzte Evaluierung</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/RunsView.cpp" line="164"/>
+        <source>status</source>
+        <translation>Status</translation>
     </message>
 </context>
 <context>
@@ -2162,47 +2261,52 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>TrackedPlot</name>
     <message>
-        <location filename="../widgets/views/TrackedPlot.cpp" line="78"/>
+        <location filename="../widgets/views/TrackedPlot.cpp" line="104"/>
         <source>Tracked analyses</source>
         <translation>Verfolgte Analysen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrackedPlot.cpp" line="83"/>
+        <location filename="../widgets/views/TrackedPlot.cpp" line="109"/>
         <source>%1 s each</source>
         <translation>je %1 s</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrackedPlot.cpp" line="84"/>
+        <location filename="../widgets/views/TrackedPlot.cpp" line="110"/>
         <source>one measurement took %1 s on average; %2 measured</source>
         <translation>eine Messung dauerte im Mittel %1 s; %2 gemessen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrackedPlot.cpp" line="88"/>
+        <location filename="../widgets/views/TrackedPlot.cpp" line="104"/>
         <source>Tracked: %1</source>
         <translation>Verfolgt: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrackedPlot.cpp" line="91"/>
+        <location filename="../widgets/views/TrackedPlot.cpp" line="115"/>
         <source>overall</source>
         <translation>gesamt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrackedPlot.cpp" line="95"/>
+        <location filename="../widgets/views/TrackedPlot.cpp" line="115"/>
+        <source>overall (run shown)</source>
+        <translation>gesamt (gezeigter Lauf)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/TrackedPlot.cpp" line="119"/>
         <source>at a removal</source>
         <translation>bei einer Entfernung</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrackedPlot.cpp" line="118"/>
+        <location filename="../widgets/views/TrackedPlot.cpp" line="142"/>
         <source>per layer (darker: deeper)</source>
         <translation>je Schicht (dunkler: tiefer)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrackedPlot.cpp" line="140"/>
+        <location filename="../widgets/views/TrackedPlot.cpp" line="165"/>
         <source>optimizer step</source>
         <translation>Optimierer-Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrackedPlot.cpp" line="142"/>
+        <location filename="../widgets/views/TrackedPlot.cpp" line="167"/>
         <source>the analysis plotted: the run measures each on its model every few steps and at each removal event (normfree-cli … --track)</source>
         <translation>die gezeichnete Analyse: der Lauf misst jede an seinem Modell alle paar Schritte und bei jedem Entfernungsereignis (normfree-cli … --track)</translation>
     </message>
@@ -2210,12 +2314,12 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>TrainingView</name>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="192"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="193"/>
         <source>eval %1</source>
         <translation>Evaluierung %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="325"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="373"/>
         <source>No run yet.
 Start trains the setup on the left;
 File › Open Run follows a run.</source>
@@ -2224,112 +2328,122 @@ File › Open Run follows a run.</source>
 Datei › Lauf öffnen verfolgt einen Lauf.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="330"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="378"/>
         <source>Training loss</source>
         <translation>Trainingsverlust</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="331"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="379"/>
         <source>Learning rate and gradient norm</source>
         <translation>Lernrate und Gradientennorm</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="334"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="342"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="347"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="382"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="390"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="395"/>
         <source>optimizer step</source>
         <translation>Optimierer-Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="335"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="383"/>
         <source>loss (nats)</source>
         <translation>Verlust (Nats)</translation>
     </message>
     <message>
         <location filename="../widgets/views/TrainingView.cpp" line="133"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="333"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="381"/>
         <source>frozen</source>
         <translation>eingefroren</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="230"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="232"/>
         <source>%1 (tracked)</source>
         <translation>%1 (verfolgt)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="231"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="233"/>
         <source>%1 (frozen)</source>
         <translation>%1 (eingefroren)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="267"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="350"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="286"/>
+        <source>%1: cross-entropy</source>
+        <translation>%1: Kreuzentropie</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/TrainingView.cpp" line="295"/>
+        <source>%1: eval %2</source>
+        <translation>%1: Evaluierung %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/TrainingView.cpp" line="314"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="398"/>
         <source>Smoothing %1</source>
         <translation>Glättung %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="332"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="380"/>
         <source>Norm scale per site</source>
         <translation>Normskala je Stelle</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="336"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="384"/>
         <source>cross-entropy (raw)</source>
         <translation>Kreuzentropie (roh)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="337"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="385"/>
         <source>auxiliary loss (raw)</source>
         <translation>Hilfsverlust (roh)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="338"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="386"/>
         <source>total (raw)</source>
         <translation>gesamt (roh)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="339"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="387"/>
         <source>cross-entropy</source>
         <translation>Kreuzentropie</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="340"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="388"/>
         <source>auxiliary loss</source>
         <translation>Hilfsverlust</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="341"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="389"/>
         <source>total</source>
         <translation>gesamt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="343"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="345"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="391"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="393"/>
         <source>learning rate</source>
         <translation>Lernrate</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="344"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="392"/>
         <source>gradient norm</source>
         <translation>Gradientennorm</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="346"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="394"/>
         <source>gradient norm (before clipping)</source>
         <translation>Gradientennorm (vor dem Clipping)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="348"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="396"/>
         <source>scale s</source>
         <translation>Skala s</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="349"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="397"/>
         <source>Logarithmic loss axis</source>
         <translation>Logarithmische Verlustachse</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="352"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="400"/>
         <source>how much the loss curves are smoothed (an exponential moving average, as TensorBoard&apos;s); the raw values stay as faint curves, hover shows them</source>
         <translation>wie stark die Verlustkurven geglättet werden (ein exponentiell gleitender Mittelwert, wie in TensorBoard); die Rohwerte bleiben als blasse Kurven, Überfahren zeigt sie</translation>
     </message>

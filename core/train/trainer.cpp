@@ -265,12 +265,15 @@ bool Trainer::runSteps(const ProgressFn& progress) {
     }
     if (d.holdBeforeStep(step, lastCheckpoint)) break;
     std::unique_lock<std::mutex> modelLock = d.lockBetweenSteps();  // a waiting snapshot goes first
-    const auto started = std::chrono::steady_clock::now();
+    auto started = std::chrono::steady_clock::now();
     d.tracker->discardCollected();  // nothing left over from a step that failed half-way
     d.dropGradients();
     d.steerByAutopilot(step);
     const bool eventsFired = d.applyEvents(step) > 0;
-    if (d.trackingDue(step, eventsFired)) d.track(step, eventsFired);
+    if (d.trackingDue(step, eventsFired)) {
+      d.track(step, eventsFired);
+      started = std::chrono::steady_clock::now();  // the step's pace is the step's (tracking has its own)
+    }
     const double lr = learningRate(o, step) * d.lrScale;
     setLearningRate(*d.optimizer, lr);
     const Impl::StepResult result = d.forwardBackwardClip(step);

@@ -40,8 +40,11 @@ bench="$work/bench-data/bench"
 [ -f "$bench/lambada_test.jsonl" ] ||
   "$cli" corpus --out "$work/bench-data" --seed 1 --train-mb 0 --val-mb 0 --alt-mb 0 --benchmarks 500 > /dev/null
 
+# Both runs track NMAE, the sink rate and the position-0 norm ratio as they go (docs/TRAINING.md, "Tracked
+# analyses"; about 5 % of the removal's time, tools/bench-tracking.sh).
 train_args=(--model "$model" --train "$data/train.bin" --eval "$data/val.bin,$data/alt.bin" --preset "$preset"
-            --device "$device" --eval-interval 50 --eval-tokens 65536 --checkpoint-interval 100 ${NF_TRAIN_ARGS:-})
+            --device "$device" --eval-interval 50 --eval-tokens 65536 --checkpoint-interval 100
+            --track nmae,sinks,pos0-ratio ${NF_TRAIN_ARGS:-})
 summarize() {  # name, model folder → evaluations and circuit checks as JSON lines
   for split in val alt; do
     "$cli" eval "$2" "$data/$split.bin" --device "$device" 2>/dev/null | sed "s/^{/{\"name\":\"$1\",\"set\":\"$split\",/"
@@ -69,6 +72,12 @@ if [ "$control" = --control ]; then
     /usr/bin/python3 docs/figures/loss_curves.py "$work/remove" "$work/finetune" "$work/loss_curves.png" \
       "$title: LN removal ($preset preset) vs vanilla fine-tune"
   fi
+fi
+# The tracked analyses over the removal (and the control's, with --control); a removal made before tracking
+# existed has none, and gets no figure.
+if grep -q '"type":"track"' "$work/remove/metrics.jsonl" && /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
+  /usr/bin/python3 docs/figures/tracked_figure.py "$work/tracked_analyses.png" "$title: tracked analyses over the removal" \
+    "$work/remove" $([ "$control" = --control ] && echo "$work/finetune") > /dev/null
 fi
 # The analyses of PROTOCOL §7 on each model, and their figures (docs/ANALYSES.md). Progress: analyses.log.
 analyze_all() {  # name, model folder → $work/analyses/name/*.json
@@ -103,4 +112,4 @@ fi
 # The benchmarks on the same items for every model (the original first: differences are against it).
 "$cli" bench all "$model" --compare "$work/remove/final${compare_control:-}" --data "$bench" --device "$device" \
   --out "$work/benchmarks.json" 2>&1 > /dev/null | grep -v '^score ' > "$work/benchmarks.txt"
-echo "experiment: results in $work (summary.jsonl, export.json, remove/, lnfree/, analyses/, figures/, benchmarks.json, benchmarks.txt${control:+, finetune/, loss_curves.png})" >&2
+echo "experiment: results in $work (summary.jsonl, export.json, remove/, lnfree/, analyses/, figures/, tracked_analyses.png, benchmarks.json, benchmarks.txt${control:+, finetune/, loss_curves.png})" >&2

@@ -31,6 +31,7 @@
 #include "views/Plots.h"
 #include "views/QCustomPlotInclude.h"
 #include "views/RunSetupView.h"
+#include "views/RunsView.h"
 #include "views/TrackedPlot.h"
 #include "views/TrainingView.h"
 #include "widget_fixtures.h"
@@ -409,6 +410,67 @@ class TestViews : public QObject {
       QVERIFY(r["values"].toObject().contains("sinks") && r["values"].toObject().contains("val-ce"));
     }
     QVERIFY(tracked >= 1);
+  }
+
+  void twoRunsInOneFolderAreOverlaidEachWithItsEvents() {
+    // Two removals of the same model under one folder, as the main job's removal and control are.
+    const QString folder = m_dir.filePath("compared");
+    nf::RunConfig a = fixtures::smallRemoval(m_model, m_train);
+    a.optimizer.maxSteps = 12;
+    a.schedule.events = {{1, 3, nf::EventAction::MakeFake, nf::SiteKind::Mlp, 0},
+                         {2, 6, nf::EventAction::MakeFake, nf::SiteKind::Mlp, 1}};
+    a.tracking.analyses = {"val-ce"};
+    a.tracking.every = 4;
+    a.tracking.sequences = 2;
+    a.tracking.length = 16;
+    nf::RunConfig b = a;
+    b.schedule.events = {{1, 9, nf::EventAction::MakeFake, nf::SiteKind::Final, -1}};
+    QVERIFY(nf::Trainer::start((folder + "/a").toStdString(), a)->run());
+    QVERIFY(nf::Trainer::start((folder + "/b").toStdString(), b)->run());
+
+    MainWindow window;
+    window.show();
+    QVERIFY(window.openRun(folder + "/a"));
+    TrainingView* view = window.trainingView();
+    auto graphNamed = [](QCustomPlot* plot, const QString& name) -> QCPGraph* {
+      for (int i = 0; i < plot->graphCount(); ++i)
+        if (plot->graph(i)->name() == name) return plot->graph(i);
+      return nullptr;
+    };
+    auto eventLines = [](QCustomPlot* plot, Qt::PenStyle style) {
+      int lines = 0;
+      for (int i = 0; i < plot->itemCount(); ++i)
+        if (auto* line = qobject_cast<QCPItemStraightLine*>(plot->item(i)))
+          lines += line->pen().style() == style;
+      return lines;
+    };
+    // The run shown and its sibling, ticked by default: both series, each with its own events.
+    QTRY_VERIFY_WITH_TIMEOUT(view->plottedSteps() == 12, fixtures::kEventuallyMs);
+    const auto overlaid = window.runsView()->overlaid();
+    QCOMPARE(overlaid.size(), std::size_t{1});
+    QCOMPARE(overlaid.front()->name, QString("b"));
+    QCOMPARE(window.runsView()->table()->rowCount(), 2);
+    const QCPGraph* theirs = graphNamed(view->lossPlot(), "b: cross-entropy");
+    QVERIFY(theirs);
+    QCOMPARE(theirs->dataCount(), 12);
+    QCOMPARE(eventLines(view->lossPlot(), Qt::DashLine), 2);  // the run shown's: steps 3 and 6
+    QCOMPARE(eventLines(view->lossPlot(), Qt::DotLine), 1);   // the sibling's: step 9
+    // Their tracked analyses side by side: a at 0, 3, 4, 6, 8, 12; b at 0, 4, 8, 9, 12.
+    QVERIFY(view->trackedPlot()->isVisible());
+    QCOMPARE(view->trackedPlot()->plottedPoints(), 6);
+    const QCPGraph* theirTracked = graphNamed(view->trackedPlot()->plot(), "b");
+    QVERIFY(theirTracked);
+    QCOMPARE(theirTracked->dataCount(), 5);
+
+    // Unticked, it leaves the plots; opening a model leaves no run's comparison behind.
+    window.runsView()->table()->item(1, 0)->setCheckState(Qt::Unchecked);
+    QVERIFY(!graphNamed(view->lossPlot(), "b: cross-entropy"));
+    QCOMPARE(eventLines(view->lossPlot(), Qt::DotLine), 0);
+    window.runsView()->table()->item(1, 0)->setCheckState(Qt::Checked);
+    QVERIFY(graphNamed(view->lossPlot(), "b: cross-entropy"));
+    QVERIFY(window.openModelFolder(m_model));
+    QVERIFY(!graphNamed(view->lossPlot(), "b: cross-entropy"));
+    QCOMPARE(window.runsView()->table()->rowCount(), 0);
   }
 
   void theLogitLensComputesOnALocalRunAndTheCircuitOpensHeads() {

@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <set>
 
 #include "views/Plots.h"
 #include "views/QCustomPlotInclude.h"
@@ -40,11 +41,13 @@ TrackedPlot::TrackedPlot(QWidget* parent) : QWidget(parent) {
   retranslate();
 }
 
-bool TrackedPlot::hasData() const { return !m_metrics.tracked.empty(); }
-std::string TrackedPlot::analysis() const { return m_choice->currentData().toString().toStdString(); }
-int TrackedPlot::plottedPoints() const {
-  return m_plot->graphCount() > 0 ? m_plot->graph(0)->dataCount() : 0;
+bool TrackedPlot::hasData() const {
+  return !m_metrics.tracked.empty() || std::any_of(m_compared.begin(), m_compared.end(), [](const auto& run) {
+    return !run->metrics.tracked.empty();
+  });
 }
+std::string TrackedPlot::analysis() const { return m_choice->currentData().toString().toStdString(); }
+int TrackedPlot::plottedPoints() const { return m_value ? m_value->dataCount() : 0; }
 
 void TrackedPlot::setAnalysis(const std::string& name) {
   const int index = m_choice->findData(QString::fromStdString(name));
@@ -55,67 +58,87 @@ void TrackedPlot::showMetrics(const MetricsStore& m) {
   m_metrics.tracked = m.tracked;
   m_metrics.events = m.events;
   m_metrics.maxSteps = std::max<int64_t>(m.maxSteps, m.lastStep());
-  // The choice lists the analyses this run tracks, keeping the one chosen.
-  const std::string chosen = analysis();
-  {
-    const QSignalBlocker block(m_choice);
-    m_choice->clear();
-    for (const auto& [name, series] : m.tracked)
-      m_choice->addItem(TrackedAnalysisText::title(name), QString::fromStdString(name));
-    const int index = m_choice->findData(QString::fromStdString(chosen.empty() ? "nmae" : chosen));
-    m_choice->setCurrentIndex(index >= 0 ? index : 0);
-  }
+  updateChoices();
   rebuild();
+}
+
+void TrackedPlot::setComparison(std::vector<std::shared_ptr<const ComparedRun>> runs) {
+  m_compared = std::move(runs);
+  updateChoices();
+  rebuild();
+}
+
+void TrackedPlot::updateChoices() {
+  // The analyses the run shown or an overlaid one tracks, keeping the one chosen.
+  std::set<std::string> names;
+  for (const auto& [name, series] : m_metrics.tracked) names.insert(name);
+  for (const auto& run : m_compared)
+    for (const auto& [name, series] : run->metrics.tracked) names.insert(name);
+  const std::string chosen = analysis();
+  const QSignalBlocker block(m_choice);
+  m_choice->clear();
+  for (const std::string& name : names)
+    m_choice->addItem(TrackedAnalysisText::title(name), QString::fromStdString(name));
+  const int index = m_choice->findData(QString::fromStdString(chosen.empty() ? "nmae" : chosen));
+  m_choice->setCurrentIndex(index >= 0 ? index : 0);
 }
 
 void TrackedPlot::rebuild() {
   m_plot->clearGraphs();
+  m_value = nullptr;
   m_plot->clearItems();
   const std::string name = analysis();
-  const auto found = m_metrics.tracked.find(name);
-  if (found == m_metrics.tracked.end()) {
-    m_cost->clear();
-    setPlotTitle(m_plot, tr("Tracked analyses"));
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
-    return;
-  }
-  const MetricsStore::TrackedSeries& series = found->second;
-  m_cost->setText(tr("%1 s each").arg(series.secondsPerMeasurement(), 0, 'f', 2));
-  m_cost->setToolTip(tr("one measurement took %1 s on average; %2 measured")
-                         .arg(series.secondsPerMeasurement(), 0, 'f', 3)
-                         .arg(series.measured));
-  const QString title = TrackedAnalysisText::title(name);
-  setPlotTitle(m_plot, tr("Tracked: %1").arg(title));
-  // The value: a line with a marker per measurement, filled where removal events fired.
-  QCPGraph* value = m_plot->addGraph();
-  value->setName(tr("overall"));
-  value->setPen(QPen(kValue, 2));
-  value->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, kValue, Qt::white, 6));
-  QCPGraph* atEvents = m_plot->addGraph();
-  atEvents->setName(tr("at a removal"));
-  atEvents->setLineStyle(QCPGraph::lsNone);
-  atEvents->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, kValue, kValue, 6));
-  std::size_t layers = 0;
-  for (const auto& p : series.points) {
-    value->addData(p.step, p.value);
-    if (p.atEvent) atEvents->addData(p.step, p.value);
-    layers = std::max(layers, p.perLayer.size());
-  }
-  // Per layer: thin, light for the first layers, dark for the deepest (as the scales plot draws depth).
-  for (std::size_t l = 0; l < layers; ++l) {
+  // The overlaid runs first, so the run shown is drawn over them.
+  for (const auto& run : m_compared) {
+    const auto theirs = run->metrics.tracked.find(name);
+    if (theirs == run->metrics.tracked.end()) continue;
     QCPGraph* g = m_plot->addGraph();
-    const int shade = layers > 1 ? static_cast<int>(200 - 150 * l / (layers - 1)) : 120;
-    g->setPen(QPen(QColor(shade, shade, shade), 1));
-    g->setName(TrackedAnalysisText::layer(name, static_cast<int>(l), static_cast<int>(layers)));
-    g->removeFromLegend();  // hover names each; the legend keeps the value and the event marker
-    for (const auto& p : series.points)
-      if (l < p.perLayer.size() && std::isfinite(p.perLayer[l])) g->addData(p.step, p.perLayer[l]);
+    g->setName(run->name);
+    g->setPen(QPen(run->colour, 1.6));
+    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, run->colour, Qt::white, 6));
+    for (const auto& p : theirs->second.points) g->addData(p.step, p.value);
   }
-  if (layers > 0) {
-    // One legend entry, without data, says what the thin curves are.
-    QCPGraph* legendOnly = m_plot->addGraph();
-    legendOnly->setPen(QPen(QColor(120, 120, 120), 1));
-    legendOnly->setName(tr("per layer (darker: deeper)"));
+  const QString title = TrackedAnalysisText::title(name);
+  setPlotTitle(m_plot, name.empty() ? tr("Tracked analyses") : tr("Tracked: %1").arg(title));
+  const auto found = m_metrics.tracked.find(name);
+  m_cost->clear();
+  if (found != m_metrics.tracked.end()) {  // the run shown tracks it
+    const MetricsStore::TrackedSeries& series = found->second;
+    m_cost->setText(tr("%1 s each").arg(series.secondsPerMeasurement(), 0, 'f', 2));
+    m_cost->setToolTip(tr("one measurement took %1 s on average; %2 measured")
+                           .arg(series.secondsPerMeasurement(), 0, 'f', 3)
+                           .arg(series.measured));
+    // The value: a line with a marker per measurement, filled where removal events fired.
+    QCPGraph* value = m_value = m_plot->addGraph();
+    value->setName(m_compared.empty() ? tr("overall") : tr("overall (run shown)"));
+    value->setPen(QPen(kValue, 2));
+    value->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, kValue, Qt::white, 6));
+    QCPGraph* atEvents = m_plot->addGraph();
+    atEvents->setName(tr("at a removal"));
+    atEvents->setLineStyle(QCPGraph::lsNone);
+    atEvents->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, kValue, kValue, 6));
+    std::size_t layers = 0;
+    for (const auto& p : series.points) {
+      value->addData(p.step, p.value);
+      if (p.atEvent) atEvents->addData(p.step, p.value);
+      layers = std::max(layers, p.perLayer.size());
+    }
+    // Per layer: thin, light for the first layers, dark for the deepest (as the scales plot draws depth).
+    for (std::size_t l = 0; l < layers; ++l) {
+      QCPGraph* g = m_plot->addGraph();
+      const int shade = layers > 1 ? static_cast<int>(200 - 150 * l / (layers - 1)) : 120;
+      g->setPen(QPen(QColor(shade, shade, shade), 1));
+      g->setName(TrackedAnalysisText::layer(name, static_cast<int>(l), static_cast<int>(layers)));
+      g->removeFromLegend();  // hover names each; the legend keeps the value and the event marker
+      for (const auto& p : series.points)
+        if (l < p.perLayer.size() && std::isfinite(p.perLayer[l])) g->addData(p.step, p.perLayer[l]);
+    }
+    if (layers > 0) {
+      // One legend entry, without data, says what the thin curves are.
+      QCPGraph* legendOnly = m_plot->addGraph();
+      legendOnly->setPen(QPen(QColor(120, 120, 120), 1));
+      legendOnly->setName(tr("per layer (darker: deeper)"));
+    }
   }
   for (const MetricsStore::AppliedEvent& e : m_metrics.events) {
     auto* line = new QCPItemStraightLine(m_plot);

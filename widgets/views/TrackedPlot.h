@@ -5,9 +5,12 @@
 #pragma once
 #include <QWidget>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "logic/MetricsStore.h"
+#include "views/RunsView.h"
 
 class QComboBox;
 class QCustomPlot;
@@ -18,6 +21,8 @@ class TrackedPlot : public QWidget {
  public:
   explicit TrackedPlot(QWidget* parent = nullptr);
   void showMetrics(const MetricsStore& metrics);
+  // Runs overlaid (RunsView): the chosen analysis's value of each, in its colour.
+  void setComparison(std::vector<std::shared_ptr<const ComparedRun>> runs);
   QCustomPlot* plot() const { return m_plot; }
   bool hasData() const;                       // the run tracks something
   std::string analysis() const;               // the one plotted ("nmae"), "" when none
@@ -33,5 +38,8 @@ class TrackedPlot : public QWidget {
   QComboBox* m_choice;
   QLabel* m_cost;
   QCustomPlot* m_plot;
+  class QCPGraph* m_value = nullptr;  // the run shown's value curve (null: it tracks nothing)
+  void updateChoices();
   MetricsStore m_metrics;  // the tracked series and events last shown (small: a few hundred points)
+  std::vector<std::shared_ptr<const ComparedRun>> m_compared;
 };

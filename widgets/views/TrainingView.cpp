@@ -17,7 +17,7 @@
 #include "views/TrackedPlot.h"
 
 namespace {
-enum LossGraph { CeRaw, AuxRaw, TotalRaw, Ce, Aux, Total, FirstEval };
+enum LossGraph { CeRaw, AuxRaw, TotalRaw, Ce, Aux, Total };
 const QColor kCe(0x1f77b4), kAux(0xff7f0e), kTotal(0x2ca02c);
 const QColor kEvalColors[] = {QColor(0xd62728), QColor(0x9467bd), QColor(0x8c564b), QColor(0xe377c2)};
 
@@ -176,9 +176,9 @@ void TrainingView::showMetrics(const MetricsStore& m, int64_t maxSteps) {
   for (int g : {Aux, AuxRaw, Total, TotalRaw}) m_loss->graph(g)->setVisible(m_hasAux);
 
   // One scatter graph per evaluation set, created as sets appear (a handful of points: set whole).
-  int i = 0;
+  std::size_t i = 0;
   for (const auto& [name, points] : m.evals) {
-    if (m_loss->graphCount() <= FirstEval + i) {
+    if (m_evalGraphs.size() <= i) {
       // Evaluations as markers (joined by a dashed line) on the training loss's own axis, so the two compare
       // by eye (a set far above the training loss is the finding, not a scale problem: the log axis shows
       // both).
@@ -187,8 +187,9 @@ void TrainingView::showMetrics(const MetricsStore& m, int64_t maxSteps) {
       const QColor c = kEvalColors[i % 4];
       g->setPen(QPen(c, 1, Qt::DashLine));
       g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, c, Qt::white, 7));
+      m_evalGraphs.push_back(g);
     }
-    QCPGraph* g = m_loss->graph(FirstEval + i);
+    QCPGraph* g = m_evalGraphs[i];
     g->setName(tr("eval %1").arg(QString::fromStdString(name)));
     QVector<double> x, y;
     for (const auto& p : points) {
@@ -198,12 +199,13 @@ void TrainingView::showMetrics(const MetricsStore& m, int64_t maxSteps) {
     g->setData(x, y, true);
     ++i;
   }
-  while (m_loss->graphCount() > FirstEval + i) m_loss->removeGraph(m_loss->graphCount() - 1);
+  for (; m_evalGraphs.size() > i; m_evalGraphs.pop_back()) m_loss->removeGraph(m_evalGraphs.back());
 
   // Applied events: a dashed vertical line each.
   if (rebuilt || m.events.size() < m_eventsDrawn) {
     for (QCustomPlot* plot : {m_loss, m_scales}) plot->clearItems();
     m_eventsDrawn = 0;
+    drawComparison();  // its events went with the items
   }
   for (; m_eventsDrawn < m.events.size(); ++m_eventsDrawn) {
     const double x = static_cast<double>(m.events[m_eventsDrawn].step);
@@ -263,6 +265,52 @@ void TrainingView::setSmoothing(double weight) {
   m_smoothing->setValue(static_cast<int>(std::lround(100 * weight)));
 }
 
+void TrainingView::setComparison(std::vector<std::shared_ptr<const ComparedRun>> runs) {
+  m_compared = std::move(runs);
+  m_tracked->setComparison(m_compared);
+  m_tracked->setVisible(m_tracked->hasData());
+  drawComparison();
+  replotAll();
+}
+
+void TrainingView::drawComparison() {
+  for (QCPGraph* g : m_comparisonGraphs) m_loss->removeGraph(g);
+  m_comparisonGraphs.clear();
+  for (const QPointer<QCPAbstractItem>& item : m_comparisonItems)
+    if (item) item->parentPlot()->removeItem(item);
+  m_comparisonItems.clear();
+  for (const auto& run : m_compared) {
+    const MetricsStore& m = run->metrics;
+    QCPGraph* ce = m_loss->addGraph();
+    ce->setPen(QPen(run->colour, 1.6));
+    ce->setName(tr("%1: cross-entropy").arg(run->name));
+    Smoother smoother{smoothing()};  // smoothed as the run shown is, so the two compare
+    for (std::size_t k = 0; k < m.steps.step.size(); ++k)
+      ce->addData(m.steps.step[k], smoother.next(m.steps.ce[k]));
+    m_comparisonGraphs.push_back(ce);
+    for (const auto& [file, points] : m.evals) {
+      QCPGraph* g = m_loss->addGraph();
+      g->setPen(QPen(run->colour, 1, Qt::DashLine));
+      g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, run->colour, Qt::white, 7));
+      g->setName(tr("%1: eval %2").arg(run->name, QString::fromStdString(file)));
+      g->removeFromLegend();  // the loss plot's legend is full already: hover names it
+      for (const auto& p : points) g->addData(p.step, p.loss);
+      m_comparisonGraphs.push_back(g);
+    }
+    for (const MetricsStore::AppliedEvent& e : m.events)
+      for (QCustomPlot* plot : {m_loss, m_scales}) {
+        auto* line = new QCPItemStraightLine(plot);
+        line->point1->setCoords(static_cast<double>(e.step), 0);
+        line->point2->setCoords(static_cast<double>(e.step), 1);
+        QColor colour = run->colour;
+        colour.setAlpha(150);
+        line->setPen(QPen(colour, 1, Qt::DotLine));
+        line->setSelectable(false);
+        m_comparisonItems.emplace_back(line);
+      }
+  }
+}
+
 void TrainingView::resmooth() {
   m_smoothingLabel->setText(tr("Smoothing %1").arg(smoothing(), 0, 'f', 2));
   for (int i = 0; i < 3; ++i) {
@@ -272,6 +320,7 @@ void TrainingView::resmooth() {
     for (const QCPGraphData& point : *m_loss->graph(CeRaw + i)->data())
       smoothed->addData(point.key, m_smoothers[i].next(point.value));
   }
+  drawComparison();
   replotAll();
 }
 

@@ -7,14 +7,17 @@
 #include <QWidget>
 #include <array>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "logic/MetricsStore.h"
+#include "views/RunsView.h"
 
 class QCustomPlot;
 class QCPGraph;
 class QCPItemText;
+class QCPAbstractItem;
 class QCheckBox;
 class QLabel;
 class QSlider;
@@ -25,6 +28,9 @@ class TrainingView : public QWidget {
  public:
   explicit TrainingView(QWidget* parent = nullptr);
   void showMetrics(const MetricsStore& metrics, int64_t maxSteps);
+  // Other runs overlaid on the plots (RunsView): each one's smoothed cross-entropy and evaluations on the
+  // loss plot and its tracked analyses, in its colour, and its removal events as dotted lines.
+  void setComparison(std::vector<std::shared_ptr<const ComparedRun>> runs);
   void setXRange(double first, double last);
   // What the plots are of (the run, its model, its step), carried by every export of them.
   void setProvenance(const QStringList& lines);
@@ -50,6 +56,10 @@ class TrainingView : public QWidget {
   void alignSteps();                        // the same step at the same x in all the plots
   std::vector<QCustomPlot*> plots() const;  // loss, optimizer, scales, tracked analyses
   void addSiteKindLegend();
+  void drawComparison();
+  std::vector<std::shared_ptr<const ComparedRun>> m_compared;
+  std::vector<QCPGraph*> m_evalGraphs, m_comparisonGraphs;
+  std::vector<QPointer<QCPAbstractItem>> m_comparisonItems;
   static QString noRunText();
   QPointer<QCPItemText> m_noRun;  // shown while no step has been trained (a plot's items may be cleared)
   QCPGraph* m_frozenLegend = nullptr;

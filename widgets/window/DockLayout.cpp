@@ -12,7 +12,7 @@
 #include "logic/WindowPlacement.h"
 
 DockLayout::DockLayout(QMainWindow* window, QWidget* timeline, QWidget* setup, QWidget* model,
-                       const QList<AnalysisPane*>& panes)
+                       const QList<AnalysisPane*>& panes, QWidget* runs)
     : QObject(window), m_window(window), m_timeline(timeline), m_panes(panes) {
   window->setDockNestingEnabled(true);
   // The analysis panes take the window's full height (their heat maps and head detail need it); the
@@ -21,7 +21,6 @@ DockLayout::DockLayout(QMainWindow* window, QWidget* timeline, QWidget* setup, Q
   addDock(timeline, "timelineDock", Qt::BottomDockWidgetArea);
   QDockWidget* setupDock = addDock(setup, "runSetupDock", Qt::LeftDockWidgetArea);
   window->tabifyDockWidget(setupDock, addDock(model, "modelDock", Qt::LeftDockWidgetArea));
-  setupDock->raise();
   QDockWidget* first = nullptr;
   for (AnalysisPane* pane : panes) {
     QDockWidget* dock = addDock(pane, pane->metaObject()->className(), Qt::RightDockWidgetArea);
@@ -31,6 +30,9 @@ DockLayout::DockLayout(QMainWindow* window, QWidget* timeline, QWidget* setup, Q
       first = dock;
   }
   first->raise();
+  window->tabifyDockWidget(setupDock,
+                           addDock(runs, "runsDock", Qt::LeftDockWidgetArea));  // last: m_docks.last()
+  setupDock->raise();
 }
 
 QDockWidget* DockLayout::addDock(QWidget* widget, const QString& objectName, Qt::DockWidgetArea area) {
@@ -79,7 +81,9 @@ void DockLayout::shown() {
   m_firstShow = false;
 }
 
-void DockLayout::setTitles(const QString& timeline, const QString& setup, const QString& model) {
+void DockLayout::setTitles(const QString& timeline, const QString& setup, const QString& model,
+                           const QString& runs) {
+  m_docks.last()->setWindowTitle(runs);
   const QString titles[] = {timeline, setup, model};
   for (int i = 0; i < 3; ++i) m_docks[i]->setWindowTitle(titles[i]);
   for (int i = 0; i < m_panes.size(); ++i) m_docks[3 + i]->setWindowTitle(m_panes[i]->title());

@@ -15,6 +15,7 @@
 #include "timeline/TimelineWidget.h"
 #include "views/ModelInfoView.h"
 #include "views/RunSetupView.h"
+#include "views/RunsView.h"
 #include "views/TrainingView.h"
 #include "window/AppFolders.h"
 #include "window/DockLayout.h"
@@ -35,7 +36,8 @@ MainWindow::MainWindow(QWidget* parent)
   m_figures = std::make_unique<FigureExport>(m_training, m_panes);
 
   setCentralWidget(m_training);
-  m_layout = new DockLayout(this, m_timeline, m_setup, m_info, m_panes);
+  m_runs = new RunsView(this);
+  m_layout = new DockLayout(this, m_timeline, m_setup, m_info, m_panes, m_runs);
   m_actions = new WindowActions(this, m_timeline->undoStack());
   m_actions->addDockToggles(m_layout->docks());
   m_status = new RunStatusBar(statusBar());
@@ -60,6 +62,7 @@ MainWindow::~MainWindow() { m_session->shutdown(); }
 void MainWindow::connectViews() {
   // The loss plots and the timeline show the same steps.
   connect(m_timeline, &TimelineWidget::viewRangeChanged, m_training, &TrainingView::setXRange);
+  connect(m_runs, &RunsView::overlayChanged, this, [this] { m_training->setComparison(m_runs->overlaid()); });
   connect(m_training, &TrainingView::xRangeChanged, m_timeline, &TimelineWidget::setViewRange);
   connect(m_timeline, &TimelineWidget::scheduleEdited, this, &MainWindow::updateStatus);
   connect(m_setup, &RunSetupView::presetChanged, this, &MainWindow::resetDraftSchedule);
@@ -137,6 +140,7 @@ void MainWindow::applyShown() {
   m_setup->setEditable(v.setupEditable);
   m_setup->showMemoryPlan(v.memoryPlan);
   m_setup->showRun(v.runPlots ? std::optional<nf::RunConfig>(m_session->config()) : std::nullopt);
+  m_runs->setShownRun(v.runPlots && !m_session->remote() ? m_session->runDir() : QString());  // its siblings
   m_timeline->setEnabled(v.timeline == TimelineShows::Draft || v.timeline == TimelineShows::LiveEdits ||
                          v.timeline == TimelineShows::Followed);
   if (v.modelPane == ModelPaneShows::Empty) m_info->clear();
@@ -368,7 +372,7 @@ void MainWindow::changeEvent(QEvent* event) {
 
 void MainWindow::retranslate() {
   m_actions->retranslate();
-  m_layout->setTitles(tr("Removal timeline"), tr("Run setup"), tr("Model"));
+  m_layout->setTitles(tr("Removal timeline"), tr("Run setup"), tr("Model"), tr("Runs"));
   rebuildFileMenus();
   m_training->showMetrics(m_session->metrics(), m_session->config().optimizer.maxSteps);  // series names
   applyShown();

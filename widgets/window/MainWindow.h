@@ -30,6 +30,7 @@ class NormsPane;
 class PatchingPane;
 class DockLayout;
 class RunSetupView;
+class RunsView;
 class RunStatusBar;
 class TimelineWidget;
 class TrainingView;
@@ -74,6 +75,7 @@ class MainWindow : public QMainWindow {
   TrainingView* trainingView() const { return m_training; }
   RunSession* session() const { return m_session; }
   RunSetupView* runSetup() const { return m_setup; }
+  RunsView* runsView() const { return m_runs; }
   HeadsPane* headsPane() const { return m_heads; }
   QList<AnalysisPane*> analysisPanes() const { return m_panes; }
   QString currentFolder() const { return m_next.modelFolder(); }  // the model opened last
@@ -107,6 +109,7 @@ class MainWindow : public QMainWindow {
   TimelineWidget* m_timeline;
   TrainingView* m_training;
   RunSetupView* m_setup;
+  RunsView* m_runs;
   HeadsPane* m_heads;
   QList<AnalysisPane*> m_panes;
   DockLayout* m_layout;

@@ -51,16 +51,18 @@ void addModelOptions(CLI::App& command, ModelOptions& o) {
       ->type_name("file.json");
 }
 
-void addDataOptions(CLI::App& command, DataOptions& o) {
+// withSequences: the analysis reads several sequences (all but tokens, which reads one).
+void addDataOptions(CLI::App& command, DataOptions& o, bool withSequences = true) {
   command.add_option("--data", o.data, "token file to analyse (e.g. the validation split)")
       ->type_name("file.bin")
       ->required();
-  command
-      .add_option("--sequences", o.sequences,
-                  "number of sequences (consecutive chunks from the start of the file)")
-      ->type_name("n")
-      ->transform(atLeast<int64_t>(1))
-      ->capture_default_str();
+  if (withSequences)
+    command
+        .add_option("--sequences", o.sequences,
+                    "number of sequences (consecutive chunks from the start of the file)")
+        ->type_name("n")
+        ->transform(atLeast<int64_t>(1))
+        ->capture_default_str();
   addOptional(command, "--length", o.length, "tokens per sequence (default: the model's context)")
       ->type_name("n")
       ->transform(atLeast<int64_t>(2));
@@ -263,6 +265,53 @@ void analyzeDla(CLI::App& command) {
     const SnapshotPtr snapshot = snapshotFrom(*o);
     const AnalysisOutput out = analyse(request, *snapshot, *o);
     if (!o->csv.empty()) writeFileAtomic(o->csv, out.csvGrids.at("nmae_percent"));
+    emit(*o, out.result);
+    return 0;
+  });
+}
+
+void analyzeTokens(CLI::App& command) {
+  command.description(
+      "One sequence whole, token by token: a head's direct logit attribution and direct effect at every "
+      "position, and the attention patterns of the heads asked for over the full length (at most 16 heads "
+      "and 4194304 pattern values) — what the workbench's Tokens pane draws.");
+  struct Options : ModelOptions, DataOptions {
+    std::string head = "0.0", heads, csv;
+    int64_t sequence = 0;
+  };
+  auto o = std::make_shared<Options>();
+  addModelOptions(command, *o);
+  addDataOptions(command, *o, /*withSequences=*/false);
+  command
+      .add_option("--sequence", o->sequence, "which sequence of the data (consecutive chunks from its start)")
+      ->type_name("n")
+      ->transform(atLeast<int64_t>(0))
+      ->capture_default_str();
+  command.add_option("--head", o->head, "the head whose DLA and DE per token are reported")
+      ->type_name("L.H")
+      ->capture_default_str();
+  command.add_option("--heads", o->heads, "heads whose attention patterns are reported, comma-separated")
+      ->type_name("L.H,…");
+  command.add_option("--csv", o->csv, "also write position, token, DLA and DE per token as CSV")
+      ->type_name("file.csv");
+  onRun(command, [o] {
+    AnalysisRequest request = requestFor("tokens", *o);
+    request.sequences = o->sequence + 1;
+    request.traceSequence = o->sequence;
+    std::tie(request.traceLayer, request.traceHead) = parseHead(o->head);
+    for (const std::string& head : splitList(o->heads)) request.heads.push_back(parseHead(head));
+    const SnapshotPtr snapshot = snapshotFrom(*o);
+    const AnalysisOutput out = analyse(request, *snapshot, *o);
+    if (!o->csv.empty()) {
+      // Position i's DLA and DE are for predicting token i + 1 (docs/ANALYSES.md).
+      std::ostringstream csv;
+      csv << "position,token,next_token,dla,de\n";
+      const nlohmann::json& r = out.result;
+      for (std::size_t i = 0; i < r["dla"].size(); ++i)
+        csv << i << ',' << r["tokens"][i] << ',' << r["tokens"][i + 1] << ',' << r["dla"][i].get<double>()
+            << ',' << r["de"][i].get<double>() << '\n';
+      writeFileAtomic(o->csv, csv.str());
+    }
     emit(*o, out.result);
     return 0;
   });
@@ -541,6 +590,8 @@ void cmdAnalyze(CLI::App& command) {
   analyzeDla(addCommand(command, "dla", "direct logit attribution against the direct effect, per component"));
   analyzeLogitLens(
       addCommand(command, "logit-lens", "each layer's residual read through the final norm, in three modes"));
+  analyzeTokens(
+      addCommand(command, "tokens", "one sequence token by token: a head's DLA and DE, attention patterns"));
   analyzePatching(addCommand(command, "patching", "activation and attribution patching on IOI prompts"));
   analyzeCircuit(
       addCommand(command, "circuit", "edge attribution patching and a circuit's faithfulness on IOI"));

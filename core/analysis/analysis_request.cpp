@@ -29,7 +29,11 @@ constexpr int kMaxBins = 1000, kMaxBootstrap = 100'000, kMaxTop = 65536;
 constexpr std::size_t kMaxPromptTexts = 16, kMaxPromptBytes = 2000;
 constexpr int64_t kMaxPatternLength = 512;  // a traced pattern is length² numbers
 constexpr int kMaxIgSteps = 100;
-constexpr int kMaxLensTop = 50;  // the logit lens's trace holds points × modes × positions × top
+constexpr int kMaxLensTop = 50;
+// tokens: at most 16 heads, and 4 Mi pattern values in all (4 heads of a 1024-token context).
+constexpr std::size_t kMaxTokenHeads = 16;
+constexpr int64_t kMaxPatternValues = int64_t{1}
+                                      << 22;  // the logit lens's trace holds points × modes × positions × top
 // A benchmark request: HellaSwag's validation set is 10,042 items of 4 choices; texts of a few KB.
 constexpr std::size_t kMaxBenchmarkItems = 100'000, kMaxChoices = 16, kMaxBenchmarkText = 64 * 1024;
 
@@ -160,6 +164,42 @@ AnalysisOutput attribution(const AnalysisRequest& r, const ModelSnapshot& snapsh
   return out;
 }
 
+// One sequence whole, token by token: the traced head's DLA and DE at each position, and the attention
+// patterns of the heads asked for, over the full length (docs/ANALYSES.md, "tokens").
+AnalysisOutput tokenView(const AnalysisRequest& r, const ModelSnapshot& snapshot, const AnalysisSources& s,
+                         const ProgressFn& progress) {
+  AnalysisRequest upTo = r;
+  upTo.sequences = r.traceSequence + 1;  // the sequences before it are read, not analysed
+  const TokenSequences read = sequencesFor(upTo, snapshot, s);
+  require(read.count == upTo.sequences, "the data holds " + std::to_string(read.count) +
+                                            " sequences of this length: no sequence " +
+                                            std::to_string(r.traceSequence));
+  require(static_cast<int64_t>(r.heads.size()) * read.length * read.length <= kMaxPatternValues,
+          "\"heads\" × length² must be at most 4194304 pattern values: ask for fewer heads");
+  TokenSequences one{read.source, 1, read.length, {}};
+  one.tokens.assign(read.row(r.traceSequence), read.row(r.traceSequence) + read.length);
+  AttributionOptions options;
+  options.traceLayer = r.traceLayer;
+  options.traceHead = r.traceHead;
+  options.bootstrapSamples = 0;
+  const AttributionResult a = logitAttribution(snapshot, one, options, progress);
+  json patterns = json::array();
+  for (const auto& [layer, head] : r.heads)
+    patterns.push_back(
+        {{"layer", layer}, {"head", head}, {"pattern", attentionPattern(snapshot, one.tokens, layer, head)}});
+  const std::string data = read.source + ", sequence " + std::to_string(r.traceSequence);
+  return {json{{"header", toJson(makeHeader("tokens", snapshot, data, 1, one.length))},
+               {"sequence", r.traceSequence},
+               {"length", one.length},
+               {"tokens", one.tokens},
+               {"token_texts", tokenTexts(s.tokenizer, one.tokens)},
+               {"component", {{"layer", r.traceLayer}, {"head", r.traceHead}}},
+               {"dla", a.trace.dla},
+               {"de", a.trace.de},
+               {"patterns", patterns}},
+          {}};
+}
+
 // The IOI prompts of patching and circuits: the set given, else one made with the tokenizer.
 std::shared_ptr<const IoiPromptSet> ioiPromptsFor(const AnalysisRequest& r, const ModelSnapshot& snapshot,
                                                   const AnalysisSources& s) {
@@ -264,7 +304,7 @@ AnalysisOutput calibration(const AnalysisRequest& r, const ModelSnapshot& snapsh
 
 const std::vector<std::string>& analysisKinds() {
   static const std::vector<std::string> kinds{"norms",       "sinks",     "dla",        "patching", "neurons",
-                                              "calibration", "benchmark", "logit-lens", "circuit"};
+                                              "calibration", "benchmark", "logit-lens", "circuit",  "tokens"};
   return kinds;
 }
 
@@ -292,6 +332,8 @@ void checkAnalysisRequest(const AnalysisRequest& r) {
   within(r.check, int64_t{0}, kMaxPrompts, "check");
   require(r.edges >= 0, "\"edges\" must be ≥ 0 (0: as many as keep the faithfulness of \"keep\")");
   require(std::isfinite(r.keep) && r.keep > 0 && r.keep <= 1, "\"keep\" must be above 0 and at most 1");
+  require(r.heads.size() <= kMaxTokenHeads, "\"heads\" holds at most 16 heads");
+  for (const auto& [layer, head] : r.heads) require(layer >= 0 && head >= 0, "\"heads\" must be ≥ 0");
   require(r.prompts.size() <= kMaxPromptTexts, "\"prompts\" holds at most 16 texts");
   for (const std::string& p : r.prompts)
     require(p.size() <= kMaxPromptBytes, "each of \"prompts\" is at most 2000 bytes");
@@ -369,6 +411,14 @@ AnalysisRequest analysisRequestFromJson(const json& j) {
         require(text.is_string(), "\"prompts\" must be a list of texts");
         r.prompts.push_back(text.get<std::string>());
       }
+    } else if (name == "heads") {
+      require(value.is_array() && value.size() <= kMaxTokenHeads,
+              "\"heads\" must be a list of ≤ 16 [layer, head] pairs");
+      r.heads.clear();
+      for (const json& pair : value) {
+        require(pair.is_array() && pair.size() == 2, "\"heads\" must be a list of [layer, head] pairs");
+        r.heads.emplace_back(wholeNumber<int>(pair[0], name), wholeNumber<int>(pair[1], name));
+      }
     } else if (name == "new_tokens") {
       r.newTokens = wholeNumber<int64_t>(value, name);
     } else if (name == "temperature") {
@@ -403,6 +453,7 @@ json toJson(const AnalysisRequest& r) {
             {"keep", r.keep},
             {"check", r.check},
             {"top", r.top},
+            {"heads", r.heads},
             {"prompts", r.prompts},
             {"new_tokens", r.newTokens},
             {"temperature", r.temperature}};
@@ -423,6 +474,7 @@ AnalysisOutput runAnalysis(const AnalysisRequest& r, const ModelSnapshot& snapsh
     return {toJson(confidenceNeurons(snapshot, sequencesFor(r, snapshot, s), r.top, progress)), {}};
   if (r.kind == "logit-lens") return logitLensAnalysis(r, snapshot, s, progress);
   if (r.kind == "circuit") return circuit(r, snapshot, s, progress);
+  if (r.kind == "tokens") return tokenView(r, snapshot, s, progress);
   if (r.kind == "benchmark") {
     require(s.tokenizer != nullptr,
             "no tokenizer files next to " + snapshot.source() + " to encode the items");

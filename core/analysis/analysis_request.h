@@ -8,6 +8,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "data/ioi.h"
@@ -39,8 +40,10 @@ struct AnalysisRequest {
   int64_t edges = 0;                  //          the circuit's top edges (0: the fewest that keep `keep`)
   double keep = 0.8;                  //          the faithfulness such a circuit reaches
   int64_t check = 32;                 //          top edges whose score is checked by patching each alone
-  int top = 10;                       // neurons: the neurons to ablate and compare; logit-lens: the
-                                      // top tokens per (layer, position) of the traced sequence
+  // tokens: the attention patterns of these heads (layer, head) on the traced sequence, whole.
+  std::vector<std::pair<int, int>> heads;
+  int top = 10;  // neurons: the neurons to ablate and compare; logit-lens: the
+                 // top tokens per (layer, position) of the traced sequence
   std::vector<std::string> prompts{"Once upon a time", "Mary and John went to the"};  // calibration
   int64_t newTokens = 30;
   double temperature = 1.0;
@@ -48,7 +51,8 @@ struct AnalysisRequest {
   std::shared_ptr<const BenchmarkData> benchmark;
 };
 
-// "norms", "sinks", "dla", "patching", "neurons", "calibration", "benchmark", "logit-lens", "circuit".
+// "norms", "sinks", "dla", "patching", "neurons", "calibration", "benchmark", "logit-lens", "circuit",
+// "tokens".
 const std::vector<std::string>& analysisKinds();
 
 // Bounds that keep one request's work finite (a request may come from the network). std::invalid_argument

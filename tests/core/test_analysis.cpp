@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/analysis_kernels.h"
+#include "analysis/analysis_request.h"
 #include "analysis/attention_sinks.h"
 #include "analysis/behaviour.h"
 #include "analysis/confidence_neurons.h"
@@ -514,6 +515,58 @@ TEST_CASE(logit_lens_modes_agree_exactly_on_ln_free_models_and_differ_with_a_nor
     REQUIRE(grid.topProbabilities[0] >= grid.topProbabilities[1]);
     REQUIRE(toJson(logitLensResultFromJson(toJson(withNorm))) == toJson(withNorm));
   }
+}
+
+TEST_CASE(the_token_view_is_one_whole_sequence_with_a_heads_dla_and_de_and_each_pattern_asked_for) {
+  const ModelShape c = smallConfig();
+  CausalLM model = randomModel(c, 5);
+  TempDir dir;
+  const torch::Tensor tokens = randomTokens(c, 3, c.nPositions, 4);  // 3 sequences of the whole context
+  const TokenSequences data = sequencesOf(tokens);
+  writeTokens(dir.path("t.bin"), data.tokens, c.vocabSize);
+  const SnapshotPtr snapshot = ModelSnapshot::copyOf(*model, 3, "test");
+  AnalysisRequest r;
+  r.kind = "tokens";
+  r.sequences = 3;
+  r.traceSequence = 2;
+  r.traceLayer = 1;
+  r.traceHead = 2;
+  r.heads = {{0, 1}, {1, 2}, {1, 3}};
+  const nlohmann::json j = runAnalysis(r, *snapshot, {dir.path("t.bin"), nullptr, nullptr}).result;
+  REQUIRE(j["length"] == c.nPositions);  // the whole context, not a stretch of it
+  const std::vector<int32_t> third(data.row(2), data.row(2) + data.length);
+  REQUIRE(j["tokens"].get<std::vector<int32_t>>() == third);
+  REQUIRE(j["patterns"].size() == 3);
+  for (const nlohmann::json& p : j["patterns"]) {
+    const std::vector<double> pattern = p["pattern"].get<std::vector<double>>();
+    REQUIRE(pattern.size() == static_cast<std::size_t>(c.nPositions * c.nPositions));
+    REQUIRE(pattern == attentionPattern(*snapshot, third, p["layer"], p["head"]));
+  }
+  // The head's DLA and DE per position: the dla analysis's trace of the same head on the same sequence.
+  AttributionOptions options;
+  options.traceLayer = 1;
+  options.traceHead = 2;
+  options.traceSequence = 2;
+  options.bootstrapSamples = 0;
+  const AttributionResult a = logitAttribution(*snapshot, data, options);
+  const std::vector<double> dla = j["dla"].get<std::vector<double>>(),
+                            de = j["de"].get<std::vector<double>>();
+  REQUIRE(dla.size() == static_cast<std::size_t>(c.nPositions - 1) && de.size() == dla.size());
+  for (std::size_t i = 0; i < dla.size(); ++i)
+    REQUIRE_MSG(std::abs(dla[i] - a.trace.dla[i]) < 1e-9 && std::abs(de[i] - a.trace.de[i]) < 1e-9,
+                "position " << i);
+
+  // Bounds: a sequence the data does not hold, too many heads, a malformed head.
+  r.sequences = 5;
+  r.traceSequence = 4;
+  REQUIRE_THROWS_WITH(runAnalysis(r, *snapshot, {dir.path("t.bin"), nullptr, nullptr}), "no sequence 4");
+  nlohmann::json request = toJson(r);
+  REQUIRE(analysisRequestFromJson(request).heads == r.heads);
+  request["heads"] = nlohmann::json::array();
+  for (int h = 0; h < 17; ++h) request["heads"].push_back({0, 0});
+  REQUIRE_THROWS_WITH(analysisRequestFromJson(request), "≤ 16");
+  request["heads"] = {{0}};
+  REQUIRE_THROWS_WITH(analysisRequestFromJson(request), "[layer, head] pairs");
 }
 
 TEST_MAIN()

@@ -108,6 +108,34 @@
     </message>
 </context>
 <context>
+    <name>AttentionGrid</name>
+    <message>
+        <location filename="../widgets/analysis/TokenViews.cpp" line="121"/>
+        <source>%1 · query %2 &apos;%3&apos; → key %4 &apos;%5&apos;: %6</source>
+        <translation>%1 · Query %2 &apos;%3&apos; → Key %4 &apos;%5&apos;: %6</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/TokenViews.cpp" line="131"/>
+        <source>Click a cell to lock its query row in every head.</source>
+        <translation>Eine Zelle anklicken, um ihre Query-Zeile in jedem Kopf festzuhalten.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/TokenViews.cpp" line="137"/>
+        <source>%1 → &apos;%2&apos; %3</source>
+        <translation>%1 → &apos;%2&apos; %3</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/TokenViews.cpp" line="141"/>
+        <source>Query %1 &apos;%2&apos; attends most to: %3 (click it again to unlock)</source>
+        <translation>Query %1 &apos;%2&apos; achtet am meisten auf: %3 (erneut anklicken zum Lösen)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/TokenViews.cpp" line="169"/>
+        <source>%1 (row: query, column: key)</source>
+        <translation>%1 (Zeile: Query, Spalte: Key)</translation>
+    </message>
+</context>
+<context>
     <name>BenchmarksPane</name>
     <message>
         <location filename="../widgets/analysis/BenchmarksPane.cpp" line="120"/>
@@ -1542,6 +1570,14 @@ Worker %1 beendet (%2): %3</translation>
     </message>
 </context>
 <context>
+    <name>QObject</name>
+    <message>
+        <location filename="../widgets/analysis/TokenViews.cpp" line="69"/>
+        <source>unknown format &apos;%1&apos; (svg, png or csv)</source>
+        <translation>unbekanntes Format &apos;%1&apos; (svg, png oder csv)</translation>
+    </message>
+</context>
+<context>
     <name>RunSession</name>
     <message>
         <location filename="../widgets/run/RunSession.cpp" line="267"/>
@@ -2211,6 +2247,112 @@ Worker %1 beendet (%2): %3</translation>
     </message>
 </context>
 <context>
+    <name>TokenText</name>
+    <message>
+        <location filename="../widgets/analysis/TokenViews.cpp" line="240"/>
+        <source>&apos;%1&apos; (position %2): nothing predicts it</source>
+        <translation>&apos;%1&apos; (Position %2): nichts sagt es vorher</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/TokenViews.cpp" line="241"/>
+        <source>&apos;%1&apos; predicted at position %2 · %3 %4</source>
+        <translation>&apos;%1&apos; vorhergesagt an Position %2 · %3 %4</translation>
+    </message>
+</context>
+<context>
+    <name>TokensPane</name>
+    <message>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="80"/>
+        <source>&apos;%1&apos; is not a head: write L1H2 or 1.2</source>
+        <translation>&apos;%1&apos; ist kein Kopf: L1H2 oder 1.2 schreiben</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="107"/>
+        <source>name one head whose DLA and DE colour the text</source>
+        <translation>einen Kopf nennen, dessen DLA und DE den Text färben</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="139"/>
+        <source>DLA</source>
+        <translation>DLA</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="140"/>
+        <source>DE</source>
+        <translation>DE</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="141"/>
+        <source>&lt;b&gt;%1&apos;s DLA&lt;/b&gt; (cached final scale) per predicted token</source>
+        <translation>&lt;b&gt;DLA von %1&lt;/b&gt; (gespeicherte finale Skala) je vorhergesagtem Token</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="142"/>
+        <source>&lt;b&gt;%1&apos;s direct effect&lt;/b&gt; (final norm recomputed)</source>
+        <translation>&lt;b&gt;direkter Effekt von %1&lt;/b&gt; (finale Norm neu berechnet)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="150"/>
+        <source>Export</source>
+        <translation>Exportieren</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="150"/>
+        <source>SVG drawing (*.svg);;PNG image (*.png);;CSV data (*.csv)</source>
+        <translation>SVG-Zeichnung (*.svg);;PNG-Bild (*.png);;CSV-Daten (*.csv)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="156"/>
+        <source>Export failed</source>
+        <translation>Export fehlgeschlagen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="160"/>
+        <source>One validation sequence whole, as CircuitsVis draws a prompt: the attention patterns of the heads named over the full context (hover a cell for its weight; click to lock a query row in every head), and the text coloured by one head&apos;s direct logit attribution and, beside it, its direct effect on one diverging scale.</source>
+        <translation>Eine Validierungssequenz ganz, wie CircuitsVis einen Prompt zeigt: die Attention-Muster der genannten Köpfe über den ganzen Kontext (Zelle überfahren für ihr Gewicht; anklicken hält eine Query-Zeile in jedem Kopf fest) und der Text, gefärbt nach der direkten Logit-Attribution eines Kopfes und daneben nach seinem direkten Effekt, auf einer divergierenden Skala.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="169"/>
+        <source>the validation sequence shown</source>
+        <translation>die gezeigte Validierungssequenz</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="170"/>
+        <source>heads whose attention patterns are drawn, e.g. L1H2, L2H3 (at most 16)</source>
+        <translation>Köpfe, deren Attention-Muster gezeichnet werden, z. B. L1H2, L2H3 (höchstens 16)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="171"/>
+        <source>the head whose DLA and direct effect colour the text</source>
+        <translation>der Kopf, dessen DLA und direkter Effekt den Text färben</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="172"/>
+        <source>Export patterns…</source>
+        <translation>Muster exportieren…</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="173"/>
+        <source>Export DLA text…</source>
+        <translation>DLA-Text exportieren…</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="174"/>
+        <source>SVG (one vector rectangle per cell), PNG or CSV</source>
+        <translation>SVG (ein Vektorrechteck je Zelle), PNG oder CSV</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="175"/>
+        <source>SVG, PNG or CSV of the text coloured by DLA</source>
+        <translation>SVG, PNG oder CSV des nach DLA gefärbten Texts</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/TokensPane.h" line="24"/>
+        <source>Tokens</source>
+        <translation>Tokens</translation>
+    </message>
+</context>
+<context>
     <name>TrackedAnalysisText</name>
     <message>
         <location filename="../widgets/views/TrackedAnalysisText.cpp" line="4"/>
@@ -2261,52 +2403,52 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>TrackedPlot</name>
     <message>
-        <location filename="../widgets/views/TrackedPlot.cpp" line="104"/>
+        <location filename="../widgets/views/TrackedPlot.cpp" line="102"/>
         <source>Tracked analyses</source>
         <translation>Verfolgte Analysen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrackedPlot.cpp" line="109"/>
+        <location filename="../widgets/views/TrackedPlot.cpp" line="107"/>
         <source>%1 s each</source>
         <translation>je %1 s</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrackedPlot.cpp" line="110"/>
+        <location filename="../widgets/views/TrackedPlot.cpp" line="108"/>
         <source>one measurement took %1 s on average; %2 measured</source>
         <translation>eine Messung dauerte im Mittel %1 s; %2 gemessen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrackedPlot.cpp" line="104"/>
+        <location filename="../widgets/views/TrackedPlot.cpp" line="102"/>
         <source>Tracked: %1</source>
         <translation>Verfolgt: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrackedPlot.cpp" line="115"/>
+        <location filename="../widgets/views/TrackedPlot.cpp" line="113"/>
         <source>overall</source>
         <translation>gesamt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrackedPlot.cpp" line="115"/>
+        <location filename="../widgets/views/TrackedPlot.cpp" line="113"/>
         <source>overall (run shown)</source>
         <translation>gesamt (gezeigter Lauf)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrackedPlot.cpp" line="119"/>
+        <location filename="../widgets/views/TrackedPlot.cpp" line="117"/>
         <source>at a removal</source>
         <translation>bei einer Entfernung</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrackedPlot.cpp" line="142"/>
+        <location filename="../widgets/views/TrackedPlot.cpp" line="140"/>
         <source>per layer (darker: deeper)</source>
         <translation>je Schicht (dunkler: tiefer)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrackedPlot.cpp" line="165"/>
+        <location filename="../widgets/views/TrackedPlot.cpp" line="163"/>
         <source>optimizer step</source>
         <translation>Optimierer-Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrackedPlot.cpp" line="167"/>
+        <location filename="../widgets/views/TrackedPlot.cpp" line="165"/>
         <source>the analysis plotted: the run measures each on its model every few steps and at each removal event (normfree-cli … --track)</source>
         <translation>die gezeichnete Analyse: der Lauf misst jede an seinem Modell alle paar Schritte und bei jedem Entfernungsereignis (normfree-cli … --track)</translation>
     </message>
@@ -2319,7 +2461,7 @@ Worker %1 beendet (%2): %3</translation>
         <translation>Evaluierung %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="373"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="374"/>
         <source>No run yet.
 Start trains the setup on the left;
 File › Open Run follows a run.</source>
@@ -2328,30 +2470,30 @@ File › Open Run follows a run.</source>
 Datei › Lauf öffnen verfolgt einen Lauf.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="378"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="379"/>
         <source>Training loss</source>
         <translation>Trainingsverlust</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="379"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="380"/>
         <source>Learning rate and gradient norm</source>
         <translation>Lernrate und Gradientennorm</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="382"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="390"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="395"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="383"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="391"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="396"/>
         <source>optimizer step</source>
         <translation>Optimierer-Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="383"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="384"/>
         <source>loss (nats)</source>
         <translation>Verlust (Nats)</translation>
     </message>
     <message>
         <location filename="../widgets/views/TrainingView.cpp" line="133"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="381"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="382"/>
         <source>frozen</source>
         <translation>eingefroren</translation>
     </message>
@@ -2376,74 +2518,74 @@ Datei › Lauf öffnen verfolgt einen Lauf.</translation>
         <translation>%1: Evaluierung %2</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="314"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="398"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="315"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="399"/>
         <source>Smoothing %1</source>
         <translation>Glättung %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="380"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="381"/>
         <source>Norm scale per site</source>
         <translation>Normskala je Stelle</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="384"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="385"/>
         <source>cross-entropy (raw)</source>
         <translation>Kreuzentropie (roh)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="385"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="386"/>
         <source>auxiliary loss (raw)</source>
         <translation>Hilfsverlust (roh)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="386"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="387"/>
         <source>total (raw)</source>
         <translation>gesamt (roh)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="387"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="388"/>
         <source>cross-entropy</source>
         <translation>Kreuzentropie</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="388"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="389"/>
         <source>auxiliary loss</source>
         <translation>Hilfsverlust</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="389"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="390"/>
         <source>total</source>
         <translation>gesamt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="391"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="393"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="392"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="394"/>
         <source>learning rate</source>
         <translation>Lernrate</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="392"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="393"/>
         <source>gradient norm</source>
         <translation>Gradientennorm</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="394"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="395"/>
         <source>gradient norm (before clipping)</source>
         <translation>Gradientennorm (vor dem Clipping)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="396"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="397"/>
         <source>scale s</source>
         <translation>Skala s</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="397"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="398"/>
         <source>Logarithmic loss axis</source>
         <translation>Logarithmische Verlustachse</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="400"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="401"/>
         <source>how much the loss curves are smoothed (an exponential moving average, as TensorBoard&apos;s); the raw values stay as faint curves, hover shows them</source>
         <translation>wie stark die Verlustkurven geglättet werden (ein exponentiell gleitender Mittelwert, wie in TensorBoard); die Rohwerte bleiben als blasse Kurven, Überfahren zeigt sie</translation>
     </message>

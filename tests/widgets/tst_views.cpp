@@ -25,6 +25,8 @@
 #include "analysis/HeadsPane.h"
 #include "analysis/LogitLensPane.h"
 #include "analysis/NormsPane.h"
+#include "analysis/TokenViews.h"
+#include "analysis/TokensPane.h"
 #include "data/synthetic_benchmarks.h"
 #include "run/RunSession.h"
 #include "run/run_directory.h"
@@ -471,6 +473,51 @@ class TestViews : public QObject {
     QVERIFY(window.openModelFolder(m_model));
     QVERIFY(!graphNamed(view->lossPlot(), "b: cross-entropy"));
     QCOMPARE(window.runsView()->table()->rowCount(), 0);
+  }
+
+  void theTokenViewCoversTheWholeContextAsTheCliComputesIt() {
+    AnalysisRunner runner;
+    runner.setSetup(setupFor(m_model));
+    TokensPane pane(&runner);
+    pane.resize(900, 900);
+    pane.show();
+    QSignalSpy shown(&pane, &AnalysisPane::resultShown);
+    pane.setHeads("L0H0, 1.1, L3H1");  // computes
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1 || pane.hasFailed(), fixtures::kEventuallyMs);
+    QVERIFY2(!pane.hasFailed(), qPrintable(pane.statusText()));
+    // The whole context (the test model's 16 positions), every head asked for, the text whole.
+    AttentionGrid* grid = pane.patterns();
+    QCOMPARE(grid->length(), 16);
+    QCOMPARE(grid->headCount(), 3);
+    QCOMPARE(pane.dlaText()->tokenCount(), 16);
+    QCOMPARE(pane.deText()->tokenCount(), 16);
+    QVERIFY(grid->cellText(1, 15, 0).startsWith("L1H1 · query 15"));
+    grid->lockQuery(15);
+    QVERIFY2(grid->lockedText().startsWith("Query 15"), qPrintable(grid->lockedText()));
+
+    QProcess cli;
+    cli.start(NF_CLI,
+              {"analyze", "tokens", m_model, "--data", m_val, "--head", "0.0", "--heads", "0.0,1.1,3.1"});
+    QVERIFY(cli.waitForFinished(-1));
+    QCOMPARE(cli.exitCode(), 0);
+    const nlohmann::json answer = nlohmann::json::parse(cli.readAllStandardOutput().toStdString());
+    for (int h = 0; h < 3; ++h) {
+      const std::vector<double> pattern = answer["patterns"][h]["pattern"].get<std::vector<double>>();
+      for (int q = 0; q < 16; ++q)
+        for (int k = 0; k <= q; ++k) QCOMPARE(grid->weight(h, q, k), pattern[q * 16 + k]);
+    }
+    // Exports: SVG with one vector rectangle per cell (not an image), CSV with one row per cell.
+    const QString svg = m_dir.filePath("patterns.svg"), csv = m_dir.filePath("patterns.csv");
+    QString error;
+    QVERIFY2(grid->exportTo(svg, &error), qPrintable(error));
+    QVERIFY2(grid->exportTo(csv, &error), qPrintable(error));
+    QFile svgFile(svg), csvFile(csv);
+    QVERIFY(svgFile.open(QIODevice::ReadOnly) && csvFile.open(QIODevice::ReadOnly));
+    const QByteArray drawing = svgFile.readAll();
+    QVERIFY(!drawing.contains("<image"));
+    QVERIFY2(drawing.count("<rect") >= 3 * 16 * 17 / 2, qPrintable(QString::number(drawing.count("<rect"))));
+    QCOMPARE(csvFile.readAll().count('\n'), 1 + 3 * 16 * 17 / 2);
+    QVERIFY(pane.dlaText()->exportTo(m_dir.filePath("dla.svg"), &error));
   }
 
   void theLogitLensComputesOnALocalRunAndTheCircuitOpensHeads() {

@@ -10,6 +10,7 @@
 #include "analysis/NeuronsPane.h"
 #include "analysis/NormsPane.h"
 #include "analysis/PatchingPane.h"
+#include "analysis/TokensPane.h"
 
 QList<AnalysisPane*> makeAnalysisPanes(AnalysisRunner* runner, QWidget* parent, HeadsPane** heads) {
   *heads = new HeadsPane(runner, parent);
@@ -19,12 +20,9 @@ QList<AnalysisPane*> makeAnalysisPanes(AnalysisRunner* runner, QWidget* parent, 
     heads->selectHead(layer, head);
     if (auto* dock = qobject_cast<QDockWidget*>(heads->parentWidget())) dock->show(), dock->raise();
   });
-  return {new NormsPane(runner, parent),
-          *heads,
-          new LogitLensPane(runner, parent),
-          new PatchingPane(runner, parent),
-          circuit,
-          new NeuronsPane(runner, parent),
-          new CalibrationPane(runner, parent),
+  return {new NormsPane(runner, parent),     *heads,
+          new TokensPane(runner, parent),    new LogitLensPane(runner, parent),
+          new PatchingPane(runner, parent),  circuit,
+          new NeuronsPane(runner, parent),   new CalibrationPane(runner, parent),
           new BenchmarksPane(runner, parent)};
 }

@@ -7,7 +7,6 @@ One panel per model: the training cross-entropy (exponential moving average, k =
 every removal below each curve (several sites at one step: one taller tick with their count), the validation
 evaluations as markers, and the step each run became norm-free.
 """
-import json
 import sys
 from collections import Counter
 
@@ -15,20 +14,19 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from run_records import records  # noqa: E402
 
 
 def read(run):
     steps, ce, events, evals = [], [], [], []
-    with open(f"{run}/metrics.jsonl", encoding="utf-8") as f:
-        for line in f:
-            r = json.loads(line)
-            if r["type"] == "step":
-                steps.append(r["step"])
-                ce.append(r["ce"])
-            elif r["type"] == "event":
-                events.append(r["step"])
-            elif r["type"] == "eval":
-                evals.append((r["step"], r["mean_loss"]))
+    for r in records(run):
+        if r["type"] == "step":
+            steps.append(r["step"])
+            ce.append(r["ce"])
+        elif r["type"] == "event":
+            events.append(r["step"])
+        elif r["type"] == "eval":
+            evals.append((r["step"], r["mean_loss"]))
     smooth, s = [], None
     for v in ce:
         s = v if s is None else 0.9 * s + 0.1 * v

@@ -6,29 +6,24 @@ usage: loss_curves.py REMOVE_RUN FINETUNE_RUN OUT.png [TITLE]
 Top: training cross-entropy (raw, faint; exponential moving average, bold) of both runs, with a vertical line at
 every removal event and the validation evaluations as markers. Bottom: the auxiliary loss of the removal run.
 """
-import json
 import sys
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from run_records import records  # noqa: E402
 
 
 def read(run):
     steps, events, evals = [], [], []
-    with open(f"{run}/metrics.jsonl", encoding="utf-8") as f:
-        for line in f:
-            try:
-                r = json.loads(line)
-            except json.JSONDecodeError:
-                continue  # a partial last line of a run still going
-            if r["type"] == "step":
-                steps.append(r)
-            elif r["type"] == "event":
-                events.append(r)
-            elif r["type"] == "eval":
-                evals.append(r)
+    for r in records(run):
+        if r["type"] == "step":
+            steps.append(r)
+        elif r["type"] == "event":
+            events.append(r)
+        elif r["type"] == "eval":
+            evals.append(r)
     return steps, events, evals
 
 

@@ -7,13 +7,13 @@ One panel per analysis the removal run tracked: its value (bold; filled markers 
 and, thin, one curve per layer, with a vertical line at every removal event; the control run (a vanilla
 fine-tune tracked the same way), if given, in blue.
 """
-import json
 import sys
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from run_records import records  # noqa: E402
 
 TITLES = {
     "nmae": "NMAE of DLA vs direct effect (%)",
@@ -29,19 +29,14 @@ TITLES = {
 def read(run):
     """The run's current history of track and event records (a resume's re-trained stretch replaces the old)."""
     tracked, events = [], []
-    with open(f"{run}/metrics.jsonl", encoding="utf-8") as f:
-        for line in f:
-            try:
-                r = json.loads(line)
-            except json.JSONDecodeError:
-                continue  # a partial last line of a run still going
-            if r["type"] in ("resume", "rollback"):
-                tracked = [t for t in tracked if t["step"] < r["step"]]
-                events = [e for e in events if e["step"] < r["step"]]
-            elif r["type"] == "track":
-                tracked = [t for t in tracked if t["step"] < r["step"]] + [r]
-            elif r["type"] == "event":
-                events.append(r)
+    for r in records(run):
+        if r["type"] in ("resume", "rollback"):
+            tracked = [t for t in tracked if t["step"] < r["step"]]
+            events = [e for e in events if e["step"] < r["step"]]
+        elif r["type"] == "track":
+            tracked = [t for t in tracked if t["step"] < r["step"]] + [r]
+        elif r["type"] == "event":
+            events.append(r)
     return tracked, events
 
 

@@ -302,16 +302,7 @@ void analyzeTokens(CLI::App& command) {
     for (const std::string& head : splitList(o->heads)) request.heads.push_back(parseHead(head));
     const SnapshotPtr snapshot = snapshotFrom(*o);
     const AnalysisOutput out = analyse(request, *snapshot, *o);
-    if (!o->csv.empty()) {
-      // Position i's DLA and DE are for predicting token i + 1 (docs/ANALYSES.md).
-      std::ostringstream csv;
-      csv << "position,token,next_token,dla,de\n";
-      const nlohmann::json& r = out.result;
-      for (std::size_t i = 0; i < r["dla"].size(); ++i)
-        csv << i << ',' << r["tokens"][i] << ',' << r["tokens"][i + 1] << ',' << r["dla"][i].get<double>()
-            << ',' << r["de"][i].get<double>() << '\n';
-      writeFileAtomic(o->csv, csv.str());
-    }
+    if (!o->csv.empty()) writeFileAtomic(o->csv, out.csvGrids.at("tokens"));
     emit(*o, out.result);
     return 0;
   });

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <sstream>
 #include <stdexcept>
 
 #include "analysis/attention_sinks.h"
@@ -188,6 +189,12 @@ AnalysisOutput tokenView(const AnalysisRequest& r, const ModelSnapshot& snapshot
     patterns.push_back(
         {{"layer", layer}, {"head", head}, {"pattern", attentionPattern(snapshot, one.tokens, layer, head)}});
   const std::string data = read.source + ", sequence " + std::to_string(r.traceSequence);
+  // Position i's DLA and DE are for predicting token i + 1 (docs/ANALYSES.md).
+  std::ostringstream csv;
+  csv << "position,token,next_token,dla,de\n";
+  for (std::size_t i = 0; i < a.trace.dla.size(); ++i)
+    csv << i << ',' << one.tokens[i] << ',' << one.tokens[i + 1] << ',' << a.trace.dla[i] << ','
+        << a.trace.de[i] << '\n';
   return {json{{"header", toJson(makeHeader("tokens", snapshot, data, 1, one.length))},
                {"sequence", r.traceSequence},
                {"length", one.length},
@@ -197,7 +204,7 @@ AnalysisOutput tokenView(const AnalysisRequest& r, const ModelSnapshot& snapshot
                {"dla", a.trace.dla},
                {"de", a.trace.de},
                {"patterns", patterns}},
-          {}};
+          {{"tokens", csv.str()}}};
 }
 
 // The IOI prompts of patching and circuits: the set given, else one made with the tokenizer.

@@ -72,8 +72,9 @@ struct AnalysisSources {
 };
 
 struct AnalysisOutput {
-  nlohmann::json result;                        // the analysis's JSON (docs/ANALYSES.md)
-  std::map<std::string, std::string> csvGrids;  // dla: "nmae_percent"; patching: "<grid>_<activation|…>"
+  nlohmann::json result;  // the analysis's JSON (docs/ANALYSES.md)
+  // dla: "nmae_percent"; patching: "<grid>_<activation|…>"; tokens: "tokens" (per position)
+  std::map<std::string, std::string> csvGrids;
 };
 
 // Computes the analysis on `snapshot`. std::invalid_argument for a request the model or the sources

@@ -532,8 +532,11 @@ TEST_CASE(the_token_view_is_one_whole_sequence_with_a_heads_dla_and_de_and_each_
   r.traceLayer = 1;
   r.traceHead = 2;
   r.heads = {{0, 1}, {1, 2}, {1, 3}};
-  const nlohmann::json j = runAnalysis(r, *snapshot, {dir.path("t.bin"), nullptr, nullptr}).result;
-  REQUIRE(j["length"] == c.nPositions);  // the whole context, not a stretch of it
+  const AnalysisOutput out = runAnalysis(r, *snapshot, {dir.path("t.bin"), nullptr, nullptr});
+  const nlohmann::json& j = out.result;
+  REQUIRE(j["length"] == c.nPositions);                // the whole context, not a stretch of it
+  const std::string& csv = out.csvGrids.at("tokens");  // a header, then a row per predicted token
+  REQUIRE(std::count(csv.begin(), csv.end(), '\n') == c.nPositions);
   const std::vector<int32_t> third(data.row(2), data.row(2) + data.length);
   REQUIRE(j["tokens"].get<std::vector<int32_t>>() == third);
   REQUIRE(j["patterns"].size() == 3);

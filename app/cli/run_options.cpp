@@ -1,0 +1,194 @@
+#include "run_options.h"
+
+#include "analysis/tracked_analyses.h"
+#include "commands.h"
+#include "model/hf_checkpoint.h"
+
+namespace nf::cli {
+namespace {
+
+std::string trackedList() {
+  std::string names;
+  for (const TrackedAnalysis& a : trackedAnalyses()) names += (names.empty() ? "" : ", ") + a.name;
+  return names;
+}
+
+}  // namespace
+
+std::string presetList() {
+  std::string names;
+  for (const Preset& p : presets()) names += (names.empty() ? "" : ", ") + p.name;
+  return names;
+}
+
+void addRunOptions(CLI::App& command, RunOptions& o) {
+  command
+      .add_option("run", o.run,
+                  "run directory to create (config.json, schedule.json, metrics.jsonl, checkpoints/)")
+      ->required();
+  command.add_option("--model", o.model, "model folder to start from")->type_name("folder")->required();
+  command.add_option("--train", o.train, "training token file")->type_name("file.bin")->required();
+  command
+      .add_option("--eval", o.eval,
+                  "token files to evaluate periodically, comma-separated (e.g. val.bin,alt.bin)")
+      ->type_name("files");
+  command.add_option("--preset", o.preset, "settings and schedule to start from: " + presetList())
+      ->type_name("name")
+      ->capture_default_str();
+  addOptional(command, "--steps", o.steps, "optimizer steps (default: the preset's)")
+      ->type_name("n")
+      ->transform(atLeast<int64_t>(1));
+  addOptional(command, "--lr", o.lr, "peak learning rate (default: the preset's)")
+      ->type_name("x")
+      ->transform(above(0.0));
+  addOptional(command, "--min-lr", o.minLr, "final learning rate of the cosine decay")
+      ->type_name("x")
+      ->transform(atLeast(0.0));
+  addOptional(command, "--weight-decay", o.weightDecay,
+              "AdamW's decoupled weight decay on the 2-D weight matrices (default: the preset's)")
+      ->type_name("x")
+      ->transform(atLeast(0.0));
+  addOptional(command, "--warmup", o.warmup, "warmup steps")->type_name("n")->transform(atLeast<int64_t>(0));
+  addOptional(command, "--micro-batch", o.microBatch, "sequences per micro-batch")
+      ->type_name("n")
+      ->transform(atLeast<int64_t>(1));
+  addOptional(command, "--accumulation", o.accumulation, "micro-batches per optimizer step")
+      ->type_name("n")
+      ->transform(atLeast<int64_t>(1));
+  addOptional(command, "--context", o.context,
+              "tokens per sequence (default: the preset's, at most the model's)")
+      ->type_name("n")
+      ->transform(atLeast<int64_t>(1));
+  command.add_option("--seed", o.seed, "data order seed")
+      ->type_name("n")
+      ->transform(atLeast<int64_t>(0))
+      ->capture_default_str();
+  addOptional(command, "--document-windows", o.documentWindows,
+              "the share of training windows that start at a document, with the end-of-text marker before "
+              "it as their first token, as LLaMA-family models see a BOS (1: all; default 0: windows "
+              "start anywhere, as GPT-2 was trained)")
+      ->type_name("share")
+      ->check(CLI::Range(0.0, 1.0));
+  command
+      .add_option("--eval-interval", o.evalInterval, "steps between evaluations (0: only at start and end)")
+      ->type_name("n")
+      ->transform(atLeast<int64_t>(0))
+      ->capture_default_str();
+  command.add_option("--eval-tokens", o.evalTokens, "tokens per evaluation set")
+      ->type_name("n")
+      ->transform(atLeast<int64_t>(0))
+      ->capture_default_str();
+  command.add_option("--checkpoint-interval", o.checkpointInterval, "steps between checkpoints")
+      ->type_name("n")
+      ->transform(atLeast<int64_t>(0))
+      ->capture_default_str();
+  addOptional(command, "--on-divergence", o.onDivergence,
+              "when a step's loss is not finite or above --divergence-factor × the median of the last "
+              "50 (caught before that step's update): stop, or roll back to the last sane checkpoint "
+              "with half the learning rate (at most 3 times; each a 'rollback' record). Default: stop; "
+              "rollback with --autopilot")
+      ->check(CLI::IsMember({"stop", "rollback"}));
+  command
+      .add_option("--divergence-factor", o.divergenceFactor,
+                  "how far above the recent median a loss counts as diverged (0: only a non-finite loss)")
+      ->type_name("x")
+      ->check([](const std::string& text) {
+        const double x = std::strtod(text.c_str(), nullptr);
+        return x == 0 || x > 1 ? std::string() : std::string("must be 0 or greater than 1");
+      })
+      ->capture_default_str();
+  command.add_option("--device", o.device, "where to train")
+      ->type_name("cpu|cuda[:N]")
+      ->capture_default_str();
+  command.add_flag("--bf16", o.bf16, "bf16 autocast on CUDA (fp32 master weights and optimizer state)");
+  command.add_flag("--activation-checkpointing", o.activationCheckpointing,
+                   "keep only each block's input and recompute the block in backward: same gradients, "
+                   "~1/3 more compute, a fraction of the activation memory");
+  command
+      .add_option("--track", o.track,
+                  "analyses to measure while training, comma-separated: " + trackedList() +
+                      " — every --track-every steps, at each removal event and at the last step, as "
+                      "\"track\" records in metrics.jsonl (docs/TRAINING.md, \"Tracked analyses\")")
+      ->type_name("names");
+  addOptional(command, "--track-every", o.trackEvery,
+              "steps between tracked measurements (default: 1/20 of the run)")
+      ->type_name("n")
+      ->transform(atLeast<int64_t>(1));
+  addOptional(command, "--track-sequences", o.trackSequences,
+              "sequences of the tracking data each measurement reads (default 16, of at most 128 tokens)")
+      ->type_name("n")
+      ->transform(atLeast<int64_t>(1));
+  command
+      .add_option("--track-data", o.trackData,
+                  "token file the tracked analyses read (default: the first --eval file)")
+      ->type_name("file.bin");
+  command.add_flag(
+      "--fit", o.fit,
+      "choose micro-batch × accumulation (keeping their product, the global batch) and activation "
+      "checkpointing so the run fits the device's free memory ('normfree-cli plan' shows the plan)");
+}
+
+// The command line's choices, made into a run's settings the one way the GUI makes them too.
+RunConfig runConfigFrom(const RunOptions& o, TrainingMode mode) {
+  try {
+    findPreset(o.preset);  // an unknown preset is bad usage, before any file is read
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  RunChoices choices;
+  choices.model = o.model;
+  choices.trainData = o.train;
+  choices.evalData = splitList(o.eval);
+  choices.device = parseDevice(o.device).str();
+  choices.maxSteps = o.steps;
+  choices.lr = o.lr;
+  choices.minLr = o.minLr;
+  choices.weightDecay = o.weightDecay;
+  choices.warmupSteps = o.warmup;
+  choices.microBatch = o.microBatch;
+  choices.accumulation = o.accumulation;
+  choices.context = o.context;
+  choices.seed = static_cast<uint64_t>(o.seed);
+  choices.documentWindows = o.documentWindows;
+  choices.bf16 = o.bf16;
+  if (o.activationCheckpointing) choices.activationCheckpointing = true;
+  choices.evalInterval = o.evalInterval;
+  choices.evalTokens = o.evalTokens;
+  choices.checkpointInterval = o.checkpointInterval;
+  if (o.onDivergence) choices.onDivergence = parseDivergenceAction(*o.onDivergence);
+  choices.divergenceFactor = o.divergenceFactor;
+  if (!o.track.empty()) {
+    TrackingSettings tracking;
+    try {
+      tracking.analyses = parseTrackedAnalyses(o.track);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--track: ") + e.what());
+    }
+    tracking.every = o.trackEvery.value_or(0);
+    tracking.sequences = o.trackSequences.value_or(tracking.sequences);
+    tracking.data = o.trackData;
+    choices.tracking = tracking;
+  } else if (o.trackEvery || o.trackSequences || !o.trackData.empty()) {
+    throw UsageError("--track-every, --track-sequences and --track-data need --track");
+  }
+  if (mode == TrainingMode::Remove) {
+    if (!o.schedule.empty()) choices.schedule = readScheduleFile(o.schedule);
+    choices.auxWeight = o.auxWeight;
+    choices.emaMomentum = o.ema;
+    choices.interpolationSteps = o.interpolationSteps;
+    choices.pos0Treatment = o.pos0Treatment;
+    choices.eotTreatment = o.eotTreatment;
+    if (o.autopilot) {
+      choices.autopilot = o.pilot;
+      choices.autopilot->enabled = true;
+      try {
+        checkAutopilotSettings(*choices.autopilot);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+      }
+    }
+  }
+  return makeRunConfig(o.preset, mode, loadConfigFile(o.model + "/config.json").shape, choices);
+}
+
+}  // namespace nf::cli

@@ -4,94 +4,109 @@
 <context>
     <name>AnalysisPane</name>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="159"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="161"/>
         <source>%1 · %2 · %3</source>
         <translation>%1 · %2 · %3</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="109"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="111"/>
         <source>LN-free (%1 at all %2 sites)</source>
         <translation>LN-frei (%1 an allen %2 Stellen)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="111"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="113"/>
         <source>%1 of %2 sites %3</source>
         <translation>%1 von %2 Stellen %3</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="112"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="114"/>
         <source>LN-free (folded)</source>
         <translation>LN-frei (gefaltet)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="113"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="115"/>
         <source>LN-free</source>
         <translation>LN-frei</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="122"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="124"/>
         <source>%1: %2 sequences × %3 tokens from the start</source>
         <translation>%1: %2 Sequenzen × %3 Token vom Anfang</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="126"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="128"/>
         <source>IOI prompt set %1</source>
         <translation>IOI-Prompt-Satz %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="158"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="160"/>
         <source>&lt;b&gt;Step %1&lt;/b&gt;</source>
         <translation>&lt;b&gt;Schritt %1&lt;/b&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="158"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="160"/>
         <source>&lt;b&gt;Saved model&lt;/b&gt;</source>
         <translation>&lt;b&gt;Gespeichertes Modell&lt;/b&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="164"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="166"/>
         <source>stale: the model has changed since</source>
         <translation>veraltet: das Modell hat sich seither geändert</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="165"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="167"/>
         <source>stale: the model is at step %1</source>
         <translation>veraltet: Das Modell ist bei Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="171"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="173"/>
         <source>computing… (training here slows meanwhile: they share the processor)</source>
         <translation>wird berechnet… (das Training hier wird solange langsamer: beide teilen sich den Prozessor)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="173"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="175"/>
         <source>computing…</source>
         <translation>wird berechnet…</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="176"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="178"/>
         <source>Failed: %1</source>
         <translation>Fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="181"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="183"/>
         <source>Refresh</source>
         <translation>Aktualisieren</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="182"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="184"/>
         <source>Compute this analysis on the model as it is now</source>
         <translation>Diese Analyse für den aktuellen Zustand des Modells berechnen</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="183"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="185"/>
         <source>Compute now</source>
         <translation>Jetzt berechnen</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="186"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="188"/>
         <source>Not computed yet for this model. It takes seconds on the bundled model; Refresh analyses (toolbar) computes every pane.</source>
         <translation>Für dieses Modell noch nicht berechnet. Auf dem mitgelieferten Modell dauert es Sekunden; „Analysen aktualisieren“ (Werkzeugleiste) berechnet alle Bereiche.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="201"/>
+        <source>Export</source>
+        <translation>Exportieren</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="202"/>
+        <source>SVG drawing (*.svg);;PNG image (*.png);;CSV data (*.csv)</source>
+        <translation>SVG-Zeichnung (*.svg);;PNG-Bild (*.png);;CSV-Daten (*.csv)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="205"/>
+        <source>Export failed</source>
+        <translation>Export fehlgeschlagen</translation>
     </message>
 </context>
 <context>
@@ -563,17 +578,17 @@
 <context>
     <name>FigureExport</name>
     <message>
-        <location filename="../widgets/window/FigureExport.cpp" line="16"/>
+        <location filename="../widgets/window/FigureExport.cpp" line="18"/>
         <source>Training (no run)</source>
         <translation>Training (kein Lauf)</translation>
     </message>
     <message>
-        <location filename="../widgets/window/FigureExport.cpp" line="34"/>
+        <location filename="../widgets/window/FigureExport.cpp" line="41"/>
         <source>Not computed yet: %1</source>
         <translation>Noch nicht berechnet: %1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/window/FigureExport.cpp" line="54"/>
+        <location filename="../widgets/window/FigureExport.cpp" line="70"/>
         <source>%n file(s) could not be written.</source>
         <translation>
             <numerusform>%n Datei konnte nicht geschrieben werden.</numerusform>
@@ -581,12 +596,12 @@
         </translation>
     </message>
     <message>
-        <location filename="../widgets/window/FigureExport.cpp" line="55"/>
+        <location filename="../widgets/window/FigureExport.cpp" line="71"/>
         <source>Exported %1 files to %2</source>
         <translation>%1 Dateien nach %2 exportiert</translation>
     </message>
     <message>
-        <location filename="../widgets/window/FigureExport.cpp" line="56"/>
+        <location filename="../widgets/window/FigureExport.cpp" line="72"/>
         <source>Exported %1 files to %2; not exported, as not computed yet: %3</source>
         <translation>%1 Dateien nach %2 exportiert; nicht exportiert, da noch nicht berechnet: %3</translation>
     </message>
@@ -2262,92 +2277,92 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>TokensPane</name>
     <message>
-        <location filename="../widgets/analysis/TokensPane.cpp" line="80"/>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="83"/>
         <source>&apos;%1&apos; is not a head: write L1H2 or 1.2</source>
         <translation>&apos;%1&apos; ist kein Kopf: L1H2 oder 1.2 schreiben</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/TokensPane.cpp" line="107"/>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="110"/>
         <source>name one head whose DLA and DE colour the text</source>
         <translation>einen Kopf nennen, dessen DLA und DE den Text färben</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/TokensPane.cpp" line="139"/>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="142"/>
         <source>DLA</source>
         <translation>DLA</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/TokensPane.cpp" line="140"/>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="143"/>
         <source>DE</source>
         <translation>DE</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/TokensPane.cpp" line="141"/>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="144"/>
         <source>&lt;b&gt;%1&apos;s DLA&lt;/b&gt; (cached final scale) per predicted token</source>
         <translation>&lt;b&gt;DLA von %1&lt;/b&gt; (gespeicherte finale Skala) je vorhergesagtem Token</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/TokensPane.cpp" line="142"/>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="145"/>
         <source>&lt;b&gt;%1&apos;s direct effect&lt;/b&gt; (final norm recomputed)</source>
         <translation>&lt;b&gt;direkter Effekt von %1&lt;/b&gt; (finale Norm neu berechnet)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/TokensPane.cpp" line="150"/>
-        <source>Export</source>
-        <translation>Exportieren</translation>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="153"/>
+        <source>Tokens: attention patterns</source>
+        <translation>Tokens: Attention-Muster</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/TokensPane.cpp" line="150"/>
-        <source>SVG drawing (*.svg);;PNG image (*.png);;CSV data (*.csv)</source>
-        <translation>SVG-Zeichnung (*.svg);;PNG-Bild (*.png);;CSV-Daten (*.csv)</translation>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="155"/>
+        <source>Tokens: text by DLA</source>
+        <translation>Tokens: Text nach DLA</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/TokensPane.cpp" line="156"/>
-        <source>Export failed</source>
-        <translation>Export fehlgeschlagen</translation>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="157"/>
+        <source>Tokens: text by direct effect</source>
+        <translation>Tokens: Text nach direktem Effekt</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/TokensPane.cpp" line="160"/>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="162"/>
         <source>One validation sequence whole, as CircuitsVis draws a prompt: the attention patterns of the heads named over the full context (hover a cell for its weight; click to lock a query row in every head), and the text coloured by one head&apos;s direct logit attribution and, beside it, its direct effect on one diverging scale.</source>
         <translation>Eine Validierungssequenz ganz, wie CircuitsVis einen Prompt zeigt: die Attention-Muster der genannten Köpfe über den ganzen Kontext (Zelle überfahren für ihr Gewicht; anklicken hält eine Query-Zeile in jedem Kopf fest) und der Text, gefärbt nach der direkten Logit-Attribution eines Kopfes und daneben nach seinem direkten Effekt, auf einer divergierenden Skala.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/TokensPane.cpp" line="169"/>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="171"/>
         <source>the validation sequence shown</source>
         <translation>die gezeigte Validierungssequenz</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/TokensPane.cpp" line="170"/>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="172"/>
         <source>heads whose attention patterns are drawn, e.g. L1H2, L2H3 (at most 16)</source>
         <translation>Köpfe, deren Attention-Muster gezeichnet werden, z. B. L1H2, L2H3 (höchstens 16)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/TokensPane.cpp" line="171"/>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="173"/>
         <source>the head whose DLA and direct effect colour the text</source>
         <translation>der Kopf, dessen DLA und direkter Effekt den Text färben</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/TokensPane.cpp" line="172"/>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="174"/>
         <source>Export patterns…</source>
         <translation>Muster exportieren…</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/TokensPane.cpp" line="173"/>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="175"/>
         <source>Export DLA text…</source>
         <translation>DLA-Text exportieren…</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/TokensPane.cpp" line="174"/>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="176"/>
         <source>SVG (one vector rectangle per cell), PNG or CSV</source>
         <translation>SVG (ein Vektorrechteck je Zelle), PNG oder CSV</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/TokensPane.cpp" line="175"/>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="177"/>
         <source>SVG, PNG or CSV of the text coloured by DLA</source>
         <translation>SVG, PNG oder CSV des nach DLA gefärbten Texts</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/TokensPane.h" line="24"/>
+        <location filename="../widgets/analysis/TokensPane.h" line="25"/>
         <source>Tokens</source>
         <translation>Tokens</translation>
     </message>

@@ -8,6 +8,7 @@
 #include <QAbstractButton>
 #include <QDockWidget>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
@@ -399,6 +400,10 @@ class TestViews : public QObject {
     window.trainingView()->trackedPlot()->setAnalysis("val-ce");
     QCOMPARE(window.trainingView()->trackedPlot()->analysis(), std::string("val-ce"));
     QCOMPARE(window.trainingView()->trackedPlot()->plottedPoints(), 1);
+    // File › Export writes it with the other training plots.
+    QTRY_VERIFY_WITH_TIMEOUT(window.trainingView()->plottedSteps() > 0, fixtures::kEventuallyMs);
+    QVERIFY(
+        window.figures().resultPlots(true, nullptr).contains(window.trainingView()->trackedPlot()->plot()));
     window.session()->stop();
     QTRY_VERIFY_WITH_TIMEOUT(window.session()->state() != RunSession::State::Running,
                              fixtures::kEventuallyMs);
@@ -518,6 +523,11 @@ class TestViews : public QObject {
     QVERIFY2(drawing.count("<rect") >= 3 * 16 * 17 / 2, qPrintable(QString::number(drawing.count("<rect"))));
     QCOMPARE(csvFile.readAll().count('\n'), 1 + 3 * 16 * 17 / 2);
     QVERIFY(pane.dlaText()->exportTo(m_dir.filePath("dla.svg"), &error));
+    // Export All writes the three painted figures too (the window's FigureExport asks the pane for them).
+    const QList<AnalysisPane::PaintedFigure> figures = pane.resultFigures();
+    QCOMPARE(figures.size(), 3);
+    QVERIFY2(figures[2].write(m_dir.filePath("de.png"), &error), qPrintable(error));
+    QVERIFY(QFileInfo(m_dir.filePath("de.png")).size() > 0);
   }
 
   void theLogitLensComputesOnALocalRunAndTheCircuitOpensHeads() {

@@ -1,8 +1,10 @@
 #include "analysis/AnalysisPane.h"
 
 #include <QEvent>
+#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRegularExpression>
@@ -192,4 +194,13 @@ void AnalysisPane::retranslate() {
 void AnalysisPane::changeEvent(QEvent* event) {
   if (event->type() == QEvent::LanguageChange) retranslate();
   QWidget::changeEvent(event);
+}
+
+void AnalysisPane::exportInteractively(const PaintedFigure& figure, QWidget* dialogParent) {
+  const QString path =
+      QFileDialog::getSaveFileName(dialogParent, tr("Export"), figure.name + ".svg",
+                                   tr("SVG drawing (*.svg);;PNG image (*.png);;CSV data (*.csv)"));
+  QString error;
+  if (!path.isEmpty() && !figure.write(path, &error))
+    QMessageBox::warning(dialogParent, tr("Export failed"), error);
 }

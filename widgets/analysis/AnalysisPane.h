@@ -5,6 +5,7 @@
 #pragma once
 #include <QList>
 #include <QWidget>
+#include <functional>
 
 #include "analysis/AnalysisRunner.h"
 
@@ -30,6 +31,15 @@ class AnalysisPane : public QWidget {
   virtual QList<QCustomPlot*> plots() const = 0;
   // The plots that show a result (what Export writes): none before the first one.
   virtual QList<QCustomPlot*> resultPlots() const { return m_hasResult ? plots() : QList<QCustomPlot*>(); }
+  // Figures painted by hand rather than plotted (the Tokens pane's), each written by `write` to a path whose
+  // suffix says the format (svg, png or csv); none before the first result.
+  struct PaintedFigure {
+    QString name, title;  // the file name Export All uses; what the Export menu says
+    std::function<bool(const QString& path, QString* error)> write;
+  };
+  virtual QList<PaintedFigure> resultFigures() const { return {}; }
+  // Asks for a file (SVG, PNG or CSV) and writes the figure there; a failure is said in a dialog.
+  static void exportInteractively(const PaintedFigure& figure, QWidget* dialogParent);
   virtual QString title() const = 0;
   virtual QString description() const = 0;  // what the pane computes, shown until it has
 

@@ -1,10 +1,8 @@
 #include "analysis/TokensPane.h"
 
-#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
-#include <QMessageBox>
 #include <QPointer>
 #include <QPushButton>
 #include <QRegularExpression>
@@ -48,8 +46,12 @@ TokensPane::TokensPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane(r
   exports->addWidget(m_exportPatterns);
   exports->addWidget(m_exportText);
   exports->addStretch(1);
-  connect(m_exportPatterns, &QPushButton::clicked, this, [this] { exportView(m_patterns); });
-  connect(m_exportText, &QPushButton::clicked, this, [this] { exportView(m_dla); });
+  connect(m_exportPatterns, &QPushButton::clicked, this, [this] {
+    if (hasResult()) exportInteractively(resultFigures()[0], this);
+  });
+  connect(m_exportText, &QPushButton::clicked, this, [this] {
+    if (hasResult()) exportInteractively(resultFigures()[1], this);
+  });
   body()->addWidget(m_patterns);
   body()->addWidget(m_locked);
   // DLA and DE side by side: the same text, the same colour scale.
@@ -146,15 +148,14 @@ AnalysisWork TokensPane::makeWork() {
   };
 }
 
-void TokensPane::exportView(QWidget* view) {
-  const QString path = QFileDialog::getSaveFileName(
-      this, tr("Export"), QString(), tr("SVG drawing (*.svg);;PNG image (*.png);;CSV data (*.csv)"));
-  if (path.isEmpty()) return;
-  QString error;
-  bool ok = false;
-  if (auto* grid = qobject_cast<AttentionGrid*>(view)) ok = grid->exportTo(path, &error);
-  if (auto* text = qobject_cast<TokenText*>(view)) ok = text->exportTo(path, &error);
-  if (!ok) QMessageBox::warning(this, tr("Export failed"), error);
+QList<AnalysisPane::PaintedFigure> TokensPane::resultFigures() const {
+  if (!hasResult()) return {};
+  return {{"tokens_patterns", tr("Tokens: attention patterns"),
+           [this](const QString& path, QString* error) { return m_patterns->exportTo(path, error); }},
+          {"tokens_dla", tr("Tokens: text by DLA"),
+           [this](const QString& path, QString* error) { return m_dla->exportTo(path, error); }},
+          {"tokens_de", tr("Tokens: text by direct effect"),
+           [this](const QString& path, QString* error) { return m_de->exportTo(path, error); }}};
 }
 
 QString TokensPane::description() const {

@@ -20,7 +20,8 @@ class TokensPane : public AnalysisPane {
   Q_OBJECT
  public:
   explicit TokensPane(AnalysisRunner* runner, QWidget* parent = nullptr);
-  QList<QCustomPlot*> plots() const override { return {}; }  // painted views: exported from the pane
+  QList<QCustomPlot*> plots() const override { return {}; }  // painted views instead:
+  QList<PaintedFigure> resultFigures() const override;
   QString title() const override { return tr("Tokens"); }
   QString description() const override;
 
@@ -38,7 +39,6 @@ class TokensPane : public AnalysisPane {
   void retranslate() override;
 
  private:
-  void exportView(QWidget* view);
   QSpinBox* m_sequence;
   QLineEdit* m_heads;
   QLineEdit* m_component;

@@ -6,14 +6,17 @@
 #include "analysis/AnalysisPane.h"
 #include "views/Plots.h"
 #include "views/QCustomPlotInclude.h"
+#include "views/TrackedPlot.h"
 #include "views/TrainingView.h"
 
 QList<QCustomPlot*> FigureExport::resultPlots(bool runShown, QStringList* notComputed) const {
   QList<QCustomPlot*> plots;
-  if (runShown && m_training->plottedSteps() > 0)  // the training plots once a run has data
+  if (runShown && m_training->plottedSteps() > 0) {  // the training plots once a run has data
     plots = {m_training->lossPlot(), m_training->optimizerPlot(), m_training->scalesPlot()};
-  else if (notComputed)
+    if (m_training->trackedPlot()->hasData()) plots << m_training->trackedPlot()->plot();
+  } else if (notComputed) {
     *notComputed << tr("Training (no run)");
+  }
   for (AnalysisPane* pane : m_panes) {
     plots += pane->resultPlots();
     if (notComputed && !pane->hasResult()) *notComputed << pane->title();
@@ -29,6 +32,10 @@ void FigureExport::fillMenu(QMenu* menu, bool runShown, QWidget* dialogParent) c
     menu->addAction(name.left(70), menu,
                     [plot, dialogParent] { exportPlotInteractively(plot, dialogParent); });
   }
+  for (const AnalysisPane* pane : m_panes)
+    for (const AnalysisPane::PaintedFigure& figure : pane->resultFigures())
+      menu->addAction(figure.title, menu,
+                      [figure, dialogParent] { AnalysisPane::exportInteractively(figure, dialogParent); });
   if (!notComputed.isEmpty()) {
     menu->addSeparator();
     menu->addAction(tr("Not computed yet: %1").arg(notComputed.join(", ")))->setEnabled(false);
@@ -46,6 +53,15 @@ FigureExport::Written FigureExport::exportAll(const QString& folder, bool runSho
       else
         w.failures << error;
     }
+  for (const AnalysisPane* pane : m_panes)
+    for (const AnalysisPane::PaintedFigure& figure : pane->resultFigures())
+      for (const char* suffix : {"png", "svg", "csv"}) {
+        QString error;
+        if (figure.write(folder + "/" + figure.name + "." + suffix, &error))
+          ++w.files;
+        else
+          w.failures << error;
+      }
   return w;
 }
 

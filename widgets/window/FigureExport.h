@@ -1,6 +1,7 @@
-// The window's figures as File › Export sees them: the training plots once a run has data, and each analysis
-// pane's once computed (the rest named as not computed yet); every one exported to PNG, SVG, PDF and CSV
-// into a folder, each carrying its provenance (views/Plots.h).
+// The window's figures as File › Export sees them: the training plots once a run has data (the tracked
+// analyses' while it tracks some), and each analysis pane's once computed (the rest named as not computed
+// yet); every plot exported to PNG, SVG, PDF and CSV into a folder, each carrying its provenance
+// (views/Plots.h), and the figures a pane paints by hand (the Tokens pane's) to PNG, SVG and CSV.
 #pragma once
 #include <QCoreApplication>
 #include <QList>

@@ -5,15 +5,6 @@
 #include "model/hf_checkpoint.h"
 
 namespace nf::cli {
-namespace {
-
-std::string trackedList() {
-  std::string names;
-  for (const TrackedAnalysis& a : trackedAnalyses()) names += (names.empty() ? "" : ", ") + a.name;
-  return names;
-}
-
-}  // namespace
 
 std::string presetList() {
   std::string names;
@@ -106,7 +97,7 @@ void addRunOptions(CLI::App& command, RunOptions& o) {
                    "~1/3 more compute, a fraction of the activation memory");
   command
       .add_option("--track", o.track,
-                  "analyses to measure while training, comma-separated: " + trackedList() +
+                  "analyses to measure while training, comma-separated: " + trackedAnalysisNames() +
                       " — every --track-every steps, at each removal event and at the last step, as "
                       "\"track\" records in metrics.jsonl (docs/TRAINING.md, \"Tracked analyses\")")
       ->type_name("names");

@@ -30,11 +30,10 @@ constexpr int kMaxBins = 1000, kMaxBootstrap = 100'000, kMaxTop = 65536;
 constexpr std::size_t kMaxPromptTexts = 16, kMaxPromptBytes = 2000;
 constexpr int64_t kMaxPatternLength = 512;  // a traced pattern is length² numbers
 constexpr int kMaxIgSteps = 100;
-constexpr int kMaxLensTop = 50;
+constexpr int kMaxLensTop = 50;  // the logit lens's trace holds points × modes × positions × top
 // tokens: at most 16 heads, and 4 Mi pattern values in all (4 heads of a 1024-token context).
 constexpr std::size_t kMaxTokenHeads = 16;
-constexpr int64_t kMaxPatternValues = int64_t{1}
-                                      << 22;  // the logit lens's trace holds points × modes × positions × top
+constexpr int64_t kMaxPatternValues = int64_t{1} << 22;
 // A benchmark request: HellaSwag's validation set is 10,042 items of 4 choices; texts of a few KB.
 constexpr std::size_t kMaxBenchmarkItems = 100'000, kMaxChoices = 16, kMaxBenchmarkText = 64 * 1024;
 

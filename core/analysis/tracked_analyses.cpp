@@ -25,16 +25,26 @@ const std::vector<TrackedAnalysis>& trackedAnalyses() {
   return all;
 }
 
+std::string trackedAnalysisNames() {
+  std::string names;
+  for (const TrackedAnalysis& a : trackedAnalyses()) names += (names.empty() ? "" : ", ") + a.name;
+  return names;
+}
+
+bool needsIoiPrompts(const std::vector<std::string>& names) {
+  return std::any_of(trackedAnalyses().begin(), trackedAnalyses().end(), [&](const TrackedAnalysis& a) {
+    return a.needsTokenizer && std::count(names.begin(), names.end(), a.name) > 0;
+  });
+}
+
 void checkTrackedAnalyses(const std::vector<std::string>& names) {
   std::set<std::string> seen;
   for (const std::string& name : names) {
     const bool known = std::any_of(trackedAnalyses().begin(), trackedAnalyses().end(),
                                    [&](const TrackedAnalysis& a) { return a.name == name; });
-    if (!known) {
-      std::string known;
-      for (const TrackedAnalysis& a : trackedAnalyses()) known += (known.empty() ? "" : ", ") + a.name;
-      throw std::invalid_argument("no tracked analysis \"" + name + "\" (known: " + known + ")");
-    }
+    if (!known)
+      throw std::invalid_argument("no tracked analysis \"" + name + "\" (known: " + trackedAnalysisNames() +
+                                  ")");
     if (!seen.insert(name).second)
       throw std::invalid_argument("the tracked analysis \"" + name + "\" is named twice");
   }

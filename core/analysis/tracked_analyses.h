@@ -22,6 +22,9 @@ struct TrackedAnalysis {
 };
 // nmae, sinks, pos0-ratio, ioi, patching-error, confidence, val-ce.
 const std::vector<TrackedAnalysis>& trackedAnalyses();
+std::string trackedAnalysisNames();  // "nmae, sinks, …", for help texts and errors
+// Whether any of `names` needs an IOI prompt set (made with the model's tokenizer).
+bool needsIoiPrompts(const std::vector<std::string>& names);
 // "nmae,sinks" → {"nmae", "sinks"}: known names, each once. std::invalid_argument names an unknown one and
 // lists the known.
 std::vector<std::string> parseTrackedAnalyses(const std::string& commaList);

@@ -126,10 +126,9 @@ const std::map<std::string, Measure>& measures() {
 std::map<std::string, TrackedValue> measureTracked(const std::vector<std::string>& names,
                                                    const ModelSnapshot& snapshot, const TrackingData& data) {
   checkTrackedAnalyses(names);
-  for (const TrackedAnalysis& a : trackedAnalyses())
-    if (a.needsTokenizer && !data.prompts && std::count(names.begin(), names.end(), a.name))
-      throw std::invalid_argument("the tracked analysis \"" + a.name +
-                                  "\" needs IOI prompts, made with the model's tokenizer: it has none");
+  if (!data.prompts && needsIoiPrompts(names))
+    throw std::invalid_argument(
+        "the tracked IOI analyses need IOI prompts, made with the model's tokenizer: it has none");
   std::map<std::string, TrackedValue> values;
   for (const std::string& name : names) {
     const auto started = std::chrono::steady_clock::now();

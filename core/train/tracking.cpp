@@ -22,11 +22,7 @@ void Trainer::Impl::setUpTracking() {
   auto data = std::make_unique<TrackingData>();
   data->sequences =
       readSequences(file, t.sequences, std::min<int64_t>(t.length, model->config().nPositions), -1);
-  bool needsPrompts = false;
-  for (const TrackedAnalysis& a : trackedAnalyses())
-    needsPrompts =
-        needsPrompts || (a.needsTokenizer && std::count(t.analyses.begin(), t.analyses.end(), a.name) > 0);
-  if (needsPrompts) {
+  if (needsIoiPrompts(t.analyses)) {
     std::string folder = run::tokenizerFolder(owner.m_dir);
     if (folder.empty()) folder = run::tokenizerFolder(c.model);
     if (folder.empty())

@@ -1544,42 +1544,42 @@ Worker %1 beendet (%2): %3</translation>
         <translation>Ansicht zurücksetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="405"/>
+        <location filename="../widgets/views/Plots.cpp" line="416"/>
         <source>Cannot write %1: %2</source>
         <translation>%1 kann nicht geschrieben werden: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="414"/>
+        <location filename="../widgets/views/Plots.cpp" line="425"/>
         <source>PNG encoding failed</source>
         <translation>PNG-Kodierung fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="425"/>
+        <location filename="../widgets/views/Plots.cpp" line="436"/>
         <source>SVG painter failed</source>
         <translation>SVG-Ausgabe fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="441"/>
+        <location filename="../widgets/views/Plots.cpp" line="452"/>
         <source>PDF rendering failed</source>
         <translation>PDF-Rendering fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="449"/>
+        <location filename="../widgets/views/Plots.cpp" line="460"/>
         <source>unknown format &apos;%1&apos; (png, svg, pdf or csv)</source>
         <translation>unbekanntes Format &apos;%1&apos; (png, svg, pdf oder csv)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="458"/>
+        <location filename="../widgets/views/Plots.cpp" line="469"/>
         <source>Export Figure</source>
         <translation>Abbildung exportieren</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="459"/>
+        <location filename="../widgets/views/Plots.cpp" line="470"/>
         <source>PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf);;CSV data (*.csv)</source>
         <translation>PNG-Bild (*.png);;SVG-Zeichnung (*.svg);;PDF-Dokument (*.pdf);;CSV-Daten (*.csv)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="464"/>
+        <location filename="../widgets/views/Plots.cpp" line="475"/>
         <source>Export failed</source>
         <translation>Export fehlgeschlagen</translation>
     </message>
@@ -2418,42 +2418,42 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>TrackedPlot</name>
     <message>
-        <location filename="../widgets/views/TrackedPlot.cpp" line="102"/>
+        <location filename="../widgets/views/TrackedPlot.cpp" line="108"/>
         <source>Tracked analyses</source>
         <translation>Verfolgte Analysen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrackedPlot.cpp" line="107"/>
+        <location filename="../widgets/views/TrackedPlot.cpp" line="113"/>
         <source>%1 s each</source>
         <translation>je %1 s</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrackedPlot.cpp" line="108"/>
+        <location filename="../widgets/views/TrackedPlot.cpp" line="114"/>
         <source>one measurement took %1 s on average; %2 measured</source>
         <translation>eine Messung dauerte im Mittel %1 s; %2 gemessen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrackedPlot.cpp" line="102"/>
+        <location filename="../widgets/views/TrackedPlot.cpp" line="108"/>
         <source>Tracked: %1</source>
         <translation>Verfolgt: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrackedPlot.cpp" line="113"/>
+        <location filename="../widgets/views/TrackedPlot.cpp" line="119"/>
         <source>overall</source>
         <translation>gesamt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrackedPlot.cpp" line="113"/>
+        <location filename="../widgets/views/TrackedPlot.cpp" line="119"/>
         <source>overall (run shown)</source>
         <translation>gesamt (gezeigter Lauf)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrackedPlot.cpp" line="117"/>
+        <location filename="../widgets/views/TrackedPlot.cpp" line="123"/>
         <source>at a removal</source>
         <translation>bei einer Entfernung</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrackedPlot.cpp" line="140"/>
+        <location filename="../widgets/views/TrackedPlot.cpp" line="146"/>
         <source>per layer (darker: deeper)</source>
         <translation>je Schicht (dunkler: tiefer)</translation>
     </message>
@@ -2476,7 +2476,7 @@ Worker %1 beendet (%2): %3</translation>
         <translation>Evaluierung %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="374"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="363"/>
         <source>No run yet.
 Start trains the setup on the left;
 File › Open Run follows a run.</source>
@@ -2485,122 +2485,122 @@ File › Open Run follows a run.</source>
 Datei › Lauf öffnen verfolgt einen Lauf.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="379"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="368"/>
         <source>Training loss</source>
         <translation>Trainingsverlust</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="380"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="369"/>
         <source>Learning rate and gradient norm</source>
         <translation>Lernrate und Gradientennorm</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="383"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="391"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="396"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="372"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="380"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="385"/>
         <source>optimizer step</source>
         <translation>Optimierer-Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="384"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="373"/>
         <source>loss (nats)</source>
         <translation>Verlust (Nats)</translation>
     </message>
     <message>
         <location filename="../widgets/views/TrainingView.cpp" line="133"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="382"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="371"/>
         <source>frozen</source>
         <translation>eingefroren</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="232"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="226"/>
         <source>%1 (tracked)</source>
         <translation>%1 (verfolgt)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="233"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="227"/>
         <source>%1 (frozen)</source>
         <translation>%1 (eingefroren)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="286"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="280"/>
         <source>%1: cross-entropy</source>
         <translation>%1: Kreuzentropie</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="295"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="289"/>
         <source>%1: eval %2</source>
         <translation>%1: Evaluierung %2</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="315"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="399"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="304"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="388"/>
         <source>Smoothing %1</source>
         <translation>Glättung %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="381"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="370"/>
         <source>Norm scale per site</source>
         <translation>Normskala je Stelle</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="385"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="374"/>
         <source>cross-entropy (raw)</source>
         <translation>Kreuzentropie (roh)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="386"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="375"/>
         <source>auxiliary loss (raw)</source>
         <translation>Hilfsverlust (roh)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="387"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="376"/>
         <source>total (raw)</source>
         <translation>gesamt (roh)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="388"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="377"/>
         <source>cross-entropy</source>
         <translation>Kreuzentropie</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="389"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="378"/>
         <source>auxiliary loss</source>
         <translation>Hilfsverlust</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="390"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="379"/>
         <source>total</source>
         <translation>gesamt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="392"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="394"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="381"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="383"/>
         <source>learning rate</source>
         <translation>Lernrate</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="393"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="382"/>
         <source>gradient norm</source>
         <translation>Gradientennorm</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="395"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="384"/>
         <source>gradient norm (before clipping)</source>
         <translation>Gradientennorm (vor dem Clipping)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="397"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="386"/>
         <source>scale s</source>
         <translation>Skala s</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="398"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="387"/>
         <source>Logarithmic loss axis</source>
         <translation>Logarithmische Verlustachse</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="401"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="390"/>
         <source>how much the loss curves are smoothed (an exponential moving average, as TensorBoard&apos;s); the raw values stay as faint curves, hover shows them</source>
         <translation>wie stark die Verlustkurven geglättet werden (ein exponentiell gleitender Mittelwert, wie in TensorBoard); die Rohwerte bleiben als blasse Kurven, Überfahren zeigt sie</translation>
     </message>

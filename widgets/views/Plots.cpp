@@ -347,6 +347,17 @@ void setFullXRange(QCustomPlot* plot, double first, double last) {
   plot->setProperty("fullXRange", QPointF(first, last));
 }
 
+QCPItemStraightLine* markStep(QCustomPlot* plot, double step, const QPen& pen) {
+  auto* line = new QCPItemStraightLine(plot);
+  line->point1->setCoords(step, 0);
+  line->point2->setCoords(step, 1);
+  line->setPen(pen);
+  line->setSelectable(false);
+  return line;
+}
+
+QPen eventPen() { return QPen(QColor(120, 120, 120, 150), 1, Qt::DashLine); }
+
 QString plotCsv(const QCustomPlot* constPlot) {
   auto* plot = const_cast<QCustomPlot*>(constPlot);  // QCustomPlot's accessors are not const; nothing changes
   QString out;

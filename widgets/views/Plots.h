@@ -2,6 +2,7 @@
 // menu to export it, and export to PNG, SVG, PDF (figures for papers) and CSV (the plotted data).
 #pragma once
 #include <QColor>
+#include <QPen>
 #include <QString>
 #include <QStringList>
 #include <functional>
@@ -60,6 +61,10 @@ void setPlotProvenance(QCustomPlot* plot, const QStringList& lines);
 QStringList plotProvenance(const QCustomPlot* plot);
 // The x range Reset View goes back to (a run's whole step budget) instead of the data's extent.
 void setFullXRange(QCustomPlot* plot, double first, double last);
+// A vertical line at `step` across the plot (a removal event), not selectable; the plot owns it.
+class QCPItemStraightLine* markStep(QCustomPlot* plot, double step, const QPen& pen);
+// The pen of the run shown's removal events in every training plot.
+QPen eventPen();
 
 // Writes the plot in the format the suffix names: .png (title in its text chunk), .svg (title element),
 // .pdf (title in its metadata), .csv (series,x,y,value rows for every graph, bar set and colour map,

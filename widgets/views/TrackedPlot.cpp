@@ -55,9 +55,15 @@ void TrackedPlot::setAnalysis(const std::string& name) {
 }
 
 void TrackedPlot::showMetrics(const MetricsStore& m) {
+  // Called with every batch of a run's records, nearly all of them steps: the plot is rebuilt only when
+  // what it draws changed (a measurement, an event, or the store rebuilt after a rewind).
+  std::size_t points = 0;
+  for (const auto& [name, series] : m.tracked) points += series.points.size();
+  const Drawn drawn{m.generation, points, m.events.size()};
+  if (drawn == m_drawn) return;
+  m_drawn = drawn;
   m_metrics.tracked = m.tracked;
   m_metrics.events = m.events;
-  m_metrics.maxSteps = std::max<int64_t>(m.maxSteps, m.lastStep());
   updateChoices();
   rebuild();
 }
@@ -140,15 +146,9 @@ void TrackedPlot::rebuild() {
       legendOnly->setName(tr("per layer (darker: deeper)"));
     }
   }
-  for (const MetricsStore::AppliedEvent& e : m_metrics.events) {
-    auto* line = new QCPItemStraightLine(m_plot);
-    line->point1->setCoords(static_cast<double>(e.step), 0);
-    line->point2->setCoords(static_cast<double>(e.step), 1);
-    line->setPen(QPen(QColor(120, 120, 120, 150), 1, Qt::DashLine));
-    line->setSelectable(false);
-  }
+  for (const MetricsStore::AppliedEvent& e : m_metrics.events)
+    markStep(m_plot, static_cast<double>(e.step), eventPen());
   m_plot->yAxis->setLabel(QString());  // the title names it; a narrow plot has no room for both
-  setFullXRange(m_plot, 0, static_cast<double>(m_metrics.maxSteps));
   bool first = true;
   for (int i = 0; i < m_plot->graphCount(); ++i) {
     if (m_plot->graph(i)->dataCount() == 0) continue;

@@ -41,5 +41,13 @@ class TrackedPlot : public QWidget {
   class QCPGraph* m_value = nullptr;  // the run shown's value curve (null: it tracks nothing)
   void updateChoices();
   MetricsStore m_metrics;  // the tracked series and events last shown (small: a few hundred points)
+  struct Drawn {  // what m_metrics was copied from, to skip updates that change nothing drawn (its x range
+                  // is the training view's, set on every update)
+    int64_t generation = -1;
+    std::size_t points = 0, events = 0;
+    bool operator==(const Drawn& o) const {
+      return generation == o.generation && points == o.points && events == o.events;
+    }
+  } m_drawn;
   std::vector<std::shared_ptr<const ComparedRun>> m_compared;
 };

@@ -209,13 +209,7 @@ void TrainingView::showMetrics(const MetricsStore& m, int64_t maxSteps) {
   }
   for (; m_eventsDrawn < m.events.size(); ++m_eventsDrawn) {
     const double x = static_cast<double>(m.events[m_eventsDrawn].step);
-    for (QCustomPlot* plot : {m_loss, m_scales}) {
-      auto* line = new QCPItemStraightLine(plot);
-      line->point1->setCoords(x, 0);
-      line->point2->setCoords(x, 1);
-      line->setPen(QPen(QColor(120, 120, 120, 150), 1, Qt::DashLine));
-      line->setSelectable(false);
-    }
+    for (QCustomPlot* plot : {m_loss, m_scales}) markStep(plot, x, eventPen());
   }
 
   // Scales: per site a tracked and a frozen graph, made when the site first appears.
@@ -297,17 +291,12 @@ void TrainingView::drawComparison() {
       for (const auto& p : points) g->addData(p.step, p.loss);
       m_comparisonGraphs.push_back(g);
     }
+    QColor colour = run->colour;
+    colour.setAlpha(150);
     for (const MetricsStore::AppliedEvent& e : m.events)
-      for (QCustomPlot* plot : {m_loss, m_scales}) {
-        auto* line = new QCPItemStraightLine(plot);
-        line->point1->setCoords(static_cast<double>(e.step), 0);
-        line->point2->setCoords(static_cast<double>(e.step), 1);
-        QColor colour = run->colour;
-        colour.setAlpha(150);
-        line->setPen(QPen(colour, 1, Qt::DotLine));
-        line->setSelectable(false);
-        m_comparisonItems.emplace_back(line);
-      }
+      for (QCustomPlot* plot : {m_loss, m_scales})
+        m_comparisonItems.emplace_back(
+            markStep(plot, static_cast<double>(e.step), QPen(colour, 1, Qt::DotLine)));
   }
 }
 

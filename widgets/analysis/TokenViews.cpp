@@ -12,6 +12,7 @@
 #include <functional>
 
 #include "io/atomic_file.h"
+#include "views/Plots.h"
 
 namespace {
 
@@ -77,8 +78,6 @@ bool exportPainted(const QString& path, int width, int height, const std::functi
   }
   return true;
 }
-
-QString csvField(const QString& text) { return '"' + QString(text).replace('"', "\"\"") + '"'; }
 
 }  // namespace
 

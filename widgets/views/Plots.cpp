@@ -28,12 +28,6 @@ QSize exportSize(const QCustomPlot* plot) {
   return {kExportWidth, kExportHeight};
 }
 
-QString csvField(const QString& s) {
-  if (!s.contains(',') && !s.contains('"') && !s.contains('\n')) return s;
-  QString quoted = s;
-  quoted.replace('"', "\"\"");
-  return '"' + quoted + '"';
-}
 }  // namespace
 
 QCustomPlot* makePlot(QWidget* parent, const QString& exportName) {
@@ -354,6 +348,13 @@ QCPItemStraightLine* markStep(QCustomPlot* plot, double step, const QPen& pen) {
   line->setPen(pen);
   line->setSelectable(false);
   return line;
+}
+
+QString csvField(const QString& s) {
+  if (!s.contains(',') && !s.contains('"') && !s.contains('\n')) return s;
+  QString quoted = s;
+  quoted.replace('"', "\"\"");
+  return '"' + quoted + '"';
 }
 
 QPen eventPen() { return QPen(QColor(120, 120, 120, 150), 1, Qt::DashLine); }

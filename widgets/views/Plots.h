@@ -72,6 +72,8 @@ QPen eventPen();
 // Atomic: a failed export leaves no partial file. On failure returns false and says why in *error.
 bool exportPlot(const QCustomPlot* plot, const QString& path, QString* error);
 QString plotCsv(const QCustomPlot* plot);
+// A CSV field: quoted (quotes doubled) when it holds a comma, a quote or a line break.
+QString csvField(const QString& text);
 
 // Asks for a file and exports (the context menu's and File › Export's action).
 void exportPlotInteractively(QCustomPlot* plot, QWidget* dialogParent);

@@ -528,6 +528,11 @@ class TestViews : public QObject {
     QCOMPARE(figures.size(), 3);
     QVERIFY2(figures[2].write(m_dir.filePath("de.png"), &error), qPrintable(error));
     QVERIFY(QFileInfo(m_dir.filePath("de.png")).size() > 0);
+    // They say what they are of, as every export does.
+    QVERIFY2(figures[0].write(m_dir.filePath("patterns-figure.csv"), &error), qPrintable(error));
+    QFile figureCsv(m_dir.filePath("patterns-figure.csv"));
+    QVERIFY(figureCsv.open(QIODevice::ReadOnly));
+    QVERIFY(figureCsv.readAll().startsWith("# analysis: tokens\n# model: "));
   }
 
   void theLogitLensComputesOnALocalRunAndTheCircuitOpensHeads() {

@@ -140,12 +140,12 @@ void AnalysisPane::showHeader(int64_t step, const std::string& model, const std:
   m_norms = norms;
   m_data = data;
   // Every export of these figures says what they are of.
-  const QStringList provenance = {
-      QStringLiteral("analysis: ") + m_key, QStringLiteral("model: ") + QString::fromStdString(model),
-      QStringLiteral("step: ") + (step >= 0 ? QString::number(step) : "saved model"),
-      QStringLiteral("norms: ") + QString::fromStdString(norms),
-      QStringLiteral("data: ") + QString::fromStdString(data)};
-  for (QCustomPlot* plot : plots()) setPlotProvenance(plot, provenance);
+  m_provenance = {QStringLiteral("analysis: ") + m_key,
+                  QStringLiteral("model: ") + QString::fromStdString(model),
+                  QStringLiteral("step: ") + (step >= 0 ? QString::number(step) : "saved model"),
+                  QStringLiteral("norms: ") + QString::fromStdString(norms),
+                  QStringLiteral("data: ") + QString::fromStdString(data)};
+  for (QCustomPlot* plot : plots()) setPlotProvenance(plot, m_provenance);
   updateStatus();
   Q_EMIT resultShown();
 }

@@ -4,6 +4,7 @@
 // Subclasses say what to compute (work on the analysis thread) and how to draw it.
 #pragma once
 #include <QList>
+#include <QStringList>
 #include <QWidget>
 #include <functional>
 
@@ -27,6 +28,8 @@ class AnalysisPane : public QWidget {
   bool hasResult() const { return m_hasResult; }
   bool hasFailed() const { return !m_error.isEmpty(); }  // the last computation's error is shown
   bool isStale() const;
+  // What the result shown is of ("analysis: …", "model: …", step, norms, data): every export carries it.
+  const QStringList& provenance() const { return m_provenance; }
   QString statusText() const;
   virtual QList<QCustomPlot*> plots() const = 0;
   // The plots that show a result (what Export writes): none before the first one.
@@ -71,4 +74,5 @@ class AnalysisPane : public QWidget {
   int64_t m_shownStep = -1, m_currentStep = -1;
   std::string m_model, m_norms, m_data;  // the shown result's header, as the engine wrote it
   QString m_error;
+  QStringList m_provenance;
 };

@@ -40,11 +40,13 @@ QString shown(const QString& token) {  // a token as text shows it: spaces and l
 
 // Writes what `paint` draws at `width` × `height` as .svg (vector) or .png, or `csv` as .csv; atomically.
 bool exportPainted(const QString& path, int width, int height, const std::function<void(QPainter&)>& paint,
-                   const QString& csv, QString* error) {
+                   const QString& csv, const QStringList& provenance, QString* error) {
   const QString suffix = QFileInfo(path).suffix().toLower();
+  const QString source = provenance.join("; ");
   QByteArray bytes;
   if (suffix == "csv") {
-    bytes = csv.toUtf8();
+    for (const QString& line : provenance) bytes += ("# " + line + "\n").toUtf8();  // a reader skips them
+    bytes += csv.toUtf8();
   } else if (suffix == "svg") {
     QBuffer buffer(&bytes);
     buffer.open(QIODevice::WriteOnly);
@@ -52,7 +54,8 @@ bool exportPainted(const QString& path, int width, int height, const std::functi
     svg.setOutputDevice(&buffer);
     svg.setSize(QSize(width, height));
     svg.setViewBox(QRect(0, 0, width, height));
-    svg.setDescription(QStringLiteral("NormFree Workbench"));
+    svg.setDescription(source.isEmpty() ? QStringLiteral("NormFree Workbench")
+                                        : QStringLiteral("NormFree Workbench: ") + source);
     QPainter painter(&svg);
     paint(painter);
   } else if (suffix == "png") {
@@ -63,6 +66,8 @@ bool exportPainted(const QString& path, int width, int height, const std::functi
       painter.scale(2, 2);  // a print-quality raster
       paint(painter);
     }
+    image.setText("Software", "NormFree Workbench");
+    if (!source.isEmpty()) image.setText("Source", source);
     QBuffer buffer(&bytes);
     buffer.open(QIODevice::WriteOnly);
     image.save(&buffer, "PNG");
@@ -201,7 +206,7 @@ void AttentionGrid::mousePressEvent(QMouseEvent* event) {
   if (c.head >= 0) lockQuery(c.query == m_locked ? -1 : c.query);
 }
 
-bool AttentionGrid::exportTo(const QString& path, QString* error) const {
+bool AttentionGrid::exportTo(const QString& path, QString* error, const QStringList& provenance) const {
   QString csv = "head,query,key,query_token,key_token,weight\n";
   for (int h = 0; h < headCount(); ++h)
     for (int q = 0; q < length(); ++q)
@@ -214,7 +219,7 @@ bool AttentionGrid::exportTo(const QString& path, QString* error) const {
                    .arg(weight(h, q, k), 0, 'g', 6);
   const int w = std::max(width(), 400);
   return exportPainted(
-      path, w, heightForWidth(w), [&](QPainter& p) { paint(p, w); }, csv, error);
+      path, w, heightForWidth(w), [&](QPainter& p) { paint(p, w); }, csv, provenance, error);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -298,7 +303,7 @@ void TokenText::mouseMoveEvent(QMouseEvent* event) {
   QToolTip::hideText();
 }
 
-bool TokenText::exportTo(const QString& path, QString* error) const {
+bool TokenText::exportTo(const QString& path, QString* error, const QStringList& provenance) const {
   QString csv = "position,token," + m_what + "\n";
   for (int i = 0; i < tokenCount(); ++i)
     csv +=
@@ -309,5 +314,5 @@ bool TokenText::exportTo(const QString& path, QString* error) const {
                                                                     : QString());
   const int w = std::max(width(), 400);
   return exportPainted(
-      path, w, heightForWidth(w), [&](QPainter& p) { paint(p, w); }, csv, error);
+      path, w, heightForWidth(w), [&](QPainter& p) { paint(p, w); }, csv, provenance, error);
 }

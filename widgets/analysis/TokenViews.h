@@ -27,7 +27,8 @@ class AttentionGrid : public QWidget {
   void lockQuery(int query);                             // −1: none
   int lockedQuery() const { return m_locked; }
   QString lockedText() const;  // where the locked query attends most, per head
-  bool exportTo(const QString& path, QString* error) const;
+  // `provenance` ("model: …" lines): in the CSV's '#' lines, the PNG's Source chunk, the SVG's description.
+  bool exportTo(const QString& path, QString* error, const QStringList& provenance = {}) const;
   bool hasHeightForWidth() const override { return true; }
   int heightForWidth(int width) const override;
   QSize sizeHint() const override { return {420, heightForWidth(420)}; }
@@ -63,7 +64,7 @@ class TokenText : public QWidget {
   void show(const QStringList& tokens, const std::vector<double>& values, double range, const QString& what);
   int tokenCount() const { return static_cast<int>(m_tokens.size()); }
   QString tokenText(int token) const;  // what hovering the token says
-  bool exportTo(const QString& path, QString* error) const;
+  bool exportTo(const QString& path, QString* error, const QStringList& provenance = {}) const;  // as above
   bool hasHeightForWidth() const override { return true; }
   int heightForWidth(int width) const override;
   QSize sizeHint() const override { return {420, heightForWidth(420)}; }

@@ -150,12 +150,15 @@ AnalysisWork TokensPane::makeWork() {
 
 QList<AnalysisPane::PaintedFigure> TokensPane::resultFigures() const {
   if (!hasResult()) return {};
-  return {{"tokens_patterns", tr("Tokens: attention patterns"),
-           [this](const QString& path, QString* error) { return m_patterns->exportTo(path, error); }},
-          {"tokens_dla", tr("Tokens: text by DLA"),
-           [this](const QString& path, QString* error) { return m_dla->exportTo(path, error); }},
-          {"tokens_de", tr("Tokens: text by direct effect"),
-           [this](const QString& path, QString* error) { return m_de->exportTo(path, error); }}};
+  return {
+      {"tokens_patterns", tr("Tokens: attention patterns"),
+       [this](const QString& path, QString* error) {
+         return m_patterns->exportTo(path, error, provenance());
+       }},
+      {"tokens_dla", tr("Tokens: text by DLA"),
+       [this](const QString& path, QString* error) { return m_dla->exportTo(path, error, provenance()); }},
+      {"tokens_de", tr("Tokens: text by direct effect"),
+       [this](const QString& path, QString* error) { return m_de->exportTo(path, error, provenance()); }}};
 }
 
 QString TokensPane::description() const {

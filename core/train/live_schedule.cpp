@@ -145,22 +145,23 @@ EditResult Trainer::Impl::edit(const std::function<EditResult(EditableSchedule&)
 
 void Trainer::Impl::recordChanges(const std::string& by, const std::string& reason) {
   ++scheduleVersion;
+  json changes = json::array();  // one record per accepted edit, however many events it changed
   for (const ScheduleChange& change : schedule->lastChanges()) {
-    json log{{record::kType, record::kEdit}};
     if (change.kind == ScheduleChange::Kind::Move)
-      log.update({{"edit", "move"},
-                  {"event_id", change.event.id},
-                  {"from", change.from},
-                  {"to", change.event.step}});
+      changes.push_back({{"edit", "move"},
+                         {"event_id", change.event.id},
+                         {"from", change.from},
+                         {"to", change.event.step}});
     else
-      log.update({{"edit", change.kind == ScheduleChange::Kind::Add ? "add" : "delete"},
-                  {"event", toJson(change.event)}});
-    log["at_step"] = schedule->lockedBefore();
-    if (!by.empty()) log["by"] = by;
-    if (!reason.empty()) log["reason"] = reason;
-    edits.push_back(log);
-    record(log);
+      changes.push_back({{"edit", change.kind == ScheduleChange::Kind::Add ? "add" : "delete"},
+                         {"event", toJson(change.event)}});
   }
+  if (changes.empty()) return;
+  json log{{record::kType, record::kEdit}, {"at_step", schedule->lockedBefore()}, {"changes", changes}};
+  if (!by.empty()) log["by"] = by;
+  if (!reason.empty()) log["reason"] = reason;
+  edits.push_back(log);
+  record(log);
 }
 
 Schedule Trainer::schedule() const {

@@ -86,7 +86,8 @@ class Trainer {
   // be written, and on every worker but worker 0. A new event never gets an id used before in this process.
   EditResult addEvent(ScheduleEvent event);
   EditResult moveEvent(int64_t id, int64_t step);
-  // Several moves as one edit: all are accepted or none (one schedule write, an "edit" record per event).
+  // Several moves as one edit: all are accepted or none (one schedule write, one "edit" record listing the
+  // moves).
   EditResult moveEvents(const std::vector<std::pair<int64_t, int64_t>>& idAndStep);
   EditResult deleteEvent(int64_t id);
   // What addEvent(event) would answer now, changing nothing (schedule.json is not written). Thread-safe.

@@ -125,27 +125,27 @@
 <context>
     <name>AttentionGrid</name>
     <message>
-        <location filename="../widgets/analysis/TokenViews.cpp" line="121"/>
+        <location filename="../widgets/analysis/TokenViews.cpp" line="125"/>
         <source>%1 · query %2 &apos;%3&apos; → key %4 &apos;%5&apos;: %6</source>
         <translation>%1 · Query %2 &apos;%3&apos; → Key %4 &apos;%5&apos;: %6</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/TokenViews.cpp" line="131"/>
+        <location filename="../widgets/analysis/TokenViews.cpp" line="135"/>
         <source>Click a cell to lock its query row in every head.</source>
         <translation>Eine Zelle anklicken, um ihre Query-Zeile in jedem Kopf festzuhalten.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/TokenViews.cpp" line="137"/>
+        <location filename="../widgets/analysis/TokenViews.cpp" line="141"/>
         <source>%1 → &apos;%2&apos; %3</source>
         <translation>%1 → &apos;%2&apos; %3</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/TokenViews.cpp" line="141"/>
+        <location filename="../widgets/analysis/TokenViews.cpp" line="145"/>
         <source>Query %1 &apos;%2&apos; attends most to: %3 (click it again to unlock)</source>
         <translation>Query %1 &apos;%2&apos; achtet am meisten auf: %3 (erneut anklicken zum Lösen)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/TokenViews.cpp" line="169"/>
+        <location filename="../widgets/analysis/TokenViews.cpp" line="173"/>
         <source>%1 (row: query, column: key)</source>
         <translation>%1 (Zeile: Query, Spalte: Key)</translation>
     </message>
@@ -1534,52 +1534,52 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>QCustomPlot</name>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="99"/>
+        <location filename="../widgets/views/Plots.cpp" line="93"/>
         <source>Export Figure…</source>
         <translation>Abbildung exportieren…</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="100"/>
+        <location filename="../widgets/views/Plots.cpp" line="94"/>
         <source>Reset View</source>
         <translation>Ansicht zurücksetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="416"/>
+        <location filename="../widgets/views/Plots.cpp" line="417"/>
         <source>Cannot write %1: %2</source>
         <translation>%1 kann nicht geschrieben werden: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="425"/>
+        <location filename="../widgets/views/Plots.cpp" line="426"/>
         <source>PNG encoding failed</source>
         <translation>PNG-Kodierung fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="436"/>
+        <location filename="../widgets/views/Plots.cpp" line="437"/>
         <source>SVG painter failed</source>
         <translation>SVG-Ausgabe fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="452"/>
+        <location filename="../widgets/views/Plots.cpp" line="453"/>
         <source>PDF rendering failed</source>
         <translation>PDF-Rendering fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="460"/>
+        <location filename="../widgets/views/Plots.cpp" line="461"/>
         <source>unknown format &apos;%1&apos; (png, svg, pdf or csv)</source>
         <translation>unbekanntes Format &apos;%1&apos; (png, svg, pdf oder csv)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="469"/>
+        <location filename="../widgets/views/Plots.cpp" line="470"/>
         <source>Export Figure</source>
         <translation>Abbildung exportieren</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="470"/>
+        <location filename="../widgets/views/Plots.cpp" line="471"/>
         <source>PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf);;CSV data (*.csv)</source>
         <translation>PNG-Bild (*.png);;SVG-Zeichnung (*.svg);;PDF-Dokument (*.pdf);;CSV-Daten (*.csv)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="475"/>
+        <location filename="../widgets/views/Plots.cpp" line="476"/>
         <source>Export failed</source>
         <translation>Export fehlgeschlagen</translation>
     </message>
@@ -1587,7 +1587,7 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>QObject</name>
     <message>
-        <location filename="../widgets/analysis/TokenViews.cpp" line="69"/>
+        <location filename="../widgets/analysis/TokenViews.cpp" line="75"/>
         <source>unknown format &apos;%1&apos; (svg, png or csv)</source>
         <translation>unbekanntes Format &apos;%1&apos; (svg, png oder csv)</translation>
     </message>
@@ -1628,27 +1628,27 @@ Worker %1 beendet (%2): %3</translation>
         <translation>der Zeitplan des Papers für %1 (Tabelle 4): %2×%3 Sequenzen zu 1024 Token pro Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="280"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="285"/>
         <source>cannot plan for %1: %2</source>
         <translation>keine Planung für %1 möglich: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="282"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="287"/>
         <source>does not fit in the %1 free on %2: %3</source>
         <translation>passt nicht in die %1, die auf %2 frei sind: %3</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="285"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="290"/>
         <source>%1 predicted of %2 free · micro-batch %3 × %4 · activation checkpointing %5</source>
         <translation>%1 vorhergesagt von %2 frei · Micro-Batch %3 × %4 · Activation Checkpointing %5</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="290"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="295"/>
         <source>on</source>
         <translation>an</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="290"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="295"/>
         <source>off</source>
         <translation>aus</translation>
     </message>
@@ -1680,112 +1680,117 @@ Worker %1 beendet (%2): %3</translation>
         <translation>Analysen, die während des Laufs gemessen werden – jedes Zwanzigstel des Laufs und bei jedem Entfernungsereignis – und unter den Trainingskurven gezeichnet: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="235"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="237"/>
         <source>removals timed by the autopilot: within %1 nats, %2–%3 steps apart, up to %4 at once</source>
         <translation>Entfernungen vom Autopiloten getaktet: innerhalb %1 Nats, %2–%3 Schritte Abstand, bis zu %4 zugleich</translation>
     </message>
     <message>
         <location filename="../widgets/views/RunSetupView.cpp" line="243"/>
+        <source>; then training until the loss has not improved for %1 steps</source>
+        <translation>; danach Training, bis sich der Verlust %1 Schritte lang nicht verbessert hat</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/RunSetupView.cpp" line="248"/>
         <source>tracked: %1, every %2 steps and at each removal</source>
         <translation>verfolgt: %1, alle %2 Schritte und bei jeder Entfernung</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="304"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="309"/>
         <source>remove the norms (the protocol)</source>
         <translation>Normen entfernen (das Protokoll)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="305"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="310"/>
         <source>fine-tune, nothing removed (control)</source>
         <translation>Fine-Tuning, nichts entfernt (Kontrolle)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="306"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="311"/>
         <source>The vanilla control uses the same data, learning rate and steps</source>
         <translation>Die Vanilla-Kontrolle verwendet dieselben Daten, dieselbe Lernrate und dieselben Schritte</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="310"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="315"/>
         <source>Mode</source>
         <translation>Modus</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="311"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="316"/>
         <source>Preset</source>
         <translation>Preset</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="312"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="317"/>
         <source>Steps</source>
         <translation>Schritte</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="313"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="318"/>
         <source>Device</source>
         <translation>Gerät</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="314"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="319"/>
         <source>Workers</source>
         <translation>Worker</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="315"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="320"/>
         <source>Timing</source>
         <translation>Zeitpunkte</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="316"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="321"/>
         <source>Track</source>
         <translation>Verfolgen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="320"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="325"/>
         <source>Autopilot: each removal when the loss has recovered</source>
         <translation>Autopilot: jede Entfernung, sobald sich der Verlust erholt hat</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="322"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="327"/>
         <source>The schedule gives the order of the removals and the first one&apos;s step; each later one fires once the smoothed loss is back within 0.02 nats of its level before the last (at least 10, at most 80 steps later), several sites of a kind at once when recovery is quick. The timeline shows its decisions as they are made (docs/TRAINING.md, &quot;The autopilot&quot;).</source>
         <translation>Der Plan gibt die Reihenfolge der Entfernungen und den Schritt der ersten vor; jede weitere folgt, sobald der geglättete Verlust wieder höchstens 0,02 Nats über seinem Stand vor der letzten liegt (frühestens 10, spätestens 80 Schritte danach), bei schneller Erholung mehrere Stellen einer Art zugleich. Die Zeitleiste zeigt seine Entscheidungen, sobald sie fallen (docs/TRAINING.md, „The autopilot“).</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="326"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="331"/>
         <source>Memory</source>
         <translation>Speicher</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="327"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="332"/>
         <source>Data</source>
         <translation>Daten</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="328"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="333"/>
         <source>Run folder</source>
         <translation>Laufordner</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="330"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="335"/>
         <source>synthetic corpus (seed 1), tokenized with the model&apos;s tokenizer; made on the first start</source>
         <translation>synthetischer Korpus (Seed 1), mit dem Tokenizer des Modells tokenisiert; wird beim ersten Start erzeugt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="333"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="338"/>
         <source>a new folder per run</source>
         <translation>ein neuer Ordner pro Lauf</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="334"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="339"/>
         <source>cpu, cuda or cuda:N</source>
         <translation>cpu, cuda oder cuda:N</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="336"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="341"/>
         <source>Processes that train this run together, each on its share of every batch, with the same result as one: on cuda one per GPU, on the CPU several processes (on a machine with few cores two processes can use them better than one). The batch must split evenly over them.</source>
         <translation>Prozesse, die diesen Lauf gemeinsam trainieren, jeder mit seinem Anteil an jedem Batch, mit demselben Ergebnis wie einer: auf cuda einer pro GPU, auf der CPU mehrere Prozesse (auf einem Rechner mit wenigen Kernen nutzen zwei Prozesse sie besser als einer). Der Batch muss sich gleichmäßig auf sie aufteilen.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="343"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="348"/>
         <source>The peak memory of a training step predicted on this device, and the micro-batch × accumulation and activation checkpointing that Start uses: they keep the preset&apos;s sequences per step and fit %1% of the free memory.</source>
         <translation>Der für einen Trainingsschritt auf diesem Gerät vorhergesagte Spitzenspeicher sowie Micro-Batch × Akkumulation und Activation Checkpointing, die „Starten“ verwendet: Sie behalten die Sequenzen pro Schritt des Presets bei und passen in %1 % des freien Speichers.</translation>
     </message>
@@ -2264,12 +2269,12 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>TokenText</name>
     <message>
-        <location filename="../widgets/analysis/TokenViews.cpp" line="240"/>
+        <location filename="../widgets/analysis/TokenViews.cpp" line="244"/>
         <source>&apos;%1&apos; (position %2): nothing predicts it</source>
         <translation>&apos;%1&apos; (Position %2): nichts sagt es vorher</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/TokenViews.cpp" line="241"/>
+        <location filename="../widgets/analysis/TokenViews.cpp" line="245"/>
         <source>&apos;%1&apos; predicted at position %2 · %3 %4</source>
         <translation>&apos;%1&apos; vorhergesagt an Position %2 · %3 %4</translation>
     </message>
@@ -2307,57 +2312,57 @@ Worker %1 beendet (%2): %3</translation>
         <translation>&lt;b&gt;direkter Effekt von %1&lt;/b&gt; (finale Norm neu berechnet)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/TokensPane.cpp" line="153"/>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="154"/>
         <source>Tokens: attention patterns</source>
         <translation>Tokens: Attention-Muster</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/TokensPane.cpp" line="155"/>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="158"/>
         <source>Tokens: text by DLA</source>
         <translation>Tokens: Text nach DLA</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/TokensPane.cpp" line="157"/>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="160"/>
         <source>Tokens: text by direct effect</source>
         <translation>Tokens: Text nach direktem Effekt</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/TokensPane.cpp" line="162"/>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="165"/>
         <source>One validation sequence whole, as CircuitsVis draws a prompt: the attention patterns of the heads named over the full context (hover a cell for its weight; click to lock a query row in every head), and the text coloured by one head&apos;s direct logit attribution and, beside it, its direct effect on one diverging scale.</source>
         <translation>Eine Validierungssequenz ganz, wie CircuitsVis einen Prompt zeigt: die Attention-Muster der genannten Köpfe über den ganzen Kontext (Zelle überfahren für ihr Gewicht; anklicken hält eine Query-Zeile in jedem Kopf fest) und der Text, gefärbt nach der direkten Logit-Attribution eines Kopfes und daneben nach seinem direkten Effekt, auf einer divergierenden Skala.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/TokensPane.cpp" line="171"/>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="174"/>
         <source>the validation sequence shown</source>
         <translation>die gezeigte Validierungssequenz</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/TokensPane.cpp" line="172"/>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="175"/>
         <source>heads whose attention patterns are drawn, e.g. L1H2, L2H3 (at most 16)</source>
         <translation>Köpfe, deren Attention-Muster gezeichnet werden, z. B. L1H2, L2H3 (höchstens 16)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/TokensPane.cpp" line="173"/>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="176"/>
         <source>the head whose DLA and direct effect colour the text</source>
         <translation>der Kopf, dessen DLA und direkter Effekt den Text färben</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/TokensPane.cpp" line="174"/>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="177"/>
         <source>Export patterns…</source>
         <translation>Muster exportieren…</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/TokensPane.cpp" line="175"/>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="178"/>
         <source>Export DLA text…</source>
         <translation>DLA-Text exportieren…</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/TokensPane.cpp" line="176"/>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="179"/>
         <source>SVG (one vector rectangle per cell), PNG or CSV</source>
         <translation>SVG (ein Vektorrechteck je Zelle), PNG oder CSV</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/TokensPane.cpp" line="177"/>
+        <location filename="../widgets/analysis/TokensPane.cpp" line="180"/>
         <source>SVG, PNG or CSV of the text coloured by DLA</source>
         <translation>SVG, PNG oder CSV des nach DLA gefärbten Texts</translation>
     </message>

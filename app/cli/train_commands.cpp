@@ -180,15 +180,15 @@ class ServeEndpoint {
 #endif
 };
 
-int train(std::unique_ptr<Trainer> trainer, const WorkerOptions& w, ServeEndpoint& endpoint) {
+int train(std::unique_ptr<Trainer> trainer, ServeEndpoint& endpoint) {
   ScopeExit closeFirst([&] { endpoint.close(); });  // the server reads the trainer until it stops
   endpoint.serve(*trainer);
   g_running = trainer.get();
   auto previousInt = std::signal(SIGINT, onInterrupt), previousTerm = std::signal(SIGTERM, onInterrupt),
        previousHup = std::signal(SIGHUP, onHangup);
   const bool main = trainer->isMainWorker();  // the others train quietly
-  // The run's warnings (a checkpoint that could not be written, a disk filling up) and its tracked
-  // analyses on stderr, as they come.
+  // The run's warnings (a checkpoint that could not be written, a disk filling up), its tracked analyses
+  // and why it finished early on stderr, as they come.
   const std::shared_ptr<MetricsQueue> records = main ? trainer->subscribe() : nullptr;  // worker 0 logs
   auto printWarnings = [records] {
     if (!records) return;
@@ -197,6 +197,8 @@ int train(std::unique_ptr<Trainer> trainer, const WorkerOptions& w, ServeEndpoin
       if (!r.is_object()) continue;
       if (r.value(record::kType, "") == record::kWarning)
         std::cerr << "\nwarning: " << r.value("message", "") << "\n";
+      if (r.value(record::kType, "") == record::kFinish && r.contains("reason"))  // before the budget's end
+        std::cerr << "\nfinished at step " << r.value("step", 0) << ": " << r.value("reason", "") << "\n";
       if (r.value(record::kType, "") == record::kTrack) {
         std::ostringstream text;
         text << "\ntracked at step " << r.value("step", 0) << (r.value("event", false) ? " (removal)" : "")
@@ -258,7 +260,7 @@ int trainAsWorkers(
     std::signal(SIGPIPE, SIG_IGN);
   }
   ServeEndpoint endpoint(w, !worker || worker->isMain());
-  return train(make(worker), w, endpoint);
+  return train(make(worker), endpoint);
 }
 
 void startRun(CLI::App& command, TrainingMode mode, const std::string& description,
@@ -293,7 +295,8 @@ void startRun(CLI::App& command, TrainingMode mode, const std::string& descripti
         "--autopilot", o->autopilot,
         "decide while training when each removal fires: the schedule (the preset's or "
         "--schedule's) gives their order and the first one's step; the next fires once the loss "
-        "has recovered from the last (docs/TRAINING.md, \"The autopilot\")");
+        "has recovered from the last; after the last, the run ends once the loss stops improving "
+        "(docs/TRAINING.md, \"The autopilot\")");
     command
         .add_option("--autopilot-tolerance", o->pilot.tolerance,
                     "nats the smoothed loss may stay above its level before the last removal")
@@ -312,6 +315,19 @@ void startRun(CLI::App& command, TrainingMode mode, const std::string& descripti
         .add_option("--autopilot-max-group", o->pilot.maxGroup,
                     "removals of one kind of site that may fire together")
         ->type_name("n")
+        ->capture_default_str()
+        ->needs(autopilot);
+    command
+        .add_option("--autopilot-patience", o->pilot.patience,
+                    "after the last removal, end the run once the smoothed loss has not improved for n "
+                    "steps (0: train to the end of the step budget)")
+        ->type_name("n")
+        ->capture_default_str()
+        ->needs(autopilot);
+    command
+        .add_option("--autopilot-min-improvement", o->pilot.minImprovement,
+                    "nats the smoothed loss must fall below its best to count as improving")
+        ->type_name("nats")
         ->capture_default_str()
         ->needs(autopilot);
   }
@@ -417,7 +433,7 @@ void cmdJoin(CLI::App& command) {
     RunConfig config;  // only the device counts until worker 0's settings arrive
     config.device = parseDevice(o->device).str();
     ServeEndpoint none({}, false);
-    return train(Trainer::start(o->run, config, *worker), {}, none);
+    return train(Trainer::start(o->run, config, *worker), none);
   });
 }
 

@@ -35,7 +35,7 @@ bool AutopilotState::operator==(const AutopilotState& o) const {
   auto same = [](double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; };
   return same(loss, o.loss) && same(gradNorm, o.gradNorm) && same(lossBefore, o.lossBefore) &&
          same(gradNormBefore, o.gradNormBefore) && lastEventStep == o.lastEventStep && group == o.group &&
-         retries == o.retries && pinned == o.pinned;
+         retries == o.retries && same(bestLoss, o.bestLoss) && sinceBest == o.sinceBest && pinned == o.pinned;
 }
 
 json toJson(const AutopilotState& s) {
@@ -46,6 +46,8 @@ json toJson(const AutopilotState& s) {
           {"last_event_step", s.lastEventStep},
           {"group", s.group},
           {"retries", s.retries},
+          {"best_loss", number(s.bestLoss)},
+          {"since_best", s.sinceBest},
           {"pinned", s.pinned}};
 }
 
@@ -60,7 +62,11 @@ AutopilotState autopilotStateFromJson(const json& j, const std::string& source) 
     s.group = j.at("group").get<int>();
     s.retries = j.at("retries").get<int>();
     s.pinned = j.at("pinned").get<std::vector<int64_t>>();
-    if (s.group < 1 || s.retries < 0) throw std::invalid_argument("group < 1 or retries < 0");
+    // Checkpoints written before the plateau existed have no best loss: it starts again.
+    if (j.contains("best_loss")) s.bestLoss = numberFrom(j.at("best_loss"));
+    if (j.contains("since_best")) s.sinceBest = j.at("since_best").get<int64_t>();
+    if (s.group < 1 || s.retries < 0 || s.sinceBest < 0)
+      throw std::invalid_argument("group < 1, retries < 0 or since_best < 0");
     return s;
   } catch (const std::exception& e) {
     throw std::invalid_argument(source + ": the autopilot's state is malformed: " + e.what());
@@ -78,6 +84,8 @@ void checkAutopilotSettings(const AutopilotSettings& s) {
   require(s.maxGap <= 1'000'000, "the maximum gap must be at most 1000000 steps");
   require(s.maxGroup >= 1 && s.maxGroup <= 64, "the largest group must be in [1, 64]");
   require(s.smoothing >= 0 && s.smoothing < 1, "the smoothing must be in [0, 1)");
+  require(s.patience >= 0 && s.patience <= 1'000'000, "the patience must be in [0, 1000000] steps");
+  require(s.minImprovement >= 0 && s.minImprovement <= 10, "the least improvement must be in [0, 10] nats");
 }
 
 Autopilot::Autopilot(AutopilotSettings settings, AutopilotState state)
@@ -89,6 +97,20 @@ void Autopilot::observe(double loss, double gradNorm) {
   if (!std::isfinite(loss) || !std::isfinite(gradNorm)) return;  // the divergence guard's business
   m_state.loss = smooth(m_state.loss, loss, m_settings.smoothing);
   m_state.gradNorm = smooth(m_state.gradNorm, gradNorm, m_settings.smoothing);
+  AutopilotState& s = m_state;
+  if (std::isnan(s.bestLoss) || s.loss < s.bestLoss - m_settings.minImprovement) {
+    s.bestLoss = s.loss;
+    s.sinceBest = 0;
+  } else {
+    ++s.sinceBest;
+  }
+}
+
+std::string Autopilot::trainedOut() const {
+  const AutopilotState& s = m_state;
+  if (m_settings.patience == 0 || s.lastEventStep < 0 || s.sinceBest < m_settings.patience) return {};
+  return format("the smoothed loss %.3f has not fallen %.3g below its best, %.3f, in %lld steps", s.loss,
+                m_settings.minImprovement, s.bestLoss, s.sinceBest);
 }
 
 int64_t Autopilot::minGap() const {
@@ -118,11 +140,11 @@ AutopilotDecision Autopilot::decide(int64_t step, const std::vector<ScheduleEven
     return {fire, format("loss %.3f back within %.3g of %.3f after %lld steps", s.loss, m_settings.tolerance,
                          s.lossBefore, since)};
   }
-  if (since >= m_settings.maxGap)
-    return {1, format("the maximum gap: loss %.3f still %.3f above %.3f after %lld steps", s.loss,
-                      s.loss - s.lossBefore, s.lossBefore, since) +
-                   (gradBack ? "" : ", gradient norm not back")};
-  return {};
+  const std::string notBack = format("loss %.3f still %.3f above %.3f after %lld steps", s.loss,
+                                     s.loss - s.lossBefore, s.lossBefore, since) +
+                              (gradBack ? "" : ", gradient norm not back");
+  if (since >= m_settings.maxGap) return {1, "the maximum gap: " + notBack};
+  return {0, notBack};
 }
 
 void Autopilot::fired(int64_t step, int count) {
@@ -140,6 +162,8 @@ void Autopilot::fired(int64_t step, int count) {
   s.lastEventStep = step;
   s.lossBefore = s.loss;
   s.gradNormBefore = s.gradNorm;
+  s.bestLoss = AutopilotState::kUnknown;  // the plateau is measured from the last removal
+  s.sinceBest = 0;
 }
 
 void Autopilot::rolledBack() {

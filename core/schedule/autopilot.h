@@ -5,9 +5,11 @@
 // and a minimum gap has passed — or when a maximum gap has passed whatever the loss. A quick recovery lets
 // the next removal take several sites of one kind at once (the group grows); a slow one shrinks the group;
 // a divergence after a removal (the divergence guard's rollback) sets the group back to one site and
-// doubles the minimum gap. The paper's gaps are "hyperparameters that have to be chosen carefully" (§3);
-// these settings are few, in units a researcher reads (nats, steps), and each run's decisions are records
-// with their reasons (docs/TRAINING.md, "The autopilot"). Plain C++: the trainer calls it between steps.
+// doubles the minimum gap. Once the last removal has fired, the run trains on until the loss stops
+// improving (patience), or to the end of its step budget. The paper's gaps are "hyperparameters that have to
+// be chosen carefully" (§3); these settings are few, in units a researcher reads (nats, steps), and each
+// run's decisions are records with their reasons (docs/TRAINING.md, "The autopilot"). Plain C++: the trainer
+// calls it between steps.
 #pragma once
 #include <cstdint>
 #include <limits>
@@ -27,6 +29,10 @@ struct AutopilotSettings {
   int64_t maxGap = 80;      // and at most: then the next fires whatever the loss
   int maxGroup = 4;         // removals of one kind of site that fire together, at most
   double smoothing = 0.9;   // of the loss and gradient-norm averages (weight of the past, per step)
+  // After the last removal: the run ends once the smoothed loss has not fallen `minImprovement` nats
+  // below its best for `patience` steps (0: it trains to the end of its step budget).
+  int64_t patience = 100;
+  double minImprovement = 0.005;
 };
 
 // What the autopilot has learned so far; in every checkpoint, so a resume continues it exactly.
@@ -37,6 +43,8 @@ struct AutopilotState {
   int64_t lastEventStep = -1;                               // -1: none fired yet
   int group = 1;                                            // removals the next decision may fire at once
   int retries = 0;                                          // divergences after a removal so far
+  double bestLoss = kUnknown;   // the lowest smoothed loss since the last removal (by minImprovement steps)
+  int64_t sinceBest = 0;        // steps trained since it was set
   std::vector<int64_t> pinned;  // events a person moved or added: they fire where the person put them
   bool operator==(const AutopilotState& o) const;
 };
@@ -45,7 +53,8 @@ AutopilotState autopilotStateFromJson(const nlohmann::json& j, const std::string
 
 struct AutopilotDecision {
   int fire = 0;        // the first `fire` pending events fire now (0: wait)
-  std::string reason;  // why, for the event's record: "loss 2.311 back within 0.05 of 2.302 after 14 steps"
+  std::string reason;  // why, for the records: "loss 2.311 back within 0.05 of 2.302 after 14 steps", or
+                       // why it waits: "loss 2.402 still 0.100 above 2.302 after 6 steps"
 };
 
 class Autopilot {
@@ -60,6 +69,8 @@ class Autopilot {
   // to how long the recovery took.
   void fired(int64_t step, int count);
   void rolledBack();  // a divergence after a removal: one site at a time, twice the minimum gap
+  // With no removal left to fire: why the run may end now (the loss has stopped improving), or "".
+  std::string trainedOut() const;
   // The step the next removal is expected at, at the earliest (a tentative step for the schedule).
   int64_t earliest(int64_t step) const;
   int64_t minGap() const;  // the minimum gap now (longer after divergences)

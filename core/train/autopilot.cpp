@@ -2,7 +2,8 @@
 // worker 0 asks the policy about the pending events — those a person moved or added excepted — and moves
 // them: the ones it decides on to this step (their event records carry its reason), the others by as much,
 // so the schedule keeps its spacing and always shows, as tentative steps, what the policy expects next.
-// The moves are edits like a person's (records with "by": "autopilot", schedule.json, the workers' copy).
+// The moves are edits like a person's: one record per decision ("by": "autopilot", with its reason),
+// schedule.json, the workers' copy. With none left to fire, it says when the run may end (trainedOut).
 #include <algorithm>
 
 #include "run/metrics_records.h"
@@ -59,12 +60,12 @@ void Trainer::Impl::steerByAutopilot(int64_t step) {
   };
   std::string reason;
   if (decision.fire > 0) {
-    // These now; the rest keep their spacing after them.
+    // These now; the rest keep their spacing after them, the next no sooner than the minimum gap allows.
     const int64_t shift = step - pending[static_cast<size_t>(decision.fire - 1)].step;
+    const int64_t soonest = std::min(step + autopilot->minGap(), last);
     for (size_t i = 0; i < pending.size(); ++i)
-      moveTo(pending[i], static_cast<int>(i) < decision.fire
-                             ? step
-                             : std::clamp(pending[i].step + shift, step + 1, last));
+      moveTo(pending[i],
+             static_cast<int>(i) < decision.fire ? step : std::clamp(pending[i].step + shift, soonest, last));
     reason = decision.reason;
   } else if (pending.front().step <= step) {
     // Due by the plan, but the model has not recovered: the plan moves to the next time the policy looks
@@ -74,7 +75,7 @@ void Trainer::Impl::steerByAutopilot(int64_t step) {
     if (s.lastEventStep >= 0) next = std::min(next, s.lastEventStep + config().autopilot.maxGap);
     const int64_t shift = std::max<int64_t>(1, next - step);
     for (const ScheduleEvent& e : pending) moveTo(e, std::min(e.step + shift, last));
-    reason = "waiting for the loss to recover";
+    reason = "waiting: " + decision.reason;
   }
   if (!moves.empty()) {
     if (!schedule->moveEvents(moves).accepted) return;  // the plan cannot move (the budget's end): it stands
@@ -85,6 +86,16 @@ void Trainer::Impl::steerByAutopilot(int64_t step) {
       autopilotReasons[pending[static_cast<size_t>(i)].id] = decision.reason;
     autopilot->fired(step, decision.fire);
   }
+}
+
+std::string Trainer::Impl::trainedOut(int64_t step) const {
+  if (!autopilot || !autopilotOn || !isMain()) return {};
+  {
+    std::lock_guard<std::mutex> lock(scheduleMutex);
+    for (const ScheduleEvent& e : schedule->schedule().events)
+      if (e.step >= step) return {};  // removals (or treatments' ends) still to come
+  }
+  return autopilot->trainedOut();
 }
 
 }  // namespace nf

@@ -17,30 +17,34 @@ std::unique_lock<std::mutex> Trainer::Impl::lockBetweenSteps() {
 }
 
 Trainer::Impl::Controls Trainer::Impl::controls(int64_t step) {
+  const std::string trainedOutNow = trainedOut(step);
   Controls here{owner.m_stopRequested.load(), isMain() && owner.m_pauseRequested.load(),
-                isMain() && owner.m_checkpointRequested.exchange(false)};
+                isMain() && owner.m_checkpointRequested.exchange(false), !trainedOutNow.empty()};
+  if (here.finish) finishedEarly = trainedOutNow;
   if (!group) return here;
-  torch::Tensor flags = torch::tensor({int64_t{here.stop}, int64_t{here.pause}, int64_t{here.checkpoint}},
-                                      torch::TensorOptions().dtype(torch::kLong).device(device));
+  torch::Tensor flags =
+      torch::tensor({int64_t{here.stop}, int64_t{here.pause}, int64_t{here.checkpoint}, int64_t{here.finish}},
+                    torch::TensorOptions().dtype(torch::kLong).device(device));
   group->sum(flags, "the start of step " + std::to_string(step + 1));
   flags = flags.to(torch::kCPU);
-  return {flags[0].item<int64_t>() > 0, flags[1].item<int64_t>() > 0, flags[2].item<int64_t>() > 0};
+  return {flags[0].item<int64_t>() > 0, flags[1].item<int64_t>() > 0, flags[2].item<int64_t>() > 0,
+          flags[3].item<int64_t>() > 0};
 }
 
 // Before `step`: writes a checkpoint asked for, and holds while paused. The workers of a multi-worker
 // run ask again every second while paused, so each exchange completes at once and a long pause never
-// reaches the worker timeout. Returns whether to stop.
-bool Trainer::Impl::holdBeforeStep(int64_t step, int64_t& lastCheckpoint) {
+// reaches the worker timeout. Returns whether to train the step, stop, or finish the run here.
+Trainer::Impl::BeforeStep Trainer::Impl::holdBeforeStep(int64_t step, int64_t& lastCheckpoint) {
   bool held = false;
   while (true) {
     const Controls c = controls(step);
     if (c.checkpoint && lastCheckpoint != step && checkpoint()) {
       lastCheckpoint = step;
     }
-    if (c.stop || !c.pause) {
+    if (c.stop || c.finish || !c.pause) {
       if (held && !c.stop) record({{record::kType, record::kContinue}, {"step", step}});
       owner.m_paused = false;
-      return c.stop;
+      return c.stop ? BeforeStep::Stop : c.finish ? BeforeStep::Finish : BeforeStep::Train;
     }
     if (!held) {
       held = true;

@@ -310,7 +310,9 @@ nlohmann::json toJson(const RunConfig& c) {
             {"min_gap", c.autopilot.minGap},
             {"max_gap", c.autopilot.maxGap},
             {"max_group", c.autopilot.maxGroup},
-            {"smoothing", c.autopilot.smoothing}}},
+            {"smoothing", c.autopilot.smoothing},
+            {"patience", c.autopilot.patience},
+            {"min_improvement", c.autopilot.minImprovement}}},
           {"tracking",
            {{"analyses", c.tracking.analyses},
             {"every", c.tracking.every},
@@ -383,6 +385,9 @@ RunConfig runConfigFromJson(const nlohmann::json& j, const std::string& source) 
         a["max_gap"].readIfPresent(c.autopilot.maxGap);
         a["max_group"].readIfPresent(c.autopilot.maxGroup);
         a["smoothing"].readIfPresent(c.autopilot.smoothing);
+        c.autopilot.patience = 0;  // runs from before the plateau trained to the end of their budget
+        a["patience"].readIfPresent(c.autopilot.patience);
+        a["min_improvement"].readIfPresent(c.autopilot.minImprovement);
       }
       const JsonIn t = in["tracking"];  // runs written before it existed track nothing
       if (t.present()) {

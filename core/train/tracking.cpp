@@ -35,10 +35,9 @@ void Trainer::Impl::setUpTracking() {
   tracking = std::move(data);
 }
 
-bool Trainer::Impl::trackingDue(int64_t step, bool eventsFired) const {
+bool Trainer::Impl::trackingDue(int64_t step, bool eventsFiredOrLast) const {
   if (!tracking || step == lastTracked) return false;
-  const int64_t last = config().optimizer.maxSteps;
-  return eventsFired || step == last || step % config().tracking.interval(last) == 0;
+  return eventsFiredOrLast || step % config().tracking.interval(config().optimizer.maxSteps) == 0;
 }
 
 void Trainer::Impl::track(int64_t step, bool atEvent) {

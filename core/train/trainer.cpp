@@ -253,17 +253,20 @@ bool Trainer::runSteps(const ProgressFn& progress) {
   bool finished = false;
   while (true) {
     const int64_t step = m_stepsDone.load();
-    if (step >= o.maxSteps) {
+    // The budget spent, or the autopilot's plateau after the last removal: the run ends here.
+    const Impl::BeforeStep next =
+        step >= o.maxSteps ? Impl::BeforeStep::Finish : d.holdBeforeStep(step, lastCheckpoint);
+    if (next == Impl::BeforeStep::Stop) break;
+    if (next == Impl::BeforeStep::Finish) {
       // The last evaluation can still show a divergence, and roll back, before the final checkpoint.
-      if (newSteps() && d.evaluateAndCheck(o.maxSteps)) {
+      if (newSteps() && d.evaluateAndCheck(step)) {
         lastCheckpoint = m_stepsDone.load();  // rolled back to it
         continue;
       }
-      if (newSteps() && d.trackingDue(step, false)) d.track(step, false);
+      if (newSteps() && d.trackingDue(step, true)) d.track(step, false);
       finished = true;
       break;
     }
-    if (d.holdBeforeStep(step, lastCheckpoint)) break;
     std::unique_lock<std::mutex> modelLock = d.lockBetweenSteps();  // a waiting snapshot goes first
     auto started = std::chrono::steady_clock::now();
     d.tracker->discardCollected();  // nothing left over from a step that failed half-way
@@ -322,10 +325,12 @@ bool Trainer::runSteps(const ProgressFn& progress) {
   if (newSteps()) d.checkpoint(true);  // evaluated above when finished
   if (finished) {
     d.saveFinal();
-    d.record({{record::kType, record::kFinish},
-              {"step", m_stepsDone.load()},
-              {"final", run::finalModelPath(m_dir)},
-              {"layernorm_free", d.model->norms().isLayerNormFree()}});
+    json finish{{record::kType, record::kFinish},
+                {"step", m_stepsDone.load()},
+                {"final", run::finalModelPath(m_dir)},
+                {"layernorm_free", d.model->norms().isLayerNormFree()}};
+    if (m_stepsDone < o.maxSteps) finish["reason"] = "autopilot: " + d.finishedEarly;
+    d.record(finish);
   } else {
     d.record({{record::kType, record::kStop}, {"step", m_stepsDone.load()}});
   }

@@ -141,11 +141,12 @@ struct Trainer::Impl {
 
   // run_controls.cpp
   struct Controls {
-    bool stop = false, pause = false, checkpoint = false;
+    bool stop = false, pause = false, checkpoint = false, finish = false;
   };
+  enum class BeforeStep { Train, Stop, Finish };
   std::unique_lock<std::mutex> lockBetweenSteps();
   Controls controls(int64_t step);
-  bool holdBeforeStep(int64_t step, int64_t& lastCheckpoint);
+  BeforeStep holdBeforeStep(int64_t step, int64_t& lastCheckpoint);
   void controlRequested();
 
   // live_schedule.cpp
@@ -164,10 +165,13 @@ struct Trainer::Impl {
   // autopilot.cpp
   void steerByAutopilot(int64_t step);  // before applyEvents(step): the pending events moved as decided
   void restoreAutopilot(const nlohmann::json& state, const std::string& source);  // from a checkpoint
+  // Worker 0's: why the run may end before `step` though steps are left (the autopilot's plateau), or "".
+  std::string trainedOut(int64_t step) const;
+  std::string finishedEarly;  // that reason, once the workers agreed to finish
 
   // tracking.cpp
   void setUpTracking();  // after setUp: the tracking data read and the IOI prompts made, on worker 0
-  bool trackingDue(int64_t step, bool eventsFired) const;
+  bool trackingDue(int64_t step, bool eventsFiredOrLast) const;
   void track(int64_t step, bool atEvent);
 
   // periodic_eval.cpp

@@ -1,7 +1,8 @@
 // The autopilot's policy on synthetic loss curves, as a table: each removal adds a loss spike that decays
 // with its own time constant (and a gradient-norm bump), on a slowly falling base. Fast recovery fires at
 // the minimum gap and grows the group; slow recovery waits for it; a spike that never decays fires at the
-// maximum gap; a divergence sets the group to one site and doubles the gap; the state survives JSON.
+// maximum gap; a divergence sets the group to one site and doubles the gap; after the last removal a flat
+// loss ends the run after the patience, a falling one never; the state survives JSON.
 #include <cmath>
 #include <vector>
 
@@ -157,6 +158,43 @@ TEST_CASE(a_group_takes_only_sites_of_one_kind) {
   REQUIRE_MSG(d.reason.find("back within") != std::string::npos, d.reason);
 }
 
+// Steps after the last removal until the policy says the run may end (−1: not within `steps`), the loss
+// `base(t)` plus that removal's spike 0.3·e^(−t/3).
+template <typename Base>
+int64_t stepsUntilTrainedOut(const AutopilotSettings& s, Base base, int64_t steps) {
+  Autopilot pilot(s);
+  for (int i = 0; i < 50; ++i) pilot.observe(base(0), 1.0);
+  REQUIRE_MSG(pilot.trainedOut().empty(), "no removal has fired yet");
+  pilot.fired(50, 1);
+  for (int64_t t = 0; t < steps; ++t) {
+    if (!pilot.trainedOut().empty()) return t;
+    pilot.observe(base(t) + 0.3 * std::exp(-static_cast<double>(t) / 3.0), 1.0);
+  }
+  return -1;
+}
+
+TEST_CASE(after_the_last_removal_a_flat_loss_ends_the_run_after_the_patience) {
+  AutopilotSettings s;  // patience 100 steps, least improvement 0.005 nats
+  auto flat = [](int64_t) { return 2.0; };
+  // The smoothed loss (an average over some 10 steps) stops falling 0.005 at a time within some 50 steps
+  // of the spike: the run may end once 100 more have passed, and not before.
+  const int64_t flatEnd = stepsUntilTrainedOut(s, flat, 1000);
+  REQUIRE_MSG(flatEnd >= 100 && flatEnd <= 160, "ended " << flatEnd << " steps after the last removal");
+  // A loss still falling 0.005 nats every 50 steps keeps the run going.
+  auto falling = [](int64_t t) { return 2.0 - 1e-4 * static_cast<double>(t); };
+  REQUIRE_EQ(stepsUntilTrainedOut(s, falling, 1000), -1);
+  // Patience 0: the step budget alone ends it.
+  s.patience = 0;
+  REQUIRE_EQ(stepsUntilTrainedOut(s, flat, 1000), -1);
+  // The reason names the numbers.
+  s.patience = 20;
+  Autopilot pilot(s);
+  pilot.observe(2.0, 1.0);
+  pilot.fired(10, 1);
+  for (int i = 0; i < 25; ++i) pilot.observe(2.0, 1.0);  // the first sets the best, 24 more do not beat it
+  REQUIRE_MSG(pilot.trainedOut().find("in 24 steps") != std::string::npos, pilot.trainedOut());
+}
+
 TEST_CASE(the_state_survives_json_and_malformed_state_is_named) {
   Autopilot pilot(AutopilotSettings{});
   pilot.observe(2.5, 1.5);
@@ -166,6 +204,12 @@ TEST_CASE(the_state_survives_json_and_malformed_state_is_named) {
   const AutopilotState back = autopilotStateFromJson(toJson(pilot.state()), "state.json");
   REQUIRE(back == pilot.state());
   REQUIRE(autopilotStateFromJson(toJson(AutopilotState{}), "x") == AutopilotState{});  // unknown levels
+  // A checkpoint from before the plateau (no best loss) is read, its plateau measured afresh.
+  nlohmann::json old = toJson(pilot.state());
+  old.erase("best_loss");
+  old.erase("since_best");
+  const AutopilotState fromOld = autopilotStateFromJson(old, "state.json");
+  REQUIRE(std::isnan(fromOld.bestLoss) && fromOld.sinceBest == 0 && fromOld.group == pilot.state().group);
   nlohmann::json bad = toJson(pilot.state());
   bad["group"] = 0;
   REQUIRE_THROWS_WITH(autopilotStateFromJson(bad, "checkpoints/step-0000040/state.json"),
@@ -183,6 +227,9 @@ TEST_CASE(settings_out_of_range_are_named) {
   s = {};
   s.maxGroup = 0;
   REQUIRE_THROWS_WITH(checkAutopilotSettings(s), "group");
+  s = {};
+  s.patience = -1;
+  REQUIRE_THROWS_WITH(checkAutopilotSettings(s), "patience");
 }
 
 TEST_MAIN()

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <csignal>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include "data/batches.h"
@@ -431,6 +432,46 @@ TEST_CASE(an_autopilot_run_times_its_removals_and_resumes_bit_exactly) {
       REQUIRE_EQ(e["step"].get<int64_t>(), 25);
       REQUIRE(!e.contains("reason"));
     }
+}
+
+// After its last removal an autopilot run ends once the loss stops improving: here at once (no loss falls
+// a whole nat), so exactly `patience` steps after the last removal's step trained, with every site fake,
+// the final model written and the finish record saying why. Every decision that moved the plan is one edit
+// record with the moves and the reason; a resume of the finished run trains nothing more.
+TEST_CASE(an_autopilot_run_ends_when_the_loss_stops_improving) {
+  TempDir dir;
+  RunConfig config = smallRun(dir);  // 30 steps, 6 removals from step 5
+  config.autopilot.enabled = true;
+  config.autopilot.minGap = 2;
+  config.autopilot.maxGap = 3;  // the last removal by step 5 + 5 × 3 = 20
+  config.autopilot.patience = 3;
+  config.autopilot.minImprovement = 1.0;
+  REQUIRE(Trainer::start(dir.path("run"), config)->run());
+  const auto events = records(dir.path("run"), "event");
+  REQUIRE_EQ(events.size(), config.schedule.events.size());
+  const int64_t lastRemoval = events.back()["step"].get<int64_t>();
+  const auto finish = records(dir.path("run"), "finish");
+  REQUIRE_EQ(finish.size(), 1u);
+  // The removal's own step trains (the first loss of the plateau), then `patience` more without improving.
+  REQUIRE_EQ(finish[0]["step"].get<int64_t>(), lastRemoval + 1 + 3);
+  REQUIRE_EQ(records(dir.path("run"), "step").size(), static_cast<size_t>(lastRemoval + 4));
+  REQUIRE_MSG(finish[0].value("reason", "").find("has not fallen 1 below its best") != std::string::npos,
+              finish[0].dump());
+  REQUIRE(finish[0]["layernorm_free"].get<bool>());
+  REQUIRE(loadModel(run::finalModelPath(dir.path("run")))->norms().isLayerNormFree());
+
+  std::set<int64_t> decisionSteps;
+  for (const auto& edit : records(dir.path("run"), "edit")) {
+    REQUIRE_EQ(edit["by"], "autopilot");
+    REQUIRE_MSG(!edit["reason"].get<std::string>().empty() && !edit["changes"].empty(), edit.dump());
+    REQUIRE_MSG(decisionSteps.insert(edit["at_step"].get<int64_t>()).second, "two records for one decision");
+    for (const auto& change : edit["changes"]) REQUIRE_EQ(change["edit"], "move");
+  }
+  REQUIRE(!decisionSteps.empty());
+
+  auto again = Trainer::resume(dir.path("run"));
+  REQUIRE(again->run());
+  REQUIRE_EQ(again->stepsDone(), lastRemoval + 4);
 }
 
 // A removal with activation checkpointing is the same removal: the same losses step by step and the same

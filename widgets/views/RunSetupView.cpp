@@ -232,13 +232,18 @@ QString RunSetupView::runSettingsText() const {
              .arg(c.trainData.empty() ? tr("the synthetic corpus")
                                       : QString::fromStdString(c.trainData).section('/', -1),
                   eval.isEmpty() ? tr("nothing") : eval.join(", ")) +
-         (c.autopilot.enabled ? "<br>" + tr("removals timed by the autopilot: within %1 nats, %2–%3 steps "
-                                            "apart, up to %4 at once")
-                                             .arg(c.autopilot.tolerance)
-                                             .arg(c.autopilot.minGap)
-                                             .arg(c.autopilot.maxGap)
-                                             .arg(c.autopilot.maxGroup)
-                              : QString()) +
+         (c.autopilot.enabled
+              ? "<br>" +
+                    tr("removals timed by the autopilot: within %1 nats, %2–%3 steps apart, up to %4 at once")
+                        .arg(c.autopilot.tolerance)
+                        .arg(c.autopilot.minGap)
+                        .arg(c.autopilot.maxGap)
+                        .arg(c.autopilot.maxGroup) +
+                    (c.autopilot.patience > 0
+                         ? tr("; then training until the loss has not improved for %1 steps")
+                               .arg(c.autopilot.patience)
+                         : QString())
+              : QString()) +
          (c.tracking.analyses.empty() ? QString()
                                       : "<br>" + tr("tracked: %1, every %2 steps and at each removal")
                                                      .arg(trackedTitles(c.tracking.analyses))

@@ -1944,31 +1944,36 @@ Worker %1 beendet (%2): %3</translation>
     </message>
     <message>
         <location filename="../widgets/window/RunStatusBar.cpp" line="185"/>
+        <source> (at step %1 of %2: %3)</source>
+        <translation> (bei Schritt %1 von %2: %3)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="192"/>
         <source>The run at %1 finished: its model is in %2/final on the server</source>
         <translation>Der Lauf auf %1 ist fertig: sein Modell liegt auf dem Server in %2/final</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="187"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="194"/>
         <source>The run at %1 stopped at step %2 with a checkpoint; resume it on the server (normfree-cli resume)</source>
         <translation>Der Lauf auf %1 hat bei Schritt %2 mit einem Checkpoint angehalten; setzen Sie ihn auf dem Server fort (normfree-cli resume)</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="192"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="199"/>
         <source>The run at %1 is paused at step %2</source>
         <translation>Der Lauf auf %1 pausiert bei Schritt %2</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="195"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="202"/>
         <source>Finished: the trained model is in %1/final</source>
         <translation>Fertig: Das trainierte Modell liegt in %1/final</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="197"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="204"/>
         <source>Paused at step %1; checkpoint written. Resume goes on; edits to the schedule apply when it does.</source>
         <translation>Pausiert bei Schritt %1; Checkpoint geschrieben. „Fortsetzen“ macht weiter; Änderungen am Zeitplan gelten ab dann.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="202"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="209"/>
         <source>Stopped at step %1 with a checkpoint: Resume continues it</source>
         <translation>Bei Schritt %1 mit Checkpoint angehalten: Fortsetzen setzt ihn fort</translation>
     </message>

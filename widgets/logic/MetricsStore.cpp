@@ -101,6 +101,7 @@ bool MetricsStore::ingest(const std::string& line) {
   } else if (type == record::kStart || type == record::kResume || type == record::kStop ||
              type == record::kFinish || type == record::kPause || type == record::kContinue) {
     lastStatus = type;
+    finishReason = type == record::kFinish ? text(r, "reason", "") : "";
     if (type == record::kResume) rewindTo(whole(r, "step", 0));
     if (type == record::kStart) {
       mode = text(r, "mode", "");

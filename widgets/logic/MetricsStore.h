@@ -46,8 +46,9 @@ struct MetricsStore {
   std::map<std::string, TrackedSeries> tracked;           // by analysis ("nmae")
   std::string mode;                                       // "remove", "finetune", "pretrain"
   int64_t maxSteps = 0;
-  std::string lastStatus;   // "start", "resume", "pause", "continue", "stop", "finish" (the latest of these)
-  std::string lastWarning;  // the latest "warning" record's message (a checkpoint that failed, low disk)
+  std::string lastStatus;    // "start", "resume", "pause", "continue", "stop", "finish" (the latest of these)
+  std::string finishReason;  // why the run finished before its step budget (the autopilot's plateau), or ""
+  std::string lastWarning;   // the latest "warning" record's message (a checkpoint that failed, low disk)
   std::string lastWarningCode;
   int64_t lastCheckpointStep = -1;  // the newest "checkpoint" record's step (−1: none yet), and its size
   double lastCheckpointBytes = 0;   // and its code ("checkpoint_failed", "low_disk_space"), to translate by

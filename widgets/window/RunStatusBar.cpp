@@ -179,10 +179,17 @@ void RunStatusBar::announce(const RunSession& session) {
 void RunStatusBar::sayPhase(const RunSession& session, const WindowState& shown) {
   const int64_t step = session.stepsDone();
   const QString where = session.remoteAddress(), run = session.runDir();
+  // A run the autopilot ended before its budget says why (the reason is the engine's, in English).
+  const std::string& reason = session.metrics().finishReason;
+  const QString early = reason.empty() ? QString()
+                                       : tr(" (at step %1 of %2: %3)")
+                                             .arg(step)
+                                             .arg(session.config().optimizer.maxSteps)
+                                             .arg(QString::fromStdString(reason));
   if (shown.subject == Subject::ConnectedRun) {
     if (shown.phase == RunPhase::Finished)
       m_bar->showMessage(
-          tr("The run at %1 finished: its model is in %2/final on the server").arg(where, run));
+          tr("The run at %1 finished: its model is in %2/final on the server").arg(where, run) + early);
     if (shown.phase == RunPhase::Stopped)
       m_bar->showMessage(tr("The run at %1 stopped at step %2 with a checkpoint; resume it on the server "
                             "(normfree-cli resume)")
@@ -192,7 +199,7 @@ void RunStatusBar::sayPhase(const RunSession& session, const WindowState& shown)
       m_bar->showMessage(tr("The run at %1 is paused at step %2").arg(where).arg(step), 8000);
   } else if (shown.subject == Subject::LocalRun) {
     if (shown.phase == RunPhase::Finished)
-      m_bar->showMessage(tr("Finished: the trained model is in %1/final").arg(run));
+      m_bar->showMessage(tr("Finished: the trained model is in %1/final").arg(run) + early);
     if (shown.phase == RunPhase::Paused)
       m_bar->showMessage(tr("Paused at step %1; checkpoint written. Resume goes on; edits to the schedule "
                             "apply when it does.")

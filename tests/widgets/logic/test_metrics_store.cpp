@@ -203,6 +203,12 @@ TEST_CASE(status_records_tell_the_mode_budget_and_latest_state) {
     REQUIRE_MSG(m.mode == r.mode, r.line);
     REQUIRE_MSG(m.maxSteps == r.maxSteps, r.line);
   }
+  // A run the autopilot ended before its budget: the finish record's reason, until the run goes on.
+  REQUIRE(m.finishReason.empty());
+  REQUIRE(m.ingest(R"({"type":"finish","step":40,"reason":"autopilot: the smoothed loss has not fallen"})"));
+  REQUIRE_EQ(m.finishReason, "autopilot: the smoothed loss has not fallen");
+  REQUIRE(m.ingest(R"({"type":"resume","step":40})"));
+  REQUIRE(m.finishReason.empty());
 }
 
 TEST_CASE(lines_that_are_not_records_are_refused_and_change_nothing) {

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The autopilot against the presets (docs/RESULTS.md, "The autopilot against the presets"): on the bundled
 # tiny GPT-2 and tiny LLaMA, the `tiny` preset's fixed schedule, the same order timed by the autopilot, and
-# the vanilla fine-tuning control, all on the main job's synthetic data; then the hard case, the preset's
-# order with every gap cut to 2 steps, fixed and with the autopilot; every final model evaluated on the whole
-# validation split; the figure of the decisions.
-#   tools/autopilot-evidence.sh [OUT_DIR]      (after ./bootstrap.sh build; ~25 min on 2 cores)
-# Files: OUT_DIR/<model>-{preset,autopilot,control}/ (runs), OUT_DIR/hard-{fixed,autopilot}/,
-#        OUT_DIR/summary.jsonl, docs/figures/autopilot_tiny.png
+# the vanilla fine-tuning control, all on the main job's synthetic data; then the hard cases, the preset's
+# order with every gap cut to 2 steps and with every removal at step 40, fixed and with the autopilot; every
+# final model evaluated on the whole validation split; the figure of the decisions.
+#   tools/autopilot-evidence.sh [OUT_DIR]      (after ./bootstrap.sh build; about an hour on 2 cores)
+# Files: OUT_DIR/<model>-{preset,autopilot,control}/ (runs), OUT_DIR/hard-{fixed,autopilot}/ (gaps of 2),
+#        OUT_DIR/once-{fixed,unguarded,autopilot}/ (all at once), OUT_DIR/summary.jsonl (per run: the
+#        validation CE, the step it was norm-free at, the steps trained, its highest training CE after the
+#        first removal, how it ended), docs/figures/autopilot_tiny.png
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-runs/autopilot-evidence}"
@@ -54,19 +56,53 @@ for site in ["LN_mlp", "LN_qk", "LN_v"]:
 events.append({"step": step, "site": "LN_f"})
 json.dump({"events": events}, open(sys.argv[1], "w"))
 PY
+python3 - "$out/once.json" << 'PY'
+import json, sys
+events = [{"step": 40, "site": site, "layer": layer} for site in ["LN_mlp", "LN_qk", "LN_v"] for layer in range(4)]
+json.dump({"events": events + [{"step": 40, "site": "LN_f"}]}, open(sys.argv[1], "w"))
+PY
 common=(--model resources/tiny-gpt2 --train "$data/train.bin" --eval "$data/val.bin" --schedule "$out/gaps2.json")
 run "$out/hard-fixed" remove "${common[@]}" || true  # it may diverge and stop: that is the finding
 run "$out/hard-autopilot" remove "${common[@]}" --autopilot
+# Every removal at once: the divergence guard (default: stop) stops the fixed run at the spike; without the
+# guard it goes on from a wrecked model.
+common=(--model resources/tiny-gpt2 --train "$data/train.bin" --eval "$data/val.bin" --schedule "$out/once.json")
+run "$out/once-fixed" remove "${common[@]}" || true
+run "$out/once-unguarded" remove "${common[@]}" --divergence-factor 0
+run "$out/once-autopilot" remove "${common[@]}" --autopilot
 
 : > "$out/summary.jsonl"
-for dir in "$out"/{gpt2,llama}-{preset,autopilot,control} "$out"/hard-{fixed,autopilot}; do
-  [ -f "$dir/final/config.json" ] || { echo "{\"run\": \"$dir\", \"finished\": false}" >> "$out/summary.jsonl"; continue; }
-  val=$data/val.bin
-  case "$dir" in *llama*) val=$llama/val.bin ;; esac
-  "$cli" eval "$dir/final" "$val" --context 128 |
-    python3 -c "import json,sys; r=json.load(sys.stdin); print(json.dumps({'run': '$dir', 'val_ce': r['mean_loss']}))" \
-      >> "$out/summary.jsonl"
+# How each run went, from its records: the step it was norm-free at, the steps trained, the highest training
+# CE after the first removal, how it ended.
+course() {
+  python3 - "$1" << 'PY'
+import json, sys
+records = [json.loads(line) for line in open(sys.argv[1] + "/metrics.jsonl")]
+events = [r["step"] for r in records if r["type"] == "event"]
+first = min(events, default=0)
+ces = [r["ce"] for r in records if r["type"] == "step" and r["step"] > first]
+ends = [r for r in records if r["type"] in ("finish", "stop", "divergence")]
+end = ends[-1] if ends else {}
+print(json.dumps({"norm_free_at": max(events, default=None) if any(
+    r["type"] == "finish" and r.get("layernorm_free") for r in records) else None,
+    "steps": max([r["step"] for r in records if r["type"] == "step"], default=0),
+    "peak_ce": max(ces, default=None), "ended": end.get("type"), "why": end.get("reason", "")}))
+PY
+}
+for dir in "$out"/{gpt2,llama}-{preset,autopilot,control} "$out"/hard-{fixed,autopilot} "$out"/once-{fixed,unguarded,autopilot}; do
+  how=$(course "$dir")
+  val_ce=null
+  if [ -f "$dir/final/config.json" ]; then
+    val=$data/val.bin
+    case "$dir" in *llama*) val=$llama/val.bin ;; esac
+    val_ce=$("$cli" eval "$dir/final" "$val" --context 128 2> /dev/null |
+      python3 -c "import json,sys; print(json.load(sys.stdin)['mean_loss'])")
+  fi
+  python3 -c "import json,sys; r={'run': sys.argv[1], 'val_ce': json.loads(sys.argv[2])}; r.update(json.loads(sys.argv[3])); print(json.dumps(r))" \
+    "$dir" "$val_ce" "$how" >> "$out/summary.jsonl"
 done
 /usr/bin/python3 docs/figures/autopilot_figure.py docs/figures/autopilot_tiny.png \
-  "tiny GPT-2" "$out/gpt2-preset" "$out/gpt2-autopilot" "tiny LLaMA" "$out/llama-preset" "$out/llama-autopilot"
+  "tiny GPT-2" "preset tiny" "$out/gpt2-preset" "$out/gpt2-autopilot" \
+  "tiny LLaMA" "preset tiny" "$out/llama-preset" "$out/llama-autopilot" \
+  "tiny GPT-2, all 13 removals at step 40" "fixed, guard off" "$out/once-unguarded" "$out/once-autopilot"
 cat "$out/summary.jsonl"

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """The autopilot against a preset's fixed schedule, from the runs' metrics.jsonl (docs/RESULTS.md).
 
-usage: autopilot_figure.py OUT.png TITLE PRESET_RUN AUTOPILOT_RUN [TITLE PRESET_RUN AUTOPILOT_RUN …]
+usage: autopilot_figure.py OUT.png TITLE FIXED_LABEL FIXED_RUN AUTOPILOT_RUN [TITLE FIXED_LABEL FIXED_RUN …]
 
-One panel per model: the training cross-entropy (exponential moving average, k = 0.9) of both runs, a tick at
-every removal below each curve (several sites at one step: one taller tick with their count), the validation
-evaluations as markers, and the step each run became norm-free.
+One panel per comparison: the training cross-entropy (exponential moving average, k = 0.9) of the run with a
+fixed schedule and of the autopilot's, a tick at every removal below each curve (several sites at one step:
+one taller tick with their count), the validation evaluations as markers, and the step each run became
+norm-free. A curve that leaves the scale (a removal that wrecks the model) is cut, its raw peak written on.
 """
 import sys
 from collections import Counter
@@ -36,6 +37,7 @@ def read(run):
 
 def panel(ax, title, runs):
     low = min(min(read(run)[1][20:]) for _, run, _ in runs)
+    top = low + 1.2  # the scale of a recovery; a wrecked model's spike is cut and labelled
     for label, run, colour in runs:
         steps, smooth, events, evals = read(run)
         ax.plot(steps, smooth, color=colour, lw=1.6, label=f"{label} (norm-free at step {max(events)})")
@@ -45,6 +47,12 @@ def panel(ax, title, runs):
             if count > 1:
                 ax.annotate(str(count), (step, low - 0.02 * count), color=colour, fontsize=7, ha="center",
                             va="top")
+        raw = [(r["ce"], r["step"]) for r in records(run) if r["type"] == "step"]
+        peak, at = max(raw[20:])
+        if max(smooth[20:]) > top:
+            ax.annotate(f"peak {peak:.2f} nats at step {at}", (at, top), xytext=(at + 15, top - 0.1),
+                        color=colour, fontsize=8, va="top")
+    ax.set_ylim(low - 0.3, top)
     ax.set_title(title)
     ax.set_xlabel("optimizer step")
     ax.set_ylabel("training CE, EMA (nats); ○ validation")
@@ -54,12 +62,12 @@ def panel(ax, title, runs):
 
 def main():
     out, rest = sys.argv[1], sys.argv[2:]
-    models = [rest[i:i + 3] for i in range(0, len(rest), 3)]
-    fig, axes = plt.subplots(1, len(models), figsize=(6.5 * len(models), 4.2), squeeze=False)
-    for ax, (title, preset, pilot) in zip(axes[0], models):
-        panel(ax, title, [("preset tiny", preset, "#1f77b4"), ("autopilot", pilot, "#d62728")])
-    fig.suptitle("The preset's fixed removal steps against the autopilot's (ticks: removals; numbered: "
-                 "several sites at once)", fontsize=10)
+    panels = [rest[i:i + 4] for i in range(0, len(rest), 4)]
+    fig, axes = plt.subplots(1, len(panels), figsize=(6.5 * len(panels), 4.2), squeeze=False)
+    for ax, (title, fixed_label, fixed, pilot) in zip(axes[0], panels):
+        panel(ax, title, [(fixed_label, fixed, "#1f77b4"), ("autopilot", pilot, "#d62728")])
+    fig.suptitle("Fixed removal steps against the autopilot's (ticks: removals; numbered: several sites "
+                 "at once)", fontsize=10)
     fig.tight_layout()
     fig.savefig(out, dpi=130)
 

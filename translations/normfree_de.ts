@@ -1798,184 +1798,199 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>RunStatusBar</name>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="42"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="43"/>
         <source>Followed run finished</source>
         <translation>Verfolgter Lauf abgeschlossen</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="43"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="44"/>
+        <source>Followed run finished early, at step %1</source>
+        <translation>Verfolgter Lauf vorzeitig beendet, bei Schritt %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="45"/>
         <source>Followed run stopped at step %1</source>
         <translation>Verfolgter Lauf gestoppt bei Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="44"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="46"/>
         <source>Followed run paused at step %1</source>
         <translation>Verfolgter Lauf pausiert bei Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="45"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="47"/>
         <source>Following a run another process trains</source>
         <translation>Verfolgt einen Lauf, den ein anderer Prozess trainiert</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="52"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="54"/>
         <source>Connecting…</source>
         <translation>Verbinde…</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="53"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="55"/>
         <source>Preparing the data and the model, evaluating the starting model…</source>
         <translation>Daten und Modell werden vorbereitet, das Ausgangsmodell wird evaluiert …</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="55"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="57"/>
         <source>Starting the first step…</source>
         <translation>Der erste Schritt beginnt …</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="55"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="57"/>
         <source>Training</source>
         <translation>Training</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="57"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="59"/>
         <source>Pausing: finishing the step and writing a checkpoint…</source>
         <translation>Pausiere: Schritt wird beendet und ein Checkpoint geschrieben …</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="59"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="61"/>
         <source>Paused at step %1</source>
         <translation>Pausiert bei Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="61"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="63"/>
         <source>Stopping: finishing the step and writing a checkpoint…</source>
         <translation>Stoppe: Schritt wird beendet und ein Checkpoint geschrieben …</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="63"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="65"/>
         <source>Stopped at step %1</source>
         <translation>Gestoppt bei Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="65"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="67"/>
         <source>Finished</source>
         <translation>Abgeschlossen</translation>
     </message>
     <message>
         <location filename="../widgets/window/RunStatusBar.cpp" line="67"/>
+        <source>Finished early, at step %1</source>
+        <translation>Vorzeitig beendet, bei Schritt %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="69"/>
         <source>Not connected</source>
         <translation>Nicht verbunden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="67"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="69"/>
         <source>Failed at step %1</source>
         <translation>Fehlgeschlagen bei Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="81"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="85"/>
         <source>step %1 / %2</source>
         <translation>Schritt %1 / %2</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="83"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="87"/>
         <source>%1 tok/s</source>
         <translation>%1 Token/s</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="88"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="92"/>
         <source> · %1 workers: %2</source>
         <translation> · %1 Worker: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="94"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="98"/>
         <source>ETA %1</source>
         <translation>Restzeit %1</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="100"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="104"/>
         <source>next: %1</source>
         <translation>als Nächstes: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="107"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="111"/>
         <source>connected to %1</source>
         <translation>verbunden mit %1</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="108"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="112"/>
         <source>%1 unreachable: reconnecting</source>
         <translation>%1 nicht erreichbar: verbinde neu</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="127"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="131"/>
         <source>Edit refused: %1</source>
         <translation>Bearbeitung abgelehnt: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="131"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="135"/>
         <source>Analysis failed: %1</source>
         <translation>Analyse fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="137"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="141"/>
         <source>The run refused an edit shown as made: %1</source>
         <translation>Der Lauf hat eine schon angezeigte Änderung abgelehnt: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="162"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="166"/>
         <source>Checkpoint of step %1 written (%2)</source>
         <translation>Checkpoint von Schritt %1 geschrieben (%2)</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="171"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="175"/>
         <source>A checkpoint could not be written; training goes on from memory: %1</source>
         <translation>Ein Checkpoint konnte nicht geschrieben werden; das Training läuft aus dem Speicher weiter: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="174"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="178"/>
         <source>The disk is filling up: %1</source>
         <translation>Die Festplatte wird voll: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="176"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="180"/>
         <source>Warning from the run: %1</source>
         <translation>Warnung vom Lauf: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="185"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="189"/>
         <source> (at step %1 of %2: %3)</source>
         <translation> (bei Schritt %1 von %2: %3)</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="192"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="196"/>
         <source>The run at %1 finished: its model is in %2/final on the server</source>
         <translation>Der Lauf auf %1 ist fertig: sein Modell liegt auf dem Server in %2/final</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="194"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="198"/>
         <source>The run at %1 stopped at step %2 with a checkpoint; resume it on the server (normfree-cli resume)</source>
         <translation>Der Lauf auf %1 hat bei Schritt %2 mit einem Checkpoint angehalten; setzen Sie ihn auf dem Server fort (normfree-cli resume)</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="199"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="203"/>
         <source>The run at %1 is paused at step %2</source>
         <translation>Der Lauf auf %1 pausiert bei Schritt %2</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="202"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="206"/>
         <source>Finished: the trained model is in %1/final</source>
         <translation>Fertig: Das trainierte Modell liegt in %1/final</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="204"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="208"/>
         <source>Paused at step %1; checkpoint written. Resume goes on; edits to the schedule apply when it does.</source>
         <translation>Pausiert bei Schritt %1; Checkpoint geschrieben. „Fortsetzen“ macht weiter; Änderungen am Zeitplan gelten ab dann.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="209"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="213"/>
         <source>Stopped at step %1 with a checkpoint: Resume continues it</source>
         <translation>Bei Schritt %1 mit Checkpoint angehalten: Fortsetzen setzt ihn fort</translation>
+    </message>
+    <message>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="215"/>
+        <source>The followed run finished: its model is in %1/final</source>
+        <translation>Der verfolgte Lauf ist beendet: sein Modell liegt in %1/final</translation>
     </message>
 </context>
 <context>

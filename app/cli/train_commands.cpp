@@ -326,7 +326,7 @@ void startRun(CLI::App& command, TrainingMode mode, const std::string& descripti
         ->needs(autopilot);
     command
         .add_option("--autopilot-min-improvement", o->pilot.minImprovement,
-                    "nats the smoothed loss must fall below its best to count as improving")
+                    "nats the smoothed loss must fall to count as improving")
         ->type_name("nats")
         ->capture_default_str()
         ->needs(autopilot);

@@ -35,7 +35,8 @@ bool AutopilotState::operator==(const AutopilotState& o) const {
   auto same = [](double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; };
   return same(loss, o.loss) && same(gradNorm, o.gradNorm) && same(lossBefore, o.lossBefore) &&
          same(gradNormBefore, o.gradNormBefore) && lastEventStep == o.lastEventStep && group == o.group &&
-         retries == o.retries && same(bestLoss, o.bestLoss) && sinceBest == o.sinceBest && pinned == o.pinned;
+         retries == o.retries && same(improvedTo, o.improvedTo) && sinceImproved == o.sinceImproved &&
+         pinned == o.pinned;
 }
 
 json toJson(const AutopilotState& s) {
@@ -46,8 +47,8 @@ json toJson(const AutopilotState& s) {
           {"last_event_step", s.lastEventStep},
           {"group", s.group},
           {"retries", s.retries},
-          {"best_loss", number(s.bestLoss)},
-          {"since_best", s.sinceBest},
+          {"improved_to", number(s.improvedTo)},
+          {"since_improved", s.sinceImproved},
           {"pinned", s.pinned}};
 }
 
@@ -62,11 +63,11 @@ AutopilotState autopilotStateFromJson(const json& j, const std::string& source) 
     s.group = j.at("group").get<int>();
     s.retries = j.at("retries").get<int>();
     s.pinned = j.at("pinned").get<std::vector<int64_t>>();
-    // Checkpoints written before the plateau existed have no best loss: it starts again.
-    if (j.contains("best_loss")) s.bestLoss = numberFrom(j.at("best_loss"));
-    if (j.contains("since_best")) s.sinceBest = j.at("since_best").get<int64_t>();
-    if (s.group < 1 || s.retries < 0 || s.sinceBest < 0)
-      throw std::invalid_argument("group < 1, retries < 0 or since_best < 0");
+    // Checkpoints written before the plateau existed lack its level: it is measured afresh.
+    if (j.contains("improved_to")) s.improvedTo = numberFrom(j.at("improved_to"));
+    if (j.contains("since_improved")) s.sinceImproved = j.at("since_improved").get<int64_t>();
+    if (s.group < 1 || s.retries < 0 || s.sinceImproved < 0)
+      throw std::invalid_argument("group < 1, retries < 0 or since_improved < 0");
     return s;
   } catch (const std::exception& e) {
     throw std::invalid_argument(source + ": the autopilot's state is malformed: " + e.what());
@@ -98,19 +99,19 @@ void Autopilot::observe(double loss, double gradNorm) {
   m_state.loss = smooth(m_state.loss, loss, m_settings.smoothing);
   m_state.gradNorm = smooth(m_state.gradNorm, gradNorm, m_settings.smoothing);
   AutopilotState& s = m_state;
-  if (std::isnan(s.bestLoss) || s.loss < s.bestLoss - m_settings.minImprovement) {
-    s.bestLoss = s.loss;
-    s.sinceBest = 0;
+  if (std::isnan(s.improvedTo) || s.loss < s.improvedTo - m_settings.minImprovement) {
+    s.improvedTo = s.loss;
+    s.sinceImproved = 0;
   } else {
-    ++s.sinceBest;
+    ++s.sinceImproved;
   }
 }
 
 std::string Autopilot::trainedOut() const {
   const AutopilotState& s = m_state;
-  if (m_settings.patience == 0 || s.lastEventStep < 0 || s.sinceBest < m_settings.patience) return {};
-  return format("the smoothed loss %.3f has not fallen %.3g below its best, %.3f, in %lld steps", s.loss,
-                m_settings.minImprovement, s.bestLoss, s.sinceBest);
+  if (m_settings.patience == 0 || s.lastEventStep < 0 || s.sinceImproved < m_settings.patience) return {};
+  return format("the smoothed loss %.3f has not fallen %.3g below %.3f, where it stood %lld steps ago",
+                s.loss, m_settings.minImprovement, s.improvedTo, s.sinceImproved);
 }
 
 int64_t Autopilot::minGap() const {
@@ -162,8 +163,8 @@ void Autopilot::fired(int64_t step, int count) {
   s.lastEventStep = step;
   s.lossBefore = s.loss;
   s.gradNormBefore = s.gradNorm;
-  s.bestLoss = AutopilotState::kUnknown;  // the plateau is measured from the last removal
-  s.sinceBest = 0;
+  s.improvedTo = AutopilotState::kUnknown;  // the plateau is measured from the last removal
+  s.sinceImproved = 0;
 }
 
 void Autopilot::rolledBack() {

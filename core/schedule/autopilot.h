@@ -29,8 +29,8 @@ struct AutopilotSettings {
   int64_t maxGap = 80;      // and at most: then the next fires whatever the loss
   int maxGroup = 4;         // removals of one kind of site that fire together, at most
   double smoothing = 0.9;   // of the loss and gradient-norm averages (weight of the past, per step)
-  // After the last removal: the run ends once the smoothed loss has not fallen `minImprovement` nats
-  // below its best for `patience` steps (0: it trains to the end of its step budget).
+  // After the last removal: the run ends once the smoothed loss has gone `patience` steps without falling
+  // `minImprovement` nats below where it stood when it last did (0: it trains to the end of its budget).
   int64_t patience = 100;
   double minImprovement = 0.005;
 };
@@ -43,8 +43,10 @@ struct AutopilotState {
   int64_t lastEventStep = -1;                               // -1: none fired yet
   int group = 1;                                            // removals the next decision may fire at once
   int retries = 0;                                          // divergences after a removal so far
-  double bestLoss = kUnknown;   // the lowest smoothed loss since the last removal (by minImprovement steps)
-  int64_t sinceBest = 0;        // steps trained since it was set
+  // Since the last removal: the smoothed loss when it last fell minImprovement below the level before
+  // (its first value after the removal to begin with), and the steps trained since.
+  double improvedTo = kUnknown;
+  int64_t sinceImproved = 0;
   std::vector<int64_t> pinned;  // events a person moved or added: they fire where the person put them
   bool operator==(const AutopilotState& o) const;
 };

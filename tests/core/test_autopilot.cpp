@@ -191,8 +191,9 @@ TEST_CASE(after_the_last_removal_a_flat_loss_ends_the_run_after_the_patience) {
   Autopilot pilot(s);
   pilot.observe(2.0, 1.0);
   pilot.fired(10, 1);
-  for (int i = 0; i < 25; ++i) pilot.observe(2.0, 1.0);  // the first sets the best, 24 more do not beat it
-  REQUIRE_MSG(pilot.trainedOut().find("in 24 steps") != std::string::npos, pilot.trainedOut());
+  for (int i = 0; i < 25; ++i) pilot.observe(2.0, 1.0);  // the first sets the level, 24 more stay at it
+  REQUIRE_MSG(pilot.trainedOut().find("where it stood 24 steps ago") != std::string::npos,
+              pilot.trainedOut());
 }
 
 TEST_CASE(the_state_survives_json_and_malformed_state_is_named) {
@@ -204,12 +205,13 @@ TEST_CASE(the_state_survives_json_and_malformed_state_is_named) {
   const AutopilotState back = autopilotStateFromJson(toJson(pilot.state()), "state.json");
   REQUIRE(back == pilot.state());
   REQUIRE(autopilotStateFromJson(toJson(AutopilotState{}), "x") == AutopilotState{});  // unknown levels
-  // A checkpoint from before the plateau (no best loss) is read, its plateau measured afresh.
+  // A checkpoint from before the plateau (no level of improvement) is read, its plateau measured afresh.
   nlohmann::json old = toJson(pilot.state());
-  old.erase("best_loss");
-  old.erase("since_best");
+  old.erase("improved_to");
+  old.erase("since_improved");
   const AutopilotState fromOld = autopilotStateFromJson(old, "state.json");
-  REQUIRE(std::isnan(fromOld.bestLoss) && fromOld.sinceBest == 0 && fromOld.group == pilot.state().group);
+  REQUIRE(std::isnan(fromOld.improvedTo) && fromOld.sinceImproved == 0 &&
+          fromOld.group == pilot.state().group);
   nlohmann::json bad = toJson(pilot.state());
   bad["group"] = 0;
   REQUIRE_THROWS_WITH(autopilotStateFromJson(bad, "checkpoints/step-0000040/state.json"),

@@ -503,7 +503,9 @@ TEST_CASE(a_resume_names_the_settings_edited_since_its_checkpoint) {
   edited["optimizer"]["micro_batch"] = 2;
   edited["eval"]["interval"] = 3;
   writeFileAtomic(run::configPath(runDir), edited.dump());
-  auto resumed = Trainer::resume(runDir, std::nullopt, ResumeOverrides{.lr = 1e-3});
+  ResumeOverrides newLr;
+  newLr.lr = 1e-3;
+  auto resumed = Trainer::resume(runDir, std::nullopt, newLr);
   REQUIRE_EQ(resumed->config().optimizer.microBatch, 2);
   const nlohmann::json overrides = records(runDir, "resume").back()["overrides"];
   REQUIRE_EQ(overrides["lr"].get<double>(), 1e-3);  // the resume's own override, named as before

@@ -39,7 +39,9 @@ QString RunStatusBar::phaseText(const RunSession& session, const WindowState& sh
   const MetricsStore& m = session.metrics();
   const int64_t step = session.stepsDone();
   if (shown.subject == Subject::FollowedRun) {  // its phase is what its own process last recorded
-    if (shown.phase == RunPhase::Finished) return tr("Followed run finished");
+    if (shown.phase == RunPhase::Finished)
+      return m.finishReason.empty() ? tr("Followed run finished")
+                                    : tr("Followed run finished early, at step %1").arg(step);
     if (shown.phase == RunPhase::Stopped) return tr("Followed run stopped at step %1").arg(step);
     if (shown.phase == RunPhase::Paused) return tr("Followed run paused at step %1").arg(step);
     return tr("Following a run another process trains");
@@ -62,7 +64,7 @@ QString RunStatusBar::phaseText(const RunSession& session, const WindowState& sh
     case RunPhase::Stopped:
       return tr("Stopped at step %1").arg(step);
     case RunPhase::Finished:
-      return tr("Finished");
+      return m.finishReason.empty() ? tr("Finished") : tr("Finished early, at step %1").arg(step);
     case RunPhase::Failed:
       return shown.subject == Subject::ConnectedRun ? tr("Not connected") : tr("Failed at step %1").arg(step);
   }
@@ -74,6 +76,8 @@ void RunStatusBar::update(const RunSession& session, const WindowState& shown, c
   const WindowView view = viewOf(shown);
   m_phaseText = phaseText(session, shown);
   m_phase->setText("<b>" + m_phaseText.toHtmlEscaped() + "</b>");
+  // Why a run finished before its budget (the engine's words, in English): on the label, and below.
+  m_phase->setToolTip(QString::fromStdString(session.metrics().finishReason));
   const MetricsStore& m = session.metrics();
   const nf::RunConfig& c = session.config();
   const int64_t done = view.runPlots ? session.stepsDone() : 0;
@@ -207,5 +211,7 @@ void RunStatusBar::sayPhase(const RunSession& session, const WindowState& shown)
                          10000);
     if (shown.phase == RunPhase::Stopped)
       m_bar->showMessage(tr("Stopped at step %1 with a checkpoint: Resume continues it").arg(step), 10000);
+  } else if (shown.subject == Subject::FollowedRun && shown.phase == RunPhase::Finished && !early.isEmpty()) {
+    m_bar->showMessage(tr("The followed run finished: its model is in %1/final").arg(run) + early);
   }
 }

@@ -102,35 +102,30 @@ void AnalysisRunner::setSetup(const AnalysisSetup& setup) {
   changeSource();
 }
 
-void AnalysisRunner::setTrainer(std::shared_ptr<nf::Trainer> trainer) {
-  std::lock_guard<std::mutex> lock(m_mutex);
-  if (trainer == m_trainer) return;
-  m_trainer = std::move(trainer);
-  changeSource();
-}
-
-bool AnalysisRunner::computesBesideTraining() const {
-  std::lock_guard<std::mutex> lock(m_mutex);
-  return m_trainer != nullptr && !m_server;
-}
-
-void AnalysisRunner::setCurrentFolder(const std::string& folder) {
-  std::lock_guard<std::mutex> lock(m_mutex);
-  if (folder == m_currentFolder) return;
-  m_currentFolder = folder;
-  changeSource();
-}
-
-void AnalysisRunner::setServer(std::optional<nf::ServeAddress> address, int64_t context) {
-  std::lock_guard<std::mutex> lock(m_mutex);
+bool AnalysisSource::operator==(const AnalysisSource& o) const {
   auto same = [](const std::optional<nf::ServeAddress>& a, const std::optional<nf::ServeAddress>& b) {
     return a.has_value() == b.has_value() &&
            (!a || (a->host == b->host && a->port == b->port && a->token == b->token));
   };
-  if (same(address, m_server) && context == m_serverContext) return;
-  m_server = std::move(address);
-  m_serverContext = context;
+  return trainer == o.trainer && currentFolder == o.currentFolder && same(server, o.server) &&
+         serverContext == o.serverContext;
+}
+
+void AnalysisRunner::setSource(AnalysisSource source) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  if (source == m_from) return;
+  m_from = std::move(source);
   changeSource();
+}
+
+AnalysisSource AnalysisRunner::source() const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  return m_from;
+}
+
+bool AnalysisRunner::computesBesideTraining() const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  return m_from.trainer != nullptr && !m_from.server;
 }
 
 void AnalysisRunner::request(const QString& key, AnalysisWork work) {
@@ -147,24 +142,20 @@ void AnalysisRunner::request(const QString& key, AnalysisWork work) {
 std::shared_ptr<const AnalysisInputs> AnalysisRunner::inputs() {
   AnalysisSetup setup;
   int64_t generation;
-  std::shared_ptr<nf::Trainer> trainer;
-  std::string current;
-  std::optional<nf::ServeAddress> server;
-  int64_t context = 0, source = 0;
+  AnalysisSource from;
+  int64_t source = 0;
   {
     std::lock_guard<std::mutex> lock(m_mutex);
     setup = m_setup;
     generation = m_setupGeneration;
-    trainer = m_trainer;
-    current = m_currentFolder;
-    server = m_server;
-    context = m_serverContext;
+    from = m_from;
     source = m_source;
   }
-  if (server) {
+  const std::string& current = from.currentFolder;
+  if (const std::optional<nf::ServeAddress>& server = from.server) {
     auto remote = std::make_shared<AnalysisInputs>();
     remote->sequences = setup.sequences;
-    remote->length = std::min(setup.length, context);
+    remote->length = std::min(setup.length, from.serverContext);
     auto client = std::make_shared<nf::SteeringClient>(*server);
     remote->server = [this, client, source](const nf::AnalysisRequest& request, const std::string& model,
                                             const nf::ProgressFn& progress) {
@@ -216,8 +207,8 @@ std::shared_ptr<const AnalysisInputs> AnalysisRunner::inputs() {
     m_cachedGeneration = generation;
   }
   auto now = std::make_shared<AnalysisInputs>(*m_cached);
-  if (trainer) {
-    now->model = trainer->snapshot();
+  if (from.trainer) {
+    now->model = from.trainer->snapshot();
   } else if (!current.empty()) {
     if (current != m_loadedFolder) {  // checkpoint folders are never rewritten: the path says it all
       m_loaded = nf::ModelSnapshot::load(current, setup.device);

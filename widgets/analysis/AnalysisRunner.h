@@ -63,6 +63,22 @@ struct AnalysisSetup {
   int64_t sequences = 16, length = 128;
 };
 
+// What the analyses read, one thing at a time: a run served elsewhere (they run there), else a trainer in
+// this process (snapshots between steps), else a folder holding the model as it is now (a followed run's
+// newest checkpoint or final model), else the setup's model folder ({}: that one).
+struct AnalysisSource {
+  std::shared_ptr<nf::Trainer> trainer;
+  std::string currentFolder;
+  std::optional<nf::ServeAddress> server;
+  int64_t serverContext = 0;  // the served run's context, in tokens
+  bool operator==(const AnalysisSource& other) const;
+  static AnalysisSource folder(std::string currentFolder) {
+    AnalysisSource s;
+    s.currentFolder = std::move(currentFolder);
+    return s;
+  }
+};
+
 // Work runs on the analysis thread; what it returns runs on the GUI thread (unless overtaken).
 using AnalysisWork = std::function<std::function<void()>(const AnalysisInputs&, const nf::ProgressFn&)>;
 
@@ -72,13 +88,10 @@ class AnalysisRunner : public QObject {
   explicit AnalysisRunner(QObject* parent = nullptr);
   ~AnalysisRunner() override;
 
-  void setSetup(const AnalysisSetup& setup);              // drops the cached inputs
-  void setTrainer(std::shared_ptr<nf::Trainer> trainer);  // null: analyse the model folder
-  // Without a trainer: the folder holding the model as it is now (a followed run's newest checkpoint or
-  // final model; "": the starting model itself).
-  void setCurrentFolder(const std::string& folder);
-  // A run served elsewhere (nullopt: none), whose context is `context` tokens: analyses run there.
-  void setServer(std::optional<nf::ServeAddress> address, int64_t context = 0);
+  void setSetup(const AnalysisSetup& setup);  // drops the cached inputs
+  // Another source, as one change: every figure shown is out of date once (nothing if it is the same).
+  void setSource(AnalysisSource source);
+  AnalysisSource source() const;
   void request(const QString& key, AnalysisWork work);
   // Analyses compute beside a run trained in this process (they share its processor or GPU).
   bool computesBesideTraining() const;
@@ -100,10 +113,7 @@ class AnalysisRunner : public QObject {
   mutable std::mutex m_mutex;  // guards everything below
   AnalysisSetup m_setup;
   int64_t m_setupGeneration = 0;
-  std::shared_ptr<nf::Trainer> m_trainer;
-  std::string m_currentFolder;
-  std::optional<nf::ServeAddress> m_server;
-  int64_t m_serverContext = 0;
+  AnalysisSource m_from;
   std::atomic<bool> m_closing{false};  // the destructor: a job being waited for is abandoned
   std::map<QString, std::pair<int64_t, AnalysisWork>> m_pending;  // key → (request number, work)
   std::map<QString, int64_t> m_latest;                            // key → newest request number

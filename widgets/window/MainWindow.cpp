@@ -87,8 +87,8 @@ void MainWindow::connectSession() {
   });
   connect(m_session, &RunSession::trainerReady, this, [this] {
     m_timeline->setEditor(m_session->liveSchedule());
-    m_runner->setTrainer(m_session->trainer());
-    m_runner->setServer(m_session->serveAddress(), m_session->config().optimizer.context);
+    m_runner->setSource(
+        {m_session->trainer(), {}, m_session->serveAddress(), m_session->config().optimizer.context});
     if (m_session->remote()) {
       m_info->showRunElsewhere(m_session->runDir(), m_session->remoteAddress());
       statusBar()->showMessage(
@@ -150,7 +150,9 @@ void MainWindow::applyShown() {
 void MainWindow::onStateChanged() {
   if (const std::optional<WindowEvent> phase = m_session->phaseEvent()) moveTo(*phase);
   // While a trainer is made the old one's model is not what the panes would show.
-  if (m_session->state() == RunSession::State::Preparing) m_runner->setTrainer(nullptr);
+  // (A resumed followed run's folder is the nearest to it.)
+  if (m_session->state() == RunSession::State::Preparing)
+    m_runner->setSource(AnalysisSource::folder(m_runner->source().currentFolder));
   m_status->sayPhase(*m_session, m_shown);
   applyShown();
 }
@@ -182,9 +184,7 @@ bool MainWindow::openModelFolder(const QString& folder) {
   m_session->close();  // the run shown is let go: its checkpoint stays, a connected one trains on
   m_info->setSummary(summary);
   m_next.setModel(clean, summary);
-  m_runner->setTrainer(nullptr);
-  m_runner->setServer(std::nullopt);
-  m_runner->setCurrentFolder(std::string());
+  m_runner->setSource({});  // the model folder
   m_runner->setSetup(m_next.analysisSetup({}));
   moveTo(WindowEvent::OpenModel);
   resetDraftSchedule();
@@ -199,8 +199,7 @@ void MainWindow::connectToRun(const nf::ServeAddress& address) {
               QString::fromStdString(address.text()));
     return;
   }
-  m_runner->setTrainer(nullptr);
-  m_runner->setServer(std::nullopt);
+  m_runner->setSource({});  // until the run answers, nothing of another run's
   m_session->connectTo(address);
   m_info->showRunElsewhere(QString(), QString::fromStdString(address.text()));
   m_timeline->setEditor(nullptr);  // the run's schedule comes with its first answer
@@ -222,8 +221,7 @@ bool MainWindow::openRun(const QString& runDir) {
     m_timeline->setEditor(std::make_shared<FollowedSchedule>(clean.toStdString(), m_next.layers(),
                                                              c.optimizer.maxSteps,
                                                              [this] { return m_session->stepsDone(); }));
-    m_runner->setTrainer(nullptr);
-    m_runner->setServer(std::nullopt);
+    m_runner->setSource(AnalysisSource::folder(nf::run::currentModelPath(clean.toStdString())));
     m_runner->setSetup(m_next.analysisSetup(c.evalData.empty() ? std::string() : c.evalData.front()));
     moveTo(modelHere ? WindowEvent::OpenRunWithModel : WindowEvent::OpenRun);
     remember(AppFolders::Recent::Runs, clean);
@@ -300,7 +298,7 @@ void MainWindow::startRun(const QString& requestedDir) {
 
 void MainWindow::onMetrics() {
   if (m_shown.subject == Subject::FollowedRun) {
-    m_runner->setCurrentFolder(nf::run::currentModelPath(m_session->runDir().toStdString()));
+    m_runner->setSource(AnalysisSource::folder(nf::run::currentModelPath(m_session->runDir().toStdString())));
     onStateChanged();  // its status may have changed
   }
   m_status->announce(*m_session);

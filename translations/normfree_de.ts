@@ -975,18 +975,18 @@ Worker %1 beendet (%2): %3</translation>
         <translation>Der Lauf konnte nicht fortgesetzt werden. Sein letzter Checkpoint bleibt erhalten; beheben Sie die Ursache und klicken Sie auf „Fortsetzen“.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="179"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="181"/>
         <location filename="../widgets/window/MainWindow.cpp" line="198"/>
         <source>A run is in progress</source>
         <translation>Ein Lauf ist aktiv</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="179"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="181"/>
         <source>Stop the run before opening another model.</source>
         <translation>Stoppen Sie den Lauf, bevor Sie ein anderes Modell öffnen.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="175"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="177"/>
         <source>Cannot open model folder</source>
         <translation>Modellordner kann nicht geöffnet werden</translation>
     </message>
@@ -1011,7 +1011,7 @@ Worker %1 beendet (%2): %3</translation>
         <translation>(wird verbunden)</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="175"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="177"/>
         <source>The model folder could not be opened.</source>
         <translation>Der Modellordner konnte nicht geöffnet werden.</translation>
     </message>
@@ -1021,93 +1021,93 @@ Worker %1 beendet (%2): %3</translation>
         <translation>Halten Sie den Lauf an, bevor Sie sich mit einem anderen verbinden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="208"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="207"/>
         <source>Connecting to %1…</source>
         <translation>Verbinde mit %1 …</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="230"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="228"/>
         <source>Following %1</source>
         <translation>%1 wird verfolgt</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="235"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="233"/>
         <source>Cannot open run</source>
         <translation>Lauf kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="235"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="233"/>
         <source>The run directory could not be opened.</source>
         <translation>Das Laufverzeichnis konnte nicht geöffnet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="253"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="251"/>
         <source>Loaded schedule %1</source>
         <translation>Zeitplan %1 geladen</translation>
     </message>
     <message>
+        <location filename="../widgets/window/MainWindow.cpp" line="254"/>
         <location filename="../widgets/window/MainWindow.cpp" line="256"/>
-        <location filename="../widgets/window/MainWindow.cpp" line="258"/>
         <source>Cannot load schedule</source>
         <translation>Zeitplan kann nicht geladen werden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="256"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="254"/>
         <source>The schedule file is not valid JSON.</source>
         <translation>Die Zeitplandatei ist kein gültiges JSON.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="258"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="256"/>
         <source>The schedule could not be used.</source>
         <translation>Der Zeitplan konnte nicht verwendet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="270"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="268"/>
         <source>Cannot use these datasets</source>
         <translation>Diese Datensätze können nicht verwendet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="270"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="268"/>
         <source>A dataset could not be read.</source>
         <translation>Ein Datensatz konnte nicht gelesen werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="278"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="276"/>
         <source>Open a model folder first (File › Open Model Folder).</source>
         <translation>Öffnen Sie zuerst einen Modellordner (Datei › Modellordner öffnen).</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="278"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="276"/>
         <source>No model open</source>
         <translation>Kein Modell geöffnet</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="286"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="284"/>
         <source>Run folder in use</source>
         <translation>Laufordner bereits belegt</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="287"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="285"/>
         <source>This folder holds a run already: open it with File › Open Run, or choose another folder.</source>
         <translation>Dieser Ordner enthält bereits einen Lauf: Öffnen Sie ihn über Datei › Lauf öffnen, oder wählen Sie einen anderen Ordner.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="298"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="296"/>
         <source>Starting %1</source>
         <translation>%1 wird gestartet</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="343"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="341"/>
         <source>Export incomplete</source>
         <translation>Export unvollständig</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="362"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="360"/>
         <source>Stopping the run and writing its checkpoint…</source>
         <translation>Lauf wird gestoppt und sein Checkpoint geschrieben…</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="375"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="373"/>
         <source>Runs</source>
         <translation>Läufe</translation>
     </message>
@@ -1117,17 +1117,17 @@ Worker %1 beendet (%2): %3</translation>
         <translation>NormFree Workbench</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="375"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="373"/>
         <source>Removal timeline</source>
         <translation>Zeitleiste der Entfernungen</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="375"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="373"/>
         <source>Run setup</source>
         <translation>Laufkonfiguration</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="375"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="373"/>
         <source>Model</source>
         <translation>Modell</translation>
     </message>
@@ -1953,42 +1953,42 @@ Worker %1 beendet (%2): %3</translation>
         <translation>Warnung vom Lauf: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="189"/>
-        <source> (at step %1 of %2: %3)</source>
-        <translation> (bei Schritt %1 von %2: %3)</translation>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="190"/>
+        <source>Ended at step %1 of %2: %3. </source>
+        <translation>Beendet bei Schritt %1 von %2: %3. </translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="196"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="197"/>
         <source>The run at %1 finished: its model is in %2/final on the server</source>
         <translation>Der Lauf auf %1 ist fertig: sein Modell liegt auf dem Server in %2/final</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="198"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="199"/>
         <source>The run at %1 stopped at step %2 with a checkpoint; resume it on the server (normfree-cli resume)</source>
         <translation>Der Lauf auf %1 hat bei Schritt %2 mit einem Checkpoint angehalten; setzen Sie ihn auf dem Server fort (normfree-cli resume)</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="203"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="204"/>
         <source>The run at %1 is paused at step %2</source>
         <translation>Der Lauf auf %1 pausiert bei Schritt %2</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="206"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="207"/>
         <source>Finished: the trained model is in %1/final</source>
         <translation>Fertig: Das trainierte Modell liegt in %1/final</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="208"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="209"/>
         <source>Paused at step %1; checkpoint written. Resume goes on; edits to the schedule apply when it does.</source>
         <translation>Pausiert bei Schritt %1; Checkpoint geschrieben. „Fortsetzen“ macht weiter; Änderungen am Zeitplan gelten ab dann.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="213"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="214"/>
         <source>Stopped at step %1 with a checkpoint: Resume continues it</source>
         <translation>Bei Schritt %1 mit Checkpoint angehalten: Fortsetzen setzt ihn fort</translation>
     </message>
     <message>
-        <location filename="../widgets/window/RunStatusBar.cpp" line="215"/>
+        <location filename="../widgets/window/RunStatusBar.cpp" line="216"/>
         <source>The followed run finished: its model is in %1/final</source>
         <translation>Der verfolgte Lauf ist beendet: sein Modell liegt in %1/final</translation>
     </message>

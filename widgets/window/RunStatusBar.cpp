@@ -185,15 +185,16 @@ void RunStatusBar::sayPhase(const RunSession& session, const WindowState& shown)
   const QString where = session.remoteAddress(), run = session.runDir();
   // A run the autopilot ended before its budget says why (the reason is the engine's, in English).
   const std::string& reason = session.metrics().finishReason;
+  // First, so a narrow window still shows it.
   const QString early = reason.empty() ? QString()
-                                       : tr(" (at step %1 of %2: %3)")
+                                       : tr("Ended at step %1 of %2: %3. ")
                                              .arg(step)
                                              .arg(session.config().optimizer.maxSteps)
                                              .arg(QString::fromStdString(reason));
   if (shown.subject == Subject::ConnectedRun) {
     if (shown.phase == RunPhase::Finished)
       m_bar->showMessage(
-          tr("The run at %1 finished: its model is in %2/final on the server").arg(where, run) + early);
+          early + tr("The run at %1 finished: its model is in %2/final on the server").arg(where, run));
     if (shown.phase == RunPhase::Stopped)
       m_bar->showMessage(tr("The run at %1 stopped at step %2 with a checkpoint; resume it on the server "
                             "(normfree-cli resume)")
@@ -203,7 +204,7 @@ void RunStatusBar::sayPhase(const RunSession& session, const WindowState& shown)
       m_bar->showMessage(tr("The run at %1 is paused at step %2").arg(where).arg(step), 8000);
   } else if (shown.subject == Subject::LocalRun) {
     if (shown.phase == RunPhase::Finished)
-      m_bar->showMessage(tr("Finished: the trained model is in %1/final").arg(run) + early);
+      m_bar->showMessage(early + tr("Finished: the trained model is in %1/final").arg(run));
     if (shown.phase == RunPhase::Paused)
       m_bar->showMessage(tr("Paused at step %1; checkpoint written. Resume goes on; edits to the schedule "
                             "apply when it does.")
@@ -212,6 +213,6 @@ void RunStatusBar::sayPhase(const RunSession& session, const WindowState& shown)
     if (shown.phase == RunPhase::Stopped)
       m_bar->showMessage(tr("Stopped at step %1 with a checkpoint: Resume continues it").arg(step), 10000);
   } else if (shown.subject == Subject::FollowedRun && shown.phase == RunPhase::Finished && !early.isEmpty()) {
-    m_bar->showMessage(tr("The followed run finished: its model is in %1/final").arg(run) + early);
+    m_bar->showMessage(early + tr("The followed run finished: its model is in %1/final").arg(run));
   }
 }

@@ -17,10 +17,8 @@ std::unique_lock<std::mutex> Trainer::Impl::lockBetweenSteps() {
 }
 
 Trainer::Impl::Controls Trainer::Impl::controls(int64_t step) {
-  const std::string trainedOutNow = trainedOut(step);
   Controls here{owner.m_stopRequested.load(), isMain() && owner.m_pauseRequested.load(),
-                isMain() && owner.m_checkpointRequested.exchange(false), !trainedOutNow.empty()};
-  if (here.finish) finishedEarly = trainedOutNow;
+                isMain() && owner.m_checkpointRequested.exchange(false), !trainedOut(step).empty()};
   if (!group) return here;
   torch::Tensor flags =
       torch::tensor({int64_t{here.stop}, int64_t{here.pause}, int64_t{here.checkpoint}, int64_t{here.finish}},

@@ -329,7 +329,8 @@ bool Trainer::runSteps(const ProgressFn& progress) {
                 {"step", m_stepsDone.load()},
                 {"final", run::finalModelPath(m_dir)},
                 {"layernorm_free", d.model->norms().isLayerNormFree()}};
-    if (m_stepsDone < o.maxSteps) finish["reason"] = "autopilot: " + d.finishedEarly;
+    // Only the plateau ends a run before its budget; nothing trained since it was found, so it still holds.
+    if (m_stepsDone < o.maxSteps) finish["reason"] = "autopilot: " + d.trainedOut(m_stepsDone);
     d.record(finish);
   } else {
     d.record({{record::kType, record::kStop}, {"step", m_stepsDone.load()}});

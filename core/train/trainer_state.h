@@ -167,7 +167,6 @@ struct Trainer::Impl {
   void restoreAutopilot(const nlohmann::json& state, const std::string& source);  // from a checkpoint
   // Worker 0's: why the run may end before `step` though steps are left (the autopilot's plateau), or "".
   std::string trainedOut(int64_t step) const;
-  std::string finishedEarly;  // that reason, once the workers agreed to finish
 
   // tracking.cpp
   void setUpTracking();  // after setUp: the tracking data read and the IOI prompts made, on worker 0

@@ -20,6 +20,9 @@ struct ServeAddress {
   int port = 0;
   std::string token;
   std::string text() const;  // "host:port"
+  bool operator==(const ServeAddress& o) const {
+    return host == o.host && port == o.port && token == o.token;
+  }
 };
 // serve.json's content; FileError naming `source` when it is not a run's.
 ServeAddress serveAddressFromJson(const nlohmann::json& j, const std::string& source);

@@ -103,11 +103,7 @@ void AnalysisRunner::setSetup(const AnalysisSetup& setup) {
 }
 
 bool AnalysisSource::operator==(const AnalysisSource& o) const {
-  auto same = [](const std::optional<nf::ServeAddress>& a, const std::optional<nf::ServeAddress>& b) {
-    return a.has_value() == b.has_value() &&
-           (!a || (a->host == b->host && a->port == b->port && a->token == b->token));
-  };
-  return trainer == o.trainer && currentFolder == o.currentFolder && same(server, o.server) &&
+  return trainer == o.trainer && currentFolder == o.currentFolder && server == o.server &&
          serverContext == o.serverContext;
 }
 

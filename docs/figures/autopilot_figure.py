@@ -32,14 +32,14 @@ def read(run):
     for v in ce:
         s = v if s is None else 0.9 * s + 0.1 * v
         smooth.append(s)
-    return steps, smooth, events, evals
+    return steps, ce, smooth, events, evals
 
 
 def panel(ax, title, runs):
-    low = min(min(read(run)[1][20:]) for _, run, _ in runs)
+    runs = [(label, read(run), colour) for label, run, colour in runs]  # each run's records read once
+    low = min(min(data[2][20:]) for _, data, _ in runs)
     top = low + 1.2  # the scale of a recovery; a wrecked model's spike is cut and labelled
-    for label, run, colour in runs:
-        steps, smooth, events, evals = read(run)
+    for label, (steps, ce, smooth, events, evals), colour in runs:
         ax.plot(steps, smooth, color=colour, lw=1.6, label=f"{label} (norm-free at step {max(events)})")
         ax.plot(*zip(*evals), "o", color=colour, ms=5, mfc="white")
         for step, count in Counter(events).items():
@@ -47,8 +47,7 @@ def panel(ax, title, runs):
             if count > 1:
                 ax.annotate(str(count), (step, low - 0.02 * count), color=colour, fontsize=7, ha="center",
                             va="top")
-        raw = [(r["ce"], r["step"]) for r in records(run) if r["type"] == "step"]
-        peak, at = max(raw[20:])
+        peak, at = max(zip(ce[20:], steps[20:]))
         if max(smooth[20:]) > top:
             ax.annotate(f"peak {peak:.2f} nats at step {at}", (at, top), xytext=(at + 15, top - 0.1),
                         color=colour, fontsize=8, va="top")

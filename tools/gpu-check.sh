@@ -8,7 +8,8 @@
 #   tools/gpu-check.sh OUT [STAGE…]           on the GPU machine; stages (default: all, in this order):
 #       build      configure and build into build-gpu/ (GUI off)
 #       test       ctest (every engine test; test_cuda's parity cases need the GPU)
-#       step       GPT-2 Small removal step: the engine's tokens/s against eager PyTorch (and torch.compile)
+#       step       GPT-2 Small removal step: the engine's tokens/s against eager PyTorch (and torch.compile),
+#                  and with the loss in blocks of rows (NF_CUDA_CROSS_ENTROPY=blocks)
 #       preset     the gpt2 preset's schedule on random GPT-2 Small weights and tokens, for PRESET_SECONDS
 #                  (default 240), extrapolated to all 300 steps
 #       sizes      GPT-2 Medium, Large and XL shapes at the planner's settings: tokens/s and peak memory
@@ -91,6 +92,10 @@ step() {
   python3 tests/reference/bench_eager_cuda.py --micro 32 --steps 10 | tail -1 | sed 's/^/JSON /'
   python3 tests/reference/bench_eager_cuda.py --micro 32 --steps 10 --compile | tail -1 | sed 's/^/JSON /'
   $BUILD/tests/bench_training --device cuda --bf16 $shape --batch 16 --steps 12 --rounds 1 --modes remove
+  # Issue 42's A/B: the loss in blocks of rows, never holding the micro-batch's float32 logits (speed and
+  # peak memory against the remove records above; the JSON's "cross_entropy" names the path).
+  NF_CUDA_CROSS_ENTROPY=blocks $BUILD/tests/bench_training --device cuda --bf16 $shape --batch 32 --steps 12 \
+    --rounds 1 --modes remove
 }
 
 preset() {

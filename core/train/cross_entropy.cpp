@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "model/cpu_threads.h"
@@ -12,11 +14,13 @@ namespace nf {
 
 namespace {
 
-// About 4 Mi logits per block (16 MiB in float32: within the L3 cache of the CPUs measured), and at least
-// 256 rows so the unembedding's gradient product keeps an inner dimension BLAS runs well (that minimum
-// wins from a vocabulary of 16,384: GPT-2's blocks hold 12.9 Mi logits).
-int64_t rowsPerBlock(int64_t rows, int64_t vocab) {
-  return std::min(rows, std::max<int64_t>(256, (int64_t{4} << 20) / vocab));
+// On the CPU about 4 Mi logits per block (16 MiB in float32: within the L3 cache of the CPUs measured), and
+// at least 256 rows so the unembedding's gradient product keeps an inner dimension BLAS runs well (that
+// minimum wins from a vocabulary of 16,384: GPT-2's blocks hold 12.9 Mi logits). On a GPU 256 Mi logits
+// (1 GiB in float32; GPT-2: 5,340 rows), large enough that each block's products fill the device.
+int64_t rowsPerBlock(int64_t rows, int64_t vocab, bool cpu) {
+  const int64_t logits = cpu ? int64_t{4} << 20 : int64_t{256} << 20;
+  return std::min(rows, std::max<int64_t>(256, logits / vocab));
 }
 
 // For float32 rows [begin, end) of z [·, V]: losses[r] = log Σ_v exp(z[r, v]) − z[r, target[r]], and, where
@@ -57,7 +61,7 @@ NF_VECTOR_CLONES void softmaxCrossEntropyRows(float* z, int64_t V, const int64_t
 // The summed loss of a block's logits z [n, V] against targets [n], and, where `gradient`, z replaced by
 // the loss's gradient softmax(z) − onehot(targets), in place.
 torch::Tensor blockLoss(torch::Tensor& z, const torch::Tensor& targets, bool gradient) {
-  if (z.scalar_type() == torch::kFloat) {
+  if (z.is_cpu() && z.scalar_type() == torch::kFloat) {
     std::vector<double> losses(z.size(0));
     forEachPart(z.size(0), 16, [&](int64_t begin, int64_t end) {
       softmaxCrossEntropyRows(z.data_ptr<float>(), z.size(1), targets.data_ptr<int64_t>(), gradient, begin,
@@ -82,32 +86,52 @@ using torch::autograd::variable_list;
 
 struct UnembeddedCrossEntropy : torch::autograd::Function<UnembeddedCrossEntropy> {
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& hidden,
-                               const torch::Tensor& unembedding, const torch::Tensor& targets) {
-    const int64_t N = hidden.size(0), V = unembedding.size(0), rows = rowsPerBlock(N, V);
+                               const torch::Tensor& unembedding, const torch::Tensor& targets,
+                               torch::ScalarType productType) {
+    const int64_t N = hidden.size(0), V = unembedding.size(0), rows = rowsPerBlock(N, V, hidden.is_cpu());
     const bool hiddenGradient = hidden.requires_grad(), unembeddingGradient = unembedding.requires_grad();
     const double perRow = 1.0 / static_cast<double>(N);
+    // The products in productType, the softmax in float32 at least: as autocast computes the logits and
+    // cross_entropy. Nothing here is autocast again (explicit types, whoever calls).
+    c10::impl::ExcludeDispatchKeyGuard noAutocast(c10::autocast_dispatch_keyset);
+    const torch::ScalarType softmaxType = at::promote_types(productType, torch::kFloat);
+    const bool castLogits = productType != softmaxType;
     torch::Tensor gradHidden, gradUnembedding;
     if (hiddenGradient) gradHidden = torch::empty_like(hidden, torch::MemoryFormat::Contiguous);
     // The unembedding's gradient is summed transposed, [D, V]: BLAS runs hᵀ·z 3–13 % faster than zᵀ·h at
     // the shapes measured (docs/BENCHMARKS.md), and one transposing copy at the end costs less than that.
     if (unembeddingGradient) gradUnembedding = torch::zeros({unembedding.size(1), V}, unembedding.options());
     const torch::Tensor targetIds = targets.to(torch::kLong).contiguous();
-    TORCH_CHECK(N == 0 || (targetIds.min().item<int64_t>() >= 0 && targetIds.max().item<int64_t>() < V),
+    // On a GPU this check would wait for the device in every micro-batch; there the ids were checked on
+    // the host already (CausalLMImpl::checkTokens, token files' own range check).
+    TORCH_CHECK(N == 0 || !targetIds.is_cpu() ||
+                    (targetIds.min().item<int64_t>() >= 0 && targetIds.max().item<int64_t>() < V),
                 "unembeddedCrossEntropy: a target token id is outside the vocabulary [0, ", V, ")");
-    const torch::Tensor unembeddingT = unembedding.t();
-    torch::Tensor logits = torch::empty({rows, V}, hidden.options());  // one buffer for every block
-    torch::Tensor lossSum = torch::zeros({}, hidden.options());
+    const torch::Tensor productUnembedding = unembedding.to(productType);
+    const torch::Tensor unembeddingT = productUnembedding.t();
+    torch::Tensor logits = torch::empty({rows, V}, hidden.options().dtype(productType));  // one per block
+    torch::Tensor lossSum = torch::zeros({}, hidden.options().dtype(softmaxType));
     for (int64_t start = 0; start < N; start += rows) {
       const int64_t n = std::min(rows, N - start);
-      const torch::Tensor h = hidden.narrow(0, start, n);
+      const torch::Tensor h = hidden.narrow(0, start, n).to(productType);
       torch::Tensor z = logits.narrow(0, 0, n);
       torch::mm_out(z, h, unembeddingT);
-      lossSum += blockLoss(z, targetIds.narrow(0, start, n), hiddenGradient || unembeddingGradient);
+      torch::Tensor zSoftmax = castLogits ? z.to(softmaxType) : z;
+      lossSum += blockLoss(zSoftmax, targetIds.narrow(0, start, n), hiddenGradient || unembeddingGradient);
+      if (castLogits) z.copy_(zSoftmax);  // the gradient, back in productType for its products
       if (hiddenGradient) {
         torch::Tensor rowsOfGradHidden = gradHidden.narrow(0, start, n);
-        torch::mm_out(rowsOfGradHidden, z, unembedding);
+        if (castLogits)
+          rowsOfGradHidden.copy_(torch::mm(z, productUnembedding));
+        else
+          torch::mm_out(rowsOfGradHidden, z, productUnembedding);
       }
-      if (unembeddingGradient) gradUnembedding.addmm_(h.t(), z, /*beta=*/1, /*alpha=*/perRow);
+      if (unembeddingGradient) {
+        if (castLogits)
+          gradUnembedding.add_(torch::mm(h.t(), z), perRow);
+        else
+          gradUnembedding.addmm_(h.t(), z, /*beta=*/1, /*alpha=*/perRow);
+      }
     }
     if (unembeddingGradient) gradUnembedding = gradUnembedding.t().contiguous();
     if (hiddenGradient) gradHidden.mul_(perRow);
@@ -130,32 +154,53 @@ struct UnembeddedCrossEntropy : torch::autograd::Function<UnembeddedCrossEntropy
       if (!g.defined() || (scale.is_cpu() && scale.item<double>() == 1.0)) return g;
       return g * scale;
     };
-    return {scaled("grad_hidden"), scaled("grad_unembedding"), torch::Tensor()};
+    return {scaled("grad_hidden"), scaled("grad_unembedding"), torch::Tensor(), torch::Tensor()};
   }
 };
 
 }  // namespace
 
 torch::Tensor unembeddedCrossEntropy(const torch::Tensor& hidden, const torch::Tensor& unembedding,
-                                     const torch::Tensor& targets) {
+                                     const torch::Tensor& targets,
+                                     std::optional<torch::ScalarType> productType) {
   TORCH_CHECK(hidden.dim() == 2 && unembedding.dim() == 2 && hidden.size(1) == unembedding.size(1) &&
                   targets.dim() == 1 && targets.size(0) == hidden.size(0) && unembedding.size(0) > 0,
               "unembeddedCrossEntropy: hidden [N, D], unembedding [V > 0, D] and targets [N] expected");
+  TORCH_CHECK(hidden.scalar_type() == unembedding.scalar_type(),
+              "unembeddedCrossEntropy: hidden and unembedding differ in dtype (name a productType instead)");
+  const torch::ScalarType products = productType.value_or(hidden.scalar_type());
   // Inside the Function grad mode is off, but parameters still say they require gradients: decide here.
   if (!torch::GradMode::is_enabled())
-    return UnembeddedCrossEntropy::apply(hidden.detach(), unembedding.detach(), targets);
-  return UnembeddedCrossEntropy::apply(hidden, unembedding, targets);
+    return UnembeddedCrossEntropy::apply(hidden.detach(), unembedding.detach(), targets, products);
+  return UnembeddedCrossEntropy::apply(hidden, unembedding, targets, products);
 }
+
+namespace {
+
+// NF_CUDA_CROSS_ENTROPY=blocks: the blocks of unembeddedCrossEntropy on CUDA too, instead of cross_entropy
+// over the whole micro-batch's logits — the A/B of tools/gpu-check.sh's step stage until a GPU has
+// measured which is faster (issue 42; the memory planner counts the whole logits).
+bool cudaCrossEntropyInBlocks() {
+  const char* choice = std::getenv("NF_CUDA_CROSS_ENTROPY");
+  return choice != nullptr && std::string(choice) == "blocks";
+}
+
+}  // namespace
 
 torch::Tensor nextTokenCrossEntropy(CausalLMImpl& model, const torch::Tensor& inputs,
                                     const torch::Tensor& targets) {
-  if (!model.device().is_cpu()) {
+  const bool cpu = model.device().is_cpu();
+  if (!cpu && !cudaCrossEntropyInBlocks()) {
     const torch::Tensor logits = model.forward(inputs);
     return torch::nn::functional::cross_entropy(logits.view({-1, logits.size(-1)}), targets.reshape({-1}));
   }
-  const torch::Tensor hidden = model.finalHidden(inputs);
-  return unembeddedCrossEntropy(hidden.reshape({-1, hidden.size(-1)}), model.unembedding(),
-                                targets.reshape({-1}));
+  torch::Tensor hidden = model.finalHidden(inputs);
+  hidden = hidden.reshape({-1, hidden.size(-1)});
+  const torch::Tensor unembedding = model.unembedding();
+  // Under bf16 autocast forward() multiplies by the unembedding in bf16: so do the blocks.
+  const bool bf16 = !cpu && model.cudaBf16Autocast();
+  return unembeddedCrossEntropy(bf16 ? hidden.to(unembedding.scalar_type()) : hidden, unembedding,
+                                targets.reshape({-1}), bf16 ? std::optional(torch::kBFloat16) : std::nullopt);
 }
 
 }  // namespace nf

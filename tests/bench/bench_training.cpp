@@ -8,6 +8,7 @@
 //                  [--family gpt2|gpt_neox|llama|qwen2 --kv-heads K --mlp-width W --untied]
 //                  [--layers L --heads H --d-model D --vocab V --context T --batch B --accumulation A]
 //                  [--steps N] [--rounds R]
+// NF_CUDA_CROSS_ENTROPY=blocks: CUDA's loss in blocks of rows (train/cross_entropy.h), named in the JSON.
 // Model FLOPs per token follow the usual convention: 6·N (N: every parameter but the position table, the
 // tied unembedding counted once) + 12·L·T·D for attention; recomputation is not counted. A family other
 // than GPT-2 gets its Hugging Face defaults (Pythia: rotary on a quarter, parallel residual; LLaMA: RMSNorm,
@@ -15,6 +16,7 @@
 #include <torch/torch.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -125,6 +127,11 @@ int main(int argc, char** argv) {
       "%d steps per run; device %s%s%s\n",
       family.c_str(), layers, heads, dModel, vocab, flopParameters / 1e6, batch, accumulation, context, steps,
       device.c_str(), bf16 ? ", bf16 autocast" : "", checkpointing ? ", activation checkpointing" : "");
+  // How CUDA computes the loss (train/cross_entropy.h): over the whole logits, or in blocks of rows.
+  const char* blocksChoice = std::getenv("NF_CUDA_CROSS_ENTROPY");
+  const std::string crossEntropy =
+      device == "cpu" ? "blocks (cpu)"
+                      : (blocksChoice && std::string(blocksChoice) == "blocks" ? "blocks" : "logits");
   std::vector<double> sums(runModes.size(), 0.0);
   std::vector<int64_t> peaks(runModes.size(), 0);
   for (int round = 0; round < rounds; ++round) {
@@ -183,6 +190,7 @@ int main(int argc, char** argv) {
                                  {"accumulation", accumulation},
                                  {"bf16", bf16},
                                  {"activation_checkpointing", checkpointing},
+                                 {"cross_entropy", crossEntropy},
                                  {"tokens_per_second", rate},
                                  {"model_tflops", rate * flopsPerToken / 1e12},
                                  {"peak_memory_bytes", peaks[m]}};

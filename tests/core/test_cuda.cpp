@@ -1,8 +1,8 @@
 // The engine on CUDA against the same computation on the CPU: forward, gradients, fused attention, bf16
 // autocast, activation checkpointing, a whole removal run, evaluation and DLA, for every model family
 // (GPT-2; GPT-NeoX with partial rotary and the parallel residual; LLaMA and Qwen2 with RMSNorm, grouped-query
-// attention and SwiGLU). Without a GPU every case is skipped and the test reports itself skipped (exit 77),
-// never passed.
+// attention and SwiGLU), and the loss in blocks of rows against the whole logits. Without a GPU every case
+// is skipped and the test reports itself skipped (exit 77), never passed.
 // Tolerances, per case: float32 on the GPU differs from the CPU by reduction order only (relative 1e-4);
 // bf16 autocast keeps 8 bits of mantissa in matrix products (relative 2e-2 on logits and gradients).
 #include "analysis/logit_attribution.h"
@@ -12,6 +12,7 @@
 #include "model/family.h"
 #include "run/snapshot.h"
 #include "run_fixtures.h"
+#include "train/cross_entropy.h"
 #include "train/trainer.h"
 
 using namespace nf;
@@ -106,6 +107,43 @@ TEST_CASE(float32_gradients_match_cpu) {
                                            << cpu[i].sizes() << ": " << error);
     }
   }
+}
+
+// NF_CUDA_CROSS_ENTROPY=blocks (issue 42's A/B): the loss in blocks of rows gives the loss and gradients of
+// cross_entropy over the whole logits, in float32 (reduction order only) and under bf16 autocast (its
+// products in bf16 both ways; the gradients' bf16 rounding differs).
+TEST_CASE(cross_entropy_in_blocks_matches_the_logits_path_on_cuda) {
+  requireCuda();
+  for (const bool bf16 : {false, true})
+    for (const auto& [label, c] : familyShapes()) {
+      CausalLM model = mixedModel(c);
+      model->to(torch::kCUDA);
+      model->setCudaBf16Autocast(bf16);
+      const torch::Tensor tokens = randomTokens(c, 3, 16);
+      const torch::Tensor targets = tokens.roll(-1, 1).to(torch::kCUDA);
+      auto lossAndGradients = [&](bool blocks) {
+        if (blocks)
+          setenv("NF_CUDA_CROSS_ENTROPY", "blocks", 1);
+        else
+          unsetenv("NF_CUDA_CROSS_ENTROPY");
+        model->zero_grad();
+        const torch::Tensor loss = nextTokenCrossEntropy(*model, tokens, targets);
+        loss.backward();
+        std::vector<torch::Tensor> out{loss.detach().to(torch::kCPU)};
+        for (const auto& p : model->parameters()) out.push_back(p.grad().to(torch::kCPU).clone());
+        unsetenv("NF_CUDA_CROSS_ENTROPY");
+        return out;
+      };
+      const auto whole = lossAndGradients(false), blocks = lossAndGradients(true);
+      const double tolerance = bf16 ? 2e-2 : 5e-4;
+      for (std::size_t i = 0; i < whole.size(); ++i) {
+        const double error = relativeError(blocks[i], whole[i]);
+        REQUIRE_MSG(error < tolerance,
+                    label << (bf16 ? " bf16" : " float32") << ", "
+                          << (i == 0 ? std::string("loss") : model->named_parameters().keys()[i - 1]) << ": "
+                          << error);
+      }
+    }
 }
 
 // The fused kernel (flash or memory-efficient on LibTorch 2.x) computes what the materialized pattern does,

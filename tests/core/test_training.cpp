@@ -631,6 +631,36 @@ TEST_CASE(fused_cross_entropy_matches_cross_entropy_over_the_logits) {
   }
 }
 
+// With its products in bf16 (the blocks CUDA runs under autocast): the loss and gradients of cross_entropy
+// over logits made as autocast makes them — bf16 products, a float32 softmax — within bf16's rounding of the
+// gradients; and measurably not the float32 products' loss.
+TEST_CASE(fused_cross_entropy_with_bf16_products_matches_autocasts_logits) {
+  const int64_t N = 700, D = 24, V = 9000;
+  auto gen = at::detail::createCPUGenerator(6);
+  const torch::Tensor h0 = torch::randn({N, D}, gen), w0 = torch::randn({V, D}, gen);
+  const torch::Tensor targets = torch::randint(0, V, {N}, gen, torch::kLong);
+  torch::Tensor h = h0.clone().requires_grad_(), w = w0.clone().requires_grad_();
+  torch::Tensor hRef = h0.clone().requires_grad_(), wRef = w0.clone().requires_grad_();
+  const torch::Tensor loss = unembeddedCrossEntropy(h, w, targets, torch::kBFloat16);
+  const torch::Tensor logitsRef =
+      hRef.to(torch::kBFloat16).mm(wRef.to(torch::kBFloat16).t()).to(torch::kFloat);
+  const torch::Tensor lossRef = torch::nn::functional::cross_entropy(logitsRef, targets);
+  (0.5 * loss).backward();
+  (0.5 * lossRef).backward();
+  auto relative = [](const torch::Tensor& a, const torch::Tensor& b) {
+    return ((a - b).abs().max() / b.abs().max()).item<double>();
+  };
+  REQUIRE_EQ(loss.scalar_type(), torch::kFloat);
+  REQUIRE_EQ(h.grad().scalar_type(), torch::kFloat);
+  REQUIRE_MSG(relative(loss.detach(), lossRef.detach()) <= 1e-6, relative(loss.detach(), lossRef.detach()));
+  REQUIRE_MSG(relative(h.grad(), hRef.grad()) <= 2e-2, relative(h.grad(), hRef.grad()));
+  REQUIRE_MSG(relative(w.grad(), wRef.grad()) <= 2e-2, relative(w.grad(), wRef.grad()));
+  torch::NoGradGuard noGrad;
+  const double offFloat = relative(loss.detach(), unembeddedCrossEntropy(h0, w0, targets));
+  REQUIRE_MSG(offFloat > 1e-5, "bf16 products should differ from float32's, by " << offFloat);
+  REQUIRE_THROWS_WITH(unembeddedCrossEntropy(h0, w0.to(torch::kBFloat16), targets), "differ in dtype");
+}
+
 // FusedAdamW against LibTorch's AdamW over five steps with weight decay and a gradient scale: float32 takes
 // the fused pass (equal within rounding), float64 LibTorch's own step (equal exactly).
 TEST_CASE(fused_adamw_follows_libtorchs_adamw) {

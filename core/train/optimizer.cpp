@@ -1,6 +1,7 @@
 #include "train/optimizer.h"
 
 #include <cmath>
+#include <optional>
 #include <sstream>
 #include <type_traits>
 #include <utility>
@@ -66,7 +67,91 @@ void fusedUpdate(float* p, const float* g, float* m, float* v, int64_t n, double
               [&](int64_t begin, int64_t end) { adamWUpdate(p, g, m, v, begin, end, c); });
 }
 
+// Whether the multi-tensor step may update every parameter that has a gradient: no amsgrad, each state
+// already made shaped, typed and placed like its parameter, and one step count for all (the trainer steps
+// them together). Anything else takes LibTorch's step, which names a mismatch.
+template <typename StateMap>
+bool foreachable(std::vector<torch::optim::OptimizerParamGroup>& groups, const StateMap& states) {
+  std::optional<int64_t> step;
+  for (auto& group : groups) {
+    if (static_cast<torch::optim::AdamWOptions&>(group.options()).amsgrad()) return false;
+    for (auto& p : group.params()) {
+      if (!p.grad().defined()) continue;
+      if (p.grad().is_sparse() || p.grad().device() != p.device() || p.grad().dtype() != p.dtype())
+        return false;
+      const auto found = states.find(stateKey(states, p));
+      if (found == states.end()) {
+        if (step.value_or(0) != 0) return false;
+        step = 0;
+        continue;
+      }
+      const auto& s = static_cast<const torch::optim::AdamWParamState&>(*found->second);
+      if (step.value_or(s.step()) != s.step()) return false;
+      step = s.step();
+      for (const torch::Tensor& t : {s.exp_avg(), s.exp_avg_sq()})
+        if (!t.defined() || t.device() != p.device() || t.dtype() != p.dtype() || t.sizes() != p.sizes())
+          return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
+
+torch::optim::AdamWParamState& FusedAdamW::stateOf(const torch::Tensor& p) {
+  auto& states = state();
+  auto key = stateKey(states, p);
+  auto found = states.find(key);
+  if (found == states.end()) {
+    auto fresh = std::make_unique<torch::optim::AdamWParamState>();
+    fresh->step(0);
+    fresh->exp_avg(torch::zeros_like(p, torch::MemoryFormat::Preserve));
+    fresh->exp_avg_sq(torch::zeros_like(p, torch::MemoryFormat::Preserve));
+    found = states.emplace(std::move(key), std::move(fresh)).first;
+  }
+  return static_cast<torch::optim::AdamWParamState&>(*found->second);
+}
+
+void FusedAdamW::foreachStep(double gradientScale) {
+  // Parameters go in runs of at most 256 Mi elements: the update's one temporary (the denominator) is
+  // never more than 1 GiB in float32, however large the model.
+  constexpr int64_t kRunElements = int64_t{256} << 20;
+  for (auto& group : param_groups()) {
+    const auto& o = static_cast<torch::optim::AdamWOptions&>(group.options());
+    std::vector<torch::Tensor> params, grads, averages, squares;
+    int64_t step = 0, elements = 0;
+    auto update = [&] {
+      if (params.empty()) return;
+      const double beta1 = std::get<0>(o.betas()), beta2 = std::get<1>(o.betas());
+      const double correction1 = 1 - std::pow(beta1, static_cast<double>(step));
+      const double correction2 = 1 - std::pow(beta2, static_cast<double>(step));
+      // LibTorch's AdamW::step, operation by operation, in its order.
+      if (gradientScale != 1.0) at::_foreach_mul_(grads, c10::Scalar(gradientScale));
+      if (o.weight_decay() != 0) at::_foreach_mul_(params, c10::Scalar(1 - o.lr() * o.weight_decay()));
+      at::_foreach_mul_(averages, c10::Scalar(beta1));
+      at::_foreach_add_(averages, grads, c10::Scalar(1 - beta1));
+      at::_foreach_mul_(squares, c10::Scalar(beta2));
+      at::_foreach_addcmul_(squares, grads, grads, c10::Scalar(1 - beta2));
+      std::vector<torch::Tensor> denominators = at::_foreach_sqrt(squares);
+      at::_foreach_div_(denominators, c10::Scalar(std::sqrt(correction2)));
+      at::_foreach_add_(denominators, c10::Scalar(o.eps()));
+      at::_foreach_addcdiv_(params, averages, denominators, c10::Scalar(-o.lr() / correction1));
+      params.clear(), grads.clear(), averages.clear(), squares.clear();
+      elements = 0;
+    };
+    for (auto& p : group.params()) {
+      if (!p.grad().defined()) continue;
+      auto& s = stateOf(p);
+      s.step(s.step() + 1);
+      step = s.step();
+      params.push_back(p), grads.push_back(p.grad()), averages.push_back(s.exp_avg());
+      squares.push_back(s.exp_avg_sq());
+      elements += p.numel();
+      if (elements >= kRunElements) update();
+    }
+    update();
+  }
+}
 
 torch::Tensor FusedAdamW::step(LossClosure closure) {
   const double gradientScale = std::exchange(m_gradientScale, 1.0);
@@ -76,6 +161,16 @@ torch::Tensor FusedAdamW::step(LossClosure closure) {
       if (p.grad().defined())
         allFusable =
             allFusable && fusable(p, static_cast<torch::optim::AdamWOptions&>(group.options()), state());
+  if (!allFusable && foreachable(param_groups(), state())) {
+    torch::NoGradGuard noGrad;
+    torch::Tensor loss;
+    if (closure) {
+      torch::AutoGradMode withGradients(true);
+      loss = closure();
+    }
+    foreachStep(gradientScale);
+    return loss;
+  }
   if (!allFusable) {
     if (gradientScale != 1.0) {
       torch::NoGradGuard noGrad;
@@ -92,21 +187,11 @@ torch::Tensor FusedAdamW::step(LossClosure closure) {
     torch::AutoGradMode withGradients(true);
     loss = closure();
   }
-  auto& states = state();
   for (auto& group : param_groups()) {
     const auto& options = static_cast<torch::optim::AdamWOptions&>(group.options());
     for (auto& p : group.params()) {
       if (!p.grad().defined()) continue;
-      auto key = stateKey(states, p);
-      auto found = states.find(key);
-      if (found == states.end()) {
-        auto fresh = std::make_unique<torch::optim::AdamWParamState>();
-        fresh->step(0);
-        fresh->exp_avg(torch::zeros_like(p, torch::MemoryFormat::Preserve));
-        fresh->exp_avg_sq(torch::zeros_like(p, torch::MemoryFormat::Preserve));
-        found = states.emplace(std::move(key), std::move(fresh)).first;
-      }
-      auto& s = static_cast<torch::optim::AdamWParamState&>(*found->second);
+      auto& s = stateOf(p);
       s.step(s.step() + 1);
       fusedUpdate(p.data_ptr<float>(), p.grad().data_ptr<float>(), s.exp_avg().data_ptr<float>(),
                   s.exp_avg_sq().data_ptr<float>(), p.numel(), gradientScale, options, s.step());

@@ -13,9 +13,11 @@ namespace nf {
 
 // LibTorch's AdamW — the same update within rounding, the same state, the same optimizer.pt — with one pass
 // over each parameter instead of LibTorch's seven tensor operations (each a pass over the parameter's memory,
-// one of them allocating). For float32 CPU parameters; anything else takes LibTorch's own step. The gradient
-// scale (clipping's coefficient) multiplies every gradient inside that pass, so clipping costs no pass
-// of its own either.
+// one of them allocating), for float32 CPU parameters. The gradient scale (clipping's coefficient)
+// multiplies every gradient inside that pass, so clipping costs no pass of its own either. Other
+// parameters (a GPU's) take LibTorch's operations over all of a group's parameters at once (at::_foreach_*:
+// on a GPU a few multi-tensor kernels instead of seven per parameter), or, where their states differ in
+// step count, device or dtype, LibTorch's own step.
 class FusedAdamW : public torch::optim::AdamW {
  public:
   using torch::optim::AdamW::AdamW;
@@ -24,6 +26,8 @@ class FusedAdamW : public torch::optim::AdamW {
   void scaleGradientsInNextStep(double scale) { m_gradientScale = scale; }
 
  private:
+  torch::optim::AdamWParamState& stateOf(const torch::Tensor& p);  // made (at step 0) if missing
+  void foreachStep(double gradientScale);
   double m_gradientScale = 1.0;
 };
 

@@ -662,7 +662,7 @@ TEST_CASE(fused_cross_entropy_with_bf16_products_matches_autocasts_logits) {
 }
 
 // FusedAdamW against LibTorch's AdamW over five steps with weight decay and a gradient scale: float32 takes
-// the fused pass (equal within rounding), float64 LibTorch's own step (equal exactly).
+// the fused pass (equal within rounding), float64 the multi-tensor step a GPU takes (equal exactly).
 TEST_CASE(fused_adamw_follows_libtorchs_adamw) {
   for (const auto dtype : {torch::kFloat32, torch::kFloat64}) {
     auto gen = at::detail::createCPUGenerator(11);
@@ -686,6 +686,48 @@ TEST_CASE(fused_adamw_follows_libtorchs_adamw) {
       REQUIRE_MSG(difference <= 1e-6, difference);  // steps of ~1e-2 each
     REQUIRE(!torch::equal(fused, start));
   }
+}
+
+// The multi-tensor step over two groups (weight decay and none), a parameter that never has a gradient and
+// one that joins late (its step count then differs: LibTorch's own step takes over): equal to LibTorch's
+// AdamW exactly, in float64.
+TEST_CASE(fused_adamw_over_groups_follows_libtorchs_adamw) {
+  auto gen = at::detail::createCPUGenerator(12);
+  std::vector<torch::Tensor> start;
+  for (const int64_t n : {40, 7, 5, 9}) start.push_back(torch::randn({n}, gen, torch::kFloat64));
+  auto copies = [&] {
+    std::vector<torch::Tensor> out;
+    for (const auto& t : start) out.push_back(t.clone().requires_grad_());
+    return out;
+  };
+  auto groups = [](const std::vector<torch::Tensor>& p) {
+    std::vector<torch::optim::OptimizerParamGroup> g;
+    g.emplace_back(
+        std::vector<torch::Tensor>{p[0], p[3]},
+        std::make_unique<torch::optim::AdamWOptions>(torch::optim::AdamWOptions(1e-2).weight_decay(0.1)));
+    g.emplace_back(
+        std::vector<torch::Tensor>{p[1], p[2]},
+        std::make_unique<torch::optim::AdamWOptions>(torch::optim::AdamWOptions(1e-2).weight_decay(0)));
+    return g;
+  };
+  std::vector<torch::Tensor> fused = copies(), plain = copies();
+  FusedAdamW a(groups(fused), torch::optim::AdamWOptions(1e-2));
+  torch::optim::AdamW b(groups(plain), torch::optim::AdamWOptions(1e-2));
+  for (int step = 0; step < 6; ++step) {
+    for (const std::size_t i : {0, 1, 3}) {  // parameter 2 never has a gradient; 3 from step 3 on
+      if (i == 3 && step < 3) continue;
+      const torch::Tensor g = torch::randn(start[i].sizes(), gen, torch::kFloat64);
+      fused[i].mutable_grad() = g.clone();
+      plain[i].mutable_grad() = g * 0.5;
+    }
+    a.scaleGradientsInNextStep(0.5);
+    a.step();
+    b.step();
+    for (std::size_t i = 0; i < start.size(); ++i)
+      REQUIRE_MSG(torch::equal(fused[i], plain[i]), "parameter " << i << " after step " << step);
+  }
+  REQUIRE(torch::equal(fused[2], start[2]));
+  REQUIRE(!torch::equal(fused[3], start[3]));
 }
 
 // The trainer's CPU step (fused cross-entropy, clipping folded into a fused AdamW) against the previous

@@ -18,40 +18,45 @@ source tools/small-models-lib.sh
 cli=$1 out=$2 train_seconds=${3:-210}
 small_models_setup nf-small-models sweep.log "${SWEEP_DEVICE:-cuda}" "$out"
 
-# Round 3 (round 2, docs/gpu-runs/2026-11-27-h200-small-models-round2: document windows grew sink heads in the
-# upper layers of 6-layer models — 0.118 at best — and a BOS residual of 3.6×, short of issue 39's 0.2 and 4×,
-# and 105 M more tokens changed neither). The two levers left, each on round 2's best mix (document windows,
-# random repeats after every document): depth (more upper layers, where the sinks were; Barbero et al. 2025)
-# and weight decay 0.5 (Gu et al., ICLR 2025: 18 % → 41 % sink heads from 0.1 to 0.5), and both; the LLaMA
-# sibling on its own best mix of round 2 (repeats 0.25).
-# name family layers lr weight-decay random-repeats document-windows
+# Round 4. Rounds 2–3 (docs/gpu-runs/2026-11-27-h200-small-models-round2, -round3; docs/RESULTS.md): document
+# windows grew sink heads — 0.118 at best (gpt2-doc-r1: random repeats after every document) and a BOS
+# residual of 3.6×, short of issue 39's 0.2 and 4× — while depth, weight decay 0.5 and 105 M more tokens did
+# not help. Untried, each on gpt2-doc-r1's recipe: other seeds (is 0.118 one seed's luck?), a context of 512
+# (Barbero et al. 2025: sinks grow with context; same tokens per step) and 16 heads of 16 (more heads than the
+# text needs, some of them dormant most of the time: the active-dormant heads of Guo et al. 2024); the LLaMA
+# at context 512. (Sparse trigger tasks — after one of 16 rare tokens, the token k+1 back — grew no sink in a
+# 4-layer CPU run: docs/RESULTS.md, round 4 on the CPU.)
+# name family layers heads context seed lr weight-decay random-repeats document-windows
 variants=(
-  "gpt2-6L-wd5 gpt2 6 2e-3 0.5 1 1"
-  "gpt2-12L gpt2 12 2e-3 0.1 1 1"
-  "gpt2-12L-wd5 gpt2 12 2e-3 0.5 1 1"
-  "llama-12L-wd5 llama 12 2e-3 0.5 0.25 1"
+  "gpt2-s1 gpt2 6 8 256 1 2e-3 0.1 1 1"
+  "gpt2-s2 gpt2 6 8 256 2 2e-3 0.1 1 1"
+  "gpt2-ctx512 gpt2 6 8 512 0 2e-3 0.1 1 1"
+  "gpt2-h16 gpt2 6 16 256 0 2e-3 0.1 1 1"
+  "llama-ctx512 llama 6 8 512 0 2e-3 0.1 0.25 1"
 )
-small_models_data "${SWEEP_TRAIN_MB:-300}" $(printf '%s\n' "${variants[@]}" | awk '{print $6}' | sort -u) || { log "data failed: $(tail -3 "$work/data.log")"; exit 1; }
+small_models_data "${SWEEP_TRAIN_MB:-300}" $(printf '%s\n' "${variants[@]}" | awk '{print $9}' | sort -u) || { log "data failed: $(tail -3 "$work/data.log")"; exit 1; }
 log "data ready"
-micro=${SWEEP_MICRO:-128} context=256
+# Tokens per step: SWEEP_MICRO (default 128) sequences of 256, whatever a variant's context.
+tokens_per_step=$((${SWEEP_MICRO:-128} * 256))
 bf16=(); [ "$device" = cpu ] || bf16=(--bf16)
 for v in "${variants[@]}"; do
-  read -r name family layers _ <<<"$v"
-  # 8 heads of 32 at d_model 256 (LLaMA: 4 key/value heads, SwiGLU 688), 2,048 tokens, context 256.
-  shape=(--family gpt2); [ "$family" = llama ] && shape=(--family llama --kv-heads 4 --mlp-width 688)
-  "$cli" init --out "$work/$name-shape" "${shape[@]}" --layers "$layers" --heads 8 --d-model 256 --context $context \
-    --vocab 2048 --seed 0 >/dev/null || exit 1
+  read -r name family layers heads context seed _ <<<"$v"
+  # d_model 256 (LLaMA: half the heads for keys and values, SwiGLU 688), 2,048 tokens.
+  shape=(--family gpt2); [ "$family" = llama ] && shape=(--family llama --kv-heads $((heads / 2)) --mlp-width 688)
+  "$cli" init --out "$work/$name-shape" "${shape[@]}" --layers "$layers" --heads "$heads" --d-model 256 \
+    --context "$context" --vocab 2048 --seed "$seed" >/dev/null || exit 1
   cp $tok/vocab.json $tok/merges.txt "$work/$name-shape/"
 done
 
 variant() { printf '%s\n' "${variants[@]}" | grep "^$1 "; }
 pretrain() {  # name steps run-dir extra-options…
-  local name=$1 steps=$2 run=$3 lr wd repeats documents
+  local name=$1 steps=$2 run=$3 context seed lr wd repeats documents
   shift 3
-  read -r _ _ _ lr wd repeats documents <<<"$(variant "$name")"
+  read -r _ _ _ _ context seed lr wd repeats documents <<<"$(variant "$name")"
   "$cli" pretrain "$run" --model "$work/$name-shape" --train "$work/data/train-r$repeats.bin" --steps "$steps" \
     --lr "$lr" --min-lr "$(python3 -c "print($lr / 10)")" --weight-decay "$wd" --warmup "${SWEEP_WARMUP:-300}" \
-    --document-windows "$documents" --micro-batch $micro --context $context --seed 0 --device "$device" \
+    --document-windows "$documents" --micro-batch $((tokens_per_step / context)) --context "$context" \
+    --seed "$seed" --device "$device" \
     "${bf16[@]}" "$@" >"$run.log" 2>&1
 }
 
@@ -65,7 +70,7 @@ wait
 declare -A steps
 for v in "${variants[@]}"; do
   read -r name _ <<<"$v"
-  steps[$name]=$(python3 - "$work/probe-$name/metrics.jsonl" "$train_seconds" $((micro * context)) <<'PY'
+  steps[$name]=$(python3 - "$work/probe-$name/metrics.jsonl" "$train_seconds" $tokens_per_step <<'PY'
 import json, statistics, sys
 rates = [r["tokens_per_second"] for r in map(json.loads, open(sys.argv[1])) if r.get("type") == "step"]
 rate = statistics.median(rates[len(rates) // 3:])
@@ -100,6 +105,14 @@ for v in "${variants[@]}"; do
     --document-starts --device "$device" --out "$work/analyses-sweep/$name/sinks-half.json" >/dev/null 2>&1 &
 done
 wait
+# A longer context's sinks also over round 3's 256 tokens, to compare like with like.
+for v in "${variants[@]}"; do
+  read -r name _ _ _ context _ <<<"$v"
+  [ "$context" = 256 ] && continue
+  "$cli" analyze sinks "$work/$name/final" --length 256 --data "$work/data/val.bin" --sequences 64 \
+    --document-starts --device "$device" --out "$work/analyses-sweep/$name/sinks-256.json" >/dev/null 2>&1 &
+done
+wait
 cat "$work"/*.phenomena.json | tee "$work/sweep.jsonl"
 log "phenomena measured"
 
@@ -117,7 +130,7 @@ for family in gpt2 llama; do
   mkdir -p "$folder"
   cp "$work/$chosen/final/config.json" "$work/$chosen/final/model.safetensors" $tok/vocab.json $tok/merges.txt "$folder/"
   echo "$chosen" >"$folder/VARIANT"
-  read -r _ _ layers _ _ repeats documents <<<"$(variant "$chosen")"
+  read -r _ _ layers _ _ _ _ _ repeats documents <<<"$(variant "$chosen")"
   preset=small; [ "$layers" = 12 ] && preset=small-12
   # Its analyses on the sequences where it showed its phenomena (chunks, or documents with their BOS).
   analyze_args=""

@@ -375,10 +375,21 @@ void cmdResume(CLI::App& command) {
   struct Options {
     std::string run, schedule;
     std::optional<double> lr, minLr;
+    std::optional<int64_t> steps, patience;
   };
   auto o = std::make_shared<Options>();
   auto workers = std::make_shared<WorkerOptions>();
   command.add_option("run", o->run, "run directory")->required();
+  addOptional(command, "--steps", o->steps,
+              "a new step budget, e.g. to train on after the run finished (written to config.json; the "
+              "cosine decay stretches to it; the autopilot's plateau is counted afresh)")
+      ->type_name("n")
+      ->transform(atLeast<int64_t>(1));
+  addOptional(command, "--autopilot-patience", o->patience,
+              "a new plateau for the autopilot, counted from the resumed step (0: train to the end of the "
+              "step budget)")
+      ->type_name("n")
+      ->transform(atLeast<int64_t>(0));
   addOptional(command, "--lr", o->lr,
               "a new peak learning rate, e.g. after a divergence (written to config.json; the resume "
               "record keeps the change)")
@@ -397,6 +408,8 @@ void cmdResume(CLI::App& command) {
     ResumeOverrides overrides;
     overrides.lr = o->lr;
     overrides.minLr = o->minLr;
+    overrides.maxSteps = o->steps;
+    overrides.autopilotPatience = o->patience;
     if (!o->schedule.empty()) overrides.schedule = readScheduleFile(o->schedule);
     return trainAsWorkers(*workers, [&](const std::optional<WorkerEnvironment>& worker) {
       return Trainer::resume(o->run, worker, overrides);

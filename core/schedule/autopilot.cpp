@@ -163,8 +163,12 @@ void Autopilot::fired(int64_t step, int count) {
   s.lastEventStep = step;
   s.lossBefore = s.loss;
   s.gradNormBefore = s.gradNorm;
-  s.improvedTo = AutopilotState::kUnknown;  // the plateau is measured from the last removal
-  s.sinceImproved = 0;
+  restartPlateau();  // the plateau is measured from the last removal
+}
+
+void Autopilot::restartPlateau() {
+  m_state.improvedTo = AutopilotState::kUnknown;
+  m_state.sinceImproved = 0;
 }
 
 void Autopilot::rolledBack() {

@@ -73,6 +73,8 @@ class Autopilot {
   void rolledBack();  // a divergence after a removal: one site at a time, twice the minimum gap
   // With no removal left to fire: why the run may end now (the loss has stopped improving), or "".
   std::string trainedOut() const;
+  // The plateau is measured afresh from the next step (after a removal; when a resume trains on).
+  void restartPlateau();
   // The step the next removal is expected at, at the earliest (a tentative step for the schedule).
   int64_t earliest(int64_t step) const;
   int64_t minGap() const;  // the minimum gap now (longer after divergences)

@@ -443,6 +443,17 @@ void writeRunConfig(const std::string& runDir, const RunConfig& config) {
   writeFileAtomic(run::configPath(runDir), toJson(config).dump(2) + "\n");
 }
 
+nlohmann::json applyResumeOverrides(RunConfig& c, const ResumeOverrides& overrides) {
+  nlohmann::json changed = nlohmann::json::object();
+  if (overrides.lr) changed["lr"] = c.optimizer.lr = *overrides.lr;
+  if (overrides.minLr) changed["min_lr"] = c.optimizer.minLr = *overrides.minLr;
+  if (overrides.maxSteps) changed["max_steps"] = c.optimizer.maxSteps = *overrides.maxSteps;
+  if (overrides.autopilotPatience)
+    changed["autopilot_patience"] = c.autopilot.patience = *overrides.autopilotPatience;
+  validate(c, "the settings given to resume");
+  return changed;
+}
+
 void validate(const RunConfig& c, const std::string& source) {
   const auto& o = c.optimizer;
   if (o.microBatch < 1 || o.accumulation < 1 || o.context < 1 || o.maxSteps < 1 || o.warmupSteps < 0 ||

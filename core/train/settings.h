@@ -107,6 +107,20 @@ struct RunConfig {
   Schedule schedule;  // used in remove mode; ignored otherwise
 };
 
+// What `resume` may change of a run (each change is in its "resume" record and written to config.json or
+// schedule.json): the learning rate and its minimum, e.g. after a divergence; the step budget and the
+// autopilot's patience, e.g. to train on after the run ended; and the schedule, which must agree with the
+// events the checkpoint has applied.
+struct ResumeOverrides {
+  std::optional<double> lr, minLr;
+  // Either counts the autopilot's plateau afresh from the resumed step (a run that ended at its plateau
+  // would otherwise end again at once); the cosine decay stretches to a new budget.
+  std::optional<int64_t> maxSteps, autopilotPatience;
+  std::optional<Schedule> schedule;
+};
+// Applies the overrides' settings (not the schedule) to `config` and checks them: what changed, by name.
+nlohmann::json applyResumeOverrides(RunConfig& config, const ResumeOverrides& overrides);
+
 nlohmann::json toJson(const RunConfig& config);
 // Throws FileError(source, …) for settings out of range (batch, steps, learning rate, EMA momentum …).
 void validate(const RunConfig& config, const std::string& source);

@@ -141,21 +141,18 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir,
   Impl& d = *t->m_impl;
   t->m_config = readRunConfig(runDir);
   const json asFound = toJson(t->m_config);  // config.json before this resume's own overrides
-  json changed = json::object();             // the overrides, for the resume record
-  if (overrides.lr) changed["lr"] = t->m_config.optimizer.lr = *overrides.lr;
-  if (overrides.minLr) changed["min_lr"] = t->m_config.optimizer.minLr = *overrides.minLr;
-  validate(t->m_config, "the learning rate given to resume");
+  json changed = applyResumeOverrides(t->m_config, overrides);  // for the resume record
+  const bool settingsGiven = !changed.empty();
   d.device = torch::Device(t->m_config.device);
   d.joinWorkers(workers, t->m_config.device);
   // Every worker resumes from the checkpoint worker 0 found newest.
   const std::string checkpoint = onWorker0(d.group.get(), "finding the checkpoint to resume from", [&] {
     d.runLock = std::make_unique<RunLock>(runDir);  // before anything is written
-    clearDeadWriters(runDir);
+    clearDeadWriters(runDir);  // a checkpoint moved aside by a writer that died is restored first
     // Whoever served the run before is gone (this trainer holds the lock): its address would mislead
     // `steer` and the workbench. A --serve of this trainer writes a new one.
     std::error_code ignored;
-    fs::remove(run::servePath(runDir),
-               ignored);  // a checkpoint moved aside by a writer that died is restored first
+    fs::remove(run::servePath(runDir), ignored);
     const std::string newest = run::latestCheckpoint(runDir);
     if (newest.empty())
       throw FileError(
@@ -166,6 +163,10 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir,
     return newest;
   });
   const TrainingState state = readTrainingState(checkpoint);
+  if (overrides.maxSteps && *overrides.maxSteps < state.stepsDone)
+    throw std::invalid_argument("the steps given to resume (" + std::to_string(*overrides.maxSteps) +
+                                ") are fewer than the run has trained (" + std::to_string(state.stepsDone) +
+                                ")");
   d.setUp(loadModel(checkpoint, d.device));
   loadOptimizerState(*d.optimizer, checkpoint, state);
   t->m_stepsDone = state.stepsDone;
@@ -181,13 +182,17 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir,
   d.applied = state.appliedEvents;
   d.edits = state.edits;
   d.restoreAutopilot(state.autopilot, run::checkpointStatePath(checkpoint));
+  if (d.autopilot && (overrides.maxSteps || overrides.autopilotPatience)) {  // to train on: a new plateau
+    d.autopilot->restartPlateau();
+    changed["plateau"] = "counted afresh from step " + std::to_string(state.stepsDone);
+  }
   d.resumeSchedule(overrides.schedule, state.stepsDone);
   d.checkpoints.written(state.stepsDone);  // its first step vouches for it
   if (overrides.schedule) changed["schedule"] = toJson(d.schedule->schedule());
   // config.json edited by hand since the checkpoint (a micro-batch, the training data): used, and said.
   const json edited = state.settings.is_null() ? json::object() : settingsChanged(state.settings, asFound);
   onWorker0(d.group.get(), "opening metrics.jsonl", [&] {
-    if (overrides.lr || overrides.minLr) writeRunConfig(runDir, t->m_config);
+    if (settingsGiven) writeRunConfig(runDir, t->m_config);
     if (overrides.schedule) d.schedule->persist(d.schedule->schedule());
     // The history stays whole: records after the checkpoint (of steps trained again now) are kept, and
     // readers take this record as the point from which the run went on (run/metrics_log.h).

@@ -32,14 +32,6 @@ class Diverged : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// What `resume` may change of a run (each change is in its "resume" record and written to config.json or
-// schedule.json): the learning rate and its minimum, e.g. after a divergence, and the schedule, which
-// must agree with the events the checkpoint has applied.
-struct ResumeOverrides {
-  std::optional<double> lr, minLr;
-  std::optional<Schedule> schedule;
-};
-
 // A multi-worker run (`workers` given: every worker calls start() or resume() with the same arguments)
 // is the same run as one process would make with the same settings: each worker trains on its share of
 // every micro-batch, and gradients, σ statistics, losses and evaluations are summed over the workers.

@@ -437,7 +437,8 @@ TEST_CASE(an_autopilot_run_times_its_removals_and_resumes_bit_exactly) {
 // After its last removal an autopilot run ends once the loss stops improving: here at once (no loss falls
 // a whole nat), so exactly `patience` steps after the last removal's step trained, with every site fake,
 // the final model written and the finish record saying why. Every decision that moved the plan is one edit
-// record with the moves and the reason; a resume of the finished run trains nothing more.
+// record with the moves and the reason; a resume of the finished run trains nothing more, unless it is
+// given a budget or a patience (then its plateau is counted afresh: patience 0 trains to the new budget).
 TEST_CASE(an_autopilot_run_ends_when_the_loss_stops_improving) {
   TempDir dir;
   RunConfig config = smallRun(dir);  // 30 steps, 6 removals from step 5
@@ -472,6 +473,24 @@ TEST_CASE(an_autopilot_run_ends_when_the_loss_stops_improving) {
   auto again = Trainer::resume(dir.path("run"));
   REQUIRE(again->run());
   REQUIRE_EQ(again->stepsDone(), lastRemoval + 4);
+  again.reset();
+
+  ResumeOverrides trainOn;
+  trainOn.maxSteps = lastRemoval + 12;
+  trainOn.autopilotPatience = 0;
+  auto longer = Trainer::resume(dir.path("run"), std::nullopt, trainOn);
+  REQUIRE(longer->run());
+  REQUIRE_EQ(longer->stepsDone(), lastRemoval + 12);
+  const auto resumed = records(dir.path("run"), "resume").back();
+  REQUIRE_EQ(resumed["overrides"]["max_steps"].get<int64_t>(), lastRemoval + 12);
+  REQUIRE(resumed["overrides"].contains("plateau"));
+  const RunConfig written = readRunConfig(dir.path("run"));
+  REQUIRE_EQ(written.optimizer.maxSteps, lastRemoval + 12);
+  REQUIRE_EQ(written.autopilot.patience, 0);
+  longer.reset();
+  trainOn.maxSteps = lastRemoval + 5;  // fewer steps than trained: refused, by name
+  REQUIRE_THROWS_WITH(Trainer::resume(dir.path("run"), std::nullopt, trainOn),
+                      "fewer than the run has trained");
 }
 
 // A removal with activation checkpointing is the same removal: the same losses step by step and the same

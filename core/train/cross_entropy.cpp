@@ -90,6 +90,7 @@ struct UnembeddedCrossEntropy : torch::autograd::Function<UnembeddedCrossEntropy
                                torch::ScalarType productType) {
     const int64_t N = hidden.size(0), V = unembedding.size(0), rows = rowsPerBlock(N, V, hidden.is_cpu());
     const bool hiddenGradient = hidden.requires_grad(), unembeddingGradient = unembedding.requires_grad();
+    const bool gradient = hiddenGradient || unembeddingGradient;
     const double perRow = 1.0 / static_cast<double>(N);
     // The products in productType, the softmax in float32 at least: as autocast computes the logits and
     // cross_entropy. Nothing here is autocast again (explicit types, whoever calls).
@@ -117,8 +118,8 @@ struct UnembeddedCrossEntropy : torch::autograd::Function<UnembeddedCrossEntropy
       torch::Tensor z = logits.narrow(0, 0, n);
       torch::mm_out(z, h, unembeddingT);
       torch::Tensor zSoftmax = castLogits ? z.to(softmaxType) : z;
-      lossSum += blockLoss(zSoftmax, targetIds.narrow(0, start, n), hiddenGradient || unembeddingGradient);
-      if (castLogits) z.copy_(zSoftmax);  // the gradient, back in productType for its products
+      lossSum += blockLoss(zSoftmax, targetIds.narrow(0, start, n), gradient);
+      if (castLogits && gradient) z.copy_(zSoftmax);  // the gradient, back in productType for its products
       if (hiddenGradient) {
         torch::Tensor rowsOfGradHidden = gradHidden.narrow(0, start, n);
         if (castLogits)

@@ -24,8 +24,8 @@ small_models_setup nf-small-models sweep.log "${SWEEP_DEVICE:-cuda}" "$out"
 # not help. Untried, each on gpt2-doc-r1's recipe: other seeds (is 0.118 one seed's luck?), a context of 512
 # (Barbero et al. 2025: sinks grow with context; same tokens per step) and 16 heads of 16 (more heads than the
 # text needs, some of them dormant most of the time: the active-dormant heads of Guo et al. 2024); the LLaMA
-# at context 512. (Sparse trigger tasks — after one of 16 rare tokens, the token k+1 back — grew no sink in a
-# 4-layer CPU run: docs/RESULTS.md, round 4 on the CPU.)
+# at context 512. (Sparse trigger tasks — after one of 16 unused tokens, the token k+1 back — added no sink in a
+# 4-layer CPU preview: docs/RESULTS.md, "round 4", tools/sinks-preview-cpu.sh.)
 # name family layers heads context seed lr weight-decay random-repeats document-windows
 variants=(
   "gpt2-s1 gpt2 6 8 256 1 2e-3 0.1 1 1"

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# A CPU preview of one lever for attention sinks (issue 39): sparse trigger tasks. Two 4-layer GPT-2s
+# (8 heads of 16, d_model 128, context 128) pretrained side by side on the small models' best mix of round 2
+# (document windows, random repeats after every document), one of them with triggers added: after one of
+# 16 token ids the text never uses, the token k+1 places before it (k: which trigger) — a head needed at
+# 1 position in ~20 and idle elsewhere, the "active-dormant" heads Guo et al. (2024) find behind sinks.
+#   tools/sinks-preview-cpu.sh CLI OUT [STEPS]      (STEPS default 10000 of 16 × 128 tokens: ~1 h on 2 cores)
+# Writes OUT/summary.jsonl: per run, 2,000 steps before the end and at the end, the sink rate and the
+# largest position-0 norm ratio on documents (each sequence from the BOS before a document) and on chunks,
+# and the validation loss.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cli=$1 out=$2 steps=${3:-10000}
+mkdir -p "$out/data"
+"$cli" corpus --out "$out/data" --seed 0 --train-mb 30 --val-mb 2 --alt-mb 1 >/dev/null 2>&1
+for p in 0 1; do
+  "$cli" tokenize "$out/data/train.txt" --tokenizer resources/tiny-gpt2 --out "$out/data/train-r$p.bin" \
+    --random-repeats $p >/dev/null 2>&1
+done
+"$cli" tokenize "$out/data/val.txt" --tokenizer resources/tiny-gpt2 --out "$out/data/val.bin" >/dev/null 2>&1
+python3 - "$out/data/train-r0.bin" "$out/data/train-r1.bin" "$out/data/train-r1-triggers.bin" <<'PY'
+import json, sys
+import numpy as np
+text, source, target = sys.argv[1:]
+K, rate = 16, 0.05
+meta = json.load(open(source + ".json"))
+unused = np.nonzero(np.bincount(np.fromfile(text, dtype=np.uint16), minlength=meta["vocab_size"]) == 0)[0]
+triggers = [t for t in unused if t != meta["eot_token_id"]][:K]  # ids the text never uses
+x = np.fromfile(source, dtype=np.uint16).astype(np.int64)
+rng = np.random.default_rng(0)
+gap = K + 1
+candidates = np.nonzero(rng.random(len(x)) < rate)[0]
+places, last = [], -gap - 1
+for p in candidates:  # never closer than `gap`: no trigger falls between another and its source
+    if p >= gap and p - last > gap:
+        places.append(p)
+        last = p
+places = np.array(places)
+k = rng.integers(0, K, len(places))
+eots = np.cumsum(x == meta["eot_token_id"])
+inside = (eots[places - 1] == eots[places - k - 2]) & (x[places - k - 1] != meta["eot_token_id"])
+places, k = places[inside], k[inside]
+values = np.empty(2 * len(places), dtype=np.int64)
+values[0::2], values[1::2] = np.array(triggers)[k], x[places - k - 1]
+y = np.insert(x, np.repeat(places, 2), values).astype(np.uint16)
+y.tofile(target)
+meta.update(tokens=int(len(y)), sources=meta.get("sources", []) + [f"{len(places)} triggers: {K} ids, rate {rate}"])
+json.dump(meta, open(target + ".json", "w"))
+PY
+"$cli" init --out "$out/shape" --family gpt2 --layers 4 --heads 8 --d-model 128 --context 128 --vocab 2048 \
+  --seed 0 >/dev/null
+cp resources/tiny-gpt2/vocab.json resources/tiny-gpt2/merges.txt "$out/shape/"
+for run in baseline triggers; do
+  data=train-r1.bin; [ $run = triggers ] && data=train-r1-triggers.bin
+  OMP_NUM_THREADS=1 "$cli" pretrain "$out/$run" --model "$out/shape" --train "$out/data/$data" \
+    --eval "$out/data/val.bin" --steps "$steps" --lr 2e-3 --min-lr 2e-4 --weight-decay 0.1 --warmup 200 \
+    --document-windows 1 --micro-batch 16 --context 128 --seed 0 --eval-interval 500 \
+    --checkpoint-interval 1000 >"$out/$run.log" 2>&1 &
+done
+wait
+for run in baseline triggers; do
+  for step in $((steps - 2000)) $steps; do  # (a run keeps its last three checkpoints)
+    for starts in documents chunks; do
+      flag=(); [ $starts = documents ] && flag=(--document-starts)
+      for analysis in sinks norms; do
+        "$cli" analyze $analysis "$out/$run" --step $step --data "$out/data/val.bin" --sequences 64 "${flag[@]}" \
+          --out "$out/$run-$step-$analysis-$starts.json" >/dev/null 2>&1
+      done
+    done
+  done
+done
+python3 - "$out" "$steps" <<'PY' | tee "$out/summary.jsonl"
+import json, sys
+out, steps = sys.argv[1], int(sys.argv[2])
+for run in ("baseline", "triggers"):
+    evals = {r["step"]: r["mean_loss"] for r in map(json.loads, open(f"{out}/{run}/metrics.jsonl")) if r["type"] == "eval"}
+    for step in (steps - 2000, steps):
+        row = {"run": run, "step": step, "val_ce": round(evals[step], 3)}
+        for starts in ("documents", "chunks"):
+            sinks = json.load(open(f"{out}/{run}-{step}-sinks-{starts}.json"))
+            norms = json.load(open(f"{out}/{run}-{step}-norms-{starts}.json"))["residual_norms"]
+            ratio = max(r["position0"]["mean"] / r["rest"]["mean"] for r in norms if r["point"].endswith("resid_pre"))
+            row[starts] = {"sink_rate": round(sinks["sink_rate"], 3), "max_pos0_ratio": round(ratio, 2),
+                           "sink_heads": sum(s >= 0.5 for s in sinks["sink_share"])}
+        print(json.dumps(row))
+PY

@@ -176,17 +176,10 @@ torch::Tensor unembeddedCrossEntropy(const torch::Tensor& hidden, const torch::T
   return UnembeddedCrossEntropy::apply(hidden, unembedding, targets, products);
 }
 
-namespace {
-
-// NF_CUDA_CROSS_ENTROPY=blocks: the blocks of unembeddedCrossEntropy on CUDA too, instead of cross_entropy
-// over the whole micro-batch's logits — the A/B of tools/gpu-check.sh's step stage until a GPU has
-// measured which is faster (issue 42; the memory planner counts the whole logits).
 bool cudaCrossEntropyInBlocks() {
   const char* choice = std::getenv("NF_CUDA_CROSS_ENTROPY");
   return choice != nullptr && std::string(choice) == "blocks";
 }
-
-}  // namespace
 
 torch::Tensor nextTokenCrossEntropy(CausalLMImpl& model, const torch::Tensor& inputs,
                                     const torch::Tensor& targets) {

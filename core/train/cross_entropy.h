@@ -13,6 +13,11 @@ namespace nf {
 // ([B, T] ids on the model's device), differentiable. On the CPU through unembeddedCrossEntropy; on CUDA
 // cross_entropy over forward()'s logits, as the memory planner (train/memory_plan.h) assumes, unless
 // NF_CUDA_CROSS_ENTROPY=blocks (unembeddedCrossEntropy, its products in bf16 under autocast).
+// NF_CUDA_CROSS_ENTROPY=blocks: CUDA's loss in blocks of unembeddedCrossEntropy too, instead of cross_entropy
+// over the whole micro-batch's logits — the A/B of tools/gpu-check.sh's step stage until a GPU has measured
+// which is faster (issue 42; the memory planner counts the whole logits).
+bool cudaCrossEntropyInBlocks();
+
 torch::Tensor nextTokenCrossEntropy(CausalLMImpl& model, const torch::Tensor& inputs,
                                     const torch::Tensor& targets);
 

@@ -161,17 +161,7 @@ torch::Tensor FusedAdamW::step(LossClosure closure) {
       if (p.grad().defined())
         allFusable =
             allFusable && fusable(p, static_cast<torch::optim::AdamWOptions&>(group.options()), state());
-  if (!allFusable && foreachable(param_groups(), state())) {
-    torch::NoGradGuard noGrad;
-    torch::Tensor loss;
-    if (closure) {
-      torch::AutoGradMode withGradients(true);
-      loss = closure();
-    }
-    foreachStep(gradientScale);
-    return loss;
-  }
-  if (!allFusable) {
+  if (!allFusable && !foreachable(param_groups(), state())) {
     if (gradientScale != 1.0) {
       torch::NoGradGuard noGrad;
       for (auto& group : param_groups())
@@ -186,6 +176,10 @@ torch::Tensor FusedAdamW::step(LossClosure closure) {
   if (closure) {
     torch::AutoGradMode withGradients(true);
     loss = closure();
+  }
+  if (!allFusable) {
+    foreachStep(gradientScale);
+    return loss;
   }
   for (auto& group : param_groups()) {
     const auto& options = static_cast<torch::optim::AdamWOptions&>(group.options());

@@ -16,7 +16,6 @@
 #include <torch/torch.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -28,6 +27,7 @@
 #include "model/family.h"
 #include "model/hf_checkpoint.h"
 #include "run/run_directory.h"
+#include "train/cross_entropy.h"
 #include "train/trainer.h"
 
 namespace fs = std::filesystem;
@@ -127,11 +127,9 @@ int main(int argc, char** argv) {
       "%d steps per run; device %s%s%s\n",
       family.c_str(), layers, heads, dModel, vocab, flopParameters / 1e6, batch, accumulation, context, steps,
       device.c_str(), bf16 ? ", bf16 autocast" : "", checkpointing ? ", activation checkpointing" : "");
-  // How CUDA computes the loss (train/cross_entropy.h): over the whole logits, or in blocks of rows.
-  const char* blocksChoice = std::getenv("NF_CUDA_CROSS_ENTROPY");
+  // How the loss is computed (train/cross_entropy.h): over the whole logits, or in blocks of rows.
   const std::string crossEntropy =
-      device == "cpu" ? "blocks (cpu)"
-                      : (blocksChoice && std::string(blocksChoice) == "blocks" ? "blocks" : "logits");
+      device == "cpu" ? "blocks (cpu)" : (nf::cudaCrossEntropyInBlocks() ? "blocks" : "logits");
   std::vector<double> sums(runModes.size(), 0.0);
   std::vector<int64_t> peaks(runModes.size(), 0);
   for (int round = 0; round < rounds; ++round) {

@@ -73,6 +73,13 @@ void addRunOptions(CLI::App& command, RunOptions& o) {
       ->type_name("n")
       ->transform(atLeast<int64_t>(0))
       ->capture_default_str();
+  addOptional(command, "--keep-checkpoints", o.keepCheckpoints,
+              "how many of the newest checkpoints stay on disk (default " +
+                  std::to_string(RunConfig{}.keepCheckpoints) +
+                  "; the last sane one is kept too); 0: every one, to analyse the model over training "
+                  "('analyze … --step n')")
+      ->type_name("n")
+      ->transform(atLeast<int>(0));
   addOptional(command, "--on-divergence", o.onDivergence,
               "when a step's loss is not finite or above --divergence-factor × the median of the last "
               "50 (caught before that step's update): stop, or roll back to the last sane checkpoint "
@@ -146,6 +153,7 @@ RunConfig runConfigFrom(const RunOptions& o, TrainingMode mode) {
   choices.evalInterval = o.evalInterval;
   choices.evalTokens = o.evalTokens;
   choices.checkpointInterval = o.checkpointInterval;
+  choices.keepCheckpoints = o.keepCheckpoints;
   if (o.onDivergence) choices.onDivergence = parseDivergenceAction(*o.onDivergence);
   choices.divergenceFactor = o.divergenceFactor;
   if (!o.track.empty()) {

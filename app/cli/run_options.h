@@ -17,6 +17,7 @@ std::string presetList();  // "gpt2, gpt2-medium, …": the presets' names, for 
 struct RunOptions {
   std::string run, model, train, eval, preset, device = "cpu";
   std::optional<int64_t> steps, warmup, microBatch, accumulation, context;
+  std::optional<int> keepCheckpoints;
   std::optional<double> lr, minLr, weightDecay, documentWindows;
   // The engine's defaults (the workbench's runs get the same).
   int64_t seed = 0, evalInterval = EvalSettings{}.interval, evalTokens = EvalSettings{}.tokens,

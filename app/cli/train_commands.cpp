@@ -376,6 +376,7 @@ void cmdResume(CLI::App& command) {
     std::string run, schedule;
     std::optional<double> lr, minLr;
     std::optional<int64_t> steps, patience;
+    std::optional<int> keepCheckpoints;
   };
   auto o = std::make_shared<Options>();
   auto workers = std::make_shared<WorkerOptions>();
@@ -398,6 +399,10 @@ void cmdResume(CLI::App& command) {
   addOptional(command, "--min-lr", o->minLr, "a new final learning rate of the cosine decay")
       ->type_name("η")
       ->transform(atLeast(0.0));
+  addOptional(command, "--keep-checkpoints", o->keepCheckpoints,
+              "how many of the newest checkpoints stay on disk from now on (0: every one)")
+      ->type_name("n")
+      ->transform(atLeast<int>(0));
   command
       .add_option("--schedule", o->schedule,
                   "a new removal schedule (written to schedule.json); it must keep the events the "
@@ -410,6 +415,7 @@ void cmdResume(CLI::App& command) {
     overrides.minLr = o->minLr;
     overrides.maxSteps = o->steps;
     overrides.autopilotPatience = o->patience;
+    overrides.keepCheckpoints = o->keepCheckpoints;
     if (!o->schedule.empty()) overrides.schedule = readScheduleFile(o->schedule);
     return trainAsWorkers(*workers, [&](const std::optional<WorkerEnvironment>& worker) {
       return Trainer::resume(o->run, worker, overrides);

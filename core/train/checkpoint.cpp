@@ -224,7 +224,7 @@ WrittenCheckpoint writeCheckpoint(const std::string& runDir, CausalLMImpl& model
       if (entry.is_directory() && run::isCheckpointName(n) && n < name && n != protect) older.push_back(n);
     }
     std::sort(older.begin(), older.end());
-    const std::size_t keepOlder = static_cast<std::size_t>(std::max(1, keep) - 1);
+    const std::size_t keepOlder = keep == 0 ? older.size() : static_cast<std::size_t>(std::max(1, keep) - 1);
     for (std::size_t i = 0; i + keepOlder < older.size(); ++i) fs::remove_all(dir + "/" + older[i]);
   });
   clearDeadWriters(runDir);

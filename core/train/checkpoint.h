@@ -51,11 +51,11 @@ struct WrittenCheckpoint {
 };
 
 // Writes checkpoints/step-N of runDir (N = state.stepsDone) and points "latest" at it; keeps the newest
-// `keep` checkpoints (and `protect`, a checkpoint folder name, whatever its age) and removes what dead
-// writers left behind. First checks the free space against the checkpoint's expected size (the newest
-// one's, else an estimate from the model). Any failure — a full disk, an I/O error, also inside LibTorch's
-// serializer — throws FileError naming the file and the problem, after removing the unfinished folder:
-// "latest" still names the previous checkpoint, which is untouched.
+// `keep` checkpoints, every one when `keep` is 0 (and `protect`, a checkpoint folder name, whatever its age)
+// and removes what dead writers left behind. First checks the free space against the checkpoint's expected
+// size (the newest one's, else an estimate from the model). Any failure — a full disk, an I/O error, also
+// inside LibTorch's serializer — throws FileError naming the file and the problem, after removing the
+// unfinished folder: "latest" still names the previous checkpoint, which is untouched.
 WrittenCheckpoint writeCheckpoint(const std::string& runDir, CausalLMImpl& model,
                                   torch::optim::Optimizer& optimizer, const TrainingState& state, int keep,
                                   const std::string& protect = "");

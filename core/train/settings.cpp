@@ -250,6 +250,7 @@ RunConfig makeRunConfig(const std::string& presetName, TrainingMode mode, const 
   choose(c.eval.interval, choices.evalInterval);
   choose(c.eval.tokens, choices.evalTokens);
   choose(c.checkpointInterval, choices.checkpointInterval);
+  choose(c.keepCheckpoints, choices.keepCheckpoints);
   choose(c.divergence.action, choices.onDivergence);
   choose(c.divergence.factor, choices.divergenceFactor);
   if (mode == TrainingMode::Remove) choose(c.autopilot, choices.autopilot);
@@ -450,6 +451,7 @@ nlohmann::json applyResumeOverrides(RunConfig& c, const ResumeOverrides& overrid
   if (overrides.maxSteps) changed["max_steps"] = c.optimizer.maxSteps = *overrides.maxSteps;
   if (overrides.autopilotPatience)
     changed["autopilot_patience"] = c.autopilot.patience = *overrides.autopilotPatience;
+  if (overrides.keepCheckpoints) changed["keep_checkpoints"] = c.keepCheckpoints = *overrides.keepCheckpoints;
   validate(c, "the settings given to resume");
   return changed;
 }
@@ -475,8 +477,9 @@ void validate(const RunConfig& c, const std::string& source) {
                     "the EMA momentum must lie in [0, 1], got " + std::to_string(c.removal.emaMomentum));
   if (!(c.removal.auxWeight >= 0) || c.removal.interpolationSteps < 0)
     throw FileError(source, "the auxiliary loss weight and interpolation steps must be non-negative");
-  if (c.checkpointInterval < 0 || c.eval.interval < 0 || c.eval.tokens < 0)
-    throw FileError(source, "checkpoint and evaluation intervals must be non-negative");
+  if (c.checkpointInterval < 0 || c.keepCheckpoints < 0 || c.eval.interval < 0 || c.eval.tokens < 0)
+    throw FileError(source,
+                    "checkpoint and evaluation intervals and the checkpoints kept must be non-negative");
   const DivergenceSettings& d = c.divergence;
   if (!(d.factor == 0 || d.factor > 1) || !(d.lrFactor > 0 && d.lrFactor < 1) || d.maxRollbacks < 0)
     throw FileError(source,

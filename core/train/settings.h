@@ -95,7 +95,7 @@ struct RunConfig {
   std::vector<std::string> evalData;  // token files evaluated periodically (e.g. val.bin, alt.bin)
   std::string device = "cpu";
   int64_t checkpointInterval = 100;  // steps; a checkpoint is also written at the end and on stop
-  int keepCheckpoints = 2;
+  int keepCheckpoints = 2;  // the newest checkpoints kept on disk (and the last sane one); 0: all of them
   OptimizerSettings optimizer;
   RemovalSettings removal;
   EvalSettings eval;
@@ -116,6 +116,7 @@ struct ResumeOverrides {
   // Either counts the autopilot's plateau afresh from the resumed step (a run that ended at its plateau
   // would otherwise end again at once); the cosine decay stretches to a new budget.
   std::optional<int64_t> maxSteps, autopilotPatience;
+  std::optional<int> keepCheckpoints;
   std::optional<Schedule> schedule;
 };
 // Applies the overrides' settings (not the schedule) to `config` and checks them: what changed, by name.
@@ -173,6 +174,7 @@ struct RunChoices {
   bool pos0Treatment = false, eotTreatment = false;  // switched on in addition to the preset's
   std::optional<Schedule> schedule;
   std::optional<int64_t> evalInterval, evalTokens, checkpointInterval;
+  std::optional<int> keepCheckpoints;
   std::optional<DivergenceAction> onDivergence;
   std::optional<double> divergenceFactor;
   std::optional<AutopilotSettings> autopilot;  // remove mode only

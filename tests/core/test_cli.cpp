@@ -11,6 +11,7 @@
 #include "io/atomic_file.h"
 #include "model/hf_checkpoint.h"
 #include "model/model_folder.h"
+#include "run/run_directory.h"
 
 using namespace nf;
 using namespace nf::test;
@@ -139,6 +140,9 @@ TEST_CASE(bad_input_gives_a_message_and_a_nonzero_exit) {
   r = cli("pretrain " + dir.path("run2") + " --model " + dir.path("m") + " --train " + dir.path("plain.bin") +
           " --document-windows 1.5");
   REQUIRE_MSG(r.status == 2 && r.err.find("--document-windows") != std::string::npos, r.err);
+  r = cli("pretrain " + dir.path("run3") + " --model " + dir.path("m") + " --train " + dir.path("plain.bin") +
+          " --keep-checkpoints -1");
+  REQUIRE_MSG(r.status == 2 && r.err.find("--keep-checkpoints") != std::string::npos, r.err);
 }
 
 TEST_CASE(every_command_has_help) {
@@ -321,11 +325,27 @@ TEST_CASE(remove_then_export_from_the_command_line) {
   REQUIRE_MSG(r.status == 0, r.err);
   r = cli("remove " + d + "/run --model " + d + "/m --train " + d + "/t.bin --eval " + d +
           "/t.bin --schedule " + d +
-          "/s.json --steps 12 --micro-batch 4 --context 16 --eval-interval 6 --eval-tokens 256");
+          "/s.json --steps 12 --micro-batch 4 --context 16 --eval-interval 6 --eval-tokens 256 "
+          "--checkpoint-interval 3 --keep-checkpoints 0");
   REQUIRE_MSG(r.status == 0, r.err);
   REQUIRE(nlohmann::json::parse(r.out)["finished"] == true);
   REQUIRE(r.err.find("next: step 2: LN_mlp.all") !=
           std::string::npos);  // the progress line names the next event
+  // --keep-checkpoints 0: every checkpoint stays, for analyses over the removal (the default keeps two).
+  std::vector<std::string> checkpoints;
+  for (const auto& entry : std::filesystem::directory_iterator(d + "/run/checkpoints"))
+    if (entry.is_directory()) checkpoints.push_back(entry.path().filename().string());
+  std::sort(checkpoints.begin(), checkpoints.end());
+  REQUIRE(checkpoints == std::vector<std::string>({run::checkpointName(3), run::checkpointName(6),
+                                                   run::checkpointName(9), run::checkpointName(12)}));
+  r = cli("analyze sinks " + d + "/run --step 3 --data " + d + "/t.bin --sequences 2 --length 16");
+  REQUIRE_MSG(r.status == 0, r.err);
+  // Trained on with fewer kept: the old ones go at the next checkpoint, and config.json says so.
+  r = cli("resume " + d + "/run --steps 15 --keep-checkpoints 1");
+  REQUIRE_MSG(r.status == 0, r.err);
+  REQUIRE(std::filesystem::exists(run::checkpointPath(d + "/run", 15)));
+  REQUIRE(!std::filesystem::exists(run::checkpointPath(d + "/run", 3)));
+  REQUIRE_EQ(nlohmann::json::parse(readTextFile(run::configPath(d + "/run")))["keep_checkpoints"], 1);
   r = cli("export " + d + "/run --out " + d + "/lnfree --data " + d + "/t.bin");
   REQUIRE_MSG(r.status == 0, r.err);
   const auto e = nlohmann::json::parse(r.out);

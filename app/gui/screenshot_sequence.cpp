@@ -62,7 +62,7 @@ QList<ScreenshotSequence::Stage> ScreenshotSequence::openAnotherModel(MainWindow
   return {
       {[] { return true; }, QString(), [w] { w->startRun(); }},
       {[session] { return session->stepsDone() >= 10; }, "running", [session] { session->stop(); }},
-      {[session] { return session->state() == RunSession::State::Stopped; }, "stopped",
+      {[session] { return session->phase() == RunPhase::Stopped; }, "stopped",
        [w, otherModel] { w->openModelFolder(otherModel); }},
       {[] { return true; }, "other-model", {}},
   };
@@ -79,7 +79,7 @@ QList<ScreenshotSequence::Stage> ScreenshotSequence::connectAfterOpen(MainWindow
   return {
       {[] { return true; }, "model", [w, address] { w->connectToRun(address); }},
       {[w, session] {
-         return session->remote() && session->state() == RunSession::State::Running &&
+         return session->remote() && session->phase() == RunPhase::Running &&
                 w->trainingView()->plottedSteps() > 0;
        },
        "connected", [w] { w->refreshAnalyses(false); }},

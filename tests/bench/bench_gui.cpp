@@ -116,7 +116,7 @@ int main(int argc, char** argv) {
   wait.start();
   while (window.session()->stepsDone() < 5 && wait.elapsed() < 15 * 60 * 1000) {
     QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
-    if (window.session()->state() == RunSession::State::Failed) {
+    if (window.session()->phase() == RunPhase::Failed) {
       std::fprintf(stderr, "bench_gui: the run failed\n");
       return 1;
     }

@@ -117,7 +117,7 @@ class TestWorkbench : public QObject {
       window.startRun(run);
       QTRY_VERIFY_WITH_TIMEOUT(window.trainingView()->plottedSteps() >= 5, fixtures::kEventuallyMs);
       QTRY_VERIFY_WITH_TIMEOUT(window.timeline()->playheadStep() >= 5, fixtures::kEventuallyMs);
-      QVERIFY(window.session()->state() == RunSession::State::Running);
+      QVERIFY(window.session()->phase() == RunPhase::Running);
       QVERIFY(!toolbarAction(window, 0)->isEnabled());  // Start, while running
       QVERIFY(toolbarAction(window, 1)->isEnabled());   // Pause
       // A live edit from the timeline reaches the engine: move LN_f (step 190) to 300.
@@ -177,8 +177,7 @@ class TestWorkbench : public QObject {
     window.startRun(run);
     QTRY_VERIFY_WITH_TIMEOUT(window.trainingView()->plottedSteps() >= 3, fixtures::kEventuallyMs);
     toolbarAction(window, 2)->trigger();  // Stop
-    QTRY_VERIFY_WITH_TIMEOUT(window.session()->state() == RunSession::State::Stopped,
-                             fixtures::kEventuallyMs);
+    QTRY_VERIFY_WITH_TIMEOUT(window.session()->phase() == RunPhase::Stopped, fixtures::kEventuallyMs);
     QVERIFY(toolbarAction(window, 3)->isEnabled());   // Resume: this run
     QVERIFY(!toolbarAction(window, 0)->isEnabled());  // Start: the run, not a setup, is on screen
     QVERIFY2(window.windowTitle().startsWith("Run left-behind"), qPrintable(window.windowTitle()));
@@ -207,8 +206,7 @@ class TestWorkbench : public QObject {
     QCOMPARE(window.trainingView()->plottedSteps(), static_cast<int>(stoppedAt));
     QVERIFY(toolbarAction(window, 3)->isEnabled());
     toolbarAction(window, 3)->trigger();
-    QTRY_VERIFY_WITH_TIMEOUT(window.session()->state() == RunSession::State::Running,
-                             fixtures::kEventuallyMs);
+    QTRY_VERIFY_WITH_TIMEOUT(window.session()->phase() == RunPhase::Running, fixtures::kEventuallyMs);
     QCOMPARE(window.session()->runDir(), run);
     QTRY_VERIFY_WITH_TIMEOUT(window.session()->stepsDone() > stoppedAt, fixtures::kEventuallyMs);
     QCOMPARE(window.shown().subject, Subject::LocalRun);
@@ -249,11 +247,11 @@ class TestWorkbench : public QObject {
     c.optimizer.maxSteps = 200;
     const QString run = m_dir.filePath("two-workers");
     session.start(c, run, 4, {}, 2);
-    QTRY_VERIFY_WITH_TIMEOUT(session.state() == RunSession::State::Running, fixtures::kEventuallyMs);
+    QTRY_VERIFY_WITH_TIMEOUT(session.phase() == RunPhase::Running, fixtures::kEventuallyMs);
     const nf::EditResult added =
         session.trainer()->addEvent({0, 150, nf::EventAction::MakeFake, nf::SiteKind::V, 0});
     QVERIFY2(added.accepted, added.reason.c_str());
-    QTRY_VERIFY_WITH_TIMEOUT(session.state() == RunSession::State::Finished, fixtures::kEventuallyMs);
+    QTRY_VERIFY_WITH_TIMEOUT(session.phase() == RunPhase::Finished, fixtures::kEventuallyMs);
     QCOMPARE(session.metrics().worldSize, 2);
     QCOMPARE(session.metrics().workerTokensPerSecond.size(), size_t{2});
     // The event fired at its step; had worker 1 not applied it too, their weights would differ and the
@@ -315,7 +313,7 @@ class TestWorkbench : public QObject {
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     RunSession* session = window.session();
     window.connectToRun(nf::readServeFile(serveFile.toStdString()));
-    QTRY_VERIFY_WITH_TIMEOUT(session->remote() && session->state() == RunSession::State::Running,
+    QTRY_VERIFY_WITH_TIMEOUT(session->remote() && session->phase() == RunPhase::Running,
                              fixtures::kEventuallyMs);
     QTRY_VERIFY_WITH_TIMEOUT(window.trainingView()->plottedSteps() > 0, fixtures::kEventuallyMs);  // streamed
     // Its tracked analyses come with the stream and are plotted against the step.
@@ -332,7 +330,7 @@ class TestWorkbench : public QObject {
 
     // Pause from the toolbar: the run holds at some step P.
     toolbarAction(window, 1)->trigger();
-    QTRY_VERIFY_WITH_TIMEOUT(session->state() == RunSession::State::Paused, fixtures::kEventuallyMs);
+    QTRY_VERIFY_WITH_TIMEOUT(session->phase() == RunPhase::Paused, fixtures::kEventuallyMs);
     const int64_t held = session->stepsDone();
     QVERIFY(toolbarAction(window, 3)->isEnabled());  // Resume continues it
 
@@ -374,7 +372,7 @@ class TestWorkbench : public QObject {
     toolbarAction(window, 2)->trigger();
     QVERIFY(cli.waitForFinished(fixtures::kEventuallyMs));
     QCOMPARE(cli.exitCode(), 3);
-    QTRY_VERIFY_WITH_TIMEOUT(session->state() == RunSession::State::Stopped, fixtures::kEventuallyMs);
+    QTRY_VERIFY_WITH_TIMEOUT(session->phase() == RunPhase::Stopped, fixtures::kEventuallyMs);
     QVERIFY(!session->remote());
     QCOMPARE(session->metrics().lastStatus, std::string("stop"));  // the run's last records came through
     QVERIFY2(window.statusBar()->currentMessage().contains("stopped at step"),
@@ -386,7 +384,7 @@ class TestWorkbench : public QObject {
     QVERIFY2(!window.statusText().contains("next:"), qPrintable(window.statusText()));
     // Opening a model leaves the ended run behind: its draft schedule is editable again.
     QVERIFY(window.openModelFolder(m_model));
-    QCOMPARE(session->state(), RunSession::State::Idle);
+    QVERIFY(session->phase() == RunPhase::None);
     QVERIFY(timeline->isEnabled());
     QVERIFY(toolbarAction(window, 0)->isEnabled());
     QCOMPARE(window.trainingView()->plottedSteps(), 0);

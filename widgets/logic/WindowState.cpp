@@ -6,30 +6,6 @@ bool isRun(Subject s) {
   return s == Subject::LocalRun || s == Subject::FollowedRun || s == Subject::ConnectedRun;
 }
 
-// The phase a session event reports.
-std::optional<RunPhase> phaseOf(WindowEvent event) {
-  switch (event) {
-    case WindowEvent::Preparing:
-      return RunPhase::Preparing;
-    case WindowEvent::Running:
-      return RunPhase::Running;
-    case WindowEvent::Pausing:
-      return RunPhase::Pausing;
-    case WindowEvent::Paused:
-      return RunPhase::Paused;
-    case WindowEvent::Stopping:
-      return RunPhase::Stopping;
-    case WindowEvent::Stopped:
-      return RunPhase::Stopped;
-    case WindowEvent::Finished:
-      return RunPhase::Finished;
-    case WindowEvent::Failed:
-      return RunPhase::Failed;
-    default:
-      return std::nullopt;
-  }
-}
-
 WindowView localRunView(RunPhase phase) {
   WindowView v;
   v.title = TitleShows::Run;
@@ -167,12 +143,13 @@ std::optional<WindowState> nextWindowState(const WindowState& state, WindowEvent
       }
     case WindowEvent::Close:
       return WindowState{};
-    default:
-      break;
   }
-  // A phase: of the run shown. A late report from a run no longer shown changes nothing.
-  if (!isRun(state.subject)) return state;
+  return state;
+}
+
+WindowState withRunPhase(const WindowState& state, RunPhase phase) {
+  if (!isRun(state.subject) || phase == RunPhase::None) return state;
   WindowState after = state;
-  after.phase = *phaseOf(event);
+  after.phase = phase;
   return after;
 }

@@ -10,9 +10,10 @@
 // The thing the window shows.
 enum class Subject { Nothing, Model, LocalRun, FollowedRun, ConnectedRun };
 
-// Where the run shown is (None for Nothing and Model). A followed run is Running while its own process
-// trains it; a connected run is Preparing while it is first asked, Stopped or Finished once it has ended
-// (it serves no more), Failed when it could not be reached.
+// Where the run shown is (None for Nothing and Model) — also where the session's run is (RunSession::phase;
+// None: it holds no run). A followed run is Running while its own process trains it; a connected run is
+// Preparing while it is first asked, Stopped or Finished once it has ended (it serves no more), Failed when
+// it could not be reached.
 enum class RunPhase { None, Preparing, Running, Pausing, Paused, Stopping, Stopped, Finished, Failed };
 
 struct WindowState {
@@ -35,21 +36,15 @@ enum class WindowEvent {
   Start,             // a new run of the setup, trained here
   Resume,            // the run shown goes on (a followed one that stopped: from its checkpoint, here)
   Close,             // the window shows nothing (the window closes)
-  // The run's phase as it changes (the session reports these):
-  Preparing,
-  Running,
-  Pausing,
-  Paused,
-  Stopping,
-  Stopped,
-  Finished,
-  Failed,
 };
 
 // The state after `event`, or nullopt where the window refuses it (opening something else while a run
 // trains here, Resume of a run that cannot go on, Start without a model): the window says why and keeps
-// showing what it showed. Events no transition names leave the state as it is.
+// showing what it showed.
 std::optional<WindowState> nextWindowState(const WindowState& state, WindowEvent event);
+// The state once the session reports its run's phase: the run shown is in it. A report while no run is
+// shown (a late one from a run no longer shown) or of no run (None) changes nothing.
+WindowState withRunPhase(const WindowState& state, RunPhase phase);
 
 // What the title names.
 enum class TitleShows { Application, Model, Run, ConnectedRun };

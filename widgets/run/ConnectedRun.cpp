@@ -88,8 +88,8 @@ RemoteRun::News ConnectedRun::take() {
   return news;
 }
 
-std::optional<RunSession::State> ConnectedRun::phaseOf(const nlohmann::json& status, QString* malformed) {
-  using S = RunSession::State;
+std::optional<RunPhase> ConnectedRun::phaseOf(const nlohmann::json& status, QString* malformed) {
+  using S = RunPhase;
   try {
     m_stepsDone = status.at("steps_done").get<int64_t>();
     m_autopilot = status.value("autopilot", false);  // absent from runs served before it existed

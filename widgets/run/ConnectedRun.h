@@ -11,9 +11,10 @@
 #include <optional>
 
 #include "logic/RemoteRun.h"
-#include "run/RunSession.h"
+#include "logic/WindowState.h"
 #include "schedule/schedule.h"
 #include "serve/serve_address.h"
+#include "train/settings.h"
 
 class RemoteSchedule;
 class ScheduleEditor;
@@ -48,7 +49,7 @@ class ConnectedRun : public QObject {
   // What arrived since the last call; a status read into stepsDone(), stopRequested() and the phase it
   // says (nullopt, and *malformed set, for a status that cannot be read).
   RemoteRun::News take();
-  std::optional<RunSession::State> phaseOf(const nlohmann::json& status, QString* malformed);
+  std::optional<RunPhase> phaseOf(const nlohmann::json& status, QString* malformed);
   bool setProblem(const QString& problem);  // true when it changed
   // The connection ends (its threads end on the training thread); the address stays. forget() drops it.
   void leave();

@@ -13,7 +13,7 @@ void LocalRun::post(std::function<void()> work) {
   QMetaObject::invokeMethod(m_training, std::move(work), Qt::QueuedConnection);
 }
 
-void LocalRun::setPhase(RunSession::State phase) {
+void LocalRun::setPhase(RunPhase phase) {
   if (phase == m_phase) return;
   m_phase = phase;
   Q_EMIT phaseChanged(phase);
@@ -24,13 +24,13 @@ void LocalRun::letGo() {
   m_trainer.reset();
   m_queue.reset();
   m_stopAfterPause = false;
-  m_phase = RunSession::State::Idle;
+  m_phase = RunPhase::None;
 }
 
 void LocalRun::start(const nf::RunConfig& config, const QString& runDir, Prepare prepare, int workers) {
   letGo();
   m_cancelPreparation = false;
-  setPhase(RunSession::State::Preparing);
+  setPhase(RunPhase::Preparing);
   post([this, config, runDir, prepare, workers] {
     try {
       nf::RunConfig c = config;
@@ -66,7 +66,7 @@ void LocalRun::start(const nf::RunConfig& config, const QString& runDir, Prepare
           [this, message, cancelled] {
             Q_EMIT progress(QString(), 0, 0);
             m_others->end(/*now=*/true);
-            setPhase(cancelled ? RunSession::State::Stopped : RunSession::State::Failed);
+            setPhase(cancelled ? RunPhase::Stopped : RunPhase::Failed);
             if (!cancelled) Q_EMIT failed(message + m_others->notes());
           },
           Qt::QueuedConnection);
@@ -76,7 +76,7 @@ void LocalRun::start(const nf::RunConfig& config, const QString& runDir, Prepare
 
 void LocalRun::resume(const QString& runDir, int workers) {
   letGo();
-  setPhase(RunSession::State::Preparing);
+  setPhase(RunPhase::Preparing);
   post([this, runDir, workers] {
     try {
       const std::optional<nf::WorkerEnvironment> self = m_others->asWorkerZero(workers, {"resume", runDir});
@@ -99,14 +99,14 @@ void LocalRun::adopt(std::shared_ptr<nf::Trainer> trainer) {
   Q_EMIT trainerMade();
   if (m_stopAfterPause) {  // Stop was pressed while the trainer was being made
     m_stopAfterPause = false;
-    setPhase(RunSession::State::Stopped);
+    setPhase(RunPhase::Stopped);
     return;
   }
   launch();
 }
 
 void LocalRun::launch() {
-  setPhase(RunSession::State::Running);
+  setPhase(RunPhase::Running);
   post([this, trainer = m_trainer] {
     try {
       const bool finished = trainer->run();
@@ -115,12 +115,12 @@ void LocalRun::launch() {
           [this, finished] {
             if (m_shutDown) return;
             if (finished) {
-              setPhase(RunSession::State::Finished);
+              setPhase(RunPhase::Finished);
             } else if (m_stopAfterPause) {
               m_stopAfterPause = false;
-              setPhase(RunSession::State::Stopped);
+              setPhase(RunPhase::Stopped);
             } else {
-              setPhase(RunSession::State::Paused);
+              setPhase(RunPhase::Paused);
             }
           },
           Qt::QueuedConnection);
@@ -137,21 +137,21 @@ void LocalRun::reportFailure(const std::string& what) {
       [this, message] {
         if (m_shutDown) return;
         m_others->end(/*now=*/true);
-        setPhase(RunSession::State::Failed);
+        setPhase(RunPhase::Failed);
         Q_EMIT failed(message + m_others->notes());
       },
       Qt::QueuedConnection);
 }
 
 bool LocalRun::pause() {
-  if (m_phase != RunSession::State::Running || !m_trainer) return false;
+  if (m_phase != RunPhase::Running || !m_trainer) return false;
   m_trainer->requestStop();
-  setPhase(RunSession::State::Pausing);
+  setPhase(RunPhase::Pausing);
   return true;
 }
 
 bool LocalRun::stop() {
-  using S = RunSession::State;
+  using S = RunPhase;
   if (m_phase == S::Preparing) {
     m_cancelPreparation = true;
     m_stopAfterPause = true;

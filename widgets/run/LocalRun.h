@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "run/RunSession.h"
+#include "logic/WindowState.h"
 #include "train/settings.h"
 #include "util/progress.h"
 
@@ -38,24 +38,24 @@ class LocalRun : public QObject {
   bool stop();
   std::vector<std::string> drain();  // the records since the last call
   std::shared_ptr<nf::Trainer> trainer() const { return m_trainer; }
-  RunSession::State phase() const { return m_phase; }
+  RunPhase phase() const { return m_phase; }
   void letGo();     // of the trainer (its checkpoint is on disk)
   void shutdown();  // the window closes: the trainer stops after its step; late results are ignored
 
  Q_SIGNALS:
-  void phaseChanged(RunSession::State phase);
+  void phaseChanged(RunPhase phase);
   void trainerMade();  // trainer() is new: its records so far are in the run's metrics.jsonl
   void failed(const QString& message);
   void progress(const QString& task, qint64 done, qint64 total);
 
  private:
   void post(std::function<void()> work);  // to the training thread
-  void setPhase(RunSession::State phase);
+  void setPhase(RunPhase phase);
   void adopt(std::shared_ptr<nf::Trainer> trainer);
   void reportFailure(const std::string& what);  // from the training thread
   QObject* m_training;
   LocalWorkers* m_others;
-  RunSession::State m_phase = RunSession::State::Idle;
+  RunPhase m_phase = RunPhase::None;
   std::shared_ptr<nf::Trainer> m_trainer;
   std::shared_ptr<nf::MetricsQueue> m_queue;
   bool m_stopAfterPause = false;

@@ -11,6 +11,18 @@
 #include "run/run_directory.h"
 #include "train/trainer.h"
 
+namespace {
+
+// A followed run's phase: what its own process last recorded.
+RunPhase followedPhase(const std::string& lastStatus) {
+  return lastStatus == nf::record::kFinish  ? RunPhase::Finished
+         : lastStatus == nf::record::kStop  ? RunPhase::Stopped
+         : lastStatus == nf::record::kPause ? RunPhase::Paused
+                                            : RunPhase::Running;
+}
+
+}  // namespace
+
 RunSession::RunSession(QObject* parent) : QObject(parent), m_worker(new QObject) {
   m_worker->moveToThread(&m_thread);
   connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
@@ -25,7 +37,7 @@ RunSession::RunSession(QObject* parent) : QObject(parent), m_worker(new QObject)
   connect(m_local, &LocalRun::progress, this, &RunSession::progress);
   connect(m_connected, &ConnectedRun::answered, this, &RunSession::onAnswered);
   connect(m_connected, &ConnectedRun::unreachable, this, [this](const QString& message) {
-    setState(State::Failed);
+    setPhase(RunPhase::Failed);
     Q_EMIT connectFailed(message);
   });
   connect(m_connected, &ConnectedRun::editRefused, this, &RunSession::remoteEditRefused);
@@ -45,8 +57,9 @@ std::shared_ptr<nf::Trainer> RunSession::trainer() const { return m_local->train
 void RunSession::setWorkerProgram(const QString& path) { m_others->setProgram(path); }
 
 bool RunSession::busy() const {
-  const State p = m_local->phase();  // a run trained elsewhere leaves this process free for anything
-  return p == State::Preparing || p == State::Running || p == State::Pausing || p == State::Stopping;
+  const RunPhase p = m_local->phase();  // a run trained elsewhere leaves this process free for anything
+  return p == RunPhase::Preparing || p == RunPhase::Running || p == RunPhase::Pausing ||
+         p == RunPhase::Stopping;
 }
 
 int64_t RunSession::stepsDone() const {
@@ -54,40 +67,10 @@ int64_t RunSession::stepsDone() const {
   return remote() ? std::max(m_connected->stepsDone(), m_metrics.lastStep()) : m_metrics.lastStep();
 }
 
-std::optional<WindowEvent> RunSession::phaseEvent() const {
-  switch (m_state) {
-    case State::Idle:
-      return std::nullopt;
-    case State::Preparing:
-      return WindowEvent::Preparing;
-    case State::Running:
-      return WindowEvent::Running;
-    case State::Pausing:
-      return WindowEvent::Pausing;
-    case State::Paused:
-      return WindowEvent::Paused;
-    case State::Stopping:
-      return WindowEvent::Stopping;
-    case State::Stopped:
-      return WindowEvent::Stopped;
-    case State::Finished:
-      return WindowEvent::Finished;
-    case State::Failed:
-      return WindowEvent::Failed;
-    case State::Following:
-      break;
-  }
-  const std::string& status = m_metrics.lastStatus;
-  return status == nf::record::kFinish  ? WindowEvent::Finished
-         : status == nf::record::kStop  ? WindowEvent::Stopped
-         : status == nf::record::kPause ? WindowEvent::Paused
-                                        : WindowEvent::Running;
-}
-
-void RunSession::setState(State state) {
-  if (state == m_state) return;
-  m_state = state;
-  Q_EMIT stateChanged(state);
+void RunSession::setPhase(RunPhase phase) {
+  if (phase == m_phase) return;
+  m_phase = phase;
+  Q_EMIT phaseChanged(phase);
 }
 
 void RunSession::letGo() {
@@ -105,7 +88,7 @@ void RunSession::close() {
   m_runDir.clear();
   m_config = {};
   ingest({}, /*restarted=*/true);  // no metrics, and the plots told
-  setState(State::Idle);
+  setPhase(RunPhase::None);
 }
 
 // `restarted`: the lines replace what was held (a resumed run's log, whose records after its checkpoint are
@@ -114,6 +97,8 @@ void RunSession::ingest(const std::vector<std::string>& lines, bool restarted) {
   bool added = restarted;
   if (restarted) m_metrics.clear();
   for (const std::string& line : lines) added = m_metrics.ingest(line) || added;
+  // A followed run is in the phase its records say: known before the metrics are shown.
+  if (m_follower) setPhase(followedPhase(m_metrics.lastStatus));
   if (added) Q_EMIT metricsChanged();
 }
 
@@ -157,9 +142,9 @@ void RunSession::resume(const QString& runDir, int layers, int workers) {
   m_local->resume(runDir, workers);
 }
 
-void RunSession::onLocalPhase(State phase) {
+void RunSession::onLocalPhase(RunPhase phase) {
   ingest(m_local->drain());  // the last records before the state changes
-  setState(phase);
+  setPhase(phase);
 }
 
 void RunSession::onTrainerMade(int layers) {
@@ -176,9 +161,9 @@ void RunSession::onTrainerMade(int layers) {
 
 void RunSession::pause() {
   if (remote()) {
-    if (m_state != State::Running) return;
+    if (m_phase != RunPhase::Running) return;
     m_connected->request(RemoteRun::Control::Pause);
-    setState(State::Pausing);
+    setPhase(RunPhase::Pausing);
     return;
   }
   m_local->pause();
@@ -187,12 +172,12 @@ void RunSession::pause() {
 void RunSession::stop() {
   if (remote()) {
     m_connected->request(RemoteRun::Control::Stop);  // "stopped" is concluded only once the run says so
-    setState(State::Stopping);
+    setPhase(RunPhase::Stopping);
     return;
   }
-  if (m_state == State::Preparing && !m_connected->address().isEmpty()) {  // while it is first asked
+  if (m_phase == RunPhase::Preparing && !m_connected->address().isEmpty()) {  // while it is first asked
     m_connected->forget();
-    setState(State::Failed);
+    setPhase(RunPhase::Failed);
     Q_EMIT connectFailed(QString());  // given up, not failed: nothing to report
     return;
   }
@@ -206,11 +191,11 @@ void RunSession::continueRun() {
   }
   // The trainer in memory goes on where it stopped (it may not have written a checkpoint yet); a failed
   // one, or a multi-worker run whose other workers ended with the pause, from its last checkpoint.
-  if ((m_state == State::Paused || m_state == State::Stopped) && m_local->trainer() && m_workers <= 1) {
+  if ((m_phase == RunPhase::Paused || m_phase == RunPhase::Stopped) && m_local->trainer() && m_workers <= 1) {
     m_local->launch();
     return;
   }
-  if (!m_runDir.isEmpty() && !busy() && m_state != State::Finished)
+  if (!m_runDir.isEmpty() && !busy() && m_phase != RunPhase::Finished)
     resume(m_runDir, m_live ? m_live->layers() : m_layers, m_workers);
 }
 
@@ -241,7 +226,6 @@ bool RunSession::follow(const QString& runDir) {
   m_runDir = runDir;
   m_follower = std::move(follower);
   ingest(lines, /*restarted=*/true);  // its whole log so far, in place of what was shown
-  setState(State::Following);
   return true;
 }
 
@@ -251,7 +235,7 @@ void RunSession::connectTo(const nf::ServeAddress& address) {
   m_runDir.clear();
   ingest({}, /*restarted=*/true);
   m_connected->connectTo(address);
-  setState(State::Preparing);
+  setPhase(RunPhase::Preparing);
 }
 
 void RunSession::onAnswered(const nf::ServeAddress& address, const nf::Schedule& schedule, int layers,
@@ -262,7 +246,7 @@ void RunSession::onAnswered(const nf::ServeAddress& address, const nf::Schedule&
   } catch (const std::exception& e) {
     const QString where = m_connected->address();
     m_connected->forget();
-    setState(State::Failed);
+    setPhase(RunPhase::Failed);
     Q_EMIT connectFailed(
         tr("The run at %1 answered its status malformed: %2").arg(where, QString::fromStdString(e.what())));
     return;
@@ -270,8 +254,8 @@ void RunSession::onAnswered(const nf::ServeAddress& address, const nf::Schedule&
   m_metrics.clear();
   m_live = m_connected->adopt(address, schedule, layers, m_config, [this] { return stepsDone(); });
   QString malformed;
-  if (const std::optional<State> phase = m_connected->phaseOf(status, &malformed))
-    setState(*phase);
+  if (const std::optional<RunPhase> phase = m_connected->phaseOf(status, &malformed))
+    setPhase(*phase);
   else
     Q_EMIT remoteNotice(malformed);
   Q_EMIT trainerReady();
@@ -284,8 +268,8 @@ void RunSession::readConnected() {
   ingest(news.lines, news.restarted);
   if (news.status) {
     QString malformed;
-    if (const std::optional<State> phase = m_connected->phaseOf(*news.status, &malformed))
-      setState(*phase);
+    if (const std::optional<RunPhase> phase = m_connected->phaseOf(*news.status, &malformed))
+      setPhase(*phase);
     else
       Q_EMIT remoteNotice(malformed);
   }
@@ -296,7 +280,7 @@ void RunSession::readConnected() {
       m_metrics.lastStatus == nf::record::kFinish || m_connected->stepsDone() >= m_config.optimizer.maxSteps;
   if (!problem.isEmpty() &&
       (finished || m_connected->stopRequested() || m_metrics.lastStatus == nf::record::kStop)) {
-    setState(finished ? State::Finished : State::Stopped);  // still remote(): the messages say where
+    setPhase(finished ? RunPhase::Finished : RunPhase::Stopped);  // still remote(): the messages say where
     m_connected->leave();
     Q_EMIT connectionChanged();
     return;

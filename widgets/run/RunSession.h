@@ -34,20 +34,6 @@ struct EditResult;
 class RunSession : public QObject {
   Q_OBJECT
  public:
-  enum class State {
-    Idle,
-    Preparing,
-    Running,
-    Pausing,
-    Paused,
-    Stopping,
-    Stopped,
-    Finished,
-    Following,
-    Failed
-  };
-  Q_ENUM(State)
-
   explicit RunSession(QObject* parent = nullptr);
   ~RunSession() override;
 
@@ -68,19 +54,19 @@ class RunSession : public QObject {
   bool follow(const QString& runDir);  // watch a headless run's metrics.jsonl grow (false while busy)
   // A run another process trains and serves (--serve, docs/STEERING.md): its metrics streamed, its
   // schedule edited (RemoteSchedule), pause / continue / stop sent to it; a lost connection is re-made.
-  // State Preparing while the run is first asked, then the run's own state; Failed when it cannot be.
+  // Preparing while the run is first asked, then the run's own phase; Failed when it cannot be.
   void connectTo(const nf::ServeAddress& address);
   // Lets go of the run shown, unless one trains here now: the trainer in memory (its checkpoint is on
   // disk), the followed file, the connection (the connected run trains on where it is). No run, no
-  // metrics; state Idle.
+  // metrics; phase None.
   void close();
   // Stops a run (writing its checkpoint) and waits for the worker; for closing the window.
   void shutdown();
 
-  State state() const { return m_state; }
-  // The window's phase event for the state now (a followed run: what its own process last said); none
-  // while Idle.
-  std::optional<WindowEvent> phaseEvent() const;
+  // Where the run is (a followed run: what its own process last recorded); None while it holds none.
+  RunPhase phase() const { return m_phase; }
+  // A run another process trains, watched through its folder.
+  bool following() const { return m_follower != nullptr; }
   bool remote() const;            // connected to a run trained elsewhere
   QString remoteAddress() const;  // "host:port" of the run connected to (kept once it ended)
   std::optional<nf::ServeAddress> serveAddress() const;  // and with its token, while connected
@@ -97,7 +83,7 @@ class RunSession : public QObject {
   void setWorkerProgram(const QString& path);
 
  Q_SIGNALS:
-  void stateChanged(RunSession::State state);
+  void phaseChanged(RunPhase phase);
   void metricsChanged();  // new records were added to metrics() (or it was reloaded)
   void trainerReady();    // trainer() and liveSchedule() are new
   void progress(const QString& task, qint64 done, qint64 total);
@@ -109,11 +95,11 @@ class RunSession : public QObject {
   void scheduleReplaced();  // the connected run's schedule replaced the timeline's copy
 
  private:
-  void setState(State state);
+  void setPhase(RunPhase phase);
   void letGo();  // of the run shown: its trainer, followed file or connection, and the other workers
   void ingest(const std::vector<std::string>& lines, bool restarted = false);
   void drain();
-  void onLocalPhase(State phase);
+  void onLocalPhase(RunPhase phase);
   void onTrainerMade(int layers);
   void onAnswered(const nf::ServeAddress& address, const nf::Schedule& schedule, int layers,
                   const nlohmann::json& status);
@@ -126,7 +112,7 @@ class RunSession : public QObject {
   LocalRun* m_local;
   ConnectedRun* m_connected;
   std::unique_ptr<nf::MetricsFollower> m_follower;  // a followed run's metrics.jsonl
-  State m_state = State::Idle;
+  RunPhase m_phase = RunPhase::None;
   QString m_runDir;
   nf::RunConfig m_config;
   MetricsStore m_metrics;

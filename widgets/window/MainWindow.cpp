@@ -78,7 +78,7 @@ void MainWindow::connectViews() {
 
 void MainWindow::connectSession() {
   connect(m_session, &RunSession::metricsChanged, this, &MainWindow::onMetrics);
-  connect(m_session, &RunSession::stateChanged, this, &MainWindow::onStateChanged);
+  connect(m_session, &RunSession::phaseChanged, this, &MainWindow::onPhaseChanged);
   connect(m_session, &RunSession::connectionChanged, this, &MainWindow::updateStatus);
   connect(m_session, &RunSession::failed, this, [this](const QString& message) {
     showError(tr("Training stopped"),
@@ -147,11 +147,11 @@ void MainWindow::applyShown() {
   updateStatus();
 }
 
-void MainWindow::onStateChanged() {
-  if (const std::optional<WindowEvent> phase = m_session->phaseEvent()) moveTo(*phase);
+void MainWindow::onPhaseChanged() {
+  m_shown = withRunPhase(m_shown, m_session->phase());
   // While a trainer is made the old one's model is not what the panes would show.
   // (A resumed followed run's folder is the nearest to it.)
-  if (m_session->state() == RunSession::State::Preparing)
+  if (m_session->phase() == RunPhase::Preparing)
     m_runner->setSource(AnalysisSource::folder(m_runner->source().currentFolder));
   m_status->sayPhase(*m_session, m_shown);
   applyShown();
@@ -227,7 +227,7 @@ bool MainWindow::openRun(const QString& runDir) {
     remember(AppFolders::Recent::Runs, clean);
     statusBar()->showMessage(tr("Following %1").arg(clean), 5000);
     onMetrics();
-    onStateChanged();
+    onPhaseChanged();  // the phase its own process last recorded
     return true;
   } catch (const std::exception& e) {
     showError(tr("Cannot open run"), tr("The run directory could not be opened."), e.what());
@@ -290,17 +290,15 @@ void MainWindow::startRun(const QString& requestedDir) {
   m_status->forgetAnnounced();
   QDir().mkpath(QFileInfo(dir).absolutePath());
   m_session->start(launch.config, dir, m_next.layers(), launch.prepare, m_setup->workers());
-  if (m_session->state() != RunSession::State::Preparing) return;  // refused, and said why
+  if (m_session->phase() != RunPhase::Preparing) return;  // refused, and said why
   moveTo(WindowEvent::Start);
   remember(AppFolders::Recent::Runs, dir);
   statusBar()->showMessage(tr("Starting %1").arg(dir), 5000);
 }
 
 void MainWindow::onMetrics() {
-  if (m_shown.subject == Subject::FollowedRun) {
+  if (m_shown.subject == Subject::FollowedRun)  // its process may have written a newer checkpoint
     m_runner->setSource(AnalysisSource::folder(nf::run::currentModelPath(m_session->runDir().toStdString())));
-    onStateChanged();  // its status may have changed
-  }
   m_status->announce(*m_session);
   const MetricsStore& m = m_session->metrics();
   const WindowView view = viewOf(m_shown);

@@ -95,7 +95,7 @@ class MainWindow : public QMainWindow {
   void applyShown();  // every part as viewOf(m_shown) says
   void resetDraftSchedule();
   void onMetrics();
-  void onStateChanged();
+  void onPhaseChanged();
   void updateStatus();
   void showError(const QString& title, const QString& text, const QString& detail);
   void remember(AppFolders::Recent kind, const QString& path);

@@ -161,7 +161,7 @@ void RunStatusBar::announce(const RunSession& session) {
   if (m.lastCheckpointStep !=
       m_shownCheckpoint) {  // a periodic checkpoint, said before a warning it may bring
     m_shownCheckpoint = m.lastCheckpointStep;
-    if (m.lastCheckpointStep >= 0 && session.state() == RunSession::State::Running)
+    if (m.lastCheckpointStep >= 0 && session.phase() == RunPhase::Running && !session.following())
       m_bar->showMessage(
           tr("Checkpoint of step %1 written (%2)")
               .arg(m.lastCheckpointStep)

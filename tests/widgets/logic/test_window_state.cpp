@@ -86,24 +86,6 @@ TEST_CASE(every_transition_goes_where_the_table_says) {
       {connected(P::Stopped), E::Resume, refused},  // resumed on its server
       {kModel, E::Resume, refused},
       {kNothing, E::Resume, refused},
-      // The run's phases as the session reports them.
-      {local(P::Preparing), E::Running, local(P::Running)},
-      {local(P::Running), E::Pausing, local(P::Pausing)},
-      {local(P::Pausing), E::Paused, local(P::Paused)},
-      {local(P::Paused), E::Running, local(P::Running)},
-      {local(P::Running), E::Stopping, local(P::Stopping)},
-      {local(P::Stopping), E::Stopped, local(P::Stopped)},
-      {local(P::Running), E::Finished, local(P::Finished)},
-      {local(P::Running), E::Failed, local(P::Failed)},
-      {followed(P::Running), E::Stopped, followed(P::Stopped)},
-      {followed(P::Running, false), E::Finished, followed(P::Finished, false)},
-      {connected(P::Preparing), E::Running, connected(P::Running)},
-      {connected(P::Preparing), E::Failed, connected(P::Failed)},
-      {connected(P::Stopping), E::Stopped, connected(P::Stopped)},
-      // A late report of a run no longer shown changes nothing.
-      {kModel, E::Running, kModel},
-      {kModel, E::Stopped, kModel},
-      {kNothing, E::Failed, kNothing},
       // Close: nothing is shown, whatever was.
       {kModel, E::Close, kNothing},
       {local(P::Running), E::Close, kNothing},
@@ -112,6 +94,39 @@ TEST_CASE(every_transition_goes_where_the_table_says) {
   for (const Transition& t : table) {
     const std::optional<WindowState> got = nextWindowState(t.from, t.event);
     REQUIRE_MSG(got == t.to, "from " << describe(t.from) << " on event " << static_cast<int>(t.event)
+                                     << ": got " << describe(got) << ", want " << describe(t.to));
+  }
+}
+
+TEST_CASE(the_runs_phase_as_the_session_reports_it_moves_only_the_run_shown) {
+  struct PhaseReport {
+    WindowState from;
+    RunPhase phase;
+    WindowState to;
+  };
+  const std::vector<PhaseReport> table = {
+      {local(P::Preparing), P::Running, local(P::Running)},
+      {local(P::Running), P::Pausing, local(P::Pausing)},
+      {local(P::Pausing), P::Paused, local(P::Paused)},
+      {local(P::Paused), P::Running, local(P::Running)},
+      {local(P::Running), P::Stopping, local(P::Stopping)},
+      {local(P::Stopping), P::Stopped, local(P::Stopped)},
+      {local(P::Running), P::Finished, local(P::Finished)},
+      {local(P::Running), P::Failed, local(P::Failed)},
+      {followed(P::Running), P::Stopped, followed(P::Stopped)},
+      {followed(P::Running, false), P::Finished, followed(P::Finished, false)},
+      {connected(P::Preparing), P::Running, connected(P::Running)},
+      {connected(P::Preparing), P::Failed, connected(P::Failed)},
+      {connected(P::Stopping), P::Stopped, connected(P::Stopped)},
+      // A late report of a run no longer shown changes nothing, nor does a session that holds no run.
+      {kModel, P::Running, kModel},
+      {kModel, P::Stopped, kModel},
+      {kNothing, P::Failed, kNothing},
+      {local(P::Stopped), P::None, local(P::Stopped)},
+  };
+  for (const PhaseReport& t : table) {
+    const WindowState got = withRunPhase(t.from, t.phase);
+    REQUIRE_MSG(got == t.to, "from " << describe(t.from) << " on phase " << static_cast<int>(t.phase)
                                      << ": got " << describe(got) << ", want " << describe(t.to));
   }
 }
@@ -169,7 +184,7 @@ TEST_CASE(resume_after_opening_another_model_is_disabled_and_the_old_run_leaves_
   REQUIRE(v.timeline == TimelineShows::Draft);     // its own schedule, a drag edits that
   REQUIRE(!nextWindowState(*after, E::Resume));
   // The session's late report of the old run does not bring it back.
-  REQUIRE(*nextWindowState(*after, E::Stopped) == kModel);
+  REQUIRE(withRunPhase(*after, P::Stopped) == kModel);
 }
 
 TEST_CASE(a_paused_run_offers_resume_not_start) {

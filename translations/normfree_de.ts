@@ -1097,17 +1097,17 @@ Worker %1 beendet (%2): %3</translation>
         <translation>%1 wird gestartet</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="341"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="339"/>
         <source>Export incomplete</source>
         <translation>Export unvollständig</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="360"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="358"/>
         <source>Stopping the run and writing its checkpoint…</source>
         <translation>Lauf wird gestoppt und sein Checkpoint geschrieben…</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="373"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="371"/>
         <source>Runs</source>
         <translation>Läufe</translation>
     </message>
@@ -1117,17 +1117,17 @@ Worker %1 beendet (%2): %3</translation>
         <translation>NormFree Workbench</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="373"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="371"/>
         <source>Removal timeline</source>
         <translation>Zeitleiste der Entfernungen</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="373"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="371"/>
         <source>Run setup</source>
         <translation>Laufkonfiguration</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="373"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="371"/>
         <source>Model</source>
         <translation>Modell</translation>
     </message>
@@ -1595,7 +1595,7 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>RunSession</name>
     <message>
-        <location filename="../widgets/run/RunSession.cpp" line="267"/>
+        <location filename="../widgets/run/RunSession.cpp" line="251"/>
         <source>The run at %1 answered its status malformed: %2</source>
         <translation>Der Lauf auf %1 hat einen fehlerhaften Status geantwortet: %2</translation>
     </message>
@@ -1996,92 +1996,92 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>RunsView</name>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="50"/>
+        <location filename="../widgets/views/RunsView.cpp" line="62"/>
         <source>Folder of runs to compare</source>
         <translation>Ordner der zu vergleichenden Läufe</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="113"/>
+        <location filename="../widgets/views/RunsView.cpp" line="169"/>
         <source>%1 of %2</source>
         <translation>%1 von %2</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="124"/>
+        <location filename="../widgets/views/RunsView.cpp" line="126"/>
         <source>cannot be read: %1</source>
         <translation>nicht lesbar: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="129"/>
+        <location filename="../widgets/views/RunsView.cpp" line="136"/>
         <source>%1 (shown)</source>
         <translation>%1 (gezeigt)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="140"/>
+        <location filename="../widgets/views/RunsView.cpp" line="147"/>
         <source>overlay %1 on the training plots</source>
         <translation>%1 über die Trainingsdiagramme legen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="145"/>
+        <location filename="../widgets/views/RunsView.cpp" line="151"/>
         <source>No folder of runs: open a run, or choose a folder.</source>
         <translation>Kein Ordner mit Läufen: einen Lauf öffnen oder einen Ordner wählen.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="146"/>
+        <location filename="../widgets/views/RunsView.cpp" line="152"/>
         <source>Runs in %1 — ticked runs are overlaid on the training plots, each in its colour</source>
         <translation>Läufe in %1 — angehakte Läufe liegen über den Trainingsdiagrammen, jeder in seiner Farbe</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="160"/>
+        <location filename="../widgets/views/RunsView.cpp" line="218"/>
         <source>Choose folder…</source>
         <translation>Ordner wählen…</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="161"/>
+        <location filename="../widgets/views/RunsView.cpp" line="219"/>
         <source>Refresh</source>
         <translation>Aktualisieren</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="162"/>
-        <source>read every run again (one still training has more steps now)</source>
-        <translation>jeden Lauf neu lesen (ein noch trainierender hat inzwischen mehr Schritte)</translation>
+        <location filename="../widgets/views/RunsView.cpp" line="220"/>
+        <source>read every run again from its folder</source>
+        <translation>jeden Lauf neu aus seinem Ordner lesen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="163"/>
+        <location filename="../widgets/views/RunsView.cpp" line="221"/>
         <source>run</source>
         <translation>Lauf</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="163"/>
+        <location filename="../widgets/views/RunsView.cpp" line="221"/>
         <source>mode</source>
         <translation>Modus</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="163"/>
+        <location filename="../widgets/views/RunsView.cpp" line="221"/>
         <source>preset</source>
         <translation>Preset</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="163"/>
+        <location filename="../widgets/views/RunsView.cpp" line="221"/>
         <source>steps</source>
         <translation>Schritte</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="163"/>
+        <location filename="../widgets/views/RunsView.cpp" line="221"/>
         <source>learning rate</source>
         <translation>Lernrate</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="164"/>
+        <location filename="../widgets/views/RunsView.cpp" line="222"/>
         <source>last CE</source>
         <translation>letzte CE</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="164"/>
+        <location filename="../widgets/views/RunsView.cpp" line="222"/>
         <source>last evaluation</source>
         <translation>letzte Evaluierung</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="164"/>
+        <location filename="../widgets/views/RunsView.cpp" line="222"/>
         <source>status</source>
         <translation>Status</translation>
     </message>

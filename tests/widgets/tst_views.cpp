@@ -405,8 +405,7 @@ class TestViews : public QObject {
     QVERIFY(
         window.figures().resultPlots(true, nullptr).contains(window.trainingView()->trackedPlot()->plot()));
     window.session()->stop();
-    QTRY_VERIFY_WITH_TIMEOUT(window.session()->state() != RunSession::State::Running,
-                             fixtures::kEventuallyMs);
+    QTRY_VERIFY_WITH_TIMEOUT(window.session()->phase() != RunPhase::Running, fixtures::kEventuallyMs);
     QFile log(QString::fromStdString(nf::run::metricsPath(m_dir.filePath("tracked-run").toStdString())));
     QVERIFY(log.open(QIODevice::ReadOnly));
     int tracked = 0;
@@ -468,6 +467,21 @@ class TestViews : public QObject {
     const QCPGraph* theirTracked = graphNamed(view->trackedPlot()->plot(), "b");
     QVERIFY(theirTracked);
     QCOMPARE(theirTracked->dataCount(), 5);
+    // A sibling that trains on streams onto the plots, and a run started beside them is listed (with its
+    // figures), with no Refresh.
+    nf::ResumeOverrides longer;
+    longer.maxSteps = 16;
+    QVERIFY(nf::Trainer::resume((folder + "/b").toStdString(), std::nullopt, longer)->run());
+    QTRY_VERIFY_WITH_TIMEOUT(graphNamed(view->lossPlot(), "b: cross-entropy") &&
+                                 graphNamed(view->lossPlot(), "b: cross-entropy")->dataCount() == 16,
+                             fixtures::kEventuallyMs);
+    QCOMPARE(window.runsView()->table()->item(1, 3)->text(), QString("16 of 16"));
+    QVERIFY(nf::Trainer::start((folder + "/c").toStdString(), b)->run());
+    QTRY_COMPARE_WITH_TIMEOUT(window.runsView()->table()->rowCount(), 3, fixtures::kEventuallyMs);
+    QCOMPARE(window.runsView()->overlaid().size(), std::size_t{2});
+    QVERIFY(graphNamed(view->lossPlot(), "c: cross-entropy"));
+    QCOMPARE(window.runsView()->table()->item(0, 3)->text(), QString("12 of 12"));  // the run shown's own
+    window.runsView()->table()->item(2, 0)->setCheckState(Qt::Unchecked);
 
     // Unticked, it leaves the plots; opening a model leaves no run's comparison behind.
     window.runsView()->table()->item(1, 0)->setCheckState(Qt::Unchecked);

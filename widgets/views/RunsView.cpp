@@ -13,6 +13,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <cmath>
+#include <optional>
 
 #include "run/metrics_log.h"
 #include "run/run_directory.h"
@@ -28,6 +29,17 @@ enum Column { Name, Mode, Preset, Steps, LearningRate, FinalLoss, FinalEval, Sta
 
 QString number(double value, int precision = 4) {
   return std::isfinite(value) ? QString::number(value, 'g', precision) : QStringLiteral("–");
+}
+
+// The run folders in `folder` (with a config.json and a metrics.jsonl), by name.
+QStringList runFolders(const QString& folder) {
+  QStringList dirs;
+  if (folder.isEmpty()) return dirs;
+  for (const QFileInfo& entry : QDir(folder).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name))
+    if (QFileInfo::exists(entry.filePath() + "/config.json") &&
+        QFileInfo::exists(QString::fromStdString(nf::run::metricsPath(entry.filePath().toStdString()))))
+      dirs << QDir::cleanPath(entry.absoluteFilePath());
+  return dirs;
 }
 
 }  // namespace
@@ -58,8 +70,14 @@ RunsView::RunsView(QWidget* parent) : QWidget(parent) {
   layout->addWidget(m_heading);
   layout->addLayout(buttons);
   layout->addWidget(m_table, 1);
+  // Often enough that a sibling's curves keep pace with the run shown's; each look is a stat of a few files.
+  m_followTimer.setInterval(1000);
+  connect(&m_followTimer, &QTimer::timeout, this, &RunsView::follow);
+  m_followTimer.start();
   retranslate();
 }
+
+RunsView::~RunsView() = default;
 
 void RunsView::setShownRun(const QString& runDir) {
   const QString shown = runDir.isEmpty() ? QString() : QDir::cleanPath(QDir(runDir).absolutePath());
@@ -79,67 +97,55 @@ void RunsView::refresh() {
   // workbench's own folder of runs): then the user picks.
   QStringList unticked;
   for (int row = 0; row < m_table->rowCount(); ++row)
-    if (m_runs[row] && m_table->item(row, Name)->checkState() == Qt::Unchecked) unticked << m_runs[row]->dir;
+    if (m_rows[row].run && !m_rows[row].shown && m_table->item(row, Name)->checkState() == Qt::Unchecked)
+      unticked << m_rows[row].run->dir;
   const QSignalBlocker block(m_table);
   m_table->setRowCount(0);
-  m_runs.clear();
-  QStringList dirs;
-  if (!m_folder.isEmpty())
-    for (const QFileInfo& entry : QDir(m_folder).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name))
-      if (QFileInfo::exists(entry.filePath() + "/config.json") &&
-          QFileInfo::exists(QString::fromStdString(nf::run::metricsPath(entry.filePath().toStdString()))))
-        dirs << QDir::cleanPath(entry.absoluteFilePath());
+  m_rows.clear();
+  const QStringList dirs = runFolders(m_folder);
   const bool tickNew = dirs.size() <= 4;
   const QStringList wasListed = m_runsBefore;
   int colour = 0;
   for (const QString& dir : dirs) {
     const int row = m_table->rowCount();
     m_table->insertRow(row);
-    auto set = [&](int column, const QString& text) {
-      m_table->setItem(row, column, new QTableWidgetItem(text));
-    };
-    set(Name, QFileInfo(dir).fileName());
-    const bool shown = dir == m_shown;
-    std::shared_ptr<ComparedRun> run;
+    for (int column = 0; column < Columns; ++column) m_table->setItem(row, column, new QTableWidgetItem);
+    m_table->item(row, Name)->setText(QFileInfo(dir).fileName());
+    Row listed;
+    listed.dir = dir;
+    std::optional<nf::RunConfig> config;
     try {
-      const nf::RunConfig config = nf::readRunConfig(dir.toStdString());
-      run = std::make_shared<ComparedRun>();
-      run->name = QFileInfo(dir).fileName();
-      run->dir = dir;
-      for (const std::string& line : nf::MetricsFollower(dir.toStdString()).read().lines)
-        run->metrics.ingest(line);
-      set(Mode, QString::fromStdString(nf::trainingModeName(config.mode)));
-      set(Preset, QString::fromStdString(config.preset));
-      set(Steps, tr("%1 of %2").arg(run->metrics.lastStep()).arg(config.optimizer.maxSteps));
-      set(LearningRate, number(config.optimizer.lr, 3));
-      const auto& ce = run->metrics.steps.ce;
-      set(FinalLoss, ce.empty() ? number(NAN) : number(ce.back()));
-      const auto& evals = run->metrics.evals;
-      set(FinalEval, evals.empty() || evals.begin()->second.empty()
-                         ? number(NAN)
-                         : QString("%1 (%2)").arg(number(evals.begin()->second.back().loss),
-                                                  QString::fromStdString(evals.begin()->first)));
-      set(Status, QString::fromStdString(run->metrics.lastStatus));
+      config = nf::readRunConfig(dir.toStdString());
+      listed.run = std::make_shared<ComparedRun>();
+      listed.run->name = QFileInfo(dir).fileName();
+      listed.run->dir = dir;
+      listed.follower = std::make_unique<nf::MetricsFollower>(dir.toStdString());
+      for (const std::string& line : listed.follower->read().lines) listed.run->metrics.ingest(line);
     } catch (const std::exception& e) {  // a run being made, or damaged: listed, with why it cannot be read
-      set(Status, tr("cannot be read: %1").arg(QString::fromUtf8(e.what())));
-      run.reset();
+      listed = {dir};
+      m_table->item(row, Status)->setText(tr("cannot be read: %1").arg(QString::fromUtf8(e.what())));
     }
+    m_rows.push_back(std::move(listed));
+    if (m_rows.back().run) {
+      showSettings(row, *config);
+      showFigures(row);
+    }
+    Row& r = m_rows.back();
     QTableWidgetItem* name = m_table->item(row, Name);
-    if (shown) {
+    if (dir == m_shown) {
       name->setText(tr("%1 (shown)").arg(QFileInfo(dir).fileName()));
       QFont bold = name->font();
       bold.setBold(true);
       name->setFont(bold);
-      run.reset();  // the run shown is plotted as itself
-    } else if (run) {
-      run->colour = kRunColours[colour++ % std::size(kRunColours)];
+      r.shown = true;  // plotted as itself, not overlaid; its figures are in the table too
+    } else if (r.run) {
+      r.run->colour = kRunColours[colour++ % std::size(kRunColours)];
       name->setFlags(name->flags() | Qt::ItemIsUserCheckable);
       const bool tick = wasListed.contains(dir) ? !unticked.contains(dir) : tickNew;
       name->setCheckState(tick ? Qt::Checked : Qt::Unchecked);
-      name->setForeground(run->colour);
+      name->setForeground(r.run->colour);
       name->setToolTip(tr("overlay %1 on the training plots").arg(dir));
     }
-    m_runs.push_back(run);
   }
   m_runsBefore = dirs;
   m_heading->setText(m_folder.isEmpty() ? tr("No folder of runs: open a run, or choose a folder.")
@@ -149,17 +155,69 @@ void RunsView::refresh() {
   Q_EMIT overlayChanged();
 }
 
+void RunsView::showSettings(int row, const nf::RunConfig& config) {
+  const QSignalBlocker block(m_table);
+  m_rows[row].maxSteps = config.optimizer.maxSteps;
+  m_table->item(row, Mode)->setText(QString::fromStdString(nf::trainingModeName(config.mode)));
+  m_table->item(row, Preset)->setText(QString::fromStdString(config.preset));
+  m_table->item(row, LearningRate)->setText(number(config.optimizer.lr, 3));
+}
+
+void RunsView::showFigures(int row) {
+  const MetricsStore& m = m_rows[row].run->metrics;
+  const QSignalBlocker block(m_table);
+  m_table->item(row, Steps)->setText(tr("%1 of %2").arg(m.lastStep()).arg(m_rows[row].maxSteps));
+  m_table->item(row, FinalLoss)->setText(m.steps.ce.empty() ? number(NAN) : number(m.steps.ce.back()));
+  const auto& evals = m.evals;
+  m_table->item(row, FinalEval)
+      ->setText(evals.empty() || evals.begin()->second.empty()
+                    ? number(NAN)
+                    : QString("%1 (%2)").arg(number(evals.begin()->second.back().loss),
+                                             QString::fromStdString(evals.begin()->first)));
+  m_table->item(row, Status)->setText(QString::fromStdString(m.lastStatus));
+}
+
+void RunsView::follow() {
+  if (!m_listed || m_folder.isEmpty()) return;
+  if (runFolders(m_folder) != m_runsBefore) {  // a run was started (or removed) beside the others
+    refresh();
+    return;
+  }
+  bool overlayGrew = false;
+  for (int row = 0; row < static_cast<int>(m_rows.size()); ++row) {
+    Row& r = m_rows[row];
+    try {
+      if (!r.run) {  // could not be read when listed: list it again once it can be
+        nf::readRunConfig(r.dir.toStdString());
+        refresh();
+        return;
+      }
+      const nf::MetricsFollower::NewLines news = r.follower->read();
+      if (news.lines.empty() && !news.restarted) continue;
+      if (news.restarted) r.run->metrics.clear();  // resumed from a checkpoint: its later records are gone
+      for (const std::string& line : news.lines) r.run->metrics.ingest(line);
+      showSettings(row, nf::readRunConfig(r.dir.toStdString()));  // a resume may have changed its budget
+    } catch (const std::exception&) {
+      continue;  // unreadable for now: the table keeps what it last read; Refresh says why
+    }
+    showFigures(row);
+    overlayGrew = overlayGrew || (!r.shown && m_table->item(row, Name)->checkState() == Qt::Checked);
+  }
+  if (overlayGrew) Q_EMIT overlayChanged();
+}
+
 std::vector<std::shared_ptr<const ComparedRun>> RunsView::overlaid() const {
   std::vector<std::shared_ptr<const ComparedRun>> runs;
   for (int row = 0; row < m_table->rowCount(); ++row)
-    if (m_runs[row] && m_table->item(row, Name)->checkState() == Qt::Checked) runs.push_back(m_runs[row]);
+    if (m_rows[row].run && !m_rows[row].shown && m_table->item(row, Name)->checkState() == Qt::Checked)
+      runs.push_back(m_rows[row].run);
   return runs;
 }
 
 void RunsView::retranslate() {
   m_choose->setText(tr("Choose folder…"));
   m_refresh->setText(tr("Refresh"));
-  m_refresh->setToolTip(tr("read every run again (one still training has more steps now)"));
+  m_refresh->setToolTip(tr("read every run again from its folder"));
   m_table->setHorizontalHeaderLabels({tr("run"), tr("mode"), tr("preset"), tr("steps"), tr("learning rate"),
                                       tr("last CE"), tr("last evaluation"), tr("status")});
   if (!m_folder.isEmpty() || m_table->rowCount() == 0) refresh();

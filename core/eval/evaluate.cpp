@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "data/batches.h"
 #include "io/atomic_file.h"
@@ -28,10 +29,17 @@ void TokenValues::append(const torch::Tensor& logits, const torch::Tensor& targe
       const auto* p = cpu.data_ptr<T>();
       out.insert(out.end(), p, p + cpu.numel());
     };
+    const std::size_t before = loss.size();
     copy(tokenLoss, loss);
     copy(tokenEntropy, entropy);
     copy(maxLogp.exp(), confidence);
     copy((argmax == target).to(torch::kUInt8), correct);
+    // A NaN or infinite logit would make a NaN mean and an undefined calibration bin: said, not summarized.
+    for (std::size_t i = before; i < loss.size(); ++i)
+      if (!std::isfinite(loss[i]) || !std::isfinite(entropy[i]))
+        throw std::runtime_error(
+            "the model's log-probabilities are not finite (a NaN or infinite logit, at token " +
+            std::to_string(i) + " evaluated): its activations overflow, or its weights are not sane");
   }
 }
 

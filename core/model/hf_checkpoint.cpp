@@ -38,6 +38,21 @@ torch::Tensor readTensor(const SafetensorsFile& file, const TensorInfo& info) {
   return t;
 }
 
+// A NaN or infinity in the weights makes every analysis quietly wrong (a DLA error of 0 %, no sinks) or
+// crashes it, so it is refused where it enters, by tensor.
+void requireFinite(const torch::Tensor& t, const SafetensorsFile& file, const TensorInfo& info) {
+  const torch::Tensor finite = torch::isfinite(t);
+  if (finite.all().item<bool>()) return;
+  const int64_t bad = t.numel() - finite.sum().item<int64_t>();
+  std::string message = "tensor '" + info.name + "' holds " + std::to_string(bad) +
+                        " non-finite values (NaN or infinite): every result of this model would be wrong";
+  if (info.dtype == DType::F16)
+    message +=
+        " (stored as F16, whose largest value is 65504: save it as F32 or BF16 — an exported "
+        "standard form's norm weights need that)";
+  throw FileError(file.path(), message);
+}
+
 }  // namespace
 
 CausalLM loadModel(const std::string& folder, torch::Device device) {
@@ -48,7 +63,9 @@ CausalLM loadModel(const std::string& folder, torch::Device device) {
   torch::NoGradGuard noGrad;
   for (auto& item : model->named_parameters()) {
     const auto& entry = index.tensors.at(item.key());
-    item.value().copy_(readTensor(*entry.file, *entry.info));
+    const torch::Tensor stored = readTensor(*entry.file, *entry.info);
+    requireFinite(stored, *entry.file, *entry.info);
+    item.value().copy_(stored);
   }
   model->to(device);
   model->eval();

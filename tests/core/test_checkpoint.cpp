@@ -229,6 +229,32 @@ TEST_CASE(truncated_weights_file_is_named) {
   REQUIRE_THROWS_WITH(loadModel(dir.path()), "model.safetensors", "outside the data buffer");
 }
 
+// A NaN in the weights made DLA's error 0 % and the sink rate 0, and crashed eval; an export's standard form
+// stored as F16 holds infinities. Both are refused on load, naming the file and the tensor.
+TEST_CASE(non_finite_weights_are_refused_by_tensor) {
+  auto model = randomModel(smallConfig());
+  {
+    torch::NoGradGuard noGrad;
+    model->named_parameters()["h.1.mlp.c_fc.weight"][0][0] = std::nan("");
+  }
+  TempDir dir;
+  saveModel(*model, dir.path("nan"));
+  REQUIRE_THROWS_WITH(loadModel(dir.path("nan")), dir.path("nan/model.safetensors"),
+                      "h.1.mlp.c_fc.weight' holds 1 non-finite values");
+  {
+    torch::NoGradGuard noGrad;
+    model->named_parameters()["h.1.mlp.c_fc.weight"][0][0] = 0.5;
+    model->named_parameters()["ln_f.weight"].fill_(1e6);  // as a standard export's norm weights are
+  }
+  SaveOptions f16;
+  f16.dtype = DType::F16;
+  saveModel(*model, dir.path("f16"), f16);
+  REQUIRE_THROWS_WITH(loadModel(dir.path("f16")), "ln_f.weight' holds 32 non-finite values",
+                      "stored as F16, whose largest value is 65504");
+  saveModel(*model, dir.path("f32"));  // in float32 the same values load
+  REQUIRE(loadModel(dir.path("f32"))->named_parameters()["ln_f.weight"][0].item<float>() == 1e6f);
+}
+
 TEST_CASE(no_weights_file_is_explained) {
   TempDir dir;
   writeFileAtomic(dir.path("config.json"), configToJson({smallConfig(), NormState(2)}));

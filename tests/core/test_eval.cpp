@@ -89,6 +89,15 @@ TEST_CASE(evaluation_matches_reference_model_cross_entropy) {
   REQUIRE_MSG(near(r.summary.meanLoss, expected, 1e-5), r.summary.meanLoss << " vs " << expected);
   const double entropy = -(logp.exp() * logp).sum(-1).mean().item<double>();
   REQUIRE(near(r.summary.meanEntropy, entropy, 1e-5));
+
+  // Finite weights whose logits overflow float32: an error, not a NaN mean loss (nor a calibration bin
+  // indexed by NaN, which crashed).
+  {
+    torch::NoGradGuard noGrad;
+    model->named_parameters()["ln_f.weight"].fill_(3e38);
+  }
+  REQUIRE_THROWS_WITH(evaluate(*model, TokenFile::open(dir.path("d.bin")), options),
+                      "log-probabilities are not finite");
 }
 
 TEST_CASE(filtering_skips_chunks_with_unseen_tokens) {

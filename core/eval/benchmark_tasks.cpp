@@ -121,6 +121,9 @@ std::vector<BenchmarkItem> readLines(const std::string& file, int64_t limit, Rea
 
 // The usual multiple-choice item: one context, continuations " " + each choice.
 BenchmarkItem choiceItem(const std::string& context, const std::vector<std::string>& choices, int64_t gold) {
+  if (gold < 0 || gold >= static_cast<int64_t>(choices.size()))  // before it is narrowed to an int
+    throw std::invalid_argument("the label " + std::to_string(gold) + " is not one of the " +
+                                std::to_string(choices.size()) + " choices");
   BenchmarkItem item;
   for (const auto& choice : choices) {
     item.requests.push_back({context, " " + choice});
@@ -166,10 +169,11 @@ BenchmarkItem winograndeItem(const JsonIn& j) {
 }
 
 BenchmarkItem boolqItem(const JsonIn& j) {
-  // BoolQ's own files say "answer": true; SuperGLUE's say "label": 1.
-  const bool yes = j["answer"].present() ? j["answer"].flag() : labelOf(j["label"]) == 1;
+  // BoolQ's own files say "answer": true; SuperGLUE's say "label": 1 (and -1 in its unlabelled test split:
+  // refused by readLines as a label that is not a choice, never scored as "no").
+  const int64_t gold = j["answer"].present() ? (j["answer"].flag() ? 1 : 0) : labelOf(j["label"]);
   return choiceItem(j["passage"].text() + "\nQuestion: " + j["question"].text() + "?\nAnswer:", {"no", "yes"},
-                    yes ? 1 : 0);
+                    gold);
 }
 
 // ARC as Hugging Face's ai2_arc has it ("question": text, "choices": {"text", "label"}) or as AI2

@@ -145,6 +145,15 @@ TEST_CASE(malformed_files_are_named_with_their_line) {
   writeLines(
       arc, {R"({"question": "q", "choices": {"text": ["a", "b"], "label": ["A", "B"]}, "answerKey": "C"})"});
   REQUIRE_THROWS_WITH(readBenchmark(BenchmarkTask::ArcEasy, arc), "'answerKey'", "labels");
+  // SuperGLUE's unlabelled test split (label -1) and labels past the choices are refused, not scored as "no";
+  // a label beyond an int's range is not narrowed into one.
+  const std::string boolq = dir.path("boolq.jsonl");
+  for (const char* label : {"-1", "2", "4294967297"}) {
+    writeLines(boolq, {R"({"passage": "p", "question": "q", "label": 1})",
+                       std::string(R"({"passage": "p", "question": "q", "label": )") + label + "}"});
+    REQUIRE_THROWS_WITH(readBenchmark(BenchmarkTask::BoolQ, boolq), boolq, "line 2",
+                        std::string("label ") + label + " is not one of the 2 choices");
+  }
   writeLines(file, {"", "  "});
   REQUIRE_THROWS_WITH(readBenchmark(BenchmarkTask::HellaSwag, file), "holds no items");
   REQUIRE_THROWS_WITH(readBenchmark(BenchmarkTask::BoolQ, dir.path()), "holds no boolq file",

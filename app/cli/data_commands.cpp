@@ -199,6 +199,12 @@ void cmdTokenize(CLI::App& command) {
     if (o->repeats.maxSpan < o->repeats.minSpan)
       throw UsageError("--repeat-span-max " + std::to_string(o->repeats.maxSpan) +
                        " is below --repeat-span " + std::to_string(o->repeats.minSpan));
+    for (const std::string& input : o->inputs) {
+      std::error_code ec;
+      if (std::filesystem::equivalent(input, o->out, ec))
+        throw UsageError("--out " + o->out + " is the input " + input +
+                         ": its text would be replaced by tokens");
+    }
     const TokenizeStats stats =
         tokenizeFiles(o->inputs, *tokenizer, o->tokenizer, o->out, progressBar(), o->repeats);
     const double seconds = secondsSince(start);

@@ -209,7 +209,10 @@ AnalysisOutput tokenView(const AnalysisRequest& r, const ModelSnapshot& snapshot
 // The IOI prompts of patching and circuits: the set given, else one made with the tokenizer.
 std::shared_ptr<const IoiPromptSet> ioiPromptsFor(const AnalysisRequest& r, const ModelSnapshot& snapshot,
                                                   const AnalysisSources& s) {
-  if (s.prompts) return s.prompts;
+  if (s.prompts) {
+    checkIoiPromptSetFor(*s.prompts, snapshot.config().shape.vocabSize, s.tokenizer.get());
+    return s.prompts;
+  }
   require(s.tokenizer != nullptr,
           "no tokenizer files next to " + snapshot.source() + " to make IOI prompts with: give a prompt set");
   IoiOptions options;

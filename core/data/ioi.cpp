@@ -286,7 +286,35 @@ IoiPromptSet ioiPromptSetFromJson(const nlohmann::json& j, const std::string& so
                                   std::to_string(set.length));
   }
   if (set.prompts.empty()) throw FileError(source, "holds no prompts");
+  set.source = source;
   return set;
+}
+
+void checkIoiPromptSetFor(const IoiPromptSet& set, int64_t vocabSize, const Tokenizer* tokenizer) {
+  const std::string source = set.source.empty() ? "the IOI prompt set" : set.source;
+  const int32_t startId = tokenizer && set.startsWithEndOfText ? tokenizer->documentStartId() : -1;
+  for (std::size_t i = 0; i < set.prompts.size(); ++i) {
+    const IoiPrompt& p = set.prompts[i];
+    const std::string prompt = "prompt " + std::to_string(i);
+    auto inVocabulary = [&](int32_t id, const char* field) {
+      if (id < 0 || id >= vocabSize)
+        throw FileError(source, prompt + "'s " + field + " " + std::to_string(id) +
+                                    " is outside the model's vocabulary of " + std::to_string(vocabSize));
+    };
+    inVocabulary(p.correctId, "correct_id");
+    inVocabulary(p.wrongId, "wrong_id");
+    for (int32_t id : p.clean) inVocabulary(id, "clean token");
+    for (int32_t id : p.corrupted) inVocabulary(id, "corrupted token");
+    if (!tokenizer) continue;
+    std::vector<int32_t> expected;
+    if (startId >= 0) expected.push_back(startId);
+    const std::vector<int32_t> ids = tokenizer->encode(p.cleanText);
+    expected.insert(expected.end(), ids.begin(), ids.end());
+    if (expected != p.clean)
+      throw FileError(source, prompt + "'s tokens are not its clean_text as " + tokenizer->source() +
+                                  " encodes it: the set was made with another tokenizer (make one for this "
+                                  "model with 'normfree-cli ioi --tokenizer MODEL')");
+  }
 }
 
 }  // namespace nf

@@ -31,6 +31,7 @@ struct IoiPromptSet {
   int64_t firstNamePosition = 0, secondNamePosition = 0, subjectPosition = 0, endPosition = 0;
   int64_t namesAvailable = 0, placesAvailable = 0, objectsAvailable = 0;  // single-token words found
   std::vector<IoiPrompt> prompts;
+  std::string source;  // the file it was read from; empty for a set made here
 };
 
 struct IoiOptions {
@@ -49,5 +50,9 @@ IoiPromptSet makeIoiPromptSet(const Tokenizer& tokenizer, const IoiOptions& opti
 nlohmann::json toJson(const IoiPromptSet& set);
 // Reads what toJson wrote; `source` names the file in errors. Checks lengths and positions agree.
 IoiPromptSet ioiPromptSetFromJson(const nlohmann::json& j, const std::string& source);
+// A set read from a file, before a model is measured on it: every id inside the model's vocabulary, and —
+// given the model's tokenizer — every prompt's tokens those of its text, so a set made with another
+// tokenizer is refused instead of measured (plausible, wrong logit differences). FileError naming the set.
+void checkIoiPromptSetFor(const IoiPromptSet& set, int64_t vocabSize, const Tokenizer* tokenizer);
 
 }  // namespace nf

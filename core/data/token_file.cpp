@@ -7,6 +7,7 @@
 
 #include "io/file_format.h"
 #include "io/json_read.h"
+#include "io/mapped_file.h"
 
 namespace nf {
 namespace {
@@ -79,6 +80,30 @@ void readTokens(const TokenFile& file, const std::byte* data, int64_t begin, int
 
 }  // namespace
 
+namespace {
+
+// A file without a sidecar is read as uint16 (nanoGPT's convention). Ids saved as 32- or 64-bit integers
+// (numpy's default) would read as valid ids with zeros between them — a plausible, wrong loss — so a start
+// whose every second 16-bit word is 0 while the others are not is refused.
+void requireSixteenBitIds(const MappedFile& file, const std::string& path) {
+  const int64_t n = std::min<int64_t>(static_cast<int64_t>(file.size()) / 2, 4096) / 2 * 2;
+  if (n < 16) return;
+  const auto* words = reinterpret_cast<const uint16_t*>(file.data());
+  bool oddZero = true, evenNonzero = false;
+  for (int64_t i = 0; i < n && oddZero; i += 2) {
+    oddZero = words[i + 1] == 0;
+    evenNonzero = evenNonzero || words[i] != 0;
+  }
+  if (oddZero && evenNonzero)
+    throw FileError(path,
+                    "has no sidecar, so it is read as uint16 token ids, but every second 16-bit word of its "
+                    "start is 0: it looks like 32- or 64-bit integers. Save the ids as uint16 (numpy: "
+                    "ids.astype(np.uint16).tofile(…)), or write " +
+                        tokenFileSidecarPath(path) + " with \"dtype\": \"uint32\" for 32-bit ids");
+}
+
+}  // namespace
+
 std::string tokenFileSidecarPath(const std::string& binPath) { return binPath + ".json"; }
 
 TokenDType tokenDTypeFor(int64_t vocabSize) { return vocabSize <= 65536 ? TokenDType::U16 : TokenDType::U32; }
@@ -95,6 +120,7 @@ TokenFile TokenFile::open(const std::string& path) {
     throw FileError(path, std::to_string(bytes) + " bytes is not a whole number of " +
                               dtypeName(file.m_meta.dtype) + " tokens (truncated, or the wrong dtype?)");
   file.m_size = bytes / width;
+  if (!std::filesystem::exists(sidecar)) requireSixteenBitIds(*file.m_file, path);
   if (file.m_meta.tokens >= 0 && file.m_meta.tokens != file.m_size)
     throw FileError(path, "holds " + std::to_string(file.m_size) + " tokens but " + sidecar + " says " +
                               std::to_string(file.m_meta.tokens) + " (truncated or overwritten?)");

@@ -33,6 +33,11 @@ TokenSequences documentSequences(const TokenFile& file, int64_t count, int64_t l
   return s;
 }
 
+// What a result's source says when the file held fewer sequences than were asked for.
+std::string fewerThanAsked(int64_t count, int64_t asked) {
+  return count < asked ? " (" + std::to_string(asked) + " were asked for: the file holds no more)" : "";
+}
+
 }  // namespace
 
 TokenSequences readSequences(const std::string& tokenFile, int64_t count, int64_t length,
@@ -43,7 +48,7 @@ TokenSequences readSequences(const std::string& tokenFile, int64_t count, int64_
   if (documentMarker >= 0) {
     TokenSequences s = documentSequences(file, count, length, static_cast<int32_t>(documentMarker));
     s.source = name + ": " + std::to_string(s.count) + " documents × " + std::to_string(length) +
-               " tokens, each from the end-of-text token before it";
+               " tokens, each from the end-of-text token before it" + fewerThanAsked(s.count, count);
     return s;
   }
   const int64_t available = static_cast<int64_t>(file.size()) / length;
@@ -57,7 +62,7 @@ TokenSequences readSequences(const std::string& tokenFile, int64_t count, int64_
   // No vocabulary check here: the model checks every id against its own vocabulary.
   file.read(0, s.count * length, s.tokens.data(), std::numeric_limits<int64_t>::max());
   s.source = name + ": " + std::to_string(s.count) + " chunks × " + std::to_string(length) +
-             " tokens from the start";
+             " tokens from the start" + fewerThanAsked(s.count, count);
   return s;
 }
 

@@ -309,6 +309,11 @@ TEST_CASE(text_pipeline_from_corpus_to_evaluation_and_generation) {
               r.err);
   r = cli("tokenize " + d + "/nothing.txt --tokenizer " + d + "/m --out " + d + "/x.bin");
   REQUIRE(r.status == 1 && r.err.find("nothing.txt") != std::string::npos);
+  // --out naming the input would replace the text by its tokens: refused, the text kept.
+  const std::string text = readTextFile(d + "/data/val.txt");
+  r = cli("tokenize " + d + "/data/val.txt --tokenizer " + d + "/m --out " + d + "/data/../data/val.txt");
+  REQUIRE_MSG(r.status == 2 && r.err.find("is the input") != std::string::npos, r.err);
+  REQUIRE(readTextFile(d + "/data/val.txt") == text);
 }
 
 TEST_CASE(remove_then_export_from_the_command_line) {

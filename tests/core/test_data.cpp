@@ -71,6 +71,14 @@ TEST_CASE(nanogpt_file_without_sidecar_reads_as_uint16) {
   REQUIRE_EQ(file.size(), 4);
   REQUIRE_EQ(file.at(0), 50256u);
   REQUIRE_EQ(file.meta().vocabSize, -1);
+  // numpy's default int64 ids (or int32 ones) without a sidecar would read as ids with zeros between
+  // them, every one in range: refused, with the way out.
+  std::vector<int64_t> wide(64);
+  for (int i = 0; i < 64; ++i) wide[i] = 1 + (i * 37) % 2000;
+  std::ofstream(dir.path("wide.bin"), std::ios::binary)
+      .write(reinterpret_cast<const char*>(wide.data()), static_cast<std::streamsize>(wide.size() * 8));
+  REQUIRE_THROWS_WITH(TokenFile::open(dir.path("wide.bin")), "wide.bin", "looks like 32- or 64-bit integers",
+                      "astype(np.uint16)");
 }
 
 TEST_CASE(bad_token_files_get_clear_errors) {
@@ -328,6 +336,11 @@ TEST_CASE(analysis_sequences_are_chunks_or_start_at_documents) {
   REQUIRE_EQ(chunks.count, 3);
   REQUIRE_EQ(chunks.row(1)[0], tokens[12]);
   REQUIRE(chunks.source.find("chunks") != std::string::npos);
+  REQUIRE(chunks.source.find("asked") == std::string::npos);
+  // Fewer in the file than asked: the source says so (the CLI prints it as a note).
+  REQUIRE(readSequences(dir.path("t.bin"), 100, 12)
+              .source.find("7 chunks × 12 tokens from the start (100 were "
+                           "asked for: the file holds no more)") != std::string::npos);
   // Markers at 10, 21, 32, 43, 54; windows of 12 from each, without overlap: 10, 32, 54 (21 and 43 fall
   // inside the window before), and 54 + 12 ≤ 95 tokens.
   const TokenSequences documents = readSequences(dir.path("t.bin"), 8, 12, 0);
@@ -448,6 +461,18 @@ TEST_CASE(ioi_prompts_have_fixed_length_positions_and_single_token_names) {
   REQUIRE_EQ(back.prompts.size(), set.prompts.size());
   REQUIRE(back.prompts[5].corrupted == set.prompts[5].corrupted);
   REQUIRE_EQ(back.subjectPosition, set.subjectPosition);
+  // A set read from a file is measured only with the tokenizer it was made with, inside the vocabulary.
+  checkIoiPromptSetFor(back, tokenizer.vocabSize(), &tokenizer);
+  IoiPromptSet other = back;
+  other.prompts[3].clean[1] = other.prompts[3].clean[1] == 1 ? 2 : 1;  // another token, in the vocabulary
+  REQUIRE_THROWS_WITH(checkIoiPromptSetFor(other, tokenizer.vocabSize(), &tokenizer), "set.json",
+                      "prompt 3's tokens are not its clean_text", "made with another tokenizer");
+  checkIoiPromptSetFor(other, tokenizer.vocabSize(), nullptr);  // without a tokenizer: ids only
+  other = back;
+  other.prompts[7].correctId = tokenizer.vocabSize();
+  REQUIRE_THROWS_WITH(checkIoiPromptSetFor(other, tokenizer.vocabSize(), nullptr), "set.json",
+                      "prompt 7's correct_id " + std::to_string(tokenizer.vocabSize()) +
+                          " is outside the model's vocabulary");
 
   options.count = 10;
   REQUIRE_THROWS_WITH(makeIoiPromptSet(tokenizer, options), "multiple of 4");

@@ -1,0 +1,135 @@
+#include "analysis_options.h"
+
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "data/ioi.h"
+#include "data/synthetic_corpus.h"
+#include "io/atomic_file.h"
+#include "progress_bar.h"
+#include "run/run_directory.h"
+
+namespace nf::cli {
+
+namespace fs = std::filesystem;
+
+void addModelOptions(CLI::App& command, ModelOptions& o) {
+  command.add_option("model", o.model, "model folder, run directory (its final model) or checkpoint folder")
+      ->required();
+  addOptional(command, "--step", o.step,
+              "with a run directory: its checkpoint after n steps instead of the final model")
+      ->type_name("n")
+      ->transform(atLeast<int64_t>(0));
+  command.add_option("--device", o.device, "where to run")->type_name("cpu|cuda[:N]")->capture_default_str();
+  command.add_option("--out", o.out, "write the result here (atomically) instead of stdout")
+      ->type_name("file.json");
+}
+
+void addDataOptions(CLI::App& command, DataOptions& o, bool withSequences) {
+  command.add_option("--data", o.data, "token file to analyse (e.g. the validation split)")
+      ->type_name("file.bin")
+      ->required();
+  if (withSequences)
+    command
+        .add_option("--sequences", o.sequences,
+                    "number of sequences (consecutive chunks from the start of the file)")
+        ->type_name("n")
+        ->transform(atLeast<int64_t>(1))
+        ->capture_default_str();
+  addOptional(command, "--length", o.length, "tokens per sequence (default: the model's context)")
+      ->type_name("n")
+      ->transform(atLeast<int64_t>(2));
+  command.add_flag("--document-starts", o.documentStarts,
+                   "start each sequence at a document, with the end-of-text token before it first (a BOS), "
+                   "as a model pretrained with --document-windows saw its data");
+}
+
+void addPromptOptions(CLI::App& command, PromptOptions& o) {
+  const int lastFrame = static_cast<int>(ioiFrames().size()) - 1;
+  command
+      .add_option("--prompts", o.prompts,
+                  "IOI prompt set from 'normfree-cli ioi' (default: made here with the model's tokenizer)")
+      ->type_name("file.json");
+  command.add_option("--count", o.count, "prompts to make when --prompts is not given (a multiple of 4)")
+      ->type_name("n")
+      ->transform(atLeast<int64_t>(4))
+      ->capture_default_str();
+  command
+      .add_option("--frame", o.frame,
+                  "sentence frame to make them from (0…" + std::to_string(lastFrame) + ")")
+      ->type_name("n")
+      ->transform(inRange(0, lastFrame))
+      ->capture_default_str();
+  command.add_option("--seed", o.seed, "seed to make them with")
+      ->type_name("n")
+      ->transform(atLeast<int64_t>(0))
+      ->capture_default_str();
+}
+
+AnalysisRequest requestFor(const std::string& kind, const PromptOptions& o) {
+  AnalysisRequest r;
+  r.kind = kind;
+  r.ioiCount = o.count;
+  r.ioiFrame = o.frame;
+  r.seed = static_cast<uint64_t>(o.seed);
+  return r;
+}
+
+SnapshotPtr snapshotFrom(const ModelOptions& o) {
+  std::string path = o.model;
+  if (o.step) {
+    path = run::checkpointPath(path, *o.step);
+    if (!fs::is_directory(path))
+      throw UsageError("no checkpoint " + path + " (checkpoints are kept every few steps)");
+  }
+  parseDevice(o.device);  // a clear error for a device that is not here
+  return ModelSnapshot::load(path, o.device);
+}
+
+AnalysisRequest requestFor(const std::string& kind, const DataOptions& o) {
+  AnalysisRequest r;
+  r.kind = kind;
+  r.sequences = o.sequences;
+  r.length = o.length.value_or(0);
+  r.documentStarts = o.documentStarts;
+  return r;
+}
+
+std::shared_ptr<const Tokenizer> tokenizerFor(const ModelSnapshot& snapshot) {
+  const std::string folder = run::tokenizerFolder(snapshot.source());
+  if (folder.empty()) return nullptr;
+  return loadTokenizer(folder);
+}
+
+AnalysisOutput analyse(const AnalysisRequest& request, const ModelSnapshot& snapshot,
+                       const AnalysisSources& sources) {
+  try {
+    return runAnalysis(request, snapshot, sources, progressBar());
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+}
+
+AnalysisSources sourcesFor(const PromptOptions& o, const ModelSnapshot& snapshot) {
+  AnalysisSources sources{"", tokenizerFor(snapshot), nullptr};
+  if (!o.prompts.empty())
+    sources.prompts = std::make_shared<const IoiPromptSet>(
+        ioiPromptSetFromJson(nlohmann::json::parse(readTextFile(o.prompts)), o.prompts));
+  return sources;
+}
+
+AnalysisOutput analyse(const AnalysisRequest& request, const ModelSnapshot& snapshot, const DataOptions& o) {
+  AnalysisOutput output = analyse(request, snapshot, {o.data, tokenizerFor(snapshot), nullptr});
+  const nlohmann::json& header = output.result["header"];
+  if (header.contains("sequences") && header["sequences"].get<int64_t>() < request.sequences)
+    std::cerr << "note: " << header["data"].get<std::string>() << "\n";
+  return output;
+}
+
+void emit(const ModelOptions& o, const nlohmann::json& result) {
+  printOrWrite(o.out, result, {{"analysis", result["header"]["analysis"]}});
+}
+
+}  // namespace nf::cli

@@ -1,17 +1,25 @@
 #!/usr/bin/env bash
-# A CPU preview of one lever for attention sinks (issue 39): sparse trigger tasks. Two 4-layer GPT-2s
-# (8 heads of 16, d_model 128, context 128) pretrained side by side on the small models' best mix of round 2
-# (document windows, random repeats after every document), one of them with triggers added: after one of
-# 16 token ids the text never uses, the token k+1 places before it (k: which trigger) — a head needed at
-# 1 position in ~20 and idle elsewhere, the "active-dormant" heads Guo et al. (2024) find behind sinks.
-#   tools/sinks-preview-cpu.sh CLI OUT [STEPS]      (STEPS default 10000 of 16 × 128 tokens: ~1 h on 2 cores)
+# A CPU preview of levers for attention sinks (issue 39): 4-layer GPT-2s (d_model 128) pretrained side by
+# side, one thread each, on the small models' best mix of round 2 (document windows, random repeats after
+# every document), 2,048 tokens per step whatever the context. The runs (PREVIEW_RUNS, two at a time):
+#   baseline  8 heads of 16, context 128
+#   triggers  the baseline with sparse trigger tasks added to its data: after one of 16 token ids the text
+#             never uses, the token k+1 places before it (k: which trigger) — a head needed at 1 position in
+#             ~20 and idle elsewhere, the "active-dormant" heads Guo et al. (2024) find behind sinks
+#   ctx512    the baseline with a context of 512 (Barbero et al. 2025: sinks grow with context); its sinks
+#             and norms are also measured over 128 tokens, to compare like with like
+#   heads16   16 heads of 8: more heads than the text needs
+#   [PREVIEW_RUNS="baseline triggers"] tools/sinks-preview-cpu.sh CLI OUT [STEPS]
+#             (STEPS default 10000 = 20 M tokens: ~35 min for two runs on 2 cores at context 128)
 # Writes OUT/summary.jsonl: per run, 2,000 steps before the end and at the end, the sink rate and the
 # largest position-0 norm ratio on documents (each sequence from the BOS before a document) and on chunks,
-# and the validation loss.
+# and the validation loss. The data is made once per OUT and reused.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cli=$1 out=$2 steps=${3:-10000}
+runs=(${PREVIEW_RUNS:-baseline triggers})
 mkdir -p "$out/data"
+if [ ! -f "$out/data/train-r1-triggers.bin" ]; then
 "$cli" corpus --out "$out/data" --seed 0 --train-mb 30 --val-mb 2 --alt-mb 1 >/dev/null 2>&1
 for p in 0 1; do
   "$cli" tokenize "$out/data/train.txt" --tokenizer resources/tiny-gpt2 --out "$out/data/train-r$p.bin" \
@@ -47,40 +55,53 @@ y.tofile(target)
 meta.update(tokens=int(len(y)), sources=meta.get("sources", []) + [f"{len(places)} triggers: {K} ids, rate {rate}"])
 json.dump(meta, open(target + ".json", "w"))
 PY
-"$cli" init --out "$out/shape" --family gpt2 --layers 4 --heads 8 --d-model 128 --context 128 --vocab 2048 \
-  --seed 0 >/dev/null
-cp resources/tiny-gpt2/vocab.json resources/tiny-gpt2/merges.txt "$out/shape/"
-for run in baseline triggers; do
-  data=train-r1.bin; [ $run = triggers ] && data=train-r1-triggers.bin
-  OMP_NUM_THREADS=1 "$cli" pretrain "$out/$run" --model "$out/shape" --train "$out/data/$data" \
+fi
+context_of() { [ "$1" = ctx512 ] && echo 512 || echo 128; }
+train() {
+  local run=$1 heads=8 data=train-r1.bin context
+  context=$(context_of "$run")
+  [ "$run" = heads16 ] && heads=16
+  [ "$run" = triggers ] && data=train-r1-triggers.bin
+  "$cli" init --out "$out/$run-shape" --family gpt2 --layers 4 --heads $heads --d-model 128 --context "$context" \
+    --vocab 2048 --seed 0 >/dev/null
+  cp resources/tiny-gpt2/vocab.json resources/tiny-gpt2/merges.txt "$out/$run-shape/"
+  OMP_NUM_THREADS=1 "$cli" pretrain "$out/$run" --model "$out/$run-shape" --train "$out/data/$data" \
     --eval "$out/data/val.bin" --steps "$steps" --lr 2e-3 --min-lr 2e-4 --weight-decay 0.1 --warmup 200 \
-    --document-windows 1 --micro-batch 16 --context 128 --seed 0 --eval-interval 500 \
-    --checkpoint-interval 1000 >"$out/$run.log" 2>&1 &
+    --document-windows 1 --micro-batch $((2048 / context)) --context "$context" --seed 0 --eval-interval 500 \
+    --checkpoint-interval 1000 >"$out/$run.log" 2>&1
+}
+for ((i = 0; i < ${#runs[@]}; i += 2)); do
+  train "${runs[i]}" &
+  [ $((i + 1)) -lt ${#runs[@]} ] && train "${runs[i + 1]}" &
+  wait
 done
-wait
-for run in baseline triggers; do
+for run in "${runs[@]}"; do
+  lengths=(128); [ "$(context_of "$run")" = 512 ] && lengths=(128 512)
   for step in $((steps - 2000)) $steps; do  # (a run keeps its last three checkpoints)
     for starts in documents chunks; do
       flag=(); [ $starts = documents ] && flag=(--document-starts)
-      for analysis in sinks norms; do
-        "$cli" analyze $analysis "$out/$run" --step $step --data "$out/data/val.bin" --sequences 64 "${flag[@]}" \
-          --out "$out/$run-$step-$analysis-$starts.json" >/dev/null 2>&1
+      for length in "${lengths[@]}"; do
+        for analysis in sinks norms; do
+          "$cli" analyze $analysis "$out/$run" --step $step --data "$out/data/val.bin" --sequences 64 \
+            --length "$length" "${flag[@]}" --out "$out/$run-$step-$analysis-$starts-$length.json" >/dev/null 2>&1
+        done
       done
     done
   done
 done
-python3 - "$out" "$steps" <<'PY' | tee "$out/summary.jsonl"
+python3 - "$out" "$steps" "${runs[@]}" <<'PY' | tee "$out/summary.jsonl"
 import json, sys
-out, steps = sys.argv[1], int(sys.argv[2])
-for run in ("baseline", "triggers"):
+out, steps, runs = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+for run in runs:
     evals = {r["step"]: r["mean_loss"] for r in map(json.loads, open(f"{out}/{run}/metrics.jsonl")) if r["type"] == "eval"}
     for step in (steps - 2000, steps):
-        row = {"run": run, "step": step, "val_ce": round(evals[step], 3)}
-        for starts in ("documents", "chunks"):
-            sinks = json.load(open(f"{out}/{run}-{step}-sinks-{starts}.json"))
-            norms = json.load(open(f"{out}/{run}-{step}-norms-{starts}.json"))["residual_norms"]
-            ratio = max(r["position0"]["mean"] / r["rest"]["mean"] for r in norms if r["point"].endswith("resid_pre"))
-            row[starts] = {"sink_rate": round(sinks["sink_rate"], 3), "max_pos0_ratio": round(ratio, 2),
-                           "sink_heads": sum(s >= 0.5 for s in sinks["sink_share"])}
-        print(json.dumps(row))
+        for length in (128, 512) if run == "ctx512" else (128,):
+            row = {"run": run, "step": step, "length": length, "val_ce": round(evals[step], 3)}
+            for starts in ("documents", "chunks"):
+                sinks = json.load(open(f"{out}/{run}-{step}-sinks-{starts}-{length}.json"))
+                norms = json.load(open(f"{out}/{run}-{step}-norms-{starts}-{length}.json"))["residual_norms"]
+                ratio = max(r["position0"]["mean"] / r["rest"]["mean"] for r in norms if r["point"].endswith("resid_pre"))
+                row[starts] = {"sink_rate": round(sinks["sink_rate"], 3), "max_pos0_ratio": round(ratio, 2),
+                               "sink_heads": sum(s >= 0.5 for s in sinks["sink_share"])}
+            print(json.dumps(row))
 PY

@@ -21,29 +21,31 @@ small_models_setup nf-small-models sweep.log "${SWEEP_DEVICE:-cuda}" "$out"
 # Round 4. Rounds 2–3 (docs/gpu-runs/2026-11-27-h200-small-models-round2, -round3; docs/RESULTS.md): document
 # windows grew sink heads — 0.118 at best (gpt2-doc-r1: random repeats after every document) and a BOS
 # residual of 3.6×, short of issue 39's 0.2 and 4× — while depth, weight decay 0.5 and 105 M more tokens did
-# not help. Untried, each on gpt2-doc-r1's recipe: other seeds (is 0.118 one seed's luck?), a context of 512
-# (Barbero et al. 2025: sinks grow with context; same tokens per step) and 16 heads of 16 (more heads than the
-# text needs, some of them dormant most of the time: the active-dormant heads of Guo et al. 2024); the LLaMA
-# at context 512. (Sparse trigger tasks — after one of 16 unused tokens, the token k+1 back — added no sink in a
-# 4-layer CPU preview: docs/RESULTS.md, "round 4", tools/sinks-preview-cpu.sh.)
-# name family layers heads context seed lr weight-decay random-repeats document-windows
+# not help. Untried, each on gpt2-doc-r1's recipe: other seeds (is 0.118 one seed's luck?) and width — the
+# one thing the literature's small models with sinks have over ours (Gu et al. 2025: 60 M parameters; ours
+# 5 M): d_model 384 and 512 (6 and 8 heads of 64; LR 1e-3 for the wider ones), and the LLaMA at 512. CPU
+# previews ruled out the cheaper levers at 4 layers × d_model 128 (docs/RESULTS.md, "round 4",
+# tools/sinks-preview-cpu.sh): sparse trigger tasks (0.051 against the baseline's 0.047), a context of 512
+# (0.036 over 128 tokens, 0 over 512) and 16 heads (0.028).
+# name family layers heads d_model context seed lr weight-decay random-repeats document-windows
 variants=(
-  "gpt2-s1 gpt2 6 8 256 1 2e-3 0.1 1 1"
-  "gpt2-s2 gpt2 6 8 256 2 2e-3 0.1 1 1"
-  "gpt2-ctx512 gpt2 6 8 512 0 2e-3 0.1 1 1"
-  "gpt2-h16 gpt2 6 16 256 0 2e-3 0.1 1 1"
-  "llama-ctx512 llama 6 8 512 0 2e-3 0.1 0.25 1"
+  "gpt2-s1 gpt2 6 8 256 256 1 2e-3 0.1 1 1"
+  "gpt2-s2 gpt2 6 8 256 256 2 2e-3 0.1 1 1"
+  "gpt2-d384 gpt2 6 6 384 256 0 1e-3 0.1 1 1"
+  "gpt2-d512 gpt2 6 8 512 256 0 1e-3 0.1 1 1"
+  "llama-d512 llama 6 8 512 256 0 1e-3 0.1 0.25 1"
 )
-small_models_data "${SWEEP_TRAIN_MB:-300}" $(printf '%s\n' "${variants[@]}" | awk '{print $9}' | sort -u) || { log "data failed: $(tail -3 "$work/data.log")"; exit 1; }
+small_models_data "${SWEEP_TRAIN_MB:-300}" $(printf '%s\n' "${variants[@]}" | awk '{print $10}' | sort -u) || { log "data failed: $(tail -3 "$work/data.log")"; exit 1; }
 log "data ready"
 # Tokens per step: SWEEP_MICRO (default 128) sequences of 256, whatever a variant's context.
 tokens_per_step=$((${SWEEP_MICRO:-128} * 256))
 bf16=(); [ "$device" = cpu ] || bf16=(--bf16)
 for v in "${variants[@]}"; do
-  read -r name family layers heads context seed _ <<<"$v"
-  # d_model 256 (LLaMA: half the heads for keys and values, SwiGLU 688), 2,048 tokens.
-  shape=(--family gpt2); [ "$family" = llama ] && shape=(--family llama --kv-heads $((heads / 2)) --mlp-width 688)
-  "$cli" init --out "$work/$name-shape" "${shape[@]}" --layers "$layers" --heads "$heads" --d-model 256 \
+  read -r name family layers heads width context seed _ <<<"$v"
+  # LLaMA: half the heads for keys and values, SwiGLU 8/3 · d_model rounded up to 16 (688 at 256); 2,048 tokens.
+  shape=(--family gpt2)
+  [ "$family" = llama ] && shape=(--family llama --kv-heads $((heads / 2)) --mlp-width $(((8 * width / 3 + 15) / 16 * 16)))
+  "$cli" init --out "$work/$name-shape" "${shape[@]}" --layers "$layers" --heads "$heads" --d-model "$width" \
     --context "$context" --vocab 2048 --seed "$seed" >/dev/null || exit 1
   cp $tok/vocab.json $tok/merges.txt "$work/$name-shape/"
 done
@@ -52,7 +54,7 @@ variant() { printf '%s\n' "${variants[@]}" | grep "^$1 "; }
 pretrain() {  # name steps run-dir extra-options…
   local name=$1 steps=$2 run=$3 context seed lr wd repeats documents
   shift 3
-  read -r _ _ _ _ context seed lr wd repeats documents <<<"$(variant "$name")"
+  read -r _ _ _ _ _ context seed lr wd repeats documents <<<"$(variant "$name")"
   "$cli" pretrain "$run" --model "$work/$name-shape" --train "$work/data/train-r$repeats.bin" --steps "$steps" \
     --lr "$lr" --min-lr "$(python3 -c "print($lr / 10)")" --weight-decay "$wd" --warmup "${SWEEP_WARMUP:-300}" \
     --document-windows "$documents" --micro-batch $((tokens_per_step / context)) --context "$context" \
@@ -107,7 +109,7 @@ done
 wait
 # A longer context's sinks also over round 3's 256 tokens, to compare like with like.
 for v in "${variants[@]}"; do
-  read -r name _ _ _ context _ <<<"$v"
+  read -r name _ _ _ _ context _ <<<"$v"
   [ "$context" = 256 ] && continue
   "$cli" analyze sinks "$work/$name/final" --length 256 --data "$work/data/val.bin" --sequences 64 \
     --document-starts --device "$device" --out "$work/analyses-sweep/$name/sinks-256.json" >/dev/null 2>&1 &
@@ -130,7 +132,7 @@ for family in gpt2 llama; do
   mkdir -p "$folder"
   cp "$work/$chosen/final/config.json" "$work/$chosen/final/model.safetensors" $tok/vocab.json $tok/merges.txt "$folder/"
   echo "$chosen" >"$folder/VARIANT"
-  read -r _ _ layers _ _ _ _ _ repeats documents <<<"$(variant "$chosen")"
+  read -r _ _ layers _ _ _ _ _ _ repeats documents <<<"$(variant "$chosen")"
   preset=small; [ "$layers" = 12 ] && preset=small-12
   # Its analyses on the sequences where it showed its phenomena (chunks, or documents with their BOS).
   analyze_args=""

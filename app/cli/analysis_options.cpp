@@ -121,6 +121,7 @@ AnalysisSources sourcesFor(const PromptOptions& o, const ModelSnapshot& snapshot
 }
 
 AnalysisOutput analyse(const AnalysisRequest& request, const ModelSnapshot& snapshot, const DataOptions& o) {
+  noteOtherTokenizer(o.data, snapshot.config().shape.eotTokenId);
   AnalysisOutput output = analyse(request, snapshot, {o.data, tokenizerFor(snapshot), nullptr});
   const nlohmann::json& header = output.result["header"];
   if (header.contains("sequences") && header["sequences"].get<int64_t>() < request.sequences)

@@ -61,4 +61,9 @@ const std::vector<std::string>& commandLineArguments();
 // "cpu", "cuda", "cuda:1" → a device that exists here, or UsageError.
 torch::Device parseDevice(const std::string& name);
 
+// A note on stderr when a token file's sidecar names another end-of-text id than the model's config: data
+// made with another tokenizer reads as valid ids and gives plausible, wrong numbers. Said, not refused: some
+// configs name another end token than their tokenizer's (Qwen2.5-Instruct's eos is <|im_end|>).
+void noteOtherTokenizer(const std::string& tokenFile, int64_t modelEndOfText);
+
 }  // namespace nf::cli

@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "data/token_file.h"
 #include "io/atomic_file.h"
 #include "options.h"
 #include "train/trainer.h"
@@ -65,6 +66,15 @@ torch::Device parseDevice(const std::string& name) {
     throw UsageError("device '" + name +
                      "' requested, but this LibTorch build has no CUDA or no GPU is visible");
   return device;
+}
+
+void noteOtherTokenizer(const std::string& tokenFile, int64_t modelEndOfText) {
+  const int64_t fileEndOfText = TokenFile::open(tokenFile).meta().eotTokenId;
+  if (fileEndOfText < 0 || modelEndOfText < 0 || fileEndOfText == modelEndOfText) return;
+  std::cerr << "note: " << tokenFile << " was tokenized with end-of-text id " << fileEndOfText
+            << ", the model's is " << modelEndOfText
+            << ": if another tokenizer made it, every number here is wrong (tokenize it with --tokenizer "
+               "set to the model's folder)\n";
 }
 
 namespace {

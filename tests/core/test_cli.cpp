@@ -290,6 +290,16 @@ TEST_CASE(text_pipeline_from_corpus_to_evaluation_and_generation) {
   REQUIRE_EQ(e["tokens"], 640);
   REQUIRE_EQ(e["chunks"], 20);
   REQUIRE(std::abs(e["mean_loss"].get<double>() - std::log(vocab)) < 1.0);  // untrained: near uniform
+  REQUIRE_MSG(r.err.find("note:") == std::string::npos, r.err);  // its own tokenizer's data: nothing to say
+  // Data whose end-of-text is not the model's: evaluated, with a note that it may be another tokenizer's.
+  r = cli("init --out " + d + "/other --layers 1 --heads 2 --d-model 16 --context 32 --vocab " +
+          std::to_string(vocab) + " --eot 5");
+  REQUIRE_MSG(r.status == 0, r.err);
+  r = cli("eval " + d + "/other " + d + "/data/val.bin --max-tokens 640");
+  REQUIRE_MSG(
+      r.status == 0 && r.err.find("val.bin was tokenized with end-of-text id " + std::to_string(vocab - 1) +
+                                  ", the model's is 5") != std::string::npos,
+      r.err);
 
   const std::string generate =
       "generate " + d + "/m --prompt 'When Mary and John' --max-new-tokens 8 --no-stop";

@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "data/ioi.h"
 #include "data/synthetic_corpus.h"
+#include "data/token_file.h"
 #include "io/atomic_file.h"
 #include "progress_bar.h"
 #include "run/run_directory.h"
@@ -121,7 +122,7 @@ AnalysisSources sourcesFor(const PromptOptions& o, const ModelSnapshot& snapshot
 }
 
 AnalysisOutput analyse(const AnalysisRequest& request, const ModelSnapshot& snapshot, const DataOptions& o) {
-  noteOtherTokenizer(o.data, snapshot.config().shape.eotTokenId);
+  noteOtherTokenizer(TokenFile::open(o.data), snapshot.config().shape.eotTokenId);
   AnalysisOutput output = analyse(request, snapshot, {o.data, tokenizerFor(snapshot), nullptr});
   const nlohmann::json& header = output.result["header"];
   if (header.contains("sequences") && header["sequences"].get<int64_t>() < request.sequences)

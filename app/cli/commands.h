@@ -13,6 +13,9 @@
 namespace CLI {
 class App;
 }
+namespace nf {
+class TokenFile;
+}
 
 namespace nf::cli {
 
@@ -64,6 +67,6 @@ torch::Device parseDevice(const std::string& name);
 // A note on stderr when a token file's sidecar names another end-of-text id than the model's config: data
 // made with another tokenizer reads as valid ids and gives plausible, wrong numbers. Said, not refused: some
 // configs name another end token than their tokenizer's (Qwen2.5-Instruct's eos is <|im_end|>).
-void noteOtherTokenizer(const std::string& tokenFile, int64_t modelEndOfText);
+void noteOtherTokenizer(const TokenFile& file, int64_t modelEndOfText);
 
 }  // namespace nf::cli

@@ -69,7 +69,7 @@ void cmdEval(CLI::App& command) {
     CausalLM model = loadModel(o->model, parseDevice(o->device));
     model->setCudaBf16Autocast(o->bf16);
     const TokenFile data = TokenFile::open(o->data);
-    noteOtherTokenizer(o->data, model->config().eotTokenId);
+    noteOtherTokenizer(data, model->config().eotTokenId);
     std::vector<bool> allowed;
     if (!o->filterBy.empty()) {
       allowed = TokenFile::open(o->filterBy).occurringTokens(model->config().vocabSize, progressBar());

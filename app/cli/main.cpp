@@ -68,10 +68,10 @@ torch::Device parseDevice(const std::string& name) {
   return device;
 }
 
-void noteOtherTokenizer(const std::string& tokenFile, int64_t modelEndOfText) {
-  const int64_t fileEndOfText = TokenFile::open(tokenFile).meta().eotTokenId;
+void noteOtherTokenizer(const TokenFile& file, int64_t modelEndOfText) {
+  const int64_t fileEndOfText = file.meta().eotTokenId;
   if (fileEndOfText < 0 || modelEndOfText < 0 || fileEndOfText == modelEndOfText) return;
-  std::cerr << "note: " << tokenFile << " was tokenized with end-of-text id " << fileEndOfText
+  std::cerr << "note: " << file.path() << " was tokenized with end-of-text id " << fileEndOfText
             << ", the model's is " << modelEndOfText
             << ": if another tokenizer made it, every number here is wrong (tokenize it with --tokenizer "
                "set to the model's folder)\n";

@@ -78,10 +78,6 @@ void readTokens(const TokenFile& file, const std::byte* data, int64_t begin, int
     copyChecked(reinterpret_cast<const uint32_t*>(data) + begin);
 }
 
-}  // namespace
-
-namespace {
-
 // A file without a sidecar is read as uint16 (nanoGPT's convention). Ids saved as 32- or 64-bit integers
 // (numpy's default) would read as valid ids with zeros between them — a plausible, wrong loss — so a start
 // whose every second 16-bit word is 0 while the others are not is refused.
@@ -112,7 +108,8 @@ TokenFile TokenFile::open(const std::string& path) {
   TokenFile file;
   file.m_path = path;
   const std::string sidecar = tokenFileSidecarPath(path);
-  if (std::filesystem::exists(sidecar)) file.m_meta = readSidecar(sidecar);
+  const bool hasSidecar = std::filesystem::exists(sidecar);
+  if (hasSidecar) file.m_meta = readSidecar(sidecar);
   file.m_file = std::make_shared<const MappedFile>(MappedFile::open(path));
   const int width = bytesPerToken(file.m_meta.dtype);
   const auto bytes = static_cast<int64_t>(file.m_file->size());
@@ -120,7 +117,7 @@ TokenFile TokenFile::open(const std::string& path) {
     throw FileError(path, std::to_string(bytes) + " bytes is not a whole number of " +
                               dtypeName(file.m_meta.dtype) + " tokens (truncated, or the wrong dtype?)");
   file.m_size = bytes / width;
-  if (!std::filesystem::exists(sidecar)) requireSixteenBitIds(*file.m_file, path);
+  if (!hasSidecar) requireSixteenBitIds(*file.m_file, path);
   if (file.m_meta.tokens >= 0 && file.m_meta.tokens != file.m_size)
     throw FileError(path, "holds " + std::to_string(file.m_size) + " tokens but " + sidecar + " says " +
                               std::to_string(file.m_meta.tokens) + " (truncated or overwritten?)");

@@ -84,10 +84,13 @@ WindowView connectedRunView(RunPhase phase) {
 
 }  // namespace
 
+bool isTraining(RunPhase p) {
+  return p == RunPhase::Preparing || p == RunPhase::Running || p == RunPhase::Pausing ||
+         p == RunPhase::Stopping;
+}
+
 bool trainsHere(const WindowState& state) {
-  const RunPhase p = state.phase;
-  return state.subject == Subject::LocalRun && (p == RunPhase::Preparing || p == RunPhase::Running ||
-                                                p == RunPhase::Pausing || p == RunPhase::Stopping);
+  return state.subject == Subject::LocalRun && isTraining(state.phase);
 }
 
 WindowView viewOf(const WindowState& state) {

@@ -15,6 +15,8 @@ enum class Subject { Nothing, Model, LocalRun, FollowedRun, ConnectedRun };
 // Preparing while it is first asked, Stopped or Finished once it has ended (it serves no more), Failed when
 // it could not be reached.
 enum class RunPhase { None, Preparing, Running, Pausing, Paused, Stopping, Stopped, Finished, Failed };
+// The run is being made or trains in its process (a step in progress, or the checkpoint that ends one).
+bool isTraining(RunPhase phase);
 
 struct WindowState {
   Subject subject = Subject::Nothing;

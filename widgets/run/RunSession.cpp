@@ -57,9 +57,7 @@ std::shared_ptr<nf::Trainer> RunSession::trainer() const { return m_local->train
 void RunSession::setWorkerProgram(const QString& path) { m_others->setProgram(path); }
 
 bool RunSession::busy() const {
-  const RunPhase p = m_local->phase();  // a run trained elsewhere leaves this process free for anything
-  return p == RunPhase::Preparing || p == RunPhase::Running || p == RunPhase::Pausing ||
-         p == RunPhase::Stopping;
+  return isTraining(m_local->phase());  // a run trained elsewhere leaves this process free for anything
 }
 
 int64_t RunSession::stepsDone() const {

@@ -231,8 +231,8 @@ class TestTimeline : public QObject {
   }
 
   void aFollowedRunsMenuOffersNothingAndSaysWhy() {
-    m_timeline->setEditor(
-        std::make_shared<FollowedSchedule>(m_trainer->runDir(), 2, 40, [] { return int64_t{0}; }));
+    m_timeline->setEditor(std::make_shared<FollowedSchedule>(
+        m_trainer->runDir(), 2, [] { return int64_t{40}; }, [] { return int64_t{0}; }));
     const QStringList entries = addMenu(2, 35);
     QCOMPARE(entries.size(), 1);
     QVERIFY2(entries[0].startsWith("[") && entries[0].contains("another process"), qPrintable(entries[0]));

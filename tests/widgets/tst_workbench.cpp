@@ -288,6 +288,17 @@ class TestWorkbench : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(heads->isStale(), fixtures::kEventuallyMs);
     // Its schedule is shown but not edited from here.
     QVERIFY(!window.timeline()->addEvent({0, 30, nf::EventAction::MakeFake, nf::SiteKind::Final, -1}));
+    QVERIFY2(window.statusText().contains("step 30 / 40"), qPrintable(window.statusText()));
+    // Resumed elsewhere with a larger budget (`resume --steps 60`): the status bar, the plots' range and
+    // the timeline follow the new budget, not the one the run started with.
+    trainer.reset();
+    nf::ResumeOverrides longer;
+    longer.maxSteps = 60;
+    auto resumed = nf::Trainer::resume(run.toStdString(), std::nullopt, longer);
+    fixtures::trainUntil(*resumed, 45);
+    QTRY_COMPARE_WITH_TIMEOUT(window.trainingView()->plottedSteps(), 45, fixtures::kEventuallyMs);
+    QVERIFY2(window.statusText().contains("step 45 / 60"), qPrintable(window.statusText()));
+    QCOMPARE(window.timeline()->editor()->maxSteps(), int64_t{60});
   }
 
   void aServedCliRunIsSteeredAndAnalysedFromTheWorkbench() {

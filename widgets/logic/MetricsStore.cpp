@@ -102,7 +102,12 @@ bool MetricsStore::ingest(const std::string& line) {
              type == record::kFinish || type == record::kPause || type == record::kContinue) {
     lastStatus = type;
     finishReason = type == record::kFinish ? text(r, "reason", "") : "";
-    if (type == record::kResume) rewindTo(whole(r, "step", 0));
+    if (type == record::kResume) {
+      rewindTo(whole(r, "step", 0));
+      // `resume --steps N` gave the run a new budget: the resume record's overrides say so.
+      if (auto it = r.find("overrides"); it != r.end() && it->is_object())
+        if (const int64_t budget = whole(*it, "max_steps", 0); budget > 0) maxSteps = budget;
+    }
     if (type == record::kStart) {
       mode = text(r, "mode", "");
       maxSteps = whole(r, "max_steps", 0);

@@ -45,7 +45,7 @@ struct MetricsStore {
   std::map<std::string, std::vector<ScalePoint>> scales;  // by site ("LN_v.2")
   std::map<std::string, TrackedSeries> tracked;           // by analysis ("nmae")
   std::string mode;                                       // "remove", "finetune", "pretrain"
-  int64_t maxSteps = 0;
+  int64_t maxSteps = 0;      // the start record's budget, or a later resume's (resume --steps N)
   std::string lastStatus;    // "start", "resume", "pause", "continue", "stop", "finish" (the latest of these)
   std::string finishReason;  // why the run finished before its step budget (the autopilot's plateau), or ""
   std::string lastWarning;   // the latest "warning" record's message (a checkpoint that failed, low disk)

@@ -48,11 +48,11 @@ nf::EditResult LiveSchedule::remove(int64_t id) {
   return guarded([&] { return m_trainer->deleteEvent(id); });
 }
 
-FollowedSchedule::FollowedSchedule(std::string runDir, int layers, int64_t maxSteps,
+FollowedSchedule::FollowedSchedule(std::string runDir, int layers, std::function<int64_t()> maxSteps,
                                    std::function<int64_t()> stepsDone)
     : m_runDir(std::move(runDir)),
       m_layers(layers),
-      m_maxSteps(maxSteps),
+      m_maxSteps(std::move(maxSteps)),
       m_stepsDone(std::move(stepsDone)) {}
 
 nf::Schedule FollowedSchedule::schedule() const {

@@ -78,13 +78,15 @@ class LiveSchedule : public ScheduleEditor {
 // with the playhead where the metrics are, never edited (edits reach only a trainer in this process).
 class FollowedSchedule : public ScheduleEditor {
  public:
-  FollowedSchedule(std::string runDir, int layers, int64_t maxSteps, std::function<int64_t()> stepsDone);
+  // maxSteps and stepsDone are asked each time: a followed run can be resumed with a new budget.
+  FollowedSchedule(std::string runDir, int layers, std::function<int64_t()> maxSteps,
+                   std::function<int64_t()> stepsDone);
   nf::Schedule schedule() const override;  // the last readable version of schedule.json
   // Pending events are the autopilot's expectation while the run's config.json says it is on (the trainer
   // rewrites the file when it is switched).
   bool tentative() const override;
   int64_t stepsDone() const override { return m_stepsDone(); }
-  int64_t maxSteps() const override { return m_maxSteps; }
+  int64_t maxSteps() const override { return m_maxSteps(); }
   int layers() const override { return m_layers; }
   nf::EditResult add(nf::ScheduleEvent) override { return refused(); }
   nf::EditResult check(const nf::ScheduleEvent&) const override { return refused(); }
@@ -95,7 +97,7 @@ class FollowedSchedule : public ScheduleEditor {
   static nf::EditResult refused();
   std::string m_runDir;
   int m_layers;
-  int64_t m_maxSteps;
+  std::function<int64_t()> m_maxSteps;
   std::function<int64_t()> m_stepsDone;
   mutable nf::Schedule m_last;
   mutable bool m_autopilot = false;  // as config.json last said

@@ -65,6 +65,10 @@ int64_t RunSession::stepsDone() const {
   return remote() ? std::max(m_connected->stepsDone(), m_metrics.lastStep()) : m_metrics.lastStep();
 }
 
+int64_t RunSession::maxSteps() const {
+  return m_metrics.maxSteps > 0 ? m_metrics.maxSteps : m_config.optimizer.maxSteps;
+}
+
 void RunSession::setPhase(RunPhase phase) {
   if (phase == m_phase) return;
   m_phase = phase;
@@ -274,8 +278,7 @@ void RunSession::readConnected() {
   for (const std::string& failure : news.failures) Q_EMIT remoteNotice(QString::fromStdString(failure));
   const QString problem = QString::fromStdString(news.problem);
   // A run that stopped or finished stops serving: unreachable then means ended, not lost.
-  const bool finished =
-      m_metrics.lastStatus == nf::record::kFinish || m_connected->stepsDone() >= m_config.optimizer.maxSteps;
+  const bool finished = m_metrics.lastStatus == nf::record::kFinish || m_connected->stepsDone() >= maxSteps();
   if (!problem.isEmpty() &&
       (finished || m_connected->stopRequested() || m_metrics.lastStatus == nf::record::kStop)) {
     setPhase(finished ? RunPhase::Finished : RunPhase::Stopped);  // still remote(): the messages say where

@@ -77,6 +77,8 @@ class RunSession : public QObject {
   const MetricsStore& metrics() const { return m_metrics; }
   std::shared_ptr<nf::Trainer> trainer() const;
   int64_t stepsDone() const;
+  // The run's step budget: its records' (a resume can give a new one), else its config's.
+  int64_t maxSteps() const;
   std::shared_ptr<ScheduleEditor> liveSchedule() const { return m_live; }
   int workers() const { return m_workers; }
   // The program the other workers run: normfree-cli next to this executable unless set.

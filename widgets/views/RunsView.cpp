@@ -122,7 +122,8 @@ void RunsView::refresh() {
       listed.follower = std::make_unique<nf::MetricsFollower>(dir.toStdString());
       for (const std::string& line : listed.follower->read().lines) listed.run->metrics.ingest(line);
     } catch (const std::exception& e) {  // a run being made, or damaged: listed, with why it cannot be read
-      listed = {dir};
+      listed = Row();
+      listed.dir = dir;
       m_table->item(row, Status)->setText(tr("cannot be read: %1").arg(QString::fromUtf8(e.what())));
     }
     m_rows.push_back(std::move(listed));

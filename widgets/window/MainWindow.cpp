@@ -218,9 +218,9 @@ bool MainWindow::openRun(const QString& runDir) {
       m_info->setSummary(m_next.model());
     else
       m_info->showRunElsewhere(clean, QString::fromStdString(c.model));
-    m_timeline->setEditor(std::make_shared<FollowedSchedule>(clean.toStdString(), m_next.layers(),
-                                                             c.optimizer.maxSteps,
-                                                             [this] { return m_session->stepsDone(); }));
+    m_timeline->setEditor(std::make_shared<FollowedSchedule>(
+        clean.toStdString(), m_next.layers(), [this] { return m_session->maxSteps(); },
+        [this] { return m_session->stepsDone(); }));
     m_runner->setSource(AnalysisSource::folder(nf::run::currentModelPath(clean.toStdString())));
     m_runner->setSetup(m_next.analysisSetup(c.evalData.empty() ? std::string() : c.evalData.front()));
     moveTo(modelHere ? WindowEvent::OpenRunWithModel : WindowEvent::OpenRun);
@@ -304,7 +304,7 @@ void MainWindow::onMetrics() {
   const WindowView view = viewOf(m_shown);
   if (view.modelPane == ModelPaneShows::RunSites)
     m_info->showRunState(m.frozenScales(), m_session->stepsDone());
-  m_training->showMetrics(m, m.maxSteps > 0 ? m.maxSteps : m_session->config().optimizer.maxSteps);
+  m_training->showMetrics(m, m_session->maxSteps());
   m_training->setProvenance({"run: " + m_session->runDir(),
                              "model: " + QString::fromStdString(m_session->config().model),
                              "step: " + QString::number(m_session->stepsDone())});
@@ -370,7 +370,7 @@ void MainWindow::retranslate() {
   m_actions->retranslate();
   m_layout->setTitles(tr("Removal timeline"), tr("Run setup"), tr("Model"), tr("Runs"));
   rebuildFileMenus();
-  m_training->showMetrics(m_session->metrics(), m_session->config().optimizer.maxSteps);  // series names
+  m_training->showMetrics(m_session->metrics(), m_session->maxSteps());  // series names
   applyShown();
 }
 

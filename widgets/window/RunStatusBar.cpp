@@ -81,7 +81,7 @@ void RunStatusBar::update(const RunSession& session, const WindowState& shown, c
   const MetricsStore& m = session.metrics();
   const nf::RunConfig& c = session.config();
   const int64_t done = view.runPlots ? session.stepsDone() : 0;
-  const int64_t maxSteps = view.runPlots ? c.optimizer.maxSteps : next.maxSteps;
+  const int64_t maxSteps = view.runPlots ? session.maxSteps() : next.maxSteps;
   m_step->setText(shown.subject == Subject::Nothing ? QString() : tr("step %1 / %2").arg(done).arg(maxSteps));
   const double tps = view.runPlots ? m.recentTokensPerSecond() : 0;
   QString speed = tps > 0 ? tr("%1 tok/s").arg(tps, 0, 'f', 0) : QString();
@@ -189,7 +189,7 @@ void RunStatusBar::sayPhase(const RunSession& session, const WindowState& shown)
   const QString early = reason.empty() ? QString()
                                        : tr("Ended at step %1 of %2: %3. ")
                                              .arg(step)
-                                             .arg(session.config().optimizer.maxSteps)
+                                             .arg(session.maxSteps())
                                              .arg(QString::fromStdString(reason));
   if (shown.subject == Subject::ConnectedRun) {
     if (shown.phase == RunPhase::Finished)

@@ -187,12 +187,16 @@ TEST_CASE(status_records_tell_the_mode_budget_and_latest_state) {
     const char* mode;
     int64_t maxSteps;
   };
-  // Applied in order to one store: only "start" sets the mode and the step budget.
+  // Applied in order to one store: "start" sets the mode and the step budget; a resume only changes the
+  // budget it was given (`resume --steps N`), as the trainer writes it, under "overrides".
   const Row rows[] = {
       {R"({"type":"start","mode":"remove","max_steps":300})", "start", "remove", 300},
       {R"({"type":"stop","step":120})", "stop", "remove", 300},
       {R"({"type":"resume","step":120,"mode":"finetune","max_steps":5})", "resume", "remove", 300},
-      {R"({"type":"finish","step":300})", "finish", "remove", 300},
+      {R"({"type":"resume","step":120,"overrides":{"lr":0.001}})", "resume", "remove", 300},
+      {R"({"type":"resume","step":120,"overrides":{"max_steps":-4}})", "resume", "remove", 300},
+      {R"({"type":"resume","step":120,"overrides":{"max_steps":450}})", "resume", "remove", 450},
+      {R"({"type":"finish","step":450})", "finish", "remove", 450},
       {R"({"type":"start","mode":"finetune","max_steps":50})", "start", "finetune", 50},
   };
   MetricsStore m;

@@ -66,10 +66,14 @@ TEST_CASE(followed_schedule_reads_the_file_and_refuses_edits) {
   TempDir dir;
   const Schedule tiny = findPreset("tiny").schedule;
   writeFileAtomic(run::schedulePath(dir.path()), toJson(tiny).dump());
-  int64_t done = 45;
-  FollowedSchedule followed(dir.path(), 4, 500, [&] { return done; });
+  int64_t done = 45, budget = 500;
+  FollowedSchedule followed(
+      dir.path(), 4, [&] { return budget; }, [&] { return done; });
   REQUIRE(followed.schedule() == tiny);
   REQUIRE_EQ(followed.stepsDone(), 45);
+  REQUIRE_EQ(followed.maxSteps(), 500);
+  budget = 800;  // the run was resumed with a new budget: the timeline reaches it
+  REQUIRE_EQ(followed.maxSteps(), 800);
   const EditResult r = followed.move(13, 400);
   REQUIRE(!r.accepted && r.refusal->code == EditRefusal::Code::NotEditable);
   REQUIRE(r.reason.find("edit it where it runs") != std::string::npos);

@@ -416,7 +416,10 @@ void cmdResume(CLI::App& command) {
     overrides.maxSteps = o->steps;
     overrides.autopilotPatience = o->patience;
     overrides.keepCheckpoints = o->keepCheckpoints;
-    if (!o->schedule.empty()) overrides.schedule = readScheduleFile(o->schedule);
+    if (!o->schedule.empty()) {
+      overrides.schedule = readScheduleFile(o->schedule);
+      overrides.scheduleSource = o->schedule;
+    }
     return trainAsWorkers(*workers, [&](const std::optional<WorkerEnvironment>& worker) {
       return Trainer::resume(o->run, worker, overrides);
     });

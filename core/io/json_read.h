@@ -4,8 +4,10 @@
 // would throw its own exception naming neither. Header-only; for .cpp files (plain headers forward-declare
 // JsonIn).
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -38,6 +40,20 @@ class JsonIn {
     for (std::size_t i = 0; i < m_json->size(); ++i)
       out.push_back(read(JsonIn(&(*m_json)[i], m_what, m_path + "[" + std::to_string(i) + "]")));
     return out;
+  }
+
+  // Throws unless this object's every member is one of `known`, naming the first other one: a misspelt
+  // optional member ("learning_rate", "Action") would otherwise read as left out, its default silently used.
+  void requireKnown(std::initializer_list<const char*> known) const {
+    if (!m_json || !m_json->is_object()) fail("an object");
+    for (const auto& member : m_json->items()) {
+      const std::string& key = member.key();
+      if (std::any_of(known.begin(), known.end(), [&](const char* k) { return key == k; })) continue;
+      std::string list;
+      for (const char* k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+      throw std::invalid_argument(std::string(m_what) + ": " + (m_path.empty() ? "" : name() + ": ") +
+                                  "unknown field \"" + key + "\" (known: " + list + ")");
+    }
   }
 
   // Whether the value is there (and not null), for optional members.

@@ -1,8 +1,10 @@
 #include "run/run_directory.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "io/atomic_file.h"
 #include "io/file_format.h"
@@ -120,7 +122,21 @@ int64_t checkpointStep(const std::string& folder) {
 }
 
 std::string modelFolder(const std::string& runOrModel) {
-  return fs::exists(finalModelPath(runOrModel) + "/config.json") ? finalModelPath(runOrModel) : runOrModel;
+  if (fs::exists(finalModelPath(runOrModel) + "/config.json")) return finalModelPath(runOrModel);
+  if (!fs::exists(metricsPath(runOrModel))) return runOrModel;  // a model or checkpoint folder
+  std::vector<int64_t> steps;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(checkpointsPath(runOrModel), error))
+    if (const int64_t step = stepOfName(entry.path().filename().string());
+        step >= 0 && fs::exists(checkpointStatePath(entry.path().string())))
+      steps.push_back(step);
+  std::sort(steps.begin(), steps.end());
+  std::string list;
+  for (const int64_t step : steps) list += (list.empty() ? "" : ", ") + std::to_string(step);
+  throw FileError(runOrModel, "is a run with no final model yet (it has not finished): " +
+                                  (steps.empty() ? std::string("it has no checkpoint either")
+                                                 : "give one of its checkpoints' steps with --step (" + list +
+                                                       ") or a checkpoint folder"));
 }
 
 std::string tokenizerFolder(const std::string& runOrModel) {

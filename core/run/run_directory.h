@@ -55,7 +55,8 @@ nlohmann::json readCheckpointState(const std::string& checkpointDir);
 int64_t checkpointStep(const std::string& folder);
 
 // The model a path stands for: a run directory its final model, anything else itself (a model folder or
-// a checkpoint folder).
+// a checkpoint folder). A run without a final model yet (training, stopped, or resumed to train on):
+// FileError naming the run and the steps of its checkpoints, to pick one (analyze --step N).
 std::string modelFolder(const std::string& runOrModel);
 // Where the tokenizer files (text/tokenizer.h) of a model folder, run or checkpoint are: the folder itself,
 // a run's final model, or the model the run started from; "" when none has one.

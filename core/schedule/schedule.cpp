@@ -125,7 +125,8 @@ void Schedule::validate(int nLayer, int64_t maxSteps, Treatments used) const {
   if (!text.empty()) throw std::invalid_argument(text);
 }
 
-void Schedule::requireApplied(const std::vector<std::pair<int64_t, int64_t>>& applied,
+void Schedule::requireApplied(const Schedule& atCheckpoint,
+                              const std::vector<std::pair<int64_t, int64_t>>& applied,
                               int64_t stepsDone) const {
   for (const auto& [id, step] : applied) {
     const ScheduleEvent* e = find(id);
@@ -134,6 +135,11 @@ void Schedule::requireApplied(const std::vector<std::pair<int64_t, int64_t>>& ap
           "event " + std::to_string(id) + " was applied at step " + std::to_string(step) +
           " but the schedule " +
           (e ? "now puts it at step " + std::to_string(e->step) : std::string("no longer has it")));
+    const ScheduleEvent* was = atCheckpoint.find(id);
+    if (was && !(*was == *e))
+      throw std::invalid_argument("event " + std::to_string(id) + " was applied as " + describe(*was) +
+                                  " but the schedule now says " + describe(*e) +
+                                  ": an applied event cannot change");
   }
   for (const ScheduleEvent& e : events) {
     const bool wasApplied =
@@ -214,6 +220,11 @@ Schedule scheduleFromJson(const nlohmann::json& j, const std::string& source) {
     // Hand-written schedules may leave out "format" and "version" (a bare list of events is fine too).
     checkFileFormat(j, kScheduleFormat, source, WhenUnmarked::IsVersion1);
     if (!j.contains("events")) throw FileError(source, "has no \"events\" list");
+    try {
+      JsonIn(j, "the schedule").requireKnown({"format", "version", "events"});
+    } catch (const std::invalid_argument& e) {
+      throw FileError(source, e.what());
+    }
     events = &j["events"];
   }
   if (!events->is_array()) throw FileError(source, "\"events\" must be a list");
@@ -223,6 +234,7 @@ Schedule scheduleFromJson(const nlohmann::json& j, const std::string& source) {
     const std::string what = "event " + std::to_string(index++);
     try {
       schedule.events.push_back(readJson(json, what.c_str(), [](const JsonIn& e) {
+        e.requireKnown({"id", "step", "action", "site", "layer"});
         ScheduleEvent event;
         event.step = e["step"].whole<int64_t>();
         event.site = parseSiteKind(e["site"].text());
@@ -244,6 +256,9 @@ Schedule scheduleFromJson(const nlohmann::json& j, const std::string& source) {
                                         std::to_string(event.layer));
         }
         event.id = e["id"].present() ? e["id"].whole<int64_t>() : 0;
+        if (e["id"].present() && event.id < 1)
+          throw std::invalid_argument("id must be 1 or more (leave it out for a new event), got " +
+                                      std::to_string(event.id));
         return event;
       }));
     } catch (const std::invalid_argument& ex) {

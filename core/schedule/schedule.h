@@ -78,9 +78,11 @@ struct Schedule {
   // Throws std::invalid_argument with every problem's description, one per line.
   void validate(int nLayer, int64_t maxSteps, Treatments used = {}) const;
   // A resumed run's check: the events a checkpoint of `stepsDone` steps applied, (id, step) each, must be
-  // in this schedule at the same steps, and every event before stepsDone must be among them. Throws
-  // std::invalid_argument naming the first event that disagrees.
-  void requireApplied(const std::vector<std::pair<int64_t, int64_t>>& applied, int64_t stepsDone) const;
+  // in this schedule at the same steps and, where the checkpoint's own schedule has them, as the same
+  // events (action, site, layer: the model holds what they did); every event before stepsDone must be
+  // among them. Throws std::invalid_argument naming the first event that disagrees.
+  void requireApplied(const Schedule& atCheckpoint, const std::vector<std::pair<int64_t, int64_t>>& applied,
+                      int64_t stepsDone) const;
   bool operator==(const Schedule& o) const { return events == o.events; }
 };
 

@@ -18,6 +18,7 @@
 #include "model/hf_checkpoint.h"
 #include "model/model_folder.h"
 #include "run/run_directory.h"
+#include "train/settings.h"
 #include "util/bytes.h"
 #include "util/random.h"
 
@@ -180,12 +181,12 @@ WrittenCheckpoint writeCheckpoint(const std::string& runDir, CausalLMImpl& model
     throw FileError(dir, "has " + formatBytes(available) + " free, but a checkpoint needs about " +
                              formatBytes(expected) + ": the checkpoint of step " +
                              std::to_string(state.stepsDone) + " was not written");
+  TrainingState stamped = state;
   try {
     onDisk(tmp, [&] {
       fs::remove_all(tmp);
       fs::create_directories(tmp);
     });
-    TrainingState stamped = state;
     stamped.id = kernelRandomHex(16, "a checkpoint's id");  // 128 bits
     SaveOptions save;
     save.checkpointId = stamped.id;
@@ -228,7 +229,7 @@ WrittenCheckpoint writeCheckpoint(const std::string& runDir, CausalLMImpl& model
     for (std::size_t i = 0; i + keepOlder < older.size(); ++i) fs::remove_all(dir + "/" + older[i]);
   });
   clearDeadWriters(runDir);
-  return {final, folderBytes(final), freeBytes(dir)};
+  return {final, folderBytes(final), freeBytes(dir), stamped.id};
 }
 
 TrainingState readTrainingState(const std::string& checkpointDir) {
@@ -244,6 +245,8 @@ TrainingState readTrainingState(const std::string& checkpointDir) {
     s.metricsBytes = state.value("metrics_bytes", int64_t{-1});
     s.worldSize = state.value("world_size", 1);
     if (state.contains("settings")) s.settings = state.at("settings");
+    if (state.contains("schedule"))
+      s.schedule = scheduleFromJson(state.at("schedule"), run::checkpointStatePath(checkpointDir));
     if (state.contains("autopilot")) s.autopilot = state.at("autopilot");
     if (state.contains("checkpoint_id")) s.id = state.at("checkpoint_id").get<std::string>();
   } catch (const std::exception& e) {
@@ -289,6 +292,45 @@ void loadOptimizerState(torch::optim::Optimizer& optimizer, const std::string& c
     throw FileError(path, "is not the optimizer state written with " +
                               run::checkpointStatePath(checkpointDir) +
                               ": copied in from another checkpoint or run");
+}
+
+void retireFinalModel(const std::string& runDir, const TrainingState& resumedFrom) {
+  const std::string final = run::finalModelPath(runDir);
+  if (!fs::exists(final + "/config.json")) return;
+  bool sameWeights = !resumedFrom.id.empty();
+  try {
+    for (const auto& file : indexModelFolder(final).files) {
+      const auto found = file->metadata().find(kCheckpointIdKey);
+      sameWeights = sameWeights && found != file->metadata().end() && found->second == resumedFrom.id;
+    }
+  } catch (const std::exception&) {
+    sameWeights = false;  // unreadable: not provably the checkpoint's copy
+  }
+  if (!sameWeights)
+    throw FileError(final, "is not the model of the checkpoint this run resumes from (step " +
+                               std::to_string(resumedFrom.stepsDone) +
+                               "), and training on would leave it out of date: move it elsewhere to keep "
+                               "it, then resume");
+  onDisk(final, [&] { fs::remove_all(final); });
+}
+
+void requireResumable(const std::string& runDir, const RunConfig& config, const ResumeOverrides& overrides,
+                      const std::string& checkpoint, int64_t stepsDone) {
+  const std::string file = run::configPath(runDir);
+  if (overrides.maxSteps && *overrides.maxSteps < stepsDone)
+    throw std::invalid_argument("the steps given to resume (" + std::to_string(*overrides.maxSteps) +
+                                ") are fewer than the run has trained (" + std::to_string(stepsDone) + ")");
+  if (config.optimizer.maxSteps < stepsDone)
+    throw FileError(file, "max_steps " + std::to_string(config.optimizer.maxSteps) +
+                              " is fewer than the run has trained (" + std::to_string(stepsDone) + ")");
+  const int64_t positions = loadConfigFile(checkpoint + "/config.json").shape.nPositions;
+  if (config.optimizer.context > positions)
+    throw FileError(file, "context " + std::to_string(config.optimizer.context) +
+                              " is longer than the model's " + std::to_string(positions) + " positions");
+  if (torch::Device(config.device).is_cuda() && !torch::cuda::is_available())
+    throw FileError(file, "device \"" + config.device +
+                              "\": this LibTorch build has no CUDA or no GPU is visible (set \"device\": "
+                              "\"cpu\" to resume here)");
 }
 
 }  // namespace nf

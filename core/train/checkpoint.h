@@ -19,6 +19,9 @@ class Optimizer;
 
 namespace nf {
 
+struct RunConfig;  // train/settings.h
+struct ResumeOverrides;
+
 // Everything besides weights and optimizer that exact resume needs (state.json).
 struct TrainingState {
   int64_t stepsDone = 0;
@@ -45,6 +48,7 @@ struct WrittenCheckpoint {
   std::string folder;
   int64_t bytes = 0;      // its size on disk
   int64_t freeBytes = 0;  // what the file system has left after it
+  std::string id;         // TrainingState::id, stamped into its files
   // Whether the next checkpoint may not fit (less free than two of this size): worth a warning while there
   // is still time to free space.
   bool lowOnSpace() const { return freeBytes < 2 * bytes; }
@@ -72,6 +76,18 @@ int clearDeadWriters(const std::string& runDir);
 // The state of a checkpoint folder; FileError naming state.json when it is malformed or of a newer version,
 // or does not belong to its folder: a step other than the folder's, weight files of another checkpoint.
 TrainingState readTrainingState(const std::string& checkpointDir);
+
+// Before a finished run trains on: removes its final/ model, which analyze, export and eval would read in
+// place of the checkpoints that follow, when it holds the weights of the checkpoint resumed from (the same
+// id), so nothing is lost; throws FileError naming final/ when it holds anything else.
+void retireFinalModel(const std::string& runDir, const TrainingState& resumedFrom);
+
+// A resumed run's settings (config.json, perhaps edited since, with the resume's overrides) against the
+// checkpoint it resumes from and this machine: a budget below the steps trained (std::invalid_argument
+// when given to resume), or FileError naming config.json for that, a context longer than the model's
+// positions, or a CUDA device where there is none.
+void requireResumable(const std::string& runDir, const RunConfig& config, const ResumeOverrides& overrides,
+                      const std::string& checkpoint, int64_t stepsDone);
 // Loads the checkpoint's optimizer.pt into `optimizer`; FileError when it is not the optimizer state of
 // the checkpoint `state` describes (another run's of the same shapes, say).
 void loadOptimizerState(torch::optim::Optimizer& optimizer, const std::string& checkpointDir,

@@ -63,6 +63,7 @@ bool Trainer::Impl::checkpoint(bool required) {
     return group != nullptr;
   }
   checkpoints.written(state.stepsDone);
+  newestCheckpoint = {state.stepsDone, written.id};
   record({{record::kType, record::kCheckpoint},
           {"step", state.stepsDone},
           {"path", written.folder},
@@ -79,7 +80,9 @@ bool Trainer::Impl::checkpoint(bool required) {
 void Trainer::Impl::saveFinal() {
   if (!isMain()) return;
   const std::string out = run::finalModelPath(owner.m_dir);
-  saveModel(*model, out);
+  SaveOptions save;
+  if (newestCheckpoint.first == owner.m_stepsDone) save.checkpointId = newestCheckpoint.second;
+  saveModel(*model, out, save);
   // The tokenizer the run trained with, kept at its start (a run from before that: the source folder's).
   const std::string kept = run::sourceModelPath(owner.m_dir);
   copyTokenizerFiles(hasTokenizer(kept) ? kept : config().model, out);

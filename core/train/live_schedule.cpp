@@ -4,6 +4,7 @@
 #include "io/atomic_file.h"
 #include "run/metrics_records.h"
 #include "run/run_directory.h"
+#include "train/checkpoint.h"
 #include "train/trainer_state.h"
 
 namespace nf {
@@ -42,12 +43,15 @@ void Trainer::Impl::requireScheduleFits(const Schedule& schedule) const {
 
 // The current schedule (live edits made after the checkpoint included) must agree with what the
 // checkpoint already applied: the companion code's resumed runs did not know which events had fired.
-void Trainer::Impl::resumeSchedule(const std::optional<Schedule>& override, int64_t stepsDone) {
-  const std::string path = run::schedulePath(owner.m_dir);
+void Trainer::Impl::resumeSchedule(const ResumeOverrides& overrides, const TrainingState& state) {
+  const std::string path = overrides.schedule && !overrides.scheduleSource.empty()
+                               ? overrides.scheduleSource
+                               : run::schedulePath(owner.m_dir);
+  const int64_t stepsDone = state.stepsDone;
   try {
-    Schedule s = override ? *override : readScheduleFile(path);
+    Schedule s = overrides.schedule ? *overrides.schedule : readScheduleFile(path);
     s.validate(model->config().nLayer, config().optimizer.maxSteps);
-    s.requireApplied(applied, stepsDone);
+    s.requireApplied(state.schedule, applied, stepsDone);
     setSchedule(s);
   } catch (const std::invalid_argument& e) {
     throw FileError(path, std::string("is not a valid schedule for this run:\n") + e.what());

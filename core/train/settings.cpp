@@ -329,6 +329,10 @@ RunConfig runConfigFromJson(const nlohmann::json& j, const std::string& source) 
   RunConfig c;
   try {
     readJson(j, "run configuration", [&](const JsonIn& in) {
+      // Every member known: a misspelt setting ("learning_rate") would train with the default unsaid.
+      in.requireKnown({"format", "version", "mode", "preset", "model", "train_data", "eval_data", "device",
+                       "checkpoint_interval", "keep_checkpoints", "optimizer", "removal", "eval",
+                       "divergence", "autopilot", "tracking", "schedule"});
       c.mode = parseTrainingMode(in["mode"].text());
       in["preset"].readIfPresent(c.preset);
       c.model = in["model"].text();
@@ -340,6 +344,9 @@ RunConfig runConfigFromJson(const nlohmann::json& j, const std::string& source) 
       in["keep_checkpoints"].readIfPresent(c.keepCheckpoints);
       const JsonIn o = in["optimizer"];
       auto& oc = c.optimizer;
+      o.requireKnown({"micro_batch", "accumulation", "context", "max_steps", "warmup_steps", "lr", "min_lr",
+                      "weight_decay", "beta1", "beta2", "eps", "clip_norm", "seed", "document_windows",
+                      "bf16", "activation_checkpointing"});
       oc.microBatch = o["micro_batch"].whole<int64_t>();
       oc.accumulation = o["accumulation"].whole<int64_t>();
       oc.context = o["context"].whole<int64_t>();
@@ -359,6 +366,8 @@ RunConfig runConfigFromJson(const nlohmann::json& j, const std::string& source) 
       const JsonIn r = in["removal"];
       if (r.present()) {
         auto& rc = c.removal;
+        r.requireKnown(
+            {"ema_momentum", "aux_weight", "pos0_treatment", "eot_treatment", "interpolation_steps"});
         r["ema_momentum"].readIfPresent(rc.emaMomentum);
         r["aux_weight"].readIfPresent(rc.auxWeight);
         r["pos0_treatment"].readIfPresent(rc.pos0Treatment);
@@ -367,11 +376,13 @@ RunConfig runConfigFromJson(const nlohmann::json& j, const std::string& source) 
       }
       const JsonIn e = in["eval"];
       if (e.present()) {
+        e.requireKnown({"interval", "tokens"});
         e["interval"].readIfPresent(c.eval.interval);
         e["tokens"].readIfPresent(c.eval.tokens);
       }
       const JsonIn d = in["divergence"];  // runs written before it existed take the defaults
       if (d.present()) {
+        d.requireKnown({"action", "factor", "lr_factor", "max_rollbacks"});
         if (d["action"].present()) c.divergence.action = parseDivergenceAction(d["action"].text());
         d["factor"].readIfPresent(c.divergence.factor);
         d["lr_factor"].readIfPresent(c.divergence.lrFactor);
@@ -379,6 +390,8 @@ RunConfig runConfigFromJson(const nlohmann::json& j, const std::string& source) 
       }
       const JsonIn a = in["autopilot"];  // runs written before it existed: off
       if (a.present()) {
+        a.requireKnown({"enabled", "tolerance", "grad_factor", "min_gap", "max_gap", "max_group", "smoothing",
+                        "patience", "min_improvement"});
         a["enabled"].readIfPresent(c.autopilot.enabled);
         a["tolerance"].readIfPresent(c.autopilot.tolerance);
         a["grad_factor"].readIfPresent(c.autopilot.gradFactor);
@@ -392,6 +405,7 @@ RunConfig runConfigFromJson(const nlohmann::json& j, const std::string& source) 
       }
       const JsonIn t = in["tracking"];  // runs written before it existed track nothing
       if (t.present()) {
+        t.requireKnown({"analyses", "every", "sequences", "length", "data"});
         if (t["analyses"].present())
           c.tracking.analyses = t["analyses"].list([](const JsonIn& x) { return x.text(); });
         t["every"].readIfPresent(c.tracking.every);
@@ -469,6 +483,8 @@ void validate(const RunConfig& c, const std::string& source) {
          << ": the cosine decay would raise the rate (lower min_lr, --min-lr)";
     throw FileError(source, text.str());
   }
+  if (!(o.beta1 >= 0 && o.beta1 < 1) || !(o.beta2 >= 0 && o.beta2 < 1) || !(o.eps > 0))
+    throw FileError(source, "AdamW's betas must lie in [0, 1) and its eps be positive");
   if (!(o.documentWindows >= 0 && o.documentWindows <= 1))
     throw FileError(
         source, "the share of document windows must lie in [0, 1], got " + std::to_string(o.documentWindows));

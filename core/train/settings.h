@@ -118,6 +118,7 @@ struct ResumeOverrides {
   std::optional<int64_t> maxSteps, autopilotPatience;
   std::optional<int> keepCheckpoints;
   std::optional<Schedule> schedule;
+  std::string scheduleSource;  // the file it was read from: errors name it, not the run's schedule.json
 };
 // Applies the overrides' settings (not the schedule) to `config` and checks them: what changed, by name.
 nlohmann::json applyResumeOverrides(RunConfig& config, const ResumeOverrides& overrides);

@@ -143,7 +143,7 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir,
   const json asFound = toJson(t->m_config);  // config.json before this resume's own overrides
   json changed = applyResumeOverrides(t->m_config, overrides);  // for the resume record
   const bool settingsGiven = !changed.empty();
-  d.device = torch::Device(t->m_config.device);
+  d.device = torch::Device(t->m_config.device);  // its form checked with the config
   d.joinWorkers(workers, t->m_config.device);
   // Every worker resumes from the checkpoint worker 0 found newest.
   const std::string checkpoint = onWorker0(d.group.get(), "finding the checkpoint to resume from", [&] {
@@ -163,10 +163,7 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir,
     return newest;
   });
   const TrainingState state = readTrainingState(checkpoint);
-  if (overrides.maxSteps && *overrides.maxSteps < state.stepsDone)
-    throw std::invalid_argument("the steps given to resume (" + std::to_string(*overrides.maxSteps) +
-                                ") are fewer than the run has trained (" + std::to_string(state.stepsDone) +
-                                ")");
+  requireResumable(runDir, t->m_config, overrides, checkpoint, state.stepsDone);
   d.setUp(loadModel(checkpoint, d.device));
   loadOptimizerState(*d.optimizer, checkpoint, state);
   t->m_stepsDone = state.stepsDone;
@@ -186,12 +183,15 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir,
     d.autopilot->restartPlateau();
     changed["plateau"] = "counted afresh from step " + std::to_string(state.stepsDone);
   }
-  d.resumeSchedule(overrides.schedule, state.stepsDone);
+  d.resumeSchedule(overrides, state);
   d.checkpoints.written(state.stepsDone);  // its first step vouches for it
+  d.newestCheckpoint = {state.stepsDone, state.id};
   if (overrides.schedule) changed["schedule"] = toJson(d.schedule->schedule());
   // config.json edited by hand since the checkpoint (a micro-batch, the training data): used, and said.
   const json edited = state.settings.is_null() ? json::object() : settingsChanged(state.settings, asFound);
   onWorker0(d.group.get(), "opening metrics.jsonl", [&] {
+    if (state.stepsDone < t->m_config.optimizer.maxSteps)
+      retireFinalModel(runDir, state);  // before anything is written
     if (settingsGiven) writeRunConfig(runDir, t->m_config);
     if (overrides.schedule) d.schedule->persist(d.schedule->schedule());
     // The history stays whole: records after the checkpoint (of steps trained again now) are kept, and

@@ -40,6 +40,8 @@
 
 namespace nf {
 
+struct TrainingState;  // train/checkpoint.h
+
 struct Trainer::Impl {
   explicit Impl(Trainer& owner) : owner(owner) {}
   Trainer& owner;
@@ -95,6 +97,9 @@ struct Trainer::Impl {
   // it did not).
   std::unique_ptr<DivergenceGuard> guard;
   SaneCheckpoints checkpoints;
+  // The step and id of the newest checkpoint written or resumed from: final/ carries the id when it holds
+  // the same weights, so a resume that trains on can tell it may remove it (checkpointing.cpp).
+  std::pair<int64_t, std::string> newestCheckpoint{-1, ""};
   int rollbacks = 0;
   double lrScale = 1;
   std::string divergedEvaluation;
@@ -153,7 +158,7 @@ struct Trainer::Impl {
   void setSchedule(Schedule s, Treatments used = {});
   void requireScheduleFits(const Schedule& schedule) const;  // a new run's, against its starting model
   // A resumed run's: the override or schedule.json, checked against the checkpoint's applied events.
-  void resumeSchedule(const std::optional<Schedule>& override, int64_t stepsDone);
+  void resumeSchedule(const ResumeOverrides& overrides, const TrainingState& state);
   void shareSchedule(int64_t step);
   int applyEvents(int64_t step);  // the number of events applied
   std::string nextEventText() const;

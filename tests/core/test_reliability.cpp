@@ -347,6 +347,25 @@ TEST_CASE(schedule_and_run_config_numbers_are_never_converted) {
   REQUIRE_THROWS_WITH(runConfigFromJson(config, "config.json"), "config.json", "document windows", "[0, 1]");
   config["optimizer"].erase("document_windows");
   REQUIRE_EQ(runConfigFromJson(config, "config.json").optimizer.documentWindows, 0.0);
+  // A misspelt or misplaced setting, edited in by hand, would train with the default unsaid: refused,
+  // naming the key and where it stands.
+  config = toJson(smallRun(dir));
+  config["optimizer"]["learning_rate"] = 1.0;
+  REQUIRE_THROWS_WITH(runConfigFromJson(config, "config.json"), "config.json", "'optimizer'",
+                      "unknown field \"learning_rate\"", "min_lr");
+  config = toJson(smallRun(dir));
+  config["clip_norm"] = 0.5;  // an optimizer setting at the top level
+  REQUIRE_THROWS_WITH(runConfigFromJson(config, "config.json"), "config.json", "unknown field \"clip_norm\"");
+  config = toJson(smallRun(dir));
+  config["removal"]["emamomentum"] = 0.5;
+  REQUIRE_THROWS_WITH(runConfigFromJson(config, "config.json"), "'removal'", "unknown field \"emamomentum\"");
+  // AdamW's constants: a beta of 1 or more, or a non-positive eps, diverges or divides by zero.
+  for (const auto& [key, value] :
+       std::vector<std::pair<const char*, double>>{{"beta1", 1.5}, {"beta2", -1}, {"beta2", 1}, {"eps", 0}}) {
+    config = toJson(smallRun(dir));
+    config["optimizer"][key] = value;
+    REQUIRE_THROWS_WITH(runConfigFromJson(config, "config.json"), "config.json", "betas", "eps");
+  }
 }
 
 TEST_CASE(switching_off_a_treatment_that_cannot_be_on_is_refused) {

@@ -96,6 +96,22 @@ TEST_CASE(validation_names_every_problem) {
       scheduleFromJson(nlohmann::json::parse(R"({"events": [{"step": 1, "site": "LN_v", "layer": -2}]})"),
                        "s.json"),
       "layer must be a block index or \"all\"");
+  // A misspelt key would read as left out: "Action" as make_fake, "layers" as a missing layer.
+  REQUIRE_THROWS_WITH(
+      scheduleFromJson(nlohmann::json::parse(
+                           R"([{"step": 1, "site": "LN_v", "layer": 0, "Action": "end_eot_treatment"}])"),
+                       "s.json"),
+      "s.json", "event 0", "unknown field \"Action\"", "id, step, action, site, layer");
+  REQUIRE_THROWS_WITH(
+      scheduleFromJson(nlohmann::json::parse(R"({"events": [], "evnets": [{"step": 1, "site": "LN_f"}]})"),
+                       "s.json"),
+      "s.json", "unknown field \"evnets\"");
+  // Ids are handles from 1 up: 0 or a negative one is refused, not kept beside the fresh ones.
+  for (const char* id : {"0", "-3"})
+    REQUIRE_THROWS_WITH(scheduleFromJson(nlohmann::json::parse(std::string(R"([{"id": )") + id +
+                                                               R"(, "step": 1, "site": "LN_f"}])"),
+                                         "s.json"),
+                        "s.json", "id must be 1 or more");
 }
 
 TEST_CASE(schedule_json_round_trips) {
@@ -306,13 +322,29 @@ TEST_CASE(a_resumed_schedule_must_agree_with_the_applied_events) {
   s.events = {{1, 5, EventAction::MakeFake, SiteKind::Mlp, 0},
               {2, 10, EventAction::MakeFake, SiteKind::Qk, 0},
               {3, 20, EventAction::MakeFake, SiteKind::Final, -1}};
-  s.requireApplied({{1, 5}, {2, 10}}, 12);  // both applied, event 3 still to come
-  s.requireApplied({{1, 5}}, 10);           // event 2 fires at the checkpoint's own step: still to come
-  REQUIRE_THROWS_WITH(s.requireApplied({{1, 5}}, 12), "event 2", "before the checkpoint's step 12",
-                      "never applied");
-  REQUIRE_THROWS_WITH(s.requireApplied({{1, 6}}, 8), "event 1 was applied at step 6",
+  const Schedule atCheckpoint = s;
+  s.requireApplied(atCheckpoint, {{1, 5}, {2, 10}}, 12);  // both applied, event 3 still to come
+  s.requireApplied(atCheckpoint, {{1, 5}}, 10);  // event 2 fires at the checkpoint's own step: still to come
+  REQUIRE_THROWS_WITH(s.requireApplied(atCheckpoint, {{1, 5}}, 12), "event 2",
+                      "before the checkpoint's step 12", "never applied");
+  REQUIRE_THROWS_WITH(s.requireApplied(atCheckpoint, {{1, 6}}, 8), "event 1 was applied at step 6",
                       "now puts it at step 5");
-  REQUIRE_THROWS_WITH(s.requireApplied({{1, 5}, {9, 7}}, 8), "event 9 was applied at step 7",
+  REQUIRE_THROWS_WITH(s.requireApplied(atCheckpoint, {{1, 5}, {9, 7}}, 8), "event 9 was applied at step 7",
                       "no longer has it");
-  s.requireApplied({}, 0);  // a run resumed before its first step
+  s.requireApplied(atCheckpoint, {}, 0);  // a run resumed before its first step
+  // An applied event rewritten at its own id and step (another site, layer or action): the model holds
+  // what the checkpoint's event did, so the schedule would misstate it.
+  for (const ScheduleEvent& rewritten : {ScheduleEvent{1, 5, EventAction::MakeFake, SiteKind::Mlp, 1},
+                                         ScheduleEvent{1, 5, EventAction::MakeFake, SiteKind::V, 0},
+                                         ScheduleEvent{1, 5, EventAction::MakeFake, SiteKind::Mlp, -1}}) {
+    Schedule edited = s;
+    edited.events[0] = rewritten;
+    REQUIRE_THROWS_WITH(edited.requireApplied(atCheckpoint, {{1, 5}}, 8),
+                        "event 1 was applied as step 5: LN_mlp.0 → fake", "now says " + describe(rewritten),
+                        "cannot change");
+    // Not yet applied, the same edit is a plan, not a contradiction.
+    edited.requireApplied(atCheckpoint, {}, 4);
+  }
+  // A checkpoint from before its schedule was kept: the ids and steps are all there is to compare.
+  s.requireApplied(Schedule{}, {{1, 5}}, 8);
 }

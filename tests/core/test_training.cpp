@@ -26,6 +26,7 @@
 using namespace nf;
 using namespace nf::test;
 using json = nlohmann::json;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -491,6 +492,48 @@ TEST_CASE(an_autopilot_run_ends_when_the_loss_stops_improving) {
   trainOn.maxSteps = lastRemoval + 5;  // fewer steps than trained: refused, by name
   REQUIRE_THROWS_WITH(Trainer::resume(dir.path("run"), std::nullopt, trainOn),
                       "fewer than the run has trained");
+  // The same budget edited into config.json by hand: refused as well, naming the file (it had reported
+  // the run "finished" at more steps than its budget).
+  json edited = toJson(written);
+  edited["optimizer"]["max_steps"] = lastRemoval + 5;
+  writeFileAtomic(run::configPath(dir.path("run")), edited.dump());
+  REQUIRE_THROWS_WITH(Trainer::resume(dir.path("run")), "config.json", "max_steps",
+                      "fewer than the run has trained");
+}
+
+// A finished run trained on (`resume --steps N`): its final/ model, which analyze, export and eval prefer,
+// must not stand for the run while the checkpoints move on; it is the finish checkpoint's copy, so it goes,
+// and the new finish writes it again. Anything else in final/ stops the resume and is kept.
+TEST_CASE(a_finished_run_that_trains_on_leaves_no_stale_final_model) {
+  TempDir dir;
+  RunConfig config = smallRun(dir, TrainingMode::Finetune);
+  config.schedule.events.clear();
+  config.optimizer.maxSteps = 12;
+  const std::string run = dir.path("run");
+  REQUIRE(Trainer::start(run, config)->run());
+  REQUIRE(fs::exists(run::finalModelPath(run) + "/config.json"));
+  ResumeOverrides longer;
+  longer.maxSteps = 20;
+  const int64_t stopped = runUntil(*Trainer::resume(run, std::nullopt, longer), 15);
+  REQUIRE(stopped < 20);
+  REQUIRE(!fs::exists(run::finalModelPath(run)));
+  REQUIRE_EQ(run::currentModelPath(run), run::checkpointPath(run, stopped));
+  // analyze, export and eval of the run say it has no final model yet, and which checkpoints it has.
+  REQUIRE_THROWS_WITH(run::modelFolder(run), "no final model yet", "--step", std::to_string(stopped));
+  REQUIRE(Trainer::resume(run)->run());
+  const CausalLM final = loadModel(run::finalModelPath(run));
+  const CausalLM last = loadModel(run::checkpointPath(run, 20));
+  REQUIRE(torch::equal(final->unembedding(), last->unembedding()));
+  // A final/ that is not the checkpoint's copy (here the starting model) is the user's: refused, kept,
+  // and nothing of the run changed.
+  fs::remove_all(run::finalModelPath(run));
+  fs::copy(config.model, run::finalModelPath(run), fs::copy_options::recursive);
+  const std::string metricsBefore = readTextFile(run::metricsPath(run));
+  longer.maxSteps = 25;
+  REQUIRE_THROWS_WITH(Trainer::resume(run, std::nullopt, longer), "final", "move it elsewhere");
+  REQUIRE(fs::exists(run::finalModelPath(run) + "/config.json"));
+  REQUIRE_EQ(readRunConfig(run).optimizer.maxSteps, 20);
+  REQUIRE_EQ(readTextFile(run::metricsPath(run)), metricsBefore);
 }
 
 // A removal with activation checkpointing is the same removal: the same losses step by step and the same
@@ -526,6 +569,20 @@ TEST_CASE(resume_refuses_a_schedule_that_contradicts_the_checkpoint) {
   s["events"][0]["step"] = 15;  // LN_mlp.0 was applied at step 5
   writeFileAtomic(run::schedulePath(dir.path("run")), s.dump());
   REQUIRE_THROWS_WITH(Trainer::resume(dir.path("run")), "schedule.json", "event 1 was applied at step 5");
+  // The two applied events at their steps with their layers swapped: a valid schedule, but not what the
+  // checkpoint's model holds (its LN_mlp.0 was made fake at step 5 with the scale of step 5).
+  s["events"][0]["step"] = 5;
+  s["events"][0]["layer"] = 1;
+  s["events"][1]["layer"] = 0;
+  writeFileAtomic(run::schedulePath(dir.path("run")), s.dump());
+  REQUIRE_THROWS_WITH(Trainer::resume(dir.path("run")), "schedule.json", "event 1 was applied as", "LN_mlp.0",
+                      "now says", "LN_mlp.1");
+  // A schedule given to resume is named as itself, not as the run's schedule.json.
+  ResumeOverrides given;
+  given.schedule = scheduleFromJson(s, "other.json");
+  given.scheduleSource = dir.path("other.json");
+  REQUIRE_THROWS_WITH(Trainer::resume(dir.path("run"), std::nullopt, given), "other.json",
+                      "event 1 was applied as");
 }
 
 // Starts `normfree-cli resume runDir` and SIGKILLs it as soon as it is seen writing the checkpoint of a step

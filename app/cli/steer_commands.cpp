@@ -159,22 +159,30 @@ void cmdSteer(CLI::App& command) {
         ->transform(atLeast<int64_t>(0))
         ->capture_default_str();
     onRun(watch, [o, offset] {
-      // Until the run finishes or stops; a lost connection says where to go on from.
+      // Until the run stops serving, which it does once it finishes or stops: its last records are sent,
+      // then the stream ends. A stop record on the way is not the end: a resumed run's log holds the stops
+      // of its earlier stretches. A lost connection says where to go on from.
       int64_t next = *offset;
+      std::string latestStatus;
+      const auto goOn = [&] { return "; go on with --offset " + std::to_string(next); };
       try {
         connect(*o)->followMetrics(*offset, [&](const SteeringClient::MetricsPage& page) {
-          bool ended = false;
           for (const nlohmann::json& record : page.records) {
             printJson(record);
             const std::string type = record.value(record::kType, "");
-            ended = ended || type == record::kFinish || type == record::kStop;
+            if (type == record::kStart || type == record::kResume || type == record::kStop ||
+                type == record::kFinish || type == record::kPause || type == record::kContinue)
+              latestStatus = type;
           }
           next = page.nextOffset;
-          return !ended;
+          return true;
         });
       } catch (const SteeringError& e) {
-        throw std::runtime_error(std::string(e.what()) + "; go on with --offset " + std::to_string(next));
+        throw std::runtime_error(e.what() + goOn());
       }
+      if (latestStatus != record::kFinish && latestStatus != record::kStop)
+        throw std::runtime_error("the run at " + o->target + " ended its metrics stream before it stopped" +
+                                 goOn());
       return 0;
     });
   }

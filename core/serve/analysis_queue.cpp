@@ -28,8 +28,9 @@ nlohmann::json AnalysisJob::describe() const {
   return j;
 }
 
-AnalysisQueue::Submitted AnalysisQueue::submit(const std::string& requestId, AnalysisJob job) {
-  if (const int64_t* seen = m_requests.find(requestId)) {
+AnalysisQueue::Submitted AnalysisQueue::submit(const std::string& requestId, const std::string& request,
+                                               AnalysisJob job) {
+  if (const int64_t* seen = m_requests.find(requestId, request)) {
     const auto kept = m_jobs.find(*seen);
     if (kept == m_jobs.end()) return {Outcome::Forgotten, {}};
     return {Outcome::Retried, kept->second};
@@ -39,7 +40,7 @@ AnalysisQueue::Submitted AnalysisQueue::submit(const std::string& requestId, Ana
   if (static_cast<std::size_t>(open) >= m_maxOpen) return {Outcome::Full, {}};
   job.id = ++m_lastId;
   job.state = JobState::Queued;
-  m_requests.remember(requestId, job.id);
+  m_requests.remember(requestId, request, job.id);
   m_jobs.emplace(job.id, job);
   std::size_t finished = 0;
   for (const auto& [id, j] : m_jobs) finished += j.finished();

@@ -13,18 +13,30 @@
 
 namespace nf {
 
+// An id sent again with another request: a client bug (an id reused) that a retry's answer would hide.
+struct RequestIdReused : std::runtime_error {
+  explicit RequestIdReused(const std::string& id)
+      : std::runtime_error("the request_id \"" + id +
+                           "\" was sent before with another request; a new request needs a new id") {}
+};
+
 // What the last `capacity` request ids were answered with, so that a retried request (its answer lost)
-// gets that answer again instead of being applied again. The oldest id is forgotten first.
+// gets that answer again instead of being applied again. The oldest id is forgotten first. Each id keeps
+// its request's text: the same id with another request is refused, not answered as the first.
 template <class Answer>
 class RememberedRequests {
  public:
   explicit RememberedRequests(std::size_t capacity) : m_capacity(capacity) {}
-  const Answer* find(const std::string& id) const {
+  // The answer to `id`, or null when it is new; throws RequestIdReused when it came with another request.
+  const Answer* find(const std::string& id, const std::string& request) const {
     const auto it = m_answers.find(id);
-    return it == m_answers.end() ? nullptr : &it->second;
+    if (it == m_answers.end()) return nullptr;
+    if (it->second.first != request) throw RequestIdReused(id);
+    return &it->second.second;
   }
-  void remember(const std::string& id, Answer answer) {
-    if (m_answers.insert_or_assign(id, std::move(answer)).second) m_order.push_back(id);
+  void remember(const std::string& id, const std::string& request, Answer answer) {
+    if (m_answers.insert_or_assign(id, std::make_pair(request, std::move(answer))).second)
+      m_order.push_back(id);
     if (m_order.size() > m_capacity) {
       m_answers.erase(m_order.front());
       m_order.pop_front();
@@ -33,7 +45,7 @@ class RememberedRequests {
 
  private:
   std::size_t m_capacity;
-  std::map<std::string, Answer> m_answers;
+  std::map<std::string, std::pair<std::string, Answer>> m_answers;  // id → (request, answer)
   std::deque<std::string> m_order;
 };
 
@@ -66,9 +78,10 @@ class AnalysisQueue {
     Outcome outcome;
     AnalysisJob job;  // the new job, or the retried request's (Added, Retried)
   };
-  // Queues `job` (its id is given here) for request `requestId`; a request id seen before gets its job
-  // back, or Forgotten once that job is no longer kept.
-  Submitted submit(const std::string& requestId, AnalysisJob job);
+  // Queues `job` (its id is given here) for request `requestId` (whose text is `request`); a request id
+  // seen before gets its job back, or Forgotten once that job is no longer kept; RequestIdReused when it
+  // came with another request.
+  Submitted submit(const std::string& requestId, const std::string& request, AnalysisJob job);
   AnalysisJob* find(int64_t id);
   // The oldest queued job, now Running (a copy to compute without the lock); none when none is queued.
   std::optional<AnalysisJob> start();

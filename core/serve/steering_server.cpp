@@ -28,6 +28,7 @@
 #include "run/run_directory.h"
 #include "run/source_model.h"
 #include "serve/analysis_queue.h"
+#include "serve/request_reading.h"
 #include "train/trainer.h"
 #include "util/progress.h"
 #include "util/random.h"
@@ -36,10 +37,10 @@ namespace nf {
 namespace {
 
 using json = nlohmann::json;
+using namespace serve_request;
 
 constexpr std::size_t kMaxBody = 64 * 1024;          // an edit is a few hundred bytes
 constexpr std::size_t kMaxAnalysisBody = 32 << 20;   // a benchmark analysis carries its task's items
-constexpr std::size_t kMaxRequestId = 128;           // a client's id for an edit, so a retry is applied once
 constexpr std::size_t kRememberedRequests = 10'000;  // request ids answered, kept for retries
 constexpr std::size_t kMaxMoves = 1000;
 constexpr int kAnalysisNice = 10;                // the analysis thread's niceness
@@ -67,10 +68,6 @@ void answer(httplib::Response& res, int status, const json& body) {
   res.set_content(jsonText(body), "application/json");
 }
 
-// A malformed request: 400 with the reason.
-struct BadRequest : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 // A job number the server does not know (any more): 404.
 struct NotFound : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -79,83 +76,6 @@ struct NotFound : std::runtime_error {
 struct Busy : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
-
-// A request's byte offset or job number: a whole number ≥ 0 written in decimal.
-int64_t queryNumber(const httplib::Request& req, const char* name, int64_t otherwise) {
-  if (!req.has_param(name)) return otherwise;
-  const std::string text = req.get_param_value(name);
-  std::size_t used = 0;
-  int64_t value = -1;
-  try {
-    value = std::stoll(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size() || value < 0)
-    throw BadRequest(std::string("\"") + name + "\" must be a whole number ≥ 0");
-  return value;
-}
-
-// The client's id of a request that must be applied once however often it is sent.
-std::string requestId(const json& body) {
-  const auto id = body.find("request_id");
-  if (id == body.end() || !id->is_string() || id->get<std::string>().empty() ||
-      id->get<std::string>().size() > kMaxRequestId)
-    throw BadRequest("\"request_id\" must be a string of 1 to 128 characters, new for each request");
-  return *id;
-}
-
-// A request body: one JSON object, whose keys are unique at every level (nlohmann::json would keep the last
-// of a duplicate silently, so {"step": 5, "step": 50} would mean whatever the client's library sends last).
-json objectBody(const httplib::Request& req) {
-  std::vector<std::set<std::string>> keysOfOpenObjects;
-  std::string duplicate;
-  const json::parser_callback_t noDuplicateKeys = [&](int, json::parse_event_t event, json& parsed) {
-    if (event == json::parse_event_t::object_start) keysOfOpenObjects.emplace_back();
-    if (event == json::parse_event_t::object_end && !keysOfOpenObjects.empty()) keysOfOpenObjects.pop_back();
-    if (event == json::parse_event_t::key && !keysOfOpenObjects.empty() &&
-        !keysOfOpenObjects.back().insert(parsed.get<std::string>()).second && duplicate.empty())
-      duplicate = parsed.get<std::string>();
-    return true;
-  };
-  json body = json::parse(req.body, noDuplicateKeys, /*allow_exceptions=*/false);
-  if (!duplicate.empty()) throw BadRequest("the key \"" + duplicate + "\" appears twice in one object");
-  if (!body.is_object()) throw BadRequest("the body must be a JSON object");
-  return body;
-}
-
-int64_t integerField(const json& j, const char* name) {
-  const auto it = j.find(name);
-  if (it == j.end() || !it->is_number_integer())
-    throw BadRequest(std::string("\"") + name + "\" must be a whole number");
-  return it->get<int64_t>();
-}
-
-// The event of an "add" edit: the schedule file's event form, without an id (the run gives it one).
-// Every key of `object` is one of `known`; else the first other one is named.
-void requireKnownFields(const json& object, std::initializer_list<const char*> known,
-                        const std::string& where) {
-  for (const auto& [name, value] : object.items())
-    if (std::none_of(known.begin(), known.end(), [&](const char* k) { return name == k; })) {
-      std::string list;
-      for (const char* k : known) list += (list.empty() ? "" : ", ") + std::string(k);
-      throw BadRequest(where + "unknown field \"" + name + "\" (" + list + ")");
-    }
-}
-
-ScheduleEvent eventToAdd(const json& e) {
-  if (!e.is_object()) throw BadRequest("\"add\" must be an event object");
-  if (e.contains("id")) throw BadRequest("\"add\": the run gives the new event its id; leave \"id\" out");
-  requireKnownFields(e, {"step", "action", "site", "layer"}, "\"add\": ");
-  integerField(e, "step");
-  if (e.contains("layer") && !e["layer"].is_number_integer() && e["layer"] != "all")
-    throw BadRequest("\"add\": \"layer\" must be a block index or \"all\"");
-  try {
-    return scheduleFromJson(json{{"events", json::array({e})}}, "the request").events.at(0);
-  } catch (const std::exception& error) {
-    throw BadRequest(std::string("\"add\": ") + error.what());
-  }
-}
 
 }  // namespace
 
@@ -243,13 +163,13 @@ struct SteeringServer::Impl {
   json edit(const httplib::Request& req) {
     const json body = objectBody(req);
     const std::string id = requestId(body);
-    requireKnownFields(body, {"request_id", "add", "move", "delete"}, "");
+    requireKnownFields(body, {"request_id", "add", "move", "delete"}, "the edit");
     const int ops = static_cast<int>(body.contains("add")) + static_cast<int>(body.contains("move")) +
                     static_cast<int>(body.contains("delete"));
     if (ops != 1) throw BadRequest("an edit is exactly one of \"add\", \"move\" or \"delete\"");
 
     std::lock_guard<std::mutex> lock(editMutex);
-    if (const std::string* seen = answeredEdits.find(id))
+    if (const std::string* seen = answeredEdits.find(id, body.dump()))
       return json::parse(*seen);  // a retry: the first answer, nothing applied again
     EditResult result;
     if (body.contains("add")) {
@@ -262,7 +182,7 @@ struct SteeringServer::Impl {
       std::set<int64_t> ids;
       for (const json& m : moves) {
         if (!m.is_object()) throw BadRequest("\"move\": each entry is an {\"id\", \"step\"} object");
-        requireKnownFields(m, {"id", "step"}, "\"move\": ");
+        requireKnownFields(m, {"id", "step"}, "\"move\"");
         idAndStep.emplace_back(integerField(m, "id"), integerField(m, "step"));
         if (!ids.insert(idAndStep.back().first).second)
           throw BadRequest("\"move\": event " + std::to_string(idAndStep.back().first) +
@@ -274,7 +194,7 @@ struct SteeringServer::Impl {
       result = trainer().deleteEvent(body["delete"].get<int64_t>());
     }
     json reply = toJson(result);
-    answeredEdits.remember(id, jsonText(reply));
+    answeredEdits.remember(id, body.dump(), jsonText(reply));
     return reply;
   }
 
@@ -325,7 +245,7 @@ struct SteeringServer::Impl {
     if (!body.contains("request")) throw BadRequest("\"request\" is missing: {\"analysis\": …, …}");
 
     std::lock_guard<std::mutex> lock(jobMutex);
-    const AnalysisQueue::Submitted submitted = jobs.submit(id, std::move(job));
+    const AnalysisQueue::Submitted submitted = jobs.submit(id, body.dump(), std::move(job));
     switch (submitted.outcome) {
       case AnalysisQueue::Outcome::Forgotten:
         throw NotFound("the job of request \"" + id + "\" is no longer kept");
@@ -417,8 +337,8 @@ struct SteeringServer::Impl {
         .result;
   }
 
-  // Every route answers JSON: a malformed request gets 400 and its reason, an unknown job 404, too much
-  // work at once 429, anything else 500.
+  // Every route answers JSON: a malformed request gets 400 and its reason, an unknown job 404, a request
+  // id reused for another request 409, too much work at once 429, anything else 500.
   template <class Work>
   static void answerOrFail(httplib::Response& res, Work work) {
     try {
@@ -429,6 +349,8 @@ struct SteeringServer::Impl {
       answer(res, 404, {{"error", e.what()}});
     } catch (const Busy& e) {
       answer(res, 429, {{"error", e.what()}});
+    } catch (const RequestIdReused& e) {
+      answer(res, 409, {{"error", e.what()}});
     } catch (const std::exception& e) {
       answer(res, 500, {{"error", e.what()}});
     }
@@ -495,9 +417,12 @@ struct SteeringServer::Impl {
     server.Get("/v1/metrics/stream", [this](const httplib::Request& req, httplib::Response& res) {
       answerOrFail(res, [&] { streamMetrics(req, res); });
     });
-    // A control: the request is passed to the trainer, the status answered.
+    // A control: the request is passed to the trainer, the status answered. It takes no fields: a body
+    // that says more ({"dry_run": true}) is refused, not obeyed as if it said nothing.
     auto control = [this](void (Trainer::*request)()) {
-      return route([this, request](const httplib::Request&) {
+      return route([this, request](const httplib::Request& req) {
+        if (!req.body.empty() && !objectBody(req).empty())
+          throw BadRequest("this request takes no fields: send {} or nothing");
         (trainer().*request)();
         return status();
       });
@@ -509,7 +434,7 @@ struct SteeringServer::Impl {
     // POST /v1/autopilot {"enabled": true|false}: the autopilot times the pending removals, or stops.
     server.Post("/v1/autopilot", route([this](const httplib::Request& req) {
                   const json body = objectBody(req);
-                  requireKnownFields(body, {"enabled"}, "");
+                  requireKnownFields(body, {"enabled"}, "the request");
                   if (!body.contains("enabled") || !body["enabled"].is_boolean())
                     throw BadRequest("\"enabled\" must be true or false");
                   if (!trainer().setAutopilot(body["enabled"].get<bool>()))

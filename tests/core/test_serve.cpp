@@ -198,6 +198,12 @@ TEST_CASE(edits_are_accepted_and_refused_as_in_process_and_a_retry_is_applied_on
   const int64_t newId = added["event_id"];
   REQUIRE(newId > 6);
   REQUIRE(edit(c, add) == added);  // retried: the same answer, applied once
+  // The same id with another edit is not a retry: 409, nothing applied (it had answered as the add).
+  const httplib::Result reused = post(c, "/v1/edit", {{"request_id", "add-1"}, {"delete", newId}});
+  REQUIRE(reused);
+  REQUIRE_MSG(reused->status == 409 && reused->body.find("another request") != std::string::npos,
+              reused->status << ": " << reused->body);
+  REQUIRE(s.trainer->schedule().find(newId));
   REQUIRE_EQ(s.trainer->schedule().events.size(), 6u);
   REQUIRE_EQ(s.trainer->schedule().find(newId)->step, 20);
 
@@ -239,7 +245,7 @@ TEST_CASE(requests_without_the_right_token_get_401_and_change_nothing) {
     body(post(c, "/v1/stop", json::object()), 401);
   }
   REQUIRE(s.trainer->schedule() == before);
-  REQUIRE(!s.trainer->stopRequested());
+  REQUIRE(!s.trainer->stopRequested() && !s.trainer->pauseRequested());
   auto c = s.client();
   body(post(c, "/v1/stop", json::object()), 200);
   REQUIRE(s.trainer->stopRequested());
@@ -595,6 +601,13 @@ TEST_CASE(malformed_requests_get_400_with_a_reason) {
               .find("event 1 is moved twice") != std::string::npos);
   REQUIRE(body(c.Get("/v1/metrics?offset=-3"), 400)["error"].get<std::string>().find("offset") !=
           std::string::npos);
+  // The controls take no fields: a stop that says {"dry_run": true} had stopped the run.
+  for (const char* control : {"/v1/stop", "/v1/pause", "/v1/checkpoint", "/v1/continue"})
+    REQUIRE_MSG(body(c.Post(control, R"({"dry_run": true})", "application/json"), 400)["error"]
+                        .get<std::string>()
+                        .find("takes no fields") != std::string::npos,
+                control);
+  REQUIRE(!s.trainer->stopRequested() && !s.trainer->pauseRequested());
   // Too large: refused with 413 (the server may also close the connection before reading it all).
   const auto large = c.Post("/v1/edit", std::string(100'000, ' '), "application/json");
   REQUIRE(!large || large->status == 413);
@@ -770,29 +783,61 @@ TEST_CASE(a_served_run_is_steered_from_a_terminal_with_steer) {
   REQUIRE(cli("steer status " + run).status != 0);  // no longer served
 }
 
+// `steer watch` follows a run until it stops serving. A stop record of an earlier stretch (a run stopped,
+// then trained on) is not the end: watch had ended at the first stop it read, while the run trained on.
+TEST_CASE(steer_watch_follows_past_an_earlier_stop_until_the_run_stops_serving) {
+  Served s;
+  const std::string run = s.dir.path("run"), out = s.dir.path("watch.jsonl"), err = s.dir.path("watch.err");
+  s.trainUntil(4);  // a stop record at step 4
+  const pid_t watch = startCli("steer watch " + run, err, out);
+  const auto printed = [&](const std::string& type, int64_t step) {
+    std::ifstream in(out);
+    for (std::string line; std::getline(in, line);) {
+      const json r = json::parse(line, nullptr, false);
+      if (r.is_object() && r.value("type", "") == type && r.value("step", int64_t{-1}) == step) return true;
+    }
+    return false;
+  };
+  waitUntil([&] { return printed("stop", 4); });  // it streams
+  s.trainUntil(8);
+  int status = 0;
+  bool exited = false;
+  waitUntil([&] { return (exited = ::waitpid(watch, &status, WNOHANG) == watch) || printed("stop", 8); });
+  REQUIRE_MSG(!exited, "steer watch ended at the stop of step 4 while the run trained on");
+  REQUIRE(printed("step", 6));
+  s.server.reset();  // the run stops serving: its stream ends, and watch with it
+  const Finished f = finish(watch, err);
+  REQUIRE_MSG(f.status == 0, f.err);
+}
+
 TEST_MAIN()
 
 // The endpoint's bookkeeping alone: a retried request gets its first answer, the oldest request ids are
 // forgotten past the capacity, and the analysis queue's jobs move through typed states.
 TEST_CASE(remembered_requests_answer_retries_and_forget_the_oldest) {
   RememberedRequests<int> answers(2);
-  answers.remember("a", 1);
-  answers.remember("b", 2);
-  REQUIRE(answers.find("a") && *answers.find("a") == 1);
-  answers.remember("a", 3);  // the same id again: no second place in the order
-  REQUIRE_EQ(*answers.find("a"), 3);
-  answers.remember("c", 4);  // "a" is the oldest id
-  REQUIRE(!answers.find("a") && *answers.find("b") == 2 && *answers.find("c") == 4);
+  answers.remember("a", "add 1", 1);
+  answers.remember("b", "add 2", 2);
+  REQUIRE(answers.find("a", "add 1") && *answers.find("a", "add 1") == 1);
+  // The same id with another request is a client's mistake, not a retry: refused, not answered as the first.
+  REQUIRE_THROWS_WITH(answers.find("a", "delete 5"), "request_id \"a\"", "another request");
+  answers.remember("a", "add 1", 3);  // the same id again: no second place in the order
+  REQUIRE_EQ(*answers.find("a", "add 1"), 3);
+  answers.remember("c", "add 4", 4);  // "a" is the oldest id
+  REQUIRE(!answers.find("a", "delete 5") && *answers.find("b", "add 2") == 2 &&
+          *answers.find("c", "add 4") == 4);
 }
 
 TEST_CASE(the_analysis_queue_runs_jobs_in_order_through_typed_states) {
   AnalysisQueue queue(/*maxOpen=*/2, /*keepFinished=*/1, /*rememberedRequests=*/3);
-  auto submitted = queue.submit("r1", AnalysisJob{});
+  auto submitted = queue.submit("r1", "request r1", AnalysisJob{});
   REQUIRE(submitted.outcome == AnalysisQueue::Outcome::Added && submitted.job.id == 1);
   REQUIRE_EQ(submitted.job.describe()["state"], "queued");
-  REQUIRE(queue.submit("r1", AnalysisJob{}).outcome == AnalysisQueue::Outcome::Retried);  // not queued twice
-  REQUIRE(queue.submit("r2", AnalysisJob{}).job.id == 2);
-  REQUIRE(queue.submit("r3", AnalysisJob{}).outcome == AnalysisQueue::Outcome::Full);  // two open already
+  REQUIRE(queue.submit("r1", "request r1", AnalysisJob{}).outcome ==
+          AnalysisQueue::Outcome::Retried);  // not queued twice
+  REQUIRE(queue.submit("r2", "request r2", AnalysisJob{}).job.id == 2);
+  REQUIRE(queue.submit("r3", "request r3", AnalysisJob{}).outcome ==
+          AnalysisQueue::Outcome::Full);  // two open already
 
   const std::optional<AnalysisJob> first = queue.start();
   REQUIRE(first && first->id == 1 && queue.find(1)->state == JobState::Running);
@@ -808,9 +853,9 @@ TEST_CASE(the_analysis_queue_runs_jobs_in_order_through_typed_states) {
 
   // Room again; finished jobs beyond the one kept are forgotten, oldest first, and a retry of a forgotten
   // job's request is told so rather than computed again.
-  REQUIRE_EQ(queue.submit("r3", AnalysisJob{}).job.id, 3);
+  REQUIRE_EQ(queue.submit("r3", "request r3", AnalysisJob{}).job.id, 3);
   REQUIRE(!queue.find(1) && queue.find(2) && queue.find(3));
-  REQUIRE(queue.submit("r1", AnalysisJob{}).outcome == AnalysisQueue::Outcome::Forgotten);
+  REQUIRE(queue.submit("r1", "request r1", AnalysisJob{}).outcome == AnalysisQueue::Outcome::Forgotten);
   queue.finish(99, nullptr, "");  // a job no longer kept: nothing happens
 }
 

@@ -40,8 +40,9 @@ inline CliResult cli(const std::string& arguments) {
   return r;
 }
 
-// Runs the CLI with `arguments` (split at spaces) in the background, stderr to errPath.
-inline pid_t startCli(const std::string& arguments, const std::string& errPath) {
+// Runs the CLI with `arguments` (split at spaces) in the background, stderr to errPath (stdout to outPath).
+inline pid_t startCli(const std::string& arguments, const std::string& errPath,
+                      const std::string& outPath = "/dev/null") {
   std::vector<std::string> words{NF_CLI};
   std::stringstream in(arguments);
   for (std::string w; in >> w;) words.push_back(w);
@@ -50,7 +51,7 @@ inline pid_t startCli(const std::string& arguments, const std::string& errPath) 
   argv.push_back(nullptr);
   posix_spawn_file_actions_t files;
   posix_spawn_file_actions_init(&files);
-  posix_spawn_file_actions_addopen(&files, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&files, 1, outPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&files, 2, errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   pid_t pid = -1;
   const int error = ::posix_spawn(&pid, NF_CLI, &files, nullptr, argv.data(), environ);

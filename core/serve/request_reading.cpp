@@ -1,0 +1,89 @@
+#include "serve/request_reading.h"
+
+#include <httplib.h>
+
+#include <set>
+#include <vector>
+
+#include "io/json_read.h"
+
+namespace nf::serve_request {
+
+using json = nlohmann::json;
+
+namespace {
+constexpr std::size_t kMaxRequestId = 128;  // a client's id for an edit, so a retry is applied once
+}  // namespace
+
+int64_t queryNumber(const httplib::Request& req, const char* name, int64_t otherwise) {
+  if (!req.has_param(name)) return otherwise;
+  const std::string text = req.get_param_value(name);
+  std::size_t used = 0;
+  int64_t value = -1;
+  try {
+    value = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || value < 0)
+    throw BadRequest(std::string("\"") + name + "\" must be a whole number ≥ 0");
+  return value;
+}
+
+std::string requestId(const json& body) {
+  const auto id = body.find("request_id");
+  if (id == body.end() || !id->is_string() || id->get<std::string>().empty() ||
+      id->get<std::string>().size() > kMaxRequestId)
+    throw BadRequest("\"request_id\" must be a string of 1 to 128 characters, new for each request");
+  return *id;
+}
+
+// A request body: one JSON object, whose keys are unique at every level (nlohmann::json would keep the last
+// of a duplicate silently, so {"step": 5, "step": 50} would mean whatever the client's library sends last).
+json objectBody(const httplib::Request& req) {
+  std::vector<std::set<std::string>> keysOfOpenObjects;
+  std::string duplicate;
+  const json::parser_callback_t noDuplicateKeys = [&](int, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) keysOfOpenObjects.emplace_back();
+    if (event == json::parse_event_t::object_end && !keysOfOpenObjects.empty()) keysOfOpenObjects.pop_back();
+    if (event == json::parse_event_t::key && !keysOfOpenObjects.empty() &&
+        !keysOfOpenObjects.back().insert(parsed.get<std::string>()).second && duplicate.empty())
+      duplicate = parsed.get<std::string>();
+    return true;
+  };
+  json body = json::parse(req.body, noDuplicateKeys, /*allow_exceptions=*/false);
+  if (!duplicate.empty()) throw BadRequest("the key \"" + duplicate + "\" appears twice in one object");
+  if (!body.is_object()) throw BadRequest("the body must be a JSON object");
+  return body;
+}
+
+int64_t integerField(const json& j, const char* name) {
+  const auto it = j.find(name);
+  if (it == j.end() || !it->is_number_integer())
+    throw BadRequest(std::string("\"") + name + "\" must be a whole number");
+  return it->get<int64_t>();
+}
+
+void requireKnownFields(const json& object, std::initializer_list<const char*> known, const char* what) {
+  try {
+    JsonIn(object, what).requireKnown(known);
+  } catch (const std::invalid_argument& e) {
+    throw BadRequest(e.what());
+  }
+}
+
+ScheduleEvent eventToAdd(const json& e) {
+  if (!e.is_object()) throw BadRequest("\"add\" must be an event object");
+  if (e.contains("id")) throw BadRequest("\"add\": the run gives the new event its id; leave \"id\" out");
+  requireKnownFields(e, {"step", "action", "site", "layer"}, "\"add\"");
+  integerField(e, "step");
+  if (e.contains("layer") && !e["layer"].is_number_integer() && e["layer"] != "all")
+    throw BadRequest("\"add\": \"layer\" must be a block index or \"all\"");
+  try {
+    return scheduleFromJson(json{{"events", json::array({e})}}, "the request").events.at(0);
+  } catch (const std::exception& error) {
+    throw BadRequest(std::string("\"add\": ") + error.what());
+  }
+}
+
+}  // namespace nf::serve_request

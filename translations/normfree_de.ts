@@ -650,121 +650,128 @@
     </message>
     <message>
         <location filename="../widgets/analysis/HeadsPane.cpp" line="368"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="376"/>
         <source>step %1</source>
         <translation>Schritt %1</translation>
     </message>
     <message>
         <location filename="../widgets/analysis/HeadsPane.cpp" line="368"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="376"/>
         <source>saved model</source>
         <translation>gespeichertes Modell</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="370"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="372"/>
+        <source>&lt;b&gt;L%1H%2&lt;/b&gt; · %3 · the maps above are of %4 · sequence:</source>
+        <translation>&lt;b&gt;L%1H%2&lt;/b&gt; · %3 · die Karten oben zeigen %4 · Sequenz:</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="381"/>
         <source>&lt;b&gt;L%1H%2&lt;/b&gt; · %6 · sink share %3 (mean attention to position 0: %4) · NMAE %5 % · sequence:</source>
         <translation>&lt;b&gt;L%1H%2&lt;/b&gt; · %6 · Sink-Anteil %3 (mittlere Aufmerksamkeit auf Position 0: %4) · NMAE %5 % · Sequenz:</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="405"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="416"/>
         <source>query %1 “%2” → key %3 “%4”: weight %5</source>
         <translation>Query %1 „%2“ → Key %3 „%4“: Gewicht %5</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="413"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="424"/>
         <source>Per head, mean over positions: |DLA|, |DE| (logit units) and NMAE (%)</source>
         <translation>Je Head, gemittelt über Positionen: |DLA|, |DE| (Logit-Einheiten) und NMAE (%)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="414"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="425"/>
         <source>mean |DLA|</source>
         <translation>mittleres |DLA|</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="414"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="425"/>
         <source>mean |DE|</source>
         <translation>mittleres |DE|</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="414"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="425"/>
         <source>NMAE (%)</source>
         <translation>NMAE (%)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="417"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="428"/>
         <source>head</source>
         <translation>Head</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="418"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="429"/>
         <source>layer</source>
         <translation>Schicht</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="421"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="432"/>
         <source>DLA (cached scale)</source>
         <translation>DLA (gecachte Skala)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="422"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="433"/>
         <source>DE (recomputed)</source>
         <translation>DE (neu berechnet)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="423"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="434"/>
         <source>token predicted</source>
         <translation>vorhergesagtes Token</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="424"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="435"/>
         <source>logit contribution</source>
         <translation>Logit-Beitrag</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="425"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="436"/>
         <source>attention</source>
         <translation>Attention</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="426"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="437"/>
         <source>key</source>
         <translation>Key</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="427"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="438"/>
         <source>query</source>
         <translation>Query</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="428"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="439"/>
         <source>attention weight</source>
         <translation>Attention-Gewicht</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="433"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="444"/>
         <source>Click a head to see its DLA and DE per position</source>
         <translation>Head anklicken, um DLA und DE je Position zu sehen</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="434"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="445"/>
         <source>Click a head to see its attention pattern</source>
         <translation>Head anklicken, um sein Attention-Muster zu sehen</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="435"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="446"/>
         <source>No head selected. Sequence:</source>
         <translation>Kein Head ausgewählt. Sequenz:</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="438"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="449"/>
         <source>Which validation sequence the detail shows</source>
         <translation>Welche Validierungssequenz das Detail zeigt</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="439"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="450"/>
         <source> tokens</source>
         <translation> Token</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="441"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="452"/>
         <source>How many of the sequence&apos;s first tokens the detail shows (up to the whole sequence; the plots widen, the pane scrolls)</source>
         <translation>Wie viele der ersten Token der Sequenz das Detail zeigt (bis zur ganzen Sequenz; die Diagramme werden breiter, der Bereich scrollt)</translation>
     </message>
@@ -804,135 +811,135 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>LogitLensPane</name>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="92"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="93"/>
         <source>Each layer&apos;s residual stream read through the final norm and the unembedding (the logit lens): its next-token loss with the norm recomputed on each layer, with the final layer&apos;s scale frozen, and with one scale for all tokens — against the starting model&apos;s, and one sequence&apos;s top tokens layer by layer. Without LayerNorm the three readings are one.</source>
         <translation>Der Residualstrom jeder Schicht, durch die letzte Normierung und die Unembedding-Matrix gelesen (Logit Lens): sein Next-Token-Verlust mit der Normierung je Schicht neu berechnet, mit dem Maßstab der letzten Schicht eingefroren und mit einem Maßstab für alle Tokens — gegen den des Ausgangsmodells, dazu die Top-Tokens einer Sequenz Schicht für Schicht. Ohne LayerNorm sind die drei Lesarten eine.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="145"/>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="191"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="146"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="192"/>
         <source>final</source>
         <translation>final</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="160"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="161"/>
         <source>Final norm: %1 · model&apos;s loss %2 nats · first block&apos;s input, recomputed %3 / frozen %4 / linear %5</source>
         <translation>Letzte Normierung: %1 · Verlust des Modells %2 nats · Eingang des ersten Blocks: neu berechnet %3 / eingefroren %4 / linear %5</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="187"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="188"/>
         <source>input token at positions %1–%2</source>
         <translation>Eingabetoken an den Positionen %1–%2</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="191"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="192"/>
         <source>L%1</source>
         <translation>L%1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="210"/>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="259"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="211"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="260"/>
         <source>starting model</source>
         <translation>Ausgangsmodell</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="210"/>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="258"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="211"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="259"/>
         <source>model now</source>
         <translation>Modell jetzt</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="211"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="212"/>
         <source>Top token by layer and position of sequence %1 (%2, %3; colour: its probability; hover a cell)</source>
         <translation>Top-Token nach Schicht und Position von Sequenz %1 (%2, %3; Farbe: seine Wahrscheinlichkeit; Zelle überfahren)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="230"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="231"/>
         <source>%1, position %2 “%3”</source>
         <translation>%1, Position %2 „%3“</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="231"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="232"/>
         <source>final residual</source>
         <translation>letztes Residuum</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="231"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="232"/>
         <source>input of block %1</source>
         <translation>Eingang von Block %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="241"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="242"/>
         <source>next token “%1”: probability %2, rank %3</source>
         <translation>nächstes Token „%1“: Wahrscheinlichkeit %2, Rang %3</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="249"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="250"/>
         <source>recomputed</source>
         <translation>neu berechnet</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="249"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="250"/>
         <source>frozen</source>
         <translation>eingefroren</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="249"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="250"/>
         <source>linear</source>
         <translation>linear</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="251"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="252"/>
         <source>norm %1</source>
         <translation>Normierung %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="253"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="254"/>
         <source>%1, starting model</source>
         <translation>%1, Ausgangsmodell</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="256"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="257"/>
         <source>recomputed: the final norm&apos;s scale computed on each layer&apos;s residual; frozen: the scale the model used at the final layer; linear: one scale for all tokens</source>
         <translation>neu berechnet: der Maßstab der letzten Normierung auf dem Residuum jeder Schicht berechnet; eingefroren: der Maßstab, den das Modell in der letzten Schicht verwendet hat; linear: ein Maßstab für alle Tokens</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="260"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="261"/>
         <source>sequence </source>
         <translation>Sequenz </translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="261"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="262"/>
         <source>the validation sequence whose top tokens the grid shows</source>
         <translation>die Validierungssequenz, deren Top-Tokens das Raster zeigt</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="262"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="263"/>
         <source>Logit lens: next-token loss of each layer&apos;s residual through the final norm (dashed: starting model)</source>
         <translation>Logit Lens: Next-Token-Verlust des Residuums jeder Schicht durch die letzte Normierung (gestrichelt: Ausgangsmodell)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="264"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="265"/>
         <source>layer (resid_pre)</source>
         <translation>Schicht (resid_pre)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="265"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="266"/>
         <source>cross-entropy (nats)</source>
         <translation>Kreuzentropie (nats)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="266"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="267"/>
         <source>probability of the top token</source>
         <translation>Wahrscheinlichkeit des Top-Tokens</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="267"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="268"/>
         <source>top-token probability</source>
         <translation>Top-Token-Wahrscheinlichkeit</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="272"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="273"/>
         <source>Top token by layer and position</source>
         <translation>Top-Token nach Schicht und Position</translation>
     </message>
@@ -1168,34 +1175,34 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>ModelInfoView</name>
     <message>
-        <location filename="../widgets/views/ModelInfoView.cpp" line="21"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="23"/>
         <location filename="../widgets/views/ModelInfoView.cpp" line="96"/>
         <source>LayerNorm</source>
         <translation>LayerNorm</translation>
     </message>
     <message>
-        <location filename="../widgets/views/ModelInfoView.cpp" line="22"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="24"/>
         <source>FakeLN</source>
         <translation>FakeLN</translation>
     </message>
     <message>
-        <location filename="../widgets/views/ModelInfoView.cpp" line="23"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="25"/>
         <location filename="../widgets/views/ModelInfoView.cpp" line="95"/>
         <source>RMSNorm</source>
         <translation>RMSNorm</translation>
     </message>
     <message>
-        <location filename="../widgets/views/ModelInfoView.cpp" line="24"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="26"/>
         <source>FakeRMSNorm</source>
         <translation>FakeRMSNorm</translation>
     </message>
     <message>
-        <location filename="../widgets/views/ModelInfoView.cpp" line="25"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="27"/>
         <source>LN Scaling</source>
         <translation>LN-Skalierung</translation>
     </message>
     <message>
-        <location filename="../widgets/views/ModelInfoView.cpp" line="26"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="28"/>
         <source>Identity</source>
         <translation>Identität</translation>
     </message>
@@ -1595,7 +1602,7 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>RunSession</name>
     <message>
-        <location filename="../widgets/run/RunSession.cpp" line="251"/>
+        <location filename="../widgets/run/RunSession.cpp" line="253"/>
         <source>The run at %1 answered its status malformed: %2</source>
         <translation>Der Lauf auf %1 hat einen fehlerhaften Status geantwortet: %2</translation>
     </message>
@@ -2001,87 +2008,87 @@ Worker %1 beendet (%2): %3</translation>
         <translation>Ordner der zu vergleichenden Läufe</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="169"/>
+        <location filename="../widgets/views/RunsView.cpp" line="170"/>
         <source>%1 of %2</source>
         <translation>%1 von %2</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="126"/>
+        <location filename="../widgets/views/RunsView.cpp" line="127"/>
         <source>cannot be read: %1</source>
         <translation>nicht lesbar: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="136"/>
+        <location filename="../widgets/views/RunsView.cpp" line="137"/>
         <source>%1 (shown)</source>
         <translation>%1 (gezeigt)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="147"/>
+        <location filename="../widgets/views/RunsView.cpp" line="148"/>
         <source>overlay %1 on the training plots</source>
         <translation>%1 über die Trainingsdiagramme legen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="151"/>
+        <location filename="../widgets/views/RunsView.cpp" line="152"/>
         <source>No folder of runs: open a run, or choose a folder.</source>
         <translation>Kein Ordner mit Läufen: einen Lauf öffnen oder einen Ordner wählen.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="152"/>
+        <location filename="../widgets/views/RunsView.cpp" line="153"/>
         <source>Runs in %1 — ticked runs are overlaid on the training plots, each in its colour</source>
         <translation>Läufe in %1 — angehakte Läufe liegen über den Trainingsdiagrammen, jeder in seiner Farbe</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="218"/>
+        <location filename="../widgets/views/RunsView.cpp" line="219"/>
         <source>Choose folder…</source>
         <translation>Ordner wählen…</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="219"/>
+        <location filename="../widgets/views/RunsView.cpp" line="220"/>
         <source>Refresh</source>
         <translation>Aktualisieren</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="220"/>
+        <location filename="../widgets/views/RunsView.cpp" line="221"/>
         <source>read every run again from its folder</source>
         <translation>jeden Lauf neu aus seinem Ordner lesen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="221"/>
+        <location filename="../widgets/views/RunsView.cpp" line="222"/>
         <source>run</source>
         <translation>Lauf</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="221"/>
+        <location filename="../widgets/views/RunsView.cpp" line="222"/>
         <source>mode</source>
         <translation>Modus</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="221"/>
+        <location filename="../widgets/views/RunsView.cpp" line="222"/>
         <source>preset</source>
         <translation>Preset</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="221"/>
+        <location filename="../widgets/views/RunsView.cpp" line="222"/>
         <source>steps</source>
         <translation>Schritte</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="221"/>
+        <location filename="../widgets/views/RunsView.cpp" line="222"/>
         <source>learning rate</source>
         <translation>Lernrate</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="222"/>
+        <location filename="../widgets/views/RunsView.cpp" line="223"/>
         <source>last CE</source>
         <translation>letzte CE</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="222"/>
+        <location filename="../widgets/views/RunsView.cpp" line="223"/>
         <source>last evaluation</source>
         <translation>letzte Evaluierung</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="222"/>
+        <location filename="../widgets/views/RunsView.cpp" line="223"/>
         <source>status</source>
         <translation>Status</translation>
     </message>
@@ -2496,12 +2503,12 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>TrainingView</name>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="193"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="199"/>
         <source>eval %1</source>
         <translation>Evaluierung %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="363"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="369"/>
         <source>No run yet.
 Start trains the setup on the left;
 File › Open Run follows a run.</source>
@@ -2510,122 +2517,122 @@ File › Open Run follows a run.</source>
 Datei › Lauf öffnen verfolgt einen Lauf.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="368"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="374"/>
         <source>Training loss</source>
         <translation>Trainingsverlust</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="369"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="375"/>
         <source>Learning rate and gradient norm</source>
         <translation>Lernrate und Gradientennorm</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="372"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="380"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="385"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="378"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="386"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="391"/>
         <source>optimizer step</source>
         <translation>Optimierer-Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="373"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="379"/>
         <source>loss (nats)</source>
         <translation>Verlust (Nats)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="133"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="371"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="139"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="377"/>
         <source>frozen</source>
         <translation>eingefroren</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="226"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="232"/>
         <source>%1 (tracked)</source>
         <translation>%1 (verfolgt)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="227"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="233"/>
         <source>%1 (frozen)</source>
         <translation>%1 (eingefroren)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="280"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="286"/>
         <source>%1: cross-entropy</source>
         <translation>%1: Kreuzentropie</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="289"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="295"/>
         <source>%1: eval %2</source>
         <translation>%1: Evaluierung %2</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="304"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="388"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="310"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="394"/>
         <source>Smoothing %1</source>
         <translation>Glättung %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="370"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="376"/>
         <source>Norm scale per site</source>
         <translation>Normskala je Stelle</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="374"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="380"/>
         <source>cross-entropy (raw)</source>
         <translation>Kreuzentropie (roh)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="375"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="381"/>
         <source>auxiliary loss (raw)</source>
         <translation>Hilfsverlust (roh)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="376"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="382"/>
         <source>total (raw)</source>
         <translation>gesamt (roh)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="377"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="383"/>
         <source>cross-entropy</source>
         <translation>Kreuzentropie</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="378"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="384"/>
         <source>auxiliary loss</source>
         <translation>Hilfsverlust</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="379"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="385"/>
         <source>total</source>
         <translation>gesamt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="381"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="383"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="387"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="389"/>
         <source>learning rate</source>
         <translation>Lernrate</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="382"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="388"/>
         <source>gradient norm</source>
         <translation>Gradientennorm</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="384"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="390"/>
         <source>gradient norm (before clipping)</source>
         <translation>Gradientennorm (vor dem Clipping)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="386"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="392"/>
         <source>scale s</source>
         <translation>Skala s</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="387"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="393"/>
         <source>Logarithmic loss axis</source>
         <translation>Logarithmische Verlustachse</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="390"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="396"/>
         <source>how much the loss curves are smoothed (an exponential moving average, as TensorBoard&apos;s); the raw values stay as faint curves, hover shows them</source>
         <translation>wie stark die Verlustkurven geglättet werden (ein exponentiell gleitender Mittelwert, wie in TensorBoard); die Rohwerte bleiben als blasse Kurven, Überfahren zeigt sie</translation>
     </message>

@@ -416,6 +416,9 @@ class TestWorkbench : public QObject {
     QCOMPARE(pane.selectedHead(), 1);
     QTRY_VERIFY_WITH_TIMEOUT(pane.hasDetail(), fixtures::kEventuallyMs);
     QVERIFY2(pane.detailText().contains("L3H1"), qPrintable(pane.detailText()));
+    // The trace is of the maps' model: the maps' numbers for the head stand beside it.
+    QVERIFY2(pane.detailText().contains("NMAE") && pane.detailText().contains("sink share"),
+             qPrintable(pane.detailText()));
     QCOMPARE(pane.tracePlot()->graph(0)->dataCount(), 15);  // 16 tokens: 15 predictions
     QCOMPARE(pane.tracePlot()->graph(1)->dataCount(), 15);
     auto* pattern = qobject_cast<QCPColorMap*>(pane.patternPlot()->plottable(0));

@@ -366,6 +366,17 @@ void HeadsPane::drawDetail(std::shared_ptr<const Detail> detail) {
 
   const size_t index = static_cast<size_t>(d.layer * m_heads + d.head);
   const QString step = d.step >= 0 ? tr("step %1").arg(d.step) : tr("saved model");
+  // The maps' numbers are the maps' step's. A trace of another step (a connected run's is computed on the
+  // model as it is now) says which step the maps are of instead of pairing its step with their numbers.
+  if (d.step != shownStep()) {
+    m_detailLabel->setText(tr("<b>L%1H%2</b> · %3 · the maps above are of %4 · sequence:")
+                               .arg(d.layer)
+                               .arg(d.head)
+                               .arg(step)
+                               .arg(shownStep() >= 0 ? tr("step %1").arg(shownStep()) : tr("saved model")));
+    Q_EMIT detailShown();
+    return;
+  }
   m_detailLabel->setText(
       tr("<b>L%1H%2</b> · %6 · sink share %3 (mean attention to position 0: %4) · NMAE %5 % · sequence:")
           .arg(d.layer)

@@ -9,6 +9,7 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 
+#include "views/ModelInfoView.h"
 #include "views/Plots.h"
 #include "views/QCustomPlotInclude.h"
 
@@ -158,7 +159,7 @@ void LogitLensPane::drawCurves() {
   const nf::LensPoint& final = m_now->points.back();
   m_summary->setText(
       tr("Final norm: %1 · model's loss %2 nats · first block's input, recomputed %3 / frozen %4 / linear %5")
-          .arg(QString::fromStdString(m_now->finalNorm))
+          .arg(normKindLabel(m_now->finalNorm))
           .arg(final.modes[0].ce, 0, 'f', 3)
           .arg(m_now->points[0].modes[0].ce, 0, 'f', 2)
           .arg(m_now->points[0].modes[1].ce, 0, 'f', 2)

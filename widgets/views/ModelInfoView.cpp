@@ -17,7 +17,9 @@ QColor kindColor(const std::string& kind) {
   return QColor(0xff, 0xe0, 0xb2);  // layernorm_scaling
 }
 
-QString kindLabel(const std::string& kind) {
+}  // namespace
+
+QString normKindLabel(const std::string& kind) {
   if (kind == "layernorm") return ModelInfoView::tr("LayerNorm");
   if (kind == "fakeln") return ModelInfoView::tr("FakeLN");
   if (kind == "rmsnorm") return ModelInfoView::tr("RMSNorm");
@@ -25,8 +27,6 @@ QString kindLabel(const std::string& kind) {
   if (kind == "layernorm_scaling") return ModelInfoView::tr("LN Scaling");
   return ModelInfoView::tr("Identity");
 }
-
-}  // namespace
 
 ModelInfoView::ModelInfoView(QWidget* parent) : QWidget(parent) {
   m_title = new QLabel(this);
@@ -184,7 +184,7 @@ void ModelInfoView::retranslate() {
     const bool isFinal = site.site == "LN_f";
     const int row = isFinal ? s.shape.nLayer : static_cast<int>(i / 3);
     const int column = isFinal ? 0 : static_cast<int>(i % 3);
-    QString text = kindLabel(site.kind);
+    QString text = normKindLabel(site.kind);
     if (site.kind == "fakeln" || site.kind == "fakerms") {
       text += "\n" + tr("s = %1").arg(site.scale, 0, 'g', 4);  // a second line: the columns are narrow
       if (site.pos0Treatment) text += tr(" · pos 0: %1").arg(site.scalePos0, 0, 'g', 4);

@@ -44,3 +44,6 @@ class ModelInfoView : public QWidget {
   QString stateText() const;
   QString normName() const;  // "LayerNorm" or "RMSNorm": what this model's sites are
 };
+
+// A normalization kind's name as people write it ("fakeln" → "FakeLN"), for every view that names one.
+QString normKindLabel(const std::string& kind);

@@ -20,6 +20,7 @@ namespace {
 enum LossGraph { CeRaw, AuxRaw, TotalRaw, Ce, Aux, Total };
 const QColor kCe(0x1f77b4), kAux(0xff7f0e), kTotal(0x2ca02c);
 const QColor kEvalColors[] = {QColor(0xd62728), QColor(0x9467bd), QColor(0x8c564b), QColor(0xe377c2)};
+constexpr int kMinPlotHeight = 80;  // pixels: title, axis and a few ticks still read
 
 // The sites' kinds, in the timeline's colours; within a kind, deeper layers are drawn darker.
 const char* const kSiteKinds[] = {"LN_mlp", "LN_qk", "LN_v", "LN_f"};
@@ -47,6 +48,11 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   m_scales = makePlot(this, "training_scales");
   m_tracked = new TrackedPlot(this);
   m_tracked->hide();  // until the run shown tracks an analysis
+  // Four plots share the central column's height: with makePlot's minimum each, a run that tracks an
+  // analysis pushed the timeline and the status bar below a 720-pixel screen. Where there is room, the
+  // splitter's proportions (below) decide.
+  for (QCustomPlot* plot : {m_loss, m_optimizer, m_scales, m_tracked->plot()})
+    plot->setMinimumHeight(kMinPlotHeight);
   m_logScale = new QCheckBox(this);
   m_logScale->setChecked(false);
   m_smoothing = new QSlider(Qt::Horizontal, this);

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -175,6 +176,7 @@ void cmdSteer(CLI::App& command) {
               latestStatus = type;
           }
           next = page.nextOffset;
+          std::cout.flush();  // each page as it comes, also into a pipe or a file (`| jq`, a log)
           return true;
         });
       } catch (const SteeringError& e) {

@@ -171,9 +171,7 @@ void cmdSteer(CLI::App& command) {
           for (const nlohmann::json& record : page.records) {
             printJson(record);
             const std::string type = record.value(record::kType, "");
-            if (type == record::kStart || type == record::kResume || type == record::kStop ||
-                type == record::kFinish || type == record::kPause || type == record::kContinue)
-              latestStatus = type;
+            if (record::isRunStatus(type)) latestStatus = type;
           }
           next = page.nextOffset;
           std::cout.flush();  // each page as it comes, also into a pipe or a file (`| jq`, a log)

@@ -3,6 +3,7 @@
 // compile error, not a pane that silently stays empty. A new record type or warning code is added here first;
 // their fields are in docs/FORMATS.md. Plain C++: the workbench's Qt-free logic includes it too.
 #pragma once
+#include <string_view>
 
 namespace nf::record {
 
@@ -24,6 +25,12 @@ inline constexpr char kPause[] = "pause";            // held between two steps
 inline constexpr char kContinue[] = "continue";      // training again after a pause
 inline constexpr char kStop[] = "stop";              // stopped before the last step, with a checkpoint
 inline constexpr char kFinish[] = "finish";          // every step done, the final model written
+
+// Whether a record of this type says what the run is doing now (the last one of them is its state).
+inline bool isRunStatus(std::string_view type) {
+  return type == kStart || type == kResume || type == kPause || type == kContinue || type == kStop ||
+         type == kFinish;
+}
 
 }  // namespace nf::record
 

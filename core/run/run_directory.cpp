@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <utility>
 #include <vector>
 
 #include "io/atomic_file.h"
@@ -66,18 +67,23 @@ int64_t stepOfName(const std::string& name) {
   }
 }
 
-// The newest step folder that holds its state.json (written last of a checkpoint's files), or "".
-std::string newestCompleteCheckpoint(const std::string& dir) {
+// The step folders that hold their state.json (written last of a checkpoint's files): (step, folder),
+// oldest first.
+std::vector<std::pair<int64_t, std::string>> completeCheckpoints(const std::string& dir) {
+  std::vector<std::pair<int64_t, std::string>> complete;
   std::error_code error;
-  std::string newest;
-  int64_t newestStep = -1;
-  for (const auto& entry : fs::directory_iterator(checkpointsPath(dir), error)) {
-    const std::string name = entry.path().filename().string();
-    const int64_t step = stepOfName(name);
-    if (step > newestStep && fs::exists(checkpointStatePath(entry.path().string())))
-      newest = entry.path().string(), newestStep = step;
-  }
-  return newest;
+  for (const auto& entry : fs::directory_iterator(checkpointsPath(dir), error))
+    if (const int64_t step = stepOfName(entry.path().filename().string());
+        step >= 0 && fs::exists(checkpointStatePath(entry.path().string())))
+      complete.emplace_back(step, entry.path().string());
+  std::sort(complete.begin(), complete.end());
+  return complete;
+}
+
+// The newest complete step folder, or "".
+std::string newestCompleteCheckpoint(const std::string& dir) {
+  const auto complete = completeCheckpoints(dir);
+  return complete.empty() ? "" : complete.back().second;
 }
 
 }  // namespace
@@ -124,19 +130,13 @@ int64_t checkpointStep(const std::string& folder) {
 std::string modelFolder(const std::string& runOrModel) {
   if (fs::exists(finalModelPath(runOrModel) + "/config.json")) return finalModelPath(runOrModel);
   if (!fs::exists(metricsPath(runOrModel))) return runOrModel;  // a model or checkpoint folder
-  std::vector<int64_t> steps;
-  std::error_code error;
-  for (const auto& entry : fs::directory_iterator(checkpointsPath(runOrModel), error))
-    if (const int64_t step = stepOfName(entry.path().filename().string());
-        step >= 0 && fs::exists(checkpointStatePath(entry.path().string())))
-      steps.push_back(step);
-  std::sort(steps.begin(), steps.end());
   std::string list;
-  for (const int64_t step : steps) list += (list.empty() ? "" : ", ") + std::to_string(step);
+  for (const auto& [step, folder] : completeCheckpoints(runOrModel))
+    list += (list.empty() ? "" : ", ") + std::to_string(step);
   throw FileError(runOrModel, "is a run with no final model yet (it has not finished): " +
-                                  (steps.empty() ? std::string("it has no checkpoint either")
-                                                 : "give one of its checkpoints' steps with --step (" + list +
-                                                       ") or a checkpoint folder"));
+                                  (list.empty() ? std::string("it has no checkpoint either")
+                                                : "give one of its checkpoints' steps with --step (" + list +
+                                                      ") or a checkpoint folder"));
 }
 
 std::string tokenizerFolder(const std::string& runOrModel) {

@@ -168,8 +168,9 @@ struct SteeringServer::Impl {
                     static_cast<int>(body.contains("delete"));
     if (ops != 1) throw BadRequest("an edit is exactly one of \"add\", \"move\" or \"delete\"");
 
+    const std::string request = body.dump();  // what a retry must repeat
     std::lock_guard<std::mutex> lock(editMutex);
-    if (const std::string* seen = answeredEdits.find(id, body.dump()))
+    if (const std::string* seen = answeredEdits.find(id, request))
       return json::parse(*seen);  // a retry: the first answer, nothing applied again
     EditResult result;
     if (body.contains("add")) {
@@ -194,7 +195,7 @@ struct SteeringServer::Impl {
       result = trainer().deleteEvent(body["delete"].get<int64_t>());
     }
     json reply = toJson(result);
-    answeredEdits.remember(id, body.dump(), jsonText(reply));
+    answeredEdits.remember(id, request, jsonText(reply));
     return reply;
   }
 

@@ -157,6 +157,16 @@ int64_t expectedCheckpointBytes(const std::string& runDir, CausalLMImpl& model) 
   return bytes;
 }
 
+// The first weight file of a model folder whose checkpoint id (stamped by writeCheckpoint, and into the
+// final model written with it) is not `id`, or "" when every one carries it.
+std::string weightFileWithoutId(const std::string& folder, const std::string& id) {
+  for (const auto& file : indexModelFolder(folder).files) {
+    const auto found = file->metadata().find(kCheckpointIdKey);
+    if (found == file->metadata().end() || found->second != id) return file->path();
+  }
+  return "";
+}
+
 // A file-system operation's error as our own, naming the path.
 template <class Operation>
 void onDisk(const std::string& path, Operation operation) {
@@ -261,16 +271,11 @@ TrainingState readTrainingState(const std::string& checkpointDir) {
                     "says steps_done " + std::to_string(s.stepsDone) + ", but it lies in " + folder +
                         ": edited or copied from another checkpoint");
   // Its weights are the ones written with it (every file of a sharded model).
-  if (!s.id.empty()) {
-    const WeightIndex weights = indexModelFolder(checkpointDir);
-    for (const auto& file : weights.files) {
-      const auto found = file->metadata().find(kCheckpointIdKey);
-      if (found == file->metadata().end() || found->second != s.id)
-        throw FileError(file->path(), "is not the weight file written with " +
-                                          run::checkpointStatePath(checkpointDir) +
-                                          ": copied in from another checkpoint or run");
-    }
-  }
+  if (!s.id.empty())
+    if (const std::string other = weightFileWithoutId(checkpointDir, s.id); !other.empty())
+      throw FileError(other, "is not the weight file written with " +
+                                 run::checkpointStatePath(checkpointDir) +
+                                 ": copied in from another checkpoint or run");
   return s;
 }
 
@@ -297,14 +302,11 @@ void loadOptimizerState(torch::optim::Optimizer& optimizer, const std::string& c
 void retireFinalModel(const std::string& runDir, const TrainingState& resumedFrom) {
   const std::string final = run::finalModelPath(runDir);
   if (!fs::exists(final + "/config.json")) return;
-  bool sameWeights = !resumedFrom.id.empty();
+  bool sameWeights = false;
   try {
-    for (const auto& file : indexModelFolder(final).files) {
-      const auto found = file->metadata().find(kCheckpointIdKey);
-      sameWeights = sameWeights && found != file->metadata().end() && found->second == resumedFrom.id;
-    }
+    sameWeights = !resumedFrom.id.empty() && weightFileWithoutId(final, resumedFrom.id).empty();
   } catch (const std::exception&) {
-    sameWeights = false;  // unreadable: not provably the checkpoint's copy
+    // unreadable: not provably the checkpoint's copy
   }
   if (!sameWeights)
     throw FileError(final, "is not the model of the checkpoint this run resumes from (step " +

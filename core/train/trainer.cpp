@@ -143,7 +143,7 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir,
   const json asFound = toJson(t->m_config);  // config.json before this resume's own overrides
   json changed = applyResumeOverrides(t->m_config, overrides);  // for the resume record
   const bool settingsGiven = !changed.empty();
-  d.device = torch::Device(t->m_config.device);  // its form checked with the config
+  d.device = torch::Device(t->m_config.device);
   d.joinWorkers(workers, t->m_config.device);
   // Every worker resumes from the checkpoint worker 0 found newest.
   const std::string checkpoint = onWorker0(d.group.get(), "finding the checkpoint to resume from", [&] {

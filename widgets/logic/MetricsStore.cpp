@@ -98,8 +98,7 @@ bool MetricsStore::ingest(const std::string& line) {
     lastWarningCode = text(r, "code", "");
   } else if (type == record::kRollback) {
     rewindTo(whole(r, "step", 0));
-  } else if (type == record::kStart || type == record::kResume || type == record::kStop ||
-             type == record::kFinish || type == record::kPause || type == record::kContinue) {
+  } else if (record::isRunStatus(type)) {
     lastStatus = type;
     finishReason = type == record::kFinish ? text(r, "reason", "") : "";
     if (type == record::kResume) {

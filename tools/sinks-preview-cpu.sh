@@ -62,7 +62,7 @@ train() {
   context=$(context_of "$run")
   [ "$run" = heads16 ] && heads=16
   [ "$run" = triggers ] && data=train-r1-triggers.bin
-  "$cli" init --out "$out/$run-shape" --family gpt2 --layers 4 --heads $heads --d-model 128 --context "$context" \
+  "$cli" init --out "$out/$run-shape" --overwrite --family gpt2 --layers 4 --heads $heads --d-model 128 --context "$context" \
     --vocab 2048 --seed 0 >/dev/null
   cp resources/tiny-gpt2/vocab.json resources/tiny-gpt2/merges.txt "$out/$run-shape/"
   OMP_NUM_THREADS=1 "$cli" pretrain "$out/$run" --model "$out/$run-shape" --train "$out/data/$data" \

@@ -45,7 +45,7 @@ for v in "${variants[@]}"; do
   # LLaMA: half the heads for keys and values, SwiGLU 8/3 · d_model rounded up to 16 (688 at 256); 2,048 tokens.
   shape=(--family gpt2)
   [ "$family" = llama ] && shape=(--family llama --kv-heads $((heads / 2)) --mlp-width $(((8 * width / 3 + 15) / 16 * 16)))
-  "$cli" init --out "$work/$name-shape" "${shape[@]}" --layers "$layers" --heads "$heads" --d-model "$width" \
+  "$cli" init --out "$work/$name-shape" --overwrite "${shape[@]}" --layers "$layers" --heads "$heads" --d-model "$width" \
     --context "$context" --vocab 2048 --seed "$seed" >/dev/null || exit 1
   cp $tok/vocab.json $tok/merges.txt "$work/$name-shape/"
 done

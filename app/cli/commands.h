@@ -61,6 +61,16 @@ std::vector<std::string> splitList(const std::string& text);
 // The command line as given (argv[1…]): what `--nproc` starts its workers with.
 const std::vector<std::string>& commandLineArguments();
 
+// A folder a command writes into, refused (UsageError naming the file) when it already holds one of `files`
+// without --overwrite: `init --out` into the bundled model's folder replaced its weights unsaid.
+// Other files stay welcome (a tokenizer's folder becomes a model's).
+void refuseToReplace(const std::string& folder, const std::vector<std::string>& files, bool overwrite);
+
+// Said to --bf16 off CUDA, where autocast does nothing and the model computes in float32 regardless.
+inline constexpr const char* kBf16OnlyOnCuda =
+    "--bf16 is bf16 autocast on CUDA: on the CPU the model computes in float32 whatever it says (drop "
+    "--bf16, or train with --device cuda)";
+
 // "cpu", "cuda", "cuda:1" → a device that exists here, or UsageError.
 torch::Device parseDevice(const std::string& name);
 

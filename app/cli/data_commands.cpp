@@ -14,6 +14,7 @@
 #include "options.h"
 #include "progress_bar.h"
 #include "text/bpe_trainer.h"
+#include "text/tokenizer.h"
 
 namespace nf::cli {
 namespace {
@@ -111,6 +112,7 @@ void cmdTrainTokenizer(CLI::App& command) {
     std::string out;
     int vocab = 8192;
     int64_t minFrequency = 2;
+    bool overwrite = false;
   };
   auto o = std::make_shared<Options>();
   command
@@ -130,7 +132,13 @@ void cmdTrainTokenizer(CLI::App& command) {
       ->type_name("n")
       ->transform(atLeast<int64_t>(1))
       ->capture_default_str();
+  command.add_flag("--overwrite", o->overwrite,
+                   "replace a tokenizer already in --out (its files are removed)");
   onRun(command, [o] {
+    using F = TokenizerFiles;
+    const std::vector<std::string> tokenizerFiles = {F::kGpt2Vocab, F::kGpt2Merges, F::kHuggingFace,
+                                                     F::kSentencePiece};
+    refuseToReplace(o->out, tokenizerFiles, o->overwrite);
     BpeTrainingOptions options;
     options.vocabSize = o->vocab;
     options.minFrequency = o->minFrequency;
@@ -139,6 +147,9 @@ void cmdTrainTokenizer(CLI::App& command) {
     for (const auto& input : o->inputs) trainer.addFile(input, progressBar());
     const BpeTokenizer tokenizer = trainer.train(progressBar());
     tokenizer.save(o->out);
+    // The folder holds one tokenizer: a tokenizer.json left there would be read before the new one.
+    for (const char* older : {F::kHuggingFace, F::kSentencePiece})
+      std::filesystem::remove(std::filesystem::path(o->out) / older);
     nlohmann::json result{{"out", o->out},
                           {"vocab_size", tokenizer.vocabSize()},
                           {"merges", tokenizer.mergeCount()},

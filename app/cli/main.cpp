@@ -10,6 +10,7 @@
 // it, and turns errors into exit statuses.
 #include <torch/torch.h>
 
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -48,6 +49,16 @@ std::vector<std::string> splitList(const std::string& text) {
   for (std::string item; std::getline(in, item, ',');)
     if (!item.empty()) items.push_back(item);
   return items;
+}
+
+void refuseToReplace(const std::string& folder, const std::vector<std::string>& files, bool overwrite) {
+  if (overwrite) return;
+  for (const std::string& name : files) {
+    const std::filesystem::path file = std::filesystem::path(folder) / name;
+    if (std::filesystem::exists(file))
+      throw UsageError(file.string() +
+                       " exists: this would replace it (choose another folder, or --overwrite)");
+  }
 }
 
 namespace {

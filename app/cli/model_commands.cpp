@@ -72,7 +72,7 @@ void cmdInit(CLI::App& command) {
     std::string out, dtype = "F32", family = "gpt2";
     int layers = 4, heads = 4, dModel = 128, context = 128, vocab = 50257, eot = -1, seed = 0, shardMb = 0;
     int kvHeads = 0, mlpWidth = 0;
-    bool untied = false, transformerPrefix = false;
+    bool untied = false, transformerPrefix = false, overwrite = false;
   };
   auto o = std::make_shared<Options>();
   command.add_option("--out", o->out, "folder to write config.json and the weights to")
@@ -138,7 +138,10 @@ void cmdInit(CLI::App& command) {
       "give the model its own unembedding instead of reusing the token embedding (gpt_neox always has one)");
   command.add_flag("--transformer-prefix", o->transformerPrefix,
                    "store names as transformer.h.0… (as GPT2LMHeadModel.save_pretrained does)");
+  command.add_flag("--overwrite", o->overwrite, "replace a model already in --out");
   onRun(command, [o] {
+    refuseToReplace(o->out, {"config.json", "model.safetensors", "model.safetensors.index.json"},
+                    o->overwrite);
     nf::ModelShape c;
     c.family = o->family;
     nf::familyNamed(c.family).applyDefaults(c);
@@ -192,7 +195,9 @@ void cmdLogits(CLI::App& command) {
   command.add_flag("--bf16", o->bf16, "bf16 autocast (CUDA only)");
   onRun(command, [o] {
     const torch::Tensor tokens = parseTokens(o->tokens);
-    nf::CausalLM model = nf::loadModel(o->model, parseDevice(o->device));
+    const torch::Device device = parseDevice(o->device);
+    if (o->bf16 && !device.is_cuda()) throw UsageError(kBf16OnlyOnCuda);
+    nf::CausalLM model = nf::loadModel(o->model, device);
     model->setCudaBf16Autocast(o->bf16);
     torch::NoGradGuard noGrad;
     torch::Tensor logits = model->forward(tokens).to(torch::kCPU).contiguous();

@@ -329,10 +329,16 @@ void requireResumable(const std::string& runDir, const RunConfig& config, const 
   if (config.optimizer.context > positions)
     throw FileError(file, "context " + std::to_string(config.optimizer.context) +
                               " is longer than the model's " + std::to_string(positions) + " positions");
-  if (torch::Device(config.device).is_cuda() && !torch::cuda::is_available())
+  const bool cuda = torch::Device(config.device).is_cuda();
+  if (cuda && !torch::cuda::is_available())
     throw FileError(file, "device \"" + config.device +
                               "\": this LibTorch build has no CUDA or no GPU is visible (set \"device\": "
                               "\"cpu\" to resume here)");
+  if (config.optimizer.bf16 && !cuda)
+    throw FileError(file,
+                    "\"bf16\": true on device \"" + config.device +
+                        "\": bf16 autocast runs on CUDA only, the CPU computes in float32 (set \"bf16\": "
+                        "false)");
 }
 
 }  // namespace nf

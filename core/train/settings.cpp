@@ -470,7 +470,22 @@ nlohmann::json applyResumeOverrides(RunConfig& c, const ResumeOverrides& overrid
   return changed;
 }
 
+namespace {
+
+// The devices the engine trains on, in LibTorch's spelling: checked here so that a hand-edited config.json
+// is named in the error (LibTorch's own names no file).
+bool isTrainingDevice(const std::string& d) {
+  if (d == "cpu" || d == "cuda") return true;
+  const std::string prefix = "cuda:";
+  return d.size() > prefix.size() && d.compare(0, prefix.size(), prefix) == 0 &&
+         d.find_first_not_of("0123456789", prefix.size()) == std::string::npos;
+}
+
+}  // namespace
+
 void validate(const RunConfig& c, const std::string& source) {
+  if (!isTrainingDevice(c.device))
+    throw FileError(source, "device \"" + c.device + "\" is not cpu, cuda or cuda:N");
   const auto& o = c.optimizer;
   if (o.microBatch < 1 || o.accumulation < 1 || o.context < 1 || o.maxSteps < 1 || o.warmupSteps < 0 ||
       !(o.lr > 0) || !(o.minLr >= 0) || !(o.clipNorm >= 0) || !(o.weightDecay >= 0))

@@ -21,7 +21,7 @@ fi
 # The shape: the tiny GPT-2's depth, width, context and tied unembedding; 2 key/value heads; a SwiGLU MLP of
 # 344 (≈ 8/3 · 128, LLaMA's ratio, so its three matrices hold as many weights as the GPT-2's two of 512).
 # pretrain initialises the weights itself, from --seed.
-"$cli" init --out "$work/shape" --family llama --layers 4 --heads 4 --kv-heads 2 --d-model 128 \
+"$cli" init --out "$work/shape" --overwrite --family llama --layers 4 --heads 4 --kv-heads 2 --d-model 128 \
   --mlp-width 344 --context 128 --vocab 2048 --seed 0
 cp resources/tiny-gpt2/vocab.json resources/tiny-gpt2/merges.txt "$work/shape/"
 # LR 1e-3, not the tiny GPT-2's 2e-3: at 2e-3 the IOI circuit formed 1,500 steps later and weaker (see README.md).

@@ -326,6 +326,54 @@ TEST_CASE(text_pipeline_from_corpus_to_evaluation_and_generation) {
   REQUIRE(readTextFile(d + "/data/val.txt") == text);
 }
 
+// A folder that holds a model or a tokenizer is not written over unless asked: `init --out` aimed at the
+// bundled model's folder replaced its weights unsaid.
+TEST_CASE(init_and_train_tokenizer_refuse_to_replace_what_a_folder_holds) {
+  TempDir dir;
+  const std::string m = dir.path("m");
+  const std::string shape = " --layers 1 --heads 2 --d-model 16 --context 8 --vocab 300";
+  REQUIRE_EQ(cli("init --out " + m + shape + " --seed 1").status, 0);
+  const std::string weights = readTextFile(m + "/model.safetensors");
+  auto r = cli("init --out " + m + shape + " --seed 2");
+  REQUIRE_MSG(r.status == 2 && r.err.find(m + "/config.json exists") != std::string::npos &&
+                  r.err.find("--overwrite") != std::string::npos,
+              r.err);
+  REQUIRE(readTextFile(m + "/model.safetensors") == weights);
+  r = cli("init --out " + m + shape + " --seed 2 --overwrite");
+  REQUIRE_MSG(r.status == 0, r.err);
+  REQUIRE(readTextFile(m + "/model.safetensors") != weights);
+
+  // A model's folder takes a tokenizer (the usual order is the other way round), but not a second one.
+  writeFileAtomic(dir.path("text.txt"), "the cat sat on the mat<|endoftext|>the dog sat on the log");
+  r = cli("train-tokenizer " + dir.path("text.txt") + " --out " + m + " --vocab 270 --min-frequency 1");
+  REQUIRE_MSG(r.status == 0, r.err);
+  const std::string merges = readTextFile(m + "/merges.txt");
+  r = cli("train-tokenizer " + dir.path("text.txt") + " --out " + m + " --vocab 260 --min-frequency 1");
+  REQUIRE_MSG(r.status == 2 && r.err.find(m + "/vocab.json exists") != std::string::npos, r.err);
+  REQUIRE(readTextFile(m + "/merges.txt") == merges);
+  // Replaced, no other tokenizer is left to be read before the new one.
+  writeFileAtomic(m + "/tokenizer.json", "{}");
+  r = cli("train-tokenizer " + dir.path("text.txt") + " --out " + m +
+          " --vocab 260 --min-frequency 1 --overwrite");
+  REQUIRE_MSG(r.status == 0, r.err);
+  REQUIRE(readTextFile(m + "/merges.txt") != merges);
+  REQUIRE(!std::filesystem::exists(m + "/tokenizer.json"));
+}
+
+// bf16 autocast exists on CUDA only: asked for on the CPU it is refused, not silently float32.
+TEST_CASE(bf16_off_cuda_is_refused) {
+  TempDir dir;
+  auto model = randomModel(smallConfig());
+  saveModel(*model, dir.path("m"));
+  writeTokens(dir.path("t.bin"), std::vector<int32_t>(200, 3), 101);
+  auto r = cli("logits " + dir.path("m") + " --tokens 1,2 --bf16");
+  REQUIRE_MSG(r.status == 2 && r.err.find("--bf16") != std::string::npos, r.err);
+  r = cli("finetune " + dir.path("run") + " --model " + dir.path("m") + " --train " + dir.path("t.bin") +
+          " --steps 1 --bf16");
+  REQUIRE_MSG(r.status == 2 && r.err.find("bf16 autocast on CUDA") != std::string::npos, r.err);
+  REQUIRE(!std::filesystem::exists(dir.path("run")));
+}
+
 TEST_CASE(remove_then_export_from_the_command_line) {
   TempDir dir;
   const std::string d = dir.path();

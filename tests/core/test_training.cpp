@@ -499,6 +499,16 @@ TEST_CASE(an_autopilot_run_ends_when_the_loss_stops_improving) {
   writeFileAtomic(run::configPath(dir.path("run")), edited.dump());
   REQUIRE_THROWS_WITH(Trainer::resume(dir.path("run")), "config.json", "max_steps",
                       "fewer than the run has trained");
+  // bf16 autocast on a CPU run (a run moved off its GPU by hand) would claim bf16 and train float32.
+  edited = toJson(written);
+  edited["optimizer"]["bf16"] = true;
+  writeFileAtomic(run::configPath(dir.path("run")), edited.dump());
+  REQUIRE_THROWS_WITH(Trainer::resume(dir.path("run")), "config.json", "\"bf16\": true", "CUDA only");
+  // A device LibTorch would refuse without naming the file.
+  edited = toJson(written);
+  edited["device"] = "gpu";
+  writeFileAtomic(run::configPath(dir.path("run")), edited.dump());
+  REQUIRE_THROWS_WITH(Trainer::resume(dir.path("run")), "config.json", "device \"gpu\"", "cuda:N");
 }
 
 // A finished run trained on (`resume --steps N`): its final/ model, which analyze, export and eval prefer,

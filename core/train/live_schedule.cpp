@@ -11,8 +11,8 @@ namespace nf {
 
 using json = nlohmann::json;
 
-// `used`: the treatments whose switch-off events are accepted. A resumed run accepts any, since runs
-// written before they were checked may hold such events, applied already.
+// `used`: the treatments whose switch-off events are accepted (a new run's, or a resumed run's with those
+// it applied already).
 void Trainer::Impl::setSchedule(Schedule s, Treatments used) {
   schedule = std::make_unique<EditableSchedule>(std::move(s), model->config().nLayer,
                                                 config().optimizer.maxSteps, used);
@@ -50,9 +50,17 @@ void Trainer::Impl::resumeSchedule(const ResumeOverrides& overrides, const Train
   const int64_t stepsDone = state.stepsDone;
   try {
     Schedule s = overrides.schedule ? *overrides.schedule : readScheduleFile(path);
-    s.validate(model->config().nLayer, config().optimizer.maxSteps);
+    // A switch-off of a treatment the run does not use takes no effect; runs written before that was
+    // checked may have applied one, which stays accepted. New ones are refused as in a new run.
+    Treatments used = config().removal.treatments();
+    for (const ScheduleEvent& e : s.events) {
+      if (e.step >= stepsDone) continue;
+      used.pos0 = used.pos0 || e.action == EventAction::EndPos0Treatment;
+      used.eot = used.eot || e.action == EventAction::EndEotTreatment;
+    }
+    s.validate(model->config().nLayer, config().optimizer.maxSteps, used);
     s.requireApplied(state.schedule, applied, stepsDone);
-    setSchedule(s);
+    setSchedule(s, used);
   } catch (const std::invalid_argument& e) {
     throw FileError(path, std::string("is not a valid schedule for this run:\n") + e.what());
   }

@@ -386,6 +386,19 @@ TEST_CASE(switching_off_a_treatment_that_cannot_be_on_is_refused) {
   const EditResult refused = trainer->addEvent({0, 25, EventAction::EndPos0Treatment, SiteKind::Mlp, 0});
   REQUIRE(!refused.accepted && refused.refusal);
   REQUIRE(refused.refusal->problems.at(0).code == ScheduleProblem::Code::TreatmentNotUsed);
+  // And after a resume, live or in the schedule given to it (a resumed run had accepted any).
+  runUntil(*trainer, 5);
+  trainer.reset();
+  trainer = Trainer::resume(dir.path("d"));
+  const EditResult afterResume = trainer->addEvent({0, 25, EventAction::EndPos0Treatment, SiteKind::Mlp, 0});
+  REQUIRE(!afterResume.accepted && afterResume.refusal);
+  REQUIRE(afterResume.refusal->problems.at(0).code == ScheduleProblem::Code::TreatmentNotUsed);
+  trainer.reset();
+  ResumeOverrides withSwitchOff;
+  withSwitchOff.schedule = config.schedule;
+  withSwitchOff.schedule->events.push_back({99, 25, EventAction::EndPos0Treatment, SiteKind::Mlp, 0});
+  REQUIRE_THROWS_WITH(Trainer::resume(dir.path("d"), std::nullopt, withSwitchOff), "event 99",
+                      "does not use the position-0 treatment");
   // A site the starting model has made fake already cannot be made fake again.
   CausalLM partly = loadModel(config.model);
   partly->norms().at({SiteKind::V, 1}) = {NormKind::FakeLN, 1.25, 1.0, false, false};

@@ -92,6 +92,16 @@ MetricsFollower::MetricsFollower(std::string runDir, int64_t offset)
 
 int64_t MetricsFollower::completeOffset() const { return m_offset - static_cast<int64_t>(m_partial.size()); }
 
+bool MetricsFollower::startsAtLine() const {
+  if (m_offset == 0) return true;
+  std::error_code error;
+  const auto size = static_cast<int64_t>(fs::file_size(m_path, error));
+  if (error || size < m_offset) return true;
+  std::ifstream in(m_path, std::ios::binary);
+  in.seekg(m_offset - 1);
+  return in.get() == '\n';
+}
+
 MetricsFollower::NewLines MetricsFollower::read(int64_t maxBytes) {
   NewLines out;
   std::error_code error;

@@ -75,6 +75,9 @@ class MetricsFollower {
   // At most maxBytes of the file (but a whole line when one is longer), so a long log is read in pages.
   NewLines read(int64_t maxBytes = std::numeric_limits<int64_t>::max());
   int64_t completeOffset() const;  // the byte after the last complete line read
+  // Whether the offset it was made with starts a line (0, a byte after a newline, or past the end: that
+  // file is read from its start). One inside a line would read a record's tail as a damaged line.
+  bool startsAtLine() const;
 
  private:
   std::string m_path;

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstring>
 #include <ctime>
 #include <nlohmann/json.hpp>
@@ -30,17 +31,34 @@ std::string now() {
   return text;
 }
 
-// Who holds the lock, as its file says; the file is written by the holder after it took the lock.
-std::string holderOf(int fd) {
+nlohmann::json holderJson(int fd) {
   char text[1024] = {};
   const ssize_t n = ::pread(fd, text, sizeof text - 1, 0);
-  const nlohmann::json holder = nlohmann::json::parse(std::string(text, n > 0 ? n : 0), nullptr, false);
+  return nlohmann::json::parse(std::string(text, n > 0 ? n : 0), nullptr, false);
+}
+
+// Who holds the lock, as its file says; the file is written by the holder after it took the lock.
+std::string holderOf(int fd) {
+  const nlohmann::json holder = holderJson(fd);
   if (!holder.is_object() || !holder["pid"].is_number_integer()) return "another process";
   return "process " + std::to_string(holder["pid"].get<long>()) + " on " + holder.value("host", "?") +
          " (since " + holder.value("since", "?") + ")";
 }
 
 }  // namespace
+
+std::optional<long> goneTrainer(const std::string& runDir) {
+  const int fd = ::open(run::lockPath(runDir).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  const nlohmann::json holder = holderJson(fd);
+  ::close(fd);
+  if (!holder.is_object() || !holder["pid"].is_number_integer() || !holder["host"].is_string() ||
+      holder["host"].get<std::string>() != hostName())
+    return std::nullopt;
+  const long pid = holder["pid"].get<long>();
+  if (pid <= 0 || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) return std::nullopt;
+  return pid;
+}
 
 RunLock::RunLock(const std::string& runDir) {
   const std::string path = run::lockPath(runDir);

@@ -3,6 +3,7 @@
 // process that dies — killed, out of memory, its machine rebooted — releases it with no stale file to
 // clean up; the file only says who holds it, for the refusal. Plain C++.
 #pragma once
+#include <optional>
 #include <string>
 
 namespace nf {
@@ -19,5 +20,10 @@ class RunLock {
  private:
   int m_fd = -1;
 };
+
+// The pid of the run's last trainer when it is known to be gone: its lock file names a process on this host
+// that no longer exists (killed, or its machine rebooted). nullopt when it may live, or cannot be known (the
+// run was trained on another host, or never). What a stale serve.json is told by.
+std::optional<long> goneTrainer(const std::string& runDir);
 
 }  // namespace nf

@@ -11,6 +11,7 @@
 #include "io/atomic_file.h"
 #include "io/file_format.h"
 #include "run/run_directory.h"
+#include "run/run_lock.h"
 #include "serve/steering_server.h"
 #include "util/scope_exit.h"
 
@@ -40,6 +41,12 @@ ServeAddress serveAddressOf(const std::string& target, const std::string& token)
     if (isRun && !std::filesystem::exists(run::servePath(target)))
       throw std::invalid_argument(target +
                                   " is not being served: it has no serve.json (start the run with --serve)");
+    if (isRun) {
+      if (const std::optional<long> pid = goneTrainer(target))
+        throw std::invalid_argument(target + " is not being served: its serve.json was left by process " +
+                                    std::to_string(*pid) +
+                                    ", which trained it and is gone (killed?). Resume the run with --serve");
+    }
     return readServeFile(isRun ? run::servePath(target) : target);
   }
   ServeAddress address;

@@ -109,8 +109,17 @@ struct SteeringServer::Impl {
 
   // GET /v1/metrics?offset=BYTES: the complete records of metrics.jsonl from that byte offset on, and the
   // offset to ask from next. A log that became shorter (the run was resumed) is sent again from its start.
+  static MetricsFollower followerFrom(const std::string& runDir, int64_t offset) {
+    MetricsFollower follower(runDir, offset);
+    if (!follower.startsAtLine())
+      throw BadRequest(
+          "offset " + std::to_string(offset) +
+          " is inside a record of metrics.jsonl: ask from 0 or from an offset this endpoint gave");
+    return follower;
+  }
+
   json metricsSince(const httplib::Request& req) {
-    MetricsFollower follower(trainer().runDir(), queryNumber(req, "offset", 0));
+    MetricsFollower follower = followerFrom(trainer().runDir(), queryNumber(req, "offset", 0));
     const MetricsFollower::NewLines read = follower.read(kMaxPageBytes);
     json records = json::array();
     for (const std::string& line : read.lines) {
@@ -126,12 +135,12 @@ struct SteeringServer::Impl {
   std::atomic<bool> listenEnded{false};
   std::atomic<int> streams{0};
   void streamMetrics(const httplib::Request& req, httplib::Response& res) {
-    const int64_t offset = queryNumber(req, "offset", 0);
+    auto follower =
+        std::make_shared<MetricsFollower>(followerFrom(trainer().runDir(), queryNumber(req, "offset", 0)));
     if (++streams > kMaxStreams) {
       --streams;
       throw Busy("too many metrics streams are open (at most 8)");
     }
-    auto follower = std::make_shared<MetricsFollower>(trainer().runDir(), offset);
     res.set_chunked_content_provider(
         "text/event-stream",
         [this, follower](std::size_t, httplib::DataSink& sink) {

@@ -22,6 +22,7 @@
 #include "io/safetensors.h"
 #include "run/metrics_log.h"
 #include "run/run_directory.h"
+#include "run/run_lock.h"
 #include "run/source_model.h"
 #include "run_fixtures.h"
 #include "text/bpe_tokenizer.h"  // the merges.txt cases are in test_tokenizer.cpp
@@ -702,6 +703,19 @@ TEST_CASE(a_resume_removes_the_serve_file_a_killed_run_left) {
   REQUIRE_EQ(runUntil(*Trainer::start(runDir, config), 2), int64_t{2});
   writeFileAtomic(run::servePath(runDir), R"({"format": "normfree-serve", "version": 1, "host": "127.0.0.1",
                                               "port": 9, "token": "stale", "pid": 1})");
+  // Steering tells such a file by the trainer its lock file names being gone (test_serve): this process
+  // trained it and lives; a child that has exited and been reaped is gone.
+  REQUIRE(!goneTrainer(runDir));
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ::waitpid(child, nullptr, 0);
+  nlohmann::json lock = readJsonFile(run::lockPath(runDir));
+  lock["pid"] = child;
+  writeFileAtomic(run::lockPath(runDir), lock.dump());
+  REQUIRE_EQ(goneTrainer(runDir).value_or(-1), static_cast<long>(child));
+  lock["host"] = "elsewhere";  // a run on a shared disk, trained on another machine: not known
+  writeFileAtomic(run::lockPath(runDir), lock.dump());
+  REQUIRE(!goneTrainer(runDir));
   auto resumed = Trainer::resume(runDir);
   REQUIRE(!fs::exists(run::servePath(runDir)));
 }

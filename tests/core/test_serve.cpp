@@ -8,6 +8,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -177,6 +178,11 @@ TEST_CASE(status_schedule_and_metrics_are_served_with_the_token) {
   const int64_t offset = first["next_offset"];
   REQUIRE_EQ(offset, static_cast<int64_t>(std::filesystem::file_size(run::metricsPath(s.dir.path("run")))));
   REQUIRE(get(c, "/v1/metrics?offset=" + std::to_string(offset))["records"].empty());
+  // An offset inside a record would read its tail as a damaged line, dropped unsaid: refused.
+  for (const char* path : {"/v1/metrics?offset=5", "/v1/metrics/stream?offset=5"})
+    REQUIRE_MSG(
+        body(c.Get(path), 400)["error"].get<std::string>().find("inside a record") != std::string::npos,
+        path);
   s.trainUntil(6);
   const json next = get(c, "/v1/metrics?offset=" + std::to_string(offset));
   std::vector<int64_t> steps;
@@ -565,6 +571,20 @@ TEST_CASE(the_client_names_the_run_it_cannot_reach_and_the_file_it_cannot_read) 
   REQUIRE_THROWS_WITH(readServeFile(s.dir.path("none.json")), "none.json");
   writeFileAtomic(s.dir.path("bad.json"), R"({"format": "normfree-serve", "version": 1, "host": "h"})");
   REQUIRE_THROWS_WITH(readServeFile(s.dir.path("bad.json")), "bad.json", "\"port\"");
+  // A run whose trainer was killed left its serve.json; steering it said 401 or "does not answer", now what
+  // happened. (goneTrainer itself: test_reliability.)
+  const std::string killed = s.dir.path("killed");
+  std::filesystem::create_directories(killed);
+  writeFileAtomic(run::servePath(killed), readTextFile(run::servePath(s.dir.path("run"))));
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ::waitpid(child, nullptr, 0);
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  writeFileAtomic(run::lockPath(killed), nlohmann::json{{"pid", child}, {"host", host}}.dump());
+  REQUIRE_THROWS_WITH(serveAddressOf(killed, ""), "is not being served",
+                      "left by process " + std::to_string(child), "Resume the run with --serve");
+  REQUIRE_EQ(serveAddressOf(s.dir.path("run"), "").port, wrong.port);  // a live one is served
 }
 
 TEST_CASE(malformed_requests_get_400_with_a_reason) {

@@ -243,7 +243,7 @@ EditResult EditableSchedule::moveEvents(const std::vector<std::pair<int64_t, int
     if (auto why = notEditable(id)) return EditResult::refuse(*why);
     if (auto why = tooLate(step)) return EditResult::refuse(*why);
     for (auto& e : edited.events)
-      if (e.id == id) {
+      if (e.id == id && e.step != step) {  // a move to where it is changes nothing, and is not logged
         changes.push_back({ScheduleChange::Kind::Move, e, e.step});
         e.step = step;
         changes.back().event.step = step;

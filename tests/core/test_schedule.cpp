@@ -235,6 +235,10 @@ TEST_CASE(editable_schedule_ids_are_never_reused_and_persist_failures_refuse) {
   const EditResult moved = editor.moveEvents({{1, 45}, {2, 55}});
   REQUIRE(moved.accepted && editor.lastChanges().size() == 2);
   REQUIRE(editor.lastChanges()[0].from == 40 && editor.lastChanges()[0].event.step == 45);
+  // An event moved to where it is (a drag let go at its start) is no change, and none is logged.
+  const EditResult inPlace = editor.moveEvents({{1, 45}, {2, 60}});
+  REQUIRE(inPlace.accepted && editor.lastChanges().size() == 1 && editor.lastChanges()[0].event.id == 2);
+  REQUIRE(editor.moveEvents({{1, 45}}).accepted && editor.lastChanges().empty());
 
   const Schedule before = editor.schedule();
   editor.persist = [](const Schedule&) {

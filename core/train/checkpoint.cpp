@@ -317,8 +317,14 @@ void retireFinalModel(const std::string& runDir, const TrainingState& resumedFro
 }
 
 void requireResumable(const std::string& runDir, const RunConfig& config, const ResumeOverrides& overrides,
-                      const std::string& checkpoint, int64_t stepsDone) {
+                      const std::string& checkpoint, const TrainingState& state) {
   const std::string file = run::configPath(runDir);
+  const int64_t stepsDone = state.stepsDone;
+  // The mode is what the run is (its loss, its schedule, the checks of its checkpoints), not a setting.
+  const std::string mode = trainingModeName(config.mode);
+  if (state.settings.is_object() && state.settings.value("mode", mode) != mode)
+    throw FileError(file, "mode \"" + state.settings.value("mode", mode) + "\" at the checkpoint is \"" +
+                              mode + "\" now: a run keeps its mode (start a new run from the checkpoint)");
   if (overrides.maxSteps && *overrides.maxSteps < stepsDone)
     throw std::invalid_argument("the steps given to resume (" + std::to_string(*overrides.maxSteps) +
                                 ") are fewer than the run has trained (" + std::to_string(stepsDone) + ")");

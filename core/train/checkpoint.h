@@ -84,10 +84,10 @@ void retireFinalModel(const std::string& runDir, const TrainingState& resumedFro
 
 // A resumed run's settings (config.json, perhaps edited since, with the resume's overrides) against the
 // checkpoint it resumes from and this machine: a budget below the steps trained (std::invalid_argument
-// when given to resume), or FileError naming config.json for that, a context longer than the model's
-// positions, or a CUDA device where there is none.
+// when given to resume), or FileError naming config.json for that, another mode than the checkpoint's, a
+// context longer than the model's positions, bf16 off CUDA, or a CUDA device where there is none.
 void requireResumable(const std::string& runDir, const RunConfig& config, const ResumeOverrides& overrides,
-                      const std::string& checkpoint, int64_t stepsDone);
+                      const std::string& checkpoint, const TrainingState& state);
 // Loads the checkpoint's optimizer.pt into `optimizer`; FileError when it is not the optimizer state of
 // the checkpoint `state` describes (another run's of the same shapes, say).
 void loadOptimizerState(torch::optim::Optimizer& optimizer, const std::string& checkpointDir,

@@ -163,7 +163,7 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir,
     return newest;
   });
   const TrainingState state = readTrainingState(checkpoint);
-  requireResumable(runDir, t->m_config, overrides, checkpoint, state.stepsDone);
+  requireResumable(runDir, t->m_config, overrides, checkpoint, state);
   d.setUp(loadModel(checkpoint, d.device));
   loadOptimizerState(*d.optimizer, checkpoint, state);
   t->m_stepsDone = state.stepsDone;

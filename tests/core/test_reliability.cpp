@@ -551,6 +551,18 @@ TEST_CASE(a_resume_names_the_settings_edited_since_its_checkpoint) {
   REQUIRE(!warnings.empty());
   REQUIRE(warnings.back()["message"].get<std::string>().find("optimizer.micro_batch 4 → 2") !=
           std::string::npos);
+  // The mode is what the run is, not a setting: refused, naming the file, and nothing written.
+  resumed.reset();
+  edited = readJsonFile(run::configPath(runDir));
+  edited["mode"] = "finetune";
+  writeFileAtomic(run::configPath(runDir), edited.dump());
+  const auto metricsBefore = fs::file_size(run::metricsPath(runDir));
+  REQUIRE_THROWS_WITH(Trainer::resume(runDir), "config.json", "mode \"remove\" at the checkpoint",
+                      "\"finetune\" now");
+  REQUIRE_EQ(fs::file_size(run::metricsPath(runDir)), metricsBefore);
+  edited["mode"] = "remove";
+  writeFileAtomic(run::configPath(runDir), edited.dump());
+  resumed = Trainer::resume(runDir);
   // Unedited, a resume records no such change.
   REQUIRE(runUntil(*resumed, 10) >= 10);
   resumed.reset();  // its lock goes with it

@@ -10,22 +10,18 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "util/whole_number.h"
+
 namespace nf {
 namespace {
 
 // A whole decimal number within [low, high], or an error naming the variable.
 int parseInteger(const std::string& name, const std::string& text, long low, long high) {
-  std::size_t used = 0;
-  long value = 0;
-  try {
-    value = std::stol(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size() || value < low || value > high)
+  const std::optional<int64_t> value = wholeNumber(text);
+  if (!value || *value < low || *value > high)
     throw std::invalid_argument(name + "='" + text + "' is not a whole number from " + std::to_string(low) +
                                 " to " + std::to_string(high));
-  return static_cast<int>(value);
+  return static_cast<int>(*value);
 }
 
 }  // namespace

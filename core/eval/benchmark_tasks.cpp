@@ -7,6 +7,7 @@
 
 #include "io/atomic_file.h"
 #include "io/json_read.h"
+#include "util/whole_number.h"
 
 namespace nf {
 namespace {
@@ -76,15 +77,9 @@ std::size_t characters(const std::string& s) {
 // A label written as a number or as a string of digits ("2"), as the harness's datasets differ.
 int64_t labelOf(const JsonIn& value) {
   if (value.isText()) {
-    const std::string text = value.text();
-    std::size_t used = 0;
-    int64_t label = -1;
-    try {
-      label = std::stoll(text, &used);
-    } catch (const std::exception&) {
-    }
-    if (text.empty() || used != text.size()) value.fail("a label (a whole number)");
-    return label;
+    const std::optional<int64_t> label = wholeNumber(value.text());
+    if (!label) value.fail("a label (a whole number)");
+    return *label;
   }
   return value.whole<int64_t>();
 }

@@ -10,6 +10,7 @@
 #include "io/atomic_file.h"
 #include "io/file_format.h"
 #include "text/tokenizer.h"
+#include "util/whole_number.h"
 
 namespace fs = std::filesystem;
 
@@ -57,14 +58,8 @@ namespace {
 
 // The step a checkpoint folder's name says (step-0000040 → 40), or −1 for any other name.
 int64_t stepOfName(const std::string& name) {
-  if (!isCheckpointName(name) || name.size() <= 5 ||
-      name.find_first_not_of("0123456789", 5) != std::string::npos)
-    return -1;
-  try {
-    return std::stoll(name.substr(5));
-  } catch (const std::out_of_range&) {
-    return -1;
-  }
+  if (!isCheckpointName(name) || name.find_first_not_of("0123456789", 5) != std::string::npos) return -1;
+  return wholeNumber(std::string_view(name).substr(5)).value_or(-1);
 }
 
 // The step folders that hold their state.json (written last of a checkpoint's files): (step, folder),

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "io/json_read.h"
+#include "util/whole_number.h"
 
 namespace nf::serve_request {
 
@@ -17,17 +18,9 @@ constexpr std::size_t kMaxRequestId = 128;  // a client's id for an edit, so a r
 
 int64_t queryNumber(const httplib::Request& req, const char* name, int64_t otherwise) {
   if (!req.has_param(name)) return otherwise;
-  const std::string text = req.get_param_value(name);
-  std::size_t used = 0;
-  int64_t value = -1;
-  try {
-    value = std::stoll(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size() || value < 0)
-    throw BadRequest(std::string("\"") + name + "\" must be a whole number ≥ 0");
-  return value;
+  const std::optional<int64_t> value = wholeNumber(req.get_param_value(name));
+  if (!value || *value < 0) throw BadRequest(std::string("\"") + name + "\" must be a whole number ≥ 0");
+  return *value;
 }
 
 std::string requestId(const json& body) {

@@ -9,6 +9,7 @@
 
 #include "io/atomic_file.h"
 #include "io/file_format.h"
+#include "util/whole_number.h"
 
 namespace nf {
 
@@ -23,16 +24,10 @@ ServeOptions parseServeAddress(const std::string& text) {
     if (options.host.size() > 2 && options.host.front() == '[' && options.host.back() == ']')
       options.host = options.host.substr(1, options.host.size() - 2);  // [::1]:8080
   }
-  std::size_t used = 0;
-  long value = -1;
-  try {
-    value = std::stol(port, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (options.host.empty() || port.empty() || used != port.size() || value < 0 || value > 65535)
+  const std::optional<int64_t> value = wholeNumber(port);
+  if (options.host.empty() || !value || *value < 0 || *value > 65535)
     throw std::invalid_argument("'" + text + "' is not PORT or HOST:PORT (port 0–65535; 0: any free one)");
-  options.port = static_cast<int>(value);
+  options.port = static_cast<int>(*value);
   return options;
 }
 

@@ -1,9 +1,10 @@
 #include "serve/steering_answers.h"
 
-#include <charconv>
 #include <cstdint>
 #include <stdexcept>
 #include <string_view>
+
+#include "util/whole_number.h"
 
 namespace nf {
 
@@ -41,13 +42,11 @@ bool MetricsStreamReader::feed(const char* data, std::size_t size,
       m_page.restarted = true;
     } else if (event.rfind("id: ", 0) == 0) {
       const std::string_view offsetText = event.substr(4);
-      int64_t next = -1;
-      const auto [stop, error] =
-          std::from_chars(offsetText.data(), offsetText.data() + offsetText.size(), next);
-      if (error != std::errc() || stop != offsetText.data() + offsetText.size() || next < 0)
+      const std::optional<int64_t> next = wholeNumber(offsetText);
+      if (!next || *next < 0)
         throw std::invalid_argument("an event id that is no offset: '" +
                                     std::string(offsetText.substr(0, 40)) + "'");
-      m_page.nextOffset = next;
+      m_page.nextOffset = *next;
       if (!onPage(m_page)) {
         m_text.erase(0, end + 2);
         return false;

@@ -78,6 +78,10 @@ TEST_CASE(a_torchrun_worker_reads_its_rank_and_the_rendezvous) {
 TEST_CASE(malformed_torchrun_variables_are_named) {
   REQUIRE_THROWS_WITH(readWorkerEnvironment(environment(with("RANK", "8"))), "RANK='8'", "0 to 7");
   REQUIRE_THROWS_WITH(readWorkerEnvironment(environment(with("RANK", "1x"))), "RANK='1x'");
+  // Blanks and signs a shell quoting slip leaves are not numbers (std::stol had taken " 1" and "+1").
+  REQUIRE_THROWS_WITH(readWorkerEnvironment(environment(with("RANK", " 1"))), "RANK=' 1'");
+  REQUIRE_THROWS_WITH(readWorkerEnvironment(environment(with("RANK", "+1"))), "RANK='+1'");
+  REQUIRE_THROWS_WITH(readWorkerEnvironment(environment(with("RANK", "99999999999999999999"))), "RANK='9");
   REQUIRE_THROWS_WITH(readWorkerEnvironment(environment(with("WORLD_SIZE", "0"))), "WORLD_SIZE='0'");
   REQUIRE_THROWS_WITH(readWorkerEnvironment(environment(with("MASTER_PORT", "70000"))), "MASTER_PORT='70000'",
                       "65535");

@@ -28,8 +28,9 @@ class TestMainWindow : public QObject {
   QString makeModel(const QString& name, int layers, const QString& family = "gpt2") {
     const QString folder = m_dir.filePath(name);
     QProcess cli;
-    cli.start(NF_CLI, {"init", "--out", folder, "--family", family, "--layers", QString::number(layers),
-                       "--heads", "2", "--d-model", "16", "--context", "8", "--vocab", "50"});
+    cli.start(NF_CLI, {"init", "--out", folder, "--overwrite", "--family", family, "--layers",
+                       QString::number(layers), "--heads", "2", "--d-model", "16", "--context", "8",
+                       "--vocab", "50"});
     if (!cli.waitForFinished(60000) || cli.exitCode() != 0)
       qFatal("normfree-cli init failed: %s", cli.readAllStandardError().constData());
     return folder;

@@ -96,6 +96,29 @@ class TestTimeline : public QObject {
     QCOMPARE(m_timeline->playheadStep(), int64_t{26});
   }
 
+  // A run with no event to come (a pretraining, or a removal done) is followed: the timeline and the plots
+  // show the steps trained and a quarter more, not a sliver at the left of the budget; a zoom or pan of
+  // the user's stays until "Zoom to fit". With events pending the whole budget shows, as before.
+  void aRunWithoutPendingEventsIsFollowedUntilTheUserZooms() {
+    QSignalSpy ranges(m_timeline.get(), &TimelineWidget::viewRangeChanged);
+    m_timeline->zoomToFit();
+    QCOMPARE(ranges.size(), 1);  // announced, for the plots
+    QCOMPARE(ranges.last().at(0).toDouble(), -1.0);
+    QCOMPARE(ranges.last().at(1).toDouble(), 41.0);  // 40 steps, 2 % margin of at least one step
+    for (const nf::ScheduleEvent& e : m_trainer->schedule().events)
+      QVERIFY(m_trainer->deleteEvent(e.id).accepted);
+    fixtures::trainUntil(*m_trainer, 6);
+    m_timeline->refresh();
+    QVERIFY(m_timeline->viewIsAutomatic());
+    QCOMPARE(ranges.last().at(1).toDouble(), 6.0 + 10 + 1);  // 6 steps + 10, 1 step margin
+    m_timeline->setViewRange(0, 30);                         // the user's
+    m_timeline->refresh();
+    QCOMPARE(ranges.last().at(1).toDouble(), 30.0);
+    QVERIFY(!m_timeline->viewIsAutomatic());
+    m_timeline->zoomToFit();
+    QCOMPARE(ranges.last().at(1).toDouble(), 17.0);
+  }
+
   void theDropIsWhereTheButtonIsReleased() {
     // A release away from the last move event (a fast flick) lands where the button came up.
     const QPoint from = m_timeline->markerCenter(2);

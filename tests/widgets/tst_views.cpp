@@ -182,6 +182,7 @@ class TestViews : public QObject {
                            .arg(5.0 - 0.1 * step)
                            .toStdString()));
     TrainingView view;
+    view.setXRange(0, 20);  // in the window the timeline sets it
     view.showMetrics(m, 20);
     QCustomPlot* loss = view.lossPlot();
     int withData = 0;

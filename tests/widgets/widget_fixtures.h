@@ -28,8 +28,8 @@ constexpr int kEventuallyMs = 600000;
 inline QString makeModel(const QString& folder, int layers, int vocab = 50, int context = 16) {
   QProcess cli;
   cli.start(NF_CLI,
-            {"init", "--out", folder, "--layers", QString::number(layers), "--heads", "2", "--d-model", "16",
-             "--context", QString::number(context), "--vocab", QString::number(vocab)});
+            {"init", "--out", folder, "--overwrite", "--layers", QString::number(layers), "--heads", "2",
+             "--d-model", "16", "--context", QString::number(context), "--vocab", QString::number(vocab)});
   if (!cli.waitForFinished(60000) || cli.exitCode() != 0)
     qFatal("normfree-cli init failed: %s", cli.readAllStandardError().constData());
   return folder;

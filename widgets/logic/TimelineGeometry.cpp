@@ -18,6 +18,14 @@ TimelineRange TimelineRange::fit(int64_t maxSteps) {
   return normalized(-pad, static_cast<double>(maxSteps) + pad);
 }
 
+TimelineRange TimelineRange::automatic(int64_t maxSteps, int64_t stepsDone, bool eventsPending) {
+  if (eventsPending || stepsDone <= 0 || stepsDone >= maxSteps) return fit(maxSteps);
+  const double done = static_cast<double>(stepsDone);
+  const double end = std::min(static_cast<double>(maxSteps), std::max(1.25 * done, done + 10));
+  const double pad = std::max(1.0, 0.02 * end);
+  return normalized(-pad, end + pad);
+}
+
 bool TimelineRange::same(const TimelineRange& o) const {
   return std::abs(first - o.first) < 1e-9 && std::abs(last - o.last) < 1e-9;
 }

@@ -21,6 +21,10 @@ struct TimelineRange {
   static TimelineRange normalized(double first, double last);
   // The whole step budget [0, maxSteps], with 2 % of it (at least one step) of room on each side.
   static TimelineRange fit(int64_t maxSteps);
+  // What the timeline and the plots show until the user zooms or pans: the whole budget while events are
+  // pending (they are what one drags) or nothing is trained yet; else the steps trained with a quarter
+  // more to come, so a long run's curves are not a sliver at the left of its budget (step 232 of 100,000).
+  static TimelineRange automatic(int64_t maxSteps, int64_t stepsDone, bool eventsPending);
 
   double span() const { return last - first; }
   bool same(const TimelineRange& o) const;  // equal to within 1e-9 of a step

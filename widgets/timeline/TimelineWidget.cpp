@@ -108,7 +108,8 @@ void TimelineWidget::retranslate() {
   setWhatsThis(
       tr("Removal timeline: drag events to move them (Ctrl-click selects several), Shift-drag the "
          "first event of a group to change its gap, double-click to add, Delete to remove, wheel "
-         "to zoom, drag the background to pan. Applied events are locked."));
+         "to zoom, drag the background to pan (Zoom to fit, in the right-click menu, shows the pending "
+         "events, or follows a run that has none, again). Applied events are locked."));
   update();
 }
 
@@ -140,12 +141,17 @@ void TimelineWidget::refresh() {
   }
   for (auto it = m_selected.begin(); it != m_selected.end();)
     it = m_schedule.find(*it) ? std::next(it) : m_selected.erase(it);
+  if (m_automatic) showAutomaticRange(false);
   update();
 }
 
 void TimelineWidget::setViewRange(double first, double last) {
-  const TimelineRange range = TimelineRange::normalized(first, last);
-  if (range.same(m_view)) return;
+  m_automatic = false;
+  showRange(TimelineRange::normalized(first, last), false);
+}
+
+void TimelineWidget::showRange(const TimelineRange& range, bool announce) {
+  if (range.same(m_view) && !announce) return;
   m_view = range;
   update();
   emitRange();
@@ -153,9 +159,15 @@ void TimelineWidget::setViewRange(double first, double last) {
 
 void TimelineWidget::emitRange() { Q_EMIT viewRangeChanged(m_view.first, m_view.last); }
 
+void TimelineWidget::showAutomaticRange(bool announce) {
+  const bool pending = std::any_of(m_schedule.events.begin(), m_schedule.events.end(),
+                                   [this](const nf::ScheduleEvent& e) { return !locked(e); });
+  showRange(TimelineRange::automatic(m_maxSteps, m_stepsDone, pending), announce);
+}
+
 void TimelineWidget::zoomToFit() {
-  const TimelineRange fit = TimelineRange::fit(m_maxSteps);
-  setViewRange(fit.first, fit.last);
+  m_automatic = true;
+  showAutomaticRange(true);  // the plots take it too, even when the timeline had it already
 }
 
 int TimelineWidget::leftMargin() const {

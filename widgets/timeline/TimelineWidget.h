@@ -31,9 +31,12 @@ class TimelineWidget : public QWidget {
   // Re-reads the schedule and the steps done (call when training has moved on).
   void refresh();
 
-  // Visible step range; the loss plot and the timeline keep theirs equal through these.
+  // Visible step range; the loss plot and the timeline keep theirs equal through these. A range set here
+  // (the user zoomed or panned, here or in a plot) stays; zoomToFit() goes back to the automatic one
+  // (TimelineRange::automatic), which follows the run as it trains.
   void setViewRange(double first, double last);
   void zoomToFit();
+  bool viewIsAutomatic() const { return m_automatic; }
 
   // Geometry, for tests and tooltips: where an event's marker is drawn, and the step under an x position.
   QPoint markerCenter(int64_t eventId) const;
@@ -90,6 +93,8 @@ class TimelineWidget : public QWidget {
   bool locked(const nf::ScheduleEvent& e) const { return TimelineDrag::locked(e, m_stepsDone); }
   void refuse(const QString& why);
   void emitRange();
+  void showRange(const TimelineRange& range, bool announce);  // `announce`: emit even when unchanged
+  void showAutomaticRange(bool announce);
   void retranslate();
 
   std::shared_ptr<ScheduleEditor> m_editor;
@@ -99,6 +104,7 @@ class TimelineWidget : public QWidget {
   bool m_tentative = false;  // the editor's pending events are the autopilot's expectation
   int m_layers = 0;
   TimelineRange m_view;
+  bool m_automatic = true;  // m_view is chosen for the user, until they zoom or pan
   std::set<int64_t> m_selected;
   QString m_lastMessage;
 

@@ -252,11 +252,6 @@ void TrainingView::showMetrics(const MetricsStore& m, int64_t maxSteps) {
   m_tracked->setVisible(m_tracked->hasData());
   for (QCustomPlot* plot : plots())
     setFullXRange(plot, 0, static_cast<double>(std::max<int64_t>(maxSteps, m.lastStep())));
-  if (rebuilt && maxSteps > 0) {
-    m_settingRange = true;
-    for (QCustomPlot* plot : plots()) plot->xAxis->setRange(0, static_cast<double>(maxSteps));
-    m_settingRange = false;
-  }
   replotAll();
 }
 

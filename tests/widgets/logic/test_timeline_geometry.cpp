@@ -187,6 +187,27 @@ TEST_CASE(zoom_to_fit_shows_the_whole_budget_with_a_margin) {
   }
 }
 
+TEST_CASE(the_automatic_view_follows_a_run_without_pending_events) {
+  // Events pending, nothing trained, or the run finished: the whole budget, as fit(). Otherwise the steps
+  // trained and a quarter more (at least 10 steps more, at most the budget), with 2 % of that as margin.
+  struct Row {
+    int64_t maxSteps, stepsDone;
+    bool pending;
+    double first, last;
+  };
+  const Row rows[] = {{100000, 232, true, -2000, 102000},  // a removal still to come: all of it
+                      {100000, 0, false, -2000, 102000},   // nothing to follow yet
+                      {100000, 100000, false, -2000, 102000},
+                      {100000, 232, false, -5.8, 295.8},  // 232 × 1.25 = 290, margin 5.8
+                      {100000, 20, false, -1, 31},        // 20 + 10 steps, margin 1 step
+                      {500, 450, false, -10, 510}};       // capped at the budget
+  for (const Row& r : rows) {
+    const TimelineRange v = TimelineRange::automatic(r.maxSteps, r.stepsDone, r.pending);
+    REQUIRE_MSG(near(v.first, r.first) && near(v.last, r.last),
+                r.stepsDone << "/" << r.maxSteps << " → [" << v.first << ", " << v.last << "]");
+  }
+}
+
 TEST_CASE(the_wheel_zooms_about_the_step_under_the_cursor) {
   // One notch away from the user: span × 0.85; towards: ÷ 0.85; two notches: × 0.85².
   struct Row {

@@ -4,7 +4,7 @@
 <context>
     <name>AnalysisPane</name>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="161"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="185"/>
         <source>%1 · %2 · %3</source>
         <translation>%1 · %2 · %3</translation>
     </message>
@@ -29,82 +29,112 @@
         <translation>LN-frei</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="124"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="125"/>
+        <source>, sequence %1</source>
+        <translation>, Sequenz %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="131"/>
+        <source> (%1 were asked for: the file holds no more)</source>
+        <translation> (%1 waren verlangt: die Datei enthält nicht mehr)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="141"/>
+        <source>%1: %2 sequence × %3 tokens from the start</source>
+        <translation>%1: %2 Sequenz × %3 Token vom Anfang</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="142"/>
         <source>%1: %2 sequences × %3 tokens from the start</source>
         <translation>%1: %2 Sequenzen × %3 Token vom Anfang</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="128"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="146"/>
+        <source>%1: %2 document × %3 tokens, each from the end-of-text token before it</source>
+        <translation>%1: %2 Dokument × %3 Token, jeweils ab dem Textende-Token davor</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="147"/>
+        <source>%1: %2 documents × %3 tokens, each from the end-of-text token before it</source>
+        <translation>%1: %2 Dokumente × %3 Token, jeweils ab dem Textende-Token davor</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="150"/>
         <source>IOI prompt set %1</source>
         <translation>IOI-Prompt-Satz %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="160"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="152"/>
+        <source>IOI prompts: %1</source>
+        <translation>IOI-Prompts: %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="184"/>
         <source>&lt;b&gt;Step %1&lt;/b&gt;</source>
         <translation>&lt;b&gt;Schritt %1&lt;/b&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="160"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="184"/>
         <source>&lt;b&gt;Saved model&lt;/b&gt;</source>
         <translation>&lt;b&gt;Gespeichertes Modell&lt;/b&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="166"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="190"/>
         <source>stale: the model has changed since</source>
         <translation>veraltet: das Modell hat sich seither geändert</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="167"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="191"/>
         <source>stale: the model is at step %1</source>
         <translation>veraltet: Das Modell ist bei Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="173"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="197"/>
         <source>computing… (training here slows meanwhile: they share the processor)</source>
         <translation>wird berechnet… (das Training hier wird solange langsamer: beide teilen sich den Prozessor)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="175"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="199"/>
         <source>computing…</source>
         <translation>wird berechnet…</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="178"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="202"/>
         <source>Failed: %1</source>
         <translation>Fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="183"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="207"/>
         <source>Refresh</source>
         <translation>Aktualisieren</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="184"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="208"/>
         <source>Compute this analysis on the model as it is now</source>
         <translation>Diese Analyse für den aktuellen Zustand des Modells berechnen</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="185"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="209"/>
         <source>Compute now</source>
         <translation>Jetzt berechnen</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="188"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="212"/>
         <source>Not computed yet for this model. It takes seconds on the bundled model; Refresh analyses (toolbar) computes every pane.</source>
         <translation>Für dieses Modell noch nicht berechnet. Auf dem mitgelieferten Modell dauert es Sekunden; „Analysen aktualisieren“ (Werkzeugleiste) berechnet alle Bereiche.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="201"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="225"/>
         <source>Export</source>
         <translation>Exportieren</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="202"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="226"/>
         <source>SVG drawing (*.svg);;PNG image (*.png);;CSV data (*.csv)</source>
         <translation>SVG-Zeichnung (*.svg);;PNG-Bild (*.png);;CSV-Daten (*.csv)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="205"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="229"/>
         <source>Export failed</source>
         <translation>Export fehlgeschlagen</translation>
     </message>
@@ -183,28 +213,28 @@
         <translation>Verglichen mit: dem Ausgangsmodell und %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="246"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="253"/>
         <source>right</source>
         <translation>richtig</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="246"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="253"/>
         <source>wrong</source>
         <translation>falsch</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="280"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="290"/>
         <source>Accuracy per task, the starting model against the model now (± standard error)</source>
         <translation>Genauigkeit je Aufgabe, Ausgangsmodell gegen das Modell jetzt (± Standardfehler)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="281"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="295"/>
         <source>accuracy (%)</source>
         <translation>Genauigkeit (%)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="274"/>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="282"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="281"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="296"/>
         <source>starting model</source>
         <translation>Ausgangsmodell</translation>
     </message>
@@ -214,64 +244,74 @@
         <translation>Ein Vergleichsmodell (etwa das finale Modell der Vanilla-Kontrolle)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="267"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="237"/>
+        <source>%1 (synthetic)</source>
+        <translation>%1 (synthetisch)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="274"/>
         <source>Items the model now and the compared model answer differently: %1 of %2</source>
         <translation>Einträge, die das Modell jetzt und das Vergleichsmodell verschieden beantworten: %1 von %2</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="268"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="275"/>
         <source>Items the model now and the starting model answer differently: %1 of %2</source>
         <translation>Einträge, die das Modell jetzt und das Ausgangsmodell verschieden beantworten: %1 von %2</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="275"/>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="284"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="282"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="298"/>
         <source>compared model</source>
         <translation>Vergleichsmodell</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="276"/>
         <location filename="../widgets/analysis/BenchmarksPane.cpp" line="283"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="297"/>
         <source>model now</source>
         <translation>Modell jetzt</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="285"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="288"/>
+        <source>Accuracy per synthetic task (made from the corpus; not the real benchmarks), the starting model against the model now (± standard error)</source>
+        <translation>Genauigkeit je synthetischer Aufgabe (aus dem Korpus erzeugt; nicht die echten Benchmarks), Ausgangsmodell gegen das Modell jetzt (± Standardfehler)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="299"/>
         <source>Compare With…</source>
         <translation>Vergleichen mit…</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="286"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="300"/>
         <source>No Comparison</source>
         <translation>Kein Vergleich</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="287"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="301"/>
         <source>Choose Task Files…</source>
         <translation>Aufgabendateien wählen…</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="288"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="302"/>
         <source>Synthetic Tasks</source>
         <translation>Synthetische Aufgaben</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="289"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="303"/>
         <source>items per task:</source>
         <translation>Einträge je Aufgabe:</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="274"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="281"/>
         <source>task</source>
         <translation>Aufgabe</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="274"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="281"/>
         <source>line in the file</source>
         <translation>Zeile in der Datei</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="274"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="281"/>
         <source>right choice</source>
         <translation>richtige Wahl</translation>
     </message>
@@ -1176,7 +1216,7 @@ Worker %1 beendet (%2): %3</translation>
     <name>ModelInfoView</name>
     <message>
         <location filename="../widgets/views/ModelInfoView.cpp" line="23"/>
-        <location filename="../widgets/views/ModelInfoView.cpp" line="96"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="98"/>
         <source>LayerNorm</source>
         <translation>LayerNorm</translation>
     </message>
@@ -1187,7 +1227,7 @@ Worker %1 beendet (%2): %3</translation>
     </message>
     <message>
         <location filename="../widgets/views/ModelInfoView.cpp" line="25"/>
-        <location filename="../widgets/views/ModelInfoView.cpp" line="95"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="97"/>
         <source>RMSNorm</source>
         <translation>RMSNorm</translation>
     </message>
@@ -1207,102 +1247,107 @@ Worker %1 beendet (%2): %3</translation>
         <translation>Identität</translation>
     </message>
     <message>
-        <location filename="../widgets/views/ModelInfoView.cpp" line="101"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="103"/>
         <source>&lt;b&gt;At step %1 of the run: %2-free&lt;/b&gt; — every site has a frozen scale.</source>
         <translation>&lt;b&gt;Bei Schritt %1 des Laufs: %2-frei&lt;/b&gt; — jede Stelle hat eine eingefrorene Skala.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/ModelInfoView.cpp" line="109"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="111"/>
         <source>%1-free: no site divides by a per-token statistic.</source>
         <translation>%1-frei: keine Stelle teilt durch eine Statistik je Token.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/ModelInfoView.cpp" line="123"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="125"/>
         <source>Connecting to %1…</source>
         <translation>Verbinde mit %1 …</translation>
     </message>
     <message>
-        <location filename="../widgets/views/ModelInfoView.cpp" line="124"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="126"/>
         <source>This run&apos;s model is on the machine that trains it (%1), not in a folder here: its removal events are on the timeline, its losses and scales on the plots, and the analysis panes compute on that machine.</source>
         <translation>Das Modell dieses Laufs liegt auf dem Rechner, der ihn trainiert (%1), nicht in einem Ordner hier: seine Entfernungsereignisse stehen auf der Zeitleiste, seine Verluste und Skalen in den Diagrammen, und die Analysen rechnen auf jenem Rechner.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/ModelInfoView.cpp" line="134"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="136"/>
         <source>No model open</source>
         <translation>Kein Modell geöffnet</translation>
     </message>
     <message>
-        <location filename="../widgets/views/ModelInfoView.cpp" line="136"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="138"/>
         <source>Open a model folder (Hugging Face layout of GPT-2, Pythia, LLaMA or Qwen2: config.json and safetensors) with File › Open Model Folder…</source>
         <translation>Öffnen Sie einen Modellordner (Hugging-Face-Layout von GPT-2, Pythia, LLaMA oder Qwen2: config.json und safetensors) über Datei › Modellordner öffnen…</translation>
     </message>
     <message>
-        <location filename="../widgets/views/ModelInfoView.cpp" line="146"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="148"/>
+        <source>The run&apos;s model, started from %1</source>
+        <translation>Das Modell des Laufs, ausgehend von %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="150"/>
         <source>%9 · %1 layers · %2 heads · d_model %3 · context %4 · vocabulary %5 · %6 parameters · %7 MB in %8 file(s)</source>
         <translation>%9 · %1 Schichten · %2 Heads · d_model %3 · Kontext %4 · Vokabular %5 · %6 Parameter · %7 MB in %8 Datei(en)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/ModelInfoView.cpp" line="104"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="106"/>
         <source>&lt;b&gt;At step %1 of the run:&lt;/b&gt; %2 of %3 sites still normalize per token.</source>
         <translation>&lt;b&gt;Bei Schritt %1 des Laufs:&lt;/b&gt; %2 von %3 Stellen normalisieren noch pro Token.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/ModelInfoView.cpp" line="110"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="112"/>
         <source>Normalization per site (LN_qk and LN_v are the attention norm as seen by queries/keys and by values):</source>
         <translation>Normalisierung je Stelle (LN_qk und LN_v sind die Attention-Norm aus Sicht von Queries/Keys bzw. Values):</translation>
     </message>
     <message>
-        <location filename="../widgets/views/ModelInfoView.cpp" line="173"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="177"/>
         <source>LN_qk</source>
         <translation>LN_qk</translation>
     </message>
     <message>
-        <location filename="../widgets/views/ModelInfoView.cpp" line="173"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="177"/>
         <source>LN_v</source>
         <translation>LN_v</translation>
     </message>
     <message>
-        <location filename="../widgets/views/ModelInfoView.cpp" line="173"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="177"/>
         <source>LN_mlp</source>
         <translation>LN_mlp</translation>
     </message>
     <message>
-        <location filename="../widgets/views/ModelInfoView.cpp" line="174"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="178"/>
         <source>ln_1 as seen by the queries and keys</source>
         <translation>ln_1, wie Queries und Keys es sehen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/ModelInfoView.cpp" line="175"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="179"/>
         <source>ln_1 as seen by the values</source>
         <translation>ln_1, wie die Values es sehen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/ModelInfoView.cpp" line="176"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="180"/>
         <source>ln_2, before the MLP</source>
         <translation>ln_2, vor dem MLP</translation>
     </message>
     <message>
-        <location filename="../widgets/views/ModelInfoView.cpp" line="189"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="193"/>
         <source>s = %1</source>
         <translation>s = %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/ModelInfoView.cpp" line="179"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="183"/>
         <source>block %1</source>
         <translation>Block %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/ModelInfoView.cpp" line="180"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="184"/>
         <source>final (LN_f)</source>
         <translation>final (LN_f)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/ModelInfoView.cpp" line="190"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="194"/>
         <source> · pos 0: %1</source>
         <translation> · Pos. 0: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/ModelInfoView.cpp" line="191"/>
+        <location filename="../widgets/views/ModelInfoView.cpp" line="195"/>
         <source> · EOT</source>
         <translation> · EOT</translation>
     </message>
@@ -2144,22 +2189,17 @@ Worker %1 beendet (%2): %3</translation>
         <translation>Wiederhergestellt: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="109"/>
-        <source>Removal timeline: drag events to move them (Ctrl-click selects several), Shift-drag the first event of a group to change its gap, double-click to add, Delete to remove, wheel to zoom, drag the background to pan. Applied events are locked.</source>
-        <translation>Zeitleiste der Entfernungen: Ereignisse ziehen, um sie zu verschieben (Strg+Klick wählt mehrere aus), erstes Ereignis einer Gruppe mit Umschalt ziehen, um den Abstand zu ändern, Doppelklick zum Hinzufügen, Entf zum Entfernen, Mausrad zum Zoomen, Hintergrund ziehen zum Verschieben. Angewendete Ereignisse sind gesperrt.</translation>
-    </message>
-    <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="288"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="300"/>
         <source>No schedule: open a model and choose a removal preset.</source>
         <translation>Kein Zeitplan: Öffnen Sie ein Modell und wählen Sie ein Entfernungs-Preset.</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="316"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="328"/>
         <source>%1 was applied at step %2 and cannot move.</source>
         <translation>%1 wurde bei Schritt %2 angewendet und kann nicht verschoben werden.</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="342"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="354"/>
         <source> (+%n more)</source>
         <translation>
             <numerusform> (+%n weiteres)</numerusform>
@@ -2167,17 +2207,17 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="344"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="356"/>
         <source>gap %1 → %2 steps</source>
         <translation>Abstand %1 → %2 Schritte</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="376"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="388"/>
         <source>Move %1 to step %2</source>
         <translation>%1 auf Schritt %2 verschieben</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="377"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="389"/>
         <source>Move %n events</source>
         <translation>
             <numerusform>%n Ereignis verschieben</numerusform>
@@ -2185,12 +2225,12 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="380"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="392"/>
         <source>Moved %1 to step %2</source>
         <translation>%1 auf Schritt %2 verschoben</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="381"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="393"/>
         <source>Moved %n event(s): %1</source>
         <translation>
             <numerusform>%n Ereignis verschoben: %1</numerusform>
@@ -2198,23 +2238,23 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="397"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="409"/>
         <source>Add %1</source>
         <translation>%1 hinzufügen</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="401"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="413"/>
         <source>Added: %1</source>
         <translation>Hinzugefügt: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="425"/>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="518"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="437"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="530"/>
         <source>Applied already: an event that fired stays in the run</source>
         <translation>Schon angewandt: ein ausgelöstes Ereignis bleibt im Lauf</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="429"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="441"/>
         <source>Delete %n events</source>
         <translation>
             <numerusform>%n Ereignis löschen</numerusform>
@@ -2222,7 +2262,7 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="434"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="446"/>
         <source>Deleted %n event(s): %1</source>
         <translation>
             <numerusform>%n Ereignis gelöscht: %1</numerusform>
@@ -2230,52 +2270,57 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="475"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="487"/>
         <source>End position-0 treatment at step %1</source>
         <translation>Position-0-Behandlung bei Schritt %1 beenden</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="476"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="488"/>
         <source>End end-of-text treatment at step %1</source>
         <translation>End-of-Text-Behandlung bei Schritt %1 beenden</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="479"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="491"/>
         <source>Make LN_f fake at step %1</source>
         <translation>LN_f bei Schritt %1 durch FakeLN ersetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="485"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="497"/>
         <source>Make %1 fake at step %2</source>
         <translation>%1 bei Schritt %2 durch FakeLN ersetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="555"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="567"/>
         <source> (tentative: the autopilot decides when)</source>
         <translation> (vorläufig: der Autopilot entscheidet den Zeitpunkt)</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="483"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="495"/>
         <source>layer %1</source>
         <translation>Schicht %1</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="341"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="109"/>
+        <source>Removal timeline: drag events to move them (Ctrl-click selects several), Shift-drag the first event of a group to change its gap, double-click to add, Delete to remove, wheel to zoom, drag the background to pan (Zoom to fit, in the right-click menu, shows the pending events, or follows a run that has none, again). Applied events are locked.</source>
+        <translation>Entfernungs-Zeitleiste: Ereignisse ziehen, um sie zu verschieben (Strg-Klick wählt mehrere), das erste Ereignis einer Gruppe mit Umschalt ziehen, um ihren Abstand zu ändern, Doppelklick zum Hinzufügen, Entf zum Entfernen, Mausrad zum Zoomen, den Hintergrund ziehen zum Verschieben („Einpassen“ im Rechtsklick-Menü zeigt wieder die ausstehenden Ereignisse oder folgt einem Lauf ohne solche). Angewandte Ereignisse sind gesperrt.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="353"/>
         <source>%1 (was step %2)</source>
         <translation>%1 (war Schritt %2)</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="484"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="496"/>
         <source>all layers</source>
         <translation>alle Schichten</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="489"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="501"/>
         <source>Nothing to add here: %1</source>
         <translation>Hier lässt sich nichts hinzufügen: %1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="516"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="528"/>
         <source>Delete %n event(s)</source>
         <translation>
             <numerusform>%n Ereignis löschen</numerusform>
@@ -2283,12 +2328,12 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="521"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="533"/>
         <source>Zoom to fit</source>
         <translation>Einpassen</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="554"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="566"/>
         <source> (applied)</source>
         <translation> (angewendet)</translation>
     </message>
@@ -2508,7 +2553,7 @@ Worker %1 beendet (%2): %3</translation>
         <translation>Evaluierung %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="369"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="364"/>
         <source>No run yet.
 Start trains the setup on the left;
 File › Open Run follows a run.</source>
@@ -2517,30 +2562,30 @@ File › Open Run follows a run.</source>
 Datei › Lauf öffnen verfolgt einen Lauf.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="374"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="369"/>
         <source>Training loss</source>
         <translation>Trainingsverlust</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="375"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="370"/>
         <source>Learning rate and gradient norm</source>
         <translation>Lernrate und Gradientennorm</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="378"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="373"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="381"/>
         <location filename="../widgets/views/TrainingView.cpp" line="386"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="391"/>
         <source>optimizer step</source>
         <translation>Optimierer-Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="379"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="374"/>
         <source>loss (nats)</source>
         <translation>Verlust (Nats)</translation>
     </message>
     <message>
         <location filename="../widgets/views/TrainingView.cpp" line="139"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="377"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="372"/>
         <source>frozen</source>
         <translation>eingefroren</translation>
     </message>
@@ -2555,84 +2600,84 @@ Datei › Lauf öffnen verfolgt einen Lauf.</translation>
         <translation>%1 (eingefroren)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="286"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="281"/>
         <source>%1: cross-entropy</source>
         <translation>%1: Kreuzentropie</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="295"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="290"/>
         <source>%1: eval %2</source>
         <translation>%1: Evaluierung %2</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="310"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="394"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="305"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="389"/>
         <source>Smoothing %1</source>
         <translation>Glättung %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="376"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="371"/>
         <source>Norm scale per site</source>
         <translation>Normskala je Stelle</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="380"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="375"/>
         <source>cross-entropy (raw)</source>
         <translation>Kreuzentropie (roh)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="381"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="376"/>
         <source>auxiliary loss (raw)</source>
         <translation>Hilfsverlust (roh)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="382"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="377"/>
         <source>total (raw)</source>
         <translation>gesamt (roh)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="383"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="378"/>
         <source>cross-entropy</source>
         <translation>Kreuzentropie</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="384"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="379"/>
         <source>auxiliary loss</source>
         <translation>Hilfsverlust</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="385"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="380"/>
         <source>total</source>
         <translation>gesamt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="387"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="389"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="382"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="384"/>
         <source>learning rate</source>
         <translation>Lernrate</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="388"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="383"/>
         <source>gradient norm</source>
         <translation>Gradientennorm</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="390"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="385"/>
         <source>gradient norm (before clipping)</source>
         <translation>Gradientennorm (vor dem Clipping)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="392"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="387"/>
         <source>scale s</source>
         <translation>Skala s</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="393"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="388"/>
         <source>Logarithmic loss axis</source>
         <translation>Logarithmische Verlustachse</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="396"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="391"/>
         <source>how much the loss curves are smoothed (an exponential moving average, as TensorBoard&apos;s); the raw values stay as faint curves, hover shows them</source>
         <translation>wie stark die Verlustkurven geglättet werden (ein exponentiell gleitender Mittelwert, wie in TensorBoard); die Rohwerte bleiben als blasse Kurven, Überfahren zeigt sie</translation>
     </message>

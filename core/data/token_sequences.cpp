@@ -47,8 +47,9 @@ TokenSequences readSequences(const std::string& tokenFile, int64_t count, int64_
   const std::string name = std::filesystem::path(tokenFile).filename().string();
   if (documentMarker >= 0) {
     TokenSequences s = documentSequences(file, count, length, static_cast<int32_t>(documentMarker));
-    s.source = name + ": " + std::to_string(s.count) + " documents × " + std::to_string(length) +
-               " tokens, each from the end-of-text token before it" + fewerThanAsked(s.count, count);
+    s.source = name + ": " + std::to_string(s.count) + (s.count == 1 ? " document × " : " documents × ") +
+               std::to_string(length) + " tokens, each from the end-of-text token before it" +
+               fewerThanAsked(s.count, count);
     return s;
   }
   const int64_t available = static_cast<int64_t>(file.size()) / length;
@@ -61,8 +62,8 @@ TokenSequences readSequences(const std::string& tokenFile, int64_t count, int64_
   s.tokens.resize(static_cast<size_t>(s.count * length));
   // No vocabulary check here: the model checks every id against its own vocabulary.
   file.read(0, s.count * length, s.tokens.data(), std::numeric_limits<int64_t>::max());
-  s.source = name + ": " + std::to_string(s.count) + " chunks × " + std::to_string(length) +
-             " tokens from the start" + fewerThanAsked(s.count, count);
+  s.source = name + ": " + std::to_string(s.count) + (s.count == 1 ? " chunk × " : " chunks × ") +
+             std::to_string(length) + " tokens from the start" + fewerThanAsked(s.count, count);
   return s;
 }
 

@@ -282,6 +282,17 @@ class TestViews : public QObject {
     QCOMPARE(control->data()->size(), 3);
     QCOMPARE(control->data()->at(1)->value,
              qobject_cast<QCPBars*>(pane.plot()->plottable(2))->data()->at(1)->value);
+    // The synthetic tasks (no folder chosen) say so in the title and at each bar: they borrow the real
+    // benchmarks' names and score near 100 % on a model trained on the corpus they come from.
+    QVERIFY(!plotTitle(pane.plot()).contains("synthetic"));
+    pane.setControlFolder(QString());
+    pane.setTaskFolder(QString());
+    pane.refresh();
+    QTRY_VERIFY_WITH_TIMEOUT(plotTitle(pane.plot()).contains("synthetic") || pane.hasFailed(),
+                             fixtures::kEventuallyMs);
+    QVERIFY2(!pane.hasFailed(), qPrintable(pane.statusText()));
+    QVERIFY2(plotCsv(pane.plot()).contains("0 = hellaswag (acc_norm) (synthetic)"),
+             qPrintable(plotCsv(pane.plot()).left(400)));
   }
 
   void logitLensPaneShowsTheCliFiguresAndOneCurveWithoutLayerNorm() {

@@ -182,6 +182,9 @@ class TestWorkbench : public QObject {
     QVERIFY(!toolbarAction(window, 0)->isEnabled());  // Start: the run, not a setup, is on screen
     QVERIFY2(window.windowTitle().startsWith("Run left-behind"), qPrintable(window.windowTitle()));
     const int64_t stoppedAt = window.session()->stepsDone();
+    // The Model pane shows the run's model, and says so: not the folder it started from, unchanged.
+    QVERIFY2(window.modelInfoView()->titleText().startsWith("The run's model, started from "),
+             qPrintable(window.modelInfoView()->titleText()));
 
     QVERIFY(window.openModelFolder(other));
     QVERIFY(!toolbarAction(window, 3)->isEnabled());
@@ -195,6 +198,7 @@ class TestWorkbench : public QObject {
     QCOMPARE(window.timeline()->playheadStep(), int64_t{0});
     QVERIFY2(window.statusText().startsWith(" | step 0 / "), qPrintable(window.statusText()));
     QVERIFY(!window.statusText().contains("tok/s"));
+    QCOMPARE(window.modelInfoView()->titleText(), other);
     for (int site = 0; site < window.modelInfoView()->siteTable()->rowCount(); ++site)
       for (int column = 0; column < 3; ++column)
         if (const QTableWidgetItem* item = window.modelInfoView()->siteTable()->item(site, column))

@@ -117,16 +117,40 @@ QString translatedNorms(const std::string& norms) {
 }
 
 QString translatedData(const std::string& data) {
-  const QString d = QString::fromStdString(data);
+  QString d = QString::fromStdString(data);
+  // The parts the engine may add (analysis_request.cpp, token_sequences.cpp), each translated on its own.
+  QString suffix;
+  static const QRegularExpression sequence(QStringLiteral(", sequence (\\d+)$"));
+  if (const auto m = sequence.match(d); m.hasMatch()) {
+    suffix = AnalysisPane::tr(", sequence %1").arg(m.captured(1));
+    d.truncate(m.capturedStart());
+  }
+  static const QRegularExpression fewer(
+      QStringLiteral(" \\((\\d+) were asked for: the file holds no more\\)$"));
+  if (const auto m = fewer.match(d); m.hasMatch()) {
+    suffix = AnalysisPane::tr(" (%1 were asked for: the file holds no more)").arg(m.captured(1)) + suffix;
+    d.truncate(m.capturedStart());
+  }
   static const QRegularExpression chunks(
-      QStringLiteral("^(.*): (\\d+) chunks × (\\d+) tokens from the start$"));
-  if (const auto m = chunks.match(d); m.hasMatch())
-    return AnalysisPane::tr("%1: %2 sequences × %3 tokens from the start")
-        .arg(m.captured(1), m.captured(2), m.captured(3));
+      QStringLiteral("^(.*): (\\d+) chunks? × (\\d+) tokens from the start$"));
+  static const QRegularExpression documents(
+      QStringLiteral("^(.*): (\\d+) documents? × (\\d+) tokens, each from the end-of-text token before it$"));
   static const QRegularExpression ioi(QStringLiteral("^IOI prompt set (.*)$"));
-  if (const auto m = ioi.match(d); m.hasMatch())
-    return AnalysisPane::tr("IOI prompt set %1").arg(m.captured(1));
-  return d;
+  static const QRegularExpression ioiFrame(QStringLiteral("^IOI prompts: (.*)$"));
+  if (const auto m = chunks.match(d); m.hasMatch())
+    d = (m.captured(2) == "1" ? AnalysisPane::tr("%1: %2 sequence × %3 tokens from the start")
+                              : AnalysisPane::tr("%1: %2 sequences × %3 tokens from the start"))
+            .arg(m.captured(1), m.captured(2), m.captured(3));
+  else if (const auto m = documents.match(d); m.hasMatch())
+    d = (m.captured(2) == "1"
+             ? AnalysisPane::tr("%1: %2 document × %3 tokens, each from the end-of-text token before it")
+             : AnalysisPane::tr("%1: %2 documents × %3 tokens, each from the end-of-text token before it"))
+            .arg(m.captured(1), m.captured(2), m.captured(3));
+  else if (const auto m = ioi.match(d); m.hasMatch())
+    d = AnalysisPane::tr("IOI prompt set %1").arg(m.captured(1));
+  else if (const auto m = ioiFrame.match(d); m.hasMatch())
+    d = AnalysisPane::tr("IOI prompts: %1").arg(m.captured(1));
+  return d + suffix;
 }
 }  // namespace
 

@@ -40,8 +40,10 @@ class BenchmarksPane : public AnalysisPane {
  private:
   struct Scores {
     std::vector<nlohmann::json> now, start, control;  // one task's result each, as bench writes it
+    bool synthetic = false;  // the tasks made from the corpus, named as the real ones they imitate
   };
   void draw(const Scores& scores);
+  QString chartTitle() const;
   void chooseFolder();
   void showFolder();
   void retranslateTable();
@@ -56,5 +58,6 @@ class BenchmarksPane : public AnalysisPane {
   QSpinBox* m_limit;
   QCustomPlot* m_plot;
   QTableWidget* m_table;
-  QLabel* m_differently;  // how many items the table lists, of how many
+  QLabel* m_differently;          // how many items the table lists, of how many
+  bool m_shownSynthetic = false;  // the plot shows synthetic tasks: its title and ticks say so
 };

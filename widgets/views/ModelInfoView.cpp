@@ -60,6 +60,8 @@ void ModelInfoView::showRunElsewhere(const QString& run, const QString& where) {
   retranslate();
 }
 
+QString ModelInfoView::titleText() const { return m_title->text(); }
+
 void ModelInfoView::clear() {
   m_elsewhereRun.clear();
   m_elsewhere.clear();
@@ -142,7 +144,9 @@ void ModelInfoView::retranslate() {
   }
   const nf::ModelSummary& s = m_summary;
   const QLocale locale;
-  m_title->setText(QString::fromStdString(s.folder));
+  // In a run, the pane shows the run's model, not the folder it started from (that one is unchanged).
+  m_title->setText(m_hasRun ? tr("The run's model, started from %1").arg(QString::fromStdString(s.folder))
+                            : QString::fromStdString(s.folder));
   m_shape->setText(tr("%9 · %1 layers · %2 heads · d_model %3 · context %4 · vocabulary %5 · %6 parameters · "
                       "%7 MB in %8 file(s)")
                        .arg(s.shape.nLayer)

@@ -22,6 +22,7 @@ class ModelInfoView : public QWidget {
   // no sites to show; its removal events are on the timeline.
   void showRunElsewhere(const QString& run, const QString& where);
   void clear();
+  QString titleText() const;  // what the pane says it shows (a folder, or a run's model)
   QTableWidget* siteTable() const { return m_sites; }
   const nf::ModelSummary& summary() const { return m_summary; }
 

@@ -9,6 +9,8 @@
 #   ctx512    the baseline with a context of 512 (Barbero et al. 2025: sinks grow with context); its sinks
 #             and norms are also measured over 128 tokens, to compare like with like
 #   heads16   16 heads of 8: more heads than the text needs
+#   wd05, wd1 the baseline with AdamW weight decay 0.5 and 1.0 instead of 0.1 (Gu et al. 2025, "When
+#             Attention Sink Emerges": a larger weight decay makes sinks grow, until it hampers training)
 #   [PREVIEW_RUNS="baseline triggers"] tools/sinks-preview-cpu.sh CLI OUT [STEPS]
 #             (STEPS default 10000 = 20 M tokens: ~35 min for two runs on 2 cores at context 128)
 # Writes OUT/summary.jsonl: per run, 2,000 steps before the end and at the end, the sink rate and the
@@ -58,15 +60,17 @@ PY
 fi
 context_of() { [ "$1" = ctx512 ] && echo 512 || echo 128; }
 train() {
-  local run=$1 heads=8 data=train-r1.bin context
+  local run=$1 heads=8 data=train-r1.bin context decay=0.1
   context=$(context_of "$run")
+  [ "$run" = wd05 ] && decay=0.5
+  [ "$run" = wd1 ] && decay=1.0
   [ "$run" = heads16 ] && heads=16
   [ "$run" = triggers ] && data=train-r1-triggers.bin
   "$cli" init --out "$out/$run-shape" --overwrite --family gpt2 --layers 4 --heads $heads --d-model 128 --context "$context" \
     --vocab 2048 --seed 0 >/dev/null
   cp resources/tiny-gpt2/vocab.json resources/tiny-gpt2/merges.txt "$out/$run-shape/"
   OMP_NUM_THREADS=1 "$cli" pretrain "$out/$run" --model "$out/$run-shape" --train "$out/data/$data" \
-    --eval "$out/data/val.bin" --steps "$steps" --lr 2e-3 --min-lr 2e-4 --weight-decay 0.1 --warmup 200 \
+    --eval "$out/data/val.bin" --steps "$steps" --lr 2e-3 --min-lr 2e-4 --weight-decay "$decay" --warmup 200 \
     --document-windows 1 --micro-batch $((2048 / context)) --context "$context" --seed 0 --eval-interval 500 \
     --checkpoint-interval 1000 >"$out/$run.log" 2>&1
 }

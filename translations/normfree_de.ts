@@ -213,28 +213,35 @@
         <translation>Verglichen mit: dem Ausgangsmodell und %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="253"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="238"/>
+        <source>%1
+(synthetic)</source>
+        <translation>%1
+(synthetisch)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="254"/>
         <source>right</source>
         <translation>richtig</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="253"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="254"/>
         <source>wrong</source>
         <translation>falsch</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="290"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="291"/>
         <source>Accuracy per task, the starting model against the model now (± standard error)</source>
         <translation>Genauigkeit je Aufgabe, Ausgangsmodell gegen das Modell jetzt (± Standardfehler)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="295"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="296"/>
         <source>accuracy (%)</source>
         <translation>Genauigkeit (%)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="281"/>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="296"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="282"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="297"/>
         <source>starting model</source>
         <translation>Ausgangsmodell</translation>
     </message>
@@ -244,74 +251,69 @@
         <translation>Ein Vergleichsmodell (etwa das finale Modell der Vanilla-Kontrolle)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="237"/>
-        <source>%1 (synthetic)</source>
-        <translation>%1 (synthetisch)</translation>
-    </message>
-    <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="274"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="275"/>
         <source>Items the model now and the compared model answer differently: %1 of %2</source>
         <translation>Einträge, die das Modell jetzt und das Vergleichsmodell verschieden beantworten: %1 von %2</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="275"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="276"/>
         <source>Items the model now and the starting model answer differently: %1 of %2</source>
         <translation>Einträge, die das Modell jetzt und das Ausgangsmodell verschieden beantworten: %1 von %2</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="282"/>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="298"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="283"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="299"/>
         <source>compared model</source>
         <translation>Vergleichsmodell</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="283"/>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="297"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="284"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="298"/>
         <source>model now</source>
         <translation>Modell jetzt</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="288"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="289"/>
         <source>Accuracy per synthetic task (made from the corpus; not the real benchmarks), the starting model against the model now (± standard error)</source>
         <translation>Genauigkeit je synthetischer Aufgabe (aus dem Korpus erzeugt; nicht die echten Benchmarks), Ausgangsmodell gegen das Modell jetzt (± Standardfehler)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="299"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="300"/>
         <source>Compare With…</source>
         <translation>Vergleichen mit…</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="300"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="301"/>
         <source>No Comparison</source>
         <translation>Kein Vergleich</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="301"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="302"/>
         <source>Choose Task Files…</source>
         <translation>Aufgabendateien wählen…</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="302"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="303"/>
         <source>Synthetic Tasks</source>
         <translation>Synthetische Aufgaben</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="303"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="304"/>
         <source>items per task:</source>
         <translation>Einträge je Aufgabe:</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="281"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="282"/>
         <source>task</source>
         <translation>Aufgabe</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="281"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="282"/>
         <source>line in the file</source>
         <translation>Zeile in der Datei</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="281"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="282"/>
         <source>right choice</source>
         <translation>richtige Wahl</translation>
     </message>
@@ -649,169 +651,169 @@
 <context>
     <name>HeadsPane</name>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="229"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="245"/>
         <source>Mean NMAE over heads: &lt;b&gt;%1 %&lt;/b&gt; (95 % bootstrap interval %2–%3 %) · decomposition check max |Σ DLA + β·u − logit| = %4 · attention sink rate %5</source>
         <translation>Mittlerer NMAE über alle Heads: &lt;b&gt;%1 %&lt;/b&gt; (95-%-Bootstrap-Intervall %2–%3 %) · Zerlegungsprüfung max |Σ DLA + β·u − logit| = %4 · Attention-Sink-Rate %5</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="139"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="155"/>
         <source>Failed: %1</source>
         <translation>Fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="134"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="150"/>
         <source>The model changed before the detail was computed: click a head again.</source>
         <translation>Das Modell hat sich geändert, bevor die Detailansicht berechnet war: Klicken Sie erneut auf einen Head.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="146"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="162"/>
         <source>Per head, the mean |direct logit attribution| with the cached final-norm scale (DLA), the mean |direct effect| with the final norm recomputed (DE), and their normalized error (NMAE), which is zero once the model is norm-free. Click a head for its values per position and its attention pattern.</source>
         <translation>Pro Kopf die mittlere |direkte Logit-Attribution| mit der zwischengespeicherten Skala der letzten Norm (DLA), der mittlere |direkte Effekt| mit neu berechneter letzter Norm (DE) und ihr normierter Fehler (NMAE), der null ist, sobald das Modell normfrei ist. Ein Klick auf einen Kopf zeigt seine Werte je Position und sein Aufmerksamkeitsmuster.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="280"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="296"/>
         <source>Computing L%1H%2 on sequence %3…</source>
         <translation>Berechne L%1H%2 auf Sequenz %3 …</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="283"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="299"/>
         <source>(the plots below still show L%1H%2: stale)</source>
         <translation>(die Diagramme darunter zeigen noch L%1H%2: veraltet)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="356"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="372"/>
         <source>L%1H%2 attention pattern (hover a cell)</source>
         <translation>L%1H%2 Aufmerksamkeitsmuster (Zelle überfahren)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="357"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="373"/>
         <source>L%1H%2 per position: DLA vs DE, sequence %3, its first %4 tokens</source>
         <translation>L%1H%2 je Position: DLA gegen DE, Sequenz %3, ihre ersten %4 Token</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="368"/>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="376"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="385"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="393"/>
         <source>step %1</source>
         <translation>Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="368"/>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="376"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="385"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="393"/>
         <source>saved model</source>
         <translation>gespeichertes Modell</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="372"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="389"/>
         <source>&lt;b&gt;L%1H%2&lt;/b&gt; · %3 · the maps above are of %4 · sequence:</source>
         <translation>&lt;b&gt;L%1H%2&lt;/b&gt; · %3 · die Karten oben zeigen %4 · Sequenz:</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="381"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="398"/>
         <source>&lt;b&gt;L%1H%2&lt;/b&gt; · %6 · sink share %3 (mean attention to position 0: %4) · NMAE %5 % · sequence:</source>
         <translation>&lt;b&gt;L%1H%2&lt;/b&gt; · %6 · Sink-Anteil %3 (mittlere Aufmerksamkeit auf Position 0: %4) · NMAE %5 % · Sequenz:</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="416"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="433"/>
         <source>query %1 “%2” → key %3 “%4”: weight %5</source>
         <translation>Query %1 „%2“ → Key %3 „%4“: Gewicht %5</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="424"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="441"/>
         <source>Per head, mean over positions: |DLA|, |DE| (logit units) and NMAE (%)</source>
         <translation>Je Head, gemittelt über Positionen: |DLA|, |DE| (Logit-Einheiten) und NMAE (%)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="425"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="442"/>
         <source>mean |DLA|</source>
         <translation>mittleres |DLA|</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="425"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="442"/>
         <source>mean |DE|</source>
         <translation>mittleres |DE|</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="425"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="442"/>
         <source>NMAE (%)</source>
         <translation>NMAE (%)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="428"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="445"/>
         <source>head</source>
         <translation>Head</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="429"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="446"/>
         <source>layer</source>
         <translation>Schicht</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="432"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="449"/>
         <source>DLA (cached scale)</source>
         <translation>DLA (gecachte Skala)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="433"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="450"/>
         <source>DE (recomputed)</source>
         <translation>DE (neu berechnet)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="434"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="451"/>
         <source>token predicted</source>
         <translation>vorhergesagtes Token</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="435"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="452"/>
         <source>logit contribution</source>
         <translation>Logit-Beitrag</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="436"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="453"/>
         <source>attention</source>
         <translation>Attention</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="437"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="454"/>
         <source>key</source>
         <translation>Key</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="438"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="455"/>
         <source>query</source>
         <translation>Query</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="439"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="456"/>
         <source>attention weight</source>
         <translation>Attention-Gewicht</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="444"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="461"/>
         <source>Click a head to see its DLA and DE per position</source>
         <translation>Head anklicken, um DLA und DE je Position zu sehen</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="445"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="462"/>
         <source>Click a head to see its attention pattern</source>
         <translation>Head anklicken, um sein Attention-Muster zu sehen</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="446"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="463"/>
         <source>No head selected. Sequence:</source>
         <translation>Kein Head ausgewählt. Sequenz:</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="449"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="466"/>
         <source>Which validation sequence the detail shows</source>
         <translation>Welche Validierungssequenz das Detail zeigt</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="450"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="467"/>
         <source> tokens</source>
         <translation> Token</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="452"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="469"/>
         <source>How many of the sequence&apos;s first tokens the detail shows (up to the whole sequence; the plots widen, the pane scrolls)</source>
         <translation>Wie viele der ersten Token der Sequenz das Detail zeigt (bis zur ganzen Sequenz; die Diagramme werden breiter, der Bereich scrollt)</translation>
     </message>
@@ -1586,52 +1588,52 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>QCustomPlot</name>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="93"/>
+        <location filename="../widgets/views/Plots.cpp" line="101"/>
         <source>Export Figure…</source>
         <translation>Abbildung exportieren…</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="94"/>
+        <location filename="../widgets/views/Plots.cpp" line="102"/>
         <source>Reset View</source>
         <translation>Ansicht zurücksetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="417"/>
+        <location filename="../widgets/views/Plots.cpp" line="426"/>
         <source>Cannot write %1: %2</source>
         <translation>%1 kann nicht geschrieben werden: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="426"/>
+        <location filename="../widgets/views/Plots.cpp" line="435"/>
         <source>PNG encoding failed</source>
         <translation>PNG-Kodierung fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="437"/>
+        <location filename="../widgets/views/Plots.cpp" line="446"/>
         <source>SVG painter failed</source>
         <translation>SVG-Ausgabe fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="453"/>
+        <location filename="../widgets/views/Plots.cpp" line="462"/>
         <source>PDF rendering failed</source>
         <translation>PDF-Rendering fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="461"/>
+        <location filename="../widgets/views/Plots.cpp" line="470"/>
         <source>unknown format &apos;%1&apos; (png, svg, pdf or csv)</source>
         <translation>unbekanntes Format &apos;%1&apos; (png, svg, pdf oder csv)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="470"/>
+        <location filename="../widgets/views/Plots.cpp" line="479"/>
         <source>Export Figure</source>
         <translation>Abbildung exportieren</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="471"/>
+        <location filename="../widgets/views/Plots.cpp" line="480"/>
         <source>PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf);;CSV data (*.csv)</source>
         <translation>PNG-Bild (*.png);;SVG-Zeichnung (*.svg);;PDF-Dokument (*.pdf);;CSV-Daten (*.csv)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="476"/>
+        <location filename="../widgets/views/Plots.cpp" line="485"/>
         <source>Export failed</source>
         <translation>Export fehlgeschlagen</translation>
     </message>
@@ -2189,17 +2191,17 @@ Worker %1 beendet (%2): %3</translation>
         <translation>Wiederhergestellt: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="300"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="301"/>
         <source>No schedule: open a model and choose a removal preset.</source>
         <translation>Kein Zeitplan: Öffnen Sie ein Modell und wählen Sie ein Entfernungs-Preset.</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="328"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="329"/>
         <source>%1 was applied at step %2 and cannot move.</source>
         <translation>%1 wurde bei Schritt %2 angewendet und kann nicht verschoben werden.</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="354"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="355"/>
         <source> (+%n more)</source>
         <translation>
             <numerusform> (+%n weiteres)</numerusform>
@@ -2207,17 +2209,17 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="356"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="357"/>
         <source>gap %1 → %2 steps</source>
         <translation>Abstand %1 → %2 Schritte</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="388"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="389"/>
         <source>Move %1 to step %2</source>
         <translation>%1 auf Schritt %2 verschieben</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="389"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="390"/>
         <source>Move %n events</source>
         <translation>
             <numerusform>%n Ereignis verschieben</numerusform>
@@ -2225,12 +2227,12 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="392"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="393"/>
         <source>Moved %1 to step %2</source>
         <translation>%1 auf Schritt %2 verschoben</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="393"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="394"/>
         <source>Moved %n event(s): %1</source>
         <translation>
             <numerusform>%n Ereignis verschoben: %1</numerusform>
@@ -2238,23 +2240,23 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="409"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="410"/>
         <source>Add %1</source>
         <translation>%1 hinzufügen</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="413"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="414"/>
         <source>Added: %1</source>
         <translation>Hinzugefügt: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="437"/>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="530"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="438"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="531"/>
         <source>Applied already: an event that fired stays in the run</source>
         <translation>Schon angewandt: ein ausgelöstes Ereignis bleibt im Lauf</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="441"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="442"/>
         <source>Delete %n events</source>
         <translation>
             <numerusform>%n Ereignis löschen</numerusform>
@@ -2262,7 +2264,7 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="446"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="447"/>
         <source>Deleted %n event(s): %1</source>
         <translation>
             <numerusform>%n Ereignis gelöscht: %1</numerusform>
@@ -2270,32 +2272,32 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="487"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="488"/>
         <source>End position-0 treatment at step %1</source>
         <translation>Position-0-Behandlung bei Schritt %1 beenden</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="488"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="489"/>
         <source>End end-of-text treatment at step %1</source>
         <translation>End-of-Text-Behandlung bei Schritt %1 beenden</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="491"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="492"/>
         <source>Make LN_f fake at step %1</source>
         <translation>LN_f bei Schritt %1 durch FakeLN ersetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="497"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="498"/>
         <source>Make %1 fake at step %2</source>
         <translation>%1 bei Schritt %2 durch FakeLN ersetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="567"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="568"/>
         <source> (tentative: the autopilot decides when)</source>
         <translation> (vorläufig: der Autopilot entscheidet den Zeitpunkt)</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="495"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="496"/>
         <source>layer %1</source>
         <translation>Schicht %1</translation>
     </message>
@@ -2305,22 +2307,22 @@ Worker %1 beendet (%2): %3</translation>
         <translation>Entfernungs-Zeitleiste: Ereignisse ziehen, um sie zu verschieben (Strg-Klick wählt mehrere), das erste Ereignis einer Gruppe mit Umschalt ziehen, um ihren Abstand zu ändern, Doppelklick zum Hinzufügen, Entf zum Entfernen, Mausrad zum Zoomen, den Hintergrund ziehen zum Verschieben („Einpassen“ im Rechtsklick-Menü zeigt wieder die ausstehenden Ereignisse oder folgt einem Lauf ohne solche). Angewandte Ereignisse sind gesperrt.</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="353"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="354"/>
         <source>%1 (was step %2)</source>
         <translation>%1 (war Schritt %2)</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="496"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="497"/>
         <source>all layers</source>
         <translation>alle Schichten</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="501"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="502"/>
         <source>Nothing to add here: %1</source>
         <translation>Hier lässt sich nichts hinzufügen: %1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="528"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="529"/>
         <source>Delete %n event(s)</source>
         <translation>
             <numerusform>%n Ereignis löschen</numerusform>
@@ -2328,12 +2330,12 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="533"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="534"/>
         <source>Zoom to fit</source>
         <translation>Einpassen</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="566"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="567"/>
         <source> (applied)</source>
         <translation> (angewendet)</translation>
     </message>
@@ -2548,12 +2550,12 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>TrainingView</name>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="199"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="246"/>
         <source>eval %1</source>
         <translation>Evaluierung %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="364"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="415"/>
         <source>No run yet.
 Start trains the setup on the left;
 File › Open Run follows a run.</source>
@@ -2562,122 +2564,137 @@ File › Open Run follows a run.</source>
 Datei › Lauf öffnen verfolgt einen Lauf.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="369"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="420"/>
         <source>Training loss</source>
         <translation>Trainingsverlust</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="370"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="421"/>
         <source>Learning rate and gradient norm</source>
         <translation>Lernrate und Gradientennorm</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="373"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="381"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="386"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="424"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="432"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="437"/>
         <source>optimizer step</source>
         <translation>Optimierer-Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="374"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="425"/>
         <source>loss (nats)</source>
         <translation>Verlust (Nats)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="139"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="372"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="186"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="423"/>
         <source>frozen</source>
         <translation>eingefroren</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="232"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="279"/>
         <source>%1 (tracked)</source>
         <translation>%1 (verfolgt)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="233"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="280"/>
         <source>%1 (frozen)</source>
         <translation>%1 (eingefroren)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="281"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="332"/>
         <source>%1: cross-entropy</source>
         <translation>%1: Kreuzentropie</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="290"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="341"/>
         <source>%1: eval %2</source>
         <translation>%1: Evaluierung %2</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="305"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="389"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="356"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="445"/>
         <source>Smoothing %1</source>
         <translation>Glättung %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="371"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="422"/>
         <source>Norm scale per site</source>
         <translation>Normskala je Stelle</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="375"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="426"/>
         <source>cross-entropy (raw)</source>
         <translation>Kreuzentropie (roh)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="376"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="427"/>
         <source>auxiliary loss (raw)</source>
         <translation>Hilfsverlust (roh)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="377"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="428"/>
         <source>total (raw)</source>
         <translation>gesamt (roh)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="378"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="429"/>
         <source>cross-entropy</source>
         <translation>Kreuzentropie</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="379"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="430"/>
         <source>auxiliary loss</source>
         <translation>Hilfsverlust</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="380"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="431"/>
         <source>total</source>
         <translation>gesamt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="382"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="384"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="433"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="435"/>
         <source>learning rate</source>
         <translation>Lernrate</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="383"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="434"/>
         <source>gradient norm</source>
         <translation>Gradientennorm</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="385"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="436"/>
         <source>gradient norm (before clipping)</source>
         <translation>Gradientennorm (vor dem Clipping)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="387"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="438"/>
         <source>scale s</source>
         <translation>Skala s</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="388"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="440"/>
+        <source>Learning rate</source>
+        <translation>Lernrate</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/TrainingView.cpp" line="441"/>
+        <source>Norm scales</source>
+        <translation>Normskalen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/TrainingView.cpp" line="442"/>
+        <source>Tracked analyses</source>
+        <translation>Verfolgte Analysen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/TrainingView.cpp" line="444"/>
         <source>Logarithmic loss axis</source>
         <translation>Logarithmische Verlustachse</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="391"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="447"/>
         <source>how much the loss curves are smoothed (an exponential moving average, as TensorBoard&apos;s); the raw values stay as faint curves, hover shows them</source>
         <translation>wie stark die Verlustkurven geglättet werden (ein exponentiell gleitender Mittelwert, wie in TensorBoard); die Rohwerte bleiben als blasse Kurven, Überfahren zeigt sie</translation>
     </message>

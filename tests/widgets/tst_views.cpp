@@ -168,6 +168,26 @@ class TestViews : public QObject {
     window.setLanguage("en");
   }
 
+  // On a short screen the training plots do not squash into strips: the loss plot stays on top and the
+  // others go into tabs below it, each as tall as the tab area; with room again, one under another.
+  void shortTrainingViewsPutThePlotsBelowTheLossInTabs() {
+    TrainingView view;
+    view.resize(600, 1000);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QTRY_VERIFY(!view.isCompact());
+    QVERIFY(view.optimizerPlot()->isVisible() && view.scalesPlot()->isVisible());
+    view.resize(600, 420);  // a 720-pixel screen's central column
+    QTRY_VERIFY(view.isCompact());
+    QVERIFY(view.lossPlot()->height() >= 150);
+    QVERIFY(view.scalesPlot()->isVisible() != view.optimizerPlot()->isVisible());  // one tab in front
+    QVERIFY(std::max(view.scalesPlot()->height(), view.optimizerPlot()->height()) >= 120);
+    view.resize(600, 1000);
+    QTRY_VERIFY(!view.isCompact());
+    QVERIFY(view.optimizerPlot()->isVisible() && view.scalesPlot()->isVisible());
+    QVERIFY(!view.showsTracked());  // nothing tracked: not shown in either arrangement
+  }
+
   void trainAndEvalLossesShareOneValueAxis() {
     MetricsStore m;
     for (int step = 1; step <= 20; ++step)
@@ -402,12 +422,12 @@ class TestViews : public QObject {
     MainWindow window;
     window.show();
     window.runSetup()->setTrackedAnalyses({"sinks", "val-ce"});
-    QVERIFY(!window.trainingView()->trackedPlot()->isVisible());  // nothing tracked yet
+    QVERIFY(!window.trainingView()->showsTracked());  // nothing tracked yet
     QVERIFY(startTraining(window, "tracked-run"));
     // Step 0 is measured before the first step trains: in metrics.jsonl and on the plot.
     QTRY_VERIFY_WITH_TIMEOUT(window.trainingView()->trackedPlot()->plottedPoints() >= 1,
                              fixtures::kEventuallyMs);
-    QVERIFY(window.trainingView()->trackedPlot()->isVisible());
+    QVERIFY(window.trainingView()->showsTracked());
     QCOMPARE(window.trainingView()->trackedPlot()->analysis(), std::string("sinks"));
     window.trainingView()->trackedPlot()->setAnalysis("val-ce");
     QCOMPARE(window.trainingView()->trackedPlot()->analysis(), std::string("val-ce"));
@@ -474,7 +494,7 @@ class TestViews : public QObject {
     QCOMPARE(eventLines(view->lossPlot(), Qt::DashLine), 2);  // the run shown's: steps 3 and 6
     QCOMPARE(eventLines(view->lossPlot(), Qt::DotLine), 1);   // the sibling's: step 9
     // Their tracked analyses side by side: a at 0, 3, 4, 6, 8, 12; b at 0, 4, 8, 9, 12.
-    QVERIFY(view->trackedPlot()->isVisible());
+    QVERIFY(view->showsTracked());
     QCOMPARE(view->trackedPlot()->plottedPoints(), 6);
     const QCPGraph* theirTracked = graphNamed(view->trackedPlot()->plot(), "b");
     QVERIFY(theirTracked);

@@ -334,7 +334,7 @@ class TestWorkbench : public QObject {
     // Its tracked analyses come with the stream and are plotted against the step.
     QTRY_VERIFY_WITH_TIMEOUT(window.trainingView()->trackedPlot()->plottedPoints() >= 2,
                              fixtures::kEventuallyMs);
-    QVERIFY(window.trainingView()->trackedPlot()->isVisible());
+    QVERIFY(window.trainingView()->showsTracked());
     QCOMPARE(session->metrics().tracked.count("sinks") + session->metrics().tracked.count("val-ce"), 2u);
     QVERIFY2(window.statusText().contains("connected to 127.0.0.1:"), qPrintable(window.statusText()));
     // The window names the connected run, not the model opened before; nothing is planned for it here.

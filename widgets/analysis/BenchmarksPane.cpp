@@ -232,9 +232,10 @@ void BenchmarksPane::draw(const Scores& scores) {
   // the real benchmark whose format (and name) they borrow.
   m_shownSynthetic = scores.synthetic;
   for (std::size_t t = 0; t < scores.now.size(); ++t) {
+    // One line per part: side by side the tasks' labels ran together in a dock of a 1366-pixel screen.
     QString task = QString::fromStdString(scores.now[t]["task"].get<std::string>()) +
-                   (scores.now[t].contains("acc_norm") ? " (acc_norm)" : "");
-    ticker->addTick(static_cast<double>(t), scores.synthetic ? tr("%1 (synthetic)").arg(task) : task);
+                   (scores.now[t].contains("acc_norm") ? "\n(acc_norm)" : "");
+    ticker->addTick(static_cast<double>(t), scores.synthetic ? tr("%1\n(synthetic)").arg(task) : task);
   }
   setPlotTitle(m_plot, chartTitle());
   m_plot->xAxis->setTicker(ticker);

@@ -43,6 +43,22 @@ struct HeadsPane::Detail {
   std::vector<double> dla, de, pattern;
 };
 
+// The head's two detail plots side by side where the pane is wide enough for both, else one under the
+// other: side by side in a 1280- or 1366-pixel screen's dock they made the whole column scroll sideways,
+// cutting off the NMAE map and the titles.
+void HeadsPane::arrangeDetail() {
+  if (!m_detailPlots || !m_scroll) return;  // still being made
+  const int both = m_trace->minimumWidth() + m_pattern->minimumWidth() + 3 * m_detailPlots->spacing();
+  const auto direction =
+      m_scroll->viewport()->width() >= both ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom;
+  if (m_detailPlots->direction() != direction) m_detailPlots->setDirection(direction);
+}
+
+void HeadsPane::resizeEvent(QResizeEvent* event) {
+  AnalysisPane::resizeEvent(event);
+  arrangeDetail();
+}
+
 HeadsPane::HeadsPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane(runner, "heads", parent) {
   m_summary = new QLabel(this);
   m_summary->setWordWrap(true);
@@ -108,9 +124,9 @@ HeadsPane::HeadsPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane(run
   detailHeader->addWidget(m_detailLabel, 1);
   detailHeader->addWidget(m_sequence);
   detailHeader->addWidget(m_detailTokens);
-  auto* detailPlots = new QHBoxLayout;
-  detailPlots->addWidget(m_trace, 1);
-  detailPlots->addWidget(m_pattern, 1);
+  m_detailPlots = new QBoxLayout(QBoxLayout::LeftToRight);
+  m_detailPlots->addWidget(m_trace, 1);
+  m_detailPlots->addWidget(m_pattern, 1);
   auto* column = new QWidget(this);
   auto* columnLayout = new QVBoxLayout(column);
   columnLayout->setContentsMargins(0, 0, 0, 0);
@@ -120,7 +136,7 @@ HeadsPane::HeadsPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane(run
   auto* detailLayout = new QVBoxLayout(m_detailBox);
   detailLayout->setContentsMargins(0, 0, 0, 0);
   detailLayout->addLayout(detailHeader);
-  detailLayout->addLayout(detailPlots, 1);
+  detailLayout->addLayout(m_detailPlots, 1);
   columnLayout->addWidget(m_detailBox, 3);
   m_scroll = new QScrollArea(this);
   m_scroll->setWidgetResizable(true);
@@ -361,6 +377,7 @@ void HeadsPane::drawDetail(std::shared_ptr<const Detail> detail) {
                             .arg(d.tokens.size()));
   // A long stretch widens the plots (the pane scrolls) rather than crowding the token labels.
   for (QCustomPlot* plot : {m_trace, m_pattern}) plot->setMinimumWidth(std::max(260, 14 * n + 90));
+  arrangeDetail();
   m_pattern->replot();
   m_trace->replot();
 

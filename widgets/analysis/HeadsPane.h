@@ -46,6 +46,7 @@ class HeadsPane : public AnalysisPane {
  protected:
   AnalysisWork makeWork() override;
   void retranslate() override;
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   struct Detail;
@@ -68,7 +69,10 @@ class HeadsPane : public AnalysisPane {
   QCPColorMap* m_patternMap = nullptr;
   QLabel* m_detailLabel;
   QWidget* m_detailBox;  // the detail's label and plots
-  class QScrollArea* m_scroll;
+  class QScrollArea* m_scroll = nullptr;
+  class QBoxLayout* m_detailPlots =
+      nullptr;  // the trace and the pattern: side by side, or one under the other
+  void arrangeDetail();
   QLabel* m_summary;
   QSpinBox* m_sequence;
   QSpinBox* m_detailTokens;  // how many of the sequence's first tokens the detail shows

@@ -21,10 +21,12 @@ struct TimelineRange {
   static TimelineRange normalized(double first, double last);
   // The whole step budget [0, maxSteps], with 2 % of it (at least one step) of room on each side.
   static TimelineRange fit(int64_t maxSteps);
-  // What the timeline and the plots show until the user zooms or pans: the whole budget while events are
-  // pending (they are what one drags) or nothing is trained yet; else the steps trained with a quarter
-  // more to come, so a long run's curves are not a sliver at the left of its budget (step 232 of 100,000).
-  static TimelineRange automatic(int64_t maxSteps, int64_t stepsDone, bool eventsPending);
+  // What the timeline and the plots show until the user zooms or pans: the steps trained and the events
+  // still to come (`lastPending`, the step of the last; −1: none), with a quarter more, so a long run is
+  // not a sliver at the left of its budget (step 232 of 100,000). The whole budget while nothing is trained
+  // or pending, once the run is done, and while the events to come reach past a fifth of the budget (a
+  // schedule laid over the run, whose later part one may drag events into).
+  static TimelineRange automatic(int64_t maxSteps, int64_t stepsDone, int64_t lastPending);
 
   double span() const { return last - first; }
   bool same(const TimelineRange& o) const;  // equal to within 1e-9 of a step

@@ -160,9 +160,10 @@ void TimelineWidget::showRange(const TimelineRange& range, bool announce) {
 void TimelineWidget::emitRange() { Q_EMIT viewRangeChanged(m_view.first, m_view.last); }
 
 void TimelineWidget::showAutomaticRange(bool announce) {
-  const bool pending = std::any_of(m_schedule.events.begin(), m_schedule.events.end(),
-                                   [this](const nf::ScheduleEvent& e) { return !locked(e); });
-  showRange(TimelineRange::automatic(m_maxSteps, m_stepsDone, pending), announce);
+  int64_t lastPending = -1;
+  for (const nf::ScheduleEvent& e : m_schedule.events)
+    if (!locked(e)) lastPending = std::max(lastPending, e.step);
+  showRange(TimelineRange::automatic(m_maxSteps, m_stepsDone, lastPending), announce);
 }
 
 void TimelineWidget::zoomToFit() {

@@ -155,7 +155,7 @@ void ModelInfoView::retranslate() {
                        .arg(s.shape.nPositions)
                        .arg(s.shape.vocabSize)
                        .arg(locale.toString(static_cast<qlonglong>(s.parameterCount)))
-                       .arg(s.weightBytes / 1e6, 0, 'f', 1)
+                       .arg(locale.toString(s.weightBytes / 1e6, 'f', 1))
                        .arg(s.weightFiles.size())
                        .arg(QString::fromStdString(s.shape.family)));
   // A run's sites: those its events made fake so far take their frozen scale.

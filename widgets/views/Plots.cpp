@@ -65,7 +65,15 @@ QCustomPlot* makePlot(QWidget* parent, const QString& exportName) {
       QCPAxisRect* rect = plot->axisRect();
       for (QCPAxis* axis : {rect->axis(QCPAxis::atLeft), rect->axis(QCPAxis::atRight)})
         axis->ticker()->setTickCount(std::clamp((plot->height() - 110) / 28, 2, 5));
-      rect->axis(QCPAxis::atBottom)->ticker()->setTickCount(std::clamp((plot->width() - 90) / 70, 2, 6));
+      // Along the bottom, room for the widest label the range can have ("100000" of a long run's steps),
+      // and a tick count the ticker keeps to: its readable steps had put five such labels in 250 px.
+      QCPAxis* bottom = rect->axis(QCPAxis::atBottom);
+      const QCPRange range = bottom->range();
+      const double widest = std::max(std::abs(range.lower), std::abs(range.upper));
+      const int label =
+          QFontMetrics(bottom->tickLabelFont()).horizontalAdvance(QString::number(widest, 'g', 6));
+      bottom->ticker()->setTickCount(std::clamp((plot->width() - 90) / std::max(70, label + 24), 2, 6));
+      bottom->ticker()->setTickStepStrategy(QCPAxisTicker::tssMeetTickCount);
     }
     // A legend under the title: as many entries side by side as fit the width, up to its column count.
     const int columns = plot->property("legendColumns").toInt();
@@ -205,7 +213,8 @@ QString tickLabel(QCPAxis* axis, double key) {
   if (!ticker) return {};
   const auto& ticks = ticker->ticks();
   auto it = ticks.lowerBound(key - 0.5);
-  return it != ticks.end() && std::abs(it.key() - key) <= 0.5 ? it.value() : QString();
+  return it != ticks.end() && std::abs(it.key() - key) <= 0.5 ? QString(it.value()).replace('\n', ' ')
+                                                              : QString();
 }
 
 // The error bars drawn on `bars`, if any.
@@ -371,7 +380,7 @@ QString plotCsv(const QCustomPlot* constPlot) {
       ticker && !ticker->ticks().isEmpty()) {
     QStringList categories;
     for (auto it = ticker->ticks().constBegin(); it != ticker->ticks().constEnd(); ++it)
-      categories << QString("%1 = %2").arg(it.key()).arg(it.value());
+      categories << QString("%1 = %2").arg(it.key()).arg(QString(it.value()).replace('\n', ' '));  // one line
     s << "# x: " << categories.join("; ") << '\n';
   }
   s << "series,x,y,value\n";

@@ -7,6 +7,7 @@
 #include <QPointer>
 #include <QSlider>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -47,7 +48,7 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   m_optimizer = makePlot(this, "training_optimizer");
   m_scales = makePlot(this, "training_scales");
   m_tracked = new TrackedPlot(this);
-  m_tracked->hide();  // until the run shown tracks an analysis
+  m_tracked->hide();  // until the run shown tracks an analysis (showTracked)
   // Four plots share the central column's height: with makePlot's minimum each, a run that tracks an
   // analysis pushed the timeline and the status bar below a 720-pixel screen. Where there is room, the
   // splitter's proportions (below) decide.
@@ -106,16 +107,19 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
     replotAll();
   });
 
-  auto* splitter = new QSplitter(Qt::Vertical, this);
-  splitter->addWidget(m_loss);
-  splitter->addWidget(m_optimizer);
-  splitter->addWidget(m_scales);
-  splitter->addWidget(m_tracked);
-  splitter->setStretchFactor(0, 4);  // the scales plot needs room for its legend and 13 sites
-  splitter->setStretchFactor(1, 2);
-  splitter->setStretchFactor(2, 4);
-  splitter->setStretchFactor(3, 4);
-  splitter->setSizes({400, 200, 400, 400});  // proportions: QSplitter scales them to its height
+  m_splitter = new QSplitter(Qt::Vertical, this);
+  m_splitter->addWidget(m_loss);
+  m_splitter->addWidget(m_optimizer);
+  m_splitter->addWidget(m_scales);
+  m_splitter->addWidget(m_tracked);
+  m_splitter->setStretchFactor(0, 4);  // the scales plot needs room for its legend and 13 sites
+  m_splitter->setStretchFactor(1, 2);
+  m_splitter->setStretchFactor(2, 4);
+  m_splitter->setStretchFactor(3, 4);
+  m_splitter->setSizes({400, 200, 400, 400});  // proportions: QSplitter scales them to its height
+  m_tabs = new QTabWidget(this);
+  m_tabs->setDocumentMode(true);
+  m_tabs->hide();
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   auto* header = new QHBoxLayout;
@@ -124,8 +128,51 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   header->addWidget(m_smoothingLabel);
   header->addWidget(m_smoothing);
   layout->addLayout(header);
-  layout->addWidget(splitter);
+  layout->addWidget(m_splitter);
   retranslate();
+}
+
+void TrainingView::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  arrange();
+}
+
+// Compact below ~150 px a plot: a title, a legend row, the axis and its labels leave a plot shorter than
+// that a strip of 10–30 px for its curves (the four plots on a 720-pixel screen).
+void TrainingView::arrange() {
+  constexpr int kComfortablePlotHeight = 150, kHeader = 30;
+  const int needed = (3 + (m_showsTracked ? 1 : 0)) * kComfortablePlotHeight + kHeader;
+  // Back to stacked only with room to spare, so that a resize by a few pixels does not flip it to and fro.
+  const bool compact = m_compact ? height() < needed + 60 : height() < needed;
+  if (compact == m_compact) return;
+  m_compact = compact;
+  QWidget* lower[] = {m_optimizer, m_scales, m_tracked};
+  if (compact) {
+    for (QWidget* w : lower) m_tabs->addTab(w, QString());  // takes them from the splitter
+    m_splitter->addWidget(m_tabs);
+    m_splitter->setSizes({500, 500});
+    m_tabs->show();
+  } else {
+    m_tabs->clear();  // removes the tabs; the splitter takes the plots back
+    for (int i = 0; i < 3; ++i) {
+      m_splitter->insertWidget(1 + i, lower[i]);
+      lower[i]->show();  // the tabs had hidden those not in front (the tracked plot: showTracked below)
+    }
+    m_tabs->hide();
+    m_tabs->setParent(this);
+    m_splitter->setSizes({400, 200, 400, 400});
+  }
+  showTracked(m_showsTracked);
+  retranslate();  // the tabs' titles
+}
+
+void TrainingView::showTracked(bool shown) {
+  m_showsTracked = shown;
+  if (m_compact) {
+    m_tabs->setTabVisible(m_tabs->indexOf(m_tracked), shown);
+  } else {
+    m_tracked->setVisible(shown);
+  }
 }
 
 void TrainingView::addSiteKindLegend() {
@@ -244,12 +291,15 @@ void TrainingView::showMetrics(const MetricsStore& m, int64_t maxSteps) {
     m_noRun->position->setCoords(0.5, 0.45);
     m_noRun->setColor(QColor(0x777777));
     m_noRun->setSelectable(false);
+    m_noRun->setClipToAxisRect(false);  // a narrow plot (German, a 1280-pixel screen) had cut its lines
+    m_noRun->setFont(QFont(m_loss->font().family(), 8));
     m_noRun->setText(noRunText());
   } else if (!t.step.empty() && m_noRun) {
     m_loss->removeItem(m_noRun);
   }
   m_tracked->showMetrics(m);
-  m_tracked->setVisible(m_tracked->hasData());
+  showTracked(m_tracked->hasData());
+  arrange();
   for (QCustomPlot* plot : plots())
     setFullXRange(plot, 0, static_cast<double>(std::max<int64_t>(maxSteps, m.lastStep())));
   replotAll();
@@ -263,7 +313,8 @@ void TrainingView::setSmoothing(double weight) {
 void TrainingView::setComparison(std::vector<std::shared_ptr<const ComparedRun>> runs) {
   m_compared = std::move(runs);
   m_tracked->setComparison(m_compared);
-  m_tracked->setVisible(m_tracked->hasData());
+  showTracked(m_tracked->hasData());
+  arrange();
   drawComparison();
   replotAll();
 }
@@ -385,6 +436,11 @@ void TrainingView::retranslate() {
   m_optimizer->graph(1)->setName(tr("gradient norm (before clipping)"));
   m_scales->xAxis->setLabel(tr("optimizer step"));
   m_scales->yAxis->setLabel(tr("scale s"));
+  if (m_compact) {
+    m_tabs->setTabText(m_tabs->indexOf(m_optimizer), tr("Learning rate"));
+    m_tabs->setTabText(m_tabs->indexOf(m_scales), tr("Norm scales"));
+    m_tabs->setTabText(m_tabs->indexOf(m_tracked), tr("Tracked analyses"));
+  }
   m_logScale->setText(tr("Logarithmic loss axis"));
   m_smoothingLabel->setText(tr("Smoothing %1").arg(smoothing(), 0, 'f', 2));
   m_smoothing->setToolTip(

@@ -21,6 +21,8 @@ class QCPAbstractItem;
 class QCheckBox;
 class QLabel;
 class QSlider;
+class QSplitter;
+class QTabWidget;
 class TrackedPlot;
 
 class TrainingView : public QWidget {
@@ -38,7 +40,11 @@ class TrainingView : public QWidget {
   QCustomPlot* optimizerPlot() const { return m_optimizer; }
   QCustomPlot* scalesPlot() const { return m_scales; }
   TrackedPlot* trackedPlot() const { return m_tracked; }  // shown while the run tracks analyses
-  int plottedSteps() const;                               // points on the loss plot's CE graph
+  bool showsTracked() const { return m_showsTracked; }    // in its place or tab, whichever is in front
+  // Too short for the plots one under another (a 720- or 768-pixel screen): the loss plot on top and the
+  // others in tabs below it, each tall enough to read; one under another again when there is room.
+  bool isCompact() const { return m_compact; }
+  int plottedSteps() const;  // points on the loss plot's CE graph
   // The smoothed loss curves' EMA weight, 0 (raw) to 0.99, as TensorBoard's slider: each point is the
   // bias-corrected exponential moving average of the raw values up to it. The raw values stay beside it.
   void setSmoothing(double weight);
@@ -49,9 +55,12 @@ class TrainingView : public QWidget {
 
  protected:
   void changeEvent(QEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   void retranslate();
+  void arrange();  // stacked or compact, for the height there is
+  void showTracked(bool shown);
   void replotAll();
   void alignSteps();                        // the same step at the same x in all the plots
   std::vector<QCustomPlot*> plots() const;  // loss, optimizer, scales, tracked analyses
@@ -67,6 +76,9 @@ class TrainingView : public QWidget {
   QCustomPlot* m_optimizer;
   QCustomPlot* m_scales;
   TrackedPlot* m_tracked;
+  QSplitter* m_splitter;
+  QTabWidget* m_tabs;  // the compact arrangement's optimizer, scales and tracked plots
+  bool m_compact = false, m_showsTracked = false;
   QCheckBox* m_logScale;
   QSlider* m_smoothing;
   QLabel* m_smoothingLabel;

@@ -187,24 +187,27 @@ TEST_CASE(zoom_to_fit_shows_the_whole_budget_with_a_margin) {
   }
 }
 
-TEST_CASE(the_automatic_view_follows_a_run_without_pending_events) {
-  // Events pending, nothing trained, or the run finished: the whole budget, as fit(). Otherwise the steps
-  // trained and a quarter more (at least 10 steps more, at most the budget), with 2 % of that as margin.
+TEST_CASE(the_automatic_view_follows_the_run_and_its_events_to_come) {
+  // The steps trained or the last pending event's step + 1, whichever is later, and a quarter more (at
+  // least 10 steps more, at most the budget), with 2 % of that as margin. The whole budget, as fit(), with
+  // nothing trained or pending, the run finished, or events pending past a fifth of the budget.
   struct Row {
-    int64_t maxSteps, stepsDone;
-    bool pending;
+    int64_t maxSteps, stepsDone, lastPending;
     double first, last;
   };
-  const Row rows[] = {{100000, 232, true, -2000, 102000},  // a removal still to come: all of it
-                      {100000, 0, false, -2000, 102000},   // nothing to follow yet
-                      {100000, 100000, false, -2000, 102000},
-                      {100000, 232, false, -5.8, 295.8},  // 232 × 1.25 = 290, margin 5.8
-                      {100000, 20, false, -1, 31},        // 20 + 10 steps, margin 1 step
-                      {500, 450, false, -10, 510}};       // capped at the budget
+  const Row rows[] = {{100000, 232, -1, -5.8, 295.8},   // 232 × 1.25 = 290, margin 5.8
+                      {100000, 20, -1, -1, 31},         // 20 + 10 steps, margin 1 step
+                      {500, 450, -1, -10, 510},         // capped at the budget
+                      {100000, 9, 40, -1.025, 52.275},  // an event at 40: (40 + 1) × 1.25, margin 1.025
+                      {100000, 0, -1, -2000, 102000},   // nothing to follow yet
+                      {100000, 100000, -1, -2000, 102000},
+                      {500, 12, 190, -10, 510},  // the tiny preset: its schedule spans the run
+                      {100000, 232, 30000, -2000, 102000}};
   for (const Row& r : rows) {
-    const TimelineRange v = TimelineRange::automatic(r.maxSteps, r.stepsDone, r.pending);
+    const TimelineRange v = TimelineRange::automatic(r.maxSteps, r.stepsDone, r.lastPending);
     REQUIRE_MSG(near(v.first, r.first) && near(v.last, r.last),
-                r.stepsDone << "/" << r.maxSteps << " → [" << v.first << ", " << v.last << "]");
+                r.stepsDone << "/" << r.maxSteps << ", pending " << r.lastPending << " → [" << v.first << ", "
+                            << v.last << "]");
   }
 }
 

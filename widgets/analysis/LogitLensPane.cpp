@@ -8,6 +8,7 @@
 #include <QSpinBox>
 #include <QToolTip>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "views/ModelInfoView.h"
 #include "views/Plots.h"
@@ -47,8 +48,8 @@ LogitLensPane::LogitLensPane(AnalysisRunner* runner, QWidget* parent)
   connect(m_sequence, qOverload<int>(&QSpinBox::valueChanged), this, [this] { refresh(); });
   auto* controls = new QHBoxLayout;
   controls->addWidget(m_sequence);
-  controls->addWidget(m_mode);
-  controls->addWidget(m_model);
+  controls->addWidget(m_mode, 1);  // as wide as their longest entry where there is room (retranslate)
+  controls->addWidget(m_model, 1);
   controls->addStretch(1);
   body()->addLayout(controls);
   body()->addWidget(m_summary);
@@ -258,6 +259,12 @@ void LogitLensPane::retranslate() {
          "scale the model used at the final layer; linear: one scale for all tokens"));
   m_model->setItemText(0, tr("model now"));
   m_model->setItemText(1, tr("starting model"));
+  for (QComboBox* box : {m_mode, m_model}) {  // room for the whole text, no more: "norm recompu" was cut
+    int widest = 0;
+    for (int i = 0; i < box->count(); ++i)
+      widest = std::max(widest, box->fontMetrics().horizontalAdvance(box->itemText(i)));
+    box->setMaximumWidth(widest + 48);  // the arrow and the frame
+  }
   m_sequence->setPrefix(tr("sequence "));
   m_sequence->setToolTip(tr("the validation sequence whose top tokens the grid shows"));
   setPlotTitle(m_curves, tr("Logit lens: next-token loss of each layer's residual through the final norm "

@@ -173,7 +173,10 @@ void NeuronsPane::labelTopNeurons() {
         {Qt::AlignRight | Qt::AlignBottom, {at.x() - w - 2, at.y() - h, w, h}},
         {Qt::AlignRight | Qt::AlignTop, {at.x() - w - 2, at.y(), w, h}}};
     for (const auto& [alignment, rect] : corners) {
-      if (std::any_of(placed.begin(), placed.end(), [&rect](const QRectF& p) { return p.intersects(rect); }))
+      // A gap between labels too: two that touched read as one number ("161228").
+      const QRectF spaced = rect.adjusted(-4, -1, 4, 1);
+      if (std::any_of(placed.begin(), placed.end(),
+                      [&spaced](const QRectF& p) { return p.intersects(spaced); }))
         continue;
       placed.push_back(rect);
       auto* label = new QCPItemText(m_scatter);

@@ -671,149 +671,149 @@
         <translation>Pro Kopf die mittlere |direkte Logit-Attribution| mit der zwischengespeicherten Skala der letzten Norm (DLA), der mittlere |direkte Effekt| mit neu berechneter letzter Norm (DE) und ihr normierter Fehler (NMAE), der null ist, sobald das Modell normfrei ist. Ein Klick auf einen Kopf zeigt seine Werte je Position und sein Aufmerksamkeitsmuster.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="296"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="298"/>
         <source>Computing L%1H%2 on sequence %3…</source>
         <translation>Berechne L%1H%2 auf Sequenz %3 …</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="299"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="301"/>
         <source>(the plots below still show L%1H%2: stale)</source>
         <translation>(die Diagramme darunter zeigen noch L%1H%2: veraltet)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="372"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="374"/>
         <source>L%1H%2 attention pattern (hover a cell)</source>
         <translation>L%1H%2 Aufmerksamkeitsmuster (Zelle überfahren)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="373"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="375"/>
         <source>L%1H%2 per position: DLA vs DE, sequence %3, its first %4 tokens</source>
         <translation>L%1H%2 je Position: DLA gegen DE, Sequenz %3, ihre ersten %4 Token</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="385"/>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="393"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="387"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="395"/>
         <source>step %1</source>
         <translation>Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="385"/>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="393"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="387"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="395"/>
         <source>saved model</source>
         <translation>gespeichertes Modell</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="389"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="391"/>
         <source>&lt;b&gt;L%1H%2&lt;/b&gt; · %3 · the maps above are of %4 · sequence:</source>
         <translation>&lt;b&gt;L%1H%2&lt;/b&gt; · %3 · die Karten oben zeigen %4 · Sequenz:</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="398"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="400"/>
         <source>&lt;b&gt;L%1H%2&lt;/b&gt; · %6 · sink share %3 (mean attention to position 0: %4) · NMAE %5 % · sequence:</source>
         <translation>&lt;b&gt;L%1H%2&lt;/b&gt; · %6 · Sink-Anteil %3 (mittlere Aufmerksamkeit auf Position 0: %4) · NMAE %5 % · Sequenz:</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="433"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="435"/>
         <source>query %1 “%2” → key %3 “%4”: weight %5</source>
         <translation>Query %1 „%2“ → Key %3 „%4“: Gewicht %5</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="441"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="443"/>
         <source>Per head, mean over positions: |DLA|, |DE| (logit units) and NMAE (%)</source>
         <translation>Je Head, gemittelt über Positionen: |DLA|, |DE| (Logit-Einheiten) und NMAE (%)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="442"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="444"/>
         <source>mean |DLA|</source>
         <translation>mittleres |DLA|</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="442"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="444"/>
         <source>mean |DE|</source>
         <translation>mittleres |DE|</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="442"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="444"/>
         <source>NMAE (%)</source>
         <translation>NMAE (%)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="445"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="447"/>
         <source>head</source>
         <translation>Head</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="446"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="448"/>
         <source>layer</source>
         <translation>Schicht</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="449"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="451"/>
         <source>DLA (cached scale)</source>
         <translation>DLA (gecachte Skala)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="450"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="452"/>
         <source>DE (recomputed)</source>
         <translation>DE (neu berechnet)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="451"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="453"/>
         <source>token predicted</source>
         <translation>vorhergesagtes Token</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="452"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="454"/>
         <source>logit contribution</source>
         <translation>Logit-Beitrag</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="453"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="455"/>
         <source>attention</source>
         <translation>Attention</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="454"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="456"/>
         <source>key</source>
         <translation>Key</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="455"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="457"/>
         <source>query</source>
         <translation>Query</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="456"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="458"/>
         <source>attention weight</source>
         <translation>Attention-Gewicht</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="461"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="463"/>
         <source>Click a head to see its DLA and DE per position</source>
         <translation>Head anklicken, um DLA und DE je Position zu sehen</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="462"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="464"/>
         <source>Click a head to see its attention pattern</source>
         <translation>Head anklicken, um sein Attention-Muster zu sehen</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="463"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="465"/>
         <source>No head selected. Sequence:</source>
         <translation>Kein Head ausgewählt. Sequenz:</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="466"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="468"/>
         <source>Which validation sequence the detail shows</source>
         <translation>Welche Validierungssequenz das Detail zeigt</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="467"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="469"/>
         <source> tokens</source>
         <translation> Token</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="469"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="471"/>
         <source>How many of the sequence&apos;s first tokens the detail shows (up to the whole sequence; the plots widen, the pane scrolls)</source>
         <translation>Wie viele der ersten Token der Sequenz das Detail zeigt (bis zur ganzen Sequenz; die Diagramme werden breiter, der Bereich scrollt)</translation>
     </message>
@@ -853,135 +853,135 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>LogitLensPane</name>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="93"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="94"/>
         <source>Each layer&apos;s residual stream read through the final norm and the unembedding (the logit lens): its next-token loss with the norm recomputed on each layer, with the final layer&apos;s scale frozen, and with one scale for all tokens — against the starting model&apos;s, and one sequence&apos;s top tokens layer by layer. Without LayerNorm the three readings are one.</source>
         <translation>Der Residualstrom jeder Schicht, durch die letzte Normierung und die Unembedding-Matrix gelesen (Logit Lens): sein Next-Token-Verlust mit der Normierung je Schicht neu berechnet, mit dem Maßstab der letzten Schicht eingefroren und mit einem Maßstab für alle Tokens — gegen den des Ausgangsmodells, dazu die Top-Tokens einer Sequenz Schicht für Schicht. Ohne LayerNorm sind die drei Lesarten eine.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="146"/>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="192"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="147"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="193"/>
         <source>final</source>
         <translation>final</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="161"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="162"/>
         <source>Final norm: %1 · model&apos;s loss %2 nats · first block&apos;s input, recomputed %3 / frozen %4 / linear %5</source>
         <translation>Letzte Normierung: %1 · Verlust des Modells %2 nats · Eingang des ersten Blocks: neu berechnet %3 / eingefroren %4 / linear %5</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="188"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="189"/>
         <source>input token at positions %1–%2</source>
         <translation>Eingabetoken an den Positionen %1–%2</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="192"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="193"/>
         <source>L%1</source>
         <translation>L%1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="211"/>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="260"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="212"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="261"/>
         <source>starting model</source>
         <translation>Ausgangsmodell</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="211"/>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="259"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="212"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="260"/>
         <source>model now</source>
         <translation>Modell jetzt</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="212"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="213"/>
         <source>Top token by layer and position of sequence %1 (%2, %3; colour: its probability; hover a cell)</source>
         <translation>Top-Token nach Schicht und Position von Sequenz %1 (%2, %3; Farbe: seine Wahrscheinlichkeit; Zelle überfahren)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="231"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="232"/>
         <source>%1, position %2 “%3”</source>
         <translation>%1, Position %2 „%3“</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="232"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="233"/>
         <source>final residual</source>
         <translation>letztes Residuum</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="232"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="233"/>
         <source>input of block %1</source>
         <translation>Eingang von Block %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="242"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="243"/>
         <source>next token “%1”: probability %2, rank %3</source>
         <translation>nächstes Token „%1“: Wahrscheinlichkeit %2, Rang %3</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="250"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="251"/>
         <source>recomputed</source>
         <translation>neu berechnet</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="250"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="251"/>
         <source>frozen</source>
         <translation>eingefroren</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="250"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="251"/>
         <source>linear</source>
         <translation>linear</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="252"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="253"/>
         <source>norm %1</source>
         <translation>Normierung %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="254"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="255"/>
         <source>%1, starting model</source>
         <translation>%1, Ausgangsmodell</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="257"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="258"/>
         <source>recomputed: the final norm&apos;s scale computed on each layer&apos;s residual; frozen: the scale the model used at the final layer; linear: one scale for all tokens</source>
         <translation>neu berechnet: der Maßstab der letzten Normierung auf dem Residuum jeder Schicht berechnet; eingefroren: der Maßstab, den das Modell in der letzten Schicht verwendet hat; linear: ein Maßstab für alle Tokens</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="261"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="268"/>
         <source>sequence </source>
         <translation>Sequenz </translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="262"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="269"/>
         <source>the validation sequence whose top tokens the grid shows</source>
         <translation>die Validierungssequenz, deren Top-Tokens das Raster zeigt</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="263"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="270"/>
         <source>Logit lens: next-token loss of each layer&apos;s residual through the final norm (dashed: starting model)</source>
         <translation>Logit Lens: Next-Token-Verlust des Residuums jeder Schicht durch die letzte Normierung (gestrichelt: Ausgangsmodell)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="265"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="272"/>
         <source>layer (resid_pre)</source>
         <translation>Schicht (resid_pre)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="266"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="273"/>
         <source>cross-entropy (nats)</source>
         <translation>Kreuzentropie (nats)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="267"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="274"/>
         <source>probability of the top token</source>
         <translation>Wahrscheinlichkeit des Top-Tokens</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="268"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="275"/>
         <source>top-token probability</source>
         <translation>Top-Token-Wahrscheinlichkeit</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/LogitLensPane.cpp" line="273"/>
+        <location filename="../widgets/analysis/LogitLensPane.cpp" line="280"/>
         <source>Top token by layer and position</source>
         <translation>Top-Token nach Schicht und Position</translation>
     </message>
@@ -1367,73 +1367,73 @@ Worker %1 beendet (%2): %3</translation>
         <translation>|cos| von Neuron %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="191"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="194"/>
         <source>Last MLP layer: output norm vs LogitVar (red: top %1 by CN score)</source>
         <translation>Letzte MLP-Schicht: Ausgabenorm vs. LogitVar (rot: Top %1 nach CN-Score)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="192"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="195"/>
         <source>‖w_out‖</source>
         <translation>‖w_out‖</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="193"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="196"/>
         <source>LogitVar</source>
         <translation>LogitVar</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="194"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="197"/>
         <source>neurons</source>
         <translation>Neuronen</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="195"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="198"/>
         <source>top by CN score = ‖w_out‖ / LogitVar</source>
         <translation>Top nach CN-Score = ‖w_out‖ / LogitVar</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="196"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="199"/>
         <source>Mean ablation of each top neuron</source>
         <translation>Mean-Ablation jedes Top-Neurons</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="197"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="200"/>
         <source>neuron (by CN rank)</source>
         <translation>Neuron (nach CN-Rang)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="198"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="201"/>
         <source>change (nats)</source>
         <translation>Änderung (Nats)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="199"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="202"/>
         <source>Δ loss</source>
         <translation>Δ Verlust</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="200"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="203"/>
         <source>Δ entropy</source>
         <translation>Δ Entropie</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="201"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="204"/>
         <source>W_U singular values and top neurons&apos; |cosine| to each direction</source>
         <translation>Singulärwerte von W_U und |Kosinus| der Top-Neuronen zu jeder Richtung</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="202"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="205"/>
         <source>singular direction (descending)</source>
         <translation>Singulärrichtung (absteigend)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="203"/>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="205"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="206"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="208"/>
         <source>singular value</source>
         <translation>Singulärwert</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="204"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="207"/>
         <source>|cosine|</source>
         <translation>|Kosinus|</translation>
     </message>
@@ -2550,12 +2550,12 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>TrainingView</name>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="246"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="256"/>
         <source>eval %1</source>
         <translation>Evaluierung %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="415"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="425"/>
         <source>No run yet.
 Start trains the setup on the left;
 File › Open Run follows a run.</source>
@@ -2564,137 +2564,137 @@ File › Open Run follows a run.</source>
 Datei › Lauf öffnen verfolgt einen Lauf.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="420"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="430"/>
         <source>Training loss</source>
         <translation>Trainingsverlust</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="421"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="431"/>
         <source>Learning rate and gradient norm</source>
         <translation>Lernrate und Gradientennorm</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="424"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="432"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="437"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="434"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="442"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="447"/>
         <source>optimizer step</source>
         <translation>Optimierer-Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="425"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="435"/>
         <source>loss (nats)</source>
         <translation>Verlust (Nats)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="186"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="423"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="196"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="433"/>
         <source>frozen</source>
         <translation>eingefroren</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="279"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="289"/>
         <source>%1 (tracked)</source>
         <translation>%1 (verfolgt)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="280"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="290"/>
         <source>%1 (frozen)</source>
         <translation>%1 (eingefroren)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="332"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="342"/>
         <source>%1: cross-entropy</source>
         <translation>%1: Kreuzentropie</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="341"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="351"/>
         <source>%1: eval %2</source>
         <translation>%1: Evaluierung %2</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="356"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="445"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="366"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="455"/>
         <source>Smoothing %1</source>
         <translation>Glättung %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="422"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="432"/>
         <source>Norm scale per site</source>
         <translation>Normskala je Stelle</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="426"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="436"/>
         <source>cross-entropy (raw)</source>
         <translation>Kreuzentropie (roh)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="427"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="437"/>
         <source>auxiliary loss (raw)</source>
         <translation>Hilfsverlust (roh)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="428"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="438"/>
         <source>total (raw)</source>
         <translation>gesamt (roh)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="429"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="439"/>
         <source>cross-entropy</source>
         <translation>Kreuzentropie</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="430"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="440"/>
         <source>auxiliary loss</source>
         <translation>Hilfsverlust</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="431"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="441"/>
         <source>total</source>
         <translation>gesamt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="433"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="435"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="443"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="445"/>
         <source>learning rate</source>
         <translation>Lernrate</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="434"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="444"/>
         <source>gradient norm</source>
         <translation>Gradientennorm</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="436"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="446"/>
         <source>gradient norm (before clipping)</source>
         <translation>Gradientennorm (vor dem Clipping)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="438"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="448"/>
         <source>scale s</source>
         <translation>Skala s</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="440"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="450"/>
         <source>Learning rate</source>
         <translation>Lernrate</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="441"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="451"/>
         <source>Norm scales</source>
         <translation>Normskalen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="442"/>
-        <source>Tracked analyses</source>
-        <translation>Verfolgte Analysen</translation>
+        <location filename="../widgets/views/TrainingView.cpp" line="452"/>
+        <source>Tracked</source>
+        <translation>Verfolgt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="444"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="454"/>
         <source>Logarithmic loss axis</source>
         <translation>Logarithmische Verlustachse</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="447"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="457"/>
         <source>how much the loss curves are smoothed (an exponential moving average, as TensorBoard&apos;s); the raw values stay as faint curves, hover shows them</source>
         <translation>wie stark die Verlustkurven geglättet werden (ein exponentiell gleitender Mittelwert, wie in TensorBoard); die Rohwerte bleiben als blasse Kurven, Überfahren zeigt sie</translation>
     </message>

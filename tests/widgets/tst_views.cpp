@@ -171,6 +171,14 @@ class TestViews : public QObject {
   // On a short screen the training plots do not squash into strips: the loss plot stays on top and the
   // others go into tabs below it, each as tall as the tab area; with room again, one under another.
   void shortTrainingViewsPutThePlotsBelowTheLossInTabs() {
+    {  // made short before it is shown, as in a window on a small screen: the loss plot keeps half
+      TrainingView view;
+      view.resize(600, 420);
+      view.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&view));
+      QTRY_VERIFY(view.isCompact());
+      QVERIFY2(view.lossPlot()->height() >= 150, qPrintable(QString::number(view.lossPlot()->height())));
+    }
     TrainingView view;
     view.resize(600, 1000);
     view.show();

@@ -264,7 +264,9 @@ void HeadsPane::selectHead(int layer, int head) {
   m_maps->replot();
   Q_EMIT headSelected(layer, head);
   requestDetail();
-  m_scroll->ensureWidgetVisible(m_detailBox);
+  // Its first plot, not the whole detail: with the plots one under the other, showing all of it scrolled
+  // the maps just clicked out of view.
+  m_scroll->ensureWidgetVisible(m_trace);
 }
 
 void HeadsPane::markSelection() { outlineCell(m_maps, m_colorMaps, m_layer, m_head); }

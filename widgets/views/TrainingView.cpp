@@ -112,11 +112,7 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   m_splitter->addWidget(m_optimizer);
   m_splitter->addWidget(m_scales);
   m_splitter->addWidget(m_tracked);
-  m_splitter->setStretchFactor(0, 4);  // the scales plot needs room for its legend and 13 sites
-  m_splitter->setStretchFactor(1, 2);
-  m_splitter->setStretchFactor(2, 4);
-  m_splitter->setStretchFactor(3, 4);
-  m_splitter->setSizes({400, 200, 400, 400});  // proportions: QSplitter scales them to its height
+  proportion({4, 2, 4, 4});  // the scales plot needs room for its legend and 13 sites
   m_tabs = new QTabWidget(this);
   m_tabs->setDocumentMode(true);
   m_tabs->hide();
@@ -130,6 +126,20 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   layout->addLayout(header);
   layout->addWidget(m_splitter);
   retranslate();
+}
+
+// The splitter's widgets in these proportions, now and (through their stretch) when it is first laid out:
+// sizes set before that were dropped, and a tab area that took its place kept the old stretch of 2.
+void TrainingView::proportion(const std::vector<int>& shares) {
+  int total = 0;
+  for (std::size_t i = 0; i < shares.size(); ++i) {
+    m_splitter->setStretchFactor(static_cast<int>(i), shares[i]);
+    total += shares[i];
+  }
+  const int height = std::max(m_splitter->height(), total);
+  QList<int> sizes;
+  for (int share : shares) sizes << height * share / total;
+  m_splitter->setSizes(sizes);
 }
 
 void TrainingView::resizeEvent(QResizeEvent* event) {
@@ -150,7 +160,7 @@ void TrainingView::arrange() {
   if (compact) {
     for (QWidget* w : lower) m_tabs->addTab(w, QString());  // takes them from the splitter
     m_splitter->addWidget(m_tabs);
-    m_splitter->setSizes({500, 500});
+    proportion({1, 1});  // the loss plot and the tabs: half each
     m_tabs->show();
   } else {
     m_tabs->clear();  // removes the tabs; the splitter takes the plots back
@@ -160,7 +170,7 @@ void TrainingView::arrange() {
     }
     m_tabs->hide();
     m_tabs->setParent(this);
-    m_splitter->setSizes({400, 200, 400, 400});
+    proportion({4, 2, 4, 4});
   }
   showTracked(m_showsTracked);
   retranslate();  // the tabs' titles
@@ -439,7 +449,7 @@ void TrainingView::retranslate() {
   if (m_compact) {
     m_tabs->setTabText(m_tabs->indexOf(m_optimizer), tr("Learning rate"));
     m_tabs->setTabText(m_tabs->indexOf(m_scales), tr("Norm scales"));
-    m_tabs->setTabText(m_tabs->indexOf(m_tracked), tr("Tracked analyses"));
+    m_tabs->setTabText(m_tabs->indexOf(m_tracked), tr("Tracked"));
   }
   m_logScale->setText(tr("Logarithmic loss axis"));
   m_smoothingLabel->setText(tr("Smoothing %1").arg(smoothing(), 0, 'f', 2));

@@ -61,6 +61,7 @@ class TrainingView : public QWidget {
   void retranslate();
   void arrange();  // stacked or compact, for the height there is
   void showTracked(bool shown);
+  void proportion(const std::vector<int>& shares);  // of the splitter's height, one share per plot
   void replotAll();
   void alignSteps();                        // the same step at the same x in all the plots
   std::vector<QCustomPlot*> plots() const;  // loss, optimizer, scales, tracked analyses

@@ -302,6 +302,8 @@ void TrainingView::showMetrics(const MetricsStore& m, int64_t maxSteps) {
     m_noRun->setColor(QColor(0x777777));
     m_noRun->setSelectable(false);
     m_noRun->setClipToAxisRect(false);  // a narrow plot (German, a 1280-pixel screen) had cut its lines
+    m_noRun->setBrush(QBrush(Qt::white));  // legible where it reaches over the axis labels
+    m_noRun->setPadding(QMargins(4, 2, 4, 2));
     m_noRun->setFont(QFont(m_loss->font().family(), 8));
     m_noRun->setText(noRunText());
   } else if (!t.step.empty() && m_noRun) {

@@ -301,7 +301,7 @@ void TrainingView::showMetrics(const MetricsStore& m, int64_t maxSteps) {
     m_noRun->position->setCoords(0.5, 0.45);
     m_noRun->setColor(QColor(0x777777));
     m_noRun->setSelectable(false);
-    m_noRun->setClipToAxisRect(false);  // a narrow plot (German, a 1280-pixel screen) had cut its lines
+    m_noRun->setClipToAxisRect(false);     // a narrow plot (German, a 1280-pixel screen) had cut its lines
     m_noRun->setBrush(QBrush(Qt::white));  // legible where it reaches over the axis labels
     m_noRun->setPadding(QMargins(4, 2, 4, 2));
     m_noRun->setFont(QFont(m_loss->font().family(), 8));

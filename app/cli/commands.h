@@ -66,13 +66,9 @@ const std::vector<std::string>& commandLineArguments();
 // Other files stay welcome (a tokenizer's folder becomes a model's).
 void refuseToReplace(const std::string& folder, const std::vector<std::string>& files, bool overwrite);
 
-// Said to --bf16 off CUDA, where autocast does nothing and the model computes in float32 regardless.
-inline constexpr const char* kBf16OnlyOnCuda =
-    "--bf16 is bf16 autocast on CUDA: on the CPU the model computes in float32 whatever it says (drop "
-    "--bf16, or train with --device cuda)";
-
-// "cpu", "cuda", "cuda:1" → a device that exists here, or UsageError.
-torch::Device parseDevice(const std::string& name);
+// "cpu", "cuda", "cuda:1" → a device that exists here, or UsageError. With `bf16` (a command's --bf16):
+// UsageError off CUDA, where autocast does nothing and the model would compute in float32 unsaid.
+torch::Device parseDevice(const std::string& name, bool bf16 = false);
 
 // A note on stderr when a token file's sidecar names another end-of-text id than the model's config: data
 // made with another tokenizer reads as valid ids and gives plausible, wrong numbers. Said, not refused: some

@@ -66,7 +66,7 @@ void cmdEval(CLI::App& command) {
     options.maxTokens = o->maxTokens;
     options.calibrationBins = o->bins;
 
-    CausalLM model = loadModel(o->model, parseDevice(o->device));
+    CausalLM model = loadModel(o->model, parseDevice(o->device, o->bf16));
     model->setCudaBf16Autocast(o->bf16);
     const TokenFile data = TokenFile::open(o->data);
     noteOtherTokenizer(data, model->config().eotTokenId);
@@ -176,7 +176,7 @@ void cmdBench(CLI::App& command) {
     for (const auto& folder : models) {
       if (!hasTokenizer(folder)) throw UsageError("no tokenizer files in " + folder);
       const std::unique_ptr<Tokenizer> tokenizer = loadTokenizer(folder);
-      CausalLM model = loadModel(folder, parseDevice(o->device));
+      CausalLM model = loadModel(folder, parseDevice(o->device, o->bf16));
       model->setCudaBf16Autocast(o->bf16);
       if (tokenizer->vocabSize() > model->config().vocabSize)
         throw UsageError(folder + ": the tokenizer has " + std::to_string(tokenizer->vocabSize()) +

@@ -66,7 +66,7 @@ std::vector<std::string> g_arguments;
 }
 const std::vector<std::string>& commandLineArguments() { return g_arguments; }
 
-torch::Device parseDevice(const std::string& name) {
+torch::Device parseDevice(const std::string& name, bool bf16) {
   torch::Device device(torch::kCPU);
   try {
     device = torch::Device(name);
@@ -76,6 +76,9 @@ torch::Device parseDevice(const std::string& name) {
   if (device.is_cuda() && !torch::cuda::is_available())
     throw UsageError("device '" + name +
                      "' requested, but this LibTorch build has no CUDA or no GPU is visible");
+  if (bf16 && !device.is_cuda())
+    throw UsageError("--bf16 is bf16 autocast on CUDA: on " + device.str() +
+                     " the model computes in float32 whatever it says (drop --bf16, or use --device cuda)");
   return device;
 }
 

@@ -195,9 +195,7 @@ void cmdLogits(CLI::App& command) {
   command.add_flag("--bf16", o->bf16, "bf16 autocast (CUDA only)");
   onRun(command, [o] {
     const torch::Tensor tokens = parseTokens(o->tokens);
-    const torch::Device device = parseDevice(o->device);
-    if (o->bf16 && !device.is_cuda()) throw UsageError(kBf16OnlyOnCuda);
-    nf::CausalLM model = nf::loadModel(o->model, device);
+    nf::CausalLM model = nf::loadModel(o->model, parseDevice(o->device, o->bf16));
     model->setCudaBf16Autocast(o->bf16);
     torch::NoGradGuard noGrad;
     torch::Tensor logits = model->forward(tokens).to(torch::kCPU).contiguous();

@@ -137,9 +137,7 @@ RunConfig runConfigFrom(const RunOptions& o, TrainingMode mode) {
   choices.model = o.model;
   choices.trainData = o.train;
   choices.evalData = splitList(o.eval);
-  const torch::Device device = parseDevice(o.device);
-  if (o.bf16 && !device.is_cuda()) throw UsageError(kBf16OnlyOnCuda);
-  choices.device = device.str();
+  choices.device = parseDevice(o.device, o.bf16).str();
   choices.maxSteps = o.steps;
   choices.lr = o.lr;
   choices.minLr = o.minLr;

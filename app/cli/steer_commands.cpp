@@ -15,6 +15,7 @@
 #include "run/run_directory.h"
 #include "serve/steering_client.h"
 #include "serve/steering_server.h"
+#include "util/whole_number.h"
 
 namespace nf::cli {
 namespace {
@@ -106,17 +107,13 @@ void cmdSteer(CLI::App& command) {
     onRun(move, [o, moves] {
       std::vector<std::pair<int64_t, int64_t>> idAndStep;
       for (const std::string& m : *moves) {
-        std::size_t colon = m.find(':'), used = 0, usedStep = 0;
-        int64_t id = -1, step = -1;
-        try {
-          id = std::stoll(m.substr(0, colon), &used);
-          step = std::stoll(m.substr(colon + 1), &usedStep);
-        } catch (const std::exception&) {
-          colon = std::string::npos;
-        }
-        if (colon == std::string::npos || used != colon || usedStep != m.size() - colon - 1)
-          throw UsageError("'" + m + "' is not ID:STEP, e.g. 4:130");
-        idAndStep.emplace_back(id, step);
+        const std::size_t colon = m.find(':');
+        const std::optional<int64_t> id =
+            colon == std::string::npos ? std::nullopt : wholeNumber(m.substr(0, colon));
+        const std::optional<int64_t> step =
+            colon == std::string::npos ? std::nullopt : wholeNumber(std::string_view(m).substr(colon + 1));
+        if (!id || !step) throw UsageError("'" + m + "' is not ID:STEP, e.g. 4:130");
+        idAndStep.emplace_back(*id, *step);
       }
       return editAnswered(connect(*o)->moveEvents(idAndStep));
     });

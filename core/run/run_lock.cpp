@@ -40,8 +40,9 @@ nlohmann::json holderJson(int fd) {
 // Who holds the lock, as its file says; the file is written by the holder after it took the lock.
 std::string holderOf(int fd) {
   const nlohmann::json holder = holderJson(fd);
-  if (!holder.is_object() || !holder["pid"].is_number_integer()) return "another process";
-  return "process " + std::to_string(holder["pid"].get<long>()) + " on " + holder.value("host", "?") +
+  if (!holder.is_object() || !holder.value("pid", nlohmann::json()).is_number_integer())
+    return "another process";
+  return "process " + std::to_string(holder.at("pid").get<long>()) + " on " + holder.value("host", "?") +
          " (since " + holder.value("since", "?") + ")";
 }
 
@@ -52,10 +53,10 @@ std::optional<long> goneTrainer(const std::string& runDir) {
   if (fd < 0) return std::nullopt;
   const nlohmann::json holder = holderJson(fd);
   ::close(fd);
-  if (!holder.is_object() || !holder["pid"].is_number_integer() || !holder["host"].is_string() ||
-      holder["host"].get<std::string>() != hostName())
+  if (!holder.is_object() || !holder.value("pid", nlohmann::json()).is_number_integer() ||
+      holder.value("host", nlohmann::json()) != nlohmann::json(hostName()))
     return std::nullopt;
-  const long pid = holder["pid"].get<long>();
+  const long pid = holder.at("pid").get<long>();
   if (pid <= 0 || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) return std::nullopt;
   return pid;
 }

@@ -19,6 +19,10 @@ struct ServeAddress {
   std::string host = "127.0.0.1";
   int port = 0;
   std::string token;
+  // What is known against it still serving, said with a failed request: the run directory's trainer is
+  // gone (its serve.json was left by a killed process). Not a reason to refuse to try: a trainer in another
+  // PID namespace of the same host looks gone too.
+  std::string doubt;
   std::string text() const;  // "host:port"
   bool operator==(const ServeAddress& o) const {
     return host == o.host && port == o.port && token == o.token;

@@ -41,13 +41,12 @@ ServeAddress serveAddressOf(const std::string& target, const std::string& token)
     if (isRun && !std::filesystem::exists(run::servePath(target)))
       throw std::invalid_argument(target +
                                   " is not being served: it has no serve.json (start the run with --serve)");
-    if (isRun) {
+    ServeAddress address = readServeFile(isRun ? run::servePath(target) : target);
+    if (isRun)
       if (const std::optional<long> pid = goneTrainer(target))
-        throw std::invalid_argument(target + " is not being served: its serve.json was left by process " +
-                                    std::to_string(*pid) +
-                                    ", which trained it and is gone (killed?). Resume the run with --serve");
-    }
-    return readServeFile(isRun ? run::servePath(target) : target);
+        address.doubt = target + "/serve.json may be stale: process " + std::to_string(*pid) +
+                        ", which trained the run, is gone (killed?); resume the run with --serve";
+    return address;
   }
   ServeAddress address;
   try {
@@ -122,14 +121,15 @@ json SteeringClient::call(const std::string& method, const std::string& path, co
                                std::to_string(static_cast<int>(kTotalTimeoutFactor * m_timeoutSeconds)) +
                                " s to answer " + path + ": is it still serving, and the tunnel open?");
   if (!res)
-    throw SteeringError(0, "the run at " + m_address.text() + " does not answer (" +
-                               httplib::to_string(res.error()) +
-                               "); is it still serving, and the tunnel open?");
+    throw SteeringError(
+        0, "the run at " + m_address.text() + " does not answer (" + httplib::to_string(res.error()) + "); " +
+               (m_address.doubt.empty() ? "is it still serving, and the tunnel open?" : m_address.doubt));
   res->body = std::move(answerBody);
   if (res->status != 200)
-    throw SteeringError(res->status, "the run at " + m_address.text() + " answered " +
-                                         std::to_string(res->status) + " to " + path + ": " +
-                                         answerText(res));
+    throw SteeringError(
+        res->status, "the run at " + m_address.text() + " answered " + std::to_string(res->status) + " to " +
+                         path + ": " + answerText(res) +
+                         (res->status == 401 && !m_address.doubt.empty() ? "; " + m_address.doubt : ""));
   json answer = json::parse(res->body, nullptr, false);
   if (!answer.is_object())
     throw SteeringError(res->status,

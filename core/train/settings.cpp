@@ -472,13 +472,18 @@ nlohmann::json applyResumeOverrides(RunConfig& c, const ResumeOverrides& overrid
 
 namespace {
 
-// The devices the engine trains on, in LibTorch's spelling: checked here so that a hand-edited config.json
-// is named in the error (LibTorch's own names no file).
+// A device the engine trains on, spelt as LibTorch parses it — what the CLI's --device accepted: "cpu" or
+// "cuda", each with ":N" or not (N without leading zeros). Checked here, by hand (this file builds without
+// LibTorch for the fuzzers), so that a hand-edited config.json is named in the error; LibTorch's names no
+// file.
 bool isTrainingDevice(const std::string& d) {
-  if (d == "cpu" || d == "cuda") return true;
-  const std::string prefix = "cuda:";
-  return d.size() > prefix.size() && d.compare(0, prefix.size(), prefix) == 0 &&
-         d.find_first_not_of("0123456789", prefix.size()) == std::string::npos;
+  const std::size_t colon = d.find(':');
+  const std::string type = d.substr(0, colon);
+  if (type != "cpu" && type != "cuda") return false;
+  if (colon == std::string::npos) return true;
+  const std::string index = d.substr(colon + 1);
+  return !index.empty() && index.size() <= 3 && index.find_first_not_of("0123456789") == std::string::npos &&
+         (index == "0" || index[0] != '0');
 }
 
 }  // namespace

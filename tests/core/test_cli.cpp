@@ -372,6 +372,8 @@ TEST_CASE(bf16_off_cuda_is_refused) {
           " --steps 1 --bf16");
   REQUIRE_MSG(r.status == 2 && r.err.find("bf16 autocast on CUDA") != std::string::npos, r.err);
   REQUIRE(!std::filesystem::exists(dir.path("run")));
+  r = cli("eval " + dir.path("m") + " " + dir.path("t.bin") + " --bf16");
+  REQUIRE_MSG(r.status == 2 && r.err.find("--bf16") != std::string::npos, r.err);
 }
 
 TEST_CASE(remove_then_export_from_the_command_line) {

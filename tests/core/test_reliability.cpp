@@ -66,14 +66,6 @@ std::vector<std::string> leftovers(const std::string& runDir) {
   return found;
 }
 
-// The id of a process that has ended.
-pid_t deadProcess() {
-  const pid_t pid = ::fork();
-  if (pid == 0) ::_exit(0);
-  ::waitpid(pid, nullptr, 0);
-  return pid;
-}
-
 // A valid model folder's config.json with one field changed (a JSON pointer) or removed (null value).
 std::string configWith(const TempDir& dir, const std::string& pointer, const json& value) {
   const std::string folder = dir.path("model");
@@ -718,9 +710,7 @@ TEST_CASE(a_resume_removes_the_serve_file_a_killed_run_left) {
   // Steering tells such a file by the trainer its lock file names being gone (test_serve): this process
   // trained it and lives; a child that has exited and been reaped is gone.
   REQUIRE(!goneTrainer(runDir));
-  const pid_t child = ::fork();
-  if (child == 0) ::_exit(0);
-  ::waitpid(child, nullptr, 0);
+  const pid_t child = deadProcess();
   nlohmann::json lock = readJsonFile(run::lockPath(runDir));
   lock["pid"] = child;
   writeFileAtomic(run::lockPath(runDir), lock.dump());

@@ -8,7 +8,6 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -571,20 +570,27 @@ TEST_CASE(the_client_names_the_run_it_cannot_reach_and_the_file_it_cannot_read) 
   REQUIRE_THROWS_WITH(readServeFile(s.dir.path("none.json")), "none.json");
   writeFileAtomic(s.dir.path("bad.json"), R"({"format": "normfree-serve", "version": 1, "host": "h"})");
   REQUIRE_THROWS_WITH(readServeFile(s.dir.path("bad.json")), "bad.json", "\"port\"");
-  // A run whose trainer was killed left its serve.json; steering it said 401 or "does not answer", now what
-  // happened. (goneTrainer itself: test_reliability.)
+  // A run whose trainer was killed left its serve.json; steering it said only 401 or "does not answer", now
+  // also what is known: the trainer is gone. (goneTrainer itself: test_reliability.)
   const std::string killed = s.dir.path("killed");
   std::filesystem::create_directories(killed);
-  writeFileAtomic(run::servePath(killed), readTextFile(run::servePath(s.dir.path("run"))));
-  const pid_t child = ::fork();
-  if (child == 0) ::_exit(0);
-  ::waitpid(child, nullptr, 0);
+  nlohmann::json left = nlohmann::json::parse(readTextFile(run::servePath(s.dir.path("run"))));
+  left["port"] = freeLoopbackPort();  // nothing serves there now
+  writeFileAtomic(run::servePath(killed), left.dump());
+  const pid_t child = deadProcess();
   char host[256] = {};
   ::gethostname(host, sizeof host - 1);
   writeFileAtomic(run::lockPath(killed), nlohmann::json{{"pid", child}, {"host", host}}.dump());
-  REQUIRE_THROWS_WITH(serveAddressOf(killed, ""), "is not being served",
-                      "left by process " + std::to_string(child), "Resume the run with --serve");
-  REQUIRE_EQ(serveAddressOf(s.dir.path("run"), "").port, wrong.port);  // a live one is served
+  try {
+    SteeringClient(serveAddressOf(killed, ""), 5).status();
+    REQUIRE_MSG(false, "nothing serves there");
+  } catch (const SteeringError& e) {
+    REQUIRE_MSG(std::string(e.what()).find("may be stale: process " + std::to_string(child) +
+                                           ", which trained "
+                                           "the run, is gone") != std::string::npos,
+                e.what());
+  }
+  REQUIRE(serveAddressOf(s.dir.path("run"), "").doubt.empty());  // a live one is served
 }
 
 TEST_CASE(malformed_requests_get_400_with_a_reason) {

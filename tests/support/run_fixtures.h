@@ -1,6 +1,9 @@
 // Fixtures for tests that train: a small removal run over a random model and token file, a run stopped
 // after some steps, and the records of a run's metrics log.
 #pragma once
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -46,6 +49,14 @@ inline RunConfig smallRun(const TempDir& dir, TrainingMode mode = TrainingMode::
       {3, 10, EventAction::MakeFake, SiteKind::Qk, -1}, {4, 12, EventAction::MakeFake, SiteKind::V, 0},
       {5, 14, EventAction::MakeFake, SiteKind::V, 1},   {6, 16, EventAction::MakeFake, SiteKind::Final, -1}};
   return r;
+}
+
+// The id of a process that has ended and been reaped: no process has it (until the kernel reuses it).
+inline pid_t deadProcess() {
+  const pid_t pid = ::fork();
+  if (pid == 0) ::_exit(0);
+  ::waitpid(pid, nullptr, 0);
+  return pid;
 }
 
 // Trains until at least `steps` steps are done, then stops (with a checkpoint); returns the steps done. The

@@ -4,6 +4,7 @@
 #include <QLabel>
 #include <QPointer>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSpinBox>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -49,8 +50,10 @@ struct HeadsPane::Detail {
 void HeadsPane::arrangeDetail() {
   if (!m_detailPlots || !m_scroll) return;  // still being made
   const int both = m_trace->minimumWidth() + m_pattern->minimumWidth() + 3 * m_detailPlots->spacing();
-  const auto direction =
-      m_scroll->viewport()->width() >= both ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom;
+  // The width with a vertical scroll bar, shown or not: the direction chosen decides whether it shows.
+  const int width =
+      m_scroll->maximumViewportSize().width() - m_scroll->verticalScrollBar()->sizeHint().width();
+  const auto direction = width >= both ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom;
   if (m_detailPlots->direction() != direction) m_detailPlots->setDirection(direction);
 }
 

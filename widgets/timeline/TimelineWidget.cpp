@@ -146,8 +146,10 @@ void TimelineWidget::refresh() {
 }
 
 void TimelineWidget::setViewRange(double first, double last) {
+  const TimelineRange range = TimelineRange::normalized(first, last);
+  if (range.same(m_view)) return;  // a click that moved nothing keeps the automatic range
   m_automatic = false;
-  showRange(TimelineRange::normalized(first, last), false);
+  showRange(range, false);
 }
 
 void TimelineWidget::showRange(const TimelineRange& range, bool announce) {

@@ -101,10 +101,13 @@ QCustomPlot* makePlot(QWidget* parent, const QString& exportName) {
     menu.addAction(QCustomPlot::tr("Export Figure…"), plot, [plot] { exportPlotInteractively(plot, plot); });
     menu.addAction(QCustomPlot::tr("Reset View"), plot, [plot] {
       plot->rescaleAxes();
-      // A plot over a run's steps goes back to the whole run, not to the data so far (the timeline, which
-      // follows it, keeps the pending events, the end and the playhead in view).
-      const QVariant full = plot->property("fullXRange");
-      if (full.isValid()) plot->xAxis->setRange(full.toPointF().x(), full.toPointF().y());
+      // A plot whose step range its view owns (the training plots: the timeline's automatic range, which
+      // follows the run) has it reset there.
+      if (QObject* owner = plot->property("xRangeOwner").value<QObject*>()) {
+        QMetaObject::invokeMethod(owner, "resetXRange");
+        plot->replot();
+        return;
+      }
       plot->replot();
     });
     menu.exec(plot->mapToGlobal(pos));
@@ -345,10 +348,6 @@ void setPlotProvenance(QCustomPlot* plot, const QStringList& lines) {
 }
 
 QStringList plotProvenance(const QCustomPlot* plot) { return plot->property("provenance").toStringList(); }
-
-void setFullXRange(QCustomPlot* plot, double first, double last) {
-  plot->setProperty("fullXRange", QPointF(first, last));
-}
 
 QCPItemStraightLine* markStep(QCustomPlot* plot, double step, const QPen& pen) {
   auto* line = new QCPItemStraightLine(plot);

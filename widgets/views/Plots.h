@@ -59,8 +59,8 @@ void outlineCell(QCustomPlot* plot, const std::vector<QCPColorMap*>& maps, int r
 // description; PDF: its creator field).
 void setPlotProvenance(QCustomPlot* plot, const QStringList& lines);
 QStringList plotProvenance(const QCustomPlot* plot);
-// The x range Reset View goes back to (a run's whole step budget) instead of the data's extent.
-void setFullXRange(QCustomPlot* plot, double first, double last);
+// A plot's property "xRangeOwner" (a QObject with an invokable resetXRange()): Reset View asks it for the
+// x range instead of fitting the data (the training plots: the timeline's automatic range).
 // A vertical line at `step` across the plot (a removal event), not selectable; the plot owns it.
 class QCPItemStraightLine* markStep(QCustomPlot* plot, double step, const QPen& pen);
 // The pen of the run shown's removal events in every training plot.

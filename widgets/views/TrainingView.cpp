@@ -22,6 +22,8 @@ enum LossGraph { CeRaw, AuxRaw, TotalRaw, Ce, Aux, Total };
 const QColor kCe(0x1f77b4), kAux(0xff7f0e), kTotal(0x2ca02c);
 const QColor kEvalColors[] = {QColor(0xd62728), QColor(0x9467bd), QColor(0x8c564b), QColor(0xe377c2)};
 constexpr int kMinPlotHeight = 80;  // pixels: title, axis and a few ticks still read
+// The stacked plots' shares of the column: the scales plot needs room for its legend and 13 sites.
+const std::vector<int> kStackedShares = {4, 2, 4, 4};
 
 // The sites' kinds, in the timeline's colours; within a kind, deeper layers are drawn darker.
 const char* const kSiteKinds[] = {"LN_mlp", "LN_qk", "LN_v", "LN_f"};
@@ -91,6 +93,7 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
     plot->axisRect()->setRangeZoom(Qt::Horizontal);
   }
   for (QCustomPlot* plot : plots()) {
+    plot->setProperty("xRangeOwner", QVariant::fromValue<QObject*>(this));
     connect(plot, &QCustomPlot::afterReplot, this, &TrainingView::alignSteps);
     connect(plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, [this](const QCPRange& r) {
       if (m_settingRange) return;
@@ -112,7 +115,7 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   m_splitter->addWidget(m_optimizer);
   m_splitter->addWidget(m_scales);
   m_splitter->addWidget(m_tracked);
-  proportion({4, 2, 4, 4});  // the scales plot needs room for its legend and 13 sites
+  proportion(kStackedShares);
   m_tabs = new QTabWidget(this);
   m_tabs->setDocumentMode(true);
   m_tabs->hide();
@@ -170,7 +173,7 @@ void TrainingView::arrange() {
     }
     m_tabs->hide();
     m_tabs->setParent(this);
-    proportion({4, 2, 4, 4});
+    proportion(kStackedShares);
   }
   showTracked(m_showsTracked);
   retranslate();  // the tabs' titles
@@ -202,7 +205,7 @@ std::vector<QCustomPlot*> TrainingView::plots() const {
 
 int TrainingView::plottedSteps() const { return m_loss->graph(CeRaw)->dataCount(); }
 
-void TrainingView::showMetrics(const MetricsStore& m, int64_t maxSteps) {
+void TrainingView::showMetrics(const MetricsStore& m) {
   // Only what arrived since the last call is added (a long GPT-2 run has ~10⁵ points per site): the
   // plots are rebuilt only when the store was (a followed run resumed from an earlier checkpoint).
   const bool rebuilt = m.generation != m_generation;
@@ -312,8 +315,6 @@ void TrainingView::showMetrics(const MetricsStore& m, int64_t maxSteps) {
   m_tracked->showMetrics(m);
   showTracked(m_tracked->hasData());
   arrange();
-  for (QCustomPlot* plot : plots())
-    setFullXRange(plot, 0, static_cast<double>(std::max<int64_t>(maxSteps, m.lastStep())));
   replotAll();
 }
 
@@ -380,6 +381,8 @@ void TrainingView::resmooth() {
 void TrainingView::setProvenance(const QStringList& lines) {
   for (QCustomPlot* plot : plots()) setPlotProvenance(plot, lines);
 }
+
+void TrainingView::resetXRange() { Q_EMIT xRangeResetRequested(); }
 
 void TrainingView::setXRange(double first, double last) {
   m_settingRange = true;

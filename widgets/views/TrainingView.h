@@ -29,11 +29,12 @@ class TrainingView : public QWidget {
   Q_OBJECT
  public:
   explicit TrainingView(QWidget* parent = nullptr);
-  void showMetrics(const MetricsStore& metrics, int64_t maxSteps);
+  void showMetrics(const MetricsStore& metrics);
   // Other runs overlaid on the plots (RunsView): each one's smoothed cross-entropy and evaluations on the
   // loss plot and its tracked analyses, in its colour, and its removal events as dotted lines.
   void setComparison(std::vector<std::shared_ptr<const ComparedRun>> runs);
   void setXRange(double first, double last);
+  Q_INVOKABLE void resetXRange();  // a plot's Reset View: asks for the automatic range
   // What the plots are of (the run, its model, its step), carried by every export of them.
   void setProvenance(const QStringList& lines);
   QCustomPlot* lossPlot() const { return m_loss; }
@@ -52,6 +53,7 @@ class TrainingView : public QWidget {
 
  Q_SIGNALS:
   void xRangeChanged(double first, double last);
+  void xRangeResetRequested();
 
  protected:
   void changeEvent(QEvent* event) override;

@@ -64,6 +64,7 @@ void MainWindow::connectViews() {
   connect(m_timeline, &TimelineWidget::viewRangeChanged, m_training, &TrainingView::setXRange);
   connect(m_runs, &RunsView::overlayChanged, this, [this] { m_training->setComparison(m_runs->overlaid()); });
   connect(m_training, &TrainingView::xRangeChanged, m_timeline, &TimelineWidget::setViewRange);
+  connect(m_training, &TrainingView::xRangeResetRequested, m_timeline, &TimelineWidget::zoomToFit);
   connect(m_timeline, &TimelineWidget::scheduleEdited, this, &MainWindow::updateStatus);
   connect(m_setup, &RunSetupView::presetChanged, this, &MainWindow::resetDraftSchedule);
   connect(m_setup, &RunSetupView::stepsChanged, this, [this] {
@@ -304,7 +305,7 @@ void MainWindow::onMetrics() {
   const WindowView view = viewOf(m_shown);
   if (view.modelPane == ModelPaneShows::RunSites)
     m_info->showRunState(m.frozenScales(), m_session->stepsDone());
-  m_training->showMetrics(m, m_session->maxSteps());
+  m_training->showMetrics(m);
   m_training->setProvenance({"run: " + m_session->runDir(),
                              "model: " + QString::fromStdString(m_session->config().model),
                              "step: " + QString::number(m_session->stepsDone())});
@@ -370,7 +371,7 @@ void MainWindow::retranslate() {
   m_actions->retranslate();
   m_layout->setTitles(tr("Removal timeline"), tr("Run setup"), tr("Model"), tr("Runs"));
   rebuildFileMenus();
-  m_training->showMetrics(m_session->metrics(), m_session->maxSteps());  // series names
+  m_training->showMetrics(m_session->metrics());  // series names
   applyShown();
 }
 

@@ -14,8 +14,11 @@
 #include <QtTest>
 #include <nlohmann/json.hpp>
 
+#include "timeline/TimelineWidget.h"
 #include "views/ModelInfoView.h"
+#include "views/QCustomPlotInclude.h"
 #include "views/RunSetupView.h"
+#include "views/TrainingView.h"
 #include "widget_fixtures.h"
 #include "window/MainWindow.h"
 
@@ -70,6 +73,24 @@ class TestMainWindow : public QObject {
     for (QLabel* l : labels)
       shapeShown |= l->text().startsWith(QString("gpt2 · %1 layers · 2 heads · d_model 16").arg(layers));
     QVERIFY(shapeShown);
+  }
+
+  // A training plot's Reset View gives the step range back to the timeline's automatic choice: it had set
+  // the whole budget and left the view pinned there, no longer following the run.
+  void resetViewOfATrainingPlotFollowsTheRunAgain() {
+    MainWindow window;
+    QVERIFY(window.openModelFolder(makeModel("reset-view", 2)));
+    window.timeline()->setViewRange(10, 30);  // the user zoomed
+    QVERIFY(!window.timeline()->viewIsAutomatic());
+    QCOMPARE(window.trainingView()->lossPlot()->xAxis->range().upper, 30.0);
+    QVERIFY(QMetaObject::invokeMethod(
+        window.trainingView()->lossPlot()->property("xRangeOwner").value<QObject*>(),
+        "resetXRange"));  // what Reset View in the plot's menu calls
+    QVERIFY(window.timeline()->viewIsAutomatic());
+    QVERIFY(window.trainingView()->lossPlot()->xAxis->range().upper > 30.0);  // the draft's whole budget
+    window.timeline()->setViewRange(window.trainingView()->lossPlot()->xAxis->range().lower,
+                                    window.trainingView()->lossPlot()->xAxis->range().upper);
+    QVERIFY(window.timeline()->viewIsAutomatic());  // the same range again is no zoom
   }
 
   void showsTheFamilyAndItsOwnNorm() {

@@ -11,6 +11,7 @@
 #include "io/file_format.h"
 #include "io/json_read.h"
 #include "run/run_directory.h"
+#include "util/whole_number.h"
 
 namespace nf {
 namespace {
@@ -473,17 +474,17 @@ nlohmann::json applyResumeOverrides(RunConfig& c, const ResumeOverrides& overrid
 namespace {
 
 // A device the engine trains on, spelt as LibTorch parses it — what the CLI's --device accepted: "cpu" or
-// "cuda", each with ":N" or not (N without leading zeros). Checked here, by hand (this file builds without
-// LibTorch for the fuzzers), so that a hand-edited config.json is named in the error; LibTorch's names no
-// file.
+// "cuda", each with ":N" or not (N of at most 3 digits, written as std::to_string writes it: no sign, no
+// leading zero). Checked here, without LibTorch (this file builds without it for the fuzzers), so that a
+// hand-edited config.json is named in the error; LibTorch's names no file.
 bool isTrainingDevice(const std::string& d) {
   const std::size_t colon = d.find(':');
   const std::string type = d.substr(0, colon);
   if (type != "cpu" && type != "cuda") return false;
   if (colon == std::string::npos) return true;
   const std::string index = d.substr(colon + 1);
-  return !index.empty() && index.size() <= 3 && index.find_first_not_of("0123456789") == std::string::npos &&
-         (index == "0" || index[0] != '0');
+  const std::optional<int64_t> n = wholeNumber(index);
+  return n && *n >= 0 && *n <= 999 && std::to_string(*n) == index;
 }
 
 }  // namespace

@@ -70,8 +70,8 @@ class HeadsPane : public AnalysisPane {
   QLabel* m_detailLabel;
   QWidget* m_detailBox;  // the detail's label and plots
   class QScrollArea* m_scroll = nullptr;
-  class QBoxLayout* m_detailPlots =
-      nullptr;  // the trace and the pattern: side by side, or one under the other
+  // The trace and the pattern: side by side, or one under the other (arrangeDetail).
+  class QBoxLayout* m_detailPlots = nullptr;
   void arrangeDetail();
   QLabel* m_summary;
   QSpinBox* m_sequence;

@@ -176,7 +176,21 @@ void TrainingView::arrange() {
     proportion(kStackedShares);
   }
   showTracked(m_showsTracked);
-  retranslate();  // the tabs' titles
+  titleTabs();
+}
+
+void TrainingView::titleTabs() {
+  if (!m_compact) return;
+  m_tabs->setTabText(m_tabs->indexOf(m_optimizer), tr("Learning rate"));
+  m_tabs->setTabText(m_tabs->indexOf(m_scales), tr("Norm scales"));
+  m_tabs->setTabText(m_tabs->indexOf(m_tracked), tr("Tracked"));
+}
+
+// The tracked plot shown while the run shown (or one compared) tracks something; a fourth plot may make
+// the column too short for them one under another.
+void TrainingView::showTrackedIfAny() {
+  showTracked(m_tracked->hasData());
+  arrange();
 }
 
 void TrainingView::showTracked(bool shown) {
@@ -313,8 +327,7 @@ void TrainingView::showMetrics(const MetricsStore& m) {
     m_loss->removeItem(m_noRun);
   }
   m_tracked->showMetrics(m);
-  showTracked(m_tracked->hasData());
-  arrange();
+  showTrackedIfAny();
   replotAll();
 }
 
@@ -326,8 +339,7 @@ void TrainingView::setSmoothing(double weight) {
 void TrainingView::setComparison(std::vector<std::shared_ptr<const ComparedRun>> runs) {
   m_compared = std::move(runs);
   m_tracked->setComparison(m_compared);
-  showTracked(m_tracked->hasData());
-  arrange();
+  showTrackedIfAny();
   drawComparison();
   replotAll();
 }
@@ -451,11 +463,7 @@ void TrainingView::retranslate() {
   m_optimizer->graph(1)->setName(tr("gradient norm (before clipping)"));
   m_scales->xAxis->setLabel(tr("optimizer step"));
   m_scales->yAxis->setLabel(tr("scale s"));
-  if (m_compact) {
-    m_tabs->setTabText(m_tabs->indexOf(m_optimizer), tr("Learning rate"));
-    m_tabs->setTabText(m_tabs->indexOf(m_scales), tr("Norm scales"));
-    m_tabs->setTabText(m_tabs->indexOf(m_tracked), tr("Tracked"));
-  }
+  titleTabs();
   m_logScale->setText(tr("Logarithmic loss axis"));
   m_smoothingLabel->setText(tr("Smoothing %1").arg(smoothing(), 0, 'f', 2));
   m_smoothing->setToolTip(

@@ -63,6 +63,8 @@ class TrainingView : public QWidget {
   void retranslate();
   void arrange();  // stacked or compact, for the height there is
   void showTracked(bool shown);
+  void showTrackedIfAny();                          // shown while it has data, and arranged for it
+  void titleTabs();                                 // the compact arrangement's tabs, in the current language
   void proportion(const std::vector<int>& shares);  // of the splitter's height, one share per plot
   void replotAll();
   void alignSteps();                        // the same step at the same x in all the plots

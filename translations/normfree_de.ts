@@ -411,117 +411,117 @@
         <translation>Der Schaltkreis hinter den Prompts zum indirekten Objekt, gefunden mit Edge Attribution Patching: welche Heads und MLPs den Namen an welche weitergeben, als Graph für das Ausgangsmodell und das Modell jetzt, dazu die Treue der stärksten Kanten, gemessen durch Patchen aller übrigen — macht das Entfernen von LayerNorm den Schaltkreis dünner oder die Attribution genauer?</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="208"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="215"/>
         <source>embed</source>
         <translation>Einbettung</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="210"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="217"/>
         <source>L%1 heads</source>
         <translation>L%1 Heads</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="210"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="217"/>
         <source>MLP %1</source>
         <translation>MLP %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="211"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="218"/>
         <source>logits</source>
         <translation>Logits</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="213"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="220"/>
         <source>%1: %2 of %3 edges keep %4 %</source>
         <translation>%1: %2 von %3 Kanten erhalten %4 %</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="214"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="221"/>
         <source>Model now</source>
         <translation>Modell jetzt</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="214"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="221"/>
         <source>Starting model</source>
         <translation>Ausgangsmodell</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="235"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="242"/>
         <source>Logit difference clean %1, corrupted %2. Attribution error on the top edges (score against patching each alone): starting model %3 %, model now %4 %.</source>
         <translation>Logit-Differenz sauber %1, verfälscht %2. Attributionsfehler der stärksten Kanten (Wert gegen Patchen jeder einzeln): Ausgangsmodell %3 %, Modell jetzt %4 %.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="241"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="248"/>
         <source>edges drawn: %1</source>
         <translation>gezeichnete Kanten: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="270"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="277"/>
         <source>No circuit has been computed yet.</source>
         <translation>Es wurde noch kein Schaltkreis berechnet.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="281"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="288"/>
         <source>Could not save %1: %2</source>
         <translation>%1 konnte nicht gespeichert werden: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="287"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="294"/>
         <source>EAP</source>
         <translation>EAP</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="288"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="295"/>
         <source>EAP with integrated gradients</source>
         <translation>EAP mit integrierten Gradienten</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="290"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="297"/>
         <source>how edges are scored: attribution patching, or its integrated-gradients version (5 steps from the corrupted to the clean embeddings)</source>
         <translation>wie Kanten bewertet werden: Attribution Patching oder seine Variante mit integrierten Gradienten (5 Schritte von den verfälschten zu den sauberen Einbettungen)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="292"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="299"/>
         <source>Save circuit…</source>
         <translation>Schaltkreis speichern…</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="293"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="300"/>
         <source>the top edges drawn (by |score|); the circuit&apos;s own are solid</source>
         <translation>die gezeichneten stärksten Kanten (nach |Wert|); die des Schaltkreises durchgezogen</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="294"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="301"/>
         <source>Faithfulness of the top edges, measured (dashed: starting model)</source>
         <translation>Treue der stärksten Kanten, gemessen (gestrichelt: Ausgangsmodell)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="295"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="302"/>
         <source>edges kept (by |score|)</source>
         <translation>behaltene Kanten (nach |Wert|)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="296"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="303"/>
         <source>faithfulness</source>
         <translation>Treue</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="297"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="304"/>
         <source>starting model</source>
         <translation>Ausgangsmodell</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="298"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="305"/>
         <source>model now</source>
         <translation>Modell jetzt</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="304"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="311"/>
         <source>IOI circuit</source>
         <translation>IOI-Schaltkreis</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="305"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="312"/>
         <source>edges drawn</source>
         <translation>gezeichnete Kanten</translation>
     </message>
@@ -592,27 +592,32 @@
         <translation>der Lauf verwendet die Textende-Behandlung nicht, es gibt also nichts abzuschalten</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/EditRefusalText.cpp" line="35"/>
+        <location filename="../widgets/timeline/EditRefusalText.cpp" line="36"/>
+        <source>%1 is made fake only at step %2, so it has no treatment yet to switch off</source>
+        <translation>%1 wird erst bei Schritt %2 durch FakeLN ersetzt, hat also noch keine Behandlung, die sich abschalten ließe</translation>
+    </message>
+    <message>
+        <location filename="../widgets/timeline/EditRefusalText.cpp" line="39"/>
         <source>%1 is never made fake, so it never gets a treatment to switch off</source>
         <translation>%1 wird nie durch FakeLN ersetzt, bekommt also nie eine Behandlung, die sich abschalten ließe</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/EditRefusalText.cpp" line="46"/>
+        <location filename="../widgets/timeline/EditRefusalText.cpp" line="50"/>
         <source>there is no event %1</source>
         <translation>es gibt kein Ereignis %1</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/EditRefusalText.cpp" line="48"/>
+        <location filename="../widgets/timeline/EditRefusalText.cpp" line="52"/>
         <source>event %1 (%2) has already been applied</source>
         <translation>Ereignis %1 (%2) wurde bereits angewendet</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/EditRefusalText.cpp" line="50"/>
+        <location filename="../widgets/timeline/EditRefusalText.cpp" line="54"/>
         <source>step %1 has already started (the run is at step %2)</source>
         <translation>Schritt %1 hat bereits begonnen (der Lauf ist bei Schritt %2)</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/EditRefusalText.cpp" line="59"/>
+        <location filename="../widgets/timeline/EditRefusalText.cpp" line="63"/>
         <source>this run is trained by another process (followed through its files); edit it where it runs</source>
         <translation>dieser Lauf wird von einem anderen Prozess trainiert (über seine Dateien verfolgt); bearbeiten Sie ihn dort, wo er läuft</translation>
     </message>
@@ -651,169 +656,169 @@
 <context>
     <name>HeadsPane</name>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="245"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="248"/>
         <source>Mean NMAE over heads: &lt;b&gt;%1 %&lt;/b&gt; (95 % bootstrap interval %2–%3 %) · decomposition check max |Σ DLA + β·u − logit| = %4 · attention sink rate %5</source>
         <translation>Mittlerer NMAE über alle Heads: &lt;b&gt;%1 %&lt;/b&gt; (95-%-Bootstrap-Intervall %2–%3 %) · Zerlegungsprüfung max |Σ DLA + β·u − logit| = %4 · Attention-Sink-Rate %5</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="155"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="158"/>
         <source>Failed: %1</source>
         <translation>Fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="150"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="153"/>
         <source>The model changed before the detail was computed: click a head again.</source>
         <translation>Das Modell hat sich geändert, bevor die Detailansicht berechnet war: Klicken Sie erneut auf einen Head.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="162"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="165"/>
         <source>Per head, the mean |direct logit attribution| with the cached final-norm scale (DLA), the mean |direct effect| with the final norm recomputed (DE), and their normalized error (NMAE), which is zero once the model is norm-free. Click a head for its values per position and its attention pattern.</source>
         <translation>Pro Kopf die mittlere |direkte Logit-Attribution| mit der zwischengespeicherten Skala der letzten Norm (DLA), der mittlere |direkte Effekt| mit neu berechneter letzter Norm (DE) und ihr normierter Fehler (NMAE), der null ist, sobald das Modell normfrei ist. Ein Klick auf einen Kopf zeigt seine Werte je Position und sein Aufmerksamkeitsmuster.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="298"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="301"/>
         <source>Computing L%1H%2 on sequence %3…</source>
         <translation>Berechne L%1H%2 auf Sequenz %3 …</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="301"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="304"/>
         <source>(the plots below still show L%1H%2: stale)</source>
         <translation>(die Diagramme darunter zeigen noch L%1H%2: veraltet)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="374"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="377"/>
         <source>L%1H%2 attention pattern (hover a cell)</source>
         <translation>L%1H%2 Aufmerksamkeitsmuster (Zelle überfahren)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="375"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="378"/>
         <source>L%1H%2 per position: DLA vs DE, sequence %3, its first %4 tokens</source>
         <translation>L%1H%2 je Position: DLA gegen DE, Sequenz %3, ihre ersten %4 Token</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="387"/>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="395"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="390"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="398"/>
         <source>step %1</source>
         <translation>Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="387"/>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="395"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="390"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="398"/>
         <source>saved model</source>
         <translation>gespeichertes Modell</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="391"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="394"/>
         <source>&lt;b&gt;L%1H%2&lt;/b&gt; · %3 · the maps above are of %4 · sequence:</source>
         <translation>&lt;b&gt;L%1H%2&lt;/b&gt; · %3 · die Karten oben zeigen %4 · Sequenz:</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="400"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="403"/>
         <source>&lt;b&gt;L%1H%2&lt;/b&gt; · %6 · sink share %3 (mean attention to position 0: %4) · NMAE %5 % · sequence:</source>
         <translation>&lt;b&gt;L%1H%2&lt;/b&gt; · %6 · Sink-Anteil %3 (mittlere Aufmerksamkeit auf Position 0: %4) · NMAE %5 % · Sequenz:</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="435"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="438"/>
         <source>query %1 “%2” → key %3 “%4”: weight %5</source>
         <translation>Query %1 „%2“ → Key %3 „%4“: Gewicht %5</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="443"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="446"/>
         <source>Per head, mean over positions: |DLA|, |DE| (logit units) and NMAE (%)</source>
         <translation>Je Head, gemittelt über Positionen: |DLA|, |DE| (Logit-Einheiten) und NMAE (%)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="444"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="447"/>
         <source>mean |DLA|</source>
         <translation>mittleres |DLA|</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="444"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="447"/>
         <source>mean |DE|</source>
         <translation>mittleres |DE|</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="444"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="447"/>
         <source>NMAE (%)</source>
         <translation>NMAE (%)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="447"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="450"/>
         <source>head</source>
         <translation>Head</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="448"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="451"/>
         <source>layer</source>
         <translation>Schicht</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="451"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="454"/>
         <source>DLA (cached scale)</source>
         <translation>DLA (gecachte Skala)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="452"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="455"/>
         <source>DE (recomputed)</source>
         <translation>DE (neu berechnet)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="453"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="456"/>
         <source>token predicted</source>
         <translation>vorhergesagtes Token</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="454"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="457"/>
         <source>logit contribution</source>
         <translation>Logit-Beitrag</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="455"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="458"/>
         <source>attention</source>
         <translation>Attention</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="456"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="459"/>
         <source>key</source>
         <translation>Key</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="457"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="460"/>
         <source>query</source>
         <translation>Query</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="458"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="461"/>
         <source>attention weight</source>
         <translation>Attention-Gewicht</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="463"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="466"/>
         <source>Click a head to see its DLA and DE per position</source>
         <translation>Head anklicken, um DLA und DE je Position zu sehen</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="464"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="467"/>
         <source>Click a head to see its attention pattern</source>
         <translation>Head anklicken, um sein Attention-Muster zu sehen</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="465"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="468"/>
         <source>No head selected. Sequence:</source>
         <translation>Kein Head ausgewählt. Sequenz:</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="468"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="471"/>
         <source>Which validation sequence the detail shows</source>
         <translation>Welche Validierungssequenz das Detail zeigt</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="469"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="472"/>
         <source> tokens</source>
         <translation> Token</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="471"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="474"/>
         <source>How many of the sequence&apos;s first tokens the detail shows (up to the whole sequence; the plots widen, the pane scrolls)</source>
         <translation>Wie viele der ersten Token der Sequenz das Detail zeigt (bis zur ganzen Sequenz; die Diagramme werden breiter, der Bereich scrollt)</translation>
     </message>
@@ -994,189 +999,189 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="191"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="192"/>
         <source>Opened %1</source>
         <translation>%1 geöffnet</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="95"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="96"/>
         <source>Connected to the run %1 at %2</source>
         <translation>Mit dem Lauf %1 auf %2 verbunden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="101"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="102"/>
         <source>Cannot connect</source>
         <translation>Keine Verbindung</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="101"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="102"/>
         <source>The run could not be reached or read.</source>
         <translation>Der Lauf war nicht erreichbar oder nicht lesbar.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="84"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="85"/>
         <source>Training stopped</source>
         <translation>Training abgebrochen</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="85"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="86"/>
         <source>The run could not go on. Its last checkpoint is kept; fix the cause and press Resume.</source>
         <translation>Der Lauf konnte nicht fortgesetzt werden. Sein letzter Checkpoint bleibt erhalten; beheben Sie die Ursache und klicken Sie auf „Fortsetzen“.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="181"/>
-        <location filename="../widgets/window/MainWindow.cpp" line="198"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="182"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="199"/>
         <source>A run is in progress</source>
         <translation>Ein Lauf ist aktiv</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="181"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="182"/>
         <source>Stop the run before opening another model.</source>
         <translation>Stoppen Sie den Lauf, bevor Sie ein anderes Modell öffnen.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="177"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="178"/>
         <source>Cannot open model folder</source>
         <translation>Modellordner kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="129"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="130"/>
         <source>%1 — %2</source>
         <translation>%1 — %2</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="132"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="133"/>
         <source>Run %1 — %2</source>
         <translation>Lauf %1 — %2</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="135"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="136"/>
         <source>Run %1 at %2 — %3</source>
         <translation>Lauf %1 auf %2 — %3</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="136"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="137"/>
         <source>(connecting)</source>
         <translation>(wird verbunden)</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="177"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="178"/>
         <source>The model folder could not be opened.</source>
         <translation>Der Modellordner konnte nicht geöffnet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="198"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="199"/>
         <source>Stop the run before connecting to another.</source>
         <translation>Halten Sie den Lauf an, bevor Sie sich mit einem anderen verbinden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="207"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="208"/>
         <source>Connecting to %1…</source>
         <translation>Verbinde mit %1 …</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="228"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="229"/>
         <source>Following %1</source>
         <translation>%1 wird verfolgt</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="233"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="234"/>
         <source>Cannot open run</source>
         <translation>Lauf kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="233"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="234"/>
         <source>The run directory could not be opened.</source>
         <translation>Das Laufverzeichnis konnte nicht geöffnet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="251"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="252"/>
         <source>Loaded schedule %1</source>
         <translation>Zeitplan %1 geladen</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="254"/>
-        <location filename="../widgets/window/MainWindow.cpp" line="256"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="255"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="257"/>
         <source>Cannot load schedule</source>
         <translation>Zeitplan kann nicht geladen werden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="254"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="255"/>
         <source>The schedule file is not valid JSON.</source>
         <translation>Die Zeitplandatei ist kein gültiges JSON.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="256"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="257"/>
         <source>The schedule could not be used.</source>
         <translation>Der Zeitplan konnte nicht verwendet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="268"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="269"/>
         <source>Cannot use these datasets</source>
         <translation>Diese Datensätze können nicht verwendet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="268"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="269"/>
         <source>A dataset could not be read.</source>
         <translation>Ein Datensatz konnte nicht gelesen werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="276"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="277"/>
         <source>Open a model folder first (File › Open Model Folder).</source>
         <translation>Öffnen Sie zuerst einen Modellordner (Datei › Modellordner öffnen).</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="276"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="277"/>
         <source>No model open</source>
         <translation>Kein Modell geöffnet</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="284"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="285"/>
         <source>Run folder in use</source>
         <translation>Laufordner bereits belegt</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="285"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="286"/>
         <source>This folder holds a run already: open it with File › Open Run, or choose another folder.</source>
         <translation>Dieser Ordner enthält bereits einen Lauf: Öffnen Sie ihn über Datei › Lauf öffnen, oder wählen Sie einen anderen Ordner.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="296"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="297"/>
         <source>Starting %1</source>
         <translation>%1 wird gestartet</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="339"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="340"/>
         <source>Export incomplete</source>
         <translation>Export unvollständig</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="358"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="359"/>
         <source>Stopping the run and writing its checkpoint…</source>
         <translation>Lauf wird gestoppt und sein Checkpoint geschrieben…</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="371"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="372"/>
         <source>Runs</source>
         <translation>Läufe</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="123"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="124"/>
         <source>NormFree Workbench</source>
         <translation>NormFree Workbench</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="371"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="372"/>
         <source>Removal timeline</source>
         <translation>Zeitleiste der Entfernungen</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="371"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="372"/>
         <source>Run setup</source>
         <translation>Laufkonfiguration</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="371"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="372"/>
         <source>Model</source>
         <translation>Modell</translation>
     </message>
@@ -1598,42 +1603,42 @@ Worker %1 beendet (%2): %3</translation>
         <translation>Ansicht zurücksetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="426"/>
+        <location filename="../widgets/views/Plots.cpp" line="425"/>
         <source>Cannot write %1: %2</source>
         <translation>%1 kann nicht geschrieben werden: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="435"/>
+        <location filename="../widgets/views/Plots.cpp" line="434"/>
         <source>PNG encoding failed</source>
         <translation>PNG-Kodierung fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="446"/>
+        <location filename="../widgets/views/Plots.cpp" line="445"/>
         <source>SVG painter failed</source>
         <translation>SVG-Ausgabe fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="462"/>
+        <location filename="../widgets/views/Plots.cpp" line="461"/>
         <source>PDF rendering failed</source>
         <translation>PDF-Rendering fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="470"/>
+        <location filename="../widgets/views/Plots.cpp" line="469"/>
         <source>unknown format &apos;%1&apos; (png, svg, pdf or csv)</source>
         <translation>unbekanntes Format &apos;%1&apos; (png, svg, pdf oder csv)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="479"/>
+        <location filename="../widgets/views/Plots.cpp" line="478"/>
         <source>Export Figure</source>
         <translation>Abbildung exportieren</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="480"/>
+        <location filename="../widgets/views/Plots.cpp" line="479"/>
         <source>PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf);;CSV data (*.csv)</source>
         <translation>PNG-Bild (*.png);;SVG-Zeichnung (*.svg);;PDF-Dokument (*.pdf);;CSV-Daten (*.csv)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/Plots.cpp" line="485"/>
+        <location filename="../widgets/views/Plots.cpp" line="484"/>
         <source>Export failed</source>
         <translation>Export fehlgeschlagen</translation>
     </message>
@@ -1682,27 +1687,27 @@ Worker %1 beendet (%2): %3</translation>
         <translation>der Zeitplan des Papers für %1 (Tabelle 4): %2×%3 Sequenzen zu 1024 Token pro Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="285"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="286"/>
         <source>cannot plan for %1: %2</source>
         <translation>keine Planung für %1 möglich: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="287"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="288"/>
         <source>does not fit in the %1 free on %2: %3</source>
         <translation>passt nicht in die %1, die auf %2 frei sind: %3</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="290"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="291"/>
         <source>%1 predicted of %2 free · micro-batch %3 × %4 · activation checkpointing %5</source>
         <translation>%1 vorhergesagt von %2 frei · Micro-Batch %3 × %4 · Activation Checkpointing %5</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="295"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="296"/>
         <source>on</source>
         <translation>an</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="295"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="296"/>
         <source>off</source>
         <translation>aus</translation>
     </message>
@@ -1712,19 +1717,19 @@ Worker %1 beendet (%2): %3</translation>
         <translation>4-Schicht-Modelle wie das mitgelieferte kleine GPT-2 und LLaMA: die MLP-, QK- und V-Normen alle 10 Schritte eine Schicht, dann die letzte Norm, dann Erholung; 32×128 Token pro Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="219"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="220"/>
         <source>&lt;b&gt;The run shown was set up with&lt;/b&gt;&lt;br&gt;%1 · preset %2 · %3 steps · %4&lt;br&gt;micro-batch %5 × %6 sequences of %7 tokens · learning rate %8 → %9 · warm-up %10 steps&lt;br&gt;data: %11; evaluated on %12&lt;p&gt;&lt;i&gt;Its settings are its own (config.json). To set up a new run, open a model (File › Open Model Folder or Open Recent).&lt;/i&gt;</source>
         <translation>&lt;b&gt;Der angezeigte Lauf wurde eingerichtet mit&lt;/b&gt;&lt;br&gt;%1 · Vorgabe %2 · %3 Schritte · %4&lt;br&gt;Mikro-Batch %5 × %6 Sequenzen zu %7 Token · Lernrate %8 → %9 · Aufwärmen %10 Schritte&lt;br&gt;Daten: %11; ausgewertet auf %12&lt;p&gt;&lt;i&gt;Seine Einstellungen sind seine eigenen (config.json). Für einen neuen Lauf ein Modell öffnen (Datei › Modellordner öffnen oder Zuletzt geöffnet).&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="232"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="233"/>
         <source>the synthetic corpus</source>
         <translation>dem synthetischen Korpus</translation>
     </message>
     <message>
         <location filename="../widgets/views/RunSetupView.cpp" line="147"/>
         <location filename="../widgets/views/RunSetupView.cpp" line="150"/>
-        <location filename="../widgets/views/RunSetupView.cpp" line="234"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="235"/>
         <source>nothing</source>
         <translation>nichts</translation>
     </message>
@@ -1734,117 +1739,117 @@ Worker %1 beendet (%2): %3</translation>
         <translation>Analysen, die während des Laufs gemessen werden – jedes Zwanzigstel des Laufs und bei jedem Entfernungsereignis – und unter den Trainingskurven gezeichnet: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="237"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="238"/>
         <source>removals timed by the autopilot: within %1 nats, %2–%3 steps apart, up to %4 at once</source>
         <translation>Entfernungen vom Autopiloten getaktet: innerhalb %1 Nats, %2–%3 Schritte Abstand, bis zu %4 zugleich</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="243"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="244"/>
         <source>; then training until the loss has not improved for %1 steps</source>
         <translation>; danach Training, bis sich der Verlust %1 Schritte lang nicht verbessert hat</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="248"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="249"/>
         <source>tracked: %1, every %2 steps and at each removal</source>
         <translation>verfolgt: %1, alle %2 Schritte und bei jeder Entfernung</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="309"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="310"/>
         <source>remove the norms (the protocol)</source>
         <translation>Normen entfernen (das Protokoll)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="310"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="311"/>
         <source>fine-tune, nothing removed (control)</source>
         <translation>Fine-Tuning, nichts entfernt (Kontrolle)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="311"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="312"/>
         <source>The vanilla control uses the same data, learning rate and steps</source>
         <translation>Die Vanilla-Kontrolle verwendet dieselben Daten, dieselbe Lernrate und dieselben Schritte</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="315"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="316"/>
         <source>Mode</source>
         <translation>Modus</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="316"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="317"/>
         <source>Preset</source>
         <translation>Preset</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="317"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="318"/>
         <source>Steps</source>
         <translation>Schritte</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="318"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="319"/>
         <source>Device</source>
         <translation>Gerät</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="319"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="320"/>
         <source>Workers</source>
         <translation>Worker</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="320"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="321"/>
         <source>Timing</source>
         <translation>Zeitpunkte</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="321"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="322"/>
         <source>Track</source>
         <translation>Verfolgen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="325"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="326"/>
         <source>Autopilot: each removal when the loss has recovered</source>
         <translation>Autopilot: jede Entfernung, sobald sich der Verlust erholt hat</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="327"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="328"/>
         <source>The schedule gives the order of the removals and the first one&apos;s step; each later one fires once the smoothed loss is back within 0.02 nats of its level before the last (at least 10, at most 80 steps later), several sites of a kind at once when recovery is quick. The timeline shows its decisions as they are made (docs/TRAINING.md, &quot;The autopilot&quot;).</source>
         <translation>Der Plan gibt die Reihenfolge der Entfernungen und den Schritt der ersten vor; jede weitere folgt, sobald der geglättete Verlust wieder höchstens 0,02 Nats über seinem Stand vor der letzten liegt (frühestens 10, spätestens 80 Schritte danach), bei schneller Erholung mehrere Stellen einer Art zugleich. Die Zeitleiste zeigt seine Entscheidungen, sobald sie fallen (docs/TRAINING.md, „The autopilot“).</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="331"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="332"/>
         <source>Memory</source>
         <translation>Speicher</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="332"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="333"/>
         <source>Data</source>
         <translation>Daten</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="333"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="334"/>
         <source>Run folder</source>
         <translation>Laufordner</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="335"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="336"/>
         <source>synthetic corpus (seed 1), tokenized with the model&apos;s tokenizer; made on the first start</source>
         <translation>synthetischer Korpus (Seed 1), mit dem Tokenizer des Modells tokenisiert; wird beim ersten Start erzeugt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="338"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="339"/>
         <source>a new folder per run</source>
         <translation>ein neuer Ordner pro Lauf</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="339"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="340"/>
         <source>cpu, cuda or cuda:N</source>
         <translation>cpu, cuda oder cuda:N</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="341"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="342"/>
         <source>Processes that train this run together, each on its share of every batch, with the same result as one: on cuda one per GPU, on the CPU several processes (on a machine with few cores two processes can use them better than one). The batch must split evenly over them.</source>
         <translation>Prozesse, die diesen Lauf gemeinsam trainieren, jeder mit seinem Anteil an jedem Batch, mit demselben Ergebnis wie einer: auf cuda einer pro GPU, auf der CPU mehrere Prozesse (auf einem Rechner mit wenigen Kernen nutzen zwei Prozesse sie besser als einer). Der Batch muss sich gleichmäßig auf sie aufteilen.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="348"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="349"/>
         <source>The peak memory of a training step predicted on this device, and the micro-batch × accumulation and activation checkpointing that Start uses: they keep the preset&apos;s sequences per step and fit %1% of the free memory.</source>
         <translation>Der für einen Trainingsschritt auf diesem Gerät vorhergesagte Spitzenspeicher sowie Micro-Batch × Akkumulation und Activation Checkpointing, die „Starten“ verwendet: Sie behalten die Sequenzen pro Schritt des Presets bei und passen in %1 % des freien Speichers.</translation>
     </message>
@@ -2191,17 +2196,17 @@ Worker %1 beendet (%2): %3</translation>
         <translation>Wiederhergestellt: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="301"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="303"/>
         <source>No schedule: open a model and choose a removal preset.</source>
         <translation>Kein Zeitplan: Öffnen Sie ein Modell und wählen Sie ein Entfernungs-Preset.</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="329"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="331"/>
         <source>%1 was applied at step %2 and cannot move.</source>
         <translation>%1 wurde bei Schritt %2 angewendet und kann nicht verschoben werden.</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="355"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="357"/>
         <source> (+%n more)</source>
         <translation>
             <numerusform> (+%n weiteres)</numerusform>
@@ -2209,17 +2214,17 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="357"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="359"/>
         <source>gap %1 → %2 steps</source>
         <translation>Abstand %1 → %2 Schritte</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="389"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="391"/>
         <source>Move %1 to step %2</source>
         <translation>%1 auf Schritt %2 verschieben</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="390"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="392"/>
         <source>Move %n events</source>
         <translation>
             <numerusform>%n Ereignis verschieben</numerusform>
@@ -2227,12 +2232,12 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="393"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="395"/>
         <source>Moved %1 to step %2</source>
         <translation>%1 auf Schritt %2 verschoben</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="394"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="396"/>
         <source>Moved %n event(s): %1</source>
         <translation>
             <numerusform>%n Ereignis verschoben: %1</numerusform>
@@ -2240,23 +2245,23 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="410"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="412"/>
         <source>Add %1</source>
         <translation>%1 hinzufügen</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="414"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="416"/>
         <source>Added: %1</source>
         <translation>Hinzugefügt: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="438"/>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="531"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="440"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="533"/>
         <source>Applied already: an event that fired stays in the run</source>
         <translation>Schon angewandt: ein ausgelöstes Ereignis bleibt im Lauf</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="442"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="444"/>
         <source>Delete %n events</source>
         <translation>
             <numerusform>%n Ereignis löschen</numerusform>
@@ -2264,7 +2269,7 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="447"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="449"/>
         <source>Deleted %n event(s): %1</source>
         <translation>
             <numerusform>%n Ereignis gelöscht: %1</numerusform>
@@ -2272,32 +2277,32 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="488"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="490"/>
         <source>End position-0 treatment at step %1</source>
         <translation>Position-0-Behandlung bei Schritt %1 beenden</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="489"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="491"/>
         <source>End end-of-text treatment at step %1</source>
         <translation>End-of-Text-Behandlung bei Schritt %1 beenden</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="492"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="494"/>
         <source>Make LN_f fake at step %1</source>
         <translation>LN_f bei Schritt %1 durch FakeLN ersetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="498"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="500"/>
         <source>Make %1 fake at step %2</source>
         <translation>%1 bei Schritt %2 durch FakeLN ersetzen</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="568"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="570"/>
         <source> (tentative: the autopilot decides when)</source>
         <translation> (vorläufig: der Autopilot entscheidet den Zeitpunkt)</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="496"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="498"/>
         <source>layer %1</source>
         <translation>Schicht %1</translation>
     </message>
@@ -2307,22 +2312,22 @@ Worker %1 beendet (%2): %3</translation>
         <translation>Entfernungs-Zeitleiste: Ereignisse ziehen, um sie zu verschieben (Strg-Klick wählt mehrere), das erste Ereignis einer Gruppe mit Umschalt ziehen, um ihren Abstand zu ändern, Doppelklick zum Hinzufügen, Entf zum Entfernen, Mausrad zum Zoomen, den Hintergrund ziehen zum Verschieben („Einpassen“ im Rechtsklick-Menü zeigt wieder die ausstehenden Ereignisse oder folgt einem Lauf ohne solche). Angewandte Ereignisse sind gesperrt.</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="354"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="356"/>
         <source>%1 (was step %2)</source>
         <translation>%1 (war Schritt %2)</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="497"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="499"/>
         <source>all layers</source>
         <translation>alle Schichten</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="502"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="504"/>
         <source>Nothing to add here: %1</source>
         <translation>Hier lässt sich nichts hinzufügen: %1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="529"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="531"/>
         <source>Delete %n event(s)</source>
         <translation>
             <numerusform>%n Ereignis löschen</numerusform>
@@ -2330,12 +2335,12 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="534"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="536"/>
         <source>Zoom to fit</source>
         <translation>Einpassen</translation>
     </message>
     <message>
-        <location filename="../widgets/timeline/TimelineWidget.cpp" line="567"/>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="569"/>
         <source> (applied)</source>
         <translation> (angewendet)</translation>
     </message>
@@ -2550,12 +2555,12 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>TrainingView</name>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="256"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="273"/>
         <source>eval %1</source>
         <translation>Evaluierung %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="425"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="442"/>
         <source>No run yet.
 Start trains the setup on the left;
 File › Open Run follows a run.</source>
@@ -2564,137 +2569,137 @@ File › Open Run follows a run.</source>
 Datei › Lauf öffnen verfolgt einen Lauf.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="430"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="447"/>
         <source>Training loss</source>
         <translation>Trainingsverlust</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="431"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="448"/>
         <source>Learning rate and gradient norm</source>
         <translation>Lernrate und Gradientennorm</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="434"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="442"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="447"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="451"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="459"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="464"/>
         <source>optimizer step</source>
         <translation>Optimierer-Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="435"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="452"/>
         <source>loss (nats)</source>
         <translation>Verlust (Nats)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="196"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="433"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="213"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="450"/>
         <source>frozen</source>
         <translation>eingefroren</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="289"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="306"/>
         <source>%1 (tracked)</source>
         <translation>%1 (verfolgt)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="290"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="307"/>
         <source>%1 (frozen)</source>
         <translation>%1 (eingefroren)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="342"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="357"/>
         <source>%1: cross-entropy</source>
         <translation>%1: Kreuzentropie</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="351"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="366"/>
         <source>%1: eval %2</source>
         <translation>%1: Evaluierung %2</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="366"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="455"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="381"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="468"/>
         <source>Smoothing %1</source>
         <translation>Glättung %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="432"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="449"/>
         <source>Norm scale per site</source>
         <translation>Normskala je Stelle</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="436"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="453"/>
         <source>cross-entropy (raw)</source>
         <translation>Kreuzentropie (roh)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="437"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="454"/>
         <source>auxiliary loss (raw)</source>
         <translation>Hilfsverlust (roh)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="438"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="455"/>
         <source>total (raw)</source>
         <translation>gesamt (roh)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="439"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="456"/>
         <source>cross-entropy</source>
         <translation>Kreuzentropie</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="440"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="457"/>
         <source>auxiliary loss</source>
         <translation>Hilfsverlust</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="441"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="458"/>
         <source>total</source>
         <translation>gesamt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="443"/>
-        <location filename="../widgets/views/TrainingView.cpp" line="445"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="460"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="462"/>
         <source>learning rate</source>
         <translation>Lernrate</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="444"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="461"/>
         <source>gradient norm</source>
         <translation>Gradientennorm</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="446"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="463"/>
         <source>gradient norm (before clipping)</source>
         <translation>Gradientennorm (vor dem Clipping)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="448"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="465"/>
         <source>scale s</source>
         <translation>Skala s</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="450"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="184"/>
         <source>Learning rate</source>
         <translation>Lernrate</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="451"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="185"/>
         <source>Norm scales</source>
         <translation>Normskalen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="452"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="186"/>
         <source>Tracked</source>
         <translation>Verfolgt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="454"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="467"/>
         <source>Logarithmic loss axis</source>
         <translation>Logarithmische Verlustachse</translation>
     </message>
     <message>
-        <location filename="../widgets/views/TrainingView.cpp" line="457"/>
+        <location filename="../widgets/views/TrainingView.cpp" line="470"/>
         <source>how much the loss curves are smoothed (an exponential moving average, as TensorBoard&apos;s); the raw values stay as faint curves, hover shows them</source>
         <translation>wie stark die Verlustkurven geglättet werden (ein exponentiell gleitender Mittelwert, wie in TensorBoard); die Rohwerte bleiben als blasse Kurven, Überfahren zeigt sie</translation>
     </message>

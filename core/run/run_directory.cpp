@@ -33,6 +33,18 @@ bool isRunDirectory(const std::string& dir) {
   return fs::exists(configPath(dir)) && fs::exists(metricsPath(dir));
 }
 
+void requireStartable(const std::string& dir) {
+  if (!fs::exists(configPath(dir))) return;
+  const nlohmann::json existing = readJsonFile(configPath(dir));
+  if (!existing.is_object() || existing.value("format", "") != kRunConfigFormat.name)
+    throw FileError(configPath(dir),
+                    "is not a run's config (a model folder?); give the run a folder of its own");
+  if (!latestCheckpoint(dir).empty() || fs::exists(finalModelPath(dir)))
+    throw FileError(dir,
+                    "already holds a run (config.json and a checkpoint exist); resume it or choose "
+                    "another folder");
+}
+
 std::string checkpointName(int64_t step) {
   char name[32];
   std::snprintf(name, sizeof name, "step-%07lld", static_cast<long long>(step));
@@ -125,13 +137,17 @@ int64_t checkpointStep(const std::string& folder) {
 std::string modelFolder(const std::string& runOrModel) {
   if (fs::exists(finalModelPath(runOrModel) + "/config.json")) return finalModelPath(runOrModel);
   if (!fs::exists(metricsPath(runOrModel))) return runOrModel;  // a model or checkpoint folder
-  std::string list;
-  for (const auto& [step, folder] : completeCheckpoints(runOrModel))
+  std::string list, newest;
+  for (const auto& [step, folder] : completeCheckpoints(runOrModel)) {
     list += (list.empty() ? "" : ", ") + std::to_string(step);
+    newest = folder;
+  }
   throw FileError(runOrModel, "is a run with no final model yet (it has not finished): " +
                                   (list.empty() ? std::string("it has no checkpoint either")
-                                                : "give one of its checkpoints' steps with --step (" + list +
-                                                      ") or a checkpoint folder"));
+                                                : "give one of its checkpoint folders, such as " + newest +
+                                                      " (steps " + list +
+                                                      "), or --step where the command "
+                                                      "takes it"));
 }
 
 std::string tokenizerFolder(const std::string& runOrModel) {

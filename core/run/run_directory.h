@@ -26,6 +26,10 @@ std::string lockPath(const std::string& dir);   // trainer.lock: the one trainer
 std::string sourceModelPath(const std::string& dir);  // source/: of the model it started from
 // Whether `dir` holds a run (its config.json), as opposed to a model folder.
 bool isRunDirectory(const std::string& dir);
+// A new run may start in `dir` when it is new or empty, or holds a run that stopped before its first
+// checkpoint. Throws FileError for a folder holding a trained run, or a config.json not a run's (a model
+// folder's, which the run's would replace).
+void requireStartable(const std::string& dir);
 
 // The folder of the checkpoint written after `step` optimizer steps: checkpoints/step-NNNNNNN.
 std::string checkpointName(int64_t step);

@@ -41,10 +41,13 @@ std::vector<SiteId> Schedule::sitesOf(const ScheduleEvent& event, int nLayer) {
 std::vector<ScheduleProblem> Schedule::problems(int nLayer, int64_t maxSteps, Treatments used) const {
   using Code = ScheduleProblem::Code;
   std::vector<ScheduleProblem> found;
-  std::set<SiteId> madeFake;
+  std::map<SiteId, int64_t> madeFake;  // → the step of the site's first make-fake event
   for (const auto& e : events)
     if (e.action == EventAction::MakeFake && (e.site == SiteKind::Final || e.layer < nLayer))
-      for (const SiteId& site : sitesOf(e, nLayer)) madeFake.insert(site);
+      for (const SiteId& site : sitesOf(e, nLayer)) {
+        auto [it, fresh] = madeFake.emplace(site, e.step);
+        if (!fresh) it->second = std::min(it->second, e.step);
+      }
   std::map<std::pair<EventAction, SiteId>, int64_t> seen;  // → step of the first event
   std::set<int64_t> ids;
   for (const auto& e : events) {
@@ -76,9 +79,13 @@ std::vector<ScheduleProblem> Schedule::problems(int nLayer, int64_t maxSteps, Tr
     }
     if (layerOutOfRange) continue;
     for (const SiteId& site : sitesOf(e, nLayer)) {
-      if (e.action != EventAction::MakeFake && !eotNotOnV && !madeFake.count(site)) {
+      // A switch-off before its site is made fake would leave the site without the treatment asked for.
+      const auto fake = madeFake.find(site);
+      if (e.action != EventAction::MakeFake && !eotNotOnV &&
+          (fake == madeFake.end() || fake->second > e.step)) {
         found.push_back(problem(Code::SiteNeverFake));
         found.back().site = siteName(site);
+        found.back().firstStep = fake == madeFake.end() ? -1 : fake->second;
       }
       auto [it, fresh] = seen.emplace(std::make_pair(e.action, site), e.step);
       if (fresh) continue;
@@ -113,6 +120,9 @@ std::string describe(const ScheduleProblem& p) {
       return where + "the run does not use the " + (p.makeFake ? "position-0" : "end-of-text") +
              " treatment, so there is nothing to switch off";
     case Code::SiteNeverFake:
+      if (p.firstStep >= 0)
+        return where + p.site + " is made fake only at step " + std::to_string(p.firstStep) +
+               ", so it has no treatment yet to switch off";
       return where + p.site + " is never made fake, so it never gets a treatment to switch off";
   }
   return where + "?";

@@ -40,7 +40,8 @@ struct ScheduleProblem {
     EotTreatmentNotOnV,  // end_eot_treatment on a site other than LN_v
     SiteAlreadyChanged,  // `site` is made fake (or its treatment switched off) twice; first at firstStep
     TreatmentNotUsed,    // a treatment is switched off that the run does not use (pos0 = makeFake)
-    SiteNeverFake,       // a treatment of `site` is switched off, but the schedule never makes it fake
+    SiteNeverFake,       // a treatment of `site` is switched off before the schedule makes it fake, at
+                         // firstStep (−1: never)
   };
   explicit ScheduleProblem(Code c) : code(c) {}
   Code code;

@@ -11,6 +11,12 @@ namespace nf {
 
 using json = nlohmann::json;
 
+// Only a removal has events: the tracker of another mode measures no scales to freeze.
+std::string Trainer::Impl::notARemoval() const {
+  return std::string("this run is a ") + trainingModeName(config().mode) +
+         ", not a removal: its schedule has no events to add or change";
+}
+
 // `used`: the treatments whose switch-off events are accepted (a new run's, or a resumed run's with those
 // it applied already).
 void Trainer::Impl::setSchedule(Schedule s, Treatments used) {
@@ -36,9 +42,23 @@ void Trainer::Impl::requireScheduleFits(const Schedule& schedule) const {
                          " is " + normKindName(model->norms().at(site).kind) + " already in " +
                          config().model;
     if (!alreadyFake.empty()) throw std::invalid_argument(alreadyFake.substr(1));
+    requireRampsEnd(schedule);
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(std::string("the schedule does not fit this run:\n") + e.what());
   }
+}
+
+// With an interpolation ramp a site's σ share falls to 0 only `interpolationSteps` after it is made fake:
+// a ramp that ends past the last step would leave the finished model dividing by each token's scale.
+void Trainer::Impl::requireRampsEnd(const Schedule& schedule) const {
+  const int64_t ramp = config().removal.interpolationSteps, last = config().optimizer.maxSteps - 1;
+  std::string late;
+  for (const ScheduleEvent& e : schedule.events)
+    if (ramp > 0 && e.action == EventAction::MakeFake && e.step + ramp > last)
+      late += "\nevent " + std::to_string(e.id) + " (" + describe(e) + "): its ramp of " +
+              std::to_string(ramp) + " steps ends at step " + std::to_string(e.step + ramp) +
+              ", past the last step " + std::to_string(last);
+  if (!late.empty()) throw std::invalid_argument(late.substr(1));
 }
 
 // The current schedule (live edits made after the checkpoint included) must agree with what the
@@ -50,6 +70,8 @@ void Trainer::Impl::resumeSchedule(const ResumeOverrides& overrides, const Train
   const int64_t stepsDone = state.stepsDone;
   try {
     Schedule s = overrides.schedule ? *overrides.schedule : readScheduleFile(path);
+    if (config().mode != TrainingMode::Remove && !s.events.empty())
+      throw std::invalid_argument(notARemoval());
     // A switch-off of a treatment the run does not use takes no effect; runs written before that was
     // checked may have applied one, which stays accepted. New ones are refused as in a new run.
     Treatments used = config().removal.treatments();
@@ -60,6 +82,7 @@ void Trainer::Impl::resumeSchedule(const ResumeOverrides& overrides, const Train
     }
     s.validate(model->config().nLayer, config().optimizer.maxSteps, used);
     s.requireApplied(state.schedule, applied, stepsDone);
+    requireRampsEnd(s);
     setSchedule(s, used);
   } catch (const std::invalid_argument& e) {
     throw FileError(path, std::string("is not a valid schedule for this run:\n") + e.what());
@@ -139,11 +162,17 @@ std::string Trainer::Impl::nextEventText() const {
 namespace {
 // Worker 0 alone edits: the others take its schedule before each step.
 EditResult notMainWorker() { return EditResult::refuse(EditRefusal(EditRefusal::Code::NotEditable)); }
+EditResult refusedAs(std::string detail) {
+  EditRefusal refusal(EditRefusal::Code::Failed);
+  refusal.detail = std::move(detail);
+  return EditResult::refuse(refusal);
+}
 }  // namespace
 
 // An edit through the rules of EditableSchedule; accepted edits are logged (metrics, checkpoint).
 EditResult Trainer::Impl::edit(const std::function<EditResult(EditableSchedule&)>& apply) {
   if (!isMain()) return notMainWorker();
+  if (config().mode != TrainingMode::Remove) return refusedAs(notARemoval());
   std::lock_guard<std::mutex> lock(scheduleMutex);
   EditResult result = apply(*schedule);
   if (!result.accepted) return result;
@@ -192,6 +221,7 @@ EditResult Trainer::addEvent(ScheduleEvent event) {
 
 EditResult Trainer::checkEvent(const ScheduleEvent& event) const {
   if (!m_impl->isMain()) return notMainWorker();
+  if (m_config.mode != TrainingMode::Remove) return refusedAs(m_impl->notARemoval());
   std::lock_guard<std::mutex> lock(m_impl->scheduleMutex);
   return m_impl->schedule->checkAdd(event);
 }

@@ -140,6 +140,18 @@ void RemovalTracker::advanceRamps(int64_t step) {
   }
 }
 
+std::string RemovalTracker::sitesLeft() const {
+  std::string left;
+  for (const SiteId& site : m_model.norms().sites()) {
+    const SiteNorm& n = m_model.norms().at(site);
+    if (!dividesPerToken(n)) continue;
+    left += (left.empty() ? "" : ", ") + siteName(site);
+    if (isFakeNorm(n.kind))
+      left += " (its ramp " + std::to_string(static_cast<int>(std::lround(n.realMix * 100))) + " % real)";
+  }
+  return left;
+}
+
 json RemovalTracker::scalesJson() const {
   json scales = json::object();
   for (const auto& [site, t] : m_trackers) {

@@ -51,6 +51,9 @@ class RemovalTracker : public NormObserver {
   nlohmann::json apply(const ScheduleEvent& event, int64_t step);
   // Moves every interpolation ramp to `step`.
   void advanceRamps(int64_t step);
+  // The sites that still divide by each token's scale ("LN_mlp.4, LN_f (its ramp 25 % real)"); "" when
+  // the model is LayerNorm-free.
+  std::string sitesLeft() const;
 
   nlohmann::json scalesJson() const;  // per site: tracked and frozen scale (metrics "step" records)
   nlohmann::json toJson() const;      // for a checkpoint's state.json

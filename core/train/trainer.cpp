@@ -21,23 +21,6 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 namespace nf {
-namespace {
-
-// Whether runDir holds a run that trained something: a checkpoint or its final model. One that stopped
-// before its first checkpoint (a full disk, an early stop) may be started again in place.
-bool holdsATrainedRun(const std::string& runDir) {
-  return fs::exists(run::configPath(runDir)) &&
-         (!run::latestCheckpoint(runDir).empty() || fs::exists(run::finalModelPath(runDir)));
-}
-
-void refuseATrainedRun(const std::string& runDir) {
-  if (holdsATrainedRun(runDir))
-    throw FileError(runDir,
-                    "already holds a run (config.json and a checkpoint exist); resume it or choose "
-                    "another folder");
-}
-
-}  // namespace
 
 void Trainer::Impl::joinWorkers(const std::optional<WorkerEnvironment>& workers,
                                 const std::string& configDevice) {
@@ -90,7 +73,7 @@ std::unique_ptr<Trainer> Trainer::start(const std::string& runDir, const RunConf
   d.joinWorkers(workers, config.device);
   // Worker 0 checks the folder and the settings; every worker then trains with worker 0's settings.
   const std::string settings = onWorker0(d.group.get(), "the start of the run", [&] {
-    refuseATrainedRun(runDir);
+    run::requireStartable(runDir);
     validate(config, runDir);
     if (workers) batchShare(config.optimizer.microBatch, *workers);  // a named error when it does not split
     return toJson(config).dump();
@@ -117,7 +100,7 @@ std::unique_ptr<Trainer> Trainer::start(const std::string& runDir, const RunConf
   onWorker0(d.group.get(), "writing the run directory", [&] {
     fs::create_directories(run::checkpointsPath(runDir));
     d.runLock = std::make_unique<RunLock>(runDir);
-    refuseATrainedRun(runDir);  // another trainer may have trained it since the check above
+    run::requireStartable(runDir);  // another trainer may have trained it since the check above
     clearDeadWriters(runDir);
     writeRunConfig(runDir, t->m_config);
     run::keepSourceModel(runDir, c.model, c.mode != TrainingMode::Pretrain);
@@ -336,6 +319,10 @@ bool Trainer::runSteps(const ProgressFn& progress) {
                 {"layernorm_free", d.model->norms().isLayerNormFree()}};
     // Only the plateau ends a run before its budget; nothing trained since it was found, so it still holds.
     if (m_stepsDone < o.maxSteps) finish["reason"] = "autopilot: " + d.trainedOut(m_stepsDone);
+    if (m_config.mode == TrainingMode::Remove && !finish["layernorm_free"].get<bool>())
+      d.warn("norms_left", "the removal finished with " + d.tracker->sitesLeft() +
+                               " still dividing by each token's scale: export refuses the result (resume "
+                               "with more --steps, or a schedule that makes every site fake in time)");
     d.record(finish);
   } else {
     d.record({{record::kType, record::kStop}, {"step", m_stepsDone.load()}});

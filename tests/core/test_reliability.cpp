@@ -401,6 +401,29 @@ TEST_CASE(switching_off_a_treatment_that_cannot_be_on_is_refused) {
                       "LN_v.1 is fakeln already");
 }
 
+// A finetune measures no scales, so an event would stop its run with an internal error (and schedule.json,
+// once rewritten, with every resume after it).
+TEST_CASE(a_run_that_is_not_a_removal_takes_no_schedule_events) {
+  TempDir dir;
+  RunConfig config = smallRun(dir, TrainingMode::Finetune);
+  config.schedule.events.clear();
+  config.checkpointInterval = 5;
+  auto trainer = Trainer::start(dir.path("ft"), config);
+  const EditResult live = trainer->addEvent({0, 20, EventAction::MakeFake, SiteKind::Mlp, 0});
+  REQUIRE(!live.accepted && live.refusal);
+  REQUIRE(live.refusal->detail.find("finetune, not a removal") != std::string::npos);
+  runUntil(*trainer, 5);
+  trainer.reset();
+  const std::string scheduleBefore = readTextFile(run::schedulePath(dir.path("ft")));
+  ResumeOverrides withEvents;
+  withEvents.schedule = smallRun(dir).schedule;
+  withEvents.scheduleSource = dir.path("events.json");
+  REQUIRE_THROWS_WITH(Trainer::resume(dir.path("ft"), std::nullopt, withEvents), "events.json",
+                      "finetune, not a removal");
+  REQUIRE_EQ(readTextFile(run::schedulePath(dir.path("ft"))), scheduleBefore);
+  REQUIRE(Trainer::resume(dir.path("ft")) != nullptr);
+}
+
 TEST_CASE(an_evaluation_over_zero_tokens_is_an_error_not_a_loss_of_zero) {
   TempDir dir;
   const ModelShape c = smallConfig();

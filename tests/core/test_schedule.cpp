@@ -160,6 +160,18 @@ TEST_CASE(validation_problems_are_codes_with_their_arguments) {
   REQUIRE_EQ(describe(notFake[0]),
              "event 2 (step 20: LN_v.all → position-0 treatment off): LN_v.1 is never "
              "made fake, so it never gets a treatment to switch off");
+  // Switched off before the site is made fake: the site would never have the treatment the run asked for.
+  Schedule early;
+  early.events = {{1, 5, EventAction::EndPos0Treatment, SiteKind::Mlp, 0},
+                  {2, 10, EventAction::MakeFake, SiteKind::Mlp, 0},
+                  {3, 10, EventAction::EndEotTreatment, SiteKind::V, 0},
+                  {4, 10, EventAction::MakeFake, SiteKind::V, 0}};
+  const auto tooEarly = early.problems(1, 50);
+  REQUIRE_EQ(tooEarly.size(), 1u);  // the same step is not too early
+  REQUIRE(tooEarly[0].code == Code::SiteNeverFake && tooEarly[0].eventId == 1 && tooEarly[0].firstStep == 10);
+  REQUIRE_EQ(describe(tooEarly[0]),
+             "event 1 (step 5: LN_mlp.0 → position-0 treatment off): LN_mlp.0 is made fake only at step 10, "
+             "so it has no treatment yet to switch off");
   const auto unused = treatments.problems(1, 50, Treatments{true, false});
   REQUIRE_EQ(unused.size(), 1u);
   REQUIRE(unused[0].code == Code::TreatmentNotUsed && unused[0].eventId == 3 && !unused[0].makeFake);

@@ -203,6 +203,18 @@ TEST_CASE(interpolation_ramp_hands_the_divisor_from_sigma_to_s) {
   REQUIRE_EQ(realMixAfter(8), 0.0);  // step 7: all s
   REQUIRE(
       !loadModel(run::finalModelPath(dir.path("run")))->norms().isLayerNormFree());  // other sites stay real
+  const auto warnings = records(dir.path("run"), "warning");  // and the run says so when it finishes
+  REQUIRE(warnings.size() == 1u && warnings[0]["code"] == "norms_left");
+  const std::string left = warnings[0]["message"];
+  REQUIRE(left.find("with LN_qk.0, LN_v.0, LN_mlp.0,") != std::string::npos &&
+          left.find("LN_mlp.1") == std::string::npos);
+
+  // A ramp that would end past the last step (9) would finish the run with the site still dividing by σ.
+  config.schedule.events = {{1, 6, EventAction::MakeFake, SiteKind::Mlp, 1}};
+  REQUIRE_THROWS_WITH(Trainer::start(dir.path("late"), config), "event 1",
+                      "its ramp of 4 steps ends at step 10, past the last step 9");
+  config.schedule.events = {{1, 5, EventAction::MakeFake, SiteKind::Mlp, 1}};
+  REQUIRE(Trainer::start(dir.path("in-time"), config) != nullptr);
 
   config.removal.emaMomentum = 1.5;
   REQUIRE_THROWS_WITH(Trainer::start(dir.path("bad"), config), "EMA momentum must lie in [0, 1]");
@@ -678,6 +690,11 @@ TEST_CASE(finetune_removes_nothing_and_pretrain_starts_fresh) {
   REQUIRE(t->run());
   REQUIRE_THROWS_WITH(Trainer::start(dir.path("pre"), config), "already holds a run");
   REQUIRE_EQ(records(dir.path("pre"), "start").size(), 1u);  // the log started again with the run
+
+  // A model folder given as the run directory keeps its config.json (the run's would replace it).
+  const std::string modelConfig = readTextFile(config.model + "/config.json");
+  REQUIRE_THROWS_WITH(Trainer::start(config.model, config), "config.json", "is not a run's config");
+  REQUIRE_EQ(readTextFile(config.model + "/config.json"), modelConfig);
 }
 
 // The fused cross-entropy (train/cross_entropy.h) against cross_entropy over materialized logits: the loss

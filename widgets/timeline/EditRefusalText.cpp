@@ -32,6 +32,10 @@ QString EditRefusalText::of(const nf::ScheduleProblem& p) {
                           : tr("the run does not use the end-of-text treatment, so there is nothing to "
                                "switch off"));
     case Code::SiteNeverFake:
+      if (p.firstStep >= 0)
+        return where + tr("%1 is made fake only at step %2, so it has no treatment yet to switch off")
+                           .arg(str(p.site))
+                           .arg(p.firstStep);
       return where + tr("%1 is never made fake, so it never gets a treatment to switch off").arg(str(p.site));
   }
   return where;

@@ -78,10 +78,8 @@ CLI::Validator atLeast(T min) {
   return inRange(min, std::numeric_limits<T>::max());
 }
 
-// A number strictly above min (a learning rate).
-inline CLI::Validator above(double min) {
-  return inRange(min, std::numeric_limits<double>::infinity(), true);
-}
+// A finite number strictly above min (a learning rate).
+inline CLI::Validator above(double min) { return inRange(min, std::numeric_limits<double>::max(), true); }
 
 // A share or probability, in [0, 1].
 inline CLI::Validator fraction() { return inRange(0.0, 1.0); }

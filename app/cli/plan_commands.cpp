@@ -34,13 +34,6 @@ std::string joined(const std::vector<std::string>& names) {
   return out;
 }
 
-// The preset made for this depth (gpt2 for 12 layers, tiny for 4, …), as the GUI picks it.
-std::string presetForDepth(int layers) {
-  for (const Preset& p : presets())
-    if (p.nLayer == layers) return p.name;
-  throw UsageError("no preset is made for " + std::to_string(layers) + " layers: choose one with --preset");
-}
-
 std::string withThousands(int64_t n) {
   std::string digits = std::to_string(n), out;
   for (std::size_t i = 0; i < digits.size(); ++i) {
@@ -187,7 +180,7 @@ void cmdPlan(CLI::App& command) {
     } catch (const std::invalid_argument& e) {
       throw UsageError(std::string("--mode: ") + e.what());
     }
-    const std::string presetName = o->preset.empty() ? presetForDepth(r.shape.nLayer) : o->preset;
+    const std::string presetName = o->preset.empty() ? presetForDepth(r.shape.nLayer).name : o->preset;
     try {
       findPreset(presetName);
     } catch (const std::invalid_argument& e) {
@@ -203,6 +196,7 @@ void cmdPlan(CLI::App& command) {
     }
     choices.context = o->context;
     choices.bf16 = o->bf16;
+    choices.schedule = Schedule{};  // memory does not depend on it: a preset made for another depth plans too
     r.run = makeRunConfig(presetName, mode, r.shape, choices);
     r.memoryGiven = !o->memory.empty();
     if (r.memoryGiven) {

@@ -2,6 +2,7 @@
 
 #include "analysis/tracked_analyses.h"
 #include "commands.h"
+#include "io/atomic_file.h"
 #include "model/hf_checkpoint.h"
 
 namespace nf::cli {
@@ -23,9 +24,11 @@ void addRunOptions(CLI::App& command, RunOptions& o) {
       .add_option("--eval", o.eval,
                   "token files to evaluate periodically, comma-separated (e.g. val.bin,alt.bin)")
       ->type_name("files");
-  command.add_option("--preset", o.preset, "settings and schedule to start from: " + presetList())
-      ->type_name("name")
-      ->capture_default_str();
+  command
+      .add_option("--preset", o.preset,
+                  "settings and schedule to start from: " + presetList() +
+                      " (default: the first made for the model's depth, else by-depth)")
+      ->type_name("name");
   addOptional(command, "--steps", o.steps, "optimizer steps (default: the preset's)")
       ->type_name("n")
       ->transform(atLeast<int64_t>(1));
@@ -129,7 +132,7 @@ void addRunOptions(CLI::App& command, RunOptions& o) {
 // The command line's choices, made into a run's settings the one way the GUI makes them too.
 RunConfig runConfigFrom(const RunOptions& o, TrainingMode mode) {
   try {
-    findPreset(o.preset);  // an unknown preset is bad usage, before any file is read
+    if (!o.preset.empty()) findPreset(o.preset);  // an unknown preset is bad usage, before any file is read
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
@@ -187,7 +190,16 @@ RunConfig runConfigFrom(const RunOptions& o, TrainingMode mode) {
       }
     }
   }
-  return makeRunConfig(o.preset, mode, loadConfigFile(o.model + "/config.json").shape, choices);
+  const ModelShape shape = loadConfigFile(o.model + "/config.json").shape;
+  RunConfig config =
+      makeRunConfig(o.preset.empty() ? presetForDepth(shape.nLayer).name : o.preset, mode, shape, choices);
+  try {  // here, where the file is known, so that the error names it
+    if (choices.schedule)
+      choices.schedule->validate(shape.nLayer, config.optimizer.maxSteps, config.removal.treatments());
+  } catch (const std::invalid_argument& e) {
+    throw FileError(o.schedule, std::string("does not fit this run:\n") + e.what());
+  }
+  return config;
 }
 
 }  // namespace nf::cli

@@ -19,8 +19,9 @@ void cmdSchedule(CLI::App& command) {
     bool list = false;
   };
   auto o = std::make_shared<Options>();
-  command.add_option("--preset", o->preset, "print this preset")->type_name("name");
-  command.add_option("--validate", o->validate, "validate this schedule file")->type_name("file.json");
+  CLI::Option* preset = command.add_option("--preset", o->preset, "print this preset")->type_name("name");
+  CLI::Option* validate =
+      command.add_option("--validate", o->validate, "validate this schedule file")->type_name("file.json");
   command.add_option("--layers", o->layers, "model depth for --validate")
       ->type_name("n")
       ->transform(atLeast(1))
@@ -29,7 +30,8 @@ void cmdSchedule(CLI::App& command) {
       ->type_name("n")
       ->transform(atLeast<int64_t>(1))
       ->capture_default_str();
-  command.add_flag("--list", o->list, "list the presets");
+  command.add_flag("--list", o->list, "list the presets")->excludes(preset)->excludes(validate);
+  validate->excludes(preset);
   onRun(command, [o] {
     if (o->list || (o->preset.empty() && o->validate.empty())) {
       nlohmann::json list = nlohmann::json::array();

@@ -90,8 +90,10 @@ void addWorkerOptions(CLI::App& command, WorkerOptions& o) {
 #endif
         return std::string();
       });
-  command.add_flag("--serve-remote", o.serveRemote,
-                   "allow --serve on an address other than loopback (prefer an SSH tunnel)");
+  command
+      .add_flag("--serve-remote", o.serveRemote,
+                "allow --serve on an address other than loopback (prefer an SSH tunnel)")
+      ->needs("--serve");
 }
 
 // This process's place among a multi-worker run's workers, from torchrun's variables (none: one process).
@@ -263,12 +265,10 @@ int trainAsWorkers(
   return train(make(worker), endpoint);
 }
 
-void startRun(CLI::App& command, TrainingMode mode, const std::string& description,
-              const std::string& defaultPreset) {
+void startRun(CLI::App& command, TrainingMode mode, const std::string& description) {
   command.description(description);
   auto o = std::make_shared<RunOptions>();
   auto workers = std::make_shared<WorkerOptions>();
-  o->preset = defaultPreset;
   addRunOptions(command, *o);
   addWorkerOptions(command, *workers);
   if (mode == TrainingMode::Remove) {
@@ -347,15 +347,13 @@ void startRun(CLI::App& command, TrainingMode mode, const std::string& descripti
 void cmdPretrain(CLI::App& command) {
   startRun(command, TrainingMode::Pretrain,
            "Train a model from scratch (with its norms). --model names a folder whose config.json gives "
-           "the shape (e.g. one written by 'init'); the weights are initialised from --seed.",
-           "tiny");
+           "the shape (e.g. one written by 'init'); the weights are initialised from --seed.");
 }
 
 void cmdFinetune(CLI::App& command) {
   startRun(command, TrainingMode::Finetune,
            "The vanilla control: fine-tune with the same data, learning rate and steps as a removal run, "
-           "removing nothing and without the auxiliary loss.",
-           "tiny");
+           "removing nothing and without the auxiliary loss.");
 }
 
 void cmdRemove(CLI::App& command) {
@@ -364,8 +362,7 @@ void cmdRemove(CLI::App& command) {
            "of its scale and replaced by a FakeLN (FakeRMSNorm) with that scale frozen at the step the "
            "schedule says, with the auxiliary loss on the final norm's input. Ctrl-C stops after the current "
            "step and writes a "
-           "checkpoint; 'resume' continues.",
-           "tiny");
+           "checkpoint; 'resume' continues.");
 }
 
 void cmdResume(CLI::App& command) {

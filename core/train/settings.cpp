@@ -213,9 +213,22 @@ const Preset& findPreset(const std::string& name) {
   throw std::invalid_argument("unknown preset '" + name + "' (known: " + names + ")");
 }
 
+const Preset& presetForDepth(int nLayer) {
+  for (const Preset& p : presets())
+    if (p.nLayer == nLayer) return p;
+  return findPreset("by-depth");
+}
+
 RunConfig makeRunConfig(const std::string& presetName, TrainingMode mode, const ModelShape& shape,
                         const RunChoices& choices) {
   const Preset& preset = findPreset(presetName);
+  // A preset's own schedule names the layers of its depth: on a deeper model the rest would keep their norm.
+  if (mode == TrainingMode::Remove && !choices.schedule && preset.nLayer != 0 &&
+      preset.nLayer != shape.nLayer)
+    throw std::invalid_argument(
+        "preset " + preset.name + "'s schedule is made for " + std::to_string(preset.nLayer) +
+        " layers; the model has " + std::to_string(shape.nLayer) + ": choose " +
+        presetForDepth(shape.nLayer).name + " (made for its depth) or give a schedule");
   RunConfig c;
   c.mode = mode;
   c.preset = preset.name;
@@ -258,7 +271,11 @@ RunConfig makeRunConfig(const std::string& presetName, TrainingMode mode, const 
   choose(c.tracking, choices.tracking);
   // An autopilot run retries a removal that made it diverge (from its last sane checkpoint), unless told.
   if (c.autopilot.enabled && !choices.onDivergence) c.divergence.action = DivergenceAction::Rollback;
-  // The context can never exceed the model's positions.
+  // The context can never exceed the model's positions: the preset's is cut to them, one asked for refused.
+  if (choices.context && *choices.context > shape.nPositions)
+    throw std::invalid_argument("a context of " + std::to_string(*choices.context) +
+                                " tokens is longer than the model's " + std::to_string(shape.nPositions) +
+                                " positions");
   c.optimizer.context = std::min<int64_t>(c.optimizer.context, shape.nPositions);
   return c;
 }
@@ -464,6 +481,8 @@ nlohmann::json applyResumeOverrides(RunConfig& c, const ResumeOverrides& overrid
   if (overrides.lr) changed["lr"] = c.optimizer.lr = *overrides.lr;
   if (overrides.minLr) changed["min_lr"] = c.optimizer.minLr = *overrides.minLr;
   if (overrides.maxSteps) changed["max_steps"] = c.optimizer.maxSteps = *overrides.maxSteps;
+  if (overrides.autopilotPatience && !c.autopilot.enabled)
+    throw std::invalid_argument("the autopilot's patience was given, but this run's autopilot is off");
   if (overrides.autopilotPatience)
     changed["autopilot_patience"] = c.autopilot.patience = *overrides.autopilotPatience;
   if (overrides.keepCheckpoints) changed["keep_checkpoints"] = c.keepCheckpoints = *overrides.keepCheckpoints;
@@ -494,10 +513,11 @@ void validate(const RunConfig& c, const std::string& source) {
     throw FileError(source, "device \"" + c.device + "\" is not cpu, cuda or cuda:N");
   const auto& o = c.optimizer;
   if (o.microBatch < 1 || o.accumulation < 1 || o.context < 1 || o.maxSteps < 1 || o.warmupSteps < 0 ||
-      !(o.lr > 0) || !(o.minLr >= 0) || !(o.clipNorm >= 0) || !(o.weightDecay >= 0))
+      !(o.lr > 0) || !(o.minLr >= 0) || !(o.clipNorm >= 0) || !(o.weightDecay >= 0) || !std::isfinite(o.lr) ||
+      !std::isfinite(o.weightDecay))
     throw FileError(source,
                     "optimizer settings out of range (batch, accumulation, context, steps ≥ 1; lr > 0; "
-                    "min lr, clip norm, weight decay ≥ 0)");
+                    "min lr, clip norm, weight decay ≥ 0; lr and weight decay finite)");
   if (o.minLr > o.lr) {
     std::ostringstream text;
     text << "the minimum learning rate " << o.minLr << " is above the peak " << o.lr
@@ -512,7 +532,7 @@ void validate(const RunConfig& c, const std::string& source) {
   if (!(c.removal.emaMomentum >= 0 && c.removal.emaMomentum <= 1))
     throw FileError(source,
                     "the EMA momentum must lie in [0, 1], got " + std::to_string(c.removal.emaMomentum));
-  if (!(c.removal.auxWeight >= 0) || c.removal.interpolationSteps < 0)
+  if (!(c.removal.auxWeight >= 0) || !std::isfinite(c.removal.auxWeight) || c.removal.interpolationSteps < 0)
     throw FileError(source, "the auxiliary loss weight and interpolation steps must be non-negative");
   if (c.checkpointInterval < 0 || c.keepCheckpoints < 0 || c.eval.interval < 0 || c.eval.tokens < 0)
     throw FileError(source,

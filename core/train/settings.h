@@ -159,6 +159,9 @@ int64_t stepsForDepth(int nLayer);
 // A preset's schedule for a model of nLayer blocks (its own, or the depth rule's for "by-depth").
 Schedule presetSchedule(const Preset& preset, int nLayer);
 const Preset& findPreset(const std::string& name);  // throws std::invalid_argument listing the names
+// The first preset made for nLayer blocks (gpt2 for 12, small for 6, tiny for 4), else "by-depth": what the
+// CLI and the workbench start from when no preset is chosen.
+const Preset& presetForDepth(int nLayer);
 
 // What a run is started with besides its preset: the model, the data, the device, and every setting
 // that differs from the preset's (unset: the preset's, or RunConfig's default where a preset has none).

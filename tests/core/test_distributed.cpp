@@ -313,7 +313,7 @@ TEST_CASE(a_hanging_worker_is_named_within_the_timeout) {
 
 TEST_CASE(nproc_is_refused_inside_a_launched_worker) {
   TempDir dir;
-  const std::string arguments = removeArguments(dir, 10);
+  const std::string arguments = removeArguments(dir, 30);  // the schedule's events fit
   ::setenv("RANK", "0", 1);
   ::setenv("WORLD_SIZE", "2", 1);
   ::setenv("MASTER_ADDR", "127.0.0.1", 1);

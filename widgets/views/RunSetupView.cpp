@@ -78,7 +78,7 @@ RunSetupView::RunSetupView(QWidget* parent) : QWidget(parent) {
   connect(m_preset, &QComboBox::currentTextChanged, this, [this] {
     const nf::Preset& p = nf::findPreset(preset());
     const QSignalBlocker block(m_steps);  // presetChanged rebuilds the draft for the new budget anyway
-    m_steps->setValue(static_cast<int>(p.optimizer.maxSteps));
+    m_steps->setValue(static_cast<int>(presetSteps(p)));
     m_description->setText(describePreset(p));
     updateMemoryPlan();
     Q_EMIT presetChanged();
@@ -163,16 +163,17 @@ void RunSetupView::setMaxSteps(int64_t steps) { m_steps->setValue(static_cast<in
 
 QString RunSetupView::device() const { return m_device->currentText().trimmed(); }
 
+// The preset's step budget; by-depth's follows the model's depth, as the engine sets it (makeRunConfig).
+int64_t RunSetupView::presetSteps(const nf::Preset& p) const {
+  return p.nLayer == 0 && m_shape ? nf::stepsForDepth(m_shape->nLayer) : p.optimizer.maxSteps;
+}
+
 void RunSetupView::matchModelDepth(int layers) {
-  for (const nf::Preset& p : nf::presets())
-    if (p.nLayer == layers) {
-      m_preset->setCurrentText(QString::fromStdString(p.name));
-      const nf::Preset& chosen = nf::findPreset(preset());
-      const QSignalBlocker block(m_steps);
-      m_steps->setValue(static_cast<int>(chosen.optimizer.maxSteps));
-      m_description->setText(describePreset(chosen));
-      return;
-    }
+  const nf::Preset& chosen = nf::presetForDepth(layers);
+  m_preset->setCurrentText(QString::fromStdString(chosen.name));
+  const QSignalBlocker block(m_steps);
+  m_steps->setValue(static_cast<int>(presetSteps(chosen)));
+  m_description->setText(describePreset(chosen));
 }
 
 void RunSetupView::setModelShape(const nf::ModelShape& shape) {

@@ -72,6 +72,7 @@ class RunSetupView : public QWidget {
 
  private:
   static QString describePreset(const nf::Preset& preset);
+  int64_t presetSteps(const nf::Preset& preset) const;
   void retranslate();
   QComboBox* m_mode;
   QComboBox* m_preset;

@@ -246,12 +246,14 @@ void cmdExport(CLI::App& command) {
       "model.");
   struct Options {
     std::string model, out, data, device = "cpu";
+    bool overwrite = false;
   };
   auto o = std::make_shared<Options>();
   command.add_option("model", o->model, "a model folder, or a run directory (its final/ model)")->required();
   command.add_option("--out", o->out, "writes <out>/folded and <out>/standard")
       ->type_name("folder")
       ->required();
+  command.add_flag("--overwrite", o->overwrite, "replace <out>/folded and <out>/standard if they exist");
   command.add_option("--data", o->data, "tokens to compare logits on (default: random tokens)")
       ->type_name("file.bin");
   command.add_option("--device", o->device, "where to compute")
@@ -259,6 +261,7 @@ void cmdExport(CLI::App& command) {
       ->capture_default_str();
   onRun(command, [o] {
     const std::string folder = run::modelFolder(o->model);
+    refuseToReplace(o->out, {"folded", "standard"}, o->overwrite);
     const ExportedModel e = exportLayerNormFree(folder, o->out, o->data, parseDevice(o->device));
     printJson(
         {{"source", folder},

@@ -52,7 +52,10 @@ std::vector<int32_t> generate(CausalLMImpl& model, const std::vector<int32_t>& p
     const int32_t next = sampleToken(logits[0][logits.size(1) - 1], options, random);
     generated.push_back(next);
     context.push_back(next);
-    if (options.stopAtEndOfText && next == config.eotTokenId) break;
+    if (options.stopAtEndOfText &&
+        (next == config.eotTokenId || std::find(options.otherStopIds.begin(), options.otherStopIds.end(),
+                                                next) != options.otherStopIds.end()))
+      break;
   }
   return generated;
 }

@@ -15,6 +15,7 @@ struct GenerationOptions {
   int64_t topK = 0;          // 0: the whole vocabulary
   uint64_t seed = 0;
   bool stopAtEndOfText = true;
+  std::vector<int32_t> otherStopIds;  // more end-of-sequence ids that stop it (config.json's list)
 };
 
 // Returns only the new tokens. The prompt is cropped to the model's context from the left as it grows.

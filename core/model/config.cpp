@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "io/atomic_file.h"
 #include "io/file_format.h"
@@ -118,6 +119,7 @@ nlohmann::ordered_json siteToJson(const SiteNorm& n) {
 // A site's state, every field type-checked: a FakeLN's scale is required (a default would silently put a
 // divisor of 1 where the file lost its value); the values' ranges are NormState::validate's.
 SiteNorm siteFromJson(const JsonIn& j) {
+  j.requireKnown({"kind", "scale", "scale_pos0", "pos0_treatment", "eot_treatment", "real_mix"});
   SiteNorm n;
   n.kind = parseNormKind(j["kind"].text());
   if (!isFakeNorm(n.kind)) return n;
@@ -151,6 +153,7 @@ ModelConfig parseConfigJson(const std::string& text, const std::string& source) 
   c.validate(source);
 
   config.norms = NormState(c.nLayer, family.norm);
+  std::optional<bool> claimsLayerNormFree;
   if (j.contains("normfree")) {
     const nlohmann::json& block = j["normfree"];
     // Written as {"format_version": 1} before every format carried "format" + "version".
@@ -160,9 +163,16 @@ ModelConfig parseConfigJson(const std::string& text, const std::string& source) 
     } else {
       checkFileFormat(block, kModelBlockFormat, source + " (\"normfree\" block)", WhenUnmarked::IsVersion1);
     }
-    if (block.contains("folded"))
-      config.folded =
-          readJson(block, "\"normfree\" block", [](const JsonIn& b) { return b["folded"].flag(); });
+    try {  // a misspelt "sites" would otherwise leave every site with the family's own norm, unsaid
+      readJson(block, "\"normfree\" block", [&](const JsonIn& b) {
+        b.requireKnown({"format", "version", "format_version", "layernorm_free", "folded", "sites"});
+        if (b["folded"].present()) config.folded = b["folded"].flag();
+        if (b["layernorm_free"].present()) claimsLayerNormFree = b["layernorm_free"].flag();
+        return 0;
+      });
+    } catch (const std::invalid_argument& e) {
+      throw FileError(source, e.what());
+    }
   }
   if (j.contains("normfree") && j["normfree"].contains("sites")) {
     try {
@@ -175,10 +185,46 @@ ModelConfig parseConfigJson(const std::string& text, const std::string& source) 
       throw FileError(source, std::string("normfree.sites: ") + e.what());
     }
   }
+  // Only the claim that matters is checked: sites edited to fake ones by hand may leave a stale false.
+  if (claimsLayerNormFree.value_or(false) && !config.norms.isLayerNormFree())
+    throw FileError(
+        source,
+        "normfree.layernorm_free is true but its sites say otherwise (a site missing from \"sites\" "
+        "keeps the family's own norm)");
   return config;
 }
 
 ModelConfig loadConfigFile(const std::string& path) { return parseConfigJson(readTextFile(path), path); }
+
+std::vector<int32_t> endOfSequenceIds(const std::string& configPath) {
+  const ModelConfig config = loadConfigFile(configPath);  // checks the ids as the model reads them
+  const nlohmann::json j = readJsonFile(configPath);
+  const nlohmann::json listed = j.value("eos_token_id", nlohmann::json());
+  std::vector<int32_t> ids;
+  if (listed.is_null()) return ids;
+  for (const nlohmann::json& id : listed.is_array() ? listed : nlohmann::json::array({listed})) {
+    if (!id.is_number_integer() || id.get<int64_t>() < 0 || id.get<int64_t>() >= config.shape.vocabSize)
+      throw FileError(configPath, "eos_token_id " + listed.dump() +
+                                      " names an id outside the vocabulary of " +
+                                      std::to_string(config.shape.vocabSize));
+    ids.push_back(id.get<int32_t>());
+  }
+  return ids;
+}
+
+void keepTokenIds(const std::string& fromFolder, const std::string& toFolder) {
+  const nlohmann::json from = readJsonFile(fromFolder + "/config.json");
+  nlohmann::ordered_json to = nlohmann::ordered_json::parse(readTextFile(toFolder + "/config.json"));
+  bool changed = false;
+  for (const char* key : {"bos_token_id", "eos_token_id", "pad_token_id"}) {
+    if (!from.is_object() || !from.contains(key)) continue;
+    const auto value = nlohmann::ordered_json::parse(from[key].dump());
+    if (to.contains(key) && to[key] == value) continue;
+    to[key] = value;
+    changed = true;
+  }
+  if (changed) writeFileAtomic(toFolder + "/config.json", to.dump(2) + "\n");
+}
 
 std::string configToJson(const ModelConfig& config) {
   const ModelShape& c = config.shape;

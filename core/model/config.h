@@ -54,6 +54,13 @@ struct ModelConfig {
 ModelConfig parseConfigJson(const std::string& text, const std::string& source);
 ModelConfig loadConfigFile(const std::string& path);
 std::string configToJson(const ModelConfig& config);  // pretty-printed, Hugging Face compatible
+// Every id config.json's eos_token_id names (LLaMA 3 Instruct lists several; ModelShape keeps the first):
+// generation stops at any of them. Empty when it names none.
+std::vector<int32_t> endOfSequenceIds(const std::string& configPath);
+// A model saved from another (a run's result, an export) keeps that one's bos_token_id, eos_token_id (a
+// list too) and pad_token_id: configToJson writes the end-of-text id for the first two and no pad id.
+// Rewrites toFolder's config.json atomically; fromFolder's config.json is read as it is.
+void keepTokenIds(const std::string& fromFolder, const std::string& toFolder);
 
 struct ParameterShape {
   std::string name;  // the parameter's name in the module, e.g. GPT-2's "h.0.attn.c_attn.weight"

@@ -44,7 +44,7 @@ struct ModelFamily {
   void (*readShape)(const nlohmann::json& config, ModelShape& shape, const std::string& source);
   // Writes the fields Hugging Face's class for this family needs to load the folder without custom code.
   void (*writeShape)(const ModelShape& shape, nlohmann::ordered_json& config);
-  std::vector<ParameterShape> (*parameterShapes)(const ModelShape& shape);
+  std::vector<ParameterShape> (*parameterShapes)(const ModelShape& shape);  // the token embedding first
   // The parameter a stored tensor name holds, or "" for stored tensors that are no parameters.
   std::string (*canonicalName)(const std::string& storedName);
   // The base model's prefix that the family's save_pretrained writes before the names of the base model's

@@ -46,6 +46,7 @@ void requireFinite(const torch::Tensor& t, const SafetensorsFile& file, const Te
   const int64_t bad = t.numel() - finite.sum().item<int64_t>();
   std::string message = "tensor '" + info.name + "' holds " + std::to_string(bad) +
                         " non-finite values (NaN or infinite): every result of this model would be wrong";
+  if (info.dtype == DType::F64) message += " (stored as F64, with values beyond float32's range, ±3.4e38)";
   if (info.dtype == DType::F16)
     message +=
         " (stored as F16, whose largest value is 65504: save it as F32 or BF16 — an exported "
@@ -63,7 +64,8 @@ CausalLM loadModel(const std::string& folder, torch::Device device) {
   torch::NoGradGuard noGrad;
   for (auto& item : model->named_parameters()) {
     const auto& entry = index.tensors.at(item.key());
-    const torch::Tensor stored = readTensor(*entry.file, *entry.info);
+    // Checked as the model will hold it: an F64 value past float32's range turns infinite in the copy.
+    const torch::Tensor stored = readTensor(*entry.file, *entry.info).to(item.value().scalar_type());
     requireFinite(stored, *entry.file, *entry.info);
     item.value().copy_(stored);
   }

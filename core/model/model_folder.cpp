@@ -54,24 +54,20 @@ bool isFloat(DType d) { return d == DType::F32 || d == DType::F16 || d == DType:
 
 // A tied model's stored lm_head.weight must be the embedding itself: a different head means config.json's
 // tie_word_embeddings is wrong for these weights, and dropping the head would change every logit silently.
-void requireCopyOfEmbedding(const WeightIndex& index, const WeightIndex::Entry& head,
-                            const std::map<std::string, std::vector<int64_t>>& expected) {
-  const ModelShape& c = index.config.shape;
-  for (const auto& [name, shape] : expected) {
-    if (shape != std::vector<int64_t>{c.vocabSize, c.nEmbd} || !index.tensors.count(name)) continue;
-    const WeightIndex::Entry& embedding = index.tensors.at(name);
-    const TensorInfo &a = *head.info, &b = *embedding.info;
-    // Stored in another dtype the bytes cannot be compared; Hugging Face writes both alike.
-    if (a.dtype != b.dtype) return;
-    const bool same = a.shape == b.shape && a.end - a.begin == b.end - b.begin &&
-                      std::memcmp(head.file->data(a), embedding.file->data(b), a.end - a.begin) == 0;
-    if (!same)
-      throw FileError(head.file->path(),
-                      "tensor '" + a.name + "' differs from the embedding '" + b.name +
-                          "' it should copy: config.json says tie_word_embeddings is true, "
-                          "so the head would be dropped (false if the model has its own)");
-    return;
-  }
+void requireCopyOfEmbedding(const WeightIndex& index, const WeightIndex::Entry& head) {
+  // Every family lists its token embedding first (parameterShapes); another tensor of its shape (GPT-2's
+  // wpe when n_positions equals the vocabulary) is not it.
+  const std::string name = parameterShapes(index.config.shape).front().name;
+  if (!index.tensors.count(name)) return;  // missing: refused with the other missing weights
+  const WeightIndex::Entry& embedding = index.tensors.at(name);
+  const TensorInfo &a = *head.info, &b = *embedding.info;
+  // Hugging Face writes both alike; in another dtype the head cannot be that copy.
+  const bool same = a.dtype == b.dtype && a.shape == b.shape && a.end - a.begin == b.end - b.begin &&
+                    std::memcmp(head.file->data(a), embedding.file->data(b), a.end - a.begin) == 0;
+  if (!same)
+    throw FileError(head.file->path(), "tensor '" + a.name + "' differs from the embedding '" + b.name +
+                                           "' it should copy: config.json says tie_word_embeddings is true, "
+                                           "so the head would be dropped (false if the model has its own)");
 }
 
 }  // namespace
@@ -119,7 +115,7 @@ WeightIndex indexModelFolder(const std::string& folder) {
       index.tensors[name] = {&file, &t};
     }
   }
-  if (storedHead.file) requireCopyOfEmbedding(index, storedHead, expected);
+  if (storedHead.file) requireCopyOfEmbedding(index, storedHead);
   std::vector<std::string> missing;
   for (auto& [name, shape] : expected)
     if (!index.tensors.count(name)) missing.push_back(name);

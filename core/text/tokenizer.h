@@ -82,9 +82,9 @@ std::unique_ptr<Tokenizer> loadTokenizer(const std::string& folder);
 // Whether folder holds files loadTokenizer reads (it may still refuse them).
 bool hasTokenizer(const std::string& folder);
 
-// Copies a folder's tokenizer files (the ones above plus tokenizer_config.json and
-// special_tokens_map.json) to another folder, atomically. Returns whether it copied a tokenizer: model
-// folders carry their tokenizer along when copied, trained or exported.
+// Copies a folder's tokenizer files (the ones above plus tokenizer_config.json, special_tokens_map.json,
+// added_tokens.json and generation_config.json) to another folder, atomically. Returns whether it copied a
+// tokenizer: model folders carry their tokenizer along when copied, trained or exported.
 bool copyTokenizerFiles(const std::string& from, const std::string& to);
 
 }  // namespace nf

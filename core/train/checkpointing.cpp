@@ -1,6 +1,8 @@
 // Writing the run's checkpoints (trainer_state.h): the workers' agreement first, then the files
 // (train/checkpoint.h); one that cannot be written is a warning while training can go on, and an error
 // when it is the one a stop or the end of the run leaves. Also the final model.
+#include <filesystem>
+
 #include "distributed/worker_sync.h"
 #include "model/hf_checkpoint.h"
 #include "run/metrics_records.h"
@@ -86,6 +88,7 @@ void Trainer::Impl::saveFinal() {
   // The tokenizer the run trained with, kept at its start (a run from before that: the source folder's).
   const std::string kept = run::sourceModelPath(owner.m_dir);
   copyTokenizerFiles(hasTokenizer(kept) ? kept : config().model, out);
+  keepTokenIds(std::filesystem::exists(kept + "/config.json") ? kept : config().model, out);
 }
 
 }  // namespace nf

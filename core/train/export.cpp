@@ -120,6 +120,7 @@ void saveWhole(CausalLMImpl& model, const std::string& source, const std::string
   try {
     saveModel(model, tmp, options);
     copyTokenizerFiles(source, tmp);
+    keepTokenIds(source, tmp);
     std::filesystem::remove_all(to);
     std::filesystem::rename(tmp, to);
   } catch (const std::filesystem::filesystem_error& e) {
@@ -135,6 +136,20 @@ void saveWhole(CausalLMImpl& model, const std::string& source, const std::string
 
 ExportedModel exportLayerNormFree(const std::string& folder, const std::string& out,
                                   const std::string& tokenFile, const torch::Device& device) {
+  // The export replaces both folders whole: the model read must not lie in either.
+  namespace fs = std::filesystem;
+  const auto absolute = [](const fs::path& p) {
+    const fs::path a = fs::weakly_canonical(p);
+    return a.has_filename() ? a : a.parent_path();  // "dir/" as "dir"
+  };
+  const fs::path source = absolute(folder);
+  for (const char* form : {"folded", "standard"}) {
+    const fs::path target = absolute(fs::path(out) / form);
+    const auto [end, inside] = std::mismatch(target.begin(), target.end(), source.begin(), source.end());
+    if (end == target.end())
+      throw FileError(folder,
+                      "lies in " + target.string() + ", which the export replaces: choose another --out");
+  }
   CausalLM fake = loadModel(folder, device);
   CausalLM folded{nullptr}, standard{nullptr};
   try {

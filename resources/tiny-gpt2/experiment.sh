@@ -60,7 +60,8 @@ if [ "$control" = --control ] && [ "$device" != cpu ] && [ ! -f "$work/finetune/
 fi
 [ -f "$work/remove/final/config.json" ] || "$cli" remove "$work/remove" "${train_args[@]}" > /dev/null
 [ -z "${control_pid:-}" ] || wait "$control_pid"
-"$cli" export "$work/remove" --out "$work/lnfree" --data "$data/val.bin" --device "$device" > "$work/export.json"
+"$cli" export "$work/remove" --out "$work/lnfree" --overwrite --data "$data/val.bin" --device "$device" \
+  > "$work/export.json"
 {
   summarize original "$model"
   summarize ln-free "$work/remove/final"

@@ -418,10 +418,13 @@ TEST_CASE(remove_then_export_from_the_command_line) {
   REQUIRE(e["max_abs_logit_difference_standard"].get<double>() <= 1e-4);
   REQUIRE(e["float16_safe"] == false);
   REQUIRE(loadModel(d + "/lnfree/folded")->norms().isLayerNormFree());
-  // Exporting again replaces both folders whole: a file of the old export does not survive, and no
-  // temporary folder is left.
+  // Exporting again is refused without --overwrite; with it, both folders are replaced whole: a file of
+  // the old export does not survive, and no temporary folder is left.
   writeFileAtomic(d + "/lnfree/standard/stale.txt", "from before");
   r = cli("export " + d + "/run --out " + d + "/lnfree --data " + d + "/t.bin");
+  REQUIRE_MSG(r.status == 2 && r.err.find("lnfree/folded exists") != std::string::npos, r.err);
+  REQUIRE(std::filesystem::exists(d + "/lnfree/standard/stale.txt"));
+  r = cli("export " + d + "/run --out " + d + "/lnfree --overwrite --data " + d + "/t.bin");
   REQUIRE_MSG(r.status == 0, r.err);
   REQUIRE(!std::filesystem::exists(d + "/lnfree/standard/stale.txt"));
   std::vector<std::string> exported;
@@ -518,9 +521,10 @@ TEST_CASE(plan_a_model_folder_and_fit_a_run) {
   TempDir dir;
   const std::string d = dir.path();
   saveModel(*randomModel(smallConfig()), d + "/m");
-  // Two layers: no preset is made for that depth, so one must be named.
-  auto r = cli("plan --model " + d + "/m --memory 1G");
-  REQUIRE(r.status == 2 && r.err.find("no preset is made for 2 layers") != std::string::npos);
+  // Two layers: no preset is made for that depth, so the one for any depth plans it (as remove would run).
+  auto r = cli("plan --model " + d + "/m --memory 1G --json");
+  REQUIRE_MSG(r.status == 0, r.err);
+  REQUIRE_EQ(nlohmann::json::parse(r.out)["preset"], "by-depth");
   r = cli("plan --model " + d + "/m --preset tiny --context 16 --bf16 --memory 1G --json");
   REQUIRE_MSG(r.status == 0, r.err);
   auto j = nlohmann::json::parse(r.out);

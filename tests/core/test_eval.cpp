@@ -138,6 +138,13 @@ TEST_CASE(greedy_generation_follows_the_argmax) {
     REQUIRE_EQ(token, expected);
     context.push_back(token);
   }
+  // Any end-of-sequence id config.json lists stops it, as at the end-of-text id (LLaMA 3 lists several).
+  options.stopAtEndOfText = true;
+  options.otherStopIds = {generated[3]};
+  const auto stopped = generate(*model, prompt, options);
+  const auto at = std::find_if(generated.begin(), generated.end(),
+                               [&](int32_t t) { return t == c.eotTokenId || t == generated[3]; });
+  REQUIRE(stopped == std::vector<int32_t>(generated.begin(), at + 1));
 }
 
 TEST_CASE(sampling_is_deterministic_for_a_seed_and_has_the_right_distribution) {

@@ -128,4 +128,32 @@ TEST_CASE(export_refuses_models_that_are_not_layernorm_free) {
   REQUIRE_THROWS_WITH(standardFormatWithHugeEpsilon(*fake), "LN_v.1", "special treatment");
 }
 
+// The export replaces <out>/folded and <out>/standard whole: exporting a model that lies in one of them
+// would delete the LN-free original and its frozen scales.
+TEST_CASE(export_refuses_to_replace_the_model_it_reads) {
+  TempDir dir;
+  CausalLM fake = fakeModel(smallConfig());
+  saveModel(*fake, dir.path("out/folded"));
+  const std::string weights = readTextFile(dir.path("out/folded/model.safetensors"), 1 << 30);
+  REQUIRE_THROWS_WITH(exportLayerNormFree(dir.path("out/folded"), dir.path("out"), "", torch::kCPU),
+                      "out/folded", "which the export replaces");
+  REQUIRE_THROWS_WITH(exportLayerNormFree(dir.path("out/folded/"), dir.path("out/./"), "", torch::kCPU),
+                      "which the export replaces");
+  REQUIRE_EQ(readTextFile(dir.path("out/folded/model.safetensors"), 1 << 30), weights);
+  // Elsewhere it exports, keeping the source's token ids (its config's, not the end-of-text id twice).
+  auto config = nlohmann::json::parse(readTextFile(dir.path("out/folded/config.json")));
+  config["bos_token_id"] = 5;
+  config["eos_token_id"] = {99, 11};
+  config["pad_token_id"] = 0;
+  writeFileAtomic(dir.path("out/folded/config.json"), config.dump());
+  const ExportedModel elsewhere =
+      exportLayerNormFree(dir.path("out/folded"), dir.path("copy"), "", torch::kCPU);
+  REQUIRE(elsewhere.foldedDifference <= 1e-4);
+  for (const char* form : {"copy/folded", "copy/standard"}) {
+    const auto exported = nlohmann::json::parse(readTextFile(dir.path(form) + "/config.json"));
+    REQUIRE(exported["bos_token_id"] == 5 && exported["pad_token_id"] == 0);
+    REQUIRE(endOfSequenceIds(dir.path(form) + "/config.json") == (std::vector<int32_t>{99, 11}));
+  }
+}
+
 TEST_MAIN()

@@ -323,6 +323,39 @@ TEST_CASE(a_tied_model_s_stored_head_must_copy_its_embedding) {
   rewrite(embedding + 0.5);
   REQUIRE_THROWS_WITH(loadModel(dir.path("m")), "model.safetensors",
                       "'lm_head.weight' differs from the embedding", "tie_word_embeddings");
+  // A head in another dtype cannot be that copy (it was dropped unchecked).
+  const torch::Tensor half = embedding.to(torch::kFloat16).contiguous();
+  std::vector<torch::Tensor> keep;
+  std::vector<TensorBlob> blobs;
+  for (auto& p : model->named_parameters()) {
+    keep.push_back(p.value().contiguous());
+    blobs.push_back({p.key(), DType::F32, keep.back().sizes().vec(), keep.back().data_ptr()});
+  }
+  blobs.push_back({"lm_head.weight", DType::F16, half.sizes().vec(), half.data_ptr()});
+  writeSafetensors(dir.path("m/model.safetensors"), blobs, {{"format", "pt"}});
+  REQUIRE_THROWS_WITH(loadModel(dir.path("m")), "'lm_head.weight' differs from the embedding");
+}
+
+// The embedding the stored head is compared with is the family's, not any tensor of its shape: GPT-2's wpe
+// has it too when n_positions equals the vocabulary.
+TEST_CASE(a_tied_head_is_compared_with_the_token_embedding_not_a_tensor_of_its_shape) {
+  ModelShape c = smallConfig();
+  c.nPositions = c.vocabSize;
+  CausalLM model = randomModel(c, 22);
+  TempDir dir;
+  std::vector<torch::Tensor> keep;
+  std::vector<TensorBlob> blobs;
+  for (auto& p : model->named_parameters()) {
+    keep.push_back(p.value().contiguous());
+    blobs.push_back({p.key(), DType::F32, keep.back().sizes().vec(), keep.back().data_ptr()});
+  }
+  keep.push_back(model->tokenEmbedding().detach().contiguous());
+  blobs.push_back({"lm_head.weight", DType::F32, keep.back().sizes().vec(), keep.back().data_ptr()});
+  saveModel(*model, dir.path("m"));
+  writeSafetensors(dir.path("m/model.safetensors"), blobs, {{"format", "pt"}});
+  const auto tokens = randomTokens(c, 1, 8);
+  torch::NoGradGuard noGrad;
+  REQUIRE(torch::equal(loadModel(dir.path("m"))->forward(tokens), model->forward(tokens)));
 }
 
 TEST_CASE(every_family_visits_its_hook_points_consistently) {

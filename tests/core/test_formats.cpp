@@ -124,6 +124,31 @@ TEST_CASE(model_config_block_refuses_newer_versions_and_reads_the_old_spelling) 
   REQUIRE_TOO_NEW(parseConfigJson(legacy.dump(), "m/config.json"), "m/config.json", kModelBlockFormat);
 }
 
+// A slip in the block would otherwise run an LN-free model with the family's norms, unsaid.
+TEST_CASE(model_config_block_refuses_unknown_fields_and_a_false_layernorm_free) {
+  ModelConfig config;
+  config.shape = smallConfig();
+  config.norms = NormState(config.shape.nLayer);
+  config.norms.setAll({NormKind::FakeLN, 2.5, 2.5, false, false});
+  const json j = json::parse(configToJson(config));
+  REQUIRE(parseConfigJson(j.dump(), "m/config.json").norms.isLayerNormFree());
+  json misspelt = j;
+  misspelt["normfree"]["site"] = misspelt["normfree"]["sites"];
+  misspelt["normfree"].erase("sites");
+  REQUIRE_THROWS_WITH(parseConfigJson(misspelt.dump(), "m/config.json"), "m/config.json",
+                      "unknown field \"site\"");
+  json siteTypo = j;
+  siteTypo["normfree"]["sites"]["LN_f"]["scal"] = 3.0;
+  REQUIRE_THROWS_WITH(parseConfigJson(siteTypo.dump(), "m/config.json"), "m/config.json",
+                      "unknown field \"scal\"");
+  json missing = j;  // a site left out keeps the family's norm, which the block's claim contradicts
+  missing["normfree"]["sites"].erase("LN_f");
+  REQUIRE_THROWS_WITH(parseConfigJson(missing.dump(), "m/config.json"), "m/config.json",
+                      "layernorm_free is true but its sites say otherwise");
+  missing["normfree"].erase("layernorm_free");  // without the claim, a partial list stays readable
+  REQUIRE(!parseConfigJson(missing.dump(), "m/config.json").norms.isLayerNormFree());
+}
+
 TEST_CASE(token_file_sidecar_refuses_newer_versions_and_reads_unversioned_ones) {
   TempDir dir;
   const std::string bin = dir.path("t.bin");

@@ -145,6 +145,10 @@ void cmdTrainTokenizer(CLI::App& command) {
     const auto start = std::chrono::steady_clock::now();
     BpeTrainer trainer(options);
     for (const auto& input : o->inputs) trainer.addFile(input, progressBar());
+    if (trainer.distinctPieces() == 0)  // a tokenizer of bytes alone, with a note blaming the words
+      throw FileError(o->inputs.front(), o->inputs.size() == 1
+                                             ? "contains no text to train on"
+                                             : "and the other inputs contain no text to train on");
     const BpeTokenizer tokenizer = trainer.train(progressBar());
     tokenizer.save(o->out);
     // The folder holds one tokenizer: a tokenizer.json left there would be read before the new one.

@@ -43,7 +43,9 @@ void cmdEval(CLI::App& command) {
       ->type_name("n")
       ->transform(atLeast<int64_t>(1))
       ->capture_default_str();
-  command.add_option("--max-tokens", o->maxTokens, "evaluate only the first n tokens (0: all)")
+  command
+      .add_option("--max-tokens", o->maxTokens,
+                  "evaluate only the first n tokens, in whole chunks of the context (0: all)")
       ->type_name("n")
       ->transform(atLeast<int64_t>(0))
       ->capture_default_str();
@@ -68,6 +70,10 @@ void cmdEval(CLI::App& command) {
 
     CausalLM model = loadModel(o->model, parseDevice(o->device, o->bf16));
     model->setCudaBf16Autocast(o->bf16);
+    const int64_t context = o->context > 0 ? o->context : model->config().nPositions;
+    if (o->maxTokens > 0 && o->maxTokens < context)  // one chunk at least: a whole context would be evaluated
+      throw UsageError("--max-tokens " + std::to_string(o->maxTokens) + " is less than one chunk of " +
+                       std::to_string(context) + " tokens (--context)");
     const TokenFile data = TokenFile::open(o->data);
     noteOtherTokenizer(data, model->config().eotTokenId);
     std::vector<bool> allowed;
@@ -263,7 +269,8 @@ void cmdGenerate(CLI::App& command) {
       ->transform(atLeast<int64_t>(0))
       ->capture_default_str();
   command.add_option("--device", o->device, "where to run")->type_name("cpu|cuda[:N]")->capture_default_str();
-  command.add_flag("--no-stop", o->noStop, "keep going past <|endoftext|>");
+  command.add_flag("--no-stop", o->noStop,
+                   "keep going past <|endoftext|> (and every end-of-sequence id config.json lists)");
   onRun(command, [o] {
     GenerationOptions options;
     options.maxNewTokens = o->maxNewTokens;
@@ -271,6 +278,7 @@ void cmdGenerate(CLI::App& command) {
     options.topK = o->topK;
     options.seed = static_cast<uint64_t>(o->seed);
     options.stopAtEndOfText = !o->noStop;
+    options.otherStopIds = endOfSequenceIds(o->model + "/config.json");
 
     const std::string tokenizerFolder = o->tokenizer.empty() ? o->model : o->tokenizer;
     if (!hasTokenizer(tokenizerFolder))
@@ -285,13 +293,20 @@ void cmdGenerate(CLI::App& command) {
     const std::vector<int32_t> prompt = tokenizer.encode(o->prompt);
     if (prompt.empty()) throw UsageError("--prompt is empty");
     const std::vector<int32_t> continuation = generate(*model, prompt, options);
-    printJson(nlohmann::json{{"prompt", o->prompt},
-                             {"prompt_tokens", prompt},
-                             {"tokens", continuation},
-                             {"continuation", tokenizer.decodeKnown(continuation)},
-                             {"temperature", options.temperature},
-                             {"top_k", options.topK},
-                             {"seed", options.seed}});
+    nlohmann::json j{{"prompt", o->prompt},
+                     {"prompt_tokens", prompt},
+                     {"tokens", continuation},
+                     {"continuation", tokenizer.decodeKnown(continuation)},
+                     {"temperature", options.temperature},
+                     {"top_k", options.topK},
+                     {"seed", options.seed}};
+    const int64_t context = model->config().nPositions;
+    if (static_cast<int64_t>(prompt.size()) > context) {  // the model reads its last `context` tokens only
+      std::cerr << "note: the prompt's " << prompt.size() << " tokens are more than the model's " << context
+                << " positions: it continues from the last " << context << "\n";
+      j["prompt_tokens_seen"] = context;
+    }
+    printJson(j);
     return 0;
   });
 }

@@ -136,7 +136,7 @@ TokenSequences sequencesFor(const AnalysisRequest& r, const ModelSnapshot& snaps
   const int64_t marker = r.documentStarts ? documentMarker(TokenFile::open(sources.tokenFile),
                                                            snapshot.config().shape.eotTokenId)
                                           : -1;
-  return readSequences(sources.tokenFile, r.sequences, length, marker);
+  return readSequences(sources.tokenFile, r.sequences, length, marker, snapshot.config().shape.vocabSize);
 }
 
 AnalysisOutput attribution(const AnalysisRequest& r, const ModelSnapshot& snapshot, const AnalysisSources& s,

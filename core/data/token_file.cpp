@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "io/file_format.h"
@@ -57,6 +58,13 @@ void readTokens(const TokenFile& file, const std::byte* data, int64_t begin, int
     throw FileError(file.path(), "read of tokens [" + std::to_string(begin) + ", " +
                                      std::to_string(begin + count) + ") is outside the file's " +
                                      std::to_string(file.size()) + " tokens");
+  if (!file.dtypeStated() && vocabLimit > 65536 && vocabLimit < std::numeric_limits<int64_t>::max())
+    throw FileError(file.path(),
+                    "has no sidecar, so it is read as uint16 token ids, which cannot reach most of "
+                    "the model's vocabulary of " +
+                        std::to_string(vocabLimit) + " ids: write " + tokenFileSidecarPath(file.path()) +
+                        " with \"dtype\": \"uint32\" if its ids are 32-bit (normfree-cli tokenize "
+                        "writes one), or save them as uint16 if every id is below 65536");
   // Ids are checked as stored (unsigned), before the narrowing to Out: a uint32 id of 2^31 or more would
   // turn negative in an int32 and slip under the limit.
   const auto copyChecked = [&](const auto* stored) {
@@ -110,6 +118,7 @@ TokenFile TokenFile::open(const std::string& path) {
   const std::string sidecar = tokenFileSidecarPath(path);
   const bool hasSidecar = std::filesystem::exists(sidecar);
   if (hasSidecar) file.m_meta = readSidecar(sidecar);
+  file.m_dtypeStated = hasSidecar;
   file.m_file = std::make_shared<const MappedFile>(MappedFile::open(path));
   const int width = bytesPerToken(file.m_meta.dtype);
   const auto bytes = static_cast<int64_t>(file.m_file->size());

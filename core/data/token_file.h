@@ -39,9 +39,11 @@ class TokenFile {
   const TokenFileMeta& meta() const { return m_meta; }
   int64_t size() const { return m_size; }  // tokens
   uint32_t at(int64_t index) const;
+  bool dtypeStated() const { return m_dtypeStated; }
 
   // Copies tokens [begin, begin + count) into out. Throws FileError naming the file and position if a
-  // token is >= vocabLimit (pass the model's vocabulary size).
+  // token is >= vocabLimit (pass the model's vocabulary size), or when a vocabulary past 16 bits meets a
+  // file without a sidecar (read as uint16, its ids could not reach it: they are likely 32-bit).
   void read(int64_t begin, int64_t count, int64_t* out, int64_t vocabLimit) const;
   void read(int64_t begin, int64_t count, int32_t* out, int64_t vocabLimit) const;
 
@@ -57,6 +59,7 @@ class TokenFile {
   TokenFileMeta m_meta;
   std::shared_ptr<const MappedFile> m_file;  // shared: copies of a TokenFile read the same map
   int64_t m_size = 0;
+  bool m_dtypeStated = false;  // by a sidecar; without one the ids are read as uint16
 };
 
 // The end-of-text id that separates the file's documents: its sidecar's, else the model's.

@@ -12,15 +12,15 @@ namespace nf {
 namespace {
 
 // Up to `count` sequences that start at the marker and do not overlap, from the start of the file.
-TokenSequences documentSequences(const TokenFile& file, int64_t count, int64_t length, int32_t marker) {
+TokenSequences documentSequences(const TokenFile& file, int64_t count, int64_t length, int32_t marker,
+                                 int64_t vocabLimit) {
   TokenSequences s;
   s.length = length;
   std::vector<int32_t> window(static_cast<size_t>(length));
-  constexpr auto kAnyId = std::numeric_limits<int64_t>::max();  // the model checks ids against its vocabulary
   int64_t free = 0;  // where the next sequence may start without overlapping the last
-  file.forEachOccurrence(marker, length, kAnyId, [&](int64_t at) {
+  file.forEachOccurrence(marker, length, vocabLimit, [&](int64_t at) {
     if (at < free) return true;
-    file.read(at, length, window.data(), kAnyId);
+    file.read(at, length, window.data(), vocabLimit);
     s.tokens.insert(s.tokens.end(), window.begin(), window.end());
     free = at + length;
     return ++s.count < count;
@@ -41,12 +41,14 @@ std::string fewerThanAsked(int64_t count, int64_t asked) {
 }  // namespace
 
 TokenSequences readSequences(const std::string& tokenFile, int64_t count, int64_t length,
-                             int64_t documentMarker) {
+                             int64_t documentMarker, int64_t vocabSize) {
+  const int64_t vocabLimit = vocabSize > 0 ? vocabSize : std::numeric_limits<int64_t>::max();
   if (count < 1 || length < 2) throw std::invalid_argument("need at least one sequence of at least 2 tokens");
   const TokenFile file = TokenFile::open(tokenFile);
   const std::string name = std::filesystem::path(tokenFile).filename().string();
   if (documentMarker >= 0) {
-    TokenSequences s = documentSequences(file, count, length, static_cast<int32_t>(documentMarker));
+    TokenSequences s =
+        documentSequences(file, count, length, static_cast<int32_t>(documentMarker), vocabLimit);
     s.source = name + ": " + std::to_string(s.count) + (s.count == 1 ? " document × " : " documents × ") +
                std::to_string(length) + " tokens, each from the end-of-text token before it" +
                fewerThanAsked(s.count, count);
@@ -60,8 +62,7 @@ TokenSequences readSequences(const std::string& tokenFile, int64_t count, int64_
   s.count = std::min(count, available);
   s.length = length;
   s.tokens.resize(static_cast<size_t>(s.count * length));
-  // No vocabulary check here: the model checks every id against its own vocabulary.
-  file.read(0, s.count * length, s.tokens.data(), std::numeric_limits<int64_t>::max());
+  file.read(0, s.count * length, s.tokens.data(), vocabLimit);
   s.source = name + ": " + std::to_string(s.count) + (s.count == 1 ? " chunk × " : " chunks × ") +
              std::to_string(length) + " tokens from the start" + fewerThanAsked(s.count, count);
   return s;

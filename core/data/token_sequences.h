@@ -14,11 +14,12 @@ struct TokenSequences {
   const int32_t* row(int64_t i) const { return tokens.data() + i * length; }
 };
 // The first `count` consecutive, non-overlapping chunks of `length` tokens of a token file (fewer when the
-// file is shorter; an error when it holds not even one). Ids must fit the vocabulary (checked by the model).
+// file is shorter; an error when it holds not even one). Ids must lie below vocabSize (0: checked later,
+// by the model — an error that cannot name the file).
 // With a document marker (≥ 0: the end-of-text id) each sequence starts at a document instead, with the
 // marker before it as its first token (a BOS), as a model trained on document windows saw its data; the
 // sequences do not overlap.
 TokenSequences readSequences(const std::string& tokenFile, int64_t count, int64_t length,
-                             int64_t documentMarker = -1);
+                             int64_t documentMarker = -1, int64_t vocabSize = 0);
 
 }  // namespace nf

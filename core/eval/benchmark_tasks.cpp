@@ -192,7 +192,7 @@ BenchmarkItem arcItem(const JsonIn& j) {
   }
   const std::string key = j["answerKey"].text();
   int64_t gold = -1;
-  for (std::size_t i = 0; i < labels.size(); ++i)
+  for (std::size_t i = 0; i < labels.size() && gold < 0; ++i)  // the first match, as the harness's index()
     if (labels[i] == key) gold = static_cast<int64_t>(i);
   if (gold < 0) j["answerKey"].fail("one of the choices' labels");
   return choiceItem("Question: " + question + "\nAnswer:", choices, gold);

@@ -76,9 +76,13 @@ bool Pretokenizer::next(std::string_view& piece) {
 
 std::size_t lastSafeCut(std::string_view text) {
   for (std::size_t p = text.size(); p-- > 1;) {
-    if (text[p] != '\n') continue;
-    const auto before = static_cast<unsigned char>(text[p - 1]);
-    if (before < 0x80 && charClass(before) != CharClass::Whitespace) return p;
+    const auto at = static_cast<unsigned char>(text[p]);
+    if (at >= 0x80 || charClass(at) != CharClass::Whitespace) continue;
+    std::size_t before = p - 1;  // the start of the character before: back over UTF-8 continuation bytes
+    while (before > 0 && p - before < 4 && (static_cast<unsigned char>(text[before]) & 0xC0) == 0x80)
+      --before;
+    const Char c = charAt(text, before);
+    if (before + static_cast<std::size_t>(c.length) == p && c.cls != CharClass::Whitespace) return p;
   }
   return 0;
 }

@@ -22,7 +22,8 @@ class Pretokenizer {
 
 // The last position p > 0 where the text can be cut so that pre-tokenizing text[0, p) and text[p, …)
 // separately gives the same pieces as the whole, whatever follows; 0 if there is none. Used to stream
-// large files in blocks. (A newline after a non-space ASCII character always starts a new piece.)
+// large files in blocks. (No piece holds whitespace after anything else, and none looks behind: an ASCII
+// whitespace character after any other character always starts a new piece.)
 std::size_t lastSafeCut(std::string_view text);
 
 }  // namespace nf

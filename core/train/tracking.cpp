@@ -20,8 +20,8 @@ void Trainer::Impl::setUpTracking() {
   const RunConfig& c = config();
   const std::string file = !t.data.empty() ? t.data : !c.evalData.empty() ? c.evalData.front() : c.trainData;
   auto data = std::make_unique<TrackingData>();
-  data->sequences =
-      readSequences(file, t.sequences, std::min<int64_t>(t.length, model->config().nPositions), -1);
+  data->sequences = readSequences(file, t.sequences, std::min<int64_t>(t.length, model->config().nPositions),
+                                  -1, model->config().vocabSize);
   if (needsIoiPrompts(t.analyses)) {
     std::string folder = run::tokenizerFolder(owner.m_dir);
     if (folder.empty()) folder = run::tokenizerFolder(c.model);

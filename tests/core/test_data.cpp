@@ -79,6 +79,19 @@ TEST_CASE(nanogpt_file_without_sidecar_reads_as_uint16) {
       .write(reinterpret_cast<const char*>(wide.data()), static_cast<std::streamsize>(wide.size() * 8));
   REQUIRE_THROWS_WITH(TokenFile::open(dir.path("wide.bin")), "wide.bin", "looks like 32- or 64-bit integers",
                       "astype(np.uint16)");
+  // 32-bit ids past 65535 (a 100k vocabulary) do not show that pattern, and every 16-bit half is a valid
+  // id of such a model: without a sidecar a file cannot be read for a vocabulary past 16 bits.
+  std::vector<uint32_t> big(64);
+  for (int i = 0; i < 64; ++i) big[i] = 70000 + i * 400;
+  std::ofstream(dir.path("big.bin"), std::ios::binary)
+      .write(reinterpret_cast<const char*>(big.data()), static_cast<std::streamsize>(big.size() * 4));
+  const TokenFile bigFile = TokenFile::open(dir.path("big.bin"));
+  std::vector<int64_t> ids(8);
+  REQUIRE_THROWS_WITH(bigFile.read(0, 8, ids.data(), 100000), "big.bin", "has no sidecar",
+                      "vocabulary of 100000", "\"dtype\": \"uint32\"");
+  REQUIRE_THROWS_WITH(readSequences(dir.path("big.bin"), 2, 8, -1, 100000), "big.bin", "has no sidecar");
+  file.read(0, 4, ids.data(), 65536);  // a vocabulary of 16 bits reads it as before
+  REQUIRE_EQ(ids[0], 50256);
 }
 
 TEST_CASE(bad_token_files_get_clear_errors) {

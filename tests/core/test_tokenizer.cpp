@@ -93,6 +93,40 @@ TEST_CASE(pretokenizer_pieces_follow_gpt2_rules) {
   REQUIRE(pieces(" !?x") == (V{" !?", "x"}));
 }
 
+// Streaming cuts a file where pre-tokenizing both sides apart gives the whole text's pieces. Text with
+// CRLF line ends, CJK lines or lines ending in a space must be cuttable too, or a file's blocks pile up
+// in memory (all of it, quadratically searched).
+TEST_CASE(stream_cuts_keep_the_pieces_and_are_found_in_any_text) {
+  auto pieces = [](std::string_view s) {
+    std::vector<std::string> out;
+    Pretokenizer p(s);
+    std::string_view piece;
+    while (p.next(piece)) out.emplace_back(piece);
+    return out;
+  };
+  for (const std::string text : {"first line\r\nsecond", "日本語。\n次の行", "trailing \nnext", "a.\n\nb",
+                                 "x\t\ty", "café\tok", "😀 grin"}) {
+    const std::size_t cut = lastSafeCut(text);
+    REQUIRE_MSG(cut > 0, text);
+    std::vector<std::string> apart = pieces(std::string_view(text).substr(0, cut));
+    const std::vector<std::string> rest = pieces(std::string_view(text).substr(cut));
+    apart.insert(apart.end(), rest.begin(), rest.end());
+    REQUIRE_MSG(apart == pieces(text), text);
+  }
+  REQUIRE_EQ(lastSafeCut("   \r\n  "), 0u);  // whitespace only: no piece boundary is certain
+  REQUIRE_EQ(lastSafeCut("日本"), 0u);
+  // Every cut found in the tricky strings, each joined to the next, keeps the pieces.
+  for (std::size_t i = 0; i + 1 < kTricky.size(); ++i) {
+    const std::string text = kTricky[i] + kTricky[i + 1];
+    const std::size_t cut = lastSafeCut(text);
+    if (cut == 0) continue;
+    std::vector<std::string> apart = pieces(std::string_view(text).substr(0, cut));
+    const std::vector<std::string> rest = pieces(std::string_view(text).substr(cut));
+    apart.insert(apart.end(), rest.begin(), rest.end());
+    REQUIRE_MSG(apart == pieces(text), i);
+  }
+}
+
 TEST_CASE(encoding_matches_reference_gpt2_algorithm_on_tricky_strings) {
   TempDir dir;
   const BpeTokenizer tokenizer = trainOn(trainingText(), 700);

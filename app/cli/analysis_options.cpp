@@ -9,6 +9,7 @@
 #include "data/synthetic_corpus.h"
 #include "data/token_file.h"
 #include "io/atomic_file.h"
+#include "io/file_format.h"
 #include "progress_bar.h"
 #include "run/run_directory.h"
 
@@ -116,16 +117,21 @@ AnalysisOutput analyse(const AnalysisRequest& request, const ModelSnapshot& snap
 AnalysisSources sourcesFor(const PromptOptions& o, const ModelSnapshot& snapshot) {
   AnalysisSources sources{"", tokenizerFor(snapshot), nullptr};
   if (!o.prompts.empty())
-    sources.prompts = std::make_shared<const IoiPromptSet>(
-        ioiPromptSetFromJson(nlohmann::json::parse(readTextFile(o.prompts)), o.prompts));
+    sources.prompts =
+        std::make_shared<const IoiPromptSet>(ioiPromptSetFromJson(readJsonFile(o.prompts), o.prompts));
   return sources;
 }
 
 AnalysisOutput analyse(const AnalysisRequest& request, const ModelSnapshot& snapshot, const DataOptions& o) {
   noteOtherTokenizer(TokenFile::open(o.data), snapshot.config().shape.eotTokenId);
   AnalysisOutput output = analyse(request, snapshot, {o.data, tokenizerFor(snapshot), nullptr});
-  const nlohmann::json& header = output.result["header"];
-  if (header.contains("sequences") && header["sequences"].get<int64_t>() < request.sequences)
+  // The header that counts the sequences read: calibration's is its model's. tokens reads the sequences up
+  // to the one it shows (refusing a file without it) and analyses that one alone: nothing to note.
+  const nlohmann::json& result = output.result;
+  const nlohmann::json& header =
+      result.contains("models") ? result.at("models").at(0).at("header") : result.at("header");
+  const int64_t analysed = request.kind == "tokens" ? 1 : request.sequences;
+  if (header.contains("sequences") && header["sequences"].get<int64_t>() < analysed)
     std::cerr << "note: " << header["data"].get<std::string>() << "\n";
   return output;
 }

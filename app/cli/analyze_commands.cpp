@@ -8,6 +8,7 @@
 #include <optional>
 #include <sstream>
 
+#include "analysis/analysis_header.h"
 #include "analysis/analysis_request.h"
 #include "analysis_options.h"
 #include "commands.h"
@@ -15,6 +16,7 @@
 #include "data/token_file.h"
 #include "eval/circuits.h"
 #include "io/atomic_file.h"
+#include "io/file_format.h"
 #include "model/causal_lm.h"
 #include "options.h"
 #include "progress_bar.h"
@@ -357,10 +359,14 @@ void analyzeCalibration(CLI::App& command) {
       snapshots.push_back(ModelSnapshot::load(run::modelFolder(folder), o->device));
     // Every model on the first one's sequences, prompts and tokenizer.
     if (request.length == 0) request.length = snapshots.front()->config().shape.nPositions;
+    // The first through the DataOptions form, which notes a short file or another tokenizer's data.
+    AnalysisOutput out = analyse(request, *snapshots.front(), *o);
     const AnalysisSources sources{o->data, tokenizerFor(*snapshots.front()), nullptr};
-    AnalysisOutput out = analyse(request, *snapshots.front(), sources);
-    for (std::size_t i = 1; i < snapshots.size(); ++i)
+    const TokenFile data = TokenFile::open(o->data);
+    for (std::size_t i = 1; i < snapshots.size(); ++i) {
+      noteOtherTokenizer(data, snapshots[i]->config().shape.eotTokenId);
       out.result["models"].push_back(analyse(request, *snapshots[i], sources).result["models"][0]);
+    }
     emit(*o, out.result);
     return 0;
   });
@@ -380,11 +386,15 @@ void analyzeIoi(CLI::App& command) {
       ->required();
   onRun(command, [o] {
     const SnapshotPtr snapshot = snapshotFrom(*o);
-    const auto set = ioiPromptSetFromJson(nlohmann::json::parse(readTextFile(o->prompts)), o->prompts);
+    const IoiPromptSet set = ioiPromptSetFromJson(readJsonFile(o->prompts), o->prompts);
+    // As patching and circuit check it: ids the model has, and the model's own tokenizer's prompts.
+    checkIoiPromptSetFor(set, snapshot->config().shape.vocabSize, tokenizerFor(*snapshot).get());
     nlohmann::json j = toJson(ioiLogitDifference(snapshot->model(), set));
+    j["header"] = toJson(makeHeader("ioi", *snapshot, o->prompts + ": IOI prompts (" + set.frame + ")",
+                                    static_cast<int64_t>(set.prompts.size()), set.length));
     j["model"] = snapshot->label();
     j["prompts_file"] = o->prompts;
-    printJson(j);
+    emit(*o, j);
     return 0;
   });
 }
@@ -399,13 +409,14 @@ void analyzeInduction(CLI::App& command) {
   };
   auto o = std::make_shared<Options>();
   addModelOptions(command, *o);
+  // The losses are on tokens 2…L of each copy: a span of one has none.
   command.add_option("--span", o->span, "span length (two copies and <|endoftext|> must fit the context)")
       ->type_name("n")
-      ->transform(atLeast<int64_t>(1))
+      ->transform(atLeast<int64_t>(2))
       ->capture_default_str();
   command.add_option("--sequences", o->sequences, "number of random spans")
       ->type_name("n")
-      ->transform(atLeast<int64_t>(1))
+      ->transform(inRange<int64_t>(1, 4096))
       ->capture_default_str();
   command.add_option("--seed", o->seed, "random seed")
       ->type_name("n")
@@ -422,9 +433,13 @@ void analyzeInduction(CLI::App& command) {
     nlohmann::json j =
         toJson(inductionLosses(snapshot->model(), o->span, o->sequences, static_cast<uint64_t>(o->seed),
                                allowed.empty() ? nullptr : &allowed));
+    const std::string data = "random spans of " + std::to_string(o->span) +
+                             " tokens, twice, after end-of-text" +
+                             (o->from.empty() ? "" : ", drawn from the tokens of " + o->from);
+    j["header"] = toJson(makeHeader("induction", *snapshot, data, o->sequences, 2 * o->span + 1));
     j["model"] = snapshot->label();
     if (!o->from.empty()) j["tokens_from"] = o->from;
-    printJson(j);
+    emit(*o, j);
     return 0;
   });
 }

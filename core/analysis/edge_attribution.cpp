@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <stdexcept>
 
 #include "analysis/ioi_runs.h"
 #include "io/json_read.h"
@@ -268,6 +270,12 @@ CircuitResult edgeAttribution(const ModelSnapshot& snapshot, const IoiPromptSet&
     return std::abs(a.score) > std::abs(b.score);
   });
 
+  // As patching refuses it: with no difference to keep, no circuit keeps a share of it.
+  const double span = r.cleanLogitDiff - r.corruptedLogitDiff;
+  if (!(std::abs(span) > 1e-9))
+    throw std::runtime_error("the clean and corrupted logit differences are equal (" +
+                             std::to_string(r.cleanLogitDiff) + "): nothing to patch");
+
   const int64_t E = static_cast<int64_t>(r.edges.size());
   // The top edges' scores against patching each alone.
   double errorSum = 0, effectSum = 0;
@@ -281,10 +289,16 @@ CircuitResult edgeAttribution(const ModelSnapshot& snapshot, const IoiPromptSet&
     effectSum += std::abs(e.measured);
     if (progress) progress({"edge checks", i + 1, checked, "edges", i + 1 == checked});
   }
-  r.scoreError = effectSum > 0 ? 100 * errorSum / effectSum : 0;
+  // Nothing checked: no error to report (null in JSON), not a perfect 0. As DLA's NMAE: infinite when the
+  // checked edges have no effect at all but scores that say they do.
+  if (checked == 0)
+    r.scoreError = std::nan("");
+  else if (effectSum > 0)
+    r.scoreError = 100 * errorSum / effectSum;
+  else
+    r.scoreError = errorSum > 0 ? std::numeric_limits<double>::infinity() : 0.0;
 
   // Faithfulness of the top k edges, by patching every other edge.
-  const double span = r.cleanLogitDiff - r.corruptedLogitDiff;
   std::map<int64_t, double> measured;
   const int64_t expected = 2 * static_cast<int64_t>(std::ceil(std::log2(std::max<int64_t>(E, 2)))) + 2;
   auto faithfulness = [&](int64_t k) {
@@ -292,7 +306,7 @@ CircuitResult edgeAttribution(const ModelSnapshot& snapshot, const IoiPromptSet&
     torch::Tensor W = torch::zeros({g.downstreamCount(), g.upstreamCount()}, torch::kFloat64);
     for (int64_t i = k; i < E; ++i) W[r.edges[i].to][r.edges[i].from] = 1.0;
     const double metric = batches.patched(g, onModel(W, model));
-    const double f = span != 0 ? (metric - r.corruptedLogitDiff) / span : std::nan("");
+    const double f = (metric - r.corruptedLogitDiff) / span;
     if (progress)
       progress({"faithfulness", std::min<int64_t>(static_cast<int64_t>(measured.size()) + 1, expected),
                 expected, "circuits", false});

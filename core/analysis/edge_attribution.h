@@ -59,10 +59,12 @@ struct CircuitResult {
   double faithfulness = 0;                        // the circuit's, measured
   std::vector<FaithfulnessPoint> curve;           // measured faithfulness of the top-k edges for some k
   // How far the scores are from the effects they estimate, over the checked edges:
-  // mean |score − measured| / mean |measured|, percent (as DLA's NMAE).
+  // mean |score − measured| / mean |measured|, percent (as DLA's NMAE); NaN (null in JSON) when none was.
   double scoreError = 0;
 };
 
+// std::runtime_error when the clean and corrupted logit differences are equal (nothing to patch: no
+// faithfulness can be measured), as ioiPatching.
 CircuitResult edgeAttribution(const ModelSnapshot& snapshot, const IoiPromptSet& set,
                               const CircuitOptions& options = {}, const ProgressFn& progress = {});
 // M with each edge (u → v) corrupted by weight[v][u] ∈ [0, 1] (1: v reads the corrupted a_u, 0: the

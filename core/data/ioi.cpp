@@ -293,6 +293,17 @@ IoiPromptSet ioiPromptSetFromJson(const nlohmann::json& j, const std::string& so
 void checkIoiPromptSetFor(const IoiPromptSet& set, int64_t vocabSize, const Tokenizer* tokenizer) {
   const std::string source = set.source.empty() ? "the IOI prompt set" : set.source;
   const int32_t startId = tokenizer && set.startsWithEndOfText ? tokenizer->documentStartId() : -1;
+  auto encoded = [&](const std::string& text) {
+    std::vector<int32_t> ids;
+    if (startId >= 0) ids.push_back(startId);
+    const std::vector<int32_t> textIds = tokenizer->encode(text);
+    ids.insert(ids.end(), textIds.begin(), textIds.end());
+    return ids;
+  };
+  const auto subject = static_cast<std::size_t>(set.subjectPosition);
+  auto subjectToken = [&](const std::vector<int32_t>& tokens) {
+    return subject < tokens.size() ? std::to_string(tokens[subject]) : std::string("none");
+  };
   for (std::size_t i = 0; i < set.prompts.size(); ++i) {
     const IoiPrompt& p = set.prompts[i];
     const std::string prompt = "prompt " + std::to_string(i);
@@ -305,15 +316,30 @@ void checkIoiPromptSetFor(const IoiPromptSet& set, int64_t vocabSize, const Toke
     inVocabulary(p.wrongId, "wrong_id");
     for (int32_t id : p.clean) inVocabulary(id, "clean token");
     for (int32_t id : p.corrupted) inVocabulary(id, "corrupted token");
+    // What makeIoiPromptSet guarantees of every prompt: two names, the repeated subject (wrong_id) in the
+    // clean prompt and the indirect object (correct_id) in its place in the corrupted one. Without it the
+    // logit difference measures something else.
+    if (p.correctId == p.wrongId)
+      throw FileError(source, prompt + "'s correct_id and wrong_id are both " + std::to_string(p.correctId) +
+                                  ": its logit difference is always 0");
+    if (subject >= p.clean.size() || subject >= p.corrupted.size() || p.clean[subject] != p.wrongId ||
+        p.corrupted[subject] != p.correctId)
+      throw FileError(source, prompt + " has " + subjectToken(p.clean) + " (clean) and " +
+                                  subjectToken(p.corrupted) + " (corrupted) at the subject position " +
+                                  std::to_string(set.subjectPosition) + ", not its wrong_id " +
+                                  std::to_string(p.wrongId) + " and correct_id " +
+                                  std::to_string(p.correctId) +
+                                  ": the corrupted prompt must put the indirect object where the clean one "
+                                  "repeats the subject");
     if (!tokenizer) continue;
-    std::vector<int32_t> expected;
-    if (startId >= 0) expected.push_back(startId);
-    const std::vector<int32_t> ids = tokenizer->encode(p.cleanText);
-    expected.insert(expected.end(), ids.begin(), ids.end());
-    if (expected != p.clean)
-      throw FileError(source, prompt + "'s tokens are not its clean_text as " + tokenizer->source() +
-                                  " encodes it: the set was made with another tokenizer (make one for this "
-                                  "model with 'normfree-cli ioi --tokenizer MODEL')");
+    auto spelled = [&](const std::vector<int32_t>& tokens, const std::string& text, const std::string& what) {
+      if (encoded(text) != tokens)
+        throw FileError(source, prompt + "'s " + what + " as " + tokenizer->source() +
+                                    " encodes it: the set was made with another tokenizer (make one for this "
+                                    "model with 'normfree-cli ioi --tokenizer MODEL')");
+    };
+    spelled(p.clean, p.cleanText, "tokens are not its clean_text");
+    spelled(p.corrupted, p.corruptedText, "corrupted_tokens are not its corrupted_text");
   }
 }
 

@@ -50,9 +50,11 @@ IoiPromptSet makeIoiPromptSet(const Tokenizer& tokenizer, const IoiOptions& opti
 nlohmann::json toJson(const IoiPromptSet& set);
 // Reads what toJson wrote; `source` names the file in errors. Checks lengths and positions agree.
 IoiPromptSet ioiPromptSetFromJson(const nlohmann::json& j, const std::string& source);
-// A set read from a file, before a model is measured on it: every id inside the model's vocabulary, and —
-// given the model's tokenizer — every prompt's tokens those of its text, so a set made with another
-// tokenizer is refused instead of measured (plausible, wrong logit differences). FileError naming the set.
+// A set read from a file, before a model is measured on it: every id inside the model's vocabulary; what
+// makeIoiPromptSet guarantees of every prompt (correct_id ≠ wrong_id; at the subject position the clean
+// tokens hold wrong_id, the corrupted ones correct_id); and — given the model's tokenizer — the clean and
+// the corrupted tokens those of their texts, so a set made with another tokenizer is refused instead of
+// measured (plausible, wrong logit differences). FileError naming the set and the prompt.
 void checkIoiPromptSetFor(const IoiPromptSet& set, int64_t vocabSize, const Tokenizer* tokenizer);
 
 }  // namespace nf

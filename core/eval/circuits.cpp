@@ -2,7 +2,10 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
 
 #include "util/random.h"
 
@@ -47,8 +50,13 @@ IoiScore ioiLogitDifference(CausalLMImpl& model, const IoiPromptSet& set) {
 }
 
 InductionScore inductionLosses(CausalLMImpl& model, int64_t spanLength, int64_t sequences, uint64_t seed,
-                               const std::vector<bool>* allowed) {
+                               const std::vector<bool>* allowed, int64_t perForward) {
   const ModelShape& c = model.config();
+  // The losses are on r_2…r_L of each copy: a span of one token has none.
+  if (spanLength < 2)
+    throw std::invalid_argument("an induction span needs at least 2 tokens, got " +
+                                std::to_string(spanLength));
+  if (sequences < 1) throw std::invalid_argument("induction needs at least one sequence");
   if (2 * spanLength + 1 > c.nPositions)
     throw std::invalid_argument("two copies of a " + std::to_string(spanLength) +
                                 "-token span do not fit in " + std::to_string(c.nPositions) + " positions");
@@ -67,11 +75,24 @@ InductionScore inductionLosses(CausalLMImpl& model, int64_t spanLength, int64_t 
     row.insert(row.end(), span.begin(), span.end());
     rows.push_back(row);
   }
+  // A few sequences per pass: the logits of all at once, [N, 2L + 1, vocab], need not fit in memory.
+  const int64_t perPass =
+      perForward > 0
+          ? perForward
+          : std::max<int64_t>(1, (int64_t{1} << 25) / ((2 * spanLength + 1) * int64_t{c.vocabSize}));
   torch::NoGradGuard noGrad;
-  const torch::Tensor tokens = batchOf(rows).to(model.device());
-  const torch::Tensor logp = torch::log_softmax(model.forward(tokens), -1);
-  // Loss at position t predicts token t + 1.
-  const torch::Tensor loss = -logp.slice(1, 0, -1).gather(2, tokens.slice(1, 1).unsqueeze(2)).squeeze(2);
+  std::vector<torch::Tensor> losses, hits;
+  for (int64_t first = 0; first < sequences; first += perPass) {
+    const std::vector<std::vector<int32_t>> part(
+        rows.begin() + static_cast<std::ptrdiff_t>(first),
+        rows.begin() + static_cast<std::ptrdiff_t>(std::min(sequences, first + perPass)));
+    const torch::Tensor tokens = batchOf(part).to(model.device());
+    const torch::Tensor logp = torch::log_softmax(model.forward(tokens), -1);
+    // Loss at position t predicts token t + 1.
+    losses.push_back(-logp.slice(1, 0, -1).gather(2, tokens.slice(1, 1).unsqueeze(2)).squeeze(2));
+    hits.push_back(logp.slice(1, 0, -1).argmax(2) == tokens.slice(1, 1));
+  }
+  const torch::Tensor loss = torch::cat(losses), hit = torch::cat(hits);
   InductionScore s;
   s.sequences = sequences;
   s.spanLength = spanLength;
@@ -82,10 +103,9 @@ InductionScore inductionLosses(CausalLMImpl& model, int64_t spanLength, int64_t 
   s.secondCopyLoss = second.mean().item<double>();
   s.firstCopyMedianLoss = first.flatten().median().item<double>();
   s.secondCopyMedianLoss = second.flatten().median().item<double>();
-  const torch::Tensor hits = logp.slice(1, 0, -1).argmax(2) == tokens.slice(1, 1);
-  s.firstCopyAccuracy = hits.slice(1, 1, spanLength).to(torch::kFloat64).mean().item<double>();
+  s.firstCopyAccuracy = hit.slice(1, 1, spanLength).to(torch::kFloat64).mean().item<double>();
   s.secondCopyAccuracy =
-      hits.slice(1, spanLength + 1, 2 * spanLength).to(torch::kFloat64).mean().item<double>();
+      hit.slice(1, spanLength + 1, 2 * spanLength).to(torch::kFloat64).mean().item<double>();
   return s;
 }
 

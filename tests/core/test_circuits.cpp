@@ -1,13 +1,15 @@
 // Circuits as graphs (analysis/edge_attribution.h): the graph's edges follow the forward pass, EAP's scores
 // are the derivative of patching one edge (finite differences of forward passes), and faithfulness is 1 for
 // the whole graph and 0 for none, in every family; on the bundled tiny GPT-2 the IOI circuit is small,
-// faithful and holds the name movers RESULTS.md names.
+// faithful and holds the name movers RESULTS.md names. Also what the circuit analyses are given: IOI prompt
+// sets from a file checked against what the generator guarantees, and the induction check in batches.
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "analysis/edge_attribution.h"
+#include "eval/circuits.h"
 #include "fixtures.h"
 #include "run/snapshot.h"
 #include "text/tokenizer.h"
@@ -126,6 +128,80 @@ TEST_CASE(eap_scores_are_the_derivative_of_patching_each_edge_in_every_family) {
     REQUIRE_EQ(four.steps, 4);
     REQUIRE(toJson(circuitResultFromJson(toJson(four))) == toJson(four));
   }
+}
+
+TEST_CASE(no_checked_edge_gives_no_score_error_and_equal_logit_differences_are_refused) {
+  CausalLM model = randomModel(smallConfig(), 33);
+  model->to(torch::kFloat64);
+  const SnapshotPtr snapshot = ModelSnapshot::copyOf(*model, -1, "test");
+  const IoiPromptSet set = promptSet(*model, 8, 3);
+  CircuitOptions options = RandomCircuit::oneEdge();
+  options.checked = 0;
+  const CircuitResult r = edgeAttribution(*snapshot, set, options);
+  // Nothing checked: no error (null in the JSON, NaN read back), not a perfect 0.
+  REQUIRE_MSG(std::isnan(r.scoreError), r.scoreError);
+  REQUIRE(std::all_of(r.edges.begin(), r.edges.end(),
+                      [](const CircuitEdge& e) { return std::isnan(e.measured); }));
+  const nlohmann::json j = toJson(r);
+  REQUIRE(nlohmann::json::parse(j.dump())["score_error_percent"].is_null());
+  REQUIRE(std::isnan(circuitResultFromJson(j).scoreError));
+  // Corrupted prompts that are the clean ones: no difference for a circuit to keep, refused as patching
+  // refuses it rather than given a null faithfulness.
+  IoiPromptSet same = set;
+  for (IoiPrompt& p : same.prompts) p.corrupted = p.clean;
+  REQUIRE_THROWS_WITH(edgeAttribution(*snapshot, same, options), "logit differences are equal",
+                      "nothing to patch");
+}
+
+TEST_CASE(a_prompt_set_from_a_file_must_hold_what_the_generator_guarantees_of_every_prompt) {
+  const std::string folder = std::string(NF_REFERENCE_DIR) + "/../../resources/tiny-gpt2";
+  const auto tokenizer = loadTokenizer(folder);
+  IoiOptions ioi;
+  ioi.count = 96;
+  const IoiPromptSet set = ioiPromptSetFromJson(toJson(makeIoiPromptSet(*tokenizer, ioi)), "set.json");
+  const int64_t vocab = tokenizer->vocabSize();
+  checkIoiPromptSetFor(set, vocab, tokenizer.get());  // every prompt the generator makes passes
+  // A corrupted prompt whose tokens are not its text (another tokenizer's): refused with the tokenizer.
+  IoiPromptSet other = set;
+  int32_t& token = other.prompts[5].corrupted.at(1);
+  token = token == 1 ? 2 : 1;
+  REQUIRE_THROWS_WITH(checkIoiPromptSetFor(other, vocab, tokenizer.get()), "set.json",
+                      "prompt 5's corrupted_tokens are not its corrupted_text", "another tokenizer");
+  checkIoiPromptSetFor(other, vocab, nullptr);  // ids alone cannot tell
+  // A corrupted twin without the indirect object at the subject position, answers swapped, one name for
+  // both: refused with a tokenizer or without.
+  const std::string subject = "at the subject position " + std::to_string(set.subjectPosition);
+  other = set;
+  other.prompts[2].corrupted = other.prompts[2].clean;
+  REQUIRE_THROWS_WITH(checkIoiPromptSetFor(other, vocab, nullptr), "set.json", "prompt 2 has", subject);
+  other = set;
+  std::swap(other.prompts[6].correctId, other.prompts[6].wrongId);
+  REQUIRE_THROWS_WITH(checkIoiPromptSetFor(other, vocab, tokenizer.get()), "set.json", "prompt 6 has",
+                      subject);
+  other.prompts[6].correctId = other.prompts[6].wrongId;
+  REQUIRE_THROWS_WITH(checkIoiPromptSetFor(other, vocab, nullptr), "set.json",
+                      "prompt 6's correct_id and wrong_id are both");
+}
+
+TEST_CASE(induction_losses_read_in_batches_are_those_of_one_forward_pass) {
+  CausalLM model = randomModel(smallConfig(), 34);
+  model->to(torch::kFloat64);  // rounding far below the differences a wrong batch would make
+  const InductionScore whole = inductionLosses(*model, 7, 20, 3, nullptr, 20);
+  for (int64_t perForward : {1, 3, 8, 0}) {  // 3 and 8: a shorter last batch; 0: the default size
+    const InductionScore s = inductionLosses(*model, 7, 20, 3, nullptr, perForward);
+    REQUIRE_EQ(s.sequences, 20);
+    const double pairs[][2] = {{s.firstCopyLoss, whole.firstCopyLoss},
+                               {s.secondCopyLoss, whole.secondCopyLoss},
+                               {s.firstCopyMedianLoss, whole.firstCopyMedianLoss},
+                               {s.secondCopyMedianLoss, whole.secondCopyMedianLoss},
+                               {s.firstCopyAccuracy, whole.firstCopyAccuracy},
+                               {s.secondCopyAccuracy, whole.secondCopyAccuracy}};
+    for (const auto& [batched, once] : pairs)
+      REQUIRE_MSG(std::abs(batched - once) < 1e-12, perForward << " per pass: " << batched << " vs " << once);
+  }
+  // Each sequence counts: losses of the first 8 alone are not those of all 20.
+  REQUIRE(std::abs(inductionLosses(*model, 7, 8, 3, nullptr, 8).firstCopyLoss - whole.firstCopyLoss) > 1e-6);
+  REQUIRE_THROWS_WITH(inductionLosses(*model, 1, 4, 0), "at least 2 tokens");
 }
 
 TEST_CASE(the_tiny_gpt2_ioi_circuit_is_small_faithful_and_holds_the_name_movers) {

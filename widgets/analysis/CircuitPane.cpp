@@ -191,15 +191,22 @@ void CircuitPane::drawGraph(Model model) {
   QStringList names{"embed", "logits"};
   for (const std::string& n : r->upstream)
     if (n != "embed") names << QString::fromStdString(n);
+  static const QRegularExpression headName("^L\\d+H(\\d+)$");
   for (const QString& name : names) {
     const QPointF p = shape.position(name);
     x << p.x();
     y << p.y();
+    // A head by its number alone (its row names the layer); the other nodes' rows name them whole. Over
+    // the edges on a pale ground, so that they stay legible where arrows cross them.
+    const QRegularExpressionMatch head = headName.match(name);
+    if (!head.hasMatch()) continue;
     auto* label = new QCPItemText(plot);
-    label->position->setCoords(p.x(), p.y() - 0.32);
-    label->setText(name);
+    label->position->setCoords(p.x(), p.y() - 0.34);
+    label->setText("H" + head.captured(1));
     label->setFont(QFont(font().family(), 7));
     label->setColor(kNode);
+    label->setBrush(QColor(255, 255, 255, 210));
+    label->setPadding(QMargins(1, 0, 1, 0));
   }
   plot->graph(0)->setData(x, y);
   plot->xAxis->setRange(-shape.heads / 2.0 - 0.2, shape.mlpX() + 0.6);

@@ -23,7 +23,7 @@ run=$work/run
 timeout -s INT "$seconds" "$cli" finetune "$run" --model "$model" --train "$work/data/train-r$repeats.bin" \
   --steps 1000000 --document-windows "${CONTINUE_DOCUMENTS:-0}" \
   --lr "$lr" --min-lr "$(python3 -c "print($lr / 10)")" --weight-decay 0.1 --warmup 100 \
-  --micro-batch "${CONTINUE_MICRO:-128}" --context 256 --seed 1 --device "$device" "${bf16[@]}" \
+  --micro-batch "${CONTINUE_MICRO:-128}" --accumulation 1 --context 256 --seed 1 --device "$device" "${bf16[@]}" \
   --eval-interval 0 --checkpoint-interval 0 >"$work/pretrain.log" 2>&1
 last=$(ls "$run/checkpoints" | grep '^step-' | sort | tail -1)
 step=$((10#${last#step-}))

@@ -57,7 +57,7 @@ pretrain() {  # name steps run-dir extra-options…
   read -r _ _ _ _ _ context seed lr wd repeats documents <<<"$(variant "$name")"
   "$cli" pretrain "$run" --model "$work/$name-shape" --train "$work/data/train-r$repeats.bin" --steps "$steps" \
     --lr "$lr" --min-lr "$(python3 -c "print($lr / 10)")" --weight-decay "$wd" --warmup "${SWEEP_WARMUP:-300}" \
-    --document-windows "$documents" --micro-batch $((tokens_per_step / context)) --context "$context" \
+    --document-windows "$documents" --micro-batch $((tokens_per_step / context)) --accumulation 1 --context "$context" \
     --seed "$seed" --device "$device" \
     "${bf16[@]}" "$@" >"$run.log" 2>&1
 }

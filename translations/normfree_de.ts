@@ -446,82 +446,87 @@
         <translation>Ausgangsmodell</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="242"/>
-        <source>Logit difference clean %1, corrupted %2. Attribution error on the top edges (score against patching each alone): starting model %3 %, model now %4 %.</source>
-        <translation>Logit-Differenz sauber %1, verfälscht %2. Attributionsfehler der stärksten Kanten (Wert gegen Patchen jeder einzeln): Ausgangsmodell %3 %, Modell jetzt %4 %.</translation>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="244"/>
+        <source>not checked</source>
+        <translation>nicht geprüft</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="248"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="246"/>
+        <source>Logit difference clean %1, corrupted %2. Attribution error on the top edges (score against patching each alone): starting model %3, model now %4.</source>
+        <translation>Logit-Differenz sauber %1, verfälscht %2. Attributionsfehler der stärksten Kanten (Wert gegen Patchen jeder einzeln): Ausgangsmodell %3, Modell jetzt %4.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="251"/>
         <source>edges drawn: %1</source>
         <translation>gezeichnete Kanten: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="277"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="280"/>
         <source>No circuit has been computed yet.</source>
         <translation>Es wurde noch kein Schaltkreis berechnet.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="288"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="291"/>
         <source>Could not save %1: %2</source>
         <translation>%1 konnte nicht gespeichert werden: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="294"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="297"/>
         <source>EAP</source>
         <translation>EAP</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="295"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="298"/>
         <source>EAP with integrated gradients</source>
         <translation>EAP mit integrierten Gradienten</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="297"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="300"/>
         <source>how edges are scored: attribution patching, or its integrated-gradients version (5 steps from the corrupted to the clean embeddings)</source>
         <translation>wie Kanten bewertet werden: Attribution Patching oder seine Variante mit integrierten Gradienten (5 Schritte von den verfälschten zu den sauberen Einbettungen)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="299"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="302"/>
         <source>Save circuit…</source>
         <translation>Schaltkreis speichern…</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="300"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="303"/>
         <source>the top edges drawn (by |score|); the circuit&apos;s own are solid</source>
         <translation>die gezeichneten stärksten Kanten (nach |Wert|); die des Schaltkreises durchgezogen</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="301"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="304"/>
         <source>Faithfulness of the top edges, measured (dashed: starting model)</source>
         <translation>Treue der stärksten Kanten, gemessen (gestrichelt: Ausgangsmodell)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="302"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="305"/>
         <source>edges kept (by |score|)</source>
         <translation>behaltene Kanten (nach |Wert|)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="303"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="306"/>
         <source>faithfulness</source>
         <translation>Treue</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="304"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="307"/>
         <source>starting model</source>
         <translation>Ausgangsmodell</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="305"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="308"/>
         <source>model now</source>
         <translation>Modell jetzt</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="311"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="314"/>
         <source>IOI circuit</source>
         <translation>IOI-Schaltkreis</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="312"/>
+        <location filename="../widgets/analysis/CircuitPane.cpp" line="315"/>
         <source>edges drawn</source>
         <translation>gezeichnete Kanten</translation>
     </message>

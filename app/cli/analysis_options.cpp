@@ -50,24 +50,30 @@ void addDataOptions(CLI::App& command, DataOptions& o, bool withSequences) {
 
 void addPromptOptions(CLI::App& command, PromptOptions& o) {
   const int lastFrame = static_cast<int>(ioiFrames().size()) - 1;
-  command
-      .add_option("--prompts", o.prompts,
-                  "IOI prompt set from 'normfree-cli ioi' (default: made here with the model's tokenizer)")
-      ->type_name("file.json");
+  // --count, --frame and --seed make the set: with --prompts they would be ignored, so they are refused.
+  CLI::Option* prompts =
+      command
+          .add_option(
+              "--prompts", o.prompts,
+              "IOI prompt set from 'normfree-cli ioi' (default: made here with the model's tokenizer)")
+          ->type_name("file.json");
   command.add_option("--count", o.count, "prompts to make when --prompts is not given (a multiple of 4)")
       ->type_name("n")
-      ->transform(atLeast<int64_t>(4))
-      ->capture_default_str();
+      ->transform(inRange<int64_t>(4, 4096))
+      ->capture_default_str()
+      ->excludes(prompts);
   command
       .add_option("--frame", o.frame,
                   "sentence frame to make them from (0…" + std::to_string(lastFrame) + ")")
       ->type_name("n")
       ->transform(inRange(0, lastFrame))
-      ->capture_default_str();
+      ->capture_default_str()
+      ->excludes(prompts);
   command.add_option("--seed", o.seed, "seed to make them with")
       ->type_name("n")
       ->transform(atLeast<int64_t>(0))
-      ->capture_default_str();
+      ->capture_default_str()
+      ->excludes(prompts);
 }
 
 AnalysisRequest requestFor(const std::string& kind, const PromptOptions& o) {

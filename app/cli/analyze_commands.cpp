@@ -148,7 +148,7 @@ void analyzeTokens(CLI::App& command) {
   command
       .add_option("--sequence", o->sequence, "which sequence of the data (consecutive chunks from its start)")
       ->type_name("n")
-      ->transform(atLeast<int64_t>(0))
+      ->transform(inRange<int64_t>(0, 4095))
       ->capture_default_str();
   command.add_option("--head", o->head, "the head whose DLA and DE per token are reported")
       ->type_name("L.H")
@@ -259,16 +259,16 @@ void analyzeCircuit(CLI::App& command) {
   command.add_option("--method", o->method, "edge scores: eap, or eap-ig (integrated gradients)")
       ->check(CLI::IsMember({"eap", "eap-ig"}))
       ->capture_default_str();
-  command.add_option("--steps", o->steps, "eap-ig: interpolation steps")
-      ->type_name("n")
-      ->transform(inRange(1, 100))
-      ->capture_default_str();
+  CLI::Option* steps = command.add_option("--steps", o->steps, "eap-ig: interpolation steps")
+                           ->type_name("n")
+                           ->transform(inRange(1, 100))
+                           ->capture_default_str();
   auto* edges = command.add_option("--edges", o->edges, "the circuit: the top K edges by |score|")
                     ->type_name("K")
                     ->transform(atLeast<int64_t>(1));
   command.add_option("--keep", o->keep, "the circuit: the fewest top edges whose faithfulness reaches this")
       ->type_name("x")
-      ->transform(fraction())
+      ->transform(inRange(0.0, 1.0, /*minExclusive=*/true))
       ->capture_default_str()
       ->excludes(edges);
   command.add_option("--check", o->check, "top edges whose score is checked by patching each alone")
@@ -277,7 +277,9 @@ void analyzeCircuit(CLI::App& command) {
       ->capture_default_str();
   command.add_option("--csv", o->csv, "also write every edge (from, to, score, in the circuit) as CSV")
       ->type_name("file.csv");
-  onRun(command, [o] {
+  onRun(command, [o, steps] {
+    if (steps->count() > 0 && o->method != "eap-ig")
+      throw UsageError("--steps applies to --method eap-ig only (eap takes one gradient)");
     AnalysisRequest request = requestFor("circuit", *o);
     request.method = o->method;
     request.steps = o->steps;
@@ -340,7 +342,7 @@ void analyzeCalibration(CLI::App& command) {
       ->capture_default_str();
   command.add_option("--temperature", o->temperature, "temperature of the sampled continuation")
       ->type_name("t")
-      ->transform(atLeast(0.0))
+      ->transform(inRange(0.0, 100.0))
       ->default_str("1.0");
   command.add_option("--seed", o->seed, "sampling seed")
       ->type_name("n")

@@ -197,7 +197,11 @@ void cmdPlan(CLI::App& command) {
     choices.context = o->context;
     choices.bf16 = o->bf16;
     choices.schedule = Schedule{};  // memory does not depend on it: a preset made for another depth plans too
-    r.run = makeRunConfig(presetName, mode, r.shape, choices);
+    try {
+      r.run = makeRunConfig(presetName, mode, r.shape, choices);
+    } catch (const std::invalid_argument& e) {  // a context past the model's
+      throw UsageError(e.what());
+    }
     r.memoryGiven = !o->memory.empty();
     if (r.memoryGiven) {
       try {

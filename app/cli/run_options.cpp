@@ -1,5 +1,7 @@
 #include "run_options.h"
 
+#include <iostream>
+
 #include "analysis/tracked_analyses.h"
 #include "commands.h"
 #include "io/atomic_file.h"
@@ -191,14 +193,26 @@ RunConfig runConfigFrom(const RunOptions& o, TrainingMode mode) {
     }
   }
   const ModelShape shape = loadConfigFile(o.model + "/config.json").shape;
-  RunConfig config =
-      makeRunConfig(o.preset.empty() ? presetForDepth(shape.nLayer).name : o.preset, mode, shape, choices);
+  RunConfig config;
+  try {  // a preset made for another depth, a context past the model's: bad usage of the options named
+    config =
+        makeRunConfig(o.preset.empty() ? presetForDepth(shape.nLayer).name : o.preset, mode, shape, choices);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
   try {  // here, where the file is known, so that the error names it
-    if (choices.schedule)
+    if (choices.schedule) {
       choices.schedule->validate(shape.nLayer, config.optimizer.maxSteps, config.removal.treatments());
+      requireRampsEnd(*choices.schedule, config);
+    }
   } catch (const std::invalid_argument& e) {
     throw FileError(o.schedule, std::string("does not fit this run:\n") + e.what());
   }
+  const OptimizerSettings& opt = config.optimizer;
+  if (opt.warmupSteps >= opt.maxSteps)  // a preset's warmup kept under a shorter --steps
+    std::cerr << "note: the learning rate warms up over " << opt.warmupSteps
+              << " steps, no fewer than the run's " << opt.maxSteps
+              << ": it never reaches its peak nor decays (--warmup)\n";
   return config;
 }
 

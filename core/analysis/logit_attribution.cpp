@@ -208,8 +208,8 @@ AttributionResult logitAttribution(const ModelSnapshot& snapshot, const TokenSeq
     const std::vector<float> overall = toVector(perHead.mean(1));
     r.overallLow = quantile(overall, 0.025);
     r.overallHigh = quantile(overall, 0.975);
-  } else {
-    r.overallLow = r.overallHigh = r.overallNmae;
+  } else {  // no resamples, no interval (null in the JSON): [x, x] read as one of zero width
+    r.overallLow = r.overallHigh = std::nan("");
   }
   return r;
 }

@@ -61,13 +61,18 @@ void requireCopyOfEmbedding(const WeightIndex& index, const WeightIndex::Entry& 
   if (!index.tensors.count(name)) return;  // missing: refused with the other missing weights
   const WeightIndex::Entry& embedding = index.tensors.at(name);
   const TensorInfo &a = *head.info, &b = *embedding.info;
-  // Hugging Face writes both alike; in another dtype the head cannot be that copy.
+  // Hugging Face writes both alike: a head in another dtype is not that copy either.
   const bool same = a.dtype == b.dtype && a.shape == b.shape && a.end - a.begin == b.end - b.begin &&
                     std::memcmp(head.file->data(a), embedding.file->data(b), a.end - a.begin) == 0;
+  const std::string dtypes = a.dtype == b.dtype ? std::string()
+                                                : " (stored as " + dtypeName(a.dtype) +
+                                                      ", the embedding as " + dtypeName(b.dtype) + ")";
   if (!same)
-    throw FileError(head.file->path(), "tensor '" + a.name + "' differs from the embedding '" + b.name +
-                                           "' it should copy: config.json says tie_word_embeddings is true, "
-                                           "so the head would be dropped (false if the model has its own)");
+    throw FileError(head.file->path(),
+                    "tensor '" + a.name + "' differs from the embedding '" + b.name + "' it should copy" +
+                        dtypes +
+                        ": config.json says tie_word_embeddings is true, so the head would "
+                        "be dropped (false if the model has its own)");
 }
 
 }  // namespace

@@ -48,7 +48,8 @@ void Trainer::Impl::steerByAutopilot(int64_t step) {
     return a.step != b.step ? a.step < b.step : a.id < b.id;
   });
   if (pending.empty()) return;
-  const int64_t last = config().optimizer.maxSteps - 1;
+  // The last step a removal may fire at: with an interpolation ramp, early enough for it to end.
+  const int64_t last = std::max(step, config().optimizer.maxSteps - 1 - config().removal.interpolationSteps);
   AutopilotDecision decision = autopilot->decide(step, pending);
   if (decision.fire == 0 && step >= last) {  // no step left to wait for: what is due fires now, said so
     for (const ScheduleEvent& e : pending) decision.fire += e.step <= step;

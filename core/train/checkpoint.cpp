@@ -201,6 +201,9 @@ WrittenCheckpoint writeCheckpoint(const std::string& runDir, CausalLMImpl& model
     SaveOptions save;
     save.checkpointId = stamped.id;
     saveModel(model, tmp, save);
+    // A checkpoint is a model folder too (analyze, export, generate read it): with the source's token ids.
+    if (fs::exists(run::sourceModelPath(runDir) + "/config.json"))
+      keepTokenIds(run::sourceModelPath(runDir), tmp);
     saveOptimizerState(optimizer, run::optimizerStatePath(tmp), stamped.id);
     writeFileAtomic(run::checkpointStatePath(tmp), toJson(stamped).dump(1) + "\n");
     fsyncPath(tmp);

@@ -1,6 +1,8 @@
 // The live schedule (trainer_state.h): edits from other threads through EditableSchedule's rules, each
 // accepted one recorded; the events due at a step, fired before its first micro-batch; worker 0's schedule
 // shared with the other workers before each step.
+#include <set>
+
 #include "io/atomic_file.h"
 #include "run/metrics_records.h"
 #include "run/run_directory.h"
@@ -15,6 +17,22 @@ using json = nlohmann::json;
 std::string Trainer::Impl::notARemoval() const {
   return std::string("this run is a ") + trainingModeName(config().mode) +
          ", not a removal: its schedule has no events to add or change";
+}
+
+// A removal may leave sites normed on purpose (events deleted for a partial removal), or by a slip (a
+// preset made for another depth, chosen in the workbench): either way it is said when the run starts.
+void Trainer::Impl::warnOfSitesKept() {
+  const int nLayer = model->config().nLayer;
+  std::set<SiteId> madeFake;
+  for (const ScheduleEvent& e : schedule->schedule().events)
+    if (e.action == EventAction::MakeFake)
+      for (const SiteId& site : Schedule::sitesOf(e, nLayer)) madeFake.insert(site);
+  std::string kept;
+  for (const SiteId& site : model->norms().sites())
+    if (dividesPerToken(model->norms().at(site)) && !madeFake.count(site)) kept += ", " + siteName(site);
+  if (!kept.empty())
+    warn("sites_kept", "the schedule never makes " + kept.substr(2) +
+                           " fake: they keep their norm, and the result will not be LayerNorm-free");
 }
 
 // `used`: the treatments whose switch-off events are accepted (a new run's, or a resumed run's with those
@@ -42,23 +60,10 @@ void Trainer::Impl::requireScheduleFits(const Schedule& schedule) const {
                          " is " + normKindName(model->norms().at(site).kind) + " already in " +
                          config().model;
     if (!alreadyFake.empty()) throw std::invalid_argument(alreadyFake.substr(1));
-    requireRampsEnd(schedule);
+    requireRampsEnd(schedule, config());
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(std::string("the schedule does not fit this run:\n") + e.what());
   }
-}
-
-// With an interpolation ramp a site's σ share falls to 0 only `interpolationSteps` after it is made fake:
-// a ramp that ends past the last step would leave the finished model dividing by each token's scale.
-void Trainer::Impl::requireRampsEnd(const Schedule& schedule) const {
-  const int64_t ramp = config().removal.interpolationSteps, last = config().optimizer.maxSteps - 1;
-  std::string late;
-  for (const ScheduleEvent& e : schedule.events)
-    if (ramp > 0 && e.action == EventAction::MakeFake && e.step + ramp > last)
-      late += "\nevent " + std::to_string(e.id) + " (" + describe(e) + "): its ramp of " +
-              std::to_string(ramp) + " steps ends at step " + std::to_string(e.step + ramp) +
-              ", past the last step " + std::to_string(last);
-  if (!late.empty()) throw std::invalid_argument(late.substr(1));
 }
 
 // The current schedule (live edits made after the checkpoint included) must agree with what the
@@ -82,7 +87,9 @@ void Trainer::Impl::resumeSchedule(const ResumeOverrides& overrides, const Train
     }
     s.validate(model->config().nLayer, config().optimizer.maxSteps, used);
     s.requireApplied(state.schedule, applied, stepsDone);
-    requireRampsEnd(s);
+    // A new schedule given to resume is checked as a new run's; schedule.json as the run left it (live
+    // edits, the autopilot's moves) is not: a late ramp there ends in the norms_left warning instead.
+    if (overrides.schedule) requireRampsEnd(s, config(), stepsDone);
     setSchedule(s, used);
   } catch (const std::invalid_argument& e) {
     throw FileError(path, std::string("is not a valid schedule for this run:\n") + e.what());

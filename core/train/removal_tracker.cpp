@@ -144,10 +144,16 @@ std::string RemovalTracker::sitesLeft() const {
   std::string left;
   for (const SiteId& site : m_model.norms().sites()) {
     const SiteNorm& n = m_model.norms().at(site);
-    if (!dividesPerToken(n)) continue;
-    left += (left.empty() ? "" : ", ") + siteName(site);
-    if (isFakeNorm(n.kind))
-      left += " (its ramp " + std::to_string(static_cast<int>(std::lround(n.realMix * 100))) + " % real)";
+    std::string why;
+    if (dividesPerToken(n))
+      why = isFakeNorm(n.kind)
+                ? " (its ramp " + std::to_string(static_cast<int>(std::lround(n.realMix * 100))) + " % real)"
+                : "";
+    else if (n.pos0Treatment || n.eotTreatment)
+      why = std::string(" (its ") + (n.pos0Treatment ? "position-0" : "end-of-text") + " treatment on)";
+    else
+      continue;
+    left += (left.empty() ? "" : ", ") + siteName(site) + why;
   }
   return left;
 }

@@ -51,8 +51,9 @@ class RemovalTracker : public NormObserver {
   nlohmann::json apply(const ScheduleEvent& event, int64_t step);
   // Moves every interpolation ramp to `step`.
   void advanceRamps(int64_t step);
-  // The sites that still divide by each token's scale ("LN_mlp.4, LN_f (its ramp 25 % real)"); "" when
-  // the model is LayerNorm-free.
+  // The sites the export of a finished removal would refuse: still dividing by each token's scale, or
+  // with a treatment on ("LN_mlp.4, LN_f (its ramp 25 % real), LN_v.0 (its position-0 treatment on)");
+  // "" when there are none.
   std::string sitesLeft() const;
 
   nlohmann::json scalesJson() const;  // per site: tracked and frozen scale (metrics "step" records)

@@ -228,7 +228,7 @@ RunConfig makeRunConfig(const std::string& presetName, TrainingMode mode, const 
     throw std::invalid_argument(
         "preset " + preset.name + "'s schedule is made for " + std::to_string(preset.nLayer) +
         " layers; the model has " + std::to_string(shape.nLayer) + ": choose " +
-        presetForDepth(shape.nLayer).name + " (made for its depth) or give a schedule");
+        presetForDepth(shape.nLayer).name + " (made for its depth) with --preset, or give a --schedule");
   RunConfig c;
   c.mode = mode;
   c.preset = preset.name;
@@ -275,7 +275,7 @@ RunConfig makeRunConfig(const std::string& presetName, TrainingMode mode, const 
   if (choices.context && *choices.context > shape.nPositions)
     throw std::invalid_argument("a context of " + std::to_string(*choices.context) +
                                 " tokens is longer than the model's " + std::to_string(shape.nPositions) +
-                                " positions");
+                                " positions (--context)");
   c.optimizer.context = std::min<int64_t>(c.optimizer.context, shape.nPositions);
   return c;
 }
@@ -482,7 +482,7 @@ nlohmann::json applyResumeOverrides(RunConfig& c, const ResumeOverrides& overrid
   if (overrides.minLr) changed["min_lr"] = c.optimizer.minLr = *overrides.minLr;
   if (overrides.maxSteps) changed["max_steps"] = c.optimizer.maxSteps = *overrides.maxSteps;
   if (overrides.autopilotPatience && !c.autopilot.enabled)
-    throw std::invalid_argument("the autopilot's patience was given, but this run's autopilot is off");
+    throw std::invalid_argument("--autopilot-patience was given, but this run's autopilot is off");
   if (overrides.autopilotPatience)
     changed["autopilot_patience"] = c.autopilot.patience = *overrides.autopilotPatience;
   if (overrides.keepCheckpoints) changed["keep_checkpoints"] = c.keepCheckpoints = *overrides.keepCheckpoints;
@@ -537,6 +537,10 @@ void validate(const RunConfig& c, const std::string& source) {
   if (c.checkpointInterval < 0 || c.keepCheckpoints < 0 || c.eval.interval < 0 || c.eval.tokens < 0)
     throw FileError(source,
                     "checkpoint and evaluation intervals and the checkpoints kept must be non-negative");
+  if (c.eval.tokens > 0 && c.eval.tokens < o.context)  // a whole chunk would be evaluated, unsaid
+    throw FileError(source, "an evaluation of " + std::to_string(c.eval.tokens) +
+                                " tokens is less than one chunk of the context, " +
+                                std::to_string(o.context) + " (--eval-tokens)");
   const DivergenceSettings& d = c.divergence;
   if (!(d.factor == 0 || d.factor > 1) || !(d.lrFactor > 0 && d.lrFactor < 1) || d.maxRollbacks < 0)
     throw FileError(source,
@@ -557,6 +561,17 @@ void validate(const RunConfig& c, const std::string& source) {
   } catch (const std::invalid_argument& e) {
     throw FileError(source, e.what());
   }
+}
+
+void requireRampsEnd(const Schedule& schedule, const RunConfig& config, int64_t fromStep) {
+  const int64_t ramp = config.removal.interpolationSteps, last = config.optimizer.maxSteps - 1;
+  std::string late;
+  for (const ScheduleEvent& e : schedule.events)
+    if (ramp > 0 && e.action == EventAction::MakeFake && e.step >= fromStep && e.step + ramp > last)
+      late += "\nevent " + std::to_string(e.id) + " (" + describe(e) + "): its ramp of " +
+              std::to_string(ramp) + " steps (--interpolation-steps) ends at step " +
+              std::to_string(e.step + ramp) + ", past the last step " + std::to_string(last) + " (--steps)";
+  if (!late.empty()) throw std::invalid_argument(late.substr(1));
 }
 
 std::string divergenceActionName(DivergenceAction action) {

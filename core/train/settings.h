@@ -126,6 +126,10 @@ nlohmann::json applyResumeOverrides(RunConfig& config, const ResumeOverrides& ov
 nlohmann::json toJson(const RunConfig& config);
 // Throws FileError(source, …) for settings out of range (batch, steps, learning rate, EMA momentum …).
 void validate(const RunConfig& config, const std::string& source);
+// With an interpolation ramp a site's σ share falls to 0 only interpolation_steps after it is made fake:
+// std::invalid_argument naming each make-fake event (at or after fromStep) whose ramp would end past the
+// last step, leaving the finished model dividing by each token's scale.
+void requireRampsEnd(const Schedule& schedule, const RunConfig& config, int64_t fromStep = 0);
 RunConfig runConfigFromJson(const nlohmann::json& j, const std::string& source);
 // A run's config.json (run/run_directory.h): read and checked (FileError naming the file), and written
 // atomically — the one reader and writer of the file.

@@ -110,6 +110,7 @@ std::unique_ptr<Trainer> Trainer::start(const std::string& runDir, const RunConf
     startRecord.update({{"mode", trainingModeName(c.mode)}, {"max_steps", c.optimizer.maxSteps}});
     if (d.group) startRecord["world_size"] = d.group->size();
     d.record(startRecord);
+    if (c.mode == TrainingMode::Remove) d.warnOfSitesKept();
     return std::string();
   });
   if (c.mode == TrainingMode::Remove) d.measureScales();
@@ -319,10 +320,12 @@ bool Trainer::runSteps(const ProgressFn& progress) {
                 {"layernorm_free", d.model->norms().isLayerNormFree()}};
     // Only the plateau ends a run before its budget; nothing trained since it was found, so it still holds.
     if (m_stepsDone < o.maxSteps) finish["reason"] = "autopilot: " + d.trainedOut(m_stepsDone);
-    if (m_config.mode == TrainingMode::Remove && !finish["layernorm_free"].get<bool>())
-      d.warn("norms_left", "the removal finished with " + d.tracker->sitesLeft() +
-                               " still dividing by each token's scale: export refuses the result (resume "
-                               "with more --steps, or a schedule that makes every site fake in time)");
+    const std::string left = m_config.mode == TrainingMode::Remove ? d.tracker->sitesLeft() : "";
+    if (!left.empty())
+      d.warn("norms_left",
+             "the removal finished with " + left +
+                 " short of LayerNorm-free: export refuses the result (resume with more --steps, "
+                 "or a schedule that makes every site fake, and ends its treatments, in time)");
     d.record(finish);
   } else {
     d.record({{record::kType, record::kStop}, {"step", m_stepsDone.load()}});

@@ -157,10 +157,10 @@ struct Trainer::Impl {
   // live_schedule.cpp
   void setSchedule(Schedule s, Treatments used = {});
   void requireScheduleFits(const Schedule& schedule) const;  // a new run's, against its starting model
-  void requireRampsEnd(const Schedule& schedule) const;      // every interpolation ramp before the last step
   // A resumed run's: the override or schedule.json, checked against the checkpoint's applied events.
   void resumeSchedule(const ResumeOverrides& overrides, const TrainingState& state);
   std::string notARemoval() const;  // why a run of another mode takes no schedule events
+  void warnOfSitesKept();           // a removal's sites its schedule never makes fake, said at its start
   void shareSchedule(int64_t step);
   int applyEvents(int64_t step);  // the number of events applied
   std::string nextEventText() const;

@@ -181,7 +181,8 @@ def circuit(folder, out, names):
                    color=f"C{k}", label=f"{name}: {r['circuit']['edges']} edges keep {r['circuit']['faithfulness']:.2f}")
         checked = [e for e in r["edges"] if "measured" in e]
         check.scatter([e["measured"] for e in checked], [e["score"] for e in checked], s=12, color=f"C{k}",
-                      label=f"{name}: error {r['score_error_percent']:.1f} %")
+                      label=f"{name}: error " + ("not checked" if r["score_error_percent"] is None
+                                                  else f"{r['score_error_percent']:.1f} %"))
         largest = max([largest] + [abs(e["measured"]) for e in checked] + [abs(e["score"]) for e in checked])
     curve.set_xscale("log")
     curve.set_xlabel("top edges kept (by |EAP score|)")

@@ -40,9 +40,9 @@ void setAll(CausalLMImpl& model, NormKind kind) {
   }
 }
 
-AttributionResult attribution(CausalLMImpl& model, const TokenSequences& data) {
+AttributionResult attribution(CausalLMImpl& model, const TokenSequences& data, int bootstrap = 200) {
   AttributionOptions options;
-  options.bootstrapSamples = 200;
+  options.bootstrapSamples = bootstrap;
   options.traceLayer = 1;
   options.traceHead = 2;
   options.traceSequence = 1;
@@ -153,6 +153,7 @@ TEST_CASE(dla_and_de_differ_with_layernorm_as_the_reference_computes) {
   const AttributionResult r = attribution(*model, sequencesOf(tokens));
   REQUIRE_MSG(r.overallNmae > 1.0, "overall NMAE " << r.overallNmae);
   REQUIRE(r.overallLow <= r.overallNmae && r.overallNmae <= r.overallHigh);
+  REQUIRE(std::isnan(attribution(*model, sequencesOf(tokens), 0).overallLow));  // no resamples, no interval
   REQUIRE(r.decompositionError < 1e-4);  // DLA with the cached scale is linear, LN or not
 
   const std::string out = dir.path("nmae.f64");

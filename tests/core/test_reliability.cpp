@@ -128,7 +128,9 @@ TEST_CASE(a_full_disk_during_checkpoints_is_a_clean_error_that_loses_nothing) {
       error.find("optimizer.pt") != std::string::npos && error.find("File too large") != std::string::npos &&
           error.find("newest intact checkpoint is " + run::checkpointPath(runDir, 4)) != std::string::npos,
       error);
-  const auto warnings = records(runDir, "warning");
+  std::vector<nlohmann::json> warnings = records(runDir, "warning");
+  REQUIRE_EQ(warnings.at(0)["code"], "sites_kept");  // the short schedule leaves LN_v and LN_f alone
+  warnings.erase(warnings.begin());
   REQUIRE_EQ(warnings.size(), 1u);
   REQUIRE_EQ(warnings[0]["code"], "checkpoint_failed");
   REQUIRE_EQ(warnings[0]["step"].get<int64_t>(), int64_t{8});

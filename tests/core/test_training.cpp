@@ -203,16 +203,19 @@ TEST_CASE(interpolation_ramp_hands_the_divisor_from_sigma_to_s) {
   REQUIRE_EQ(realMixAfter(8), 0.0);  // step 7: all s
   REQUIRE(
       !loadModel(run::finalModelPath(dir.path("run")))->norms().isLayerNormFree());  // other sites stay real
-  const auto warnings = records(dir.path("run"), "warning");  // and the run says so when it finishes
-  REQUIRE(warnings.size() == 1u && warnings[0]["code"] == "norms_left");
-  const std::string left = warnings[0]["message"];
+  // The run says so when it starts (a partial schedule) and when it finishes.
+  const auto warnings = records(dir.path("run"), "warning");
+  REQUIRE(warnings.size() == 2u && warnings[0]["code"] == "sites_kept" &&
+          warnings[1]["code"] == "norms_left");
+  REQUIRE(warnings[0]["message"].get<std::string>().find("LN_mlp.1") == std::string::npos);
+  const std::string left = warnings[1]["message"];
   REQUIRE(left.find("with LN_qk.0, LN_v.0, LN_mlp.0,") != std::string::npos &&
           left.find("LN_mlp.1") == std::string::npos);
 
   // A ramp that would end past the last step (9) would finish the run with the site still dividing by σ.
   config.schedule.events = {{1, 6, EventAction::MakeFake, SiteKind::Mlp, 1}};
-  REQUIRE_THROWS_WITH(Trainer::start(dir.path("late"), config), "event 1",
-                      "its ramp of 4 steps ends at step 10, past the last step 9");
+  REQUIRE_THROWS_WITH(Trainer::start(dir.path("late"), config), "event 1", "its ramp of 4 steps",
+                      "ends at step 10, past the last step 9");
   config.schedule.events = {{1, 5, EventAction::MakeFake, SiteKind::Mlp, 1}};
   REQUIRE(Trainer::start(dir.path("in-time"), config) != nullptr);
 

@@ -239,12 +239,15 @@ void CircuitPane::drawCurve() {
 
 void CircuitPane::showSummary() {
   const nf::CircuitResult &now = *m_results[Now], &start = *m_results[Starting];
+  // No error where no edge was checked (a result made with --check 0): null in its JSON.
+  auto error = [this](double percent) {
+    return std::isfinite(percent) ? QString::number(percent, 'f', 1) + " %" : tr("not checked");
+  };
   m_summary->setText(tr("Logit difference clean %1, corrupted %2. Attribution error on the top edges (score "
-                        "against patching each alone): starting model %3 %, model now %4 %.")
+                        "against patching each alone): starting model %3, model now %4.")
                          .arg(now.cleanLogitDiff, 0, 'f', 2)
                          .arg(now.corruptedLogitDiff, 0, 'f', 2)
-                         .arg(start.scoreError, 0, 'f', 1)
-                         .arg(now.scoreError, 0, 'f', 1));
+                         .arg(error(start.scoreError), error(now.scoreError)));
   m_edgesLabel->setText(tr("edges drawn: %1").arg(m_edges->value()));
 }
 

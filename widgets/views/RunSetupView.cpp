@@ -187,6 +187,7 @@ void RunSetupView::updateMemoryPlan() {
   if (m_shape) {
     nf::RunChoices choices;
     choices.device = device().toStdString();
+    choices.schedule = nf::Schedule{};  // memory does not depend on it: a preset of another depth plans too
     try {
       const nf::RunConfig config = nf::makeRunConfig(preset(), mode(), *m_shape, choices);
       m_freeBytes = nf::deviceMemory(config.device).freeBytes;

@@ -2,6 +2,7 @@
 
 #include <QMetaObject>
 #include <chrono>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -206,9 +207,14 @@ std::shared_ptr<const AnalysisInputs> AnalysisRunner::inputs() {
   if (from.trainer) {
     now->model = from.trainer->snapshot();
   } else if (!current.empty()) {
-    if (current != m_loadedFolder) {  // checkpoint folders are never rewritten: the path says it all
+    // The path and its config.json's time: a run's final/ is written again by a resume that trains on, and a
+    // folder deleted and trained into anew holds another model under the same path.
+    std::error_code noTime;
+    const auto written = std::filesystem::last_write_time(current + "/config.json", noTime);
+    if (current != m_loadedFolder || written != m_loadedWritten) {
       m_loaded = nf::ModelSnapshot::load(current, setup.device);
       m_loadedFolder = current;
+      m_loadedWritten = written;
     }
     now->model = m_loaded;
   } else {
@@ -253,6 +259,20 @@ void AnalysisRunner::runNext() {
   } catch (const nf::Cancelled&) {
     Q_EMIT finished(key);
   } catch (const std::exception& e) {
-    Q_EMIT failed(key, QString::fromStdString(e.what()));
+    // Like a result, a failure is shown only for the model and request it was for.
+    QMetaObject::invokeMethod(
+        this,
+        [this, key, number, source, why = QString::fromStdString(e.what())] {
+          bool newest;
+          {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            newest = m_latest[key] == number && m_source == source;
+          }
+          if (newest)
+            Q_EMIT failed(key, why);
+          else
+            Q_EMIT finished(key);
+        },
+        Qt::QueuedConnection);
   }
 }

@@ -11,6 +11,7 @@
 #include <QString>
 #include <QThread>
 #include <atomic>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
@@ -122,6 +123,7 @@ class AnalysisRunner : public QObject {
   // Cached on the analysis thread for m_cachedGeneration.
   int64_t m_cachedGeneration = -1;
   std::shared_ptr<AnalysisInputs> m_cached;
-  std::string m_loadedFolder;  // m_loaded is the model of this folder
+  std::string m_loadedFolder;  // m_loaded is the model of this folder, as its config.json was written then
+  std::filesystem::file_time_type m_loadedWritten;
   nf::SnapshotPtr m_loaded;
 };

@@ -54,7 +54,8 @@ WindowView localRunView(RunPhase phase) {
 WindowView followedRunView(RunPhase phase, bool modelHere) {
   WindowView v;
   v.title = TitleShows::Run;
-  v.runPlots = v.openOther = v.analyses = true;
+  v.runPlots = v.openOther = true;
+  v.analyses = modelHere;  // elsewhere: nothing here to compute on
   v.modelPane = modelHere ? ModelPaneShows::RunSites : ModelPaneShows::RunElsewhere;
   v.timeline = TimelineShows::Followed;
   // Only once its own process has stopped it: two trainers on one folder would overwrite each other.

@@ -141,7 +141,8 @@ void MainWindow::applyShown() {
   m_setup->setEditable(v.setupEditable);
   m_setup->showMemoryPlan(v.memoryPlan);
   m_setup->showRun(v.runPlots ? std::optional<nf::RunConfig>(m_session->config()) : std::nullopt);
-  m_runs->setShownRun(v.runPlots && !m_session->remote() ? m_session->runDir() : QString());  // its siblings
+  const bool local = m_shown.subject != Subject::ConnectedRun;  // a connected run's folder is the server's
+  m_runs->setShownRun(v.runPlots && local ? m_session->runDir() : QString());  // its siblings
   m_timeline->setEnabled(v.timeline == TimelineShows::Draft || v.timeline == TimelineShows::LiveEdits ||
                          v.timeline == TimelineShows::Followed);
   if (v.modelPane == ModelPaneShows::Empty) m_info->clear();
@@ -211,18 +212,22 @@ void MainWindow::connectToRun(const nf::ServeAddress& address) {
 bool MainWindow::openRun(const QString& runDir) {
   try {
     const QString clean = QDir::cleanPath(runDir);
-    if (!nextWindowState(m_shown, WindowEvent::OpenRun) || !m_session->follow(clean))
+    if (!nextWindowState(m_shown, WindowEvent::OpenRun))
       throw std::runtime_error("a run is in progress: stop it before opening another");
-    const nf::RunConfig& c = m_session->config();
-    const bool modelHere = m_next.setRunModel(clean, c);
-    if (modelHere)
-      m_info->setSummary(m_next.model());
-    else
-      m_info->showRunElsewhere(clean, QString::fromStdString(c.model));
+    // Whatever can fail is read first: a half-switched window showed the run's plots under another subject.
+    const nf::RunConfig c = nf::readRunConfig(clean.toStdString());
+    const NextRun::RunModel model = m_next.runModel(clean, c);
+    const std::string current = nf::run::currentModelPath(clean.toStdString());
+    if (!m_session->follow(clean))
+      throw std::runtime_error("a run is in progress: stop it before opening another");
+    m_next.setRunModel(model);
+    const bool modelHere = !model.folder.isEmpty();  // else the analyses have no model (nothing stale)
+    if (modelHere) m_info->setSummary(m_next.model());
+    if (!modelHere) m_info->showRunElsewhere(clean, QString::fromStdString(c.model));
     m_timeline->setEditor(std::make_shared<FollowedSchedule>(
         clean.toStdString(), m_next.layers(), [this] { return m_session->maxSteps(); },
         [this] { return m_session->stepsDone(); }));
-    m_runner->setSource(AnalysisSource::folder(nf::run::currentModelPath(clean.toStdString())));
+    m_runner->setSource(AnalysisSource::folder(current));
     m_runner->setSetup(m_next.analysisSetup(c.evalData.empty() ? std::string() : c.evalData.front()));
     moveTo(modelHere ? WindowEvent::OpenRunWithModel : WindowEvent::OpenRun);
     remember(AppFolders::Recent::Runs, clean);

@@ -16,14 +16,19 @@ void NextRun::setModel(const QString& folder, const nf::ModelSummary& summary) {
   m_setup->matchModelDepth(summary.shape.nLayer);
 }
 
-bool NextRun::setRunModel(const QString& runDir, const nf::RunConfig& config) {
+NextRun::RunModel NextRun::runModel(const QString& runDir, const nf::RunConfig& config) const {
   std::string model = config.model;
   if (!QFileInfo::exists(QString::fromStdString(model + "/config.json")))
     model = nf::run::currentModelPath(runDir.toStdString());
-  if (model.empty()) return false;
-  setModel(QString::fromStdString(model), nf::inspectModelFolder(model));
-  return true;
+  if (!model.empty()) return {QString::fromStdString(model), nf::inspectModelFolder(model)};
+  RunModel elsewhere{QString(), m_summary};  // a run from before source/ was kept: the depth shown stays
+  const std::string kept = nf::run::sourceModelPath(runDir.toStdString()) + "/config.json";
+  if (QFileInfo::exists(QString::fromStdString(kept)))
+    elsewhere.summary.shape = nf::loadConfigFile(kept).shape;
+  return elsewhere;
 }
+
+void NextRun::setRunModel(const RunModel& model) { setModel(model.folder, model.summary); }
 
 nf::Treatments NextRun::draftTreatments() const {
   // The treatments the next run will use are its preset's (Start adds none): the draft refuses, and the

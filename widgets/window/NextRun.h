@@ -24,9 +24,15 @@ class NextRun {
 
   void setModel(const QString& folder, const nf::ModelSummary& summary);  // the setup plans for it
   // The model of a run opened: the folder it started from where that is here, else its model now (final or
-  // newest checkpoint: a run copied from a server). False where neither is here (the model is left as it
-  // was).
-  bool setRunModel(const QString& runDir, const nf::RunConfig& config);
+  // newest checkpoint: a run copied from a server). Where neither is here, no folder (analyses say no model
+  // is open) and the shape its run kept in source/config.json. Read whole before anything changes: throws
+  // naming the file and the problem.
+  struct RunModel {
+    QString folder;  // "" when not here
+    nf::ModelSummary summary;
+  };
+  RunModel runModel(const QString& runDir, const nf::RunConfig& config) const;
+  void setRunModel(const RunModel& model);
   const QString& modelFolder() const { return m_folder; }
   const nf::ModelSummary& model() const { return m_summary; }
   int layers() const { return m_summary.shape.nLayer; }

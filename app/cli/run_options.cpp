@@ -1,5 +1,6 @@
 #include "run_options.h"
 
+#include <filesystem>
 #include <iostream>
 
 #include "analysis/tracked_analyses.h"
@@ -139,9 +140,13 @@ RunConfig runConfigFrom(const RunOptions& o, TrainingMode mode) {
     throw UsageError(e.what());
   }
   RunChoices choices;
-  choices.model = o.model;
-  choices.trainData = o.train;
-  choices.evalData = splitList(o.eval);
+  // Stored whole: a resume from another directory would read other files under the same relative names.
+  auto whole = [](const std::string& path) {
+    return path.empty() ? path : std::filesystem::absolute(path).lexically_normal().string();
+  };
+  choices.model = whole(o.model);
+  choices.trainData = whole(o.train);
+  for (const std::string& file : splitList(o.eval)) choices.evalData.push_back(whole(file));
   choices.device = parseDevice(o.device, o.bf16).str();
   choices.maxSteps = o.steps;
   choices.lr = o.lr;
@@ -170,7 +175,7 @@ RunConfig runConfigFrom(const RunOptions& o, TrainingMode mode) {
     }
     tracking.every = o.trackEvery.value_or(0);
     tracking.sequences = o.trackSequences.value_or(tracking.sequences);
-    tracking.data = o.trackData;
+    tracking.data = whole(o.trackData);
     choices.tracking = tracking;
   } else if (o.trackEvery || o.trackSequences || !o.trackData.empty()) {
     throw UsageError("--track-every, --track-sequences and --track-data need --track");

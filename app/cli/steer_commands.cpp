@@ -174,8 +174,8 @@ void cmdSteer(CLI::App& command) {
           std::cout.flush();  // each page as it comes, also into a pipe or a file (`| jq`, a log)
           return true;
         });
-      } catch (const SteeringError& e) {
-        throw std::runtime_error(e.what() + goOn());
+      } catch (const SteeringError& e) {  // only a lost connection is gone on from; a refusal would repeat
+        throw std::runtime_error(e.status == 0 ? e.what() + goOn() : std::string(e.what()));
       }
       if (latestStatus != record::kFinish && latestStatus != record::kStop)
         throw std::runtime_error("the run at " + o->target + " ended its metrics stream before it stopped" +

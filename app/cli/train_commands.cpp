@@ -243,6 +243,9 @@ int trainAsWorkers(
                      std::to_string(worker->worldSize) +
                      " (RANK is set, e.g. by torchrun): leave --nproc out");
   if (w.nproc > 1) {
+    // A bad or busy --serve is named here, before any worker starts: in worker 0 alone it left the others
+    // waiting out --worker-timeout. The probe binds and lets go; worker 0 binds again.
+    { ServeEndpoint probe(w, true); }
     LaunchOptions launch;
     launch.workers = w.nproc;
     launch.program = "/proc/self/exe";

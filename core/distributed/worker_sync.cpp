@@ -14,7 +14,7 @@ std::string onWorker0(WorkerGroup* group, const std::string& during,
                       const std::function<std::string()>& work) {
   if (!group) return work();
   const bool main = group->isMain();
-  nlohmann::json outcome;
+  nlohmann::json outcome{{"during", during}};
   std::exception_ptr failure;
   if (main) {
     try {
@@ -26,6 +26,13 @@ std::string onWorker0(WorkerGroup* group, const std::string& during,
   }
   outcome = nlohmann::json::parse(group->broadcastText(main ? outcome.dump() : "", during));
   if (failure) std::rethrow_exception(failure);
+  // Paired by order alone, a worker joining a new run while worker 0 resumes one would read a checkpoint's
+  // path as the run's settings.
+  if (outcome["during"] != during)
+    throw std::runtime_error("worker 0 is at " + outcome["during"].get<std::string>() + ", this worker at " +
+                             during +
+                             ": start every worker with the same command (resume with resume, a new "
+                             "run with its own command or join)");
   if (outcome.contains("error"))
     throw std::runtime_error("worker 0 stopped the run during " + during + ": " +
                              outcome["error"].get<std::string>());

@@ -201,9 +201,12 @@ void SteeringClient::followMetrics(int64_t offset, const std::function<bool(cons
   if (!res)
     throw SteeringError(0, "the metrics stream of the run at " + m_address.text() + " ended (" +
                                httplib::to_string(res.error()) + ")");
-  if (res->status != 200)
-    throw SteeringError(res->status, "the run at " + m_address.text() +
-                                         " refused the metrics stream: " + std::to_string(res->status));
+  if (res->status != 200)  // 400: an offset inside a record; 401: the token (a stale serve.json's?)
+    throw SteeringError(res->status,
+                        "the run at " + m_address.text() + " refused the metrics stream from offset " +
+                            std::to_string(offset) + ": " + std::to_string(res->status) +
+                            (res->status == 400 ? " (an offset inside a record: ask from 0)" : "") +
+                            (res->status == 401 && !m_address.doubt.empty() ? "; " + m_address.doubt : ""));
 }
 
 void SteeringClient::stopFollowing() {

@@ -232,6 +232,9 @@ struct SteeringServer::Impl {
         if (value != "now" && value != "start")
           throw BadRequest(
               "\"model\" must be \"now\" (the model as it trains) or \"start\" (as the run began)");
+        // A pretraining run began from weights drawn from its seed, not from its model folder's.
+        if (value == "start" && c.mode == TrainingMode::Pretrain)
+          throw BadRequest("a pretraining run has no start model to analyse (it began from random weights)");
         job.model = value;
       } else if (name == "data") {
         if (value == "train") {

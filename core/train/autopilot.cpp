@@ -30,14 +30,21 @@ bool Trainer::autopilotOn() const {
   return asked >= 0 ? asked == 1 : m_impl->autopilotOn.load();
 }
 
-void Trainer::Impl::steerByAutopilot(int64_t step) {
-  if (!autopilot || !isMain() || step <= eventsFiredThrough) return;
+// A switch asked for since the last step, on the training thread: the config and the record say it at this
+// step. Also when the run stops or finishes before another step, so that an accepted switch is never lost.
+void Trainer::Impl::applyAutopilotSwitch(int64_t step) {
+  if (!autopilot || !isMain()) return;
   if (const int asked = autopilotSwitch.exchange(-1); asked >= 0 && (asked == 1) != autopilotOn) {
-    autopilotOn = asked == 1;  // on the training thread: the config and the record say it at this step
+    autopilotOn = asked == 1;
     owner.m_config.autopilot.enabled = autopilotOn;
     writeRunConfig(owner.m_dir, config());
     record({{record::kType, record::kAutopilot}, {"step", step}, {"enabled", autopilotOn.load()}});
   }
+}
+
+void Trainer::Impl::steerByAutopilot(int64_t step) {
+  if (!autopilot || !isMain() || step <= eventsFiredThrough) return;
+  applyAutopilotSwitch(step);
   if (!autopilotOn) return;
   std::lock_guard<std::mutex> lock(scheduleMutex);
   const std::vector<int64_t>& pinned = autopilot->state().pinned;

@@ -207,15 +207,27 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir,
 }
 
 bool Trainer::run(const ProgressFn& progress) {
+  // A run ended by an error says why in its log, for whoever follows it (best effort: a full disk's own).
+  auto logFailure = [this](const std::string& error) {
+    try {
+      m_impl->record({{record::kType, record::kStop}, {"step", m_stepsDone.load()}, {"error", error}});
+    } catch (const std::exception&) {
+    }
+  };
   try {
     return runSteps(progress);
   } catch (const WorkerLost& e) {
     const std::string checkpoint = run::latestCheckpoint(m_dir);
-    throw WorkerLost(std::string(e.what()) + ". " +
-                     (checkpoint.empty()
-                          ? "The run had no checkpoint yet: start it again."
-                          : "The last checkpoint, " + checkpoint + ", is intact: 'normfree-cli resume " +
-                                m_dir + "' continues the run, with any number of workers."));
+    const WorkerLost named(std::string(e.what()) + ". " +
+                           (checkpoint.empty() ? "The run had no checkpoint yet: start it again."
+                                               : "The last checkpoint, " + checkpoint +
+                                                     ", is intact: 'normfree-cli resume " + m_dir +
+                                                     "' continues the run, with any number of workers."));
+    logFailure(named.what());
+    throw named;
+  } catch (const std::exception& e) {
+    logFailure(e.what());
+    throw;
   }
 }
 
@@ -311,6 +323,7 @@ bool Trainer::runSteps(const ProgressFn& progress) {
   }
   if (d.observing) d.model->setNormObserver(nullptr);
   d.observing = false;
+  d.applyAutopilotSwitch(m_stepsDone);
   if (newSteps()) d.checkpoint(true);  // evaluated above when finished
   if (finished) {
     d.saveFinal();

@@ -170,7 +170,8 @@ struct Trainer::Impl {
   void recordChanges(const std::string& by = std::string(), const std::string& reason = std::string());
 
   // autopilot.cpp
-  void steerByAutopilot(int64_t step);  // before applyEvents(step): the pending events moved as decided
+  void steerByAutopilot(int64_t step);      // before applyEvents(step): the pending events moved as decided
+  void applyAutopilotSwitch(int64_t step);  // one asked for from another thread, made and recorded
   void restoreAutopilot(const nlohmann::json& state, const std::string& source);  // from a checkpoint
   // Worker 0's: why the run may end before `step` though steps are left (the autopilot's plateau), or "".
   std::string trainedOut(int64_t step) const;

@@ -567,6 +567,16 @@ TEST_CASE(plan_a_model_folder_and_fit_a_run) {
   REQUIRE_EQ(
       nlohmann::json::parse(readTextFile(d + "/run2/config.json"))["optimizer"]["activation_checkpointing"],
       true);
+  // Files given by relative paths are stored whole: a resume from another directory reads the same files.
+  namespace fs = std::filesystem;
+  r = cli("finetune " + d + "/run3 --model " + fs::relative(d + "/m").string() + " --train " +
+          fs::relative(d + "/t.bin").string() + " --preset tiny --steps 1 --context 16");
+  REQUIRE_MSG(r.status == 0, r.err);
+  const auto stored = nlohmann::json::parse(readTextFile(d + "/run3/config.json"));
+  REQUIRE_EQ(fs::weakly_canonical(stored["model"].get<std::string>()), fs::weakly_canonical(d + "/m"));
+  REQUIRE(fs::path(stored["train_data"].get<std::string>()).is_absolute());
+  REQUIRE_EQ(fs::weakly_canonical(stored["train_data"].get<std::string>()),
+             fs::weakly_canonical(d + "/t.bin"));
 }
 
 TEST_MAIN()

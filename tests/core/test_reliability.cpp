@@ -473,6 +473,8 @@ TEST_CASE(a_diverging_run_stops_before_its_update_and_keeps_its_last_sane_checkp
   const auto divergence = records(runDir, "divergence");
   REQUIRE_EQ(divergence.size(), 1u);
   REQUIRE_EQ(divergence[0]["action"], "stop");
+  const json stop = allRecords(runDir).back();  // the log ends saying why, for whoever follows it
+  REQUIRE(stop["type"] == "stop" && stop["error"].get<std::string>().find("above 3 × ") != std::string::npos);
   REQUIRE_EQ(run::latestCheckpoint(runDir), run::checkpointPath(runDir, sane));
   REQUIRE(!fs::exists(run::checkpointPath(runDir, sane + 1)));
   // Its weights are the sane ones: their loss on a training batch is the run's loss before the change.

@@ -313,6 +313,22 @@ TEST_CASE(the_autopilot_is_switched_over_http) {
     REQUIRE_MSG(e.value("reason", "").rfind("autopilot: ", 0) == 0, e.dump());
 }
 
+// A switch the run accepted is kept when it stops before another step: it had been applied only at the
+// next step, so a paused run stopped after it resumed with the autopilot off.
+TEST_CASE(an_autopilot_switch_before_a_stop_is_kept) {
+  Served s;
+  const std::string run = s.dir.path("run");
+  auto c = s.client();
+  body(post(c, "/v1/pause", json::object()), 200);
+  std::thread training([&] { s.trainer->run(); });
+  waitUntil([&] { return get(c, "/v1/status")["paused"] == true; });
+  REQUIRE_EQ(body(post(c, "/v1/autopilot", {{"enabled", true}}), 200)["autopilot"], true);
+  body(post(c, "/v1/stop", json::object()), 200);
+  training.join();
+  REQUIRE(readRunConfig(run).autopilot.enabled);
+  REQUIRE(hasRecord(run, "autopilot", 0));
+}
+
 TEST_CASE(a_run_paused_before_its_first_step_writes_the_checkpoint_asked_for_once) {
   Served s;
   const std::string run = s.dir.path("run");

@@ -134,6 +134,25 @@ class TestMainWindow : public QObject {
         qPrintable(box->informativeText()));
     QCOMPARE(window.currentFolder(), good);
     QCOMPARE(window.modelInfoView()->siteTable()->rowCount(), 2);
+    box->close();
+
+    // A run whose checkpoint pointer is broken (and whose model is not here): refused before the window
+    // lets go of the model. It had switched to the run's plots and kept the model's title and setup.
+    const std::string run = m_dir.filePath("broken-run").toStdString();
+    nf::RunConfig config;
+    config.model = m_dir.filePath("gone").toStdString();
+    config.trainData = config.model + "/train.bin";
+    QVERIFY(QDir().mkpath(QString::fromStdString(nf::run::checkpointsPath(run))));
+    nf::writeRunConfig(run, config);
+    std::ofstream(nf::run::metricsPath(run)) << nf::metricsStartRecord().dump() << "\n"
+                                             << R"({"type": "step", "step": 1, "loss": 3.0})"
+                                             << "\n";
+    std::ofstream(nf::run::latestPointerPath(run)) << "../../elsewhere\n";
+    const QString title = window.windowTitle();
+    QVERIFY(!window.openRun(QString::fromStdString(run)));
+    QCOMPARE(window.windowTitle(), title);
+    QCOMPARE(window.currentFolder(), good);
+    QCOMPARE(window.trainingView()->plottedSteps(), 0);
   }
 
   void recentFoldersAreRemembered() {

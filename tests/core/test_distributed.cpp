@@ -311,6 +311,30 @@ TEST_CASE(a_hanging_worker_is_named_within_the_timeout) {
   REQUIRE_MSG(launched.err.find("worker 0 of 2 exited with status 1") != std::string::npos, launched.err);
 }
 
+// Workers pair worker 0's answers by their order alone: one joining a new run beside a worker 0 that
+// resumes had read a checkpoint's path as the run's settings and died of a JSON parse error.
+TEST_CASE(a_worker_started_with_another_command_than_worker_0s_is_told_so) {
+  TempDir dir;
+  const std::string run = dir.path("run");
+  Finished first = runCli("remove " + run + removeArguments(dir, 30), dir);
+  REQUIRE_MSG(first.status == 0, first.err);
+  ::setenv("WORLD_SIZE", "2", 1);
+  ::setenv("MASTER_ADDR", "127.0.0.1", 1);
+  ::setenv("MASTER_PORT", std::to_string(20000 + ::getpid() % 10000).c_str(), 1);
+  ::setenv("RANK", "0", 1);
+  const pid_t worker0 = startCli("resume " + run + " --steps 40 --worker-timeout 30", dir.path("w0.txt"));
+  ::setenv("RANK", "1", 1);
+  const Finished joined = runCli("join " + run + " --worker-timeout 30", dir);
+  for (const char* name : {"RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"}) ::unsetenv(name);
+  ::kill(worker0, SIGKILL);  // it would wait out the timeout for the worker that left
+  finish(worker0, dir.path("w0.txt"));
+  REQUIRE(joined.status != 0);
+  REQUIRE_MSG(
+      joined.err.find("worker 0 is at finding the checkpoint to resume from, this worker at the start "
+                      "of the run") != std::string::npos,
+      joined.err);
+}
+
 TEST_CASE(nproc_is_refused_inside_a_launched_worker) {
   TempDir dir;
   const std::string arguments = removeArguments(dir, 30);  // the schedule's events fit

@@ -232,6 +232,13 @@ class TestWorkbench : public QObject {
     const QString model = window.currentFolder();
     window.connectToRun(nf::serveAddressOf("127.0.0.1:" + std::to_string(ntohs(address.sin_port)), "token"));
     QCOMPARE(window.shown().subject, Subject::ConnectedRun);
+    // Until the run answers there is no model to analyse: a pane asked computes nothing of the model
+    // opened before (it had, under the run's title).
+    window.headsPane()->refresh();
+    QTRY_VERIFY_WITH_TIMEOUT(window.headsPane()->hasFailed(), fixtures::kEventuallyMs);
+    QVERIFY2(window.headsPane()->statusText().contains("no model is open"),
+             qPrintable(window.headsPane()->statusText()));
+    QVERIFY(!window.headsPane()->hasResult());
     QVERIFY(toolbarAction(window, 2)->isEnabled());  // Stop gives up connecting
     toolbarAction(window, 2)->trigger();
     QCOMPARE(window.shown().subject, Subject::Model);

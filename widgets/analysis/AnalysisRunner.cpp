@@ -115,6 +115,14 @@ void AnalysisRunner::setSource(AnalysisSource source) {
   changeSource();
 }
 
+void AnalysisRunner::forgetModel() {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  m_setup = AnalysisSetup{};
+  m_from = AnalysisSource{};
+  ++m_setupGeneration;
+  changeSource();
+}
+
 AnalysisSource AnalysisRunner::source() const {
   std::lock_guard<std::mutex> lock(m_mutex);
   return m_from;

@@ -93,6 +93,9 @@ class AnalysisRunner : public QObject {
   // Another source, as one change: every figure shown is out of date once (nothing if it is the same).
   void setSource(AnalysisSource source);
   AnalysisSource source() const;
+  // No model at all (an analysis asked for says so): while a run is being connected to, the model opened
+  // before is not what the window shows.
+  void forgetModel();
   void request(const QString& key, AnalysisWork work);
   // Analyses compute beside a run trained in this process (they share its processor or GPU).
   bool computesBesideTraining() const;

@@ -201,7 +201,7 @@ void MainWindow::connectToRun(const nf::ServeAddress& address) {
               QString::fromStdString(address.text()));
     return;
   }
-  m_runner->setSource({});  // until the run answers, nothing of another run's
+  m_runner->forgetModel();  // until the run answers, nothing of another's (the model opened before)
   m_session->connectTo(address);
   m_info->showRunElsewhere(QString(), QString::fromStdString(address.text()));
   m_timeline->setEditor(nullptr);  // the run's schedule comes with its first answer

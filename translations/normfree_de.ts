@@ -661,169 +661,174 @@
 <context>
     <name>HeadsPane</name>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="248"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="250"/>
         <source>Mean NMAE over heads: &lt;b&gt;%1 %&lt;/b&gt; (95 % bootstrap interval %2–%3 %) · decomposition check max |Σ DLA + β·u − logit| = %4 · attention sink rate %5</source>
         <translation>Mittlerer NMAE über alle Heads: &lt;b&gt;%1 %&lt;/b&gt; (95-%-Bootstrap-Intervall %2–%3 %) · Zerlegungsprüfung max |Σ DLA + β·u − logit| = %4 · Attention-Sink-Rate %5</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="158"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="159"/>
         <source>Failed: %1</source>
         <translation>Fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="153"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="154"/>
         <source>The model changed before the detail was computed: click a head again.</source>
         <translation>Das Modell hat sich geändert, bevor die Detailansicht berechnet war: Klicken Sie erneut auf einen Head.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="165"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="166"/>
         <source>Per head, the mean |direct logit attribution| with the cached final-norm scale (DLA), the mean |direct effect| with the final norm recomputed (DE), and their normalized error (NMAE), which is zero once the model is norm-free. Click a head for its values per position and its attention pattern.</source>
         <translation>Pro Kopf die mittlere |direkte Logit-Attribution| mit der zwischengespeicherten Skala der letzten Norm (DLA), der mittlere |direkte Effekt| mit neu berechneter letzter Norm (DE) und ihr normierter Fehler (NMAE), der null ist, sobald das Modell normfrei ist. Ein Klick auf einen Kopf zeigt seine Werte je Position und sein Aufmerksamkeitsmuster.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="301"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="282"/>
+        <source>The maps above are of the model before: refresh them, then click a head.</source>
+        <translation>Die Karten oben gehören zum vorigen Modell: Aktualisieren Sie sie, dann klicken Sie einen Kopf an.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="307"/>
         <source>Computing L%1H%2 on sequence %3…</source>
         <translation>Berechne L%1H%2 auf Sequenz %3 …</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="304"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="310"/>
         <source>(the plots below still show L%1H%2: stale)</source>
         <translation>(die Diagramme darunter zeigen noch L%1H%2: veraltet)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="377"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="383"/>
         <source>L%1H%2 attention pattern (hover a cell)</source>
         <translation>L%1H%2 Aufmerksamkeitsmuster (Zelle überfahren)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="378"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="384"/>
         <source>L%1H%2 per position: DLA vs DE, sequence %3, its first %4 tokens</source>
         <translation>L%1H%2 je Position: DLA gegen DE, Sequenz %3, ihre ersten %4 Token</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="390"/>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="398"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="396"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="404"/>
         <source>step %1</source>
         <translation>Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="390"/>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="398"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="396"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="404"/>
         <source>saved model</source>
         <translation>gespeichertes Modell</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="394"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="400"/>
         <source>&lt;b&gt;L%1H%2&lt;/b&gt; · %3 · the maps above are of %4 · sequence:</source>
         <translation>&lt;b&gt;L%1H%2&lt;/b&gt; · %3 · die Karten oben zeigen %4 · Sequenz:</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="403"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="409"/>
         <source>&lt;b&gt;L%1H%2&lt;/b&gt; · %6 · sink share %3 (mean attention to position 0: %4) · NMAE %5 % · sequence:</source>
         <translation>&lt;b&gt;L%1H%2&lt;/b&gt; · %6 · Sink-Anteil %3 (mittlere Aufmerksamkeit auf Position 0: %4) · NMAE %5 % · Sequenz:</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="438"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="444"/>
         <source>query %1 “%2” → key %3 “%4”: weight %5</source>
         <translation>Query %1 „%2“ → Key %3 „%4“: Gewicht %5</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="446"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="452"/>
         <source>Per head, mean over positions: |DLA|, |DE| (logit units) and NMAE (%)</source>
         <translation>Je Head, gemittelt über Positionen: |DLA|, |DE| (Logit-Einheiten) und NMAE (%)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="447"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="453"/>
         <source>mean |DLA|</source>
         <translation>mittleres |DLA|</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="447"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="453"/>
         <source>mean |DE|</source>
         <translation>mittleres |DE|</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="447"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="453"/>
         <source>NMAE (%)</source>
         <translation>NMAE (%)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="450"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="456"/>
         <source>head</source>
         <translation>Head</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="451"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="457"/>
         <source>layer</source>
         <translation>Schicht</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="454"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="460"/>
         <source>DLA (cached scale)</source>
         <translation>DLA (gecachte Skala)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="455"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="461"/>
         <source>DE (recomputed)</source>
         <translation>DE (neu berechnet)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="456"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="462"/>
         <source>token predicted</source>
         <translation>vorhergesagtes Token</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="457"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="463"/>
         <source>logit contribution</source>
         <translation>Logit-Beitrag</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="458"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="464"/>
         <source>attention</source>
         <translation>Attention</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="459"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="465"/>
         <source>key</source>
         <translation>Key</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="460"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="466"/>
         <source>query</source>
         <translation>Query</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="461"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="467"/>
         <source>attention weight</source>
         <translation>Attention-Gewicht</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="466"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="472"/>
         <source>Click a head to see its DLA and DE per position</source>
         <translation>Head anklicken, um DLA und DE je Position zu sehen</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="467"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="473"/>
         <source>Click a head to see its attention pattern</source>
         <translation>Head anklicken, um sein Attention-Muster zu sehen</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="468"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="474"/>
         <source>No head selected. Sequence:</source>
         <translation>Kein Head ausgewählt. Sequenz:</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="471"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="477"/>
         <source>Which validation sequence the detail shows</source>
         <translation>Welche Validierungssequenz das Detail zeigt</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="472"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="478"/>
         <source> tokens</source>
         <translation> Token</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="474"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="480"/>
         <source>How many of the sequence&apos;s first tokens the detail shows (up to the whole sequence; the plots widen, the pane scrolls)</source>
         <translation>Wie viele der ersten Token der Sequenz das Detail zeigt (bis zur ganzen Sequenz; die Diagramme werden breiter, der Bereich scrollt)</translation>
     </message>
@@ -1004,7 +1009,7 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="192"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="193"/>
         <source>Opened %1</source>
         <translation>%1 geöffnet</translation>
     </message>
@@ -1034,18 +1039,18 @@ Worker %1 beendet (%2): %3</translation>
         <translation>Der Lauf konnte nicht fortgesetzt werden. Sein letzter Checkpoint bleibt erhalten; beheben Sie die Ursache und klicken Sie auf „Fortsetzen“.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="182"/>
-        <location filename="../widgets/window/MainWindow.cpp" line="199"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="183"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="200"/>
         <source>A run is in progress</source>
         <translation>Ein Lauf ist aktiv</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="182"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="183"/>
         <source>Stop the run before opening another model.</source>
         <translation>Stoppen Sie den Lauf, bevor Sie ein anderes Modell öffnen.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="178"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="179"/>
         <source>Cannot open model folder</source>
         <translation>Modellordner kann nicht geöffnet werden</translation>
     </message>
@@ -1070,103 +1075,103 @@ Worker %1 beendet (%2): %3</translation>
         <translation>(wird verbunden)</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="178"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="179"/>
         <source>The model folder could not be opened.</source>
         <translation>Der Modellordner konnte nicht geöffnet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="199"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="200"/>
         <source>Stop the run before connecting to another.</source>
         <translation>Halten Sie den Lauf an, bevor Sie sich mit einem anderen verbinden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="208"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="209"/>
         <source>Connecting to %1…</source>
         <translation>Verbinde mit %1 …</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="229"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="234"/>
         <source>Following %1</source>
         <translation>%1 wird verfolgt</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="234"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="239"/>
         <source>Cannot open run</source>
         <translation>Lauf kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="234"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="239"/>
         <source>The run directory could not be opened.</source>
         <translation>Das Laufverzeichnis konnte nicht geöffnet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="252"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="257"/>
         <source>Loaded schedule %1</source>
         <translation>Zeitplan %1 geladen</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="255"/>
-        <location filename="../widgets/window/MainWindow.cpp" line="257"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="260"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="262"/>
         <source>Cannot load schedule</source>
         <translation>Zeitplan kann nicht geladen werden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="255"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="260"/>
         <source>The schedule file is not valid JSON.</source>
         <translation>Die Zeitplandatei ist kein gültiges JSON.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="257"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="262"/>
         <source>The schedule could not be used.</source>
         <translation>Der Zeitplan konnte nicht verwendet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="269"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="274"/>
         <source>Cannot use these datasets</source>
         <translation>Diese Datensätze können nicht verwendet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="269"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="274"/>
         <source>A dataset could not be read.</source>
         <translation>Ein Datensatz konnte nicht gelesen werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="277"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="282"/>
         <source>Open a model folder first (File › Open Model Folder).</source>
         <translation>Öffnen Sie zuerst einen Modellordner (Datei › Modellordner öffnen).</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="277"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="282"/>
         <source>No model open</source>
         <translation>Kein Modell geöffnet</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="285"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="290"/>
         <source>Run folder in use</source>
         <translation>Laufordner bereits belegt</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="286"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="291"/>
         <source>This folder holds a run already: open it with File › Open Run, or choose another folder.</source>
         <translation>Dieser Ordner enthält bereits einen Lauf: Öffnen Sie ihn über Datei › Lauf öffnen, oder wählen Sie einen anderen Ordner.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="297"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="302"/>
         <source>Starting %1</source>
         <translation>%1 wird gestartet</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="340"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="345"/>
         <source>Export incomplete</source>
         <translation>Export unvollständig</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="359"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="364"/>
         <source>Stopping the run and writing its checkpoint…</source>
         <translation>Lauf wird gestoppt und sein Checkpoint geschrieben…</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="372"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="377"/>
         <source>Runs</source>
         <translation>Läufe</translation>
     </message>
@@ -1176,17 +1181,17 @@ Worker %1 beendet (%2): %3</translation>
         <translation>NormFree Workbench</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="372"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="377"/>
         <source>Removal timeline</source>
         <translation>Zeitleiste der Entfernungen</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="372"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="377"/>
         <source>Run setup</source>
         <translation>Laufkonfiguration</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="372"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="377"/>
         <source>Model</source>
         <translation>Modell</translation>
     </message>
@@ -1456,12 +1461,12 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>NextRun</name>
     <message>
-        <location filename="../widgets/window/NextRun.cpp" line="39"/>
+        <location filename="../widgets/window/NextRun.cpp" line="44"/>
         <source>The preset %1 is made for %2 layers; this model has %3. Choose another preset.</source>
         <translation>Das Preset %1 ist für %2 Schichten gedacht; dieses Modell hat %3. Wählen Sie ein anderes Preset.</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/window/NextRun.cpp" line="62"/>
+        <location filename="../widgets/window/NextRun.cpp" line="67"/>
         <source>%n event(s) past the last step were removed from the schedule</source>
         <translation>
             <numerusform>%n Ereignis nach dem letzten Schritt wurde aus dem Zeitplan entfernt</numerusform>
@@ -1469,7 +1474,7 @@ Worker %1 beendet (%2): %3</translation>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/window/NextRun.cpp" line="75"/>
+        <location filename="../widgets/window/NextRun.cpp" line="80"/>
         <source>train %1, eval %2%3</source>
         <translation>Training %1, Evaluierung %2%3</translation>
     </message>
@@ -1692,27 +1697,27 @@ Worker %1 beendet (%2): %3</translation>
         <translation>der Zeitplan des Papers für %1 (Tabelle 4): %2×%3 Sequenzen zu 1024 Token pro Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="286"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="287"/>
         <source>cannot plan for %1: %2</source>
         <translation>keine Planung für %1 möglich: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="288"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="289"/>
         <source>does not fit in the %1 free on %2: %3</source>
         <translation>passt nicht in die %1, die auf %2 frei sind: %3</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="291"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="292"/>
         <source>%1 predicted of %2 free · micro-batch %3 × %4 · activation checkpointing %5</source>
         <translation>%1 vorhergesagt von %2 frei · Micro-Batch %3 × %4 · Activation Checkpointing %5</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="296"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="297"/>
         <source>on</source>
         <translation>an</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="296"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="297"/>
         <source>off</source>
         <translation>aus</translation>
     </message>
@@ -1722,19 +1727,19 @@ Worker %1 beendet (%2): %3</translation>
         <translation>4-Schicht-Modelle wie das mitgelieferte kleine GPT-2 und LLaMA: die MLP-, QK- und V-Normen alle 10 Schritte eine Schicht, dann die letzte Norm, dann Erholung; 32×128 Token pro Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="220"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="221"/>
         <source>&lt;b&gt;The run shown was set up with&lt;/b&gt;&lt;br&gt;%1 · preset %2 · %3 steps · %4&lt;br&gt;micro-batch %5 × %6 sequences of %7 tokens · learning rate %8 → %9 · warm-up %10 steps&lt;br&gt;data: %11; evaluated on %12&lt;p&gt;&lt;i&gt;Its settings are its own (config.json). To set up a new run, open a model (File › Open Model Folder or Open Recent).&lt;/i&gt;</source>
         <translation>&lt;b&gt;Der angezeigte Lauf wurde eingerichtet mit&lt;/b&gt;&lt;br&gt;%1 · Vorgabe %2 · %3 Schritte · %4&lt;br&gt;Mikro-Batch %5 × %6 Sequenzen zu %7 Token · Lernrate %8 → %9 · Aufwärmen %10 Schritte&lt;br&gt;Daten: %11; ausgewertet auf %12&lt;p&gt;&lt;i&gt;Seine Einstellungen sind seine eigenen (config.json). Für einen neuen Lauf ein Modell öffnen (Datei › Modellordner öffnen oder Zuletzt geöffnet).&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="233"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="234"/>
         <source>the synthetic corpus</source>
         <translation>dem synthetischen Korpus</translation>
     </message>
     <message>
         <location filename="../widgets/views/RunSetupView.cpp" line="147"/>
         <location filename="../widgets/views/RunSetupView.cpp" line="150"/>
-        <location filename="../widgets/views/RunSetupView.cpp" line="235"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="236"/>
         <source>nothing</source>
         <translation>nichts</translation>
     </message>
@@ -1744,117 +1749,117 @@ Worker %1 beendet (%2): %3</translation>
         <translation>Analysen, die während des Laufs gemessen werden – jedes Zwanzigstel des Laufs und bei jedem Entfernungsereignis – und unter den Trainingskurven gezeichnet: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="238"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="239"/>
         <source>removals timed by the autopilot: within %1 nats, %2–%3 steps apart, up to %4 at once</source>
         <translation>Entfernungen vom Autopiloten getaktet: innerhalb %1 Nats, %2–%3 Schritte Abstand, bis zu %4 zugleich</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="244"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="245"/>
         <source>; then training until the loss has not improved for %1 steps</source>
         <translation>; danach Training, bis sich der Verlust %1 Schritte lang nicht verbessert hat</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="249"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="250"/>
         <source>tracked: %1, every %2 steps and at each removal</source>
         <translation>verfolgt: %1, alle %2 Schritte und bei jeder Entfernung</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="310"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="311"/>
         <source>remove the norms (the protocol)</source>
         <translation>Normen entfernen (das Protokoll)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="311"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="312"/>
         <source>fine-tune, nothing removed (control)</source>
         <translation>Fine-Tuning, nichts entfernt (Kontrolle)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="312"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="313"/>
         <source>The vanilla control uses the same data, learning rate and steps</source>
         <translation>Die Vanilla-Kontrolle verwendet dieselben Daten, dieselbe Lernrate und dieselben Schritte</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="316"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="317"/>
         <source>Mode</source>
         <translation>Modus</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="317"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="318"/>
         <source>Preset</source>
         <translation>Preset</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="318"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="319"/>
         <source>Steps</source>
         <translation>Schritte</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="319"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="320"/>
         <source>Device</source>
         <translation>Gerät</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="320"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="321"/>
         <source>Workers</source>
         <translation>Worker</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="321"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="322"/>
         <source>Timing</source>
         <translation>Zeitpunkte</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="322"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="323"/>
         <source>Track</source>
         <translation>Verfolgen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="326"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="327"/>
         <source>Autopilot: each removal when the loss has recovered</source>
         <translation>Autopilot: jede Entfernung, sobald sich der Verlust erholt hat</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="328"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="329"/>
         <source>The schedule gives the order of the removals and the first one&apos;s step; each later one fires once the smoothed loss is back within 0.02 nats of its level before the last (at least 10, at most 80 steps later), several sites of a kind at once when recovery is quick. The timeline shows its decisions as they are made (docs/TRAINING.md, &quot;The autopilot&quot;).</source>
         <translation>Der Plan gibt die Reihenfolge der Entfernungen und den Schritt der ersten vor; jede weitere folgt, sobald der geglättete Verlust wieder höchstens 0,02 Nats über seinem Stand vor der letzten liegt (frühestens 10, spätestens 80 Schritte danach), bei schneller Erholung mehrere Stellen einer Art zugleich. Die Zeitleiste zeigt seine Entscheidungen, sobald sie fallen (docs/TRAINING.md, „The autopilot“).</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="332"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="333"/>
         <source>Memory</source>
         <translation>Speicher</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="333"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="334"/>
         <source>Data</source>
         <translation>Daten</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="334"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="335"/>
         <source>Run folder</source>
         <translation>Laufordner</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="336"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="337"/>
         <source>synthetic corpus (seed 1), tokenized with the model&apos;s tokenizer; made on the first start</source>
         <translation>synthetischer Korpus (Seed 1), mit dem Tokenizer des Modells tokenisiert; wird beim ersten Start erzeugt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="339"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="340"/>
         <source>a new folder per run</source>
         <translation>ein neuer Ordner pro Lauf</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="340"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="341"/>
         <source>cpu, cuda or cuda:N</source>
         <translation>cpu, cuda oder cuda:N</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="342"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="343"/>
         <source>Processes that train this run together, each on its share of every batch, with the same result as one: on cuda one per GPU, on the CPU several processes (on a machine with few cores two processes can use them better than one). The batch must split evenly over them.</source>
         <translation>Prozesse, die diesen Lauf gemeinsam trainieren, jeder mit seinem Anteil an jedem Batch, mit demselben Ergebnis wie einer: auf cuda einer pro GPU, auf der CPU mehrere Prozesse (auf einem Rechner mit wenigen Kernen nutzen zwei Prozesse sie besser als einer). Der Batch muss sich gleichmäßig auf sie aufteilen.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="349"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="350"/>
         <source>The peak memory of a training step predicted on this device, and the micro-batch × accumulation and activation checkpointing that Start uses: they keep the preset&apos;s sequences per step and fit %1% of the free memory.</source>
         <translation>Der für einen Trainingsschritt auf diesem Gerät vorhergesagte Spitzenspeicher sowie Micro-Batch × Akkumulation und Activation Checkpointing, die „Starten“ verwendet: Sie behalten die Sequenzen pro Schritt des Presets bei und passen in %1 % des freien Speichers.</translation>
     </message>

@@ -441,6 +441,16 @@ class TestWorkbench : public QObject {
     QTest::mouseClick(pane.heatMaps(), Qt::LeftButton, {}, pane.cellCenter(0, 0, 0));
     QCOMPARE(pane.selectedLayer(), 0);
     QTRY_VERIFY_WITH_TIMEOUT(pane.detailText().contains("L0H0"), fixtures::kEventuallyMs);
+    // Another model (here the same setup anew): a head of the old maps is not traced on the new model, whose
+    // trace would stand beside the old maps' numbers; after a refresh it is.
+    QSignalSpy changed(&runner, &AnalysisRunner::sourceChanged);
+    runner.setSetup(smallSetup());
+    QVERIFY(changed.wait(fixtures::kEventuallyMs));  // announced through the event loop
+    QTest::mouseClick(pane.heatMaps(), Qt::LeftButton, {}, pane.cellCenter(0, 1, 1));
+    QTRY_VERIFY2_WITH_TIMEOUT(pane.detailText().contains("refresh them"), qPrintable(pane.detailText()),
+                              fixtures::kEventuallyMs);
+    pane.refresh();
+    QTRY_VERIFY_WITH_TIMEOUT(pane.detailText().contains("L1H1"), fixtures::kEventuallyMs);
   }
 
   void clickingAPatchingCellMarksItsPositionInThePrompt() {

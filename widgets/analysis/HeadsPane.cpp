@@ -148,6 +148,7 @@ HeadsPane::HeadsPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane(run
   body()->addWidget(m_scroll, 1);
   connect(runner, &AnalysisRunner::sourceChanged, this, [this] {
     m_mapsModel.reset();
+    m_mapsOfOldSource = hasResult();
     if (!m_detailPending) return;  // a detail being computed for the old model is dropped by the runner
     m_detailPending = false;
     m_detailLabel->setText(tr("The model changed before the detail was computed: click a head again."));
@@ -196,6 +197,7 @@ AnalysisWork HeadsPane::makeWork() {
     return [self, attribution, sinks, sequences, model = in.model] {
       if (!self) return;
       self->m_mapsModel = model;  // the detail is computed on this model too
+      self->m_mapsOfOldSource = false;
       self->m_sequence->setMaximum(static_cast<int>(std::max<int64_t>(0, sequences - 1)));
       self->draw(attribution, sinks);
     };
@@ -276,6 +278,10 @@ void HeadsPane::markSelection() { outlineCell(m_maps, m_colorMaps, m_layer, m_he
 
 void HeadsPane::requestDetail() {
   if (m_layer < 0) return;
+  if (m_mapsOfOldSource) {  // a trace of the model now would sit under another model's numbers
+    m_detailLabel->setText(tr("The maps above are of the model before: refresh them, then click a head."));
+    return;
+  }
   const int layer = m_layer, head = m_head;
   const int64_t sequence = m_sequence->value(), tokens = m_detailTokens->value();
   markDetailStale();

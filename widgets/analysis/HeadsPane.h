@@ -84,5 +84,6 @@ class HeadsPane : public AnalysisPane {
   std::shared_ptr<const nf::AttentionSinksResult> m_sinks;
   std::shared_ptr<const Detail> m_detail;
   bool m_detailPending = false;
-  nf::SnapshotPtr m_mapsModel;  // the model the heat maps were computed on (null: a served run's)
+  nf::SnapshotPtr m_mapsModel;     // the model the heat maps were computed on (null: a served run's)
+  bool m_mapsOfOldSource = false;  // the maps shown were computed before the source last changed
 };

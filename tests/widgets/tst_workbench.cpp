@@ -19,6 +19,7 @@
 #include <QTemporaryDir>
 #include <QToolBar>
 #include <QtTest>
+#include <filesystem>
 #include <fstream>
 
 #include "analysis/AnalysisRunner.h"
@@ -247,6 +248,24 @@ class TestWorkbench : public QObject {
     QVERIFY(!openMessageBox(&window));
     QVERIFY(toolbarAction(window, 0)->isEnabled());  // Start: the model's setup is back
     ::close(silent);
+  }
+
+  // Stop while a start's synthetic data is being made: no trainer and no run folder exist yet, so the
+  // window goes back to the model (it had shown a "stopped run" with nothing to resume).
+  void stopWhileTheDataIsMadeGoesBackToTheModel() {
+    const QString model = m_dir.filePath("with-tokenizer");  // a new folder: its data is made afresh
+    std::filesystem::copy(NF_SOURCE_DIR "/resources/tiny-gpt2", model.toStdString(),
+                          std::filesystem::copy_options::recursive);
+    MainWindow window;
+    window.show();
+    QVERIFY(window.openModelFolder(model));
+    toolbarAction(window, 0)->trigger();  // Start: the data is made first
+    QCOMPARE(window.shown().phase, RunPhase::Preparing);
+    toolbarAction(window, 2)->trigger();  // Stop
+    QTRY_COMPARE_WITH_TIMEOUT(window.shown().subject, Subject::Model, fixtures::kEventuallyMs);
+    QCOMPARE(window.currentFolder(), model);
+    QVERIFY(!openMessageBox(&window));
+    QVERIFY(toolbarAction(window, 0)->isEnabled());  // Start again
   }
 
   // Two workers: this process trains as worker 0 (an edit made here reaches the other worker at its step),

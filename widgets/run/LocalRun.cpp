@@ -66,8 +66,12 @@ void LocalRun::start(const nf::RunConfig& config, const QString& runDir, Prepare
           [this, message, cancelled] {
             Q_EMIT progress(QString(), 0, 0);
             m_others->end(/*now=*/true);
-            setPhase(cancelled ? RunPhase::Stopped : RunPhase::Failed);
-            if (!cancelled) Q_EMIT failed(message + m_others->notes());
+            if (cancelled) {
+              Q_EMIT preparationStopped();
+              return;
+            }
+            setPhase(RunPhase::Failed);
+            Q_EMIT failed(message + m_others->notes());
           },
           Qt::QueuedConnection);
     }

@@ -46,6 +46,7 @@ class LocalRun : public QObject {
   void phaseChanged(RunPhase phase);
   void trainerMade();  // trainer() is new: its records so far are in the run's metrics.jsonl
   void failed(const QString& message);
+  void preparationStopped();  // Stop while the data was being made: no trainer, no run folder
   void progress(const QString& task, qint64 done, qint64 total);
 
  private:

@@ -34,11 +34,15 @@ RunSession::RunSession(QObject* parent) : QObject(parent), m_worker(new QObject)
   connect(m_local, &LocalRun::phaseChanged, this, &RunSession::onLocalPhase);
   connect(m_local, &LocalRun::trainerMade, this, [this] { onTrainerMade(m_layers); });
   connect(m_local, &LocalRun::failed, this, &RunSession::failed);
+  connect(m_local, &LocalRun::preparationStopped, this, [this] {
+    setPhase(RunPhase::Failed);
+    Q_EMIT notBegun(QString());  // no trainer nor folder was made: nothing to resume
+  });
   connect(m_local, &LocalRun::progress, this, &RunSession::progress);
   connect(m_connected, &ConnectedRun::answered, this, &RunSession::onAnswered);
   connect(m_connected, &ConnectedRun::unreachable, this, [this](const QString& message) {
     setPhase(RunPhase::Failed);
-    Q_EMIT connectFailed(message);
+    Q_EMIT notBegun(message);
   });
   connect(m_connected, &ConnectedRun::editRefused, this, &RunSession::remoteEditRefused);
   connect(m_connected, &ConnectedRun::scheduleReplaced, this, &RunSession::scheduleReplaced);
@@ -180,7 +184,7 @@ void RunSession::stop() {
   if (m_phase == RunPhase::Preparing && !m_connected->address().isEmpty()) {  // while it is first asked
     m_connected->forget();
     setPhase(RunPhase::Failed);
-    Q_EMIT connectFailed(QString());  // given up, not failed: nothing to report
+    Q_EMIT notBegun(QString());  // given up, not failed: nothing to report
     return;
   }
   m_local->stop();
@@ -249,7 +253,7 @@ void RunSession::onAnswered(const nf::ServeAddress& address, const nf::Schedule&
     const QString where = m_connected->address();
     m_connected->forget();
     setPhase(RunPhase::Failed);
-    Q_EMIT connectFailed(
+    Q_EMIT notBegun(
         tr("The run at %1 answered its status malformed: %2").arg(where, QString::fromStdString(e.what())));
     return;
   }

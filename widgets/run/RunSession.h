@@ -90,7 +90,9 @@ class RunSession : public QObject {
   void trainerReady();    // trainer() and liveSchedule() are new
   void progress(const QString& task, qint64 done, qint64 total);
   void failed(const QString& message);
-  void connectFailed(const QString& message);            // connectTo() could not reach or read the run
+  // The run shown never began: connectTo() could not reach or read it, or was given up, or a start was
+  // stopped while its data was being made. message: what to report ("" when the user gave it up).
+  void notBegun(const QString& message);
   void connectionChanged();                              // remote() or connectionProblem() changed
   void remoteNotice(const QString& message);             // a control the connected run refused
   void remoteEditRefused(const nf::EditResult& result);  // an edit the timeline showed as made

@@ -97,8 +97,8 @@ void MainWindow::connectSession() {
     }
     applyShown();  // the title names the run
   });
-  connect(m_session, &RunSession::connectFailed, this, [this](const QString& message) {
-    if (!message.isEmpty())  // empty: connecting was given up with Stop
+  connect(m_session, &RunSession::notBegun, this, [this](const QString& message) {
+    if (!message.isEmpty())  // empty: given up with Stop (connecting, or making a start's data)
       showError(tr("Cannot connect"), tr("The run could not be reached or read."), message);
     if (m_next.modelFolder().isEmpty() || !openModelFolder(m_next.modelFolder()))
       moveTo(WindowEvent::Close);  // back to the model

@@ -145,6 +145,10 @@ TEST_CASE(malformed_files_are_named_with_their_line) {
   writeLines(
       arc, {R"({"question": "q", "choices": {"text": ["a", "b"], "label": ["A", "B"]}, "answerKey": "C"})"});
   REQUIRE_THROWS_WITH(readBenchmark(BenchmarkTask::ArcEasy, arc), "'answerKey'", "labels");
+  // A key two labels carry is the first's, as the harness's choices.label.index(answerKey) takes it.
+  writeLines(
+      arc, {R"({"question": "q", "choices": {"text": ["a", "b"], "label": ["A", "A"]}, "answerKey": "A"})"});
+  REQUIRE_EQ(readBenchmark(BenchmarkTask::ArcEasy, arc).items.at(0).gold, 0);
   // SuperGLUE's unlabelled test split (label -1) and labels past the choices are refused, not scored as "no";
   // a label beyond an int's range is not narrowed into one.
   const std::string boolq = dir.path("boolq.jsonl");

@@ -579,4 +579,33 @@ TEST_CASE(plan_a_model_folder_and_fit_a_run) {
              fs::weakly_canonical(d + "/t.bin"));
 }
 
+// Inputs that were taken without a word, and gave something else than asked: each refused, or said.
+TEST_CASE(options_that_were_ignored_or_changed_unsaid_are_refused) {
+  TempDir dir;
+  const std::string d = dir.path();
+  saveModel(*randomModel(smallConfig()), d + "/m");
+  const auto tokens = randomTokens(smallConfig(), 1, 2000, 3).flatten();
+  writeTokens(d + "/t.bin",
+              std::vector<int32_t>(tokens.data_ptr<int64_t>(), tokens.data_ptr<int64_t>() + 2000), 101);
+  const std::string run =
+      "finetune " + d + "/r --model " + d + "/m --train " + d + "/t.bin --preset tiny --steps 2";
+  auto r = cli(run + " --lr inf");  // had saved a NaN model as finished
+  REQUIRE_MSG(r.status == 2 && r.err.find("--lr: must be > 0, got inf") != std::string::npos, r.err);
+  r = cli(run + " --context 4096");  // had been cut to the model's positions
+  REQUIRE_MSG(r.status == 2 && r.err.find("(--context)") != std::string::npos, r.err);
+  r = cli(run + " --context 16 --eval " + d + "/t.bin --eval-tokens 8");  // had evaluated a whole chunk
+  REQUIRE_MSG(r.status != 0 && r.err.find("(--eval-tokens)") != std::string::npos, r.err);
+  REQUIRE_EQ(cli(run + " --serve-remote").status, 2);  // without --serve it did nothing
+  REQUIRE_EQ(cli("schedule --preset tiny --validate " + d + "/none.json").status, 2);  // the file went unread
+  r = cli(run + " --context 16 --micro-batch 2");  // the preset's warmup of 20 outlasts the run's 2 steps
+  REQUIRE_MSG(r.status == 0 && r.err.find("never reaches its peak") != std::string::npos, r.err);
+  r = cli("resume " + d + "/r --autopilot-patience 5");  // a run without the autopilot: it did nothing
+  REQUIRE_MSG(r.status != 0 && r.err.find("--autopilot-patience was given") != std::string::npos, r.err);
+  writeFileAtomic(d + "/empty.txt", "");  // a tokenizer of bytes alone, with a note blaming the words
+  r = cli("train-tokenizer " + d + "/empty.txt --out " + d + "/tok");
+  REQUIRE_MSG(r.status != 0 && r.err.find("contains no text to train on") != std::string::npos, r.err);
+  r = cli("eval " + d + "/m " + d + "/t.bin --context 16 --max-tokens 10");  // a whole chunk was evaluated
+  REQUIRE_MSG(r.status == 2 && r.err.find("less than one chunk of 16") != std::string::npos, r.err);
+}
+
 TEST_MAIN()

@@ -231,6 +231,13 @@ std::shared_ptr<const AnalysisInputs> AnalysisRunner::inputs() {
   return now;
 }
 
+// Whether request `number` for `key`, made for source `source`, is still the one to show: else a newer
+// model or request won.
+bool AnalysisRunner::isNewest(const QString& key, int64_t number, int64_t source) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  return m_latest[key] == number && m_source == source;
+}
+
 void AnalysisRunner::runNext() {
   QString key;
   int64_t number = 0, source = 0;
@@ -255,12 +262,7 @@ void AnalysisRunner::runNext() {
     QMetaObject::invokeMethod(
         this,
         [this, key, number, source, deliver] {
-          bool newest;
-          {
-            std::lock_guard<std::mutex> lock(m_mutex);
-            newest = m_latest[key] == number && m_source == source;  // else a newer model or request won
-          }
-          if (newest && deliver) deliver();
+          if (isNewest(key, number, source) && deliver) deliver();
           Q_EMIT finished(key);
         },
         Qt::QueuedConnection);
@@ -271,12 +273,7 @@ void AnalysisRunner::runNext() {
     QMetaObject::invokeMethod(
         this,
         [this, key, number, source, why = QString::fromStdString(e.what())] {
-          bool newest;
-          {
-            std::lock_guard<std::mutex> lock(m_mutex);
-            newest = m_latest[key] == number && m_source == source;
-          }
-          if (newest)
+          if (isNewest(key, number, source))
             Q_EMIT failed(key, why);
           else
             Q_EMIT finished(key);

@@ -108,9 +108,10 @@ class AnalysisRunner : public QObject {
   void sourceChanged();  // another model or setup: every figure shown is out of date
 
  private:
-  void runNext();                                  // on the analysis thread
-  void changeSource();                             // caller holds m_mutex
-  std::shared_ptr<const AnalysisInputs> inputs();  // on the analysis thread
+  void runNext();                                                     // on the analysis thread
+  bool isNewest(const QString& key, int64_t number, int64_t source);  // its answer is still wanted
+  void changeSource();                                                // caller holds m_mutex
+  std::shared_ptr<const AnalysisInputs> inputs();                     // on the analysis thread
 
   QThread m_thread;
   QObject* m_worker;

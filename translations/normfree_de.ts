@@ -4,137 +4,157 @@
 <context>
     <name>AnalysisPane</name>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="185"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="192"/>
         <source>%1 · %2 · %3</source>
         <translation>%1 · %2 · %3</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="111"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="116"/>
         <source>LN-free (%1 at all %2 sites)</source>
         <translation>LN-frei (%1 an allen %2 Stellen)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="113"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="118"/>
         <source>%1 of %2 sites %3</source>
         <translation>%1 von %2 Stellen %3</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="114"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="119"/>
         <source>LN-free (folded)</source>
         <translation>LN-frei (gefaltet)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="115"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="120"/>
         <source>LN-free</source>
         <translation>LN-frei</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="125"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="130"/>
         <source>, sequence %1</source>
         <translation>, Sequenz %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="131"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="136"/>
         <source> (%1 were asked for: the file holds no more)</source>
         <translation> (%1 waren verlangt: die Datei enthält nicht mehr)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="141"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="146"/>
         <source>%1: %2 sequence × %3 tokens from the start</source>
         <translation>%1: %2 Sequenz × %3 Token vom Anfang</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="142"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="147"/>
         <source>%1: %2 sequences × %3 tokens from the start</source>
         <translation>%1: %2 Sequenzen × %3 Token vom Anfang</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="146"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="151"/>
         <source>%1: %2 document × %3 tokens, each from the end-of-text token before it</source>
         <translation>%1: %2 Dokument × %3 Token, jeweils ab dem Textende-Token davor</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="147"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="152"/>
         <source>%1: %2 documents × %3 tokens, each from the end-of-text token before it</source>
         <translation>%1: %2 Dokumente × %3 Token, jeweils ab dem Textende-Token davor</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="150"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="155"/>
         <source>IOI prompt set %1</source>
         <translation>IOI-Prompt-Satz %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="152"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="157"/>
         <source>IOI prompts: %1</source>
         <translation>IOI-Prompts: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="184"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="191"/>
         <source>&lt;b&gt;Step %1&lt;/b&gt;</source>
         <translation>&lt;b&gt;Schritt %1&lt;/b&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="184"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="191"/>
         <source>&lt;b&gt;Saved model&lt;/b&gt;</source>
         <translation>&lt;b&gt;Gespeichertes Modell&lt;/b&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="190"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="197"/>
         <source>stale: the model has changed since</source>
         <translation>veraltet: das Modell hat sich seither geändert</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="191"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="198"/>
         <source>stale: the model is at step %1</source>
         <translation>veraltet: Das Modell ist bei Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="197"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="204"/>
         <source>computing… (training here slows meanwhile: they share the processor)</source>
         <translation>wird berechnet… (das Training hier wird solange langsamer: beide teilen sich den Prozessor)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="199"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="206"/>
         <source>computing…</source>
         <translation>wird berechnet…</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="202"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="210"/>
         <source>Failed: %1</source>
         <translation>Fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="207"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="215"/>
         <source>Refresh</source>
         <translation>Aktualisieren</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="208"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="216"/>
         <source>Compute this analysis on the model as it is now</source>
         <translation>Diese Analyse für den aktuellen Zustand des Modells berechnen</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="209"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="217"/>
         <source>Compute now</source>
         <translation>Jetzt berechnen</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="212"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="227"/>
         <source>Not computed yet for this model. It takes seconds on the bundled model; Refresh analyses (toolbar) computes every pane.</source>
         <translation>Für dieses Modell noch nicht berechnet. Auf dem mitgelieferten Modell dauert es Sekunden; „Analysen aktualisieren“ (Werkzeugleiste) berechnet alle Bereiche.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="225"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="238"/>
+        <source>No model is open: open a model folder or a run to compute this analysis.</source>
+        <translation>Kein Modell geöffnet: Öffnen Sie einen Modellordner oder einen Lauf, um diese Analyse zu berechnen.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="240"/>
+        <source>The run is not ready yet: its model can be analysed once it trains.</source>
+        <translation>Der Lauf ist noch nicht bereit: Sein Modell lässt sich analysieren, sobald er trainiert.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="242"/>
+        <source>This run&apos;s model is not on this machine: open the run where it trains, or connect to it, to compute analyses.</source>
+        <translation>Das Modell dieses Laufs liegt nicht auf diesem Rechner: Öffnen Sie den Lauf dort, wo er trainiert, oder verbinden Sie sich mit ihm, um Analysen zu berechnen.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="246"/>
+        <source>The connected run has ended and its server answers no more: open its run folder or model on the machine that trained it to analyse it.</source>
+        <translation>Der verbundene Lauf ist beendet, sein Server antwortet nicht mehr: Öffnen Sie seinen Laufordner oder sein Modell auf dem Rechner, der ihn trainiert hat, um ihn zu analysieren.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="260"/>
         <source>Export</source>
         <translation>Exportieren</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="226"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="261"/>
         <source>SVG drawing (*.svg);;PNG image (*.png);;CSV data (*.csv)</source>
         <translation>SVG-Zeichnung (*.svg);;PNG-Bild (*.png);;CSV-Daten (*.csv)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="229"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="264"/>
         <source>Export failed</source>
         <translation>Export fehlgeschlagen</translation>
     </message>
@@ -681,154 +701,154 @@
         <translation>Pro Kopf die mittlere |direkte Logit-Attribution| mit der zwischengespeicherten Skala der letzten Norm (DLA), der mittlere |direkte Effekt| mit neu berechneter letzter Norm (DE) und ihr normierter Fehler (NMAE), der null ist, sobald das Modell normfrei ist. Ein Klick auf einen Kopf zeigt seine Werte je Position und sein Aufmerksamkeitsmuster.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="282"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="286"/>
         <source>The maps above are of the model before: refresh them, then click a head.</source>
         <translation>Die Karten oben gehören zum vorigen Modell: Aktualisieren Sie sie, dann klicken Sie einen Kopf an.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="307"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="311"/>
         <source>Computing L%1H%2 on sequence %3…</source>
         <translation>Berechne L%1H%2 auf Sequenz %3 …</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="310"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="314"/>
         <source>(the plots below still show L%1H%2: stale)</source>
         <translation>(die Diagramme darunter zeigen noch L%1H%2: veraltet)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="383"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="387"/>
         <source>L%1H%2 attention pattern (hover a cell)</source>
         <translation>L%1H%2 Aufmerksamkeitsmuster (Zelle überfahren)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="384"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="388"/>
         <source>L%1H%2 per position: DLA vs DE, sequence %3, its first %4 tokens</source>
         <translation>L%1H%2 je Position: DLA gegen DE, Sequenz %3, ihre ersten %4 Token</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="396"/>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="404"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="400"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="408"/>
         <source>step %1</source>
         <translation>Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="396"/>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="404"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="400"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="408"/>
         <source>saved model</source>
         <translation>gespeichertes Modell</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="400"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="404"/>
         <source>&lt;b&gt;L%1H%2&lt;/b&gt; · %3 · the maps above are of %4 · sequence:</source>
         <translation>&lt;b&gt;L%1H%2&lt;/b&gt; · %3 · die Karten oben zeigen %4 · Sequenz:</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="409"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="413"/>
         <source>&lt;b&gt;L%1H%2&lt;/b&gt; · %6 · sink share %3 (mean attention to position 0: %4) · NMAE %5 % · sequence:</source>
         <translation>&lt;b&gt;L%1H%2&lt;/b&gt; · %6 · Sink-Anteil %3 (mittlere Aufmerksamkeit auf Position 0: %4) · NMAE %5 % · Sequenz:</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="444"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="448"/>
         <source>query %1 “%2” → key %3 “%4”: weight %5</source>
         <translation>Query %1 „%2“ → Key %3 „%4“: Gewicht %5</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="452"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="456"/>
         <source>Per head, mean over positions: |DLA|, |DE| (logit units) and NMAE (%)</source>
         <translation>Je Head, gemittelt über Positionen: |DLA|, |DE| (Logit-Einheiten) und NMAE (%)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="453"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="457"/>
         <source>mean |DLA|</source>
         <translation>mittleres |DLA|</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="453"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="457"/>
         <source>mean |DE|</source>
         <translation>mittleres |DE|</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="453"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="457"/>
         <source>NMAE (%)</source>
         <translation>NMAE (%)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="456"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="460"/>
         <source>head</source>
         <translation>Head</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="457"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="461"/>
         <source>layer</source>
         <translation>Schicht</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="460"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="464"/>
         <source>DLA (cached scale)</source>
         <translation>DLA (gecachte Skala)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="461"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="465"/>
         <source>DE (recomputed)</source>
         <translation>DE (neu berechnet)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="462"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="466"/>
         <source>token predicted</source>
         <translation>vorhergesagtes Token</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="463"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="467"/>
         <source>logit contribution</source>
         <translation>Logit-Beitrag</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="464"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="468"/>
         <source>attention</source>
         <translation>Attention</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="465"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="469"/>
         <source>key</source>
         <translation>Key</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="466"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="470"/>
         <source>query</source>
         <translation>Query</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="467"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="471"/>
         <source>attention weight</source>
         <translation>Attention-Gewicht</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="472"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="476"/>
         <source>Click a head to see its DLA and DE per position</source>
         <translation>Head anklicken, um DLA und DE je Position zu sehen</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="473"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="477"/>
         <source>Click a head to see its attention pattern</source>
         <translation>Head anklicken, um sein Attention-Muster zu sehen</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="474"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="478"/>
         <source>No head selected. Sequence:</source>
         <translation>Kein Head ausgewählt. Sequenz:</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="477"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="481"/>
         <source>Which validation sequence the detail shows</source>
         <translation>Welche Validierungssequenz das Detail zeigt</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="478"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="482"/>
         <source> tokens</source>
         <translation> Token</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="480"/>
+        <location filename="../widgets/analysis/HeadsPane.cpp" line="484"/>
         <source>How many of the sequence&apos;s first tokens the detail shows (up to the whole sequence; the plots widen, the pane scrolls)</source>
         <translation>Wie viele der ersten Token der Sequenz das Detail zeigt (bis zur ganzen Sequenz; die Diagramme werden breiter, der Bereich scrollt)</translation>
     </message>
@@ -1009,7 +1029,7 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="193"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="186"/>
         <source>Opened %1</source>
         <translation>%1 geöffnet</translation>
     </message>
@@ -1039,139 +1059,139 @@ Worker %1 beendet (%2): %3</translation>
         <translation>Der Lauf konnte nicht fortgesetzt werden. Sein letzter Checkpoint bleibt erhalten; beheben Sie die Ursache und klicken Sie auf „Fortsetzen“.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="183"/>
-        <location filename="../widgets/window/MainWindow.cpp" line="200"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="176"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="193"/>
         <source>A run is in progress</source>
         <translation>Ein Lauf ist aktiv</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="183"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="176"/>
         <source>Stop the run before opening another model.</source>
         <translation>Stoppen Sie den Lauf, bevor Sie ein anderes Modell öffnen.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="179"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="172"/>
         <source>Cannot open model folder</source>
         <translation>Modellordner kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="130"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="126"/>
         <source>%1 — %2</source>
         <translation>%1 — %2</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="133"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="127"/>
         <source>Run %1 — %2</source>
         <translation>Lauf %1 — %2</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="136"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="129"/>
         <source>Run %1 at %2 — %3</source>
         <translation>Lauf %1 auf %2 — %3</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="137"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="130"/>
         <source>(connecting)</source>
         <translation>(wird verbunden)</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="179"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="172"/>
         <source>The model folder could not be opened.</source>
         <translation>Der Modellordner konnte nicht geöffnet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="200"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="193"/>
         <source>Stop the run before connecting to another.</source>
         <translation>Halten Sie den Lauf an, bevor Sie sich mit einem anderen verbinden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="209"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="202"/>
         <source>Connecting to %1…</source>
         <translation>Verbinde mit %1 …</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="234"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="227"/>
         <source>Following %1</source>
         <translation>%1 wird verfolgt</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="239"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="232"/>
         <source>Cannot open run</source>
         <translation>Lauf kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="239"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="232"/>
         <source>The run directory could not be opened.</source>
         <translation>Das Laufverzeichnis konnte nicht geöffnet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="257"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="250"/>
         <source>Loaded schedule %1</source>
         <translation>Zeitplan %1 geladen</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="260"/>
-        <location filename="../widgets/window/MainWindow.cpp" line="262"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="253"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="255"/>
         <source>Cannot load schedule</source>
         <translation>Zeitplan kann nicht geladen werden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="260"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="253"/>
         <source>The schedule file is not valid JSON.</source>
         <translation>Die Zeitplandatei ist kein gültiges JSON.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="262"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="255"/>
         <source>The schedule could not be used.</source>
         <translation>Der Zeitplan konnte nicht verwendet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="274"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="267"/>
         <source>Cannot use these datasets</source>
         <translation>Diese Datensätze können nicht verwendet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="274"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="267"/>
         <source>A dataset could not be read.</source>
         <translation>Ein Datensatz konnte nicht gelesen werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="282"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="275"/>
         <source>Open a model folder first (File › Open Model Folder).</source>
         <translation>Öffnen Sie zuerst einen Modellordner (Datei › Modellordner öffnen).</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="282"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="275"/>
         <source>No model open</source>
         <translation>Kein Modell geöffnet</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="290"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="283"/>
         <source>Run folder in use</source>
         <translation>Laufordner bereits belegt</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="291"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="284"/>
         <source>This folder holds a run already: open it with File › Open Run, or choose another folder.</source>
         <translation>Dieser Ordner enthält bereits einen Lauf: Öffnen Sie ihn über Datei › Lauf öffnen, oder wählen Sie einen anderen Ordner.</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="302"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="295"/>
         <source>Starting %1</source>
         <translation>%1 wird gestartet</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="345"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="338"/>
         <source>Export incomplete</source>
         <translation>Export unvollständig</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="364"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="357"/>
         <source>Stopping the run and writing its checkpoint…</source>
         <translation>Lauf wird gestoppt und sein Checkpoint geschrieben…</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="377"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="370"/>
         <source>Runs</source>
         <translation>Läufe</translation>
     </message>
@@ -1181,17 +1201,17 @@ Worker %1 beendet (%2): %3</translation>
         <translation>NormFree Workbench</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="377"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="370"/>
         <source>Removal timeline</source>
         <translation>Zeitleiste der Entfernungen</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="377"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="370"/>
         <source>Run setup</source>
         <translation>Laufkonfiguration</translation>
     </message>
     <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="377"/>
+        <location filename="../widgets/window/MainWindow.cpp" line="370"/>
         <source>Model</source>
         <translation>Modell</translation>
     </message>
@@ -1664,7 +1684,7 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>RunSession</name>
     <message>
-        <location filename="../widgets/run/RunSession.cpp" line="253"/>
+        <location filename="../widgets/run/RunSession.cpp" line="257"/>
         <source>The run at %1 answered its status malformed: %2</source>
         <translation>Der Lauf auf %1 hat einen fehlerhaften Status geantwortet: %2</translation>
     </message>

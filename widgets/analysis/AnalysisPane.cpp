@@ -55,6 +55,10 @@ AnalysisPane::AnalysisPane(AnalysisRunner* runner, const QString& key, QWidget* 
     m_sourceChanged = true;
     updateStatus();
   });
+  connect(runner, &AnalysisRunner::availabilityChanged, this, [this] {
+    updateEmptyText();
+    updateStatus();
+  });
   connect(runner, &AnalysisRunner::started, this, [this](const QString& key) {
     if (key != m_key) return;
     m_computing = true;
@@ -85,6 +89,7 @@ AnalysisPane::AnalysisPane(AnalysisRunner* runner, const QString& key, QWidget* 
 }
 
 void AnalysisPane::refresh() {
+  if (m_runner->availability() != AnalysesCan::Compute) return;  // the pane says why
   m_error.clear();
   m_runner->request(m_key, makeWork());
 }
@@ -176,8 +181,10 @@ void AnalysisPane::showHeader(int64_t step, const std::string& model, const std:
 
 void AnalysisPane::updateStatus() {
   QString text;
+  const QString whyNot = whyNotComputable(m_runner->availability());
   m_refresh->setVisible(m_hasResult);  // before a result the page's own button computes
-  m_compute->setEnabled(!m_computing);
+  m_refresh->setEnabled(whyNot.isEmpty());
+  m_compute->setEnabled(!m_computing && whyNot.isEmpty());
   if (!m_hasResult) {
     text = QString();  // the page below says it
   } else {
@@ -198,6 +205,7 @@ void AnalysisPane::updateStatus() {
                                                      "the processor)")
                                                 : tr("computing…")) +
             "</i>";
+  if (m_hasResult && !whyNot.isEmpty()) text += "<br><i>" + whyNot.toHtmlEscaped() + "</i>";
   if (!m_error.isEmpty())
     text += "<br><span style='color:#c0392b'>" + tr("Failed: %1").arg(m_error.toHtmlEscaped()) + "</span>";
   m_status->setText(text);
@@ -208,11 +216,38 @@ void AnalysisPane::retranslate() {
   m_refresh->setToolTip(tr("Compute this analysis on the model as it is now"));
   m_compute->setText(tr("Compute now"));
   m_compute->setToolTip(m_refresh->toolTip());
-  m_emptyText->setText("<p><b>" + title().toHtmlEscaped() + "</b></p><p>" + description() + "</p><p><i>" +
-                       tr("Not computed yet for this model. It takes seconds on the bundled model; "
-                          "Refresh analyses (toolbar) computes every pane.") +
-                       "</i></p>");
+  updateEmptyText();
   updateStatus();
+}
+
+void AnalysisPane::updateEmptyText() {
+  QString note = whyNotComputable(m_runner->availability());
+  if (note.isEmpty())
+    note =
+        tr("Not computed yet for this model. It takes seconds on the bundled model; "
+           "Refresh analyses (toolbar) computes every pane.");
+  m_emptyText->setText("<p><b>" + title().toHtmlEscaped() + "</b></p><p>" + description() + "</p><p><i>" +
+                       note.toHtmlEscaped() + "</i></p>");
+}
+
+QString AnalysisPane::whyNotComputable(AnalysesCan can) {
+  switch (can) {
+    case AnalysesCan::Compute:
+      return QString();
+    case AnalysesCan::NoModel:
+      return tr("No model is open: open a model folder or a run to compute this analysis.");
+    case AnalysesCan::WaitForRun:
+      return tr("The run is not ready yet: its model can be analysed once it trains.");
+    case AnalysesCan::ModelElsewhere:
+      return tr(
+          "This run's model is not on this machine: open the run where it trains, or connect to it, "
+          "to compute analyses.");
+    case AnalysesCan::RunEnded:
+      return tr(
+          "The connected run has ended and its server answers no more: open its run folder or model "
+          "on the machine that trained it to analyse it.");
+  }
+  return QString();
 }
 
 void AnalysisPane::changeEvent(QEvent* event) {

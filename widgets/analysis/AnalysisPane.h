@@ -45,6 +45,9 @@ class AnalysisPane : public QWidget {
   static void exportInteractively(const PaintedFigure& figure, QWidget* dialogParent);
   virtual QString title() const = 0;
   virtual QString description() const = 0;  // what the pane computes, shown until it has
+  // Why nothing can be computed now (a run whose server has ended, a model on another machine…); empty
+  // where it can.
+  static QString whyNotComputable(AnalysesCan can);
 
  Q_SIGNALS:
   void resultShown();
@@ -61,6 +64,7 @@ class AnalysisPane : public QWidget {
 
  private:
   void updateStatus();
+  void updateEmptyText();
   AnalysisRunner* m_runner;
   QString m_key;
   QLabel* m_status;

@@ -123,6 +123,20 @@ void AnalysisRunner::forgetModel() {
   changeSource();
 }
 
+void AnalysisRunner::setAvailability(AnalysesCan can) {
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (m_availability == can) return;
+    m_availability = can;
+  }
+  Q_EMIT availabilityChanged();
+}
+
+AnalysesCan AnalysisRunner::availability() const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  return m_availability;
+}
+
 AnalysisSource AnalysisRunner::source() const {
   std::lock_guard<std::mutex> lock(m_mutex);
   return m_from;
@@ -136,6 +150,7 @@ bool AnalysisRunner::computesBesideTraining() const {
 void AnalysisRunner::request(const QString& key, AnalysisWork work) {
   {
     std::lock_guard<std::mutex> lock(m_mutex);
+    if (m_availability != AnalysesCan::Compute) return;  // a server gone, a model elsewhere: nothing asks
     const int64_t number = ++m_requests;
     m_pending[key] = {number, std::move(work)};
     m_latest[key] = number;

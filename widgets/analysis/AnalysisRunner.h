@@ -22,6 +22,7 @@
 #include "analysis/analysis_header.h"
 #include "analysis/analysis_request.h"
 #include "data/ioi.h"
+#include "logic/WindowState.h"
 #include "serve/steering_client.h"
 #include "text/tokenizer.h"
 #include "util/progress.h"
@@ -96,6 +97,10 @@ class AnalysisRunner : public QObject {
   // No model at all (an analysis asked for says so): while a run is being connected to, the model opened
   // before is not what the window shows.
   void forgetModel();
+  // Whether the panes can compute now (the window's view of what it shows); a request while they cannot is
+  // dropped, and each pane says why instead of offering its button.
+  void setAvailability(AnalysesCan can);
+  AnalysesCan availability() const;
   void request(const QString& key, AnalysisWork work);
   // Analyses compute beside a run trained in this process (they share its processor or GPU).
   bool computesBesideTraining() const;
@@ -106,6 +111,7 @@ class AnalysisRunner : public QObject {
   void progress(const QString& key, qint64 done, qint64 total);
   void failed(const QString& key, const QString& message);
   void sourceChanged();  // another model or setup: every figure shown is out of date
+  void availabilityChanged();
 
  private:
   void runNext();                                                     // on the analysis thread
@@ -119,7 +125,8 @@ class AnalysisRunner : public QObject {
   AnalysisSetup m_setup;
   int64_t m_setupGeneration = 0;
   AnalysisSource m_from;
-  std::atomic<bool> m_closing{false};  // the destructor: a job being waited for is abandoned
+  AnalysesCan m_availability = AnalysesCan::Compute;  // the window says otherwise where it cannot
+  std::atomic<bool> m_closing{false};                 // the destructor: a job being waited for is abandoned
   std::map<QString, std::pair<int64_t, AnalysisWork>> m_pending;  // key → (request number, work)
   std::map<QString, int64_t> m_latest;                            // key → newest request number
   int64_t m_requests = 0;

@@ -278,6 +278,10 @@ void HeadsPane::markSelection() { outlineCell(m_maps, m_colorMaps, m_layer, m_he
 
 void HeadsPane::requestDetail() {
   if (m_layer < 0) return;
+  if (const QString whyNot = whyNotComputable(runner()->availability()); !whyNot.isEmpty()) {
+    m_detailLabel->setText(whyNot.toHtmlEscaped());
+    return;
+  }
   if (m_mapsOfOldSource) {  // a trace of the model now would sit under another model's numbers
     m_detailLabel->setText(tr("The maps above are of the model before: refresh them, then click a head."));
     return;

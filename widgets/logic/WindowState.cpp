@@ -11,7 +11,7 @@ WindowView localRunView(RunPhase phase) {
   v.title = TitleShows::Run;
   v.runPlots = true;
   v.modelPane = ModelPaneShows::RunSites;
-  v.analyses = phase != RunPhase::Preparing;  // until then there is no trainer to compute on
+  v.analyses = phase == RunPhase::Preparing ? AnalysesCan::WaitForRun : AnalysesCan::Compute;
   v.autopilotSwitch = phase == RunPhase::Running || phase == RunPhase::Pausing || phase == RunPhase::Paused ||
                       phase == RunPhase::Stopping || phase == RunPhase::Stopped;
   switch (phase) {
@@ -55,7 +55,7 @@ WindowView followedRunView(RunPhase phase, bool modelHere) {
   WindowView v;
   v.title = TitleShows::Run;
   v.runPlots = v.openOther = true;
-  v.analyses = modelHere;  // elsewhere: nothing here to compute on
+  v.analyses = modelHere ? AnalysesCan::Compute : AnalysesCan::ModelElsewhere;
   v.modelPane = modelHere ? ModelPaneShows::RunSites : ModelPaneShows::RunElsewhere;
   v.timeline = TimelineShows::Followed;
   // Only once its own process has stopped it: two trainers on one folder would overwrite each other.
@@ -74,7 +74,10 @@ WindowView connectedRunView(RunPhase phase) {
   v.timeline = serving                        ? TimelineShows::LiveEdits
                : phase == RunPhase::Preparing ? TimelineShows::Frozen
                                               : TimelineShows::Ended;
-  v.analyses = v.autopilotSwitch = serving;  // computed and switched by the run's own process
+  v.autopilotSwitch = serving;  // analyses are computed and the autopilot switched by the run's own process
+  v.analyses = serving                        ? AnalysesCan::Compute
+               : phase == RunPhase::Preparing ? AnalysesCan::WaitForRun
+                                              : AnalysesCan::RunEnded;
   v.pause = phase == RunPhase::Running;
   // Stop while it is first asked gives up connecting.
   v.stop = (serving && phase != RunPhase::Stopping) || phase == RunPhase::Preparing;
@@ -106,8 +109,8 @@ WindowView viewOf(const WindowState& state) {
       v.title = TitleShows::Model;
       v.timeline = TimelineShows::Draft;
       v.modelPane = ModelPaneShows::Folder;
-      v.setupEditable = v.memoryPlan = v.start = v.openOther = v.loadSchedule = v.analyses = v.nextEvent =
-          true;
+      v.setupEditable = v.memoryPlan = v.start = v.openOther = v.loadSchedule = v.nextEvent = true;
+      v.analyses = AnalysesCan::Compute;
       return v;
     }
     case Subject::LocalRun:

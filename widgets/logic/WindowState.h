@@ -60,6 +60,10 @@ enum class ModelPaneShows { Empty, Folder, RunSites, RunElsewhere };
 // What Resume does: nothing (disabled), the run trained here goes on (from memory, or its checkpoint once
 // it failed), a stopped followed run is taken over from its checkpoint, a connected run is told to go on.
 enum class ResumeMeans { Disabled, ContinueHere, TakeOverFollowed, ContinueConnected };
+// Whether the analysis panes can compute, and if not, why (each pane says it in place of its button):
+// nothing is open, the run is being made (no trainer yet), the run's model is on another machine, or the
+// connected run's process has ended (it serves no more).
+enum class AnalysesCan { Compute, NoModel, WaitForRun, ModelElsewhere, RunEnded };
 
 struct WindowView {
   TitleShows title = TitleShows::Application;
@@ -71,9 +75,9 @@ struct WindowView {
   bool start = false;          // a new run: only of the opened model, whose draft and setup are on screen
   bool pause = false, stop = false;
   ResumeMeans resume = ResumeMeans::Disabled;
-  bool openOther = false;        // Open Model / Run / Recent / Bundled, Connect, Choose Datasets
-  bool loadSchedule = false;     // into the draft
-  bool analyses = false;         // the analysis panes have a model to compute on
+  bool openOther = false;     // Open Model / Run / Recent / Bundled, Connect, Choose Datasets
+  bool loadSchedule = false;  // into the draft
+  AnalysesCan analyses = AnalysesCan::NoModel;
   bool nextEvent = false;        // the status bar names the next removal event (only where one will fire)
   bool autopilotSwitch = false;  // the autopilot of the run shown can be switched (one that trains or waits)
 };

@@ -122,21 +122,13 @@ bool MainWindow::moveTo(WindowEvent event) {
 void MainWindow::applyShown() {
   const WindowView v = viewOf(m_shown);
   const QString app = tr("NormFree Workbench"), run = QDir(m_session->runDir()).dirName();
-  switch (v.title) {
-    case TitleShows::Application:
-      setWindowTitle(app);
-      break;
-    case TitleShows::Model:
-      setWindowTitle(tr("%1 — %2").arg(QDir(m_next.modelFolder()).dirName(), app));
-      break;
-    case TitleShows::Run:
-      setWindowTitle(tr("Run %1 — %2").arg(run, app));
-      break;
-    case TitleShows::ConnectedRun:
-      setWindowTitle(tr("Run %1 at %2 — %3")
-                         .arg(run.isEmpty() ? tr("(connecting)") : run, m_session->remoteAddress(), app));
-      break;
-  }
+  QString title = app;  // TitleShows::Application
+  if (v.title == TitleShows::Model) title = tr("%1 — %2").arg(QDir(m_next.modelFolder()).dirName(), app);
+  if (v.title == TitleShows::Run) title = tr("Run %1 — %2").arg(run, app);
+  if (v.title == TitleShows::ConnectedRun)
+    title = tr("Run %1 at %2 — %3")
+                .arg(run.isEmpty() ? tr("(connecting)") : run, m_session->remoteAddress(), app);
+  setWindowTitle(title);
   m_actions->enableFor(v, m_session->config().mode == nf::TrainingMode::Remove, m_session->autopilot());
   m_setup->setEditable(v.setupEditable);
   m_setup->showMemoryPlan(v.memoryPlan);
@@ -146,6 +138,7 @@ void MainWindow::applyShown() {
   m_timeline->setEnabled(v.timeline == TimelineShows::Draft || v.timeline == TimelineShows::LiveEdits ||
                          v.timeline == TimelineShows::Followed);
   if (v.modelPane == ModelPaneShows::Empty) m_info->clear();
+  m_runner->setAvailability(v.analyses);
   updateStatus();
 }
 

@@ -89,7 +89,7 @@ void WindowActions::enableFor(const WindowView& view, bool removal, bool autopil
   pause->setEnabled(view.pause);
   stop->setEnabled(view.stop);
   resume->setEnabled(view.resume != ResumeMeans::Disabled);
-  refresh->setEnabled(view.analyses);
+  refresh->setEnabled(view.analyses == AnalysesCan::Compute);
   for (QAction* a : {open, openRun, connectRun, datasets}) a->setEnabled(view.openOther);
   bundledMenu->setEnabled(view.openOther);
   m_canOpen = view.openOther;

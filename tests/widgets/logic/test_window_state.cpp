@@ -211,7 +211,7 @@ TEST_CASE(a_connected_run_is_named_in_the_title_and_plans_no_memory_here) {
     REQUIRE(!v.memoryPlan && !v.setupEditable && !v.start && !v.loadSchedule);
   }
   REQUIRE(viewOf(*after).timeline == TimelineShows::Frozen);  // nothing to edit until the run answers
-  REQUIRE(viewOf(connected(P::Running)).analyses);            // computed by the run's own process
+  REQUIRE(viewOf(connected(P::Running)).analyses == AnalysesCan::Compute);  // by the run's own process
 }
 
 TEST_CASE(a_run_that_ended_names_no_next_event_and_takes_no_edits) {
@@ -221,7 +221,10 @@ TEST_CASE(a_run_that_ended_names_no_next_event_and_takes_no_edits) {
     REQUIRE_MSG(!v.nextEvent, describe(s));
     REQUIRE_MSG(v.timeline != TimelineShows::LiveEdits && v.timeline != TimelineShows::Draft, describe(s));
   }
-  REQUIRE(!viewOf(connected(P::Stopped)).analyses);  // its process serves no more
+  // Its process serves no more: the panes say so rather than ask a server that is gone.
+  REQUIRE(viewOf(connected(P::Stopped)).analyses == AnalysesCan::RunEnded);
+  REQUIRE(viewOf(connected(P::Finished)).analyses == AnalysesCan::RunEnded);
+  REQUIRE(viewOf(local(P::Finished)).analyses == AnalysesCan::Compute);  // its model is in memory here
   // A stopped or paused run here still fires its next event once resumed.
   REQUIRE(viewOf(local(P::Stopped)).nextEvent);
   REQUIRE(viewOf(connected(P::Paused)).nextEvent);
@@ -243,6 +246,10 @@ TEST_CASE(a_followed_run_is_resumed_here_only_once_its_own_process_stopped_it) {
   // Its model is shown site by site where a folder of it is here, else the run is named.
   REQUIRE(viewOf(followed(P::Running, true)).modelPane == ModelPaneShows::RunSites);
   REQUIRE(viewOf(followed(P::Running, false)).modelPane == ModelPaneShows::RunElsewhere);
+  // Analyses need the model here: a run folder made elsewhere has none to compute on.
+  REQUIRE(viewOf(followed(P::Running, true)).analyses == AnalysesCan::Compute);
+  REQUIRE(viewOf(followed(P::Running, false)).analyses == AnalysesCan::ModelElsewhere);
+  REQUIRE(viewOf(kNothing).analyses == AnalysesCan::NoModel);
 }
 
 TEST_CASE(while_a_run_is_made_nothing_is_edited_and_only_stop_is_offered) {
@@ -250,7 +257,7 @@ TEST_CASE(while_a_run_is_made_nothing_is_edited_and_only_stop_is_offered) {
     const WindowView v = viewOf(s);
     REQUIRE_MSG(v.timeline == TimelineShows::Frozen, describe(s));
     REQUIRE_MSG(v.stop && !v.pause && !v.start && v.resume == ResumeMeans::Disabled, describe(s));
-    REQUIRE_MSG(!v.analyses, describe(s));
+    REQUIRE_MSG(v.analyses == AnalysesCan::WaitForRun, describe(s));
   }
 }
 

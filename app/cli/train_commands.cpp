@@ -189,9 +189,9 @@ int train(std::unique_ptr<Trainer> trainer, ServeEndpoint& endpoint) {
   auto previousInt = std::signal(SIGINT, onInterrupt), previousTerm = std::signal(SIGTERM, onInterrupt),
        previousHup = std::signal(SIGHUP, onHangup);
   const bool main = trainer->isMainWorker();  // the others train quietly
-  // The run's warnings (a checkpoint that could not be written, a disk filling up), its tracked analyses
-  // and why it finished early on stderr, as they come.
-  const std::shared_ptr<MetricsQueue> records = main ? trainer->subscribe() : nullptr;  // worker 0 logs
+  // The run's warnings (those of its start or resume, a checkpoint that could not be written, a disk filling
+  // up), its tracked analyses and why it finished early on stderr, as they come.
+  const std::shared_ptr<MetricsQueue> records = main ? trainer->subscribe(true) : nullptr;  // worker 0 logs
   auto printWarnings = [records] {
     if (!records) return;
     for (const std::string& line : records->drain()) {

@@ -43,6 +43,7 @@ MetricsWriter::MetricsWriter(const std::string& runDir, int64_t keepBytes)
     if (in.get() != '\n' && (std::fputc('\n', m_file) == EOF || std::fflush(m_file) != 0))
       throw FileError(m_path, "cannot be appended to");
   }
+  m_openedAt = bytesWritten();
 }
 
 MetricsWriter::~MetricsWriter() {
@@ -53,10 +54,10 @@ void MetricsWriter::write(nlohmann::json record) {
   record["time"] = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   const std::string line = record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   const std::string withNewline = line + "\n";
+  std::lock_guard<std::mutex> lock(m_listenersMutex);
   if (std::fwrite(withNewline.data(), 1, withNewline.size(), m_file) != withNewline.size() ||
       std::fflush(m_file) != 0)
     throw FileError(m_path, "write failed (disk full?)");
-  std::lock_guard<std::mutex> lock(m_listenersMutex);
   for (auto it = m_listeners.begin(); it != m_listeners.end();) {
     if (auto queue = it->lock()) {
       queue->push(line);
@@ -67,9 +68,16 @@ void MetricsWriter::write(nlohmann::json record) {
   }
 }
 
-std::shared_ptr<MetricsQueue> MetricsWriter::subscribe() {
+std::shared_ptr<MetricsQueue> MetricsWriter::subscribe(bool replay) {
   auto queue = std::make_shared<MetricsQueue>();
   std::lock_guard<std::mutex> lock(m_listenersMutex);
+  if (replay) {  // read back from the file: nothing is kept in memory for a listener that may never come
+    std::ifstream in(m_path, std::ios::binary);
+    in.seekg(static_cast<std::streamoff>(m_openedAt));
+    std::string line;
+    for (int64_t at = m_openedAt, end = bytesWritten(); at < end && std::getline(in, line);)
+      if (at += static_cast<int64_t>(line.size()) + 1; !line.empty()) queue->push(line);
+  }
   m_listeners.push_back(queue);
   return queue;
 }

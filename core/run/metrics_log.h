@@ -40,13 +40,16 @@ class MetricsWriter {
   // partial last line, which readers skip) and hands it to every listener. Throws FileError when the write
   // fails (disk full).
   void write(nlohmann::json record);
-  std::shared_ptr<MetricsQueue> subscribe();
+  // A listener gets every record written from now on; with `replay`, first those this writer wrote
+  // before (a run's start and resume warnings are written before anyone can subscribe).
+  std::shared_ptr<MetricsQueue> subscribe(bool replay = false);
   int64_t bytesWritten() const;  // the file's length after the last record (kept in checkpoints)
 
  private:
   std::string m_path;
   std::FILE* m_file = nullptr;
-  std::mutex m_listenersMutex;
+  int64_t m_openedAt = 0;       // the file's length when this writer opened it
+  std::mutex m_listenersMutex;  // also orders writes with subscriptions: no record is missed or repeated
   std::vector<std::weak_ptr<MetricsQueue>> m_listeners;
 };
 

@@ -235,11 +235,13 @@ WrittenCheckpoint writeCheckpoint(const std::string& runDir, CausalLMImpl& model
     std::vector<std::string> older;
     for (const auto& entry : fs::directory_iterator(dir)) {
       const std::string n = entry.path().filename().string();
-      if (entry.is_directory() && run::isCheckpointName(n) && n < name && n != protect) older.push_back(n);
+      if (entry.is_directory() && run::isCheckpointName(n) && n < name) older.push_back(n);
     }
     std::sort(older.begin(), older.end());
+    // The protected one counts among the newest `keep` when it is one of them; older, it is kept beside them.
     const std::size_t keepOlder = keep == 0 ? older.size() : static_cast<std::size_t>(std::max(1, keep) - 1);
-    for (std::size_t i = 0; i + keepOlder < older.size(); ++i) fs::remove_all(dir + "/" + older[i]);
+    for (std::size_t i = 0; i + keepOlder < older.size(); ++i)
+      if (older[i] != protect) fs::remove_all(dir + "/" + older[i]);
   });
   clearDeadWriters(runDir);
   return {final, folderBytes(final), freeBytes(dir), stamped.id};
@@ -323,18 +325,47 @@ void requireResumable(const std::string& runDir, const RunConfig& config, const 
                       const std::string& checkpoint, const TrainingState& state) {
   const std::string file = run::configPath(runDir);
   const int64_t stepsDone = state.stepsDone;
-  // The mode is what the run is (its loss, its schedule, the checks of its checkpoints), not a setting.
-  const std::string mode = trainingModeName(config.mode);
-  if (state.settings.is_object() && state.settings.value("mode", mode) != mode)
-    throw FileError(file, "mode \"" + state.settings.value("mode", mode) + "\" at the checkpoint is \"" +
-                              mode + "\" now: a run keeps its mode (start a new run from the checkpoint)");
+  // A checkpoint copied in from another run (a checkpoint id ties only the files of one folder together).
+  const ModelShape shape = loadConfigFile(checkpoint + "/config.json").shape;
+  if (const std::string source = run::sourceModelPath(runDir) + "/config.json"; fs::exists(source)) {
+    const ModelShape started = loadConfigFile(source).shape;
+    if (!(shape == started))
+      throw FileError(checkpoint, "is a " + shape.family + " model of " + std::to_string(shape.nLayer) +
+                                      " layers × " + std::to_string(shape.nEmbd) +
+                                      ", but the run started from a " + started.family + " model of " +
+                                      std::to_string(started.nLayer) + " layers × " +
+                                      std::to_string(started.nEmbd) + " (" + source +
+                                      "): it was not written by this run");
+  }
+  // What a resumed run cannot change: its mode is what the run is (its loss, its schedule, the checks of its
+  // checkpoints); it trains its checkpoint (not the folder it started from) and draws its data where the
+  // checkpoint left off (not from the seed). An edit of these would be reported as used, unused.
+  if (state.settings.is_object()) {
+    const std::string mode = trainingModeName(config.mode);
+    if (state.settings.value("mode", mode) != mode)
+      throw FileError(file, "mode \"" + state.settings.value("mode", mode) + "\" at the checkpoint is \"" +
+                                mode + "\" now: a run keeps its mode (start a new run from the checkpoint)");
+    const nlohmann::json seed =
+        state.settings.value("optimizer", nlohmann::json::object()).value("seed", nlohmann::json());
+    if (!seed.is_null() && seed != nlohmann::json(config.optimizer.seed))
+      throw FileError(file,
+                      "optimizer.seed " + seed.dump() + " at the checkpoint is " +
+                          std::to_string(config.optimizer.seed) +
+                          " now: a resumed run draws its data where its checkpoint left off (start a new "
+                          "run for another seed)");
+    if (state.settings.value("model", config.model) != config.model)
+      throw FileError(file, "model \"" + state.settings.value("model", config.model) +
+                                "\" at the checkpoint is \"" + config.model +
+                                "\" now: a resumed run trains its checkpoint, and \"model\" names "
+                                "where it started (start a new run from another model)");
+  }
   if (overrides.maxSteps && *overrides.maxSteps < stepsDone)
     throw std::invalid_argument("the steps given to resume (" + std::to_string(*overrides.maxSteps) +
                                 ") are fewer than the run has trained (" + std::to_string(stepsDone) + ")");
   if (config.optimizer.maxSteps < stepsDone)
     throw FileError(file, "max_steps " + std::to_string(config.optimizer.maxSteps) +
                               " is fewer than the run has trained (" + std::to_string(stepsDone) + ")");
-  const int64_t positions = loadConfigFile(checkpoint + "/config.json").shape.nPositions;
+  const int64_t positions = shape.nPositions;
   if (config.optimizer.context > positions)
     throw FileError(file, "context " + std::to_string(config.optimizer.context) +
                               " is longer than the model's " + std::to_string(positions) + " positions");

@@ -39,7 +39,7 @@ bool Trainer::Impl::checkpoint(bool required) {
   state.trackers = tracker->toJson();
   state.metricsBytes = metrics->bytesWritten();
   state.worldSize = worker.worldSize;
-  state.settings = toJson(config());
+  state.settings = toJson(settingsNow());
   {
     std::lock_guard<std::mutex> lock(scheduleMutex);
     state.schedule = schedule->schedule();

@@ -99,9 +99,7 @@ void Trainer::Impl::rollBackTo(int64_t target, int64_t fromStep) {
   checkpoints.forgetUnconfirmed();
   ++rollbacks;
   lrScale *= config().divergence.lrFactor;
-  RunConfig lowered = config();
-  lowered.optimizer.lr *= lrScale;
-  lowered.optimizer.minLr *= lrScale;
+  const RunConfig lowered = settingsNow();
   if (isMain()) writeRunConfig(owner.m_dir, lowered);
   record({{record::kType, record::kRollback},
           {"step", target},
@@ -110,6 +108,13 @@ void Trainer::Impl::rollBackTo(int64_t target, int64_t fromStep) {
           {"lr", lowered.optimizer.lr},
           {"min_lr", lowered.optimizer.minLr},
           {"rollbacks", rollbacks}});
+}
+
+RunConfig Trainer::Impl::settingsNow() const {
+  RunConfig c = config();
+  c.optimizer.lr *= lrScale;
+  c.optimizer.minLr *= lrScale;
+  return c;
 }
 
 }  // namespace nf

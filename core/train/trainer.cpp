@@ -61,7 +61,7 @@ Trainer::Trainer(std::string runDir) : m_dir(std::move(runDir)), m_impl(std::mak
 Trainer::~Trainer() = default;
 
 CausalLMImpl& Trainer::model() { return *m_impl->model; }
-std::shared_ptr<MetricsQueue> Trainer::subscribe() { return m_impl->metrics->subscribe(); }
+std::shared_ptr<MetricsQueue> Trainer::subscribe(bool replay) { return m_impl->metrics->subscribe(replay); }
 int Trainer::worldSize() const { return m_impl->group ? m_impl->group->size() : 1; }
 bool Trainer::isMainWorker() const { return m_impl->isMain(); }
 

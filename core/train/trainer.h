@@ -96,7 +96,9 @@ class Trainer {
   // A copy of the model between two optimizer steps, labelled with the steps done. Thread-safe: waits for
   // the step in progress to finish and holds training back only while copying.
   SnapshotPtr snapshot();
-  std::shared_ptr<MetricsQueue> subscribe();  // worker 0 only: the others write no metrics
+  // Worker 0 only: the others write no metrics. With `replay`, the records this trainer wrote before
+  // (its start or resume, and their warnings) come first.
+  std::shared_ptr<MetricsQueue> subscribe(bool replay = false);
 
  private:
   struct Impl;

@@ -110,6 +110,8 @@ struct Trainer::Impl {
   int64_t lastTracked = -1;
 
   const RunConfig& config() const { return owner.m_config; }
+  // config() with its learning rates lowered by the rollbacks so far: what config.json and checkpoints say.
+  RunConfig settingsNow() const;
   bool removing() const { return config().mode == TrainingMode::Remove; }
   bool isMain() const { return worker.isMain(); }
   void record(nlohmann::json r) {

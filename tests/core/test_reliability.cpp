@@ -188,6 +188,19 @@ TEST_CASE(a_run_resumes_only_from_its_own_checkpoints_and_survives_a_lost_pointe
   writeFileAtomic(state, edited.dump());
   REQUIRE_THROWS_WITH(readTrainingState(kept), state, "says steps_done 1", run::checkpointName(4));
   REQUIRE_THROWS_WITH(Trainer::resume(other), "says steps_done 1");
+
+  // A whole checkpoint folder of a run of another model copied in: refused by the shape it holds (its files
+  // agree with each other, so no checkpoint id tells).
+  RunConfig wider = config;
+  wider.model = dir.path("wider");
+  ModelShape shape = loadConfigFile(config.model + "/config.json").shape;
+  shape.nEmbd *= 2;
+  saveModel(*randomModel(shape), wider.model);
+  const std::string third = dir.path("third");
+  REQUIRE(Trainer::start(third, wider)->run());
+  fs::remove_all(kept);
+  fs::copy(run::checkpointPath(third, 4), kept, fs::copy_options::recursive);
+  REQUIRE_THROWS_WITH(Trainer::resume(other), kept, "was not written by this run", "source/config.json");
 }
 
 TEST_CASE(leftovers_of_dead_writers_are_cleared_and_a_checkpoint_moved_aside_comes_back) {
@@ -509,6 +522,8 @@ TEST_CASE(a_diverging_run_rolls_back_with_a_lower_learning_rate_and_finishes_san
     REQUIRE(r["step"].get<int64_t>() >= resumedAt);  // never before the sane state it resumed
   }
   REQUIRE_EQ(json::parse(readTextFile(run::configPath(runDir)))["optimizer"]["lr"].get<double>(), lr);
+  // Its checkpoints since say the rate it trained with (they said 50: a resume warned of a hand edit).
+  REQUIRE_EQ(readTrainingState(run::latestCheckpoint(runDir)).settings["optimizer"]["lr"].get<double>(), lr);
   REQUIRE_EQ(records(runDir, "divergence").size(), rollbacks.size());
   // The history as it stands has every step once; the abandoned stretches stay in the file.
   const auto steps = records(runDir, "step");
@@ -580,8 +595,23 @@ TEST_CASE(a_resume_names_the_settings_edited_since_its_checkpoint) {
                       "\"finetune\" now");
   REQUIRE_EQ(fs::file_size(run::metricsPath(runDir)), metricsBefore);
   edited["mode"] = "remove";
+  // Nor are the seed (the data is drawn where the checkpoint left off) and the model (the checkpoint is
+  // trained): each edit was reported as used while it changed nothing.
+  edited["optimizer"]["seed"] = 12345;
+  writeFileAtomic(run::configPath(runDir), edited.dump());
+  REQUIRE_THROWS_WITH(Trainer::resume(runDir), "config.json", "optimizer.seed", "12345 now");
+  edited["optimizer"]["seed"] = config.optimizer.seed;
+  edited["model"] = dir.path("elsewhere");
+  writeFileAtomic(run::configPath(runDir), edited.dump());
+  REQUIRE_THROWS_WITH(Trainer::resume(runDir), "config.json", "model \"", "elsewhere\" now");
+  REQUIRE_EQ(fs::file_size(run::metricsPath(runDir)), metricsBefore);
+  edited["model"] = config.model;
   writeFileAtomic(run::configPath(runDir), edited.dump());
   resumed = Trainer::resume(runDir);
+  // A listener that asks for them gets the resume's records first (the CLI prints its warnings).
+  std::vector<std::string> replayed = resumed->subscribe(true)->drain();
+  REQUIRE(!replayed.empty() && json::parse(replayed.front())["type"] == "resume");
+  REQUIRE(resumed->subscribe()->drain().empty());
   // Unedited, a resume records no such change.
   REQUIRE(runUntil(*resumed, 10) >= 10);
   resumed.reset();  // its lock goes with it

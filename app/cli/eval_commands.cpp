@@ -96,7 +96,8 @@ void cmdEval(CLI::App& command) {
 
 namespace {
 
-// "hellaswag,piqa" → tasks; "all" → every task whose file `data` holds (a folder) — at least one.
+// "hellaswag,piqa" → tasks; "all" → every task whose file `data` holds (a folder) — at least one. A file
+// serves one task only.
 std::vector<BenchmarkTask> benchmarkTasks(const std::string& list, const std::string& data) {
   std::vector<BenchmarkTask> tasks;
   if (list == "all") {
@@ -111,6 +112,11 @@ std::vector<BenchmarkTask> benchmarkTasks(const std::string& list, const std::st
     } catch (const std::invalid_argument& e) {
       throw UsageError(e.what());
     }
+  }
+  try {
+    requireOneTaskPerFile(tasks, data);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--data ") + e.what());
   }
   return tasks;
 }

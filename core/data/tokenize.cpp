@@ -38,9 +38,10 @@ TokenizeStats tokenizeFiles(const std::vector<std::string>& inputs, const Tokeni
   std::vector<int32_t> ids;
   std::string pending;  // the document's text not encoded yet
   const int32_t eot = tokenizer.eotId();
-  // Where the tokenizer has a begin-of-sequence token of its own (LLaMA's <s>), each document starts with
-  // it, as its models saw documents in pretraining; GPT-2-style files only separate them with end-of-text.
-  const int32_t bos = tokenizer.bosId() != eot ? tokenizer.bosId() : -1;
+  // Where Hugging Face's tokenizer starts every encoding with a begin-of-sequence token of its own (LLaMA's
+  // <s>, unless tokenizer_config.json says add_bos_token: false), each document starts with it, as its
+  // models saw documents in pretraining; GPT-2-style files only separate them with end-of-text.
+  const int32_t bos = tokenizer.huggingFaceAddsBos() && tokenizer.bosId() != eot ? tokenizer.bosId() : -1;
   bool documentStarted = false;
   // Random spans draw from every id but the special tokens (the documents' separators).
   std::vector<int32_t> pool;

@@ -1,6 +1,7 @@
 // Text files → a token file, streamed in constant memory: every document is encoded and followed by
-// end-of-text, as nanoGPT's prepare.py does for OpenWebText; with a tokenizer whose begin-of-sequence
-// token differs from its end-of-text (LLaMA's <s> … </s>) each document also starts with it.
+// end-of-text, as nanoGPT's prepare.py does for OpenWebText; with a tokenizer whose Hugging Face encoding
+// starts with a begin-of-sequence token other than its end-of-text (LLaMA's <s> … </s>, unless
+// tokenizer_config.json says add_bos_token: false) each document also starts with it.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -13,16 +13,15 @@ namespace {
 
 // The harness's _encode_pair: trailing whitespace of the context goes to the continuation; the pair is
 // encoded whole and split at the context's own token count (so a merge across the boundary counts as
-// continuation). An empty context (never in these tasks) is the document-start token.
+// continuation). An empty context (never in these tasks) is the harness's prefix token: the BOS where the
+// tokenizer has one, whether or not its encodings start with it, else end-of-text.
 std::pair<std::vector<int32_t>, std::vector<int32_t>> encodePair(const Tokenizer& tokenizer,
                                                                  const LoglikelihoodRequest& request) {
-  if (request.context.empty()) return {{tokenizer.documentStartId()}, tokenizer.encode(request.continuation)};
-  std::string context = request.context, continuation = request.continuation;
-  const std::size_t last = context.find_last_not_of(" \t\n\r\v\f");  // Python's rstrip()
-  const std::size_t kept = last == std::string::npos ? 0 : last + 1;
-  continuation = context.substr(kept) + continuation;
-  context.resize(kept);
-  // Hugging Face's encode, with the BOS it adds by default where it adds one.
+  const int32_t prefix = tokenizer.bosId() >= 0 ? tokenizer.bosId() : tokenizer.eotId();
+  if (request.context.empty()) return {{prefix}, tokenizer.encode(request.continuation)};
+  const std::string context = pythonRstrip(request.context);  // every Unicode space, as Python's
+  const std::string continuation = request.context.substr(context.size()) + request.continuation;
+  // Hugging Face's encode, with the BOS where its tokenizer adds one (tokenizer_config.json's add_bos_token).
   auto hfEncode = [&](const std::string& text) {
     std::vector<int32_t> ids;
     if (tokenizer.huggingFaceAddsBos()) ids.push_back(tokenizer.bosId());

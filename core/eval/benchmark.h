@@ -1,9 +1,10 @@
 // Scoring a benchmark's requests (eval/benchmark_tasks.h) as lm-evaluation-harness's Hugging Face model
 // does (`lm_eval/models/huggingface.py`): context and continuation encoded together and split at the
-// context's token count (the context's trailing spaces move into the continuation; an empty context is the
-// document-start token), the input cut from the left to the model's context, log-softmax in float32, the
-// continuation's log-probabilities summed; greedy when every continuation token is the argmax. Then acc,
-// acc_norm and their standard errors as the harness reports them, and paired differences between models.
+// context's token count (the context's trailing spaces, Python's, move into the continuation; an empty
+// context is the harness's prefix token, the BOS or else end-of-text), the input cut from the left to the
+// model's context, log-softmax in float32, the continuation's log-probabilities summed; greedy when every
+// continuation token is the argmax. Then acc, acc_norm and their standard errors as the harness reports
+// them, and paired differences between models.
 #pragma once
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>

@@ -1,5 +1,6 @@
 #include "eval/benchmark_tasks.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -7,6 +8,7 @@
 
 #include "io/atomic_file.h"
 #include "io/json_read.h"
+#include "text/unicode.h"
 #include "util/whole_number.h"
 
 namespace nf {
@@ -49,12 +51,22 @@ const TaskInfo& infoOf(BenchmarkTask task) {
   throw std::logic_error("benchmark task without its row in tasks()");
 }
 
-bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
-
-std::string strip(const std::string& s) {
-  std::size_t begin = 0, end = s.size();
-  while (begin < end && isSpace(s[begin])) ++begin;
-  while (end > begin && isSpace(s[end - 1])) --end;
+// The text without the characters pythonIsSpace accepts at its end, and at its start too with bothEnds,
+// decoded as code points (a byte that is no UTF-8 is no space).
+std::string stripSpaces(const std::string& s, bool bothEnds) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(s.data());
+  std::size_t begin = 0, end = 0;  // from the first character kept to the end of the last
+  bool kept = false;
+  for (std::size_t i = 0; i < s.size();) {
+    char32_t c;
+    const auto length = static_cast<std::size_t>(decodeUtf8(bytes + i, bytes + s.size(), c));
+    if (c == kInvalidByte || !pythonIsSpace(c)) {
+      if (!kept && bothEnds) begin = i;
+      kept = true;
+      end = i + length;
+    }
+    i += length;
+  }
   return s.substr(begin, end - begin);
 }
 
@@ -94,7 +106,7 @@ std::vector<BenchmarkItem> readLines(const std::string& file, int64_t limit, Rea
   for (int64_t line = 1; std::getline(in, text) && (limit <= 0 || static_cast<int64_t>(items.size()) < limit);
        ++line) {
     if (!text.empty() && text.back() == '\r') text.pop_back();
-    if (strip(text).empty()) continue;
+    if (pythonStrip(text).empty()) continue;
     try {
       nlohmann::json j = nlohmann::json::parse(text);
       BenchmarkItem item = read(JsonIn(j, "item"));
@@ -153,7 +165,7 @@ BenchmarkItem winograndeItem(const JsonIn& j) {
   if (answer != "1" && answer != "2") j["answer"].fail("\"1\" or \"2\"");
   // Partial scoring: the sentence up to the blank with each option is the context, the rest is scored.
   BenchmarkItem item;
-  const std::string rest = " " + strip(sentence.substr(blank + 1));
+  const std::string rest = " " + pythonStrip(sentence.substr(blank + 1));
   for (const char* key : {"option1", "option2"}) {
     const std::string option = j[key].text();
     item.requests.push_back({sentence.substr(0, blank) + option, rest});
@@ -219,7 +231,7 @@ std::vector<int64_t> piqaLabels(const std::string& file) {
   std::vector<int64_t> out;
   std::string text;
   for (int64_t line = 1; std::getline(in, text); ++line) {
-    text = strip(text);
+    text = pythonStrip(text);
     if (text.empty()) continue;
     if (text != "0" && text != "1")
       throw FileError(labels.string(), "line " + std::to_string(line) + " is not 0 or 1");
@@ -276,6 +288,32 @@ BenchmarkTask parseBenchmarkTask(const std::string& name) {
   throw std::invalid_argument("unknown benchmark '" + name + "' (known: " + names + ")");
 }
 
+bool pythonIsSpace(char32_t c) {
+  // Every code point whose str.isspace() is true (CPython's _PyUnicode_IsWhitespace: bidirectional type
+  // WS, B or S): [hex(c) for c in range(0x110000) if chr(c).isspace()]. Not U+180E or U+200B.
+  static constexpr char32_t kSpaces[] = {0x09,   0x0A,   0x0B,   0x0C,   0x0D,   0x1C,   0x1D,   0x1E,
+                                         0x1F,   0x20,   0x85,   0xA0,   0x1680, 0x2000, 0x2001, 0x2002,
+                                         0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200A,
+                                         0x2028, 0x2029, 0x202F, 0x205F, 0x3000};
+  return std::binary_search(std::begin(kSpaces), std::end(kSpaces), c);
+}
+
+std::string pythonStrip(const std::string& text) { return stripSpaces(text, true); }
+std::string pythonRstrip(const std::string& text) { return stripSpaces(text, false); }
+
+void requireOneTaskPerFile(const std::vector<BenchmarkTask>& tasks, const std::string& path) {
+  std::vector<BenchmarkTask> distinct;
+  for (BenchmarkTask task : tasks)
+    if (std::find(distinct.begin(), distinct.end(), task) == distinct.end()) distinct.push_back(task);
+  if (distinct.size() < 2 || !fs::exists(path) || fs::is_directory(path))
+    return;  // missing: readBenchmark says so
+  std::string names;
+  for (BenchmarkTask task : distinct)
+    names += (names.empty() ? "" : ", ") + std::string(benchmarkTaskName(task));
+  throw std::invalid_argument(path + " is one file, which holds one task's items: for " + names +
+                              " give a folder holding each task's file under its distributed name");
+}
+
 std::string pythonCapitalize(const std::string& text) {
   std::string out = text;
   for (std::size_t i = 0; i < out.size(); ++i) {
@@ -287,7 +325,7 @@ std::string pythonCapitalize(const std::string& text) {
 }
 
 std::string hellaswagPreprocess(const std::string& text) {
-  const std::string titled = replaceAll(strip(text), " [title]", ". ");
+  const std::string titled = replaceAll(pythonStrip(text), " [title]", ". ");
   // re.sub("\[.*?\]", "", …): from each "[", the nearest "]" on the same line.
   std::string unbracketed;
   for (std::size_t i = 0; i < titled.size(); ++i) {

@@ -45,6 +45,11 @@ struct BenchmarkData {
   std::vector<BenchmarkItem> items;
 };
 
+// A file holds one task's items: several tasks need a folder. Throws std::invalid_argument naming the tasks
+// when `path` is a file and `tasks` names more than one (arc_easy and arc_challenge would otherwise
+// both be scored on the one file).
+void requireOneTaskPerFile(const std::vector<BenchmarkTask>& tasks, const std::string& path);
+
 // Reads the task's file: `path` is the file itself or a folder holding it under one of its distributed
 // names (PIQA's labels: valid-labels.lst beside valid.jsonl, unless every line has "label"). limit > 0
 // keeps the first `limit` items. Strict: a line that is not JSON, a missing or mistyped field, a label
@@ -52,6 +57,12 @@ struct BenchmarkData {
 BenchmarkData readBenchmark(BenchmarkTask task, const std::string& path, int64_t limit = 0);
 
 // The harness's text rules, exposed for tests.
+// Python's str.isspace() of one code point: the Unicode White_Space characters and U+001C…U+001F.
+bool pythonIsSpace(char32_t codePoint);
+// Python's str.strip() and str.rstrip() without arguments, on UTF-8: the code points pythonIsSpace
+// accepts (U+00A0, U+3000, …), not ASCII whitespace alone.
+std::string pythonStrip(const std::string& text);
+std::string pythonRstrip(const std::string& text);
 // Python's str.capitalize() on ASCII: the first character upper case, the rest lower case (other bytes
 // are kept as they are).
 std::string pythonCapitalize(const std::string& text);

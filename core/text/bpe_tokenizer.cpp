@@ -1,5 +1,6 @@
 #include "text/bpe_tokenizer.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -105,6 +106,67 @@ BpeTokenizer::BpeTokenizer(std::vector<std::string> tokenBytes, const std::vecto
     m_mergeRanks[tokenPairKey(m.left, m.right)] = static_cast<uint32_t>(rank);
   }
   m_eotId = idOf(kEndOfText);
+  if (m_eotId >= 0) addLiteral({kEndOfText, m_eotId, true});
+  m_vocabFileSize = vocabSize();
+}
+
+void BpeTokenizer::addLiteral(Literal literal) {
+  // Whitespace after another character: lastSafeCut may cut there (pretokenizer.h).
+  const std::size_t text = literal.text.find_first_not_of(" \t\n\v\f\r");
+  m_literalSplittable |=
+      text != std::string::npos && literal.text.find_first_of(" \t\n\v\f\r", text) != std::string::npos;
+  auto at = std::find_if(m_literals.begin(), m_literals.end(),
+                         [&](const Literal& l) { return l.text.size() < literal.text.size(); });
+  m_literals.insert(at, std::move(literal));
+}
+
+void BpeTokenizer::readAddedTokens(const std::string& folder) {
+  const std::string path = folder + "/added_tokens.json";
+  if (!std::filesystem::exists(path)) return;
+  nlohmann::json added;
+  try {
+    added = nlohmann::json::parse(readTextFile(path));
+  } catch (const nlohmann::json::exception& e) {
+    throw FileError(path, std::string("is not valid JSON: ") + e.what());
+  }
+  if (!added.is_object()) throw FileError(path, "must be a JSON object mapping token texts to ids");
+  // Hugging Face's slow tokenizer makes an added token special when the configuration names it so.
+  const std::vector<std::string> special = readTokenizerConfig(folder).specialTokens;
+  std::vector<std::pair<int64_t, std::string>> past;  // the tokens after the vocabulary
+  std::string bytes;
+  for (auto& [text, value] : added.items()) {
+    if (text.empty()) throw FileError(path, "holds an empty token");
+    if (!value.is_number_integer())
+      throw FileError(path, "the id of token \"" + text + "\" is not an integer");
+    const int64_t id = value.get<int64_t>();
+    const int32_t own = unicodeToBytes(text, bytes) ? idOf(bytes) : -1;  // its id in vocab.json
+    if (own >= 0 && id != own)
+      throw FileError(path, "token \"" + text + "\" has id " + std::to_string(id) +
+                                ", but vocab.json gives it " + std::to_string(own));
+    if (own < 0 && id < m_vocabFileSize)
+      throw FileError(path,
+                      "token \"" + text + "\" has id " + std::to_string(id) +
+                          ", inside vocab.json's ids: a token vocab.json lacks takes an id after them (" +
+                          std::to_string(m_vocabFileSize) + " and up)");
+    if (own < 0) past.emplace_back(id, text);
+    m_addedTokens.emplace_back(text, static_cast<int32_t>(id));
+  }
+  std::sort(past.begin(), past.end());
+  for (std::size_t i = 0; i < past.size(); ++i)
+    if (past[i].first != m_vocabFileSize + static_cast<int64_t>(i))
+      throw FileError(path, "token \"" + past[i].second + "\" has id " + std::to_string(past[i].first) +
+                                ": the added tokens after the vocabulary take ids " +
+                                std::to_string(m_vocabFileSize) + ", " + std::to_string(m_vocabFileSize + 1) +
+                                ", … without a gap or a repeat");
+  for (const auto& [id, text] : past) {
+    m_tokenBytes.push_back(text);
+    m_idOfBytes.emplace(text, static_cast<int32_t>(id));  // a byte-level token of the same bytes stays first
+  }
+  if (m_eotId < 0) m_eotId = idOf(kEndOfText);
+  for (const auto& [text, id] : m_addedTokens)
+    if (text != kEndOfText)  // already a literal, or just made one below
+      addLiteral({text, id, std::find(special.begin(), special.end(), text) != special.end()});
+  if (m_eotId >= m_vocabFileSize) addLiteral({kEndOfText, m_eotId, true});
 }
 
 int32_t BpeTokenizer::idOf(std::string_view bytes) const {
@@ -121,6 +183,7 @@ BpeTokenizer BpeTokenizer::load(const std::string& folder) {
   BpeTokenizer tokenizer =
       fromFiles(readTextFile(vocabPath), readTextFile(mergesPath), vocabPath, mergesPath);
   tokenizer.m_source = vocabPath;
+  tokenizer.readAddedTokens(folder);
   return tokenizer;
 }
 
@@ -201,15 +264,25 @@ BpeTokenizer BpeTokenizer::fromFiles(const std::string& vocabJson, const std::st
 void BpeTokenizer::save(const std::string& folder) const {
   std::filesystem::create_directories(folder);
   nlohmann::ordered_json vocab = nlohmann::ordered_json::object();
-  for (int32_t id = 0; id < vocabSize(); ++id) vocab[bytesToUnicode(m_tokenBytes[id])] = id;
+  for (int32_t id = 0; id < m_vocabFileSize; ++id) vocab[bytesToUnicode(m_tokenBytes[id])] = id;
   std::string merges = "#version: 0.2\n";
   for (const Merge& m : m_merges)
     merges += bytesToUnicode(m_tokenBytes[m.left]) + " " + bytesToUnicode(m_tokenBytes[m.right]) + "\n";
   writeFileAtomic(folder + "/vocab.json", vocab.dump(0) + "\n");
   writeFileAtomic(folder + "/merges.txt", merges);
+  // One tokenizer in the folder: an added_tokens.json of another would be read with this vocabulary.
+  if (m_addedTokens.empty()) {
+    std::filesystem::remove(folder + "/added_tokens.json");
+    return;
+  }
+  nlohmann::ordered_json added = nlohmann::ordered_json::object();
+  for (const auto& [text, id] : m_addedTokens) added[text] = id;
+  writeFileAtomic(folder + "/added_tokens.json", added.dump() + "\n");
 }
 
-std::size_t BpeTokenizer::streamCut(std::string_view text) const { return lastSafeCut(text); }
+std::size_t BpeTokenizer::streamCut(std::string_view text) const {
+  return m_literalSplittable ? 0 : lastSafeCut(text);
+}
 
 void BpeTokenizer::encodeWord(std::string_view piece, std::vector<int32_t>& out) const {
   std::lock_guard<std::mutex> lock(*m_cacheMutex);
@@ -220,15 +293,27 @@ void BpeTokenizer::encodeWord(std::string_view piece, std::vector<int32_t>& out)
 void BpeTokenizer::encodeAppend(std::string_view text, std::vector<int32_t>& out, bool allowSpecial) const {
   std::lock_guard<std::mutex> lock(*m_cacheMutex);
   if (m_cache.size() > kMaxCachedPieces) m_cache.clear();
-  const std::string_view special = kEndOfText;
-  while (!text.empty()) {
-    std::size_t cut = allowSpecial && m_eotId >= 0 ? text.find(special) : std::string_view::npos;
-    Pretokenizer pieces(text.substr(0, cut));
+  // Each literal's next place in the text (npos: none), searched again only once the encoding has passed
+  // it: one pass over the text per literal. The leftmost wins, and the first (longest) of those there.
+  constexpr std::size_t kNone = std::string_view::npos;
+  std::vector<std::size_t> next(m_literals.size());
+  for (std::size_t i = 0; i < m_literals.size(); ++i)
+    next[i] = allowSpecial || !m_literals[i].special ? text.find(m_literals[i].text) : kNone;
+  for (std::size_t pos = 0;;) {
+    std::size_t at = kNone, found = 0;
+    for (std::size_t i = 0; i < m_literals.size(); ++i) {
+      if (next[i] != kNone && next[i] < pos) next[i] = text.find(m_literals[i].text, pos);
+      if (next[i] < at) {
+        at = next[i];
+        found = i;
+      }
+    }
+    Pretokenizer pieces(text.substr(pos, at == kNone ? kNone : at - pos));
     std::string_view piece;
     while (pieces.next(piece)) encodePiece(piece, out);
-    if (cut == std::string_view::npos) break;
-    out.push_back(m_eotId);
-    text.remove_prefix(cut + special.size());
+    if (at == kNone) return;
+    out.push_back(m_literals[found].id);
+    pos = at + m_literals[found].text.size();
   }
 }
 

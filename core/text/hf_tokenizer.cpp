@@ -150,7 +150,8 @@ std::unique_ptr<HfTokenizer> HfTokenizer::fromJson(const std::string& tokenizerJ
     if (model.value("byte_fallback", false))
       throw UnsupportedTokenizer(source,
                                  "model.byte_fallback is true (SentencePiece-style BPE); only byte-level BPE "
-                                 "is supported");
+                                 "is supported",
+                                 /*fromSentencePiece=*/true);
     if (model.contains("dropout") && !model["dropout"].is_null() && model["dropout"].get<double>() != 0.0)
       throw UnsupportedTokenizer(source, "model.dropout is set (BPE dropout encodes at random)");
     for (const char* key : {"continuing_subword_prefix", "end_of_word_suffix"})

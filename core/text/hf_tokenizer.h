@@ -28,7 +28,14 @@ namespace nf {
 // A well-formed tokenizer file of a kind this reader does not support; what() names the part.
 class UnsupportedTokenizer : public FileError {
  public:
-  using FileError::FileError;
+  UnsupportedTokenizer(const std::string& path, const std::string& problem, bool fromSentencePiece = false)
+      : FileError(path, problem), m_fromSentencePiece(fromSentencePiece) {}
+  // Whether the file is SentencePiece's tokenizer rewritten (BPE with byte fallback: LLaMA's), which a
+  // tokenizer.model beside it holds in its original form.
+  bool fromSentencePiece() const { return m_fromSentencePiece; }
+
+ private:
+  bool m_fromSentencePiece;
 };
 
 class HfTokenizer final : public Tokenizer {

@@ -69,7 +69,8 @@ MakeBackend backendFactory() {
 
 SentencePieceTokenizer::~SentencePieceTokenizer() = default;
 
-std::unique_ptr<SentencePieceTokenizer> SentencePieceTokenizer::load(const std::string& path) {
+std::unique_ptr<SentencePieceTokenizer> SentencePieceTokenizer::load(const std::string& path,
+                                                                     bool addBosToken) {
   if (!std::filesystem::exists(path)) throw FileError(path, "not found");
   auto tokenizer = std::unique_ptr<SentencePieceTokenizer>(new SentencePieceTokenizer());
   SentencePieceTokenizer& t = *tokenizer;
@@ -82,6 +83,7 @@ std::unique_ptr<SentencePieceTokenizer> SentencePieceTokenizer::load(const std::
   const std::string problem = t.m_processor->load(readTextFile(path));
   if (!problem.empty()) throw FileError(path, "is not a SentencePiece model the library reads: " + problem);
   t.m_source = path;
+  t.m_addBosToken = addBosToken;
 
   std::vector<std::string> special;
   for (int32_t id = 0; id < t.vocabSize(); ++id) {

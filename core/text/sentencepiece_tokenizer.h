@@ -17,8 +17,9 @@ class SentencePieceBackend;
 class SentencePieceTokenizer final : public Tokenizer {
  public:
   // Reads a tokenizer.model file; errors name it and give the library's reason, or say where the module
-  // was looked for.
-  static std::unique_ptr<SentencePieceTokenizer> load(const std::string& path);
+  // was looked for. addBosToken: tokenizer_config.json's add_bos_token (Hugging Face's LlamaTokenizer
+  // starts every encoding with <s> unless it is false).
+  static std::unique_ptr<SentencePieceTokenizer> load(const std::string& path, bool addBosToken = true);
   ~SentencePieceTokenizer() override;
 
   // As the library encodes; with allowSpecial, control tokens written in the text ("<s>", "</s>") become
@@ -29,7 +30,7 @@ class SentencePieceTokenizer final : public Tokenizer {
   int32_t vocabSize() const override;
   int32_t eotId() const override;  // the model's </s>
   int32_t bosId() const override;  // the model's <s>
-  bool huggingFaceAddsBos() const override { return bosId() >= 0; }
+  bool huggingFaceAddsBos() const override { return m_addBosToken && bosId() >= 0; }
   // "▁" as a space, a byte piece "<0x0A>" as its byte, control and unknown pieces as written.
   std::string tokenBytes(int32_t id) const override;
   int32_t idOf(std::string_view bytes) const override;
@@ -41,6 +42,7 @@ class SentencePieceTokenizer final : public Tokenizer {
   std::unique_ptr<SentencePieceBackend> m_processor;
   std::optional<Regex> m_special;  // the control and unknown pieces' texts
   std::unordered_map<std::string, int32_t> m_idOfSpecial, m_idOfBytes;
+  bool m_addBosToken = true;
 };
 
 }  // namespace nf

@@ -1,8 +1,11 @@
 #include "text/tokenizer.h"
 
 #include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
 
 #include "io/atomic_file.h"
+#include "io/file_format.h"
 #include "text/bpe_tokenizer.h"
 #ifdef NF_TOKENIZER_FORMATS
 #include "text/hf_tokenizer.h"
@@ -37,17 +40,22 @@ std::unique_ptr<Tokenizer> loadTokenizer(const std::string& folder) {
   const bool gpt2 = has(folder, F::kGpt2Vocab) && has(folder, F::kGpt2Merges);
   const bool sentencePiece = has(folder, F::kSentencePiece);
 #ifdef NF_TOKENIZER_FORMATS
+  // Hugging Face's LlamaTokenizer starts every encoding with <s> unless add_bos_token is false.
+  auto loadSentencePiece = [&] {
+    return SentencePieceTokenizer::load(folder + "/" + F::kSentencePiece,
+                                        readTokenizerConfig(folder).addBosToken.value_or(true));
+  };
   if (has(folder, F::kHuggingFace)) {
     try {
       return HfTokenizer::load(folder);
-    } catch (const UnsupportedTokenizer&) {
-      // The other files hold the same tokenizer in its older form (LLaMA's tokenizer.json is
-      // SentencePiece's BPE rewritten; tokenizer.model is the original).
-      if (!gpt2 && !sentencePiece) throw;
+    } catch (const UnsupportedTokenizer& e) {
+      // LLaMA's tokenizer.json is SentencePiece's BPE rewritten; tokenizer.model is the original.
+      if (!e.fromSentencePiece() || !sentencePiece) throw;
+      return loadSentencePiece();
     }
   }
   if (gpt2) return std::make_unique<BpeTokenizer>(BpeTokenizer::load(folder));
-  if (sentencePiece) return SentencePieceTokenizer::load(folder + "/" + F::kSentencePiece);
+  if (sentencePiece) return loadSentencePiece();
 #else
   if (gpt2) return std::make_unique<BpeTokenizer>(BpeTokenizer::load(folder));
   if (has(folder, F::kHuggingFace) || sentencePiece)
@@ -59,6 +67,40 @@ std::unique_ptr<Tokenizer> loadTokenizer(const std::string& folder) {
   if (!std::filesystem::is_directory(folder)) throw FileError(folder, "is not a folder");
   throw FileError(folder, std::string("has no tokenizer (looked for ") + F::kHuggingFace + ", " +
                               F::kGpt2Vocab + " + " + F::kGpt2Merges + ", " + F::kSentencePiece + ")");
+}
+
+TokenizerConfig readTokenizerConfig(const std::string& folder) {
+  TokenizerConfig config;
+  // Hugging Face's SPECIAL_TOKENS_ATTRIBUTES; special_tokens_map.json's entry replaces the config's.
+  std::map<std::string, std::vector<std::string>> special;
+  const std::string configFile = "tokenizer_config.json";
+  for (const std::string& file : {configFile, std::string("special_tokens_map.json")}) {
+    const std::string path = folder + "/" + file;
+    if (!std::filesystem::exists(path)) continue;
+    const nlohmann::json j = readJsonFile(path);
+    if (!j.is_object()) throw FileError(path, "is not a JSON object");
+    if (file == configFile && j.contains("add_bos_token")) {
+      if (!j["add_bos_token"].is_boolean())
+        throw FileError(path, "add_bos_token is " + j["add_bos_token"].dump() + ", not true or false");
+      config.addBosToken = j["add_bos_token"].get<bool>();
+    }
+    for (const char* key : {"bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token",
+                            "mask_token", "additional_special_tokens", "extra_special_tokens"}) {
+      if (!j.contains(key)) continue;
+      std::vector<std::string>& texts = special[key];
+      texts.clear();
+      const nlohmann::json tokens = j[key].is_array() ? j[key] : nlohmann::json::array({j[key]});
+      for (const nlohmann::json& token : tokens) {
+        // A string, or an AddedToken object with its "content"; null names none.
+        const nlohmann::json& content =
+            token.is_object() && token.contains("content") ? token["content"] : token;
+        if (content.is_string()) texts.push_back(content.get<std::string>());
+      }
+    }
+  }
+  for (const auto& entry : special)
+    config.specialTokens.insert(config.specialTokens.end(), entry.second.begin(), entry.second.end());
+  return config;
 }
 
 bool hasTokenizer(const std::string& folder) {

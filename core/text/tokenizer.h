@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,12 +35,14 @@ class Tokenizer {
   virtual int32_t eotId() const = 0;
   // The token that starts a document when the format has one (LLaMA's <s>); else -1.
   virtual int32_t bosId() const { return -1; }
-  // What a document starts with after the previous one's end-of-text: the begin-of-sequence token, or
-  // end-of-text itself where there is none (GPT-2). Token files, IOI and other prompts start so.
-  int32_t documentStartId() const { return bosId() >= 0 ? bosId() : eotId(); }
-  // Whether Hugging Face's tokenizer for these files starts every encoding with the BOS by default
-  // (LLaMA's SentencePiece LlamaTokenizer does; byte-level BPE — GPT-2, Pythia, Qwen2 — does not):
-  // lm-evaluation-harness scores text encoded so (eval/benchmark.h).
+  // What a document starts with after the previous one's end-of-text: the begin-of-sequence token where
+  // Hugging Face's tokenizer starts every encoding with it (huggingFaceAddsBos), else end-of-text itself
+  // (GPT-2). Token files, IOI and other prompts start so.
+  int32_t documentStartId() const { return huggingFaceAddsBos() ? bosId() : eotId(); }
+  // Whether Hugging Face's tokenizer for these files starts every encoding with the BOS (LLaMA's
+  // SentencePiece LlamaTokenizer does unless tokenizer_config.json says add_bos_token: false; byte-level
+  // BPE — GPT-2, Pythia, Qwen2 — does not): lm-evaluation-harness scores text encoded so
+  // (eval/benchmark.h), and token files start documents so (data/tokenize.h).
   virtual bool huggingFaceAddsBos() const { return false; }
   // The bytes a token stands for in running text: a byte-level token's bytes, a SentencePiece piece
   // with "▁" as a space, a special token's own text. What per-token displays show.
@@ -73,11 +76,22 @@ struct TokenizerFiles {
   static constexpr const char* kSentencePiece = "tokenizer.model";
 };
 
-// A folder's tokenizer: tokenizer.json when present, else vocab.json + merges.txt, else tokenizer.model.
-// A tokenizer.json of a kind we do not read (LLaMA's SentencePiece-style BPE) gives way to the other
-// files when the folder has them: they hold the same tokenizer in its older form. Errors name the folder
-// and the files looked for, or the file and its problem.
+// A folder's tokenizer: tokenizer.json when present, else vocab.json + merges.txt (with added_tokens.json),
+// else tokenizer.model. The one tokenizer.json that gives way is SentencePiece's BPE rewritten with byte
+// fallback (LLaMA's, TinyLlama's), to the tokenizer.model beside it: the same tokenizer in the form we read.
+// Any other tokenizer.json we cannot read is an error, never a silent turn to vocab.json + merges.txt,
+// which need not encode as it does. Errors name the folder and the files looked for, or the file and its
+// problem.
 std::unique_ptr<Tokenizer> loadTokenizer(const std::string& folder);
+
+// What tokenizer_config.json and special_tokens_map.json beside the tokenizer files say that the loaders
+// use; a file that is absent says nothing.
+struct TokenizerConfig {
+  std::optional<bool> addBosToken;         // add_bos_token: whether Hugging Face's tokenizer starts with BOS
+  std::vector<std::string> specialTokens;  // the texts of bos_token, eos_token, …, additional_special_tokens
+};
+// Errors name the file: not JSON, not a JSON object, an add_bos_token that is not true or false.
+TokenizerConfig readTokenizerConfig(const std::string& folder);
 
 // Whether folder holds files loadTokenizer reads (it may still refuse them).
 bool hasTokenizer(const std::string& folder);

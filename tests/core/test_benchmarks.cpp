@@ -5,13 +5,16 @@
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "cli_process.h"
 #include "data/synthetic_benchmarks.h"
+#include "data/synthetic_corpus.h"
 #include "eval/benchmark.h"
 #include "fixtures.h"
 #include "io/atomic_file.h"
 #include "model/hf_checkpoint.h"
+#include "tokenizer_fixtures.h"
 
 using namespace nf;
 using namespace nf::test;
@@ -233,6 +236,132 @@ TEST_CASE(paired_differences_and_the_cli) {
   REQUIRE_EQ(bad.status, 2);
   REQUIRE_MSG(bad.err.find("unknown benchmark 'mmlu'") != std::string::npos, bad.err);
 }
+// A file holds one task's items: given for several tasks it would be scored under each name.
+TEST_CASE(a_task_file_serves_one_task_and_several_tasks_need_a_folder) {
+  TempDir dir;
+  writeTaskFiles(dir);
+  const std::string easy = dir.path("ARC-Easy/ARC-Easy-Test.jsonl");
+  const std::vector<BenchmarkTask> both = {BenchmarkTask::ArcEasy, BenchmarkTask::ArcChallenge};
+  REQUIRE_THROWS_WITH(requireOneTaskPerFile(both, easy), easy, "arc_easy, arc_challenge", "folder");
+  requireOneTaskPerFile({BenchmarkTask::ArcEasy}, easy);
+  requireOneTaskPerFile({BenchmarkTask::ArcEasy, BenchmarkTask::ArcEasy}, easy);  // the one task twice
+  requireOneTaskPerFile(both, dir.path());
+  // The CLI refuses it as a usage error, naming --data.
+  const CliResult r = cli("bench arc_easy,arc_challenge " + kTinyGpt2 + " --data " + easy);
+  REQUIRE_EQ(r.status, 2);
+  REQUIRE_MSG(r.err.find("--data " + easy) != std::string::npos && r.err.find("folder") != std::string::npos,
+              r.err);
+  const CliResult one = cli("bench arc_easy " + kTinyGpt2 + " --data " + easy);
+  REQUIRE_MSG(one.status == 0, one.err);
+}
+
+// The harness strips with Python's str.strip() and rstrip(): every character str.isspace() accepts, not
+// ASCII whitespace alone.
+TEST_CASE(unicode_whitespace_is_stripped_as_python_strips_it) {
+  // Python's own list of space characters, held against ours over all of Unicode.
+  TempDir dir;
+  const std::string listed = dir.path("spaces.txt");
+  const std::string cmd = std::string(NF_REFERENCE_PYTHON) +
+                          " -c 'print(*[c for c in range(0x110000) if chr(c).isspace()])' > " + listed;
+  if (runCommand(cmd) != 0) throw Failure("python failed: " + cmd);
+  std::set<char32_t> spaces;
+  std::ifstream in(listed);
+  for (uint32_t c; in >> c;) spaces.insert(c);
+  REQUIRE(spaces.size() > 20 && spaces.count(0x3000) && !spaces.count(0x180E) && !spaces.count(0x200B));
+  for (char32_t c = 0; c < 0x110000; ++c)
+    REQUIRE_MSG(pythonIsSpace(c) == (spaces.count(c) > 0), "U+" << std::hex << static_cast<uint32_t>(c));
+  // "\u00a0a\u3000 b\x1c".strip() == "a\u3000 b"; U+200B and U+180E are no spaces.
+  REQUIRE_EQ(pythonStrip("\xc2\xa0"
+                         "a\xe3\x80\x80 b\x1c"),
+             std::string("a\xe3\x80\x80 b"));
+  REQUIRE_EQ(pythonRstrip(" a\xe2\x80\xa8"), std::string(" a"));
+  REQUIRE_EQ(pythonStrip("\xe2\x80\x8b a \xe1\xa0\x8e"), std::string("\xe2\x80\x8b a \xe1\xa0\x8e"));
+  REQUIRE_EQ(pythonStrip("\xe2\x80\x83\xc2\x85"), std::string());
+
+  // WinoGrande strips the rest of the sentence; a context's trailing spaces (an option's, LAMBADA's last
+  // word's) move into the continuation. Scores against the reference, which uses Python's own.
+  writeLines(
+      dir.path("winogrande_dev.jsonl"),
+      {R"({"sentence": "After Katie and Joe arrived at the bridge, _\u00a0handed a mug to Katie.\u3000\u001c", "option1": "Joe", "option2": "Katie", "answer": "1"})",
+       R"({"sentence": "Katie gave a mug to _\u200b at the park.\u180e", "option1": "Joe\u2009", "option2": "Katie\u0085", "answer": "2"})"});
+  writeLines(dir.path("lambada_test.jsonl"), {R"({"text": "The robot waved to the girl\u3000 friend"})",
+                                              R"({"text": "She opened the door and saw\u00a0\u2028 her"})"});
+  const BenchmarkData wino = readBenchmark(BenchmarkTask::WinoGrande, dir.path());
+  REQUIRE_EQ(wino.items[0].requests[0].continuation, std::string(" handed a mug to Katie."));
+  REQUIRE_EQ(wino.items[1].requests[0].continuation, std::string(" \xe2\x80\x8b at the park.\xe1\xa0\x8e"));
+  CausalLM model = loadModel(kTinyGpt2, torch::kCPU);
+  const std::unique_ptr<Tokenizer> tokenizer = loadTokenizer(kTinyGpt2);
+  for (BenchmarkTask task : {BenchmarkTask::WinoGrande, BenchmarkTask::Lambada}) {
+    const BenchmarkData data = readBenchmark(task, dir.path());
+    const BenchmarkScore ours = scoreBenchmark(*model, *tokenizer, data);
+    const nlohmann::json ref = reference(benchmarkTaskName(task), data.file);
+    for (std::size_t i = 0; i < data.items.size(); ++i)
+      for (std::size_t c = 0; c < data.items[i].requests.size(); ++c)
+        REQUIRE_MSG(
+            std::abs(ours.items[i].logLikelihoods[c] - ref["loglikelihoods"][i][c].get<double>()) < 2e-4,
+            benchmarkTaskName(task) << " item " << i << " choice " << c << ": "
+                                    << ours.items[i].logLikelihoods[c] << " vs "
+                                    << ref["loglikelihoods"][i][c]);
+  }
+}
+
+// Hugging Face's LlamaTokenizer starts every encoding with <s> unless tokenizer_config.json says
+// add_bos_token: false; the harness scores text encoded so.
+TEST_CASE(sentencepiece_requests_start_with_bos_only_where_hugging_face_adds_it) {
+#ifndef NF_TOKENIZER_FORMATS
+  SKIP("built with -DNF_TOKENIZER_FORMATS=OFF: no tokenizer.model");
+#endif
+  TempDir dir;
+  std::string text;
+  SyntheticCorpus corpus(CorpusStyle::Main, 1);
+  for (int i = 0; i < 300; ++i) text += corpus.nextDocument() + "\n";
+  trainSentencePiece(dir.path("llama"), text, 1000);
+  const std::unique_ptr<Tokenizer> withBos = loadTokenizer(dir.path("llama"));
+  ModelShape shape;
+  for (const NamedShape& s : familyShapes())
+    if (s.shape.family == "llama") shape = s.shape;
+  shape.vocabSize = withBos->vocabSize();
+  shape.eotTokenId = withBos->eotId();
+  shape.nPositions = 64;
+  CausalLM model = randomModel(shape);
+  {  // sharper than at initialisation, so that a BOS more or less moves the scores visibly
+    torch::NoGradGuard noGrad;
+    for (torch::Tensor& p : model->parameters()) p.mul_(6);
+  }
+  writeLines(dir.path("lambada_test.jsonl"), {R"({"text": "Mary gave a book to John"})"});
+  const BenchmarkData data = readBenchmark(BenchmarkTask::Lambada, dir.path());
+  // The harness's _encode_pair and sum: the pair encoded whole (after the BOS where there is one) and cut
+  // at the context's own token count; each continuation token's log-probability at the position before.
+  auto expected = [&](const Tokenizer& t, bool bos) {
+    const LoglikelihoodRequest& r = data.items[0].requests[0];
+    std::vector<int32_t> whole = t.encode(r.context + r.continuation), context = t.encode(r.context);
+    if (bos) {
+      whole.insert(whole.begin(), t.bosId());
+      context.insert(context.begin(), t.bosId());
+    }
+    torch::NoGradGuard noGrad;
+    model->eval();
+    const torch::Tensor input =
+        torch::tensor(std::vector<int64_t>(whole.begin(), whole.end() - 1)).unsqueeze(0);
+    const torch::Tensor logProbs = model->forward(input)[0].to(torch::kFloat).log_softmax(-1);
+    double sum = 0;
+    for (std::size_t i = context.size(); i < whole.size(); ++i)
+      sum += logProbs[static_cast<int64_t>(i - 1)][whole[i]].item<double>();
+    return sum;
+  };
+  REQUIRE(withBos->huggingFaceAddsBos());
+  const double scoredWithBos = scoreBenchmark(*model, *withBos, data).items[0].logLikelihoods[0];
+  REQUIRE_MSG(std::abs(scoredWithBos - expected(*withBos, true)) < 1e-4,
+              scoredWithBos << " vs " << expected(*withBos, true));
+  writeFileAtomic(dir.path("llama/tokenizer_config.json"), R"({"add_bos_token": false, "bos_token": "<s>"})");
+  const std::unique_ptr<Tokenizer> withoutBos = loadTokenizer(dir.path("llama"));
+  REQUIRE(!withoutBos->huggingFaceAddsBos());
+  const double scoredWithoutBos = scoreBenchmark(*model, *withoutBos, data).items[0].logLikelihoods[0];
+  REQUIRE_MSG(std::abs(scoredWithoutBos - expected(*withoutBos, false)) < 1e-4,
+              scoredWithoutBos << " vs " << expected(*withoutBos, false));
+  REQUIRE(std::abs(scoredWithoutBos - scoredWithBos) > 1e-3);  // the test would see a BOS added
+}
+
 TEST_CASE(synthetic_benchmarks_read_back_and_measure_the_bundled_model) {
   TempDir dir;
   REQUIRE_EQ(writeSyntheticBenchmarks(dir.path("a"), 1, 40), 40);

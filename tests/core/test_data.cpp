@@ -549,7 +549,7 @@ TEST_CASE(ioi_prompts_work_with_tokenizer_json_and_sentencepiece) {
                       "names " + corpusNames().front());
 }
 
-TEST_CASE(token_files_start_documents_with_the_tokenizers_own_begin_of_sequence) {
+TEST_CASE(token_files_start_documents_with_the_bos_where_hugging_face_adds_it) {
 #ifndef NF_TOKENIZER_FORMATS
   SKIP("built with -DNF_TOKENIZER_FORMATS=OFF: no tokenizer.model");
 #endif
@@ -576,6 +576,16 @@ TEST_CASE(token_files_start_documents_with_the_tokenizers_own_begin_of_sequence)
     REQUIRE_EQ(static_cast<int32_t>(file.at(static_cast<int64_t>(i))), expected[i]);
   // Prompts start the same way.
   REQUIRE_EQ(llama->documentStartId(), llama->bosId());
+  // Where tokenizer_config.json says add_bos_token: false, Hugging Face's LlamaTokenizer leaves <s> out:
+  // a model so configured saw its documents without it.
+  writeFileAtomic(dir.path("llama/tokenizer_config.json"), R"({"add_bos_token": false})");
+  const auto plain = loadTokenizer(dir.path("llama"));
+  tokenizeFiles({dir.path("docs.txt")}, *plain, dir.path("llama"), dir.path("plain.bin"));
+  std::vector<int32_t> withoutBos;
+  for (int32_t id : expected)
+    if (id != llama->bosId()) withoutBos.push_back(id);
+  REQUIRE(readAll(TokenFile::open(dir.path("plain.bin"))) == withoutBos);
+  REQUIRE_EQ(plain->documentStartId(), plain->eotId());  // prompts start as its documents do
 }
 
 TEST_MAIN()

@@ -1,5 +1,6 @@
 // The GPT-2 tokenizer and its trainer against an independent Python reference
-// (tests/reference/bpe_reference.py: OpenAI's algorithm with the `regex` module).
+// (tests/reference/bpe_reference.py: OpenAI's algorithm with the `regex` module); added_tokens.json beside
+// its files against the tokenizer.json reference (tests/reference/hf_tokenizer_reference.py).
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -9,6 +10,7 @@
 #include "text/pretokenizer.h"
 #include "text/unicode.h"
 #include "text_fixtures.h"
+#include "tokenizer_fixtures.h"
 #include "util/random.h"
 
 using namespace nf;
@@ -229,6 +231,82 @@ TEST_CASE(malformed_tokenizer_files_are_named) {
   REQUIRE_THROWS_WITH(BpeTokenizer::fromFiles(j.dump(), merges, "v.json", "m.txt"), "v.json", "dense");
   REQUIRE_THROWS_WITH(BpeTokenizer::load(dir.path("missing")), "vocab.json", "not found");
   REQUIRE_THROWS_WITH(tokenizer.decode({0, 300}), "300", "out of range");
+}
+
+// Hugging Face's slow GPT2Tokenizer reads added_tokens.json ({"token": id}) beside vocab.json + merges.txt:
+// each token is found whole before pre-tokenization, and is special (text where special tokens are not
+// allowed) where tokenizer_config.json or special_tokens_map.json names it. Held against the reference's
+// reading of the same tokens in a tokenizer.json (tests/reference/hf_tokenizer_reference.py).
+TEST_CASE(added_tokens_json_beside_vocab_and_merges_matches_reference) {
+  TempDir dir;
+  const BpeTokenizer base = trainOn(trainingText(), 400);
+  const int64_t n = base.vocabSize();
+  base.save(dir.path("files"));
+  const std::string file = dir.path("files/added_tokens.json");
+  writeFileAtomic(
+      file,
+      nlohmann::json{
+          {"<|im_start|>", n}, {"<|im_end|>", n + 1}, {"<tool_call>", n + 2}, {kEndOfText, base.eotId()}}
+          .dump());
+  writeFileAtomic(dir.path("files/tokenizer_config.json"),
+                  R"({"eos_token": {"__type": "AddedToken", "content": "<|im_end|>"}})");
+  writeFileAtomic(dir.path("files/special_tokens_map.json"),
+                  R"({"additional_special_tokens": ["<|im_start|>"]})");
+  HfFamily gpt2 = kGptNeoX;
+  gpt2.sections = R"({"normalizer": null, "post_processor": null, "decoder": {"type": "ByteLevel"},
+    "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "use_regex": true}})";
+  writeHfTokenizer(dir.path("json"),
+                   hfTokenizerJson(base, gpt2,
+                                   nlohmann::json::array({addedToken(base.eotId(), kEndOfText, true, false),
+                                                          addedToken(n, "<|im_start|>", true, false),
+                                                          addedToken(n + 1, "<|im_end|>", true, false),
+                                                          addedToken(n + 2, "<tool_call>", false, false)})));
+  std::vector<std::string> texts = {"<|im_start|>user\nHi<|im_end|>\n<tool_call>x</tool_call><|endoftext|>",
+                                    "<|im_start|><|im_start|>a<tool_call><tool_call b<|im_end"};
+  for (const auto& s : kTricky) {  // Hugging Face takes only UTF-8
+    char32_t c = 0;
+    const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+    for (std::size_t i = 0; i < s.size() && c != kInvalidByte;)
+      i += static_cast<std::size_t>(decodeUtf8(p + i, p + s.size(), c));
+    if (c != kInvalidByte) texts.push_back(s);
+  }
+  const std::unique_ptr<Tokenizer> ours = loadTokenizer(dir.path("files"));
+  for (bool allowSpecial : {true, false}) {
+    const nlohmann::json expected =
+        runReference("hf_tokenizer_reference.py encode " + dir.path("json/tokenizer.json"), texts,
+                     allowSpecial ? "" : " --no-special");
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+      std::vector<int32_t> ids;
+      ours->encodeAppend(texts[i], ids, allowSpecial);
+      REQUIRE_MSG(ids == expected[i]["ids"].get<std::vector<int32_t>>(),
+                  "string " << i << " (special " << allowSpecial << "): \"" << texts[i] << "\"");
+      REQUIRE_EQ(ours->decode(ids), texts[i]);
+    }
+  }
+  REQUIRE_EQ(ours->vocabSize(), n + 3);
+  REQUIRE_EQ(ours->eotId(), base.eotId());
+  const std::string lines = "one line\nanother line\nand a third";
+  REQUIRE_EQ(ours->streamCut(lines), base.streamCut(lines));
+  // Saved, the vocabulary stays in vocab.json and the added tokens go to added_tokens.json.
+  dynamic_cast<const BpeTokenizer&>(*ours).save(dir.path("saved"));
+  REQUIRE(readTextFile(dir.path("saved/vocab.json")) == readTextFile(dir.path("files/vocab.json")));
+  REQUIRE(loadTokenizer(dir.path("saved"))->encode(texts[0]) == ours->encode(texts[0]));
+
+  // A token with a space after another character could be split by a stream cut: none is made.
+  writeFileAtomic(file, nlohmann::json{{"New York", n}}.dump());
+  REQUIRE_EQ(loadTokenizer(dir.path("files"))->streamCut(lines), 0u);
+  // An id is the token's own in vocab.json or one after the vocabulary, without a gap.
+  auto refused = [&](const std::string& json) {
+    writeFileAtomic(file, json);
+    return loadTokenizer(dir.path("files"));
+  };
+  REQUIRE_THROWS_WITH(refused(R"({"<x>": 5})"), file, "\"<x>\" has id 5", "inside vocab.json's ids");
+  REQUIRE_THROWS_WITH(refused(nlohmann::json{{"<x>", n + 1}}.dump()), file, "without a gap");
+  REQUIRE_THROWS_WITH(refused(nlohmann::json{{"<x>", n}, {"<y>", n}}.dump()), file, "or a repeat");
+  REQUIRE_THROWS_WITH(refused(nlohmann::json{{kEndOfText, n}}.dump()), file, "vocab.json gives it");
+  REQUIRE_THROWS_WITH(refused("[]"), file, "JSON object");
+  REQUIRE_THROWS_WITH(refused(R"({"<x>": "1"})"), file, "not an integer");
+  REQUIRE_THROWS_WITH(refused("{"), file, "not valid JSON");
 }
 
 TEST_MAIN()

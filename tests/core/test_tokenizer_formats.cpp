@@ -340,6 +340,68 @@ TEST_CASE(loader_picks_files_in_order_and_names_what_it_looked_for) {
   REQUIRE_THROWS_WITH(loadTokenizer(llama.path()), "tokenizer.model", "not a SentencePiece model");
 }
 
+// A tokenizer.json we cannot read is refused even beside vocab.json + merges.txt, which need not encode as
+// it does (a Lowercase normalizer, a token added to every sequence); only SentencePiece's BPE rewritten
+// (byte fallback) gives way, to tokenizer.model.
+TEST_CASE(a_tokenizer_json_we_cannot_read_is_an_error_not_a_turn_to_vocab_json) {
+  TempDir dir;
+  trained().save(dir.path());
+  const std::string file = dir.path("tokenizer.json");
+  const nlohmann::json good = hfTokenizerJson(trained(), kQwen2, familyAddedTokens(trained(), kQwen2));
+  auto loaded = [&](const std::function<void(nlohmann::json&)>& edit) {
+    nlohmann::json j = good;
+    edit(j);
+    writeHfTokenizer(dir.path(), j);
+    return loadTokenizer(dir.path());
+  };
+  REQUIRE(dynamic_cast<HfTokenizer*>(loaded([](auto&) {}).get()) != nullptr);
+  REQUIRE_THROWS_WITH(loaded([](auto& j) {
+                        j["normalizer"] = {{"type", "Lowercase"}};
+                      }),
+                      file, "normalizer \"Lowercase\"");
+  REQUIRE_THROWS_WITH(
+      loaded([](auto& j) {
+        j["post_processor"] = nlohmann::json::parse(
+            R"({"type": "TemplateProcessing", "single": [{"SpecialToken": {"id": "<|endoftext|>"}},
+                                {"Sequence": {"id": "A", "type_id": 0}}]})");
+      }),
+      file, "TemplateProcessing adds <|endoftext|>");
+  REQUIRE_THROWS_WITH(loaded([](auto& j) { j["model"]["type"] = 5; }), file, "model type \"(5)\"");
+  REQUIRE_THROWS_WITH(loaded([](auto& j) { j["model"]["byte_fallback"] = true; }), file, "byte_fallback");
+  writeFileAtomic(file, "{\"model\": ");
+  REQUIRE_THROWS_WITH(loadTokenizer(dir.path()), file, "not valid JSON");
+  std::filesystem::remove(file);
+  std::filesystem::create_directories(file);  // unreadable
+  REQUIRE_THROWS_WITH(loadTokenizer(dir.path()), file);
+}
+
+// Hugging Face's LlamaTokenizer starts every encoding with <s> unless tokenizer_config.json says
+// add_bos_token: false (the default is true); a malformed configuration is named, not passed over.
+TEST_CASE(sentencepiece_bos_follows_add_bos_token_of_tokenizer_config) {
+  TempDir dir;
+  trainSentencePiece(dir.path(), trainingText(), 1000);
+  REQUIRE(loadTokenizer(dir.path())->huggingFaceAddsBos());
+  const std::string config = dir.path("tokenizer_config.json");
+  writeFileAtomic(config, R"({"add_bos_token": true, "bos_token": "<s>"})");
+  REQUIRE(loadTokenizer(dir.path())->huggingFaceAddsBos());
+  writeFileAtomic(config, R"({"add_bos_token": false, "add_eos_token": false})");
+  REQUIRE(!loadTokenizer(dir.path())->huggingFaceAddsBos());
+  REQUIRE_EQ(loadTokenizer(dir.path())->bosId(), 1);  // still the model's <s>
+  // Also where SentencePiece's tokenizer.json gives way to tokenizer.model.
+  nlohmann::json j = hfTokenizerJson(trained(), kQwen2, nlohmann::json::array());
+  j["model"]["byte_fallback"] = true;
+  writeHfTokenizer(dir.path(), j);
+  const auto fallback = loadTokenizer(dir.path());
+  REQUIRE(dynamic_cast<SentencePieceTokenizer*>(fallback.get()) != nullptr);
+  REQUIRE(!fallback->huggingFaceAddsBos());
+  writeFileAtomic(config, R"({"add_bos_token": "false"})");
+  REQUIRE_THROWS_WITH(loadTokenizer(dir.path()), config, "add_bos_token is \"false\"", "not true or false");
+  writeFileAtomic(config, "[]");
+  REQUIRE_THROWS_WITH(loadTokenizer(dir.path()), config, "not a JSON object");
+  writeFileAtomic(config, "{");
+  REQUIRE_THROWS_WITH(loadTokenizer(dir.path()), config, "not valid JSON");
+}
+
 TEST_CASE(unsupported_and_malformed_tokenizer_json_are_named) {
   TempDir dir;
   const nlohmann::json good = hfTokenizerJson(trained(), kQwen2, familyAddedTokens(trained(), kQwen2));

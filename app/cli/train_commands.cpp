@@ -130,10 +130,14 @@ void fitToDevice(RunConfig& config) {
                                 " free on " + config.device + ")";
   if (!plan.fits)
     throw std::runtime_error("--fit: the run does not fit on " + config.device + ": " + plan.reason);
+  const int64_t asked = config.optimizer.microBatch;
   applyPlan(plan, config);
   std::cerr << "fit: micro-batch " << plan.microBatch << " × accumulation " << plan.accumulation
             << ", activation checkpointing " << (plan.activationCheckpointing ? "on" : "off") << "; "
             << predicted << "; " << plan.reason << "\n";
+  if (config.mode == TrainingMode::Remove && asked != plan.microBatch)
+    std::cerr << "fit: a removal's statistics are per micro-batch (the auxiliary loss's target σ̂, the σ "
+                 "average): this split gives a close, not identical, removal to the preset's\n";
 }
 
 // --serve's endpoint: its address bound before the run folder is made (a port in use or a bad address

@@ -353,6 +353,11 @@ void requireResumable(const std::string& runDir, const RunConfig& config, const 
                           std::to_string(config.optimizer.seed) +
                           " now: a resumed run draws its data where its checkpoint left off (start a new "
                           "run for another seed)");
+    if (state.settings.contains("schedule") && state.settings["schedule"] != toJson(config.schedule))
+      throw FileError(file,
+                      "\"schedule\" changed since the checkpoint, but it is the schedule the run started "
+                      "with, kept for the record: the run follows " +
+                          run::schedulePath(runDir) + " (edit that, or give resume --schedule FILE)");
     if (state.settings.value("model", config.model) != config.model)
       throw FileError(file, "model \"" + state.settings.value("model", config.model) +
                                 "\" at the checkpoint is \"" + config.model +

@@ -68,7 +68,7 @@ void Trainer::Impl::requireScheduleFits(const Schedule& schedule) const {
 
 // The current schedule (live edits made after the checkpoint included) must agree with what the
 // checkpoint already applied: the companion code's resumed runs did not know which events had fired.
-void Trainer::Impl::resumeSchedule(const ResumeOverrides& overrides, const TrainingState& state) {
+nlohmann::json Trainer::Impl::resumeSchedule(const ResumeOverrides& overrides, const TrainingState& state) {
   const std::string path = overrides.schedule && !overrides.scheduleSource.empty()
                                ? overrides.scheduleSource
                                : run::schedulePath(owner.m_dir);
@@ -95,6 +95,10 @@ void Trainer::Impl::resumeSchedule(const ResumeOverrides& overrides, const Train
     throw FileError(path, std::string("is not a valid schedule for this run:\n") + e.what());
   }
   schedule->lockBefore(stepsDone);
+  const nlohmann::json now = toJson(schedule->schedule());
+  if (overrides.schedule) return {{"schedule", now}};
+  if (now != toJson(state.schedule)) return {{"schedule.json", now}};
+  return nlohmann::json::object();
 }
 
 // Before a step of a multi-worker run: worker 0 locks its schedule at the step and, when it was edited

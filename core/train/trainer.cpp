@@ -167,10 +167,9 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir,
     d.autopilot->restartPlateau();
     changed["plateau"] = "counted afresh from step " + std::to_string(state.stepsDone);
   }
-  d.resumeSchedule(overrides, state);
+  changed.update(d.resumeSchedule(overrides, state));
   d.checkpoints.written(state.stepsDone);  // its first step vouches for it
   d.newestCheckpoint = {state.stepsDone, state.id};
-  if (overrides.schedule) changed["schedule"] = toJson(d.schedule->schedule());
   // config.json edited by hand since the checkpoint (a micro-batch, the training data): used, and said.
   const json edited = state.settings.is_null() ? json::object() : settingsChanged(state.settings, asFound);
   onWorker0(d.group.get(), "opening metrics.jsonl", [&] {

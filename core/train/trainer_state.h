@@ -160,7 +160,9 @@ struct Trainer::Impl {
   void setSchedule(Schedule s, Treatments used = {});
   void requireScheduleFits(const Schedule& schedule) const;  // a new run's, against its starting model
   // A resumed run's: the override or schedule.json, checked against the checkpoint's applied events.
-  void resumeSchedule(const ResumeOverrides& overrides, const TrainingState& state);
+  // For the resume record: {"schedule": …} when resume was given one, {"schedule.json": …} when the run's
+  // own differs from its checkpoint's (edited live, by the autopilot or by hand since): what it follows now.
+  nlohmann::json resumeSchedule(const ResumeOverrides& overrides, const TrainingState& state);
   std::string notARemoval() const;  // why a run of another mode takes no schedule events
   void warnOfSitesKept();           // a removal's sites its schedule never makes fake, said at its start
   void shareSchedule(int64_t step);

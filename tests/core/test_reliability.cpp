@@ -606,7 +606,21 @@ TEST_CASE(a_resume_names_the_settings_edited_since_its_checkpoint) {
   REQUIRE_THROWS_WITH(Trainer::resume(runDir), "config.json", "model \"", "elsewhere\" now");
   REQUIRE_EQ(fs::file_size(run::metricsPath(runDir)), metricsBefore);
   edited["model"] = config.model;
+  // config.json's schedule is the one the run started with, kept for the record: an edit there changed
+  // nothing, unsaid. The run follows schedule.json, and a resume names it when it differs from the
+  // checkpoint's.
+  const json started = edited["schedule"];
+  edited["schedule"]["events"].back()["step"] = 18;
   writeFileAtomic(run::configPath(runDir), edited.dump());
+  REQUIRE_THROWS_WITH(Trainer::resume(runDir), "config.json", "\"schedule\" changed", "schedule.json");
+  edited["schedule"] = started;
+  writeFileAtomic(run::configPath(runDir), edited.dump());
+  json live = readJsonFile(run::schedulePath(runDir));
+  live["events"].back()["step"] = 18;
+  writeFileAtomic(run::schedulePath(runDir), live.dump());
+  resumed = Trainer::resume(runDir);
+  REQUIRE_EQ(records(runDir, "resume").back()["overrides"]["schedule.json"]["events"].back()["step"], 18);
+  resumed.reset();
   resumed = Trainer::resume(runDir);
   // A listener that asks for them gets the resume's records first (the CLI prints its warnings).
   std::vector<std::string> replayed = resumed->subscribe(true)->drain();

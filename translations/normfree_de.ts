@@ -4,7 +4,7 @@
 <context>
     <name>AnalysisPane</name>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="192"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="197"/>
         <source>%1 · %2 · %3</source>
         <translation>%1 · %2 · %3</translation>
     </message>
@@ -14,147 +14,152 @@
         <translation>LN-frei (%1 an allen %2 Stellen)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="118"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="120"/>
         <source>%1 of %2 sites %3</source>
         <translation>%1 von %2 Stellen %3</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="119"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="122"/>
+        <source>%1 of %2 sites %3, %4 ramping</source>
+        <translation>%1 von %2 Stellen %3, %4 im Übergang</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="124"/>
         <source>LN-free (folded)</source>
         <translation>LN-frei (gefaltet)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="120"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="125"/>
         <source>LN-free</source>
         <translation>LN-frei</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="130"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="135"/>
         <source>, sequence %1</source>
         <translation>, Sequenz %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="136"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="141"/>
         <source> (%1 were asked for: the file holds no more)</source>
         <translation> (%1 waren verlangt: die Datei enthält nicht mehr)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="146"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="151"/>
         <source>%1: %2 sequence × %3 tokens from the start</source>
         <translation>%1: %2 Sequenz × %3 Token vom Anfang</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="147"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="152"/>
         <source>%1: %2 sequences × %3 tokens from the start</source>
         <translation>%1: %2 Sequenzen × %3 Token vom Anfang</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="151"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="156"/>
         <source>%1: %2 document × %3 tokens, each from the end-of-text token before it</source>
         <translation>%1: %2 Dokument × %3 Token, jeweils ab dem Textende-Token davor</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="152"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="157"/>
         <source>%1: %2 documents × %3 tokens, each from the end-of-text token before it</source>
         <translation>%1: %2 Dokumente × %3 Token, jeweils ab dem Textende-Token davor</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="155"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="160"/>
         <source>IOI prompt set %1</source>
         <translation>IOI-Prompt-Satz %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="157"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="162"/>
         <source>IOI prompts: %1</source>
         <translation>IOI-Prompts: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="191"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="196"/>
         <source>&lt;b&gt;Step %1&lt;/b&gt;</source>
         <translation>&lt;b&gt;Schritt %1&lt;/b&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="191"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="196"/>
         <source>&lt;b&gt;Saved model&lt;/b&gt;</source>
         <translation>&lt;b&gt;Gespeichertes Modell&lt;/b&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="197"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="202"/>
         <source>stale: the model has changed since</source>
         <translation>veraltet: das Modell hat sich seither geändert</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="198"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="203"/>
         <source>stale: the model is at step %1</source>
         <translation>veraltet: Das Modell ist bei Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="204"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="209"/>
         <source>computing… (training here slows meanwhile: they share the processor)</source>
         <translation>wird berechnet… (das Training hier wird solange langsamer: beide teilen sich den Prozessor)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="206"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="211"/>
         <source>computing…</source>
         <translation>wird berechnet…</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="210"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="215"/>
         <source>Failed: %1</source>
         <translation>Fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="215"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="220"/>
         <source>Refresh</source>
         <translation>Aktualisieren</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="216"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="221"/>
         <source>Compute this analysis on the model as it is now</source>
         <translation>Diese Analyse für den aktuellen Zustand des Modells berechnen</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="217"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="222"/>
         <source>Compute now</source>
         <translation>Jetzt berechnen</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="227"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="232"/>
         <source>Not computed yet for this model. It takes seconds on the bundled model; Refresh analyses (toolbar) computes every pane.</source>
         <translation>Für dieses Modell noch nicht berechnet. Auf dem mitgelieferten Modell dauert es Sekunden; „Analysen aktualisieren“ (Werkzeugleiste) berechnet alle Bereiche.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="238"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="243"/>
         <source>No model is open: open a model folder or a run to compute this analysis.</source>
         <translation>Kein Modell geöffnet: Öffnen Sie einen Modellordner oder einen Lauf, um diese Analyse zu berechnen.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="240"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="245"/>
         <source>The run is not ready yet: its model can be analysed once it trains.</source>
         <translation>Der Lauf ist noch nicht bereit: Sein Modell lässt sich analysieren, sobald er trainiert.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="242"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="247"/>
         <source>This run&apos;s model is not on this machine: open the run where it trains, or connect to it, to compute analyses.</source>
         <translation>Das Modell dieses Laufs liegt nicht auf diesem Rechner: Öffnen Sie den Lauf dort, wo er trainiert, oder verbinden Sie sich mit ihm, um Analysen zu berechnen.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="246"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="251"/>
         <source>The connected run has ended and its server answers no more: open its run folder or model on the machine that trained it to analyse it.</source>
         <translation>Der verbundene Lauf ist beendet, sein Server antwortet nicht mehr: Öffnen Sie seinen Laufordner oder sein Modell auf dem Rechner, der ihn trainiert hat, um ihn zu analysieren.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="260"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="265"/>
         <source>Export</source>
         <translation>Exportieren</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="261"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="266"/>
         <source>SVG drawing (*.svg);;PNG image (*.png);;CSV data (*.csv)</source>
         <translation>SVG-Zeichnung (*.svg);;PNG-Bild (*.png);;CSV-Daten (*.csv)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="264"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="269"/>
         <source>Export failed</source>
         <translation>Export fehlgeschlagen</translation>
     </message>

@@ -317,6 +317,32 @@ const std::vector<std::string>& analysisKinds() {
   return kinds;
 }
 
+const std::vector<std::string>& analysisSettings(const std::string& kind) {
+  static const std::map<std::string, std::vector<std::string>> settings = [] {
+    const std::vector<std::string> sequences{"sequences", "length", "document_starts"};
+    const std::vector<std::string> prompts{"count", "frame", "seed"};  // the IOI prompts made
+    auto with = [](std::vector<std::string> base, std::initializer_list<const char*> more) {
+      base.insert(base.end(), more.begin(), more.end());
+      return base;
+    };
+    return std::map<std::string, std::vector<std::string>>{
+        {"norms", with(sequences, {"bins"})},
+        {"sinks", with(sequences, {"threshold"})},
+        {"dla", with(sequences,
+                     {"trace_layer", "trace_head", "trace_sequence", "trace_pattern", "bootstrap", "seed"})},
+        {"patching", with(prompts, {"head_positions"})},
+        {"neurons", with(sequences, {"top"})},
+        {"calibration", with(sequences, {"prompts", "new_tokens", "temperature", "seed"})},
+        {"benchmark", {"task", "file", "items"}},
+        {"logit-lens", with(sequences, {"trace_sequence", "top"})},
+        {"circuit", with(prompts, {"method", "steps", "edges", "keep", "check"})},
+        {"tokens", with(sequences, {"trace_layer", "trace_head", "trace_sequence", "heads"})}};
+  }();
+  static const std::vector<std::string> none;
+  const auto found = settings.find(kind);
+  return found == settings.end() ? none : found->second;
+}
+
 void checkAnalysisRequest(const AnalysisRequest& r) {
   const auto& kinds = analysisKinds();
   require(std::find(kinds.begin(), kinds.end(), r.kind) != kinds.end(),
@@ -437,6 +463,15 @@ AnalysisRequest analysisRequestFromJson(const json& j) {
     }
   }
   checkAnalysisRequest(r);
+  // A setting of another kind was taken and changed nothing (a "threshold" sent with dla).
+  const std::vector<std::string>& own = analysisSettings(r.kind);
+  for (const auto& [name, value] : j.items())
+    if (name != "analysis" && std::find(own.begin(), own.end(), name) == own.end()) {
+      std::string names;
+      for (const std::string& n : own) names += (names.empty() ? "" : ", ") + n;
+      throw std::invalid_argument("\"" + name + "\" is not a setting of the " + r.kind +
+                                  " analysis (its settings: " + names + ")");
+    }
   return r;
 }
 
@@ -467,7 +502,12 @@ json toJson(const AnalysisRequest& r) {
             {"new_tokens", r.newTokens},
             {"temperature", r.temperature}};
   if (r.benchmark) j.update(benchmarkJson(*r.benchmark));
-  return j;
+  const std::vector<std::string>& own = analysisSettings(r.kind);
+  if (own.empty()) return j;  // a kind the reader refuses: everything, to say so
+  json mine{{"analysis", r.kind}};
+  for (const std::string& name : own)
+    if (j.contains(name)) mine[name] = j[name];
+  return mine;
 }
 
 AnalysisOutput runAnalysis(const AnalysisRequest& r, const ModelSnapshot& snapshot, const AnalysisSources& s,

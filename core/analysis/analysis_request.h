@@ -55,12 +55,17 @@ struct AnalysisRequest {
 // "tokens".
 const std::vector<std::string>& analysisKinds();
 
+// The settings `kind` reads, by their JSON names (none for an unknown kind). A request naming another is
+// refused, and toJson writes these alone.
+const std::vector<std::string>& analysisSettings(const std::string& kind);
+
 // Bounds that keep one request's work finite (a request may come from the network). std::invalid_argument
 // names the setting and its range; what depends on the model (the trace head, the length) is checked
 // when the analysis runs.
 void checkAnalysisRequest(const AnalysisRequest& request);
 // {"analysis": KIND, …settings by their JSON names (docs/STEERING.md)}: every value type-checked (whole
-// numbers must be whole, no silent conversion) and range-checked, unknown settings refused.
+// numbers must be whole, no silent conversion) and range-checked, unknown settings and those of another kind
+// refused.
 AnalysisRequest analysisRequestFromJson(const nlohmann::json& j);
 nlohmann::json toJson(const AnalysisRequest& request);
 

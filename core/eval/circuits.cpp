@@ -101,8 +101,15 @@ InductionScore inductionLosses(CausalLMImpl& model, int64_t spanLength, int64_t 
                       second = loss.slice(1, spanLength + 1, 2 * spanLength);
   s.firstCopyLoss = first.mean().item<double>();
   s.secondCopyLoss = second.mean().item<double>();
-  s.firstCopyMedianLoss = first.flatten().median().item<double>();
-  s.secondCopyMedianLoss = second.flatten().median().item<double>();
+  // numpy's median (the mean of the two middle values of an even count), as eval's: torch's is the lower.
+  auto median = [](const torch::Tensor& t) {
+    const torch::Tensor sorted = std::get<0>(t.flatten().to(torch::kFloat64).sort());
+    const int64_t n = sorted.numel();
+    return n % 2 == 1 ? sorted[n / 2].item<double>()
+                      : (sorted[n / 2 - 1].item<double>() + sorted[n / 2].item<double>()) / 2;
+  };
+  s.firstCopyMedianLoss = median(first);
+  s.secondCopyMedianLoss = median(second);
   s.firstCopyAccuracy = hit.slice(1, 1, spanLength).to(torch::kFloat64).mean().item<double>();
   s.secondCopyAccuracy =
       hit.slice(1, spanLength + 1, 2 * spanLength).to(torch::kFloat64).mean().item<double>();

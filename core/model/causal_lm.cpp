@@ -277,6 +277,8 @@ CausalLM copyModel(CausalLMImpl& source, const ModelShape& shape) {
       p.value().copy_(from[p.key()]);
     else if (p.value().is_same(unembedding))  // untied here, tied in the source
       p.value().copy_(source.unembedding());
+    else  // a bias the source lacks (an export's fold gives it one): nothing added yet
+      p.value().zero_();
   }
   copy->norms() = source.norms();
   return copy;

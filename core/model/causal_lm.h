@@ -174,7 +174,8 @@ void initLikeHuggingFace(CausalLMImpl& model, uint64_t seed, double std);
 CausalLM makeModel(const ModelShape& shape, bool initialize = true);
 
 // A copy of source's weights and norm state on its device and in its dtype, shaped by `shape` (source's
-// shape, possibly with an untied unembedding, which then starts as a copy of the tied one).
+// shape, possibly with an untied unembedding, which then starts as a copy of the tied one, or with biases
+// the source lacks, which start at zero).
 CausalLM copyModel(CausalLMImpl& source, const ModelShape& shape);
 inline CausalLM copyModel(CausalLMImpl& source) { return copyModel(source, source.config()); }
 

@@ -56,10 +56,13 @@ std::string ModelSnapshot::label() const {
 
 std::string ModelSnapshot::normSummary() const {
   const std::vector<SiteId> sites = m_config.norms.sites();
-  int fake = 0, layerNorm = 0, rmsNorm = 0;
+  int fake = 0, ramping = 0, layerNorm = 0, rmsNorm = 0;
   for (const SiteId& site : sites) {
     const NormKind kind = m_config.norms.at(site).kind;
-    fake += isFakeNorm(kind);
+    // A fake site still mixing in its real norm (an interpolation ramp) divides per token: not fake yet.
+    const bool mixing = dividesPerToken(m_config.norms.at(site));
+    fake += isFakeNorm(kind) && !mixing;
+    ramping += isFakeNorm(kind) && mixing;
     layerNorm += kind == NormKind::LayerNorm;
     rmsNorm += kind == NormKind::RMSNorm;
   }
@@ -73,7 +76,8 @@ std::string ModelSnapshot::normSummary() const {
   if (rmsNorm == all) return "RMSNorm";
   if (fake == all) return "LN-free (" + fakeName + " at all " + total + " sites)";
   if (m_config.norms.isLayerNormFree()) return "LN-free";
-  return std::to_string(fake) + " of " + total + " sites " + fakeName;
+  return std::to_string(fake) + " of " + total + " sites " + fakeName +
+         (ramping > 0 ? ", " + std::to_string(ramping) + " ramping" : "");
 }
 
 }  // namespace nf

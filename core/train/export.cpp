@@ -32,11 +32,19 @@ void requireFakeEverywhere(const CausalLMImpl& model) {
 // The family's norms subtract the mean (LayerNorm, FakeLN) rather than only divide (RMSNorm).
 bool centring(const CausalLMImpl& model) { return centresInput(familyNamed(model.config().family).norm); }
 
+// β folds into the biases of the norms' readers: a LayerNorm family without them (GPT-NeoX with
+// attention_bias false) gains them, at zero (Hugging Face's GPT-NeoX has one switch for the attention's).
+ModelShape withBiasesForBeta(const CausalLMImpl& model, ModelShape shape) {
+  if (centring(model) && !shape.qkvBias) shape.qkvBias = shape.attentionOutputBias = true;
+  if (centring(model) && !shape.mlpBias) shape.mlpBias = true;
+  return shape;
+}
+
 }  // namespace
 
 CausalLM foldLayerNorms(CausalLMImpl& fake) {
   requireFakeEverywhere(fake);
-  ModelShape config = fake.config();
+  ModelShape config = withBiasesForBeta(fake, fake.config());
   // Centring rewrites the token embedding, which then only embeds: the unembedding keeps its own copy.
   if (centring(fake)) config.tiedUnembedding = false;
   CausalLM folded = copyModel(fake, config);
@@ -69,7 +77,7 @@ CausalLM foldLayerNorms(CausalLMImpl& fake) {
 
 CausalLM standardFormatWithHugeEpsilon(CausalLMImpl& fake) {
   requireFakeEverywhere(fake);
-  ModelShape config = fake.config();
+  ModelShape config = withBiasesForBeta(fake, fake.config());
   config.layerNormEpsilon = 1e12;
   CausalLM standard = copyModel(fake, config);
   const double root = 1e6;  // sqrt(ε)

@@ -159,7 +159,6 @@ int Trainer::Impl::applyEvents(int64_t step) {
   // A removal the autopilot did not decide (it was off, or a person placed it) is still the last removal
   // it measures recovery from.
   if (autopilot && planned > 0) autopilot->fired(step, planned);
-  tracker->advanceRamps(step);
   return static_cast<int>(due.size());
 }
 

@@ -277,6 +277,7 @@ bool Trainer::runSteps(const ProgressFn& progress) {
       d.track(step, eventsFired);
       started = std::chrono::steady_clock::now();  // the step's pace is the step's (tracking has its own)
     }
+    d.tracker->advanceRamps(step);  // after tracking, which measures the model as checkpoint `step` holds it
     const double lr = learningRate(o, step) * d.lrScale;
     setLearningRate(*d.optimizer, lr);
     const Impl::StepResult result = d.forwardBackwardClip(step);

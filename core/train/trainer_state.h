@@ -166,7 +166,7 @@ struct Trainer::Impl {
   std::string notARemoval() const;  // why a run of another mode takes no schedule events
   void warnOfSitesKept();           // a removal's sites its schedule never makes fake, said at its start
   void shareSchedule(int64_t step);
-  int applyEvents(int64_t step);  // the number of events applied
+  int applyEvents(int64_t step);  // the number of events applied (the ramps advance after, in the loop)
   std::string nextEventText() const;
   EditResult edit(const std::function<EditResult(EditableSchedule&)>& apply);
   // The schedule's last changes as "edit" records (caller holds scheduleMutex); `by` and `reason` say who

@@ -108,6 +108,20 @@ void requireRefused(Read fromJson, const nlohmann::json& j, const std::string& p
 
 }  // namespace
 
+// What every analysis's header says of the model: a site whose interpolation ramp still mixes in its real
+// norm divides per token, so a checkpoint mid-ramp is not LN-free (it was called so, beside an NMAE of 5 %).
+TEST_CASE(the_header_counts_a_site_still_ramping_as_not_fake) {
+  const ModelShape c = smallConfig();
+  CausalLM model = randomModel(c, 3);
+  setAll(*model, NormKind::FakeLN);
+  const int sites = static_cast<int>(model->norms().sites().size());
+  REQUIRE_EQ(ModelSnapshot::copyOf(*model, 4, "m")->normSummary(),
+             "LN-free (FakeLN at all " + std::to_string(sites) + " sites)");
+  model->norms().at({SiteKind::Final, -1}).realMix = 0.25;
+  REQUIRE_EQ(ModelSnapshot::copyOf(*model, 4, "m")->normSummary(),
+             std::to_string(sites - 1) + " of " + std::to_string(sites) + " sites FakeLN, 1 ramping");
+}
+
 TEST_CASE(dla_equals_direct_effect_on_ln_free_models) {
   const ModelShape c = smallConfig();
   CausalLM fake = randomModel(c, 3);
@@ -571,6 +585,13 @@ TEST_CASE(the_token_view_is_one_whole_sequence_with_a_heads_dla_and_de_and_each_
   REQUIRE_THROWS_WITH(analysisRequestFromJson(request), "≤ 16");
   request["heads"] = {{0}};
   REQUIRE_THROWS_WITH(analysisRequestFromJson(request), "[layer, head] pairs");
+  // A setting of another analysis is refused by name: it was taken and changed nothing. A request written
+  // for a server holds its own kind's settings alone.
+  REQUIRE(!toJson(r).contains("threshold") && toJson(r).contains("heads"));
+  request = toJson(r);
+  request["threshold"] = 0.5;
+  REQUIRE_THROWS_WITH(analysisRequestFromJson(request),
+                      "\"threshold\" is not a setting of the tokens analysis", "heads");
 }
 
 TEST_MAIN()

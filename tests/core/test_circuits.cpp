@@ -202,6 +202,11 @@ TEST_CASE(induction_losses_read_in_batches_are_those_of_one_forward_pass) {
   // Each sequence counts: losses of the first 8 alone are not those of all 20.
   REQUIRE(std::abs(inductionLosses(*model, 7, 8, 3, nullptr, 8).firstCopyLoss - whole.firstCopyLoss) > 1e-6);
   REQUIRE_THROWS_WITH(inductionLosses(*model, 1, 4, 0), "at least 2 tokens");
+  // The median of an even count is the mean of its two middle values (numpy's, as eval's): of two losses,
+  // their mean. It was the lower of them.
+  const InductionScore two = inductionLosses(*model, 3, 1, 5);
+  REQUIRE(std::abs(two.firstCopyMedianLoss - two.firstCopyLoss) < 1e-12);
+  REQUIRE(std::abs(two.secondCopyMedianLoss - two.secondCopyLoss) < 1e-12);
 }
 
 TEST_CASE(the_tiny_gpt2_ioi_circuit_is_small_faithful_and_holds_the_name_movers) {

@@ -114,8 +114,13 @@ QString translatedNorms(const std::string& norms) {
   static const QRegularExpression someFake(QStringLiteral("^(\\d+) of (\\d+) sites (\\S+)$"));
   if (const auto m = allFake.match(n); m.hasMatch())
     return AnalysisPane::tr("LN-free (%1 at all %2 sites)").arg(m.captured(1), m.captured(2));
+  static const QRegularExpression someRamping(
+      QStringLiteral("^(\\d+) of (\\d+) sites (\\S+), (\\d+) ramping$"));
   if (const auto m = someFake.match(n); m.hasMatch())
     return AnalysisPane::tr("%1 of %2 sites %3").arg(m.captured(1), m.captured(2), m.captured(3));
+  if (const auto m = someRamping.match(n); m.hasMatch())
+    return AnalysisPane::tr("%1 of %2 sites %3, %4 ramping")
+        .arg(m.captured(1), m.captured(2), m.captured(3), m.captured(4));
   if (n == "LN-free (folded)") return AnalysisPane::tr("LN-free (folded)");
   if (n == "LN-free") return AnalysisPane::tr("LN-free");
   return n;  // "LayerNorm", "RMSNorm": names

@@ -4,162 +4,162 @@
 <context>
     <name>AnalysisPane</name>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="197"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="204"/>
         <source>%1 · %2 · %3</source>
         <translation>%1 · %2 · %3</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="116"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="123"/>
         <source>LN-free (%1 at all %2 sites)</source>
         <translation>LN-frei (%1 an allen %2 Stellen)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="120"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="127"/>
         <source>%1 of %2 sites %3</source>
         <translation>%1 von %2 Stellen %3</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="122"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="129"/>
         <source>%1 of %2 sites %3, %4 ramping</source>
         <translation>%1 von %2 Stellen %3, %4 im Übergang</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="124"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="131"/>
         <source>LN-free (folded)</source>
         <translation>LN-frei (gefaltet)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="125"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="132"/>
         <source>LN-free</source>
         <translation>LN-frei</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="135"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="142"/>
         <source>, sequence %1</source>
         <translation>, Sequenz %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="141"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="148"/>
         <source> (%1 were asked for: the file holds no more)</source>
         <translation> (%1 waren verlangt: die Datei enthält nicht mehr)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="151"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="158"/>
         <source>%1: %2 sequence × %3 tokens from the start</source>
         <translation>%1: %2 Sequenz × %3 Token vom Anfang</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="152"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="159"/>
         <source>%1: %2 sequences × %3 tokens from the start</source>
         <translation>%1: %2 Sequenzen × %3 Token vom Anfang</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="156"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="163"/>
         <source>%1: %2 document × %3 tokens, each from the end-of-text token before it</source>
         <translation>%1: %2 Dokument × %3 Token, jeweils ab dem Textende-Token davor</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="157"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="164"/>
         <source>%1: %2 documents × %3 tokens, each from the end-of-text token before it</source>
         <translation>%1: %2 Dokumente × %3 Token, jeweils ab dem Textende-Token davor</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="160"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="167"/>
         <source>IOI prompt set %1</source>
         <translation>IOI-Prompt-Satz %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="162"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="169"/>
         <source>IOI prompts: %1</source>
         <translation>IOI-Prompts: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="196"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="203"/>
         <source>&lt;b&gt;Step %1&lt;/b&gt;</source>
         <translation>&lt;b&gt;Schritt %1&lt;/b&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="196"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="203"/>
         <source>&lt;b&gt;Saved model&lt;/b&gt;</source>
         <translation>&lt;b&gt;Gespeichertes Modell&lt;/b&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="202"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="209"/>
         <source>stale: the model has changed since</source>
         <translation>veraltet: das Modell hat sich seither geändert</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="203"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="210"/>
         <source>stale: the model is at step %1</source>
         <translation>veraltet: Das Modell ist bei Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="209"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="216"/>
         <source>computing… (training here slows meanwhile: they share the processor)</source>
         <translation>wird berechnet… (das Training hier wird solange langsamer: beide teilen sich den Prozessor)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="211"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="218"/>
         <source>computing…</source>
         <translation>wird berechnet…</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="215"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="222"/>
         <source>Failed: %1</source>
         <translation>Fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="220"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="227"/>
         <source>Refresh</source>
         <translation>Aktualisieren</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="221"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="228"/>
         <source>Compute this analysis on the model as it is now</source>
         <translation>Diese Analyse für den aktuellen Zustand des Modells berechnen</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="222"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="229"/>
         <source>Compute now</source>
         <translation>Jetzt berechnen</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="232"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="239"/>
         <source>Not computed yet for this model. It takes seconds on the bundled model; Refresh analyses (toolbar) computes every pane.</source>
         <translation>Für dieses Modell noch nicht berechnet. Auf dem mitgelieferten Modell dauert es Sekunden; „Analysen aktualisieren“ (Werkzeugleiste) berechnet alle Bereiche.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="243"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="250"/>
         <source>No model is open: open a model folder or a run to compute this analysis.</source>
         <translation>Kein Modell geöffnet: Öffnen Sie einen Modellordner oder einen Lauf, um diese Analyse zu berechnen.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="245"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="252"/>
         <source>The run is not ready yet: its model can be analysed once it trains.</source>
         <translation>Der Lauf ist noch nicht bereit: Sein Modell lässt sich analysieren, sobald er trainiert.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="247"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="254"/>
         <source>This run&apos;s model is not on this machine: open the run where it trains, or connect to it, to compute analyses.</source>
         <translation>Das Modell dieses Laufs liegt nicht auf diesem Rechner: Öffnen Sie den Lauf dort, wo er trainiert, oder verbinden Sie sich mit ihm, um Analysen zu berechnen.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="251"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="258"/>
         <source>The connected run has ended and its server answers no more: open its run folder or model on the machine that trained it to analyse it.</source>
         <translation>Der verbundene Lauf ist beendet, sein Server antwortet nicht mehr: Öffnen Sie seinen Laufordner oder sein Modell auf dem Rechner, der ihn trainiert hat, um ihn zu analysieren.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="265"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="272"/>
         <source>Export</source>
         <translation>Exportieren</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="266"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="273"/>
         <source>SVG drawing (*.svg);;PNG image (*.png);;CSV data (*.csv)</source>
         <translation>SVG-Zeichnung (*.svg);;PNG-Bild (*.png);;CSV-Daten (*.csv)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="269"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="276"/>
         <source>Export failed</source>
         <translation>Export fehlgeschlagen</translation>
     </message>
@@ -1492,14 +1492,14 @@ Worker %1 beendet (%2): %3</translation>
     </message>
     <message numerus="yes">
         <location filename="../widgets/window/NextRun.cpp" line="67"/>
-        <source>%n event(s) past the last step were removed from the schedule</source>
+        <source>%n event(s) past the last step were set aside: they come back when the steps reach them again</source>
         <translation>
-            <numerusform>%n Ereignis nach dem letzten Schritt wurde aus dem Zeitplan entfernt</numerusform>
-            <numerusform>%n Ereignisse nach dem letzten Schritt wurden aus dem Zeitplan entfernt</numerusform>
+            <numerusform>%n Ereignis nach dem letzten Schritt wurde beiseitegelegt: Es kommt zurück, sobald die Schritte es wieder erreichen</numerusform>
+            <numerusform>%n Ereignisse nach dem letzten Schritt wurden beiseitegelegt: Sie kommen zurück, sobald die Schritte sie wieder erreichen</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../widgets/window/NextRun.cpp" line="80"/>
+        <location filename="../widgets/window/NextRun.cpp" line="81"/>
         <source>train %1, eval %2%3</source>
         <translation>Training %1, Evaluierung %2%3</translation>
     </message>
@@ -1565,57 +1565,73 @@ Worker %1 beendet (%2): %3</translation>
         <translation>Activation Patching und Attribution Patching auf den Indirect-Object-Prompts, Schicht × Position und Schicht × Head, und ihre Differenz: wie weit die lineare Schätzung vom echten Effekt entfernt ist.</translation>
     </message>
     <message>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="133"/>
         <location filename="../widgets/analysis/PatchingPane.cpp" line="135"/>
+        <source>head</source>
+        <translation>Kopf</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="133"/>
+        <source>position in the prompt</source>
+        <translation>Position im Prompt</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="136"/>
+        <source>layer</source>
+        <translation>Schicht</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="140"/>
         <source>%1 prompts like the one below · clean logit difference %2, corrupted %3</source>
         <translation>%1 Prompts wie der folgende · saubere Logit-Differenz %2, korrumpiert %3</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="155"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="160"/>
         <source>Clean: %1&lt;br&gt;Corrupted: %2</source>
         <translation>Sauber: %1&lt;br&gt;Korrumpiert: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="159"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="164"/>
         <source>&lt;b&gt;%1 × %2&lt;/b&gt;: activation %3 · attribution %4 · error %5</source>
         <translation>&lt;b&gt;%1 × %2&lt;/b&gt;: Aktivierung %3 · Attribution %4 · Fehler %5</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="166"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="171"/>
         <source>Click a cell to mark its position in the prompt.</source>
         <translation>Zelle anklicken, um ihre Position im Prompt zu markieren.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="174"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="179"/>
         <source>resid_pre: layer × position</source>
         <translation>resid_pre: Schicht × Position</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="175"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="180"/>
         <source>heads: layer × head</source>
         <translation>Heads: Schicht × Head</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="176"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="181"/>
         <source>IOI patching, normalized logit difference (0 corrupted, 1 clean): activation, attribution and their error (attribution − activation)</source>
         <translation>IOI-Patching, normierte Logit-Differenz (0 korrumpiert, 1 sauber): Aktivierung, Attribution und ihr Fehler (Attribution − Aktivierung)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="178"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="183"/>
         <source>error</source>
         <translation>Fehler</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="178"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="183"/>
         <source>activation patching</source>
         <translation>Activation Patching</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="178"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="183"/>
         <source>attribution patching</source>
         <translation>Attribution Patching</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/PatchingPane.cpp" line="186"/>
+        <location filename="../widgets/analysis/PatchingPane.cpp" line="191"/>
         <source>Compute to see the prompts.</source>
         <translation>Berechnen, um die Prompts zu sehen.</translation>
     </message>
@@ -1697,194 +1713,194 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>RunSetupView</name>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="111"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="112"/>
         <source>6-layer models of 256 tokens (the small-models sweep): LN_mlp, LN_qk one layer every 15 steps, LN_v every 20, LN_f, then recovery; 32×256 tokens per step</source>
         <translation>Modelle mit 6 Schichten und 256 Token (der Small-Models-Sweep): LN_mlp, LN_qk je eine Schicht alle 15 Schritte, LN_v alle 20, LN_f, dann Erholung; 32×256 Token pro Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="115"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="116"/>
         <source>the blog&apos;s v2 recipe for GPT-2 Small: ln_2, ln_1 qk, ln_1 v, ln_f (all layers at once) with position-0 and end-of-text treatments, then EOT off, then position 0 off</source>
         <translation>das v2-Rezept des Blogs für GPT-2 Small: ln_2, ln_1 qk, ln_1 v, ln_f (alle Schichten auf einmal) mit Position-0- und Textende-Behandlung, dann EOT aus, dann Position 0 aus</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="119"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="120"/>
         <source>Pythia-70M (Appendix C): GPT-2 Small&apos;s settings, the schedule by the depth rule for 6 blocks (LN_mlp from step 20, LN_qk from 32, LN_v from 44, LN_f at 62)</source>
         <translation>Pythia-70M (Anhang C): die Einstellungen von GPT-2 Small, der Zeitplan nach der Tiefenregel für 6 Blöcke (LN_mlp ab Schritt 20, LN_qk ab 32, LN_v ab 44, LN_f bei 62)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="123"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="124"/>
         <source>any model: GPT-2 Small&apos;s settings with the paper&apos;s schedule rule for the model&apos;s depth (the rule that gives Table 4&apos;s schedules for 12 to 48 blocks)</source>
         <translation>jedes Modell: die Einstellungen von GPT-2 Small mit der Zeitplanregel des Papers für die Tiefe des Modells (die Regel, die die Zeitpläne aus Tabelle 4 für 12 bis 48 Blöcke ergibt)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="127"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="128"/>
         <source>the paper&apos;s schedule for %1 (Table 4): %2×%3 sequences of 1024 tokens per step</source>
         <translation>der Zeitplan des Papers für %1 (Tabelle 4): %2×%3 Sequenzen zu 1024 Token pro Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="287"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="288"/>
         <source>cannot plan for %1: %2</source>
         <translation>keine Planung für %1 möglich: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="289"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="290"/>
         <source>does not fit in the %1 free on %2: %3</source>
         <translation>passt nicht in die %1, die auf %2 frei sind: %3</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="292"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="293"/>
         <source>%1 predicted of %2 free · micro-batch %3 × %4 · activation checkpointing %5</source>
         <translation>%1 vorhergesagt von %2 frei · Micro-Batch %3 × %4 · Activation Checkpointing %5</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="297"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="298"/>
         <source>on</source>
         <translation>an</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="297"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="298"/>
         <source>off</source>
         <translation>aus</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="107"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="108"/>
         <source>4-layer models such as the bundled tiny GPT-2 and LLaMA: the MLP, QK and V norms one layer every 10 steps, then the final norm, then recovery; 32×128 tokens per step</source>
         <translation>4-Schicht-Modelle wie das mitgelieferte kleine GPT-2 und LLaMA: die MLP-, QK- und V-Normen alle 10 Schritte eine Schicht, dann die letzte Norm, dann Erholung; 32×128 Token pro Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="221"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="222"/>
         <source>&lt;b&gt;The run shown was set up with&lt;/b&gt;&lt;br&gt;%1 · preset %2 · %3 steps · %4&lt;br&gt;micro-batch %5 × %6 sequences of %7 tokens · learning rate %8 → %9 · warm-up %10 steps&lt;br&gt;data: %11; evaluated on %12&lt;p&gt;&lt;i&gt;Its settings are its own (config.json). To set up a new run, open a model (File › Open Model Folder or Open Recent).&lt;/i&gt;</source>
         <translation>&lt;b&gt;Der angezeigte Lauf wurde eingerichtet mit&lt;/b&gt;&lt;br&gt;%1 · Vorgabe %2 · %3 Schritte · %4&lt;br&gt;Mikro-Batch %5 × %6 Sequenzen zu %7 Token · Lernrate %8 → %9 · Aufwärmen %10 Schritte&lt;br&gt;Daten: %11; ausgewertet auf %12&lt;p&gt;&lt;i&gt;Seine Einstellungen sind seine eigenen (config.json). Für einen neuen Lauf ein Modell öffnen (Datei › Modellordner öffnen oder Zuletzt geöffnet).&lt;/i&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="234"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="235"/>
         <source>the synthetic corpus</source>
         <translation>dem synthetischen Korpus</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="147"/>
-        <location filename="../widgets/views/RunSetupView.cpp" line="150"/>
-        <location filename="../widgets/views/RunSetupView.cpp" line="236"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="148"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="151"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="237"/>
         <source>nothing</source>
         <translation>nichts</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="151"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="152"/>
         <source>Analyses measured while the run trains, every twentieth of the run and at each removal event, and plotted under the training curves: %1</source>
         <translation>Analysen, die während des Laufs gemessen werden – jedes Zwanzigstel des Laufs und bei jedem Entfernungsereignis – und unter den Trainingskurven gezeichnet: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="239"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="240"/>
         <source>removals timed by the autopilot: within %1 nats, %2–%3 steps apart, up to %4 at once</source>
         <translation>Entfernungen vom Autopiloten getaktet: innerhalb %1 Nats, %2–%3 Schritte Abstand, bis zu %4 zugleich</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="245"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="246"/>
         <source>; then training until the loss has not improved for %1 steps</source>
         <translation>; danach Training, bis sich der Verlust %1 Schritte lang nicht verbessert hat</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="250"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="251"/>
         <source>tracked: %1, every %2 steps and at each removal</source>
         <translation>verfolgt: %1, alle %2 Schritte und bei jeder Entfernung</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="311"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="312"/>
         <source>remove the norms (the protocol)</source>
         <translation>Normen entfernen (das Protokoll)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="312"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="313"/>
         <source>fine-tune, nothing removed (control)</source>
         <translation>Fine-Tuning, nichts entfernt (Kontrolle)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="313"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="314"/>
         <source>The vanilla control uses the same data, learning rate and steps</source>
         <translation>Die Vanilla-Kontrolle verwendet dieselben Daten, dieselbe Lernrate und dieselben Schritte</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="317"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="318"/>
         <source>Mode</source>
         <translation>Modus</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="318"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="319"/>
         <source>Preset</source>
         <translation>Preset</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="319"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="320"/>
         <source>Steps</source>
         <translation>Schritte</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="320"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="321"/>
         <source>Device</source>
         <translation>Gerät</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="321"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="322"/>
         <source>Workers</source>
         <translation>Worker</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="322"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="323"/>
         <source>Timing</source>
         <translation>Zeitpunkte</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="323"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="324"/>
         <source>Track</source>
         <translation>Verfolgen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="327"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="328"/>
         <source>Autopilot: each removal when the loss has recovered</source>
         <translation>Autopilot: jede Entfernung, sobald sich der Verlust erholt hat</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="329"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="330"/>
         <source>The schedule gives the order of the removals and the first one&apos;s step; each later one fires once the smoothed loss is back within 0.02 nats of its level before the last (at least 10, at most 80 steps later), several sites of a kind at once when recovery is quick. The timeline shows its decisions as they are made (docs/TRAINING.md, &quot;The autopilot&quot;).</source>
         <translation>Der Plan gibt die Reihenfolge der Entfernungen und den Schritt der ersten vor; jede weitere folgt, sobald der geglättete Verlust wieder höchstens 0,02 Nats über seinem Stand vor der letzten liegt (frühestens 10, spätestens 80 Schritte danach), bei schneller Erholung mehrere Stellen einer Art zugleich. Die Zeitleiste zeigt seine Entscheidungen, sobald sie fallen (docs/TRAINING.md, „The autopilot“).</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="333"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="334"/>
         <source>Memory</source>
         <translation>Speicher</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="334"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="335"/>
         <source>Data</source>
         <translation>Daten</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="335"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="336"/>
         <source>Run folder</source>
         <translation>Laufordner</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="337"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="338"/>
         <source>synthetic corpus (seed 1), tokenized with the model&apos;s tokenizer; made on the first start</source>
         <translation>synthetischer Korpus (Seed 1), mit dem Tokenizer des Modells tokenisiert; wird beim ersten Start erzeugt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="340"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="341"/>
         <source>a new folder per run</source>
         <translation>ein neuer Ordner pro Lauf</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="341"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="342"/>
         <source>cpu, cuda or cuda:N</source>
         <translation>cpu, cuda oder cuda:N</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="343"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="344"/>
         <source>Processes that train this run together, each on its share of every batch, with the same result as one: on cuda one per GPU, on the CPU several processes (on a machine with few cores two processes can use them better than one). The batch must split evenly over them.</source>
         <translation>Prozesse, die diesen Lauf gemeinsam trainieren, jeder mit seinem Anteil an jedem Batch, mit demselben Ergebnis wie einer: auf cuda einer pro GPU, auf der CPU mehrere Prozesse (auf einem Rechner mit wenigen Kernen nutzen zwei Prozesse sie besser als einer). Der Batch muss sich gleichmäßig auf sie aufteilen.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="350"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="351"/>
         <source>The peak memory of a training step predicted on this device, and the micro-batch × accumulation and activation checkpointing that Start uses: they keep the preset&apos;s sequences per step and fit %1% of the free memory.</source>
         <translation>Der für einen Trainingsschritt auf diesem Gerät vorhergesagte Spitzenspeicher sowie Micro-Batch × Akkumulation und Activation Checkpointing, die „Starten“ verwendet: Sie behalten die Sequenzen pro Schritt des Presets bei und passen in %1 % des freien Speichers.</translation>
     </message>
@@ -2095,7 +2111,7 @@ Worker %1 beendet (%2): %3</translation>
         <translation>Ordner der zu vergleichenden Läufe</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="170"/>
+        <location filename="../widgets/views/RunsView.cpp" line="174"/>
         <source>%1 of %2</source>
         <translation>%1 von %2</translation>
     </message>
@@ -2125,57 +2141,77 @@ Worker %1 beendet (%2): %3</translation>
         <translation>Läufe in %1 — angehakte Läufe liegen über den Trainingsdiagrammen, jeder in seiner Farbe</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="219"/>
+        <location filename="../widgets/views/RunsView.cpp" line="188"/>
+        <source>training</source>
+        <translation>trainiert</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/RunsView.cpp" line="189"/>
+        <source>paused</source>
+        <translation>pausiert</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/RunsView.cpp" line="190"/>
+        <source>stopped</source>
+        <translation>angehalten</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/RunsView.cpp" line="191"/>
+        <source>finished</source>
+        <translation>fertig</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/RunsView.cpp" line="233"/>
         <source>Choose folder…</source>
         <translation>Ordner wählen…</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="220"/>
+        <location filename="../widgets/views/RunsView.cpp" line="234"/>
         <source>Refresh</source>
         <translation>Aktualisieren</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="221"/>
+        <location filename="../widgets/views/RunsView.cpp" line="235"/>
         <source>read every run again from its folder</source>
         <translation>jeden Lauf neu aus seinem Ordner lesen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="222"/>
+        <location filename="../widgets/views/RunsView.cpp" line="236"/>
         <source>run</source>
         <translation>Lauf</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="222"/>
+        <location filename="../widgets/views/RunsView.cpp" line="236"/>
         <source>mode</source>
         <translation>Modus</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="222"/>
+        <location filename="../widgets/views/RunsView.cpp" line="236"/>
         <source>preset</source>
         <translation>Preset</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="222"/>
+        <location filename="../widgets/views/RunsView.cpp" line="236"/>
         <source>steps</source>
         <translation>Schritte</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="222"/>
+        <location filename="../widgets/views/RunsView.cpp" line="236"/>
         <source>learning rate</source>
         <translation>Lernrate</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="223"/>
+        <location filename="../widgets/views/RunsView.cpp" line="237"/>
         <source>last CE</source>
         <translation>letzte CE</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="223"/>
+        <location filename="../widgets/views/RunsView.cpp" line="237"/>
         <source>last evaluation</source>
         <translation>letzte Evaluierung</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunsView.cpp" line="223"/>
+        <location filename="../widgets/views/RunsView.cpp" line="237"/>
         <source>status</source>
         <translation>Status</translation>
     </message>

@@ -471,6 +471,12 @@ class TestViews : public QObject {
     a.tracking.length = 16;
     nf::RunConfig b = a;
     b.schedule.events = {{1, 9, nf::EventAction::MakeFake, nf::SiteKind::Final, -1}};
+    // Evaluated on the validation set and a second one whose name comes first: the table shows the first
+    // --eval's loss (it showed the file first by name, an out-of-distribution set).
+    const QString second = m_dir.filePath("aaa-other.bin");
+    QVERIFY(QFile::copy(m_train, second));
+    a.evalData = {m_train.toStdString(), second.toStdString()};
+    a.eval.tokens = 64;
     QVERIFY(nf::Trainer::start((folder + "/a").toStdString(), a)->run());
     QVERIFY(nf::Trainer::start((folder + "/b").toStdString(), b)->run());
 
@@ -496,6 +502,10 @@ class TestViews : public QObject {
     QCOMPARE(overlaid.size(), std::size_t{1});
     QCOMPARE(overlaid.front()->name, QString("b"));
     QCOMPARE(window.runsView()->table()->rowCount(), 2);
+    QVERIFY2(window.runsView()->table()->item(0, 6)->text().contains(QFileInfo(m_train).fileName()),
+             qPrintable(window.runsView()->table()->item(0, 6)->text()));
+    QCOMPARE(window.runsView()->table()->item(0, 7)->text(),
+             QString("finished"));  // not the record's "finish"
     const QCPGraph* theirs = graphNamed(view->lossPlot(), "b: cross-entropy");
     QVERIFY(theirs);
     QCOMPARE(theirs->dataCount(), 12);

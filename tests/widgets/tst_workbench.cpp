@@ -439,6 +439,7 @@ class TestWorkbench : public QObject {
     // Opening a model leaves the ended run behind: its draft schedule is editable again.
     QVERIFY(window.openModelFolder(m_model));
     QVERIFY(session->phase() == RunPhase::None);
+    QVERIFY(!heads->hasResult());  // the connected run's maps are not this model's (they stayed, "stale")
     QVERIFY(timeline->isEnabled());
     QVERIFY(toolbarAction(window, 0)->isEnabled());
     QCOMPARE(window.trainingView()->plottedSteps(), 0);

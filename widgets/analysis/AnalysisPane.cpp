@@ -55,6 +55,13 @@ AnalysisPane::AnalysisPane(AnalysisRunner* runner, const QString& key, QWidget* 
     m_sourceChanged = true;
     updateStatus();
   });
+  connect(runner, &AnalysisRunner::modelReplaced, this, [this] {  // back to what it will compute
+    m_hasResult = m_sourceChanged = false;
+    m_error.clear();
+    m_provenance.clear();
+    m_pages->setCurrentIndex(0);
+    updateStatus();
+  });
   connect(runner, &AnalysisRunner::availabilityChanged, this, [this] {
     updateEmptyText();
     updateStatus();

@@ -97,10 +97,15 @@ void AnalysisRunner::changeSource() {
 }
 
 void AnalysisRunner::setSetup(const AnalysisSetup& setup) {
-  std::lock_guard<std::mutex> lock(m_mutex);
-  m_setup = setup;
-  ++m_setupGeneration;
-  changeSource();
+  bool otherModel;
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    otherModel = setup.modelFolder != m_setup.modelFolder;
+    m_setup = setup;
+    ++m_setupGeneration;
+    changeSource();
+  }
+  if (otherModel) Q_EMIT modelReplaced();
 }
 
 bool AnalysisSource::operator==(const AnalysisSource& o) const {
@@ -116,11 +121,14 @@ void AnalysisRunner::setSource(AnalysisSource source) {
 }
 
 void AnalysisRunner::forgetModel() {
-  std::lock_guard<std::mutex> lock(m_mutex);
-  m_setup = AnalysisSetup{};
-  m_from = AnalysisSource{};
-  ++m_setupGeneration;
-  changeSource();
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_setup = AnalysisSetup{};
+    m_from = AnalysisSource{};
+    ++m_setupGeneration;
+    changeSource();
+  }
+  Q_EMIT modelReplaced();
 }
 
 void AnalysisRunner::setAvailability(AnalysesCan can) {

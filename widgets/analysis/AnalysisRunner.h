@@ -111,6 +111,9 @@ class AnalysisRunner : public QObject {
   void progress(const QString& key, qint64 done, qint64 total);
   void failed(const QString& key, const QString& message);
   void sourceChanged();  // another model or setup: every figure shown is out of date
+  // Another model altogether (another folder opened, a run of another model, a connection): the figures
+  // shown are of a model the window no longer shows, and go.
+  void modelReplaced();
   void availabilityChanged();
 
  private:

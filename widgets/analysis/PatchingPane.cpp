@@ -129,6 +129,11 @@ void PatchingPane::draw() {
     m_maps[i]->valueAxis()->setTicker(labelTicker(g->rowLabels));
     m_maps[i]->keyAxis()->setRange(-0.5, static_cast<double>(g->columns) - 0.5);
     m_maps[i]->valueAxis()->setRange(-0.5, static_cast<double>(g->rows) - 0.5);
+    // What the rows and columns are: the first map names the rows for all three, side by side.
+    m_maps[i]->keyAxis()->setLabel(g->name == "heads" ? tr("head") : tr("position in the prompt"));
+    m_maps[i]->valueAxis()->setLabel(i > 0                         ? QString()
+                                     : g->name == "head_positions" ? tr("head")
+                                                                   : tr("layer"));
   }
   setSharedSymmetricRange(m_maps);  // one colour, one value in all three; white is "no effect"
   outlineCell(m_plot, m_maps, m_row, m_column);

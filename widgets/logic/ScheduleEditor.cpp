@@ -14,7 +14,15 @@ nf::EditResult DraftSchedule::moveEvents(const std::vector<std::pair<int64_t, in
 
 nf::EditResult DraftSchedule::remove(int64_t id) { return m_schedule.remove(id); }
 
-std::vector<nf::ScheduleEvent> DraftSchedule::trimTo(int64_t maxSteps) { return m_schedule.trimTo(maxSteps); }
+std::vector<nf::ScheduleEvent> DraftSchedule::trimTo(int64_t maxSteps) {
+  std::vector<nf::ScheduleEvent> dropped = m_schedule.trimTo(maxSteps);
+  std::vector<nf::ScheduleEvent> still;  // an edit since may conflict with one: it stays aside
+  for (const nf::ScheduleEvent& e : m_setAside)
+    if (e.step >= maxSteps || !m_schedule.add(e).accepted) still.push_back(e);
+  m_setAside = std::move(still);
+  m_setAside.insert(m_setAside.end(), dropped.begin(), dropped.end());
+  return dropped;
+}
 
 LiveSchedule::LiveSchedule(std::shared_ptr<nf::Trainer> trainer, int layers)
     : m_trainer(std::move(trainer)), m_layers(layers) {}

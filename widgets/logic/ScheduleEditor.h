@@ -48,11 +48,14 @@ class DraftSchedule : public ScheduleEditor {
   nf::EditResult check(const nf::ScheduleEvent& event) const override { return m_schedule.checkAdd(event); }
   nf::EditResult moveEvents(const std::vector<std::pair<int64_t, int64_t>>& idAndStep) override;
   nf::EditResult remove(int64_t id) override;
-  // A new step budget: the events it leaves out are dropped (and returned, to say so).
+  // A new step budget: the events it leaves out are set aside (and returned, to say so), and those set
+  // aside before that it holds again come back — typing 500 over 60 passes through 5, which dropped every
+  // event for good.
   std::vector<nf::ScheduleEvent> trimTo(int64_t maxSteps);
 
  private:
   nf::EditableSchedule m_schedule;
+  std::vector<nf::ScheduleEvent> m_setAside;
 };
 
 // The schedule of a trainer that is running, paused or stopped; the trainer decides what it accepts.

@@ -182,7 +182,7 @@ void enableHeatMapHoverValues(QCustomPlot* plot, const std::vector<QCPColorMap*>
 
 void limitColorBarTicks(QCPColorMap* map) {
   if (QCPColorScale* scale = map->colorScale()) {
-    scale->axis()->ticker()->setTickCount(4);
+    scale->axis()->ticker()->setTickCount(2);  // a bar a third of a pane wide has room for three labels
     scale->axis()->setNumberFormat("g");
     scale->axis()->setNumberPrecision(2);
   }

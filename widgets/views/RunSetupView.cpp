@@ -31,6 +31,7 @@ RunSetupView::RunSetupView(QWidget* parent) : QWidget(parent) {
   for (const nf::Preset& p : nf::presets()) m_preset->addItem(QString::fromStdString(p.name));
   m_steps = new QSpinBox(this);
   m_steps->setRange(1, 10'000'000);
+  m_steps->setKeyboardTracking(false);  // a number typed is one change, not one per digit
   m_device = new QComboBox(this);
   m_device->setEditable(true);  // "cuda:1" and the like
   m_device->addItems({"cpu", "cuda"});

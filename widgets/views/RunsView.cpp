@@ -159,6 +159,10 @@ void RunsView::refresh() {
 void RunsView::showSettings(int row, const nf::RunConfig& config) {
   const QSignalBlocker block(m_table);
   m_rows[row].maxSteps = config.optimizer.maxSteps;
+  m_rows[row].validation =
+      config.evalData.empty()
+          ? std::string()
+          : QFileInfo(QString::fromStdString(config.evalData.front())).fileName().toStdString();
   m_table->item(row, Mode)->setText(QString::fromStdString(nf::trainingModeName(config.mode)));
   m_table->item(row, Preset)->setText(QString::fromStdString(config.preset));
   m_table->item(row, LearningRate)->setText(number(config.optimizer.lr, 3));
@@ -169,13 +173,23 @@ void RunsView::showFigures(int row) {
   const QSignalBlocker block(m_table);
   m_table->item(row, Steps)->setText(tr("%1 of %2").arg(m.lastStep()).arg(m_rows[row].maxSteps));
   m_table->item(row, FinalLoss)->setText(m.steps.ce.empty() ? number(NAN) : number(m.steps.ce.back()));
-  const auto& evals = m.evals;
+  // The validation set's (the first --eval), not the first file name in order (an out-of-distribution set).
+  auto eval = m.evals.find(m_rows[row].validation);
+  if (eval == m.evals.end()) eval = m.evals.begin();
   m_table->item(row, FinalEval)
-      ->setText(evals.empty() || evals.begin()->second.empty()
+      ->setText(eval == m.evals.end() || eval->second.empty()
                     ? number(NAN)
-                    : QString("%1 (%2)").arg(number(evals.begin()->second.back().loss),
-                                             QString::fromStdString(evals.begin()->first)));
-  m_table->item(row, Status)->setText(QString::fromStdString(m.lastStatus));
+                    : QString("%1 (%2)").arg(number(eval->second.back().loss),
+                                             QString::fromStdString(eval->first)));
+  m_table->item(row, Status)->setText(statusWords(m.lastStatus));
+}
+
+QString RunsView::statusWords(const std::string& lastStatus) {
+  if (lastStatus == "start" || lastStatus == "resume" || lastStatus == "continue") return tr("training");
+  if (lastStatus == "pause") return tr("paused");
+  if (lastStatus == "stop") return tr("stopped");
+  if (lastStatus == "finish") return tr("finished");
+  return QString::fromStdString(lastStatus);
 }
 
 void RunsView::follow() {

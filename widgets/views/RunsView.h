@@ -59,11 +59,14 @@ class RunsView : public QWidget {
     std::shared_ptr<ComparedRun> run;
     std::unique_ptr<nf::MetricsFollower> follower;
     int64_t maxSteps = 0;
-    bool shown = false;  // the run shown: plotted as itself, never overlaid
+    std::string validation;  // the file name of its first evaluation set, whose loss the table shows
+    bool shown = false;      // the run shown: plotted as itself, never overlaid
   };
   void retranslate();
   void showSettings(int row, const nf::RunConfig& config);  // its mode, preset, learning rate and budget
   void showFigures(int row);  // the row's steps, last CE, last evaluation and status, from its metrics
+  // A run's last status record in words ("start" → training; a run killed stays "training").
+  static QString statusWords(const std::string& lastStatus);
   void follow();  // new records of the listed runs; runs new to the folder (or now readable) listed
   QLabel* m_heading;
   QPushButton* m_choose;

@@ -64,7 +64,8 @@ const std::shared_ptr<DraftSchedule>& NextRun::trimDraft(QString* note) {
   const size_t dropped = m_draft->trimTo(m_setup->maxSteps()).size();
   if (dropped > 0 && note)
     *note =
-        tr("%n event(s) past the last step were removed from the schedule", "", static_cast<int>(dropped));
+        tr("%n event(s) past the last step were set aside: they come back when the steps reach them again",
+           "", static_cast<int>(dropped));
   return m_draft;
 }
 

@@ -1,8 +1,10 @@
 // The schedules the timeline edits, headless: a draft follows the engine's edit rules, answers a dry-run
 // check as it would the edit, and trims to a new step budget; a followed run's schedule is read from its
 // schedule.json and refuses every edit.
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "check.h"
 #include "io/atomic_file.h"
@@ -26,6 +28,22 @@ TEST_CASE(draft_follows_the_edit_rules_and_trims_to_the_budget) {
   REQUIRE(!dropped.empty());
   for (const auto& e : draft.schedule().events) REQUIRE(e.step < 100);
   REQUIRE_EQ(dropped.size() + draft.schedule().events.size(), findPreset("tiny").schedule.events.size());
+  // Typing 500 passes through 5: the events set aside come back with the budget that holds them (the
+  // whole schedule was lost for good), each at its step.
+  const std::vector<ScheduleEvent> before = [&] {
+    DraftSchedule whole(findPreset("tiny").schedule, 4, 500);
+    REQUIRE(whole.move(1, 0).accepted);
+    return whole.schedule().events;
+  }();
+  draft.trimTo(5);
+  REQUIRE(draft.schedule().events.size() < before.size());
+  draft.trimTo(500);
+  std::vector<std::tuple<int64_t, EventAction, SiteKind, int>> expected, got;
+  for (const ScheduleEvent& e : before) expected.emplace_back(e.step, e.action, e.site, e.layer);
+  for (const ScheduleEvent& e : draft.schedule().events) got.emplace_back(e.step, e.action, e.site, e.layer);
+  std::sort(expected.begin(), expected.end());
+  std::sort(got.begin(), got.end());
+  REQUIRE(got == expected);
 }
 
 TEST_CASE(draft_check_answers_as_add_would_and_changes_nothing) {

@@ -4,7 +4,7 @@
 <context>
     <name>AnalysisPane</name>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="204"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="213"/>
         <source>%1 · %2 · %3</source>
         <translation>%1 · %2 · %3</translation>
     </message>
@@ -44,122 +44,132 @@
         <translation> (%1 waren verlangt: die Datei enthält nicht mehr)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="158"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="160"/>
         <source>%1: %2 sequence × %3 tokens from the start</source>
         <translation>%1: %2 Sequenz × %3 Token vom Anfang</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="159"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="161"/>
         <source>%1: %2 sequences × %3 tokens from the start</source>
         <translation>%1: %2 Sequenzen × %3 Token vom Anfang</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="163"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="165"/>
         <source>%1: %2 document × %3 tokens, each from the end-of-text token before it</source>
         <translation>%1: %2 Dokument × %3 Token, jeweils ab dem Textende-Token davor</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="164"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="166"/>
         <source>%1: %2 documents × %3 tokens, each from the end-of-text token before it</source>
         <translation>%1: %2 Dokumente × %3 Token, jeweils ab dem Textende-Token davor</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="167"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="170"/>
+        <source>%1: %2 document × %3 tokens, each from the begin-of-sequence token that starts it</source>
+        <translation>%1: %2 Dokument × %3 Token, jeweils ab dem Sequenzanfangs-Token, mit dem es beginnt</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="172"/>
+        <source>%1: %2 documents × %3 tokens, each from the begin-of-sequence token that starts it</source>
+        <translation>%1: %2 Dokumente × %3 Token, jeweils ab dem Sequenzanfangs-Token, mit dem es beginnt</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="176"/>
         <source>IOI prompt set %1</source>
         <translation>IOI-Prompt-Satz %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="169"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="178"/>
         <source>IOI prompts: %1</source>
         <translation>IOI-Prompts: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="203"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="212"/>
         <source>&lt;b&gt;Step %1&lt;/b&gt;</source>
         <translation>&lt;b&gt;Schritt %1&lt;/b&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="203"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="212"/>
         <source>&lt;b&gt;Saved model&lt;/b&gt;</source>
         <translation>&lt;b&gt;Gespeichertes Modell&lt;/b&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="209"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="218"/>
         <source>stale: the model has changed since</source>
         <translation>veraltet: das Modell hat sich seither geändert</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="210"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="219"/>
         <source>stale: the model is at step %1</source>
         <translation>veraltet: Das Modell ist bei Schritt %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="216"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="225"/>
         <source>computing… (training here slows meanwhile: they share the processor)</source>
         <translation>wird berechnet… (das Training hier wird solange langsamer: beide teilen sich den Prozessor)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="218"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="227"/>
         <source>computing…</source>
         <translation>wird berechnet…</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="222"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="231"/>
         <source>Failed: %1</source>
         <translation>Fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="227"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="236"/>
         <source>Refresh</source>
         <translation>Aktualisieren</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="228"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="237"/>
         <source>Compute this analysis on the model as it is now</source>
         <translation>Diese Analyse für den aktuellen Zustand des Modells berechnen</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="229"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="238"/>
         <source>Compute now</source>
         <translation>Jetzt berechnen</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="239"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="248"/>
         <source>Not computed yet for this model. It takes seconds on the bundled model; Refresh analyses (toolbar) computes every pane.</source>
         <translation>Für dieses Modell noch nicht berechnet. Auf dem mitgelieferten Modell dauert es Sekunden; „Analysen aktualisieren“ (Werkzeugleiste) berechnet alle Bereiche.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="250"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="259"/>
         <source>No model is open: open a model folder or a run to compute this analysis.</source>
         <translation>Kein Modell geöffnet: Öffnen Sie einen Modellordner oder einen Lauf, um diese Analyse zu berechnen.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="252"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="261"/>
         <source>The run is not ready yet: its model can be analysed once it trains.</source>
         <translation>Der Lauf ist noch nicht bereit: Sein Modell lässt sich analysieren, sobald er trainiert.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="254"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="263"/>
         <source>This run&apos;s model is not on this machine: open the run where it trains, or connect to it, to compute analyses.</source>
         <translation>Das Modell dieses Laufs liegt nicht auf diesem Rechner: Öffnen Sie den Lauf dort, wo er trainiert, oder verbinden Sie sich mit ihm, um Analysen zu berechnen.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="258"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="267"/>
         <source>The connected run has ended and its server answers no more: open its run folder or model on the machine that trained it to analyse it.</source>
         <translation>Der verbundene Lauf ist beendet, sein Server antwortet nicht mehr: Öffnen Sie seinen Laufordner oder sein Modell auf dem Rechner, der ihn trainiert hat, um ihn zu analysieren.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="272"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="281"/>
         <source>Export</source>
         <translation>Exportieren</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="273"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="282"/>
         <source>SVG drawing (*.svg);;PNG image (*.png);;CSV data (*.csv)</source>
         <translation>SVG-Zeichnung (*.svg);;PNG-Bild (*.png);;CSV-Daten (*.csv)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/AnalysisPane.cpp" line="276"/>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="285"/>
         <source>Export failed</source>
         <translation>Export fehlgeschlagen</translation>
     </message>
@@ -208,137 +218,137 @@
 <context>
     <name>BenchmarksPane</name>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="120"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="122"/>
         <source>Downstream benchmarks — HellaSwag, PIQA, WinoGrande, BoolQ, ARC, LAMBADA — scored as lm-evaluation-harness scores them, on the model now and on the starting model, from the task files in a folder you choose (nothing is downloaded). Until you choose one, tasks made from the synthetic corpus in those formats, which the bundled models can answer.</source>
         <translation>Downstream-Benchmarks – HellaSwag, PIQA, WinoGrande, BoolQ, ARC, LAMBADA –, bewertet wie lm-evaluation-harness sie bewertet, am Modell jetzt und am Ausgangsmodell, aus den Aufgabendateien eines Ordners Ihrer Wahl (nichts wird heruntergeladen). Bis Sie einen wählen: Aufgaben in diesen Formaten aus dem synthetischen Korpus, die die mitgelieferten Modelle lösen können.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="145"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="147"/>
         <source>Folder of benchmark files (hellaswag_val.jsonl, winogrande_1.1/dev.jsonl, …)</source>
         <translation>Ordner mit Benchmark-Dateien (hellaswag_val.jsonl, winogrande_1.1/dev.jsonl, …)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="150"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="152"/>
         <source>Tasks: synthetic, made from the corpus</source>
         <translation>Aufgaben: synthetisch, aus dem Korpus</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="151"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="153"/>
         <source>Tasks: the files in %1</source>
         <translation>Aufgaben: die Dateien in %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="154"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="156"/>
         <source>Compared with: only the starting model</source>
         <translation>Verglichen mit: nur dem Ausgangsmodell</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="155"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="157"/>
         <source>Compared with: the starting model and %1</source>
         <translation>Verglichen mit: dem Ausgangsmodell und %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="238"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="240"/>
         <source>%1
 (synthetic)</source>
         <translation>%1
 (synthetisch)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="254"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="256"/>
         <source>right</source>
         <translation>richtig</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="254"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="256"/>
         <source>wrong</source>
         <translation>falsch</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="291"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="293"/>
         <source>Accuracy per task, the starting model against the model now (± standard error)</source>
         <translation>Genauigkeit je Aufgabe, Ausgangsmodell gegen das Modell jetzt (± Standardfehler)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="296"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="298"/>
         <source>accuracy (%)</source>
         <translation>Genauigkeit (%)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="282"/>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="297"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="284"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="299"/>
         <source>starting model</source>
         <translation>Ausgangsmodell</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="111"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="113"/>
         <source>A model to compare with (the vanilla control&apos;s final model, say)</source>
         <translation>Ein Vergleichsmodell (etwa das finale Modell der Vanilla-Kontrolle)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="275"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="277"/>
         <source>Items the model now and the compared model answer differently: %1 of %2</source>
         <translation>Einträge, die das Modell jetzt und das Vergleichsmodell verschieden beantworten: %1 von %2</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="276"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="278"/>
         <source>Items the model now and the starting model answer differently: %1 of %2</source>
         <translation>Einträge, die das Modell jetzt und das Ausgangsmodell verschieden beantworten: %1 von %2</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="283"/>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="299"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="285"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="301"/>
         <source>compared model</source>
         <translation>Vergleichsmodell</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="284"/>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="298"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="286"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="300"/>
         <source>model now</source>
         <translation>Modell jetzt</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="289"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="291"/>
         <source>Accuracy per synthetic task (made from the corpus; not the real benchmarks), the starting model against the model now (± standard error)</source>
         <translation>Genauigkeit je synthetischer Aufgabe (aus dem Korpus erzeugt; nicht die echten Benchmarks), Ausgangsmodell gegen das Modell jetzt (± Standardfehler)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="300"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="302"/>
         <source>Compare With…</source>
         <translation>Vergleichen mit…</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="301"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="303"/>
         <source>No Comparison</source>
         <translation>Kein Vergleich</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="302"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="304"/>
         <source>Choose Task Files…</source>
         <translation>Aufgabendateien wählen…</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="303"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="305"/>
         <source>Synthetic Tasks</source>
         <translation>Synthetische Aufgaben</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="304"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="306"/>
         <source>items per task:</source>
         <translation>Einträge je Aufgabe:</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="282"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="284"/>
         <source>task</source>
         <translation>Aufgabe</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="282"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="284"/>
         <source>line in the file</source>
         <translation>Zeile in der Datei</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="282"/>
+        <location filename="../widgets/analysis/BenchmarksPane.cpp" line="284"/>
         <source>right choice</source>
         <translation>richtige Wahl</translation>
     </message>
@@ -1397,83 +1407,83 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>NeuronsPane</name>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="70"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="73"/>
         <source>The last MLP layer&apos;s confidence neurons: output norm against logit variance, the effect of ablating the top ones on loss and entropy, and their alignment with the unembedding&apos;s singular directions.</source>
         <translation>Die Konfidenzneuronen der letzten MLP-Schicht: Ausgangsnorm gegen Logit-Varianz, die Wirkung der Ablation der stärksten auf Verlust und Entropie und ihre Ausrichtung an den Singulärrichtungen der Unembedding-Matrix.</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="143"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="146"/>
         <source>|cos| of neuron %1</source>
         <translation>|cos| von Neuron %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="194"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="197"/>
         <source>Last MLP layer: output norm vs LogitVar (red: top %1 by CN score)</source>
         <translation>Letzte MLP-Schicht: Ausgabenorm vs. LogitVar (rot: Top %1 nach CN-Score)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="195"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="198"/>
         <source>‖w_out‖</source>
         <translation>‖w_out‖</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="196"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="199"/>
         <source>LogitVar</source>
         <translation>LogitVar</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="197"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="200"/>
         <source>neurons</source>
         <translation>Neuronen</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="198"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="201"/>
         <source>top by CN score = ‖w_out‖ / LogitVar</source>
         <translation>Top nach CN-Score = ‖w_out‖ / LogitVar</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="199"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="202"/>
         <source>Mean ablation of each top neuron</source>
         <translation>Mean-Ablation jedes Top-Neurons</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="200"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="203"/>
         <source>neuron (by CN rank)</source>
         <translation>Neuron (nach CN-Rang)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="201"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="204"/>
         <source>change (nats)</source>
         <translation>Änderung (Nats)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="202"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="205"/>
         <source>Δ loss</source>
         <translation>Δ Verlust</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="203"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="206"/>
         <source>Δ entropy</source>
         <translation>Δ Entropie</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="204"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="207"/>
         <source>W_U singular values and top neurons&apos; |cosine| to each direction</source>
         <translation>Singulärwerte von W_U und |Kosinus| der Top-Neuronen zu jeder Richtung</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="205"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="208"/>
         <source>singular direction (descending)</source>
         <translation>Singulärrichtung (absteigend)</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="206"/>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="208"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="209"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="211"/>
         <source>singular value</source>
         <translation>Singulärwert</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/NeuronsPane.cpp" line="207"/>
+        <location filename="../widgets/analysis/NeuronsPane.cpp" line="210"/>
         <source>|cosine|</source>
         <translation>|Kosinus|</translation>
     </message>
@@ -1738,27 +1748,27 @@ Worker %1 beendet (%2): %3</translation>
         <translation>der Zeitplan des Papers für %1 (Tabelle 4): %2×%3 Sequenzen zu 1024 Token pro Schritt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="288"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="290"/>
         <source>cannot plan for %1: %2</source>
         <translation>keine Planung für %1 möglich: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="290"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="292"/>
         <source>does not fit in the %1 free on %2: %3</source>
         <translation>passt nicht in die %1, die auf %2 frei sind: %3</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="293"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="295"/>
         <source>%1 predicted of %2 free · micro-batch %3 × %4 · activation checkpointing %5</source>
         <translation>%1 vorhergesagt von %2 frei · Micro-Batch %3 × %4 · Activation Checkpointing %5</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="298"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="300"/>
         <source>on</source>
         <translation>an</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="298"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="300"/>
         <source>off</source>
         <translation>aus</translation>
     </message>
@@ -1780,7 +1790,7 @@ Worker %1 beendet (%2): %3</translation>
     <message>
         <location filename="../widgets/views/RunSetupView.cpp" line="148"/>
         <location filename="../widgets/views/RunSetupView.cpp" line="151"/>
-        <location filename="../widgets/views/RunSetupView.cpp" line="237"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="238"/>
         <source>nothing</source>
         <translation>nichts</translation>
     </message>
@@ -1790,117 +1800,122 @@ Worker %1 beendet (%2): %3</translation>
         <translation>Analysen, die während des Laufs gemessen werden – jedes Zwanzigstel des Laufs und bei jedem Entfernungsereignis – und unter den Trainingskurven gezeichnet: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="240"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="238"/>
+        <source>its validation sets, made with it</source>
+        <translation>seinen Validierungsdaten, die mit ihm entstehen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/RunSetupView.cpp" line="242"/>
         <source>removals timed by the autopilot: within %1 nats, %2–%3 steps apart, up to %4 at once</source>
         <translation>Entfernungen vom Autopiloten getaktet: innerhalb %1 Nats, %2–%3 Schritte Abstand, bis zu %4 zugleich</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="246"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="248"/>
         <source>; then training until the loss has not improved for %1 steps</source>
         <translation>; danach Training, bis sich der Verlust %1 Schritte lang nicht verbessert hat</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="251"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="253"/>
         <source>tracked: %1, every %2 steps and at each removal</source>
         <translation>verfolgt: %1, alle %2 Schritte und bei jeder Entfernung</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="312"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="314"/>
         <source>remove the norms (the protocol)</source>
         <translation>Normen entfernen (das Protokoll)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="313"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="315"/>
         <source>fine-tune, nothing removed (control)</source>
         <translation>Fine-Tuning, nichts entfernt (Kontrolle)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="314"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="316"/>
         <source>The vanilla control uses the same data, learning rate and steps</source>
         <translation>Die Vanilla-Kontrolle verwendet dieselben Daten, dieselbe Lernrate und dieselben Schritte</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="318"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="320"/>
         <source>Mode</source>
         <translation>Modus</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="319"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="321"/>
         <source>Preset</source>
         <translation>Preset</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="320"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="322"/>
         <source>Steps</source>
         <translation>Schritte</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="321"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="323"/>
         <source>Device</source>
         <translation>Gerät</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="322"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="324"/>
         <source>Workers</source>
         <translation>Worker</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="323"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="325"/>
         <source>Timing</source>
         <translation>Zeitpunkte</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="324"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="326"/>
         <source>Track</source>
         <translation>Verfolgen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="328"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="330"/>
         <source>Autopilot: each removal when the loss has recovered</source>
         <translation>Autopilot: jede Entfernung, sobald sich der Verlust erholt hat</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="330"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="332"/>
         <source>The schedule gives the order of the removals and the first one&apos;s step; each later one fires once the smoothed loss is back within 0.02 nats of its level before the last (at least 10, at most 80 steps later), several sites of a kind at once when recovery is quick. The timeline shows its decisions as they are made (docs/TRAINING.md, &quot;The autopilot&quot;).</source>
         <translation>Der Plan gibt die Reihenfolge der Entfernungen und den Schritt der ersten vor; jede weitere folgt, sobald der geglättete Verlust wieder höchstens 0,02 Nats über seinem Stand vor der letzten liegt (frühestens 10, spätestens 80 Schritte danach), bei schneller Erholung mehrere Stellen einer Art zugleich. Die Zeitleiste zeigt seine Entscheidungen, sobald sie fallen (docs/TRAINING.md, „The autopilot“).</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="334"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="336"/>
         <source>Memory</source>
         <translation>Speicher</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="335"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="337"/>
         <source>Data</source>
         <translation>Daten</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="336"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="338"/>
         <source>Run folder</source>
         <translation>Laufordner</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="338"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="340"/>
         <source>synthetic corpus (seed 1), tokenized with the model&apos;s tokenizer; made on the first start</source>
         <translation>synthetischer Korpus (Seed 1), mit dem Tokenizer des Modells tokenisiert; wird beim ersten Start erzeugt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="341"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="343"/>
         <source>a new folder per run</source>
         <translation>ein neuer Ordner pro Lauf</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="342"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="344"/>
         <source>cpu, cuda or cuda:N</source>
         <translation>cpu, cuda oder cuda:N</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="344"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="346"/>
         <source>Processes that train this run together, each on its share of every batch, with the same result as one: on cuda one per GPU, on the CPU several processes (on a machine with few cores two processes can use them better than one). The batch must split evenly over them.</source>
         <translation>Prozesse, die diesen Lauf gemeinsam trainieren, jeder mit seinem Anteil an jedem Batch, mit demselben Ergebnis wie einer: auf cuda einer pro GPU, auf der CPU mehrere Prozesse (auf einem Rechner mit wenigen Kernen nutzen zwei Prozesse sie besser als einer). Der Batch muss sich gleichmäßig auf sie aufteilen.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/RunSetupView.cpp" line="351"/>
+        <location filename="../widgets/views/RunSetupView.cpp" line="353"/>
         <source>The peak memory of a training step predicted on this device, and the micro-batch × accumulation and activation checkpointing that Start uses: they keep the preset&apos;s sequences per step and fit %1% of the free memory.</source>
         <translation>Der für einen Trainingsschritt auf diesem Gerät vorhergesagte Spitzenspeicher sowie Micro-Batch × Akkumulation und Activation Checkpointing, die „Starten“ verwendet: Sie behalten die Sequenzen pro Schritt des Presets bei und passen in %1 % des freien Speichers.</translation>
     </message>

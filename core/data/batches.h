@@ -22,7 +22,7 @@ struct Batch {
 // With a share (one worker's of several, batchShare()), every batch still draws all batchSize starts, so
 // the generator's state stays the run's, but only the share's rows are read and returned.
 struct DocumentWindows {
-  int64_t marker = -1;  // the end-of-text id (documentMarker below)
+  int64_t marker = -1;  // the BOS documents start with, else the end-of-text before them (documentMarker)
   double share = 0;     // of the windows, in [0, 1]; 0: every window starts anywhere
 };
 

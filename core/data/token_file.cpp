@@ -32,10 +32,11 @@ TokenFileMeta readSidecar(const std::string& path) {
     else
       throw FileError(path, "dtype '" + dtype + "' is not supported (uint16 or uint32)");
     // Every number checked (JsonIn): a count of 1e40 is refused, never converted.
-    meta.vocabSize = meta.eotTokenId = meta.tokens = meta.documents = -1;
+    meta.vocabSize = meta.eotTokenId = meta.bosTokenId = meta.tokens = meta.documents = -1;
     readJson(j, "token file sidecar", [&](const JsonIn& in) {
       in["vocab_size"].readIfPresent(meta.vocabSize);
       in["eot_token_id"].readIfPresent(meta.eotTokenId);
+      in["bos_token_id"].readIfPresent(meta.bosTokenId);
       in["tokens"].readIfPresent(meta.tokens);
       in["documents"].readIfPresent(meta.documents);
       in["tokenizer"].readIfPresent(meta.tokenizer);
@@ -221,6 +222,7 @@ void TokenFileWriter::finish() {
                    {"eot_token_id", m_meta.eotTokenId},  {"tokens", m_meta.tokens},
                    {"documents", m_meta.documents},      {"tokenizer", m_meta.tokenizer},
                    {"sources", m_meta.sources}};
+  if (m_meta.bosTokenId >= 0) j["bos_token_id"] = m_meta.bosTokenId;  // nanoGPT's sidecars have none
   // The sidecar first: a crash between the two renames leaves a new sidecar that disagrees with the old
   // .bin's length (refused on open) rather than a new .bin read with a stale dtype.
   writeFileAtomic(tokenFileSidecarPath(m_path), j.dump(2) + "\n");

@@ -20,6 +20,7 @@ struct TokenFileMeta {
   TokenDType dtype = TokenDType::U16;
   int64_t vocabSize = -1;   // -1: unknown (no sidecar)
   int64_t eotTokenId = -1;  // -1: unknown
+  int64_t bosTokenId = -1;  // each document starts with it (LLaMA's <s>); -1: documents follow end-of-text
   int64_t tokens = -1;      // as written; checked against the file size
   int64_t documents = -1;
   std::string tokenizer;  // folder the tokens were made with, for the record
@@ -62,8 +63,12 @@ class TokenFile {
   bool m_dtypeStated = false;  // by a sidecar; without one the ids are read as uint16
 };
 
-// The end-of-text id that separates the file's documents: its sidecar's, else the model's.
+// The token a document's sequence starts at: the begin-of-sequence token each document starts with where
+// the sidecar names one (LLaMA's <s>: sequences start as its models saw them, not at the </s> before), else
+// the end-of-text that separates them (GPT-2's, which its models saw as a BOS): the sidecar's, else the
+// model's.
 inline int64_t documentMarker(const TokenFile& file, int64_t modelEndOfText) {
+  if (file.meta().bosTokenId >= 0) return file.meta().bosTokenId;
   return file.meta().eotTokenId >= 0 ? file.meta().eotTokenId : modelEndOfText;
 }
 

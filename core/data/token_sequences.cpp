@@ -25,8 +25,10 @@ TokenSequences documentSequences(const TokenFile& file, int64_t count, int64_t l
     free = at + length;
     return ++s.count < count;
   });
+  const bool bos = marker == file.meta().bosTokenId;
   if (s.count == 0)
-    throw FileError(file.path(), "has no end-of-text token (id " + std::to_string(marker) + ") with " +
+    throw FileError(file.path(), std::string("has no ") + (bos ? "begin-of-sequence" : "end-of-text") +
+                                     " token (id " + std::to_string(marker) + ") with " +
                                      std::to_string(length) +
                                      " tokens from it, so no sequence can start at a "
                                      "document");
@@ -50,7 +52,9 @@ TokenSequences readSequences(const std::string& tokenFile, int64_t count, int64_
     TokenSequences s =
         documentSequences(file, count, length, static_cast<int32_t>(documentMarker), vocabLimit);
     s.source = name + ": " + std::to_string(s.count) + (s.count == 1 ? " document × " : " documents × ") +
-               std::to_string(length) + " tokens, each from the end-of-text token before it" +
+               std::to_string(length) + " tokens, each from " +
+               (documentMarker == file.meta().bosTokenId ? "the begin-of-sequence token that starts it"
+                                                         : "the end-of-text token before it") +
                fewerThanAsked(s.count, count);
     return s;
   }

@@ -16,9 +16,9 @@ struct TokenSequences {
 // The first `count` consecutive, non-overlapping chunks of `length` tokens of a token file (fewer when the
 // file is shorter; an error when it holds not even one). Ids must lie below vocabSize (0: checked later,
 // by the model — an error that cannot name the file).
-// With a document marker (≥ 0: the end-of-text id) each sequence starts at a document instead, with the
-// marker before it as its first token (a BOS), as a model trained on document windows saw its data; the
-// sequences do not overlap.
+// With a document marker (≥ 0: documentMarker(), the BOS documents start with or else the end-of-text
+// before them) each sequence starts at a document instead, the marker its first token, as a model trained
+// on document windows saw its data; the sequences do not overlap.
 TokenSequences readSequences(const std::string& tokenFile, int64_t count, int64_t length,
                              int64_t documentMarker = -1, int64_t vocabSize = 0);
 

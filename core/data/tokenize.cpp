@@ -34,14 +34,15 @@ TokenizeStats tokenizeFiles(const std::vector<std::string>& inputs, const Tokeni
   TokenizeStats stats;
   for (const auto& input : inputs) stats.bytes += static_cast<int64_t>(std::filesystem::file_size(input));
 
-  TokenFileWriter writer(outPath, meta);
-  std::vector<int32_t> ids;
-  std::string pending;  // the document's text not encoded yet
   const int32_t eot = tokenizer.eotId();
   // Where Hugging Face's tokenizer starts every encoding with a begin-of-sequence token of its own (LLaMA's
   // <s>, unless tokenizer_config.json says add_bos_token: false), each document starts with it, as its
   // models saw documents in pretraining; GPT-2-style files only separate them with end-of-text.
   const int32_t bos = tokenizer.huggingFaceAddsBos() && tokenizer.bosId() != eot ? tokenizer.bosId() : -1;
+  meta.bosTokenId = bos;  // the analyses' and document windows' sequences start there
+  TokenFileWriter writer(outPath, meta);
+  std::vector<int32_t> ids;
+  std::string pending;  // the document's text not encoded yet
   bool documentStarted = false;
   // Random spans draw from every id but the special tokens (the documents' separators).
   std::vector<int32_t> pool;

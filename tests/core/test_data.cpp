@@ -574,8 +574,16 @@ TEST_CASE(token_files_start_documents_with_the_bos_where_hugging_face_adds_it) {
   REQUIRE_EQ(file.size(), static_cast<int64_t>(expected.size()));
   for (std::size_t i = 0; i < expected.size(); ++i)
     REQUIRE_EQ(static_cast<int32_t>(file.at(static_cast<int64_t>(i))), expected[i]);
-  // Prompts start the same way.
+  // Prompts start the same way, and so do the sequences of analyses and training windows at documents: at
+  // the <s> (they began at the </s> before it, a token the model never saw first).
   REQUIRE_EQ(llama->documentStartId(), llama->bosId());
+  REQUIRE_EQ(file.meta().bosTokenId, llama->bosId());
+  const TokenSequences starts =
+      readSequences(dir.path("docs.bin"), 3, 3, documentMarker(file, llama->eotId()));
+  REQUIRE_EQ(starts.count, 3);
+  for (int64_t r = 0; r < starts.count; ++r) REQUIRE_EQ(starts.row(r)[0], llama->bosId());
+  REQUIRE_MSG(starts.source.find("each from the begin-of-sequence token that starts it") != std::string::npos,
+              starts.source);
   // Where tokenizer_config.json says add_bos_token: false, Hugging Face's LlamaTokenizer leaves <s> out:
   // a model so configured saw its documents without it.
   writeFileAtomic(dir.path("llama/tokenizer_config.json"), R"({"add_bos_token": false})");
@@ -585,6 +593,7 @@ TEST_CASE(token_files_start_documents_with_the_bos_where_hugging_face_adds_it) {
   for (int32_t id : expected)
     if (id != llama->bosId()) withoutBos.push_back(id);
   REQUIRE(readAll(TokenFile::open(dir.path("plain.bin"))) == withoutBos);
+  REQUIRE_EQ(TokenFile::open(dir.path("plain.bin")).meta().bosTokenId, -1);  // documents follow </s>
   REQUIRE_EQ(plain->documentStartId(), plain->eotId());  // prompts start as its documents do
 }
 

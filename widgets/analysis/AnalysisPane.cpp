@@ -152,6 +152,8 @@ QString translatedData(const std::string& data) {
       QStringLiteral("^(.*): (\\d+) chunks? × (\\d+) tokens from the start$"));
   static const QRegularExpression documents(
       QStringLiteral("^(.*): (\\d+) documents? × (\\d+) tokens, each from the end-of-text token before it$"));
+  static const QRegularExpression bosDocuments(QStringLiteral(
+      "^(.*): (\\d+) documents? × (\\d+) tokens, each from the begin-of-sequence token that starts it$"));
   static const QRegularExpression ioi(QStringLiteral("^IOI prompt set (.*)$"));
   static const QRegularExpression ioiFrame(QStringLiteral("^IOI prompts: (.*)$"));
   if (const auto m = chunks.match(d); m.hasMatch())
@@ -162,6 +164,13 @@ QString translatedData(const std::string& data) {
     d = (m.captured(2) == "1"
              ? AnalysisPane::tr("%1: %2 document × %3 tokens, each from the end-of-text token before it")
              : AnalysisPane::tr("%1: %2 documents × %3 tokens, each from the end-of-text token before it"))
+            .arg(m.captured(1), m.captured(2), m.captured(3));
+  else if (const auto m = bosDocuments.match(d); m.hasMatch())
+    d = (m.captured(2) == "1"
+             ? AnalysisPane::tr(
+                   "%1: %2 document × %3 tokens, each from the begin-of-sequence token that starts it")
+             : AnalysisPane::tr(
+                   "%1: %2 documents × %3 tokens, each from the begin-of-sequence token that starts it"))
             .arg(m.captured(1), m.captured(2), m.captured(3));
   else if (const auto m = ioi.match(d); m.hasMatch())
     d = AnalysisPane::tr("IOI prompt set %1").arg(m.captured(1));

@@ -86,7 +86,9 @@ BenchmarksPane::BenchmarksPane(AnalysisRunner* runner, QWidget* parent)
   placeLegendBelowTitle(m_plot, 3);
   enableHoverLabels(m_plot);
   m_table = new QTableWidget(0, 5, this);
-  m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+  // Each column as wide as its header and cells (German headers were cut in even columns), the last the rest.
+  m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  m_table->horizontalHeader()->setStretchLastSection(true);
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_table->setSortingEnabled(true);
   auto* split = new QSplitter(Qt::Vertical, this);

@@ -46,9 +46,12 @@ NeuronsPane::NeuronsPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane
   m_spectrum = makePlot(this, "unembedding_spectrum");
   m_spectrum->addGraph()->setPen(QPen(Qt::black, 2));
   m_spectrum->yAxis->setScaleType(QCPAxis::stLogarithmic);
-  // Evenly stepped labels on the log axis: the spectrum spans less than two decades, where a log ticker
-  // labels one power of ten only.
-  m_spectrum->yAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
+  // Labels at 1, 2, 5 × each power of ten on the log axis: the spectrum spans less than two decades, where a
+  // log ticker labels one power of ten only and an evenly stepped one crowds the top decade.
+  auto ticks = QSharedPointer<QCPAxisTickerText>::create();
+  for (double decade = 1e-6; decade <= 1e6; decade *= 10)
+    for (double m : {1.0, 2.0, 5.0}) ticks->addTick(m * decade, QString::number(m * decade, 'g', 3));
+  m_spectrum->yAxis->setTicker(ticks);
   m_spectrum->yAxis2->setVisible(true);
   m_spectrum->yAxis2->setRange(0, 1);
   for (int i = 0; i < kCosineCurves; ++i)

@@ -234,7 +234,9 @@ QString RunSetupView::runSettingsText() const {
              .arg(o.warmupSteps)
              .arg(c.trainData.empty() ? tr("the synthetic corpus")
                                       : QString::fromStdString(c.trainData).section('/', -1),
-                  eval.isEmpty() ? tr("nothing") : eval.join(", ")) +
+                  eval.isEmpty()
+                      ? (c.trainData.empty() ? tr("its validation sets, made with it") : tr("nothing"))
+                      : eval.join(", ")) +
          (c.autopilot.enabled
               ? "<br>" +
                     tr("removals timed by the autopilot: within %1 nats, %2–%3 steps apart, up to %4 at once")

@@ -163,7 +163,7 @@ void TrainingView::arrange() {
   if (compact) {
     for (QWidget* w : lower) m_tabs->addTab(w, QString());  // takes them from the splitter
     m_splitter->addWidget(m_tabs);
-    proportion({1, 1});  // the loss plot and the tabs: half each
+    proportion({2, 1});  // the loss plot first: its legend (German, runs compared) takes rows of its own
     m_tabs->show();
   } else {
     m_tabs->clear();  // removes the tabs; the splitter takes the plots back

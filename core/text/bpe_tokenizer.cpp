@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/atomic_file.h"
+#include "io/file_format.h"
 #include "text/pretokenizer.h"
 
 namespace nf {
@@ -111,10 +112,7 @@ BpeTokenizer::BpeTokenizer(std::vector<std::string> tokenBytes, const std::vecto
 }
 
 void BpeTokenizer::addLiteral(Literal literal) {
-  // Whitespace after another character: lastSafeCut may cut there (pretokenizer.h).
-  const std::size_t text = literal.text.find_first_not_of(" \t\n\v\f\r");
-  m_literalSplittable |=
-      text != std::string::npos && literal.text.find_first_of(" \t\n\v\f\r", text) != std::string::npos;
+  m_literalSplittable |= lastSafeCutMaySplit(literal.text);
   auto at = std::find_if(m_literals.begin(), m_literals.end(),
                          [&](const Literal& l) { return l.text.size() < literal.text.size(); });
   m_literals.insert(at, std::move(literal));
@@ -123,18 +121,13 @@ void BpeTokenizer::addLiteral(Literal literal) {
 void BpeTokenizer::readAddedTokens(const std::string& folder) {
   const std::string path = folder + "/added_tokens.json";
   if (!std::filesystem::exists(path)) return;
-  nlohmann::json added;
-  try {
-    added = nlohmann::json::parse(readTextFile(path));
-  } catch (const nlohmann::json::exception& e) {
-    throw FileError(path, std::string("is not valid JSON: ") + e.what());
-  }
+  const nlohmann::json added = readJsonFile(path);
   if (!added.is_object()) throw FileError(path, "must be a JSON object mapping token texts to ids");
   // Hugging Face's slow tokenizer makes an added token special when the configuration names it so.
   const std::vector<std::string> special = readTokenizerConfig(folder).specialTokens;
   std::vector<std::pair<int64_t, std::string>> past;  // the tokens after the vocabulary
   std::string bytes;
-  for (auto& [text, value] : added.items()) {
+  for (const auto& [text, value] : added.items()) {
     if (text.empty()) throw FileError(path, "holds an empty token");
     if (!value.is_number_integer())
       throw FileError(path, "the id of token \"" + text + "\" is not an integer");

@@ -206,16 +206,11 @@ std::unique_ptr<HfTokenizer> HfTokenizer::fromJson(const std::string& tokenizerJ
       throw UnsupportedTokenizer(source, "decoder \"" + typeOf(part("decoder")) +
                                              "\" is not supported (byte-level BPE decodes with ByteLevel)");
     t.parseAddedTokens(part("added_tokens"));
-    // GPT-2's own pre-tokenization and no added token a safe cut could split (one with whitespace after
-    // another character, where lastSafeCut may cut): GPT-2's safe cuts hold.
-    auto splittable = [](const std::string& content) {
-      const std::size_t text = content.find_first_not_of(" \t\n\v\f\r");
-      return text != std::string::npos && content.find_first_of(" \t\n\v\f\r", text) != std::string::npos;
-    };
+    // GPT-2's own pre-tokenization and no added token a safe cut could split: GPT-2's safe cuts hold.
     t.m_gpt2Pretokenization = t.m_steps.size() == 1 && t.m_steps[0].regex &&
                               t.m_steps[0].regex->pattern() == kByteLevelPattern &&
                               std::none_of(t.m_addedContent.begin(), t.m_addedContent.end(),
-                                           [&](const auto& a) { return splittable(a.second); });
+                                           [](const auto& a) { return lastSafeCutMaySplit(a.second); });
 
     auto idOfText = [&](const std::string& text) {
       if (text.empty()) return -1;

@@ -87,4 +87,10 @@ std::size_t lastSafeCut(std::string_view text) {
   return 0;
 }
 
+bool lastSafeCutMaySplit(std::string_view text) {
+  const std::size_t first = text.find_first_not_of(" \t\n\v\f\r");
+  return first != std::string_view::npos &&
+         text.find_first_of(" \t\n\v\f\r", first) != std::string_view::npos;
+}
+
 }  // namespace nf

@@ -25,5 +25,8 @@ class Pretokenizer {
 // large files in blocks. (No piece holds whitespace after anything else, and none looks behind: an ASCII
 // whitespace character after any other character always starts a new piece.)
 std::size_t lastSafeCut(std::string_view text);
+// Whether lastSafeCut may cut inside this text (it holds ASCII whitespace after another character): a
+// tokenizer whose added tokens do so cannot stream at those cuts.
+bool lastSafeCutMaySplit(std::string_view text);
 
 }  // namespace nf

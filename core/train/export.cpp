@@ -35,8 +35,9 @@ bool centring(const CausalLMImpl& model) { return centresInput(familyNamed(model
 // β folds into the biases of the norms' readers: a LayerNorm family without them (GPT-NeoX with
 // attention_bias false) gains them, at zero (Hugging Face's GPT-NeoX has one switch for the attention's).
 ModelShape withBiasesForBeta(const CausalLMImpl& model, ModelShape shape) {
-  if (centring(model) && !shape.qkvBias) shape.qkvBias = shape.attentionOutputBias = true;
-  if (centring(model) && !shape.mlpBias) shape.mlpBias = true;
+  if (!centring(model)) return shape;  // RMSNorm has no β
+  if (!shape.qkvBias) shape.qkvBias = shape.attentionOutputBias = true;
+  shape.mlpBias = true;
   return shape;
 }
 

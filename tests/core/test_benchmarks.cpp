@@ -9,7 +9,6 @@
 
 #include "cli_process.h"
 #include "data/synthetic_benchmarks.h"
-#include "data/synthetic_corpus.h"
 #include "eval/benchmark.h"
 #include "fixtures.h"
 #include "io/atomic_file.h"
@@ -312,10 +311,7 @@ TEST_CASE(sentencepiece_requests_start_with_bos_only_where_hugging_face_adds_it)
   SKIP("built with -DNF_TOKENIZER_FORMATS=OFF: no tokenizer.model");
 #endif
   TempDir dir;
-  std::string text;
-  SyntheticCorpus corpus(CorpusStyle::Main, 1);
-  for (int i = 0; i < 300; ++i) text += corpus.nextDocument() + "\n";
-  trainSentencePiece(dir.path("llama"), text, 1000);
+  trainSentencePiece(dir.path("llama"), corpusLines(1, 300), 1000);
   const std::unique_ptr<Tokenizer> withBos = loadTokenizer(dir.path("llama"));
   ModelShape shape;
   for (const NamedShape& s : familyShapes())

@@ -533,9 +533,7 @@ TEST_CASE(ioi_prompts_work_with_tokenizer_json_and_sentencepiece) {
   requireWellFormedIoiSet(*qwen, qwenSet, qwen->eotId());
 
   // A LLaMA-style SentencePiece model: " Mary" is the piece "▁Mary", prompts start with <s>.
-  std::string text;
-  SyntheticCorpus corpus(CorpusStyle::Main, 1);
-  for (int i = 0; i < 400; ++i) text += corpus.nextDocument() + "\n";
+  const std::string text = corpusLines(1, 400);
   trainSentencePiece(dir.path("llama"), text, 2000);
   const auto llama = loadTokenizer(dir.path("llama"));
   const IoiPromptSet llamaSet = makeIoiPromptSet(*llama, options);
@@ -555,10 +553,7 @@ TEST_CASE(token_files_start_documents_with_the_bos_where_hugging_face_adds_it) {
 #endif
   // LLaMA's models saw <s> document </s>: a SentencePiece model's token file is written so.
   TempDir dir;
-  std::string text;
-  SyntheticCorpus corpus(CorpusStyle::Main, 2);
-  for (int i = 0; i < 300; ++i) text += corpus.nextDocument() + "\n";
-  trainSentencePiece(dir.path("llama"), text, 1000);
+  trainSentencePiece(dir.path("llama"), corpusLines(2, 300), 1000);
   const auto llama = loadTokenizer(dir.path("llama"));
   REQUIRE(llama->bosId() >= 0 && llama->bosId() != llama->eotId());
   const std::vector<std::string> documents = {"The cat sat.", "Mary gave a book to John.", "12 34"};

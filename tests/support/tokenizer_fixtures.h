@@ -8,6 +8,7 @@
 #include <string>
 
 #include "check.h"
+#include "data/synthetic_corpus.h"
 #include "io/atomic_file.h"
 #include "temp_dir.h"
 #include "text/bpe_tokenizer.h"
@@ -117,6 +118,15 @@ inline nlohmann::json familyAddedTokens(const BpeTokenizer& bpe, const HfFamily&
 inline void writeHfTokenizer(const std::string& folder, const nlohmann::json& tokenizerJson) {
   std::filesystem::create_directories(folder);
   writeFileAtomic(folder + "/tokenizer.json", tokenizerJson.dump(1));
+}
+
+// `documents` documents of the synthetic corpus (`seed`), one per line: text for a SentencePiece model whose
+// vocabulary holds the corpus's words (the IOI names among them).
+inline std::string corpusLines(uint64_t seed, int documents) {
+  SyntheticCorpus corpus(CorpusStyle::Main, seed);
+  std::string text;
+  for (int i = 0; i < documents; ++i) text += corpus.nextDocument() + "\n";
+  return text;
 }
 
 // Trains a LLaMA-style SentencePiece BPE model on `text` with the library's Python trainer:

@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <utility>
 #include <vector>
 
 #include "io/atomic_file.h"
 #include "io/file_format.h"
+#include "run/metrics_records.h"
 #include "text/tokenizer.h"
 #include "util/whole_number.h"
 
@@ -33,6 +35,26 @@ bool isRunDirectory(const std::string& dir) {
   return fs::exists(configPath(dir)) && fs::exists(metricsPath(dir));
 }
 
+namespace {
+
+// The step of the newest "checkpoint" or "finish" record in dir's metrics.jsonl, or −1 without one.
+int64_t newestLoggedCheckpoint(const std::string& dir) {
+  std::ifstream in(metricsPath(dir), std::ios::binary);
+  int64_t newest = -1;
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("\"checkpoint\"") == std::string::npos && line.find("\"finish\"") == std::string::npos)
+      continue;  // most lines are steps: skip the parse
+    const nlohmann::json r = nlohmann::json::parse(line, nullptr, false);
+    if (!r.is_object() || !r.contains(record::kType) || !r.contains("step") || !r["step"].is_number_integer())
+      continue;
+    if (r[record::kType] == record::kCheckpoint || r[record::kType] == record::kFinish)
+      newest = std::max(newest, r["step"].get<int64_t>());
+  }
+  return newest;
+}
+
+}  // namespace
+
 void requireStartable(const std::string& dir) {
   if (!fs::exists(configPath(dir))) return;
   const nlohmann::json existing = readJsonFile(configPath(dir));
@@ -43,6 +65,13 @@ void requireStartable(const std::string& dir) {
     throw FileError(dir,
                     "already holds a run (config.json and a checkpoint exist); resume it or choose "
                     "another folder");
+  // A run that stopped before its first checkpoint starts again in place; one whose checkpoints were
+  // deleted has its log as the only record of what it trained, which a new start would erase.
+  if (const int64_t step = newestLoggedCheckpoint(dir); step >= 0)
+    throw FileError(metricsPath(dir), "records a checkpoint at step " + std::to_string(step) +
+                                          " that is gone from checkpoints/: the run cannot be resumed, and "
+                                          "a new run here would erase its log; move metrics.jsonl away or "
+                                          "choose another folder");
 }
 
 std::string checkpointName(int64_t step) {

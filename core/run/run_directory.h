@@ -27,8 +27,9 @@ std::string sourceModelPath(const std::string& dir);  // source/: of the model i
 // Whether `dir` holds a run (its config.json), as opposed to a model folder.
 bool isRunDirectory(const std::string& dir);
 // A new run may start in `dir` when it is new or empty, or holds a run that stopped before its first
-// checkpoint. Throws FileError for a folder holding a trained run, or a config.json not a run's (a model
-// folder's, which the run's would replace).
+// checkpoint. Throws FileError for a folder holding a trained run, one whose metrics.jsonl records
+// checkpoints that are gone (its log would be erased), or a config.json not a run's (a model folder's,
+// which the run's would replace).
 void requireStartable(const std::string& dir);
 
 // The folder of the checkpoint written after `step` optimizer steps: checkpoints/step-NNNNNNN.

@@ -693,6 +693,13 @@ TEST_CASE(finetune_removes_nothing_and_pretrain_starts_fresh) {
   REQUIRE(t->run());
   REQUIRE_THROWS_WITH(Trainer::start(dir.path("pre"), config), "already holds a run");
   REQUIRE_EQ(records(dir.path("pre"), "start").size(), 1u);  // the log started again with the run
+  // With its checkpoints and final model deleted, the log is all that is left of the run: kept, not erased.
+  fs::remove_all(run::checkpointsPath(dir.path("pre")));
+  fs::remove_all(run::finalModelPath(dir.path("pre")));
+  const std::string log = readTextFile(run::metricsPath(dir.path("pre")));
+  REQUIRE_THROWS_WITH(Trainer::start(dir.path("pre"), config), "metrics.jsonl", "checkpoint at step 6",
+                      "cannot be resumed");
+  REQUIRE_EQ(readTextFile(run::metricsPath(dir.path("pre"))), log);
 
   // A model folder given as the run directory keeps its config.json (the run's would replace it).
   const std::string modelConfig = readTextFile(config.model + "/config.json");

@@ -1,9 +1,11 @@
 #include "analysis/LogitLensPane.h"
 
 #include <QComboBox>
+#include <QFrame>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPointer>
+#include <QScrollArea>
 #include <QScrollBar>
 #include <QSpinBox>
 #include <QToolTip>
@@ -17,6 +19,9 @@
 namespace {
 const QColor kModeColours[nf::kLensModes] = {QColor(0x1f77b4), QColor(0xff7f0e), QColor(0x2ca02c)};
 constexpr int kWindow = 16;  // positions the grid shows at once (its scroll bar moves them)
+// The grid's height: its title, rotated token labels and colour scale, and a row per layer for the
+// 7-point token texts.
+constexpr int kGridChrome = 230, kGridRow = 16;
 
 // The grid's rows run from the final residual (top) down to the first block's input.
 int pointOfRow(int row, int points) { return points - 1 - row; }
@@ -64,10 +69,9 @@ LogitLensPane::LogitLensPane(AnalysisRunner* runner, QWidget* parent)
     }
   placeLegendBelowTitle(m_curves, 3);
   enableHoverLabels(m_curves);
-  body()->addWidget(m_curves, 2);
 
   m_grid = makePlot(this, "logit_lens_top_tokens");
-  m_grid->setMinimumHeight(240);
+  m_grid->setMinimumHeight(kGridChrome + 5 * kGridRow);
   m_map = makeHeatMapRow(m_grid, {magnitudeGradient()})[0];
   m_map->keyAxis()->setTickLabelRotation(90);
   m_grid->setMouseTracking(true);
@@ -85,8 +89,20 @@ LogitLensPane::LogitLensPane(AnalysisRunner* runner, QWidget* parent)
   m_positions = new QScrollBar(Qt::Horizontal, this);
   m_positions->setRange(0, 0);
   connect(m_positions, &QScrollBar::valueChanged, this, [this] { drawGrid(); });
-  body()->addWidget(m_grid, 3);
-  body()->addWidget(m_positions);
+  // The plots scroll where the pane is short: the grid keeps a readable height per layer (at 720 pixels
+  // its rows had been crushed to a few pixels each).
+  auto* plots = new QWidget(this);
+  auto* plotsLayout = new QVBoxLayout(plots);
+  plotsLayout->setContentsMargins(0, 0, 0, 0);
+  plotsLayout->addWidget(m_curves, 2);
+  plotsLayout->addWidget(m_grid, 3);
+  plotsLayout->addWidget(m_positions);
+  auto* scroll = new QScrollArea(this);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  scroll->setWidget(plots);
+  body()->addWidget(scroll, 1);
   retranslate();
 }
 
@@ -178,6 +194,7 @@ void LogitLensPane::drawGrid() {
     m_positions->setRange(0, std::max(0, positions - kWindow));
     m_positions->setPageStep(kWindow);
   }
+  m_grid->setMinimumHeight(kGridChrome + points * kGridRow);
   const int first = m_positions->value(), shown = std::min(kWindow, positions - first);
   const int top = r->trace.top;
   QCPColorMapData* d = m_map->data();

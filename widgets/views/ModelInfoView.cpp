@@ -3,11 +3,20 @@
 #include <QEvent>
 #include <QHeaderView>
 #include <QLabel>
-#include <QLocale>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
 namespace {
+
+// Numbers read the same in both languages, as the plots and every other pane show them: a decimal point,
+// and narrow spaces between thousands ("1 071 872": German's "1.071.872" beside "s = 2.151" read as two
+// kinds of point, and "4,3 MB" beside "2.381 nats" as two kinds of decimal).
+QString groupedCount(int64_t count) {
+  QString digits = QString::number(count);
+  for (int i = static_cast<int>(digits.size()) - 3; i > (count < 0 ? 1 : 0); i -= 3)
+    digits.insert(i, QChar(0x202F));
+  return digits;
+}
 
 // One colour per normalization kind, so the grid reads at a glance which sites are still real.
 QColor kindColor(const std::string& kind) {
@@ -143,7 +152,6 @@ void ModelInfoView::retranslate() {
     return;
   }
   const nf::ModelSummary& s = m_summary;
-  const QLocale locale;
   // In a run, the pane shows the run's model, not the folder it started from (that one is unchanged).
   m_title->setText(m_hasRun ? tr("The run's model, started from %1").arg(QString::fromStdString(s.folder))
                             : QString::fromStdString(s.folder));
@@ -154,8 +162,8 @@ void ModelInfoView::retranslate() {
                        .arg(s.shape.nEmbd)
                        .arg(s.shape.nPositions)
                        .arg(s.shape.vocabSize)
-                       .arg(locale.toString(static_cast<qlonglong>(s.parameterCount)))
-                       .arg(locale.toString(s.weightBytes / 1e6, 'f', 1))
+                       .arg(groupedCount(s.parameterCount))
+                       .arg(s.weightBytes / 1e6, 0, 'f', 1)
                        .arg(s.weightFiles.size())
                        .arg(QString::fromStdString(s.shape.family)));
   // A run's sites: those its events made fake so far take their frozen scale.

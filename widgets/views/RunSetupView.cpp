@@ -68,6 +68,7 @@ RunSetupView::RunSetupView(QWidget* parent) : QWidget(parent) {
   m_runSettings->setWordWrap(true);
   m_runSettings->setAlignment(Qt::AlignTop | Qt::AlignLeft);
   m_runSettings->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_runSettings->setMargin(9);  // as far from the dock's edge as the form's fields
   m_pages = new QStackedLayout(this);
   m_pages->addWidget(m_formPage);
   m_pages->addWidget(m_runSettings);

@@ -115,6 +115,8 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   m_splitter->addWidget(m_optimizer);
   m_splitter->addWidget(m_scales);
   m_splitter->addWidget(m_tracked);
+  m_splitter->installEventFilter(this);
+  connect(m_splitter, &QSplitter::splitterMoved, this, [this] { m_sizedByHand = true; });
   proportion(kStackedShares);
   m_tabs = new QTabWidget(this);
   m_tabs->setDocumentMode(true);
@@ -131,18 +133,29 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   retranslate();
 }
 
-// The splitter's widgets in these proportions, now and (through their stretch) when it is first laid out:
-// sizes set before that were dropped, and a tab area that took its place kept the old stretch of 2.
+// The splitter's widgets in these proportions, now and whenever it is resized, until the user drags a
+// handle: sizes set before the first layout (the splitter 30 px tall) were not kept as it grew (a
+// 2:1 compact column came out 157:268).
 void TrainingView::proportion(const std::vector<int>& shares) {
-  int total = 0;
-  for (std::size_t i = 0; i < shares.size(); ++i) {
+  m_shares = shares;
+  m_sizedByHand = false;
+  for (std::size_t i = 0; i < shares.size(); ++i)
     m_splitter->setStretchFactor(static_cast<int>(i), shares[i]);
-    total += shares[i];
-  }
+  applyShares();
+}
+
+void TrainingView::applyShares() {
+  int total = 0;
+  for (int share : m_shares) total += share;
   const int height = std::max(m_splitter->height(), total);
   QList<int> sizes;
-  for (int share : shares) sizes << height * share / total;
+  for (int share : m_shares) sizes << height * share / total;
   m_splitter->setSizes(sizes);
+}
+
+bool TrainingView::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == m_splitter && event->type() == QEvent::Resize && !m_sizedByHand) applyShares();
+  return QWidget::eventFilter(watched, event);
 }
 
 void TrainingView::resizeEvent(QResizeEvent* event) {

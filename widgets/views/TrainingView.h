@@ -58,6 +58,7 @@ class TrainingView : public QWidget {
  protected:
   void changeEvent(QEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;  // the splitter's resizes keep its shares
 
  private:
   void retranslate();
@@ -66,6 +67,7 @@ class TrainingView : public QWidget {
   void showTrackedIfAny();                          // shown while it has data, and arranged for it
   void titleTabs();                                 // the compact arrangement's tabs, in the current language
   void proportion(const std::vector<int>& shares);  // of the splitter's height, one share per plot
+  void applyShares();
   void replotAll();
   void alignSteps();                        // the same step at the same x in all the plots
   std::vector<QCustomPlot*> plots() const;  // loss, optimizer, scales, tracked analyses
@@ -84,6 +86,8 @@ class TrainingView : public QWidget {
   QSplitter* m_splitter;
   QTabWidget* m_tabs;  // the compact arrangement's optimizer, scales and tracked plots
   bool m_compact = false, m_showsTracked = false;
+  std::vector<int> m_shares;   // the splitter's proportions, kept as it resizes
+  bool m_sizedByHand = false;  // until the user drags a handle
   QCheckBox* m_logScale;
   QSlider* m_smoothing;
   QLabel* m_smoothingLabel;

@@ -76,7 +76,8 @@ QString AppFolders::applyLanguage(const QString& language, QTranslator* translat
   QApplication::removeTranslator(translator);
   const bool german = language == "de" && translator->load(":/i18n/normfree_de.qm");
   if (german) QApplication::installTranslator(translator);
-  // Numbers formatted through QLocale (parameter counts) follow the language: 1.071.872 in German.
+  // Qt's own dialogs (the file dialog's sizes and dates) follow the language; the workbench's numbers do
+  // not (ModelInfoView's groupedCount: one decimal point in both, as the plots and the run's files have).
   QLocale::setDefault(german ? QLocale(QLocale::German, QLocale::Germany)
                              : QLocale(QLocale::English, QLocale::UnitedStates));
   const QString now = german ? "de" : "en";

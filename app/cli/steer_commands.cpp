@@ -15,6 +15,7 @@
 #include "run/run_directory.h"
 #include "serve/steering_client.h"
 #include "serve/steering_server.h"
+#include "util/exit_status.h"
 #include "util/whole_number.h"
 
 namespace nf::cli {
@@ -42,10 +43,10 @@ std::unique_ptr<SteeringClient> connect(const TargetOptions& o) {
   }
 }
 
-// Exit status of an edit: 0 accepted, 4 refused (the answer says why, with its code).
+// Exit status of an edit: accepted, or refused (the answer says why, with its code).
 int editAnswered(const EditResult& result) {
   printJson(toJson(result));
-  return result.accepted ? 0 : 4;
+  return result.accepted ? exit_status::kSuccess : exit_status::kRefused;
 }
 
 void simple(CLI::App& parent, const std::string& name, const std::string& summary,
@@ -65,7 +66,7 @@ void cmdSteer(CLI::App& command) {
   command.description(
       "Steer a run started with --serve, here or through an SSH tunnel (docs/STEERING.md): its status, "
       "pause, continue, a checkpoint now, stop, the autopilot on or off, its schedule and edits of it, its "
-      "metrics as they are written. An edit that the run refuses exits with status 4 and says why.");
+      "metrics as they are written. An edit that the run refuses exits with status 5 and says why.");
   command.require_subcommand(1);
   simple(command, "status", "the run's step, state and device", &SteeringClient::status);
   simple(command, "pause", "hold the run after the step in progress", &SteeringClient::pause);
@@ -123,7 +124,9 @@ void cmdSteer(CLI::App& command) {
     auto o = std::make_shared<TargetOptions>();
     auto id = std::make_shared<int64_t>(0);
     addTarget(remove, *o);
-    remove.add_option("id", *id, "the event's id (steer schedule lists them)")->required();
+    remove.add_option("id", *id, "the event's id (steer schedule lists them)")
+        ->transform(atLeast<int64_t>(0))
+        ->required();
     onRun(remove, [o, id] { return editAnswered(connect(*o)->remove(*id)); });
   }
   {
@@ -165,6 +168,9 @@ void cmdSteer(CLI::App& command) {
       const auto goOn = [&] { return "; go on with --offset " + std::to_string(next); };
       try {
         connect(*o)->followMetrics(*offset, [&](const SteeringClient::MetricsPage& page) {
+          if (page.restarted)  // an offset past its end: a new run in the folder, or another run's offset
+            std::cerr << "note: the run's metrics.jsonl is shorter than offset " << next
+                      << ": printed again from its start\n";
           for (const nlohmann::json& record : page.records) {
             printJson(record);
             const std::string type = record.value(record::kType, "");

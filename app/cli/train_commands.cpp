@@ -173,6 +173,12 @@ class ServeEndpoint {
 #endif
   }
 
+  void runEnded() {
+#ifdef NF_STEERING
+    if (m_server) m_server->runEnded();
+#endif
+  }
+
   void close() {
 #ifdef NF_STEERING
     m_server.reset();
@@ -222,6 +228,7 @@ int train(std::unique_ptr<Trainer> trainer, ServeEndpoint& endpoint) {
       bar(p);
     };
   const bool finished = trainer->run(progress);
+  endpoint.runEnded();  // until it closes, it refuses what would never take effect
   printWarnings();
   std::signal(SIGINT, previousInt);
   std::signal(SIGTERM, previousTerm);
@@ -308,20 +315,24 @@ void startRun(CLI::App& command, TrainingMode mode, const std::string& descripti
         .add_option("--autopilot-tolerance", o->pilot.tolerance,
                     "nats the smoothed loss may stay above its level before the last removal")
         ->type_name("nats")
+        ->transform(inRange(0.0, 10.0, true))
         ->capture_default_str()
         ->needs(autopilot);
     command.add_option("--autopilot-min-gap", o->pilot.minGap, "steps between two removals, at least")
         ->type_name("n")
+        ->transform(atLeast<int64_t>(1))
         ->capture_default_str()
         ->needs(autopilot);
     command.add_option("--autopilot-max-gap", o->pilot.maxGap, "steps between two removals, at most")
         ->type_name("n")
+        ->transform(inRange<int64_t>(1, 1'000'000))
         ->capture_default_str()
         ->needs(autopilot);
     command
         .add_option("--autopilot-max-group", o->pilot.maxGroup,
                     "removals of one kind of site that may fire together")
         ->type_name("n")
+        ->transform(inRange(1, 64))
         ->capture_default_str()
         ->needs(autopilot);
     command
@@ -329,12 +340,14 @@ void startRun(CLI::App& command, TrainingMode mode, const std::string& descripti
                     "after the last removal, end the run once the smoothed loss has not improved for n "
                     "steps (0: train to the end of the step budget)")
         ->type_name("n")
+        ->transform(inRange<int64_t>(0, 1'000'000))
         ->capture_default_str()
         ->needs(autopilot);
     command
         .add_option("--autopilot-min-improvement", o->pilot.minImprovement,
                     "nats the smoothed loss must fall to count as improving")
         ->type_name("nats")
+        ->transform(inRange(0.0, 10.0))
         ->capture_default_str()
         ->needs(autopilot);
   }
@@ -399,7 +412,7 @@ void cmdResume(CLI::App& command) {
               "a new peak learning rate, e.g. after a divergence (written to config.json; the resume "
               "record keeps the change)")
       ->type_name("η")
-      ->transform(atLeast(0.0));
+      ->transform(above(0.0));
   addOptional(command, "--min-lr", o->minLr, "a new final learning rate of the cosine decay")
       ->type_name("η")
       ->transform(atLeast(0.0));

@@ -200,7 +200,8 @@ void SteeringClient::followMetrics(int64_t offset, const std::function<bool(cons
     throw SteeringError(200, "the metrics stream of the run at " + m_address.text() + " sent " + streamError);
   if (!res)
     throw SteeringError(0, "the metrics stream of the run at " + m_address.text() + " ended (" +
-                               httplib::to_string(res.error()) + ")");
+                               httplib::to_string(res.error()) + ")" +
+                               (m_address.doubt.empty() ? "" : "; " + m_address.doubt));
   if (res->status != 200)  // 400: an offset inside a record; 401: the token (a stale serve.json's?)
     throw SteeringError(res->status,
                         "the run at " + m_address.text() + " refused the metrics stream from offset " +

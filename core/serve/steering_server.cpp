@@ -76,6 +76,10 @@ struct NotFound : std::runtime_error {
 struct Busy : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+// A request to a run that has trained its last step (it would never take effect): 409.
+struct RunEnded : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 }  // namespace
 
@@ -91,8 +95,16 @@ struct SteeringServer::Impl {
 
   Trainer& trainer() const { return *trainerServed; }
 
+  std::atomic<bool> ended{false};  // runEnded()
+  // A request that changes what the run does, refused once it will not train again.
+  void requireTraining() const {
+    if (ended)
+      throw RunEnded("the run is not training any more (it ended at step " +
+                     std::to_string(trainer().stepsDone()) + "): resume it to steer it");
+  }
+
   json status() const {
-    const RunConfig& c = trainer().config();
+    const RunConfig c = trainer().settingsNow();  // as config.json has it: a rollback's lowered rate
     return {{"run", trainer().runDir()},
             {"mode", trainingModeName(c.mode)},
             {"steps_done", trainer().stepsDone()},
@@ -104,6 +116,7 @@ struct SteeringServer::Impl {
             {"pause_requested", trainer().pauseRequested()},
             {"paused", trainer().paused()},
             {"autopilot", trainer().autopilotOn()},
+            {"ended", ended.load()},
             {"config", toJson(c)}};
   }
 
@@ -146,7 +159,8 @@ struct SteeringServer::Impl {
         [this, follower](std::size_t, httplib::DataSink& sink) {
           auto lastWrite = std::chrono::steady_clock::now();
           while (sink.is_writable()) {
-            // Read once more after the server stops: the run's last records (its stop or finish) go out.
+            // Read on after the server stops, to the log's end: the run's last records (its stop or
+            // finish) go out, however far behind the client was.
             const bool last = stopping;
             const MetricsFollower::NewLines read = follower->read(kMaxPageBytes);
             std::string events = read.restarted ? "event: restarted\ndata: {}\n\n" : "";
@@ -160,7 +174,10 @@ struct SteeringServer::Impl {
               if (!sink.write(events.data(), events.size())) return false;
               if (!last) return true;
             }
-            if (last) break;
+            if (last) {
+              if (read.lines.empty()) break;  // the log's end
+              continue;                       // its next page, at once (one page had been all: records lost)
+            }
             std::this_thread::sleep_for(std::chrono::milliseconds(100));  // how often the log is looked at
           }
           sink.done();
@@ -181,6 +198,7 @@ struct SteeringServer::Impl {
     std::lock_guard<std::mutex> lock(editMutex);
     if (const std::string* seen = answeredEdits.find(id, request))
       return json::parse(*seen);  // a retry: the first answer, nothing applied again
+    requireTraining();
     EditResult result;
     if (body.contains("add")) {
       result = trainer().addEvent(eventToAdd(body["add"]));
@@ -364,6 +382,8 @@ struct SteeringServer::Impl {
       answer(res, 429, {{"error", e.what()}});
     } catch (const RequestIdReused& e) {
       answer(res, 409, {{"error", e.what()}});
+    } catch (const RunEnded& e) {
+      answer(res, 409, {{"error", e.what()}, {"code", "run_ended"}});
     } catch (const std::exception& e) {
       answer(res, 500, {{"error", e.what()}});
     }
@@ -388,6 +408,23 @@ struct SteeringServer::Impl {
     };
   }
 
+  // A query string is read as strictly as a body: `POST /v1/edit?dry_run=true` had been applied, and
+  // `?ofset=5000` answered from 0. Each request takes its one parameter, once, or none.
+  static std::string queryProblem(const httplib::Request& req) {
+    const std::string takes = req.path == "/v1/metrics" || req.path == "/v1/metrics/stream" ? "offset"
+                              : req.path == "/v1/analysis"                                  ? "job"
+                                                                                            : "";
+    for (const auto& [name, value] : req.params) {
+      if (name != takes)
+        return "unknown query parameter '" + name + "' (" +
+               (takes.empty() ? std::string("this request takes none")
+                              : "this request takes '" + takes + "'") +
+               ")";
+      if (req.params.count(name) > 1) return "query parameter '" + name + "' given twice";
+    }
+    return "";
+  }
+
   // Before a body is read: the token, and a body's size. A chunked body has no size to check before it
   // is read (httplib's limit holds for Content-Length only), and no client of ours sends one: refused.
   httplib::Server::HandlerResponse screen(const httplib::Request& req, httplib::Response& res) const {
@@ -399,6 +436,8 @@ struct SteeringServer::Impl {
       // Only an analysis may be large (up to kMaxAnalysisBody, the server's limit): refused before it is
       // read.
       answer(res, 413, {{"error", "the request body is too large (at most 64 KiB here)"}});
+    } else if (const std::string problem = queryProblem(req); !problem.empty()) {
+      answer(res, 400, {{"error", problem}});
     } else {
       return httplib::Server::HandlerResponse::Unhandled;
     }
@@ -416,8 +455,13 @@ struct SteeringServer::Impl {
     // Unknown paths and methods, and bodies too large (strangers were refused before: screen).
     server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
       if (!res.body.empty()) return;
-      answer(res, res.status,
-             {{"error", res.status == 413 ? "the request body is too large" : "no such request"}});
+      const char* why = res.status == 404   ? "no such request"
+                        : res.status == 413 ? "the request body is too large"
+                        : res.status == 414 ? "the request's path and query are too long"
+                        : res.status == 400
+                            ? "the request could not be read (its headers, Content-Length or body)"
+                            : "the request was refused";
+      answer(res, res.status, {{"error", why}});
     });
     server.Get("/v1/status", route([this](const httplib::Request&) { return status(); }));
     server.Get("/v1/metrics", route([this](const httplib::Request& req) { return metricsSince(req); }));
@@ -436,6 +480,7 @@ struct SteeringServer::Impl {
       return route([this, request](const httplib::Request& req) {
         if (!req.body.empty() && !objectBody(req).empty())
           throw BadRequest("this request takes no fields: send {} or nothing");
+        requireTraining();
         (trainer().*request)();
         return status();
       });
@@ -450,6 +495,7 @@ struct SteeringServer::Impl {
                   requireKnownFields(body, {"enabled"}, "the request");
                   if (!body.contains("enabled") || !body["enabled"].is_boolean())
                     throw BadRequest("\"enabled\" must be true or false");
+                  requireTraining();
                   if (!trainer().setAutopilot(body["enabled"].get<bool>()))
                     throw BadRequest("only a removal has an autopilot");
                   return status();
@@ -501,6 +547,8 @@ SteeringServer::SteeringServer(const ServeOptions& options) : m(std::make_unique
 SteeringServer::SteeringServer(Trainer& trainer, const ServeOptions& options) : SteeringServer(options) {
   serve(trainer);
 }
+
+void SteeringServer::runEnded() { m->ended = true; }
 
 void SteeringServer::serve(Trainer& trainer) {
   if (m->trainerServed) throw std::logic_error("the steering server already serves a run");

@@ -23,6 +23,10 @@ class SteeringServer {
   // Serves `trainer` (which must outlive the server) until destroyed, and writes the run directory's
   // serve.json (address and token, owner-only). Throws when it cannot write serve.json.
   void serve(Trainer& trainer);
+  // The run will not train again in this process (its run() returned, and the process is closing):
+  // from now on the controls, the autopilot switch and edits are refused (409, "run_ended") — they would
+  // never take effect — while status, metrics, schedule and analyses are still answered.
+  void runEnded();
   ~SteeringServer();  // stops serving; removes serve.json
   SteeringServer(const SteeringServer&) = delete;
   SteeringServer& operator=(const SteeringServer&) = delete;

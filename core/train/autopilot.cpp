@@ -37,7 +37,7 @@ void Trainer::Impl::applyAutopilotSwitch(int64_t step) {
   if (const int asked = autopilotSwitch.exchange(-1); asked >= 0 && (asked == 1) != autopilotOn) {
     autopilotOn = asked == 1;
     owner.m_config.autopilot.enabled = autopilotOn;
-    writeRunConfig(owner.m_dir, config());
+    writeRunConfig(owner.m_dir, settingsNow());  // a rollback's lowered learning rate stays
     record({{record::kType, record::kAutopilot}, {"step", step}, {"enabled", autopilotOn.load()}});
   }
 }

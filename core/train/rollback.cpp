@@ -98,7 +98,7 @@ void Trainer::Impl::rollBackTo(int64_t target, int64_t fromStep) {
   guard = std::make_unique<DivergenceGuard>(config().divergence.factor);
   checkpoints.forgetUnconfirmed();
   ++rollbacks;
-  lrScale *= config().divergence.lrFactor;
+  lrScale = lrScale * config().divergence.lrFactor;
   const RunConfig lowered = settingsNow();
   if (isMain()) writeRunConfig(owner.m_dir, lowered);
   record({{record::kType, record::kRollback},
@@ -109,6 +109,8 @@ void Trainer::Impl::rollBackTo(int64_t target, int64_t fromStep) {
           {"min_lr", lowered.optimizer.minLr},
           {"rollbacks", rollbacks}});
 }
+
+RunConfig Trainer::settingsNow() const { return m_impl->settingsNow(); }
 
 RunConfig Trainer::Impl::settingsNow() const {
   RunConfig c = config();

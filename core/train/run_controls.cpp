@@ -16,6 +16,11 @@ std::unique_lock<std::mutex> Trainer::Impl::lockBetweenSteps() {
   return lock;
 }
 
+void Trainer::Impl::leaveLoop() {
+  if (observing) model->setNormObserver(nullptr);
+  observing = false;
+}
+
 Trainer::Impl::Controls Trainer::Impl::controls(int64_t step) {
   Controls here{owner.m_stopRequested.load(), isMain() && owner.m_pauseRequested.load(),
                 isMain() && owner.m_checkpointRequested.exchange(false), !trainedOut(step).empty()};

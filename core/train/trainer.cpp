@@ -240,8 +240,7 @@ bool Trainer::runSteps(const ProgressFn& progress) {
   d.prefetcher = std::make_unique<BatchPrefetcher>(*d.sampler, d.device.is_cuda());
   const ScopeExit cleanUp([&] {
     d.prefetcher.reset();
-    if (d.observing) d.model->setNormObserver(nullptr);
-    d.observing = false;
+    d.leaveLoop();
     m_paused = m_pauseRequested = false;
   });
   const int64_t firstStep = m_stepsDone.load();
@@ -321,8 +320,7 @@ bool Trainer::runSteps(const ProgressFn& progress) {
       progress({trainingModeName(m_config.mode), done, o.maxSteps, "steps", done == o.maxSteps, detail});
     }
   }
-  if (d.observing) d.model->setNormObserver(nullptr);
-  d.observing = false;
+  d.leaveLoop();
   d.applyAutopilotSwitch(m_stepsDone);
   if (newSteps()) d.checkpoint(true);  // evaluated above when finished
   if (finished) {

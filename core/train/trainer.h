@@ -89,6 +89,8 @@ class Trainer {
 
   int64_t stepsDone() const { return m_stepsDone.load(); }
   const RunConfig& config() const { return m_config; }
+  // config() as config.json has it now: the learning rates lowered by the rollbacks so far.
+  RunConfig settingsNow() const;
   const std::string& runDir() const { return m_dir; }
   int worldSize() const;      // 1 in a one-process run
   bool isMainWorker() const;  // worker 0, the one that writes the run directory (true in one process)

@@ -101,7 +101,7 @@ struct Trainer::Impl {
   // the same weights, so a resume that trains on can tell it may remove it (checkpointing.cpp).
   std::pair<int64_t, std::string> newestCheckpoint{-1, ""};
   int rollbacks = 0;
-  double lrScale = 1;
+  std::atomic<double> lrScale{1};
   std::string divergedEvaluation;
 
   // --- tracked analyses (analysis/tracked_analyses.h), the training thread's: what they read (null: none
@@ -154,6 +154,7 @@ struct Trainer::Impl {
   std::unique_lock<std::mutex> lockBetweenSteps();
   Controls controls(int64_t step);
   BeforeStep holdBeforeStep(int64_t step, int64_t& lastCheckpoint);
+  void leaveLoop();  // the steps are over (stopped, finished or failed): the norms are no longer observed
   void controlRequested();
 
   // live_schedule.cpp

@@ -10,5 +10,6 @@ inline constexpr int kUsage = 2;     // bad arguments
 inline constexpr int kStopped = 3;   // a training run stopped before its last step (Ctrl-C, SIGTERM, a stop
                                      // request), with a checkpoint: `resume` continues it
 inline constexpr int kDiverged = 4;  // a training run diverged and stopped
+inline constexpr int kRefused = 5;   // a served run refused a request (`steer`'s edits): the answer says why
 
 }  // namespace nf::exit_status

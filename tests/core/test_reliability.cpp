@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -537,6 +538,37 @@ TEST_CASE(a_diverging_run_rolls_back_with_a_lower_learning_rate_and_finishes_san
   const EvalResult e = evaluate(*final, TokenFile::open(config.trainData), {});
   REQUIRE_MSG(std::isfinite(e.summary.meanLoss) && e.summary.meanLoss < 1.5 * saneLoss,
               e.summary.meanLoss << " against " << saneLoss);
+}
+
+// The autopilot switched on (the workbench's or steer's switch) after a rollback keeps the rollback's lowered
+// learning rate in config.json: it had written the run's first rate back, and the resume trained at it.
+TEST_CASE(an_autopilot_switch_after_a_rollback_keeps_the_lowered_learning_rate) {
+  TempDir dir;
+  RunConfig config = smallRun(dir);
+  config.checkpointInterval = 2;
+  config.divergence.action = DivergenceAction::Rollback;
+  config.divergence.lrFactor = 0.01;
+  config.divergence.maxRollbacks = 3;
+  const std::string runDir = dir.path("run");
+  runUntil(*Trainer::start(runDir, config), 6);
+  auto t = Trainer::resume(runDir, std::nullopt, lrFarTooHigh());
+  std::atomic<bool> returned{false};
+  std::thread stopper([&] {  // at the first rollback (or the run's end)
+    while (records(runDir, "rollback").empty() && !returned)
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    t->requestStop();
+  });
+  t->run();
+  returned = true;
+  stopper.join();
+  REQUIRE(!records(runDir, "rollback").empty());
+  REQUIRE(t->setAutopilot(true));
+  t->run();  // the switch is applied at its first step, or at its end
+  REQUIRE(!records(runDir, "autopilot").empty());
+  const double lowered = records(runDir, "rollback").back()["lr"];
+  REQUIRE(lowered < 1);
+  REQUIRE_EQ(json::parse(readTextFile(run::configPath(runDir)))["optimizer"]["lr"].get<double>(), lowered);
+  REQUIRE_EQ(t->settingsNow().optimizer.lr, lowered);
 }
 
 TEST_CASE(a_resumed_run_keeps_every_record_of_its_history) {

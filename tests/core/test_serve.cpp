@@ -346,6 +346,18 @@ TEST_CASE(a_run_paused_before_its_first_step_writes_the_checkpoint_asked_for_onc
   REQUIRE_EQ(run::latestCheckpoint(run), run::checkpointPath(run, 0));
   REQUIRE_EQ(get(c, "/v1/status")["paused"], false);
   REQUIRE_EQ(get(c, "/v1/status")["pause_requested"], false);
+  // Once its owner says the run has ended (the CLI, when run() returns, before it exits), the server
+  // refuses what would never take effect: a checkpoint had been acknowledged and never written, edits
+  // recorded after the stop.
+  REQUIRE_EQ(get(c, "/v1/status")["ended"], false);
+  s.server->runEnded();
+  REQUIRE_EQ(get(c, "/v1/status")["ended"], true);
+  REQUIRE_EQ(body(post(c, "/v1/checkpoint", json::object()), 409)["code"], "run_ended");
+  REQUIRE_EQ(body(post(c, "/v1/edit", {{"request_id", "late"}, {"delete", 1}}), 409)["code"], "run_ended");
+  REQUIRE_EQ(body(post(c, "/v1/autopilot", {{"enabled", true}}), 409)["code"], "run_ended");
+  REQUIRE_EQ(records(run, "checkpoint").size(), 1u);
+  REQUIRE(s.trainer->schedule().find(1));
+  REQUIRE(records(run, "edit").empty());
 }
 
 TEST_CASE(metrics_stream_as_server_sent_events_from_an_offset) {
@@ -643,6 +655,15 @@ TEST_CASE(malformed_requests_get_400_with_a_reason) {
               .find("event 1 is moved twice") != std::string::npos);
   REQUIRE(body(c.Get("/v1/metrics?offset=-3"), 400)["error"].get<std::string>().find("offset") !=
           std::string::npos);
+  // And the query string: a "dry_run" there had been applied, a misspelt offset answered from 0.
+  REQUIRE(body(c.Post("/v1/edit?dry_run=true", R"({"request_id": "q", "delete": 1})", "application/json"),
+               400)["error"]
+              .get<std::string>()
+              .find("unknown query parameter 'dry_run'") != std::string::npos);
+  REQUIRE(body(c.Get("/v1/metrics?ofset=5000"), 400)["error"].get<std::string>().find("'ofset'") !=
+          std::string::npos);
+  REQUIRE(body(c.Get("/v1/metrics?offset=0&offset=5"), 400)["error"].get<std::string>().find("twice") !=
+          std::string::npos);
   // The controls take no fields: a stop that says {"dry_run": true} had stopped the run.
   for (const char* control : {"/v1/stop", "/v1/pause", "/v1/checkpoint", "/v1/continue"})
     REQUIRE_MSG(body(c.Post(control, R"({"dry_run": true})", "application/json"), 400)["error"]
@@ -796,16 +817,19 @@ TEST_CASE(a_served_run_is_steered_from_a_terminal_with_steer) {
   REQUIRE_MSG(r.status == 0, r.err);
   REQUIRE_EQ(json::parse(r.out)["pause_requested"], true);
   waitUntil([&] { return json::parse(cli("steer status " + run).out)["paused"] == true; });
-  // Edits: accepted (exit 0) and refused with the run's code (exit 4).
+  // Edits: accepted (exit 0) and refused with the run's code (exit 5).
   r = cli("steer move " + run + " 6:2000");
   REQUIRE_MSG(r.status == 0, r.out << r.err);
   REQUIRE_EQ(json::parse(cli("steer schedule " + run).out)["schedule"]["events"][5]["step"], 2000);
   r = cli("steer delete " + run + " 999");
-  REQUIRE_EQ(r.status, 4);
+  REQUIRE_EQ(r.status, 5);
   REQUIRE_EQ(json::parse(r.out)["refusal"]["code"], "no_such_event");
   r = cli("steer add " + run + " '{\"step\": 1500, \"site\": \"LN_v\", \"layer\": 1}'");
-  REQUIRE_EQ(r.status, 4);  // LN_v.1 is made fake at step 1014 already
+  REQUIRE_EQ(r.status, 5);  // LN_v.1 is made fake at step 1014 already
   REQUIRE_EQ(json::parse(r.out)["refusal"]["problems"][0]["code"], "site_already_changed");
+  // Ids are read in base 10 only: "010" had been octal eight (deleting event 8), "0x10" sixteen.
+  r = cli("steer delete " + run + " 0x10");
+  REQUIRE_MSG(r.status == 2 && r.err.find("expects an integer") != std::string::npos, r.err);
   // The autopilot switched from a terminal; a state that is neither on nor off is bad usage.
   r = cli("steer autopilot " + run + " on");
   REQUIRE_MSG(r.status == 0, r.err);

@@ -331,8 +331,8 @@ void analyzeCalibration(CLI::App& command) {
   auto o = std::make_shared<Options>();
   addModelOptions(command, *o);
   addDataOptions(command, *o);
-  command.add_option("--compare", o->compare, "more models to compute the same for")
-      ->type_name("folder[,folder…]");
+  addingUp(command.add_option("--compare", o->compare, "more models to compute the same for")
+               ->type_name("folder[,folder…]"));
   command.add_option("--prompt", o->prompt, "prompts to continue, separated by '|'")
       ->type_name("text[|text…]")
       ->capture_default_str();

@@ -23,6 +23,8 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// A file of at most a terabyte: a size past int64's bytes had overflowed into an empty file, exit 0.
+constexpr double kMaxCorpusMb = 1e6;
 int64_t megabytes(double mb) { return static_cast<int64_t>(mb * 1e6); }
 
 }  // namespace
@@ -50,15 +52,15 @@ void cmdCorpus(CLI::App& command) {
       ->capture_default_str();
   command.add_option("--train-mb", o->trainMb, "size of train.txt")
       ->type_name("MB")
-      ->transform(atLeast(0.0))
+      ->transform(inRange(0.0, kMaxCorpusMb))
       ->capture_default_str();
   command.add_option("--val-mb", o->valMb, "size of val.txt")
       ->type_name("MB")
-      ->transform(atLeast(0.0))
+      ->transform(inRange(0.0, kMaxCorpusMb))
       ->capture_default_str();
   command.add_option("--alt-mb", o->altMb, "size of alt.txt")
       ->type_name("MB")
-      ->transform(atLeast(0.0))
+      ->transform(inRange(0.0, kMaxCorpusMb))
       ->capture_default_str();
   command.add_option("--benchmarks", o->benchmarks, "items per synthetic benchmark file in bench/ (0: none)")
       ->type_name("n")
@@ -195,7 +197,7 @@ void cmdTokenize(CLI::App& command) {
           "after each document, with this chance, mix in a document of uniformly random tokens followed "
           "by an exact copy: training data for induction on any tokens (recorded in the sidecar)")
       ->type_name("p")
-      ->check(CLI::Range(0.0, 1.0))
+      ->transform(fraction())
       ->capture_default_str();
   command.add_option("--repeat-span", o->repeats.minSpan, "shortest random span")
       ->type_name("n")
@@ -207,6 +209,7 @@ void cmdTokenize(CLI::App& command) {
       ->capture_default_str();
   command.add_option("--repeat-seed", o->repeats.seed, "seed of the random spans")
       ->type_name("n")
+      ->transform(atLeast<uint64_t>(0))
       ->capture_default_str();
   onRun(command, [o] {
     const auto start = std::chrono::steady_clock::now();
@@ -214,12 +217,6 @@ void cmdTokenize(CLI::App& command) {
     if (o->repeats.maxSpan < o->repeats.minSpan)
       throw UsageError("--repeat-span-max " + std::to_string(o->repeats.maxSpan) +
                        " is below --repeat-span " + std::to_string(o->repeats.minSpan));
-    for (const std::string& input : o->inputs) {
-      std::error_code ec;
-      if (std::filesystem::equivalent(input, o->out, ec))
-        throw UsageError("--out " + o->out + " is the input " + input +
-                         ": its text would be replaced by tokens");
-    }
     const TokenizeStats stats =
         tokenizeFiles(o->inputs, *tokenizer, o->tokenizer, o->out, progressBar(), o->repeats);
     const double seconds = secondsSince(start);

@@ -17,6 +17,7 @@
 #include "model/hf_checkpoint.h"
 #include "options.h"
 #include "progress_bar.h"
+#include "run/run_directory.h"
 #include "text/tokenizer.h"
 
 namespace nf::cli {
@@ -33,7 +34,7 @@ void cmdEval(CLI::App& command) {
     bool bf16 = false;
   };
   auto o = std::make_shared<Options>();
-  command.add_option("model", o->model, "model folder")->required();
+  command.add_option("model", o->model, "model folder, or a run directory (its final/ model)")->required();
   command.add_option("data", o->data, "token file (.bin, nanoGPT layout)")->required();
   command.add_option("--context", o->context, "chunk length (0: the model's n_positions)")
       ->type_name("n")
@@ -51,7 +52,7 @@ void cmdEval(CLI::App& command) {
       ->capture_default_str();
   command.add_option("--bins", o->bins, "confidence bins for the calibration error")
       ->type_name("n")
-      ->transform(atLeast(1))
+      ->transform(inRange(1, 1000))
       ->capture_default_str();
   command
       .add_option(
@@ -68,7 +69,7 @@ void cmdEval(CLI::App& command) {
     options.maxTokens = o->maxTokens;
     options.calibrationBins = o->bins;
 
-    CausalLM model = loadModel(o->model, parseDevice(o->device, o->bf16));
+    CausalLM model = loadModel(run::modelFolder(o->model), parseDevice(o->device, o->bf16));
     model->setCudaBf16Autocast(o->bf16);
     const int64_t context = o->context > 0 ? o->context : model->config().nPositions;
     if (o->maxTokens > 0 && o->maxTokens < context)  // one chunk at least: a whole context would be evaluated
@@ -113,6 +114,7 @@ std::vector<BenchmarkTask> benchmarkTasks(const std::string& list, const std::st
       throw UsageError(e.what());
     }
   }
+  if (tasks.empty()) throw UsageError("no task named: give one or more (hellaswag,piqa,…) or all");
   try {
     requireOneTaskPerFile(tasks, data);
   } catch (const std::invalid_argument& e) {
@@ -159,9 +161,9 @@ void cmdBench(CLI::App& command) {
           "hellaswag, piqa, winogrande, boolq, arc_easy, arc_challenge, lambada (comma-separated), or "
           "all: every one whose file --data holds")
       ->required();
-  command.add_option("model", o->model, "model folder")->required();
-  command.add_option("--compare", o->compare, "more model folders, scored on the same items")
-      ->type_name("folder,…");
+  command.add_option("model", o->model, "model folder, or a run directory (its final/ model)")->required();
+  addingUp(command.add_option("--compare", o->compare, "more model folders, scored on the same items")
+               ->type_name("folder,…"));
   command
       .add_option("--data", o->data,
                   "a task's file (hellaswag_val.jsonl, …) or a folder holding the task files under their "
@@ -178,8 +180,8 @@ void cmdBench(CLI::App& command) {
   command.add_flag("--bf16", o->bf16, "bf16 autocast (CUDA only)");
   onRun(command, [o] {
     const std::vector<BenchmarkTask> tasks = benchmarkTasks(o->tasks, o->data);
-    std::vector<std::string> models = {o->model};
-    for (const std::string& folder : splitList(o->compare)) models.push_back(folder);
+    std::vector<std::string> models = {run::modelFolder(o->model)};
+    for (const std::string& folder : splitList(o->compare)) models.push_back(run::modelFolder(folder));
 
     std::vector<BenchmarkData> data;
     for (BenchmarkTask task : tasks) data.push_back(readBenchmark(task, o->data, o->limit));
@@ -247,7 +249,7 @@ void cmdGenerate(CLI::App& command) {
     bool noStop = false;
   };
   auto o = std::make_shared<Options>();
-  command.add_option("model", o->model, "model folder")->required();
+  command.add_option("model", o->model, "model folder, or a run directory (its final/ model)")->required();
   command
       .add_option("--prompt", o->prompt,
                   "the text to continue; special tokens written in it (\"<|endoftext|>\", LLaMA's \"<s>\") "
@@ -284,6 +286,7 @@ void cmdGenerate(CLI::App& command) {
     options.topK = o->topK;
     options.seed = static_cast<uint64_t>(o->seed);
     options.stopAtEndOfText = !o->noStop;
+    o->model = run::modelFolder(o->model);
     options.otherStopIds = endOfSequenceIds(o->model + "/config.json");
 
     const std::string tokenizerFolder = o->tokenizer.empty() ? o->model : o->tokenizer;

@@ -15,6 +15,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "commands.h"
@@ -73,6 +74,10 @@ torch::Device parseDevice(const std::string& name, bool bf16) {
   } catch (const std::exception&) {
     throw UsageError("unknown device '" + name + "' (expected cpu, cuda or cuda:N)");
   }
+  // LibTorch knows more device types (meta, mps, xpu…) than this build computes on: each had ended in an
+  // internal error. A CPU has no index to choose.
+  if (!(device.is_cpu() && !device.has_index()) && !device.is_cuda())
+    throw UsageError("unknown device '" + name + "' (expected cpu, cuda or cuda:N)");
   if (device.is_cuda() && !torch::cuda::is_available())
     throw UsageError("device '" + name +
                      "' requested, but this LibTorch build has no CUDA or no GPU is visible");
@@ -246,6 +251,57 @@ std::string usageMessage(const CLI::App& app, const CLI::ParseError& e) {
   return e.what();
 }
 
+// The files a model folder is read from: an output among them would replace the model (`logits m --out
+// m/model.safetensors` did), or be read as part of it next time (a .safetensors beside the weights).
+bool isModelFolderFile(const std::string& name) {
+  static const std::set<std::string> names = {
+      "config.json",      "generation_config.json", "tokenizer.json",        "vocab.json",
+      "merges.txt",       "tokenizer.model",        "tokenizer_config.json", "special_tokens_map.json",
+      "added_tokens.json"};
+  auto endsWith = [&](const std::string& end) {
+    return name.size() >= end.size() && name.compare(name.size() - end.size(), end.size(), end) == 0;
+  };
+  return names.count(name) > 0 || endsWith(".safetensors") || endsWith(".safetensors.index.json");
+}
+
+// An output (--out, --csv) never replaces what the command reads: a file given to another option or
+// argument (or a token file's sidecar), or a model's file in a folder given. `analyze … --data v.bin
+// --out v.bin` had replaced the tokens with JSON.
+void refuseOutputsOverInputs(const CLI::App& command) {
+  namespace fs = std::filesystem;
+  std::vector<std::pair<std::string, std::string>> outputs, inputs;  // (option, path)
+  for (const CLI::Option* o : command.get_options()) {
+    const std::string name = o->get_positional() ? "<" + o->get_name() + ">" : o->get_name();
+    for (const std::string& value : o->results()) {
+      if (name == "--out" || name == "--csv") {
+        outputs.emplace_back(name, value);
+        continue;
+      }
+      std::vector<std::string> paths = {value};
+      if (!fs::exists(value)) paths = splitList(value);  // --compare a,b
+      for (const std::string& path : paths)
+        if (fs::exists(path)) inputs.emplace_back(name, path);
+    }
+  }
+  for (const auto& [outName, out] : outputs) {
+    const fs::path parent = fs::path(out).parent_path().empty() ? "." : fs::path(out).parent_path();
+    for (const auto& [inName, in] : inputs) {
+      std::error_code ec;
+      if (fs::is_directory(in)) {
+        if (isModelFolderFile(fs::path(out).filename().string()) && fs::equivalent(parent, in, ec))
+          throw UsageError(outName + " " + out + " is a file of the model folder " + in + " (" + inName +
+                           "): it would replace the model's own, or be read as part of the model; write it "
+                           "elsewhere");
+        continue;
+      }
+      for (const std::string& file : {in, in + ".json"})
+        if (fs::equivalent(file, out, ec))
+          throw UsageError(outName + " " + out + " is the input " + file + " (" + inName +
+                           "): it would be replaced");
+    }
+  }
+}
+
 struct Command {
   const char* name;
   void (*declare)(CLI::App&);
@@ -322,6 +378,7 @@ int main(int argc, char** argv) {
 
   const std::string command = commandPath(app);
   try {
+    refuseOutputsOverInputs(*chosenCommand(app));
     return works().at(chosenCommand(app))();
   } catch (const UsageError& e) {
     std::cerr << command << ": " << e.what() << "\n";

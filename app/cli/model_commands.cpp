@@ -56,10 +56,11 @@ void cmdInfo(CLI::App& command) {
   auto model = std::make_shared<std::string>();
   command
       .add_option("model", *model,
-                  "model folder (config.json + model.safetensors, Hugging Face GPT-2 layout)")
+                  "model folder (config.json + model.safetensors, Hugging Face layout), or a run directory "
+                  "(its final/ model)")
       ->required();
   onRun(command, [model] {
-    std::cout << nf::summaryToJson(nf::inspectModelFolder(*model)) << "\n";
+    std::cout << nf::summaryToJson(nf::inspectModelFolder(nf::run::modelFolder(*model))) << "\n";
     return 0;
   });
 }
@@ -183,7 +184,7 @@ void cmdLogits(CLI::App& command) {
     bool bf16 = false;
   };
   auto o = std::make_shared<Options>();
-  command.add_option("model", o->model, "model folder")->required();
+  command.add_option("model", o->model, "model folder, or a run directory (its final/ model)")->required();
   command
       .add_option("--tokens", o->tokens,
                   "token ids, comma-separated; several sequences of equal length separated by ';'")
@@ -195,7 +196,7 @@ void cmdLogits(CLI::App& command) {
   command.add_flag("--bf16", o->bf16, "bf16 autocast (CUDA only)");
   onRun(command, [o] {
     const torch::Tensor tokens = parseTokens(o->tokens);
-    nf::CausalLM model = nf::loadModel(o->model, parseDevice(o->device, o->bf16));
+    nf::CausalLM model = nf::loadModel(nf::run::modelFolder(o->model), parseDevice(o->device, o->bf16));
     model->setCudaBf16Autocast(o->bf16);
     torch::NoGradGuard noGrad;
     torch::Tensor logits = model->forward(tokens).to(torch::kCPU).contiguous();

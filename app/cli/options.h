@@ -81,6 +81,12 @@ CLI::Validator atLeast(T min) {
 // A finite number strictly above min (a learning rate).
 inline CLI::Validator above(double min) { return inRange(min, std::numeric_limits<double>::max(), true); }
 
+// A comma-separated list option (--eval a.bin,b.bin) that may also be given again: each time adds to the
+// list (the last one alone had counted, the others dropped unsaid).
+inline CLI::Option* addingUp(CLI::Option* option) {
+  return option->delimiter(',')->multi_option_policy(CLI::MultiOptionPolicy::Join);
+}
+
 // A share or probability, in [0, 1].
 inline CLI::Validator fraction() { return inRange(0.0, 1.0); }
 

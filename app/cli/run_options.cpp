@@ -23,10 +23,10 @@ void addRunOptions(CLI::App& command, RunOptions& o) {
       ->required();
   command.add_option("--model", o.model, "model folder to start from")->type_name("folder")->required();
   command.add_option("--train", o.train, "training token file")->type_name("file.bin")->required();
-  command
-      .add_option("--eval", o.eval,
-                  "token files to evaluate periodically, comma-separated (e.g. val.bin,alt.bin)")
-      ->type_name("files");
+  addingUp(command
+               .add_option("--eval", o.eval,
+                           "token files to evaluate periodically, comma-separated (e.g. val.bin,alt.bin)")
+               ->type_name("files"));
   command
       .add_option("--preset", o.preset,
                   "settings and schedule to start from: " + presetList() +
@@ -65,13 +65,13 @@ void addRunOptions(CLI::App& command, RunOptions& o) {
               "it as their first token, as LLaMA-family models see a BOS (1: all; default 0: windows "
               "start anywhere, as GPT-2 was trained)")
       ->type_name("share")
-      ->check(CLI::Range(0.0, 1.0));
+      ->transform(fraction());
   command
       .add_option("--eval-interval", o.evalInterval, "steps between evaluations (0: only at start and end)")
       ->type_name("n")
       ->transform(atLeast<int64_t>(0))
       ->capture_default_str();
-  command.add_option("--eval-tokens", o.evalTokens, "tokens per evaluation set")
+  command.add_option("--eval-tokens", o.evalTokens, "tokens per evaluation set (0: the whole file)")
       ->type_name("n")
       ->transform(atLeast<int64_t>(0))
       ->capture_default_str();
@@ -108,12 +108,12 @@ void addRunOptions(CLI::App& command, RunOptions& o) {
   command.add_flag("--activation-checkpointing", o.activationCheckpointing,
                    "keep only each block's input and recompute the block in backward: same gradients, "
                    "~1/3 more compute, a fraction of the activation memory");
-  command
-      .add_option("--track", o.track,
-                  "analyses to measure while training, comma-separated: " + trackedAnalysisNames() +
-                      " — every --track-every steps, at each removal event and at the last step, as "
-                      "\"track\" records in metrics.jsonl (docs/TRAINING.md, \"Tracked analyses\")")
-      ->type_name("names");
+  addingUp(command
+               .add_option("--track", o.track,
+                           "analyses to measure while training, comma-separated: " + trackedAnalysisNames() +
+                               " — every --track-every steps, at each removal event and at the last step, as "
+                               "\"track\" records in metrics.jsonl (docs/TRAINING.md, \"Tracked analyses\")")
+               ->type_name("names"));
   addOptional(command, "--track-every", o.trackEvery,
               "steps between tracked measurements (default: 1/20 of the run)")
       ->type_name("n")

@@ -22,14 +22,17 @@ void cmdSchedule(CLI::App& command) {
   CLI::Option* preset = command.add_option("--preset", o->preset, "print this preset")->type_name("name");
   CLI::Option* validate =
       command.add_option("--validate", o->validate, "validate this schedule file")->type_name("file.json");
+  // Only --validate reads them: beside --preset or --list they had been ignored unsaid.
   command.add_option("--layers", o->layers, "model depth for --validate")
       ->type_name("n")
       ->transform(atLeast(1))
-      ->capture_default_str();
+      ->capture_default_str()
+      ->needs(validate);
   command.add_option("--steps", o->steps, "max steps for --validate")
       ->type_name("n")
       ->transform(atLeast<int64_t>(1))
-      ->capture_default_str();
+      ->capture_default_str()
+      ->needs(validate);
   command.add_flag("--list", o->list, "list the presets")->excludes(preset)->excludes(validate);
   validate->excludes(preset);
   onRun(command, [o] {

@@ -264,6 +264,8 @@ Schedule scheduleFromJson(const nlohmann::json& j, const std::string& source) {
           else if ((event.layer = layer.whole<int>()) < 0)
             throw std::invalid_argument("layer must be a block index or \"all\", got " +
                                         std::to_string(event.layer));
+        } else if (e["layer"].present()) {  // it had been dropped unsaid: a slip for another site?
+          throw std::invalid_argument("LN_f is one site, after the last block: leave \"layer\" out");
         }
         event.id = e["id"].present() ? e["id"].whole<int64_t>() : 0;
         if (e["id"].present() && event.id < 1)

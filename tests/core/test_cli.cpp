@@ -3,6 +3,7 @@
 #include <array>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "cli_process.h"
 #include "data/ioi.h"
@@ -12,6 +13,7 @@
 #include "model/hf_checkpoint.h"
 #include "model/model_folder.h"
 #include "run/run_directory.h"
+#include "train/settings.h"
 
 using namespace nf;
 using namespace nf::test;
@@ -165,6 +167,62 @@ TEST_CASE(every_command_has_help) {
   REQUIRE(r.status == 0 && r.out.find("commands:") != std::string::npos);
 }
 
+namespace {
+
+// The commands under `path` ("" for the top), each with its path, from the lists their help prints
+// (commands, analyses, requests).
+std::vector<std::string> commandsUnder(const std::string& path) {
+  std::vector<std::string> found;
+  std::istringstream help(cli(path + " --help").out);
+  bool inList = false;
+  for (std::string line; std::getline(help, line);) {
+    if (!line.empty() && line.back() == ':' && line[0] != ' ') {
+      inList = line != "arguments:" && line != "options:";
+      continue;
+    }
+    if (!inList || line.size() < 3 || line[0] != ' ' || line[2] == ' ') continue;
+    const std::string name = line.substr(2, line.find(' ', 2) - 2);
+    const std::string command = path.empty() ? name : path + " " + name;
+    found.push_back(command);
+    for (const std::string& below : commandsUnder(command)) found.push_back(below);
+  }
+  return found;
+}
+
+}  // namespace
+
+// Every whole-number option (<n>) says its range: the range check is also what reads it in base 10
+// (CLI11 alone took "010" as octal eight and "0x20" as 32: `--autopilot-min-gap 010` ran with 8) and
+// refuses -1 for a count or a seed (which wrapped to 2^64 − 1).
+TEST_CASE(every_whole_number_option_is_read_in_base_10_within_its_range) {
+  const std::vector<std::string> commands = commandsUnder("");
+  REQUIRE(std::find(commands.begin(), commands.end(), "analyze sinks") != commands.end());
+  REQUIRE(std::find(commands.begin(), commands.end(), "steer delete") != commands.end());
+  int checked = 0;
+  for (const std::string& command : commands) {
+    std::istringstream help(cli(command + " --help").out);
+    std::string option;
+    for (std::string line; std::getline(help, line);) {
+      if (line.rfind("  --", 0) == 0) {
+        option = line.size() > 4 && line.compare(line.size() - 4, 4, " <n>") == 0 ? line.substr(2) : "";
+      } else if (!option.empty() && line.rfind("      ", 0) == 0) {
+        const bool ranged = line.find("≥ ") != std::string::npos || line.find("> ") != std::string::npos ||
+                            line.find("in [") != std::string::npos || line.find("in (") != std::string::npos;
+        REQUIRE_MSG(ranged, command << " " << option << ": " << line);
+        ++checked;
+        option.clear();
+      }
+    }
+  }
+  REQUIRE(checked > 30);
+  auto r = cli("remove r --model m --train t.bin --autopilot --autopilot-min-gap 0x10");
+  REQUIRE_MSG(
+      r.status == 2 && r.err.find("--autopilot-min-gap: expects an integer, got '0x10'") != std::string::npos,
+      r.err);
+  r = cli("tokenize t.txt --tokenizer m --out t.bin --repeat-seed -1");
+  REQUIRE_MSG(r.status == 2 && r.err.find("--repeat-seed") != std::string::npos, r.err);
+}
+
 TEST_CASE(every_analysis_runs_from_the_command_line) {
   TempDir dir;
   const std::string d = dir.path();
@@ -255,6 +313,16 @@ TEST_CASE(every_analysis_runs_from_the_command_line) {
   REQUIRE(r.status == 2 && r.err.find("longer than the model's context (16)") != std::string::npos);
   r = cli("analyze norms " + d + "/m --step 5 --data " + d + "/t.bin");
   REQUIRE(r.status == 2 && r.err.find("no checkpoint") != std::string::npos);
+  // An output never replaces what its command reads: the tokens had become JSON, the weights logits.
+  const std::string tokenBytes = readTextFile(d + "/t.bin"),
+                    weights = readTextFile(d + "/m/model.safetensors");
+  r = cli("analyze norms " + d + "/m --data " + d + "/t.bin --out " + d + "/t.bin");
+  REQUIRE_MSG(r.status == 2 && r.err.find("--out " + d + "/t.bin is the input") != std::string::npos, r.err);
+  r = cli("logits " + d + "/m --tokens 1,2 --out " + d + "/m/model.safetensors");
+  REQUIRE_MSG(r.status == 2 && r.err.find("is a file of the model folder") != std::string::npos, r.err);
+  REQUIRE(readTextFile(d + "/t.bin") == tokenBytes && readTextFile(d + "/m/model.safetensors") == weights);
+  r = cli("analyze norms " + d + "/m --data " + d + "/t.bin --out " + d + "/m/norms.json");
+  REQUIRE_MSG(r.status == 0, r.err);  // a result of its own beside the model is welcome
 }
 
 TEST_CASE(text_pipeline_from_corpus_to_evaluation_and_generation) {
@@ -618,6 +686,20 @@ TEST_CASE(options_that_were_ignored_or_changed_unsaid_are_refused) {
   REQUIRE_MSG(r.status != 0 && r.err.find("contains no text to train on") != std::string::npos, r.err);
   r = cli("eval " + d + "/m " + d + "/t.bin --context 16 --max-tokens 10");  // a whole chunk was evaluated
   REQUIRE_MSG(r.status == 2 && r.err.find("less than one chunk of 16") != std::string::npos, r.err);
+  // A list option given twice adds up: the first --eval had been dropped unsaid.
+  writeTokens(d + "/t2.bin",
+              std::vector<int32_t>(tokens.data_ptr<int64_t>(), tokens.data_ptr<int64_t>() + 2000), 101);
+  r = cli("finetune " + d + "/r2 --model " + d + "/m --train " + d +
+          "/t.bin --preset tiny --steps 1 --context 16 "
+          "--micro-batch 2 --eval-tokens 32 --eval " +
+          d + "/t.bin --eval " + d + "/t2.bin");
+  REQUIRE_MSG(r.status == 0, r.err);
+  REQUIRE_EQ(readRunConfig(d + "/r2").evalData, (std::vector<std::string>{d + "/t.bin", d + "/t2.bin"}));
+  // Devices LibTorch knows but this build does not compute on had ended in an internal error.
+  for (const char* device : {"meta", "cpu:3"}) {
+    r = cli("logits " + d + "/m --tokens 1 --device " + device);
+    REQUIRE_MSG(r.status == 2 && r.err.find("unknown device") != std::string::npos, r.err);
+  }
 }
 
 TEST_MAIN()

@@ -127,6 +127,10 @@ TEST_CASE(schedule_json_round_trips) {
   REQUIRE_EQ(plain.events[1].id, 1);
   REQUIRE_EQ(Schedule::sitesOf(plain.events[1], 3).size(), 3u);
   REQUIRE_EQ(describe(plain.events[1]), "step 5: LN_qk.all → fake");
+  // LN_f is one site: a layer given to it had been dropped unsaid.
+  REQUIRE_THROWS_WITH(
+      scheduleFromJson(nlohmann::json::parse(R"([{"step": 2, "site": "LN_f", "layer": 99}])"), "s.json"),
+      "s.json", "leave \"layer\" out");
 }
 
 TEST_CASE(validation_problems_are_codes_with_their_arguments) {

@@ -286,16 +286,16 @@ void cmdGenerate(CLI::App& command) {
     options.topK = o->topK;
     options.seed = static_cast<uint64_t>(o->seed);
     options.stopAtEndOfText = !o->noStop;
-    o->model = run::modelFolder(o->model);
-    options.otherStopIds = endOfSequenceIds(o->model + "/config.json");
+    const std::string folder = run::modelFolder(o->model);
+    options.otherStopIds = endOfSequenceIds(folder + "/config.json");
 
-    const std::string tokenizerFolder = o->tokenizer.empty() ? o->model : o->tokenizer;
+    const std::string tokenizerFolder = o->tokenizer.empty() ? folder : o->tokenizer;
     if (!hasTokenizer(tokenizerFolder))
       throw UsageError("no tokenizer files in " + tokenizerFolder +
                        "; pass --tokenizer with the model's tokenizer folder");
     const std::unique_ptr<Tokenizer> loaded = loadTokenizer(tokenizerFolder);
     const Tokenizer& tokenizer = *loaded;
-    CausalLM model = loadModel(o->model, parseDevice(o->device));
+    CausalLM model = loadModel(folder, parseDevice(o->device));
     if (tokenizer.vocabSize() > model->config().vocabSize)
       throw UsageError("the tokenizer has " + std::to_string(tokenizer.vocabSize()) +
                        " tokens, the model only " + std::to_string(model->config().vocabSize));

@@ -10,18 +10,19 @@
 // it, and turns errors into exit statuses.
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <set>
 #include <sstream>
 
 #include "commands.h"
 #include "data/token_file.h"
 #include "io/atomic_file.h"
 #include "options.h"
+#include "text/tokenizer.h"
 #include "train/trainer.h"
 #include "util/allocator.h"
 #include "util/blas_threads.h"
@@ -254,14 +255,12 @@ std::string usageMessage(const CLI::App& app, const CLI::ParseError& e) {
 // The files a model folder is read from: an output among them would replace the model (`logits m --out
 // m/model.safetensors` did), or be read as part of it next time (a .safetensors beside the weights).
 bool isModelFolderFile(const std::string& name) {
-  static const std::set<std::string> names = {
-      "config.json",      "generation_config.json", "tokenizer.json",        "vocab.json",
-      "merges.txt",       "tokenizer.model",        "tokenizer_config.json", "special_tokens_map.json",
-      "added_tokens.json"};
   auto endsWith = [&](const std::string& end) {
     return name.size() >= end.size() && name.compare(name.size() - end.size(), end.size(), end) == 0;
   };
-  return names.count(name) > 0 || endsWith(".safetensors") || endsWith(".safetensors.index.json");
+  return name == "config.json" || endsWith(".safetensors") || endsWith(".safetensors.index.json") ||
+         std::find(std::begin(TokenizerFiles::kAll), std::end(TokenizerFiles::kAll), name) !=
+             std::end(TokenizerFiles::kAll);
 }
 
 // An output (--out, --csv) never replaces what the command reads: a file given to another option or

@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <utility>
 #include <vector>
 
 #include "io/atomic_file.h"
 #include "io/file_format.h"
+#include "run/metrics_log.h"
 #include "run/metrics_records.h"
 #include "text/tokenizer.h"
 #include "util/whole_number.h"
@@ -39,9 +39,8 @@ namespace {
 
 // The step of the newest "checkpoint" or "finish" record in dir's metrics.jsonl, or −1 without one.
 int64_t newestLoggedCheckpoint(const std::string& dir) {
-  std::ifstream in(metricsPath(dir), std::ios::binary);
   int64_t newest = -1;
-  for (std::string line; std::getline(in, line);) {
+  for (const std::string& line : MetricsFollower(dir).read().lines) {
     if (line.find("\"checkpoint\"") == std::string::npos && line.find("\"finish\"") == std::string::npos)
       continue;  // most lines are steps: skip the parse
     const nlohmann::json r = nlohmann::json::parse(line, nullptr, false);

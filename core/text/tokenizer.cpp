@@ -111,10 +111,7 @@ bool hasTokenizer(const std::string& folder) {
 
 bool copyTokenizerFiles(const std::string& from, const std::string& to) {
   if (!hasTokenizer(from)) return false;
-  using F = TokenizerFiles;
-  for (const char* file :
-       {F::kHuggingFace, F::kGpt2Vocab, F::kGpt2Merges, F::kSentencePiece, "tokenizer_config.json",
-        "special_tokens_map.json", "added_tokens.json", "generation_config.json"})
+  for (const char* file : TokenizerFiles::kAll)
     if (has(from, file)) writeFileAtomic(to + "/" + file, readTextFile(from + "/" + file));
   return true;
 }

@@ -74,6 +74,15 @@ struct TokenizerFiles {
   static constexpr const char* kGpt2Vocab = "vocab.json";
   static constexpr const char* kGpt2Merges = "merges.txt";
   static constexpr const char* kSentencePiece = "tokenizer.model";
+  // Every file a tokenizer is read from or travels with (copyTokenizerFiles copies them).
+  static constexpr const char* kAll[] = {kHuggingFace,
+                                         kGpt2Vocab,
+                                         kGpt2Merges,
+                                         kSentencePiece,
+                                         "tokenizer_config.json",
+                                         "special_tokens_map.json",
+                                         "added_tokens.json",
+                                         "generation_config.json"};
 };
 
 // A folder's tokenizer: tokenizer.json when present, else vocab.json + merges.txt (with added_tokens.json),

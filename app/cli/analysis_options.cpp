@@ -38,7 +38,7 @@ void addDataOptions(CLI::App& command, DataOptions& o, bool withSequences) {
         .add_option("--sequences", o.sequences,
                     "number of sequences (consecutive chunks from the start of the file)")
         ->type_name("n")
-        ->transform(atLeast<int64_t>(1))
+        ->transform(inRange<int64_t>(1, AnalysisLimits::kSequences))
         ->capture_default_str();
   addOptional(command, "--length", o.length, "tokens per sequence (default: the model's context)")
       ->type_name("n")
@@ -59,7 +59,7 @@ void addPromptOptions(CLI::App& command, PromptOptions& o) {
           ->type_name("file.json");
   command.add_option("--count", o.count, "prompts to make when --prompts is not given (a multiple of 4)")
       ->type_name("n")
-      ->transform(inRange<int64_t>(4, 4096))
+      ->transform(inRange<int64_t>(4, AnalysisLimits::kPrompts))
       ->capture_default_str()
       ->excludes(prompts);
   command
@@ -94,6 +94,20 @@ SnapshotPtr snapshotFrom(const ModelOptions& o) {
   }
   parseDevice(o.device);  // a clear error for a device that is not here
   return ModelSnapshot::load(path, o.device);
+}
+
+void addTraceSequence(CLI::App& command, int64_t& traceSequence, const char* help) {
+  command.add_option("--trace-sequence", traceSequence, help)
+      ->type_name("n")
+      ->transform(inRange<int64_t>(0, AnalysisLimits::kSequences - 1))
+      ->capture_default_str();
+}
+
+void requireTraceSequenceRead(int64_t traceSequence, const DataOptions& o) {
+  if (traceSequence >= o.sequences)
+    throw UsageError("--trace-sequence " + std::to_string(traceSequence) +
+                     " is not among the sequences read: " + "--sequences " + std::to_string(o.sequences) +
+                     " reads 0 to " + std::to_string(o.sequences - 1));
 }
 
 AnalysisRequest requestFor(const std::string& kind, const DataOptions& o) {

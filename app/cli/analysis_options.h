@@ -41,6 +41,9 @@ void addPromptOptions(CLI::App& command, PromptOptions& o);
 
 AnalysisRequest requestFor(const std::string& kind, const PromptOptions& o);
 AnalysisRequest requestFor(const std::string& kind, const DataOptions& o);  // the request's data settings
+// --trace-sequence: one of the sequences read, from 0 (an option of dla and logit-lens).
+void addTraceSequence(CLI::App& command, int64_t& traceSequence, const char* help);
+void requireTraceSequenceRead(int64_t traceSequence, const DataOptions& o);
 // The model asked for (a run's checkpoint with --step), on its device; UsageError for a missing checkpoint.
 SnapshotPtr snapshotFrom(const ModelOptions& o);
 // The tokenizer that goes with a model: its own folder's, or for a checkpoint, that of the model the run

@@ -41,7 +41,7 @@ void analyzeNorms(CLI::App& command) {
   addDataOptions(command, *o);
   command.add_option("--bins", o->bins, "histogram bins per site")
       ->type_name("n")
-      ->transform(atLeast(1))
+      ->transform(inRange(1, AnalysisLimits::kBins))
       ->capture_default_str();
   onRun(command, [o] {
     AnalysisRequest request = requestFor("norms", *o);
@@ -102,15 +102,12 @@ void analyzeDla(CLI::App& command) {
   command.add_option("--head", o->head, "the head whose per-position values are reported")
       ->type_name("L.H")
       ->capture_default_str();
-  command.add_option("--trace-sequence", o->traceSequence, "the sequence those values are reported for")
-      ->type_name("n")
-      ->transform(atLeast<int64_t>(0))
-      ->capture_default_str();
+  addTraceSequence(command, o->traceSequence, "the sequence those values are reported for");
   command.add_flag("--trace-pattern", o->pattern,
                    "also report the head's attention pattern on that sequence (length ≤ 512)");
   command.add_option("--bootstrap", o->bootstrap, "bootstrap resamples of the sequences (0: none)")
       ->type_name("n")
-      ->transform(atLeast(0))
+      ->transform(inRange(0, AnalysisLimits::kBootstrap))
       ->capture_default_str();
   command.add_option("--seed", o->seed, "bootstrap seed")
       ->type_name("n")
@@ -119,6 +116,7 @@ void analyzeDla(CLI::App& command) {
   command.add_option("--csv", o->csv, "also write the per-head NMAE grid (layer × head) as CSV")
       ->type_name("file.csv");
   onRun(command, [o] {
+    requireTraceSequenceRead(o->traceSequence, *o);
     AnalysisRequest request = requestFor("dla", *o);
     std::tie(request.traceLayer, request.traceHead) = parseHead(o->head);
     request.traceSequence = o->traceSequence;
@@ -148,7 +146,7 @@ void analyzeTokens(CLI::App& command) {
   command
       .add_option("--sequence", o->sequence, "which sequence of the data (consecutive chunks from its start)")
       ->type_name("n")
-      ->transform(inRange<int64_t>(0, 4095))
+      ->transform(inRange<int64_t>(0, AnalysisLimits::kSequences - 1))
       ->capture_default_str();
   command.add_option("--head", o->head, "the head whose DLA and DE per token are reported")
       ->type_name("L.H")
@@ -186,17 +184,15 @@ void analyzeLogitLens(CLI::App& command) {
   auto o = std::make_shared<Options>();
   addModelOptions(command, *o);
   addDataOptions(command, *o);
-  command.add_option("--trace-sequence", o->traceSequence, "the sequence whose top tokens are reported")
-      ->type_name("n")
-      ->transform(atLeast<int64_t>(0))
-      ->capture_default_str();
+  addTraceSequence(command, o->traceSequence, "the sequence whose top tokens are reported");
   command.add_option("--top", o->top, "top tokens per layer and position of that sequence")
       ->type_name("k")
-      ->transform(inRange(1, 50))
+      ->transform(inRange(1, AnalysisLimits::kLensTop))
       ->capture_default_str();
   command.add_option("--csv", o->csv, "also write the per-layer figures of every mode as CSV")
       ->type_name("file.csv");
   onRun(command, [o] {
+    requireTraceSequenceRead(o->traceSequence, *o);
     AnalysisRequest request = requestFor("logit-lens", *o);
     request.traceSequence = o->traceSequence;
     request.top = o->top;
@@ -261,7 +257,7 @@ void analyzeCircuit(CLI::App& command) {
       ->capture_default_str();
   CLI::Option* steps = command.add_option("--steps", o->steps, "eap-ig: interpolation steps")
                            ->type_name("n")
-                           ->transform(inRange(1, 100))
+                           ->transform(inRange(1, AnalysisLimits::kIgSteps))
                            ->capture_default_str();
   auto* edges = command.add_option("--edges", o->edges, "the circuit: the top K edges by |score|")
                     ->type_name("K")
@@ -273,7 +269,7 @@ void analyzeCircuit(CLI::App& command) {
       ->excludes(edges);
   command.add_option("--check", o->check, "top edges whose score is checked by patching each alone")
       ->type_name("n")
-      ->transform(inRange<int64_t>(0, 4096))
+      ->transform(inRange<int64_t>(0, AnalysisLimits::kPrompts))
       ->capture_default_str();
   command.add_option("--csv", o->csv, "also write every edge (from, to, score, in the circuit) as CSV")
       ->type_name("file.csv");
@@ -307,7 +303,7 @@ void analyzeNeurons(CLI::App& command) {
   addDataOptions(command, *o);
   command.add_option("--top", o->top, "neurons to ablate and compare with the singular vectors")
       ->type_name("k")
-      ->transform(atLeast(1))
+      ->transform(inRange(1, AnalysisLimits::kTop))
       ->capture_default_str();
   onRun(command, [o] {
     AnalysisRequest request = requestFor("neurons", *o);
@@ -338,7 +334,7 @@ void analyzeCalibration(CLI::App& command) {
       ->capture_default_str();
   command.add_option("--new-tokens", o->newTokens, "tokens to generate per continuation")
       ->type_name("n")
-      ->transform(atLeast<int64_t>(0))
+      ->transform(inRange<int64_t>(0, AnalysisLimits::kNewTokens))
       ->capture_default_str();
   command.add_option("--temperature", o->temperature, "temperature of the sampled continuation")
       ->type_name("t")
@@ -418,7 +414,7 @@ void analyzeInduction(CLI::App& command) {
       ->capture_default_str();
   command.add_option("--sequences", o->sequences, "number of random spans")
       ->type_name("n")
-      ->transform(inRange<int64_t>(1, 4096))
+      ->transform(inRange<int64_t>(1, AnalysisLimits::kSequences))
       ->capture_default_str();
   command.add_option("--seed", o->seed, "random seed")
       ->type_name("n")

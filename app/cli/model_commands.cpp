@@ -24,7 +24,10 @@ torch::Tensor parseTokens(const std::string& text) {
   std::vector<std::vector<int64_t>> rows;
   std::stringstream seqs(text);
   std::string seq;
+  // getline drops a last empty piece: "1,2," would read as 1,2 and "1;2;" as two sequences, unsaid.
+  if (!text.empty() && text.back() == ';') throw UsageError("--tokens: a ';' with no sequence after it");
   while (std::getline(seqs, seq, ';')) {
+    if (!seq.empty() && seq.back() == ',') throw UsageError("--tokens: a ',' with no token id after it");
     std::vector<int64_t> row;
     std::stringstream ids(seq);
     std::string id;

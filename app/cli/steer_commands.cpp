@@ -140,7 +140,8 @@ void cmdSteer(CLI::App& command) {
     onRun(add, [o, event] {
       nlohmann::json e = nlohmann::json::parse(*event, nullptr, false);
       if (!e.is_object()) throw UsageError("the event is not a JSON object");
-      e["id"] = 1;  // the run gives it its own id
+      if (e.contains("id")) throw UsageError("the run gives the new event its id; leave \"id\" out");
+      e["id"] = 1;  // a stand-in to read the event by a schedule file's rules; the run gives it its own
       ScheduleEvent parsed;
       try {
         parsed = scheduleFromJson(nlohmann::json{{"events", {e}}}, "the event").events.at(0);

@@ -24,13 +24,9 @@ namespace {
 
 using json = nlohmann::json;
 
-// Bounds of one request: generous for a researcher, finite for a server.
-constexpr int64_t kMaxSequences = 4096, kMaxPrompts = 4096, kMaxNewTokens = 1024;
-constexpr int kMaxBins = 1000, kMaxBootstrap = 100'000, kMaxTop = 65536;
+// More bounds of one request (AnalysisLimits has those the CLI's options show).
 constexpr std::size_t kMaxPromptTexts = 16, kMaxPromptBytes = 2000;
 constexpr int64_t kMaxPatternLength = 512;  // a traced pattern is length² numbers
-constexpr int kMaxIgSteps = 100;
-constexpr int kMaxLensTop = 50;  // the logit lens's trace holds points × modes × positions × top
 // tokens: at most 16 heads, and 4 Mi pattern values in all (4 heads of a 1024-token context).
 constexpr std::size_t kMaxTokenHeads = 16;
 constexpr int64_t kMaxPatternValues = int64_t{1} << 22;
@@ -351,20 +347,20 @@ void checkAnalysisRequest(const AnalysisRequest& r) {
     require(value >= low && value <= high,
             "\"" + name + "\" must be from " + std::to_string(low) + " to " + std::to_string(high));
   };
-  within(r.sequences, int64_t{1}, kMaxSequences, "sequences");
+  within(r.sequences, int64_t{1}, AnalysisLimits::kSequences, "sequences");
   require(r.length == 0 || r.length >= 2, "\"length\" must be 0 (the model's context) or at least 2");
-  within(r.bins, 1, kMaxBins, "bins");
+  within(r.bins, 1, AnalysisLimits::kBins, "bins");
   require(r.threshold >= 0 && r.threshold <= 1, "\"threshold\" must be from 0 to 1");
   require(r.traceLayer >= 0 && r.traceHead >= 0, "\"trace_layer\" and \"trace_head\" must be ≥ 0");
   within(r.traceSequence, int64_t{0}, r.sequences - 1, "trace_sequence");
-  within(r.bootstrap, 0, kMaxBootstrap, "bootstrap");
-  within(r.ioiCount, int64_t{4}, kMaxPrompts, "count");
+  within(r.bootstrap, 0, AnalysisLimits::kBootstrap, "bootstrap");
+  within(r.ioiCount, int64_t{4}, AnalysisLimits::kPrompts, "count");
   require(r.ioiCount % 4 == 0, "\"count\" must be a multiple of 4");
   within(r.ioiFrame, 0, static_cast<int>(ioiFrames().size()) - 1, "frame");
-  within(r.top, 1, r.kind == "logit-lens" ? kMaxLensTop : kMaxTop, "top");
+  within(r.top, 1, r.kind == "logit-lens" ? AnalysisLimits::kLensTop : AnalysisLimits::kTop, "top");
   require(r.method == "eap" || r.method == "eap-ig", "\"method\" must be \"eap\" or \"eap-ig\"");
-  within(r.steps, 1, kMaxIgSteps, "steps");
-  within(r.check, int64_t{0}, kMaxPrompts, "check");
+  within(r.steps, 1, AnalysisLimits::kIgSteps, "steps");
+  within(r.check, int64_t{0}, AnalysisLimits::kPrompts, "check");
   require(r.edges >= 0, "\"edges\" must be ≥ 0 (0: as many as keep the faithfulness of \"keep\")");
   require(std::isfinite(r.keep) && r.keep > 0 && r.keep <= 1, "\"keep\" must be above 0 and at most 1");
   require(r.heads.size() <= kMaxTokenHeads, "\"heads\" holds at most 16 heads");
@@ -372,7 +368,7 @@ void checkAnalysisRequest(const AnalysisRequest& r) {
   require(r.prompts.size() <= kMaxPromptTexts, "\"prompts\" holds at most 16 texts");
   for (const std::string& p : r.prompts)
     require(p.size() <= kMaxPromptBytes, "each of \"prompts\" is at most 2000 bytes");
-  within(r.newTokens, int64_t{0}, kMaxNewTokens, "new_tokens");
+  within(r.newTokens, int64_t{0}, AnalysisLimits::kNewTokens, "new_tokens");
   require(std::isfinite(r.temperature) && r.temperature >= 0 && r.temperature <= 100,
           "\"temperature\" must be from 0 to 100");
   require((r.kind == "benchmark") == (r.benchmark != nullptr),

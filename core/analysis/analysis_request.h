@@ -51,6 +51,13 @@ struct AnalysisRequest {
   std::shared_ptr<const BenchmarkData> benchmark;
 };
 
+// Bounds of one request: generous for a researcher, finite for a server. The CLI's options show the same.
+struct AnalysisLimits {
+  static constexpr int64_t kSequences = 4096, kPrompts = 4096, kNewTokens = 1024;
+  static constexpr int kBins = 1000, kBootstrap = 100'000, kTop = 65536, kIgSteps = 100;
+  static constexpr int kLensTop = 50;  // the logit lens's trace holds points × modes × positions × top
+};
+
 // "norms", "sinks", "dla", "patching", "neurons", "calibration", "benchmark", "logit-lens", "circuit",
 // "tokens".
 const std::vector<std::string>& analysisKinds();

@@ -19,6 +19,8 @@ AtomicFile::AtomicFile(std::string path, FileAccess access) : m_path(std::move(p
   ::unlink(m_tmpPath.c_str());  // a leftover of a process with our pid, which may have other permissions
   m_fd = ::open(m_tmpPath.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                 access == FileAccess::OwnerOnly ? 0600 : 0644);
+  if (m_fd < 0 && errno == ENOENT)  // the likeliest slip: an output in a folder not made yet
+    throw FileError(m_path, "cannot be written: its folder does not exist");
   if (m_fd < 0) throw FileError(m_path, std::string("cannot create temporary file: ") + std::strerror(errno));
 }
 

@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include <limits>
 #include <set>
 #include <vector>
 
@@ -52,8 +53,10 @@ json objectBody(const httplib::Request& req) {
 
 int64_t integerField(const json& j, const char* name) {
   const auto it = j.find(name);
-  if (it == j.end() || !it->is_number_integer())
-    throw BadRequest(std::string("\"") + name + "\" must be a whole number");
+  // JSON text holds whole numbers past 2^63 as unsigned; read as int64_t they would wrap to negatives.
+  if (it == j.end() || !it->is_number_integer() ||
+      (it->is_number_unsigned() && it->get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max())))
+    throw BadRequest(std::string("\"") + name + "\" must be a whole number below 2^63");
   return it->get<int64_t>();
 }
 

@@ -218,8 +218,7 @@ struct SteeringServer::Impl {
       }
       result = trainer().moveEvents(idAndStep);
     } else {
-      if (!body["delete"].is_number_integer()) throw BadRequest("\"delete\" must be an event id");
-      result = trainer().deleteEvent(body["delete"].get<int64_t>());
+      result = trainer().deleteEvent(integerField(body, "delete"));
     }
     json reply = toJson(result);
     answeredEdits.remember(id, request, jsonText(reply));

@@ -122,6 +122,13 @@ TEST_CASE(bad_input_gives_a_message_and_a_nonzero_exit) {
   REQUIRE(r.out.empty());
   r = cli("logits " + dir.path("m") + " --tokens 1,x");
   REQUIRE(r.status == 2 && r.err.find("'x' is not an integer") != std::string::npos);
+  // A separator with nothing after it had been dropped unsaid ("1,2," ran as 1,2; "1;2;" as two rows).
+  r = cli("logits " + dir.path("m") + " --tokens 1,2,");
+  REQUIRE_MSG(r.status == 2 && r.err.find("',' with no token id") != std::string::npos, r.err);
+  r = cli("logits " + dir.path("m") + " --tokens '1,;2,3'");
+  REQUIRE_MSG(r.status == 2 && r.err.find("',' with no token id") != std::string::npos, r.err);
+  r = cli("logits " + dir.path("m") + " --tokens '1;2;'");
+  REQUIRE_MSG(r.status == 2 && r.err.find("';' with no sequence") != std::string::npos, r.err);
   r = cli("info " + dir.path("nowhere"));
   REQUIRE(r.status != 0 && r.err.find(dir.path("nowhere")) != std::string::npos);
   r = cli("frobnicate");
@@ -313,6 +320,13 @@ TEST_CASE(every_analysis_runs_from_the_command_line) {
   REQUIRE(r.status == 2 && r.err.find("longer than the model's context (16)") != std::string::npos);
   r = cli("analyze norms " + d + "/m --step 5 --data " + d + "/t.bin");
   REQUIRE(r.status == 2 && r.err.find("no checkpoint") != std::string::npos);
+  // Limits are named by the option, not by the request field behind it ("\"sequences\" must be …").
+  r = cli("analyze norms " + d + "/m --data " + d + "/t.bin --sequences 100000");
+  REQUIRE_MSG(r.status == 2 && r.err.find("--sequences") != std::string::npos, r.err);
+  r = cli("analyze logit-lens " + d + "/m --data " + d + "/t.bin --sequences 4 --trace-sequence 4");
+  REQUIRE_MSG(
+      r.status == 2 && r.err.find("--trace-sequence 4 is not among the sequences read") != std::string::npos,
+      r.err);
   // An output never replaces what its command reads: the tokens had become JSON, the weights logits.
   const std::string tokenBytes = readTextFile(d + "/t.bin"),
                     weights = readTextFile(d + "/m/model.safetensors");

@@ -155,6 +155,12 @@ TEST_CASE(failed_atomic_write_keeps_the_old_file) {
           1);  // no temporary left behind
 }
 
+TEST_CASE(an_output_in_a_missing_folder_is_named_as_such) {
+  TempDir dir;  // "cannot create temporary file" had sent users looking for a temporary they never named
+  REQUIRE_THROWS_WITH(writeFileAtomic(dir.path("not-made/out.json"), "{}"), dir.path("not-made/out.json"),
+                      "its folder does not exist");
+}
+
 // A file holding a secret (serve.json's token) is its owner's alone, also when a link or a world-readable
 // leftover already sits where the temporary goes: neither is followed or reused.
 TEST_CASE(an_owner_only_file_is_never_written_through_a_planted_temporary) {

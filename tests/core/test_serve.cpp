@@ -640,7 +640,12 @@ TEST_CASE(malformed_requests_get_400_with_a_reason) {
   REQUIRE(reason(R"({"request_id": "a", "add": {"step": 4, "site": "LN_zz", "layer": 0}})").find("LN_zz") !=
           std::string::npos);
   REQUIRE(reason(R"({"request_id": "a", "move": {"id": 1}})").find("list") != std::string::npos);
-  REQUIRE(reason(R"({"request_id": "a", "delete": "1"})").find("event id") != std::string::npos);
+  REQUIRE(reason(R"({"request_id": "a", "delete": "1"})").find("whole number") != std::string::npos);
+  // Past 2^63 a number had wrapped: 2^64 - 1 was answered as event -1, a step as a negative step.
+  REQUIRE(reason(R"({"request_id": "a", "delete": 18446744073709551615})").find("below 2^63") !=
+          std::string::npos);
+  REQUIRE(reason(R"({"request_id": "a", "move": [{"id": 1, "step": 18446744073709551614}]})")
+              .find("\"step\" must be a whole number below 2^63") != std::string::npos);
   // As strict as an analysis request: unknown fields (a "dry_run" would otherwise be applied for real),
   // duplicate keys (which one counts would be the JSON library's choice) and an event moved twice.
   REQUIRE(reason(R"({"request_id": "a", "delete": 1, "dry_run": true})").find("unknown field \"dry_run\"") !=
@@ -827,6 +832,9 @@ TEST_CASE(a_served_run_is_steered_from_a_terminal_with_steer) {
   r = cli("steer add " + run + " '{\"step\": 1500, \"site\": \"LN_v\", \"layer\": 1}'");
   REQUIRE_EQ(r.status, 5);  // LN_v.1 is made fake at step 1014 already
   REQUIRE_EQ(json::parse(r.out)["refusal"]["problems"][0]["code"], "site_already_changed");
+  // An id of the user's own had been replaced unsaid; the run names its events, as the endpoint says.
+  r = cli("steer add " + run + " '{\"id\": 40, \"step\": 1500, \"site\": \"LN_v\", \"layer\": 1}'");
+  REQUIRE_MSG(r.status == 2 && r.err.find("leave \"id\" out") != std::string::npos, r.err);
   // Ids are read in base 10 only: "010" had been octal eight (deleting event 8), "0x10" sixteen.
   r = cli("steer delete " + run + " 0x10");
   REQUIRE_MSG(r.status == 2 && r.err.find("expects an integer") != std::string::npos, r.err);

@@ -75,6 +75,54 @@ void writeFileAtomic(const std::string& path, const std::string& contents, FileA
   file.commit();
 }
 
+void fsyncPath(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw FileError(path, "cannot open to flush it to disk");
+  const int result = ::fsync(fd);
+  ::close(fd);
+  if (result != 0) throw FileError(path, "could not be flushed to disk (disk full or I/O error?)");
+}
+
+namespace {
+
+std::string parentOf(const std::string& path) {
+  const std::string parent = std::filesystem::path(path).parent_path().string();
+  return parent.empty() ? "." : parent;
+}
+
+}  // namespace
+
+void replaceFolder(const std::string& tmp, const std::string& to) {
+  namespace fs = std::filesystem;
+  const std::string aside = to + ".old-" + std::to_string(::getpid());
+  std::error_code error, ignored;
+  fs::remove_all(aside, ignored);
+  try {
+    fsyncPath(tmp);
+  } catch (const FileError& e) {
+    throw FileError(to, std::string("could not be replaced: ") + e.what());
+  }
+  const bool replacing = fs::exists(to, ignored);
+  if (replacing) fs::rename(to, aside, error);
+  if (!error) fs::rename(tmp, to, error);
+  if (error) {
+    if (replacing && !fs::exists(to, ignored)) fs::rename(aside, to, ignored);
+    throw FileError(to, "could not be replaced: " + error.message());
+  }
+  fsyncPath(parentOf(to));
+  fs::remove_all(aside, ignored);  // a leftover of a failed removal is only disk space, never read
+}
+
+void removeFolder(const std::string& path) {
+  namespace fs = std::filesystem;
+  const std::string doomed = path + ".tmp-" + std::to_string(::getpid());
+  std::error_code error;
+  fs::remove_all(doomed, error);
+  fs::rename(path, doomed, error);
+  if (!error) fs::remove_all(doomed, error);
+  if (error) throw FileError(path, "could not be removed: " + error.message());
+}
+
 namespace {
 
 const char* fileKind(mode_t mode) {

@@ -42,6 +42,18 @@ class AtomicFile {
 void writeFileAtomic(const std::string& path, const std::string& contents,
                      FileAccess access = FileAccess::Shared);
 
+// Flushes a file or folder to disk (a rename is durable once its folder is flushed); FileError if it fails.
+void fsyncPath(const std::string& path);
+
+// Folders written whole (a model folder is several files, and readers take one with config.json as complete):
+// `tmp`, complete and beside `to`, takes the name `to`. A folder already there is moved aside to
+// "<to>.old-<pid>" and removed only after, so a crash leaves a whole folder under `to`, or (between the two
+// renames) both whole beside it. FileError names `to`.
+void replaceFolder(const std::string& tmp, const std::string& to);
+// Removes a folder so that a crash never leaves a part of it under its name: it is renamed to
+// "<path>.tmp-<pid>" first (a dead writer's leftover to whoever cleans up) and removed from there.
+void removeFolder(const std::string& path);
+
 // Inputs are regular files only: a FIFO would block a reader forever, a device (a link to /dev/zero) never
 // ends, a directory reads as nothing. Opens `path` read-only without blocking on a FIFO, refuses anything
 // else by name and kind, and returns the descriptor (the caller closes it) and the file's size.

@@ -28,14 +28,6 @@ using json = nlohmann::json;
 namespace nf {
 namespace {
 
-void fsyncPath(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw FileError(path, "cannot open to flush it to disk");
-  const int result = ::fsync(fd);
-  ::close(fd);
-  if (result != 0) throw FileError(path, "could not be flushed to disk (disk full or I/O error?)");
-}
-
 json toJson(const TrainingState& s) {
   std::vector<std::string> sampler;  // as strings: JSON readers may not keep 64-bit integers exact
   for (uint64_t word : s.samplerState) sampler.push_back(std::to_string(word));
@@ -75,7 +67,9 @@ void rewindCheckpoints(const std::string& runDir, int64_t target) {
 
 int clearDeadWriters(const std::string& runDir) {
   int cleared = 0;
-  for (const std::string& dir : {runDir, run::checkpointsPath(runDir)}) {
+  // A model folder's files (source/, final/ of older versions) are written one by one, each by a temporary.
+  for (const std::string& dir :
+       {runDir, run::checkpointsPath(runDir), run::sourceModelPath(runDir), run::finalModelPath(runDir)}) {
     std::error_code error;
     std::vector<fs::path> entries;  // listed first: the loop renames and removes
     for (const auto& entry : fs::directory_iterator(dir, error)) entries.push_back(entry.path());
@@ -83,7 +77,10 @@ int clearDeadWriters(const std::string& runDir) {
       const std::string name = path.filename().string();
       const std::size_t dash = name.rfind('-');
       const bool temporary = dash != std::string::npos && dash >= 4 && name.compare(dash - 4, 4, ".tmp") == 0;
-      const bool movedAside = run::isUnfinishedCheckpointName(name) && dash != std::string::npos &&
+      // A checkpoint (".step-N.old-PID") or final/ ("final.old-PID", replaceFolder) moved aside for its
+      // successor.
+      const bool hidden = run::isUnfinishedCheckpointName(name);
+      const bool movedAside = (hidden || name.rfind("final.old-", 0) == 0) && dash != std::string::npos &&
                               dash >= 4 && name.compare(dash - 4, 4, ".old") == 0;
       if (!temporary && !movedAside) continue;
       const std::string digits = name.substr(dash + 1);
@@ -92,7 +89,7 @@ int clearDeadWriters(const std::string& runDir) {
       const long pid = std::stol(digits);
       const bool alive = pid != ::getpid() && pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM);
       if (alive) continue;  // another process writing this run right now (on this machine)
-      const fs::path original = path.parent_path() / name.substr(1, dash - 5);
+      const fs::path original = path.parent_path() / name.substr(hidden ? 1 : 0, dash - 4 - (hidden ? 1 : 0));
       std::error_code failed;  // a leftover that cannot be removed now is tried again next time
       if (movedAside && !fs::exists(original, failed)) {
         fs::rename(path, original, failed);  // its replacement never arrived: it is the newest again
@@ -318,7 +315,7 @@ void retireFinalModel(const std::string& runDir, const TrainingState& resumedFro
                                std::to_string(resumedFrom.stepsDone) +
                                "), and training on would leave it out of date: move it elsewhere to keep "
                                "it, then resume");
-  onDisk(final, [&] { fs::remove_all(final); });
+  removeFolder(final);  // renamed first: a crash never leaves a final/ without its weights
 }
 
 void requireResumable(const std::string& runDir, const RunConfig& config, const ResumeOverrides& overrides,

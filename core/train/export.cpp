@@ -130,8 +130,7 @@ void saveWhole(CausalLMImpl& model, const std::string& source, const std::string
     saveModel(model, tmp, options);
     copyTokenizerFiles(source, tmp);
     keepTokenIds(source, tmp);
-    std::filesystem::remove_all(to);
-    std::filesystem::rename(tmp, to);
+    replaceFolder(tmp, to);  // an export replaced with --overwrite is removed only once the new one is in
   } catch (const std::filesystem::filesystem_error& e) {
     std::filesystem::remove_all(tmp, ignored);
     throw FileError(to, std::string("could not be written: ") + e.code().message());

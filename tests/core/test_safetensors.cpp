@@ -161,6 +161,27 @@ TEST_CASE(an_output_in_a_missing_folder_is_named_as_such) {
                       "its folder does not exist");
 }
 
+// A model folder is several files, and readers take one with config.json as whole: it is replaced and
+// removed by renames, never file by file under its own name.
+TEST_CASE(a_folder_is_replaced_and_removed_whole) {
+  TempDir dir;
+  const std::string to = dir.path("final"), tmp = dir.path("final.tmp-1");
+  std::filesystem::create_directories(to);
+  writeFileAtomic(to + "/config.json", "old");
+  writeFileAtomic(to + "/merges.txt", "old merges");
+  std::filesystem::create_directories(tmp);
+  writeFileAtomic(tmp + "/config.json", "new");
+  replaceFolder(tmp, to);
+  REQUIRE_EQ(readTextFile(to + "/config.json"), "new");
+  REQUIRE(!std::filesystem::exists(to + "/merges.txt"));  // nothing of the old one mixed in
+  REQUIRE(std::distance(std::filesystem::directory_iterator(dir.path()), {}) == 1);
+  REQUIRE_THROWS_WITH(replaceFolder(dir.path("never-written"), to), "final", "could not be replaced");
+  REQUIRE_EQ(readTextFile(to + "/config.json"), "new");  // a failed replacement keeps what was there
+  removeFolder(to);
+  REQUIRE(std::filesystem::is_empty(dir.path()));
+  REQUIRE_THROWS_WITH(removeFolder(to), "final", "could not be removed");
+}
+
 // A file holding a secret (serve.json's token) is its owner's alone, also when a link or a world-readable
 // leftover already sits where the temporary goes: neither is followed or reused.
 TEST_CASE(an_owner_only_file_is_never_written_through_a_planted_temporary) {

@@ -11,6 +11,7 @@
 #include "data/synthetic_corpus.h"
 #include "data/tokenize.h"
 #include "io/atomic_file.h"
+#include "io/file_format.h"
 #include "options.h"
 #include "progress_bar.h"
 #include "text/bpe_trainer.h"
@@ -78,8 +79,9 @@ void cmdCorpus(CLI::App& command) {
     const Split splits[] = {{"train.txt", CorpusStyle::Main, megabytes(o->trainMb)},
                             {"val.txt", CorpusStyle::Main, megabytes(o->valMb)},
                             {"alt.txt", CorpusStyle::Alternative, megabytes(o->altMb)}};
-    nlohmann::json manifest{
-        {"generator", "normfree synthetic corpus"}, {"seed", seed}, {"files", nlohmann::json::object()}};
+    nlohmann::json manifest = formatHeader(kCorpusFormat);
+    manifest.update(
+        {{"generator", "normfree synthetic corpus"}, {"seed", seed}, {"files", nlohmann::json::object()}});
     const auto start = std::chrono::steady_clock::now();
     for (std::size_t i = 0; i < std::size(splits); ++i) {
       const Split& s = splits[i];
@@ -152,10 +154,12 @@ void cmdTrainTokenizer(CLI::App& command) {
                                              ? "contains no text to train on"
                                              : "and the other inputs contain no text to train on");
     const BpeTokenizer tokenizer = trainer.train(progressBar());
-    tokenizer.save(o->out);
-    // The folder holds one tokenizer: a tokenizer.json left there would be read before the new one.
-    for (const char* older : {F::kHuggingFace, F::kSentencePiece})
+    // The folder holds one tokenizer, so the older one goes first: a tokenizer.json left there would be read
+    // before the new files, and a crash between the new vocab.json and merges.txt would pair it with the
+    // old merges. Gone first, a crash leaves no tokenizer, which every reader names.
+    for (const std::string& older : tokenizerFiles)
       std::filesystem::remove(std::filesystem::path(o->out) / older);
+    tokenizer.save(o->out);
     nlohmann::json result{{"out", o->out},
                           {"vocab_size", tokenizer.vocabSize()},
                           {"merges", tokenizer.mergeCount()},
@@ -213,7 +217,7 @@ void cmdTokenize(CLI::App& command) {
       ->capture_default_str();
   onRun(command, [o] {
     const auto start = std::chrono::steady_clock::now();
-    const std::unique_ptr<Tokenizer> tokenizer = loadTokenizer(o->tokenizer);
+    const std::unique_ptr<Tokenizer> tokenizer = loadTokenizer(tokenizerOption(o->tokenizer));
     if (o->repeats.maxSpan < o->repeats.minSpan)
       throw UsageError("--repeat-span-max " + std::to_string(o->repeats.maxSpan) +
                        " is below --repeat-span " + std::to_string(o->repeats.minSpan));
@@ -269,7 +273,7 @@ void cmdIoi(CLI::App& command) {
     options.frameIndex = o->frame;
     options.seed = static_cast<uint64_t>(o->seed);
     options.prependEndOfText = !o->noEot;
-    const std::unique_ptr<Tokenizer> tokenizer = loadTokenizer(o->tokenizer);
+    const std::unique_ptr<Tokenizer> tokenizer = loadTokenizer(tokenizerOption(o->tokenizer));
     IoiPromptSet set;
     try {
       set = makeIoiPromptSet(*tokenizer, options);

@@ -179,7 +179,7 @@ void analyzeLogitLens(CLI::App& command) {
   struct Options : ModelOptions, DataOptions {
     std::string csv;
     int64_t traceSequence = 0;
-    int top = 5;
+    int top = AnalysisRequest::kLensTop;
   };
   auto o = std::make_shared<Options>();
   addModelOptions(command, *o);

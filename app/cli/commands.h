@@ -47,7 +47,10 @@ void cmdSteer(CLI::App& command);    // a group: one subcommand per request (bui
 
 // The help text of every --tokenizer option: the files loadTokenizer (text/tokenizer.h) reads.
 inline constexpr const char* kTokenizerFolderHelp =
-    "folder with tokenizer.json, vocab.json + merges.txt or tokenizer.model (a model folder works)";
+    "folder with tokenizer.json, vocab.json + merges.txt or tokenizer.model (a model folder or run directory "
+    "works)";
+// The folder a --tokenizer names: a run directory stands for its model's (run::tokenizerFolder).
+std::string tokenizerOption(const std::string& folder);
 
 // One JSON line on stdout. Bytes that are not UTF-8 (a model can sample half a character) become U+FFFD.
 void printJson(const nlohmann::json& result);

@@ -1,6 +1,7 @@
 // normfree-cli commands that run a model on text: eval, bench, generate.
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -309,6 +310,17 @@ void cmdGenerate(CLI::App& command) {
                      {"temperature", options.temperature},
                      {"top_k", options.topK},
                      {"seed", options.seed}};
+    // A model with more token ids than its tokenizer (another tokenizer's, or padded) can choose one the
+    // tokenizer cannot spell: decodeKnown leaves it out, so the text alone would hide it.
+    const auto unknown = std::find_if(continuation.begin(), continuation.end(),
+                                      [&](int32_t id) { return id >= tokenizer.vocabSize(); });
+    if (unknown != continuation.end()) {
+      std::cerr << "note: the model chose token id " << *unknown << ", which the tokenizer in "
+                << tokenizerFolder << " does not have (" << tokenizer.vocabSize() << " tokens; the model has "
+                << model->config().vocabSize << "): is it the model's tokenizer?\n";
+      j["unknown_tokens"] = std::count_if(continuation.begin(), continuation.end(),
+                                          [&](int32_t id) { return id >= tokenizer.vocabSize(); });
+    }
     const int64_t context = model->config().nPositions;
     if (static_cast<int64_t>(prompt.size()) > context) {  // the model reads its last `context` tokens only
       std::cerr << "note: the prompt's " << prompt.size() << " tokens are more than the model's " << context

@@ -22,6 +22,7 @@
 #include "data/token_file.h"
 #include "io/atomic_file.h"
 #include "options.h"
+#include "run/run_directory.h"
 #include "text/tokenizer.h"
 #include "train/trainer.h"
 #include "util/allocator.h"
@@ -43,6 +44,11 @@ void printOrWrite(const std::string& out, const nlohmann::json& result, const nl
   nlohmann::json written = {{"written", out}};
   written.update(note);
   printJson(written);
+}
+
+std::string tokenizerOption(const std::string& folder) {
+  const std::string found = run::tokenizerFolder(folder);
+  return found.empty() ? folder : found;  // none: the error names what the user gave
 }
 
 std::vector<std::string> splitList(const std::string& text) {
@@ -162,9 +168,16 @@ class HelpFormatter : public CLI::Formatter {
            comma = names.find(',', comma + 2))
         names.replace(comma, 1, ", ");
       const auto [valueName, range] = splitTypeName(o->get_type_name());
+      // What it goes with and what it excludes (.needs, .excludes), which otherwise only an error would tell.
+      std::string needs, excludes;
+      for (const CLI::Option* other : o->get_needs())
+        needs += (needs.empty() ? "needs " : ", ") + other->get_name();
+      for (const CLI::Option* other : o->get_excludes())
+        excludes += (excludes.empty() ? "not with " : ", ") + other->get_name();
       std::string notes;
-      for (const std::string& note : {std::string(o->get_required() ? "required" : ""), range,
-                                      o->get_default_str().empty() ? "" : "default: " + o->get_default_str()})
+      for (const std::string& note :
+           {std::string(o->get_required() ? "required" : ""), needs, excludes, range,
+            o->get_default_str().empty() ? "" : "default: " + o->get_default_str()})
         if (!note.empty()) notes += (notes.empty() ? "" : "; ") + note;
       // Notes join a closing parenthesis of the help's own: "(default: the preset's; ≥ 1)".
       std::string help = o->get_description();
@@ -328,8 +341,7 @@ const Command kCommands[] = {
     {"export", cmdExport, "export an LN-free model: folded, and its family's standard form (1e6/1e12 trick)"},
     {"schedule", cmdSchedule, "list or print presets, validate a schedule file"},
     {"plan", cmdPlan, "predict a run's memory; choose micro-batch × accumulation and checkpointing to fit"},
-    {"analyze", cmdAnalyze,
-     "analyses of a model: norms, sinks, dla, patching, neurons, calibration, ioi, induction"},
+    {"analyze", cmdAnalyze, "analyses of a model: "},  // their names follow, read off its subcommands
 #ifdef NF_STEERING
     {"steer", cmdSteer,
      "a served run from a terminal: status, pause, continue, checkpoint, stop, edits, watch"},
@@ -362,6 +374,9 @@ int main(int argc, char** argv) {
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // the last one counts
   app.require_subcommand(1);
   for (const Command& c : kCommands) c.declare(addCommand(app, c.name, c.summary));
+  const CLI::App* analyze = app.get_subcommand("analyze");
+  for (const CLI::App* kind : subcommandsOf(*analyze))
+    summaries()[analyze] += kind->get_name() + (kind == subcommandsOf(*analyze).back() ? "" : ", ");
   app.footer("Run 'normfree-cli <command> --help' for a command's options.");  // after: subcommands copy it
 
   if (auto status = checkCommandNames(app, argc, argv)) return *status;

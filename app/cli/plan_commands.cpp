@@ -14,6 +14,7 @@
 #include "model/family.h"
 #include "model/model_folder.h"
 #include "options.h"
+#include "run/run_directory.h"
 #include "train/memory_plan.h"
 
 namespace nf::cli {
@@ -140,7 +141,9 @@ void cmdPlan(CLI::App& command) {
     bool bf16 = false, json = false;
   };
   auto o = std::make_shared<Options>();
-  auto* model = command.add_option("--model", o->model, "model folder whose config.json gives the shape")
+  auto* model = command
+                    .add_option("--model", o->model,
+                                "model folder (or run directory) whose config.json gives the shape")
                     ->type_name("folder");
   auto* shape = command
                     .add_option("--shape", o->shape,
@@ -172,8 +175,8 @@ void cmdPlan(CLI::App& command) {
   onRun(command, [o] {
     if (o->model.empty() == o->shape.empty()) throw UsageError("give --model or --shape");
     PlanReport r;
-    r.model = o->model.empty() ? o->shape : o->model;
-    r.shape = o->model.empty() ? namedShape(o->shape) : loadConfigFile(o->model + "/config.json").shape;
+    r.model = o->model.empty() ? o->shape : run::modelFolder(o->model);  // a run directory: its final model
+    r.shape = o->model.empty() ? namedShape(o->shape) : loadConfigFile(r.model + "/config.json").shape;
     TrainingMode mode;
     try {
       mode = parseTrainingMode(o->mode);

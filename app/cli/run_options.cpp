@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "io/atomic_file.h"
 #include "model/hf_checkpoint.h"
+#include "run/run_directory.h"
 
 namespace nf::cli {
 
@@ -21,7 +22,9 @@ void addRunOptions(CLI::App& command, RunOptions& o) {
       .add_option("run", o.run,
                   "run directory to create (config.json, schedule.json, metrics.jsonl, checkpoints/)")
       ->required();
-  command.add_option("--model", o.model, "model folder to start from")->type_name("folder")->required();
+  command.add_option("--model", o.model, "model folder to start from (a run directory: its final model)")
+      ->type_name("folder")
+      ->required();
   command.add_option("--train", o.train, "training token file")->type_name("file.bin")->required();
   addingUp(command
                .add_option("--eval", o.eval,
@@ -144,7 +147,8 @@ RunConfig runConfigFrom(const RunOptions& o, TrainingMode mode) {
   auto whole = [](const std::string& path) {
     return path.empty() ? path : std::filesystem::absolute(path).lexically_normal().string();
   };
-  choices.model = whole(o.model);
+  const std::string model = run::modelFolder(o.model);  // a run directory: its final model
+  choices.model = whole(model);
   choices.trainData = whole(o.train);
   for (const std::string& file : splitList(o.eval)) choices.evalData.push_back(whole(file));
   choices.device = parseDevice(o.device, o.bf16).str();
@@ -197,7 +201,7 @@ RunConfig runConfigFrom(const RunOptions& o, TrainingMode mode) {
       }
     }
   }
-  const ModelShape shape = loadConfigFile(o.model + "/config.json").shape;
+  const ModelShape shape = loadConfigFile(model + "/config.json").shape;
   RunConfig config;
   try {  // a preset made for another depth, a context past the model's: bad usage of the options named
     config =
@@ -205,10 +209,10 @@ RunConfig runConfigFrom(const RunOptions& o, TrainingMode mode) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
-  try {  // here, where the file is known, so that the error names it
-    if (choices.schedule) {
-      choices.schedule->validate(shape.nLayer, config.optimizer.maxSteps, config.removal.treatments());
-      requireRampsEnd(*choices.schedule, config);
+  try {                      // here, where the file is known, so that the error names it
+    if (choices.schedule) {  // as the run takes it (the autopilot's fitted into the budget)
+      config.schedule.validate(shape.nLayer, config.optimizer.maxSteps, config.removal.treatments());
+      requireRampsEnd(config.schedule, config);
     }
   } catch (const std::invalid_argument& e) {
     throw FileError(o.schedule, std::string("does not fit this run:\n") + e.what());

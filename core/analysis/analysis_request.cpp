@@ -458,6 +458,7 @@ AnalysisRequest analysisRequestFromJson(const json& j) {
       throw std::invalid_argument("unknown analysis setting \"" + name + "\"");
     }
   }
+  if (r.kind == "logit-lens" && !j.contains("top")) r.top = AnalysisRequest::kLensTop;  // as the CLI's
   checkAnalysisRequest(r);
   // A setting of another kind was taken and changed nothing (a "threshold" sent with dla).
   const std::vector<std::string>& own = analysisSettings(r.kind);

@@ -42,8 +42,9 @@ struct AnalysisRequest {
   int64_t check = 32;                 //          top edges whose score is checked by patching each alone
   // tokens: the attention patterns of these heads (layer, head) on the traced sequence, whole.
   std::vector<std::pair<int, int>> heads;
-  int top = 10;  // neurons: the neurons to ablate and compare; logit-lens: the
-                 // top tokens per (layer, position) of the traced sequence
+  int top = 10;  // neurons: the neurons to ablate and compare; logit-lens: the top tokens per
+                 // (layer, position) of the traced sequence, kLensTop unless asked
+  static constexpr int kLensTop = 5;
   std::vector<std::string> prompts{"Once upon a time", "Mary and John went to the"};  // calibration
   int64_t newTokens = 30;
   double temperature = 1.0;

@@ -23,6 +23,7 @@ inline constexpr FileFormat kIoiFormat{"normfree-ioi", 1};               // IOI 
 inline constexpr FileFormat kServeFormat{"normfree-serve", 1};           // a served run's serve.json
 inline constexpr FileFormat kSourceFormat{"normfree-source", 1};         // a run's source/source.json
 inline constexpr FileFormat kBenchmarkFormat{"normfree-benchmarks", 1};  // normfree-cli bench's results
+inline constexpr FileFormat kCorpusFormat{"normfree-corpus", 1};         // a corpus folder's corpus.json
 
 enum class WhenUnmarked {
   Refuse,      // a file without "format" is not one of ours

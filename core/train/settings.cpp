@@ -277,6 +277,17 @@ RunConfig makeRunConfig(const std::string& presetName, TrainingMode mode, const 
                                 " tokens is longer than the model's " + std::to_string(shape.nPositions) +
                                 " positions (--context)");
   c.optimizer.context = std::min<int64_t>(c.optimizer.context, shape.nPositions);
+  // With the autopilot the schedule gives the order and the first removal's step; the others' steps are
+  // only tentative. Those past the budget (a preset's on a shorter --steps) wait at the last step a removal
+  // may fire (its ramp ending in time), in their order, for the autopilot to bring forward; they had made
+  // the run refused for steps the user never chose.
+  if (c.mode == TrainingMode::Remove && c.autopilot.enabled && !c.schedule.events.empty()) {
+    const int64_t last = c.optimizer.maxSteps - 1 - c.removal.interpolationSteps;
+    int64_t first = c.schedule.events.front().step;
+    for (const ScheduleEvent& e : c.schedule.events) first = std::min(first, e.step);
+    if (first <= last)
+      for (ScheduleEvent& e : c.schedule.events) e.step = std::min(e.step, last);
+  }
   return c;
 }
 

@@ -594,4 +594,12 @@ TEST_CASE(the_token_view_is_one_whole_sequence_with_a_heads_dla_and_de_and_each_
                       "\"threshold\" is not a setting of the tokens analysis", "heads");
 }
 
+// A setting left out means what the CLI's option does when it is left out: the endpoint's logit lens had
+// traced 10 tokens where `analyze logit-lens` and the window trace 5.
+TEST_CASE(a_request_without_a_setting_takes_the_clis_default) {
+  REQUIRE_EQ(analysisRequestFromJson({{"analysis", "logit-lens"}}).top, 5);
+  REQUIRE_EQ(analysisRequestFromJson({{"analysis", "logit-lens"}, {"top", 7}}).top, 7);
+  REQUIRE_EQ(analysisRequestFromJson({{"analysis", "neurons"}}).top, 10);
+}
+
 TEST_MAIN()

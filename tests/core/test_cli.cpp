@@ -172,6 +172,15 @@ TEST_CASE(every_command_has_help) {
   }
   auto r = cli("--help");
   REQUIRE(r.status == 0 && r.out.find("commands:") != std::string::npos);
+  // The top list names every analysis (it had left out the three newest), read off analyze's own list.
+  REQUIRE_MSG(r.out.find("analyses of a model: norms, sinks, dla, logit-lens, tokens, patching, circuit,") !=
+                  std::string::npos,
+              r.out);
+  // An option's partners and exclusions are in its help, not only in the error once it is misused.
+  r = cli("remove --help");
+  REQUIRE_MSG(r.out.find("(needs --autopilot; ≥ 1; default: 10)") != std::string::npos, r.out);
+  r = cli("analyze patching --help");
+  REQUIRE_MSG(r.out.find("not with --prompts") != std::string::npos, r.out);
 }
 
 namespace {
@@ -346,6 +355,7 @@ TEST_CASE(text_pipeline_from_corpus_to_evaluation_and_generation) {
   REQUIRE_MSG(r.status == 0, r.err);
   REQUIRE_EQ(nlohmann::json::parse(r.out)["files"]["alt.txt"]["style"], "alternative");
   REQUIRE(r.err.find("corpus main") != std::string::npos);  // progress goes to stderr
+  REQUIRE_EQ(nlohmann::json::parse(readTextFile(d + "/data/corpus.json"))["format"], "normfree-corpus");
 
   r = cli("train-tokenizer " + d + "/data/train.txt --out " + d + "/m --vocab 1000");
   REQUIRE_MSG(r.status == 0, r.err);
@@ -390,6 +400,30 @@ TEST_CASE(text_pipeline_from_corpus_to_evaluation_and_generation) {
   REQUIRE_EQ(nlohmann::json::parse(g1.out)["tokens"].size(), 8u);
   REQUIRE(g1.out == g2.out);
   REQUIRE(nlohmann::json::parse(g1.out)["tokens"] != nlohmann::json::parse(g3.out)["tokens"]);
+  REQUIRE(nlohmann::json::parse(g1.out).count("unknown_tokens") == 0);
+  // A model with four times the tokenizer's ids chooses ids it cannot spell: the text had just left them out.
+  r = cli("init --out " + d + "/wide --layers 1 --heads 2 --d-model 16 --context 32 --vocab " +
+          std::to_string(4 * vocab));
+  REQUIRE_MSG(r.status == 0, r.err);
+  r = cli("generate " + d + "/wide --tokenizer " + d +
+          "/m --prompt 'When Mary' --max-new-tokens 16 --no-stop");
+  REQUIRE_MSG(
+      r.status == 0 && r.err.find("which the tokenizer in " + d + "/m does not have") != std::string::npos,
+      r.err);
+  REQUIRE(nlohmann::json::parse(r.out)["unknown_tokens"].get<int>() > 0);
+  // A run directory stands for its model where a model or a tokenizer is asked for.
+  r = cli("finetune " + d + "/run --model " + d + "/m --train " + d +
+          "/data/val.bin --steps 1 --micro-batch 1 --context 16");
+  REQUIRE_MSG(r.status == 0, r.err);
+  r = cli("ioi --tokenizer " + d + "/run --count 4");
+  REQUIRE_MSG(r.status == 0, r.err);
+  r = cli("plan --model " + d + "/run --memory 1G --json");
+  REQUIRE_MSG(r.status == 0, r.err);
+  REQUIRE_EQ(nlohmann::json::parse(r.out)["model"], d + "/run/final");
+  r = cli("finetune " + d + "/run2 --model " + d + "/run --train " + d +
+          "/data/val.bin --steps 1 --micro-batch 1 --context 16");
+  REQUIRE_MSG(r.status == 0, r.err);
+  REQUIRE_EQ(nlohmann::json::parse(readTextFile(d + "/run2/config.json"))["model"], d + "/run/final");
 
   // Data made with a larger vocabulary than the model's: the error names the file and the token.
   r = cli("init --out " + d + "/small --layers 1 --heads 2 --d-model 16 --context 32 --vocab 100");

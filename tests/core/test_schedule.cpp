@@ -333,6 +333,36 @@ TEST_CASE(run_settings_come_from_the_preset_then_the_choices) {
                       "minimum learning rate 0.01 is above the peak 0.001");
 }
 
+// With the autopilot a schedule gives the order and the first step: a preset's later steps past a shorter
+// budget had the run refused ("step 120 is past the last step 119") for steps the user never chose.
+TEST_CASE(an_autopilot_run_fits_the_schedules_later_steps_into_its_budget) {
+  ModelShape shape;
+  shape.nLayer = 4;
+  shape.nPositions = 64;
+  RunChoices choices;
+  choices.maxSteps = 120;
+  const Schedule& planned = findPreset("tiny").schedule;
+  REQUIRE(planned.events.back().step >= 120);  // else this test tests nothing
+  REQUIRE_THROWS_WITH(makeRunConfig("tiny", TrainingMode::Remove, shape, choices)
+                          .schedule.validate(4, 120, RemovalSettings().treatments()),
+                      "past the last step 119");
+  choices.autopilot = AutopilotSettings{};
+  choices.autopilot->enabled = true;
+  const RunConfig c = makeRunConfig("tiny", TrainingMode::Remove, shape, choices);
+  c.schedule.validate(4, 120, c.removal.treatments());
+  const int64_t last = 119 - c.removal.interpolationSteps;
+  REQUIRE_EQ(c.schedule.events.size(), planned.events.size());
+  for (size_t i = 0; i < planned.events.size(); ++i) {  // the same events, in the same order
+    REQUIRE_EQ(c.schedule.events[i].id, planned.events[i].id);
+    REQUIRE_EQ(c.schedule.events[i].step, std::min(planned.events[i].step, last));
+  }
+  // The first removal's step is the user's: one past the budget is still refused.
+  choices.maxSteps = 20;
+  REQUIRE_THROWS_WITH(makeRunConfig("tiny", TrainingMode::Remove, shape, choices)
+                          .schedule.validate(4, 20, RemovalSettings().treatments()),
+                      "past the last step 19");
+}
+
 TEST_MAIN()
 
 // A resumed run's schedule against the events its checkpoint applied: the same events at the same steps,

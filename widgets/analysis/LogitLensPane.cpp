@@ -120,7 +120,7 @@ AnalysisWork LogitLensPane::makeWork() {
   return [self, sequence](const AnalysisInputs& in, const nf::ProgressFn& progress) -> std::function<void()> {
     nf::AnalysisRequest request = in.request("logit-lens");
     request.traceSequence = std::min<int64_t>(sequence, in.sequences - 1);
-    request.top = 5;
+    request.top = nf::AnalysisRequest::kLensTop;
     auto now = std::make_shared<const nf::LogitLensResult>(
         nf::logitLensResultFromJson(in.run(request, "now", progress)));
     auto start =

@@ -26,7 +26,7 @@ struct Served {
   TempDir dir;
   std::unique_ptr<Trainer> trainer = Trainer::start(dir.path("run"), smallRun(dir));
   std::unique_ptr<SteeringServer> server = std::make_unique<SteeringServer>(*trainer, ServeOptions{});
-  ServeAddress address() const { return {"127.0.0.1", server->port(), server->token()}; }
+  ServeAddress address() const { return {"127.0.0.1", server->port(), server->token(), {}}; }
 };
 
 // Waits for what the threads do: polls `done` (the deadline only turns a hang into a failure).
@@ -151,8 +151,8 @@ TEST_CASE(an_added_event_keeps_the_id_the_run_gave_it) {
 TEST_CASE(an_unreachable_run_keeps_the_edit_waiting_and_blocks_nothing) {
   const int port = freeLoopbackPort();  // nothing listens there
   Served s;
-  auto remote = std::make_unique<RemoteSchedule>(ServeAddress{"127.0.0.1", port, "x"}, s.trainer->schedule(),
-                                                 2, 30, atStep(0), none());
+  auto remote = std::make_unique<RemoteSchedule>(ServeAddress{"127.0.0.1", port, "x", {}},
+                                                 s.trainer->schedule(), 2, 30, atStep(0), none());
   REQUIRE(remote->move(6, 20).accepted);
   REQUIRE_EQ(stepOf(remote->schedule(), 6), 20);
   waitFor([&] { return !remote->problem().empty(); }, "the run to be found unreachable");
@@ -166,7 +166,7 @@ TEST_CASE(a_check_is_answered_by_the_local_copy_and_sends_nothing) {
   Served s;
   int64_t done = 0;
   RemoteSchedule remote(
-      ServeAddress{"127.0.0.1", port, "x"}, s.trainer->schedule(), 2, 30, [&] { return done; }, none());
+      ServeAddress{"127.0.0.1", port, "x", {}}, s.trainer->schedule(), 2, 30, [&] { return done; }, none());
   const ScheduleEvent again{0, 20, EventAction::MakeFake, SiteKind::Mlp, 0};  // made fake at step 5
   const EditResult twice = remote.check(again);
   REQUIRE(!twice.accepted && twice.refusal->code == EditRefusal::Code::InvalidSchedule);
@@ -185,12 +185,12 @@ TEST_CASE(a_check_is_answered_by_the_local_copy_and_sends_nothing) {
 TEST_CASE(a_check_refuses_ending_a_treatment_the_run_does_not_use) {
   const int port = freeLoopbackPort();  // a check needs no answer
   Served s;
-  RemoteSchedule plain(ServeAddress{"127.0.0.1", port, "x"}, s.trainer->schedule(), 2, 30, atStep(0), none(),
-                       Treatments{false, false});
+  RemoteSchedule plain(ServeAddress{"127.0.0.1", port, "x", {}}, s.trainer->schedule(), 2, 30, atStep(0),
+                       none(), Treatments{false, false});
   const EditResult unused = plain.check({0, 25, EventAction::EndPos0Treatment, SiteKind::Mlp, -1});
   REQUIRE(!unused.accepted && unused.refusal->code == EditRefusal::Code::InvalidSchedule);
   REQUIRE(unused.refusal->problems.front().code == ScheduleProblem::Code::TreatmentNotUsed);
-  RemoteSchedule treated(ServeAddress{"127.0.0.1", port, "x"}, s.trainer->schedule(), 2, 30, atStep(0),
+  RemoteSchedule treated(ServeAddress{"127.0.0.1", port, "x", {}}, s.trainer->schedule(), 2, 30, atStep(0),
                          none(), Treatments{true, false});
   REQUIRE(treated.check({0, 25, EventAction::EndPos0Treatment, SiteKind::Mlp, -1}).accepted);
 }
@@ -230,7 +230,7 @@ TEST_CASE(a_remote_run_streams_its_metrics_and_status_and_takes_controls) {
 
 TEST_CASE(a_remote_run_that_cannot_be_reached_says_so) {
   const int port = freeLoopbackPort();
-  RemoteRun run(ServeAddress{"127.0.0.1", port, "x"});
+  RemoteRun run(ServeAddress{"127.0.0.1", port, "x", {}});
   run.request(RemoteRun::Control::Stop);  // kept until the run can be asked
   std::string problem;
   waitFor(

@@ -72,7 +72,7 @@ train() {
   OMP_NUM_THREADS=1 "$cli" pretrain "$out/$run" --model "$out/$run-shape" --train "$out/data/$data" \
     --eval "$out/data/val.bin" --steps "$steps" --lr 2e-3 --min-lr 2e-4 --weight-decay "$decay" --warmup 200 \
     --document-windows 1 --micro-batch $((2048 / context)) --context "$context" --seed 0 --eval-interval 500 \
-    --checkpoint-interval 1000 >"$out/$run.log" 2>&1
+    --checkpoint-interval 1000 --keep-checkpoints 3 >"$out/$run.log" 2>&1
 }
 for ((i = 0; i < ${#runs[@]}; i += 2)); do
   train "${runs[i]}" &
@@ -81,7 +81,7 @@ for ((i = 0; i < ${#runs[@]}; i += 2)); do
 done
 for run in "${runs[@]}"; do
   lengths=(128); [ "$(context_of "$run")" = 512 ] && lengths=(128 512)
-  for step in $((steps - 2000)) $steps; do  # (a run keeps its last three checkpoints)
+  for step in $((steps - 2000)) $steps; do  # (each run keeps its last three checkpoints: --keep-checkpoints 3)
     for starts in documents chunks; do
       flag=(); [ $starts = documents ] && flag=(--document-starts)
       for length in "${lengths[@]}"; do
@@ -96,11 +96,20 @@ done
 python3 - "$out" "$steps" "${runs[@]}" <<'PY' | tee "$out/summary.jsonl"
 import json, sys
 out, steps, runs = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+def records(path):  # metrics.jsonl's records; a torn line (a run killed mid-write) is skipped
+    for line in open(path):
+        try:
+            r = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(r, dict):
+            yield r
 for run in runs:
-    evals = {r["step"]: r["mean_loss"] for r in map(json.loads, open(f"{out}/{run}/metrics.jsonl")) if r["type"] == "eval"}
+    evals = {r["step"]: r["mean_loss"] for r in records(f"{out}/{run}/metrics.jsonl") if r.get("type") == "eval"}
     for step in (steps - 2000, steps):
         for length in (128, 512) if run == "ctx512" else (128,):
-            row = {"run": run, "step": step, "length": length, "val_ce": round(evals[step], 3)}
+            row = {"run": run, "step": step, "length": length,
+                   "val_ce": round(evals[step], 3) if step in evals else None}
             for starts in ("documents", "chunks"):
                 sinks = json.load(open(f"{out}/{run}-{step}-sinks-{starts}-{length}.json"))
                 norms = json.load(open(f"{out}/{run}-{step}-norms-{starts}-{length}.json"))["residual_norms"]

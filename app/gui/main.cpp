@@ -10,6 +10,7 @@
 #include "analysis/HeadsPane.h"
 #include "run/RunSession.h"
 #include "run/run_directory.h"
+#include "save_png.h"
 #include "screenshot_sequence.h"
 #include "screenshot_tour.h"
 #include "serve/steering_client.h"
@@ -150,7 +151,7 @@ int main(int argc, char** argv) {
     auto grab = [&window, file, figures, screenOnly] {
       if (!figures.isEmpty()) window.exportAllFigures(figures);
       const QPixmap image = screenOnly ? window.screen()->grabWindow(0) : window.grab();
-      QApplication::exit(image.save(file) ? 0 : 1);
+      QApplication::exit(savePng(image, file) ? 0 : 1);
     };
     if (step <= 0) {
       QTimer::singleShot(1500, &window, grab);

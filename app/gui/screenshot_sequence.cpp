@@ -9,6 +9,7 @@
 #include "analysis/AnalysisPane.h"
 #include "analysis/HeadsPane.h"
 #include "run/RunSession.h"
+#include "save_png.h"
 #include "views/TrainingView.h"
 #include "window/MainWindow.h"
 
@@ -46,7 +47,7 @@ void ScreenshotSequence::poll() {
   if (!stage.shot.isEmpty()) {
     const QString path = m_folder + "/" + m_prefix + "-" + stage.shot + ".png";
     const QPixmap image = m_wholeScreen ? m_window->screen()->grabWindow(0) : m_window->grab();
-    const bool saved = image.save(path);
+    const bool saved = savePng(image, path);
     std::fprintf(saved ? stdout : stderr, "%s %s\n", saved ? "wrote" : "cannot write", qPrintable(path));
     m_failed = m_failed || !saved;
   }

@@ -7,6 +7,7 @@
 
 #include "analysis/AnalysisPane.h"
 #include "analysis/HeadsPane.h"
+#include "save_png.h"
 #include "views/ModelInfoView.h"
 #include "window/MainWindow.h"
 
@@ -31,7 +32,7 @@ void ScreenshotTour::start() {
 
 bool ScreenshotTour::save(const QString& name) {
   const QString path = m_folder + "/" + m_prefix + "-" + name + ".png";
-  const bool saved = m_window->grab().save(path);
+  const bool saved = savePng(m_window->grab(), path);
   std::fprintf(saved ? stdout : stderr, "%s %s\n", saved ? "wrote" : "cannot write", qPrintable(path));
   m_failed = m_failed || !saved;
   return saved;

@@ -155,10 +155,12 @@ void cmdTrainTokenizer(CLI::App& command) {
                                              : "and the other inputs contain no text to train on");
     const BpeTokenizer tokenizer = trainer.train(progressBar());
     // The folder holds one tokenizer, so the older one goes first: a tokenizer.json left there would be read
-    // before the new files, and a crash between the new vocab.json and merges.txt would pair it with the
-    // old merges. Gone first, a crash leaves no tokenizer, which every reader names.
-    for (const std::string& older : tokenizerFiles)
+    // before the new files, and a crash between the new vocab.json and merges.txt would pair them with the
+    // old ones. Removed the one read first last, a crash leaves the old tokenizer whole or none, which every
+    // reader names (loadTokenizer reads tokenizer.json, then vocab.json + merges.txt, then tokenizer.model).
+    for (const char* older : {F::kSentencePiece, F::kGpt2Merges, F::kGpt2Vocab, F::kHuggingFace})
       std::filesystem::remove(std::filesystem::path(o->out) / older);
+    removeDeadWritersLeftovers(o->out);  // the temporaries of a run killed before
     tokenizer.save(o->out);
     nlohmann::json result{{"out", o->out},
                           {"vocab_size", tokenizer.vocabSize()},

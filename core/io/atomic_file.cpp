@@ -4,7 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -92,25 +94,74 @@ std::string parentOf(const std::string& path) {
 
 }  // namespace
 
-void replaceFolder(const std::string& tmp, const std::string& to) {
+void replaceFolder(const std::string& tmp, const std::string& to) { replaceFolders({{tmp, to}}); }
+
+void replaceFolders(const std::vector<std::pair<std::string, std::string>>& tmpAndTo) {
   namespace fs = std::filesystem;
-  const std::string aside = to + ".old-" + std::to_string(::getpid());
+  const std::string pid = std::to_string(::getpid());
   std::error_code error, ignored;
-  fs::remove_all(aside, ignored);
-  try {
-    fsyncPath(tmp);
-  } catch (const FileError& e) {
-    throw FileError(to, std::string("could not be replaced: ") + e.what());
+  for (const auto& [tmp, to] : tmpAndTo) try {
+      fsyncPath(tmp);
+    } catch (const FileError& e) {
+      throw FileError(to, std::string("could not be replaced: ") + e.what());
+    }
+  std::vector<bool> movedAside(tmpAndTo.size(), false);
+  std::size_t renamedIn = 0;
+  auto undo = [&] {  // back as it was: the new ones out again, the old ones back in
+    for (; renamedIn > 0; --renamedIn)
+      fs::rename(tmpAndTo[renamedIn - 1].second, tmpAndTo[renamedIn - 1].first, ignored);
+    for (std::size_t i = 0; i < tmpAndTo.size(); ++i)
+      if (movedAside[i]) fs::rename(tmpAndTo[i].second + ".old-" + pid, tmpAndTo[i].second, ignored);
+  };
+  for (std::size_t i = tmpAndTo.size(); i-- > 0;) {
+    const std::string& to = tmpAndTo[i].second;
+    fs::remove_all(to + ".old-" + pid, ignored);
+    if (fs::exists(to, ignored)) fs::rename(to, to + ".old-" + pid, error);
+    movedAside[i] = !error && !fs::exists(to, ignored);
+    if (error) {
+      undo();
+      throw FileError(to, "could not be replaced: " + error.message());
+    }
   }
-  const bool replacing = fs::exists(to, ignored);
-  if (replacing) fs::rename(to, aside, error);
-  if (!error) fs::rename(tmp, to, error);
-  if (error) {
-    if (replacing && !fs::exists(to, ignored)) fs::rename(aside, to, ignored);
-    throw FileError(to, "could not be replaced: " + error.message());
+  for (; renamedIn < tmpAndTo.size(); ++renamedIn) {
+    const auto& [tmp, to] = tmpAndTo[renamedIn];
+    fs::rename(tmp, to, error);
+    if (error) {
+      undo();
+      throw FileError(to, "could not be replaced: " + error.message());
+    }
   }
-  fsyncPath(parentOf(to));
-  fs::remove_all(aside, ignored);  // a leftover of a failed removal is only disk space, never read
+  for (const auto& [tmp, to] : tmpAndTo) {
+    fsyncPath(parentOf(to));
+    fs::remove_all(to + ".old-" + pid, ignored);  // a leftover of a failed removal is only disk space
+  }
+}
+
+long deadWriterOf(const std::string& name, const char* mark) {
+  const std::string suffix = std::string(mark) + "-";
+  const std::size_t at = name.rfind(suffix);
+  if (at == std::string::npos || at == 0) return 0;
+  const std::string digits = name.substr(at + suffix.size());
+  if (digits.empty() || digits.size() > 9 || !std::all_of(digits.begin(), digits.end(), ::isdigit)) return 0;
+  const long pid = std::stol(digits);
+  const bool alive = pid != ::getpid() && pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM);
+  return alive || pid <= 0 ? 0 : pid;
+}
+
+int removeDeadWritersLeftovers(const std::string& folder) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  std::vector<fs::path> entries;  // listed first: the loop removes
+  for (const auto& entry : fs::directory_iterator(folder, error)) entries.push_back(entry.path());
+  int removed = 0;
+  for (const fs::path& path : entries) {
+    const std::string name = path.filename().string();
+    if (deadWriterOf(name, ".tmp") == 0 && deadWriterOf(name, ".old") == 0) continue;
+    std::error_code failed;
+    fs::remove_all(path, failed);
+    removed += failed ? 0 : 1;
+  }
+  return removed;
 }
 
 void removeFolder(const std::string& path) {

@@ -3,6 +3,8 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace nf {
 
@@ -50,6 +52,15 @@ void fsyncPath(const std::string& path);
 // "<to>.old-<pid>" and removed only after, so a crash leaves a whole folder under `to`, or (between the two
 // renames) both whole beside it. FileError names `to`.
 void replaceFolder(const std::string& tmp, const std::string& to);
+// Several folders replaced as one (an export's folded/ and standard/): every old one is moved aside (the last
+// first), then every new one renamed in (the first first), so no moment shows a new folder beside an old one.
+void replaceFolders(const std::vector<std::pair<std::string, std::string>>& tmpAndTo);
+// The process id in the name of what a writer leaves while it works ("<name><mark>-<pid>", mark ".tmp" or
+// ".old") when that process is gone (or is this one: a leftover of an earlier process with our id); else 0.
+long deadWriterOf(const std::string& name, const char* mark);
+// Removes the temporaries ("*.tmp-<pid>") and moved-aside folders ("*.old-<pid>") of dead writers in
+// `folder`, which a kill leaves (a full model copy each); returns how many.
+int removeDeadWritersLeftovers(const std::string& folder);
 // Removes a folder so that a crash never leaves a part of it under its name: it is renamed to
 // "<path>.tmp-<pid>" first (a dead writer's leftover to whoever cleans up) and removed from there.
 void removeFolder(const std::string& path);

@@ -75,20 +75,12 @@ int clearDeadWriters(const std::string& runDir) {
     for (const auto& entry : fs::directory_iterator(dir, error)) entries.push_back(entry.path());
     for (const fs::path& path : entries) {
       const std::string name = path.filename().string();
-      const std::size_t dash = name.rfind('-');
-      const bool temporary = dash != std::string::npos && dash >= 4 && name.compare(dash - 4, 4, ".tmp") == 0;
       // A checkpoint (".step-N.old-PID") or final/ ("final.old-PID", replaceFolder) moved aside for its
-      // successor.
+      // successor comes back when the successor never arrived; a temporary ("*.tmp-PID") goes.
       const bool hidden = run::isUnfinishedCheckpointName(name);
-      const bool movedAside = (hidden || name.rfind("final.old-", 0) == 0) && dash != std::string::npos &&
-                              dash >= 4 && name.compare(dash - 4, 4, ".old") == 0;
-      if (!temporary && !movedAside) continue;
-      const std::string digits = name.substr(dash + 1);
-      if (digits.empty() || digits.size() > 9 || !std::all_of(digits.begin(), digits.end(), ::isdigit))
-        continue;  // not a name of ours
-      const long pid = std::stol(digits);
-      const bool alive = pid != ::getpid() && pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM);
-      if (alive) continue;  // another process writing this run right now (on this machine)
+      const bool movedAside = (hidden || name.rfind("final.old-", 0) == 0) && deadWriterOf(name, ".old") != 0;
+      if (!movedAside && deadWriterOf(name, ".tmp") == 0) continue;  // not ours, or its writer is at work
+      const std::size_t dash = name.rfind('-');
       const fs::path original = path.parent_path() / name.substr(hidden ? 1 : 0, dash - 4 - (hidden ? 1 : 0));
       std::error_code failed;  // a leftover that cannot be removed now is tried again next time
       if (movedAside && !fs::exists(original, failed)) {

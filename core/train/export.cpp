@@ -120,9 +120,9 @@ double maxLogitDifference(CausalLMImpl& a, CausalLMImpl& b, const torch::Tensor&
       .item<double>();
 }
 
-// Saves the model with the source's tokenizer under a temporary name, then renames it to `to`.
-void saveWhole(CausalLMImpl& model, const std::string& source, const std::string& to,
-               const SaveOptions& options) {
+// Saves the model with the source's tokenizer under a temporary name beside `to`, which it returns.
+std::string saveBeside(CausalLMImpl& model, const std::string& source, const std::string& to,
+                       const SaveOptions& options) {
   const std::string tmp = to + ".tmp-" + std::to_string(::getpid());
   std::error_code ignored;
   std::filesystem::remove_all(tmp, ignored);
@@ -130,7 +130,6 @@ void saveWhole(CausalLMImpl& model, const std::string& source, const std::string
     saveModel(model, tmp, options);
     copyTokenizerFiles(source, tmp);
     keepTokenIds(source, tmp);
-    replaceFolder(tmp, to);  // an export replaced with --overwrite is removed only once the new one is in
   } catch (const std::filesystem::filesystem_error& e) {
     std::filesystem::remove_all(tmp, ignored);
     throw FileError(to, std::string("could not be written: ") + e.code().message());
@@ -138,6 +137,7 @@ void saveWhole(CausalLMImpl& model, const std::string& source, const std::string
     std::filesystem::remove_all(tmp, ignored);
     throw;
   }
+  return tmp;
 }
 
 }  // namespace
@@ -184,10 +184,21 @@ ExportedModel exportLayerNormFree(const std::string& folder, const std::string& 
   exported.folded = out + "/folded";
   exported.standard = out + "/standard";
   std::filesystem::create_directories(out);
+  removeDeadWritersLeftovers(out);  // an export killed before: a full model copy each
   SaveOptions foldedOptions;
   foldedOptions.folded = true;
-  saveWhole(*folded, folder, exported.folded, foldedOptions);
-  saveWhole(*standard, folder, exported.standard, SaveOptions{});
+  const std::string foldedTmp = saveBeside(*folded, folder, exported.folded, foldedOptions);
+  std::string standardTmp;
+  try {
+    standardTmp = saveBeside(*standard, folder, exported.standard, SaveOptions{});
+    // Both in at once: an export replaced with --overwrite never shows a new folded/ beside an old standard/.
+    replaceFolders({{foldedTmp, exported.folded}, {standardTmp, exported.standard}});
+  } catch (...) {
+    std::error_code ignored;
+    std::filesystem::remove_all(foldedTmp, ignored);
+    if (!standardTmp.empty()) std::filesystem::remove_all(standardTmp, ignored);
+    throw;
+  }
   return exported;
 }
 

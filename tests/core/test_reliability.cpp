@@ -239,6 +239,20 @@ TEST_CASE(leftovers_of_dead_writers_are_cleared_and_a_checkpoint_moved_aside_com
   REQUIRE(!fs::exists(runDir + "/schedule.json.tmp-" + std::to_string(dead)));
 }
 
+// Outside a run directory (an export's --out, a tokenizer folder) a kill leaves the same leftovers: a full
+// model copy each, which had stayed for good. The next writer there removes the dead ones' alone.
+TEST_CASE(dead_writers_leftovers_go_wherever_they_were_left) {
+  TempDir dir;
+  const std::string dead = std::to_string(deadProcess()), alive = std::to_string(::getppid());
+  for (const std::string& name : {"folded.tmp-" + dead, "standard.old-" + dead, "vocab.json.tmp-" + dead,
+                                  "folded.tmp-" + alive, "notes.tmp-draft", "folded"})
+    fs::create_directories(dir.path(name));
+  REQUIRE_EQ(removeDeadWritersLeftovers(dir.path()), 3);
+  for (const std::string& name : {"folded.tmp-" + alive, "notes.tmp-draft", "folded"})
+    REQUIRE_MSG(fs::exists(dir.path(name)), name);
+  REQUIRE_EQ(std::distance(fs::directory_iterator(dir.path()), {}), 3);
+}
+
 // --- inputs that are not regular files --------------------------------------------------------------------
 
 TEST_CASE(fifos_devices_and_directories_are_refused_by_name_without_blocking) {

@@ -182,6 +182,27 @@ TEST_CASE(a_folder_is_replaced_and_removed_whole) {
   REQUIRE_THROWS_WITH(removeFolder(to), "final", "could not be removed");
 }
 
+// An export's two folders: never a new folded/ beside an old standard/, and a failure keeps both old.
+TEST_CASE(folders_are_replaced_as_one) {
+  TempDir dir;
+  for (const char* form : {"folded", "standard"}) {
+    std::filesystem::create_directories(dir.path(form));
+    writeFileAtomic(dir.path(form) + "/config.json", "old");
+    std::filesystem::create_directories(dir.path(form) + ".tmp-1");
+    writeFileAtomic(dir.path(form) + ".tmp-1/config.json", "new");
+  }
+  REQUIRE_THROWS_WITH(replaceFolders({{dir.path("folded.tmp-1"), dir.path("folded")},
+                                      {dir.path("missing.tmp-1"), dir.path("standard")}}),
+                      "standard", "could not be replaced");
+  REQUIRE_EQ(readTextFile(dir.path("folded/config.json")), "old");
+  REQUIRE_EQ(readTextFile(dir.path("standard/config.json")), "old");
+  replaceFolders(
+      {{dir.path("folded.tmp-1"), dir.path("folded")}, {dir.path("standard.tmp-1"), dir.path("standard")}});
+  REQUIRE_EQ(readTextFile(dir.path("folded/config.json")), "new");
+  REQUIRE_EQ(readTextFile(dir.path("standard/config.json")), "new");
+  REQUIRE(std::distance(std::filesystem::directory_iterator(dir.path()), {}) == 2);
+}
+
 // A file holding a secret (serve.json's token) is its owner's alone, also when a link or a world-readable
 // leftover already sits where the temporary goes: neither is followed or reused.
 TEST_CASE(an_owner_only_file_is_never_written_through_a_planted_temporary) {

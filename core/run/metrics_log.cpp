@@ -115,7 +115,7 @@ MetricsFollower::NewLines MetricsFollower::read(int64_t maxBytes) {
   std::error_code error;
   const auto size = static_cast<int64_t>(fs::file_size(m_path, error));
   if (error) return out;
-  if (size < m_offset) {  // truncated: the run was resumed from an earlier checkpoint
+  if (size < m_offset) {  // shorter: a new run in the folder (a resume only appends)
     out.restarted = true;
     m_offset = 0;
     m_partial.clear();

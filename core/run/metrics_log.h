@@ -65,8 +65,8 @@ nlohmann::json metricsStartRecord();
 // Throws FileError(path, …) when a "start" record names another format or a newer version.
 void checkMetricsRecord(const nlohmann::json& record, const std::string& path);
 
-// Reads the lines a run's metrics.jsonl has gained since the last call; a file that became shorter (the
-// run was resumed from an earlier checkpoint) is read again from its start.
+// Reads the lines a run's metrics.jsonl has gained since the last call; a file that became shorter (a new
+// run in the folder: a resume only appends) is read again from its start.
 class MetricsFollower {
  public:
   // From byte `offset` of the file on (a line boundary: what completeOffset() said before).

@@ -15,7 +15,7 @@ namespace nf {
 struct MetricsPage {
   std::vector<nlohmann::json> records;  // complete records of metrics.jsonl, in order
   int64_t nextOffset = 0;               // where to ask from next
-  bool restarted = false;               // the log became shorter (a resume) and is sent from its start
+  bool restarted = false;               // the log became shorter (a new run) and is sent from its start
 };
 // GET /v1/metrics's answer; std::invalid_argument says what is malformed.
 MetricsPage metricsPageFromJson(const nlohmann::json& j);

@@ -30,7 +30,7 @@ struct TrainingState {
   Schedule schedule;                                       // as it was at the checkpoint (informational)
   std::vector<std::pair<int64_t, int64_t>> appliedEvents;  // (event id, step)
   nlohmann::json edits = nlohmann::json::array();          // the live edits' log records
-  int64_t metricsBytes = 0;  // metrics.jsonl's length at the checkpoint; a resume cuts it there
+  int64_t metricsBytes = 0;  // metrics.jsonl's length at the checkpoint (informational: a resume appends)
   // The workers that trained up to it (informational: the sampler state is the whole run's, the same on
   // every worker, so a resume may use any number of workers).
   int worldSize = 1;

@@ -93,6 +93,7 @@ void Trainer::Impl::rollBackTo(int64_t target, int64_t fromStep) {
     if (autopilot) autopilot->rolledBack();
   }
   eventsFiredThrough = target - 1;
+  lastTracked = -1;  // the measurements at and after `target` are superseded: taken again as it trains on
   owner.m_stepsDone = target;
   if (group) group->setStepsDone(target);
   guard = std::make_unique<DivergenceGuard>(config().divergence.factor);

@@ -12,12 +12,12 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-from run_records import records  # noqa: E402
+from run_records import current_history  # noqa: E402
 
 
 def read(run):
     steps, events, evals = [], [], []
-    for r in records(run):
+    for r in current_history(run):  # an undone stretch (rollback, resume) is not drawn
         if r["type"] == "step":
             steps.append(r)
         elif r["type"] == "event":

@@ -10,3 +10,20 @@ def records(run):
                 yield json.loads(line)
             except json.JSONDecodeError:
                 continue
+
+
+def current_history(run):
+    """The records that still stand, in file order (docs/FORMATS.md, metrics.jsonl version 2): a resume or
+    rollback at step S supersedes the step, eval and checkpoint records after S and the event and track
+    records at or after S written before it (the rule of currentHistory in core/run/metrics_log.h)."""
+    kept = []
+    for r in records(run):
+        if not isinstance(r, dict):
+            continue
+        if r.get("type") in ("resume", "rollback"):
+            at = r.get("step", 0)
+            kept = [k for k in kept
+                    if not ((k.get("type") in ("step", "eval", "checkpoint") and k.get("step", 0) > at)
+                            or (k.get("type") in ("event", "track") and k.get("step", 0) >= at))]
+        kept.append(r)
+    return kept

@@ -13,7 +13,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-from run_records import records  # noqa: E402
+from run_records import current_history  # noqa: E402
 
 TITLES = {
     "nmae": "NMAE of DLA vs direct effect (%)",
@@ -28,16 +28,8 @@ TITLES = {
 
 def read(run):
     """The run's current history of track and event records (a resume's re-trained stretch replaces the old)."""
-    tracked, events = [], []
-    for r in records(run):
-        if r["type"] in ("resume", "rollback"):
-            tracked = [t for t in tracked if t["step"] < r["step"]]
-            events = [e for e in events if e["step"] < r["step"]]
-        elif r["type"] == "track":
-            tracked = [t for t in tracked if t["step"] < r["step"]] + [r]
-        elif r["type"] == "event":
-            events.append(r)
-    return tracked, events
+    history = current_history(run)
+    return [r for r in history if r["type"] == "track"], [r for r in history if r["type"] == "event"]
 
 
 def main():

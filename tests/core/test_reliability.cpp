@@ -13,6 +13,7 @@
 #include <cmath>
 #include <csignal>
 #include <limits>
+#include <set>
 #include <thread>
 
 #include "cli_process.h"
@@ -561,6 +562,31 @@ TEST_CASE(a_diverging_run_rolls_back_with_a_lower_learning_rate_and_finishes_san
   const EvalResult e = evaluate(*final, TokenFile::open(config.trainData), {});
   REQUIRE_MSG(std::isfinite(e.summary.meanLoss) && e.summary.meanLoss < 1.5 * saneLoss,
               e.summary.meanLoss << " against " << saneLoss);
+}
+
+// A rollback to a step whose events fire again measures the tracked analyses there again: the measurement
+// of the undone stretch is superseded, and the one after the rollback had been skipped as "already taken".
+TEST_CASE(a_rollback_measures_the_tracked_analyses_of_the_events_that_fire_again) {
+  TempDir dir;
+  RunConfig config = smallRun(dir);  // events at steps 5, 7, 10, 12, 14, 16 of 30
+  config.checkpointInterval = 2;
+  config.divergence.action = DivergenceAction::Rollback;
+  config.divergence.lrFactor = 0.01;
+  config.tracking.analyses = {"val-ce"};
+  config.tracking.every = 100;  // at the events, the first and the last step only
+  config.tracking.sequences = 2;
+  config.tracking.length = 16;
+  const std::string runDir = dir.path("run");
+  runUntil(*Trainer::start(runDir, config), 12);
+  REQUIRE(Trainer::resume(runDir, std::nullopt, lrFarTooHigh())->run());
+  const auto rollbacks = records(runDir, "rollback");
+  REQUIRE(!rollbacks.empty());
+  std::set<int64_t> tracked;
+  for (const auto& r : records(runDir, "track")) tracked.insert(r["step"].get<int64_t>());
+  for (const auto& e : records(runDir, "event"))
+    REQUIRE_MSG(tracked.count(e["step"].get<int64_t>()) == 1, "no tracked measurement at the event of step "
+                                                                  << e["step"] << " (rolled back to step "
+                                                                  << rollbacks.front()["step"] << ")");
 }
 
 // The autopilot switched on (the workbench's or steer's switch) after a rollback keeps the rollback's lowered

@@ -117,21 +117,26 @@ bool MetricsStore::ingest(const std::string& line) {
 
 void MetricsStore::rewindTo(int64_t stepsDone) {
   const double last = static_cast<double>(stepsDone);
-  if (steps.step.empty() || steps.step.back() <= last) return;  // nothing after it: plots stay as they are
   std::size_t keep = 0;
   while (keep < steps.step.size() && steps.step[keep] <= last) ++keep;
+  bool changed = keep < steps.step.size();
   for (std::vector<double>* series :
        {&steps.step, &steps.ce, &steps.aux, &steps.loss, &steps.lr, &steps.gradNorm, &steps.tokensPerSecond})
     series->resize(keep);
-  for (auto& [file, points] : evals)
-    while (!points.empty() && points.back().step > last) points.pop_back();
-  for (auto& [site, points] : scales)
-    while (!points.empty() && points.back().step > last) points.pop_back();
+  auto dropWhile = [&changed](auto& points, auto undone) {
+    for (; !points.empty() && undone(static_cast<double>(points.back().step)); changed = true)
+      points.pop_back();
+  };
+  auto after = [last](double step) { return step > last; };
+  for (auto& [file, points] : evals) dropWhile(points, after);
+  for (auto& [site, points] : scales) dropWhile(points, after);
   // An event fires before its step's batch: those at or after stepsDone fire again, and are measured again.
-  while (!events.empty() && events.back().step >= stepsDone) events.pop_back();
-  for (auto& [name, series] : tracked)
-    while (!series.points.empty() && series.points.back().step >= last) series.points.pop_back();
-  ++generation;
+  // Also when no step after stepsDone was logged (a resume at the step the run was stopped or killed at).
+  auto atOrAfter = [last](double step) { return step >= last; };
+  dropWhile(events, atOrAfter);
+  for (auto& [name, series] : tracked) dropWhile(series.points, atOrAfter);
+  lastCheckpointStep = std::min(lastCheckpointStep, stepsDone);  // the next one may be of an undone step
+  if (changed) ++generation;                                     // else the plots stay as they are
 }
 
 void MetricsStore::clear() {

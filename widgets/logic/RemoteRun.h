@@ -29,8 +29,8 @@ class RemoteRun {
   void request(Control control);
 
   struct News {
-    bool restarted = false;                // the log became shorter (a resume): drop what came before `lines`
-    std::vector<std::string> lines;        // new metrics.jsonl records, in order
+    bool restarted = false;          // the log became shorter (a new run): drop what came before `lines`
+    std::vector<std::string> lines;  // new metrics.jsonl records, in order
     std::optional<nlohmann::json> status;  // the newest status, when one arrived
     bool stopRequested = false;            // one of the statuses since the last take() said so
     std::string problem;                   // why the run cannot be reached now ("" when it can)

@@ -234,7 +234,7 @@ int TrainingView::plottedSteps() const { return m_loss->graph(CeRaw)->dataCount(
 
 void TrainingView::showMetrics(const MetricsStore& m) {
   // Only what arrived since the last call is added (a long GPT-2 run has ~10⁵ points per site): the
-  // plots are rebuilt only when the store was (a followed run resumed from an earlier checkpoint).
+  // plots are rebuilt only when the store was (a followed run rolled back or resumed from an earlier step).
   const bool rebuilt = m.generation != m_generation;
   if (rebuilt) {
     m_generation = m.generation;

@@ -117,6 +117,13 @@ TEST_CASE(a_resume_or_rollback_takes_the_run_back_to_its_step_and_the_plots_rebu
   REQUIRE(m.ingest(R"({"type":"resume","step":5})"));
   REQUIRE_EQ(m.steps.step.size(), 5u);
   REQUIRE_EQ(m.generation, now);
+  // A run killed just after an event's record at step 5 was written, resumed at 5 with the event moved: the
+  // undone record had stayed on every plot beside the event as it fired again (currentHistory drops it).
+  REQUIRE(m.ingest(R"({"type":"event","step":5,"description":"step 5: LN_v.1 → fake"})"));
+  REQUIRE_EQ(m.events.size(), 2u);
+  REQUIRE(m.ingest(R"({"type":"resume","step":5})"));
+  REQUIRE_EQ(m.events.size(), 1u);
+  REQUIRE(m.generation > now);
   REQUIRE(m.ingest(R"({"type":"warning","step":5,"code":"low_disk_space","message":"1 GiB free"})"));
   REQUIRE_EQ(m.lastWarning, std::string("1 GiB free"));
   REQUIRE_EQ(m.lastWarningCode, std::string("low_disk_space"));  // what the GUI translates by

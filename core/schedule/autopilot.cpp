@@ -123,7 +123,8 @@ int64_t Autopilot::earliest(int64_t step) const {
   return std::max(step, m_state.lastEventStep + minGap());
 }
 
-AutopilotDecision Autopilot::decide(int64_t step, const std::vector<ScheduleEvent>& pending) const {
+AutopilotDecision Autopilot::decide(int64_t step, const std::vector<ScheduleEvent>& pending,
+                                    int64_t lastStep) const {
   if (pending.empty()) return {};
   const AutopilotState& s = m_state;
   if (s.lastEventStep < 0) {  // the preset's warm-up before the first removal
@@ -145,6 +146,12 @@ AutopilotDecision Autopilot::decide(int64_t step, const std::vector<ScheduleEven
                                      s.loss - s.lossBefore, s.lossBefore, since) +
                               (gradBack ? "" : ", gradient norm not back");
   if (since >= m_settings.maxGap) return {1, "the maximum gap: " + notBack};
+  // A person with a deadline does not spend it on one recovery: the steps left after the last removal,
+  // shared equally among the pending ones (at most the maximum gap each, at least the minimum).
+  const auto waiting = static_cast<int64_t>(pending.size());
+  if (lastStep != std::numeric_limits<int64_t>::max() && since >= (lastStep - s.lastEventStep) / waiting)
+    return {1, "the step budget: " + std::to_string(lastStep - s.lastEventStep) + " steps to step " +
+                   std::to_string(lastStep) + " for " + std::to_string(waiting) + " removals; " + notBack};
   return {0, notBack};
 }
 

@@ -65,8 +65,11 @@ class Autopilot {
   // After each optimizer step: its cross-entropy and gradient norm.
   void observe(double loss, double gradNorm);
   // Before step `step`: of the pending events (in the order they fire, none pinned), how many fire now.
-  // The first removal of a run fires at its planned step (the preset's warm-up).
-  AutopilotDecision decide(int64_t step, const std::vector<ScheduleEvent>& pending) const;
+  // The first removal of a run fires at its planned step (the preset's warm-up). `lastStep`, the last a
+  // removal may fire at: a budget too short for each pending removal to wait the maximum gap shares the
+  // steps left equally among them.
+  AutopilotDecision decide(int64_t step, const std::vector<ScheduleEvent>& pending,
+                           int64_t lastStep = std::numeric_limits<int64_t>::max()) const;
   // The events decided fired at `step`: the levels now become the ones to recover to; the group adapts
   // to how long the recovery took.
   void fired(int64_t step, int count);

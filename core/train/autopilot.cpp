@@ -57,7 +57,7 @@ void Trainer::Impl::steerByAutopilot(int64_t step) {
   if (pending.empty()) return;
   // The last step a removal may fire at: with an interpolation ramp, early enough for it to end.
   const int64_t last = std::max(step, config().optimizer.maxSteps - 1 - config().removal.interpolationSteps);
-  AutopilotDecision decision = autopilot->decide(step, pending);
+  AutopilotDecision decision = autopilot->decide(step, pending, last);
   if (decision.fire == 0 && step >= last) {  // no step left to wait for: what is due fires now, said so
     for (const ScheduleEvent& e : pending) decision.fire += e.step <= step;
     decision.reason = "the step budget ends: the removals still pending fire at its last step";

@@ -4,6 +4,7 @@
 // maximum gap; a divergence sets the group to one site and doubles the gap; after the last removal a flat
 // loss ends the run after the patience, a falling one never; the state survives JSON.
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "check.h"
@@ -35,13 +36,14 @@ struct Fired {
 };
 
 // Runs the policy for `steps` on the curve; returns when each group fired.
-std::vector<Fired> simulate(const AutopilotSettings& settings, const Curve& curve, int64_t steps) {
+std::vector<Fired> simulate(const AutopilotSettings& settings, const Curve& curve, int64_t steps,
+                            int64_t lastStep = std::numeric_limits<int64_t>::max()) {
   Autopilot pilot(settings);
   std::vector<ScheduleEvent> pending = tinyOrder();
   std::vector<Fired> fired;
   std::vector<int64_t> spikes;  // the steps removals fired at
   for (int64_t step = 0; step < steps; ++step) {
-    const AutopilotDecision d = pilot.decide(step, pending);
+    const AutopilotDecision d = pilot.decide(step, pending, lastStep);
     if (d.fire > 0) {
       REQUIRE_MSG(!d.reason.empty(), "a decision says why");
       fired.push_back({step, d.fire});
@@ -117,6 +119,23 @@ TEST_CASE(a_loss_that_never_recovers_fires_at_the_maximum_gap) {
     REQUIRE_EQ(fired[i].step - fired[i - 1].step, 30);
     REQUIRE_EQ(fired[i].count, 1);
   }
+}
+
+// A removal of 120 steps: waiting the maximum gap (80) for a loss that never recovers had left twelve
+// removals to fire together at the last step, with no step to recover from them.
+TEST_CASE(a_short_budget_shares_the_steps_left_among_the_removals) {
+  AutopilotSettings s;
+  s.minGap = 5;
+  s.maxGap = 80;
+  const std::vector<Fired> fired = simulate(s, {0.3, INFINITY}, 120, /*lastStep=*/119);
+  REQUIRE_EQ(total(fired), 13);  // every one by the last step
+  for (size_t i = 1; i < fired.size(); ++i) {
+    const int64_t gap = fired[i].step - fired[i - 1].step;
+    REQUIRE_MSG(gap >= s.minGap && gap <= (119 - fired[i - 1].step) / (13 - static_cast<int64_t>(i)),
+                "gap " << gap << " before removal " << i);
+  }
+  // With steps to spare, the budget changes nothing: the maximum gap rules.
+  REQUIRE(simulate(s, {0.3, INFINITY}, 2000, 1999).at(1).step - 40 == 80);
 }
 
 TEST_CASE(a_divergence_sets_one_site_at_a_time_and_a_longer_gap) {

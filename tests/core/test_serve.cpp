@@ -587,7 +587,7 @@ TEST_CASE(the_client_names_the_run_it_cannot_reach_and_the_file_it_cannot_read) 
     REQUIRE_EQ(e.status, 401);
     REQUIRE(std::string(e.what()).find("token") != std::string::npos);
   }
-  const ServeAddress gone{"127.0.0.1", freeLoopbackPort(), "t"};
+  const ServeAddress gone{"127.0.0.1", freeLoopbackPort(), "t", {}};
   try {
     SteeringClient(gone, 5).status();
     REQUIRE_MSG(false, "nothing serves there");
@@ -977,7 +977,7 @@ class BadEndpoint {
     m_thread.join();
     ::close(m_listener);
   }
-  ServeAddress address() const { return {"127.0.0.1", m_port, "token"}; }
+  ServeAddress address() const { return {"127.0.0.1", m_port, "token", {}}; }
 
  private:
   int m_listener = -1, m_port = 0;

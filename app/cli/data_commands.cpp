@@ -158,9 +158,10 @@ void cmdTrainTokenizer(CLI::App& command) {
     // before the new files, and a crash between the new vocab.json and merges.txt would pair them with the
     // old ones. Removed the one read first last, a crash leaves the old tokenizer whole or none, which every
     // reader names (loadTokenizer reads tokenizer.json, then vocab.json + merges.txt, then tokenizer.model).
-    for (const char* older : {F::kSentencePiece, F::kGpt2Merges, F::kGpt2Vocab, F::kHuggingFace})
+    for (const char* older :
+         {"added_tokens.json", F::kSentencePiece, F::kGpt2Merges, F::kGpt2Vocab, F::kHuggingFace})
       std::filesystem::remove(std::filesystem::path(o->out) / older);
-    removeDeadWritersLeftovers(o->out);  // the temporaries of a run killed before
+    removeDeadWritersLeftovers(o->out, {std::begin(F::kAll), std::end(F::kAll)});  // a run killed before
     tokenizer.save(o->out);
     nlohmann::json result{{"out", o->out},
                           {"vocab_size", tokenizer.vocabSize()},
@@ -219,12 +220,13 @@ void cmdTokenize(CLI::App& command) {
       ->capture_default_str();
   onRun(command, [o] {
     const auto start = std::chrono::steady_clock::now();
-    const std::unique_ptr<Tokenizer> tokenizer = loadTokenizer(tokenizerOption(o->tokenizer));
+    const std::string folder = tokenizerOption(o->tokenizer);  // the sidecar names the folder read
+    const std::unique_ptr<Tokenizer> tokenizer = loadTokenizer(folder);
     if (o->repeats.maxSpan < o->repeats.minSpan)
       throw UsageError("--repeat-span-max " + std::to_string(o->repeats.maxSpan) +
                        " is below --repeat-span " + std::to_string(o->repeats.minSpan));
     const TokenizeStats stats =
-        tokenizeFiles(o->inputs, *tokenizer, o->tokenizer, o->out, progressBar(), o->repeats);
+        tokenizeFiles(o->inputs, *tokenizer, folder, o->out, progressBar(), o->repeats);
     const double seconds = secondsSince(start);
     printJson(nlohmann::json{{"out", o->out},
                              {"documents", stats.documents},

@@ -290,7 +290,7 @@ void cmdGenerate(CLI::App& command) {
     const std::string folder = run::modelFolder(o->model);
     options.otherStopIds = endOfSequenceIds(folder + "/config.json");
 
-    const std::string tokenizerFolder = o->tokenizer.empty() ? folder : o->tokenizer;
+    const std::string tokenizerFolder = o->tokenizer.empty() ? folder : tokenizerOption(o->tokenizer);
     if (!hasTokenizer(tokenizerFolder))
       throw UsageError("no tokenizer files in " + tokenizerFolder +
                        "; pass --tokenizer with the model's tokenizer folder");

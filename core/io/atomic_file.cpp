@@ -116,8 +116,10 @@ void replaceFolders(const std::vector<std::pair<std::string, std::string>>& tmpA
   for (std::size_t i = tmpAndTo.size(); i-- > 0;) {
     const std::string& to = tmpAndTo[i].second;
     fs::remove_all(to + ".old-" + pid, ignored);
-    if (fs::exists(to, ignored)) fs::rename(to, to + ".old-" + pid, error);
-    movedAside[i] = !error && !fs::exists(to, ignored);
+    if (fs::exists(to, ignored)) {
+      fs::rename(to, to + ".old-" + pid, error);
+      movedAside[i] = !error;
+    }
     if (error) {
       undo();
       throw FileError(to, "could not be replaced: " + error.message());
@@ -131,24 +133,29 @@ void replaceFolders(const std::vector<std::pair<std::string, std::string>>& tmpA
       throw FileError(to, "could not be replaced: " + error.message());
     }
   }
+  // In place now: what is left is tidying, which must not report the replacement as failed.
   for (const auto& [tmp, to] : tmpAndTo) {
-    fsyncPath(parentOf(to));
+    try {
+      fsyncPath(parentOf(to));
+    } catch (const FileError&) {
+    }
     fs::remove_all(to + ".old-" + pid, ignored);  // a leftover of a failed removal is only disk space
   }
 }
 
-long deadWriterOf(const std::string& name, const char* mark) {
+long deadWriterOf(const std::string& name, const char* mark, bool ownIsGone) {
   const std::string suffix = std::string(mark) + "-";
   const std::size_t at = name.rfind(suffix);
   if (at == std::string::npos || at == 0) return 0;
   const std::string digits = name.substr(at + suffix.size());
   if (digits.empty() || digits.size() > 9 || !std::all_of(digits.begin(), digits.end(), ::isdigit)) return 0;
   const long pid = std::stol(digits);
-  const bool alive = pid != ::getpid() && pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM);
-  return alive || pid <= 0 ? 0 : pid;
+  if (pid <= 0) return 0;
+  if (pid == ::getpid()) return ownIsGone ? pid : 0;
+  return ::kill(pid, 0) == 0 || errno == EPERM ? 0 : pid;
 }
 
-int removeDeadWritersLeftovers(const std::string& folder) {
+int removeDeadWritersLeftovers(const std::string& folder, const std::vector<std::string>& names) {
   namespace fs = std::filesystem;
   std::error_code error;
   std::vector<fs::path> entries;  // listed first: the loop removes
@@ -156,7 +163,11 @@ int removeDeadWritersLeftovers(const std::string& folder) {
   int removed = 0;
   for (const fs::path& path : entries) {
     const std::string name = path.filename().string();
-    if (deadWriterOf(name, ".tmp") == 0 && deadWriterOf(name, ".old") == 0) continue;
+    const bool ours = std::any_of(names.begin(), names.end(), [&](const std::string& n) {
+      return name.size() > n.size() + 5 && name.compare(0, n.size(), n) == 0 &&
+             (name.compare(n.size(), 5, ".tmp-") == 0 || name.compare(n.size(), 5, ".old-") == 0);
+    });
+    if (!ours || (deadWriterOf(name, ".tmp") == 0 && deadWriterOf(name, ".old") == 0)) continue;
     std::error_code failed;
     fs::remove_all(path, failed);
     removed += failed ? 0 : 1;

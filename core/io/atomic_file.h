@@ -56,11 +56,14 @@ void replaceFolder(const std::string& tmp, const std::string& to);
 // first), then every new one renamed in (the first first), so no moment shows a new folder beside an old one.
 void replaceFolders(const std::vector<std::pair<std::string, std::string>>& tmpAndTo);
 // The process id in the name of what a writer leaves while it works ("<name><mark>-<pid>", mark ".tmp" or
-// ".old") when that process is gone (or is this one: a leftover of an earlier process with our id); else 0.
-long deadWriterOf(const std::string& name, const char* mark);
-// Removes the temporaries ("*.tmp-<pid>") and moved-aside folders ("*.old-<pid>") of dead writers in
-// `folder`, which a kill leaves (a full model copy each); returns how many.
-int removeDeadWritersLeftovers(const std::string& folder);
+// ".old") when that process is gone, else 0. This process's own id counts as gone with `ownIsGone` (a
+// leftover of an earlier process with our id, as in a restarted container), which only a caller with no
+// writer of its own at work may say.
+long deadWriterOf(const std::string& name, const char* mark, bool ownIsGone = true);
+// Removes the temporaries ("<name>.tmp-<pid>") and moved-aside folders ("<name>.old-<pid>") that dead writers
+// of `names` left in `folder` (a kill leaves them: a full model copy each); returns how many. Other entries
+// are the user's, whatever their names.
+int removeDeadWritersLeftovers(const std::string& folder, const std::vector<std::string>& names);
 // Removes a folder so that a crash never leaves a part of it under its name: it is renamed to
 // "<path>.tmp-<pid>" first (a dead writer's leftover to whoever cleans up) and removed from there.
 void removeFolder(const std::string& path);

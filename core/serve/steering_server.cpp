@@ -121,7 +121,8 @@ struct SteeringServer::Impl {
   }
 
   // GET /v1/metrics?offset=BYTES: the complete records of metrics.jsonl from that byte offset on, and the
-  // offset to ask from next. A log that became shorter (the run was resumed) is sent again from its start.
+  // offset to ask from next. A log that became shorter (a new run in the folder) is sent again from its
+  // start.
   static MetricsFollower followerFrom(const std::string& runDir, int64_t offset) {
     MetricsFollower follower(runDir, offset);
     if (!follower.startsAtLine())

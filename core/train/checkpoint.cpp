@@ -65,7 +65,7 @@ void rewindCheckpoints(const std::string& runDir, int64_t target) {
   for (const fs::path& path : newer) fs::remove_all(path, ignored);
 }
 
-int clearDeadWriters(const std::string& runDir) {
+int clearDeadWriters(const std::string& runDir, bool ownIsGone) {
   int cleared = 0;
   // A model folder's files (source/, final/ of older versions) are written one by one, each by a temporary.
   for (const std::string& dir :
@@ -78,8 +78,9 @@ int clearDeadWriters(const std::string& runDir) {
       // A checkpoint (".step-N.old-PID") or final/ ("final.old-PID", replaceFolder) moved aside for its
       // successor comes back when the successor never arrived; a temporary ("*.tmp-PID") goes.
       const bool hidden = run::isUnfinishedCheckpointName(name);
-      const bool movedAside = (hidden || name.rfind("final.old-", 0) == 0) && deadWriterOf(name, ".old") != 0;
-      if (!movedAside && deadWriterOf(name, ".tmp") == 0) continue;  // not ours, or its writer is at work
+      const bool movedAside =
+          (hidden || name.rfind("final.old-", 0) == 0) && deadWriterOf(name, ".old", ownIsGone) != 0;
+      if (!movedAside && deadWriterOf(name, ".tmp", ownIsGone) == 0) continue;  // not ours, or at work
       const std::size_t dash = name.rfind('-');
       const fs::path original = path.parent_path() / name.substr(hidden ? 1 : 0, dash - 4 - (hidden ? 1 : 0));
       std::error_code failed;  // a leftover that cannot be removed now is tried again next time
@@ -232,7 +233,7 @@ WrittenCheckpoint writeCheckpoint(const std::string& runDir, CausalLMImpl& model
     for (std::size_t i = 0; i + keepOlder < older.size(); ++i)
       if (older[i] != protect) fs::remove_all(dir + "/" + older[i]);
   });
-  clearDeadWriters(runDir);
+  clearDeadWriters(runDir, /*ownIsGone=*/false);  // a live edit of ours may be writing schedule.json
   return {final, folderBytes(final), freeBytes(dir), stamped.id};
 }
 

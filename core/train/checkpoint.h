@@ -68,10 +68,12 @@ WrittenCheckpoint writeCheckpoint(const std::string& runDir, CausalLMImpl& model
 // hold weights that led to the divergence) is removed, so neither a resume nor a rollback starts from them.
 void rewindCheckpoints(const std::string& runDir, int64_t target);
 
-// Removes what writers that died (killed, or out of space) left in runDir and its checkpoints/: unfinished
-// checkpoint folders and temporary files; a checkpoint moved aside while being replaced is put back when
-// its replacement never arrived. Returns how many entries it cleared or restored.
-int clearDeadWriters(const std::string& runDir);
+// Removes what writers that died (killed, or out of space) left in runDir, its checkpoints/, source/ and
+// final/: unfinished checkpoint folders and temporaries; a checkpoint or final/ moved aside while being
+// replaced is put back when its replacement never arrived. Leftovers named with this process's id count as
+// dead with `ownIsGone` (before a run starts: an earlier process with our id), not while it trains. Returns
+// how many entries it cleared or restored.
+int clearDeadWriters(const std::string& runDir, bool ownIsGone = true);
 
 // The state of a checkpoint folder; FileError naming state.json when it is malformed or of a newer version,
 // or does not belong to its folder: a step other than the folder's, weight files of another checkpoint.

@@ -184,7 +184,7 @@ ExportedModel exportLayerNormFree(const std::string& folder, const std::string& 
   exported.folded = out + "/folded";
   exported.standard = out + "/standard";
   std::filesystem::create_directories(out);
-  removeDeadWritersLeftovers(out);  // an export killed before: a full model copy each
+  removeDeadWritersLeftovers(out, {"folded", "standard"});  // an export killed before: a model copy each
   SaveOptions foldedOptions;
   foldedOptions.folded = true;
   const std::string foldedTmp = saveBeside(*folded, folder, exported.folded, foldedOptions);

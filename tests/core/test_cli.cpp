@@ -417,6 +417,8 @@ TEST_CASE(text_pipeline_from_corpus_to_evaluation_and_generation) {
   REQUIRE_MSG(r.status == 0, r.err);
   r = cli("ioi --tokenizer " + d + "/run --count 4");
   REQUIRE_MSG(r.status == 0, r.err);
+  r = cli("generate " + d + "/m --tokenizer " + d + "/run --prompt 'When Mary' --max-new-tokens 2");
+  REQUIRE_MSG(r.status == 0, r.err);
   r = cli("plan --model " + d + "/run --memory 1G --json");
   REQUIRE_MSG(r.status == 0, r.err);
   REQUIRE_EQ(nlohmann::json::parse(r.out)["model"], d + "/run/final");

@@ -245,13 +245,16 @@ TEST_CASE(leftovers_of_dead_writers_are_cleared_and_a_checkpoint_moved_aside_com
 TEST_CASE(dead_writers_leftovers_go_wherever_they_were_left) {
   TempDir dir;
   const std::string dead = std::to_string(deadProcess()), alive = std::to_string(::getppid());
-  for (const std::string& name : {"folded.tmp-" + dead, "standard.old-" + dead, "vocab.json.tmp-" + dead,
-                                  "folded.tmp-" + alive, "notes.tmp-draft", "folded"})
+  // The user's own files stay whatever their names: only the writer's own names are its leftovers.
+  for (const std::string& name :
+       std::vector<std::string>{"folded.tmp-" + dead, "standard.old-" + dead, "vocab.json.tmp-" + dead,
+                                "folded.tmp-" + alive, "notes.tmp-draft", "folded", "backup.old-" + dead})
     fs::create_directories(dir.path(name));
-  REQUIRE_EQ(removeDeadWritersLeftovers(dir.path()), 3);
-  for (const std::string& name : {"folded.tmp-" + alive, "notes.tmp-draft", "folded"})
+  REQUIRE_EQ(removeDeadWritersLeftovers(dir.path(), {"folded", "standard", "vocab.json"}), 3);
+  for (const std::string& name :
+       std::vector<std::string>{"folded.tmp-" + alive, "notes.tmp-draft", "folded", "backup.old-" + dead})
     REQUIRE_MSG(fs::exists(dir.path(name)), name);
-  REQUIRE_EQ(std::distance(fs::directory_iterator(dir.path()), {}), 3);
+  REQUIRE_EQ(std::distance(fs::directory_iterator(dir.path()), {}), 4);
 }
 
 // --- inputs that are not regular files --------------------------------------------------------------------

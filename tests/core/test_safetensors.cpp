@@ -196,6 +196,12 @@ TEST_CASE(folders_are_replaced_as_one) {
                       "standard", "could not be replaced");
   REQUIRE_EQ(readTextFile(dir.path("folded/config.json")), "old");
   REQUIRE_EQ(readTextFile(dir.path("standard/config.json")), "old");
+  // A failure while renaming in (the second's folder is gone): the first is taken out again, the old back.
+  REQUIRE_THROWS_WITH(replaceFolders({{dir.path("folded.tmp-1"), dir.path("folded")},
+                                      {dir.path("standard.tmp-1"), dir.path("gone/standard")}}),
+                      "gone/standard", "could not be replaced");
+  REQUIRE_EQ(readTextFile(dir.path("folded/config.json")), "old");
+  REQUIRE_EQ(readTextFile(dir.path("folded.tmp-1/config.json")), "new");
   replaceFolders(
       {{dir.path("folded.tmp-1"), dir.path("folded")}, {dir.path("standard.tmp-1"), dir.path("standard")}});
   REQUIRE_EQ(readTextFile(dir.path("folded/config.json")), "new");

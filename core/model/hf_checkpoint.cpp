@@ -1,6 +1,7 @@
 #include "model/hf_checkpoint.h"
 
 #include <torch/torch.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include "io/atomic_file.h"
 #include "model/family.h"
 #include "model/model_folder.h"
+#include "text/tokenizer.h"
 
 namespace fs = std::filesystem;
 
@@ -146,6 +148,25 @@ void saveModel(CausalLMImpl& model, const std::string& folder, const SaveOptions
   writeFileAtomic((dir / "config.json").string(),
                   configToJson({model.config(), model.norms(), options.folded}));
   for (auto& p : stale) fs::remove(p, ec);
+}
+
+std::string saveModelBeside(CausalLMImpl& model, const std::string& folder, const std::string& companions,
+                            const SaveOptions& options) {
+  const std::string tmp = folder + ".tmp-" + std::to_string(::getpid());
+  std::error_code ignored;
+  fs::remove_all(tmp, ignored);
+  try {
+    saveModel(model, tmp, options);
+    copyTokenizerFiles(companions, tmp);
+    keepTokenIds(companions, tmp);
+  } catch (const fs::filesystem_error& e) {
+    fs::remove_all(tmp, ignored);  // nothing of a failed save stays on a full disk
+    throw FileError(folder, std::string("could not be written: ") + e.code().message());
+  } catch (...) {
+    fs::remove_all(tmp, ignored);
+    throw;
+  }
+  return tmp;
 }
 
 }  // namespace nf

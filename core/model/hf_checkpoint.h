@@ -29,4 +29,12 @@ inline constexpr const char* kCheckpointIdKey = "normfree_checkpoint";
 // layout (single vs sharded) left by an earlier save so the folder is never ambiguous.
 void saveModel(CausalLMImpl& model, const std::string& folder, const SaveOptions& options = {});
 
+// A model folder readers can use on its own (a run's final/, an export): saved under a temporary name beside
+// `folder` ("<folder>.tmp-<pid>") with the tokenizer files and token ids of the model folder `companions`,
+// and that name returned for the caller to rename in whole (replaceFolder, replaceFolders in
+// io/atomic_file.h), since readers take a folder with config.json as complete. A failure removes the
+// temporary and throws (a FileError naming `folder` for the file system's).
+std::string saveModelBeside(CausalLMImpl& model, const std::string& folder, const std::string& companions,
+                            const SaveOptions& options = {});
+
 }  // namespace nf

@@ -8,8 +8,8 @@
 
 namespace nf::run {
 
-// Writes RUN/source/ for the model folder a run starts from (each file atomically); without `weights` (a
-// pretraining run, which reads only the folder's shape) no fingerprint is kept or compared.
+// Writes RUN/source/ whole (beside it, then renamed in) for the model folder a run starts from; without
+// `weights` (a pretraining run, which reads only the folder's shape) no fingerprint is kept or compared.
 void keepSourceModel(const std::string& runDir, const std::string& modelFolder, bool weights);
 // "" while the folder the run started from still holds the same weights (or the run has no source/, having
 // started before it was kept); otherwise what became of it, e.g. "runs/m: its weights changed since the

@@ -67,7 +67,8 @@ void rewindCheckpoints(const std::string& runDir, int64_t target) {
 
 int clearDeadWriters(const std::string& runDir, bool ownIsGone) {
   int cleared = 0;
-  // A model folder's files (source/, final/ of older versions) are written one by one, each by a temporary.
+  // A model folder's files (source/ and final/ of older versions) were written one by one, each by a
+  // temporary.
   for (const std::string& dir :
        {runDir, run::checkpointsPath(runDir), run::sourceModelPath(runDir), run::finalModelPath(runDir)}) {
     std::error_code error;
@@ -75,11 +76,12 @@ int clearDeadWriters(const std::string& runDir, bool ownIsGone) {
     for (const auto& entry : fs::directory_iterator(dir, error)) entries.push_back(entry.path());
     for (const fs::path& path : entries) {
       const std::string name = path.filename().string();
-      // A checkpoint (".step-N.old-PID") or final/ ("final.old-PID", replaceFolder) moved aside for its
-      // successor comes back when the successor never arrived; a temporary ("*.tmp-PID") goes.
+      // A checkpoint (".step-N.old-PID"), final/ or source/ ("final.old-PID", replaceFolder) moved aside for
+      // its successor comes back when the successor never arrived; a temporary ("*.tmp-PID") goes.
       const bool hidden = run::isUnfinishedCheckpointName(name);
       const bool movedAside =
-          (hidden || name.rfind("final.old-", 0) == 0) && deadWriterOf(name, ".old", ownIsGone) != 0;
+          (hidden || name.rfind("final.old-", 0) == 0 || name.rfind("source.old-", 0) == 0) &&
+          deadWriterOf(name, ".old", ownIsGone) != 0;
       if (!movedAside && deadWriterOf(name, ".tmp", ownIsGone) == 0) continue;  // not ours, or at work
       const std::size_t dash = name.rfind('-');
       const fs::path original = path.parent_path() / name.substr(hidden ? 1 : 0, dash - 4 - (hidden ? 1 : 0));

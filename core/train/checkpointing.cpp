@@ -1,7 +1,6 @@
 // Writing the run's checkpoints (trainer_state.h): the workers' agreement first, then the files
 // (train/checkpoint.h); one that cannot be written is a warning while training can go on, and an error
 // when it is the one a stop or the end of the run leaves. Also the final model.
-#include <unistd.h>
 
 #include <filesystem>
 
@@ -10,7 +9,6 @@
 #include "model/hf_checkpoint.h"
 #include "run/metrics_records.h"
 #include "run/run_directory.h"
-#include "text/bpe_tokenizer.h"
 #include "train/checkpoint.h"
 #include "train/trainer_state.h"
 #include "util/bytes.h"
@@ -84,23 +82,17 @@ bool Trainer::Impl::checkpoint(bool required) {
 
 void Trainer::Impl::saveFinal() {
   if (!isMain()) return;
-  // Written beside final/ and renamed in whole: readers take a final/ with config.json as the run's model,
-  // and one without its tokenizer or weights (a crash mid-save) had been exported and skipped as done.
-  const std::string out = run::finalModelPath(owner.m_dir);
-  const std::string tmp = out + ".tmp-" + std::to_string(::getpid());
-  std::error_code ignored;
-  std::filesystem::remove_all(tmp, ignored);
+  SaveOptions save;
+  if (newestCheckpoint.first == owner.m_stepsDone) save.checkpointId = newestCheckpoint.second;
+  // With the tokenizer the run trained with, kept at its start (a run from before that: the source folder's).
+  const std::string kept = run::sourceModelPath(owner.m_dir), out = run::finalModelPath(owner.m_dir);
+  const std::string tmp = saveModelBeside(
+      *model, out, std::filesystem::exists(kept + "/config.json") ? kept : config().model, save);
   try {
-    SaveOptions save;
-    if (newestCheckpoint.first == owner.m_stepsDone) save.checkpointId = newestCheckpoint.second;
-    saveModel(*model, tmp, save);
-    // The tokenizer the run trained with, kept at its start (a run from before that: the source folder's).
-    const std::string kept = run::sourceModelPath(owner.m_dir);
-    copyTokenizerFiles(hasTokenizer(kept) ? kept : config().model, tmp);
-    keepTokenIds(std::filesystem::exists(kept + "/config.json") ? kept : config().model, tmp);
     replaceFolder(tmp, out);
   } catch (...) {
-    std::filesystem::remove_all(tmp, ignored);  // nothing of a failed save stays on a full disk
+    std::error_code ignored;
+    std::filesystem::remove_all(tmp, ignored);
     throw;
   }
 }

@@ -1,7 +1,6 @@
 #include "train/export.h"
 
 #include <torch/torch.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -11,7 +10,6 @@
 #include "io/atomic_file.h"
 #include "model/family.h"
 #include "model/hf_checkpoint.h"
-#include "text/tokenizer.h"
 
 namespace nf {
 namespace {
@@ -120,26 +118,6 @@ double maxLogitDifference(CausalLMImpl& a, CausalLMImpl& b, const torch::Tensor&
       .item<double>();
 }
 
-// Saves the model with the source's tokenizer under a temporary name beside `to`, which it returns.
-std::string saveBeside(CausalLMImpl& model, const std::string& source, const std::string& to,
-                       const SaveOptions& options) {
-  const std::string tmp = to + ".tmp-" + std::to_string(::getpid());
-  std::error_code ignored;
-  std::filesystem::remove_all(tmp, ignored);
-  try {
-    saveModel(model, tmp, options);
-    copyTokenizerFiles(source, tmp);
-    keepTokenIds(source, tmp);
-  } catch (const std::filesystem::filesystem_error& e) {
-    std::filesystem::remove_all(tmp, ignored);
-    throw FileError(to, std::string("could not be written: ") + e.code().message());
-  } catch (...) {
-    std::filesystem::remove_all(tmp, ignored);
-    throw;
-  }
-  return tmp;
-}
-
 }  // namespace
 
 ExportedModel exportLayerNormFree(const std::string& folder, const std::string& out,
@@ -187,10 +165,10 @@ ExportedModel exportLayerNormFree(const std::string& folder, const std::string& 
   removeDeadWritersLeftovers(out, {"folded", "standard"});  // an export killed before: a model copy each
   SaveOptions foldedOptions;
   foldedOptions.folded = true;
-  const std::string foldedTmp = saveBeside(*folded, folder, exported.folded, foldedOptions);
+  const std::string foldedTmp = saveModelBeside(*folded, exported.folded, folder, foldedOptions);
   std::string standardTmp;
   try {
-    standardTmp = saveBeside(*standard, folder, exported.standard, SaveOptions{});
+    standardTmp = saveModelBeside(*standard, exported.standard, folder);
     // Both in at once: an export replaced with --overwrite never shows a new folded/ beside an old standard/.
     replaceFolders({{foldedTmp, exported.folded}, {standardTmp, exported.standard}});
   } catch (...) {

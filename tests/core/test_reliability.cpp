@@ -220,19 +220,23 @@ TEST_CASE(leftovers_of_dead_writers_are_cleared_and_a_checkpoint_moved_aside_com
   // Another process, alive, writing this run now: its files stay.
   fs::create_directories(checkpoints + "/" + run::unfinishedCheckpointName(6, alive));
   std::ofstream(runDir + "/notes.tmp-draft") << "not ours: not a process id";
-  // One that died replacing final/: the finished model moved aside, its successor half-written beside it,
-  // and a file of source/ half-written (these had stayed for good, a copy of the weights among them).
-  const std::string final = run::finalModelPath(runDir), deadSuffix = "-" + std::to_string(dead);
-  fs::rename(final, final + ".old" + deadSuffix);
-  fs::create_directories(final + ".tmp" + deadSuffix);
-  writeFileAtomic(final + ".tmp" + deadSuffix + "/config.json", "{}");
-  writeFileAtomic(run::sourceModelPath(runDir) + "/model.safetensors.tmp" + deadSuffix, "half");
+  // Ones that died replacing final/ and source/: each moved aside, its successor half-written beside it,
+  // and a file of source/ half-written by an older version (these had stayed for good, weights among them).
+  const std::string final = run::finalModelPath(runDir), source = run::sourceModelPath(runDir),
+                    deadSuffix = "-" + std::to_string(dead);
+  writeFileAtomic(source + "/model.safetensors.tmp" + deadSuffix, "half");
+  for (const std::string& folder : {final, source}) {
+    fs::rename(folder, folder + ".old" + deadSuffix);
+    fs::create_directories(folder + ".tmp" + deadSuffix);
+    writeFileAtomic(folder + ".tmp" + deadSuffix + "/config.json", "{}");
+  }
 
   // "latest" names a folder that is gone: the newest complete one stands in until step 4 is back.
   REQUIRE_EQ(run::latestCheckpoint(runDir), run::checkpointPath(runDir, 2));
-  REQUIRE_EQ(clearDeadWriters(runDir), 6);
+  REQUIRE_EQ(clearDeadWriters(runDir), 8);
   REQUIRE(fs::exists(final + "/model.safetensors") && !fs::exists(final + ".tmp" + deadSuffix));
-  REQUIRE(!fs::exists(run::sourceModelPath(runDir) + "/model.safetensors.tmp" + deadSuffix));
+  REQUIRE(fs::exists(source + "/source.json") && !fs::exists(source + ".tmp" + deadSuffix));
+  REQUIRE(!fs::exists(source + "/model.safetensors.tmp" + deadSuffix));
   REQUIRE_EQ(run::latestCheckpoint(runDir), run::checkpointPath(runDir, 4));
   REQUIRE(fs::exists(checkpoints + "/" + run::unfinishedCheckpointName(6, alive)));
   REQUIRE(fs::exists(runDir + "/notes.tmp-draft"));

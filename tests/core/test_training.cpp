@@ -689,6 +689,10 @@ TEST_CASE(finetune_removes_nothing_and_pretrain_starts_fresh) {
   REQUIRE_THROWS_WITH(Trainer::start(dir.path("pre"), config), "is being trained by");
   t.reset();
   REQUIRE_THROWS_WITH(Trainer::resume(dir.path("pre")), "no complete checkpoint", "again, in place");
+  // One killed before it wrote config.json left a folder to start again too, which resume says.
+  fs::create_directories(run::checkpointsPath(dir.path("killed")));
+  REQUIRE_THROWS_WITH(Trainer::resume(dir.path("killed")), dir.path("killed"), "no config.json",
+                      "again, in place");
   t = Trainer::start(dir.path("pre"), config);
   REQUIRE(t->run());
   REQUIRE_THROWS_WITH(Trainer::start(dir.path("pre"), config), "already holds a run");

@@ -31,6 +31,7 @@ std::vector<std::string> MetricsQueue::drain() {
 MetricsWriter::MetricsWriter(const std::string& runDir, int64_t keepBytes)
     : m_path(run::metricsPath(runDir)) {
   if (keepBytes >= 0 && fs::exists(m_path)) fs::resize_file(m_path, static_cast<uintmax_t>(keepBytes));
+  if (keepBytes != 0) MetricsFollower(runDir).read(4096);  // never appends to a newer build's log: checked
   m_file = std::fopen(m_path.c_str(), "ab");
   if (!m_file) throw FileError(m_path, "cannot open for appending");
   // A writer killed mid-line left a partial last line: end it, so that it stays one unreadable line
@@ -91,12 +92,12 @@ nlohmann::json metricsStartRecord() {
 
 void checkMetricsRecord(const nlohmann::json& record, const std::string& path) {
   // Logs written before the format was versioned have a start record without "format": version 1.
-  if (record.is_object() && record.value(record::kType, std::string()) == record::kStart)
+  if (record.is_object() && record.contains(record::kType) && record[record::kType] == record::kStart)
     checkFileFormat(record, kMetricsFormat, path, WhenUnmarked::IsVersion1);
 }
 
 MetricsFollower::MetricsFollower(std::string runDir, int64_t offset)
-    : m_path(run::metricsPath(runDir)), m_offset(offset) {}
+    : m_path(run::metricsPath(runDir)), m_offset(offset), m_startChecked(offset > 0) {}
 
 int64_t MetricsFollower::completeOffset() const { return m_offset - static_cast<int64_t>(m_partial.size()); }
 
@@ -119,6 +120,7 @@ MetricsFollower::NewLines MetricsFollower::read(int64_t maxBytes) {
     out.restarted = true;
     m_offset = 0;
     m_partial.clear();
+    m_startChecked = false;
   }
   if (size == m_offset) return out;
   std::ifstream in(m_path, std::ios::binary);
@@ -136,19 +138,32 @@ MetricsFollower::NewLines MetricsFollower::read(int64_t maxBytes) {
       out.lines.push_back(m_partial.substr(start, newline - start));
     m_partial.erase(0, start);
   }
+  if (!m_startChecked && !out.lines.empty()) {  // the log's first line: a newer build's log is refused
+    checkMetricsRecord(nlohmann::json::parse(out.lines.front(), nullptr, false), m_path);
+    m_startChecked = true;
+  }
   return out;
 }
 
 std::vector<nlohmann::json> currentHistory(const std::vector<nlohmann::json>& records) {
   std::vector<nlohmann::json> kept;
+  // A damaged record (a field of another type) counts as none of the kinds, at step 0, never as an error.
+  const auto typeOf = [](const nlohmann::json& r) {
+    const auto type = r.is_object() ? r.find(record::kType) : r.end();
+    return type != r.end() && type->is_string() ? type->get<std::string>() : std::string();
+  };
+  const auto stepOf = [](const nlohmann::json& r) {
+    const auto step = r.is_object() ? r.find("step") : r.end();
+    return step != r.end() && step->is_number_integer() ? step->get<int64_t>() : int64_t{0};
+  };
   for (const nlohmann::json& r : records) {
-    const std::string type = r.is_object() ? r.value(record::kType, std::string()) : std::string();
+    const std::string type = typeOf(r);
     if (type == record::kResume || type == record::kRollback) {
-      const int64_t from = r.value("step", int64_t{0});
+      const int64_t from = stepOf(r);
       std::vector<nlohmann::json> before;
       for (nlohmann::json& k : kept) {
-        const std::string t = k.value(record::kType, std::string());
-        const int64_t step = k.value("step", int64_t{0});
+        const std::string t = typeOf(k);
+        const int64_t step = stepOf(k);
         const bool abandoned =
             ((t == record::kStep || t == record::kEval || t == record::kCheckpoint) && step > from) ||
             ((t == record::kEvent || t == record::kTrack) && step >= from);

@@ -30,7 +30,8 @@ class MetricsQueue {
 
 class MetricsWriter {
  public:
-  // Appends to runDir's metrics.jsonl, first cutting it to keepBytes; keepBytes < 0 keeps everything.
+  // Appends to runDir's metrics.jsonl, first cutting it to keepBytes; keepBytes < 0 keeps everything (a
+  // log of a newer build is refused: FileError).
   MetricsWriter(const std::string& runDir, int64_t keepBytes);
   ~MetricsWriter();
   MetricsWriter(const MetricsWriter&) = delete;
@@ -66,7 +67,8 @@ nlohmann::json metricsStartRecord();
 void checkMetricsRecord(const nlohmann::json& record, const std::string& path);
 
 // Reads the lines a run's metrics.jsonl has gained since the last call; a file that became shorter (a new
-// run in the folder: a resume only appends) is read again from its start.
+// run in the folder: a resume only appends) is read again from its start. The log's first line, when read,
+// is checked (checkMetricsRecord): read() throws FileError for a log of a newer build.
 class MetricsFollower {
  public:
   // From byte `offset` of the file on (a line boundary: what completeOffset() said before).
@@ -86,6 +88,7 @@ class MetricsFollower {
   std::string m_path;
   int64_t m_offset = 0;
   std::string m_partial;
+  bool m_startChecked = false;  // the first line was read and checked (or lies before where it started)
 };
 
 }  // namespace nf

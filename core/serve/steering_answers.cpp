@@ -4,11 +4,25 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "io/atomic_file.h"
+#include "run/metrics_log.h"
 #include "util/whole_number.h"
 
 namespace nf {
 
 using json = nlohmann::json;
+
+namespace {
+// A served run's log of a newer build is refused at its start record, as one read from disk is.
+json checkedRecord(json record) {
+  try {
+    checkMetricsRecord(record, "its metrics.jsonl");
+  } catch (const FileError& e) {
+    throw std::invalid_argument(e.what());
+  }
+  return record;
+}
+}  // namespace
 
 MetricsPage metricsPageFromJson(const json& j) {
   // Each type checked before it is read: nlohmann::json converts a number like 4e26 to an integer by a
@@ -22,7 +36,7 @@ MetricsPage metricsPageFromJson(const json& j) {
   if (j.contains("restarted") && !j["restarted"].is_boolean())
     throw std::invalid_argument("metrics malformed: \"restarted\" is not true or false");
   MetricsPage page;
-  page.records = j["records"].get<std::vector<json>>();
+  for (const json& record : j["records"]) page.records.push_back(checkedRecord(record));
   page.nextOffset = j["next_offset"].get<int64_t>();
   page.restarted = j.value("restarted", false);
   return page;
@@ -36,7 +50,7 @@ bool MetricsStreamReader::feed(const char* data, std::size_t size,
     const std::string_view event(m_text.data() + start, end - start);
     if (event.rfind("data: ", 0) == 0) {
       json record = json::parse(event.substr(6), nullptr, false);
-      if (!record.is_discarded()) m_page.records.push_back(std::move(record));
+      if (!record.is_discarded()) m_page.records.push_back(checkedRecord(std::move(record)));
     } else if (event.rfind("event: restarted", 0) == 0) {
       m_page.records.clear();
       m_page.restarted = true;

@@ -17,6 +17,7 @@
 #include "io/file_format.h"
 #include "model/hf_checkpoint.h"
 #include "model/model_folder.h"
+#include "run/metrics_log.h"
 #include "run/run_directory.h"
 #include "train/settings.h"
 #include "util/bytes.h"
@@ -317,6 +318,8 @@ void requireResumable(const std::string& runDir, const RunConfig& config, const 
                       const std::string& checkpoint, const TrainingState& state) {
   const std::string file = run::configPath(runDir);
   const int64_t stepsDone = state.stepsDone;
+  // A log of a newer build is refused (FileError) before anything is written.
+  MetricsFollower(runDir).read(4096);
   // A checkpoint copied in from another run (a checkpoint id ties only the files of one folder together).
   const ModelShape shape = loadConfigFile(checkpoint + "/config.json").shape;
   if (const std::string source = run::sourceModelPath(runDir) + "/config.json"; fs::exists(source)) {
@@ -334,11 +337,13 @@ void requireResumable(const std::string& runDir, const RunConfig& config, const 
   // checkpoint left off (not from the seed). An edit of these would be reported as used, unused.
   if (state.settings.is_object()) {
     const std::string mode = trainingModeName(config.mode);
-    if (state.settings.value("mode", mode) != mode)
-      throw FileError(file, "mode \"" + state.settings.value("mode", mode) + "\" at the checkpoint is \"" +
-                                mode + "\" now: a run keeps its mode (start a new run from the checkpoint)");
-    const nlohmann::json seed =
-        state.settings.value("optimizer", nlohmann::json::object()).value("seed", nlohmann::json());
+    const nlohmann::json& settings = state.settings;
+    if (settings.contains("mode") && settings["mode"] != mode)
+      throw FileError(file, "mode " + settings["mode"].dump() + " at the checkpoint is \"" + mode +
+                                "\" now: a run keeps its mode (start a new run from the checkpoint)");
+    const nlohmann::json seed = settings.contains("optimizer") && settings["optimizer"].is_object()
+                                    ? settings["optimizer"].value("seed", nlohmann::json())
+                                    : nlohmann::json();
     if (!seed.is_null() && seed != nlohmann::json(config.optimizer.seed))
       throw FileError(file,
                       "optimizer.seed " + seed.dump() + " at the checkpoint is " +

@@ -2,14 +2,25 @@
 import json
 
 
+METRICS_VERSION = 2  # the newest version of metrics.jsonl these scripts read (docs/FORMATS.md)
+
+
 def records(run):
-    """Every record of RUN/metrics.jsonl in file order; a partial last line of a run still going is skipped."""
-    with open(f"{run}/metrics.jsonl", encoding="utf-8") as f:
-        for line in f:
+    """Every record of RUN/metrics.jsonl in file order; a partial last line of a run still going is skipped.
+    A log of a newer version, or not a metrics log, is refused at its start record, as the workbench does."""
+    path = f"{run}/metrics.jsonl"
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f):
             try:
-                yield json.loads(line)
+                record = json.loads(line)
             except json.JSONDecodeError:
                 continue
+            if number == 0 and isinstance(record, dict) and record.get("type") == "start":
+                fmt, version = record.get("format", "normfree-metrics"), record.get("version", 1)
+                if fmt != "normfree-metrics" or not isinstance(version, int) or version > METRICS_VERSION:
+                    raise SystemExit(f"{path}: is {fmt} version {version}; these scripts read "
+                                     f"normfree-metrics up to version {METRICS_VERSION}")
+            yield record
 
 
 def current_history(run):

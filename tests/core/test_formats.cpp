@@ -3,16 +3,19 @@
 // version we wrote (before formats were versioned, some had no "version" or spelled it "format_version").
 #include <nlohmann/json.hpp>
 
+#include "analysis/analysis_header.h"
 #include "check.h"
 #include "data/ioi.h"
 #include "data/token_file.h"
 #include "fixtures.h"
 #include "io/atomic_file.h"
 #include "io/file_format.h"
+#include "io/json_read.h"
 #include "model/config.h"
 #include "run/metrics_log.h"
 #include "run/run_directory.h"
 #include "schedule/schedule.h"
+#include "serve/steering_answers.h"
 #include "train/checkpoint.h"
 #include "train/settings.h"
 
@@ -29,7 +32,8 @@ namespace {
                       "reads versions up to " + std::to_string(format.version))
 
 static_assert(kRunConfigFormat.version == 1 && kScheduleFormat.version == 1 &&
-                  kCheckpointStateFormat.version == 1 && kMetricsFormat.version == 2,
+                  kCheckpointStateFormat.version == 1 && kMetricsFormat.version == 2 &&
+                  kAnalysisFormat.version == 1,
               "a format's version changed: extend these tests with a file of the old version");
 
 json bumped(json j) {
@@ -103,6 +107,35 @@ TEST_CASE(metrics_log_start_record_refuses_newer_versions) {
   checkMetricsRecord(json{{"type", "step"}, {"version", 9}}, "run/metrics.jsonl");  // not a start record
   REQUIRE_TOO_NEW(checkMetricsRecord(bumped(start), "run/metrics.jsonl"), "run/metrics.jsonl",
                   kMetricsFormat);
+
+  // A log on disk: its readers refuse a newer build's (the window's Runs tab, a followed run, a new start
+  // in its folder), and no writer appends to it.
+  TempDir dir;
+  const std::string path = run::metricsPath(dir.path()), first = bumped(start).dump() + "\n";
+  writeFileAtomic(path, first + json{{"type", "step"}, {"step", 1}}.dump() + "\n");
+  REQUIRE_TOO_NEW(MetricsFollower(dir.path()).read(), path, kMetricsFormat);
+  REQUIRE_TOO_NEW((void)MetricsWriter(dir.path(), -1), path, kMetricsFormat);
+  REQUIRE_EQ(readTextFile(path).size(), first.size() + 25);  // nothing appended
+  REQUIRE_EQ(MetricsFollower(dir.path(), static_cast<int64_t>(first.size())).read().lines.size(), 1u);
+  // So does a client of a served run (the window connected to it, steer watch).
+  REQUIRE_THROWS_WITH(metricsPageFromJson({{"records", json::array({bumped(start)})}, {"next_offset", 10}}),
+                      "metrics.jsonl", "reads versions up to");
+  // A damaged record (a type or step of another type) is no kind of record to the history, not an error.
+  const std::vector<json> damaged = {json{{"type", 5}}, json{{"type", "step"}, {"step", "1"}},
+                                     json{{"type", "resume"}, {"step", "0"}}};
+  REQUIRE_EQ(currentHistory(damaged).size(), 3u);
+}
+
+TEST_CASE(analysis_results_refuse_newer_versions_and_read_unversioned_ones) {
+  AnalysisHeader header{"attention_sinks", "m", 3, "LayerNorm", "val.bin", 2, 16};
+  json j = toJson(header);
+  REQUIRE_EQ(j["format"], kAnalysisFormat.name);
+  REQUIRE_EQ(analysisHeaderFromJson(j).step, 3);
+  j.erase("format");  // written before results were versioned
+  j.erase("version");
+  REQUIRE_EQ(analysisHeaderFromJson(j).analysis, "attention_sinks");
+  REQUIRE_THROWS_WITH(analysisHeaderFromJson(bumped(toJson(header))), "normfree-analysis version 2",
+                      "up to version 1");
 }
 
 TEST_CASE(model_config_block_refuses_newer_versions_and_reads_the_old_spelling) {

@@ -696,6 +696,21 @@ TEST_CASE(finetune_removes_nothing_and_pretrain_starts_fresh) {
   t = Trainer::start(dir.path("pre"), config);
   REQUIRE(t->run());
   REQUIRE_THROWS_WITH(Trainer::start(dir.path("pre"), config), "already holds a run");
+  t.reset();  // its trainer lets go of the run
+  {  // A log a newer build wrote is refused before anything is written: final/ and the log stay as they were.
+    const std::string metrics = run::metricsPath(dir.path("pre")), logged = readTextFile(metrics);
+    nlohmann::json start = nlohmann::json::parse(logged.substr(0, logged.find('\n')));
+    start["version"] = start["version"].get<int>() + 1;
+    writeFileAtomic(metrics, start.dump() + logged.substr(logged.find('\n')));
+    const std::string newer = readTextFile(metrics);
+    ResumeOverrides more;
+    more.maxSteps = config.optimizer.maxSteps + 2;
+    REQUIRE_THROWS_WITH(Trainer::resume(dir.path("pre"), std::nullopt, more), metrics,
+                        "reads versions up to");
+    REQUIRE(fs::exists(run::finalModelPath(dir.path("pre")) + "/config.json"));
+    REQUIRE_EQ(readTextFile(metrics), newer);
+    writeFileAtomic(metrics, logged);
+  }
   REQUIRE_EQ(records(dir.path("pre"), "start").size(), 1u);  // the log started again with the run
   // With its checkpoints and final model deleted, the log is all that is left of the run: kept, not erased.
   fs::remove_all(run::checkpointsPath(dir.path("pre")));

@@ -8,7 +8,6 @@
 #include "run/LocalWorkers.h"
 #include "run/metrics_log.h"
 #include "run/metrics_records.h"
-#include "run/run_directory.h"
 #include "train/trainer.h"
 
 namespace {
@@ -112,8 +111,13 @@ void RunSession::drain() {
   if (remote()) {
     readConnected();
   } else if (m_follower) {
-    const nf::MetricsFollower::NewLines read = m_follower->read();
-    ingest(read.lines, read.restarted);
+    try {
+      const nf::MetricsFollower::NewLines read = m_follower->read();
+      ingest(read.lines, read.restarted);
+    } catch (const std::exception& e) {  // its folder now holds a newer build's run: not misread
+      letGo();
+      Q_EMIT notBegun(QString::fromUtf8(e.what()));
+    }
   } else {
     ingest(m_local->drain());
   }
@@ -223,10 +227,7 @@ bool RunSession::follow(const QString& runDir) {
   const std::string dir = runDir.toStdString();
   nf::RunConfig config = nf::readRunConfig(dir);  // throws FileError
   auto follower = std::make_unique<nf::MetricsFollower>(dir);
-  const std::vector<std::string> lines = follower->read().lines;
-  // A log from a newer build is refused at its start record (FileError), not misread.
-  if (!lines.empty())
-    nf::checkMetricsRecord(nlohmann::json::parse(lines.front(), nullptr, false), nf::run::metricsPath(dir));
+  const std::vector<std::string> lines = follower->read().lines;  // a newer build's log: FileError
   letGo();
   m_config = std::move(config);
   m_runDir = runDir;

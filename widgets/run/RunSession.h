@@ -91,7 +91,8 @@ class RunSession : public QObject {
   void progress(const QString& task, qint64 done, qint64 total);
   void failed(const QString& message);
   // The run shown never began: connectTo() could not reach or read it, or was given up, or a start was
-  // stopped while its data was being made. message: what to report ("" when the user gave it up).
+  // stopped while its data was being made; or a followed run's log can no longer be read (a newer build's
+  // run replaced it). message: what to report ("" when the user gave it up).
   void notBegun(const QString& message);
   void connectionChanged();                              // remote() or connectionProblem() changed
   void remoteNotice(const QString& message);             // a control the connected run refused

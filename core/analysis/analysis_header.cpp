@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "eval/loss_summary.h"
+#include "io/file_format.h"
 #include "io/json_read.h"
 
 namespace nf {
@@ -13,8 +14,15 @@ AnalysisHeader makeHeader(const std::string& analysis, const ModelSnapshot& snap
 }
 
 nlohmann::json toJson(const AnalysisHeader& h) {
-  return {{"analysis", h.analysis}, {"model", h.model},         {"step", h.step},    {"norms", h.norms},
-          {"data", h.data},         {"sequences", h.sequences}, {"length", h.length}};
+  nlohmann::json j = formatHeader(kAnalysisFormat);
+  j.update({{"analysis", h.analysis},
+            {"model", h.model},
+            {"step", h.step},
+            {"norms", h.norms},
+            {"data", h.data},
+            {"sequences", h.sequences},
+            {"length", h.length}});
+  return j;
 }
 
 AnalysisHeader analysisHeaderFromJson(const nlohmann::json& j) {
@@ -22,6 +30,15 @@ AnalysisHeader analysisHeaderFromJson(const nlohmann::json& j) {
 }
 
 AnalysisHeader analysisHeaderFromJson(const JsonIn& j) {
+  // A result of a newer build (a served run's, a saved file) is refused; one without "format" is version 1.
+  if (j["format"].present()) {
+    const std::string format = j["format"].text();
+    const int version = j["version"].whole<int>();
+    if (format != kAnalysisFormat.name || version > kAnalysisFormat.version)
+      throw std::invalid_argument("analysis result: is " + format + " version " + std::to_string(version) +
+                                  ", but this build reads " + kAnalysisFormat.name + " up to version " +
+                                  std::to_string(kAnalysisFormat.version) + " (from a newer build?)");
+  }
   return {j["analysis"].text(),        j["model"].text(), j["step"].whole<int64_t>(),
           j["norms"].text(),           j["data"].text(),  j["sequences"].whole<int64_t>(),
           j["length"].whole<int64_t>()};

@@ -18,6 +18,7 @@
 #include "data/synthetic_corpus.h"
 #include "data/token_file.h"
 #include "data/token_sequences.h"
+#include "io/file_format.h"
 
 namespace nf {
 namespace {
@@ -302,7 +303,9 @@ AnalysisOutput calibration(const AnalysisRequest& r, const ModelSnapshot& snapsh
     for (auto& c : model["continuations"])
       for (const char* part : {"prompt", "greedy", "sampled"})
         c[std::string(part) + "_text"] = s.tokenizer->decodeKnown(c[part].get<std::vector<int32_t>>());
-  return {json{{"header", {{"analysis", "calibration"}}}, {"models", json::array({model})}}, {}};
+  json header = formatHeader(kAnalysisFormat);  // the models' own headers say what each read
+  header["analysis"] = "calibration";
+  return {json{{"header", header}, {"models", json::array({model})}}, {}};
 }
 
 }  // namespace

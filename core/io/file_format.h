@@ -24,6 +24,7 @@ inline constexpr FileFormat kServeFormat{"normfree-serve", 1};           // a se
 inline constexpr FileFormat kSourceFormat{"normfree-source", 1};         // a run's source/source.json
 inline constexpr FileFormat kBenchmarkFormat{"normfree-benchmarks", 1};  // normfree-cli bench's results
 inline constexpr FileFormat kCorpusFormat{"normfree-corpus", 1};         // a corpus folder's corpus.json
+inline constexpr FileFormat kAnalysisFormat{"normfree-analysis", 1};     // an analysis result's "header"
 
 enum class WhenUnmarked {
   Refuse,      // a file without "format" is not one of ours

@@ -19,10 +19,19 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 
+ANALYSIS_VERSION = 1  # the newest normfree-analysis version this script reads (docs/FORMATS.md)
+
+
 def load(folder, name, kind):
     path = os.path.join(folder, name, kind + ".json")
     with open(path, encoding="utf-8") as f:
-        return json.load(f)
+        result = json.load(f)
+    header = result.get("header", {}) if isinstance(result, dict) else {}
+    if isinstance(header, dict) and "format" in header and (
+            header["format"] != "normfree-analysis" or header.get("version", 1) > ANALYSIS_VERSION):
+        raise SystemExit(f"{path}: is {header['format']} version {header.get('version')}; this script reads "
+                         f"normfree-analysis up to version {ANALYSIS_VERSION}")
+    return result
 
 
 def heat(ax, grid, title, cmap="viridis", vmin=None, vmax=None, xlabels=None, ylabels=None, annotate=True):

@@ -2287,6 +2287,11 @@ Worker %1 beendet (%2): %3</translation>
         <translation>Kein Zeitplan: Öffnen Sie ein Modell und wählen Sie ein Entfernungs-Preset.</translation>
     </message>
     <message>
+        <location filename="../widgets/timeline/TimelineWidget.cpp" line="306"/>
+        <source>Showing the last readable schedule. %1</source>
+        <translation>Angezeigt wird der zuletzt lesbare Zeitplan. %1</translation>
+    </message>
+    <message>
         <location filename="../widgets/timeline/TimelineWidget.cpp" line="331"/>
         <source>%1 was applied at step %2 and cannot move.</source>
         <translation>%1 wurde bei Schritt %2 angewendet und kann nicht verschoben werden.</translation>

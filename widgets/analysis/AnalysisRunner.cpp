@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "data/default_datasets.h"
-#include "io/atomic_file.h"
+#include "io/file_format.h"
 #include "train/trainer.h"
 #include "util/progress.h"
 
@@ -223,7 +223,7 @@ std::shared_ptr<const AnalysisInputs> AnalysisRunner::inputs() {
     in->sequences = nf::readSequences(validation, setup.sequences, in->length).count;  // as many as it holds
     nf::IoiPromptSet set;
     if (!ioi.empty()) {
-      set = nf::ioiPromptSetFromJson(nlohmann::json::parse(nf::readTextFile(ioi)), ioi);
+      set = nf::ioiPromptSetFromJson(nf::readJsonFile(ioi), ioi);
     } else if (in->sources.tokenizer) {
       nf::IoiOptions options;
       options.count = kIoiPrompts;

@@ -44,8 +44,8 @@ class RemoteSchedule : public ScheduleEditor {
   nf::EditResult remove(int64_t id) override;
 
   std::vector<std::pair<int64_t, int64_t>> takeRenamedIds() override;
-  int waitingEdits() const;     // taken here, not yet answered by the run
-  std::string problem() const;  // why the run cannot be reached now ("" when it can)
+  int waitingEdits() const;              // taken here, not yet answered by the run
+  std::string problem() const override;  // why the run cannot be reached now ("" when it can)
 
  private:
   // What the sending thread shares with this editor: it outlives the editor until the edits still waiting

@@ -67,8 +67,11 @@ nf::Schedule FollowedSchedule::schedule() const {
   const std::string path = nf::run::schedulePath(m_runDir);
   try {
     m_last = nf::readScheduleFile(path);
-  } catch (const std::exception&) {
-    // Replaced atomically by the trainer, so unreadable only if deleted: keep showing the last version.
+    m_problem.clear();
+  } catch (const std::exception& e) {
+    // The trainer replaces it whole, but a person may edit it by hand (a resume's error asks for that): the
+    // last readable version stays shown, and why it may be out of date with it.
+    m_problem = e.what();
   }
   return m_last;
 }

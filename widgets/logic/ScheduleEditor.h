@@ -33,6 +33,8 @@ class ScheduleEditor {
   // The pending events' steps are the autopilot's expectation (schedule/autopilot.h), not fixed: they
   // move until they fire.
   virtual bool tentative() const { return false; }
+  // Why the schedule shown may be out of date ("" while it is current): a run's file that cannot be read.
+  virtual std::string problem() const { return {}; }
 };
 
 // A schedule not yet handed to a run: edits must keep it valid for the model's depth, the step budget and
@@ -88,6 +90,7 @@ class FollowedSchedule : public ScheduleEditor {
   // Pending events are the autopilot's expectation while the run's config.json says it is on (the trainer
   // rewrites the file when it is switched).
   bool tentative() const override;
+  std::string problem() const override { return m_problem; }  // schedule.json's, when it cannot be read
   int64_t stepsDone() const override { return m_stepsDone(); }
   int64_t maxSteps() const override { return m_maxSteps(); }
   int layers() const override { return m_layers; }
@@ -103,5 +106,6 @@ class FollowedSchedule : public ScheduleEditor {
   std::function<int64_t()> m_maxSteps;
   std::function<int64_t()> m_stepsDone;
   mutable nf::Schedule m_last;
+  mutable std::string m_problem;
   mutable bool m_autopilot = false;  // as config.json last said
 };

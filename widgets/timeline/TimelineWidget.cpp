@@ -134,8 +134,10 @@ void TimelineWidget::refresh() {
     m_maxSteps = std::max<int64_t>(1, m_editor->maxSteps());
     m_layers = m_editor->layers();
     m_tentative = m_editor->tentative();
+    m_problem = QString::fromStdString(m_editor->problem());
   } else {
     m_tentative = false;
+    m_problem.clear();
     m_schedule = {};
     m_stepsDone = 0;
   }
@@ -301,6 +303,10 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
   if (!m_editor) {
     p.setPen(pal.text().color());
     p.drawText(a, Qt::AlignCenter, tr("No schedule: open a model and choose a removal preset."));
+  } else if (!m_problem.isEmpty()) {
+    p.setPen(QColor(200, 30, 30));
+    p.drawText(a.adjusted(6, 2, -6, -2), Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap,
+               tr("Showing the last readable schedule. %1").arg(m_problem));
   }
 }
 

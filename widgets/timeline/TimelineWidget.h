@@ -102,6 +102,7 @@ class TimelineWidget : public QWidget {
   nf::Schedule m_schedule;
   int64_t m_stepsDone = 0, m_maxSteps = 1;
   bool m_tentative = false;  // the editor's pending events are the autopilot's expectation
+  QString m_problem;         // why the schedule shown may be out of date (the editor's problem())
   int m_layers = 0;
   TimelineRange m_view;
   bool m_automatic = true;  // m_view is chosen for the user, until they zoom or pan

@@ -215,8 +215,13 @@ int train(std::unique_ptr<Trainer> trainer, ServeEndpoint& endpoint) {
         std::ostringstream text;
         text << "\ntracked at step " << r.value("step", 0) << (r.value("event", false) ? " (removal)" : "")
              << ":";
-        for (const auto& [name, value] : r["values"].items())
-          text << "  " << name << " " << std::setprecision(4) << value.get<double>();
+        for (const auto& [name, value] : r["values"].items()) {
+          text << "  " << name << " ";
+          if (value.is_number())
+            text << std::setprecision(4) << value.get<double>();
+          else
+            text << "not finite";  // a NaN or an infinity is logged as null (a blown-up model's CE)
+        }
         std::cerr << text.str() << "\n";
       }
     }

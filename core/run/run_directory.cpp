@@ -57,7 +57,7 @@ int64_t newestLoggedCheckpoint(const std::string& dir) {
 void requireStartable(const std::string& dir) {
   if (!fs::exists(configPath(dir))) return;
   const nlohmann::json existing = readJsonFile(configPath(dir));
-  if (!existing.is_object() || existing.value("format", "") != kRunConfigFormat.name)
+  if (!existing.is_object() || !existing.contains("format") || existing["format"] != kRunConfigFormat.name)
     throw FileError(configPath(dir),
                     "is not a run's config (a model folder?); give the run a folder of its own");
   if (!latestCheckpoint(dir).empty() || fs::exists(finalModelPath(dir)))

@@ -42,8 +42,11 @@ std::string holderOf(int fd) {
   const nlohmann::json holder = holderJson(fd);
   if (!holder.is_object() || !holder.value("pid", nlohmann::json()).is_number_integer())
     return "another process";
-  return "process " + std::to_string(holder.at("pid").get<long>()) + " on " + holder.value("host", "?") +
-         " (since " + holder.value("since", "?") + ")";
+  const auto text = [&](const char* field) {  // a damaged file's field of another type reads as unknown
+    return holder.contains(field) && holder[field].is_string() ? holder[field].get<std::string>() : "?";
+  };
+  return "process " + std::to_string(holder.at("pid").get<long>()) + " on " + text("host") + " (since " +
+         text("since") + ")";
 }
 
 }  // namespace

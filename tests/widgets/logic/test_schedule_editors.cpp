@@ -102,8 +102,14 @@ TEST_CASE(followed_schedule_reads_the_file_and_refuses_edits) {
   edited.events.back().step = 250;
   writeFileAtomic(run::schedulePath(dir.path()), toJson(edited).dump());
   REQUIRE(followed.schedule() == edited);
+  REQUIRE_EQ(followed.problem(), "");
   writeFileAtomic(run::schedulePath(dir.path()), "{ half a file");
   REQUIRE(followed.schedule() == edited);
+  // … and says why it may be out of date (a hand edit with a slip), until the file reads again.
+  REQUIRE(followed.problem().find("schedule.json") != std::string::npos);
+  writeFileAtomic(run::schedulePath(dir.path()), toJson(tiny).dump());
+  REQUIRE(followed.schedule() == tiny);
+  REQUIRE_EQ(followed.problem(), "");
   // Its pending events are tentative while the run's autopilot is on, as its config.json says now.
   REQUIRE(!followed.tentative());  // no config.json: not known to be on
   RunConfig config;

@@ -123,6 +123,8 @@ MetricsFollower::NewLines MetricsFollower::read(int64_t maxBytes) {
     m_startChecked = false;
   }
   if (size == m_offset) return out;
+  const int64_t offsetBefore = m_offset;  // a refused log is read again, and refused again, next time
+  const std::string partialBefore = m_partial;
   std::ifstream in(m_path, std::ios::binary);
   if (!in) return out;
   in.seekg(m_offset);
@@ -139,7 +141,13 @@ MetricsFollower::NewLines MetricsFollower::read(int64_t maxBytes) {
     m_partial.erase(0, start);
   }
   if (!m_startChecked && !out.lines.empty()) {  // the log's first line: a newer build's log is refused
-    checkMetricsRecord(nlohmann::json::parse(out.lines.front(), nullptr, false), m_path);
+    try {
+      checkMetricsRecord(nlohmann::json::parse(out.lines.front(), nullptr, false), m_path);
+    } catch (...) {
+      m_offset = offsetBefore;
+      m_partial = partialBefore;
+      throw;
+    }
     m_startChecked = true;
   }
   return out;

@@ -204,6 +204,7 @@ void RunsView::follow() {
     try {
       if (!r.run) {  // could not be read when listed: list it again once it can be
         nf::readRunConfig(r.dir.toStdString());
+        nf::MetricsFollower(r.dir.toStdString()).read(4096);  // a newer build's log: not yet (nor each tick)
         refresh();
         return;
       }

@@ -23,7 +23,10 @@ ANALYSIS_VERSION = 1  # the newest normfree-analysis version this script reads (
 
 
 def load(folder, name, kind):
-    path = os.path.join(folder, name, kind + ".json")
+    return read_result(os.path.join(folder, name, kind + ".json"))
+
+
+def read_result(path):
     with open(path, encoding="utf-8") as f:
         result = json.load(f)
     header = result.get("header", {}) if isinstance(result, dict) else {}
@@ -211,8 +214,7 @@ def calibration(folder, out):
     path = os.path.join(folder, "calibration.json")
     if not os.path.exists(path):
         return
-    with open(path, encoding="utf-8") as f:
-        d = json.load(f)
+    d = read_result(path)
     fig, ax = plt.subplots(figsize=(4.2, 4))
     ax.plot([0, 1], [0, 1], color="k", lw=0.5)
     for k, m in enumerate(d["models"]):

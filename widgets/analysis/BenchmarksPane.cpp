@@ -14,8 +14,10 @@
 #include <QVBoxLayout>
 #include <filesystem>
 
+#include "analysis/analysis_header.h"
 #include "analysis/benchmark_scores.h"
 #include "data/synthetic_benchmarks.h"
+#include "io/json_read.h"
 #include "views/Plots.h"
 #include "views/QCustomPlotInclude.h"
 
@@ -29,16 +31,34 @@ constexpr int kSyntheticItems = 500;
 // The score a task is judged by: acc_norm where the harness reports it, else acc (LAMBADA: greedy acc).
 std::pair<double, double> headline(const nlohmann::json& task) {
   if (task.contains("acc_norm"))
-    return {task["acc_norm"].get<double>(), task["acc_norm_stderr"].get<double>()};
-  return {task["acc"].get<double>(), task["acc_stderr"].get<double>()};
+    return {task.at("acc_norm").get<double>(), task.at("acc_norm_stderr").get<double>()};
+  return {task.at("acc").get<double>(), task.at("acc_stderr").get<double>()};
 }
 
 // Whether the headline score counted item i right.
 bool right(const nlohmann::json& task, std::size_t i) {
-  const nlohmann::json& item = task["items"][i];
-  if (item.contains("greedy")) return item["greedy"].get<bool>();
+  const nlohmann::json& item = task.at("items").at(i);
+  if (item.contains("greedy")) return item.at("greedy").get<bool>();
   const char* pick = task.contains("acc_norm") ? "predicted_norm" : "predicted";
-  return item[pick].get<int>() == item["gold"].get<int>();
+  return item.at(pick).get<int>() == item.at("gold").get<int>();
+}
+
+// A result, perhaps a served run's, is drawn on the GUI thread, where a missing or mistyped field would end
+// the window: every field draw() reads is read here first, on the job's thread, whose errors are reported.
+void requireDrawable(const nlohmann::json& task, const nlohmann::json& now) {
+  nf::analysisHeaderFromJson(task.at("header"));  // a newer build's result is refused
+  (void)task.at("task").get<std::string>();
+  (void)task.at("n").get<int64_t>();
+  (void)headline(task);
+  if (task.at("items").size() != now.at("items").size())
+    throw std::runtime_error("a benchmark result holds " + std::to_string(task.at("items").size()) +
+                             " items, the model now's " + std::to_string(now.at("items").size()));
+  for (std::size_t i = 0; i < task.at("items").size(); ++i) {
+    (void)right(task, i);
+    const nlohmann::json& item = task.at("items").at(i);
+    (void)item.at("line").get<int64_t>();
+    if (!item.contains("greedy")) (void)item.at("gold").get<int>();
+  }
 }
 }  // namespace
 
@@ -192,12 +212,14 @@ AnalysisWork BenchmarksPane::makeWork() {
     if (scores->now.empty())
       throw std::runtime_error(tasks +
                                " holds no benchmark file under its distributed name (docs/DOWNSTREAM.md)");
-    return [self, scores, tasks] {
+    for (std::size_t t = 0; t < scores->now.size(); ++t)
+      for (const auto* results : {&scores->now, &scores->start, &scores->control})
+        if (!results->empty()) requireDrawable(results->at(t), scores->now[t]);
+    const nf::AnalysisHeader header = nf::analysisHeaderFromJson(scores->now.front().at("header"));
+    return [self, scores, tasks, header] {
       if (!self) return;
       self->draw(*scores);
-      const nlohmann::json& h = scores->now.front()["header"];
-      self->showHeader(h["step"].get<int64_t>(), h["model"].get<std::string>(), h["norms"].get<std::string>(),
-                       tasks);
+      self->showHeader(header.step, header.model, header.norms, tasks);
     };
   };
 }

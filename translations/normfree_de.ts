@@ -2288,8 +2288,8 @@ Worker %1 beendet (%2): %3</translation>
     </message>
     <message>
         <location filename="../widgets/timeline/TimelineWidget.cpp" line="306"/>
-        <source>Showing the last readable schedule. %1</source>
-        <translation>Angezeigt wird der zuletzt lesbare Zeitplan. %1</translation>
+        <source>The schedule shown may be out of date: %1</source>
+        <translation>Der angezeigte Zeitplan ist womöglich nicht aktuell: %1</translation>
     </message>
     <message>
         <location filename="../widgets/timeline/TimelineWidget.cpp" line="331"/>

@@ -11,6 +11,7 @@
 #include <QtTest>
 #include <functional>
 
+#include "io/atomic_file.h"
 #include "logic/ScheduleEditor.h"
 #include "timeline/TimelineWidget.h"
 #include "timeline_input.h"
@@ -259,6 +260,18 @@ class TestTimeline : public QObject {
     const QStringList entries = addMenu(2, 35);
     QCOMPARE(entries.size(), 1);
     QVERIFY2(entries[0].startsWith("[") && entries[0].contains("another process"), qPrintable(entries[0]));
+  }
+
+  void aFollowedRunsScheduleFileIsReadAgainWhileNoRecordMoves() {
+    const std::string file = nf::run::schedulePath(m_trainer->runDir());
+    m_timeline->setEditor(std::make_shared<FollowedSchedule>(
+        m_trainer->runDir(), 2, [] { return int64_t{40}; }, [] { return int64_t{0}; }));
+    QVERIFY(m_timeline->problemShown().isEmpty());
+    const std::string good = nf::readTextFile(file);
+    nf::writeFileAtomic(file, "{\"events\": [{\"step\": \"x\"}]}");  // a hand edit with a slip
+    QTRY_VERIFY_WITH_TIMEOUT(m_timeline->problemShown().contains("schedule.json"), fixtures::kEventuallyMs);
+    nf::writeFileAtomic(file, good);  // and its fix
+    QTRY_VERIFY_WITH_TIMEOUT(m_timeline->problemShown().isEmpty(), fixtures::kEventuallyMs);
   }
 
   void acceptedEditsAreConfirmedRefusedOnesAreNot() {

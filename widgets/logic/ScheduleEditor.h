@@ -35,6 +35,9 @@ class ScheduleEditor {
   virtual bool tentative() const { return false; }
   // Why the schedule shown may be out of date ("" while it is current): a run's file that cannot be read.
   virtual std::string problem() const { return {}; }
+  // The schedule is a file that a person or another process may rewrite at any time, also while no record
+  // of the run moves (a stopped run's, edited by hand for its resume): a viewer looks again now and then.
+  virtual bool rereadsFile() const { return false; }
 };
 
 // A schedule not yet handed to a run: edits must keep it valid for the model's depth, the step budget and
@@ -91,6 +94,7 @@ class FollowedSchedule : public ScheduleEditor {
   // rewrites the file when it is switched).
   bool tentative() const override;
   std::string problem() const override { return m_problem; }  // schedule.json's, when it cannot be read
+  bool rereadsFile() const override { return true; }
   int64_t stepsDone() const override { return m_stepsDone(); }
   int64_t maxSteps() const override { return m_maxSteps(); }
   int layers() const override { return m_layers; }

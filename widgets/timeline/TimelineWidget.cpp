@@ -97,7 +97,12 @@ QString layerLabel(const nf::ScheduleEvent& e) {
 }
 }  // namespace
 
-TimelineWidget::TimelineWidget(QWidget* parent) : QWidget(parent), m_undo(new QUndoStack(this)) {
+TimelineWidget::TimelineWidget(QWidget* parent)
+    : QWidget(parent), m_undo(new QUndoStack(this)), m_reread(new QTimer(this)) {
+  m_reread->setInterval(2000);  // a hand edit of the file shows (or its slip is said) within two seconds
+  connect(m_reread, &QTimer::timeout, this, [this] {
+    if (m_drag.kind == TimelineDrag::Kind::None) refresh();
+  });
   setFocusPolicy(Qt::StrongFocus);
   setMouseTracking(true);
   setAttribute(Qt::WA_OpaquePaintEvent);
@@ -119,6 +124,10 @@ void TimelineWidget::setEditor(std::shared_ptr<ScheduleEditor> editor) {
   m_aliases.clear();
   m_selected.clear();
   m_drag.kind = TimelineDrag::Kind::None;
+  if (m_editor && m_editor->rereadsFile())
+    m_reread->start();
+  else
+    m_reread->stop();
   refresh();
   zoomToFit();
 }
@@ -306,7 +315,7 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
   } else if (!m_problem.isEmpty()) {
     p.setPen(QColor(200, 30, 30));
     p.drawText(a.adjusted(6, 2, -6, -2), Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap,
-               tr("Showing the last readable schedule. %1").arg(m_problem));
+               tr("The schedule shown may be out of date: %1").arg(m_problem));
   }
 }
 

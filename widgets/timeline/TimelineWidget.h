@@ -6,6 +6,7 @@
 // to add, Delete to remove, wheel to zoom, drag the background to pan. One drag = one undo command.
 #pragma once
 #include <QPointer>
+#include <QTimer>
 #include <QWidget>
 #include <map>
 #include <memory>
@@ -57,6 +58,7 @@ class TimelineWidget : public QWidget {
   // What an event does, in the GUI's language: "LN_mlp.2 becomes fake at step 120".
   static QString happeningOf(const nf::ScheduleEvent& e);
   bool showsTentative() const { return m_tentative; }  // pending events drawn as the autopilot's expectation
+  QString problemShown() const { return m_problem; }   // why the schedule shown may be out of date
   int64_t playheadStep() const { return m_stepsDone; }
 
   static constexpr int kRows = TimelineGeometry::kRows;  // LN_mlp, LN_qk, LN_v, LN_f, treatments
@@ -103,6 +105,7 @@ class TimelineWidget : public QWidget {
   int64_t m_stepsDone = 0, m_maxSteps = 1;
   bool m_tentative = false;  // the editor's pending events are the autopilot's expectation
   QString m_problem;         // why the schedule shown may be out of date (the editor's problem())
+  QTimer* m_reread;          // refresh() now and then, for an editor whose schedule is a file (rereadsFile())
   int m_layers = 0;
   TimelineRange m_view;
   bool m_automatic = true;  // m_view is chosen for the user, until they zoom or pan

@@ -103,6 +103,7 @@ TEST_CASE(followed_schedule_reads_the_file_and_refuses_edits) {
   writeFileAtomic(run::schedulePath(dir.path()), toJson(edited).dump());
   REQUIRE(followed.schedule() == edited);
   REQUIRE_EQ(followed.problem(), "");
+  REQUIRE(followed.rereadsFile() && !DraftSchedule(tiny, 4, 500).rereadsFile());  // a file: looked at again
   writeFileAtomic(run::schedulePath(dir.path()), "{ half a file");
   REQUIRE(followed.schedule() == edited);
   // … and says why it may be out of date (a hand edit with a slip), until the file reads again.

@@ -314,6 +314,13 @@ void retireFinalModel(const std::string& runDir, const TrainingState& resumedFro
   removeFolder(final);  // renamed first: a crash never leaves a final/ without its weights
 }
 
+void requireRunFolder(const std::string& runDir) {
+  if (fs::exists(run::configPath(runDir))) return;
+  throw FileError(runDir, !fs::exists(runDir) ? "does not exist"
+                                              : "holds no config.json, so no run to resume: start the run "
+                                                "again, in place");
+}
+
 void requireResumable(const std::string& runDir, const RunConfig& config, const ResumeOverrides& overrides,
                       const std::string& checkpoint, const TrainingState& state) {
   const std::string file = run::configPath(runDir);

@@ -84,6 +84,9 @@ TrainingState readTrainingState(const std::string& checkpointDir);
 // id), so nothing is lost; throws FileError naming final/ when it holds anything else.
 void retireFinalModel(const std::string& runDir, const TrainingState& resumedFrom);
 
+// A folder that holds a run's config.json, as a resume needs; else FileError saying what it is instead: no
+// folder at all, or one a start left before writing its config.json (to start again, in place).
+void requireRunFolder(const std::string& runDir);
 // A resumed run's settings (config.json, perhaps edited since, with the resume's overrides) against the
 // checkpoint it resumes from and this machine: a budget below the steps trained (std::invalid_argument
 // when given to resume), or FileError naming config.json for that, another mode than the checkpoint's, a

@@ -121,8 +121,7 @@ std::unique_ptr<Trainer> Trainer::start(const std::string& runDir, const RunConf
 std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir,
                                          const std::optional<WorkerEnvironment>& workers,
                                          const ResumeOverrides& overrides) {
-  if (!fs::exists(run::configPath(runDir)))  // a start killed before config.json (or not a run): say so
-    throw FileError(runDir, "holds no config.json, so no run to resume: start the run again, in place");
+  requireRunFolder(runDir);  // a start killed before its config.json, or a mistyped folder: said
   std::unique_ptr<Trainer> t(new Trainer(runDir));
   Impl& d = *t->m_impl;
   t->m_config = readRunConfig(runDir);

@@ -691,6 +691,7 @@ TEST_CASE(finetune_removes_nothing_and_pretrain_starts_fresh) {
   REQUIRE_THROWS_WITH(Trainer::resume(dir.path("pre")), "no complete checkpoint", "again, in place");
   // One killed before it wrote config.json left a folder to start again too, which resume says.
   fs::create_directories(run::checkpointsPath(dir.path("killed")));
+  REQUIRE_THROWS_WITH(Trainer::resume(dir.path("typo")), dir.path("typo"), "does not exist");
   REQUIRE_THROWS_WITH(Trainer::resume(dir.path("killed")), dir.path("killed"), "no config.json",
                       "again, in place");
   t = Trainer::start(dir.path("pre"), config);

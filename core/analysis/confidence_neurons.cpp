@@ -128,7 +128,17 @@ ConfidenceNeuronsResult confidenceNeuronsResultFromJson(const nlohmann::json& re
       return neuron;
     });
     r.singularValues = j["singular_values"].reals();
-    r.singularCosines = j["top_singular_cosines"].list([](const JsonIn& cosines) { return cosines.reals(); });
+    const JsonIn cosines = j["top_singular_cosines"];
+    const int64_t directions = static_cast<int64_t>(r.singularValues.size());
+    // One row per top-ranked neuron, one value per singular direction: the window indexes by both.
+    r.singularCosines = cosines.list([directions](const JsonIn& row) {
+      row.requireSize(directions, "the singular values");
+      return row.reals();
+    });
+    if (r.singularCosines.size() > r.ranking.size())
+      throw std::invalid_argument("analysis result: top_singular_cosines has " +
+                                  std::to_string(r.singularCosines.size()) + " rows, more than the " +
+                                  std::to_string(r.ranking.size()) + " ranked neurons");
     r.baseLoss = j["base_loss"].real();
     r.baseEntropy = j["base_entropy"].real();
     r.ablations = j["ablations"].list([](const JsonIn& a) {

@@ -303,6 +303,19 @@ LogitLensResult logitLensResultFromJson(const nlohmann::json& result) {
       }
       return grids;
     });
+    // The shapes the window indexes by (a served run's result, of another build perhaps): the traced tokens
+    // and one after, a row of `top` per position, a target for each position that has one.
+    const auto positions = static_cast<std::size_t>(std::max<int64_t>(trace.positions, 0));
+    bool fits = !r.points.empty() && top >= 1 && trace.positions >= 0 && trace.tokens.size() >= positions &&
+                trace.tokens.size() <= positions + 1;
+    for (const auto& grids : trace.points)
+      for (const LensGrid& g : grids)
+        fits = fits && g.topIds.size() == positions * top && g.topProbabilities.size() == g.topIds.size() &&
+               g.targetRank.size() == g.targetProbability.size() && g.targetRank.size() <= positions;
+    if (!fits)
+      throw std::invalid_argument("analysis result: the logit lens's trace does not fit its " +
+                                  std::to_string(trace.positions) + " positions, " + std::to_string(top) +
+                                  " top tokens and " + std::to_string(r.points.size()) + " layers");
     return r;
   });
   // The token texts a caller added, by id (ids that are not numbers are not ours and are skipped).

@@ -393,9 +393,15 @@ TEST_CASE(patching_reads_back_from_its_json_with_and_without_the_head_position_g
 TEST_CASE(confidence_neurons_read_back_from_their_json) {
   const ModelShape c = smallConfig();
   CausalLM model = randomModel(c, 6);
-  requireReadBack(
-      confidenceNeurons(*ModelSnapshot::copyOf(*model, -1, "test"), sequencesOf(randomTokens(c, 2, 8)), 2),
-      confidenceNeuronsResultFromJson);
+  const ConfidenceNeuronsResult r =
+      confidenceNeurons(*ModelSnapshot::copyOf(*model, -1, "test"), sequencesOf(randomTokens(c, 2, 8)), 2);
+  requireReadBack(r, confidenceNeuronsResultFromJson);
+  // The window names a ranked neuron per cosine row and draws each row against the singular values.
+  nlohmann::json moreRows = toJson(r), shortRow = toJson(r);
+  moreRows["ranking"] = nlohmann::json::array({0});
+  requireRefused(confidenceNeuronsResultFromJson, moreRows, "more than the 1 ranked neurons");
+  shortRow["top_singular_cosines"][0].erase(0);
+  requireRefused(confidenceNeuronsResultFromJson, shortRow, "the singular values");
 }
 
 TEST_CASE(model_behaviour_reads_back_from_its_json) {
@@ -529,6 +535,14 @@ TEST_CASE(logit_lens_modes_agree_exactly_on_ln_free_models_and_differ_with_a_nor
     REQUIRE_EQ(grid.targetRank.size(), size_t(11));
     REQUIRE(grid.topProbabilities[0] >= grid.topProbabilities[1]);
     REQUIRE(toJson(logitLensResultFromJson(toJson(withNorm))) == toJson(withNorm));
+    // One whose trace does not fit its shapes (a served result of another build) is refused: the window
+    // indexes the grid by position and rank.
+    nlohmann::json shorter = toJson(withNorm), fewer = toJson(withNorm);
+    shorter["trace"]["points"][1]["frozen"]["top_ids"].erase(0);
+    shorter["trace"]["points"][1]["frozen"]["top_probabilities"].erase(0);
+    requireRefused(logitLensResultFromJson, shorter, "does not fit its 12 positions");
+    fewer["trace"]["tokens"] = nlohmann::json::array({1, 2});
+    requireRefused(logitLensResultFromJson, fewer, "does not fit");
   }
 }
 

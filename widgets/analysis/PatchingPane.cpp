@@ -7,6 +7,7 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 #include <cmath>
+#include <optional>
 
 #include "views/Plots.h"
 #include "views/QCustomPlotInclude.h"
@@ -16,16 +17,17 @@ namespace {
 // every fifth, and none beside a named one, so that labels under a narrow map do not run into each other
 // (clicking names any cell).
 QSharedPointer<QCPAxisTickerText> labelTicker(const std::vector<std::string>& labels) {
-  auto isNumber = [&labels](size_t i) {
+  auto numberOf = [&labels](size_t i) -> std::optional<int> {
     bool number = false;
-    QString::fromStdString(labels[i]).toInt(&number);
-    return number;
+    const int value = QString::fromStdString(labels[i]).toInt(&number);
+    return number ? std::optional<int>(value) : std::nullopt;
   };
+  auto isNumber = [&](size_t i) { return numberOf(i).has_value(); };
   auto ticker = QSharedPointer<QCPAxisTickerText>::create();
   for (size_t i = 0; i < labels.size(); ++i) {
     const bool named = !isNumber(i);
     const bool besideNamed = (i > 0 && !isNumber(i - 1)) || (i + 1 < labels.size() && !isNumber(i + 1));
-    if (named || (std::stoi(labels[i]) % 5 == 0 && !besideNamed))
+    if (named || (*numberOf(i) % 5 == 0 && !besideNamed))
       ticker->addTick(static_cast<double>(i), QString::fromStdString(labels[i]));
   }
   return ticker;
@@ -115,6 +117,7 @@ const nf::PatchingGrid* PatchingPane::grid() const {
 void PatchingPane::draw() {
   const nf::PatchingGrid* g = grid();
   if (!g) return;
+  if (m_row >= g->rows || m_column >= g->columns) m_row = m_column = -1;  // a cell of an earlier, larger grid
   const std::vector<double> values[] = {g->activation, g->attribution, g->error()};
   for (int i = 0; i < 3; ++i) {
     QCPColorMapData* d = m_maps[i]->data();

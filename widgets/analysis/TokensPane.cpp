@@ -125,6 +125,12 @@ AnalysisWork TokensPane::makeWork() {
                         p.at("pattern").get<std::vector<double>>()});
     const auto dla = std::make_shared<std::vector<double>>(r.at("dla").get<std::vector<double>>());
     const auto de = std::make_shared<std::vector<double>>(r.at("de").get<std::vector<double>>());
+    // The grid indexes a pattern by query and key when it paints (a served result, of another build perhaps).
+    for (const AttentionGrid::Head& h : *heads)
+      if (h.pattern.size() != ids.size() * ids.size())
+        throw std::invalid_argument("the tokens result's pattern of " + h.name.toStdString() + " holds " +
+                                    std::to_string(h.pattern.size()) + " values, not " +
+                                    std::to_string(ids.size()) + "² for its tokens");
     const nf::AnalysisHeader header = nf::analysisHeaderFromJson(r.at("header"));
     const QString name = QString("L%1H%2").arg(request.traceLayer).arg(request.traceHead);
     const int64_t sequences = in.sequences, shownSequence = request.traceSequence;

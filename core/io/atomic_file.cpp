@@ -94,6 +94,25 @@ std::string parentOf(const std::string& path) {
 
 }  // namespace
 
+std::string writeFolderBeside(const std::string& folder,
+                              const std::function<void(const std::string&)>& fill) {
+  namespace fs = std::filesystem;
+  const std::string tmp = folder + ".tmp-" + std::to_string(::getpid());
+  std::error_code ignored;
+  fs::remove_all(tmp, ignored);
+  try {
+    fs::create_directories(tmp);
+    fill(tmp);
+  } catch (const fs::filesystem_error& e) {
+    fs::remove_all(tmp, ignored);  // nothing of a failed write stays on a full disk
+    throw FileError(folder, std::string("could not be written: ") + e.code().message());
+  } catch (...) {
+    fs::remove_all(tmp, ignored);
+    throw;
+  }
+  return tmp;
+}
+
 void replaceFolder(const std::string& tmp, const std::string& to) { replaceFolders({{tmp, to}}); }
 
 void replaceFolders(const std::vector<std::pair<std::string, std::string>>& tmpAndTo) {

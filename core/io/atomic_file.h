@@ -1,6 +1,7 @@
 // Write-then-rename files: a crash or a full disk never leaves a half-written file in place.
 #pragma once
 #include <cstddef>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -48,6 +49,10 @@ void writeFileAtomic(const std::string& path, const std::string& contents,
 void fsyncPath(const std::string& path);
 
 // Folders written whole (a model folder is several files, and readers take one with config.json as complete):
+// `fill` writes the new folder under a temporary name beside `folder` ("<folder>.tmp-<pid>", created empty
+// first), which is returned for replaceFolder(s) to rename in. If `fill` throws, the temporary is removed
+// and the error passed on (a file system's as FileError naming `folder`).
+std::string writeFolderBeside(const std::string& folder, const std::function<void(const std::string&)>& fill);
 // `tmp`, complete and beside `to`, takes the name `to`. A folder already there is moved aside to
 // "<to>.old-<pid>" and removed only after, so a crash leaves a whole folder under `to`, or (between the two
 // renames) both whole beside it. FileError names `to`.

@@ -1,7 +1,6 @@
 #include "model/hf_checkpoint.h"
 
 #include <torch/torch.h>
-#include <unistd.h>
 
 #include <cstring>
 #include <filesystem>
@@ -152,21 +151,11 @@ void saveModel(CausalLMImpl& model, const std::string& folder, const SaveOptions
 
 std::string saveModelBeside(CausalLMImpl& model, const std::string& folder, const std::string& companions,
                             const SaveOptions& options) {
-  const std::string tmp = folder + ".tmp-" + std::to_string(::getpid());
-  std::error_code ignored;
-  fs::remove_all(tmp, ignored);
-  try {
+  return writeFolderBeside(folder, [&](const std::string& tmp) {
     saveModel(model, tmp, options);
     copyTokenizerFiles(companions, tmp);
     keepTokenIds(companions, tmp);
-  } catch (const fs::filesystem_error& e) {
-    fs::remove_all(tmp, ignored);  // nothing of a failed save stays on a full disk
-    throw FileError(folder, std::string("could not be written: ") + e.code().message());
-  } catch (...) {
-    fs::remove_all(tmp, ignored);
-    throw;
-  }
-  return tmp;
+  });
 }
 
 }  // namespace nf

@@ -1,7 +1,5 @@
 #include "run/source_model.h"
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -22,22 +20,19 @@ std::string recordPath(const std::string& runDir) { return sourceModelPath(runDi
 void keepSourceModel(const std::string& runDir, const std::string& modelFolder, bool weights) {
   // Written beside source/ and renamed in whole: a start killed midway never leaves a config.json without
   // the tokenizer that final/ is to ship.
-  const std::string kept = sourceModelPath(runDir), tmp = kept + ".tmp-" + std::to_string(::getpid());
-  std::error_code ignored;
-  fs::remove_all(tmp, ignored);
-  try {
-    fs::create_directories(tmp);
+  const auto fill = [&](const std::string& tmp) {
     writeFileAtomic(tmp + "/config.json", readTextFile(modelFolder + "/config.json"));
     copyTokenizerFiles(modelFolder, tmp);
     nlohmann::json record = formatHeader(kSourceFormat);
     record["model"] = fs::absolute(modelFolder).lexically_normal().string();  // a resume may start elsewhere
     if (weights) record["weights_fingerprint"] = weightsFingerprint(modelFolder);
     writeFileAtomic(tmp + "/source.json", record.dump(2) + "\n");
+  };
+  const std::string kept = sourceModelPath(runDir), tmp = writeFolderBeside(kept, fill);
+  try {
     replaceFolder(tmp, kept);
-  } catch (const fs::filesystem_error& e) {
-    fs::remove_all(tmp, ignored);
-    throw FileError(kept, std::string("could not be written: ") + e.code().message());
   } catch (...) {
+    std::error_code ignored;
     fs::remove_all(tmp, ignored);
     throw;
   }

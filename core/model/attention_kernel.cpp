@@ -121,14 +121,17 @@ NF_INLINE void causalSoftmax(float* scores, int64_t Tp, int64_t T, float scale) 
     for (int l = 0; l < kBlock; ++l) lanes[l] = last + l <= i ? row[last + l] : kMinusInfinity;
     for (int64_t j = 0; j < last; j += kBlock)
       for (int l = 0; l < kBlock; ++l) lanes[l] = std::max(lanes[l], row[j + l]);
-    const float largest = scale * *std::max_element(lanes, lanes + kBlock);
+    // scale·(score − max), not scale·score − scale·max: contracted into one multiply-add, the latter leaves
+    // the largest score the rounding error of scale·max, which at scores of ~1e9 (a run blowing up) passes
+    // exp's range and flattens the row. This way the largest score gives exactly exp(0) = 1.
+    const float largest = *std::max_element(lanes, lanes + kBlock);
     for (int l = 0; l < kBlock; ++l) {
-      const float e = exponential(scale * row[last + l] - largest);  // then masked: so it vectorizes
+      const float e = exponential(scale * (row[last + l] - largest));  // then masked: so it vectorizes
       row[last + l] = lanes[l] = last + l <= i ? e : 0.0f;
     }
     for (int64_t j = 0; j < last; j += kBlock)
       for (int l = 0; l < kBlock; ++l) {
-        const float e = exponential(scale * row[j + l] - largest);
+        const float e = exponential(scale * (row[j + l] - largest));
         row[j + l] = e;
         lanes[l] += e;
       }

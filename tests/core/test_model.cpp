@@ -305,6 +305,23 @@ TEST_CASE(attention_kernel_matches_the_definition_in_float32) {
     }
 }
 
+// A run blowing up makes scores of ~1e10, far apart: each query's attention is all on its largest score
+// (the definition in float64 is one-hot there). The kernel had subtracted scale·max from a scale·score
+// contracted into one multiply-add, whose rounding error at this size passed exp's range and flattened the
+// rows — where 1/√dh is not a power of two (dh 32, 80, 128) and on CPUs with FMA.
+TEST_CASE(attention_kernel_keeps_its_largest_score_when_scores_are_huge) {
+  torch::manual_seed(5);
+  for (const int64_t dh : {16, 32, 64, 80, 128}) {
+    const int64_t B = 2, H = 2, T = 40;
+    const torch::Tensor q = torch::randn({B, H, T, dh}) * 3e5, k = torch::randn({B, H, T, dh}) * 3e5,
+                        v = torch::randn({B, H, T, dh});
+    const torch::Tensor reference =
+        causalPattern(q.to(torch::kFloat64), k.to(torch::kFloat64)).matmul(v.to(torch::kFloat64));
+    const double error = maxAbsDiff(causalAttentionByHead(q, k, v), reference);
+    REQUIRE_MSG(error < 1e-5, "dh " << dh << ": " << error);
+  }
+}
+
 // forEachPart: disjoint ranges that cover everything, exceptions reach the caller, nested calls run serially.
 TEST_CASE(cpu_parts_cover_every_item_once_and_report_failures) {
   for (const int64_t n : {0, 1, 7, 1000}) {

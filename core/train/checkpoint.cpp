@@ -19,6 +19,7 @@
 #include "model/model_folder.h"
 #include "run/metrics_log.h"
 #include "run/run_directory.h"
+#include "train/optimizer.h"
 #include "train/settings.h"
 #include "util/bytes.h"
 #include "util/random.h"
@@ -284,7 +285,9 @@ void loadOptimizerState(torch::optim::Optimizer& optimizer, const std::string& c
   std::string id;
   try {
     torch::serialize::InputArchive archive;
-    archive.load_from(path);
+    // onto the parameters' device: a state saved by another worker (cuda:0) or on another device would
+    // otherwise come back where it was written
+    archive.load_from(path, optimizer.param_groups().at(0).params().at(0).device());
     c10::IValue stored;
     if (archive.try_read(kCheckpointIdKey, stored) && stored.isString()) id = stored.toStringRef();
     optimizer.load(archive);
@@ -295,6 +298,8 @@ void loadOptimizerState(torch::optim::Optimizer& optimizer, const std::string& c
     throw FileError(path, "is not the optimizer state written with " +
                               run::checkpointStatePath(checkpointDir) +
                               ": copied in from another checkpoint or run");
+  if (const std::string problem = loadedStateProblem(optimizer); !problem.empty())
+    throw FileError(path, "cannot be trained on: " + problem);
 }
 
 void retireFinalModel(const std::string& runDir, const TrainingState& resumedFrom) {

@@ -195,6 +195,29 @@ torch::Tensor FusedAdamW::step(LossClosure closure) {
   return loss;
 }
 
+std::string loadedStateProblem(torch::optim::Optimizer& optimizer) {
+  auto& states = optimizer.state();
+  int64_t index = 0;
+  for (auto& group : optimizer.param_groups())
+    for (auto& p : group.params()) {
+      const auto found = states.find(stateKey(states, p));
+      ++index;
+      if (found == states.end()) continue;  // never stepped: its state is made at its first step
+      std::ostringstream problem;
+      problem << "parameter " << index << " of " << p.sizes();
+      const auto* s = dynamic_cast<const torch::optim::AdamWParamState*>(found->second.get());
+      if (!s || !s->exp_avg().defined() || !s->exp_avg_sq().defined()) {
+        problem << " has no AdamW moments";
+        return problem.str();
+      }
+      if (s->exp_avg().sizes() != p.sizes() || s->exp_avg_sq().sizes() != p.sizes()) {
+        problem << " has moments of " << s->exp_avg().sizes() << ": they are another model's";
+        return problem.str();
+      }
+    }
+  return {};
+}
+
 std::vector<torch::optim::OptimizerParamGroup> adamWParameterGroups(CausalLMImpl& model,
                                                                     const OptimizerSettings& o) {
   std::vector<torch::Tensor> decay, noDecay;

@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "model/causal_lm.h"
@@ -30,6 +31,12 @@ class FusedAdamW : public torch::optim::AdamW {
   void foreachStep(double gradientScale);
   double m_gradientScale = 1.0;
 };
+
+// Why the state just loaded into `optimizer` cannot be trained on, or "" when it can: a parameter whose
+// state is empty or whose moments have another shape than it (LibTorch's load pairs saved states with
+// parameters by their order and checks nothing: optimizer.pt of another model, or LibTorch 2.x reading
+// 1.13's keys, would crash or fail mid-step instead).
+std::string loadedStateProblem(torch::optim::Optimizer& optimizer);
 
 // AdamW's parameter groups for `model`: weight decay on 2-D weight matrices, none on the rest, every
 // parameter in the order of model->parameters() (which optimizer.pt relies on).

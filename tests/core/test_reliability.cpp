@@ -22,6 +22,7 @@
 #include "io/atomic_file.h"
 #include "io/file_format.h"
 #include "io/safetensors.h"
+#include "model/hf_checkpoint.h"
 #include "run/metrics_log.h"
 #include "run/run_directory.h"
 #include "run/run_lock.h"
@@ -30,6 +31,7 @@
 #include "text/bpe_tokenizer.h"  // the merges.txt cases are in test_tokenizer.cpp
 #include "train/checkpoint.h"
 #include "train/divergence.h"
+#include "train/optimizer.h"
 #include "train/trainer.h"
 
 using namespace nf;
@@ -203,6 +205,19 @@ TEST_CASE(a_run_resumes_only_from_its_own_checkpoints_and_survives_a_lost_pointe
   fs::remove_all(kept);
   fs::copy(run::checkpointPath(third, 4), kept, fs::copy_options::recursive);
   REQUIRE_THROWS_WITH(Trainer::resume(other), kept, "was not written by this run", "source/config.json");
+
+  // That wider model's optimizer state stamped with this run's checkpoint id (as LibTorch 2.x reading
+  // 1.13's file pairs states with the wrong parameters): LibTorch's load pairs them by order and checks
+  // nothing, and the step failed mid-run; now refused by name before any step.
+  const std::string widerCheckpoint = run::checkpointPath(third, 4);
+  CausalLM widerModel = loadModel(widerCheckpoint);
+  const auto widerOptimizer = makeOptimizer(*widerModel, wider.optimizer);
+  loadOptimizerState(*widerOptimizer, widerCheckpoint, readTrainingState(widerCheckpoint));
+  torch::serialize::OutputArchive archive;
+  archive.write(kCheckpointIdKey, c10::IValue(readTrainingState(mine).id));
+  widerOptimizer->save(archive);
+  archive.save_to(optimizerState);
+  REQUIRE_THROWS_WITH(Trainer::resume(runDir), optimizerState, "cannot be trained on", "another model's");
 }
 
 TEST_CASE(leftovers_of_dead_writers_are_cleared_and_a_checkpoint_moved_aside_comes_back) {

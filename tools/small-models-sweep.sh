@@ -140,6 +140,10 @@ for family in gpt2 llama; do
   # The removal with the small preset and its control, on fine-tuning data of the pretraining mix: for the
   # GPT-2 always, for the LLaMA only when it met all four thresholds (the GPU's time goes to the GPT-2 first).
   left=$((${SWEEP_DEADLINE:-470} - (SECONDS - small_models_start)))
+  if [ "$left" -lt 60 ]; then  # timeout 0 would mean no limit, and a negative one fails at once
+    log "no removal on the $family: ${left}s left before the deadline"
+    continue
+  fi
   if [ $family = llama ] && ! grep -q '"passes": \[true, true, true, true\]' "$work/$chosen.phenomena.json"; then
     log "no removal on the LLaMA: it did not meet every threshold"
     continue

@@ -153,7 +153,7 @@ struct UnembeddedCrossEntropy : torch::autograd::Function<UnembeddedCrossEntropy
       torch::Tensor g = ctx->saved_data[name].toTensor();
       ctx->saved_data.erase(name);
       if (!g.defined() || (scale.is_cpu() && scale.item<double>() == 1.0)) return g;
-      return g * scale;
+      return g.mul_(scale);  // in place: no second [V, D] per micro-batch (on a GPU, where scale is not read)
     };
     return {scaled("grad_hidden"), scaled("grad_unembedding"), torch::Tensor(), torch::Tensor()};
   }

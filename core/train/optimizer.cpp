@@ -1,5 +1,6 @@
 #include "train/optimizer.h"
 
+#include <atomic>
 #include <cmath>
 #include <optional>
 #include <sstream>
@@ -96,7 +97,11 @@ bool foreachable(std::vector<torch::optim::OptimizerParamGroup>& groups, const S
   return true;
 }
 
+std::atomic<int64_t> fusedSteps{0}, foreachSteps{0}, libtorchSteps{0};
+
 }  // namespace
+
+AdamWStepCounts adamWStepCounts() { return {fusedSteps.load(), foreachSteps.load(), libtorchSteps.load()}; }
 
 torch::optim::AdamWParamState& FusedAdamW::stateOf(const torch::Tensor& p) {
   auto& states = state();
@@ -168,6 +173,7 @@ torch::Tensor FusedAdamW::step(LossClosure closure) {
         for (auto& p : group.params())
           if (p.grad().defined()) p.mutable_grad().mul_(gradientScale);
     }
+    ++libtorchSteps;
     return torch::optim::AdamW::step(closure);
   }
 
@@ -178,9 +184,11 @@ torch::Tensor FusedAdamW::step(LossClosure closure) {
     loss = closure();
   }
   if (!allFusable) {
+    ++foreachSteps;
     foreachStep(gradientScale);
     return loss;
   }
+  ++fusedSteps;
   for (auto& group : param_groups()) {
     const auto& options = static_cast<torch::optim::AdamWOptions&>(group.options());
     for (auto& p : group.params()) {

@@ -38,6 +38,13 @@ class FusedAdamW : public torch::optim::AdamW {
 // 1.13's keys, would crash or fail mid-step instead).
 std::string loadedStateProblem(torch::optim::Optimizer& optimizer);
 
+// Which update the FusedAdamW steps of this process took, counted (benchmarks name the path they timed:
+// a parameter whose state differs from the others' sends every step to LibTorch's own, unannounced).
+struct AdamWStepCounts {
+  int64_t fused = 0, foreach = 0, libtorch = 0;
+};
+AdamWStepCounts adamWStepCounts();
+
 // AdamW's parameter groups for `model`: weight decay on 2-D weight matrices, none on the rest, every
 // parameter in the order of model->parameters() (which optimizer.pt relies on).
 std::vector<torch::optim::OptimizerParamGroup> adamWParameterGroups(CausalLMImpl& model,

@@ -8,7 +8,9 @@
 //                  [--family gpt2|gpt_neox|llama|qwen2 --kv-heads K --mlp-width W --untied]
 //                  [--layers L --heads H --d-model D --vocab V --context T --batch B --accumulation A]
 //                  [--steps N] [--rounds R]
-// NF_CUDA_CROSS_ENTROPY=blocks: CUDA's loss in blocks of rows (train/cross_entropy.h), named in the JSON.
+// NF_CUDA_CROSS_ENTROPY=blocks: CUDA's loss in blocks of rows (train/cross_entropy.h), named in the JSON
+// ("cross_entropy"), as is the AdamW update the steps took ("adamw": fused on the CPU, foreach on a GPU,
+// libtorch where a parameter's state differs from the others').
 // Model FLOPs per token follow the usual convention: 6·N (N: every parameter but the position table, the
 // tied unembedding counted once) + 12·L·T·D for attention; recomputation is not counted. A family other
 // than GPT-2 gets its Hugging Face defaults (Pythia: rotary on a quarter, parallel residual; LLaMA: RMSNorm,
@@ -28,6 +30,7 @@
 #include "model/hf_checkpoint.h"
 #include "run/run_directory.h"
 #include "train/cross_entropy.h"
+#include "train/optimizer.h"
 #include "train/trainer.h"
 
 namespace fs = std::filesystem;
@@ -132,6 +135,7 @@ int main(int argc, char** argv) {
       device == "cpu" ? "blocks (cpu)" : (nf::cudaCrossEntropyInBlocks() ? "blocks" : "logits");
   std::vector<double> sums(runModes.size(), 0.0);
   std::vector<int64_t> peaks(runModes.size(), 0);
+  std::vector<std::string> adamW(runModes.size());  // the AdamW update the run's steps took
   for (int round = 0; round < rounds; ++round) {
     std::printf("round %d:", round + 1);
     for (std::size_t m = 0; m < runModes.size(); ++m) {
@@ -161,11 +165,17 @@ int main(int argc, char** argv) {
       }
       const std::string runDir = work + "/run-" + std::to_string(round) + "-" + std::to_string(m);
       nf::resetPeakDeviceMemory(device);
+      const nf::AdamWStepCounts before = nf::adamWStepCounts();
       auto trainer = nf::Trainer::start(runDir, config);
       trainer->run([&](const nf::Progress& p) {
         if (p.done >= steps) trainer->requestStop();
       });
       peaks[m] = std::max(peaks[m], nf::peakDeviceMemory(device));
+      const nf::AdamWStepCounts after = nf::adamWStepCounts();
+      // The AdamW update its steps took (a step of LibTorch's own, and the run's speed is partly its).
+      adamW[m] = after.libtorch > before.libtorch ? "libtorch"
+                 : after.foreach > before.foreach ? "foreach"
+                                                  : "fused";
       const double rate = medianTokensPerSecond(runDir, std::min(3, steps / 2));
       sums[m] += rate;
       std::printf("  %s %.0f tok/s", runModes[m].c_str(), rate);
@@ -189,6 +199,7 @@ int main(int argc, char** argv) {
                                  {"bf16", bf16},
                                  {"activation_checkpointing", checkpointing},
                                  {"cross_entropy", crossEntropy},
+                                 {"adamw", adamW[m]},
                                  {"tokens_per_second", rate},
                                  {"model_tflops", rate * flopsPerToken / 1e12},
                                  {"peak_memory_bytes", peaks[m]}};

@@ -804,6 +804,7 @@ TEST_CASE(fused_adamw_follows_libtorchs_adamw) {
     const auto options = torch::optim::AdamWOptions(1e-2).weight_decay(0.1);
     FusedAdamW a({fused}, options);
     torch::optim::AdamW b({plain}, options);
+    const AdamWStepCounts before = adamWStepCounts();
     for (int step = 0; step < 5; ++step) {
       const torch::Tensor g = torch::randn({3, 333}, gen).to(dtype);
       fused.mutable_grad() = g.clone();
@@ -818,6 +819,11 @@ TEST_CASE(fused_adamw_follows_libtorchs_adamw) {
     else
       REQUIRE_MSG(difference <= 1e-6, difference);  // steps of ~1e-2 each
     REQUIRE(!torch::equal(fused, start));
+    // Each step counted on its path, as benchmarks report it.
+    const AdamWStepCounts after = adamWStepCounts();
+    REQUIRE_EQ(after.fused - before.fused, dtype == torch::kFloat32 ? 5 : 0);
+    REQUIRE_EQ(after.foreach - before.foreach, dtype == torch::kFloat64 ? 5 : 0);
+    REQUIRE_EQ(after.libtorch, before.libtorch);
   }
 }
 
@@ -846,6 +852,7 @@ TEST_CASE(fused_adamw_over_groups_follows_libtorchs_adamw) {
   std::vector<torch::Tensor> fused = copies(), plain = copies();
   FusedAdamW a(groups(fused), torch::optim::AdamWOptions(1e-2));
   torch::optim::AdamW b(groups(plain), torch::optim::AdamWOptions(1e-2));
+  const AdamWStepCounts before = adamWStepCounts();
   for (int step = 0; step < 6; ++step) {
     for (const std::size_t i : {0, 1, 3}) {  // parameter 2 never has a gradient; 3 from step 3 on
       if (i == 3 && step < 3) continue;
@@ -861,6 +868,9 @@ TEST_CASE(fused_adamw_over_groups_follows_libtorchs_adamw) {
   }
   REQUIRE(torch::equal(fused[2], start[2]));
   REQUIRE(!torch::equal(fused[3], start[3]));
+  const AdamWStepCounts after = adamWStepCounts();
+  REQUIRE_EQ(after.foreach - before.foreach, 3);    // steps 0–2
+  REQUIRE_EQ(after.libtorch - before.libtorch, 3);  // from the step parameter 3 joined
 }
 
 // The trainer's CPU step (fused cross-entropy, clipping folded into a fused AdamW) against the previous

@@ -105,7 +105,9 @@ void analyzeDla(CLI::App& command) {
   addTraceSequence(command, o->traceSequence, "the sequence those values are reported for");
   command.add_flag("--trace-pattern", o->pattern,
                    "also report the head's attention pattern on that sequence (length ≤ 512)");
-  command.add_option("--bootstrap", o->bootstrap, "bootstrap resamples of the sequences (0: none)")
+  command
+      .add_option("--bootstrap", o->bootstrap,
+                  "bootstrap resamples of the sequences (0: no interval; otherwise at least 20)")
       ->type_name("n")
       ->transform(inRange(0, AnalysisLimits::kBootstrap))
       ->capture_default_str();

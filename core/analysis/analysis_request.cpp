@@ -357,6 +357,10 @@ void checkAnalysisRequest(const AnalysisRequest& r) {
   require(r.traceLayer >= 0 && r.traceHead >= 0, "\"trace_layer\" and \"trace_head\" must be ≥ 0");
   within(r.traceSequence, int64_t{0}, r.sequences - 1, "trace_sequence");
   within(r.bootstrap, 0, AnalysisLimits::kBootstrap, "bootstrap");
+  require(r.bootstrap == 0 || r.bootstrap >= AnalysisLimits::kMinBootstrap,
+          "\"bootstrap\" must be 0 (no interval) or at least " +
+              std::to_string(AnalysisLimits::kMinBootstrap) +
+              ": a 95 % interval needs resamples beyond both of its ends");
   within(r.ioiCount, int64_t{4}, AnalysisLimits::kPrompts, "count");
   require(r.ioiCount % 4 == 0, "\"count\" must be a multiple of 4");
   within(r.ioiFrame, 0, static_cast<int>(ioiFrames().size()) - 1, "frame");

@@ -56,6 +56,7 @@ struct AnalysisRequest {
 struct AnalysisLimits {
   static constexpr int64_t kSequences = 4096, kPrompts = 4096, kNewTokens = 1024;
   static constexpr int kBins = 1000, kBootstrap = 100'000, kTop = 65536, kIgSteps = 100;
+  static constexpr int kMinBootstrap = 20;  // resamples, unless none
   static constexpr int kLensTop = 50;  // the logit lens's trace holds points × modes × positions × top
 };
 

@@ -204,7 +204,9 @@ AttributionResult logitAttribution(const ModelSnapshot& snapshot, const TokenSeq
     for (int b = 0; b < options.bootstrapSamples; ++b)
       for (int64_t i = 0; i < S; ++i) w[b][static_cast<int64_t>(random.below(S))] += 1.0;
     const torch::Tensor error = weights.matmul(headSums[0]), effect = weights.matmul(headSums[1]);
-    const torch::Tensor perHead = torch::where(effect > 0, 100.0 * error / effect, torch::zeros_like(error));
+    // As nmaeOf: an error with no effect to divide it by is infinite (x/0), not 0; 0 where both are 0.
+    const torch::Tensor perHead =
+        (100.0 * error / effect).masked_fill_(effect.le(0).logical_and(error.le(0)), 0.0);
     const std::vector<float> overall = toVector(perHead.mean(1));
     r.overallLow = quantile(overall, 0.025);
     r.overallHigh = quantile(overall, 0.975);

@@ -436,6 +436,7 @@ TEST_CASE(analysis_requests_are_checked_and_a_retry_is_the_same_job) {
            {{{"analysis", "norms"}, {"sequences", 18446744073709551615ull}}, "\"sequences\""},
            {{{"analysis", "norms"}, {"sequences", 100000}}, "\"sequences\""},
            {{{"analysis", "dla"}, {"bootstrap", -1}}, "\"bootstrap\""},
+           {{{"analysis", "dla"}, {"bootstrap", 1}}, "beyond both of its ends"},
            {{{"analysis", "patching"}, {"count", 10}}, "multiple of 4"},
            {{{"analysis", "sinks"}, {"threshold", 2}}, "\"threshold\""},
            {{{"analysis", "norms"}, {"path", "x"}}, "unknown analysis setting"}}) {

@@ -40,8 +40,8 @@
     </message>
     <message>
         <location filename="../widgets/analysis/AnalysisPane.cpp" line="148"/>
-        <source> (%1 were asked for: the file holds no more)</source>
-        <translation> (%1 waren verlangt: die Datei enthält nicht mehr)</translation>
+        <source> (%1 were asked for: the file holds no more that do not overlap)</source>
+        <translation> (%1 waren verlangt: die Datei enthält nicht mehr, die sich nicht überschneiden)</translation>
     </message>
     <message>
         <location filename="../widgets/analysis/AnalysisPane.cpp" line="160"/>

@@ -37,7 +37,9 @@ TokenSequences documentSequences(const TokenFile& file, int64_t count, int64_t l
 
 // What a result's source says when the file held fewer sequences than were asked for.
 std::string fewerThanAsked(int64_t count, int64_t asked) {
-  return count < asked ? " (" + std::to_string(asked) + " were asked for: the file holds no more)" : "";
+  return count < asked
+             ? " (" + std::to_string(asked) + " were asked for: the file holds no more that do not overlap)"
+             : "";
 }
 
 }  // namespace

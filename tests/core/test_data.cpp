@@ -353,7 +353,7 @@ TEST_CASE(analysis_sequences_are_chunks_or_start_at_documents) {
   // Fewer in the file than asked: the source says so (the CLI prints it as a note).
   REQUIRE(readSequences(dir.path("t.bin"), 100, 12)
               .source.find("7 chunks × 12 tokens from the start (100 were "
-                           "asked for: the file holds no more)") != std::string::npos);
+                           "asked for: the file holds no more that do not overlap)") != std::string::npos);
   // Markers at 10, 21, 32, 43, 54; windows of 12 from each, without overlap: 10, 32, 54 (21 and 43 fall
   // inside the window before), and 54 + 12 ≤ 95 tokens.
   const TokenSequences documents = readSequences(dir.path("t.bin"), 8, 12, 0);

@@ -143,9 +143,11 @@ QString translatedData(const std::string& data) {
     d.truncate(m.capturedStart());
   }
   static const QRegularExpression fewer(
-      QStringLiteral(" \\((\\d+) were asked for: the file holds no more\\)$"));
+      QStringLiteral(" \\((\\d+) were asked for: the file holds no more that do not overlap\\)$"));
   if (const auto m = fewer.match(d); m.hasMatch()) {
-    suffix = AnalysisPane::tr(" (%1 were asked for: the file holds no more)").arg(m.captured(1)) + suffix;
+    suffix = AnalysisPane::tr(" (%1 were asked for: the file holds no more that do not overlap)")
+                 .arg(m.captured(1)) +
+             suffix;
     d.truncate(m.capturedStart());
   }
   static const QRegularExpression chunks(

@@ -135,7 +135,7 @@ int main(int argc, char** argv) {
       device == "cpu" ? "blocks (cpu)" : (nf::cudaCrossEntropyInBlocks() ? "blocks" : "logits");
   std::vector<double> sums(runModes.size(), 0.0);
   std::vector<int64_t> peaks(runModes.size(), 0);
-  std::vector<std::string> adamW(runModes.size());  // the AdamW update the run's steps took
+  std::vector<nf::AdamWStepCounts> adamW(runModes.size());  // the AdamW updates each mode's steps took
   for (int round = 0; round < rounds; ++round) {
     std::printf("round %d:", round + 1);
     for (std::size_t m = 0; m < runModes.size(); ++m) {
@@ -172,10 +172,9 @@ int main(int argc, char** argv) {
       });
       peaks[m] = std::max(peaks[m], nf::peakDeviceMemory(device));
       const nf::AdamWStepCounts after = nf::adamWStepCounts();
-      // The AdamW update its steps took (a step of LibTorch's own, and the run's speed is partly its).
-      adamW[m] = after.libtorch > before.libtorch ? "libtorch"
-                 : after.foreach > before.foreach ? "foreach"
-                                                  : "fused";
+      adamW[m].fused += after.fused - before.fused;
+      adamW[m].foreach += after.foreach - before.foreach;
+      adamW[m].libtorch += after.libtorch - before.libtorch;
       const double rate = medianTokensPerSecond(runDir, std::min(3, steps / 2));
       sums[m] += rate;
       std::printf("  %s %.0f tok/s", runModes[m].c_str(), rate);
@@ -186,6 +185,8 @@ int main(int argc, char** argv) {
   }
   for (std::size_t m = 0; m < runModes.size(); ++m) {
     const double rate = sums[m] / rounds;
+    // The update its steps took over every round (one step of LibTorch's own, and the speed is partly its).
+    const char* update = adamW[m].libtorch > 0 ? "libtorch" : adamW[m].foreach > 0 ? "foreach" : "fused";
     const nlohmann::json figures{{"mode", runModes[m]},
                                  {"family", family},
                                  {"device", device},
@@ -199,7 +200,7 @@ int main(int argc, char** argv) {
                                  {"bf16", bf16},
                                  {"activation_checkpointing", checkpointing},
                                  {"cross_entropy", crossEntropy},
-                                 {"adamw", adamW[m]},
+                                 {"adamw", update},
                                  {"tokens_per_second", rate},
                                  {"model_tflops", rate * flopsPerToken / 1e12},
                                  {"peak_memory_bytes", peaks[m]}};

@@ -206,9 +206,9 @@ TEST_CASE(a_run_resumes_only_from_its_own_checkpoints_and_survives_a_lost_pointe
   fs::copy(run::checkpointPath(third, 4), kept, fs::copy_options::recursive);
   REQUIRE_THROWS_WITH(Trainer::resume(other), kept, "was not written by this run", "source/config.json");
 
-  // That wider model's optimizer state stamped with this run's checkpoint id (as LibTorch 2.x reading
-  // 1.13's file pairs states with the wrong parameters): LibTorch's load pairs them by order and checks
-  // nothing, and the step failed mid-run; now refused by name before any step.
+  // That wider model's optimizer state stamped with this run's checkpoint id: LibTorch's load pairs saved
+  // states with parameters by order and checks nothing, and the resume had trained on towards a step that
+  // failed; now refused by name before any step.
   const std::string widerCheckpoint = run::checkpointPath(third, 4);
   CausalLM widerModel = loadModel(widerCheckpoint);
   const auto widerOptimizer = makeOptimizer(*widerModel, wider.optimizer);

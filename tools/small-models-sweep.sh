@@ -10,7 +10,7 @@
 # SWEEP_WARMUP, SWEEP_EVAL_TOKENS, SWEEP_MICRO (sequences per step, default 128: fewer, larger steps than
 # round 1's 32, whose six runs side by side were launch-bound) and SWEEP_EXPERIMENT_ARGS (extra options of
 # the removal and its control) make a quick dry run on a CPU possible. Writes OUT/models.tar.NN (the chosen pretrained folders small-gpt2/
-# and small-llama/ with float16 weights, in pieces of 15 MiB: cat them) and OUT/results.tar (sweep.jsonl — one line per variant:
+# and small-llama/ that met every threshold, with float16 weights, in pieces of 15 MiB: cat them) and OUT/results.tar (sweep.jsonl — one line per variant:
 # steps, losses and the four phenomena —, sweep.log, and the metrics, analyses and summaries of every run).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -170,8 +170,18 @@ log "experiments done: $(grep -h "experiment:" "$work"/experiment-*.log | tr '\n
   ./analyses-sweep ./gpt2-* ./llama-* ./experiment-* ./autopilot-* 2>/dev/null)
 # The weights in float16 (half the bytes; what the repository keeps), converted from the safetensors
 # format's definition: an 8-byte header length, the JSON header, the raw tensors.
+# Only a model that met all four thresholds is worth bundling, the GPT-2 first; a device call returns at most
+# 64 MiB in 8 files, and a d_model-512 model is ~40 MB in float16, so a second one waits when it would not fit.
 mkdir -p "$work/bundle"
+packed_mb=0
 for folder in "$work"/small-*; do
+  chosen=$(cat "$folder/VARIANT")
+  grep -q '"passes": \[true, true, true, true\]' "$work/$chosen.phenomena.json" ||
+    { log "$(basename "$folder") ($chosen) not packed: it did not meet every threshold"; continue; }
+  mb=$(du -m "$folder/model.safetensors" | cut -f1)
+  [ $((packed_mb + mb / 2)) -le "${SWEEP_PACK_MB:-48}" ] ||
+    { log "$(basename "$folder") ($chosen) not packed: ${packed_mb} MB already, $((mb / 2)) MB more would pass the call's limit"; continue; }
+  packed_mb=$((packed_mb + mb / 2))
   cp -r "$folder" "$work/bundle/"
   python3 - "$folder/model.safetensors" "$work/bundle/$(basename "$folder")/model.safetensors" <<'PY'
 import json, struct, sys
@@ -197,5 +207,5 @@ with open(sys.argv[2], "wb") as f:
 PY
   [ $? = 0 ] || { log "float16 conversion of $folder failed: packing its float32 weights"; cp "$folder/model.safetensors" "$work/bundle/$(basename "$folder")/"; }
 done
-(cd "$work/bundle" && tar cf - small-* | split -b 15M -d - "$out/models.tar.")
+[ "$packed_mb" -gt 0 ] && (cd "$work/bundle" && tar cf - small-* | split -b 15M -d - "$out/models.tar.")
 ls -l "$out"

@@ -21,11 +21,19 @@ ConfidenceNeuronsResult confidenceNeurons(const ModelSnapshot& snapshot, const T
   const int F = static_cast<int>(W_out.size(0));
   topK = std::clamp(topK, 0, F);
 
+  // A zero vector has no direction: a vocabulary row that is all zeros (padding never trained) is left out
+  // of the variance, and a neuron whose output weights are all zeros writes nothing and scores 0. Their
+  // cosines, 0/0, had made every score NaN, and NaN scores broke the ranking's sort.
   const torch::Tensor outNorm = W_out.norm(2, 1);  // [F]
+  const torch::Tensor rowNorm = W_U.norm(2, 1);    // [V]
+  const torch::Tensor rows = rowNorm.gt(0).nonzero().squeeze(1);
+  const torch::Tensor writes = outNorm.gt(0);
   const torch::Tensor cosines =
-      W_U.matmul(W_out.t()) / (W_U.norm(2, 1).unsqueeze(1) * outNorm.unsqueeze(0));  // [V, F]
+      W_U.index_select(0, rows).matmul(W_out.t()) /
+      (rowNorm.index_select(0, rows).unsqueeze(1) *
+       torch::where(writes, outNorm, torch::ones_like(outNorm)).unsqueeze(0));  // [V', F]
   const torch::Tensor logitVar = cosines.var(0, /*unbiased=*/true);
-  const torch::Tensor score = outNorm / logitVar;
+  const torch::Tensor score = torch::where(writes, outNorm / logitVar, torch::zeros_like(outNorm));
 
   ConfidenceNeuronsResult r;
   r.header = makeHeader("confidence_neurons", snapshot, data.source, data.count, data.length);
@@ -38,10 +46,13 @@ ConfidenceNeuronsResult confidenceNeurons(const ModelSnapshot& snapshot, const T
 
   const auto svd = at::linalg_svd(W_U, /*full_matrices=*/false);
   r.singularValues = toDoubles(std::get<1>(svd));
-  const torch::Tensor rightVectors = std::get<2>(svd);  // [D, D], rows are unit vectors in model space
+  const torch::Tensor rightVectors =
+      std::get<2>(svd);  // [min(V, D), D], rows are unit vectors in model space
   for (int k = 0; k < topK; ++k) {
     const torch::Tensor w = W_out[r.ranking[k]];
-    r.singularCosines.push_back(toDoubles(rightVectors.matmul(w).abs() / w.norm()));
+    const double norm = w.norm().item<double>();
+    r.singularCosines.push_back(toDoubles(norm > 0 ? rightVectors.matmul(w).abs() / norm
+                                                   : torch::zeros({rightVectors.size(0)}, w.options())));
   }
 
   // Mean ablation: the dataset mean of each neuron's activation, then one pass per ablation.

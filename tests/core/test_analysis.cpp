@@ -390,6 +390,40 @@ TEST_CASE(patching_reads_back_from_its_json_with_and_without_the_head_position_g
   }
 }
 
+TEST_CASE(confidence_neurons_leave_zero_vectors_out_of_their_scores) {
+  ModelShape c = smallConfig();
+  c.nLayer = 1;
+  c.vocabSize = 12;
+  c.eotTokenId = 11;
+  CausalLM model = randomModel(c, 7);
+  {
+    torch::NoGradGuard noGrad;  // a neuron that writes nothing and a vocabulary row never trained
+    gpt2Of(model).blockAt(0)->mlp->c_proj->weight[5].zero_();
+    gpt2Of(model).wte->weight[3].zero_();
+  }
+  const torch::Tensor W = gpt2Of(model).blockAt(0)->mlp->c_proj->weight.to(torch::kFloat64);  // [F, D]
+  const torch::Tensor U = gpt2Of(model).wte->weight.to(torch::kFloat64);                      // [V, D]
+  const int F = static_cast<int>(W.size(0));
+  const ConfidenceNeuronsResult r =
+      confidenceNeurons(*ModelSnapshot::copyOf(*model, -1, "test"), sequencesOf(randomTokens(c, 2, 8)), F);
+  REQUIRE_EQ(r.neurons[5].score, 0.0);
+  REQUIRE_EQ(r.ranking.back(), 5);  // the others' scores are positive
+  for (const double x : r.singularCosines.back()) REQUIRE_EQ(x, 0.0);
+  // Every other neuron: the definition's variance over the 11 rows that have a direction.
+  std::vector<int64_t> kept;
+  for (int64_t t = 0; t < 12; ++t)
+    if (t != 3) kept.push_back(t);
+  const torch::Tensor Uk = U.index_select(0, torch::tensor(kept));
+  for (int i = 0; i < F; ++i) {
+    if (i == 5) continue;
+    const torch::Tensor cosines = Uk.matmul(W[i]) / (Uk.norm(2, 1) * W[i].norm());
+    const double var = cosines.var(0, /*unbiased=*/true).item<double>();
+    REQUIRE_MSG(std::isfinite(r.neurons[i].score), "neuron " << i);
+    REQUIRE(std::abs(r.neurons[i].logitVar - var) < 1e-9 * var);
+  }
+  requireReadBack(r, confidenceNeuronsResultFromJson);
+}
+
 TEST_CASE(confidence_neurons_read_back_from_their_json) {
   const ModelShape c = smallConfig();
   CausalLM model = randomModel(c, 6);

@@ -30,24 +30,32 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// σ_t = sqrt(Var(x_t) + ε) averaged over the given positions, in double, from a cached residual [B, T, D].
-double meanSigma(const torch::Tensor& x, bool skipPosition0) {
+// σ_t = sqrt(Var(x_t) + ε) averaged over the given positions, in double, from a cached residual [B, T, D]:
+// all but position 0 when skipPosition0, all but the end-of-text tokens (smallConfig's id 100) of
+// skipEndOfText's tokens when given.
+double meanSigma(const torch::Tensor& x, bool skipPosition0, const torch::Tensor& skipEndOfText = {}) {
   const auto v = x.to(torch::kFloat64);
-  auto sigma = (v.var(-1, false) + 1e-5).sqrt();
-  if (skipPosition0) sigma = sigma.slice(1, 1);
-  return sigma.mean().item<double>();
+  const auto sigma = (v.var(-1, false) + 1e-5).sqrt();
+  auto kept = torch::ones_like(sigma);
+  if (skipPosition0) kept.select(1, 0).zero_();
+  if (skipEndOfText.defined()) kept.mul_(skipEndOfText.ne(100).to(torch::kFloat64));
+  return ((sigma * kept).sum() / kept.sum()).item<double>();
 }
 
 }  // namespace
 
 TEST_CASE(ema_tracking_and_freezing_follow_the_protocol) {
-  for (const bool pos0 : {false, true}) {
+  // The treatments to come leave their positions out of a site's σ: position 0, and LN_v's end-of-text
+  // tokens.
+  for (const auto& [pos0, eot] :
+       std::vector<std::pair<bool, bool>>{{false, false}, {true, false}, {true, true}}) {
     TempDir dir;
     RunConfig config = smallRun(dir);
     config.optimizer.lr = 1e-30;  // weights stay put, so the statistics can be replayed independently
     config.optimizer.minLr = 0;
     config.optimizer.maxSteps = 10;
     config.removal.pos0Treatment = pos0;
+    config.removal.eotTreatment = eot;
     config.schedule.events = {
         {1, 6, EventAction::MakeFake, SiteKind::Final, -1}};  // last site: nothing downstream
     auto trainer = Trainer::start(dir.path("run"), config);
@@ -59,7 +67,7 @@ TEST_CASE(ema_tracking_and_freezing_follow_the_protocol) {
     BatchSampler calibration(file, 4, 16, config.optimizer.seed ^ 0x5eed5eedULL, 101);
     BatchSampler sampler(file, 4, 16, config.optimizer.seed, 101);
     const double k = config.removal.emaMomentum;
-    double mlp1 = 0, qk0 = 0, final = 0, final0 = 0;
+    double mlp1 = 0, qk0 = 0, v0 = 0, final = 0, final0 = 0;
     auto observe = [&](const Batch& b, bool first) {
       HookSet hooks;
       hooks.cache(HookPoint::residPre(0));
@@ -67,12 +75,14 @@ TEST_CASE(ema_tracking_and_freezing_follow_the_protocol) {
       hooks.cache(HookPoint::residPost(1));
       torch::NoGradGuard noGrad;
       model->forward(b.inputs, &hooks);
-      const double m[4] = {meanSigma(hooks.at(HookPoint::residMid(1)), pos0),
-                           meanSigma(hooks.at(HookPoint::residPre(0)), pos0),
-                           meanSigma(hooks.at(HookPoint::residPost(1)), pos0),
-                           meanSigma(hooks.at(HookPoint::residPost(1)).slice(1, 0, 1), false)};
-      double* s[4] = {&mlp1, &qk0, &final, &final0};
-      for (int i = 0; i < 4; ++i) *s[i] = first ? m[i] : k * *s[i] + (1 - k) * m[i];
+      const double m[5] = {
+          meanSigma(hooks.at(HookPoint::residMid(1)), pos0),
+          meanSigma(hooks.at(HookPoint::residPre(0)), pos0),
+          meanSigma(hooks.at(HookPoint::residPre(0)), pos0, eot ? b.inputs : torch::Tensor()),
+          meanSigma(hooks.at(HookPoint::residPost(1)), pos0),
+          meanSigma(hooks.at(HookPoint::residPost(1)).slice(1, 0, 1), false)};
+      double* s[5] = {&mlp1, &qk0, &v0, &final, &final0};
+      for (int i = 0; i < 5; ++i) *s[i] = first ? m[i] : k * *s[i] + (1 - k) * m[i];
     };
     observe(calibration.next(), true);
     const auto steps = records(dir.path("run"), "step");
@@ -86,7 +96,8 @@ TEST_CASE(ema_tracking_and_freezing_follow_the_protocol) {
       REQUIRE_MSG(near(scales["LN_mlp.1"]["tracked"], mlp1),
                   "step " << step + 1 << ": " << scales["LN_mlp.1"] << " vs " << mlp1);
       REQUIRE(near(scales["LN_qk.0"]["tracked"], qk0));
-      REQUIRE(near(scales["LN_v.0"]["tracked"], qk0));  // the same ln_1 statistic
+      REQUIRE(near(scales["LN_v.0"]["tracked"], v0));  // ln_1's statistic, end-of-text left out with eot
+      REQUIRE_EQ(v0 == qk0, !eot);  // (this data has end-of-text tokens for the treatment to leave out)
       if (step < 6) {
         REQUIRE(near(scales["LN_f"]["tracked"], final));
         REQUIRE(scales["LN_f"]["frozen"].is_null());

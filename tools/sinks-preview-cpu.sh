@@ -11,6 +11,8 @@
 #   heads16   16 heads of 8: more heads than the text needs
 #   wd05, wd1 the baseline with AdamW weight decay 0.5 and 1.0 instead of 0.1 (Gu et al. 2025, "When
 #             Attention Sink Emerges": a larger weight decay makes sinks grow, until it hampers training)
+#   spans     the baseline with random spans of 64–192 tokens instead of 8–96: more text where no head has
+#             anything to do (round 2: random repeats after every document doubled the sink rate)
 #   [PREVIEW_RUNS="baseline triggers"] tools/sinks-preview-cpu.sh CLI OUT [STEPS]
 #             (STEPS default 10000 = 20 M tokens: ~35 min for two runs on 2 cores at context 128)
 # Writes OUT/summary.jsonl: per run, 2,000 steps before the end and at the end, the sink rate and the
@@ -58,6 +60,10 @@ meta.update(tokens=int(len(y)), sources=meta.get("sources", []) + [f"{len(places
 json.dump(meta, open(target + ".json", "w"))
 PY
 fi
+if [ ! -f "$out/data/train-r1-spans.bin" ]; then
+  "$cli" tokenize "$out/data/train.txt" --tokenizer resources/tiny-gpt2 --out "$out/data/train-r1-spans.bin" \
+    --random-repeats 1 --repeat-span 64 --repeat-span-max 192 >/dev/null 2>&1
+fi
 context_of() { [ "$1" = ctx512 ] && echo 512 || echo 128; }
 train() {
   local run=$1 heads=8 data=train-r1.bin context decay=0.1
@@ -66,6 +72,7 @@ train() {
   [ "$run" = wd1 ] && decay=1.0
   [ "$run" = heads16 ] && heads=16
   [ "$run" = triggers ] && data=train-r1-triggers.bin
+  [ "$run" = spans ] && data=train-r1-spans.bin
   "$cli" init --out "$out/$run-shape" --overwrite --family gpt2 --layers 4 --heads $heads --d-model 128 --context "$context" \
     --vocab 2048 --seed 0 >/dev/null
   cp resources/tiny-gpt2/vocab.json resources/tiny-gpt2/merges.txt "$out/$run-shape/"

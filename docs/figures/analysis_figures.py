@@ -6,7 +6,8 @@ usage: analysis_figures.py ANALYSES_DIR OUT_DIR NAME [NAME ...]
 
 ANALYSES_DIR/NAME/{norms,sinks,dla,patching,neurons,logit-lens,circuit-eap}.json for each model NAME (e.g.
 original, vanilla, ln-free), and optionally ANALYSES_DIR/calibration.json. Writes OUT_DIR/{nmae,
-residual_norms,sinks,patching,confidence_neurons,logit_lens,circuit,calibration}.png.
+residual_norms,sinks,patching,confidence_neurons,logit_lens,circuit,calibration}.png: each figure whose
+analysis every NAME has.
 """
 import json
 import os
@@ -233,13 +234,14 @@ def calibration(folder, out):
 def main():
     folder, out, names = sys.argv[1], sys.argv[2], sys.argv[3:]
     os.makedirs(out, exist_ok=True)
-    nmae(folder, out, names)
-    residual_norms(folder, out, names)
-    sinks(folder, out, names)
-    patching(folder, out, names)
-    confidence_neurons(folder, out, names)
-    logit_lens(folder, out, names)
-    circuit(folder, out, names)
+    # Each figure that every model has its analysis for: a sweep's runs have only sinks and norms.
+    for figure, kind in ((nmae, "dla"), (residual_norms, "norms"), (sinks, "sinks"), (patching, "patching"),
+                         (confidence_neurons, "neurons"), (logit_lens, "logit-lens"), (circuit, "circuit-eap")):
+        missing = [name for name in names if not os.path.exists(os.path.join(folder, name, kind + ".json"))]
+        if missing:
+            print(f"{figure.__name__}.png left out: no {kind}.json for {', '.join(missing)}")
+        else:
+            figure(folder, out, names)
     calibration(folder, out)
 
 

@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 #include <numeric>
+#include <stdexcept>
+#include <string>
 
 #include "analysis/analysis_kernels.h"
 #include "eval/evaluate.h"
@@ -27,6 +29,9 @@ ConfidenceNeuronsResult confidenceNeurons(const ModelSnapshot& snapshot, const T
   const torch::Tensor outNorm = W_out.norm(2, 1);  // [F]
   const torch::Tensor rowNorm = W_U.norm(2, 1);    // [V]
   const torch::Tensor rows = rowNorm.gt(0).nonzero().squeeze(1);
+  if (rows.size(0) < 2)
+    throw std::invalid_argument("the unembedding has " + std::to_string(rows.size(0)) +
+                                " non-zero rows: a neuron's logit variance needs at least two");
   const torch::Tensor writes = outNorm.gt(0);
   const torch::Tensor cosines =
       W_U.index_select(0, rows).matmul(W_out.t()) /

@@ -422,6 +422,13 @@ TEST_CASE(confidence_neurons_leave_zero_vectors_out_of_their_scores) {
     REQUIRE(std::abs(r.neurons[i].logitVar - var) < 1e-9 * var);
   }
   requireReadBack(r, confidenceNeuronsResultFromJson);
+  {
+    torch::NoGradGuard noGrad;  // one row left: no variance to divide by
+    gpt2Of(model).wte->weight.slice(0, 1).zero_();
+  }
+  REQUIRE_THROWS_WITH(
+      confidenceNeurons(*ModelSnapshot::copyOf(*model, -1, "test"), sequencesOf(randomTokens(c, 2, 8)), 2),
+      "the unembedding has 1 non-zero rows", "at least two");
 }
 
 TEST_CASE(confidence_neurons_read_back_from_their_json) {

@@ -48,7 +48,7 @@ TEST_CASE(ema_tracking_and_freezing_follow_the_protocol) {
   // The treatments to come leave their positions out of a site's σ: position 0, and LN_v's end-of-text
   // tokens.
   for (const auto& [pos0, eot] :
-       std::vector<std::pair<bool, bool>>{{false, false}, {true, false}, {true, true}}) {
+       std::vector<std::pair<bool, bool>>{{false, false}, {true, false}, {false, true}, {true, true}}) {
     TempDir dir;
     RunConfig config = smallRun(dir);
     config.optimizer.lr = 1e-30;  // weights stay put, so the statistics can be replayed independently

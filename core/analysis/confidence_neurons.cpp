@@ -51,8 +51,8 @@ ConfidenceNeuronsResult confidenceNeurons(const ModelSnapshot& snapshot, const T
 
   const auto svd = at::linalg_svd(W_U, /*full_matrices=*/false);
   r.singularValues = toDoubles(std::get<1>(svd));
-  const torch::Tensor rightVectors =
-      std::get<2>(svd);  // [min(V, D), D], rows are unit vectors in model space
+  // [min(V, D), D]: its rows are unit vectors in model space.
+  const torch::Tensor rightVectors = std::get<2>(svd);
   for (int k = 0; k < topK; ++k) {
     const torch::Tensor w = W_out[r.ranking[k]];
     const double norm = w.norm().item<double>();

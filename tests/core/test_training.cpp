@@ -31,14 +31,14 @@ namespace fs = std::filesystem;
 namespace {
 
 // σ_t = sqrt(Var(x_t) + ε) averaged over the given positions, in double, from a cached residual [B, T, D]:
-// all but position 0 when skipPosition0, all but the end-of-text tokens (smallConfig's id 100) of
-// skipEndOfText's tokens when given.
+// all but position 0 when skipPosition0, all but the end-of-text tokens (smallConfig's) of skipEndOfText's
+// tokens when given.
 double meanSigma(const torch::Tensor& x, bool skipPosition0, const torch::Tensor& skipEndOfText = {}) {
   const auto v = x.to(torch::kFloat64);
   const auto sigma = (v.var(-1, false) + 1e-5).sqrt();
   auto kept = torch::ones_like(sigma);
   if (skipPosition0) kept.select(1, 0).zero_();
-  if (skipEndOfText.defined()) kept.mul_(skipEndOfText.ne(100).to(torch::kFloat64));
+  if (skipEndOfText.defined()) kept.mul_(skipEndOfText.ne(smallConfig().eotTokenId).to(torch::kFloat64));
   return ((sigma * kept).sum() / kept.sum()).item<double>();
 }
 

@@ -9,7 +9,8 @@
 #       build      configure and build into build-gpu/ (GUI off)
 #       test       ctest (every engine test; test_cuda's parity cases need the GPU)
 #       step       GPT-2 Small removal step: the engine's tokens/s against eager PyTorch (and torch.compile),
-#                  and with the loss in blocks of rows (NF_CUDA_CROSS_ENTROPY=blocks)
+#                  and with the loss in blocks of rows (NF_CUDA_CROSS_ENTROPY=blocks, and =kernel: the
+#                  engine's own row kernel)
 #       preset     the gpt2 preset's schedule on random GPT-2 Small weights and tokens, for PRESET_SECONDS
 #                  (default 240), extrapolated to all 300 steps
 #       sizes      GPT-2 Medium, Large and XL shapes at the planner's settings: tokens/s and peak memory
@@ -92,9 +93,15 @@ step() {
   python3 tests/reference/bench_eager_cuda.py --micro 32 --steps 10 | tail -1 | sed 's/^/JSON /'
   python3 tests/reference/bench_eager_cuda.py --micro 32 --steps 10 --compile | tail -1 | sed 's/^/JSON /'
   $BUILD/tests/bench_training --device cuda --bf16 $shape --batch 16 --steps 12 --rounds 1 --modes remove
-  # Issue 42's A/B: the loss in blocks of rows, never holding the micro-batch's float32 logits (speed and
-  # peak memory against the remove records above; the JSON's "cross_entropy" names the path).
-  NF_CUDA_CROSS_ENTROPY=blocks $BUILD/tests/bench_training --device cuda --bf16 $shape --batch 32 --steps 12 \
+  # Issue 42's A/B: the loss in blocks of rows, never holding the micro-batch's float32 logits, its softmax
+  # by LibTorch's operations and by the engine's row kernel (a build with the engine's CUDA kernels; speed
+  # and peak memory against the remove records above; the JSON's "cross_entropy" names the path).
+  local way
+  for way in blocks kernel; do
+    NF_CUDA_CROSS_ENTROPY=$way $BUILD/tests/bench_training --device cuda --bf16 $shape --batch 32 --steps 12 \
+      --rounds 1 --modes remove
+  done
+  NF_CUDA_CROSS_ENTROPY=kernel $BUILD/tests/bench_training --device cuda --bf16 $shape --batch 64 --steps 8 \
     --rounds 1 --modes remove
 }
 
@@ -176,7 +183,9 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | 
 python3 -c 'import torch; print("LibTorch", torch.__version__, "CUDA", torch.version.cuda)' | tee -a "$SUMMARY"
 for s in $STAGES; do
   case $s in
-    build) stage build build || { tail -60 "$OUT/build.log"; exit 1; } ;;
+    build)
+      stage build build || { tail -60 "$OUT/build.log"; exit 1; }
+      grep -o "The engine's own CUDA kernels: .*" "$OUT/build.log" | tee -a "$SUMMARY" ;;
     test) stage test run_tests; grep -E "tests passed|FAIL|Failed|SKIP" "$OUT/test.log" | tail -30 ;;
     step) stage step step; collect step; grep -E "^mean|JSON" "$OUT/step.log" ;;
     preset) stage preset preset; collect preset; tail -3 "$OUT/preset.log" ;;

@@ -4,11 +4,19 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "model/cpu_threads.h"
 #include "util/vector_math.h"
+
+#ifdef NF_CUDA_KERNELS
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+
+#include "train/cross_entropy_cuda.h"
+#endif
 
 namespace nf {
 
@@ -58,9 +66,42 @@ NF_VECTOR_CLONES void softmaxCrossEntropyRows(float* z, int64_t V, const int64_t
   }
 }
 
-// The summed loss of a block's logits z [n, V] against targets [n], and, where `gradient`, z replaced by
-// the loss's gradient softmax(z) − onehot(targets), in place.
+#ifdef NF_CUDA_KERNELS
+// blockLoss through the row kernel of cross_entropy_cuda.cu, in z's own type.
+torch::Tensor kernelBlockLoss(torch::Tensor& z, const torch::Tensor& targets, bool gradient) {
+  TORCH_CHECK(z.scalar_type() == torch::kFloat || z.scalar_type() == torch::kBFloat16 ||
+                  z.scalar_type() == torch::kHalf,
+              "the cross-entropy kernel takes float32, bf16 or float16 logits, not ", z.scalar_type());
+  const cuda::LogitType type = z.scalar_type() == torch::kBFloat16 ? cuda::LogitType::BFloat16
+                               : z.scalar_type() == torch::kHalf   ? cuda::LogitType::Float16
+                                                                   : cuda::LogitType::Float32;
+  TORCH_CHECK(z.is_contiguous() && targets.is_contiguous() && targets.scalar_type() == torch::kLong &&
+                  targets.device() == z.device(),
+              "the cross-entropy kernel takes contiguous logits and int64 targets on one device");
+  const c10::cuda::CUDAGuard onDevice(z.device());
+  const torch::Tensor losses = torch::empty({z.size(0)}, z.options().dtype(torch::kFloat));
+  cuda::softmaxCrossEntropyRows(z.data_ptr(), type, z.size(0), z.size(1), targets.data_ptr<int64_t>(),
+                                gradient, losses.data_ptr<float>(),
+                                c10::cuda::getCurrentCUDAStream(z.device().index()).stream());
+  return losses.sum();
+}
+#endif
+
+// The summed loss of a block's logits z [n, V] (the products' type) against targets [n], the softmax in
+// float32 at least, and, where `gradient`, z replaced by the loss's gradient softmax(z) − onehot(targets), in
+// place.
 torch::Tensor blockLoss(torch::Tensor& z, const torch::Tensor& targets, bool gradient) {
+#ifdef NF_CUDA_KERNELS
+  if (z.is_cuda() && z.scalar_type() != torch::kDouble && cudaCrossEntropy() == CudaCrossEntropy::Kernel)
+    return kernelBlockLoss(z, targets, gradient);
+#endif
+  const torch::ScalarType softmaxType = at::promote_types(z.scalar_type(), torch::kFloat);
+  if (z.scalar_type() != softmaxType) {
+    torch::Tensor zSoftmax = z.to(softmaxType);
+    torch::Tensor loss = blockLoss(zSoftmax, targets, gradient);
+    if (gradient) z.copy_(zSoftmax);  // the gradient, back in the products' type
+    return loss;
+  }
   if (z.is_cpu() && z.scalar_type() == torch::kFloat) {
     std::vector<double> losses(z.size(0));
     forEachPart(z.size(0), 16, [&](int64_t begin, int64_t end) {
@@ -117,9 +158,7 @@ struct UnembeddedCrossEntropy : torch::autograd::Function<UnembeddedCrossEntropy
       const torch::Tensor h = hidden.narrow(0, start, n).to(productType);
       torch::Tensor z = logits.narrow(0, 0, n);
       torch::mm_out(z, h, unembeddingT);
-      torch::Tensor zSoftmax = castLogits ? z.to(softmaxType) : z;
-      lossSum += blockLoss(zSoftmax, targetIds.narrow(0, start, n), gradient);
-      if (castLogits && gradient) z.copy_(zSoftmax);  // the gradient, back in productType for its products
+      lossSum += blockLoss(z, targetIds.narrow(0, start, n), gradient);  // z: now the gradient, if wanted
       if (hiddenGradient) {
         torch::Tensor rowsOfGradHidden = gradHidden.narrow(0, start, n);
         if (castLogits)
@@ -176,15 +215,40 @@ torch::Tensor unembeddedCrossEntropy(const torch::Tensor& hidden, const torch::T
   return UnembeddedCrossEntropy::apply(hidden, unembedding, targets, products);
 }
 
-bool cudaCrossEntropyInBlocks() {
+CudaCrossEntropy cudaCrossEntropy() {
   const char* choice = std::getenv("NF_CUDA_CROSS_ENTROPY");
-  return choice != nullptr && std::string(choice) == "blocks";
+  const std::string how = choice == nullptr ? "" : choice;
+  if (how.empty() || how == "logits") return CudaCrossEntropy::Logits;
+  if (how == "blocks") return CudaCrossEntropy::Blocks;
+  if (how == "kernel") {
+#ifdef NF_CUDA_KERNELS
+    return CudaCrossEntropy::Kernel;
+#else
+    throw std::invalid_argument(
+        "NF_CUDA_CROSS_ENTROPY=kernel: this build has no CUDA kernels of its own (CMake found no CUDA "
+        "compiler "
+        "beside a CUDA LibTorch); use \"blocks\" or \"logits\"");
+#endif
+  }
+  throw std::invalid_argument("NF_CUDA_CROSS_ENTROPY=" + how + ": not one of logits, blocks, kernel");
+}
+
+const char* cudaCrossEntropyName(CudaCrossEntropy how) {
+  switch (how) {
+    case CudaCrossEntropy::Blocks:
+      return "blocks";
+    case CudaCrossEntropy::Kernel:
+      return "kernel";
+    case CudaCrossEntropy::Logits:
+      break;
+  }
+  return "logits";
 }
 
 torch::Tensor nextTokenCrossEntropy(CausalLMImpl& model, const torch::Tensor& inputs,
                                     const torch::Tensor& targets) {
   const bool cpu = model.device().is_cpu();
-  if (!cpu && !cudaCrossEntropyInBlocks()) {
+  if (!cpu && cudaCrossEntropy() == CudaCrossEntropy::Logits) {
     const torch::Tensor logits = model.forward(inputs);
     return torch::nn::functional::cross_entropy(logits.view({-1, logits.size(-1)}), targets.reshape({-1}));
   }

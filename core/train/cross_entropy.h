@@ -9,15 +9,21 @@
 
 namespace nf {
 
-// The mean cross-entropy of the model's next-token predictions for `inputs` ([B, T] ids) against `targets`
-// ([B, T] ids on the model's device), differentiable. On the CPU through unembeddedCrossEntropy; on CUDA
-// cross_entropy over forward()'s logits, as the memory planner (train/memory_plan.h) assumes, unless
-// NF_CUDA_CROSS_ENTROPY=blocks (unembeddedCrossEntropy, its products in bf16 under autocast).
-// NF_CUDA_CROSS_ENTROPY=blocks: CUDA's loss in blocks of unembeddedCrossEntropy too, instead of cross_entropy
-// over the whole micro-batch's logits — the A/B of tools/gpu-check.sh's step stage until a GPU has measured
-// which is faster (issue 42; the memory planner counts the whole logits).
-bool cudaCrossEntropyInBlocks();
+// How CUDA computes the training loss, chosen by NF_CUDA_CROSS_ENTROPY (issue 42's A/B, until a GPU has
+// measured which is best; the memory planner, train/memory_plan.h, counts the whole logits):
+//   unset or "logits": cross_entropy over forward()'s logits, the whole micro-batch's at once;
+//   "blocks": unembeddedCrossEntropy, its products in bf16 under autocast, the softmax by LibTorch's
+//             operations in float32;
+//   "kernel": the same blocks with the softmax by the engine's own row kernel (train/cross_entropy_cuda.h),
+//             in the logits' type: only in a build with the engine's CUDA kernels (NF_CUDA_KERNELS).
+// Any other value, or "kernel" in a build without them, is refused (std::invalid_argument naming it).
+enum class CudaCrossEntropy { Logits, Blocks, Kernel };
+CudaCrossEntropy cudaCrossEntropy();
+const char* cudaCrossEntropyName(CudaCrossEntropy how);
 
+// The mean cross-entropy of the model's next-token predictions for `inputs` ([B, T] ids) against `targets`
+// ([B, T] ids on the model's device), differentiable. On the CPU through unembeddedCrossEntropy; on CUDA as
+// cudaCrossEntropy() says.
 torch::Tensor nextTokenCrossEntropy(CausalLMImpl& model, const torch::Tensor& inputs,
                                     const torch::Tensor& targets);
 

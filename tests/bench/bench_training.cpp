@@ -8,7 +8,8 @@
 //                  [--family gpt2|gpt_neox|llama|qwen2 --kv-heads K --mlp-width W --untied]
 //                  [--layers L --heads H --d-model D --vocab V --context T --batch B --accumulation A]
 //                  [--steps N] [--rounds R]
-// NF_CUDA_CROSS_ENTROPY=blocks: CUDA's loss in blocks of rows (train/cross_entropy.h), named in the JSON
+// NF_CUDA_CROSS_ENTROPY=blocks or kernel: how CUDA computes the loss (train/cross_entropy.h), named in the
+// JSON
 // ("cross_entropy"), as is the AdamW update the steps took ("adamw": fused on the CPU, foreach on a GPU,
 // libtorch where a parameter's state differs from the others').
 // Model FLOPs per token follow the usual convention: 6·N (N: every parameter but the position table, the
@@ -130,9 +131,9 @@ int main(int argc, char** argv) {
       "%d steps per run; device %s%s%s\n",
       family.c_str(), layers, heads, dModel, vocab, flopParameters / 1e6, batch, accumulation, context, steps,
       device.c_str(), bf16 ? ", bf16 autocast" : "", checkpointing ? ", activation checkpointing" : "");
-  // How the loss is computed (train/cross_entropy.h): over the whole logits, or in blocks of rows.
+  // How the loss is computed (train/cross_entropy.h): the whole logits, blocks of rows, the row kernel.
   const std::string crossEntropy =
-      device == "cpu" ? "blocks (cpu)" : (nf::cudaCrossEntropyInBlocks() ? "blocks" : "logits");
+      device == "cpu" ? "blocks (cpu)" : nf::cudaCrossEntropyName(nf::cudaCrossEntropy());
   std::vector<double> sums(runModes.size(), 0.0);
   std::vector<int64_t> peaks(runModes.size(), 0);
   std::vector<nf::AdamWStepCounts> adamW(runModes.size());  // the AdamW updates each mode's steps took

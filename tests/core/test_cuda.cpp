@@ -109,11 +109,28 @@ TEST_CASE(float32_gradients_match_cpu) {
   }
 }
 
-// NF_CUDA_CROSS_ENTROPY=blocks (issue 42's A/B): the loss in blocks of rows gives the loss and gradients of
-// cross_entropy over the whole logits, in float32 (reduction order only) and under bf16 autocast (its
-// products in bf16 both ways; the gradients' bf16 rounding differs).
+// Whether this build has the engine's own CUDA kernels (NF_CUDA_KERNELS): NF_CUDA_CROSS_ENTROPY=kernel is
+// refused without them.
+bool ownKernelsBuiltIn() {
+  setenv("NF_CUDA_CROSS_ENTROPY", "kernel", 1);
+  bool builtIn = true;
+  try {
+    cudaCrossEntropy();
+  } catch (const std::invalid_argument&) {
+    builtIn = false;
+  }
+  unsetenv("NF_CUDA_CROSS_ENTROPY");
+  return builtIn;
+}
+
+// NF_CUDA_CROSS_ENTROPY=blocks and =kernel (issue 42's A/B): the loss in blocks of rows, its softmax by
+// LibTorch's operations or by the engine's row kernel, gives the loss and gradients of cross_entropy over
+// the whole logits, in float32 (reduction order only) and under bf16 autocast (its products in bf16 every
+// way; the gradients' bf16 rounding differs).
 TEST_CASE(cross_entropy_in_blocks_matches_the_logits_path_on_cuda) {
   requireCuda();
+  std::vector<std::string> ways{"blocks"};
+  if (ownKernelsBuiltIn()) ways.push_back("kernel");
   for (const bool bf16 : {false, true})
     for (const auto& [label, c] : familyShapes()) {
       CausalLM model = mixedModel(c);
@@ -121,11 +138,8 @@ TEST_CASE(cross_entropy_in_blocks_matches_the_logits_path_on_cuda) {
       model->setCudaBf16Autocast(bf16);
       const torch::Tensor tokens = randomTokens(c, 3, 16);
       const torch::Tensor targets = tokens.roll(-1, 1).to(torch::kCUDA);
-      auto lossAndGradients = [&](bool blocks) {
-        if (blocks)
-          setenv("NF_CUDA_CROSS_ENTROPY", "blocks", 1);
-        else
-          unsetenv("NF_CUDA_CROSS_ENTROPY");
+      auto lossAndGradients = [&](const std::string& way) {
+        setenv("NF_CUDA_CROSS_ENTROPY", way.c_str(), 1);
         model->zero_grad();
         const torch::Tensor loss = nextTokenCrossEntropy(*model, tokens, targets);
         loss.backward();
@@ -134,16 +148,50 @@ TEST_CASE(cross_entropy_in_blocks_matches_the_logits_path_on_cuda) {
         unsetenv("NF_CUDA_CROSS_ENTROPY");
         return out;
       };
-      const auto whole = lossAndGradients(false), blocks = lossAndGradients(true);
-      const double tolerance = bf16 ? 2e-2 : 5e-4;
-      for (std::size_t i = 0; i < whole.size(); ++i) {
-        const double error = relativeError(blocks[i], whole[i]);
-        REQUIRE_MSG(error < tolerance,
-                    label << (bf16 ? " bf16" : " float32") << ", "
-                          << (i == 0 ? std::string("loss") : model->named_parameters().keys()[i - 1]) << ": "
-                          << error);
+      const auto whole = lossAndGradients("logits");
+      for (const std::string& way : ways) {
+        const auto blocks = lossAndGradients(way);
+        const double tolerance = bf16 ? 2e-2 : 5e-4;
+        for (std::size_t i = 0; i < whole.size(); ++i) {
+          const double error = relativeError(blocks[i], whole[i]);
+          REQUIRE_MSG(error < tolerance,
+                      label << " " << way << (bf16 ? " bf16" : " float32") << ", "
+                            << (i == 0 ? std::string("loss") : model->named_parameters().keys()[i - 1])
+                            << ": " << error);
+        }
       }
     }
+}
+
+// The row kernel against the loss's definition in float64 on the CPU, mean_i (log Σ_v exp z_iv − z_i,t_i)
+// with z = h·Wᵀ, and its gradients by autograd: GPT-2's odd vocabulary over two blocks of rows, a vocabulary
+// smaller than a warp, each logit type.
+TEST_CASE(cross_entropy_kernel_matches_the_definition_on_cuda) {
+  requireCuda();
+  if (!ownKernelsBuiltIn()) SKIP("this build has no CUDA kernels of its own");
+  setenv("NF_CUDA_CROSS_ENTROPY", "kernel", 1);
+  torch::manual_seed(5);
+  for (const auto& [rows, vocab] : {std::pair<int64_t, int64_t>{6000, 50257}, {70, 5}})
+    for (const torch::ScalarType type : {torch::kFloat, torch::kBFloat16, torch::kHalf}) {
+      const torch::Tensor hidden = torch::randn({rows, 32}), unembedding = torch::randn({vocab, 32}) * 0.3;
+      const torch::Tensor targets = torch::randint(vocab, {rows}, torch::kLong);
+      const torch::Tensor h64 = hidden.to(torch::kDouble).requires_grad_(),
+                          w64 = unembedding.to(torch::kDouble).requires_grad_();
+      const torch::Tensor z = h64.mm(w64.t());
+      const torch::Tensor expected = (z.logsumexp(1) - z.gather(1, targets.unsqueeze(1)).squeeze(1)).mean();
+      expected.backward();
+      const torch::Tensor h = hidden.to(torch::kCUDA).requires_grad_(),
+                          w = unembedding.to(torch::kCUDA).requires_grad_();
+      const torch::Tensor loss = unembeddedCrossEntropy(h, w, targets.to(torch::kCUDA), type);
+      loss.backward();
+      const double tolerance = type == torch::kFloat ? 1e-5 : 2e-2;  // bf16 and float16 products
+      const std::string what =
+          std::to_string(rows) + " × " + std::to_string(vocab) + " " + std::string(c10::toString(type));
+      REQUIRE_MSG(relativeError(loss, expected.detach()) < tolerance, what << ": loss");
+      REQUIRE_MSG(relativeError(h.grad(), h64.grad()) < tolerance * 10, what << ": hidden's gradient");
+      REQUIRE_MSG(relativeError(w.grad(), w64.grad()) < tolerance * 10, what << ": unembedding's gradient");
+    }
+  unsetenv("NF_CUDA_CROSS_ENTROPY");
 }
 
 // The fused kernel (flash or memory-efficient on LibTorch 2.x) computes what the materialized pattern does,

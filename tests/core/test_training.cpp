@@ -805,6 +805,24 @@ TEST_CASE(fused_cross_entropy_with_bf16_products_matches_autocasts_logits) {
   REQUIRE_THROWS_WITH(unembeddedCrossEntropy(h0, w0.to(torch::kBFloat16), targets), "differ in dtype");
 }
 
+// NF_CUDA_CROSS_ENTROPY picks CUDA's loss; a value it does not know (a typo) is refused by name instead of
+// quietly measuring the default, and so is "kernel" in a build without the engine's CUDA kernels.
+TEST_CASE(an_unknown_cuda_cross_entropy_choice_is_refused) {
+  auto choose = [](const char* value) {
+    if (value == nullptr)
+      unsetenv("NF_CUDA_CROSS_ENTROPY");
+    else
+      setenv("NF_CUDA_CROSS_ENTROPY", value, 1);
+    return std::string(cudaCrossEntropyName(cudaCrossEntropy()));
+  };
+  REQUIRE_EQ(choose(nullptr), "logits");
+  REQUIRE_EQ(choose("logits"), "logits");
+  REQUIRE_EQ(choose("blocks"), "blocks");
+  REQUIRE_THROWS_WITH(choose("block"), "NF_CUDA_CROSS_ENTROPY=block: not one of logits, blocks, kernel");
+  if (!at::hasCUDA()) REQUIRE_THROWS_WITH(choose("kernel"), "no CUDA kernels of its own");  // a CPU LibTorch
+  unsetenv("NF_CUDA_CROSS_ENTROPY");
+}
+
 // FusedAdamW against LibTorch's AdamW over five steps with weight decay and a gradient scale: float32 takes
 // the fused pass (equal within rounding), float64 the multi-tensor step a GPU takes (equal exactly).
 TEST_CASE(fused_adamw_follows_libtorchs_adamw) {

@@ -215,20 +215,24 @@ torch::Tensor unembeddedCrossEntropy(const torch::Tensor& hidden, const torch::T
   return UnembeddedCrossEntropy::apply(hidden, unembedding, targets, products);
 }
 
+bool ownCudaKernelsBuiltIn() {
+#ifdef NF_CUDA_KERNELS
+  return true;
+#else
+  return false;
+#endif
+}
+
 CudaCrossEntropy cudaCrossEntropy() {
   const char* choice = std::getenv("NF_CUDA_CROSS_ENTROPY");
   const std::string how = choice == nullptr ? "" : choice;
   if (how.empty() || how == "logits") return CudaCrossEntropy::Logits;
   if (how == "blocks") return CudaCrossEntropy::Blocks;
   if (how == "kernel") {
-#ifdef NF_CUDA_KERNELS
-    return CudaCrossEntropy::Kernel;
-#else
+    if (ownCudaKernelsBuiltIn()) return CudaCrossEntropy::Kernel;
     throw std::invalid_argument(
-        "NF_CUDA_CROSS_ENTROPY=kernel: this build has no CUDA kernels of its own (CMake found no CUDA "
-        "compiler "
-        "beside a CUDA LibTorch); use \"blocks\" or \"logits\"");
-#endif
+        "NF_CUDA_CROSS_ENTROPY=kernel: this build has no CUDA kernels of its own (CMake found no "
+        "CUDA compiler beside a CUDA LibTorch); use \"blocks\" or \"logits\"");
   }
   throw std::invalid_argument("NF_CUDA_CROSS_ENTROPY=" + how + ": not one of logits, blocks, kernel");
 }

@@ -20,6 +20,7 @@ namespace nf {
 enum class CudaCrossEntropy { Logits, Blocks, Kernel };
 CudaCrossEntropy cudaCrossEntropy();
 const char* cudaCrossEntropyName(CudaCrossEntropy how);
+bool ownCudaKernelsBuiltIn();  // whether this build has the engine's CUDA kernels (NF_CUDA_KERNELS)
 
 // The mean cross-entropy of the model's next-token predictions for `inputs` ([B, T] ids) against `targets`
 // ([B, T] ids on the model's device), differentiable. On the CPU through unembeddedCrossEntropy; on CUDA as

@@ -5,6 +5,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <cfloat>
 #include <climits>
 #include <stdexcept>
 #include <string>
@@ -35,15 +36,16 @@ __device__ inline __half fromFloat<__half>(float x) {
   return __float2half(x);
 }
 
-// The maximum of the values seen and the sum of exp(value − maximum) over them.
+// The maximum of the values seen and the sum of exp(value − maximum) over them. Nothing seen is
+// {−FLT_MAX, 0}: never −∞, whose difference with itself would be NaN; a −∞ logit then adds exp(−∞) = 0.
 struct MaxSum {
   float max;
   float sum;
 };
+__device__ inline MaxSum nothing() { return {-FLT_MAX, 0.0f}; }
 
 __device__ inline MaxSum merge(MaxSum a, MaxSum b) {
   const float m = fmaxf(a.max, b.max);
-  if (m == -INFINITY) return {m, 0.0f};  // only −∞ so far on both sides: exp(−∞ − −∞) would be NaN
   return {m, a.sum * expf(a.max - m) + b.sum * expf(b.max - m)};
 }
 
@@ -53,24 +55,42 @@ __device__ inline MaxSum mergeWarp(MaxSum a) {
   return a;
 }
 
+// Each thread takes kUnroll logits kThreads apart per round, all loaded before any is used, so that several
+// loads are in flight at once (the passes are bound by memory latency otherwise). Past the row's end: −∞.
+constexpr int kUnroll = 4;
+
+template <typename T>
+__device__ inline void loadRound(const T* __restrict__ row, int base, int V, float (&x)[kUnroll]) {
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) {
+    const int v = base + u * kThreads;
+    x[u] = v < V ? toFloat(row[v]) : -INFINITY;
+  }
+}
+
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
-    softmaxCrossEntropyKernel(T* z, int64_t V, const int64_t* targets, bool gradient, float* losses) {
+    softmaxCrossEntropyKernel(T* __restrict__ z, int V, const int64_t* __restrict__ targets, bool gradient,
+                              float* __restrict__ losses) {
   T* row = z + static_cast<int64_t>(blockIdx.x) * V;
   const int64_t target = targets[blockIdx.x];
   const bool targetInRow = target >= 0 && target < V;
   // Read before any thread of the block writes the row (the writes follow the reduction's barriers).
   const float targetLogit = threadIdx.x == 0 && targetInRow ? toFloat(row[target]) : NAN;
 
-  MaxSum mine{-INFINITY, 0.0f};
-  for (int64_t v = threadIdx.x; v < V; v += kThreads) {
-    const float x = toFloat(row[v]);
-    if (x > mine.max) {
-      mine.sum = mine.sum * expf(mine.max - x) + 1.0f;
-      mine.max = x;
-    } else if (x != -INFINITY) {  // a NaN lands here and makes the sum NaN, as it should
-      mine.sum += expf(x - mine.max);
+  MaxSum mine = nothing();
+  for (int base = threadIdx.x; base < V; base += kThreads * kUnroll) {
+    float x[kUnroll];
+    loadRound(row, base, V, x);
+    float roundMax = x[0];
+#pragma unroll
+    for (int u = 1; u < kUnroll; ++u) roundMax = fmaxf(roundMax, x[u]);  // fmaxf passes over a NaN…
+    if (roundMax > mine.max) {
+      mine.sum *= expf(mine.max - roundMax);
+      mine.max = roundMax;
     }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) mine.sum += expf(x[u] - mine.max);  // …which makes the sum NaN here
   }
   __shared__ MaxSum warps[kWarps];
   __shared__ MaxSum whole;
@@ -78,7 +98,7 @@ __global__ void __launch_bounds__(kThreads)
   if (threadIdx.x % 32 == 0) warps[threadIdx.x / 32] = mine;
   __syncthreads();
   if (threadIdx.x < 32) {
-    MaxSum all = mergeWarp(threadIdx.x < kWarps ? warps[threadIdx.x] : MaxSum{-INFINITY, 0.0f});
+    const MaxSum all = mergeWarp(threadIdx.x < kWarps ? warps[threadIdx.x] : nothing());
     if (threadIdx.x == 0) whole = all;
   }
   __syncthreads();
@@ -87,10 +107,17 @@ __global__ void __launch_bounds__(kThreads)
   if (!gradient) return;
 
   const float inverse = 1.0f / total.sum;
-  for (int64_t v = threadIdx.x; v < V; v += kThreads) {
-    float p = expf(toFloat(row[v]) - total.max) * inverse;
-    if (v == target) p -= 1.0f;
-    row[v] = fromFloat<T>(p);
+  for (int base = threadIdx.x; base < V; base += kThreads * kUnroll) {
+    float x[kUnroll];
+    loadRound(row, base, V, x);
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int v = base + u * kThreads;
+      if (v >= V) break;
+      float p = expf(x[u] - total.max) * inverse;
+      if (v == target) p -= 1.0f;
+      row[v] = fromFloat<T>(p);
+    }
   }
 }
 
@@ -98,16 +125,16 @@ template <typename T>
 void launch(void* z, int64_t rows, int64_t V, const int64_t* targets, bool gradient, float* losses,
             cudaStream_t stream) {
   softmaxCrossEntropyKernel<T><<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(
-      static_cast<T*>(z), V, targets, gradient, losses);
+      static_cast<T*>(z), static_cast<int>(V), targets, gradient, losses);
 }
 
 }  // namespace
 
 void softmaxCrossEntropyRows(void* z, LogitType type, int64_t rows, int64_t V, const int64_t* targets,
                              bool gradient, float* losses, void* stream) {
-  if (rows < 0 || rows > INT_MAX || V <= 0)
+  if (rows < 0 || rows > INT_MAX || V <= 0 || V > INT_MAX - kThreads * kUnroll)
     throw std::invalid_argument("softmaxCrossEntropyRows: " + std::to_string(rows) + " rows of " +
-                                std::to_string(V) + " logits (1 to 2³¹ − 1 rows of at least one)");
+                                std::to_string(V) + " logits (up to 2³¹ − 1 rows, 1 to ~2³¹ logits each)");
   if (rows == 0) return;
   const auto s = static_cast<cudaStream_t>(stream);
   switch (type) {

@@ -2,6 +2,7 @@
 // checkpoints, as JSON (and CSV for grids). The schema is in docs/ANALYSES.md.
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -331,7 +332,7 @@ void analyzeCalibration(CLI::App& command) {
   addDataOptions(command, *o);
   addingUp(command.add_option("--compare", o->compare, "more models to compute the same for")
                ->type_name("folder[,folder…]"));
-  command.add_option("--prompt", o->prompt, "prompts to continue, separated by '|'")
+  command.add_option("--prompt", o->prompt, "prompts to continue, separated by '|' ('': none)")
       ->type_name("text[|text…]")
       ->capture_default_str();
   command.add_option("--new-tokens", o->newTokens, "tokens to generate per continuation")
@@ -351,6 +352,11 @@ void analyzeCalibration(CLI::App& command) {
     request.prompts.clear();
     std::stringstream promptList(o->prompt);
     for (std::string text; std::getline(promptList, text, '|');) request.prompts.push_back(text);
+    // '' asks for none (the calibration alone); "a||b" had added a continuation of nothing, unsaid.
+    if (!o->prompt.empty() &&
+        (o->prompt.back() == '|' ||
+         std::find(request.prompts.begin(), request.prompts.end(), "") != request.prompts.end()))
+      throw UsageError("--prompt " + o->prompt + ": every prompt between the '|'s needs text");
     request.newTokens = o->newTokens;
     request.temperature = o->temperature;
     request.seed = static_cast<uint64_t>(o->seed);

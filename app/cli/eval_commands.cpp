@@ -269,18 +269,24 @@ void cmdGenerate(CLI::App& command) {
       ->type_name("t")
       ->transform(atLeast(0.0))
       ->default_str("1.0");
-  command.add_option("--top-k", o->topK, "sample from the k most likely tokens only (0: all)")
-      ->type_name("k")
-      ->transform(atLeast<int64_t>(0))
-      ->capture_default_str();
-  command.add_option("--seed", o->seed, "random seed for sampling")
-      ->type_name("n")
-      ->transform(atLeast<int64_t>(0))
-      ->capture_default_str();
+  CLI::Option* topK =
+      command.add_option("--top-k", o->topK, "sample from the k most likely tokens only (0: all)")
+          ->type_name("k")
+          ->transform(atLeast<int64_t>(0))
+          ->capture_default_str();
+  CLI::Option* seed = command.add_option("--seed", o->seed, "random seed for sampling")
+                          ->type_name("n")
+                          ->transform(atLeast<int64_t>(0))
+                          ->capture_default_str();
   command.add_option("--device", o->device, "where to run")->type_name("cpu|cuda[:N]")->capture_default_str();
   command.add_flag("--no-stop", o->noStop,
                    "keep going past <|endoftext|> (and every end-of-sequence id config.json lists)");
-  onRun(command, [o] {
+  onRun(command, [o, topK, seed] {
+    // Greedy decoding samples nothing: the two had been ignored, and still reported as used.
+    if (o->temperature == 0 && (topK->count() > 0 || seed->count() > 0))
+      throw UsageError(
+          "--top-k and --seed choose how tokens are sampled: --temperature 0 is greedy and samples "
+          "none");
     GenerationOptions options;
     options.maxNewTokens = o->maxNewTokens;
     options.temperature = o->temperature;
@@ -307,9 +313,11 @@ void cmdGenerate(CLI::App& command) {
                      {"prompt_tokens", prompt},
                      {"tokens", continuation},
                      {"continuation", tokenizer.decodeKnown(continuation)},
-                     {"temperature", options.temperature},
-                     {"top_k", options.topK},
-                     {"seed", options.seed}};
+                     {"temperature", options.temperature}};
+    if (options.temperature > 0) {
+      j["top_k"] = options.topK;
+      j["seed"] = options.seed;
+    }
     // A model with more token ids than its tokenizer (another tokenizer's, or padded) can choose one the
     // tokenizer cannot spell: decodeKnown leaves it out, so the text alone would hide it.
     const auto unknown = std::find_if(continuation.begin(), continuation.end(),

@@ -289,10 +289,16 @@ void refuseOutputsOverInputs(const CLI::App& command) {
         outputs.emplace_back(name, value);
         continue;
       }
+      // Not every value is a path (a prompt, token ids): one the file system cannot even look up (a name
+      // too long) names no input.
+      auto exists = [](const std::string& path) {
+        std::error_code ec;
+        return fs::exists(path, ec);
+      };
       std::vector<std::string> paths = {value};
-      if (!fs::exists(value)) paths = splitList(value);  // --compare a,b
+      if (!exists(value)) paths = splitList(value);  // --compare a,b
       for (const std::string& path : paths)
-        if (fs::exists(path)) inputs.emplace_back(name, path);
+        if (exists(path)) inputs.emplace_back(name, path);
     }
   }
   for (const auto& [outName, out] : outputs) {

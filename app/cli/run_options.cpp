@@ -26,10 +26,11 @@ void addRunOptions(CLI::App& command, RunOptions& o) {
       ->type_name("folder")
       ->required();
   command.add_option("--train", o.train, "training token file")->type_name("file.bin")->required();
-  addingUp(command
-               .add_option("--eval", o.eval,
-                           "token files to evaluate periodically, comma-separated (e.g. val.bin,alt.bin)")
-               ->type_name("files"));
+  CLI::Option* eval =
+      addingUp(command
+                   .add_option("--eval", o.eval,
+                               "token files to evaluate periodically, comma-separated (e.g. val.bin,alt.bin)")
+                   ->type_name("files"));
   command
       .add_option("--preset", o.preset,
                   "settings and schedule to start from: " + presetList() +
@@ -73,11 +74,13 @@ void addRunOptions(CLI::App& command, RunOptions& o) {
       .add_option("--eval-interval", o.evalInterval, "steps between evaluations (0: only at start and end)")
       ->type_name("n")
       ->transform(atLeast<int64_t>(0))
-      ->capture_default_str();
+      ->capture_default_str()
+      ->needs(eval);  // without evaluation sets it had been ignored unsaid
   command.add_option("--eval-tokens", o.evalTokens, "tokens per evaluation set (0: the whole file)")
       ->type_name("n")
       ->transform(atLeast<int64_t>(0))
-      ->capture_default_str();
+      ->capture_default_str()
+      ->needs(eval);
   command.add_option("--checkpoint-interval", o.checkpointInterval, "steps between checkpoints")
       ->type_name("n")
       ->transform(atLeast<int64_t>(0))
@@ -99,9 +102,10 @@ void addRunOptions(CLI::App& command, RunOptions& o) {
       .add_option("--divergence-factor", o.divergenceFactor,
                   "how far above the recent median a loss counts as diverged (0: only a non-finite loss)")
       ->type_name("x")
+      // A finite decimal (config.json writes an infinity as null, which a resume read as the default 3).
+      ->transform(inRange(0.0, std::numeric_limits<double>::max()))
       ->check([](const std::string& text) {
-        const double x = std::strtod(text.c_str(), nullptr);
-        return x == 0 || x > 1 ? std::string() : std::string("must be 0 or greater than 1");
+        return std::stod(text) == 0 || std::stod(text) > 1 ? std::string() : std::string("must be 0 or > 1");
       })
       ->capture_default_str();
   command.add_option("--device", o.device, "where to train")

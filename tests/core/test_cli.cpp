@@ -401,6 +401,11 @@ TEST_CASE(text_pipeline_from_corpus_to_evaluation_and_generation) {
   REQUIRE(g1.out == g2.out);
   REQUIRE(nlohmann::json::parse(g1.out)["tokens"] != nlohmann::json::parse(g3.out)["tokens"]);
   REQUIRE(nlohmann::json::parse(g1.out).count("unknown_tokens") == 0);
+  // Greedy decoding samples nothing: a top-k or seed given with it had been ignored and reported as used.
+  r = cli(generate + " --temperature 0 --top-k 5");
+  REQUIRE_MSG(r.status == 2 && r.err.find("--temperature 0 is greedy") != std::string::npos, r.err);
+  r = cli(generate + " --temperature 0");
+  REQUIRE_MSG(r.status == 0 && nlohmann::json::parse(r.out).count("seed") == 0, r.err);
   // A model with four times the tokenizer's ids chooses ids it cannot spell: the text had just left them out.
   r = cli("init --out " + d + "/wide --layers 1 --heads 2 --d-model 16 --context 32 --vocab " +
           std::to_string(4 * vocab));
@@ -750,6 +755,44 @@ TEST_CASE(options_that_were_ignored_or_changed_unsaid_are_refused) {
     r = cli("logits " + d + "/m --tokens 1 --device " + device);
     REQUIRE_MSG(r.status == 2 && r.err.find("unknown device") != std::string::npos, r.err);
   }
+}
+
+// Values the command line could not take, or took and then ignored while reporting them as used.
+TEST_CASE(long_values_work_and_options_that_would_do_nothing_are_refused) {
+  TempDir dir;
+  const std::string d = dir.path();
+  ModelShape c = smallConfig();
+  c.nPositions = 128;
+  saveModel(*randomModel(c), d + "/m");
+  // A value longer than a file name (255 bytes) had failed as "File name too long" while outputs were
+  // checked against the files given as inputs: logits took no more than ~128 ids.
+  std::string ids;
+  for (int i = 0; i < 100; ++i) ids += (i ? "," : "") + std::to_string(10 + i % 90);
+  auto r = cli("logits " + d + "/m --tokens " + ids);
+  REQUIRE_MSG(r.status == 0, r.err);
+  REQUIRE(nlohmann::json::parse(r.out)["shape"] == std::vector<int64_t>({1, 100, 101}));
+
+  const auto tokens = randomTokens(c, 1, 2000, 3).flatten();
+  writeTokens(d + "/t.bin",
+              std::vector<int32_t>(tokens.data_ptr<int64_t>(), tokens.data_ptr<int64_t>() + 2000), 101);
+  const std::string run =
+      "finetune " + d + "/r --model " + d + "/m --train " + d + "/t.bin --steps 1 --context 16";
+  // Without --eval there is nothing to evaluate: these had been ignored.
+  for (const char* option : {" --eval-interval 0", " --eval-tokens 64"}) {
+    r = cli(run + option);
+    REQUIRE_MSG(r.status == 2 && r.err.find("requires --eval") != std::string::npos, r.err);
+  }
+  // config.json writes an infinity as null, which a resume had read back as the default factor 3.
+  r = cli(run + " --divergence-factor inf");
+  REQUIRE_MSG(r.status == 2 && r.err.find("--divergence-factor") != std::string::npos, r.err);
+  r = cli(run + " --divergence-factor 0x10");  // had been read as 16
+  REQUIRE_MSG(r.status == 2 && r.err.find("expects a number") != std::string::npos, r.err);
+  r = cli(run + " --divergence-factor 0.5");
+  REQUIRE_MSG(r.status == 2 && r.err.find("must be 0 or > 1") != std::string::npos, r.err);
+  // "a||b" had continued an empty prompt too, unsaid; '' still asks for the calibration alone.
+  r = cli("analyze calibration " + d + "/m --data " + d + "/t.bin --prompt 'a||b'");
+  REQUIRE_MSG(r.status == 2 && r.err.find("every prompt between the '|'s needs text") != std::string::npos,
+              r.err);
 }
 
 TEST_MAIN()

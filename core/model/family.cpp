@@ -45,7 +45,10 @@ T ConfigReader::required(const char* key) const {
 
 template <typename T>
 T ConfigReader::optional(const char* key, T fallback) const {
-  if (!m_config.contains(key) || m_config[key].is_null()) return fallback;
+  if (!m_config.contains(key)) return fallback;
+  // Transformers keeps a null as None, which its models test as false (GPT-NeoX's use_parallel_residual:
+  // None is the sequential residual): a flag's null is false, a number's the default.
+  if (m_config[key].is_null()) return std::is_same_v<T, bool> ? T{} : fallback;
   return convert<T>(m_config[key], key, m_source);
 }
 
@@ -135,6 +138,8 @@ ModelShape standardShape(const std::string& name) {
 }
 
 const ModelFamily& familyOfConfig(const nlohmann::json& config, const std::string& source) {
+  if (config.contains("model_type") && !config["model_type"].is_string())  // the families read it as one
+    throw FileError(source, "model_type must be a string, got " + config["model_type"].dump());
   for (const ModelFamily* f : modelFamilies())
     if (f->claims(config)) return *f;
   std::string known;

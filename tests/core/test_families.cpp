@@ -209,6 +209,16 @@ TEST_CASE(configs_the_engine_does_not_implement_are_refused_by_name) {
   REQUIRE_THROWS_WITH(parseConfigJson(variant("hidden_act", "relu", pythia), "p.json"), "p.json",
                       "hidden_act", "relu");
   REQUIRE_THROWS_WITH(parseConfigJson(variant("rotary_pct", 1.5, pythia), "p.json"), "p.json", "rotary");
+  // A model_type that is not a string had escaped as a bare JSON type error, naming no file.
+  REQUIRE_THROWS_WITH(parseConfigJson(variant("model_type", 5, pythia), "p.json"), "p.json", "model_type");
+  // Transformers keeps a null flag as None and tests it as false: GPT-NeoX's sequential residual and no
+  // attention biases, where the defaults (true) had been taken.
+  const ModelShape sequential =
+      parseConfigJson(variant("use_parallel_residual", nullptr, pythia), "p.json").shape;
+  REQUIRE(!sequential.parallelResidual);
+  const ModelShape unbiased = parseConfigJson(variant("attention_bias", nullptr, pythia), "p.json").shape;
+  REQUIRE(!unbiased.qkvBias && !unbiased.attentionOutputBias);
+  REQUIRE(parseConfigJson(pythia.dump(), "p.json").shape.parallelResidual);
 }
 
 // transformers 5 moves rope_theta (and GPT-NeoX's partial_rotary_factor) into rope_parameters: read there,

@@ -143,8 +143,9 @@ AnalysisSources sourcesFor(const PromptOptions& o, const ModelSnapshot& snapshot
 }
 
 AnalysisOutput analyse(const AnalysisRequest& request, const ModelSnapshot& snapshot, const DataOptions& o) {
-  noteOtherTokenizer(TokenFile::open(o.data), snapshot.config().shape.eotTokenId);
-  AnalysisOutput output = analyse(request, snapshot, {o.data, tokenizerFor(snapshot), nullptr});
+  const std::shared_ptr<const Tokenizer> tokenizer = tokenizerFor(snapshot);
+  noteOtherTokenizer(TokenFile::open(o.data), snapshot.config().shape.eotTokenId, tokenizer.get());
+  AnalysisOutput output = analyse(request, snapshot, {o.data, tokenizer, nullptr});
   // The header that counts the sequences read: calibration's is its model's. tokens reads the sequences up
   // to the one it shows (refusing a file without it) and analyses that one alone: nothing to note.
   const nlohmann::json& result = output.result;

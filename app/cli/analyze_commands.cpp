@@ -370,7 +370,8 @@ void analyzeCalibration(CLI::App& command) {
     const AnalysisSources sources{o->data, tokenizerFor(*snapshots.front()), nullptr};
     const TokenFile data = TokenFile::open(o->data);
     for (std::size_t i = 1; i < snapshots.size(); ++i) {
-      noteOtherTokenizer(data, snapshots[i]->config().shape.eotTokenId);
+      noteOtherTokenizer(data, snapshots[i]->config().shape.eotTokenId,
+                         tokenizerIfAny(snapshots[i]->source()).get());
       out.result["models"].push_back(analyse(request, *snapshots[i], sources).result["models"][0]);
     }
     emit(*o, out.result);

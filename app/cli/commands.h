@@ -5,6 +5,7 @@
 #pragma once
 #include <torch/types.h>
 
+#include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <stdexcept>
 #include <string>
@@ -15,7 +16,8 @@ class App;
 }
 namespace nf {
 class TokenFile;
-}
+class Tokenizer;
+}  // namespace nf
 
 namespace nf::cli {
 
@@ -73,9 +75,13 @@ void refuseToReplace(const std::string& folder, const std::vector<std::string>& 
 // UsageError off CUDA, where autocast does nothing and the model would compute in float32 unsaid.
 torch::Device parseDevice(const std::string& name, bool bf16 = false);
 
-// A note on stderr when a token file's sidecar names another end-of-text id than the model's config: data
-// made with another tokenizer reads as valid ids and gives plausible, wrong numbers. Said, not refused: some
-// configs name another end token than their tokenizer's (Qwen2.5-Instruct's eos is <|im_end|>).
-void noteOtherTokenizer(const TokenFile& file, int64_t modelEndOfText);
+// A note on stderr when a token file was likely made by another tokenizer than the model's
+// (otherTokenizerProblem: the sidecar's tokenizer fingerprint, else its end-of-text id): such data reads as
+// valid ids and gives plausible, wrong numbers. Said, not refused: some configs name another end token
+// than their tokenizer's (Qwen2.5-Instruct's eos is <|im_end|>). modelTokenizer may be null (none found).
+void noteOtherTokenizer(const TokenFile& file, int64_t modelEndOfText, const Tokenizer* modelTokenizer);
+// The tokenizer of a model folder, a run directory or a checkpoint (run::tokenizerFolder), or null when it
+// has none or it cannot be read (what only a note needs: the command reads its tokenizer where it uses one).
+std::shared_ptr<const Tokenizer> tokenizerIfAny(const std::string& runOrModel);
 
 }  // namespace nf::cli

@@ -77,10 +77,13 @@ void cmdEval(CLI::App& command) {
       throw UsageError("--max-tokens " + std::to_string(o->maxTokens) + " is less than one chunk of " +
                        std::to_string(context) + " tokens (--context)");
     const TokenFile data = TokenFile::open(o->data);
-    noteOtherTokenizer(data, model->config().eotTokenId);
+    const auto modelTokenizer = tokenizerIfAny(o->model);
+    noteOtherTokenizer(data, model->config().eotTokenId, modelTokenizer.get());
     std::vector<bool> allowed;
     if (!o->filterBy.empty()) {
-      allowed = TokenFile::open(o->filterBy).occurringTokens(model->config().vocabSize, progressBar());
+      const TokenFile filter = TokenFile::open(o->filterBy);
+      noteOtherTokenizer(filter, model->config().eotTokenId, modelTokenizer.get());
+      allowed = filter.occurringTokens(model->config().vocabSize, progressBar());
       options.allowedTokens = &allowed;
     }
     const auto start = std::chrono::steady_clock::now();

@@ -94,13 +94,21 @@ torch::Device parseDevice(const std::string& name, bool bf16) {
   return device;
 }
 
-void noteOtherTokenizer(const TokenFile& file, int64_t modelEndOfText) {
-  const int64_t fileEndOfText = file.meta().eotTokenId;
-  if (fileEndOfText < 0 || modelEndOfText < 0 || fileEndOfText == modelEndOfText) return;
-  std::cerr << "note: " << file.path() << " was tokenized with end-of-text id " << fileEndOfText
-            << ", the model's is " << modelEndOfText
-            << ": if another tokenizer made it, every number here is wrong (tokenize it with --tokenizer "
-               "set to the model's folder)\n";
+void noteOtherTokenizer(const TokenFile& file, int64_t modelEndOfText, const Tokenizer* modelTokenizer) {
+  const std::string problem = otherTokenizerProblem(file, modelEndOfText, modelTokenizer);
+  if (problem.empty()) return;
+  std::cerr << "note: " << problem
+            << ": if another tokenizer made it, every number here is wrong (tokenize it with --tokenizer set "
+               "to the model's folder)\n";
+}
+
+std::shared_ptr<const Tokenizer> tokenizerIfAny(const std::string& runOrModel) {
+  try {
+    const std::string folder = run::tokenizerFolder(runOrModel);
+    return folder.empty() ? nullptr : std::shared_ptr<const Tokenizer>(loadTokenizer(folder));
+  } catch (const std::exception&) {
+    return nullptr;
+  }
 }
 
 namespace {

@@ -40,6 +40,7 @@ TokenFileMeta readSidecar(const std::string& path) {
       in["tokens"].readIfPresent(meta.tokens);
       in["documents"].readIfPresent(meta.documents);
       in["tokenizer"].readIfPresent(meta.tokenizer);
+      in["tokenizer_fingerprint"].readIfPresent(meta.tokenizerFingerprint);
       if (in["sources"].present())
         meta.sources = in["sources"].list([](const JsonIn& x) { return x.text(); });
       return 0;
@@ -223,10 +224,27 @@ void TokenFileWriter::finish() {
                    {"documents", m_meta.documents},      {"tokenizer", m_meta.tokenizer},
                    {"sources", m_meta.sources}};
   if (m_meta.bosTokenId >= 0) j["bos_token_id"] = m_meta.bosTokenId;  // nanoGPT's sidecars have none
+  if (!m_meta.tokenizerFingerprint.empty()) j["tokenizer_fingerprint"] = m_meta.tokenizerFingerprint;
   // The sidecar first: a crash between the two renames leaves a new sidecar that disagrees with the old
   // .bin's length (refused on open) rather than a new .bin read with a stale dtype.
   writeFileAtomic(tokenFileSidecarPath(m_path), j.dump(2) + "\n");
   m_bin.commit();
+}
+
+std::string otherTokenizerProblem(const TokenFile& file, int64_t modelEndOfText,
+                                  const Tokenizer* modelTokenizer) {
+  const TokenFileMeta& meta = file.meta();
+  const std::string madeWith = meta.tokenizer.empty() ? "" : "; it names the tokenizer in " + meta.tokenizer;
+  if (modelTokenizer != nullptr && !meta.tokenizerFingerprint.empty()) {
+    const std::string model = tokenizerFingerprint(*modelTokenizer);
+    if (model == meta.tokenizerFingerprint) return "";
+    return file.path() + " was tokenized by another tokenizer than the model's " + modelTokenizer->source() +
+           " (fingerprints " + meta.tokenizerFingerprint + " and " + model + madeWith + ")";
+  }
+  if (meta.eotTokenId < 0 || modelEndOfText < 0 || meta.eotTokenId == modelEndOfText) return "";
+  return file.path() + " was tokenized with end-of-text id " + std::to_string(meta.eotTokenId) +
+         ", the model's is " + std::to_string(modelEndOfText) +
+         (meta.tokenizer.empty() ? "" : " (" + madeWith.substr(2) + ")");
 }
 
 }  // namespace nf

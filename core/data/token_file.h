@@ -10,6 +10,7 @@
 
 #include "io/atomic_file.h"
 #include "io/mapped_file.h"
+#include "text/tokenizer.h"
 #include "util/progress.h"
 
 namespace nf {
@@ -23,7 +24,8 @@ struct TokenFileMeta {
   int64_t bosTokenId = -1;  // each document starts with it (LLaMA's <s>); -1: documents follow end-of-text
   int64_t tokens = -1;      // as written; checked against the file size
   int64_t documents = -1;
-  std::string tokenizer;  // folder the tokens were made with, for the record
+  std::string tokenizer;             // folder the tokens were made with, for the record
+  std::string tokenizerFingerprint;  // its tokenizerFingerprint (text/tokenizer.h); "" when unknown
   std::vector<std::string> sources;
 };
 
@@ -71,6 +73,13 @@ inline int64_t documentMarker(const TokenFile& file, int64_t modelEndOfText) {
   if (file.meta().bosTokenId >= 0) return file.meta().bosTokenId;
   return file.meta().eotTokenId >= 0 ? file.meta().eotTokenId : modelEndOfText;
 }
+
+// Why `file`'s tokens are likely another tokenizer's than the model's, or "" when nothing says so: its
+// sidecar's tokenizer fingerprint against the model's tokenizer's (when both are known), else its
+// end-of-text id against the model's. Read by another tokenizer's model, every number is wrong: the CLI
+// notes it, a training run warns.
+std::string otherTokenizerProblem(const TokenFile& file, int64_t modelEndOfText,
+                                  const Tokenizer* modelTokenizer);
 
 // Streams tokens into "<path>" and its sidecar; nothing appears under either name until finish().
 class TokenFileWriter {

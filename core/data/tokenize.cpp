@@ -29,6 +29,7 @@ TokenizeStats tokenizeFiles(const std::vector<std::string>& inputs, const Tokeni
   meta.vocabSize = tokenizer.vocabSize();
   meta.eotTokenId = tokenizer.eotId();
   meta.tokenizer = tokenizerFolder;
+  meta.tokenizerFingerprint = tokenizerFingerprint(tokenizer);
   meta.sources = inputs;
   if (repeats.chance > 0) meta.sources.push_back(repeats.describe());
   TokenizeStats stats;

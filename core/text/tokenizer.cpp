@@ -1,5 +1,6 @@
 #include "text/tokenizer.h"
 
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -101,6 +102,23 @@ TokenizerConfig readTokenizerConfig(const std::string& folder) {
   for (const auto& entry : special)
     config.specialTokens.insert(config.specialTokens.end(), entry.second.begin(), entry.second.end());
   return config;
+}
+
+std::string tokenizerFingerprint(const Tokenizer& tokenizer) {
+  // FNV-1a (64-bit) over length-prefixed fields: cheap, and a match by accident is out of reach for the
+  // mistakes it is for (another tokenizer's files). Not a defence against a crafted collision.
+  uint64_t hash = 14695981039346656037ull;  // FNV-1a 64's offset basis
+  auto add = [&hash](std::string_view bytes) {
+    const std::string size = std::to_string(bytes.size()) + ":";
+    for (const std::string_view part : {std::string_view(size), bytes})
+      for (const char c : part) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  };
+  add(std::to_string(tokenizer.vocabSize()) + " " + std::to_string(tokenizer.eotId()) + " " +
+      std::to_string(tokenizer.bosId()));
+  for (int32_t id = 0; id < tokenizer.vocabSize(); ++id) add(tokenizer.tokenBytes(id));
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+  return std::string("fnv1a64:") + text;
 }
 
 bool hasTokenizer(const std::string& folder) {

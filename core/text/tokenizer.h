@@ -105,6 +105,13 @@ TokenizerConfig readTokenizerConfig(const std::string& folder);
 // Whether folder holds files loadTokenizer reads (it may still refuse them).
 bool hasTokenizer(const std::string& folder);
 
+// What a tokenizer maps ids to, as a short text ("fnv1a64:" and 16 hex digits): each id's tokenBytes in
+// order, its size, end-of-text and begin-of-sequence ids. The same vocabulary read from another format
+// (tokenizer.json, vocab.json + merges.txt) gives the same fingerprint; another vocabulary of the same size
+// a different one. Token files record it (data/token_file.h) so that tokens are never read by a model of
+// another tokenizer unsaid.
+std::string tokenizerFingerprint(const Tokenizer& tokenizer);
+
 // Copies a folder's tokenizer files (the ones above plus tokenizer_config.json, special_tokens_map.json,
 // added_tokens.json and generation_config.json) to another folder, atomically. Returns whether it copied a
 // tokenizer: model folders carry their tokenizer along when copied, trained or exported.

@@ -111,6 +111,7 @@ std::unique_ptr<Trainer> Trainer::start(const std::string& runDir, const RunConf
     if (d.group) startRecord["world_size"] = d.group->size();
     d.record(startRecord);
     if (c.mode == TrainingMode::Remove) d.warnOfSitesKept();
+    d.warnOfOtherTokenizers();
     return std::string();
   });
   if (c.mode == TrainingMode::Remove) d.measureScales();
@@ -187,12 +188,7 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir,
     if (!changed.empty()) resumeRecord["overrides"] = changed;
     if (d.group) resumeRecord["world_size"] = d.group->size();
     d.record(resumeRecord);
-    const std::string sourceChange = run::sourceModelChange(runDir);
-    if (!sourceChange.empty())
-      d.warn("source_changed",
-             "the model this run started from is not what it was: " + sourceChange +
-                 " (the run goes on from its checkpoint; its final/ ships the tokenizer kept in " +
-                 run::sourceModelPath(runDir) + ")");
+    d.warnOfChangedInputs();
     if (!edited.empty()) {
       std::string names;
       for (const auto& [name, change] : edited.items())

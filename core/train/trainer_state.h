@@ -7,6 +7,7 @@
 //   run_controls.cpp   pause / continue / checkpoint / stop requests and the snapshot gate
 //   live_schedule.cpp  schedule edits and their records, the events due at a step, sharing with workers
 //   periodic_eval.cpp  evaluations, sharded over the workers
+//   input_checks.cpp   data of another tokenizer, a source model changed: warned of at a start or resume
 //   rollback.cpp       divergence: the sane checkpoint, `diverged`, `rollBackTo`
 //   checkpointing.cpp  writing the run's checkpoints (a failed one is a warning until one is required)
 //   autopilot.cpp      the autopilot steering the live schedule between steps
@@ -185,6 +186,10 @@ struct Trainer::Impl {
   void setUpTracking();  // after setUp: the tracking data read and the IOI prompts made, on worker 0
   bool trackingDue(int64_t step, bool eventsFiredOrLast) const;
   void track(int64_t step, bool atEvent);
+
+  // input_checks.cpp
+  void warnOfOtherTokenizers();  // data files likely made by another tokenizer, said at a start
+  void warnOfChangedInputs();    // the same, and a source model changed since, said at a resume
 
   // periodic_eval.cpp
   void evaluateAll(int64_t step);

@@ -392,6 +392,28 @@ TEST_CASE(text_pipeline_from_corpus_to_evaluation_and_generation) {
       r.status == 0 && r.err.find("val.bin was tokenized with end-of-text id " + std::to_string(vocab - 1) +
                                   ", the model's is 5") != std::string::npos,
       r.err);
+  // Data of another tokenizer (trained on other text) reads as valid ids, whatever its end-of-text: the
+  // sidecar's tokenizer fingerprint tells, for eval and for a training run.
+  r = cli("train-tokenizer " + d + "/data/alt.txt --out " + d + "/tok2 --vocab 400");
+  REQUIRE_MSG(r.status == 0, r.err);
+  r = cli("tokenize " + d + "/data/val.txt --tokenizer " + d + "/tok2 --out " + d + "/data/val2.bin");
+  REQUIRE_MSG(r.status == 0, r.err);
+  r = cli("eval " + d + "/m " + d + "/data/val2.bin --max-tokens 640");
+  REQUIRE_MSG(r.status == 0 &&
+                  r.err.find("val2.bin was tokenized by another tokenizer than the model's " + d + "/m/") !=
+                      std::string::npos &&
+                  r.err.find("it names the tokenizer in " + d + "/tok2") != std::string::npos,
+              r.err);
+  r = cli("finetune " + d + "/other-run --model " + d + "/m --train " + d +
+          "/data/val2.bin --steps 1 --micro-batch 1 --context 16");
+  REQUIRE_MSG(
+      r.status == 0 && r.err.find("warning: " + d + "/data/val2.bin was tokenized by another tokenizer") !=
+                           std::string::npos,
+      r.err);
+  REQUIRE(readTextFile(d + "/other-run/metrics.jsonl").find("\"other_tokenizer\"") != std::string::npos);
+  r = cli("resume " + d + "/other-run --steps 2");  // its files are read again: said again
+  REQUIRE_MSG(r.status == 0 && r.err.find("val2.bin was tokenized by another tokenizer") != std::string::npos,
+              r.err);
 
   const std::string generate =
       "generate " + d + "/m --prompt 'When Mary and John' --max-new-tokens 8 --no-stop";

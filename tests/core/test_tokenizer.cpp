@@ -16,6 +16,9 @@
 using namespace nf;
 using namespace nf::test;
 
+// tests/reference/tokenizer_fingerprint.py resources/tiny-gpt2, without its "fnv1a64:".
+constexpr const char* kTinyGpt2Fingerprint = "19494962895a6250";
+
 namespace {
 
 const std::vector<std::string>& kTricky = trickyText();
@@ -307,6 +310,25 @@ TEST_CASE(added_tokens_json_beside_vocab_and_merges_matches_reference) {
   REQUIRE_THROWS_WITH(refused("[]"), file, "JSON object");
   REQUIRE_THROWS_WITH(refused(R"({"<x>": "1"})"), file, "not an integer");
   REQUIRE_THROWS_WITH(refused("{"), file, "not valid JSON");
+}
+
+// The fingerprint token files record (text/tokenizer.h): the bundled tiny tokenizer's, as
+// tests/reference/tokenizer_fingerprint.py computes it from vocab.json by the definition (FNV-1a 64 over
+// the length-prefixed sizes and each id's bytes), so that sidecars written by any version compare equal;
+// and another vocabulary of the same size, trained on other text, differs.
+TEST_CASE(tokenizer_fingerprint_follows_its_definition_and_tells_vocabularies_apart) {
+  const std::string tiny = std::string(NF_REFERENCE_DIR) + "/../../resources/tiny-gpt2";
+  const auto tokenizer = loadTokenizer(tiny);
+  REQUIRE_EQ(tokenizerFingerprint(*tokenizer), "fnv1a64:" + std::string(kTinyGpt2Fingerprint));
+  BpeTrainingOptions options;
+  options.vocabSize = tokenizer->vocabSize();
+  options.minFrequency = 1;
+  BpeTrainer trainer(options);
+  std::string text;
+  for (int i = 0; i < 400; ++i) text += "word" + std::to_string(i * 7919 % 1000) + " and more text ";
+  trainer.addText(text);
+  const BpeTokenizer other = trainer.train();
+  REQUIRE(tokenizerFingerprint(other) != tokenizerFingerprint(*tokenizer));
 }
 
 TEST_MAIN()

@@ -239,12 +239,15 @@ TEST_CASE(gpt2_tokenizer_json_equals_vocab_and_merges) {
     REQUIRE(a == b);
   }
   REQUIRE_EQ(json->eotId(), files->eotId());
+  // One vocabulary in two formats: token files made with either are the same tokenizer's.
+  REQUIRE_EQ(tokenizerFingerprint(*json), tokenizerFingerprint(*files));
   // Only GPT-2's pre-tokenization lets a stream be cut; and then where GPT-2's files cut it.
   const std::string text = "one line\nanother line\nand a third";
   REQUIRE_EQ(json->streamCut(text), files->streamCut(text));
   REQUIRE(json->streamCut(text) > 0);
   writeFamily(dir.path("qwen"), kQwen2);
   REQUIRE_EQ(loadTokenizer(dir.path("qwen"))->streamCut(text), 0u);
+  REQUIRE(tokenizerFingerprint(*loadTokenizer(dir.path("qwen"))) != tokenizerFingerprint(*files));
 }
 
 TEST_CASE(special_tokens_come_from_tokenizer_config) {

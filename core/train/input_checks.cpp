@@ -1,0 +1,45 @@
+// What a run reads that may not be what it seems (trainer_state.h): data files made by another tokenizer
+// than the model's, checked at a start and a resume; at a resume also the model it started from, changed
+// since. Said as "warning" records: the run goes on.
+#include "run/run_directory.h"
+#include "run/source_model.h"
+#include "text/tokenizer.h"
+#include "train/trainer_state.h"
+
+namespace nf {
+
+// Tokens of another tokenizer read as valid ids: the run would train (or evaluate) on what the model reads
+// as noise, unsaid. Each file the run reads is checked against the model's tokenizer where its folder has
+// one (data/token_file.h's otherTokenizerProblem), else by its end-of-text id.
+void Trainer::Impl::warnOfOtherTokenizers() {
+  std::unique_ptr<Tokenizer> tokenizer;
+  try {
+    const std::string folder = run::tokenizerFolder(config().model);
+    if (!folder.empty()) tokenizer = loadTokenizer(folder);
+  } catch (const std::exception&) {  // a tokenizer the run does not use need not be readable
+  }
+  std::vector<std::string> files{config().trainData};
+  files.insert(files.end(), config().evalData.begin(), config().evalData.end());
+  if (!config().tracking.analyses.empty() && !config().tracking.data.empty())
+    files.push_back(config().tracking.data);
+  for (const std::string& path : files) {
+    const std::string problem =
+        otherTokenizerProblem(TokenFile::open(path), model->config().eotTokenId, tokenizer.get());
+    if (!problem.empty())
+      warn("other_tokenizer", problem + ": if another tokenizer made it, the run reads it as noise");
+  }
+}
+
+// A resumed run reads its data files again (made again since, perhaps) and ships the tokenizer kept from
+// the model it started from, which may have changed in place.
+void Trainer::Impl::warnOfChangedInputs() {
+  warnOfOtherTokenizers();
+  const std::string sourceChange = run::sourceModelChange(owner.m_dir);
+  if (!sourceChange.empty())
+    warn("source_changed",
+         "the model this run started from is not what it was: " + sourceChange +
+             " (the run goes on from its checkpoint; its final/ ships the tokenizer kept in " +
+             run::sourceModelPath(owner.m_dir) + ")");
+}
+
+}  // namespace nf

@@ -17,16 +17,16 @@ mkdir -p "$out"
 
 data=runs/default/data  # the main job's corpus (seed 1): tokenized for GPT-2 there, for LLaMA here
 if [ ! -f "$data/train.bin" ]; then
-  "$cli" corpus --out "$data" --seed 1 --train-mb 12 --val-mb 2 --alt-mb 2 > /dev/null
+  "$cli" corpus --out "$data" --overwrite --seed 1 --train-mb 12 --val-mb 2 --alt-mb 2 > /dev/null
   for split in train val alt; do
-    "$cli" tokenize "$data/$split.txt" --tokenizer resources/tiny-gpt2 --out "$data/$split.bin" > /dev/null
+    "$cli" tokenize "$data/$split.txt" --tokenizer resources/tiny-gpt2 --out "$data/$split.bin" --overwrite > /dev/null
   done
 fi
 llama="$out/llama-data"
 mkdir -p "$llama"
 for split in train val; do
   [ -f "$llama/$split.bin" ] ||
-    "$cli" tokenize "$data/$split.txt" --tokenizer resources/tiny-llama --out "$llama/$split.bin" > /dev/null
+    "$cli" tokenize "$data/$split.txt" --tokenizer resources/tiny-llama --out "$llama/$split.bin" --overwrite > /dev/null
 done
 
 # One run unless it finished already: $1 run folder, $2 command, the rest its arguments.

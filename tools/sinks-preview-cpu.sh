@@ -24,12 +24,12 @@ cli=$1 out=$2 steps=${3:-10000}
 runs=(${PREVIEW_RUNS:-baseline triggers})
 mkdir -p "$out/data"
 if [ ! -f "$out/data/train-r1-triggers.bin" ]; then
-"$cli" corpus --out "$out/data" --seed 0 --train-mb 30 --val-mb 2 --alt-mb 1 >/dev/null 2>&1
+"$cli" corpus --out "$out/data" --overwrite --seed 0 --train-mb 30 --val-mb 2 --alt-mb 1 >/dev/null 2>&1
 for p in 0 1; do
-  "$cli" tokenize "$out/data/train.txt" --tokenizer resources/tiny-gpt2 --out "$out/data/train-r$p.bin" \
+  "$cli" tokenize "$out/data/train.txt" --tokenizer resources/tiny-gpt2 --out "$out/data/train-r$p.bin" --overwrite \
     --random-repeats $p >/dev/null 2>&1
 done
-"$cli" tokenize "$out/data/val.txt" --tokenizer resources/tiny-gpt2 --out "$out/data/val.bin" >/dev/null 2>&1
+"$cli" tokenize "$out/data/val.txt" --tokenizer resources/tiny-gpt2 --out "$out/data/val.bin" --overwrite >/dev/null 2>&1
 python3 - "$out/data/train-r0.bin" "$out/data/train-r1.bin" "$out/data/train-r1-triggers.bin" <<'PY'
 import json, sys
 import numpy as np
@@ -61,7 +61,7 @@ json.dump(meta, open(target + ".json", "w"))
 PY
 fi
 if [ ! -f "$out/data/train-r1-spans.bin" ]; then
-  "$cli" tokenize "$out/data/train.txt" --tokenizer resources/tiny-gpt2 --out "$out/data/train-r1-spans.bin" \
+  "$cli" tokenize "$out/data/train.txt" --tokenizer resources/tiny-gpt2 --out "$out/data/train-r1-spans.bin" --overwrite \
     --random-repeats 1 --repeat-span 64 --repeat-span-max 192 >/dev/null 2>&1
 fi
 context_of() { [ "$1" = ctx512 ] && echo 512 || echo 128; }

@@ -25,11 +25,11 @@ small_models_data() {
   [ $# -gt 0 ] || set -- 0.25
   set -- $(printf '%s\n' 0 "$@" | sort -u)
   {
-    "$cli" corpus --out "$d" --seed 0 --train-mb "$mb" --val-mb 2 --alt-mb 2 || return 1
+    "$cli" corpus --out "$d" --overwrite --seed 0 --train-mb "$mb" --val-mb 2 --alt-mb 2 || return 1
     for p in "$@"; do
-      "$cli" tokenize "$d/train.txt" --tokenizer $tok --out "$d/train-r$p.bin" --random-repeats "$p" &
+      "$cli" tokenize "$d/train.txt" --tokenizer $tok --out "$d/train-r$p.bin" --overwrite --random-repeats "$p" &
     done
-    for split in val alt; do "$cli" tokenize "$d/$split.txt" --tokenizer $tok --out "$d/$split.bin" & done
+    for split in val alt; do "$cli" tokenize "$d/$split.txt" --tokenizer $tok --out "$d/$split.bin" --overwrite & done
     wait
     "$cli" ioi --tokenizer $tok --count 480 --out "$d/ioi.json"
   } >>"$work/data.log" 2>&1 && for p in "$@"; do ls "$d/train-r$p.bin" >/dev/null || return 1; done &&

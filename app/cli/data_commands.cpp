@@ -9,6 +9,7 @@
 #include "data/ioi.h"
 #include "data/synthetic_benchmarks.h"
 #include "data/synthetic_corpus.h"
+#include "data/token_file.h"
 #include "data/tokenize.h"
 #include "io/atomic_file.h"
 #include "io/file_format.h"
@@ -42,6 +43,7 @@ void cmdCorpus(CLI::App& command) {
     std::string out;
     int64_t seed = 0, benchmarks = 0;
     double trainMb = 40, valMb = 2, altMb = 2;
+    bool overwrite = false;
   };
   auto o = std::make_shared<Options>();
   command.add_option("--out", o->out, "folder to write train.txt, val.txt, alt.txt and corpus.json to")
@@ -67,9 +69,17 @@ void cmdCorpus(CLI::App& command) {
       ->type_name("n")
       ->transform(atLeast<int64_t>(0))
       ->capture_default_str();
+  command.add_flag("--overwrite", o->overwrite,
+                   "replace a corpus already in --out (its files this call does not write are removed)");
   onRun(command, [o] {
     const int64_t seed = o->seed;
     const std::string& out = o->out;
+    // A corpus is its files together: one of another seed or size left beside the new ones, or replaced
+    // under the token files made from it, had gone unsaid.
+    const std::vector<std::string> corpusFiles{"train.txt", "val.txt", "alt.txt", "corpus.json", "bench"};
+    refuseToReplace(out, corpusFiles, o->overwrite);
+    for (const std::string& name : corpusFiles)
+      std::filesystem::remove_all(std::filesystem::path(out) / name);
     std::filesystem::create_directories(out);
     struct Split {
       const char* file;
@@ -190,6 +200,7 @@ void cmdTokenize(CLI::App& command) {
     std::vector<std::string> inputs;
     std::string tokenizer, out;
     RandomRepeats repeats;
+    bool overwrite = false;
   };
   auto o = std::make_shared<Options>();
   command
@@ -206,19 +217,28 @@ void cmdTokenize(CLI::App& command) {
       ->type_name("p")
       ->transform(fraction())
       ->capture_default_str();
-  command.add_option("--repeat-span", o->repeats.minSpan, "shortest random span")
-      ->type_name("n")
-      ->transform(atLeast<int64_t>(1))
-      ->capture_default_str();
-  command.add_option("--repeat-span-max", o->repeats.maxSpan, "longest random span")
-      ->type_name("n")
-      ->transform(atLeast<int64_t>(1))
-      ->capture_default_str();
-  command.add_option("--repeat-seed", o->repeats.seed, "seed of the random spans")
-      ->type_name("n")
-      ->transform(atLeast<uint64_t>(0))
-      ->capture_default_str();
-  onRun(command, [o] {
+  const std::vector<CLI::Option*> repeatOptions{
+      command.add_option("--repeat-span", o->repeats.minSpan, "shortest random span")
+          ->type_name("n")
+          ->transform(atLeast<int64_t>(1))
+          ->capture_default_str(),
+      command.add_option("--repeat-span-max", o->repeats.maxSpan, "longest random span")
+          ->type_name("n")
+          ->transform(atLeast<int64_t>(1))
+          ->capture_default_str(),
+      command.add_option("--repeat-seed", o->repeats.seed, "seed of the random spans")
+          ->type_name("n")
+          ->transform(atLeast<uint64_t>(0))
+          ->capture_default_str()};
+  command.add_flag("--overwrite", o->overwrite, "replace --out (and its sidecar) if it exists");
+  onRun(command, [o, repeatOptions] {
+    for (const CLI::Option* option : repeatOptions)
+      if (option->count() > 0 && o->repeats.chance == 0)  // it had been ignored
+        throw UsageError(option->get_name() + " shapes the random repeats: give --random-repeats above 0");
+    // A token file may be what a run trains on: made again in place, a resumed run had read the new one.
+    const std::filesystem::path out(o->out);
+    refuseToReplace(out.parent_path().empty() ? "." : out.parent_path().string(),
+                    {out.filename().string(), tokenFileSidecarPath(out.filename().string())}, o->overwrite);
     const auto start = std::chrono::steady_clock::now();
     const std::string folder = tokenizerOption(o->tokenizer);  // the sidecar names the folder read
     const std::unique_ptr<Tokenizer> tokenizer = loadTokenizer(folder);

@@ -25,11 +25,11 @@ data="$work/data"
 mkdir -p "$work"
 
 if [ ! -f "$data/train.bin" ]; then
-  "$cli" corpus --out "$data" --seed 1 --train-mb 12 --val-mb 2 --alt-mb 2 > /dev/null
+  "$cli" corpus --out "$data" --overwrite --seed 1 --train-mb 12 --val-mb 2 --alt-mb 2 > /dev/null
   for split in train val alt; do
     # NF_TRAIN_TOKENIZE: extra tokenize options for the training split, the pretraining mix of the model.
     extra=(); [ $split = train ] && extra=(${NF_TRAIN_TOKENIZE:-})
-    "$cli" tokenize "$data/$split.txt" --tokenizer "$model" --out "$data/$split.bin" "${extra[@]}" > /dev/null
+    "$cli" tokenize "$data/$split.txt" --tokenizer "$model" --out "$data/$split.bin" --overwrite "${extra[@]}" > /dev/null
   done
 fi
 # The IOI prompts on their own: a data folder made by another script (tools/autopilot-evidence.sh) has none.
@@ -38,7 +38,7 @@ fi
 # documents of the same corpus (docs/DOWNSTREAM.md).
 bench="$work/bench-data/bench"
 [ -f "$bench/lambada_test.jsonl" ] ||
-  "$cli" corpus --out "$work/bench-data" --seed 1 --train-mb 0 --val-mb 0 --alt-mb 0 --benchmarks 500 > /dev/null
+  "$cli" corpus --out "$work/bench-data" --overwrite --seed 1 --train-mb 0 --val-mb 0 --alt-mb 0 --benchmarks 500 > /dev/null
 
 # Both runs track NMAE, the sink rate and the position-0 norm ratio as they go (docs/TRAINING.md, "Tracked
 # analyses"; about 5 % of the removal's time, tools/bench-tracking.sh).

@@ -9,10 +9,10 @@ cli="${NF_CLI:-build/app/normfree-cli}"
 work="${1:-runs/tiny-gpt2}"
 mkdir -p "$work"
 
-"$cli" corpus --out "$work/data" --seed 0 --train-mb 100 --val-mb 2 --alt-mb 2
+"$cli" corpus --out "$work/data" --overwrite --seed 0 --train-mb 100 --val-mb 2 --alt-mb 2
 "$cli" train-tokenizer "$work/data/train.txt" --out "$work/shape" --vocab 2048 --overwrite
 for split in train val alt; do
-  "$cli" tokenize "$work/data/$split.txt" --tokenizer "$work/shape" --out "$work/data/$split.bin"
+  "$cli" tokenize "$work/data/$split.txt" --tokenizer "$work/shape" --out "$work/data/$split.bin" --overwrite
 done
 # The shape (pretrain initialises the weights itself, from --seed).
 "$cli" init --out "$work/shape" --overwrite --layers 4 --heads 4 --d-model 128 --context 128 --vocab 2048 --seed 0

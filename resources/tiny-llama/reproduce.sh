@@ -13,9 +13,9 @@ work="${1:-runs/tiny-llama}"
 mkdir -p "$work"
 
 if [ ! -f "$work/data/train.bin" ]; then
-  "$cli" corpus --out "$work/data" --seed 0 --train-mb 100 --val-mb 2 --alt-mb 2
+  "$cli" corpus --out "$work/data" --overwrite --seed 0 --train-mb 100 --val-mb 2 --alt-mb 2
   for split in train val alt; do
-    "$cli" tokenize "$work/data/$split.txt" --tokenizer resources/tiny-gpt2 --out "$work/data/$split.bin"
+    "$cli" tokenize "$work/data/$split.txt" --tokenizer resources/tiny-gpt2 --out "$work/data/$split.bin" --overwrite
   done
 fi
 # The shape: the tiny GPT-2's depth, width, context and tied unembedding; 2 key/value heads; a SwiGLU MLP of

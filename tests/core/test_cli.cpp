@@ -471,8 +471,8 @@ TEST_CASE(text_pipeline_from_corpus_to_evaluation_and_generation) {
   REQUIRE(readTextFile(d + "/data/val.txt") == text);
 }
 
-// A folder that holds a model or a tokenizer is not written over unless asked: `init --out` aimed at the
-// bundled model's folder replaced its weights unsaid.
+// A folder that holds a model, a tokenizer or a corpus, and a token file, are not written over unless asked:
+// `init --out` aimed at the bundled model's folder replaced its weights unsaid.
 TEST_CASE(init_and_train_tokenizer_refuse_to_replace_what_a_folder_holds) {
   TempDir dir;
   const std::string m = dir.path("m");
@@ -503,6 +503,30 @@ TEST_CASE(init_and_train_tokenizer_refuse_to_replace_what_a_folder_holds) {
   REQUIRE_MSG(r.status == 0, r.err);
   REQUIRE(readTextFile(m + "/merges.txt") != merges);
   REQUIRE(!std::filesystem::exists(m + "/tokenizer.json"));
+
+  // Nor are a corpus and a token file (the data a run may resume on) made again in place unasked.
+  const std::string data = dir.path("data");
+  REQUIRE_EQ(cli("corpus --out " + data + " --train-mb 0.02 --val-mb 0.01 --alt-mb 0.01").status, 0);
+  const std::string train = readTextFile(data + "/train.txt");
+  r = cli("corpus --out " + data + " --train-mb 0 --val-mb 0.01 --alt-mb 0.01 --seed 4");
+  REQUIRE_MSG(r.status == 2 && r.err.find(data + "/train.txt exists") != std::string::npos, r.err);
+  REQUIRE(readTextFile(data + "/train.txt") == train);
+  const std::string tokenize =
+      "tokenize " + data + "/val.txt --tokenizer " + m + " --out " + data + "/val.bin";
+  REQUIRE_EQ(cli(tokenize).status, 0);
+  r = cli(tokenize);
+  REQUIRE_MSG(r.status == 2 && r.err.find(data + "/val.bin exists") != std::string::npos, r.err);
+  REQUIRE_EQ(cli(tokenize + " --overwrite").status, 0);
+  // Replaced, the folder holds one corpus: the train.txt of the seed before, which the new manifest does
+  // not list, is gone; the token files made from the corpus are not the corpus's.
+  r = cli("corpus --out " + data + " --train-mb 0 --val-mb 0.01 --alt-mb 0.01 --seed 4 --overwrite");
+  REQUIRE_MSG(r.status == 0, r.err);
+  REQUIRE(!std::filesystem::exists(data + "/train.txt"));
+  REQUIRE(std::filesystem::exists(data + "/val.bin"));
+  // Options that shape random repeats did nothing without them.
+  r = cli(tokenize + " --overwrite --repeat-span 5");
+  REQUIRE_MSG(r.status == 2 && r.err.find("--repeat-span shapes the random repeats") != std::string::npos,
+              r.err);
 }
 
 // bf16 autocast exists on CUDA only: asked for on the CPU it is refused, not silently float32.

@@ -112,13 +112,15 @@ void analyzeDla(CLI::App& command) {
       ->type_name("n")
       ->transform(inRange(0, AnalysisLimits::kBootstrap))
       ->capture_default_str();
-  command.add_option("--seed", o->seed, "bootstrap seed")
-      ->type_name("n")
-      ->transform(atLeast<int64_t>(0))
-      ->capture_default_str();
+  CLI::Option* seed = command.add_option("--seed", o->seed, "bootstrap seed")
+                          ->type_name("n")
+                          ->transform(atLeast<int64_t>(0))
+                          ->capture_default_str();
   command.add_option("--csv", o->csv, "also write the per-head NMAE grid (layer × head) as CSV")
       ->type_name("file.csv");
-  onRun(command, [o] {
+  onRun(command, [o, seed] {
+    if (o->bootstrap == 0 && seed->count() > 0)  // it had been ignored
+      throw UsageError("--seed draws the bootstrap's resamples: --bootstrap 0 draws none");
     requireTraceSequenceRead(o->traceSequence, *o);
     AnalysisRequest request = requestFor("dla", *o);
     std::tie(request.traceLayer, request.traceHead) = parseHead(o->head);

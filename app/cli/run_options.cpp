@@ -130,8 +130,9 @@ void addRunOptions(CLI::App& command, RunOptions& o) {
       ->type_name("n")
       ->transform(atLeast<int64_t>(1));
   command
-      .add_option("--track-data", o.trackData,
-                  "token file the tracked analyses read (default: the first --eval file)")
+      .add_option(
+          "--track-data", o.trackData,
+          "token file the tracked analyses read (default: the first --eval file, else the training data)")
       ->type_name("file.bin");
   command.add_flag(
       "--fit", o.fit,

@@ -835,6 +835,8 @@ TEST_CASE(long_values_work_and_options_that_would_do_nothing_are_refused) {
   REQUIRE_MSG(r.status == 2 && r.err.find("expects a number") != std::string::npos, r.err);
   r = cli(run + " --divergence-factor 0.5");
   REQUIRE_MSG(r.status == 2 && r.err.find("must be 0 or > 1") != std::string::npos, r.err);
+  r = cli("analyze dla " + d + "/m --data " + d + "/t.bin --bootstrap 0 --seed 3");  // the seed was ignored
+  REQUIRE_MSG(r.status == 2 && r.err.find("--bootstrap 0 draws none") != std::string::npos, r.err);
   // "a||b" had continued an empty prompt too, unsaid; '' still asks for the calibration alone.
   r = cli("analyze calibration " + d + "/m --data " + d + "/t.bin --prompt 'a||b'");
   REQUIRE_MSG(r.status == 2 && r.err.find("every prompt between the '|'s needs text") != std::string::npos,

@@ -19,6 +19,9 @@
 #                  standard export of a removal run (tests/reference/hf_transformers_check.py)
 #       family-step  removal step of Pythia-160M's and SmolLM2-135M's shapes: the engine against eager
 #                  transformers (tests/reference/bench_hf_cuda.py)
+#       profile    where a GPT-2 Small removal step's GPU time goes, kernel by kernel: the engine's (Nsight
+#                  Compute, whole logits and the row kernel) against eager and compiled PyTorch's
+#                  (torch.profiler), by tests/reference/kernel_profile.py
 #       small-models  the bundled small GPT-2 and LLaMA: the pretraining sweep, the removal and its control
 #                  (tools/small-models-sweep.sh; SMALL_SECONDS of sweep, default 210, experiments stopped
 #                  SMALL_UNTIL s after this script's start, default 560; not in the default list)
@@ -38,7 +41,7 @@ fi
 OUT=${1:?usage: tools/gpu-check.sh OUT [STAGE…] (or --pack-deps)}
 shift
 mkdir -p "$OUT"
-STAGES=${*:-build test step preset sizes analysis families family-step}
+STAGES=${*:-build test step preset sizes analysis families family-step profile}
 BUILD=build-gpu
 JOBS=$(nproc)
 SUMMARY="$OUT/summary.txt"
@@ -130,6 +133,28 @@ print("JSON " + json.dumps({"what": "gpt2 preset on GPT-2 Small", "steps_done": 
 PY
 }
 
+profile() {
+  # The engine under Nsight Compute, each kernel timed alone: the difference of a 2-step and a 5-step run is
+  # 3 steps' kernels exactly (setup, first-step tuning and the closing checkpoint cancel out).
+  local shape="--layers 12 --heads 12 --d-model 768 --vocab 50257 --context 1024" way n compiled
+  local ncu_args="--metrics gpu__time_duration.sum --csv --print-units base --cache-control none --clock-control none"
+  for way in logits kernel; do
+    for n in 2 5; do
+      NF_CUDA_CROSS_ENTROPY=$way ncu $ncu_args $BUILD/tests/bench_training --device cuda --bf16 $shape \
+        --batch 32 --steps $n --rounds 1 --modes remove >"$TMPDIR/ncu-$way-$n.csv" ||
+        { echo "ncu of the $way loss failed (a build without the row kernel refuses it)"; continue 2; }
+    done
+    python3 tests/reference/kernel_profile.py ncu "$TMPDIR/ncu-$way-2.csv" "$TMPDIR/ncu-$way-5.csv" --steps 3 \
+      --label "engine remove, loss: $way"
+  done
+  for compiled in "" --compile; do
+    python3 tests/reference/bench_eager_cuda.py --micro 32 --steps 3 $compiled \
+      --profile-trace "$TMPDIR/trace$compiled.json" >/dev/null &&
+      python3 tests/reference/kernel_profile.py trace "$TMPDIR/trace$compiled.json" --steps 3 \
+        --label "PyTorch${compiled:+ compiled}"
+  done
+}
+
 families() {
   python3 tests/reference/hf_transformers_check.py --cli $BUILD/app/normfree-cli --device cuda \
     --work "$TMPDIR/nf-hf-check"
@@ -194,6 +219,7 @@ for s in $STAGES; do
     families) stage families families; collect families; grep -E "ok|FAIL|failed" "$OUT/families.log" ;;
     small-models) stage small-models small_models; tail -12 "$OUT/small-models.log" ;;
     family-step) stage family-step family_step; collect family-step; grep -E "^mean|JSON" "$OUT/family-step.log" ;;
+    profile) stage profile profile; collect profile; grep -vE "^JSON|^    " "$OUT/profile.log" | tail -40 ;;
     *) echo "unknown stage $s" && exit 2 ;;
   esac
 done

@@ -13,6 +13,7 @@ and against the H100 SXM datasheet's 989.4 TFLOP/s dense bf16. Progress on stder
 
 usage (GPT-2 Small defaults; add --compile for torch.compile, --micro 32 for a larger micro-batch):
     python3 tests/reference/bench_eager_cuda.py [--micro 16] [--accumulation 1] [--compile] [--no-bf16]
+        [--profile-trace TRACE.json]
     python3 tests/reference/bench_eager_cuda.py --device cpu --layers 2 --d-model 64 --heads 2 --vocab 512 \
         --context 64 --batch 2 --steps 3          # a smoke test on CPU
 """
@@ -129,6 +130,9 @@ def main():
     p.add_argument("--no-bf16", action="store_true", help="fp32 throughout (no autocast)")
     p.add_argument("--no-tf32", action="store_true", help="keep fp32 matmuls in full fp32 on CUDA")
     p.add_argument("--peak-n", type=int, default=None, help="bf16 matmul size for the peak (default 8192; 512 on CPU)")
+    p.add_argument("--profile-trace", default=None, metavar="TRACE.json",
+                   help="after timing, 3 more steps under torch.profiler, written as a Chrome trace "
+                        "(tests/reference/kernel_profile.py trace reads it)")
     a = p.parse_args()
     dev = torch.device(a.device)
     L, H, D, T, V, B, K = a.layers, a.heads, a.d_model, a.context, a.vocab, a.micro, a.accumulation
@@ -186,6 +190,17 @@ def main():
     sync(dev)
     wall = time.perf_counter() - t
     peak_mem = torch.cuda.max_memory_allocated(dev) if dev.type == "cuda" else None
+
+    if a.profile_trace:  # after the timing, which it would slow
+        activities = [torch.profiler.ProfilerActivity.CPU]
+        if dev.type == "cuda":
+            activities.append(torch.profiler.ProfilerActivity.CUDA)
+        with torch.profiler.profile(activities=activities) as prof:
+            for _ in range(3):
+                step()
+            sync(dev)
+        prof.export_chrome_trace(a.profile_trace)
+        log(f"profile of 3 steps: {a.profile_trace}")
 
     tokens_per_step = B * K * T
     median = statistics.median(times)

@@ -45,6 +45,7 @@ json toJson(const TrainingState& s) {
   if (!s.id.empty()) j["checkpoint_id"] = s.id;
   if (!s.settings.is_null()) j["settings"] = s.settings;
   if (!s.autopilot.is_null()) j["autopilot"] = s.autopilot;
+  if (!s.data.is_null()) j["data"] = s.data;
   return j;
 }
 
@@ -257,6 +258,7 @@ TrainingState readTrainingState(const std::string& checkpointDir) {
     if (state.contains("schedule"))
       s.schedule = scheduleFromJson(state.at("schedule"), run::checkpointStatePath(checkpointDir));
     if (state.contains("autopilot")) s.autopilot = state.at("autopilot");
+    if (state.contains("data")) s.data = state.at("data");
     if (state.contains("checkpoint_id")) s.id = state.at("checkpoint_id").get<std::string>();
   } catch (const std::exception& e) {
     throw FileError(run::checkpointStatePath(checkpointDir),

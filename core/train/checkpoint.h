@@ -42,6 +42,9 @@ struct TrainingState {
   nlohmann::json settings;
   // The autopilot's state (schedule/autopilot.h) when it steers the run; null otherwise.
   nlohmann::json autopilot;
+  // The token files it trained on and evaluated, by path: {"tokens", "tokenizer_fingerprint" where known}.
+  // A resume says which changed since (made again in place). Null in checkpoints from before it was kept.
+  nlohmann::json data;
 };
 
 struct WrittenCheckpoint {

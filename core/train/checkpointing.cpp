@@ -41,6 +41,7 @@ bool Trainer::Impl::checkpoint(bool required) {
   state.metricsBytes = metrics->bytesWritten();
   state.worldSize = worker.worldSize;
   state.settings = toJson(settingsNow());
+  state.data = dataIdentity();
   {
     std::lock_guard<std::mutex> lock(scheduleMutex);
     state.schedule = schedule->schedule();

@@ -1,9 +1,10 @@
 // What a run reads that may not be what it seems (trainer_state.h): data files made by another tokenizer
-// than the model's, checked at a start and a resume; at a resume also the model it started from, changed
-// since. Said as "warning" records: the run goes on.
+// than the model's, checked at a start and a resume; at a resume also data files and the model it started
+// from changed since its checkpoint. Said as "warning" records: the run goes on.
 #include "run/run_directory.h"
 #include "run/source_model.h"
 #include "text/tokenizer.h"
+#include "train/checkpoint.h"
 #include "train/trainer_state.h"
 
 namespace nf {
@@ -30,10 +31,33 @@ void Trainer::Impl::warnOfOtherTokenizers() {
   }
 }
 
-// A resumed run reads its data files again (made again since, perhaps) and ships the tokenizer kept from
-// the model it started from, which may have changed in place.
-void Trainer::Impl::warnOfChangedInputs() {
+nlohmann::json Trainer::Impl::dataIdentity() const {
+  nlohmann::json files = nlohmann::json::object();
+  auto add = [&files](const TokenFile& file) {
+    nlohmann::json entry{{"tokens", file.size()}};
+    if (!file.meta().tokenizerFingerprint.empty())
+      entry["tokenizer_fingerprint"] = file.meta().tokenizerFingerprint;
+    files[file.path()] = entry;
+  };
+  add(sampler->file());
+  for (const TokenFile& file : evalFiles) add(file);
+  return files;
+}
+
+// A resumed run reads its data files again (made again since, perhaps: the batches after the checkpoint
+// then come from other text) and ships the tokenizer kept from the model it started from, which may have
+// changed in place.
+void Trainer::Impl::warnOfChangedInputs(const TrainingState& state) {
   warnOfOtherTokenizers();
+  if (state.data.is_object()) {
+    const nlohmann::json now = dataIdentity();
+    for (const auto& [path, then] : state.data.items())
+      if (now.contains(path) && now[path] != then)
+        warn("data_changed", path + " is not the file the checkpoint of step " +
+                                 std::to_string(state.stepsDone) + " read (" + then.dump() + " then, " +
+                                 now[path].dump() +
+                                 " now: made again since?): the run goes on over it as it is now");
+  }
   const std::string sourceChange = run::sourceModelChange(owner.m_dir);
   if (!sourceChange.empty())
     warn("source_changed",

@@ -188,7 +188,7 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir,
     if (!changed.empty()) resumeRecord["overrides"] = changed;
     if (d.group) resumeRecord["world_size"] = d.group->size();
     d.record(resumeRecord);
-    d.warnOfChangedInputs();
+    d.warnOfChangedInputs(state);
     if (!edited.empty()) {
       std::string names;
       for (const auto& [name, change] : edited.items())

@@ -189,7 +189,9 @@ struct Trainer::Impl {
 
   // input_checks.cpp
   void warnOfOtherTokenizers();  // data files likely made by another tokenizer, said at a start
-  void warnOfChangedInputs();    // the same, and a source model changed since, said at a resume
+  // At a resume from `state`: the same, data files made again since the checkpoint, a source model changed.
+  void warnOfChangedInputs(const TrainingState& state);
+  nlohmann::json dataIdentity() const;  // what a checkpoint records of the token files (TrainingState::data)
 
   // periodic_eval.cpp
   void evaluateAll(int64_t step);

@@ -414,6 +414,14 @@ TEST_CASE(text_pipeline_from_corpus_to_evaluation_and_generation) {
   r = cli("resume " + d + "/other-run --steps 2");  // its files are read again: said again
   REQUIRE_MSG(r.status == 0 && r.err.find("val2.bin was tokenized by another tokenizer") != std::string::npos,
               r.err);
+  // Its training file made again in place from other text: a resume had trained on, unsaid.
+  r = cli("tokenize " + d + "/data/alt.txt --tokenizer " + d + "/tok2 --out " + d +
+          "/data/val2.bin --overwrite");
+  REQUIRE_MSG(r.status == 0, r.err);
+  r = cli("resume " + d + "/other-run --steps 3");
+  REQUIRE_MSG(r.status == 0 &&
+                  r.err.find("val2.bin is not the file the checkpoint of step 2 read") != std::string::npos,
+              r.err);
 
   const std::string generate =
       "generate " + d + "/m --prompt 'When Mary and John' --max-new-tokens 8 --no-stop";

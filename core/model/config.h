@@ -14,6 +14,11 @@ namespace nf {
 // The largest model the engine takes (about 1.1 T parameters): a bound on what a config.json may ask for.
 inline constexpr int64_t kMaxParameters = int64_t{1} << 40;
 
+// The ε of an LN-free model's standard form (train/export.h): its sites stay LayerNorm (or RMSNorm), for any
+// reader of the format, but √ε = 10⁶ swamps every residual's variance, so each divides by that constant.
+// A model whose ε is this large is LN-free whatever its sites are called.
+inline constexpr double kLayerNormFreeEpsilon = 1e12;
+
 struct ModelShape {
   std::string family = "gpt2";  // model/family.h: "gpt2", "gpt_neox", "llama" or "qwen2"
   int nLayer = 12;

@@ -72,6 +72,9 @@ std::string ModelSnapshot::normSummary() const {
   const std::string fakeName =
       rmsNorm > 0 || m_config.norms.at(sites.back()).kind == NormKind::FakeRMSNorm ? "FakeRMSNorm" : "FakeLN";
   if (m_config.folded) return "LN-free (folded)";
+  if ((layerNorm == all || rmsNorm == all) && m_config.shape.layerNormEpsilon >= kLayerNormFreeEpsilon)
+    return "LN-free (standard form: " + std::string(layerNorm == all ? "LayerNorm" : "RMSNorm") +
+           " with ε = 1e12)";
   if (layerNorm == all) return "LayerNorm";
   if (rmsNorm == all) return "RMSNorm";
   if (fake == all) return "LN-free (" + fakeName + " at all " + total + " sites)";

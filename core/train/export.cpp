@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <stdexcept>
 
@@ -77,9 +78,9 @@ CausalLM foldLayerNorms(CausalLMImpl& fake) {
 CausalLM standardFormatWithHugeEpsilon(CausalLMImpl& fake) {
   requireFakeEverywhere(fake);
   ModelShape config = withBiasesForBeta(fake, fake.config());
-  config.layerNormEpsilon = 1e12;
+  config.layerNormEpsilon = kLayerNormFreeEpsilon;
   CausalLM standard = copyModel(fake, config);
-  const double root = 1e6;  // sqrt(ε)
+  const double root = std::sqrt(kLayerNormFreeEpsilon);
   torch::NoGradGuard noGrad;
   for (int l = 0; l < config.nLayer; ++l) {
     const double sQk = fake.norms().at({SiteKind::Qk, l}).scale, sV = fake.norms().at({SiteKind::V, l}).scale;

@@ -4,6 +4,7 @@
 #include "fixtures.h"
 #include "io/atomic_file.h"
 #include "model/family.h"
+#include "run/snapshot.h"
 #include "train/export.h"
 
 using namespace nf;
@@ -74,6 +75,12 @@ TEST_CASE(standard_export_is_plain_gpt2_with_huge_epsilon) {
   // Saved without our "normfree" block, it is what any GPT-2 loader sees: config.json + safetensors.
   TempDir dir;
   saveModel(*standard, dir.path("std"));
+  // What the analyses' headers say of it: LN-free, though its sites are LayerNorms (it had said
+  // "LayerNorm", beside an NMAE of 1e-9 %); a model of ordinary ε is not.
+  REQUIRE_EQ(ModelSnapshot::load(dir.path("std"))->normSummary(),
+             "LN-free (standard form: LayerNorm with ε = 1e12)");
+  saveModel(*randomModel(c), dir.path("plain"));
+  REQUIRE_EQ(ModelSnapshot::load(dir.path("plain"))->normSummary(), "LayerNorm");
   auto config = nlohmann::json::parse(readTextFile(dir.path("std/config.json")));
   REQUIRE_EQ(config["layer_norm_epsilon"].get<double>(), 1e12);
   config.erase("normfree");

@@ -300,6 +300,25 @@ class TestWorkbench : public QObject {
         QFile::exists(QString::fromStdString(nf::run::finalModelPath(run.toStdString())) + "/config.json"));
   }
 
+  void connectingShowsNothingOfTheRunShownBefore() {
+    const QString run = m_dir.filePath("before-connecting");
+    nf::RunConfig c = fixtures::smallRemoval(m_model, m_train);
+    c.schedule.events.clear();
+    c.mode = nf::TrainingMode::Finetune;
+    fixtures::trainUntil(*nf::Trainer::start(run.toStdString(), c), 2);
+    MainWindow window;
+    QVERIFY(window.openRun(run));
+    QVERIFY(!window.session()->config().trainData.empty());
+    // Until the connected run answers (seconds on a slow link), the window shows none of the run before:
+    // its settings, budget and schedule had stayed in the setup pane, the status bar and the timeline.
+    nf::ServeAddress nowhere;
+    nowhere.port = 9;  // discard: nothing serves runs there
+    window.connectToRun(nowhere);
+    QVERIFY(window.session()->config().trainData.empty());
+    QVERIFY(window.session()->config().model.empty());
+    QVERIFY2(!window.statusText().contains("/ 40"), qPrintable(window.statusText()));
+  }
+
   void aHeadlessRunIsFollowedAsItGrows() {
     const QString run = m_dir.filePath("headless");
     nf::RunConfig c = fixtures::smallRemoval(m_model, m_train);
@@ -335,6 +354,12 @@ class TestWorkbench : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(window.trainingView()->plottedSteps(), 45, fixtures::kEventuallyMs);
     QVERIFY2(window.statusText().contains("step 45 / 60"), qPrintable(window.statusText()));
     QCOMPARE(window.timeline()->editor()->maxSteps(), int64_t{60});
+    // The model it started from, opened: the run's figures are not the model's (they had stayed under the
+    // model's title, marked stale only), and no more are they another run's of the same model.
+    heads->refresh();
+    QTRY_VERIFY_WITH_TIMEOUT(heads->hasResult() && !heads->isStale(), fixtures::kEventuallyMs);
+    QVERIFY(window.openModelFolder(m_model));
+    QVERIFY(!heads->hasResult());
   }
 
   void aServedCliRunIsSteeredAndAnalysedFromTheWorkbench() {
@@ -484,6 +509,13 @@ class TestWorkbench : public QObject {
                               fixtures::kEventuallyMs);
     pane.refresh();
     QTRY_VERIFY_WITH_TIMEOUT(pane.detailText().contains("L1H1"), fixtures::kEventuallyMs);
+    // Another model or run shown: the detail and the selection go with the maps (the detail had stayed
+    // below the new model's maps, and gone into their export).
+    runner.forgetModel();
+    QVERIFY(!pane.hasDetail());
+    QCOMPARE(pane.selectedLayer(), -1);
+    QCOMPARE(pane.tracePlot()->graph(0)->dataCount(), 0);
+    QVERIFY(pane.resultPlots().isEmpty());
   }
 
   void clickingAPatchingCellMarksItsPositionInThePrompt() {

@@ -153,6 +153,18 @@ HeadsPane::HeadsPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane(run
     m_detailPending = false;
     m_detailLabel->setText(tr("The model changed before the detail was computed: click a head again."));
   });
+  // Another model or run shown: its heads are not this detail's (which had stayed below the new maps, and
+  // gone into their export), nor need the selected head exist.
+  connect(runner, &AnalysisRunner::modelReplaced, this, [this] {
+    m_detail.reset();
+    m_detailPending = false;
+    m_layer = m_head = -1;
+    for (int g = 0; g < m_trace->graphCount(); ++g) m_trace->graph(g)->data()->clear();
+    m_patternMap->data()->clear();
+    retranslate();  // the empty detail's titles and label
+    m_trace->replot();
+    m_pattern->replot();
+  });
   connect(runner, &AnalysisRunner::failed, this, [this](const QString& key, const QString& message) {
     if (key != "heads-detail") return;
     m_detailPending = false;

@@ -240,6 +240,7 @@ void RunSession::connectTo(const nf::ServeAddress& address) {
   if (busy()) return;
   letGo();
   m_runDir.clear();
+  m_config = nf::RunConfig{};  // the run before's settings are not this one's (they came with it)
   ingest({}, /*restarted=*/true);
   m_connected->connectTo(address);
   setPhase(RunPhase::Preparing);

@@ -144,11 +144,13 @@ void TimelineWidget::refresh() {
     m_layers = m_editor->layers();
     m_tentative = m_editor->tentative();
     m_problem = QString::fromStdString(m_editor->problem());
-  } else {
+  } else {  // nothing shown (connecting): no steps or layers of the schedule shown before either
     m_tentative = false;
     m_problem.clear();
     m_schedule = {};
     m_stepsDone = 0;
+    m_maxSteps = 1;
+    m_layers = 0;
   }
   for (auto it = m_selected.begin(); it != m_selected.end();)
     it = m_schedule.find(*it) ? std::next(it) : m_selected.erase(it);

@@ -100,8 +100,10 @@ void MainWindow::connectSession() {
   connect(m_session, &RunSession::notBegun, this, [this](const QString& message) {
     if (!message.isEmpty())  // empty: given up with Stop (connecting, or making a start's data)
       showError(tr("Cannot connect"), tr("The run could not be reached or read."), message);
-    if (m_next.modelFolder().isEmpty() || !openModelFolder(m_next.modelFolder()))
-      moveTo(WindowEvent::Close);  // back to the model
+    if (m_next.modelFolder().isEmpty() || !openModelFolder(m_next.modelFolder())) {
+      m_session->close();  // nothing of the run stays (its plots, its followed schedule)
+      moveTo(WindowEvent::Close);
+    }
   });
   connect(m_session, &RunSession::remoteEditRefused, m_timeline, &TimelineWidget::refresh);
   connect(m_session, &RunSession::scheduleReplaced, this, [this] {
@@ -179,6 +181,7 @@ bool MainWindow::openModelFolder(const QString& folder) {
   m_session->close();  // the run shown is let go: its checkpoint stays, a connected one trains on
   m_info->setSummary(summary);
   m_next.setModel(clean, summary);
+  m_runner->forgetModel();  // a run's analyses of this same model are not the model's
   m_runner->setSource({});  // the model folder
   m_runner->setSetup(m_next.analysisSetup({}));
   moveTo(WindowEvent::OpenModel);
@@ -195,6 +198,7 @@ void MainWindow::connectToRun(const nf::ServeAddress& address) {
     return;
   }
   m_runner->forgetModel();  // until the run answers, nothing of another's (the model opened before)
+  m_lastAutoRefresh = 0;    // the steps counted are this run's
   m_session->connectTo(address);
   m_info->showRunElsewhere(QString(), QString::fromStdString(address.text()));
   m_timeline->setEditor(nullptr);  // the run's schedule comes with its first answer
@@ -220,8 +224,10 @@ bool MainWindow::openRun(const QString& runDir) {
     m_timeline->setEditor(std::make_shared<FollowedSchedule>(
         clean.toStdString(), m_next.layers(), [this] { return m_session->maxSteps(); },
         [this] { return m_session->stepsDone(); }));
+    m_runner->forgetModel();  // another run of the same model is another subject: its analyses go
     m_runner->setSource(AnalysisSource::folder(current));
     m_runner->setSetup(m_next.analysisSetup(c.evalData.empty() ? std::string() : c.evalData.front()));
+    m_lastAutoRefresh = 0;
     moveTo(modelHere ? WindowEvent::OpenRunWithModel : WindowEvent::OpenRun);
     remember(AppFolders::Recent::Runs, clean);
     statusBar()->showMessage(tr("Following %1").arg(clean), 5000);

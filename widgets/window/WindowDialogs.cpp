@@ -69,7 +69,7 @@ std::optional<nf::ServeAddress> WindowDialogs::askServedRun(QWidget* parent, con
     const nf::ServeAddress a = nf::serveAddressOf(text.toStdString(), token->text().trimmed().toStdString());
     QSettings().setValue("connect/address", text);
     return a;
-  } catch (const std::invalid_argument& e) {
+  } catch (const std::exception& e) {  // a malformed address, or a serve.json that cannot be read (FileError)
     QMessageBox::warning(parent, tr("Cannot connect"),
                          tr("Give the address as host:port and the run's token.") + "\n\n" + e.what());
     return std::nullopt;

@@ -439,12 +439,18 @@ void analyzeInduction(CLI::App& command) {
     std::vector<bool> allowed;
     if (!o->from.empty())
       allowed = TokenFile::open(o->from).occurringTokens(snapshot->config().shape.vocabSize);
+    // Each sequence starts as the model's documents do (LLaMA's <s>; GPT-2's end-of-text), as IOI and
+    // calibration prompts do: it had started with end-of-text for every family.
+    const auto tokenizer = tokenizerIfAny(snapshot->source());
+    const int32_t start = tokenizer ? tokenizer->documentStartId() : -1;
     nlohmann::json j =
         toJson(inductionLosses(snapshot->model(), o->span, o->sequences, static_cast<uint64_t>(o->seed),
-                               allowed.empty() ? nullptr : &allowed));
-    const std::string data = "random spans of " + std::to_string(o->span) +
-                             " tokens, twice, after end-of-text" +
-                             (o->from.empty() ? "" : ", drawn from the tokens of " + o->from);
+                               allowed.empty() ? nullptr : &allowed, 0, start));
+    const bool afterEnd = start < 0 || start == snapshot->config().shape.eotTokenId;
+    const std::string data =
+        "random spans of " + std::to_string(o->span) + " tokens, twice, after " +
+        (afterEnd ? "end-of-text" : "the begin-of-sequence token " + std::to_string(start)) +
+        (o->from.empty() ? "" : ", drawn from the tokens of " + o->from);
     j["header"] = toJson(makeHeader("induction", *snapshot, data, o->sequences, 2 * o->span + 1));
     j["model"] = snapshot->label();
     if (!o->from.empty()) j["tokens_from"] = o->from;

@@ -50,7 +50,7 @@ IoiScore ioiLogitDifference(CausalLMImpl& model, const IoiPromptSet& set) {
 }
 
 InductionScore inductionLosses(CausalLMImpl& model, int64_t spanLength, int64_t sequences, uint64_t seed,
-                               const std::vector<bool>* allowed, int64_t perForward) {
+                               const std::vector<bool>* allowed, int64_t perForward, int32_t start) {
   const ModelShape& c = model.config();
   // The losses are on r_2…r_L of each copy: a span of one token has none.
   if (spanLength < 2)
@@ -60,9 +60,14 @@ InductionScore inductionLosses(CausalLMImpl& model, int64_t spanLength, int64_t 
   if (2 * spanLength + 1 > c.nPositions)
     throw std::invalid_argument("two copies of a " + std::to_string(spanLength) +
                                 "-token span do not fit in " + std::to_string(c.nPositions) + " positions");
+  if (start < 0) start = c.eotTokenId;
+  if (start >= c.vocabSize)
+    throw std::invalid_argument("the start token " + std::to_string(start) +
+                                " is outside the vocabulary of " + std::to_string(c.vocabSize));
   std::vector<int32_t> pool;
   for (int32_t id = 0; id < c.vocabSize; ++id)
-    if (id != c.eotTokenId && (!allowed || (id < static_cast<int32_t>(allowed->size()) && (*allowed)[id])))
+    if (id != c.eotTokenId && id != start &&
+        (!allowed || (id < static_cast<int32_t>(allowed->size()) && (*allowed)[id])))
       pool.push_back(id);
   if (pool.empty()) throw std::invalid_argument("no tokens to draw random spans from");
   Random random(seed);
@@ -70,7 +75,7 @@ InductionScore inductionLosses(CausalLMImpl& model, int64_t spanLength, int64_t 
   for (int64_t b = 0; b < sequences; ++b) {
     std::vector<int32_t> span;
     while (static_cast<int64_t>(span.size()) < spanLength) span.push_back(random.pick(pool));
-    std::vector<int32_t> row{c.eotTokenId};
+    std::vector<int32_t> row{start};
     row.insert(row.end(), span.begin(), span.end());
     row.insert(row.end(), span.begin(), span.end());
     rows.push_back(row);

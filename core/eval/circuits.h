@@ -25,13 +25,15 @@ struct InductionScore {
   double firstCopyMedianLoss = 0, secondCopyMedianLoss = 0;  // robust to a few confidently wrong tokens
   double firstCopyAccuracy = 0, secondCopyAccuracy = 0;      // share of tokens predicted exactly (top 1)
 };
-// Sequences [<|endoftext|>, r_1…r_L, r_1…r_L] (L ≥ 2) of uniformly random tokens, end-of-text excluded,
+// Sequences [start, r_1…r_L, r_1…r_L] (L ≥ 2) of uniformly random tokens, end-of-text and `start` excluded,
 // drawn from `allowed` when given (e.g. the tokens that occur in the training data: a token the model never
-// saw has an untrained embedding, which says nothing about its induction heads). The model reads
-// `perForward` sequences at a time (0: as many as keep a pass's logits within 32 Mi values), so memory stays
-// bounded however many are asked for; the figures are the same whatever it is (up to rounding).
+// saw has an untrained embedding, which says nothing about its induction heads). `start` is what a document
+// starts with for the model (Tokenizer::documentStartId: LLaMA's <s>); -1: its end-of-text, as GPT-2's. The
+// model reads `perForward` sequences at a time (0: as many as keep a pass's logits within 32 Mi values), so
+// memory stays bounded however many are asked for; the figures are the same whatever it is (up to rounding).
 InductionScore inductionLosses(CausalLMImpl& model, int64_t spanLength, int64_t sequences, uint64_t seed,
-                               const std::vector<bool>* allowed = nullptr, int64_t perForward = 0);
+                               const std::vector<bool>* allowed = nullptr, int64_t perForward = 0,
+                               int32_t start = -1);
 
 nlohmann::json toJson(const IoiScore& score);
 nlohmann::json toJson(const InductionScore& score);

@@ -207,6 +207,14 @@ TEST_CASE(induction_losses_read_in_batches_are_those_of_one_forward_pass) {
   const InductionScore two = inductionLosses(*model, 3, 1, 5);
   REQUIRE(std::abs(two.firstCopyMedianLoss - two.firstCopyLoss) < 1e-12);
   REQUIRE(std::abs(two.secondCopyMedianLoss - two.secondCopyLoss) < 1e-12);
+  // A model whose documents start with a begin-of-sequence token of their own (LLaMA's <s>) reads the spans
+  // after it: the sequences had started with end-of-text whatever the model.
+  const int32_t eot = smallConfig().eotTokenId;
+  REQUIRE(std::abs(inductionLosses(*model, 7, 20, 3, nullptr, 20, eot).firstCopyLoss - whole.firstCopyLoss) <
+          1e-12);
+  REQUIRE(std::abs(inductionLosses(*model, 7, 20, 3, nullptr, 20, 5).firstCopyLoss - whole.firstCopyLoss) >
+          1e-6);
+  REQUIRE_THROWS_WITH(inductionLosses(*model, 7, 2, 3, nullptr, 0, 101), "outside the vocabulary of 101");
 }
 
 TEST_CASE(the_tiny_gpt2_ioi_circuit_is_small_faithful_and_holds_the_name_movers) {

@@ -133,25 +133,18 @@ void TimelineWidget::setEditor(std::shared_ptr<ScheduleEditor> editor) {
 }
 
 void TimelineWidget::refresh() {
-  if (m_editor) {
+  if (m_editor)
     for (const auto& [from, to] : m_editor->takeRenamedIds()) {  // undo commands and the selection follow
       m_aliases[from] = to;
       if (m_selected.erase(from)) m_selected.insert(to);
     }
-    m_schedule = m_editor->schedule();
-    m_stepsDone = m_editor->stepsDone();
-    m_maxSteps = std::max<int64_t>(1, m_editor->maxSteps());
-    m_layers = m_editor->layers();
-    m_tentative = m_editor->tentative();
-    m_problem = QString::fromStdString(m_editor->problem());
-  } else {  // nothing shown (connecting): no steps or layers of the schedule shown before either
-    m_tentative = false;
-    m_problem.clear();
-    m_schedule = {};
-    m_stepsDone = 0;
-    m_maxSteps = 1;
-    m_layers = 0;
-  }
+  // With no editor (connecting), nothing of the schedule shown before stays: nor its steps or layers.
+  m_schedule = m_editor ? m_editor->schedule() : nf::Schedule{};
+  m_stepsDone = m_editor ? m_editor->stepsDone() : 0;
+  m_maxSteps = m_editor ? std::max<int64_t>(1, m_editor->maxSteps()) : 1;
+  m_layers = m_editor ? m_editor->layers() : 0;
+  m_tentative = m_editor && m_editor->tentative();
+  m_problem = m_editor ? QString::fromStdString(m_editor->problem()) : QString();
   for (auto it = m_selected.begin(); it != m_selected.end();)
     it = m_schedule.find(*it) ? std::next(it) : m_selected.erase(it);
   if (m_automatic) showAutomaticRange(false);

@@ -142,7 +142,7 @@ profile() {
     for n in 2 5; do
       NF_CUDA_CROSS_ENTROPY=$way ncu $ncu_args $BUILD/tests/bench_training --device cuda --bf16 $shape \
         --batch 32 --steps $n --rounds 1 --modes remove >"$TMPDIR/ncu-$way-$n.csv" ||
-        { echo "ncu of the $way loss failed (a build without the row kernel refuses it)"; continue 2; }
+        { echo "ncu of the $way loss failed (ncu missing or barred from the counters; a build without the row kernel refuses 'kernel')"; continue 2; }
     done
     python3 tests/reference/kernel_profile.py ncu "$TMPDIR/ncu-$way-2.csv" "$TMPDIR/ncu-$way-5.csv" --steps 3 \
       --label "engine remove, loss: $way"

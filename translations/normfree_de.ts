@@ -29,6 +29,11 @@
         <translation>LN-frei (gefaltet)</translation>
     </message>
     <message>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="134"/>
+        <source>LN-free (standard form: %1 with a huge ε)</source>
+        <translation>LN-frei (Standardform: %1 mit riesigem ε)</translation>
+    </message>
+    <message>
         <location filename="../widgets/analysis/AnalysisPane.cpp" line="132"/>
         <source>LN-free</source>
         <translation>LN-frei</translation>

@@ -373,7 +373,7 @@ void analyzeCalibration(CLI::App& command) {
     const TokenFile data = TokenFile::open(o->data);
     for (std::size_t i = 1; i < snapshots.size(); ++i) {
       noteOtherTokenizer(data, snapshots[i]->config().shape.eotTokenId,
-                         tokenizerIfAny(snapshots[i]->source()).get());
+                         run::tokenizerIfAny(snapshots[i]->source()).get());
       out.result["models"].push_back(analyse(request, *snapshots[i], sources).result["models"][0]);
     }
     emit(*o, out.result);
@@ -441,7 +441,7 @@ void analyzeInduction(CLI::App& command) {
       allowed = TokenFile::open(o->from).occurringTokens(snapshot->config().shape.vocabSize);
     // Each sequence starts as the model's documents do (LLaMA's <s>; GPT-2's end-of-text), as IOI and
     // calibration prompts do: it had started with end-of-text for every family.
-    const auto tokenizer = tokenizerIfAny(snapshot->source());
+    const auto tokenizer = run::tokenizerIfAny(snapshot->source());
     const int32_t start = tokenizer ? tokenizer->documentStartId() : -1;
     nlohmann::json j =
         toJson(inductionLosses(snapshot->model(), o->span, o->sequences, static_cast<uint64_t>(o->seed),

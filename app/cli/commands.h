@@ -80,8 +80,5 @@ torch::Device parseDevice(const std::string& name, bool bf16 = false);
 // valid ids and gives plausible, wrong numbers. Said, not refused: some configs name another end token
 // than their tokenizer's (Qwen2.5-Instruct's eos is <|im_end|>). modelTokenizer may be null (none found).
 void noteOtherTokenizer(const TokenFile& file, int64_t modelEndOfText, const Tokenizer* modelTokenizer);
-// The tokenizer of a model folder, a run directory or a checkpoint (run::tokenizerFolder), or null when it
-// has none or it cannot be read (what only a note needs: the command reads its tokenizer where it uses one).
-std::shared_ptr<const Tokenizer> tokenizerIfAny(const std::string& runOrModel);
 
 }  // namespace nf::cli

@@ -74,13 +74,6 @@ void cmdCorpus(CLI::App& command) {
   onRun(command, [o] {
     const int64_t seed = o->seed;
     const std::string& out = o->out;
-    // A corpus is its files together: one of another seed or size left beside the new ones, or replaced
-    // under the token files made from it, had gone unsaid.
-    const std::vector<std::string> corpusFiles{"train.txt", "val.txt", "alt.txt", "corpus.json", "bench"};
-    refuseToReplace(out, corpusFiles, o->overwrite);
-    for (const std::string& name : corpusFiles)
-      std::filesystem::remove_all(std::filesystem::path(out) / name);
-    std::filesystem::create_directories(out);
     struct Split {
       const char* file;
       CorpusStyle style;
@@ -89,6 +82,13 @@ void cmdCorpus(CLI::App& command) {
     const Split splits[] = {{"train.txt", CorpusStyle::Main, megabytes(o->trainMb)},
                             {"val.txt", CorpusStyle::Main, megabytes(o->valMb)},
                             {"alt.txt", CorpusStyle::Alternative, megabytes(o->altMb)}};
+    // A corpus is its files together: one of another seed or size left beside the new ones, or replaced
+    // under the token files made from it, had gone unsaid.
+    std::vector<std::string> corpusFiles;
+    for (const Split& s : splits) corpusFiles.push_back(s.file);
+    corpusFiles.insert(corpusFiles.end(), {"corpus.json", "bench"});
+    refuseToReplace(out, corpusFiles, o->overwrite);
+    std::filesystem::create_directories(out);
     nlohmann::json manifest = formatHeader(kCorpusFormat);
     manifest.update(
         {{"generator", "normfree synthetic corpus"}, {"seed", seed}, {"files", nlohmann::json::object()}});
@@ -111,6 +111,10 @@ void cmdCorpus(CLI::App& command) {
       manifest["benchmarks"] = {{"folder", "bench"}, {"items", items}, {"seed", seed * 3 + 1}};
     }
     writeFileAtomic(out + "/corpus.json", manifest.dump(2) + "\n");
+    // Replaced (--overwrite), the old corpus's files this one has not (each written whole above) go.
+    for (const Split& s : splits)
+      if (s.bytes == 0) std::filesystem::remove(std::filesystem::path(out) / s.file);
+    if (o->benchmarks == 0) std::filesystem::remove_all(std::filesystem::path(out) / "bench");
     manifest["seconds"] = secondsSince(start);
     printJson(manifest);
     return 0;

@@ -77,7 +77,7 @@ void cmdEval(CLI::App& command) {
       throw UsageError("--max-tokens " + std::to_string(o->maxTokens) + " is less than one chunk of " +
                        std::to_string(context) + " tokens (--context)");
     const TokenFile data = TokenFile::open(o->data);
-    const auto modelTokenizer = tokenizerIfAny(o->model);
+    const auto modelTokenizer = run::tokenizerIfAny(o->model);
     noteOtherTokenizer(data, model->config().eotTokenId, modelTokenizer.get());
     std::vector<bool> allowed;
     if (!o->filterBy.empty()) {

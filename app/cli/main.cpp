@@ -102,15 +102,6 @@ void noteOtherTokenizer(const TokenFile& file, int64_t modelEndOfText, const Tok
                "to the model's folder)\n";
 }
 
-std::shared_ptr<const Tokenizer> tokenizerIfAny(const std::string& runOrModel) {
-  try {
-    const std::string folder = run::tokenizerFolder(runOrModel);
-    return folder.empty() ? nullptr : std::shared_ptr<const Tokenizer>(loadTokenizer(folder));
-  } catch (const std::exception&) {
-    return nullptr;
-  }
-}
-
 namespace {
 
 // A subcommand's line in its parent's help, and what it does when chosen.

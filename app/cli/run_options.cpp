@@ -26,11 +26,10 @@ void addRunOptions(CLI::App& command, RunOptions& o) {
       ->type_name("folder")
       ->required();
   command.add_option("--train", o.train, "training token file")->type_name("file.bin")->required();
-  CLI::Option* eval =
-      addingUp(command
-                   .add_option("--eval", o.eval,
-                               "token files to evaluate periodically, comma-separated (e.g. val.bin,alt.bin)")
-                   ->type_name("files"));
+  addingUp(command
+               .add_option("--eval", o.eval,
+                           "token files to evaluate periodically, comma-separated (e.g. val.bin,alt.bin)")
+               ->type_name("files"));
   command
       .add_option("--preset", o.preset,
                   "settings and schedule to start from: " + presetList() +
@@ -75,12 +74,12 @@ void addRunOptions(CLI::App& command, RunOptions& o) {
       ->type_name("n")
       ->transform(atLeast<int64_t>(0))
       ->capture_default_str()
-      ->needs(eval);  // without evaluation sets it had been ignored unsaid
+      ->each([&o](const std::string&) { o.evalSettingsGiven.interval = true; });
   command.add_option("--eval-tokens", o.evalTokens, "tokens per evaluation set (0: the whole file)")
       ->type_name("n")
       ->transform(atLeast<int64_t>(0))
       ->capture_default_str()
-      ->needs(eval);
+      ->each([&o](const std::string&) { o.evalSettingsGiven.tokens = true; });
   command.add_option("--checkpoint-interval", o.checkpointInterval, "steps between checkpoints")
       ->type_name("n")
       ->transform(atLeast<int64_t>(0))
@@ -169,6 +168,10 @@ RunConfig runConfigFrom(const RunOptions& o, TrainingMode mode) {
   choices.documentWindows = o.documentWindows;
   choices.bf16 = o.bf16;
   if (o.activationCheckpointing) choices.activationCheckpointing = true;
+  // Without evaluation sets they had been ignored unsaid (--eval-interval 0, no periodic evaluation, agrees).
+  if (choices.evalData.empty() &&
+      ((o.evalSettingsGiven.interval && o.evalInterval != 0) || o.evalSettingsGiven.tokens))
+    throw UsageError("--eval-interval and --eval-tokens need --eval (the token files to evaluate)");
   choices.evalInterval = o.evalInterval;
   choices.evalTokens = o.evalTokens;
   choices.checkpointInterval = o.checkpointInterval;

@@ -22,6 +22,9 @@ struct RunOptions {
   // The engine's defaults (the workbench's runs get the same).
   int64_t seed = 0, evalInterval = EvalSettings{}.interval, evalTokens = EvalSettings{}.tokens,
           checkpointInterval = RunConfig{}.checkpointInterval;
+  struct {
+    bool interval = false, tokens = false;
+  } evalSettingsGiven;  // on the command line, to refuse them without --eval
   bool bf16 = false, activationCheckpointing = false, fit = false;
   std::string track, trackData;
   std::optional<int64_t> trackEvery, trackSequences;

@@ -196,4 +196,13 @@ std::string tokenizerFolder(const std::string& runOrModel) {
   return "";
 }
 
+std::shared_ptr<const Tokenizer> tokenizerIfAny(const std::string& runOrModel) {
+  try {
+    const std::string folder = tokenizerFolder(runOrModel);
+    return folder.empty() ? nullptr : std::shared_ptr<const Tokenizer>(loadTokenizer(folder));
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+}
+
 }  // namespace nf::run

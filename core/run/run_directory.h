@@ -11,8 +11,13 @@
 // Plain C++ (no torch): the GUI follows a run through these files.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
+
+namespace nf {
+class Tokenizer;
+}
 
 namespace nf::run {
 
@@ -66,5 +71,8 @@ std::string modelFolder(const std::string& runOrModel);
 // Where the tokenizer files (text/tokenizer.h) of a model folder, run or checkpoint are: the folder itself,
 // a run's final model, or the model the run started from; "" when none has one.
 std::string tokenizerFolder(const std::string& runOrModel);
+// That tokenizer, or null when there is none or it cannot be read: for checks and notes that may do
+// without one (a command that uses a tokenizer reads it itself and names what is wrong with it).
+std::shared_ptr<const Tokenizer> tokenizerIfAny(const std::string& runOrModel);
 
 }  // namespace nf::run

@@ -74,7 +74,7 @@ std::string ModelSnapshot::normSummary() const {
   if (m_config.folded) return "LN-free (folded)";
   if ((layerNorm == all || rmsNorm == all) && m_config.shape.layerNormEpsilon >= kLayerNormFreeEpsilon)
     return "LN-free (standard form: " + std::string(layerNorm == all ? "LayerNorm" : "RMSNorm") +
-           " with ε = 1e12)";
+           " with a huge ε)";
   if (layerNorm == all) return "LayerNorm";
   if (rmsNorm == all) return "RMSNorm";
   if (fake == all) return "LN-free (" + fakeName + " at all " + total + " sites)";

@@ -1,6 +1,8 @@
 // What a run reads that may not be what it seems (trainer_state.h): data files made by another tokenizer
 // than the model's, checked at a start and a resume; at a resume also data files and the model it started
 // from changed since its checkpoint. Said as "warning" records: the run goes on.
+#include <set>
+
 #include "run/run_directory.h"
 #include "run/source_model.h"
 #include "text/tokenizer.h"
@@ -13,16 +15,13 @@ namespace nf {
 // as noise, unsaid. Each file the run reads is checked against the model's tokenizer where its folder has
 // one (data/token_file.h's otherTokenizerProblem), else by its end-of-text id.
 void Trainer::Impl::warnOfOtherTokenizers() {
-  std::unique_ptr<Tokenizer> tokenizer;
-  try {
-    const std::string folder = run::tokenizerFolder(config().model);
-    if (!folder.empty()) tokenizer = loadTokenizer(folder);
-  } catch (const std::exception&) {  // a tokenizer the run does not use need not be readable
-  }
-  std::vector<std::string> files{config().trainData};
-  files.insert(files.end(), config().evalData.begin(), config().evalData.end());
+  // The run's own (the copy kept in source/, which final/ ships), not the folder it started from, which
+  // may have changed since.
+  const std::shared_ptr<const Tokenizer> tokenizer = run::tokenizerIfAny(owner.m_dir);
+  std::set<std::string> files{config().trainData};
+  files.insert(config().evalData.begin(), config().evalData.end());
   if (!config().tracking.analyses.empty() && !config().tracking.data.empty())
-    files.push_back(config().tracking.data);
+    files.insert(config().tracking.data);
   for (const std::string& path : files) {
     const std::string problem =
         otherTokenizerProblem(TokenFile::open(path), model->config().eotTokenId, tokenizer.get());

@@ -14,6 +14,7 @@
 #include "run/run_directory.h"
 #include "run/source_model.h"
 #include "train/checkpoint.h"
+#include "train/cross_entropy.h"
 #include "train/trainer_state.h"
 #include "util/scope_exit.h"
 
@@ -75,6 +76,8 @@ std::unique_ptr<Trainer> Trainer::start(const std::string& runDir, const RunConf
   const std::string settings = onWorker0(d.group.get(), "the start of the run", [&] {
     run::requireStartable(runDir);
     validate(config, runDir);
+    if (d.device.is_cuda())
+      cudaCrossEntropy();  // an unknown NF_CUDA_CROSS_ENTROPY, before anything is written
     if (workers) batchShare(config.optimizer.microBatch, *workers);  // a named error when it does not split
     return toJson(config).dump();
   });

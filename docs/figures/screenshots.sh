@@ -18,8 +18,8 @@ command -v xvfb-run > /dev/null || { echo "screenshots.sh: xvfb-run is missing (
 
 data=runs/default/data
 if [ ! -f "$data/train.bin" ]; then
-  "$cli" corpus --out "$data" --seed 1 --train-mb 12 --val-mb 2 --alt-mb 2 > /dev/null
-  for split in train val alt; do "$cli" tokenize "$data/$split.txt" --tokenizer "$model" --out "$data/$split.bin" > /dev/null; done
+  "$cli" corpus --out "$data" --overwrite --seed 1 --train-mb 12 --val-mb 2 --alt-mb 2 > /dev/null
+  for split in train val alt; do "$cli" tokenize "$data/$split.txt" --tokenizer "$model" --out "$data/$split.bin" --overwrite > /dev/null; done
 fi
 if [ -z "${SEQUENCES_ONLY:-}" ] && [ ! -f "$run/final/config.json" ]; then
   echo "screenshots.sh: making the LN-free model (the main job's removal, $run)"

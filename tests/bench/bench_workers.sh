@@ -22,8 +22,8 @@ done
 [ -x "$cli" ] || { echo "bench_workers: build first ($cli is missing)" >&2; exit 1; }
 if [ ! -f "$data/train.bin" ]; then
   mkdir -p "$data"
-  "$cli" corpus --out "$data" --seed 1 --train-mb 12 --val-mb 2 --alt-mb 2 > /dev/null
-  "$cli" tokenize "$data/train.txt" --tokenizer "$model" --out "$data/train.bin" > /dev/null
+  "$cli" corpus --out "$data" --overwrite --seed 1 --train-mb 12 --val-mb 2 --alt-mb 2 > /dev/null
+  "$cli" tokenize "$data/train.txt" --tokenizer "$model" --out "$data/train.bin" --overwrite > /dev/null
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

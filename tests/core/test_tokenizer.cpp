@@ -324,10 +324,17 @@ TEST_CASE(tokenizer_fingerprint_follows_its_definition_and_tells_vocabularies_ap
   options.vocabSize = tokenizer->vocabSize();
   options.minFrequency = 1;
   BpeTrainer trainer(options);
-  std::string text;
-  for (int i = 0; i < 400; ++i) text += "word" + std::to_string(i * 7919 % 1000) + " and more text ";
+  std::string text;  // random words: pairs enough for every merge the size asks for
+  Random random(3);
+  for (int i = 0; i < 20000; ++i) {
+    for (int letters = 3 + static_cast<int>(random.below(6)); letters > 0; --letters)
+      text += static_cast<char>('a' + random.below(26));
+    text += ' ';
+  }
   trainer.addText(text);
   const BpeTokenizer other = trainer.train();
+  REQUIRE_EQ(other.vocabSize(), tokenizer->vocabSize());  // the same size, the same end-of-text id
+  REQUIRE_EQ(other.eotId(), tokenizer->eotId());
   REQUIRE(tokenizerFingerprint(other) != tokenizerFingerprint(*tokenizer));
 }
 

@@ -22,6 +22,7 @@
 #include "train/export.h"
 #include "train/optimizer.h"
 #include "train/trainer.h"
+#include "util/scope_exit.h"
 
 using namespace nf;
 using namespace nf::test;
@@ -808,6 +809,7 @@ TEST_CASE(fused_cross_entropy_with_bf16_products_matches_autocasts_logits) {
 // NF_CUDA_CROSS_ENTROPY picks CUDA's loss; a value it does not know (a typo) is refused by name instead of
 // quietly measuring the default, and so is "kernel" in a build without the engine's CUDA kernels.
 TEST_CASE(an_unknown_cuda_cross_entropy_choice_is_refused) {
+  const ScopeExit unset([] { unsetenv("NF_CUDA_CROSS_ENTROPY"); });  // also after a failed check
   auto choose = [](const char* value) {
     if (value == nullptr)
       unsetenv("NF_CUDA_CROSS_ENTROPY");
@@ -823,7 +825,6 @@ TEST_CASE(an_unknown_cuda_cross_entropy_choice_is_refused) {
     REQUIRE_EQ(choose("kernel"), "kernel");
   else
     REQUIRE_THROWS_WITH(choose("kernel"), "no CUDA kernels of its own");
-  unsetenv("NF_CUDA_CROSS_ENTROPY");
 }
 
 // FusedAdamW against LibTorch's AdamW over five steps with weight decay and a gradient scale: float32 takes

@@ -309,6 +309,7 @@ class TestWorkbench : public QObject {
     MainWindow window;
     QVERIFY(window.openRun(run));
     QVERIFY(!window.session()->config().trainData.empty());
+    QVERIFY2(window.statusText().contains("/ 40"), qPrintable(window.statusText()));  // its budget
     // Until the connected run answers (seconds on a slow link), the window shows none of the run before:
     // its settings, budget and schedule had stayed in the setup pane, the status bar and the timeline.
     nf::ServeAddress nowhere;

@@ -129,6 +129,10 @@ QString translatedNorms(const std::string& norms) {
     return AnalysisPane::tr("%1 of %2 sites %3, %4 ramping")
         .arg(m.captured(1), m.captured(2), m.captured(3), m.captured(4));
   if (n == "LN-free (folded)") return AnalysisPane::tr("LN-free (folded)");
+  static const QRegularExpression standard(
+      QStringLiteral("^LN-free \\(standard form: (\\S+) with a huge ε\\)$"));
+  if (const auto m = standard.match(n); m.hasMatch())
+    return AnalysisPane::tr("LN-free (standard form: %1 with a huge ε)").arg(m.captured(1));
   if (n == "LN-free") return AnalysisPane::tr("LN-free");
   return n;  // "LayerNorm", "RMSNorm": names
 }

@@ -85,7 +85,7 @@ for n, t in times.items():
     rate = (len(inside) - 1) / (inside[-1] - inside[0])
     print(n, max(1000, int(seconds * rate) // 100 * 100))
 PY
-) || { log "probe failed: $(tail -3 "$work"/probe-*.log)"; exit 1; }
+) || { log "probe failed: $(tail -n 3 "$work"/probe-*.log)"; exit 1; }
 while read -r name n; do
   steps[$name]=${SWEEP_STEPS:-$n}
   log "probe $name: $n steps fit in $train_seconds s"

@@ -281,6 +281,12 @@ bool isModelFolderFile(const std::string& name) {
 void refuseOutputsOverInputs(const CLI::App& command) {
   namespace fs = std::filesystem;
   std::vector<std::pair<std::string, std::string>> outputs, inputs;  // (option, path)
+  // Not every value is a path (a prompt, token ids): one the file system cannot even look up (a name too
+  // long) names no input.
+  auto exists = [](const std::string& path) {
+    std::error_code ec;
+    return fs::exists(path, ec);
+  };
   for (const CLI::Option* o : command.get_options()) {
     const std::string name = o->get_positional() ? "<" + o->get_name() + ">" : o->get_name();
     for (const std::string& value : o->results()) {
@@ -288,12 +294,6 @@ void refuseOutputsOverInputs(const CLI::App& command) {
         outputs.emplace_back(name, value);
         continue;
       }
-      // Not every value is a path (a prompt, token ids): one the file system cannot even look up (a name
-      // too long) names no input.
-      auto exists = [](const std::string& path) {
-        std::error_code ec;
-        return fs::exists(path, ec);
-      };
       std::vector<std::string> paths = {value};
       if (!exists(value)) paths = splitList(value);  // --compare a,b
       for (const std::string& path : paths)

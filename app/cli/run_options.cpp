@@ -104,7 +104,8 @@ void addRunOptions(CLI::App& command, RunOptions& o) {
       // A finite decimal (config.json writes an infinity as null, which a resume read as the default 3).
       ->transform(inRange(0.0, std::numeric_limits<double>::max()))
       ->check([](const std::string& text) {
-        return std::stod(text) == 0 || std::stod(text) > 1 ? std::string() : std::string("must be 0 or > 1");
+        const double factor = std::stod(text);  // a number: the transform above has read it
+        return factor == 0 || factor > 1 ? std::string() : std::string("must be 0 or > 1");
       })
       ->capture_default_str();
   command.add_option("--device", o.device, "where to train")

@@ -42,6 +42,8 @@ small_models_data() {
 # Sinks and norms are measured twice: on consecutive chunks of the validation split, as GPT-2 is analysed,
 # and on sequences that start at a document with the end-of-text token before it (a BOS, as a model
 # pretrained on document windows sees its data); the thresholds take the better of the two, named "on".
+# The sink threshold is issue 39's: the per-query sink rate (`query_sink_rate`); the paper's per-sequence
+# `sink_rate`, which earlier rounds reported, is kept beside it.
 small_models_phenomena() {
   local dir=$1 fields=$2 model=$3 d=$work/data starts
   shift 3
@@ -65,20 +67,21 @@ def measured(starts):
     sinks, norms = load(f"sinks-{starts}"), load(f"norms-{starts}")
     ratios = [row["position0"]["mean"] / row["rest"]["mean"] for row in norms["residual_norms"]
               if row["point"].endswith("resid_pre")]
-    return {"sink_rate": sinks["sink_rate"], "max_pos0_ratio": max(ratios), "pos0_ratio_by_layer": ratios}
+    return {"query_sink_rate": sinks["query_sink_rate"], "sink_rate": sinks["sink_rate"],
+            "max_pos0_ratio": max(ratios), "pos0_ratio_by_layer": ratios}
 if "metrics" in fields:
     evals = {}
     for r in map(json.loads, open(fields.pop("metrics"))):
         if r.get("type") == "eval": evals[r["file"].rsplit("/", 1)[-1]] = r["mean_loss"]
     fields["eval"] = evals
 chunks, documents = measured("chunks"), measured("documents")
-on = max(("chunks", chunks), ("documents", documents), key=lambda m: (m[1]["sink_rate"], m[1]["max_pos0_ratio"]))
+on = max(("chunks", chunks), ("documents", documents), key=lambda m: (m[1]["query_sink_rate"], m[1]["max_pos0_ratio"]))
 induction_ratio = induction["second_copy_loss"] / induction["first_copy_loss"]
 row = dict(fields, on=on[0], **on[1], chunks=chunks, documents=documents,
            induction_first=induction["first_copy_loss"], induction_second=induction["second_copy_loss"],
            induction_ratio=induction_ratio, ioi_logit_diff=ioi["mean_clean_logit_diff"],
            ioi_accuracy=ioi["clean_accuracy"])
-row["passes"] = [row["sink_rate"] >= 0.2, row["max_pos0_ratio"] >= 4, induction_ratio <= 0.35,
+row["passes"] = [row["query_sink_rate"] >= 0.2, row["max_pos0_ratio"] >= 4, induction_ratio <= 0.35,
                  row["ioi_accuracy"] >= 0.9]
 print(json.dumps(row))
 PY

@@ -126,12 +126,12 @@ wait
 cat "$work"/*.phenomena.json | tee "$work/sweep.jsonl"
 log "phenomena measured"
 
-# The best of each family: most thresholds met, then the highest sink rate.
+# The best of each family: most thresholds met, then the highest sink rate (issue 39's: per query).
 best() {
   cat "$work"/$1-*.phenomena.json | python3 -c "
 import json, sys
 rows = [json.loads(l) for l in sys.stdin if l.startswith('{\"name')]
-print(max(rows, key=lambda r: (sum(r['passes']), r['sink_rate']))['name'])"
+print(max(rows, key=lambda r: (sum(r['passes']), r['query_sink_rate']))['name'])"
 }
 for family in gpt2 llama; do
   chosen=$(best $family) || { log "no $family variant measured"; continue; }

@@ -56,7 +56,9 @@ void analyzeNorms(CLI::App& command) {
 void analyzeSinks(CLI::App& command) {
   command.description(
       "Attention sinks: per head, the share of sequences on which position 0 receives at least the "
-      "threshold of the head's attention (averaged over query positions); the overall sink rate.");
+      "threshold of the head's attention (averaged over query positions); the overall sink rate; and the "
+      "per-query sink rate: the share of (head, sequence, query position after 0) whose own attention gives "
+      "position 0 at least the threshold.");
   struct Options : ModelOptions, DataOptions {
     double threshold = 0.3;
   };

@@ -2,6 +2,7 @@
 
 #include <torch/torch.h>
 
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "analysis/analysis_kernels.h"
@@ -16,6 +17,7 @@ AttentionSinksResult attentionSinks(const ModelSnapshot& snapshot, const TokenSe
   const int L = model.config().nLayer, H = model.config().nHead;
   torch::Tensor sinks = torch::zeros({L, H}, torch::kFloat64),
                 attention = torch::zeros({L, H}, torch::kFloat64);
+  double querySinks = 0;
   forEachBatch(
       data, 8, model.device(),
       [&](const torch::Tensor& tokens, int64_t) {
@@ -23,8 +25,9 @@ AttentionSinksResult attentionSinks(const ModelSnapshot& snapshot, const TokenSe
         for (int l = 0; l < L; ++l) hooks.cache(HookPoint::pattern(l));
         model.forward(tokens, &hooks);
         for (int l = 0; l < L; ++l) {
-          const torch::Tensor zero =
-              positionZeroAttention(hooks.at(HookPoint::pattern(l))).to(torch::kCPU, torch::kFloat64);
+          const torch::Tensor& pattern = hooks.at(HookPoint::pattern(l));  // [B, H, query, key]
+          const torch::Tensor zero = positionZeroAttention(pattern).to(torch::kCPU, torch::kFloat64);
+          querySinks += (pattern.select(-1, 0).slice(-1, 1) >= threshold).sum().item<double>();
           sinks[l] += (zero >= threshold).to(torch::kFloat64).sum(0);  // [H]
           attention[l] += zero.sum(0);
         }
@@ -40,6 +43,9 @@ AttentionSinksResult attentionSinks(const ModelSnapshot& snapshot, const TokenSe
   r.sinkShare = toDoubles(sinks.view(-1));
   r.meanPositionZero = toDoubles(attention.view(-1));
   r.sinkRate = sinks.mean().item<double>();
+  r.querySinkRate = data.length > 1
+                        ? querySinks / (static_cast<double>(L) * H * data.count * (data.length - 1))
+                        : std::numeric_limits<double>::quiet_NaN();
   return r;
 }
 
@@ -65,7 +71,7 @@ nlohmann::json toJson(const AttentionSinksResult& r) {
   return {{"header", toJson(r.header)}, {"threshold", r.threshold},
           {"layers", r.layers},         {"heads", r.heads},
           {"sink_share", r.sinkShare},  {"mean_position0_attention", r.meanPositionZero},
-          {"sink_rate", r.sinkRate}};
+          {"sink_rate", r.sinkRate},    {"query_sink_rate", r.querySinkRate}};
 }
 
 AttentionSinksResult attentionSinksResultFromJson(const nlohmann::json& result) {
@@ -78,6 +84,9 @@ AttentionSinksResult attentionSinksResultFromJson(const nlohmann::json& result) 
     r.sinkShare = j["sink_share"].reals();
     r.meanPositionZero = j["mean_position0_attention"].reals();
     r.sinkRate = j["sink_rate"].real();
+    // Results written before the per-query rate existed read it as unknown.
+    r.querySinkRate = j["query_sink_rate"].present() ? j["query_sink_rate"].real()
+                                                     : std::numeric_limits<double>::quiet_NaN();
     for (const char* key : {"sink_share", "mean_position0_attention"})
       j[key].requireSize(int64_t{r.layers} * r.heads, "layers × heads");
     return r;

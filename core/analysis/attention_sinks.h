@@ -1,6 +1,8 @@
 // Attention sinks (PROTOCOL §7): a head is a sink on a sequence when position 0 receives at least
 // `threshold` of its attention, averaged over all query positions (position 0's own row, which can only
 // attend to itself, included); the sink rate is the share of (head, sequence) pairs that are sinks.
+// The per-query sink rate counts each query instead: the share of (head, sequence, query position ≥ 1)
+// whose own row gives position 0 at least `threshold` (position 0's row, always 1, left out).
 #pragma once
 #include <nlohmann/json_fwd.hpp>
 #include <vector>
@@ -17,6 +19,7 @@ struct AttentionSinksResult {
   std::vector<double> sinkShare;         // [layer · heads + head]: share of sequences where it is a sink
   std::vector<double> meanPositionZero;  // [layer · heads + head]: mean attention to position 0
   double sinkRate = 0;                   // over all (head, sequence) pairs
+  double querySinkRate = 0;              // over all (head, sequence, query position ≥ 1) triples
 };
 
 AttentionSinksResult attentionSinks(const ModelSnapshot& snapshot, const TokenSequences& data,

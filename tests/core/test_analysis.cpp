@@ -324,6 +324,13 @@ TEST_CASE(sink_rate_of_hand_built_attention) {
   REQUIRE(below.sinkRate == 1.0);
   REQUIRE(above.sinkRate == 0.0);
   for (double m : below.meanPositionZero) REQUIRE(std::abs(m - 25.0 / 48.0) < 1e-6);
+
+  // Per query (issue 39's definition): queries 1, 2, 3 give position 0 1/2, 1/3, 1/4 (query 0 left out).
+  const double expectedShare[][2] = {{0.2, 1.0}, {0.3, 2.0 / 3}, {0.4, 1.0 / 3}, {0.6, 0.0}};
+  for (const auto& [threshold, share] : expectedShare)
+    REQUIRE_MSG(std::abs(attentionSinks(*snapshot, data, threshold).querySinkRate - share) < 1e-12,
+                "threshold " << threshold);
+  REQUIRE(std::isnan(attentionSinks(*snapshot, sequencesOf(randomTokens(c, 3, 1)), 0.3).querySinkRate));
 }
 
 TEST_CASE(residual_norms_at_layer_zero_are_the_embedding_norms) {
@@ -364,9 +371,13 @@ TEST_CASE(residual_norms_read_back_from_their_json) {
 TEST_CASE(attention_sinks_read_back_from_their_json) {
   const ModelShape c = smallConfig();
   CausalLM model = randomModel(c, 8);
-  requireReadBack(
-      attentionSinks(*ModelSnapshot::copyOf(*model, -1, "test"), sequencesOf(randomTokens(c, 2, 8))),
-      attentionSinksResultFromJson);
+  const AttentionSinksResult r =
+      attentionSinks(*ModelSnapshot::copyOf(*model, -1, "test"), sequencesOf(randomTokens(c, 2, 8)));
+  requireReadBack(r, attentionSinksResultFromJson);
+  nlohmann::json older = toJson(r);  // a result of a build before the per-query rate
+  older.erase("query_sink_rate");
+  REQUIRE(std::isnan(attentionSinksResultFromJson(older).querySinkRate));
+  REQUIRE(attentionSinksResultFromJson(older).sinkRate == r.sinkRate);
 }
 
 TEST_CASE(logit_attribution_reads_back_from_its_json) {

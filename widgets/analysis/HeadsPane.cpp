@@ -260,12 +260,17 @@ void HeadsPane::draw(std::shared_ptr<const nf::AttributionResult> attribution,
 void HeadsPane::showSummary() {
   const nf::AttributionResult& a = *m_attribution;
   m_summary->setText(tr("Mean NMAE over heads: <b>%1 %</b> (95 % bootstrap interval %2–%3 %) · "
-                        "decomposition check max |Σ DLA + β·u − logit| = %4 · attention sink rate %5")
+                        "decomposition check max |Σ DLA + β·u − logit| = %4 · attention sink rate %5 "
+                        "(per query %6)")
                          .arg(a.overallNmae, 0, 'g', 3)
                          .arg(a.overallLow, 0, 'g', 3)
                          .arg(a.overallHigh, 0, 'g', 3)
                          .arg(a.decompositionError, 0, 'g', 2)
-                         .arg(m_sinks->sinkRate, 0, 'g', 3));
+                         .arg(m_sinks->sinkRate, 0, 'g', 3)
+                         // An older build's served result has no per-query rate.
+                         .arg(std::isnan(m_sinks->querySinkRate)
+                                  ? QStringLiteral("–")
+                                  : QString::number(m_sinks->querySinkRate, 'g', 3)));
 }
 
 QPoint HeadsPane::cellCenter(int map, int layer, int head) const {

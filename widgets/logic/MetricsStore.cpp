@@ -59,7 +59,13 @@ bool MetricsStore::ingest(const std::string& line) {
       for (const auto& [site, s] : it->items())
         scales[site].push_back({step, number(s, "tracked"), number(s, "frozen")});
   } else if (type == record::kEval) {
-    evals[baseName(text(r, "file", "eval"))].push_back({number(r, "step"), number(r, "mean_loss")});
+    const std::string file = text(r, "file", "eval");
+    std::string series = baseName(file);
+    if (const auto [it, first] = evalFiles.emplace(series, file); !first && it->second != file) {
+      series = file;
+      evalFiles.emplace(series, file);
+    }
+    evals[series].push_back({number(r, "step"), number(r, "mean_loss")});
   } else if (type == record::kEvent) {
     events.push_back({whole(r, "step", 0), text(r, "description", "")});
   } else if (type == record::kTrack) {

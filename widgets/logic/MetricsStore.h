@@ -40,7 +40,10 @@ struct MetricsStore {
   };
 
   Steps steps;
-  std::map<std::string, std::vector<EvalPoint>> evals;  // by eval file name ("val.bin")
+  // By eval set: its file name ("val.bin"), or its whole path where another file of that name came first
+  // (two sets named val.bin in different folders are two curves, not one zigzag between them).
+  std::map<std::string, std::vector<EvalPoint>> evals;
+  std::map<std::string, std::string> evalFiles;  // each series' file, as recorded
   std::vector<AppliedEvent> events;
   std::map<std::string, std::vector<ScalePoint>> scales;  // by site ("LN_v.2")
   std::map<std::string, TrackedSeries> tracked;           // by analysis ("nmae")

@@ -162,16 +162,21 @@ TEST_CASE(tracked_analyses_become_one_series_each_with_their_layers_events_and_c
   REQUIRE_EQ(m.tracked["nmae"].points.size(), 1u);
 }
 
-TEST_CASE(evaluations_are_kept_per_file_name) {
+TEST_CASE(evaluations_are_kept_per_file) {
   MetricsStore m;
   REQUIRE(m.ingest(R"({"type":"eval","step":10,"file":"/data/owt/val.bin","mean_loss":3.25})"));
-  REQUIRE(m.ingest(R"({"type":"eval","step":20,"file":"/other/place/val.bin","mean_loss":3.0})"));
+  REQUIRE(m.ingest(R"({"type":"eval","step":10,"file":"/other/place/val.bin","mean_loss":6.5})"));
+  REQUIRE(m.ingest(R"({"type":"eval","step":20,"file":"/data/owt/val.bin","mean_loss":3.0})"));
+  REQUIRE(m.ingest(R"({"type":"eval","step":20,"file":"/other/place/val.bin","mean_loss":6.0})"));
   REQUIRE(m.ingest(R"({"type":"eval","step":20,"file":"pile.bin","mean_loss":4.5})"));
   REQUIRE(m.ingest(R"({"type":"eval","step":30,"mean_loss":2.0})"));  // no file: "eval"
-  REQUIRE_EQ(m.evals.size(), size_t{3});
-  const auto& val = m.evals.at("val.bin");  // the same base name is one series
+  REQUIRE_EQ(m.evals.size(), size_t{4});
+  // The first file of a name is called by it; another of the same name, in another folder, by its path.
+  const auto& val = m.evals.at("val.bin");
   REQUIRE_EQ(val.size(), size_t{2});
   REQUIRE(val[0].step == 10 && val[0].loss == 3.25 && val[1].step == 20 && val[1].loss == 3.0);
+  const auto& other = m.evals.at("/other/place/val.bin");
+  REQUIRE(other.size() == 2 && other[0].loss == 6.5 && other[1].loss == 6.0);
   REQUIRE(m.evals.at("pile.bin").at(0).loss == 4.5);
   REQUIRE(m.evals.at("eval").at(0).step == 30);
   REQUIRE(m.steps.step.empty());

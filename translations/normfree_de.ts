@@ -104,6 +104,11 @@
         <translation>veraltet: das Modell hat sich seither geändert</translation>
     </message>
     <message>
+        <location filename="../widgets/analysis/AnalysisPane.cpp" line="231"/>
+        <source>stale: its settings have changed since</source>
+        <translation>veraltet: die Einstellungen haben sich seither geändert</translation>
+    </message>
+    <message>
         <location filename="../widgets/analysis/AnalysisPane.cpp" line="219"/>
         <source>stale: the model is at step %1</source>
         <translation>veraltet: Das Modell ist bei Schritt %1</translation>

@@ -119,6 +119,21 @@ class TestViews : public QObject {
     qputenv("NF_BUNDLED_MODEL", m_model.toUtf8());
   }
 
+  void aPlotsCsvKeepsEveryDigit() {
+    QCustomPlot plot;
+    QCPGraph* g = plot.addGraph();
+    g->setName("loss");
+    g->addData(1250001, 1.0 / 3);
+    g->addData(2, 0.1);
+    const QString csv = plotCsv(&plot);
+    const QStringList lines = csv.split('\n');
+    const int header = lines.indexOf("series,x,y,value");
+    QVERIFY2(header >= 0 && lines.size() > header + 2, qPrintable(csv));
+    QCOMPARE(lines[header + 1], QString("loss,2,0.1,"));
+    const QStringList far = lines[header + 2].split(',');  // read back, the numbers are the plotted ones
+    QVERIFY2(far[1].toDouble() == 1250001 && far[2].toDouble() == 1.0 / 3, qPrintable(lines[header + 2]));
+  }
+
   void theSmoothingSliderSmoothsAsTensorBoardDoes() {
     MetricsStore m;
     auto ingest = [&m](int first, int last) {
@@ -313,7 +328,10 @@ class TestViews : public QObject {
     // The synthetic tasks (no folder chosen) say so in the title and at each bar: they borrow the real
     // benchmarks' names and score near 100 % on a model trained on the corpus they come from.
     QVERIFY(!plotTitle(pane.plot()).contains("synthetic"));
-    pane.setControlFolder(QString());
+    QVERIFY(!pane.isStale());
+    pane.setControlFolder(QString());  // the bars shown are still the comparison's: marked so
+    QVERIFY(pane.isStale());
+    QVERIFY2(pane.statusText().contains("settings have changed"), qPrintable(pane.statusText()));
     pane.setTaskFolder(QString());
     pane.refresh();
     QTRY_VERIFY_WITH_TIMEOUT(plotTitle(pane.plot()).contains("synthetic") || pane.hasFailed(),
@@ -321,6 +339,9 @@ class TestViews : public QObject {
     QVERIFY2(!pane.hasFailed(), qPrintable(pane.statusText()));
     QVERIFY2(plotCsv(pane.plot()).contains("0 = hellaswag (acc_norm) (synthetic)"),
              qPrintable(plotCsv(pane.plot()).left(400)));
+    QVERIFY(!pane.isStale());
+    pane.setItemLimit(40);  // twice the items per task
+    QVERIFY(pane.isStale());
   }
 
   void logitLensPaneShowsTheCliFiguresAndOneCurveWithoutLayerNorm() {

@@ -359,6 +359,10 @@ class TestWorkbench : public QObject {
     // model's title, marked stale only), and no more are they another run's of the same model.
     heads->refresh();
     QTRY_VERIFY_WITH_TIMEOUT(heads->hasResult() && !heads->isStale(), fixtures::kEventuallyMs);
+    heads->setCurrentStep(30);  // rolled back to step 30: the figures of step 45 are of a model gone
+    QVERIFY(heads->isStale());
+    heads->setCurrentStep(46);  // and stay so when it trains past 45 again
+    QVERIFY(heads->isStale());
     QVERIFY(window.openModelFolder(m_model));
     QVERIFY(!heads->hasResult());
   }

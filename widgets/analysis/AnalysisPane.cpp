@@ -98,17 +98,27 @@ AnalysisPane::AnalysisPane(AnalysisRunner* runner, const QString& key, QWidget* 
 void AnalysisPane::refresh() {
   if (m_runner->availability() != AnalysesCan::Compute) return;  // the pane says why
   m_error.clear();
+  m_requestedInputs = m_inputs;
   m_runner->request(m_key, makeWork());
 }
 
+void AnalysisPane::markInputsChanged() {
+  ++m_inputs;
+  updateStatus();
+}
+
 void AnalysisPane::setCurrentStep(int64_t step) {
+  // The run went back (a rollback after a divergence): figures of a step it left are of a model now gone,
+  // even once it trains past that step again.
+  if (step < m_currentStep && m_shownStep > step) m_sourceChanged = true;
   m_currentStep = step;
   updateStatus();
 }
 
 bool AnalysisPane::isStale() const {
   // A saved model (step −1) never moves on; a run's model does, and any model can be replaced.
-  return m_hasResult && (m_sourceChanged || (m_shownStep >= 0 && m_currentStep > m_shownStep));
+  return m_hasResult &&
+         (m_sourceChanged || m_shownInputs != m_inputs || (m_shownStep >= 0 && m_currentStep > m_shownStep));
 }
 
 QString AnalysisPane::statusText() const { return m_status->text(); }
@@ -191,6 +201,7 @@ void AnalysisPane::showHeader(int64_t step, const std::string& model, const std:
   m_hasResult = true;
   m_pages->setCurrentIndex(1);
   m_sourceChanged = false;
+  m_shownInputs = m_requestedInputs;
   m_shownStep = step;
   m_model = model;
   m_norms = norms;
@@ -221,8 +232,9 @@ void AnalysisPane::updateStatus() {
                .toHtmlEscaped();
     if (isStale())
       text += " · <span style='color:#d35400'><b>" +
-              (m_sourceChanged ? tr("stale: the model has changed since")
-                               : tr("stale: the model is at step %1").arg(m_currentStep)) +
+              (m_sourceChanged             ? tr("stale: the model has changed since")
+               : m_shownInputs != m_inputs ? tr("stale: its settings have changed since")
+                                           : tr("stale: the model is at step %1").arg(m_currentStep)) +
               "</b></span>";
   }
   // On a run trained here the analysis takes its share of the processor (or GPU) while it computes.

@@ -54,6 +54,9 @@ class AnalysisPane : public QWidget {
 
  protected:
   virtual AnalysisWork makeWork() = 0;
+  // The pane's own inputs changed (a task folder, a model to compare with): the result shown, computed from
+  // the old ones, is marked stale until the next.
+  void markInputsChanged();
   // Call from the GUI-thread part of the work with the result's header.
   void showHeader(int64_t step, const std::string& model, const std::string& norms, const std::string& data);
   QVBoxLayout* body() const { return m_body; }
@@ -75,6 +78,7 @@ class AnalysisPane : public QWidget {
   QPushButton* m_compute;
   QVBoxLayout* m_body;
   bool m_hasResult = false, m_computing = false, m_sourceChanged = false;
+  int64_t m_inputs = 0, m_requestedInputs = 0, m_shownInputs = 0;  // markInputsChanged's count, then and now
   int64_t m_shownStep = -1, m_currentStep = -1;
   std::string m_model, m_norms, m_data;  // the shown result's header, as the engine wrote it
   QString m_error;

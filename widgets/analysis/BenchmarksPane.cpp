@@ -134,7 +134,10 @@ BenchmarksPane::BenchmarksPane(AnalysisRunner* runner, QWidget* parent)
     if (!folder.isEmpty()) setControlFolder(folder);
   });
   connect(m_noCompare, &QPushButton::clicked, this, [this] { setControlFolder(QString()); });
-  connect(m_limit, qOverload<int>(&QSpinBox::valueChanged), this, &BenchmarksPane::setItemLimit);
+  connect(m_limit, qOverload<int>(&QSpinBox::valueChanged), this, [this](int items) {
+    markInputsChanged();  // the scores shown are of as many items as before
+    QSettings().setValue("benchmarks/limit", items);
+  });
   retranslate();
 }
 
@@ -147,20 +150,19 @@ QString BenchmarksPane::description() const {
 }
 
 void BenchmarksPane::setTaskFolder(const QString& folder) {
+  if (folder != m_folder) markInputsChanged();
   m_folder = folder;
   QSettings().setValue("benchmarks/folder", folder);
   showFolder();
 }
 
 void BenchmarksPane::setControlFolder(const QString& folder) {
+  if (folder != m_control) markInputsChanged();  // the bars shown compare with the one before
   m_control = folder;
   showFolder();
 }
 
-void BenchmarksPane::setItemLimit(int items) {
-  if (m_limit->value() != items) m_limit->setValue(items);
-  QSettings().setValue("benchmarks/limit", items);
-}
+void BenchmarksPane::setItemLimit(int items) { m_limit->setValue(items); }
 
 void BenchmarksPane::chooseFolder() {
   const QString folder = QFileDialog::getExistingDirectory(
@@ -289,7 +291,13 @@ void BenchmarksPane::draw(const Scores& scores) {
                            said(right(start, i))};
       if (withControl) cells << said(right(scores.control[t], i));
       cells << said(right(now, i));
-      for (int c = 0; c < cells.size(); ++c) m_table->setItem(row, c, new QTableWidgetItem(cells[c]));
+      for (int c = 0; c < cells.size(); ++c) {
+        auto* item = new QTableWidgetItem;
+        bool whole = false;
+        const qlonglong value = cells[c].toLongLong(&whole);
+        item->setData(Qt::DisplayRole, whole ? QVariant(value) : QVariant(cells[c]));  // line 9 before 10
+        m_table->setItem(row, c, item);
+      }
     }
   }
   m_table->setSortingEnabled(true);

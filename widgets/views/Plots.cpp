@@ -371,6 +371,9 @@ QString plotCsv(const QCustomPlot* constPlot) {
   auto* plot = const_cast<QCustomPlot*>(constPlot);  // QCustomPlot's accessors are not const; nothing changes
   QString out;
   QTextStream s(&out);
+  // Every number as it is (a step of 1,250,001, a loss to the last digit), not rounded to 6 digits as
+  // QTextStream writes doubles.
+  const auto n = [](double v) { return QString::number(v, 'g', QLocale::FloatingPointShortest); };
   // What the figure is of, as comment lines a reader skips (pandas: comment="#").
   s << "# " << plotTitle(plot).replace('\n', ' ') << '\n';
   for (const QString& line : plotProvenance(plot)) s << "# " << line << '\n';
@@ -388,26 +391,26 @@ QString plotCsv(const QCustomPlot* constPlot) {
     if (!g->visible() || g->dataCount() == 0) continue;
     const QString name = g->name().isEmpty() ? QStringLiteral("series %1").arg(i + 1) : g->name();
     for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it)
-      s << csvField(name) << ',' << it->key << ',' << it->value << ",\n";
+      s << csvField(name) << ',' << n(it->key) << ',' << n(it->value) << ",\n";
   }
   for (int i = 0; i < plot->plottableCount(); ++i) {
     const QCPAbstractPlottable* p = plot->plottable(i);
     if (const auto* bars = qobject_cast<const QCPBars*>(p)) {
       for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it)
-        s << csvField(bars->name()) << ',' << it->key << ',' << it->value << ",\n";
+        s << csvField(bars->name()) << ',' << n(it->key) << ',' << n(it->value) << ",\n";
     } else if (const auto* errors = qobject_cast<const QCPErrorBars*>(p)) {
       QCPAbstractPlottable* on = const_cast<QCPErrorBars*>(errors)->dataPlottable();
       if (!on || !on->visible() || !on->interface1D()) continue;
       for (int d = 0; d < errors->dataCount() && d < on->interface1D()->dataCount(); ++d)
-        s << csvField(on->name() + " ± error") << ',' << on->interface1D()->dataMainKey(d) << ','
-          << errors->data()->at(d).errorPlus << ",\n";
+        s << csvField(on->name() + " ± error") << ',' << n(on->interface1D()->dataMainKey(d)) << ','
+          << n(errors->data()->at(d).errorPlus) << ",\n";
     } else if (const auto* map = qobject_cast<const QCPColorMap*>(p)) {
       QCPColorMapData* d = const_cast<QCPColorMap*>(map)->data();
       for (int y = 0; y < d->valueSize(); ++y)
         for (int x = 0; x < d->keySize(); ++x) {
           double key, value;
           d->cellToCoord(x, y, &key, &value);
-          s << csvField(map->name()) << ',' << key << ',' << value << ',' << d->cell(x, y) << '\n';
+          s << csvField(map->name()) << ',' << n(key) << ',' << n(value) << ',' << n(d->cell(x, y)) << '\n';
         }
     }
   }

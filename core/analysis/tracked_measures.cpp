@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <limits>
 #include <stdexcept>
 
 #include "analysis/analysis_kernels.h"
@@ -69,6 +70,8 @@ TrackedValue patchingError(const ModelSnapshot& snapshot, const TrackingData& da
   const PatchingResult p = ioiPatching(snapshot, *data.prompts, options);
   const PatchingGrid& g = p.heads;
   const std::vector<double> error = g.error();
+  // No effect to patch at all: the error relative to it is undefined, not a perfect 0 % (written as null).
+  constexpr double kUndefined = std::numeric_limits<double>::quiet_NaN();
   double errorSum = 0, activationSum = 0;
   std::vector<double> perLayer;
   for (int64_t l = 0; l < g.rows; ++l) {
@@ -77,11 +80,11 @@ TrackedValue patchingError(const ModelSnapshot& snapshot, const TrackingData& da
       rowError += std::abs(error[l * g.columns + h]);
       rowActivation += std::abs(g.activation[l * g.columns + h]);
     }
-    perLayer.push_back(rowActivation > 0 ? 100 * rowError / rowActivation : 0);
+    perLayer.push_back(rowActivation > 0 ? 100 * rowError / rowActivation : kUndefined);
     errorSum += rowError;
     activationSum += rowActivation;
   }
-  return {activationSum > 0 ? 100 * errorSum / activationSum : 0, perLayer};
+  return {activationSum > 0 ? 100 * errorSum / activationSum : kUndefined, perLayer};
 }
 
 // The change in mean output entropy when the 10 best confidence neurons of the last MLP are mean-ablated

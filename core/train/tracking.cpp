@@ -37,7 +37,10 @@ void Trainer::Impl::setUpTracking() {
 
 bool Trainer::Impl::trackingDue(int64_t step, bool eventsFiredOrLast) const {
   if (!tracking || step == lastTracked) return false;
-  return eventsFiredOrLast || step % config().tracking.interval(config().optimizer.maxSteps) == 0;
+  // Nothing measured since this start, resume or rollback: readers drop the measurements at and after the
+  // step it went on from (run/metrics_log.h), so that step is measured again, on the cadence or not.
+  return eventsFiredOrLast || lastTracked < 0 ||
+         step % config().tracking.interval(config().optimizer.maxSteps) == 0;
 }
 
 void Trainer::Impl::track(int64_t step, bool atEvent) {

@@ -89,6 +89,24 @@ TEST_CASE(tracked_analyses_come_at_the_cadence_and_each_event_and_match_the_anal
   }
 }
 
+// A resume supersedes the records at and after its step (the events there fire again): the step it goes on
+// from is measured again even off the cadence, so its curve keeps the last point before the resume.
+TEST_CASE(a_resumed_run_measures_again_the_step_it_goes_on_from) {
+  TempDir dir;
+  RunConfig config = smallRun(dir);  // events at steps 5 … 16 of 30
+  config.tracking.analyses = {"val-ce"};
+  config.tracking.every = 20;
+  config.tracking.sequences = 2;
+  config.tracking.length = 16;
+  REQUIRE(Trainer::start(dir.path("run"), config)->run());
+  ResumeOverrides longer;
+  longer.maxSteps = 35;
+  REQUIRE(Trainer::resume(dir.path("run"), std::nullopt, longer)->run());
+  std::vector<int64_t> steps;
+  for (const json& r : records(dir.path("run"), "track")) steps.push_back(r["step"].get<int64_t>());
+  REQUIRE(steps == (std::vector<int64_t>{0, 5, 7, 10, 12, 14, 16, 20, 30, 35}));
+}
+
 TEST_CASE(tracking_settings_are_kept_in_config_json_and_checked_on_read) {
   TempDir dir;
   RunConfig config = smallRun(dir);

@@ -434,8 +434,8 @@
     </message>
     <message>
         <location filename="../widgets/analysis/CalibrationPane.h" line="16"/>
-        <source>Calibration and samples</source>
-        <translation>Kalibrierung, Beispiele</translation>
+        <source>Calibration</source>
+        <translation>Kalibrierung</translation>
     </message>
 </context>
 <context>
@@ -1049,6 +1049,24 @@ Worker %1 beendet (%2): %3</translation>
         <location filename="../widgets/analysis/LogitLensPane.h" line="21"/>
         <source>Logit lens</source>
         <translation>Logit Lens</translation>
+    </message>
+</context>
+<context>
+    <name>AnalysisGroup</name>
+    <message>
+        <location filename="../widgets/analysis/AnalysisPanes.cpp" line="35"/>
+        <source>Heads and circuits</source>
+        <translation>Heads und Schaltkreise</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/AnalysisPanes.cpp" line="36"/>
+        <source>Residual stream</source>
+        <translation>Residualstrom</translation>
+    </message>
+    <message>
+        <location filename="../widgets/analysis/AnalysisPanes.cpp" line="37"/>
+        <source>Behaviour</source>
+        <translation>Verhalten</translation>
     </message>
 </context>
 <context>

@@ -16,6 +16,7 @@
 #include <QRegularExpression>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTabBar>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -180,6 +181,18 @@ class TestViews : public QObject {
     const QSize least = window.minimumSizeHint();
     QVERIFY2(least.width() <= 1280 && least.height() <= 720,
              qPrintable(QString("the window needs %1 × %2").arg(least.width()).arg(least.height())));
+    // Every tab bar shows all its tabs, none behind scroll buttons (nine panes' tabs in one dock did).
+    auto overflowing = [&window] {
+      QStringList out;
+      for (QTabBar* bar : window.findChildren<QTabBar*>())
+        if (bar->isVisible() && bar->count() > 1 && bar->sizeHint().width() > bar->width())
+          out << QString("%1 … (%2 px in %3)")
+                     .arg(bar->tabText(0))
+                     .arg(bar->sizeHint().width())
+                     .arg(bar->width());
+      return out.join(", ");
+    };
+    QTRY_VERIFY2_WITH_TIMEOUT(overflowing().isEmpty(), qPrintable(overflowing()), fixtures::kEventuallyMs);
     window.setLanguage("en");
   }
 

@@ -13,7 +13,7 @@ class CalibrationPane : public AnalysisPane {
  public:
   explicit CalibrationPane(AnalysisRunner* runner, QWidget* parent = nullptr);
   QList<QCustomPlot*> plots() const override { return {m_reliability}; }
-  QString title() const override { return tr("Calibration and samples"); }
+  QString title() const override { return tr("Calibration"); }  // a tab's title: short (samples too)
   QString description() const override;
   QTableWidget* samples() const { return m_samples; }
 

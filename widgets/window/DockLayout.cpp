@@ -1,10 +1,13 @@
 #include "window/DockLayout.h"
 
+#include <QCoreApplication>
 #include <QDockWidget>
 #include <QMainWindow>
 #include <QScreen>
 #include <QSettings>
+#include <QStackedWidget>
 #include <QTabBar>
+#include <QTabWidget>
 #include <QTimer>
 #include <algorithm>
 
@@ -12,9 +15,11 @@
 #include "logic/WindowPlacement.h"
 
 DockLayout::DockLayout(QMainWindow* window, QWidget* timeline, QWidget* setup, QWidget* model,
-                       const QList<AnalysisPane*>& panes, QWidget* runs)
-    : QObject(window), m_window(window), m_timeline(timeline), m_panes(panes) {
+                       const QList<AnalysisGroup>& analyses, QWidget* runs)
+    : QObject(window), m_window(window), m_timeline(timeline), m_analyses(analyses) {
   window->setDockNestingEnabled(true);
+  // The analysis groups' tabs above their panes' own tabs: outer over inner, read top down.
+  window->setTabPosition(Qt::RightDockWidgetArea, QTabWidget::North);
   // The analysis panes take the window's full height (their heat maps and head detail need it); the
   // timeline runs under the setup and the loss plots, whose steps it shares.
   window->setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
@@ -22,8 +27,12 @@ DockLayout::DockLayout(QMainWindow* window, QWidget* timeline, QWidget* setup, Q
   QDockWidget* setupDock = addDock(setup, "runSetupDock", Qt::LeftDockWidgetArea);
   window->tabifyDockWidget(setupDock, addDock(model, "modelDock", Qt::LeftDockWidgetArea));
   QDockWidget* first = nullptr;
-  for (AnalysisPane* pane : panes) {
-    QDockWidget* dock = addDock(pane, pane->metaObject()->className(), Qt::RightDockWidgetArea);
+  for (const AnalysisGroup& group : analyses) {
+    auto* tabs = new QTabWidget;
+    tabs->setDocumentMode(true);  // the dock is the frame
+    for (AnalysisPane* pane : group.panes) tabs->addTab(pane, pane->title());
+    m_analysisTabs << tabs;
+    QDockWidget* dock = addDock(tabs, group.objectName, Qt::RightDockWidgetArea);
     if (first)
       window->tabifyDockWidget(first, dock);
     else
@@ -57,19 +66,19 @@ void DockLayout::restore() {
                                available)
                : firstWindowRect(available);
   m_window->setGeometry(placed.x, placed.y, placed.width, placed.height);
-  m_window->restoreState(settings.value("mainWindow/state").toByteArray());
+  m_layoutRestored = m_window->restoreState(settings.value("mainWindow/state").toByteArray(), kLayoutVersion);
 }
 
 void DockLayout::save() {
   QSettings settings;
   settings.setValue("mainWindow/geometry", m_window->saveGeometry());
-  settings.setValue("mainWindow/state", m_window->saveState());
+  settings.setValue("mainWindow/state", m_window->saveState(kLayoutVersion));
 }
 
 void DockLayout::shown() {
-  // First launch (no saved layout): a narrow setup column, the room to the plots. Docks can only be
-  // sized once the window has its geometry.
-  if (m_firstShow && QSettings().value("mainWindow/state").isNull())
+  // First launch (no saved layout, or one of an older version): a narrow setup column, the room to the plots.
+  // Docks can only be sized once the window has its geometry.
+  if (m_firstShow && !m_layoutRestored)
     QTimer::singleShot(0, this, [this] {
       // Setup column ~a fifth, analyses ~45 % of the width; the timeline as tall as its rows.
       const int w = m_window->width();
@@ -86,7 +95,11 @@ void DockLayout::setTitles(const QString& timeline, const QString& setup, const 
   m_docks.last()->setWindowTitle(runs);
   const QString titles[] = {timeline, setup, model};
   for (int i = 0; i < 3; ++i) m_docks[i]->setWindowTitle(titles[i]);
-  for (int i = 0; i < m_panes.size(); ++i) m_docks[3 + i]->setWindowTitle(m_panes[i]->title());
+  for (int g = 0; g < m_analyses.size(); ++g) {
+    m_docks[3 + g]->setWindowTitle(QCoreApplication::translate("AnalysisGroup", m_analyses[g].title));
+    for (int i = 0; i < m_analyses[g].panes.size(); ++i)
+      m_analysisTabs[g]->setTabText(i, m_analyses[g].panes[i]->title());
+  }
   showWholeTabTitles();
 }
 
@@ -100,9 +113,15 @@ void DockLayout::showWholeTabTitles() {
   }
 }
 
-void DockLayout::raise(QWidget* docked) {
-  if (auto* dock = qobject_cast<QDockWidget*>(docked->parentWidget())) {
-    dock->show();
-    dock->raise();
+void bringToFront(QWidget* widget) {
+  for (QWidget* child = widget; child && child->parentWidget(); child = child->parentWidget()) {
+    QWidget* parent = child->parentWidget();
+    if (auto* tabs = qobject_cast<QTabWidget*>(parent ? parent->parentWidget() : nullptr);
+        tabs && qobject_cast<QStackedWidget*>(parent))
+      tabs->setCurrentWidget(child);  // a QTabWidget's pages sit in its QStackedWidget
+    if (auto* dock = qobject_cast<QDockWidget*>(parent)) {
+      dock->show();
+      dock->raise();
+    }
   }
 }

@@ -37,7 +37,7 @@ MainWindow::MainWindow(QWidget* parent)
 
   setCentralWidget(m_training);
   m_runs = new RunsView(this);
-  m_layout = new DockLayout(this, m_timeline, m_setup, m_info, m_panes, m_runs);
+  m_layout = new DockLayout(this, m_timeline, m_setup, m_info, groupAnalysisPanes(m_panes), m_runs);
   m_actions = new WindowActions(this, m_timeline->undoStack());
   m_actions->addDockToggles(m_layout->docks());
   m_status = new RunStatusBar(statusBar());

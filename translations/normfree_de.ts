@@ -2622,6 +2622,11 @@ Worker %1 beendet (%2): %3</translation>
     <name>TrackedPlot</name>
     <message>
         <location filename="../widgets/views/TrackedPlot.cpp" line="108"/>
+        <source>%1 (other data: %2)</source>
+        <translation>%1 (andere Daten: %2)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/TrackedPlot.cpp" line="108"/>
         <source>Tracked analyses</source>
         <translation>Verfolgte Analysen</translation>
     </message>

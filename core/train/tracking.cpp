@@ -46,7 +46,11 @@ bool Trainer::Impl::trackingDue(int64_t step, bool eventsFiredOrLast) const {
 void Trainer::Impl::track(int64_t step, bool atEvent) {
   lastTracked = step;
   const SnapshotPtr snapshot = ModelSnapshot::copyOf(*model, step, owner.m_dir);
-  json r{{record::kType, record::kTrack}, {"step", step}, {"event", atEvent}};
+  // What it measures on, so that runs compared say when their curves are of different data.
+  json r{{record::kType, record::kTrack},
+         {"step", step},
+         {"event", atEvent},
+         {"data", tracking->sequences.source}};
   try {
     for (const auto& [name, v] : measureTracked(config().tracking.analyses, *snapshot, *tracking)) {
       r["values"][name] = v.value;

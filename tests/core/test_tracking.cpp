@@ -65,6 +65,7 @@ TEST_CASE(tracked_analyses_come_at_the_cadence_and_each_event_and_match_the_anal
       REQUIRE(r["per_layer"]["sinks"].size() == static_cast<std::size_t>(layers));
       REQUIRE(r["per_layer"]["pos0-ratio"].size() == static_cast<std::size_t>(layers + 1));  // and the final
       REQUIRE(!r["per_layer"].contains("val-ce"));
+      REQUIRE_EQ(r["data"].get<std::string>(), readSequences(dir.path("train.bin"), 4, 16, -1).source);
     }
     REQUIRE(steps == (std::vector<int64_t>{0, 5, 7, 10, 12, 14, 16, 20, 30}));
     REQUIRE(eventSteps == (std::vector<int64_t>{5, 7, 10, 12, 14, 16}));

@@ -505,6 +505,7 @@ class TestViews : public QObject {
     a.tracking.length = 16;
     nf::RunConfig b = a;
     b.schedule.events = {{1, 9, nf::EventAction::MakeFake, nf::SiteKind::Final, -1}};
+    b.tracking.sequences = 3;  // its curves are of other data than a's: said in the legend
     // Evaluated on the validation set and a second one whose name comes first: the table shows the first
     // --eval's loss (it showed the file first by name, an out-of-distribution set).
     const QString second = m_dir.filePath("aaa-other.bin");
@@ -548,8 +549,9 @@ class TestViews : public QObject {
     // Their tracked analyses side by side: a at 0, 3, 4, 6, 8, 12; b at 0, 4, 8, 9, 12.
     QVERIFY(view->showsTracked());
     QCOMPARE(view->trackedPlot()->plottedPoints(), 6);
-    const QCPGraph* theirTracked = graphNamed(view->trackedPlot()->plot(), "b");
-    QVERIFY(theirTracked);
+    const QCPGraph* theirTracked = graphNamed(
+        view->trackedPlot()->plot(), "b (other data: train.bin: 3 chunks × 16 tokens from the start)");
+    QVERIFY2(theirTracked, qPrintable(view->trackedPlot()->plot()->graph(0)->name()));
     QCOMPARE(theirTracked->dataCount(), 5);
     // A sibling that trains on streams onto the plots, and a run started beside them is listed (with its
     // figures), with no Refresh.

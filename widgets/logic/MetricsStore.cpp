@@ -77,6 +77,7 @@ bool MetricsStore::ingest(const std::string& line) {
     for (const auto& [name, value] : values->items()) {
       if (!value.is_number()) continue;
       TrackedSeries& series = tracked[name];
+      series.data = text(r, "data", series.data);
       // A step measured again (a followed file read twice, a stretch trained again) replaces the old.
       while (!series.points.empty() && series.points.back().step >= step) series.points.pop_back();
       TrackedPoint point{step, atEvent, value.get<double>(), {}};

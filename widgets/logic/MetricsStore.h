@@ -34,6 +34,7 @@ struct MetricsStore {
   };
   struct TrackedSeries {
     std::vector<TrackedPoint> points;
+    std::string data;  // what it is measured on ("val.bin: 16 chunks × 128 tokens …"), "" when unsaid
     double totalSeconds = 0;  // what its measurements took, all together
     int64_t measured = 0;
     double secondsPerMeasurement() const { return measured > 0 ? totalSeconds / measured : 0; }

@@ -94,19 +94,23 @@ void TrackedPlot::rebuild() {
   m_value = nullptr;
   m_plot->clearItems();
   const std::string name = analysis();
-  // The overlaid runs first, so the run shown is drawn over them.
+  const auto found = m_metrics.tracked.find(name);
+  const std::string ours = found != m_metrics.tracked.end() ? found->second.data : std::string();
+  // The overlaid runs first, so the run shown is drawn over them; one measured on other data says so.
   for (const auto& run : m_compared) {
     const auto theirs = run->metrics.tracked.find(name);
     if (theirs == run->metrics.tracked.end()) continue;
     QCPGraph* g = m_plot->addGraph();
-    g->setName(run->name);
+    const std::string& data = theirs->second.data;
+    g->setName(ours.empty() || data.empty() || data == ours
+                   ? run->name
+                   : tr("%1 (other data: %2)").arg(run->name, QString::fromStdString(data)));
     g->setPen(QPen(run->colour, 1.6));
     g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, run->colour, Qt::white, 6));
     for (const auto& p : theirs->second.points) g->addData(p.step, p.value);
   }
   const QString title = TrackedAnalysisText::title(name);
   setPlotTitle(m_plot, name.empty() ? tr("Tracked analyses") : tr("Tracked: %1").arg(title));
-  const auto found = m_metrics.tracked.find(name);
   m_cost->clear();
   if (found != m_metrics.tracked.end()) {  // the run shown tracks it
     const MetricsStore::TrackedSeries& series = found->second;

@@ -148,6 +148,11 @@ TEST_CASE(tracked_analyses_become_one_series_each_with_their_layers_events_and_c
   REQUIRE(nmae.points[1].perLayer == (std::vector<double>{20, 40}));
   REQUIRE(near(nmae.secondsPerMeasurement(), 0.5));
   REQUIRE(m.tracked["val-ce"].points[0].perLayer.empty());
+  REQUIRE(nmae.data.empty());  // records before "data" existed
+  REQUIRE(m.ingest(
+      R"({"type":"track","step":12,"event":false,"data":"val.bin: 2 chunks","values":{"nmae":29}})"));
+  REQUIRE_EQ(m.tracked["nmae"].data, std::string("val.bin: 2 chunks"));
+  REQUIRE(m.tracked["val-ce"].data.empty());  // not measured in that record
   // Measured again at step 10 (a file read twice): replaced, not doubled; a rollback to 10 drops step 10.
   REQUIRE(m.ingest(R"({"type":"track","step":10,"event":true,"values":{"nmae":31}})"));
   REQUIRE_EQ(m.tracked["nmae"].points.size(), 2u);

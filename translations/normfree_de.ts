@@ -1848,6 +1848,11 @@ Worker %1 beendet (%2): %3</translation>
         <translation>verfolgt: %1, alle %2 Schritte und bei jeder Entfernung</translation>
     </message>
     <message>
+        <location filename="../widgets/views/RunSetupView.cpp" line="254"/>
+        <source>tracked: %1, at every step</source>
+        <translation>verfolgt: %1, bei jedem Schritt</translation>
+    </message>
+    <message>
         <location filename="../widgets/views/RunSetupView.cpp" line="314"/>
         <source>remove the norms (the protocol)</source>
         <translation>Normen entfernen (das Protokoll)</translation>

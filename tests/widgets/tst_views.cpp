@@ -135,6 +135,29 @@ class TestViews : public QObject {
     QVERIFY2(far[1].toDouble() == 1250001 && far[2].toDouble() == 1.0 / 3, qPrintable(lines[header + 2]));
   }
 
+  void stepAxesTickWholeSteps() {
+    MetricsStore m;
+    for (int step = 1; step <= 20; ++step)
+      QVERIFY(m.ingest(QString(R"({"type":"step","step":%1,"ce":3,"aux":0,"loss":3,"lr":0.001,)"
+                               R"("grad_norm":1,"tokens_per_second":1000})")
+                           .arg(step)
+                           .toStdString()));
+    TrainingView view;
+    view.resize(1900, 900);  // wide: QCustomPlot's own ticker stepped by 3.5 here
+    view.showMetrics(m);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    for (QCustomPlot* plot : {view.lossPlot(), view.trackedPlot()->plot()}) {
+      plot->xAxis->setRange(0, 22);
+      plot->xAxis->ticker()->setTickCount(6);  // as a wide plot has: QCustomPlot steps by 3.5 here
+      plot->xAxis->ticker()->setTickStepStrategy(QCPAxisTicker::tssMeetTickCount);
+      plot->replot();
+      QVERIFY(plot->xAxis->tickVector().size() >= 2);
+      for (double tick : plot->xAxis->tickVector())
+        QVERIFY2(tick == std::round(tick), qPrintable(QString::number(tick)));
+    }
+  }
+
   void theSmoothingSliderSmoothsAsTensorBoardDoes() {
     MetricsStore m;
     auto ingest = [&m](int first, int last) {

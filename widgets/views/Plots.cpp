@@ -367,6 +367,19 @@ QString csvField(const QString& s) {
 
 QPen eventPen() { return QPen(QColor(120, 120, 120, 150), 1, Qt::DashLine); }
 
+namespace {
+// Meeting a tick count, QCustomPlot steps by 1.5, 2.5 or 3.5 below ten (at and above, its steps are whole).
+class StepTicker : public QCPAxisTicker {
+ protected:
+  double getTickStep(const QCPRange& range) override {
+    const double step = QCPAxisTicker::getTickStep(range);
+    return step < 10 ? std::max(1.0, std::ceil(step)) : step;
+  }
+};
+}  // namespace
+
+void useStepTicks(QCPAxis* axis) { axis->setTicker(QSharedPointer<StepTicker>::create()); }
+
 QString plotCsv(const QCustomPlot* constPlot) {
   auto* plot = const_cast<QCustomPlot*>(constPlot);  // QCustomPlot's accessors are not const; nothing changes
   QString out;

@@ -65,6 +65,8 @@ QStringList plotProvenance(const QCustomPlot* plot);
 class QCPItemStraightLine* markStep(QCustomPlot* plot, double step, const QPen& pen);
 // The pen of the run shown's removal events in every training plot.
 QPen eventPen();
+// An axis of optimizer steps: ticks at whole steps only (a tick at 3.5 names no step).
+void useStepTicks(class QCPAxis* axis);
 
 // Writes the plot in the format the suffix names: .png (title in its text chunk), .svg (title element),
 // .pdf (title in its metadata), .csv (series,x,y,value rows for every graph, bar set and colour map,

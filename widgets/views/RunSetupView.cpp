@@ -251,9 +251,11 @@ QString RunSetupView::runSettingsText() const {
                          : QString())
               : QString()) +
          (c.tracking.analyses.empty() ? QString()
-                                      : "<br>" + tr("tracked: %1, every %2 steps and at each removal")
-                                                     .arg(trackedTitles(c.tracking.analyses))
-                                                     .arg(c.tracking.interval(o.maxSteps)));
+          : c.tracking.interval(o.maxSteps) == 1
+              ? "<br>" + tr("tracked: %1, at every step").arg(trackedTitles(c.tracking.analyses))
+              : "<br>" + tr("tracked: %1, every %2 steps and at each removal")
+                             .arg(trackedTitles(c.tracking.analyses))
+                             .arg(c.tracking.interval(o.maxSteps)));
 }
 
 void RunSetupView::showMemoryPlan(bool shown) {

@@ -23,6 +23,7 @@ TrackedPlot::TrackedPlot(QWidget* parent) : QWidget(parent) {
   m_choice->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
   m_cost = new QLabel(this);
   m_plot = makePlot(this, "training_tracked");
+  useStepTicks(m_plot->xAxis);
   enableHoverLabels(m_plot);
   placeLegendBelowTitle(m_plot, 3);
   m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);

@@ -49,6 +49,7 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   m_loss = makePlot(this, "training_loss");
   m_optimizer = makePlot(this, "training_optimizer");
   m_scales = makePlot(this, "training_scales");
+  for (QCustomPlot* plot : {m_loss, m_optimizer, m_scales}) useStepTicks(plot->xAxis);
   m_tracked = new TrackedPlot(this);
   m_tracked->hide();  // until the run shown tracks an analysis (showTracked)
   // Four plots share the central column's height: with makePlot's minimum each, a run that tracks an

@@ -216,6 +216,27 @@ class TestViews : public QObject {
       return out.join(", ");
     };
     QTRY_VERIFY2_WITH_TIMEOUT(overflowing().isEmpty(), qPrintable(overflowing()), fixtures::kEventuallyMs);
+    // No vertical axis prints its labels over each other (a log axis's evenly stepped ones crowded its top
+    // decade: 0.01, 0.0125, 0.015).
+    for (AnalysisPane* pane : panes) {
+      window.raisePane(pane);
+      QCoreApplication::processEvents();
+      for (QCustomPlot* plot : pane->plots()) {
+        plot->replot();
+        for (QCPAxisRect* rect : plot->axisRects())
+          for (QCPAxis* axis : rect->axes(QCPAxis::atLeft | QCPAxis::atRight)) {
+            if (!axis->visible() || !axis->tickLabels() || !plot->isVisible()) continue;
+            const QVector<double> ticks = axis->tickVector();
+            const int height = QFontMetrics(axis->tickLabelFont()).height();
+            for (int i = 1; i < ticks.size(); ++i) {
+              const double gap = std::abs(axis->coordToPixel(ticks[i]) - axis->coordToPixel(ticks[i - 1]));
+              QVERIFY2(gap >= height, qPrintable(QString("%1: %2 and %3 are %4 px apart")
+                                                     .arg(plotTitle(plot), QString::number(ticks[i - 1]),
+                                                          QString::number(ticks[i]), QString::number(gap))));
+            }
+          }
+      }
+    }
     window.setLanguage("en");
   }
 

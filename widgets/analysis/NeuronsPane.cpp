@@ -23,8 +23,7 @@ NeuronsPane::NeuronsPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane
     const QColor c = i == 0 ? QColor(120, 120, 120, 120) : QColor(0xd62728);
     g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, c, c, i == 0 ? 3 : 7));
   }
-  m_scatter->yAxis->setScaleType(QCPAxis::stLogarithmic);
-  m_scatter->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+  useLogScaleTicks(m_scatter->yAxis);
   placeLegendBelowTitle(m_scatter, 2);
   enableHoverLabels(m_scatter);
   connect(m_scatter, &QCustomPlot::afterLayout, this, &NeuronsPane::labelTopNeurons);
@@ -45,13 +44,7 @@ NeuronsPane::NeuronsPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane
 
   m_spectrum = makePlot(this, "unembedding_spectrum");
   m_spectrum->addGraph()->setPen(QPen(Qt::black, 2));
-  m_spectrum->yAxis->setScaleType(QCPAxis::stLogarithmic);
-  // Labels at 1, 2, 5 × each power of ten on the log axis: the spectrum spans less than two decades, where a
-  // log ticker labels one power of ten only and an evenly stepped one crowds the top decade.
-  auto ticks = QSharedPointer<QCPAxisTickerText>::create();
-  for (double decade = 1e-6; decade <= 1e6; decade *= 10)
-    for (double m : {1.0, 2.0, 5.0}) ticks->addTick(m * decade, QString::number(m * decade, 'g', 3));
-  m_spectrum->yAxis->setTicker(ticks);
+  useLogScaleTicks(m_spectrum->yAxis);  // the spectrum spans less than two decades
   m_spectrum->yAxis2->setVisible(true);
   m_spectrum->yAxis2->setRange(0, 1);
   for (int i = 0; i < kCosineCurves; ++i)

@@ -380,6 +380,56 @@ class StepTicker : public QCPAxisTicker {
 
 void useStepTicks(QCPAxis* axis) { axis->setTicker(QSharedPointer<StepTicker>::create()); }
 
+namespace {
+// The densest of 1-2-5, 1-3 or 1 per decade, then every 2nd, 4th … power of ten, whose closest two labels
+// are a label's height apart on the axis as last laid out.
+class LogScaleTicker : public QCPAxisTicker {
+ public:
+  explicit LogScaleTicker(QCPAxis* axis) : m_axis(axis) {}
+
+ protected:
+  int getSubTickCount(double) override { return 0; }  // evenly spaced sub-ticks mean nothing on a log axis
+  QVector<double> createTickVector(double tickStep, const QCPRange& range) override {
+    if (range.lower <= 0) return QCPAxisTicker::createTickVector(tickStep, range);
+    const int first = static_cast<int>(std::floor(std::log10(range.lower))),
+              last = static_cast<int>(std::ceil(std::log10(range.upper)));
+    const bool vertical = m_axis->orientation() == Qt::Vertical;
+    const QRect rect = m_axis->axisRect()->rect();
+    const double perDecade =
+        (vertical ? rect.height() : rect.width()) / std::log10(range.upper / range.lower);
+    const double label = QFontMetrics(m_axis->tickLabelFont()).height() * (vertical ? 1.2 : 3.5);
+    // Each choice: its mantissas, every how many decades, and its closest two ticks' distance in decades.
+    struct Choice {
+      std::vector<double> mantissas;
+      int every;
+      double closest;
+    };
+    std::vector<Choice> choices = {{{1, 2, 5}, 1, std::log10(2.0)}, {{1, 3}, 1, std::log10(3.0)}};
+    for (int every = 1; every <= 64; every *= 2) choices.push_back({{1}, every, double(every)});
+    const Choice* chosen = perDecade > 0 ? &choices.back() : &choices.front();  // not laid out yet: all
+    for (const Choice& c : choices)
+      if (c.closest * perDecade >= label) {
+        chosen = &c;
+        break;
+      }
+    QVector<double> ticks;
+    for (int e = first; e <= last; ++e)
+      if (e % chosen->every == 0)
+        for (double m : chosen->mantissas)
+          if (const double t = m * std::pow(10.0, e); range.contains(t)) ticks << t;
+    return ticks;
+  }
+
+ private:
+  QCPAxis* m_axis;
+};
+}  // namespace
+
+void useLogScaleTicks(QCPAxis* axis) {
+  axis->setScaleType(QCPAxis::stLogarithmic);
+  axis->setTicker(QSharedPointer<LogScaleTicker>::create(axis));
+}
+
 QString plotCsv(const QCustomPlot* constPlot) {
   auto* plot = const_cast<QCustomPlot*>(constPlot);  // QCustomPlot's accessors are not const; nothing changes
   QString out;

@@ -67,6 +67,10 @@ class QCPItemStraightLine* markStep(QCustomPlot* plot, double step, const QPen& 
 QPen eventPen();
 // An axis of optimizer steps: ticks at whole steps only (a tick at 3.5 names no step).
 void useStepTicks(class QCPAxis* axis);
+// A logarithmic axis labelled at 1, 2 and 5 × each power of ten, or fewer where the plot is short: over a
+// decade or two QCustomPlot's log ticker labels one power of ten only, and an evenly stepped one crowds the
+// top decade (0.01, 0.0125, 0.015).
+void useLogScaleTicks(class QCPAxis* axis);
 
 // Writes the plot in the format the suffix names: .png (title in its text chunk), .svg (title element),
 // .pdf (title in its metadata), .csv (series,x,y,value rows for every graph, bar set and colour map,

@@ -103,11 +103,12 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
     });
   }
   connect(m_logScale, &QCheckBox::toggled, this, [this](bool on) {
-    m_loss->yAxis->setScaleType(on ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
-    if (on)
-      m_loss->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
-    else
+    if (on) {
+      useLogScaleTicks(m_loss->yAxis);  // a loss spans a decade or so: 1, 2, 5, not one label
+    } else {
+      m_loss->yAxis->setScaleType(QCPAxis::stLinear);
       m_loss->yAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
+    }
     replotAll();
   });
 

@@ -158,6 +158,27 @@ class TestViews : public QObject {
     }
   }
 
+  void aShortPlotLeavesOutItsSideLabelsButItsFigureHasThem() {
+    TrainingView view;
+    view.resize(600, 420);  // short: the learning-rate plot gets a strip
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QCustomPlot* plot = view.optimizerPlot();
+    plot->replot();
+    QVERIFY2(plot->height() < 250, qPrintable(QString::number(plot->height())));
+    QCOMPARE(plot->yAxis2->label(), QString());  // "gradient norm" would run into the title
+    QTemporaryDir dir;
+    QString error;
+    QVERIFY2(exportPlot(plot, dir.filePath("lr.svg"), &error), qPrintable(error));
+    QFile svg(dir.filePath("lr.svg"));
+    QVERIFY(svg.open(QIODevice::ReadOnly));
+    QVERIFY(svg.readAll().contains("gradient norm"));  // a figure of the export's size has room for it
+    QCOMPARE(plot->yAxis2->label(), QString());        // and the screen keeps its fit
+    plot->resize(600, 400);                            // room again: shown again
+    plot->replot();
+    QCOMPARE(plot->yAxis2->label(), QString("gradient norm"));
+  }
+
   void theSmoothingSliderSmoothsAsTensorBoardDoes() {
     MetricsStore m;
     auto ingest = [&m](int first, int last) {

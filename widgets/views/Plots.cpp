@@ -63,8 +63,15 @@ QCustomPlot* makePlot(QWidget* parent, const QString& exportName) {
     // keep theirs: one label per layer and head.
     if (plot->axisRectCount() == 1) {
       QCPAxisRect* rect = plot->axisRect();
-      for (QCPAxis* axis : {rect->axis(QCPAxis::atLeft), rect->axis(QCPAxis::atRight)})
+      for (QCPAxis* axis : {rect->axis(QCPAxis::atLeft), rect->axis(QCPAxis::atRight)}) {
         axis->ticker()->setTickCount(std::clamp((plot->height() - 110) / 28, 2, 5));
+        // A side label longer than its axis runs into the title and the axis below (a short plot's "gradient
+        // norm"): left out while it does not fit — the title names both — and shown again when it does.
+        if (!axis->label().isEmpty()) axis->setProperty("fullLabel", axis->label());
+        const QString label = axis->property("fullLabel").toString();
+        const bool fits = QFontMetrics(axis->labelFont()).horizontalAdvance(label) <= plot->height() - 110;
+        axis->setLabel(fits ? label : QString());
+      }
       // Along the bottom, room for the widest label the range can have ("100000" of a long run's steps),
       // and a tick count the ticker keeps to: its readable steps had put five such labels in 250 px.
       QCPAxis* bottom = rect->axis(QCPAxis::atBottom);
@@ -492,6 +499,15 @@ bool exportPlot(const QCustomPlot* constPlot, const QString& path, QString* erro
     return false;
   };
   if (!file.open(QIODevice::WriteOnly)) return fail(file.errorString());
+  // The side labels a short plot on screen leaves out belong in the figure; the screen's fit comes back
+  // after.
+  for (QCPAxisRect* rect : plot->axisRects())
+    for (QCPAxis* axis : rect->axes())
+      if (const QString full = axis->property("fullLabel").toString(); !full.isEmpty()) axis->setLabel(full);
+  struct Refit {
+    QCustomPlot* plot;
+    ~Refit() { plot->replot(); }
+  } refit{plot};
   if (suffix == "png") {
     QImage image = plot->toPixmap(size.width(), size.height(), 2.0).toImage();
     image.setText("Title", title);

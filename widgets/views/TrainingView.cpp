@@ -82,8 +82,11 @@ TrainingView::TrainingView(QWidget* parent) : QWidget(parent) {
   m_optimizer->yAxis2->setVisible(true);
   addGraph(m_optimizer, QColor(0x555555), 1.2, Qt::SolidLine, m_optimizer->yAxis2);
   m_optimizer->legend->setVisible(false);  // too short for a legend: the axis labels take the curves' colours
+  // Each axis in its curve's colour, its numbers too: a short plot leaves the side labels out.
   m_optimizer->yAxis->setLabelColor(QColor(0x17becf));
+  m_optimizer->yAxis->setTickLabelColor(QColor(0x17becf));
   m_optimizer->yAxis2->setLabelColor(QColor(0x555555));
+  m_optimizer->yAxis2->setTickLabelColor(QColor(0x555555));
   placeLegendBelowTitle(m_scales, 5);  // one entry per kind of site; hovering a curve names its site
   addSiteKindLegend();
 

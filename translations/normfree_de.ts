@@ -1808,7 +1808,7 @@ Worker %1 beendet (%2): %3</translation>
     <message>
         <location filename="../widgets/views/RunSetupView.cpp" line="222"/>
         <source>&lt;b&gt;The run shown was set up with&lt;/b&gt;&lt;br&gt;%1 · preset %2 · %3 steps · %4&lt;br&gt;micro-batch %5 × %6 sequences of %7 tokens · learning rate %8 → %9 · warm-up %10 steps&lt;br&gt;data: %11; evaluated on %12&lt;p&gt;&lt;i&gt;Its settings are its own (config.json). To set up a new run, open a model (File › Open Model Folder or Open Recent).&lt;/i&gt;</source>
-        <translation>&lt;b&gt;Der angezeigte Lauf wurde eingerichtet mit&lt;/b&gt;&lt;br&gt;%1 · Vorgabe %2 · %3 Schritte · %4&lt;br&gt;Mikro-Batch %5 × %6 Sequenzen zu %7 Token · Lernrate %8 → %9 · Aufwärmen %10 Schritte&lt;br&gt;Daten: %11; ausgewertet auf %12&lt;p&gt;&lt;i&gt;Seine Einstellungen sind seine eigenen (config.json). Für einen neuen Lauf ein Modell öffnen (Datei › Modellordner öffnen oder Zuletzt geöffnet).&lt;/i&gt;</translation>
+        <translation>&lt;b&gt;Der angezeigte Lauf wurde eingerichtet mit&lt;/b&gt;&lt;br&gt;%1 · Preset %2 · %3 Schritte · %4&lt;br&gt;Mikro-Batch %5 × %6 Sequenzen zu %7 Token · Lernrate %8 → %9 · Aufwärmen %10 Schritte&lt;br&gt;Daten: %11; ausgewertet auf %12&lt;p&gt;&lt;i&gt;Seine Einstellungen sind seine eigenen (config.json). Für einen neuen Lauf ein Modell öffnen (Datei › Modellordner öffnen oder Zuletzt geöffnet).&lt;/i&gt;</translation>
     </message>
     <message>
         <location filename="../widgets/views/RunSetupView.cpp" line="235"/>
@@ -2153,6 +2153,32 @@ Worker %1 beendet (%2): %3</translation>
 </context>
 <context>
     <name>RunsView</name>
+    <message>
+        <location filename="../widgets/views/RunsView.cpp" line="172"/>
+        <source>model: %1
+trained on: %2
+evaluated on: %3
+tracked on: %4</source>
+        <translation>Modell: %1
+trainiert auf: %2
+evaluiert auf: %3
+verfolgt auf: %4</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/RunsView.cpp" line="174"/>
+        <source>nothing</source>
+        <translation>nichts</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/RunsView.cpp" line="175"/>
+        <source>%1 (%2 tokens each)</source>
+        <translation>%1 (je %2 Tokens)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/RunsView.cpp" line="178"/>
+        <source>%1 (%2 sequences of %3 tokens)</source>
+        <translation>%1 (%2 Sequenzen zu %3 Tokens)</translation>
+    </message>
     <message>
         <location filename="../widgets/views/RunsView.cpp" line="62"/>
         <source>Folder of runs to compare</source>

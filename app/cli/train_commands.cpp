@@ -220,7 +220,7 @@ int train(std::unique_ptr<Trainer> trainer, ServeEndpoint& endpoint) {
           if (value.is_number())
             text << std::setprecision(4) << value.get<double>();
           else
-            text << "not finite";  // a NaN or an infinity is logged as null (a blown-up model's CE)
+            text << "undefined";  // null: a NaN or an infinity (a blown-up model's CE), or no effect to patch
         }
         std::cerr << text.str() << "\n";
       }

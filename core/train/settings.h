@@ -107,6 +107,12 @@ struct RunConfig {
   Schedule schedule;  // used in remove mode; ignored otherwise
 };
 
+// The token file the tracked analyses read: their own, else the first evaluation file, else the training
+// data.
+inline const std::string& trackingDataFile(const RunConfig& c) {
+  return !c.tracking.data.empty() ? c.tracking.data : !c.evalData.empty() ? c.evalData.front() : c.trainData;
+}
+
 // What `resume` may change of a run (each change is in its "resume" record and written to config.json or
 // schedule.json): the learning rate and its minimum, e.g. after a divergence; the step budget and the
 // autopilot's patience, e.g. to train on after the run ended; and the schedule, which must agree with the

@@ -1,5 +1,6 @@
 // Tracked analyses (RunConfig::tracking, analysis/tracked_analyses.h): worker 0 measures them on a copy
-// of its model between two steps — every N steps, at each removal event, at the first and the last step —
+// of its model between two steps — every N steps, at each removal event, at the first and the last step, and
+// at the step a resume or rollback goes on from —
 // and writes each measurement as one "track" record. They run on the training thread: on the CPU training
 // already uses every core, so a second thread would only share them, and the record order stays the step
 // order.
@@ -18,7 +19,7 @@ void Trainer::Impl::setUpTracking() {
   tracking.reset();
   if (t.analyses.empty() || !isMain()) return;
   const RunConfig& c = config();
-  const std::string file = !t.data.empty() ? t.data : !c.evalData.empty() ? c.evalData.front() : c.trainData;
+  const std::string& file = trackingDataFile(c);
   auto data = std::make_unique<TrackingData>();
   data->sequences = readSequences(file, t.sequences, std::min<int64_t>(t.length, model->config().nPositions),
                                   -1, model->config().vocabSize);
@@ -46,11 +47,15 @@ bool Trainer::Impl::trackingDue(int64_t step, bool eventsFiredOrLast) const {
 void Trainer::Impl::track(int64_t step, bool atEvent) {
   lastTracked = step;
   const SnapshotPtr snapshot = ModelSnapshot::copyOf(*model, step, owner.m_dir);
-  // What it measures on, so that runs compared say when their curves are of different data.
-  json r{{record::kType, record::kTrack},
-         {"step", step},
-         {"event", atEvent},
-         {"data", tracking->sequences.source}};
+  json r{{record::kType, record::kTrack}, {"step", step}, {"event", atEvent}};
+  // What each analysis measures on, so that runs compared say when their curves are of other data.
+  const TokenSequences& tokens = tracking->sequences;
+  const std::string sequences = trackingDataFile(config()) + ": " + std::to_string(tokens.count) +
+                                " sequences of " + std::to_string(tokens.length) + " tokens";
+  for (const std::string& name : config().tracking.analyses)
+    r["data"][name] = needsIoiPrompts({name}) ? std::to_string(tracking->prompts->prompts.size()) +
+                                                    " IOI prompts made with the model's tokenizer"
+                                              : sequences;
   try {
     for (const auto& [name, v] : measureTracked(config().tracking.analyses, *snapshot, *tracking)) {
       r["values"][name] = v.value;

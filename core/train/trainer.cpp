@@ -262,7 +262,7 @@ bool Trainer::runSteps(const ProgressFn& progress) {
         lastCheckpoint = m_stepsDone.load();  // rolled back to it
         continue;
       }
-      if (newSteps() && d.trackingDue(step, true)) d.track(step, false);
+      if ((newSteps() || d.lastTracked < 0) && d.trackingDue(step, true)) d.track(step, false);
       finished = true;
       break;
     }

@@ -135,6 +135,16 @@ class TestViews : public QObject {
     QVERIFY2(far[1].toDouble() == 1250001 && far[2].toDouble() == 1.0 / 3, qPrintable(lines[header + 2]));
   }
 
+  void aLogAxisOverLessThanADecadeStillHasNumbers() {
+    QCustomPlot plot;
+    plot.resize(400, 300);
+    useLogScaleTicks(plot.yAxis);
+    plot.yAxis->setRange(2.1, 4.9);  // a removal's loss: no 1, 2, 5 or 10 in it
+    plot.replot();
+    QVERIFY2(plot.yAxis->tickVector().size() >= 2,
+             qPrintable(QString::number(plot.yAxis->tickVector().size())));
+  }
+
   void stepAxesTickWholeSteps() {
     MetricsStore m;
     for (int step = 1; step <= 20; ++step)
@@ -606,6 +616,11 @@ class TestViews : public QObject {
              qPrintable(window.runsView()->table()->item(0, 6)->text()));
     QCOMPARE(window.runsView()->table()->item(0, 7)->text(),
              QString("finished"));  // not the record's "finish"
+    // What each row's figures rest on, in its cells' tooltips: the model and the data.
+    const QString rests = window.runsView()->table()->item(0, 1)->toolTip();
+    QVERIFY2(rests.contains("model: " + m_model) && rests.contains("(64 tokens each)") &&
+                 rests.contains("tracked on: " + m_train + " (2 sequences of 16 tokens)"),
+             qPrintable(rests));
     const QCPGraph* theirs = graphNamed(view->lossPlot(), "b: cross-entropy");
     QVERIFY(theirs);
     QCOMPARE(theirs->dataCount(), 12);
@@ -614,8 +629,8 @@ class TestViews : public QObject {
     // Their tracked analyses side by side: a at 0, 3, 4, 6, 8, 12; b at 0, 4, 8, 9, 12.
     QVERIFY(view->showsTracked());
     QCOMPARE(view->trackedPlot()->plottedPoints(), 6);
-    const QCPGraph* theirTracked = graphNamed(
-        view->trackedPlot()->plot(), "b (other data: train.bin: 3 chunks × 16 tokens from the start)");
+    const QCPGraph* theirTracked =
+        graphNamed(view->trackedPlot()->plot(), "b (other data: " + m_train + ": 3 sequences of 16 tokens)");
     QVERIFY2(theirTracked, qPrintable(view->trackedPlot()->plot()->graph(0)->name()));
     QCOMPARE(theirTracked->dataCount(), 5);
     // A sibling that trains on streams onto the plots, and a run started beside them is listed (with its

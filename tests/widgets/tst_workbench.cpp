@@ -355,14 +355,14 @@ class TestWorkbench : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(window.trainingView()->plottedSteps(), 45, fixtures::kEventuallyMs);
     QVERIFY2(window.statusText().contains("step 45 / 60"), qPrintable(window.statusText()));
     QCOMPARE(window.timeline()->editor()->maxSteps(), int64_t{60});
-    // The model it started from, opened: the run's figures are not the model's (they had stayed under the
-    // model's title, marked stale only), and no more are they another run's of the same model.
     heads->refresh();
     QTRY_VERIFY_WITH_TIMEOUT(heads->hasResult() && !heads->isStale(), fixtures::kEventuallyMs);
     heads->setCurrentStep(30);  // rolled back to step 30: the figures of step 45 are of a model gone
     QVERIFY(heads->isStale());
-    heads->setCurrentStep(46);  // and stay so when it trains past 45 again
+    heads->setCurrentStep(45);  // and stay so when it is back at their step (another model of step 45)
     QVERIFY(heads->isStale());
+    // The model it started from, opened: the run's figures are not the model's (they had stayed under the
+    // model's title, marked stale only), and no more are they another run's of the same model.
     QVERIFY(window.openModelFolder(m_model));
     QVERIFY(!heads->hasResult());
   }

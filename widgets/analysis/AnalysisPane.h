@@ -22,8 +22,9 @@ class AnalysisPane : public QWidget {
  public:
   AnalysisPane(AnalysisRunner* runner, const QString& key, QWidget* parent = nullptr);
 
-  void refresh();                     // asks for the analysis on the model as it is now
-  void setCurrentStep(int64_t step);  // the model's step now: marks the pane stale when it is past ours
+  void refresh();  // asks for the analysis on the model as it is now
+  // The model's step now: marks the pane stale when it is past ours, or went back before it (a rollback).
+  void setCurrentStep(int64_t step);
   int64_t shownStep() const { return m_shownStep; }
   bool hasResult() const { return m_hasResult; }
   bool hasFailed() const { return !m_error.isEmpty(); }  // the last computation's error is shown

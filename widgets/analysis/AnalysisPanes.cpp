@@ -1,6 +1,9 @@
 #include "analysis/AnalysisPanes.h"
 
 #include <QCoreApplication>
+#include <QDockWidget>
+#include <QStackedWidget>
+#include <QTabWidget>
 
 #include "analysis/BenchmarksPane.h"
 #include "analysis/CalibrationPane.h"
@@ -11,7 +14,6 @@
 #include "analysis/NormsPane.h"
 #include "analysis/PatchingPane.h"
 #include "analysis/TokensPane.h"
-#include "window/DockLayout.h"
 
 QList<AnalysisPane*> makeAnalysisPanes(AnalysisRunner* runner, QWidget* parent, HeadsPane** heads) {
   *heads = new HeadsPane(runner, parent);
@@ -40,4 +42,17 @@ QList<AnalysisGroup> groupAnalysisPanes(const QList<AnalysisPane*>& panes) {
     groups[residual ? 1 : behaviour ? 2 : 0].panes << pane;  // heads, tokens, patching, circuit
   }
   return groups;
+}
+
+void bringToFront(QWidget* widget) {
+  for (QWidget* child = widget; child && child->parentWidget(); child = child->parentWidget()) {
+    QWidget* parent = child->parentWidget();
+    if (auto* tabs = qobject_cast<QTabWidget*>(parent->parentWidget());
+        tabs && qobject_cast<QStackedWidget*>(parent))
+      tabs->setCurrentWidget(child);  // a QTabWidget's pages sit in its QStackedWidget
+    if (auto* dock = qobject_cast<QDockWidget*>(parent)) {
+      dock->show();
+      dock->raise();
+    }
+  }
 }

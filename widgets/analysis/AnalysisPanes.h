@@ -21,3 +21,6 @@ struct AnalysisGroup {
 };
 // makeAnalysisPanes' panes in their groups, each pane in exactly one.
 QList<AnalysisGroup> groupAnalysisPanes(const QList<AnalysisPane*>& panes);
+
+// Brings `widget` into view wherever it sits: each tab holding it made current, each dock shown and raised.
+void bringToFront(QWidget* widget);

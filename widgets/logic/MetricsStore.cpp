@@ -60,10 +60,10 @@ bool MetricsStore::ingest(const std::string& line) {
         scales[site].push_back({step, number(s, "tracked"), number(s, "frozen")});
   } else if (type == record::kEval) {
     const std::string file = text(r, "file", "eval");
-    std::string series = baseName(file);
-    if (const auto [it, first] = evalFiles.emplace(series, file); !first && it->second != file) {
-      series = file;
-      evalFiles.emplace(series, file);
+    std::string series = baseName(file);  // else its path, else its path and a number: a name of its own
+    for (int n = 2;; ++n) {
+      if (const auto [it, first] = evalFiles.emplace(series, file); first || it->second == file) break;
+      series = n == 2 ? file : file + " (" + std::to_string(n) + ")";
     }
     evals[series].push_back({number(r, "step"), number(r, "mean_loss")});
   } else if (type == record::kEvent) {
@@ -77,7 +77,8 @@ bool MetricsStore::ingest(const std::string& line) {
     for (const auto& [name, value] : values->items()) {
       if (!value.is_number()) continue;
       TrackedSeries& series = tracked[name];
-      series.data = text(r, "data", series.data);
+      if (const auto data = r.find("data"); data != r.end() && data->is_object())
+        series.data = text(*data, name.c_str(), series.data);
       // A step measured again (a followed file read twice, a stretch trained again) replaces the old.
       while (!series.points.empty() && series.points.back().step >= step) series.points.pop_back();
       TrackedPoint point{step, atEvent, value.get<double>(), {}};

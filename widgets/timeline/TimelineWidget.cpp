@@ -15,86 +15,11 @@
 
 #include "timeline/EditRefusalText.h"
 #include "timeline/TimelineEditCommand.h"
+#include "timeline/TimelineNames.h"
 
 namespace {
 constexpr int kAxisHeight = TimelineGeometry::kAxisHeight, kMarkerRadius = TimelineGeometry::kMarkerRadius;
 
-QString rowName(int row) {
-  switch (row) {
-    case 0:
-      return QStringLiteral("LN_mlp");
-    case 1:
-      return QStringLiteral("LN_qk");
-    case 2:
-      return QStringLiteral("LN_v");
-    case 3:
-      return QStringLiteral("LN_f");
-    default:
-      return TimelineWidget::tr("treatments");
-  }
-}
-
-QColor rowColor(int row) {
-  static const QColor colors[] = {QColor(0x1f77b4), QColor(0xff7f0e), QColor(0x2ca02c), QColor(0xd62728),
-                                  QColor(0x9467bd)};
-  return colors[std::clamp(row, 0, 4)];
-}
-
-// An event's sites as the engine names them: "LN_v.1", "LN_mlp.all", "LN_f".
-QString sitesOf(const nf::ScheduleEvent& e) {
-  QString sites = QString::fromStdString(nf::siteKindName(e.site));
-  if (e.site != nf::SiteKind::Final)
-    sites += e.layer < 0 ? QStringLiteral(".all") : QStringLiteral(".%1").arg(e.layer);
-  return sites;
-}
-
-// What an event changes, as a sentence's subject: "LN_v.1", "the end of LN_mlp.all's position-0 treatment".
-QString subjectOf(const nf::ScheduleEvent& e) {
-  switch (e.action) {
-    case nf::EventAction::EndPos0Treatment:
-      return TimelineWidget::tr("the end of %1's position-0 treatment").arg(sitesOf(e));
-    case nf::EventAction::EndEotTreatment:
-      return TimelineWidget::tr("the end of %1's end-of-text treatment").arg(sitesOf(e));
-    case nf::EventAction::MakeFake:
-      break;
-  }
-  return sitesOf(e);
-}
-
-// Several events' subjects: the first three, then how many more.
-QString subjectsOf(const std::vector<nf::ScheduleEvent>& events) {
-  constexpr size_t kNamed = 3;
-  QStringList names;
-  for (size_t i = 0; i < events.size() && i < kNamed; ++i) names << subjectOf(events[i]);
-  QString text = names.join(QStringLiteral(", "));
-  if (events.size() > kNamed)
-    text += TimelineWidget::tr(" and %n more", "", static_cast<int>(events.size() - kNamed));
-  return text;
-}
-
-}  // namespace
-
-QString TimelineWidget::happeningOf(const nf::ScheduleEvent& e) {
-  switch (e.action) {
-    case nf::EventAction::EndPos0Treatment:
-      return TimelineWidget::tr("the position-0 treatment of %1 ends at step %2").arg(sitesOf(e)).arg(e.step);
-    case nf::EventAction::EndEotTreatment:
-      return TimelineWidget::tr("the end-of-text treatment of %1 ends at step %2")
-          .arg(sitesOf(e))
-          .arg(e.step);
-    case nf::EventAction::MakeFake:
-      break;
-  }
-  return TimelineWidget::tr("%1 becomes fake at step %2").arg(sitesOf(e)).arg(e.step);
-}
-
-namespace {
-QString layerLabel(const nf::ScheduleEvent& e) {
-  if (e.action == nf::EventAction::EndPos0Treatment) return QStringLiteral("0");
-  if (e.action == nf::EventAction::EndEotTreatment) return QStringLiteral("E");
-  if (e.site == nf::SiteKind::Final) return QStringLiteral("f");
-  return e.layer < 0 ? QStringLiteral("∀") : QString::number(e.layer);
-}
 }  // namespace
 
 TimelineWidget::TimelineWidget(QWidget* parent)
@@ -182,7 +107,7 @@ void TimelineWidget::zoomToFit() {
 int TimelineWidget::leftMargin() const {
   int widest = 0;  // the row names, in the current language and font
   for (int row = 0; row < kRows; ++row)
-    widest = std::max(widest, fontMetrics().horizontalAdvance(rowName(row)));
+    widest = std::max(widest, fontMetrics().horizontalAdvance(TimelineNames::rowName(row)));
   return widest + 14;
 }
 
@@ -235,8 +160,9 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
     const int y = g.rowY(row);
     p.setPen(QPen(pal.mid().color(), 1, Qt::DotLine));
     p.drawLine(QPointF(a.left(), y), QPointF(a.right(), y));
-    p.setPen(rowColor(row));
-    p.drawText(QRectF(4, y - 10, a.left() - 8, 20), Qt::AlignRight | Qt::AlignVCenter, rowName(row));
+    p.setPen(TimelineNames::rowColor(row));
+    p.drawText(QRectF(4, y - 10, a.left() - 8, 20), Qt::AlignRight | Qt::AlignVCenter,
+               TimelineNames::rowName(row));
   }
 
   // Step axis: about one tick per 90 px at a round spacing.
@@ -266,26 +192,33 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
   std::map<std::pair<int, int64_t>, std::vector<const nf::ScheduleEvent*>> markers;
   for (const auto& e : m_schedule.events)
     markers[{TimelineGeometry::rowOf(e), m_drag.shownStep(e)}].push_back(&e);
-  for (auto& [at, events] : markers) {
+  // A marker's text (its events' layers, in order) and half its width.
+  auto labelOf = [](std::vector<const nf::ScheduleEvent*>& events) {
     std::sort(events.begin(), events.end(), [](auto* a, auto* b) { return a->layer < b->layer; });
+    QStringList labels;
+    for (const nf::ScheduleEvent* e : events) labels << TimelineNames::layerLabel(*e);
+    return labels.join(QStringLiteral("·"));
+  };
+  auto halfWidthOf = [&p](const QString& label) {
+    return std::max<double>(kMarkerRadius, p.fontMetrics().horizontalAdvance(label) / 2.0 + 3);
+  };
+  for (auto it = markers.begin(); it != markers.end(); ++it) {
+    auto& [at, events] = *it;
     const QPoint c(g.markerX(static_cast<double>(at.second)), g.rowY(at.first));
     bool isLocked = true, selected = false;
-    QStringList labels;
     for (const nf::ScheduleEvent* e : events) {
       isLocked = isLocked && locked(*e);
       selected = selected || m_selected.count(e->id) > 0;
-      labels << layerLabel(*e);
     }
-    const QString label = labels.join(QStringLiteral("·"));
-    QColor fill = isLocked ? QColor(150, 150, 150) : rowColor(at.first);
+    const QString label = labelOf(events);
+    QColor fill = isLocked ? QColor(150, 150, 150) : TimelineNames::rowColor(at.first);
     const QColor outline = fill.darker(150);
     // A pending event the autopilot will time: a paler marker with a dashed rim, where it expects it now.
     if (m_tentative && !isLocked) fill.setAlpha(110);
     p.setPen(QPen(selected ? pal.highlight().color() : outline, selected ? 3 : 1,
                   m_tentative && !isLocked ? Qt::DashLine : Qt::SolidLine));
     p.setBrush(fill);
-    const double halfWidth =
-        std::max<double>(kMarkerRadius, p.fontMetrics().horizontalAdvance(label) / 2.0 + 3);
+    const double halfWidth = halfWidthOf(label);
     const QRectF box(c.x() - halfWidth, c.y() - kMarkerRadius, 2 * halfWidth, 2 * kMarkerRadius);
     if (isLocked)
       p.drawRect(box.adjusted(1, 1, -1, -1));
@@ -293,8 +226,15 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
       p.drawRoundedRect(box, kMarkerRadius, kMarkerRadius);
     else
       p.drawEllipse(QPointF(c), kMarkerRadius, kMarkerRadius);
-    p.setPen(Qt::white);
-    p.drawText(box, Qt::AlignCenter, label);
+    // Markers closer than their width (a long run seen whole) overlap: a label the next marker of its row
+    // would cover is left out, so the row reads as a band ending in its last label, not as digits in pieces.
+    const auto next = std::next(it);
+    if (next == markers.end() || next->first.first != at.first ||
+        g.markerX(static_cast<double>(next->first.second)) - halfWidthOf(labelOf(next->second)) >=
+            box.right()) {
+      p.setPen(Qt::white);
+      p.drawText(box, Qt::AlignCenter, label);
+    }
   }
   // Playhead.
   const double x = g.xOf(static_cast<double>(m_stepsDone));
@@ -363,7 +303,7 @@ void TimelineWidget::mouseMoveEvent(QMouseEvent* event) {
     nf::ScheduleEvent moved = *m_schedule.find(m_drag.pressedId);
     const int64_t was = moved.step;
     moved.step = m_drag.to[m_drag.pressedId];
-    tip = tr("%1 (was step %2)").arg(happeningOf(moved)).arg(was);
+    tip = tr("%1 (was step %2)").arg(TimelineNames::happeningOf(moved)).arg(was);
     if (m_drag.from.size() > 1) tip += tr(" (+%n more)", "", static_cast<int>(m_drag.from.size() - 1));
   } else {
     tip = tr("gap %1 → %2 steps").arg(m_drag.gapFrom).arg(m_drag.gapTo);
@@ -398,12 +338,14 @@ void TimelineWidget::mouseReleaseEvent(QMouseEvent* event) {
   } else {
     const bool one = moves.size() == 1;
     const int n = static_cast<int>(moves.size());
-    const QString text = one ? tr("Move %1 to step %2").arg(subjectOf(before.front())).arg(after.front().step)
-                             : tr("Move %n events", "", n);
+    const QString text =
+        one ? tr("Move %1 to step %2").arg(TimelineNames::subjectOf(before.front())).arg(after.front().step)
+            : tr("Move %n events", "", n);
     m_undo->push(new TimelineEditCommand(this, TimelineEditCommand::Kind::Move, before, after, text));
     Q_EMIT scheduleEdited();
-    Q_EMIT editAccepted(one ? tr("Moved %1 to step %2").arg(subjectOf(before.front())).arg(after.front().step)
-                            : tr("Moved %n event(s): %1", "", n).arg(subjectsOf(before)));
+    Q_EMIT editAccepted(
+        one ? tr("Moved %1 to step %2").arg(TimelineNames::subjectOf(before.front())).arg(after.front().step)
+            : tr("Moved %n event(s): %1", "", n).arg(TimelineNames::subjectsOf(before)));
   }
   refresh();
 }
@@ -423,7 +365,7 @@ bool TimelineWidget::addEvent(const nf::ScheduleEvent& event) {
   refresh();
   m_selected = {added.id};
   Q_EMIT scheduleEdited();
-  Q_EMIT editAccepted(tr("Added: %1").arg(happeningOf(added)));
+  Q_EMIT editAccepted(tr("Added: %1").arg(TimelineNames::happeningOf(added)));
   return true;
 }
 
@@ -455,8 +397,8 @@ bool TimelineWidget::deleteSelected() {
   m_selected.clear();
   refresh();
   Q_EMIT scheduleEdited();
-  Q_EMIT editAccepted(
-      tr("Deleted %n event(s): %1", "", static_cast<int>(removed.size())).arg(subjectsOf(removed)));
+  Q_EMIT editAccepted(tr("Deleted %n event(s): %1", "", static_cast<int>(removed.size()))
+                          .arg(TimelineNames::subjectsOf(removed)));
   return true;
 }
 
@@ -495,7 +437,7 @@ void TimelineWidget::populateAddMenu(QMenu* menu, int row, int64_t step) {
     std::vector<std::pair<QString, nf::ScheduleEvent>> pos0;
     for (int kindRow = 0; kindRow < 4; ++kindRow)
       pos0.push_back(
-          {rowName(kindRow),
+          {TimelineNames::rowName(kindRow),
            {0, step, nf::EventAction::EndPos0Treatment, TimelineGeometry::kindOfRow(kindRow), -1}});
     submenu(tr("End position-0 treatment at step %1").arg(step), pos0);
     offer(menu, tr("End end-of-text treatment at step %1").arg(step),
@@ -507,7 +449,7 @@ void TimelineWidget::populateAddMenu(QMenu* menu, int row, int64_t step) {
     for (int layer = 0; layer < m_layers; ++layer)
       layers.push_back({tr("layer %1").arg(layer), {0, step, nf::EventAction::MakeFake, kind, layer}});
     layers.push_back({tr("all layers"), {0, step, nf::EventAction::MakeFake, kind, -1}});
-    submenu(tr("Make %1 fake at step %2").arg(rowName(row)).arg(step), layers);
+    submenu(tr("Make %1 fake at step %2").arg(TimelineNames::rowName(row)).arg(step), layers);
   }
   if (offered || !refused) return;
   const QString why = EditRefusalText::of(*refused);  // one line per problem: the first says it
@@ -575,11 +517,12 @@ bool TimelineWidget::event(QEvent* event) {
     const int64_t id = eventAt(help->pos());
     if (id >= 0) {
       const nf::ScheduleEvent* e = m_schedule.find(id);
-      QToolTip::showText(help->globalPos(),
-                         happeningOf(*e) + (locked(*e)    ? tr(" (applied)")
+      QToolTip::showText(
+          help->globalPos(),
+          TimelineNames::happeningOf(*e) + (locked(*e)    ? tr(" (applied)")
                                             : m_tentative ? tr(" (tentative: the autopilot decides when)")
                                                           : QString()),
-                         this);
+          this);
     } else {
       QToolTip::hideText();
     }

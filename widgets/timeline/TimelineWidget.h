@@ -55,8 +55,6 @@ class TimelineWidget : public QWidget {
   void populateAddMenu(QMenu* menu, int row, int64_t step);
 
   QString lastMessage() const { return m_lastMessage; }
-  // What an event does, in the GUI's language: "LN_mlp.2 becomes fake at step 120".
-  static QString happeningOf(const nf::ScheduleEvent& e);
   bool showsTentative() const { return m_tentative; }  // pending events drawn as the autopilot's expectation
   QString problemShown() const { return m_problem; }   // why the schedule shown may be out of date
   int64_t playheadStep() const { return m_stepsDone; }

@@ -424,7 +424,9 @@ class LogScaleTicker : public QCPAxisTicker {
       if (e % chosen->every == 0)
         for (double m : chosen->mantissas)
           if (const double t = m * std::pow(10.0, e); range.contains(t)) ticks << t;
-    return ticks;
+    // A range narrower than the chosen steps (a loss from 2.1 to 4.9 holds no 1, 2, 5 or 10): evenly
+    // stepped ticks, which over so little of a decade are evenly spaced too.
+    return ticks.size() >= 2 ? ticks : QCPAxisTicker::createTickVector(tickStep, range);
   }
 
  private:

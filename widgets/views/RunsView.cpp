@@ -166,6 +166,22 @@ void RunsView::showSettings(int row, const nf::RunConfig& config) {
   m_table->item(row, Mode)->setText(QString::fromStdString(nf::trainingModeName(config.mode)));
   m_table->item(row, Preset)->setText(QString::fromStdString(config.preset));
   m_table->item(row, LearningRate)->setText(number(config.optimizer.lr, 3));
+  // What a comparison rests on, on every cell of the row but its name: the model and the data.
+  QStringList evaluated;
+  for (const std::string& file : config.evalData) evaluated << QString::fromStdString(file);
+  const QString rests =
+      tr("model: %1\ntrained on: %2\nevaluated on: %3\ntracked on: %4")
+          .arg(QString::fromStdString(config.model), QString::fromStdString(config.trainData),
+               evaluated.isEmpty()
+                   ? tr("nothing")
+                   : tr("%1 (%2 tokens each)").arg(evaluated.join(", ")).arg(config.eval.tokens),
+               config.tracking.analyses.empty()
+                   ? tr("nothing")
+                   : tr("%1 (%2 sequences of %3 tokens)")
+                         .arg(QString::fromStdString(nf::trackingDataFile(config)))
+                         .arg(config.tracking.sequences)
+                         .arg(config.tracking.length));
+  for (int column = Mode; column < Columns; ++column) m_table->item(row, column)->setToolTip(rests);
 }
 
 void RunsView::showFigures(int row) {

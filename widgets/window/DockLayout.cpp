@@ -5,7 +5,6 @@
 #include <QMainWindow>
 #include <QScreen>
 #include <QSettings>
-#include <QStackedWidget>
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTimer>
@@ -110,18 +109,5 @@ void DockLayout::showWholeTabTitles() {
     bar->setElideMode(Qt::ElideNone);
     bar->setUsesScrollButtons(true);
     bar->setExpanding(false);
-  }
-}
-
-void bringToFront(QWidget* widget) {
-  for (QWidget* child = widget; child && child->parentWidget(); child = child->parentWidget()) {
-    QWidget* parent = child->parentWidget();
-    if (auto* tabs = qobject_cast<QTabWidget*>(parent ? parent->parentWidget() : nullptr);
-        tabs && qobject_cast<QStackedWidget*>(parent))
-      tabs->setCurrentWidget(child);  // a QTabWidget's pages sit in its QStackedWidget
-    if (auto* dock = qobject_cast<QDockWidget*>(parent)) {
-      dock->show();
-      dock->raise();
-    }
   }
 }

@@ -14,9 +14,6 @@ class QMainWindow;
 class QTabWidget;
 class QWidget;
 
-// Brings `widget` into view wherever it sits: each tab holding it made current, each dock shown and raised.
-void bringToFront(QWidget* widget);
-
 class DockLayout : public QObject {
   Q_OBJECT
  public:

@@ -10,6 +10,7 @@
 #include "run/RunSession.h"
 #include "run/metrics_records.h"
 #include "timeline/EditRefusalText.h"
+#include "timeline/TimelineNames.h"
 #include "timeline/TimelineWidget.h"
 #include "util/bytes.h"
 
@@ -101,7 +102,7 @@ void RunStatusBar::update(const RunSession& session, const WindowState& shown, c
   if (view.nextEvent && timeline)
     for (const nf::ScheduleEvent& e : timeline->schedule().events)
       if (e.step >= done) {
-        nextEvent = tr("next: %1").arg(TimelineWidget::happeningOf(e));
+        nextEvent = tr("next: %1").arg(TimelineNames::happeningOf(e));
         break;
       }
   m_next->setText(nextEvent);

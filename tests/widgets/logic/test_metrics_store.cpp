@@ -150,8 +150,8 @@ TEST_CASE(tracked_analyses_become_one_series_each_with_their_layers_events_and_c
   REQUIRE(m.tracked["val-ce"].points[0].perLayer.empty());
   REQUIRE(nmae.data.empty());  // records before "data" existed
   REQUIRE(m.ingest(
-      R"({"type":"track","step":12,"event":false,"data":"val.bin: 2 chunks","values":{"nmae":29}})"));
-  REQUIRE_EQ(m.tracked["nmae"].data, std::string("val.bin: 2 chunks"));
+      R"({"type":"track","step":12,"event":false,"data":{"nmae":"val.bin: 2 sequences"},"values":{"nmae":29}})"));
+  REQUIRE_EQ(m.tracked["nmae"].data, std::string("val.bin: 2 sequences"));
   REQUIRE(m.tracked["val-ce"].data.empty());  // not measured in that record
   // Measured again at step 10 (a file read twice): replaced, not doubled; a rollback to 10 drops step 10.
   REQUIRE(m.ingest(R"({"type":"track","step":10,"event":true,"values":{"nmae":31}})"));
@@ -174,8 +174,10 @@ TEST_CASE(evaluations_are_kept_per_file) {
   REQUIRE(m.ingest(R"({"type":"eval","step":20,"file":"/data/owt/val.bin","mean_loss":3.0})"));
   REQUIRE(m.ingest(R"({"type":"eval","step":20,"file":"/other/place/val.bin","mean_loss":6.0})"));
   REQUIRE(m.ingest(R"({"type":"eval","step":20,"file":"pile.bin","mean_loss":4.5})"));
-  REQUIRE(m.ingest(R"({"type":"eval","step":30,"mean_loss":2.0})"));  // no file: "eval"
-  REQUIRE_EQ(m.evals.size(), size_t{4});
+  REQUIRE(m.ingest(R"({"type":"eval","step":30,"mean_loss":2.0})"));                   // no file: "eval"
+  REQUIRE(m.ingest(R"({"type":"eval","step":30,"file":"val.bin","mean_loss":9.0})"));  // a third val.bin
+  REQUIRE_EQ(m.evals.size(), size_t{5});
+  REQUIRE(m.evals.at("val.bin (3)").at(0).loss == 9.0);
   // The first file of a name is called by it; another of the same name, in another folder, by its path.
   const auto& val = m.evals.at("val.bin");
   REQUIRE_EQ(val.size(), size_t{2});

@@ -64,6 +64,15 @@ QList<QPair<QString, QString>> translatedMessages(const QString& tsFile) {
   }
   return out;
 }
+// A step record of a run whose loss (CE, total) is `loss` at `step`.
+std::string stepRecord(int step, double loss) {
+  return QString(R"({"type":"step","step":%1,"ce":%2,"aux":0,"loss":%2,"lr":0.001,"grad_norm":1,)"
+                 R"("tokens_per_second":1000})")
+      .arg(step)
+      .arg(loss)
+      .toStdString();
+}
+
 }  // namespace
 
 class TestViews : public QObject {
@@ -147,11 +156,7 @@ class TestViews : public QObject {
 
   void stepAxesTickWholeSteps() {
     MetricsStore m;
-    for (int step = 1; step <= 20; ++step)
-      QVERIFY(m.ingest(QString(R"({"type":"step","step":%1,"ce":3,"aux":0,"loss":3,"lr":0.001,)"
-                               R"("grad_norm":1,"tokens_per_second":1000})")
-                           .arg(step)
-                           .toStdString()));
+    for (int step = 1; step <= 20; ++step) QVERIFY(m.ingest(stepRecord(step, 3)));
     TrainingView view;
     view.resize(1900, 900);  // wide: QCustomPlot's own ticker stepped by 3.5 here
     view.showMetrics(m);
@@ -192,12 +197,7 @@ class TestViews : public QObject {
   void theSmoothingSliderSmoothsAsTensorBoardDoes() {
     MetricsStore m;
     auto ingest = [&m](int first, int last) {
-      for (int step = first; step <= last; ++step)
-        QVERIFY(m.ingest(QString(R"({"type":"step","step":%1,"ce":%2,"aux":0,"loss":%2,"lr":0.001,)"
-                                 R"("grad_norm":1,"tokens_per_second":1000})")
-                             .arg(step)
-                             .arg(step % 2 ? 3.0 : 5.0)
-                             .toStdString()));
+      for (int step = first; step <= last; ++step) QVERIFY(m.ingest(stepRecord(step, step % 2 ? 3.0 : 5.0)));
     };
     ingest(1, 20);
     TrainingView view;
@@ -301,12 +301,7 @@ class TestViews : public QObject {
 
   void trainAndEvalLossesShareOneValueAxis() {
     MetricsStore m;
-    for (int step = 1; step <= 20; ++step)
-      QVERIFY(m.ingest(QString(R"({"type":"step","step":%1,"ce":%2,"aux":0,"loss":%2,"lr":0.001,)"
-                               R"("grad_norm":1,"tokens_per_second":1000})")
-                           .arg(step)
-                           .arg(4.0 - 0.1 * step)
-                           .toStdString()));
+    for (int step = 1; step <= 20; ++step) QVERIFY(m.ingest(stepRecord(step, 4.0 - 0.1 * step)));
     for (int step : {10, 20})
       QVERIFY(m.ingest(QString(R"({"type":"eval","step":%1,"file":"val.bin","mean_loss":%2})")
                            .arg(step)

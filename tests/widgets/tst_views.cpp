@@ -32,6 +32,7 @@
 #include "data/synthetic_benchmarks.h"
 #include "run/RunSession.h"
 #include "run/run_directory.h"
+#include "run/snapshot.h"
 #include "views/Plots.h"
 #include "views/QCustomPlotInclude.h"
 #include "views/RunSetupView.h"
@@ -142,6 +143,21 @@ class TestViews : public QObject {
     QCOMPARE(lines[header + 1], QString("loss,2,0.1,"));
     const QStringList far = lines[header + 2].split(',');  // read back, the numbers are the plotted ones
     QVERIFY2(far[1].toDouble() == 1250001 && far[2].toDouble() == 1.0 / 3, qPrintable(lines[header + 2]));
+  }
+
+  void withNoRunTheStartingModelIsNotComputedAgain() {
+    AnalysisInputs in;
+    in.reference = nf::ModelSnapshot::load(m_model.toStdString());
+    in.model = in.reference;  // a model folder opened, no run: the model now is the starting model
+    const nlohmann::json nowAnswer = {{"answer of", "the model now"}};
+    QCOMPARE(in.runStart(in.request("norms"), nowAnswer), nowAnswer);  // the same, not computed again
+    std::vector<std::string> asked;  // a run served elsewhere: its server is asked for its start
+    in.server = [&asked](const nf::AnalysisRequest&, const std::string& which, const nf::ProgressFn&) {
+      asked.push_back(which);
+      return nlohmann::json{{"answer of", which}};
+    };
+    QCOMPARE(in.runStart(in.request("norms"), nowAnswer), (nlohmann::json{{"answer of", "start"}}));
+    QCOMPARE(asked, std::vector<std::string>{"start"});
   }
 
   void aLogAxisOverLessThanADecadeStillHasNumbers() {

@@ -22,6 +22,12 @@ nlohmann::json AnalysisInputs::run(const nf::AnalysisRequest& request, const std
   return nf::runAnalysis(request, snapshot, sources, progress).result;
 }
 
+nlohmann::json AnalysisInputs::runStart(const nf::AnalysisRequest& request, const nlohmann::json& nowAnswer,
+                                        const nf::ProgressFn& progress) const {
+  if (!server && model && model == reference) return nowAnswer;
+  return run(request, "start", progress);
+}
+
 nf::AnalysisRequest AnalysisInputs::request(const std::string& kind) const {
   nf::AnalysisRequest request;
   request.kind = kind;

@@ -219,7 +219,7 @@ AnalysisWork BenchmarksPane::makeWork() {
       nf::AnalysisRequest request = in.request("benchmark");
       request.benchmark = std::make_shared<const nf::BenchmarkData>(nf::readBenchmark(task, tasks, limit));
       scores->now.push_back(in.run(request, "now", progress));
-      scores->start.push_back(in.run(request, "start", progress));
+      scores->start.push_back(in.runStart(request, scores->now.back(), progress));
       if (compared)
         scores->control.push_back(nf::runAnalysis(request, *compared, comparedSources, progress).result);
     }

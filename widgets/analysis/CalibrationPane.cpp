@@ -86,9 +86,8 @@ CalibrationPane::Shown CalibrationPane::computeShown(const AnalysisInputs& in,
   if (!in.encodesText) request.prompts.clear();
   Shown shown;
   Texts& t = shown.texts;
-  auto read = [&](const std::string& model, nf::ModelBehaviour& behaviour, QStringList& greedy,
-                  QStringList& sampled, const nf::ProgressFn& report) {
-    const nlohmann::json answer = in.run(request, model, report);
+  auto read = [&](const nlohmann::json& answer, nf::ModelBehaviour& behaviour, QStringList& greedy,
+                  QStringList& sampled) {
     const nlohmann::json& entry = answer.at("models").at(0);
     behaviour = nf::modelBehaviourFromJson(entry);
     t.prompts.clear();  // the same prompts for both models
@@ -98,8 +97,9 @@ CalibrationPane::Shown CalibrationPane::computeShown(const AnalysisInputs& in,
       sampled << QString::fromStdString(c.value("sampled_text", std::string()));
     }
   };
-  read("now", shown.now, t.nowGreedy, t.nowSampled, progress);
-  read("start", shown.start, t.startGreedy, t.startSampled, {});
+  const nlohmann::json nowAnswer = in.run(request, "now", progress);
+  read(nowAnswer, shown.now, t.nowGreedy, t.nowSampled);
+  read(in.runStart(request, nowAnswer), shown.start, t.startGreedy, t.startSampled);
   if (t.nowGreedy.size() != t.startGreedy.size())
     throw std::runtime_error("the two models' answers continue different prompts");
   return shown;

@@ -134,7 +134,7 @@ AnalysisWork CircuitPane::makeWork() {
     auto nowJson = std::make_shared<const nlohmann::json>(in.run(request, "now", progress));
     auto now = std::make_shared<const nf::CircuitResult>(nf::circuitResultFromJson(*nowJson));
     auto start =
-        std::make_shared<const nf::CircuitResult>(nf::circuitResultFromJson(in.run(request, "start")));
+        std::make_shared<const nf::CircuitResult>(nf::circuitResultFromJson(in.runStart(request, *nowJson)));
     return [self, now, start, nowJson] {
       if (!self) return;
       self->m_results = {start, now};

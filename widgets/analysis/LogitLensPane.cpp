@@ -121,10 +121,10 @@ AnalysisWork LogitLensPane::makeWork() {
     nf::AnalysisRequest request = in.request("logit-lens");
     request.traceSequence = std::min<int64_t>(sequence, in.sequences - 1);
     request.top = nf::AnalysisRequest::kLensTop;
-    auto now = std::make_shared<const nf::LogitLensResult>(
-        nf::logitLensResultFromJson(in.run(request, "now", progress)));
-    auto start =
-        std::make_shared<const nf::LogitLensResult>(nf::logitLensResultFromJson(in.run(request, "start")));
+    const nlohmann::json nowAnswer = in.run(request, "now", progress);
+    auto now = std::make_shared<const nf::LogitLensResult>(nf::logitLensResultFromJson(nowAnswer));
+    auto start = std::make_shared<const nf::LogitLensResult>(
+        nf::logitLensResultFromJson(in.runStart(request, nowAnswer)));
     const int64_t sequences = in.sequences;
     return [self, now, start, sequences] {
       if (!self) return;

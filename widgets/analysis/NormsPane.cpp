@@ -50,10 +50,10 @@ AnalysisWork NormsPane::makeWork() {
   QPointer<NormsPane> self(this);
   return [self](const AnalysisInputs& in, const nf::ProgressFn& progress) -> std::function<void()> {
     const nf::AnalysisRequest request = in.request("norms");
-    auto now = std::make_shared<nf::ResidualNormsResult>(
-        nf::residualNormsResultFromJson(in.run(request, "now", progress)));
-    auto reference =
-        std::make_shared<nf::ResidualNormsResult>(nf::residualNormsResultFromJson(in.run(request, "start")));
+    const nlohmann::json nowAnswer = in.run(request, "now", progress);
+    auto now = std::make_shared<nf::ResidualNormsResult>(nf::residualNormsResultFromJson(nowAnswer));
+    auto reference = std::make_shared<nf::ResidualNormsResult>(
+        nf::residualNormsResultFromJson(in.runStart(request, nowAnswer)));
     return [self, now, reference] {
       if (self) self->draw(*now, *reference);
     };

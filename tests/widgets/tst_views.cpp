@@ -151,6 +151,14 @@ class TestViews : public QObject {
     in.model = in.reference;  // a model folder opened, no run: the model now is the starting model
     const nlohmann::json nowAnswer = {{"answer of", "the model now"}};
     QCOMPARE(in.runStart(in.request("norms"), nowAnswer), nowAnswer);  // the same, not computed again
+    in.model = nf::ModelSnapshot::load(m_model.toStdString());  // another model now (a run's), equal or not
+    bool computed = false;
+    try {
+      computed = in.runStart(in.request("norms"), nowAnswer) != nowAnswer;
+    } catch (const std::exception&) {
+      computed = true;  // it computes: here, with no validation data given, an error that says so
+    }
+    QVERIFY(computed);
     std::vector<std::string> asked;  // a run served elsewhere: its server is asked for its start
     in.server = [&asked](const nf::AnalysisRequest&, const std::string& which, const nf::ProgressFn&) {
       asked.push_back(which);

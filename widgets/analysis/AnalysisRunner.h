@@ -39,7 +39,8 @@ struct AnalysisInputs {
   nlohmann::json run(const nf::AnalysisRequest& request, const std::string& model,
                      const nf::ProgressFn& progress = {}, const nf::SnapshotPtr& pinned = nullptr) const;
   // The starting model's answer to `request`, given the model now's: that same answer where the model now is
-  // the starting model (a model folder opened, no run), which would only be computed twice.
+  // the starting model's very snapshot (a model folder opened; a run preparing, or followed before its first
+  // checkpoint), which would only be computed twice.
   nlohmann::json runStart(const nf::AnalysisRequest& request, const nlohmann::json& nowAnswer,
                           const nf::ProgressFn& progress = {}) const;
   nf::AnalysisRequest request(const std::string& kind) const;  // of the validation sequences below

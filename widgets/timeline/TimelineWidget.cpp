@@ -226,12 +226,13 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
       p.drawRoundedRect(box, kMarkerRadius, kMarkerRadius);
     else
       p.drawEllipse(QPointF(c), kMarkerRadius, kMarkerRadius);
-    // Markers closer than their width (a long run seen whole) overlap: a label the next marker of its row
-    // would cover is left out, so the row reads as a band ending in its last label, not as digits in pieces.
+    // Markers closer than their text (a long run seen whole) overlap: a label the next marker of its row
+    // would cut is left out, so the row reads as a band ending in its last label, not as digits in pieces.
+    // Markers that only touch keep theirs.
     const auto next = std::next(it);
     if (next == markers.end() || next->first.first != at.first ||
         g.markerX(static_cast<double>(next->first.second)) - halfWidthOf(labelOf(next->second)) >=
-            box.right()) {
+            c.x() + p.fontMetrics().horizontalAdvance(label) / 2.0) {
       p.setPen(Qt::white);
       p.drawText(box, Qt::AlignCenter, label);
     }

@@ -192,9 +192,10 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
   std::map<std::pair<int, int64_t>, std::vector<const nf::ScheduleEvent*>> markers;
   for (const auto& e : m_schedule.events)
     markers[{TimelineGeometry::rowOf(e), m_drag.shownStep(e)}].push_back(&e);
-  // A marker's text (its events' layers, in order) and half its width.
-  auto labelOf = [](std::vector<const nf::ScheduleEvent*>& events) {
+  for (auto& [at, events] : markers)
     std::sort(events.begin(), events.end(), [](auto* a, auto* b) { return a->layer < b->layer; });
+  // A marker's text (its events' layers, in order) and half its width.
+  auto labelOf = [](const std::vector<const nf::ScheduleEvent*>& events) {
     QStringList labels;
     for (const nf::ScheduleEvent* e : events) labels << TimelineNames::layerLabel(*e);
     return labels.join(QStringLiteral("·"));
@@ -203,7 +204,7 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
     return std::max<double>(kMarkerRadius, p.fontMetrics().horizontalAdvance(label) / 2.0 + 3);
   };
   for (auto it = markers.begin(); it != markers.end(); ++it) {
-    auto& [at, events] = *it;
+    const auto& [at, events] = *it;
     const QPoint c(g.markerX(static_cast<double>(at.second)), g.rowY(at.first));
     bool isLocked = true, selected = false;
     for (const nf::ScheduleEvent* e : events) {

@@ -228,6 +228,26 @@
 <context>
     <name>BenchmarksPane</name>
     <message>
+        <source>Accuracy per task (± standard error)</source>
+        <translation>Genauigkeit je Aufgabe (± Standardfehler)</translation>
+    </message>
+    <message>
+        <source>Accuracy per synthetic task (made from the corpus; not the real benchmarks), ± standard error</source>
+        <translation>Genauigkeit je synthetischer Aufgabe (aus dem Korpus erzeugt; nicht die echten Benchmarks), ± Standardfehler</translation>
+    </message>
+    <message>
+        <source>%1 items; compare with a model to list those the two answer differently</source>
+        <translation>%1 Einträge; vergleichen Sie mit einem Modell, um die aufzulisten, die beide verschieden beantworten</translation>
+    </message>
+    <message>
+        <source>Compared with: %1</source>
+        <translation>Verglichen mit: %1</translation>
+    </message>
+    <message>
+        <source>Compared with: no other model</source>
+        <translation>Verglichen mit: keinem anderen Modell</translation>
+    </message>
+    <message>
         <location filename="../widgets/analysis/BenchmarksPane.cpp" line="122"/>
         <source>Downstream benchmarks — HellaSwag, PIQA, WinoGrande, BoolQ, ARC, LAMBADA — scored as lm-evaluation-harness scores them, on the model now and on the starting model, from the task files in a folder you choose (nothing is downloaded). Until you choose one, tasks made from the synthetic corpus in those formats, which the bundled models can answer.</source>
         <translation>Downstream-Benchmarks – HellaSwag, PIQA, WinoGrande, BoolQ, ARC, LAMBADA –, bewertet wie lm-evaluation-harness sie bewertet, am Modell jetzt und am Ausgangsmodell, aus den Aufgabendateien eines Ordners Ihrer Wahl (nichts wird heruntergeladen). Bis Sie einen wählen: Aufgaben in diesen Formaten aus dem synthetischen Korpus, die die mitgelieferten Modelle lösen können.</translation>
@@ -371,14 +391,25 @@
 <context>
     <name>CalibrationPane</name>
     <message>
+        <source>ECE</source>
+        <translation>ECE</translation>
+    </message>
+    <message>
+        <source>top-1</source>
+        <translation>Top-1</translation>
+    </message>
+    <message>
+        <source>entropy</source>
+        <translation>Entropie</translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation>Verlust</translation>
+    </message>
+    <message>
         <location filename="../widgets/analysis/CalibrationPane.cpp" line="62"/>
         <source>Loss, entropy, accuracy and calibration of the model now and of the starting model, a reliability diagram, and greedy and sampled continuations of a few prompts.</source>
         <translation>Verlust, Entropie, Genauigkeit und Kalibrierung des Modells jetzt und des Ausgangsmodells, ein Zuverlässigkeitsdiagramm sowie gierige und gesampelte Fortsetzungen einiger Prompts.</translation>
-    </message>
-    <message>
-        <location filename="../widgets/analysis/CalibrationPane.cpp" line="125"/>
-        <source>&lt;table cellspacing=&apos;0&apos; cellpadding=&apos;3&apos;&gt;&lt;tr&gt;&lt;th&gt;&lt;/th&gt;&lt;th&gt;loss&lt;/th&gt;&lt;th&gt;entropy&lt;/th&gt;&lt;th&gt;top-1&lt;/th&gt;&lt;th&gt;ECE&lt;/th&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;starting model&lt;/td&gt;&lt;td&gt;%1&lt;/td&gt;&lt;td&gt;%2&lt;/td&gt;&lt;td&gt;%3&lt;/td&gt;&lt;td&gt;%4&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;&lt;b&gt;now&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%5&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%6&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%7&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%8&lt;/b&gt;&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</source>
-        <translation>&lt;table cellspacing=&apos;0&apos; cellpadding=&apos;3&apos;&gt;&lt;tr&gt;&lt;th&gt;&lt;/th&gt;&lt;th&gt;Verlust&lt;/th&gt;&lt;th&gt;Entropie&lt;/th&gt;&lt;th&gt;Top-1&lt;/th&gt;&lt;th&gt;ECE&lt;/th&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;Ausgangsmodell&lt;/td&gt;&lt;td&gt;%1&lt;/td&gt;&lt;td&gt;%2&lt;/td&gt;&lt;td&gt;%3&lt;/td&gt;&lt;td&gt;%4&lt;/td&gt;&lt;/tr&gt;&lt;tr&gt;&lt;td&gt;&lt;b&gt;jetzt&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%5&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%6&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%7&lt;/b&gt;&lt;/td&gt;&lt;td&gt;&lt;b&gt;%8&lt;/b&gt;&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</translation>
     </message>
     <message>
         <location filename="../widgets/analysis/CalibrationPane.cpp" line="139"/>
@@ -441,6 +472,22 @@
 <context>
     <name>CircuitPane</name>
     <message>
+        <source>Attribution error on the top edges (score against patching each alone): %1.</source>
+        <translation>Attributionsfehler der stärksten Kanten (Wert gegen Patchen jeder einzeln): %1.</translation>
+    </message>
+    <message>
+        <source>Attribution error on the top edges (score against patching each alone): starting model %1, model now %2.</source>
+        <translation>Attributionsfehler der stärksten Kanten (Wert gegen Patchen jeder einzeln): Ausgangsmodell %1, Modell jetzt %2.</translation>
+    </message>
+    <message>
+        <source>Logit difference clean %1, corrupted %2.</source>
+        <translation>Logit-Differenz sauber %1, verfälscht %2.</translation>
+    </message>
+    <message>
+        <source>Faithfulness of the top edges, measured</source>
+        <translation>Treue der stärksten Kanten, gemessen</translation>
+    </message>
+    <message>
         <location filename="../widgets/analysis/CircuitPane.cpp" line="74"/>
         <source>Save the circuit</source>
         <translation>Schaltkreis speichern</translation>
@@ -494,11 +541,6 @@
         <location filename="../widgets/analysis/CircuitPane.cpp" line="244"/>
         <source>not checked</source>
         <translation>nicht geprüft</translation>
-    </message>
-    <message>
-        <location filename="../widgets/analysis/CircuitPane.cpp" line="246"/>
-        <source>Logit difference clean %1, corrupted %2. Attribution error on the top edges (score against patching each alone): starting model %3, model now %4.</source>
-        <translation>Logit-Differenz sauber %1, verfälscht %2. Attributionsfehler der stärksten Kanten (Wert gegen Patchen jeder einzeln): Ausgangsmodell %3, Modell jetzt %4.</translation>
     </message>
     <message>
         <location filename="../widgets/analysis/CircuitPane.cpp" line="251"/>
@@ -912,6 +954,10 @@ Worker %1 beendet (%2): %3</translation>
 </context>
 <context>
     <name>LogitLensPane</name>
+    <message>
+        <source>Logit lens: next-token loss of each layer&apos;s residual through the final norm</source>
+        <translation>Logit Lens: Next-Token-Verlust des Residuums jeder Schicht durch die letzte Normierung</translation>
+    </message>
     <message>
         <location filename="../widgets/analysis/LogitLensPane.cpp" line="94"/>
         <source>Each layer&apos;s residual stream read through the final norm and the unembedding (the logit lens): its next-token loss with the norm recomputed on each layer, with the final layer&apos;s scale frozen, and with one scale for all tokens — against the starting model&apos;s, and one sequence&apos;s top tokens layer by layer. Without LayerNorm the three readings are one.</source>
@@ -1544,6 +1590,10 @@ Worker %1 beendet (%2): %3</translation>
 </context>
 <context>
     <name>NormsPane</name>
+    <message>
+        <source>Residual stream norm per layer: position 0 vs the rest (band: 10th–90th percentile)</source>
+        <translation>Norm des Residualstroms je Schicht: Position 0 vs. übrige (Band: 10.–90. Perzentil)</translation>
+    </message>
     <message>
         <location filename="../widgets/analysis/NormsPane.cpp" line="44"/>
         <source>The residual stream&apos;s norm entering each layer, at position 0 and at the other positions, on validation sequences, against the starting model&apos;s: the norm growth that FakeLN freezes.</source>

@@ -23,6 +23,7 @@
 
 #include "analysis/AnalysisRunner.h"
 #include "analysis/BenchmarksPane.h"
+#include "analysis/CalibrationPane.h"
 #include "analysis/CircuitPane.h"
 #include "analysis/HeadsPane.h"
 #include "analysis/LogitLensPane.h"
@@ -145,16 +146,15 @@ class TestViews : public QObject {
     QVERIFY2(far[1].toDouble() == 1250001 && far[2].toDouble() == 1.0 / 3, qPrintable(lines[header + 2]));
   }
 
-  void withNoRunTheStartingModelIsNotComputedAgain() {
+  void withNoRunNoStartingModelIsComputedBesideTheModel() {
     AnalysisInputs in;
     in.reference = nf::ModelSnapshot::load(m_model.toStdString());
     in.model = in.reference;  // a model folder opened, no run: the model now is the starting model
-    const nlohmann::json nowAnswer = {{"answer of", "the model now"}};
-    QCOMPARE(in.runStart(in.request("norms"), nowAnswer), nowAnswer);  // the same, not computed again
+    QVERIFY(!in.runStart(in.request("norms")).has_value());     // nothing to compute or show beside it
     in.model = nf::ModelSnapshot::load(m_model.toStdString());  // another model now (a run's), equal or not
     bool computed = false;
     try {
-      computed = in.runStart(in.request("norms"), nowAnswer) != nowAnswer;
+      computed = in.runStart(in.request("norms")).has_value();
     } catch (const std::exception&) {
       computed = true;  // it computes: here, with no validation data given, an error that says so
     }
@@ -164,8 +164,41 @@ class TestViews : public QObject {
       asked.push_back(which);
       return nlohmann::json{{"answer of", which}};
     };
-    QCOMPARE(in.runStart(in.request("norms"), nowAnswer), (nlohmann::json{{"answer of", "start"}}));
+    QCOMPARE(in.runStart(in.request("norms")).value_or(nullptr), (nlohmann::json{{"answer of", "start"}}));
     QCOMPARE(asked, std::vector<std::string>{"start"});
+  }
+
+  void calibrationPaneShowsTheCliMeasuresAndTheStartingModelOnlyBesideAnother() {
+    const QString model = NF_SOURCE_DIR "/resources/tiny-gpt2";  // a tokenizer: prompts to continue
+    AnalysisRunner runner;
+    runner.setSetup(setupFor(model));
+    CalibrationPane pane(&runner);
+    QSignalSpy shown(&pane, &AnalysisPane::resultShown);
+    pane.refresh();
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() == 1 || pane.hasFailed(), fixtures::kEventuallyMs);
+    QVERIFY2(!pane.hasFailed(), qPrintable(pane.statusText()));
+    QProcess cli;
+    cli.start(NF_CLI, {"analyze", "calibration", model, "--data", m_val, "--sequences", "4", "--length",
+                       "128", "--prompt", ""});
+    QVERIFY(cli.waitForFinished(-1));
+    QCOMPARE(cli.exitCode(), 0);
+    const nlohmann::json measured = nlohmann::json::parse(cli.readAllStandardOutput().toStdString());
+    const double loss = measured["models"][0]["summary"]["mean_loss"].get<double>();
+    QVERIFY2(pane.summaryText().contains(QString::number(loss, 'f', 4)), qPrintable(pane.summaryText()));
+    // No run: the model is its own starting model, shown once — one row of measures, one column of texts.
+    QVERIFY2(!pane.summaryText().contains("starting model"), qPrintable(pane.summaryText()));
+    QCOMPARE(pane.samples()->columnCount(), 2);         // the prompt, the model's continuation
+    QCOMPARE(pane.samples()->rowCount(), 4);            // 2 prompts, greedy and sampled
+    QCOMPARE(pane.plots()[0]->legend->itemCount(), 2);  // the model's bars and the diagonal
+    // A model now that is not the starting one (a followed run's checkpoint) is shown beside it.
+    runner.setSource(AnalysisSource::folder(model.toStdString()));
+    pane.refresh();
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() == 2 || pane.hasFailed(), fixtures::kEventuallyMs);
+    QVERIFY2(!pane.hasFailed(), qPrintable(pane.statusText()));
+    QVERIFY2(pane.summaryText().contains("starting model"), qPrintable(pane.summaryText()));
+    QCOMPARE(pane.samples()->columnCount(), 3);
+    QCOMPARE(pane.samples()->item(0, 1)->text(), pane.samples()->item(0, 2)->text());  // greedy: one model
+    QCOMPARE(pane.plots()[0]->legend->itemCount(), 3);
   }
 
   void aLogAxisOverLessThanADecadeStillHasNumbers() {
@@ -406,18 +439,23 @@ class TestViews : public QObject {
     QVERIFY(cli.waitForFinished(-1));
     QCOMPARE(cli.exitCode(), 0);
     const nlohmann::json scores = nlohmann::json::parse(cli.readAllStandardOutput().toStdString());
-    QCOMPARE(scores["tasks"].size(), size_t{3});  // hellaswag, winogrande, lambada
-    for (int model = 0; model < 2; ++model) {     // no trainer: the model now is the starting model
-      auto* bars = qobject_cast<QCPBars*>(pane.plot()->plottable(2 * model));
-      QCOMPARE(bars->data()->size(), 3);
-      for (int t = 0; t < 3; ++t) {
-        const nlohmann::json& r = scores["tasks"][t]["results"][0];
-        const double expected = 100 * (r.contains("acc_norm") ? r["acc_norm"] : r["acc"]).get<double>();
-        QVERIFY2(std::abs(bars->data()->at(t)->value - expected) < 1e-9,
-                 qPrintable(QString("%1 vs %2").arg(bars->data()->at(t)->value).arg(expected)));
-      }
+    QCOMPARE(scores["tasks"].size(), size_t{3});                     // hellaswag, winogrande, lambada
+    auto* bars = qobject_cast<QCPBars*>(pane.plot()->plottable(2));  // the model now's
+    QCOMPARE(bars->data()->size(), 3);
+    for (int t = 0; t < 3; ++t) {
+      const nlohmann::json& r = scores["tasks"][t]["results"][0];
+      const double expected = 100 * (r.contains("acc_norm") ? r["acc_norm"] : r["acc"]).get<double>();
+      QVERIFY2(std::abs(bars->data()->at(t)->value - expected) < 1e-9,
+               qPrintable(QString("%1 vs %2").arg(bars->data()->at(t)->value).arg(expected)));
+      QCOMPARE(bars->data()->at(t)->key, double(t));  // alone, centred on its task
     }
-    QCOMPARE(pane.disagreements()->rowCount(), 0);  // one model: nothing to disagree on
+    // No trainer: the model now is the starting model, shown once; nothing to disagree with.
+    QVERIFY(qobject_cast<QCPBars*>(pane.plot()->plottable(0))->data()->isEmpty());
+    QCOMPARE(pane.plot()->legend->itemCount(), 1);
+    QVERIFY2(!plotTitle(pane.plot()).contains("starting model"), qPrintable(plotTitle(pane.plot())));
+    QCOMPARE(pane.disagreements()->rowCount(), 0);
+    QVERIFY2(pane.disagreementsText().startsWith("60 items; compare with a model"),
+             qPrintable(pane.disagreementsText()));  // 3 tasks of 20
     // Its CSV names the tasks behind the x values and carries the standard errors.
     const QString csv = plotCsv(pane.plot());
     QVERIFY2(csv.contains("# x: 0 = hellaswag (acc_norm); 1 = winogrande; 2 = lambada"), qPrintable(csv));
@@ -425,7 +463,7 @@ class TestViews : public QObject {
     // A model to compare with gets its own bars and its column.
     pane.setControlFolder(model);
     pane.refresh();
-    QTRY_VERIFY_WITH_TIMEOUT(pane.disagreements()->columnCount() == 6 || pane.hasFailed(),
+    QTRY_VERIFY_WITH_TIMEOUT(pane.disagreements()->columnCount() == 5 || pane.hasFailed(),
                              fixtures::kEventuallyMs);
     QVERIFY2(!pane.hasFailed(), qPrintable(pane.statusText()));
     auto* control = qobject_cast<QCPBars*>(pane.plot()->plottable(4));
@@ -479,6 +517,11 @@ class TestViews : public QObject {
     QVERIFY2(pane.cellText(1, 3).contains(QString("rank %1").arg(rank)), qPrintable(pane.cellText(1, 3)));
     const int32_t top = lens["trace"]["points"][1]["frozen"]["top_ids"][3][0].get<int32_t>();
     QCOMPARE(pane.topTokenText(1, 3), QString("#%1").arg(top));  // no tokenizer: ids
+    // No run: the model is its own starting model, drawn once; the grid offers no other model.
+    for (int m = 0; m < 3; ++m) QVERIFY(pane.curvePlot()->graph(2 * m + 1)->data()->isEmpty());
+    QCOMPARE(pane.curvePlot()->legend->itemCount(), 3);
+    pane.showStartingModel(true);
+    QVERIFY2(!plotTitle(pane.gridPlot()).contains("starting model"), qPrintable(plotTitle(pane.gridPlot())));
 
     // Without LayerNorm the three modes are one curve.
     runner.setSetup(setupFor(makeLayerNormFreeModel()));
@@ -521,10 +564,13 @@ class TestViews : public QObject {
     QVERIFY(csv.open(QIODevice::ReadOnly));
     QCOMPARE(csv.readLine(), QByteArray("from,to,score,measured,in_circuit\n"));
 
-    // The slider sets how many edges are drawn, in both graphs.
+    // The slider sets how many edges are drawn. No run: one graph, the model's, no starting model beside it.
     pane.setShownEdges(5);
     QCOMPARE(pane.drawnEdges(CircuitPane::Now), 5);
-    QCOMPARE(pane.drawnEdges(CircuitPane::Starting), 5);
+    QVERIFY(pane.graphPlot(CircuitPane::Now)->isVisible() &&
+            !pane.graphPlot(CircuitPane::Starting)->isVisible());
+    QCOMPARE(pane.resultPlots().size(), 2);  // exported: the graph and the faithfulness curve
+    QVERIFY2(!pane.summaryText().contains("starting model"), qPrintable(pane.summaryText()));
     // A head clicked is a head chosen.
     QSignalSpy chosen(&pane, &CircuitPane::headChosen);
     QTest::mouseClick(pane.graphPlot(CircuitPane::Now), Qt::LeftButton, {},
@@ -543,6 +589,7 @@ class TestViews : public QObject {
     norms->refresh();
     QTRY_VERIFY_WITH_TIMEOUT(norms->hasResult() || norms->hasFailed(), fixtures::kEventuallyMs);
     QVERIFY2(norms->hasResult(), qPrintable(norms->statusText()));
+    QCOMPARE(norms->plot()->legend->itemCount(), 2);  // no run: no starting model's lines beside the model
     const QString folder = m_dir.filePath("export");
     window.exportAllFigures(folder);
     const QStringList files = QDir(folder).entryList(QDir::Files);
@@ -746,6 +793,9 @@ class TestViews : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(lens->hasResult() || lens->hasFailed(), fixtures::kEventuallyMs);
     QVERIFY2(!lens->hasFailed(), qPrintable(lens->statusText()));
     QVERIFY(lens->shownStep() >= 2);  // the running model, not the folder it started from
+    // A run: its starting model's curves are drawn beside the model now's, dashed.
+    QCOMPARE(lens->curvePlot()->graph(1)->data()->size(), lens->curvePlot()->graph(0)->data()->size());
+    QCOMPARE(lens->curvePlot()->legend->itemCount(), 6);
     // A head chosen in the circuit graph is the Heads pane's head.
     Q_EMIT circuit->headChosen(1, 1);
     QCOMPARE(window.headsPane()->selectedLayer(), 1);

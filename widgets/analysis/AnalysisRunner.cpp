@@ -22,9 +22,9 @@ nlohmann::json AnalysisInputs::run(const nf::AnalysisRequest& request, const std
   return nf::runAnalysis(request, snapshot, sources, progress).result;
 }
 
-nlohmann::json AnalysisInputs::runStart(const nf::AnalysisRequest& request, const nlohmann::json& nowAnswer,
-                                        const nf::ProgressFn& progress) const {
-  if (!server && model && model == reference) return nowAnswer;
+std::optional<nlohmann::json> AnalysisInputs::runStart(const nf::AnalysisRequest& request,
+                                                       const nf::ProgressFn& progress) const {
+  if (!server && model && model == reference) return std::nullopt;
   return run(request, "start", progress);
 }
 

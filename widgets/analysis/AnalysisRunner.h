@@ -38,11 +38,11 @@ struct AnalysisInputs {
   // server. `pinned`: this snapshot instead of "now" (here only: a server computes on its model now).
   nlohmann::json run(const nf::AnalysisRequest& request, const std::string& model,
                      const nf::ProgressFn& progress = {}, const nf::SnapshotPtr& pinned = nullptr) const;
-  // The starting model's answer to `request`, given the model now's: that same answer where the model now is
-  // the starting model's very snapshot (a model folder opened; a run preparing, or followed before its first
-  // checkpoint), which would only be computed twice.
-  nlohmann::json runStart(const nf::AnalysisRequest& request, const nlohmann::json& nowAnswer,
-                          const nf::ProgressFn& progress = {}) const;
+  // The starting model's answer to `request`, or none where the model now is the starting model's very
+  // snapshot (a model folder opened; a run preparing, or followed before its first checkpoint): then there is
+  // nothing to set beside the model now, and the panes show it alone.
+  std::optional<nlohmann::json> runStart(const nf::AnalysisRequest& request,
+                                         const nf::ProgressFn& progress = {}) const;
   nf::AnalysisRequest request(const std::string& kind) const;  // of the validation sequences below
   // The texts of `ids` that an answer holds in answer[key] (the tokenizer's), "#id" where none.
   static std::vector<std::string> sentTexts(const nlohmann::json& answer, const std::string& key,

@@ -186,9 +186,10 @@ void BenchmarksPane::showFolder() {
   m_folderLabel->setText(m_folder.isEmpty() ? tr("Tasks: synthetic, made from the corpus")
                                             : tr("Tasks: the files in %1").arg(m_folder));
   m_synthetic->setEnabled(!m_folder.isEmpty());
-  m_compareLabel->setText(m_control.isEmpty()
-                              ? tr("Compared with: only the starting model")
-                              : tr("Compared with: the starting model and %1").arg(m_control));
+  m_compareLabel->setText(m_control.isEmpty() ? m_shownStart ? tr("Compared with: only the starting model")
+                                                             : tr("Compared with: no other model")
+                          : m_shownStart ? tr("Compared with: the starting model and %1").arg(m_control)
+                                              : tr("Compared with: %1").arg(m_control));
   m_noCompare->setEnabled(!m_control.isEmpty());
 }
 
@@ -219,7 +220,7 @@ AnalysisWork BenchmarksPane::makeWork() {
       nf::AnalysisRequest request = in.request("benchmark");
       request.benchmark = std::make_shared<const nf::BenchmarkData>(nf::readBenchmark(task, tasks, limit));
       scores->now.push_back(in.run(request, "now", progress));
-      scores->start.push_back(in.runStart(request, scores->now.back(), progress));
+      if (auto start = in.runStart(request, progress)) scores->start.push_back(std::move(*start));
       if (compared)
         scores->control.push_back(nf::runAnalysis(request, *compared, comparedSources, progress).result);
     }
@@ -240,16 +241,19 @@ AnalysisWork BenchmarksPane::makeWork() {
 
 void BenchmarksPane::draw(const Scores& scores) {
   auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-  const bool withControl = !scores.control.empty();
+  const bool withControl = !scores.control.empty(), withStart = !scores.start.empty();
+  const int shownSeries = 1 + withControl + withStart;
   for (int series = 0; series < kSeries; ++series) {
     const std::vector<nlohmann::json>& results = series == kStartSeries ? scores.start
                                                  : series == kNowSeries ? scores.now
                                                                         : scores.control;
     auto* bars = qobject_cast<QCPBars*>(m_plot->plottable(2 * series));
     auto* errors = qobject_cast<QCPErrorBars*>(m_plot->plottable(2 * series + 1));
-    // Side by side: starting model, [control,] model now.
-    const int place = series == kStartSeries ? 0 : series == kControlSeries ? 1 : withControl ? 2 : 1;
-    const double offset = (place - (withControl ? 1.0 : 0.5)) * kBarWidth;
+    // Side by side: [starting model,] [control,] model now.
+    const int place = series == kStartSeries     ? 0
+                      : series == kControlSeries ? withStart
+                                                 : withStart + withControl;
+    const double offset = (place - (shownSeries - 1) / 2.0) * kBarWidth;
     QVector<double> x, value, error;
     for (std::size_t t = 0; t < results.size(); ++t) {
       const auto [score, stderror] = headline(results[t]);
@@ -269,6 +273,8 @@ void BenchmarksPane::draw(const Scores& scores) {
   // Synthetic tasks score near 100 % on models trained on the corpus they come from: never to be read as
   // the real benchmark whose format (and name) they borrow.
   m_shownSynthetic = scores.synthetic;
+  m_shownStart = withStart;
+  showFolder();
   for (std::size_t t = 0; t < scores.now.size(); ++t) {
     // One line per part: side by side the tasks' labels ran together in a dock of a 1366-pixel screen.
     QString task = QString::fromStdString(scores.now[t]["task"].get<std::string>()) +
@@ -281,14 +287,14 @@ void BenchmarksPane::draw(const Scores& scores) {
   m_plot->replot();
 
   // The items the model now answers differently from the one it is judged against (the control when there
-  // is one, else the starting model).
+  // is one, else the starting model; none where neither is shown).
   const std::vector<nlohmann::json>& against = withControl ? scores.control : scores.start;
   m_table->setSortingEnabled(false);
-  m_table->setColumnCount(withControl ? 6 : 5);
+  m_table->setColumnCount(4 + withStart + withControl);
   retranslateTable();
   m_table->setRowCount(0);
-  for (std::size_t t = 0; t < scores.now.size(); ++t) {
-    const nlohmann::json &now = scores.now[t], &start = scores.start[t];
+  for (std::size_t t = 0; t < against.size(); ++t) {
+    const nlohmann::json& now = scores.now[t];
     auto said = [this](bool ok) { return ok ? tr("right") : tr("wrong"); };
     for (std::size_t i = 0; i < now["items"].size(); ++i) {
       if (right(now, i) == right(against[t], i)) continue;
@@ -299,8 +305,8 @@ void BenchmarksPane::draw(const Scores& scores) {
                            // LAMBADA has one continuation: no choice to name
                            now["items"][i].contains("greedy")
                                ? QStringLiteral("—")
-                               : QString::number(now["items"][i]["gold"].get<int>()),
-                           said(right(start, i))};
+                               : QString::number(now["items"][i]["gold"].get<int>())};
+      if (withStart) cells << said(right(scores.start[t], i));
       if (withControl) cells << said(right(scores.control[t], i));
       cells << said(right(now, i));
       for (int c = 0; c < cells.size(); ++c) m_table->setItem(row, c, new SortedItem(cells[c]));
@@ -309,20 +315,30 @@ void BenchmarksPane::draw(const Scores& scores) {
   m_table->setSortingEnabled(true);
   int64_t items = 0;
   for (const nlohmann::json& task : scores.now) items += task["n"].get<int64_t>();
-  m_differently->setText((withControl
-                              ? tr("Items the model now and the compared model answer differently: %1 of %2")
-                              : tr("Items the model now and the starting model answer differently: %1 of %2"))
-                             .arg(m_table->rowCount())
-                             .arg(items));
+  m_differently->setText(
+      !withControl && !withStart
+          ? tr("%1 items; compare with a model to list those the two answer differently").arg(items)
+          : (withControl ? tr("Items the model now and the compared model answer differently: %1 of %2")
+                         : tr("Items the model now and the starting model answer differently: %1 of %2"))
+                .arg(m_table->rowCount())
+                .arg(items));
 }
 
+QString BenchmarksPane::disagreementsText() const { return m_differently->text(); }
+
 void BenchmarksPane::retranslateTable() {
-  QStringList headers = {tr("task"), tr("line in the file"), tr("right choice"), tr("starting model")};
-  if (m_table->columnCount() == 6) headers << tr("compared model");
+  QStringList headers = {tr("task"), tr("line in the file"), tr("right choice")};
+  if (m_shownStart) headers << tr("starting model");
+  if (m_table->columnCount() == static_cast<int>(headers.size()) + 2) headers << tr("compared model");
   m_table->setHorizontalHeaderLabels(headers << tr("model now"));
 }
 
 QString BenchmarksPane::chartTitle() const {
+  if (!m_shownStart)
+    return m_shownSynthetic
+               ? tr("Accuracy per synthetic task (made from the corpus; not the real benchmarks), "
+                    "± standard error")
+               : tr("Accuracy per task (± standard error)");
   return m_shownSynthetic
              ? tr("Accuracy per synthetic task (made from the corpus; not the real benchmarks), the "
                   "starting model against the model now (± standard error)")

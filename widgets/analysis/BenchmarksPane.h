@@ -32,6 +32,7 @@ class BenchmarksPane : public AnalysisPane {
   void setControlFolder(const QString& folder);
   QCustomPlot* plot() const { return m_plot; }
   QTableWidget* disagreements() const { return m_table; }
+  QString disagreementsText() const;  // what the table above it says it lists
 
  protected:
   AnalysisWork makeWork() override;
@@ -39,7 +40,9 @@ class BenchmarksPane : public AnalysisPane {
 
  private:
   struct Scores {
-    std::vector<nlohmann::json> now, start, control;  // one task's result each, as bench writes it
+    // One task's result each, as bench writes it; `start` is empty where the starting model is the model
+    // now, `control` where no model is compared.
+    std::vector<nlohmann::json> now, start, control;
     bool synthetic = false;  // the tasks made from the corpus, named as the real ones they imitate
   };
   void draw(const Scores& scores);
@@ -60,4 +63,5 @@ class BenchmarksPane : public AnalysisPane {
   QTableWidget* m_table;
   QLabel* m_differently;          // how many items the table lists, of how many
   bool m_shownSynthetic = false;  // the plot shows synthetic tasks: its title and ticks say so
+  bool m_shownStart = true;       // the plot shows the starting model (not where it is the model now)
 };

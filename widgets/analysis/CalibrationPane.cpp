@@ -22,6 +22,7 @@ struct CalibrationPane::Texts {
 
 struct CalibrationPane::Shown {
   nf::ModelBehaviour now, start;
+  bool withStart = true;  // false: the starting model is the model now (its texts and `start` are empty)
   Texts texts;
 };
 
@@ -45,11 +46,17 @@ CalibrationPane::CalibrationPane(AnalysisRunner* runner, QWidget* parent)
 
   m_summary = new QLabel(this);
   m_summary->setWordWrap(true);
-  m_samples = new QTableWidget(0, 3, this);
+  m_samples = new QTableWidget(0, 0, this);  // its columns: draw()
   m_samples->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
   m_samples->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   m_samples->setWordWrap(true);
   m_samples->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  // Rows as tall as their texts at the columns' widths: Qt sizes a row when it is filled (here perhaps while
+  // the pane is hidden, 100 pixels wide: rows of 240), not again when a column is resized; queued, as the
+  // other columns are resized after the signal.
+  connect(m_samples->horizontalHeader(), &QHeaderView::sectionResized, m_samples,
+          &QTableWidget::resizeRowsToContents, Qt::QueuedConnection);
+
   auto* split = new QSplitter(Qt::Vertical, this);
   split->addWidget(m_reliability);
   split->addWidget(m_samples);
@@ -99,7 +106,10 @@ CalibrationPane::Shown CalibrationPane::computeShown(const AnalysisInputs& in,
   };
   const nlohmann::json nowAnswer = in.run(request, "now", progress);
   read(nowAnswer, shown.now, t.nowGreedy, t.nowSampled);
-  read(in.runStart(request, nowAnswer), shown.start, t.startGreedy, t.startSampled);
+  const auto startAnswer = in.runStart(request);
+  shown.withStart = startAnswer.has_value();
+  if (!shown.withStart) return shown;
+  read(*startAnswer, shown.start, t.startGreedy, t.startSampled);
   if (t.nowGreedy.size() != t.startGreedy.size())
     throw std::runtime_error("the two models' answers continue different prompts");
   return shown;
@@ -109,46 +119,60 @@ void CalibrationPane::draw(std::shared_ptr<const Shown> shown) {
   m_shown = std::move(shown);
   const nf::ModelBehaviour &now = m_shown->now, &start = m_shown->start;
   const Texts& t = m_shown->texts;
-  const nf::ModelBehaviour* models[] = {&start, &now};
+  const nf::ModelBehaviour* models[] = {m_shown->withStart ? &start : nullptr, &now};
   for (int m = 0; m < 2; ++m) {
     QVector<double> centers, accuracy;
-    for (const nf::CalibrationBin& b : models[m]->summary.bins) {
+    for (const nf::CalibrationBin& b :
+         models[m] ? models[m]->summary.bins : std::vector<nf::CalibrationBin>{}) {
       if (b.count == 0) continue;
       centers << (b.lower + b.upper) / 2;
       accuracy << b.accuracy;
     }
     qobject_cast<QCPBars*>(m_reliability->plottable(m))->setData(centers, accuracy);
   }
+  setLegendEntries(
+      m_reliability,
+      m_shown->withStart
+          ? std::vector<QCPAbstractPlottable*>{m_reliability->plottable(0), m_reliability->plottable(1),
+                                               m_reliability->graph(0)}
+          : std::vector<QCPAbstractPlottable*>{m_reliability->plottable(1), m_reliability->graph(0)});
   m_reliability->replot();
-  const nf::LossSummary &a = start.summary, &b = now.summary;
+  auto cell = [](const QString& text) { return QStringLiteral("<td>%1</td>").arg(text); };
+  auto measures = [&cell](const nf::LossSummary& s, bool bold) {
+    const QString open = bold ? "<b>" : "", close = bold ? "</b>" : "";
+    QString cells;
+    for (const QString& n : {QString::number(s.meanLoss, 'f', 4), QString::number(s.meanEntropy, 'f', 3),
+                             QString::number(s.accuracy, 'f', 3), QString::number(s.ece, 'f', 4)})
+      cells += cell(open + n + close);
+    return cells;
+  };
+  QString table = "<table cellspacing='0' cellpadding='3'><tr><th></th><th>" + tr("loss") + "</th><th>" +
+                  tr("entropy") + "</th><th>" + tr("top-1") + "</th><th>" + tr("ECE") + "</th></tr>";
+  if (m_shown->withStart)
+    table += "<tr>" + cell(tr("starting model")) + measures(start.summary, false) + "</tr>";
+  table += "<tr>" + cell("<b>" + tr("now") + "</b>") + measures(now.summary, true) + "</tr></table>";
   m_summary->setText(
-      tr("<table cellspacing='0' "
-         "cellpadding='3'><tr><th></th><th>loss</th><th>entropy</th><th>top-1</th><th>ECE</th></tr>"
-         "<tr><td>starting model</td><td>%1</td><td>%2</td><td>%3</td><td>%4</td></tr>"
-         "<tr><td><b>now</b></td><td><b>%5</b></td><td><b>%6</b></td><td><b>%7</b></td>"
-         "<td><b>%8</b></td></tr></table>")
-          .arg(a.meanLoss, 0, 'f', 4)
-          .arg(a.meanEntropy, 0, 'f', 3)
-          .arg(a.accuracy, 0, 'f', 3)
-          .arg(a.ece, 0, 'f', 4)
-          .arg(b.meanLoss, 0, 'f', 4)
-          .arg(b.meanEntropy, 0, 'f', 3)
-          .arg(b.accuracy, 0, 'f', 3)
-          .arg(b.ece, 0, 'f', 4) +
-      "<small>" +
+      table + "<small>" +
       tr("On the sequences the header names; the loss plot's evaluations read the run's own evaluation "
          "tokens, so the two losses differ.") +
       "</small>");
+  // A column per model shown (a hidden column left the rows as tall as for a narrow one).
+  QStringList headers = {tr("prompt")};
+  if (m_shown->withStart) headers << tr("starting model");
+  m_samples->setColumnCount(static_cast<int>(headers.size()) + 1);
+  m_samples->setHorizontalHeaderLabels(headers << tr("now"));
   m_samples->setRowCount(static_cast<int>(t.prompts.size()) * 2);
   for (int i = 0; i < t.prompts.size(); ++i)
     for (int kind = 0; kind < 2; ++kind) {
       const int row = 2 * i + kind;
-      m_samples->setItem(
-          row, 0, new QTableWidgetItem((kind == 0 ? tr("greedy") : tr("sampled")) + ": " + t.prompts[i]));
-      m_samples->setItem(row, 1, new QTableWidgetItem(kind == 0 ? t.startGreedy[i] : t.startSampled[i]));
-      m_samples->setItem(row, 2, new QTableWidgetItem(kind == 0 ? t.nowGreedy[i] : t.nowSampled[i]));
+      QStringList cells = {(kind == 0 ? tr("greedy") : tr("sampled")) + ": " + t.prompts[i]};
+      if (m_shown->withStart) cells << (kind == 0 ? t.startGreedy[i] : t.startSampled[i]);
+      cells << (kind == 0 ? t.nowGreedy[i] : t.nowSampled[i]);
+      for (int c = 0; c < cells.size(); ++c) m_samples->setItem(row, c, new QTableWidgetItem(cells[c]));
     }
 }
+
+QString CalibrationPane::summaryText() const { return m_summary->text(); }
 
 void CalibrationPane::retranslate() {
   setPlotTitle(m_reliability, tr("Reliability diagram: accuracy per confidence bin"));
@@ -157,7 +181,6 @@ void CalibrationPane::retranslate() {
   m_reliability->plottable(0)->setName(tr("starting model"));
   m_reliability->plottable(1)->setName(tr("now"));
   m_reliability->graph(0)->setName(tr("perfect calibration"));
-  m_samples->setHorizontalHeaderLabels({tr("prompt"), tr("starting model"), tr("now")});
   if (m_shown) draw(m_shown);  // the table's text in the new language
   m_reliability->replot();
   AnalysisPane::retranslate();

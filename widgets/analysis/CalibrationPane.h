@@ -1,6 +1,6 @@
 // Calibration and samples (PROTOCOL §6): the reliability diagram of the model now and of the starting
 // model, their loss, entropy and expected calibration error, and greedy and sampled continuations of the
-// same prompts side by side.
+// same prompts side by side (the model alone where it is the starting model).
 #pragma once
 #include "analysis/AnalysisPane.h"
 #include "analysis/behaviour.h"
@@ -16,6 +16,7 @@ class CalibrationPane : public AnalysisPane {
   QString title() const override { return tr("Calibration"); }  // a tab's title: short (samples too)
   QString description() const override;
   QTableWidget* samples() const { return m_samples; }
+  QString summaryText() const;  // the measures' table, as rich text
 
  protected:
   AnalysisWork makeWork() override;

@@ -133,8 +133,9 @@ AnalysisWork CircuitPane::makeWork() {
     request.method = method;
     auto nowJson = std::make_shared<const nlohmann::json>(in.run(request, "now", progress));
     auto now = std::make_shared<const nf::CircuitResult>(nf::circuitResultFromJson(*nowJson));
-    auto start =
-        std::make_shared<const nf::CircuitResult>(nf::circuitResultFromJson(in.runStart(request, *nowJson)));
+    std::shared_ptr<const nf::CircuitResult> start;
+    if (const auto startAnswer = in.runStart(request))
+      start = std::make_shared<const nf::CircuitResult>(nf::circuitResultFromJson(*startAnswer));
     return [self, now, start, nowJson] {
       if (!self) return;
       self->m_results = {start, now};
@@ -145,6 +146,7 @@ AnalysisWork CircuitPane::makeWork() {
         self->m_edges->setValue(static_cast<int>(std::max<int64_t>(2 * now->circuitEdges, 1)));
       }
       self->m_save->setEnabled(true);
+      self->m_graphs[Starting]->setVisible(start != nullptr);  // the model now alone, with the room
       self->drawGraph(Starting);
       self->drawGraph(Now);
       self->drawCurve();
@@ -152,6 +154,11 @@ AnalysisWork CircuitPane::makeWork() {
       self->showHeader(now->header.step, now->header.model, now->header.norms, now->header.data);
     };
   };
+}
+
+QList<QCustomPlot*> CircuitPane::plots() const {
+  if (m_results[Now] && !m_results[Starting]) return {m_graphs[Now], m_curve};
+  return {m_graphs[Starting], m_graphs[Now], m_curve};
 }
 
 void CircuitPane::setMethod(const QString& method) { m_method->setCurrentIndex(m_method->findData(method)); }
@@ -228,26 +235,45 @@ void CircuitPane::drawGraph(Model model) {
 void CircuitPane::drawCurve() {
   for (int model : {Starting, Now}) {
     QVector<double> x, y;
-    for (const nf::FaithfulnessPoint& p : m_results[model]->curve)
-      if (p.edges > 0) x << double(p.edges), y << p.faithfulness;
+    if (m_results[model])
+      for (const nf::FaithfulnessPoint& p : m_results[model]->curve)
+        if (p.edges > 0) x << double(p.edges), y << p.faithfulness;
     m_curve->graph(model)->setData(x, y, true);
   }
+  showCurveTitleAndLegend();
   m_curve->rescaleAxes();
   m_curve->yAxis->setRange(std::min(0.0, m_curve->yAxis->range().lower), 1.05);
   m_curve->replot();
 }
 
+void CircuitPane::showCurveTitleAndLegend() {
+  const bool withStart = !m_results[Now] || m_results[Starting];  // before any result: as a run shows it
+  setPlotTitle(m_curve, withStart ? tr("Faithfulness of the top edges, measured (dashed: starting model)")
+                                  : tr("Faithfulness of the top edges, measured"));
+  if (withStart)
+    setLegendEntries(m_curve, {m_curve->graph(Starting), m_curve->graph(Now)});
+  else
+    setLegendEntries(m_curve, {m_curve->graph(Now)});
+}
+
 void CircuitPane::showSummary() {
-  const nf::CircuitResult &now = *m_results[Now], &start = *m_results[Starting];
+  const nf::CircuitResult& now = *m_results[Now];
+  const nf::CircuitResult* start = m_results[Starting].get();
   // No error where no edge was checked (a result made with --check 0): null in its JSON.
   auto error = [this](double percent) {
     return std::isfinite(percent) ? QString::number(percent, 'f', 1) + " %" : tr("not checked");
   };
-  m_summary->setText(tr("Logit difference clean %1, corrupted %2. Attribution error on the top edges (score "
-                        "against patching each alone): starting model %3, model now %4.")
-                         .arg(now.cleanLogitDiff, 0, 'f', 2)
-                         .arg(now.corruptedLogitDiff, 0, 'f', 2)
-                         .arg(error(start.scoreError), error(now.scoreError)));
+  const QString logitDiff = tr("Logit difference clean %1, corrupted %2.")
+                                .arg(now.cleanLogitDiff, 0, 'f', 2)
+                                .arg(now.corruptedLogitDiff, 0, 'f', 2);
+  m_summary->setText(
+      logitDiff + " " +
+      (start
+           ? tr("Attribution error on the top edges (score against patching each alone): starting model %1, "
+                "model now %2.")
+                 .arg(error(start->scoreError), error(now.scoreError))
+           : tr("Attribution error on the top edges (score against patching each alone): %1.")
+                 .arg(error(now.scoreError))));
   m_edgesLabel->setText(tr("edges drawn: %1").arg(m_edges->value()));
 }
 
@@ -301,7 +327,7 @@ void CircuitPane::retranslate() {
          "version (5 steps from the corrupted to the clean embeddings)"));
   m_save->setText(tr("Save circuit…"));
   m_edges->setToolTip(tr("the top edges drawn (by |score|); the circuit's own are solid"));
-  setPlotTitle(m_curve, tr("Faithfulness of the top edges, measured (dashed: starting model)"));
+  showCurveTitleAndLegend();
   m_curve->xAxis->setLabel(tr("edges kept (by |score|)"));
   m_curve->yAxis->setLabel(tr("faithfulness"));
   m_curve->graph(Starting)->setName(tr("starting model"));

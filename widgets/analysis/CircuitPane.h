@@ -1,5 +1,6 @@
 // Circuits as graphs (docs/ANALYSES.md, `circuit`): the IOI circuit found by edge attribution patching,
-// drawn for the starting model and the model now side by side — nodes by layer (embeddings, heads, MLPs,
+// drawn for the starting model and the model now side by side (the model alone where it is the starting
+// model) — nodes by layer (embeddings, heads, MLPs,
 // logits), edges by score (width: |score|, colour: sign; q, k, v enter a head at its left, middle and
 // right), the circuit's edges solid and the next ones up to the slider's count dashed — and below, the
 // measured faithfulness of the top-k edges. Clicking a head opens it in the Heads pane; the circuit is
@@ -21,7 +22,7 @@ class CircuitPane : public AnalysisPane {
   Q_OBJECT
  public:
   explicit CircuitPane(AnalysisRunner* runner, QWidget* parent = nullptr);
-  QList<QCustomPlot*> plots() const override { return {m_graphs[0], m_graphs[1], m_curve}; }
+  QList<QCustomPlot*> plots() const override;  // the starting model's graph where it is shown
   QString title() const override { return tr("Circuit"); }
   QString description() const override;
 
@@ -47,6 +48,7 @@ class CircuitPane : public AnalysisPane {
  private:
   void drawGraph(Model model);
   void drawCurve();
+  void showCurveTitleAndLegend();  // with or without the starting model's curve
   void showSummary();
   void chooseNode(Model model, const QPoint& pixel);
 
@@ -57,6 +59,6 @@ class CircuitPane : public AnalysisPane {
   QLabel* m_edgesLabel;
   QLabel* m_summary;
   QPushButton* m_save;
-  std::array<std::shared_ptr<const nf::CircuitResult>, 2> m_results;
+  std::array<std::shared_ptr<const nf::CircuitResult>, 2> m_results;  // [Starting]: null where it is now
   std::shared_ptr<const nlohmann::json> m_nowJson;
 };

@@ -123,13 +123,15 @@ AnalysisWork LogitLensPane::makeWork() {
     request.top = nf::AnalysisRequest::kLensTop;
     const nlohmann::json nowAnswer = in.run(request, "now", progress);
     auto now = std::make_shared<const nf::LogitLensResult>(nf::logitLensResultFromJson(nowAnswer));
-    auto start = std::make_shared<const nf::LogitLensResult>(
-        nf::logitLensResultFromJson(in.runStart(request, nowAnswer)));
+    std::shared_ptr<const nf::LogitLensResult> start;
+    if (const auto startAnswer = in.runStart(request))
+      start = std::make_shared<const nf::LogitLensResult>(nf::logitLensResultFromJson(*startAnswer));
     const int64_t sequences = in.sequences;
     return [self, now, start, sequences] {
       if (!self) return;
       self->m_now = now;
       self->m_start = start;
+      self->m_model->setVisible(start != nullptr);  // no other model to show the grid of
       {
         const QSignalBlocker block(self->m_sequence);  // a new range is not a request for a new sequence
         self->m_sequence->setRange(0, static_cast<int>(sequences - 1));
@@ -148,7 +150,7 @@ void LogitLensPane::setSequence(int64_t sequence) { m_sequence->setValue(static_
 int LogitLensPane::firstPosition() const { return m_positions->value(); }
 
 const nf::LogitLensResult* LogitLensPane::gridModel() const {
-  return (m_model->currentIndex() == 1 ? m_start : m_now).get();
+  return (m_model->currentIndex() == 1 && m_start ? m_start : m_now).get();
 }
 
 QString LogitLensPane::tokenText(const nf::LogitLensResult& r, int32_t id) const {
@@ -164,11 +166,12 @@ void LogitLensPane::drawCurves() {
   m_curves->xAxis->setTicker(ticker);
   for (int m = 0; m < nf::kLensModes; ++m)
     for (int start = 0; start < 2; ++start) {
-      const nf::LogitLensResult& r = start ? *m_start : *m_now;
+      const nf::LogitLensResult* r = start ? m_start.get() : m_now.get();
       QVector<double> x, ce;
-      for (size_t p = 0; p < r.points.size(); ++p) x << double(p), ce << r.points[p].modes[m].ce;
+      for (size_t p = 0; r && p < r->points.size(); ++p) x << double(p), ce << r->points[p].modes[m].ce;
       m_curves->graph(2 * m + start)->setData(x, ce, true);
     }
+  showCurvesTitleAndLegend();
   m_curves->rescaleAxes();
   m_curves->xAxis->setRange(-0.3, static_cast<double>(points) - 0.7);
   m_curves->yAxis->scaleRange(1.1);
@@ -181,6 +184,20 @@ void LogitLensPane::drawCurves() {
           .arg(m_now->points[0].modes[0].ce, 0, 'f', 2)
           .arg(m_now->points[0].modes[1].ce, 0, 'f', 2)
           .arg(m_now->points[0].modes[2].ce, 0, 'f', 2));
+}
+
+void LogitLensPane::showCurvesTitleAndLegend() {
+  const bool withStart = !m_now || m_start;  // before any result: as a run shows it
+  setPlotTitle(m_curves, withStart ? tr("Logit lens: next-token loss of each layer's residual through the "
+                                        "final norm (dashed: starting model)")
+                                   : tr("Logit lens: next-token loss of each layer's residual through the "
+                                        "final norm"));
+  std::vector<QCPAbstractPlottable*> entries;
+  for (int m = 0; m < nf::kLensModes; ++m) {
+    entries.push_back(m_curves->graph(2 * m));
+    if (withStart) entries.push_back(m_curves->graph(2 * m + 1));
+  }
+  setLegendEntries(m_curves, entries);
 }
 
 void LogitLensPane::drawGrid() {
@@ -226,7 +243,7 @@ void LogitLensPane::drawGrid() {
   m_map->keyAxis()->setRange(-0.5, shown - 0.5);
   m_map->valueAxis()->setRange(-0.5, points - 0.5);
   m_map->setDataRange(QCPRange(0, 1));  // probabilities: one scale for every model and mode
-  const QString model = m_model->currentIndex() == 1 ? tr("starting model") : tr("model now");
+  const QString model = r == m_start.get() ? tr("starting model") : tr("model now");
   setPlotTitle(m_grid, tr("Top token by layer and position of sequence %1 (%2, %3; colour: its probability; "
                           "hover a cell)")
                            .arg(r->trace.sequence)
@@ -284,8 +301,7 @@ void LogitLensPane::retranslate() {
   }
   m_sequence->setPrefix(tr("sequence "));
   m_sequence->setToolTip(tr("the validation sequence whose top tokens the grid shows"));
-  setPlotTitle(m_curves, tr("Logit lens: next-token loss of each layer's residual through the final norm "
-                            "(dashed: starting model)"));
+  showCurvesTitleAndLegend();
   m_curves->xAxis->setLabel(tr("layer (resid_pre)"));
   m_curves->yAxis->setLabel(tr("cross-entropy (nats)"));
   m_map->colorScale()->axis()->setLabel(tr("probability of the top token"));

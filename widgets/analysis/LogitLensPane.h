@@ -1,8 +1,9 @@
 // The logit lens (docs/ANALYSES.md, `logit-lens`): the next-token loss of every layer's residual read
 // through the final norm, in its three modes (recomputed, frozen, linear), for the model now (solid) and
-// the starting model (dashed) — on an LN-free model the three curves are one. Below, one validation
-// sequence's layer × position grid of the lens's top token, coloured by its probability, for a chosen mode
-// and model; hovering a cell lists the top tokens and the target's probability and rank.
+// the starting model (dashed; none where it is the model now) — on an LN-free model the three curves are one.
+// Below, one validation sequence's layer × position grid of the lens's top token, coloured by its
+// probability, for a chosen mode and model; hovering a cell lists the top tokens and the target's probability
+// and rank.
 #pragma once
 #include "analysis/AnalysisPane.h"
 #include "analysis/logit_lens.h"
@@ -36,6 +37,7 @@ class LogitLensPane : public AnalysisPane {
 
  private:
   void drawCurves();
+  void showCurvesTitleAndLegend();  // with or without the starting model's curves
   void drawGrid();
   const nf::LogitLensResult* gridModel() const;
   QString tokenText(const nf::LogitLensResult& r, int32_t id) const;
@@ -48,5 +50,5 @@ class LogitLensPane : public AnalysisPane {
   QSpinBox* m_sequence;
   QScrollBar* m_positions;
   QLabel* m_summary;
-  std::shared_ptr<const nf::LogitLensResult> m_now, m_start;
+  std::shared_ptr<const nf::LogitLensResult> m_now, m_start;  // m_start: null where it is the model now
 };

@@ -21,12 +21,10 @@ NormsPane::NormsPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane(run
     band.setAlpha(40);
     QCPGraph* low = m_plot->addGraph();
     low->setPen(Qt::NoPen);
-    low->removeFromLegend();
     QCPGraph* high = m_plot->addGraph();
     high->setPen(Qt::NoPen);
     high->setBrush(band);
     high->setChannelFillGraph(low);
-    high->removeFromLegend();
     QCPGraph* mean = m_plot->addGraph();
     mean->setPen(QPen(c, 2));
     mean->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 5));
@@ -52,15 +50,16 @@ AnalysisWork NormsPane::makeWork() {
     const nf::AnalysisRequest request = in.request("norms");
     const nlohmann::json nowAnswer = in.run(request, "now", progress);
     auto now = std::make_shared<nf::ResidualNormsResult>(nf::residualNormsResultFromJson(nowAnswer));
-    auto reference = std::make_shared<nf::ResidualNormsResult>(
-        nf::residualNormsResultFromJson(in.runStart(request, nowAnswer)));
+    std::shared_ptr<nf::ResidualNormsResult> reference;
+    if (const auto start = in.runStart(request))
+      reference = std::make_shared<nf::ResidualNormsResult>(nf::residualNormsResultFromJson(*start));
     return [self, now, reference] {
-      if (self) self->draw(*now, *reference);
+      if (self) self->draw(*now, reference.get());
     };
   };
 }
 
-void NormsPane::draw(const nf::ResidualNormsResult& now, const nf::ResidualNormsResult& reference) {
+void NormsPane::draw(const nf::ResidualNormsResult& now, const nf::ResidualNormsResult* reference) {
   auto ticker = QSharedPointer<QCPAxisTickerText>::create();
   for (size_t i = 0; i < now.rows.size(); ++i)
     ticker->addTick(static_cast<double>(i), i + 1 == now.rows.size() ? tr("final") : QString::number(i));
@@ -73,8 +72,8 @@ void NormsPane::draw(const nf::ResidualNormsResult& now, const nf::ResidualNorms
       low << s.p10;
       high << s.p90;
       mean << s.mean;
-      if (i < reference.rows.size())
-        ref << (series == 0 ? reference.rows[i].position0.mean : reference.rows[i].rest.mean);
+      if (reference && i < reference->rows.size())
+        ref << (series == 0 ? reference->rows[i].position0.mean : reference->rows[i].rest.mean);
     }
     const int base = series * kPerSeries;
     m_plot->graph(base + kLow)->setData(x, low, true);
@@ -82,6 +81,8 @@ void NormsPane::draw(const nf::ResidualNormsResult& now, const nf::ResidualNorms
     m_plot->graph(base + kMean)->setData(x, mean, true);
     m_plot->graph(base + kReference)->setData(x.mid(0, ref.size()), ref, true);
   }
+  m_withReference = reference != nullptr;
+  showTitleAndLegend();
   m_plot->rescaleAxes();
   m_plot->xAxis->setRange(-0.3, static_cast<double>(now.rows.size()) - 0.7);
   m_plot->yAxis->scaleRange(1.15);
@@ -89,9 +90,21 @@ void NormsPane::draw(const nf::ResidualNormsResult& now, const nf::ResidualNorms
   showHeader(now.header.step, now.header.model, now.header.norms, now.header.data);
 }
 
+void NormsPane::showTitleAndLegend() {
+  setPlotTitle(m_plot, m_withReference ? tr("Residual stream norm per layer: position 0 vs the rest (band: "
+                                            "10th–90th percentile; dashed: starting model)")
+                                       : tr("Residual stream norm per layer: position 0 vs the rest (band: "
+                                            "10th–90th percentile)"));
+  std::vector<QCPAbstractPlottable*> entries;
+  for (int series = 0; series < 2; ++series) {
+    entries.push_back(m_plot->graph(series * kPerSeries + kMean));
+    if (m_withReference) entries.push_back(m_plot->graph(series * kPerSeries + kReference));
+  }
+  setLegendEntries(m_plot, entries);
+}
+
 void NormsPane::retranslate() {
-  setPlotTitle(m_plot, tr("Residual stream norm per layer: position 0 vs the rest (band: 10th–90th "
-                          "percentile; dashed: starting model)"));
+  showTitleAndLegend();
   m_plot->xAxis->setLabel(tr("layer (resid_pre)"));
   m_plot->yAxis->setLabel(tr("L2 norm of the residual"));
   m_plot->graph(kMean)->setName(tr("position 0"));

@@ -1,5 +1,6 @@
 // Residual stream norms per layer (resid_pre of every block, then the input of ln_f), position 0 against
-// the rest, means with 10th–90th percentile bands, and the same for the starting model as dashed lines.
+// the rest, means with 10th–90th percentile bands, and the same for the starting model as dashed lines (none
+// where the model is the starting model itself).
 #pragma once
 #include "analysis/AnalysisPane.h"
 #include "analysis/residual_norms.h"
@@ -18,6 +19,9 @@ class NormsPane : public AnalysisPane {
   void retranslate() override;
 
  private:
-  void draw(const nf::ResidualNormsResult& now, const nf::ResidualNormsResult& reference);
+  // `reference`: the starting model's, or null where it is the model now.
+  void draw(const nf::ResidualNormsResult& now, const nf::ResidualNormsResult* reference);
+  void showTitleAndLegend();  // with or without the starting model's lines
   QCustomPlot* m_plot;
+  bool m_withReference = true;  // before any result: as a run shows it
 };

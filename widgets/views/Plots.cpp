@@ -215,6 +215,11 @@ void placeLegendBelowTitle(QCustomPlot* plot, int columns) {
   legend->setIconTextPadding(4);
 }
 
+void setLegendEntries(QCustomPlot* plot, const std::vector<QCPAbstractPlottable*>& entries) {
+  plot->legend->clearItems();
+  for (QCPAbstractPlottable* p : entries) p->addToLegend();
+}
+
 namespace {
 
 // The label of a text ticker's tick at `key` ("" for another ticker or no tick there).

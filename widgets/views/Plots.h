@@ -42,6 +42,9 @@ void limitColorBarTicks(QCPColorMap* map);
 
 // Moves the plot's legend out of the data, into a row of its own under the title, entries side by side.
 void placeLegendBelowTitle(QCustomPlot* plot, int columns = 3);
+// The legend lists exactly these, in this order (a series left out, such as a starting model that is the
+// model now, is not announced).
+void setLegendEntries(QCustomPlot* plot, const std::vector<class QCPAbstractPlottable*>& entries);
 // Shows, while the mouse is over a plot, the nearest point of any visible named graph as a tooltip: the
 // series' name, x and y (a multi-series plot then needs no legend to tell its curves apart).
 void enableHoverLabels(QCustomPlot* plot);

@@ -275,9 +275,24 @@ bool isModelFolderFile(const std::string& name) {
              std::end(TokenizerFiles::kAll);
 }
 
+// The files a run directory's engine writes, wherever they are in it (state.json and optimizer.pt are a
+// checkpoint's), and its folders of models (checkpoints/, final/, source/): an output there would corrupt
+// the run (`analyze run --out run/metrics.jsonl` replaced its log, `--out run/final/config.json` its model).
+bool isRunFile(const std::filesystem::path& inRun) {
+  const std::string first = inRun.begin()->string(), name = inRun.filename().string();
+  for (const std::string& folder :
+       {nf::run::checkpointsPath(""), nf::run::finalModelPath(""), nf::run::sourceModelPath("")})
+    if (first == std::filesystem::path(folder).filename()) return true;
+  for (const std::string& file :
+       {nf::run::configPath(""), nf::run::schedulePath(""), nf::run::metricsPath(""), nf::run::servePath(""),
+        nf::run::lockPath(""), nf::run::checkpointStatePath(""), nf::run::optimizerStatePath("")})
+    if (name == std::filesystem::path(file).filename()) return true;
+  return false;
+}
+
 // An output (--out, --csv) never replaces what the command reads: a file given to another option or
-// argument (or a token file's sidecar), or a model's file in a folder given. `analyze … --data v.bin
-// --out v.bin` had replaced the tokens with JSON.
+// argument (or a token file's sidecar), a model's file in a folder given, or a run's own file in a run
+// directory given. `analyze … --data v.bin --out v.bin` had replaced the tokens with JSON.
 void refuseOutputsOverInputs(const CLI::App& command) {
   namespace fs = std::filesystem;
   std::vector<std::pair<std::string, std::string>> outputs, inputs;  // (option, path)
@@ -301,11 +316,18 @@ void refuseOutputsOverInputs(const CLI::App& command) {
     }
   }
   for (const auto& [outName, out] : outputs) {
-    const fs::path parent = fs::path(out).parent_path().empty() ? "." : fs::path(out).parent_path();
+    std::error_code ec;
+    const fs::path where = fs::weakly_canonical(fs::absolute(out, ec), ec);
     for (const auto& [inName, in] : inputs) {
-      std::error_code ec;
       if (fs::is_directory(in)) {
-        if (isModelFolderFile(fs::path(out).filename().string()) && fs::equivalent(parent, in, ec))
+        // Where the output is inside the folder given, its path from there ("" when it is not inside).
+        const fs::path inside = where.lexically_relative(fs::weakly_canonical(fs::absolute(in, ec), ec));
+        if (inside.empty() || *inside.begin() == "..") continue;
+        if (nf::run::isRunDirectory(in) && isRunFile(inside))
+          throw UsageError(outName + " " + out + " is in the run " + in + " (" + inName +
+                           ") among the files it trains, checkpoints and resumes from: it would corrupt the "
+                           "run; write it elsewhere");
+        if (isModelFolderFile(inside.filename().string()))
           throw UsageError(outName + " " + out + " is a file of the model folder " + in + " (" + inName +
                            "): it would replace the model's own, or be read as part of the model; write it "
                            "elsewhere");

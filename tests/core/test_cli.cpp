@@ -584,6 +584,22 @@ TEST_CASE(remove_then_export_from_the_command_line) {
                                                    run::checkpointName(9), run::checkpointName(12)}));
   r = cli("analyze sinks " + d + "/run --step 3 --data " + d + "/t.bin --sequences 2 --length 16");
   REQUIRE_MSG(r.status == 0, r.err);
+  // An output never lands among a run's own files, at any depth (its log had become an analysis, its
+  // checkpoint's state.json too); one of its own beside them is welcome.
+  const std::string log = readTextFile(run::metricsPath(d + "/run"));
+  for (const std::string& out :
+       {run::metricsPath(d + "/run"), run::checkpointStatePath(run::checkpointPath(d + "/run", 3)),
+        d + "/run/checkpoints/notes.json", d + "/run/final/../schedule.json"}) {
+    r = cli("analyze sinks " + d + "/run --step 3 --data " + d + "/t.bin --sequences 2 --length 16 --out " +
+            out);
+    REQUIRE_MSG(r.status == 2 && r.err.find("among the files it trains, checkpoints and resumes from") !=
+                                     std::string::npos,
+                out << ": " << r.err);
+  }
+  REQUIRE(readTextFile(run::metricsPath(d + "/run")) == log);
+  r = cli("analyze sinks " + d + "/run --step 3 --data " + d + "/t.bin --sequences 2 --length 16 --out " + d +
+          "/run/sinks-3.json");
+  REQUIRE_MSG(r.status == 0, r.err);
   // Trained on with fewer kept: the old ones go at the next checkpoint, and config.json says so.
   // Two kept means two: the last one vouched for by a sane step (12) counts among them (it was kept as a
   // third).

@@ -191,6 +191,11 @@ ModelConfig parseConfigJson(const std::string& text, const std::string& source) 
         source,
         "normfree.layernorm_free is true but its sites say otherwise (a site missing from \"sites\" "
         "keeps the family's own norm)");
+  // A folded model is LN-free by construction (its scales are in the weights): every header would say so.
+  if (config.folded && !config.norms.isLayerNormFree())
+    throw FileError(source,
+                    "normfree.folded is true but its sites divide by each token's scale (a folded "
+                    "model's sites are all identity or fake)");
   return config;
 }
 

@@ -2,6 +2,8 @@
 
 #include <torch/torch.h>
 
+#include <map>
+
 #include "model/causal_lm.h"
 #include "model/hf_checkpoint.h"
 #include "run/run_directory.h"
@@ -15,6 +17,25 @@ struct ModelSnapshot::Holder {
 ModelSnapshot::~ModelSnapshot() = default;
 
 namespace {
+
+// A norm kind as the headers name it (as the GUI's grid does: widgets' normKindLabel).
+std::string displayName(NormKind kind) {
+  switch (kind) {
+    case NormKind::LayerNorm:
+      return "LayerNorm";
+    case NormKind::FakeLN:
+      return "FakeLN";
+    case NormKind::RMSNorm:
+      return "RMSNorm";
+    case NormKind::FakeRMSNorm:
+      return "FakeRMSNorm";
+    case NormKind::LayerNormScaling:
+      return "LN Scaling";
+    case NormKind::Identity:
+      break;
+  }
+  return "Identity";
+}
 
 // Analyses take gradients with respect to activations only (attribution patching).
 void freeze(CausalLMImpl& model) {
@@ -79,8 +100,17 @@ std::string ModelSnapshot::normSummary() const {
   if (rmsNorm == all) return "RMSNorm";
   if (fake == all) return "LN-free (" + fakeName + " at all " + total + " sites)";
   if (m_config.norms.isLayerNormFree()) return "LN-free";
-  return std::to_string(fake) + " of " + total + " sites " + fakeName +
-         (ramping > 0 ? ", " + std::to_string(ramping) + " ramping" : "");
+  const std::string ramps = ramping > 0 ? ", " + std::to_string(ramping) + " ramping" : "";
+  // The family's norm with some sites fake: a removal under way.
+  if (fake + ramping + layerNorm == all || fake + ramping + rmsNorm == all)
+    return std::to_string(fake) + " of " + total + " sites " + fakeName + ramps;
+  // Any other mix (sites edited by hand, a scaling treatment): each kind with its count.
+  std::map<NormKind, int> kinds;
+  for (const SiteId& site : sites) ++kinds[m_config.norms.at(site).kind];
+  std::string mix;
+  for (const auto& [kind, count] : kinds)
+    mix += (mix.empty() ? "" : ", ") + std::to_string(count) + " " + displayName(kind);
+  return mix + ramps;
 }
 
 }  // namespace nf

@@ -120,6 +120,12 @@ TEST_CASE(the_header_counts_a_site_still_ramping_as_not_fake) {
   model->norms().at({SiteKind::Final, -1}).realMix = 0.25;
   REQUIRE_EQ(ModelSnapshot::copyOf(*model, 4, "m")->normSummary(),
              std::to_string(sites - 1) + " of " + std::to_string(sites) + " sites FakeLN, 1 ramping");
+  // Other mixes name each kind (a GPT-2 whose LN_f was edited to RMSNorm had read "0 of 13 sites
+  // FakeRMSNorm").
+  setAll(*model, NormKind::LayerNorm);
+  model->norms().at({SiteKind::Final, -1}).kind = NormKind::RMSNorm;
+  REQUIRE_EQ(ModelSnapshot::copyOf(*model, 4, "m")->normSummary(),
+             std::to_string(sites - 1) + " LayerNorm, 1 RMSNorm");
 }
 
 TEST_CASE(dla_equals_direct_effect_on_ln_free_models) {

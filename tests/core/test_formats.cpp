@@ -182,6 +182,9 @@ TEST_CASE(model_config_block_refuses_unknown_fields_and_a_false_layernorm_free) 
                       "layernorm_free is true but its sites say otherwise");
   missing["normfree"].erase("layernorm_free");  // without the claim, a partial list stays readable
   REQUIRE(!parseConfigJson(missing.dump(), "m/config.json").norms.isLayerNormFree());
+  missing["normfree"]["folded"] = true;  // every header would have called it "LN-free (folded)"
+  REQUIRE_THROWS_WITH(parseConfigJson(missing.dump(), "m/config.json"), "m/config.json",
+                      "normfree.folded is true but its sites divide by each token's scale");
 }
 
 TEST_CASE(token_file_sidecar_refuses_newer_versions_and_reads_unversioned_ones) {

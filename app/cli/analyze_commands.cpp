@@ -292,6 +292,14 @@ void analyzeCircuit(CLI::App& command) {
     const SnapshotPtr snapshot = snapshotFrom(*o);
     const AnalysisOutput out = analyse(request, *snapshot, sourcesFor(*o, *snapshot));
     if (!o->csv.empty()) writeFileAtomic(o->csv, out.csvGrids.at("edges"));
+    // More edges asked for than the graph has: all of them, said so.
+    const auto edgeCount = static_cast<int64_t>(out.result.at("edges").size());
+    if (o->edges > edgeCount)
+      std::cerr << "note: --edges " << o->edges << ": the graph has " << edgeCount
+                << " edges; the circuit is all of them\n";
+    if (o->check > edgeCount)
+      std::cerr << "note: --check " << o->check << ": the graph has " << edgeCount
+                << " edges; all are checked\n";
     emit(*o, out.result);
     return 0;
   });
@@ -316,7 +324,11 @@ void analyzeNeurons(CLI::App& command) {
     AnalysisRequest request = requestFor("neurons", *o);
     request.top = o->top;
     const SnapshotPtr snapshot = snapshotFrom(*o);
-    emit(*o, analyse(request, *snapshot, *o).result);
+    const nlohmann::json result = analyse(request, *snapshot, *o).result;
+    const auto neurons = static_cast<int>(result.at("neurons").size());  // more asked for: all, said so
+    if (o->top > neurons)
+      std::cerr << "note: --top " << o->top << ": the layer has " << neurons << " neurons; all are ablated\n";
+    emit(*o, result);
     return 0;
   });
 }

@@ -288,6 +288,11 @@ TEST_CASE(every_analysis_runs_from_the_command_line) {
   r = cli("analyze neurons " + d + "/m" + data + " --top 2");
   REQUIRE_MSG(r.status == 0, r.err);
   REQUIRE_EQ(nlohmann::json::parse(r.out)["ablations"].size(), 2u);
+  r = cli("analyze neurons " + d + "/m" + data + " --top 200");  // more than the layer's 128: all, said so
+  REQUIRE_MSG(r.status == 0 && r.err.find("note: --top 200: the layer has 128 neurons; all are ablated") !=
+                                   std::string::npos,
+              r.err);
+  REQUIRE_EQ(nlohmann::json::parse(r.out)["ablations"].size(), 128u);
 
   // Patching with a prompt set from a file; every grid also as CSV.
   IoiPromptSet set;
@@ -313,6 +318,15 @@ TEST_CASE(every_analysis_runs_from_the_command_line) {
   REQUIRE_EQ(j["grids"].size(), 3u);
   REQUIRE_EQ(j["grids"][0]["activation"].size(), size_t(c.nLayer * 6));
   REQUIRE(std::filesystem::exists(d + "/grids/head_positions_error.csv"));
+  r = cli("analyze circuit " + d + "/m --prompts " + d + "/ioi.json --edges 100000 --check 4096");
+  REQUIRE_MSG(r.status == 0, r.err);
+  const auto edgeCount = nlohmann::json::parse(r.out)["edges"].size();
+  REQUIRE_EQ(nlohmann::json::parse(r.out)["circuit"]["edges"], edgeCount);
+  for (const std::string& said :
+       {"note: --edges 100000: the graph has " + std::to_string(edgeCount) +
+            " edges; the circuit is all of them",
+        "note: --check 4096: the graph has " + std::to_string(edgeCount) + " edges; all are checked"})
+    REQUIRE_MSG(r.err.find(said) != std::string::npos, r.err);
 
   r = cli("analyze calibration " + d + "/m --compare " + d + "/m" + data);
   REQUIRE_MSG(r.status == 2 && r.err.find("no tokenizer files") != std::string::npos,

@@ -184,8 +184,7 @@ WrittenCheckpoint writeCheckpoint(const std::string& runDir, CausalLMImpl& model
   const int64_t available = freeBytes(dir);
   if (available < expected)
     throw FileError(dir, "has " + formatBytes(available) + " free, but a checkpoint needs about " +
-                             formatBytes(expected) + ": the checkpoint of step " +
-                             std::to_string(state.stepsDone) + " was not written");
+                             formatBytes(expected));
   TrainingState stamped = state;
   try {
     onDisk(tmp, [&] {

@@ -59,8 +59,11 @@ bool Trainer::Impl::checkpoint(bool required) {
         intact.empty() ? "the run has no checkpoint yet" : "the newest intact checkpoint is " + intact;
     if (required)
       throw FileError(e.path(), e.problem() + ". The checkpoint of step " + std::to_string(state.stepsDone) +
-                                    " was not written; " + kept + " ('normfree-cli resume " + owner.m_dir +
-                                    "' continues from it once the problem is fixed)");
+                                    " was not written; " +
+                                    (intact.empty() ? "the run has no checkpoint to resume from: start it "
+                                                      "again once the problem is fixed"
+                                                    : kept + " ('normfree-cli resume " + owner.m_dir +
+                                                          "' continues from it once the problem is fixed)"));
     warn(warning_code::kCheckpointFailed, "the checkpoint of step " + std::to_string(state.stepsDone) +
                                               " could not be written: " + e.what() + ". " + kept +
                                               "; training goes on and the next checkpoint tries again");
@@ -79,6 +82,24 @@ bool Trainer::Impl::checkpoint(bool required) {
                                           formatBytes(written.bytes) +
                                           ": free space now, or a coming checkpoint fails");
   return true;
+}
+
+// A finished run whose last checkpoint cannot be written (a full disk) still saves its model: final/ holds
+// the weights without the optimizer's two moments, a third of a checkpoint, and the trained steps are kept.
+// A resume from the older checkpoint then asks for final/ to be moved aside (retireFinalModel).
+void Trainer::Impl::checkpointAtEnd(bool finished) {
+  try {
+    checkpoint(true);
+  } catch (const FileError& e) {
+    if (!finished || !isMain()) throw;
+    try {
+      saveFinal();
+    } catch (const std::exception&) {
+      throw e;  // what failed first, and what is kept
+    }
+    throw FileError(e.path(), e.problem() + ". The trained model was saved all the same: " +
+                                  run::finalModelPath(owner.m_dir));
+  }
 }
 
 void Trainer::Impl::saveFinal() {

@@ -322,7 +322,7 @@ bool Trainer::runSteps(const ProgressFn& progress) {
   }
   d.leaveLoop();
   d.applyAutopilotSwitch(m_stepsDone);
-  if (newSteps()) d.checkpoint(true);  // evaluated above when finished
+  if (newSteps()) d.checkpointAtEnd(finished);  // evaluated above when finished
   if (finished) {
     d.saveFinal();
     json finish{{record::kType, record::kFinish},

@@ -204,6 +204,7 @@ struct Trainer::Impl {
 
   // checkpointing.cpp
   bool checkpoint(bool required = false);
+  void checkpointAtEnd(bool finished);  // run()'s last, required; a finished run's model is saved if it fails
   void saveFinal();
 };
 

@@ -127,11 +127,16 @@ TEST_CASE(a_full_disk_during_checkpoints_is_a_clean_error_that_loses_nothing) {
   }
   limit.reset();
   // The checkpoint of step 8 failed and training went on (a warning says so); that of the last step,
-  // which the end of the run needs, ended run() with an error naming the file, the problem and what is kept.
+  // which the end of the run needs, ended run() with an error naming the file, the problem and what is kept:
+  // the trained model too, whose weights fit where the optimizer's moments did not.
   REQUIRE_MSG(
       error.find("optimizer.pt") != std::string::npos && error.find("File too large") != std::string::npos &&
-          error.find("newest intact checkpoint is " + run::checkpointPath(runDir, 4)) != std::string::npos,
+          error.find("newest intact checkpoint is " + run::checkpointPath(runDir, 4)) != std::string::npos &&
+          error.find("The trained model was saved all the same: " + run::finalModelPath(runDir)) !=
+              std::string::npos,
       error);
+  const std::string trained = readTextFile(run::finalModelPath(runDir) + "/model.safetensors");
+  REQUIRE(trained != readTextFile(run::checkpointPath(runDir, 4) + "/model.safetensors"));
   std::vector<nlohmann::json> warnings = records(runDir, "warning");
   REQUIRE_EQ(warnings.at(0)["code"], "sites_kept");  // the short schedule leaves LN_v and LN_f alone
   warnings.erase(warnings.begin());
@@ -145,8 +150,11 @@ TEST_CASE(a_full_disk_during_checkpoints_is_a_clean_error_that_loses_nothing) {
   REQUIRE_EQ(readTrainingState(run::latestCheckpoint(runDir)).stepsDone, int64_t{4});
   REQUIRE(loadModel(run::latestCheckpoint(runDir))->config() == smallConfig());
   REQUIRE(leftovers(runDir).empty());
-  // Space is back: the run resumes from step 4 and finishes.
+  // Space is back: the run resumes from step 4 and finishes, once the trained model is moved aside (training
+  // from step 4 would leave it out of date; it is not replaced unasked).
   trainer.reset();
+  REQUIRE_THROWS_WITH(Trainer::resume(runDir), run::finalModelPath(runDir), "move it elsewhere to keep it");
+  fs::rename(run::finalModelPath(runDir), dir.path("trained"));
   auto resumed = Trainer::resume(runDir);
   REQUIRE_EQ(resumed->stepsDone(), int64_t{4});
   REQUIRE(resumed->run());

@@ -45,6 +45,7 @@ class MetricsWriter {
   // before (a run's start and resume warnings are written before anyone can subscribe).
   std::shared_ptr<MetricsQueue> subscribe(bool replay = false);
   int64_t bytesWritten() const;  // the file's length after the last record (kept in checkpoints)
+  int64_t bytesFound() const { return m_openedAt; }  // its length when this writer opened it
 
  private:
   std::string m_path;

@@ -39,5 +39,7 @@ namespace nf::warning_code {
 inline constexpr char kCheckpointFailed[] = "checkpoint_failed";  // a periodic checkpoint was not written
 inline constexpr char kLowDiskSpace[] = "low_disk_space";         // the run's disk is filling up
 inline constexpr char kTrackingFailed[] = "tracking_failed";      // a tracked analysis could not be measured
+inline constexpr char kMetricsLost[] =
+    "metrics_lost";  // a resumed run's log is shorter than at its checkpoint
 
 }  // namespace nf::warning_code

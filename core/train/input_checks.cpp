@@ -3,11 +3,14 @@
 // from changed since its checkpoint. Said as "warning" records: the run goes on.
 #include <set>
 
+#include "run/metrics_log.h"
+#include "run/metrics_records.h"
 #include "run/run_directory.h"
 #include "run/source_model.h"
 #include "text/tokenizer.h"
 #include "train/checkpoint.h"
 #include "train/trainer_state.h"
+#include "util/bytes.h"
 
 namespace nf {
 
@@ -57,6 +60,14 @@ void Trainer::Impl::warnOfChangedInputs(const TrainingState& state) {
                                  now[path].dump() +
                                  " now: made again since?): the run goes on over it as it is now");
   }
+  // Records cut from the log, or the log deleted, since the checkpoint: its history misses them for good.
+  if (metrics && metrics->bytesFound() < state.metricsBytes)
+    warn(warning_code::kMetricsLost,
+         run::metricsPath(owner.m_dir) + " holds " + formatBytes(metrics->bytesFound()) + ", but held " +
+             formatBytes(state.metricsBytes) + " when the checkpoint of step " +
+             std::to_string(state.stepsDone) +
+             " was written: records were cut or deleted since, and the run's history (plots, comparisons) "
+             "misses them; the run goes on");
   const std::string sourceChange = run::sourceModelChange(owner.m_dir);
   if (!sourceChange.empty())
     warn("source_changed",

@@ -33,6 +33,7 @@
 #include "train/divergence.h"
 #include "train/optimizer.h"
 #include "train/trainer.h"
+#include "util/bytes.h"
 
 using namespace nf;
 using namespace nf::test;
@@ -667,6 +668,30 @@ TEST_CASE(a_resumed_run_keeps_every_record_of_its_history) {
   REQUIRE(found);
   REQUIRE_EQ(records(runDir, "stop").size(), 1u);
   REQUIRE_EQ(records(runDir, "step").size(), static_cast<std::size_t>(config.optimizer.maxSteps));
+}
+
+// Records lost from the log between a stop and its resume (cut, or the file deleted) are said to be lost:
+// the run went on without a word, its history short of them.
+TEST_CASE(a_resume_says_when_records_were_cut_from_its_log) {
+  TempDir dir;
+  RunConfig config = smallRun(dir);
+  config.checkpointInterval = 5;
+  const std::string runDir = dir.path("run");
+  runUntil(*Trainer::start(runDir, config), 7);
+  const std::string log = readTextFile(run::metricsPath(runDir));
+  const std::size_t kept = log.find('\n', log.find('\n') + 1) + 1;  // two records: the steps' are gone
+  fs::resize_file(run::metricsPath(runDir), kept);
+  auto resumed = Trainer::resume(runDir);
+  const std::vector<nlohmann::json> warnings = records(runDir, "warning");
+  REQUIRE(!warnings.empty());
+  REQUIRE_EQ(warnings.back()["code"], "metrics_lost");
+  const std::string said = "metrics.jsonl holds " + formatBytes(static_cast<int64_t>(kept)) + ", but held ";
+  REQUIRE_MSG(warnings.back()["message"].get<std::string>().find(said) != std::string::npos,
+              warnings.back()["message"]);
+  resumed.reset();
+  fs::remove(run::metricsPath(runDir));  // deleted: the same
+  Trainer::resume(runDir).reset();
+  REQUIRE_EQ(records(runDir, "warning").back()["code"], "metrics_lost");
 }
 
 // config.json edited by hand between a stop and its resume: the edit is used, and the resume record and a

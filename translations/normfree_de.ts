@@ -748,9 +748,16 @@
 <context>
     <name>HeadsPane</name>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="250"/>
-        <source>Mean NMAE over heads: &lt;b&gt;%1 %&lt;/b&gt; (95 % bootstrap interval %2–%3 %) · decomposition check max |Σ DLA + β·u − logit| = %4 · attention sink rate %5 (per query %6)</source>
-        <translation>Mittlerer NMAE über alle Heads: &lt;b&gt;%1 %&lt;/b&gt; (95-%-Bootstrap-Intervall %2–%3 %) · Zerlegungsprüfung max |Σ DLA + β·u − logit| = %4 · Attention-Sink-Rate %5 (je Query %6)</translation>
+        <source>95 % bootstrap interval %1–%2 %</source>
+        <translation>95-%-Bootstrap-Intervall %1–%2 %</translation>
+    </message>
+    <message>
+        <source>no bootstrap interval from one sequence</source>
+        <translation>kein Bootstrap-Intervall aus einer Sequenz</translation>
+    </message>
+    <message>
+        <source>Mean NMAE over heads: &lt;b&gt;%1 %&lt;/b&gt; (%2) · decomposition check max |Σ DLA + β·u − logit| = %3 · attention sink rate %4 (per query %5)</source>
+        <translation>Mittlerer NMAE über alle Heads: &lt;b&gt;%1 %&lt;/b&gt; (%2) · Zerlegungsprüfung max |Σ DLA + β·u − logit| = %3 · Attention-Sink-Rate %4 (je Query %5)</translation>
     </message>
     <message>
         <location filename="../widgets/analysis/HeadsPane.cpp" line="159"/>

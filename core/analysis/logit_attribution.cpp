@@ -196,8 +196,8 @@ AttributionResult logitAttribution(const ModelSnapshot& snapshot, const TokenSeq
   for (const ComponentAttribution& c : r.headAttributions) r.overallNmae += c.nmae / (L * H);
 
   // Bootstrap over sequences: resample S sequences with replacement, recompute every head's NMAE from its
-  // per-sequence sums and average over heads.
-  if (options.bootstrapSamples > 0) {
+  // per-sequence sums and average over heads. One sequence resamples to itself: no interval, not [x, x].
+  if (options.bootstrapSamples > 0 && S > 1) {
     Random random(options.seed);
     torch::Tensor weights = torch::zeros({options.bootstrapSamples, S}, torch::kFloat64);
     auto w = weights.accessor<double, 2>();
@@ -210,7 +210,7 @@ AttributionResult logitAttribution(const ModelSnapshot& snapshot, const TokenSeq
     const std::vector<float> overall = toVector(perHead.mean(1));
     r.overallLow = quantile(overall, 0.025);
     r.overallHigh = quantile(overall, 0.975);
-  } else {  // no resamples, no interval (null in the JSON): [x, x] read as one of zero width
+  } else {  // no resamples, no interval (null in the JSON): [x, x] would read as one of zero width
     r.overallLow = r.overallHigh = std::nan("");
   }
   return r;

@@ -155,12 +155,16 @@ EvalResult evaluateTokens(CausalLMImpl& model, const TokenFile& file, const Eval
 
 nlohmann::json toJson(const LossSummary& s) {
   nlohmann::json bins = nlohmann::json::array();
+  // An empty bin has no confidence or accuracy: null, not the 0 that reads as a bin always wrong.
+  auto ofTokens = [](const CalibrationBin& b, double value) {
+    return b.count > 0 ? nlohmann::json(value) : nullptr;
+  };
   for (const auto& b : s.bins)
     bins.push_back({{"lower", b.lower},
                     {"upper", b.upper},
                     {"count", b.count},
-                    {"mean_confidence", b.meanConfidence},
-                    {"accuracy", b.accuracy}});
+                    {"mean_confidence", ofTokens(b, b.meanConfidence)},
+                    {"accuracy", ofTokens(b, b.accuracy)}});
   return {{"tokens", s.tokens},
           {"mean_loss", s.meanLoss},
           {"median_loss", s.medianLoss},

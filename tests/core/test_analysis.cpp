@@ -174,6 +174,12 @@ TEST_CASE(dla_and_de_differ_with_layernorm_as_the_reference_computes) {
   REQUIRE_MSG(r.overallNmae > 1.0, "overall NMAE " << r.overallNmae);
   REQUIRE(r.overallLow <= r.overallNmae && r.overallNmae <= r.overallHigh);
   REQUIRE(std::isnan(attribution(*model, sequencesOf(tokens), 0).overallLow));  // no resamples, no interval
+  // Nor from one sequence, which every resample repeats ([x, x] had read as an interval of zero width).
+  AttributionOptions one;
+  one.bootstrapSamples = 200;
+  REQUIRE(std::isnan(
+      logitAttribution(*ModelSnapshot::copyOf(*model, 7, "test"), sequencesOf(tokens.slice(0, 0, 1)), one)
+          .overallHigh));
   REQUIRE(r.decompositionError < 1e-4);  // DLA with the cached scale is linear, LN or not
 
   const std::string out = dir.path("nmae.f64");

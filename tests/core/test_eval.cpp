@@ -55,6 +55,9 @@ TEST_CASE(summary_statistics_match_hand_computation) {
   REQUIRE(near(s.bins[6].meanConfidence, 0.63));
   REQUIRE(near(s.bins[8].accuracy, 1.0));
   REQUIRE_EQ(s.bins[0].count, 0);
+  const nlohmann::json empty = toJson(s)["calibration_bins"][0];  // no tokens: no accuracy, not 0 of them
+  REQUIRE(empty["accuracy"].is_null() && empty["mean_confidence"].is_null());
+  REQUIRE_EQ(toJson(s)["calibration_bins"][8]["accuracy"], 1.0);
 }
 
 TEST_CASE(quantile_interpolates_like_numpy) {

@@ -259,12 +259,15 @@ void HeadsPane::draw(std::shared_ptr<const nf::AttributionResult> attribution,
 
 void HeadsPane::showSummary() {
   const nf::AttributionResult& a = *m_attribution;
-  m_summary->setText(tr("Mean NMAE over heads: <b>%1 %</b> (95 % bootstrap interval %2–%3 %) · "
-                        "decomposition check max |Σ DLA + β·u − logit| = %4 · attention sink rate %5 "
-                        "(per query %6)")
+  // No interval from one sequence: every resample is that sequence.
+  const QString interval =
+      std::isnan(a.overallLow)
+          ? tr("no bootstrap interval from one sequence")
+          : tr("95 % bootstrap interval %1–%2 %").arg(a.overallLow, 0, 'g', 3).arg(a.overallHigh, 0, 'g', 3);
+  m_summary->setText(tr("Mean NMAE over heads: <b>%1 %</b> (%2) · decomposition check max |Σ DLA + β·u − "
+                        "logit| = %3 · attention sink rate %4 (per query %5)")
                          .arg(a.overallNmae, 0, 'g', 3)
-                         .arg(a.overallLow, 0, 'g', 3)
-                         .arg(a.overallHigh, 0, 'g', 3)
+                         .arg(interval)
                          .arg(a.decompositionError, 0, 'g', 2)
                          .arg(m_sinks->sinkRate, 0, 'g', 3)
                          // An older build's served result has no per-query rate.

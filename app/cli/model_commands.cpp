@@ -1,7 +1,10 @@
 // normfree-cli commands on model folders: info, init, logits, export.
 #include <torch/torch.h>
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -198,6 +201,14 @@ void cmdLogits(CLI::App& command) {
   command.add_option("--device", o->device, "where to run")->type_name("cpu|cuda[:N]")->capture_default_str();
   command.add_flag("--bf16", o->bf16, "bf16 autocast (CUDA only)");
   onRun(command, [o] {
+    // The format by the name's extension, in any case: another name would get JSON it does not announce.
+    std::string extension = std::filesystem::path(o->out).extension().string();
+    std::transform(extension.begin(), extension.end(), extension.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    const bool safetensors = extension == ".safetensors";
+    if (!o->out.empty() && !safetensors && extension != ".json")
+      throw UsageError("--out " + o->out +
+                       ": name a .json or .safetensors file (the format it is written in)");
     const torch::Tensor tokens = parseTokens(o->tokens);
     nf::CausalLM model = nf::loadModel(nf::run::modelFolder(o->model), parseDevice(o->device, o->bf16));
     model->setCudaBf16Autocast(o->bf16);
@@ -205,7 +216,7 @@ void cmdLogits(CLI::App& command) {
     torch::Tensor logits = model->forward(tokens).to(torch::kCPU).contiguous();
 
     const std::string& out = o->out;
-    if (out.size() > 12 && out.compare(out.size() - 12, 12, ".safetensors") == 0) {
+    if (safetensors) {
       torch::Tensor ids = tokens.contiguous();
       nf::writeSafetensors(out,
                            {{"logits", nf::DType::F32, logits.sizes().vec(), logits.data_ptr()},

@@ -103,13 +103,16 @@ TEST_CASE(logits_match_the_engine_in_json_and_safetensors) {
   REQUIRE_MSG(worst < 1e-5, worst);
 
   r = cli("logits " + dir.path("m") + " --tokens '" + tokensArg(tokens) + "' --out " +
-          dir.path("l.safetensors"));
+          dir.path("l.SafeTensors"));  // the extension in any case (it had been written as JSON)
   REQUIRE_MSG(r.status == 0, r.err);
-  auto f = SafetensorsFile::open(dir.path("l.safetensors"));
+  auto f = SafetensorsFile::open(dir.path("l.SafeTensors"));
   const TensorInfo* info = f.find("logits");
   REQUIRE(info && info->shape == std::vector<int64_t>({2, 5, 101}));
   auto stored = torch::from_blob(const_cast<std::byte*>(f.data(*info)), {2, 5, 101}).clone();
   REQUIRE(torch::equal(stored, expected));
+  r = cli("logits " + dir.path("m") + " --tokens 1,2 --out " + dir.path("l.st"));  // neither: which is it?
+  REQUIRE_MSG(r.status == 2 && r.err.find("name a .json or .safetensors file") != std::string::npos, r.err);
+  REQUIRE(!std::filesystem::exists(dir.path("l.st")));
 }
 
 TEST_CASE(bad_input_gives_a_message_and_a_nonzero_exit) {

@@ -88,9 +88,15 @@ AnalysisRequest requestFor(const std::string& kind, const PromptOptions& o) {
 SnapshotPtr snapshotFrom(const ModelOptions& o) {
   std::string path = o.model;
   if (o.step) {
+    if (!run::isRunDirectory(o.model))
+      throw UsageError("--step " + std::to_string(*o.step) + ": " + o.model +
+                       " is not a run directory (--step picks one of a run's checkpoints)");
     path = run::checkpointPath(path, *o.step);
-    if (!fs::is_directory(path))
-      throw UsageError("no checkpoint " + path + " (checkpoints are kept every few steps)");
+    if (!fs::is_directory(path)) {
+      const std::string steps = run::checkpointStepsText(o.model);
+      throw UsageError("no checkpoint " + path + ": " +
+                       (steps.empty() ? "the run has none" : "the run keeps those of steps " + steps));
+    }
   }
   parseDevice(o.device);  // a clear error for a device that is not here
   return ModelSnapshot::load(path, o.device);

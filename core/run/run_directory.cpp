@@ -162,14 +162,17 @@ int64_t checkpointStep(const std::string& folder) {
   return state["steps_done"].get<int64_t>();
 }
 
+std::string checkpointStepsText(const std::string& dir) {
+  std::string list;
+  for (const auto& [step, folder] : completeCheckpoints(dir))
+    list += (list.empty() ? "" : ", ") + std::to_string(step);
+  return list;
+}
+
 std::string modelFolder(const std::string& runOrModel) {
   if (fs::exists(finalModelPath(runOrModel) + "/config.json")) return finalModelPath(runOrModel);
   if (!fs::exists(metricsPath(runOrModel))) return runOrModel;  // a model or checkpoint folder
-  std::string list, newest;
-  for (const auto& [step, folder] : completeCheckpoints(runOrModel)) {
-    list += (list.empty() ? "" : ", ") + std::to_string(step);
-    newest = folder;
-  }
+  const std::string list = checkpointStepsText(runOrModel), newest = newestCompleteCheckpoint(runOrModel);
   throw FileError(runOrModel, "is a run with no final model yet (it has not finished): " +
                                   (list.empty() ? std::string("it has no checkpoint either")
                                                 : "give one of its checkpoint folders, such as " + newest +

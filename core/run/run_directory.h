@@ -61,6 +61,8 @@ std::string checkpointStatePath(const std::string& checkpointDir);
 std::string optimizerStatePath(const std::string& checkpointDir);
 // A checkpoint's state.json, its format and version checked (FileError naming the file otherwise).
 nlohmann::json readCheckpointState(const std::string& checkpointDir);
+// The steps of a run's complete checkpoints, oldest first, as "12, 15" ("" for none): for messages.
+std::string checkpointStepsText(const std::string& dir);
 // The optimizer steps a checkpoint folder was written after, or -1 when `folder` is not a checkpoint.
 int64_t checkpointStep(const std::string& folder);
 

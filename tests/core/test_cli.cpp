@@ -345,7 +345,10 @@ TEST_CASE(every_analysis_runs_from_the_command_line) {
   r = cli("analyze norms " + d + "/m --data " + d + "/t.bin --length 99");
   REQUIRE(r.status == 2 && r.err.find("longer than the model's context (16)") != std::string::npos);
   r = cli("analyze norms " + d + "/m --step 5 --data " + d + "/t.bin");
-  REQUIRE(r.status == 2 && r.err.find("no checkpoint") != std::string::npos);
+  REQUIRE_MSG(
+      r.status == 2 && r.err.find("/m is not a run directory (--step picks one of a run's checkpoints)") !=
+                           std::string::npos,
+      r.err);
   // Limits are named by the option, not by the request field behind it ("\"sequences\" must be …").
   r = cli("analyze norms " + d + "/m --data " + d + "/t.bin --sequences 100000");
   REQUIRE_MSG(r.status == 2 && r.err.find("--sequences") != std::string::npos, r.err);
@@ -628,6 +631,8 @@ TEST_CASE(remove_then_export_from_the_command_line) {
   std::sort(checkpoints.begin(), checkpoints.end());
   REQUIRE(checkpoints == std::vector<std::string>({run::checkpointName(12), run::checkpointName(15)}));
   REQUIRE_EQ(nlohmann::json::parse(readTextFile(run::configPath(d + "/run")))["keep_checkpoints"], 2);
+  r = cli("analyze sinks " + d + "/run --step 3 --data " + d + "/t.bin --sequences 2 --length 16");  // pruned
+  REQUIRE_MSG(r.status == 2 && r.err.find("the run keeps those of steps 12, 15") != std::string::npos, r.err);
   r = cli("export " + d + "/run --out " + d + "/lnfree --data " + d + "/t.bin");
   REQUIRE_MSG(r.status == 0, r.err);
   const auto e = nlohmann::json::parse(r.out);

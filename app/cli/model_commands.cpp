@@ -269,7 +269,10 @@ void cmdExport(CLI::App& command) {
       ->type_name("folder")
       ->required();
   command.add_flag("--overwrite", o->overwrite, "replace <out>/folded and <out>/standard if they exist");
-  command.add_option("--data", o->data, "tokens to compare logits on (default: random tokens)")
+  command
+      .add_option("--data", o->data,
+                  "tokens to compare logits on: the file's first 8 chunks of up to 128 tokens (default: 8 "
+                  "random sequences)")
       ->type_name("file.bin");
   command.add_option("--device", o->device, "where to compute")
       ->type_name("cpu|cuda[:N]")

@@ -146,13 +146,15 @@ ExportedModel exportLayerNormFree(const std::string& folder, const std::string& 
     throw std::runtime_error(folder + ": " + e.what());
   }
   const ModelShape& c = fake->config();
+  // Compared on kComparedSequences of up to 128 tokens: the file's first chunks, else random tokens.
   const int64_t T = std::min<int64_t>(c.nPositions, 128);
   torch::Tensor tokens;
   if (tokenFile.empty()) {
     auto generator = at::detail::createCPUGenerator(0);
-    tokens = torch::randint(0, c.vocabSize, {8, T}, generator, torch::kLong);
+    tokens = torch::randint(0, c.vocabSize, {kComparedSequences, T}, generator, torch::kLong);
   } else {
-    tokens = EvalChunks(TokenFile::open(tokenFile), T, c.vocabSize).chunks(0, 1).inputs;
+    const EvalChunks chunks(TokenFile::open(tokenFile), T, c.vocabSize);
+    tokens = chunks.chunks(0, std::min(chunks.count(), kComparedSequences)).inputs;
   }
   tokens = tokens.to(device);
   ExportedModel exported;

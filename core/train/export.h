@@ -28,6 +28,8 @@ CausalLM standardFormatWithHugeEpsilon(CausalLMImpl& fake);
 // Largest |γ'| of the standard-format model, to warn about float16 (max 65504).
 double largestNormWeight(CausalLMImpl& model);
 
+inline constexpr int64_t kComparedSequences = 8;  // the export's logit comparison: sequences of ≤ 128 tokens
+
 // What `normfree-cli export` made of an LN-free model folder.
 struct ExportedModel {
   std::string folded, standard;  // the two folders written
@@ -38,9 +40,10 @@ struct ExportedModel {
 };
 
 // Writes <out>/folded and <out>/standard (each with the source's tokenizer files) of the LN-free model in
-// `folder`, and compares each one's logits with the source's on the first chunk of `tokenFile`, or on
-// random tokens when it is empty. Each folder appears whole or not at all: written under a temporary name,
-// then renamed over any previous export. std::runtime_error naming the folder when it is not LN-free.
+// `folder`, and compares each one's logits with the source's on the first kComparedSequences chunks of up
+// to 128 tokens of `tokenFile` (as many as it holds), or on as many of random tokens when it is empty. Each
+// folder appears whole or not at all: written under a temporary name, then renamed over any previous export.
+// std::runtime_error naming the folder when it is not LN-free.
 ExportedModel exportLayerNormFree(const std::string& folder, const std::string& out,
                                   const std::string& tokenFile, const torch::Device& device);
 

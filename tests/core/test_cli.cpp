@@ -639,6 +639,8 @@ TEST_CASE(remove_then_export_from_the_command_line) {
   REQUIRE(e["max_abs_logit_difference_folded"].get<double>() <= 1e-4);
   REQUIRE(e["max_abs_logit_difference_standard"].get<double>() <= 1e-4);
   REQUIRE(e["float16_safe"] == false);
+  REQUIRE_EQ(e["compared_on_tokens"],
+             8 * 16);  // 8 chunks of the file, the model's context each (one had been)
   REQUIRE(loadModel(d + "/lnfree/folded")->norms().isLayerNormFree());
   // Exporting again is refused without --overwrite; with it, both folders are replaced whole: a file of
   // the old export does not survive, and no temporary folder is left.
@@ -659,6 +661,7 @@ TEST_CASE(remove_then_export_from_the_command_line) {
   // A run that is not LN-free cannot be exported; a bad schedule is refused with its reasons.
   r = cli("export " + d + "/m --out " + d + "/nope");
   REQUIRE(r.status == 1 && r.err.find("only a model whose every site is fake") != std::string::npos);
+  REQUIRE(!std::filesystem::exists(d + "/nope"));  // nothing made of it, not even the folder
   writeFileAtomic(d + "/bad.json",
                   R"([{"step": 2, "site": "LN_mlp", "layer": 5}, {"step": 40, "site": "LN_f"}])");
   r = cli("schedule --validate " + d + "/bad.json --layers 2 --steps 12");

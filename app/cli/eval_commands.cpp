@@ -207,7 +207,8 @@ void cmdBench(CLI::App& command) {
     nlohmann::json out = formatHeader(kBenchmarkFormat);
     out["models"] = models;
     out["tasks"] = nlohmann::json::array();
-    std::string table = "task             n   model                               acc    ±      acc_norm ±\n";
+    std::string table = "task             n   model                               acc    ±      acc_norm ±\n",
+                notes;
     for (std::size_t t = 0; t < tasks.size(); ++t) {
       nlohmann::json task = {{"task", benchmarkTaskName(tasks[t])}, {"file", data[t].file}};
       for (std::size_t m = 0; m < models.size(); ++m) {
@@ -224,6 +225,10 @@ void cmdBench(CLI::App& command) {
             tasks[t] == BenchmarkTask::Lambada ? ("   perplexity " + std::to_string(s.perplexity)).c_str()
                                                : "");
         table += line;
+        if (s.truncated > 0)  // the item's context lost its start, as lm-evaluation-harness cuts it
+          notes += "note: " + std::string(benchmarkTaskName(tasks[t])) + ", " + tableName(models[m]) + ": " +
+                   std::to_string(s.truncated) + " of " + std::to_string(s.n) +
+                   " items are longer than the model's context; their first tokens were cut\n";
         if (m == 0) continue;
         nlohmann::json difference = {{"model", models[m]}, {"against", models[0]}};
         for (const bool norm : {false, true}) {
@@ -236,7 +241,7 @@ void cmdBench(CLI::App& command) {
       }
       out["tasks"].push_back(task);
     }
-    std::fputs(table.c_str(), stderr);
+    std::fputs((table + notes).c_str(), stderr);
     printOrWrite(o->out, out);
     return 0;
   });

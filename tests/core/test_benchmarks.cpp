@@ -240,6 +240,17 @@ TEST_CASE(paired_differences_and_the_cli) {
   const CliResult bad = cli("bench hellaswag,mmlu " + kTinyGpt2 + " --data " + dir.path());
   REQUIRE_EQ(bad.status, 2);
   REQUIRE_MSG(bad.err.find("unknown benchmark 'mmlu'") != std::string::npos, bad.err);
+  // An item longer than the model's context (128 tokens) is cut, and the table says how many were.
+  TempDir longer;
+  std::string text;
+  for (int i = 0; i < 100; ++i) text += "Mary went to the market and ";
+  writeFileAtomic(longer.path("lambada_test.jsonl"),
+                  nlohmann::json{{"text", text + "bought bread"}}.dump() + "\n" +
+                      nlohmann::json{{"text", "Mary went to the market and bought bread"}}.dump() + "\n");
+  const CliResult cut = cli("bench lambada " + kTinyGpt2 + " --data " + longer.path());
+  REQUIRE_MSG(cut.status == 0 && cut.err.find("lambada, tiny-gpt2: 1 of 2 items are longer than the model's "
+                                              "context") != std::string::npos,
+              cut.err);
 }
 // A file holds one task's items: given for several tasks it would be scored under each name.
 TEST_CASE(a_task_file_serves_one_task_and_several_tasks_need_a_folder) {

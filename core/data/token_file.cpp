@@ -237,10 +237,12 @@ std::string otherTokenizerProblem(const TokenFile& file, int64_t modelEndOfText,
   const std::string madeWith = meta.tokenizer.empty() ? "" : "; it names the tokenizer in " + meta.tokenizer;
   if (modelTokenizer != nullptr && !meta.tokenizerFingerprint.empty()) {
     const std::string model = tokenizerFingerprint(*modelTokenizer);
-    if (model == meta.tokenizerFingerprint) return "";
-    return file.path() + " was tokenized by another tokenizer than the model's " + modelTokenizer->source() +
-           " (fingerprints " + meta.tokenizerFingerprint + " and " + model + madeWith + ")";
+    if (model != meta.tokenizerFingerprint)
+      return file.path() + " was tokenized by another tokenizer than the model's " +
+             modelTokenizer->source() + " (fingerprints " + meta.tokenizerFingerprint + " and " + model +
+             madeWith + ")";
   }
+  // Also where the fingerprints agree: a sidecar edited by hand would split documents at another token.
   if (meta.eotTokenId < 0 || modelEndOfText < 0 || meta.eotTokenId == modelEndOfText) return "";
   return file.path() + " was tokenized with end-of-text id " + std::to_string(meta.eotTokenId) +
          ", the model's is " + std::to_string(modelEndOfText) +

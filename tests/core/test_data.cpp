@@ -165,6 +165,16 @@ TEST_CASE(tokenizing_streams_txt_and_jsonl_with_end_of_text_between_documents) {
   j.push_back(tokenizer.eotId());
   REQUIRE(readAll(TokenFile::open(dir.path("j.bin"))) == j);
 
+  // Its own tokenizer's data says nothing; with the end-of-text id edited in the sidecar (same fingerprint),
+  // the documents would split at another token: said (it had been trusted).
+  REQUIRE_EQ(otherTokenizerProblem(TokenFile::open(dir.path("j.bin")), tokenizer.eotId(), &tokenizer), "");
+  auto edited = nlohmann::json::parse(readTextFile(dir.path("j.bin.json")));
+  edited["eot_token_id"] = 13;
+  writeFileAtomic(dir.path("j.bin.json"), edited.dump());
+  REQUIRE_EQ(otherTokenizerProblem(TokenFile::open(dir.path("j.bin")), tokenizer.eotId(), &tokenizer),
+             dir.path("j.bin") + " was tokenized with end-of-text id 13, the model's is " +
+                 std::to_string(tokenizer.eotId()) + " (it names the tokenizer in tok)");
+
   writeFileAtomic(dir.path("bad.jsonl"), "{\"text\": \"ok\"}\n{\"body\": \"no text\"}\n");
   REQUIRE_THROWS_WITH(tokenizeFiles({dir.path("bad.jsonl")}, tokenizer, "tok", dir.path("bad.bin")),
                       "bad.jsonl", "line 2", "\"text\"");

@@ -199,6 +199,11 @@ void RemovalTracker::restore(const json& trackers) {
     t.rampFrom = v.value("ramp_from", int64_t{-1});
     t.pos0Ended = v.at("pos0_ended");
     t.eotEnded = v.at("eot_ended");
+    // A scale divides the residual: a value edited or corrupted to ≤ 0 would be frozen into the model.
+    if (t.hasValue &&
+        !(std::isfinite(t.tracked) && t.tracked > 0 && std::isfinite(t.trackedPos0) && t.trackedPos0 >= 0))
+      throw std::invalid_argument(name + "'s tracked scale (" + std::to_string(t.tracked) + ", position 0 " +
+                                  std::to_string(t.trackedPos0) + ") is not a positive number");
   }
 }
 

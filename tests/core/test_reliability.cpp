@@ -694,6 +694,24 @@ TEST_CASE(a_resume_says_when_records_were_cut_from_its_log) {
   REQUIRE_EQ(records(runDir, "warning").back()["code"], "metrics_lost");
 }
 
+// A tracked scale edited or corrupted in a checkpoint's state.json is refused at the resume, naming the file
+// (it was taken, and refused only when its site turned fake, as a divergence).
+TEST_CASE(a_checkpoints_tracked_scales_are_checked_when_it_is_resumed) {
+  TempDir dir;
+  RunConfig config = smallRun(dir);
+  config.checkpointInterval = 5;
+  const std::string runDir = dir.path("run");
+  runUntil(*Trainer::start(runDir, config), 7);
+  const std::string state = run::checkpointStatePath(run::latestCheckpoint(runDir));
+  nlohmann::json j = nlohmann::json::parse(readTextFile(state));
+  bool edited = false;
+  for (auto& [site, tracker] : j["trackers"].items())
+    if (!edited && tracker["has_value"].get<bool>()) tracker["tracked"] = -0.42, edited = true;
+  REQUIRE_MSG(edited, "no site's scale was measured by the checkpoint: the test lost its point");
+  writeFileAtomic(state, j.dump());
+  REQUIRE_THROWS_WITH(Trainer::resume(runDir), state, "tracked scale (-0.42", "is not a positive number");
+}
+
 // config.json edited by hand between a stop and its resume: the edit is used, and the resume record and a
 // warning name each changed setting with its value at the checkpoint and now (they used to go unrecorded).
 TEST_CASE(a_resume_names_the_settings_edited_since_its_checkpoint) {

@@ -651,12 +651,20 @@ TEST_CASE(an_autopilot_switch_after_a_rollback_keeps_the_lowered_learning_rate) 
   REQUIRE_EQ(t->settingsNow().optimizer.lr, lowered);
 }
 
-TEST_CASE(a_resumed_run_keeps_every_record_of_its_history) {
-  TempDir dir;
+// A small run stopped after step 7 or later, with a checkpoint every 5 steps: what the resume tests resume.
+std::string stoppedRun(TempDir& dir, RunConfig* used = nullptr) {
   RunConfig config = smallRun(dir);
   config.checkpointInterval = 5;
   const std::string runDir = dir.path("run");
-  runUntil(*Trainer::start(runDir, config), 7);  // stopped with a checkpoint after step 7 or later
+  runUntil(*Trainer::start(runDir, config), 7);
+  if (used) *used = config;
+  return runDir;
+}
+
+TEST_CASE(a_resumed_run_keeps_every_record_of_its_history) {
+  TempDir dir;
+  RunConfig config;
+  const std::string runDir = stoppedRun(dir, &config);
   const int64_t stopped = readTrainingState(run::latestCheckpoint(runDir)).stepsDone;
   const std::size_t before = allRecords(runDir).size();
   REQUIRE(Trainer::resume(runDir)->run());
@@ -674,10 +682,7 @@ TEST_CASE(a_resumed_run_keeps_every_record_of_its_history) {
 // the run went on without a word, its history short of them.
 TEST_CASE(a_resume_says_when_records_were_cut_from_its_log) {
   TempDir dir;
-  RunConfig config = smallRun(dir);
-  config.checkpointInterval = 5;
-  const std::string runDir = dir.path("run");
-  runUntil(*Trainer::start(runDir, config), 7);
+  const std::string runDir = stoppedRun(dir);
   const std::string log = readTextFile(run::metricsPath(runDir));
   const std::size_t kept = log.find('\n', log.find('\n') + 1) + 1;  // two records: the steps' are gone
   fs::resize_file(run::metricsPath(runDir), kept);
@@ -698,10 +703,7 @@ TEST_CASE(a_resume_says_when_records_were_cut_from_its_log) {
 // (it was taken, and refused only when its site turned fake, as a divergence).
 TEST_CASE(a_checkpoints_tracked_scales_are_checked_when_it_is_resumed) {
   TempDir dir;
-  RunConfig config = smallRun(dir);
-  config.checkpointInterval = 5;
-  const std::string runDir = dir.path("run");
-  runUntil(*Trainer::start(runDir, config), 7);
+  const std::string runDir = stoppedRun(dir);
   const std::string state = run::checkpointStatePath(run::latestCheckpoint(runDir));
   nlohmann::json j = nlohmann::json::parse(readTextFile(state));
   bool edited = false;

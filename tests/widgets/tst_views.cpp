@@ -20,6 +20,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <future>
 
 #include "analysis/AnalysisRunner.h"
 #include "analysis/BenchmarksPane.h"
@@ -166,6 +167,31 @@ class TestViews : public QObject {
     };
     QCOMPARE(in.runStart(in.request("norms")).value_or(nullptr), (nlohmann::json{{"answer of", "start"}}));
     QCOMPARE(asked, std::vector<std::string>{"start"});
+  }
+
+  // "Refresh analyses" queues every pane; another model opened before they are done drops those not yet
+  // started (they had computed on it, unasked, with the first model's settings).
+  void requestsNotYetStartedAreDroppedWhenAnotherModelIsOpened() {
+    AnalysisRunner runner;
+    runner.setSetup(setupFor(m_model));
+    std::promise<void> release;
+    std::shared_future<void> released = release.get_future().share();
+    std::vector<QString> ran;
+    auto work = [&ran](const QString& name, std::shared_future<void> wait = {}) -> AnalysisWork {
+      return [&ran, name, wait](const AnalysisInputs&, const nf::ProgressFn&) -> std::function<void()> {
+        if (wait.valid()) wait.wait();
+        return [&ran, name] { ran.push_back(name); };
+      };
+    };
+    QSignalSpy started(&runner, &AnalysisRunner::started);
+    runner.request("first", work("first", released));
+    runner.request("queued", work("queued"));
+    QTRY_COMPARE_WITH_TIMEOUT(started.count(), 1, fixtures::kEventuallyMs);  // "queued" waits behind it
+    runner.setSetup(setupFor(makeLayerNormFreeModel()));
+    release.set_value();
+    runner.request("after", work("after"));  // run in the order asked: "queued" would come first
+    QTRY_VERIFY_WITH_TIMEOUT(!ran.empty(), fixtures::kEventuallyMs);
+    QCOMPARE(ran, std::vector<QString>{"after"});  // "first" was overtaken by the switch: not shown either
   }
 
   void calibrationPaneShowsTheCliMeasuresAndTheStartingModelOnlyBesideAnother() {

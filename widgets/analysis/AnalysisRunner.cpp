@@ -107,6 +107,7 @@ void AnalysisRunner::setSetup(const AnalysisSetup& setup) {
   {
     std::lock_guard<std::mutex> lock(m_mutex);
     otherModel = setup.modelFolder != m_setup.modelFolder;
+    if (otherModel) m_pending.clear();  // asked of the model before: not to be computed on this one
     m_setup = setup;
     ++m_setupGeneration;
     changeSource();
@@ -131,6 +132,7 @@ void AnalysisRunner::forgetModel() {
     std::lock_guard<std::mutex> lock(m_mutex);
     m_setup = AnalysisSetup{};
     m_from = AnalysisSource{};
+    m_pending.clear();  // asked of the model or run before
     ++m_setupGeneration;
     changeSource();
   }

@@ -95,12 +95,13 @@ class AnalysisRunner : public QObject {
   explicit AnalysisRunner(QObject* parent = nullptr);
   ~AnalysisRunner() override;
 
-  void setSetup(const AnalysisSetup& setup);  // drops the cached inputs
+  // Drops the cached inputs; and, for another model, the requests not yet started (the model before's).
+  void setSetup(const AnalysisSetup& setup);
   // Another source, as one change: every figure shown is out of date once (nothing if it is the same).
   void setSource(AnalysisSource source);
   AnalysisSource source() const;
   // No model at all (an analysis asked for says so): while a run is being connected to, the model opened
-  // before is not what the window shows.
+  // before is not what the window shows. The requests not yet started are dropped.
   void forgetModel();
   // Whether the panes can compute now (the window's view of what it shows); a request while they cannot is
   // dropped, and each pane says why instead of offering its button.

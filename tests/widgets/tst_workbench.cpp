@@ -265,13 +265,48 @@ class TestWorkbench : public QObject {
     MainWindow window;
     window.show();
     QVERIFY(window.openModelFolder(model));
+    window.runSetup()->setMaxSteps(321);  // the user's setup
     toolbarAction(window, 0)->trigger();  // Start: the data is made first
     QCOMPARE(window.shown().phase, RunPhase::Preparing);
     toolbarAction(window, 2)->trigger();  // Stop
     QTRY_COMPARE_WITH_TIMEOUT(window.shown().subject, Subject::Model, fixtures::kEventuallyMs);
     QCOMPARE(window.currentFolder(), model);
     QVERIFY(!openMessageBox(&window));
-    QVERIFY(toolbarAction(window, 0)->isEnabled());  // Start again
+    // The setup is as it was (it had gone back to the model's defaults, its draft with it), and the session
+    // is free: Start starts again (it had stayed "stopping", and Start did nothing).
+    QCOMPARE(window.runSetup()->maxSteps(), int64_t{321});
+    QCOMPARE(window.timeline()->editor()->maxSteps(), int64_t{321});
+    QVERIFY(!window.session()->busy());
+    QVERIFY(toolbarAction(window, 0)->isEnabled());
+    toolbarAction(window, 0)->trigger();
+    QCOMPARE(window.shown().phase, RunPhase::Preparing);
+    toolbarAction(window, 2)->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(window.shown().subject, Subject::Model, fixtures::kEventuallyMs);
+  }
+
+  // After a run trained here, a run whose own process still trains (its log says so) is opened and shown:
+  // its phase had been taken for the run shown before, which then refused to be left.
+  void aTrainingRunOpenedAfterOneTrainedHereIsShown() {
+    MainWindow window;
+    window.show();
+    QVERIFY(window.setDatasets(m_train, m_val, QString()));
+    window.runSetup()->setMaxSteps(3);
+    const QString here = m_dir.filePath("trained-here"), elsewhere = m_dir.filePath("training-elsewhere");
+    window.startRun(here);
+    QTRY_COMPARE_WITH_TIMEOUT(window.shown().phase, RunPhase::Finished, fixtures::kEventuallyMs);
+    // A copy whose log ends before its finish: as a run still training in another process.
+    std::filesystem::copy(here.toStdString(), elsewhere.toStdString(),
+                          std::filesystem::copy_options::recursive);
+    std::filesystem::remove(nf::run::lockPath(elsewhere.toStdString()));
+    const QByteArray log = readAll(QString::fromStdString(nf::run::metricsPath(elsewhere.toStdString())));
+    QFile cut(QString::fromStdString(nf::run::metricsPath(elsewhere.toStdString())));
+    QVERIFY(cut.open(QIODevice::WriteOnly));
+    cut.write(log.left(log.lastIndexOf('\n', log.lastIndexOf("\"type\":\"finish\"")) + 1));
+    cut.close();
+    QVERIFY(window.openRun(elsewhere));
+    QCOMPARE(window.shown().subject, Subject::FollowedRun);
+    QCOMPARE(window.shown().phase, RunPhase::Running);
+    QVERIFY2(window.windowTitle().contains("training-elsewhere"), qPrintable(window.windowTitle()));
   }
 
   // Two workers: this process trains as worker 0 (an edit made here reaches the other worker at its step),

@@ -67,6 +67,7 @@ void LocalRun::start(const nf::RunConfig& config, const QString& runDir, Prepare
             Q_EMIT progress(QString(), 0, 0);
             m_others->end(/*now=*/true);
             if (cancelled) {
+              letGo();  // no trainer was made: nothing stops any more (it had stayed Stopping, busy)
               Q_EMIT preparationStopped();
               return;
             }

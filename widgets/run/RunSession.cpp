@@ -1,5 +1,6 @@
 #include "run/RunSession.h"
 
+#include <QSignalBlocker>
 #include <nlohmann/json.hpp>
 
 #include "logic/RemoteSchedule.h"
@@ -228,6 +229,7 @@ bool RunSession::follow(const QString& runDir) {
   nf::RunConfig config = nf::readRunConfig(dir);  // throws FileError
   auto follower = std::make_unique<nf::MetricsFollower>(dir);
   const std::vector<std::string> lines = follower->read().lines;  // a newer build's log: FileError
+  const QSignalBlocker quiet(this);                               // shown by the caller, switched
   letGo();
   m_config = std::move(config);
   m_runDir = runDir;
@@ -238,6 +240,7 @@ bool RunSession::follow(const QString& runDir) {
 
 void RunSession::connectTo(const nf::ServeAddress& address) {
   if (busy()) return;
+  const QSignalBlocker quiet(this);  // shown by the caller, switched
   letGo();
   m_runDir.clear();
   m_config = nf::RunConfig{};  // the run before's settings are not this one's (they came with it)

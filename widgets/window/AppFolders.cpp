@@ -51,6 +51,11 @@ QString AppFolders::defaultModel() {
   return bundledModel("tiny-gpt2");
 }
 
+QString AppFolders::startModel() {
+  const QStringList models = recent(Recent::Models);
+  return models.isEmpty() || !QFileInfo::exists(models.first()) ? defaultModel() : models.first();
+}
+
 QString AppFolders::datasetsFolder(const QString& modelFolder) {
   // Name plus a hash of the path: two models of one name keep their own.
   const QByteArray key =

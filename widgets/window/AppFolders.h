@@ -21,6 +21,8 @@ class AppFolders {
   static QList<std::pair<QString, QString>> bundledModels();
   // What the first launch opens: the tiny GPT-2, or NF_BUNDLED_MODEL's folder.
   static QString defaultModel();
+  // What a launch opens: the model opened last where it is still there, else the default ("": none).
+  static QString startModel();
   // Where the synthetic datasets of a model folder live (its tokenizer makes them): one folder per model.
   static QString datasetsFolder(const QString& modelFolder);
   // A new run's folder when the user chose none: runs/<date-time>-<mode>.

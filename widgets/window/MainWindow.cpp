@@ -4,7 +4,6 @@
 #include <QCloseEvent>
 #include <QDir>
 #include <QFileInfo>
-#include <QMessageBox>
 #include <QSettings>
 #include <QStatusBar>
 
@@ -50,10 +49,7 @@ MainWindow::MainWindow(QWidget* parent)
   retranslate();
   m_layout->restore();
   m_setup->setRunFolder(QString());
-  const QStringList recent = AppFolders::recent(AppFolders::Recent::Models);
-  const QString start =
-      recent.isEmpty() || !QFileInfo::exists(recent.first()) ? AppFolders::defaultModel() : recent.first();
-  if (!start.isEmpty()) openModelFolder(start);
+  if (const QString start = AppFolders::startModel(); !start.isEmpty()) openModelFolder(start);
   applyShown();
 }
 
@@ -100,10 +96,10 @@ void MainWindow::connectSession() {
   connect(m_session, &RunSession::notBegun, this, [this](const QString& message) {
     if (!message.isEmpty())  // empty: given up with Stop (connecting, or making a start's data)
       showError(tr("Cannot connect"), tr("The run could not be reached or read."), message);
-    if (m_next.modelFolder().isEmpty() || !openModelFolder(m_next.modelFolder())) {
-      m_session->close();  // nothing of the run stays (its plots, its followed schedule)
-      moveTo(WindowEvent::Close);
-    }
+    if (!m_next.modelFolder().isEmpty())
+      return showModel(m_next.model());  // its setup and draft as they were
+    m_session->close();                  // nothing of the run stays (its plots, its followed schedule)
+    moveTo(WindowEvent::Close);
   });
   connect(m_session, &RunSession::remoteEditRefused, m_timeline, &TimelineWidget::refresh);
   connect(m_session, &RunSession::scheduleReplaced, this, [this] {
@@ -157,10 +153,9 @@ void MainWindow::onPhaseChanged() {
 void MainWindow::resume() {
   const ResumeMeans means = viewOf(m_shown).resume;
   if (!moveTo(WindowEvent::Resume)) return;
-  if (means == ResumeMeans::ContinueHere && m_session->trainer())
-    m_session->continueRun();  // the trainer in memory goes on (a failed one: from its checkpoint)
-  else if (means == ResumeMeans::ContinueConnected)
-    m_session->continueRun();  // the connected run is told to go on
+  // The trainer in memory goes on (a failed one: from its checkpoint), or the connected run is told to.
+  if ((means == ResumeMeans::ContinueHere && m_session->trainer()) || means == ResumeMeans::ContinueConnected)
+    m_session->continueRun();
   else
     m_session->resume(m_session->runDir(), m_next.layers(), m_setup->workers());  // its newest checkpoint
 }
@@ -178,17 +173,22 @@ bool MainWindow::openModelFolder(const QString& folder) {
     showError(tr("A run is in progress"), tr("Stop the run before opening another model."), clean);
     return false;
   }
-  m_session->close();  // the run shown is let go: its checkpoint stays, a connected one trains on
-  m_info->setSummary(summary);
   m_next.setModel(clean, summary);
-  m_runner->forgetModel();  // a run's analyses of this same model are not the model's
-  m_runner->setSource({});  // the model folder
-  m_runner->setSetup(m_next.analysisSetup({}));
-  moveTo(WindowEvent::OpenModel);
+  showModel(summary);
   resetDraftSchedule();
   statusBar()->showMessage(tr("Opened %1").arg(clean), 5000);
   remember(AppFolders::Recent::Models, clean);
   return true;
+}
+
+void MainWindow::showModel(const nf::ModelSummary& summary) {
+  m_session->close();  // the run shown is let go: its checkpoint stays, a connected one trains on
+  m_info->setSummary(summary);
+  m_runner->forgetModel();  // a run's analyses of this same model are not the model's
+  m_runner->setSource({});  // the model folder
+  m_runner->setSetup(m_next.analysisSetup({}));
+  moveTo(WindowEvent::OpenModel);
+  m_timeline->setEditor(m_next.draft());  // (a model opened anew gets a fresh one next)
 }
 
 void MainWindow::connectToRun(const nf::ServeAddress& address) {
@@ -203,6 +203,8 @@ void MainWindow::connectToRun(const nf::ServeAddress& address) {
   m_info->showRunElsewhere(QString(), QString::fromStdString(address.text()));
   m_timeline->setEditor(nullptr);  // the run's schedule comes with its first answer
   moveTo(WindowEvent::Connect);
+  onMetrics();  // none yet: the run before's go
+  onPhaseChanged();
   statusBar()->showMessage(tr("Connecting to %1…").arg(QString::fromStdString(address.text())), 10000);
 }
 
@@ -347,10 +349,7 @@ void MainWindow::exportAllFigures(const QString& folder) {
 void MainWindow::raisePane(QWidget* paneOrView) { m_layout->raise(paneOrView); }
 
 void MainWindow::showError(const QString& title, const QString& text, const QString& detail) {
-  auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, this);
-  box->setInformativeText(detail);
-  box->setAttribute(Qt::WA_DeleteOnClose);
-  box->open();  // window-modal, does not block the event loop (training goes on)
+  WindowDialogs::showError(this, title, text, detail);
   statusBar()->showMessage(detail.isEmpty() ? text : detail, 10000);
 }
 

@@ -94,6 +94,8 @@ class MainWindow : public QMainWindow {
   bool moveTo(WindowEvent event);
   void applyShown();  // every part as viewOf(m_shown) says
   void resetDraftSchedule();
+  // Shows the next run's model (m_next's, summarised): its analyses, no run. Its setup and draft are kept.
+  void showModel(const nf::ModelSummary& summary);
   void onMetrics();
   void onPhaseChanged();
   void updateStatus();

@@ -151,6 +151,14 @@ void WindowDialogs::showGuide(QWidget* parent) {
   box.exec();
 }
 
+void WindowDialogs::showError(QWidget* parent, const QString& title, const QString& text,
+                              const QString& detail) {
+  auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, parent);
+  box->setInformativeText(detail);
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->open();
+}
+
 void WindowDialogs::showAbout(QWidget* parent) {
   QMessageBox::about(
       parent, tr("About NormFree Workbench"),

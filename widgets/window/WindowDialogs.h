@@ -27,6 +27,8 @@ class WindowDialogs {
   };
   static std::optional<Settings> askSettings(QWidget* parent, const Settings& current);
 
+  // A warning, window-modal: it does not block the event loop (training goes on).
+  static void showError(QWidget* parent, const QString& title, const QString& text, const QString& detail);
   static void showGuide(QWidget* parent);  // the first ten minutes
   static void showAbout(QWidget* parent);
 };

@@ -216,6 +216,12 @@ class TestViews : public QObject {
     QCOMPARE(pane.samples()->columnCount(), 2);         // the prompt, the model's continuation
     QCOMPARE(pane.samples()->rowCount(), 4);            // 2 prompts, greedy and sampled
     QCOMPARE(pane.plots()[0]->legend->itemCount(), 2);  // the model's bars and the diagonal
+    // Other validation data for the same model: stale, as its settings (it had said the model changed).
+    AnalysisSetup otherData = setupFor(model);
+    otherData.validationData = m_train.toStdString();
+    runner.setSetup(otherData);
+    QVERIFY2(pane.isStale() && pane.statusText().contains("its settings have changed since"),
+             qPrintable(pane.statusText()));
     // A model now that is not the starting one (a followed run's checkpoint) is shown beside it.
     runner.setSource(AnalysisSource::folder(model.toStdString()));
     pane.refresh();
@@ -513,6 +519,10 @@ class TestViews : public QObject {
     QVERIFY(!pane.isStale());
     pane.setItemLimit(40);  // twice the items per task
     QVERIFY(pane.isStale());
+    // Another model opened: the model compared with was the one before's choice, and goes with it.
+    pane.setControlFolder(model);
+    runner.setSetup(setupFor(makeLayerNormFreeModel()));
+    QVERIFY(pane.controlFolder().isEmpty());
   }
 
   void logitLensPaneShowsTheCliFiguresAndOneCurveWithoutLayerNorm() {

@@ -62,6 +62,7 @@ AnalysisPane::AnalysisPane(AnalysisRunner* runner, const QString& key, QWidget* 
     m_pages->setCurrentIndex(0);
     updateStatus();
   });
+  connect(runner, &AnalysisRunner::inputsChanged, this, &AnalysisPane::markInputsChanged);
   connect(runner, &AnalysisRunner::availabilityChanged, this, [this] {
     updateEmptyText();
     updateStatus();

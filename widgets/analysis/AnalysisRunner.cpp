@@ -110,9 +110,12 @@ void AnalysisRunner::setSetup(const AnalysisSetup& setup) {
     if (otherModel) m_pending.clear();  // asked of the model before: not to be computed on this one
     m_setup = setup;
     ++m_setupGeneration;
-    changeSource();
+    if (otherModel) changeSource();
   }
-  if (otherModel) Q_EMIT modelReplaced();
+  if (otherModel)
+    Q_EMIT modelReplaced();
+  else
+    Q_EMIT inputsChanged();  // (the model has not changed, as sourceChanged would have said)
 }
 
 bool AnalysisSource::operator==(const AnalysisSource& o) const {

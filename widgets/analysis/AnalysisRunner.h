@@ -96,6 +96,7 @@ class AnalysisRunner : public QObject {
   ~AnalysisRunner() override;
 
   // Drops the cached inputs; and, for another model, the requests not yet started (the model before's).
+  // For the same model (other data): inputsChanged, the results on their way still shown, as stale.
   void setSetup(const AnalysisSetup& setup);
   // Another source, as one change: every figure shown is out of date once (nothing if it is the same).
   void setSource(AnalysisSource source);
@@ -116,10 +117,11 @@ class AnalysisRunner : public QObject {
   void finished(const QString& key);
   void progress(const QString& key, qint64 done, qint64 total);
   void failed(const QString& key, const QString& message);
-  void sourceChanged();  // another model or setup: every figure shown is out of date
+  void sourceChanged();  // another model now (a run's newer step): every figure shown is out of date
   // Another model altogether (another folder opened, a run of another model, a connection): the figures
   // shown are of a model the window no longer shows, and go.
   void modelReplaced();
+  void inputsChanged();  // the same model, other validation data: every figure shown is of the data before
   void availabilityChanged();
 
  private:

@@ -146,6 +146,9 @@ BenchmarksPane::BenchmarksPane(AnalysisRunner* runner, QWidget* parent)
     if (!folder.isEmpty()) setControlFolder(folder);
   });
   connect(m_noCompare, &QPushButton::clicked, this, [this] { setControlFolder(QString()); });
+  // Another model or run: the model to compare with was chosen for the one before (its buttons are not
+  // in view until a result is).
+  connect(runner, &AnalysisRunner::modelReplaced, this, [this] { setControlFolder(QString()); });
   connect(m_limit, qOverload<int>(&QSpinBox::valueChanged), this, [this](int items) {
     markInputsChanged();  // the scores shown are of as many items as before
     QSettings().setValue("benchmarks/limit", items);

@@ -26,7 +26,8 @@ class BenchmarksPane : public AnalysisPane {
   // The folder of task files ("": the synthetic tasks), remembered between sessions.
   void setTaskFolder(const QString& folder);
   QString taskFolder() const { return m_folder; }
-  void setItemLimit(int items);  // items per task, remembered
+  QString controlFolder() const { return m_control; }  // the model compared with ("": none)
+  void setItemLimit(int items);                        // items per task, remembered
   // A model to score beside them (the vanilla control's final model, say; "": none): its bars join the
   // plot and the table lists the items the model now answers differently from it.
   void setControlFolder(const QString& folder);

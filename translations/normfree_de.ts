@@ -748,6 +748,14 @@
 <context>
     <name>HeadsPane</name>
     <message>
+        <source>The maps above are of the model or data before: refresh them, then click a head.</source>
+        <translation>Die Karten oben gehören zum vorigen Modell oder zu den vorigen Daten: Aktualisieren Sie sie, dann klicken Sie einen Head an.</translation>
+    </message>
+    <message>
+        <source>The model or its data changed before the detail was computed: click a head again.</source>
+        <translation>Das Modell oder seine Daten haben sich geändert, bevor die Detailansicht berechnet war: Klicken Sie erneut auf einen Head.</translation>
+    </message>
+    <message>
         <source>95 % bootstrap interval %1–%2 %</source>
         <translation>95-%-Bootstrap-Intervall %1–%2 %</translation>
     </message>
@@ -765,19 +773,9 @@
         <translation>Fehlgeschlagen: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="154"/>
-        <source>The model changed before the detail was computed: click a head again.</source>
-        <translation>Das Modell hat sich geändert, bevor die Detailansicht berechnet war: Klicken Sie erneut auf einen Head.</translation>
-    </message>
-    <message>
         <location filename="../widgets/analysis/HeadsPane.cpp" line="166"/>
         <source>Per head, the mean |direct logit attribution| with the cached final-norm scale (DLA), the mean |direct effect| with the final norm recomputed (DE), and their normalized error (NMAE), which is zero once the model is norm-free. Click a head for its values per position and its attention pattern.</source>
         <translation>Pro Kopf die mittlere |direkte Logit-Attribution| mit der zwischengespeicherten Skala der letzten Norm (DLA), der mittlere |direkte Effekt| mit neu berechneter letzter Norm (DE) und ihr normierter Fehler (NMAE), der null ist, sobald das Modell normfrei ist. Ein Klick auf einen Kopf zeigt seine Werte je Position und sein Aufmerksamkeitsmuster.</translation>
-    </message>
-    <message>
-        <location filename="../widgets/analysis/HeadsPane.cpp" line="286"/>
-        <source>The maps above are of the model before: refresh them, then click a head.</source>
-        <translation>Die Karten oben gehören zum vorigen Modell: Aktualisieren Sie sie, dann klicken Sie einen Kopf an.</translation>
     </message>
     <message>
         <location filename="../widgets/analysis/HeadsPane.cpp" line="311"/>

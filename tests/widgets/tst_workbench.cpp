@@ -539,16 +539,23 @@ class TestWorkbench : public QObject {
     QTest::mouseClick(pane.heatMaps(), Qt::LeftButton, {}, pane.cellCenter(0, 0, 0));
     QCOMPARE(pane.selectedLayer(), 0);
     QTRY_VERIFY_WITH_TIMEOUT(pane.detailText().contains("L0H0"), fixtures::kEventuallyMs);
-    // Another model (here the same setup anew): a head of the old maps is not traced on the new model, whose
-    // trace would stand beside the old maps' numbers; after a refresh it is.
+    // The model moves on (here: the same folder, as a followed run's newer checkpoint): a head of the old
+    // maps is not traced on the new model, whose trace would stand beside the old maps' numbers; after a
+    // refresh it is.
     QSignalSpy changed(&runner, &AnalysisRunner::sourceChanged);
-    runner.setSetup(smallSetup());
+    runner.setSource(AnalysisSource::folder(m_model.toStdString()));
     QVERIFY(changed.wait(fixtures::kEventuallyMs));  // announced through the event loop
     QTest::mouseClick(pane.heatMaps(), Qt::LeftButton, {}, pane.cellCenter(0, 1, 1));
     QTRY_VERIFY2_WITH_TIMEOUT(pane.detailText().contains("refresh them"), qPrintable(pane.detailText()),
                               fixtures::kEventuallyMs);
     pane.refresh();
     QTRY_VERIFY_WITH_TIMEOUT(pane.detailText().contains("L1H1"), fixtures::kEventuallyMs);
+    // Other validation data: the same (the trace would be of a sequence the maps were not computed on).
+    AnalysisSetup otherData = smallSetup();
+    otherData.validationData = m_train.toStdString();
+    runner.setSetup(otherData);
+    QTest::mouseClick(pane.heatMaps(), Qt::LeftButton, {}, pane.cellCenter(0, 1, 0));
+    QVERIFY2(pane.detailText().contains("refresh them"), qPrintable(pane.detailText()));
     // Another model or run shown: the detail and the selection go with the maps (the detail had stayed
     // below the new model's maps, and gone into their export).
     runner.forgetModel();

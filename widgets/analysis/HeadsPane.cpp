@@ -146,13 +146,18 @@ HeadsPane::HeadsPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane(run
   m_scroll->setFrameShape(QFrame::NoFrame);
   m_scroll->setWidget(column);
   body()->addWidget(m_scroll, 1);
-  connect(runner, &AnalysisRunner::sourceChanged, this, [this] {
+  // The model moved on, or the validation data changed: a head of the maps shown is traced once they are
+  // refreshed (its trace would stand beside the numbers of another model or data).
+  auto mapsOutOfDate = [this] {
     m_mapsModel.reset();
     m_mapsOfOldSource = hasResult();
     if (!m_detailPending) return;  // a detail being computed for the old model is dropped by the runner
     m_detailPending = false;
-    m_detailLabel->setText(tr("The model changed before the detail was computed: click a head again."));
-  });
+    m_detailLabel->setText(
+        tr("The model or its data changed before the detail was computed: click a head again."));
+  };
+  connect(runner, &AnalysisRunner::sourceChanged, this, mapsOutOfDate);
+  connect(runner, &AnalysisRunner::inputsChanged, this, mapsOutOfDate);
   // Another model or run shown: its heads are not this detail's (which had stayed below the new maps, and
   // gone into their export), nor need the selected head exist.
   connect(runner, &AnalysisRunner::modelReplaced, this, [this] {
@@ -303,7 +308,8 @@ void HeadsPane::requestDetail() {
     return;
   }
   if (m_mapsOfOldSource) {  // a trace of the model now would sit under another model's numbers
-    m_detailLabel->setText(tr("The maps above are of the model before: refresh them, then click a head."));
+    m_detailLabel->setText(
+        tr("The maps above are of the model or data before: refresh them, then click a head."));
     return;
   }
   const int layer = m_layer, head = m_head;

@@ -284,9 +284,10 @@ class TestWorkbench : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(window.shown().subject, Subject::Model, fixtures::kEventuallyMs);
   }
 
-  // After a run trained here, a run whose own process still trains (its log says so) is opened and shown:
-  // its phase had been taken for the run shown before, which then refused to be left.
-  void aTrainingRunOpenedAfterOneTrainedHereIsShown() {
+  // After a run trained here, other runs opened are shown as what they are: one whose own process still
+  // trains (its log says so; its phase had been taken for the run shown before, which then refused to be
+  // left), and one copied from another machine without its starting model.
+  void runsOpenedAfterOneTrainedHereAreShownAsTheyAre() {
     MainWindow window;
     window.show();
     QVERIFY(window.setDatasets(m_train, m_val, QString()));
@@ -307,6 +308,26 @@ class TestWorkbench : public QObject {
     QCOMPARE(window.shown().subject, Subject::FollowedRun);
     QCOMPARE(window.shown().phase, RunPhase::Running);
     QVERIFY2(window.windowTitle().contains("training-elsewhere"), qPrintable(window.windowTitle()));
+    // A run copied from the machine it trained on, its starting model not here: its model now is read in
+    // its stead, and no analysis sets it beside itself as the "starting model" (it had, the same weights).
+    const std::string copied = m_dir.filePath("copied-run").toStdString();
+    std::filesystem::copy(here.toStdString(), copied, std::filesystem::copy_options::recursive);
+    std::filesystem::remove(nf::run::lockPath(copied));
+    auto config =
+        nlohmann::json::parse(readAll(QString::fromStdString(nf::run::configPath(copied))).toStdString());
+    config["model"] = "/the/server/models/tiny";
+    nf::writeFileAtomic(nf::run::configPath(copied), config.dump());
+    QVERIFY(window.openRun(QString::fromStdString(copied)));
+    QVERIFY2(window.modelInfoView()->titleText().contains("started from /the/server/models/tiny"),
+             qPrintable(window.modelInfoView()->titleText()));
+    AnalysisPane* norms = nullptr;
+    for (AnalysisPane* pane : window.analysisPanes())
+      if (pane->title() == "Residual norms") norms = pane;
+    QVERIFY(norms);
+    norms->refresh();
+    QTRY_VERIFY_WITH_TIMEOUT(norms->hasResult() || norms->hasFailed(), fixtures::kEventuallyMs);
+    QVERIFY2(!norms->hasFailed(), qPrintable(norms->statusText()));
+    QCOMPARE(norms->plots().at(0)->legend->itemCount(), 2);  // position 0 and the rest: no starting model
   }
 
   // Two workers: this process trains as worker 0 (an edit made here reaches the other worker at its step),

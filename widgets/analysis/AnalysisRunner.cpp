@@ -24,7 +24,7 @@ nlohmann::json AnalysisInputs::run(const nf::AnalysisRequest& request, const std
 
 std::optional<nlohmann::json> AnalysisInputs::runStart(const nf::AnalysisRequest& request,
                                                        const nf::ProgressFn& progress) const {
-  if (!server && model && model == reference) return std::nullopt;
+  if (!server && ((model && model == reference) || !startingModelHere)) return std::nullopt;
   return run(request, "start", progress);
 }
 
@@ -220,6 +220,7 @@ std::shared_ptr<const AnalysisInputs> AnalysisRunner::inputs() {
       }
     }
     in->encodesText = in->sources.tokenizer != nullptr;
+    in->startingModelHere = setup.startingModelHere;
     std::string validation = setup.validationData, ioi = setup.ioiPrompts;
     if (validation.empty()) {
       if (!in->sources.tokenizer)

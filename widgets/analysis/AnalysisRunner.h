@@ -39,8 +39,9 @@ struct AnalysisInputs {
   nlohmann::json run(const nf::AnalysisRequest& request, const std::string& model,
                      const nf::ProgressFn& progress = {}, const nf::SnapshotPtr& pinned = nullptr) const;
   // The starting model's answer to `request`, or none where the model now is the starting model's very
-  // snapshot (a model folder opened; a run preparing, or followed before its first checkpoint): then there is
-  // nothing to set beside the model now, and the panes show it alone.
+  // snapshot (a model folder opened; a run preparing, or followed before its first checkpoint), or where the
+  // starting model is not here: then there is nothing to set beside the model now, and the panes show it
+  // alone.
   std::optional<nlohmann::json> runStart(const nf::AnalysisRequest& request,
                                          const nf::ProgressFn& progress = {}) const;
   nf::AnalysisRequest request(const std::string& kind) const;  // of the validation sequences below
@@ -52,6 +53,7 @@ struct AnalysisInputs {
   std::string datasetsFolder;         // where the opened model's synthetic datasets live
   bool encodesText = true;            // prompts given as text can be encoded (a server has its run's)
   nf::SnapshotPtr model;              // the model now (null for a run served elsewhere)
+  bool startingModelHere = true;      // AnalysisSetup's: false, runStart has no answer
 
   // How run() computes (set by the runner): on a server, or here on these.
   std::function<nlohmann::json(const nf::AnalysisRequest&, const std::string& model, const nf::ProgressFn&)>
@@ -67,6 +69,9 @@ struct AnalysisSetup {
   std::string datasetsFolder;  // where the default datasets live
   std::string ioiPrompts;      // IOI prompt set JSON ("": made from the tokenizer)
   std::string device = "cpu";  // for a model folder (a trainer's snapshots stay on its device)
+  // false: modelFolder is the run's own model now (a run copied from the machine it trained on, its starting
+  // model not here): read for its tokenizer and shape, never shown as the starting model.
+  bool startingModelHere = true;
   int64_t sequences = 16, length = 128;
 };
 

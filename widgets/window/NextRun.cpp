@@ -12,15 +12,20 @@
 void NextRun::setModel(const QString& folder, const nf::ModelSummary& summary) {
   m_folder = folder;
   m_summary = summary;
+  m_started = true;
   m_setup->setModelShape(summary.shape);
   m_setup->matchModelDepth(summary.shape.nLayer);
 }
 
 NextRun::RunModel NextRun::runModel(const QString& runDir, const nf::RunConfig& config) const {
   std::string model = config.model;
-  if (!QFileInfo::exists(QString::fromStdString(model + "/config.json")))
-    model = nf::run::currentModelPath(runDir.toStdString());
-  if (!model.empty()) return {QString::fromStdString(model), nf::inspectModelFolder(model)};
+  const bool started = QFileInfo::exists(QString::fromStdString(model + "/config.json"));
+  if (!started) model = nf::run::currentModelPath(runDir.toStdString());
+  if (!model.empty()) {
+    RunModel here{QString::fromStdString(model), nf::inspectModelFolder(model), started};
+    if (!started) here.summary.folder = config.model;  // what it started from, on the machine it trained on
+    return here;
+  }
   RunModel elsewhere{QString(), m_summary};  // a run from before source/ was kept: the depth shown stays
   const std::string kept = nf::run::sourceModelPath(runDir.toStdString()) + "/config.json";
   if (QFileInfo::exists(QString::fromStdString(kept)))
@@ -28,7 +33,10 @@ NextRun::RunModel NextRun::runModel(const QString& runDir, const nf::RunConfig& 
   return elsewhere;
 }
 
-void NextRun::setRunModel(const RunModel& model) { setModel(model.folder, model.summary); }
+void NextRun::setRunModel(const RunModel& model) {
+  setModel(model.folder, model.summary);
+  m_started = model.started;
+}
 
 nf::Treatments NextRun::draftTreatments() const {
   // The treatments the next run will use are its preset's (Start adds none): the draft refuses, and the
@@ -88,6 +96,7 @@ AnalysisSetup NextRun::analysisSetup(const std::string& validationData) const {
   setup.modelFolder = m_folder.toStdString();
   setup.validationData = validationData.empty() ? m_datasets.validation.toStdString() : validationData;
   setup.datasetsFolder = AppFolders::datasetsFolder(m_folder).toStdString();  // when validationData is ""
+  setup.startingModelHere = m_started;
   return setup;
 }
 

@@ -24,12 +24,14 @@ class NextRun {
 
   void setModel(const QString& folder, const nf::ModelSummary& summary);  // the setup plans for it
   // The model of a run opened: the folder it started from where that is here, else its model now (final or
-  // newest checkpoint: a run copied from a server). Where neither is here, no folder (analyses say no model
-  // is open) and the shape its run kept in source/config.json. Read whole before anything changes: throws
+  // newest checkpoint: a run copied from a server; its summary names the folder it started from, and the
+  // analyses show no starting model). Where neither is here, no folder (analyses say no model is open) and
+  // the shape its run kept in source/config.json. Read whole before anything changes: throws
   // naming the file and the problem.
   struct RunModel {
     QString folder;  // "" when not here
     nf::ModelSummary summary;
+    bool started = true;  // false: the run's model now stands in (its starting model is not here)
   };
   RunModel runModel(const QString& runDir, const nf::RunConfig& config) const;
   void setRunModel(const RunModel& model);
@@ -62,6 +64,7 @@ class NextRun {
   RunSetupView* m_setup;
   QString m_folder;
   nf::ModelSummary m_summary;
+  bool m_started = true;  // m_folder is the model the run started from (RunModel::started)
   std::shared_ptr<DraftSchedule> m_draft;
   WindowDialogs::Datasets m_datasets;
 };

@@ -50,7 +50,7 @@ class RunSession : public QObject {
   void setAutopilot(bool on);
   bool autopilot() const;
   void resume(const QString& runDir, int layers,
-              int workers = 1);        // a stopped run (also one the CLI started)
+              int workers = 1);  // a stopped run (also one the CLI started)
   // follow() and connectTo() switch quietly: the run's first metrics and phase are not announced (the window
   // still shows the run before, and would take them as its own); the caller shows them once it has switched.
   bool follow(const QString& runDir);  // watch a headless run's metrics.jsonl grow (false while busy)

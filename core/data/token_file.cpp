@@ -241,8 +241,12 @@ std::string otherTokenizerProblem(const TokenFile& file, int64_t modelEndOfText,
       return file.path() + " was tokenized by another tokenizer than the model's " +
              modelTokenizer->source() + " (fingerprints " + meta.tokenizerFingerprint + " and " + model +
              madeWith + ")";
+    // The same tokenizer: its own end-of-text, which a sidecar edited by hand may contradict (documents
+    // would split at another token). Not the config's, which may name another (an instruct model's).
+    if (meta.eotTokenId < 0 || meta.eotTokenId == modelTokenizer->eotId()) return "";
+    return file.path() + "'s sidecar names end-of-text id " + std::to_string(meta.eotTokenId) +
+           ", but its tokenizer's is " + std::to_string(modelTokenizer->eotId()) + " (edited by hand?)";
   }
-  // Also where the fingerprints agree: a sidecar edited by hand would split documents at another token.
   if (meta.eotTokenId < 0 || modelEndOfText < 0 || meta.eotTokenId == modelEndOfText) return "";
   return file.path() + " was tokenized with end-of-text id " + std::to_string(meta.eotTokenId) +
          ", the model's is " + std::to_string(modelEndOfText) +

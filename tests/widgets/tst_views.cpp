@@ -187,11 +187,16 @@ class TestViews : public QObject {
     runner.request("first", work("first", released));
     runner.request("queued", work("queued"));
     QTRY_COMPARE_WITH_TIMEOUT(started.count(), 1, fixtures::kEventuallyMs);  // "queued" waits behind it
-    runner.setSetup(setupFor(makeLayerNormFreeModel()));
+    const AnalysisSetup other = setupFor(makeLayerNormFreeModel());
+    runner.setSetup(other);
     release.set_value();
     runner.request("after", work("after"));  // run in the order asked: "queued" would come first
     QTRY_VERIFY_WITH_TIMEOUT(!ran.empty(), fixtures::kEventuallyMs);
     QCOMPARE(ran, std::vector<QString>{"after"});  // "first" was overtaken by the switch: not shown either
+    // The same setup again (a training file chosen): nothing the analyses read changed, nothing is said.
+    QSignalSpy inputs(&runner, &AnalysisRunner::inputsChanged);
+    runner.setSetup(other);
+    QCOMPARE(inputs.count(), 0);
   }
 
   void calibrationPaneShowsTheCliMeasuresAndTheStartingModelOnlyBesideAnother() {

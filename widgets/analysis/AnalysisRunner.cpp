@@ -102,20 +102,30 @@ void AnalysisRunner::changeSource() {
       this, [this] { Q_EMIT sourceChanged(); }, Qt::QueuedConnection);
 }
 
+bool AnalysisSetup::operator==(const AnalysisSetup& o) const {
+  return modelFolder == o.modelFolder && validationData == o.validationData &&
+         datasetsFolder == o.datasetsFolder && ioiPrompts == o.ioiPrompts && device == o.device &&
+         startingModelHere == o.startingModelHere && sequences == o.sequences && length == o.length;
+}
+
 void AnalysisRunner::setSetup(const AnalysisSetup& setup) {
   bool otherModel;
   {
     std::lock_guard<std::mutex> lock(m_mutex);
+    if (setup == m_setup) return;  // (a training file chosen: nothing the analyses read)
     otherModel = setup.modelFolder != m_setup.modelFolder;
-    if (otherModel) m_pending.clear();  // asked of the model before: not to be computed on this one
+    m_pending.clear();  // asked of the model or data before: not to be computed on these
     m_setup = setup;
     ++m_setupGeneration;
-    if (otherModel) changeSource();
+    if (otherModel)
+      changeSource();
+    else
+      ++m_source;  // results on their way are of the data before: dropped (the model has not changed)
   }
   if (otherModel)
     Q_EMIT modelReplaced();
   else
-    Q_EMIT inputsChanged();  // (the model has not changed, as sourceChanged would have said)
+    Q_EMIT inputsChanged();
 }
 
 bool AnalysisSource::operator==(const AnalysisSource& o) const {

@@ -73,6 +73,7 @@ struct AnalysisSetup {
   // model not here): read for its tokenizer and shape, never shown as the starting model.
   bool startingModelHere = true;
   int64_t sequences = 16, length = 128;
+  bool operator==(const AnalysisSetup& other) const;
 };
 
 // What the analyses read, one thing at a time: a run served elsewhere (they run there), else a trainer in
@@ -100,8 +101,9 @@ class AnalysisRunner : public QObject {
   explicit AnalysisRunner(QObject* parent = nullptr);
   ~AnalysisRunner() override;
 
-  // Drops the cached inputs; and, for another model, the requests not yet started (the model before's).
-  // For the same model (other data): inputsChanged, the results on their way still shown, as stale.
+  // Another setup (nothing where it is the same): drops the cached inputs, the requests not yet started and
+  // the results on their way (of the model or data before); modelReplaced for another model, else
+  // inputsChanged (the figures shown are of the data before).
   void setSetup(const AnalysisSetup& setup);
   // Another source, as one change: every figure shown is out of date once (nothing if it is the same).
   void setSource(AnalysisSource source);

@@ -4,6 +4,10 @@
 <context>
     <name>AnalysisPane</name>
     <message>
+        <source>%1, %2 ramping</source>
+        <translation>%1, %2 im Übergang</translation>
+    </message>
+    <message>
         <location filename="../widgets/analysis/AnalysisPane.cpp" line="213"/>
         <source>%1 · %2 · %3</source>
         <translation>%1 · %2 · %3</translation>

@@ -320,13 +320,20 @@ void refuseOutputsOverInputs(const CLI::App& command) {
     const fs::path where = fs::weakly_canonical(fs::absolute(out, ec), ec);
     for (const auto& [inName, in] : inputs) {
       if (fs::is_directory(in)) {
+        const fs::path folder = fs::weakly_canonical(fs::absolute(in, ec), ec);
+        // The run a folder given is, or is a model of (its final/, a checkpoints/step-N/).
+        for (const fs::path& run : {folder, folder.parent_path(), folder.parent_path().parent_path()}) {
+          const fs::path inRun = where.lexically_relative(run);
+          if (!inRun.empty() && *inRun.begin() != ".." && nf::run::isRunDirectory(run.string()) &&
+              isRunFile(inRun))
+            throw UsageError(
+                outName + " " + out + " is in the run " + run.string() + " (" + inName + " " + in +
+                ") among the files it trains, checkpoints and resumes from: it would corrupt the "
+                "run; write it elsewhere");
+        }
         // Where the output is inside the folder given, its path from there ("" when it is not inside).
-        const fs::path inside = where.lexically_relative(fs::weakly_canonical(fs::absolute(in, ec), ec));
+        const fs::path inside = where.lexically_relative(folder);
         if (inside.empty() || *inside.begin() == "..") continue;
-        if (nf::run::isRunDirectory(in) && isRunFile(inside))
-          throw UsageError(outName + " " + out + " is in the run " + in + " (" + inName +
-                           ") among the files it trains, checkpoints and resumes from: it would corrupt the "
-                           "run; write it elsewhere");
         if (isModelFolderFile(inside.filename().string()))
           throw UsageError(outName + " " + out + " is a file of the model folder " + in + " (" + inName +
                            "): it would replace the model's own, or be read as part of the model; write it "

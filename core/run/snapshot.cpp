@@ -104,9 +104,11 @@ std::string ModelSnapshot::normSummary() const {
   // The family's norm with some sites fake: a removal under way.
   if (fake + ramping + layerNorm == all || fake + ramping + rmsNorm == all)
     return std::to_string(fake) + " of " + total + " sites " + fakeName + ramps;
-  // Any other mix (sites edited by hand, a scaling treatment): each kind with its count.
+  // Any other mix (sites edited by hand, a scaling treatment): each kind with its count, ramping sites apart.
   std::map<NormKind, int> kinds;
-  for (const SiteId& site : sites) ++kinds[m_config.norms.at(site).kind];
+  for (const SiteId& site : sites)
+    if (!isFakeNorm(m_config.norms.at(site).kind) || !dividesPerToken(m_config.norms.at(site)))
+      ++kinds[m_config.norms.at(site).kind];
   std::string mix;
   for (const auto& [kind, count] : kinds)
     mix += (mix.empty() ? "" : ", ") + std::to_string(count) + " " + displayName(kind);

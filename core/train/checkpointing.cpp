@@ -97,8 +97,10 @@ void Trainer::Impl::checkpointAtEnd(bool finished) {
     } catch (const std::exception&) {
       throw e;  // what failed first, and what is kept
     }
-    throw FileError(e.path(), e.problem() + ". The trained model was saved all the same: " +
-                                  run::finalModelPath(owner.m_dir));
+    throw FileError(e.path(),
+                    e.problem() +
+                        ". The trained model was saved all the same: " + run::finalModelPath(owner.m_dir) +
+                        " (a resume from the older checkpoint asks for it to be moved aside first)");
   }
 }
 

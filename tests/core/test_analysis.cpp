@@ -126,6 +126,11 @@ TEST_CASE(the_header_counts_a_site_still_ramping_as_not_fake) {
   model->norms().at({SiteKind::Final, -1}).kind = NormKind::RMSNorm;
   REQUIRE_EQ(ModelSnapshot::copyOf(*model, 4, "m")->normSummary(),
              std::to_string(sites - 1) + " LayerNorm, 1 RMSNorm");
+  SiteNorm& ramping = model->norms().at({SiteKind::Mlp, 0});  // a site still ramping counts once, as such
+  ramping.kind = NormKind::FakeLN;
+  ramping.realMix = 0.5;
+  REQUIRE_EQ(ModelSnapshot::copyOf(*model, 4, "m")->normSummary(),
+             std::to_string(sites - 2) + " LayerNorm, 1 RMSNorm, 1 ramping");
 }
 
 TEST_CASE(dla_equals_direct_effect_on_ln_free_models) {

@@ -616,6 +616,10 @@ TEST_CASE(remove_then_export_from_the_command_line) {
                                      std::string::npos,
                 out << ": " << r.err);
   }
+  // Also where the run is given by one of its models (its checkpoint, its final/).
+  r = cli("analyze sinks " + run::checkpointPath(d + "/run", 3) + " --data " + d +
+          "/t.bin --sequences 2 --length 16 --out " + run::metricsPath(d + "/run"));
+  REQUIRE_MSG(r.status == 2 && r.err.find("among the files it trains") != std::string::npos, r.err);
   REQUIRE(readTextFile(run::metricsPath(d + "/run")) == log);
   r = cli("analyze sinks " + d + "/run --step 3 --data " + d + "/t.bin --sequences 2 --length 16 --out " + d +
           "/run/sinks-3.json");

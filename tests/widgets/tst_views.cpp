@@ -505,6 +505,8 @@ class TestViews : public QObject {
     QVERIFY2(!pane.hasFailed(), qPrintable(pane.statusText()));
     auto* control = qobject_cast<QCPBars*>(pane.plot()->plottable(4));
     QCOMPARE(control->data()->size(), 3);
+    QCOMPARE(pane.plot()->legend->itemCount(), 2);  // in the bars' order: the compared model, the model now
+    QCOMPARE(qobject_cast<QCPPlottableLegendItem*>(pane.plot()->legend->item(0))->plottable(), control);
     QCOMPARE(control->data()->at(1)->value,
              qobject_cast<QCPBars*>(pane.plot()->plottable(2))->data()->at(1)->value);
     // The synthetic tasks (no folder chosen) say so in the title and at each bar: they borrow the real

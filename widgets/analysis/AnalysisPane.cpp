@@ -139,6 +139,9 @@ QString translatedNorms(const std::string& norms) {
   if (const auto m = someRamping.match(n); m.hasMatch())
     return AnalysisPane::tr("%1 of %2 sites %3, %4 ramping")
         .arg(m.captured(1), m.captured(2), m.captured(3), m.captured(4));
+  static const QRegularExpression mixRamping(QStringLiteral("^(.+), (\\d+) ramping$"));  // kinds by name
+  if (const auto m = mixRamping.match(n); m.hasMatch())
+    return AnalysisPane::tr("%1, %2 ramping").arg(m.captured(1), m.captured(2));
   if (n == "LN-free (folded)") return AnalysisPane::tr("LN-free (folded)");
   static const QRegularExpression standard(
       QStringLiteral("^LN-free \\(standard form: (\\S+) with a huge ε\\)$"));

@@ -268,11 +268,11 @@ void BenchmarksPane::draw(const Scores& scores) {
     errors->setData(error);
     bars->setVisible(!results.empty());
     errors->setVisible(!results.empty());
-    if (results.empty())
-      bars->removeFromLegend();
-    else
-      bars->addToLegend();
   }
+  std::vector<QCPAbstractPlottable*> shown;  // the legend in the bars' order
+  for (int series : {kStartSeries, kControlSeries, kNowSeries})
+    if (m_plot->plottable(2 * series)->visible()) shown.push_back(m_plot->plottable(2 * series));
+  setLegendEntries(m_plot, shown);
   // Synthetic tasks score near 100 % on models trained on the corpus they come from: never to be read as
   // the real benchmark whose format (and name) they borrow.
   m_shownSynthetic = scores.synthetic;

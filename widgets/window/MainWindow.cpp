@@ -96,9 +96,8 @@ void MainWindow::connectSession() {
   connect(m_session, &RunSession::notBegun, this, [this](const QString& message) {
     if (!message.isEmpty())  // empty: given up with Stop (connecting, or making a start's data)
       showError(tr("Cannot connect"), tr("The run could not be reached or read."), message);
-    if (!m_next.modelFolder().isEmpty())
-      return showModel(m_next.model());  // its setup and draft as they were
-    m_session->close();                  // nothing of the run stays (its plots, its followed schedule)
+    if (!m_next.modelFolder().isEmpty()) return showModel();  // its setup and draft as they were
+    m_session->close();  // nothing of the run stays (its plots, its followed schedule)
     moveTo(WindowEvent::Close);
   });
   connect(m_session, &RunSession::remoteEditRefused, m_timeline, &TimelineWidget::refresh);
@@ -174,16 +173,16 @@ bool MainWindow::openModelFolder(const QString& folder) {
     return false;
   }
   m_next.setModel(clean, summary);
-  showModel(summary);
+  showModel();
   resetDraftSchedule();
   statusBar()->showMessage(tr("Opened %1").arg(clean), 5000);
   remember(AppFolders::Recent::Models, clean);
   return true;
 }
 
-void MainWindow::showModel(const nf::ModelSummary& summary) {
+void MainWindow::showModel() {
   m_session->close();  // the run shown is let go: its checkpoint stays, a connected one trains on
-  m_info->setSummary(summary);
+  m_info->setSummary(m_next.alone());
   m_runner->forgetModel();  // a run's analyses of this same model are not the model's
   m_runner->setSource({});  // the model folder
   m_runner->setSetup(m_next.analysisSetup({}));

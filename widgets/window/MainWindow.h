@@ -94,8 +94,9 @@ class MainWindow : public QMainWindow {
   bool moveTo(WindowEvent event);
   void applyShown();  // every part as viewOf(m_shown) says
   void resetDraftSchedule();
-  // Shows the next run's model (m_next's, summarised): its analyses, no run. Its setup and draft are kept.
-  void showModel(const nf::ModelSummary& summary);
+  // Shows the next run's model (m_next's, as a model of its own): its analyses, no run. Its setup and draft
+  // are kept.
+  void showModel();
   void onMetrics();
   void onPhaseChanged();
   void updateStatus();

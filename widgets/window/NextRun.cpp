@@ -33,6 +33,12 @@ NextRun::RunModel NextRun::runModel(const QString& runDir, const nf::RunConfig& 
   return elsewhere;
 }
 
+const nf::ModelSummary& NextRun::alone() {
+  m_started = true;
+  m_summary.folder = m_folder.toStdString();
+  return m_summary;
+}
+
 void NextRun::setRunModel(const RunModel& model) {
   setModel(model.folder, model.summary);
   m_started = model.started;

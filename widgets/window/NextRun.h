@@ -37,6 +37,9 @@ class NextRun {
   void setRunModel(const RunModel& model);
   const QString& modelFolder() const { return m_folder; }
   const nf::ModelSummary& model() const { return m_summary; }
+  // The model folder as a model of its own, its setup kept: a copied run's stand-in for its starting model
+  // (RunModel::started false) is then just that model, named by its own folder.
+  const nf::ModelSummary& alone();
   int layers() const { return m_summary.shape.nLayer; }
 
   // A fresh draft of the setup's preset for the model; *note says when the preset is made for another depth.

@@ -566,8 +566,10 @@ class TestViews : public QObject {
     pane.showStartingModel(true);
     QVERIFY2(!plotTitle(pane.gridPlot()).contains("starting model"), qPrintable(plotTitle(pane.gridPlot())));
 
-    // Without LayerNorm the three modes are one curve.
+    // Without LayerNorm the three modes are one curve. (Another model: the grid's choice of the starting
+    // model was the one before's.)
     runner.setSetup(setupFor(makeLayerNormFreeModel()));
+    QVERIFY(!pane.startingModelShown());
     pane.refresh();
     QTRY_VERIFY_WITH_TIMEOUT(shown.count() == 2 || pane.hasFailed(), fixtures::kEventuallyMs);
     QVERIFY2(!pane.hasFailed(), qPrintable(pane.statusText()));

@@ -611,6 +611,16 @@ class TestWorkbench : public QObject {
     QVERIFY2(text.contains("background:#ffd54f"), qPrintable(text));  // one token marked …
     QCOMPARE(text.count("background:#ffd54f"), 2);  // … in the clean and the corrupted prompt
     QVERIFY2(text.contains("activation") && text.contains("attribution"), qPrintable(text));
+    // Another model: the cell chosen was of the one before's grid; the new one's starts with none.
+    const std::string other = m_dir.filePath("tiny-gpt2-copy").toStdString();  // the same, as another folder
+    std::filesystem::copy(NF_SOURCE_DIR "/resources/tiny-gpt2", other,
+                          std::filesystem::copy_options::recursive);
+    setup.modelFolder = other;
+    runner.setSetup(setup);
+    pane.refresh();
+    QTRY_VERIFY_WITH_TIMEOUT(pane.hasResult() || pane.hasFailed(), fixtures::kEventuallyMs);
+    QVERIFY2(!pane.hasFailed(), qPrintable(pane.statusText()));
+    QVERIFY2(pane.promptText().contains("Click a cell"), qPrintable(pane.promptText()));
   }
 
   void figuresExportAsValidFilesWithTheirTitles() {

@@ -51,6 +51,9 @@ LogitLensPane::LogitLensPane(AnalysisRunner* runner, QWidget* parent)
   connect(m_mode, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] { drawGrid(); });
   connect(m_model, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] { drawGrid(); });
   connect(m_sequence, qOverload<int>(&QSpinBox::valueChanged), this, [this] { refresh(); });
+  // Another model or run: its grid shows the model now first (the starting model was the one before's
+  // choice).
+  connect(runner, &AnalysisRunner::modelReplaced, this, [this] { m_model->setCurrentIndex(0); });
   auto* controls = new QHBoxLayout;
   controls->addWidget(m_sequence);
   controls->addWidget(m_mode, 1);  // as wide as their longest entry where there is room (retranslate)
@@ -146,6 +149,7 @@ AnalysisWork LogitLensPane::makeWork() {
 
 void LogitLensPane::setMode(nf::LensMode mode) { m_mode->setCurrentIndex(static_cast<int>(mode)); }
 void LogitLensPane::showStartingModel(bool starting) { m_model->setCurrentIndex(starting ? 1 : 0); }
+bool LogitLensPane::startingModelShown() const { return m_model->currentIndex() == 1; }
 void LogitLensPane::setSequence(int64_t sequence) { m_sequence->setValue(static_cast<int>(sequence)); }
 int LogitLensPane::firstPosition() const { return m_positions->value(); }
 

@@ -26,6 +26,7 @@ class LogitLensPane : public AnalysisPane {
   QCustomPlot* gridPlot() const { return m_grid; }
   void setMode(nf::LensMode mode);
   void showStartingModel(bool starting);  // the grid's model: the starting one instead of the model now
+  bool startingModelShown() const;        // that choice (shown where there is a starting model)
   void setSequence(int64_t sequence);     // the traced sequence (computes again)
   int firstPosition() const;              // the grid's first position (its scroll bar)
   QString cellText(int point, int position) const;      // what hovering a cell shows

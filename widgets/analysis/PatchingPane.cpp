@@ -53,6 +53,8 @@ PatchingPane::PatchingPane(AnalysisRunner* runner, QWidget* parent)
     m_row = m_column = -1;
     draw();
   });
+  // Another model or run: the cell chosen was of the one before's grid.
+  connect(runner, &AnalysisRunner::modelReplaced, this, [this] { m_row = m_column = -1; });
   m_summary = new QLabel(this);
   m_summary->setWordWrap(true);
   m_plot = makePlot(this, "ioi_patching");

@@ -77,16 +77,19 @@ std::string ModelSnapshot::label() const {
 
 std::string ModelSnapshot::normSummary() const {
   const std::vector<SiteId> sites = m_config.norms.sites();
-  int fake = 0, ramping = 0, layerNorm = 0, rmsNorm = 0;
+  // Each kind's sites, but for fake sites still mixing in their real norm (an interpolation ramp): they
+  // divide per token, so are not fake yet, and are counted apart.
+  std::map<NormKind, int> kinds;
+  int ramping = 0;
   for (const SiteId& site : sites) {
-    const NormKind kind = m_config.norms.at(site).kind;
-    // A fake site still mixing in its real norm (an interpolation ramp) divides per token: not fake yet.
-    const bool mixing = dividesPerToken(m_config.norms.at(site));
-    fake += isFakeNorm(kind) && !mixing;
-    ramping += isFakeNorm(kind) && mixing;
-    layerNorm += kind == NormKind::LayerNorm;
-    rmsNorm += kind == NormKind::RMSNorm;
+    const SiteNorm& norm = m_config.norms.at(site);
+    if (isFakeNorm(norm.kind) && dividesPerToken(norm))
+      ++ramping;
+    else
+      ++kinds[norm.kind];
   }
+  const int layerNorm = kinds[NormKind::LayerNorm], rmsNorm = kinds[NormKind::RMSNorm];
+  const int fake = kinds[NormKind::FakeLN] + kinds[NormKind::FakeRMSNorm];
   const int all = static_cast<int>(sites.size());
   const std::string total = std::to_string(all);
   // LayerNorm families remove into FakeLN, RMSNorm families into FakeRMSNorm.
@@ -104,14 +107,10 @@ std::string ModelSnapshot::normSummary() const {
   // The family's norm with some sites fake: a removal under way.
   if (fake + ramping + layerNorm == all || fake + ramping + rmsNorm == all)
     return std::to_string(fake) + " of " + total + " sites " + fakeName + ramps;
-  // Any other mix (sites edited by hand, a scaling treatment): each kind with its count, ramping sites apart.
-  std::map<NormKind, int> kinds;
-  for (const SiteId& site : sites)
-    if (!isFakeNorm(m_config.norms.at(site).kind) || !dividesPerToken(m_config.norms.at(site)))
-      ++kinds[m_config.norms.at(site).kind];
+  // Any other mix (sites edited by hand, a scaling treatment): each kind with its count.
   std::string mix;
   for (const auto& [kind, count] : kinds)
-    mix += (mix.empty() ? "" : ", ") + std::to_string(count) + " " + displayName(kind);
+    if (count > 0) mix += (mix.empty() ? "" : ", ") + std::to_string(count) + " " + displayName(kind);
   return mix + ramps;
 }
 

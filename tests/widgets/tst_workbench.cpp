@@ -577,6 +577,10 @@ class TestWorkbench : public QObject {
     runner.setSetup(otherData);
     QTest::mouseClick(pane.heatMaps(), Qt::LeftButton, {}, pane.cellCenter(0, 1, 0));
     QVERIFY2(pane.detailText().contains("refresh them"), qPrintable(pane.detailText()));
+    // Another language keeps the note (the old detail's label had been drawn over it).
+    QEvent languageChange(QEvent::LanguageChange);
+    QCoreApplication::sendEvent(&pane, &languageChange);
+    QVERIFY2(pane.detailText().contains("refresh them"), qPrintable(pane.detailText()));
     // Another model or run shown: the detail and the selection go with the maps (the detail had stayed
     // below the new model's maps, and gone into their export).
     runner.forgetModel();

@@ -153,8 +153,9 @@ HeadsPane::HeadsPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane(run
     m_mapsOfOldSource = hasResult();
     if (!m_detailPending) return;  // a detail being computed for the old model is dropped by the runner
     m_detailPending = false;
-    m_detailLabel->setText(
-        tr("The model or its data changed before the detail was computed: click a head again."));
+    showDetailNote([this] {
+      return tr("The model or its data changed before the detail was computed: click a head again.");
+    });
   };
   connect(runner, &AnalysisRunner::sourceChanged, this, mapsOutOfDate);
   connect(runner, &AnalysisRunner::inputsChanged, this, mapsOutOfDate);
@@ -163,6 +164,7 @@ HeadsPane::HeadsPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane(run
   connect(runner, &AnalysisRunner::modelReplaced, this, [this] {
     m_detail.reset();
     m_detailPending = false;
+    m_detailNote = nullptr;
     m_layer = m_head = -1;
     for (int g = 0; g < m_trace->graphCount(); ++g) m_trace->graph(g)->data()->clear();
     m_patternMap->data()->clear();
@@ -173,8 +175,9 @@ HeadsPane::HeadsPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane(run
   connect(runner, &AnalysisRunner::failed, this, [this](const QString& key, const QString& message) {
     if (key != "heads-detail") return;
     m_detailPending = false;
-    m_detailLabel->setText("<span style='color:#c0392b'>" + tr("Failed: %1").arg(message.toHtmlEscaped()) +
-                           "</span>");
+    showDetailNote([this, message] {
+      return "<span style='color:#c0392b'>" + tr("Failed: %1").arg(message.toHtmlEscaped()) + "</span>";
+    });
   });
   retranslate();
 }
@@ -303,13 +306,14 @@ void HeadsPane::markSelection() { outlineCell(m_maps, m_colorMaps, m_layer, m_he
 
 void HeadsPane::requestDetail() {
   if (m_layer < 0) return;
-  if (const QString whyNot = whyNotComputable(runner()->availability()); !whyNot.isEmpty()) {
-    m_detailLabel->setText(whyNot.toHtmlEscaped());
+  if (const AnalysesCan can = runner()->availability(); !whyNotComputable(can).isEmpty()) {
+    showDetailNote([can] { return whyNotComputable(can).toHtmlEscaped(); });
     return;
   }
   if (m_mapsOfOldSource) {  // a trace of the model now would sit under another model's numbers
-    m_detailLabel->setText(
-        tr("The maps above are of the model or data before: refresh them, then click a head."));
+    showDetailNote([this] {
+      return tr("The maps above are of the model or data before: refresh them, then click a head.");
+    });
     return;
   }
   const int layer = m_layer, head = m_head;
@@ -328,10 +332,18 @@ void HeadsPane::requestDetail() {
                     });
 }
 
+// Instead of the detail's own label: why no detail (or no new one) is shown, kept to be made again in
+// another language.
+void HeadsPane::showDetailNote(DetailNote note) {
+  m_detailNote = std::move(note);
+  m_detailLabel->setText(m_detailNote());
+}
+
 // At once, before the new detail is computed (seconds on a large model): the plots still up are greyed
 // and titled as the old head's, and the label says what is being computed.
 void HeadsPane::markDetailStale() {
   m_detailPending = true;
+  m_detailNote = nullptr;
   m_detailLabel->setText(
       "<span style='color:#d35400'><b>" +
       tr("Computing L%1H%2 on sequence %3…").arg(m_layer).arg(m_head).arg(m_sequence->value()) +
@@ -381,6 +393,7 @@ HeadsPane::Detail HeadsPane::traceDetail(const AnalysisInputs& in, const nf::Sna
 void HeadsPane::drawDetail(std::shared_ptr<const Detail> detail) {
   m_detail = std::move(detail);
   m_detailPending = false;
+  m_detailNote = nullptr;
   const Detail& d = *m_detail;
   colourDetail(/*stale=*/false);
   // Position i predicts token i + 1: label each point with the token being predicted.
@@ -496,14 +509,16 @@ void HeadsPane::retranslate() {
   m_pattern->yAxis->setLabel(tr("query"));
   m_patternMap->colorScale()->axis()->setLabel(tr("attention weight"));
   if (m_attribution) showSummary();
-  const bool pending = m_detailPending;  // drawDetail clears it
-  if (m_detail) drawDetail(m_detail);    // its titles and label in the new language
+  const bool pending = m_detailPending;  // drawDetail clears both
+  const DetailNote note = m_detailNote;
+  if (m_detail) drawDetail(m_detail);  // its titles and label in the new language
   if (!m_detail) {
     setPlotTitle(m_trace, tr("Click a head to see its DLA and DE per position"));
     setPlotTitle(m_pattern, tr("Click a head to see its attention pattern"));
     m_detailLabel->setText(tr("No head selected. Sequence:"));
   }
   if (pending) markDetailStale();
+  if (note) showDetailNote(note);  // drawDetail cleared it; it still says why no detail came
   m_sequence->setToolTip(tr("Which validation sequence the detail shows"));
   m_detailTokens->setSuffix(tr(" tokens"));
   m_detailTokens->setToolTip(

@@ -5,6 +5,7 @@
 // maps show, so both name the same step.
 #pragma once
 #include <QPoint>
+#include <functional>
 
 #include "analysis/AnalysisPane.h"
 #include "analysis/attention_sinks.h"
@@ -58,6 +59,8 @@ class HeadsPane : public AnalysisPane {
                             int64_t sequence, int64_t tokens);
   void requestDetail();
   void markDetailStale();
+  using DetailNote = std::function<QString()>;
+  void showDetailNote(DetailNote note);
   void colourDetail(bool stale);
   void markSelection();
   void showPatternTooltip(const QPoint& pos);
@@ -84,6 +87,7 @@ class HeadsPane : public AnalysisPane {
   std::shared_ptr<const nf::AttentionSinksResult> m_sinks;
   std::shared_ptr<const Detail> m_detail;
   bool m_detailPending = false;
+  DetailNote m_detailNote;         // set: the label says why no detail is shown (showDetailNote)
   nf::SnapshotPtr m_mapsModel;     // the model the heat maps were computed on (null: a served run's)
   bool m_mapsOfOldSource = false;  // the maps shown were computed before the source last changed
 };

@@ -52,14 +52,24 @@ std::shared_ptr<RemoteSchedule> ConnectedRun::adopt(const nf::ServeAddress& addr
   m_stopRequested = false;
   m_problem.clear();
   m_remote = std::make_shared<RemoteRun>(address);
+  // Told on the GUI thread after the editor's thread heard it: dropped if this run has been left since.
+  const int64_t adoption = ++m_adoptions;
   RemoteSchedule::Callbacks callbacks;
-  callbacks.refused = [this](const nf::EditResult& result) {
+  callbacks.refused = [this, adoption](const nf::EditResult& result) {
     QMetaObject::invokeMethod(
-        this, [this, result] { Q_EMIT editRefused(result); }, Qt::QueuedConnection);
+        this,
+        [this, adoption, result] {
+          if (adoption == m_adoptions) Q_EMIT editRefused(result);
+        },
+        Qt::QueuedConnection);
   };
-  callbacks.changed = [this] {
+  callbacks.changed = [this, adoption] {
     QMetaObject::invokeMethod(
-        this, [this] { Q_EMIT scheduleReplaced(); }, Qt::QueuedConnection);
+        this,
+        [this, adoption] {
+          if (adoption == m_adoptions) Q_EMIT scheduleReplaced();
+        },
+        Qt::QueuedConnection);
   };
   m_schedule = std::make_shared<RemoteSchedule>(address, schedule, layers, config.optimizer.maxSteps,
                                                 std::move(stepsDone), callbacks, config.removal.treatments());
@@ -114,6 +124,7 @@ void ConnectedRun::leave() {
   // The timeline may hold the schedule editor longer: it takes no more edits and calls back no more.
   if (m_schedule) m_schedule->close();
   m_schedule.reset();
+  ++m_adoptions;  // what it told before closing, still on its way, is dropped
   if (!m_remote) return;
   auto ending = std::make_shared<std::shared_ptr<RemoteRun>>(std::move(m_remote));
   m_problem.clear();

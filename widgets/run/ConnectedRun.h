@@ -69,6 +69,7 @@ class ConnectedRun : public QObject {
   std::shared_ptr<RemoteSchedule> m_schedule;
   QString m_address, m_problem;
   int64_t m_stepsDone = 0;
-  int64_t m_attempt = 0;  // connectTo() and forget() count up: an answer to an earlier attempt is dropped
+  int64_t m_attempt = 0;    // connectTo() and forget() count up: an answer to an earlier attempt is dropped
+  int64_t m_adoptions = 0;  // adopt() and leave() count up: an earlier schedule's news is dropped
   bool m_stopRequested = false, m_shutDown = false, m_autopilot = false;
 };

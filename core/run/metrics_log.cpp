@@ -1,5 +1,7 @@
 #include "run/metrics_log.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -34,6 +36,9 @@ MetricsWriter::MetricsWriter(const std::string& runDir, int64_t keepBytes)
   if (keepBytes != 0) MetricsFollower(runDir).read(4096);  // never appends to a newer build's log: checked
   m_file = std::fopen(m_path.c_str(), "ab");
   if (!m_file) throw FileError(m_path, "cannot open for appending");
+  // Unbuffered: each record is one write(), and the part of one that failed is not left in a buffer to
+  // reach the file before the next (write() cuts such a part off again).
+  std::setvbuf(m_file, nullptr, _IONBF, 0);
   // A writer killed mid-line left a partial last line: end it, so that it stays one unreadable line
   // (readers skip it) instead of swallowing the next record.
   std::error_code error;
@@ -56,9 +61,14 @@ void MetricsWriter::write(nlohmann::json record) {
   const std::string line = record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   const std::string withNewline = line + "\n";
   std::lock_guard<std::mutex> lock(m_listenersMutex);
+  const int64_t before = bytesWritten();
   if (std::fwrite(withNewline.data(), 1, withNewline.size(), m_file) != withNewline.size() ||
-      std::fflush(m_file) != 0)
+      std::fflush(m_file) != 0) {
+    // The part written would run into the next record, losing both to readers: cut it off.
+    std::clearerr(m_file);
+    if (::ftruncate(::fileno(m_file), static_cast<off_t>(before)) == 0) std::fseek(m_file, 0, SEEK_END);
     throw FileError(m_path, "write failed (disk full?)");
+  }
   for (auto it = m_listeners.begin(); it != m_listeners.end();) {
     if (auto queue = it->lock()) {
       queue->push(line);

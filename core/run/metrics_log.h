@@ -37,9 +37,9 @@ class MetricsWriter {
   MetricsWriter(const MetricsWriter&) = delete;
   MetricsWriter& operator=(const MetricsWriter&) = delete;
 
-  // Stamps the record with the time, appends it as one line (one write, flushed: a crash leaves at most a
-  // partial last line, which readers skip) and hands it to every listener. Throws FileError when the write
-  // fails (disk full).
+  // Stamps the record with the time, appends it as one line (one write: a crash leaves at most a partial
+  // last line, which readers skip) and hands it to every listener. Throws FileError when the write fails
+  // (disk full), with what it wrote of the line cut off again.
   void write(nlohmann::json record);
   // A listener gets every record written from now on; with `replay`, first those this writer wrote
   // before (a run's start and resume warnings are written before anyone can subscribe).

@@ -100,6 +100,12 @@ int clearDeadWriters(const std::string& runDir, bool ownIsGone) {
   return cleared;
 }
 
+void clearDeadTrainersLeftovers(const std::string& runDir) {
+  clearDeadWriters(runDir);
+  std::error_code ignored;
+  fs::remove(run::servePath(runDir), ignored);
+}
+
 namespace {
 
 // LibTorch's archive goes to disk through AtomicFile. Its writer callback must never throw: an exception

@@ -77,6 +77,9 @@ void rewindCheckpoints(const std::string& runDir, int64_t target);
 // dead with `ownIsGone` (before a run starts: an earlier process with our id), not while it trains. Returns
 // how many entries it cleared or restored.
 int clearDeadWriters(const std::string& runDir, bool ownIsGone = true);
+// A run taken over by a trainer (its lock held: a start in place, a resume): clearDeadWriters, and the
+// address of whoever served it before goes (it would mislead `steer` and the workbench; --serve writes anew).
+void clearDeadTrainersLeftovers(const std::string& runDir);
 
 // The state of a checkpoint folder; FileError naming state.json when it is malformed or of a newer version,
 // or does not belong to its folder: a step other than the folder's, weight files of another checkpoint.

@@ -186,11 +186,16 @@ EditResult Trainer::Impl::edit(const std::function<EditResult(EditableSchedule&)
   std::lock_guard<std::mutex> lock(scheduleMutex);
   EditResult result = apply(*schedule);
   if (!result.accepted) return result;
-  recordChanges();
   // A person's move or addition overrides the autopilot for that event: it fires where it was put.
   if (autopilot)
     for (const ScheduleChange& change : schedule->lastChanges())
       if (change.kind != ScheduleChange::Kind::Delete) autopilot->state().pinned.push_back(change.event.id);
+  // schedule.json holds the edit and the next checkpoint its record: it is made, whether or not its record
+  // fits in metrics.jsonl now (a full disk then stops the run at its next step's record, with the error).
+  try {
+    recordChanges();
+  } catch (const FileError&) {
+  }
   return result;
 }
 

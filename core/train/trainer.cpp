@@ -104,7 +104,7 @@ std::unique_ptr<Trainer> Trainer::start(const std::string& runDir, const RunConf
     fs::create_directories(run::checkpointsPath(runDir));
     d.runLock = std::make_unique<RunLock>(runDir);
     run::requireStartable(runDir);  // another trainer may have trained it since the check above
-    clearDeadWriters(runDir);
+    clearDeadTrainersLeftovers(runDir);
     writeRunConfig(runDir, t->m_config);
     run::keepSourceModel(runDir, c.model, c.mode != TrainingMode::Pretrain);
     d.schedule->persist(d.schedule->schedule());
@@ -137,11 +137,7 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir,
   // Every worker resumes from the checkpoint worker 0 found newest.
   const std::string checkpoint = onWorker0(d.group.get(), "finding the checkpoint to resume from", [&] {
     d.runLock = std::make_unique<RunLock>(runDir);  // before anything is written
-    clearDeadWriters(runDir);  // a checkpoint moved aside by a writer that died is restored first
-    // Whoever served the run before is gone (this trainer holds the lock): its address would mislead
-    // `steer` and the workbench. A --serve of this trainer writes a new one.
-    std::error_code ignored;
-    fs::remove(run::servePath(runDir), ignored);
+    clearDeadTrainersLeftovers(runDir);  // a checkpoint moved aside by a writer that died is restored first
     const std::string newest = run::latestCheckpoint(runDir);
     if (newest.empty())
       throw FileError(

@@ -165,6 +165,51 @@ TEST_CASE(a_full_disk_during_checkpoints_is_a_clean_error_that_loses_nothing) {
 
 // A run's checkpoints belong to it: `latest` may only name a step folder beside it, and a checkpoint's state
 // must be of the step its folder says; a lost pointer is recovered from the newest complete checkpoint.
+// A record that did not fit (a full disk) is cut off again: its part had run into the next record once
+// space came back, and readers lost both (a served run's edit and the continue after it).
+TEST_CASE(a_metrics_record_that_does_not_fit_leaves_no_part_behind) {
+  TempDir dir;
+  const std::string runDir = dir.path("run");
+  fs::create_directories(runDir);
+  MetricsWriter writer(runDir, 0);
+  writer.write(metricsStartRecord());
+  const uintmax_t fits = fs::file_size(run::metricsPath(runDir));
+  {
+    FileSizeLimit limit(fits + 10);
+    REQUIRE_THROWS_WITH(writer.write({{"type", "edit"}, {"at_step", 40}, {"changes", json::array()}}),
+                        "write failed");
+  }
+  REQUIRE_EQ(fs::file_size(run::metricsPath(runDir)), fits);
+  writer.write({{"type", "continue"}, {"step", 40}});
+  const auto kept = records(runDir, "continue");
+  REQUIRE_EQ(kept.size(), 1u);
+  REQUIRE_EQ(writer.bytesWritten(), static_cast<int64_t>(fs::file_size(run::metricsPath(runDir))));
+}
+
+// An edit whose record does not fit in the log is made all the same (schedule.json holds it): it had been
+// answered as failed, so that a retry made it twice or was refused as clashing with itself.
+TEST_CASE(an_edit_is_made_when_its_record_does_not_fit_in_the_log) {
+  TempDir dir;
+  const std::string runDir = dir.path("run");
+  auto trainer = Trainer::start(runDir, shortRun(dir, 12));
+  trainer->run([&](const Progress& p) {  // a log longer than the schedule; event 2 (step 7) still to come
+    if (p.done == 3) trainer->requestStop();
+  });
+  const uintmax_t log = fs::file_size(run::metricsPath(runDir));
+  REQUIRE(fs::file_size(run::schedulePath(runDir)) + 200 < log);  // a schedule with one more event fits
+  EditResult moved;
+  {
+    FileSizeLimit limit(log + 10);
+    moved = trainer->moveEvent(2, 9);
+  }
+  REQUIRE(moved.accepted);
+  REQUIRE_EQ(fs::file_size(run::metricsPath(runDir)), log);  // no part of the record
+  for (const Schedule& s : {trainer->schedule(), readScheduleFile(run::schedulePath(runDir))}) {
+    const auto e = std::find_if(s.events.begin(), s.events.end(), [](const auto& e) { return e.id == 2; });
+    REQUIRE(e != s.events.end() && e->step == 9);
+  }
+}
+
 TEST_CASE(a_run_resumes_only_from_its_own_checkpoints_and_survives_a_lost_pointer) {
   TempDir dir;
   RunConfig config = shortRun(dir, 4);
@@ -932,8 +977,9 @@ TEST_CASE(a_resume_removes_the_serve_file_a_killed_run_left) {
   config.checkpointInterval = 2;
   const std::string runDir = dir.path("run");
   REQUIRE_EQ(runUntil(*Trainer::start(runDir, config), 2), int64_t{2});
-  writeFileAtomic(run::servePath(runDir), R"({"format": "normfree-serve", "version": 1, "host": "127.0.0.1",
-                                              "port": 9, "token": "stale", "pid": 1})");
+  const std::string staleServeFile =
+      R"({"format": "normfree-serve", "version": 1, "host": "127.0.0.1", "port": 9, "token": "stale", "pid": 1})";
+  writeFileAtomic(run::servePath(runDir), staleServeFile);
   // Steering tells such a file by the trainer its lock file names being gone (test_serve): this process
   // trained it and lives; a child that has exited and been reaped is gone.
   REQUIRE(!goneTrainer(runDir));
@@ -947,4 +993,11 @@ TEST_CASE(a_resume_removes_the_serve_file_a_killed_run_left) {
   REQUIRE(!goneTrainer(runDir));
   auto resumed = Trainer::resume(runDir);
   REQUIRE(!fs::exists(run::servePath(runDir)));
+  resumed.reset();
+  // Started again in place (its first start was killed before a checkpoint): the same.
+  const std::string again = dir.path("again");
+  Trainer::start(again, config).reset();
+  writeFileAtomic(run::servePath(again), staleServeFile);
+  Trainer::start(again, config).reset();
+  REQUIRE(!fs::exists(run::servePath(again)));
 }

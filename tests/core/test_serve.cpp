@@ -680,6 +680,19 @@ TEST_CASE(malformed_requests_get_400_with_a_reason) {
   // Too large: refused with 413 (the server may also close the connection before reading it all).
   const auto large = c.Post("/v1/edit", std::string(100'000, ' '), "application/json");
   REQUIRE(!large || large->status == 413);
+  // A body's kind: JSON sent as a form (curl -d) is read as JSON, but httplib caps a form at 8 KiB (said),
+  // and a multipart body (curl -F) reaches no handler: a control that said {"dry_run": true} so was obeyed.
+  const std::string padded = R"({"request_id": "f", "delete": 999999)" + std::string(9000, ' ') + "}";
+  REQUIRE(body(c.Post("/v1/edit", padded, "application/x-www-form-urlencoded"), 413)["error"]
+              .get<std::string>()
+              .find("as application/json") != std::string::npos);
+  REQUIRE(!body(c.Post("/v1/edit", R"({"request_id": "f", "delete": 999999})",
+                       "application/x-www-form-urlencoded"),
+                200)["accepted"]
+               .get<bool>());  // read, and refused as an edit: no such event
+  httplib::MultipartFormDataItems fields = {{"dry_run", "true", "", ""}};
+  REQUIRE(body(c.Post("/v1/continue", fields), 415)["error"].get<std::string>().find("not multipart") !=
+          std::string::npos);
   REQUIRE(body(c.Get("/v1/no-such-thing"), 404).contains("error"));
   REQUIRE(s.trainer->schedule() == before);
 }
@@ -1046,6 +1059,11 @@ TEST_CASE(the_endpoint_reads_no_body_before_the_token_and_no_chunked_body) {
   const std::string token = "Authorization: Bearer " + s.server->token() + "\r\n";
   REQUIRE_EQ(statusLineBeforeTheBodyEnds(s.server->port(), chunkedHead + token + firstChunk),
              "HTTP/1.1 411 Length Required");
+  // A POST that does not say its length (curl -X POST sends no Content-Length): told to say 0.
+  REQUIRE_EQ(statusLineBeforeTheBodyEnds(s.server->port(),
+                                         "POST /v1/pause HTTP/1.1\r\nHost: x\r\n" + token + "\r\n"),
+             "HTTP/1.1 411 Length Required");
+  REQUIRE(!s.trainer->pauseRequested());
   // The endpoint still serves its client.
   auto c = s.client();
   REQUIRE_EQ(get(c, "/v1/status")["steps_done"], 0);

@@ -510,8 +510,13 @@ struct SteeringServer::Impl {
                   if (!body.contains("enabled") || !body["enabled"].is_boolean())
                     throw BadRequest("\"enabled\" must be true or false");
                   requireTraining();
-                  if (!trainer().setAutopilot(body["enabled"].get<bool>()))
+                  if (trainer().config().mode != TrainingMode::Remove)
                     throw BadRequest("only a removal has an autopilot");
+                  // Once the steps are over it would wait for a next run(), which this process never has.
+                  if (!trainer().setAutopilotBeforeTheEnd(body["enabled"].get<bool>()))
+                    throw RunEnded("the run's steps are over (it is saving its end at step " +
+                                   std::to_string(trainer().stepsDone()) +
+                                   "): resume it to switch its autopilot");
                   return status();
                 }));
     server.Post("/v1/analyze", route([this](const httplib::Request& req) { return analyze(req); }));

@@ -21,6 +21,15 @@ void Trainer::Impl::restoreAutopilot(const nlohmann::json& state, const std::str
 
 bool Trainer::setAutopilot(bool on) {
   if (m_config.mode != TrainingMode::Remove) return false;
+  std::lock_guard<std::mutex> lock(m_impl->switchMutex);
+  m_impl->autopilotSwitch = on ? 1 : 0;
+  return true;
+}
+
+bool Trainer::setAutopilotBeforeTheEnd(bool on) {
+  if (m_config.mode != TrainingMode::Remove) return false;
+  std::lock_guard<std::mutex> lock(m_impl->switchMutex);
+  if (m_impl->stepsOver) return false;
   m_impl->autopilotSwitch = on ? 1 : 0;
   return true;
 }
@@ -40,6 +49,17 @@ void Trainer::Impl::applyAutopilotSwitch(int64_t step) {
     writeRunConfig(owner.m_dir, settingsNow());  // a rollback's lowered learning rate stays
     record({{record::kType, record::kAutopilot}, {"step", step}, {"enabled", autopilotOn.load()}});
   }
+}
+
+void Trainer::Impl::beginSteps() {
+  std::lock_guard<std::mutex> lock(switchMutex);
+  stepsOver = false;
+}
+
+void Trainer::Impl::endSteps(int64_t step) {
+  std::lock_guard<std::mutex> lock(switchMutex);
+  stepsOver = true;
+  applyAutopilotSwitch(step);
 }
 
 void Trainer::Impl::steerByAutopilot(int64_t step) {

@@ -229,6 +229,7 @@ bool Trainer::run(const ProgressFn& progress) {
 bool Trainer::runSteps(const ProgressFn& progress) {
   Impl& d = *m_impl;
   const OptimizerSettings& o = m_config.optimizer;
+  d.beginSteps();
   d.observing = d.removing();
   if (d.observing) d.model->setNormObserver(d.tracker.get());
   // Batches are drawn one ahead on another thread. However run() ends, the sampler is handed back in the
@@ -317,7 +318,7 @@ bool Trainer::runSteps(const ProgressFn& progress) {
     }
   }
   d.leaveLoop();
-  d.applyAutopilotSwitch(m_stepsDone);
+  d.endSteps(m_stepsDone);
   if (newSteps()) d.checkpointAtEnd(finished);  // evaluated above when finished
   if (finished) {
     d.saveFinal();

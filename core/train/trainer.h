@@ -71,6 +71,9 @@ class Trainer {
   // step; off, they fire at the steps the schedule shows then. Thread-safe; takes effect before the next
   // step, recorded ("autopilot" record) and kept in config.json for a resume. False in other modes.
   bool setAutopilot(bool on);
+  // The same, refused (false) once run()'s steps are over — while it writes the run's end, or after it
+  // returned — where a switch would wait for a next run(): a served run's process ends with its run().
+  bool setAutopilotBeforeTheEnd(bool on);
   bool autopilotOn() const;
 
   // Live schedule edits, thread-safe. Refused with a reason when a step they touch has started (or an

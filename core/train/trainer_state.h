@@ -79,7 +79,9 @@ struct Trainer::Impl {
   // scheduleMutex.
   std::unique_ptr<Autopilot> autopilot;  // every removal has one; it steers while autopilotOn
   std::atomic<bool> autopilotOn{false};
-  std::atomic<int> autopilotSwitch{-1};             // asked from another thread: 1 on, 0 off, −1 nothing
+  std::atomic<int> autopilotSwitch{-1};  // asked from another thread: 1 on, 0 off, −1 nothing
+  std::mutex switchMutex;                // orders a switch asked for with the end of run()'s steps (endSteps)
+  bool stepsOver = false;  // under switchMutex: run()'s steps are over, a switch waits for its next run()
   std::map<int64_t, std::string> autopilotReasons;  // event id → why the autopilot fires it now
 
   // --- the snapshot gate: a requester raises snapshotsWanted and takes modelMutex between two steps; the
@@ -178,6 +180,8 @@ struct Trainer::Impl {
   // autopilot.cpp
   void steerByAutopilot(int64_t step);      // before applyEvents(step): the pending events moved as decided
   void applyAutopilotSwitch(int64_t step);  // one asked for from another thread, made and recorded
+  void beginSteps();                        // run() trains: a switch is made before its next step
+  void endSteps(int64_t step);              // its steps are over: the switch asked for until now is made
   void restoreAutopilot(const nlohmann::json& state, const std::string& source);  // from a checkpoint
   // Worker 0's: why the run may end before `step` though steps are left (the autopilot's plateau), or "".
   std::string trainedOut(int64_t step) const;

@@ -327,6 +327,15 @@ TEST_CASE(an_autopilot_switch_before_a_stop_is_kept) {
   training.join();
   REQUIRE(readRunConfig(run).autopilot.enabled);
   REQUIRE(hasRecord(run, "autopilot", 0));
+  // Once the steps are over (the run writes its end, then its process exits), a switch is refused: it had
+  // been answered as made, and was never made.
+  const json late = body(post(c, "/v1/autopilot", {{"enabled", false}}), 409);
+  REQUIRE_MSG(late["code"] == "run_ended" &&
+                  late["error"].get<std::string>().find("steps are over") != std::string::npos,
+              late.dump());
+  REQUIRE(readRunConfig(run).autopilot.enabled);
+  // In the same process a switch still waits for the next run() (the workbench's own runs).
+  REQUIRE(s.trainer->setAutopilot(false));
 }
 
 TEST_CASE(a_run_paused_before_its_first_step_writes_the_checkpoint_asked_for_once) {

@@ -57,6 +57,18 @@ template int ConfigReader::optional<int>(const char*, int) const;
 template double ConfigReader::optional<double>(const char*, double) const;
 template bool ConfigReader::optional<bool>(const char*, bool) const;
 
+std::optional<int> ConfigReader::either(const char* key, const char* alias) const {
+  std::optional<int> found, aliased;
+  if (m_config.contains(key) && !m_config[key].is_null()) found = convert<int>(m_config[key], key, m_source);
+  if (m_config.contains(alias) && !m_config[alias].is_null())
+    aliased = convert<int>(m_config[alias], alias, m_source);
+  if (found && aliased && *found != *aliased)
+    throw FileError(m_source, std::string(key) + " = " + std::to_string(*found) + " and " + alias + " = " +
+                                  std::to_string(*aliased) + " disagree (Hugging Face reads " + alias +
+                                  " as " + key + "): which one the model has is unclear");
+  return found ? found : aliased;
+}
+
 int ConfigReader::endOfText(int vocabSize) const {
   const nlohmann::json* id = m_config.contains("eos_token_id") ? &m_config["eos_token_id"] : nullptr;
   if (id && id->is_array() && !id->empty()) id = &(*id)[0];  // LLaMA 3 lists several

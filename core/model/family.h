@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,10 @@ class ConfigReader {
   T required(const char* key) const;
   template <typename T>
   T optional(const char* key, T fallback) const;
+  // A count Hugging Face also reads under another name (a config class's attribute_map: GPT-2's
+  // num_attention_heads for n_head): either, or both when they agree (which one transformers takes depends
+  // on the order it sets them: disagreeing, they are refused by name). nullopt when neither is there.
+  std::optional<int> either(const char* key, const char* alias) const;
   // eos_token_id (an id, or a list whose first id counts); without one, the vocabulary's last id.
   int endOfText(int vocabSize) const;
   // The field, when present, must be `value`; else the error says what the family implements (`why`).

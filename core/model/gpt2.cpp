@@ -184,26 +184,36 @@ void readGpt2Shape(const nlohmann::json& j, ModelShape& c, const std::string& so
   // Every field type-checked (ConfigReader): an n_head of 1.5 or true, or an n_layer of 2^32 + 2, is
   // refused, never converted.
   const ConfigReader read(j, source);
-  c.nLayer = read.required<int>("n_layer");
-  c.nHead = read.required<int>("n_head");
-  c.nEmbd = read.required<int>("n_embd");
+  // GPT2Config's attribute_map: each count also under the name other families use (a head count read from
+  // one name while transformers takes the other changes no tensor's shape, only every logit).
+  auto count = [&](const char* key, const char* alias) {
+    if (const auto value = read.either(key, alias)) return *value;
+    throw FileError(source, std::string("missing required field ") + key);
+  };
+  c.nLayer = count("n_layer", "num_hidden_layers");
+  c.nHead = count("n_head", "num_attention_heads");
+  c.nEmbd = count("n_embd", "hidden_size");
   c.vocabSize = read.required<int>("vocab_size");
-  c.nPositions = read.optional<int>("n_positions", read.optional<int>("n_ctx", 1024));
+  c.nPositions =
+      read.either("n_positions", "max_position_embeddings").value_or(read.optional<int>("n_ctx", 1024));
   c.layerNormEpsilon = read.optional<double>("layer_norm_epsilon", 1e-5);
   // Without one, the last id (GPT-2's 50256 for its 50257 tokens, and what our tokenizer trainer does).
   c.eotTokenId = read.endOfText(c.vocabSize);
   c.tiedUnembedding = read.optional<bool>("tie_word_embeddings", true);
   // Variants of Hugging Face's GPT-2 class that this model does not implement: refuse rather than misread.
-  if (j.contains("n_inner") && j["n_inner"].is_number() && j["n_inner"].get<int>() != 4 * c.nEmbd)
-    throw FileError(source, "n_inner " + std::to_string(j["n_inner"].get<int>()) +
-                                " is not supported (the MLP width is 4 × n_embd)");
+  // Read as transformers reads them: a null n_inner is 4 × n_embd, a null flag false.
+  if (const int inner = read.optional<int>("n_inner", 4 * c.nEmbd); inner != 4 * c.nEmbd)
+    throw FileError(source,
+                    "n_inner " + std::to_string(inner) + " is not supported (the MLP width is 4 × n_embd)");
   for (const char* flag : {"scale_attn_by_inverse_layer_idx", "reorder_and_upcast_attn"})
-    if (j.value(flag, false)) throw FileError(source, std::string(flag) + " = true is not supported");
-  if (!j.value("scale_attn_weights", true))
-    throw FileError(source, "scale_attn_weights = false is not supported");
+    if (read.optional<bool>(flag, false))
+      throw FileError(source, std::string(flag) + " = true is not supported");
+  if (!read.optional<bool>("scale_attn_weights", true))
+    throw FileError(source, "scale_attn_weights = " + j["scale_attn_weights"].dump() +
+                                " is not supported (attention scores are scaled by 1/√d_head)");
   if (j.contains("activation_function") && j["activation_function"] != "gelu_new")
-    throw FileError(source, "activation_function '" + j["activation_function"].get<std::string>() +
-                                "' is not supported (GPT-2 uses gelu_new, the tanh approximation)");
+    throw FileError(source, "activation_function " + j["activation_function"].dump() +
+                                " is not supported (GPT-2 uses \"gelu_new\", the tanh approximation)");
 }
 
 void writeGpt2Shape(const ModelShape& c, nlohmann::ordered_json& j) {

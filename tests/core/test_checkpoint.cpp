@@ -182,6 +182,38 @@ TEST_CASE(malformed_config_is_named) {
                       "model_type 'mamba' is not a supported model family", "supported: gpt2");
 }
 
+// GPT2Config's other names for its counts (attribute_map: num_attention_heads is n_head, …): a head count
+// read from n_head while transformers takes num_attention_heads changes no tensor's shape, only every logit.
+TEST_CASE(gpt2_counts_are_read_under_either_name_and_flags_as_transformers_reads_them) {
+  TempDir dir;
+  saveModel(*randomModel(smallConfig()), dir.path());
+  auto loadWith = [&](const std::string& fields) {
+    writeFileAtomic(dir.path("config.json"), "{\"vocab_size\": 101, " + fields + "}");
+    return loadModel(dir.path());
+  };
+  const std::string rest = "\"n_layer\": 2, \"n_embd\": 32, \"n_positions\": 16";
+  REQUIRE_EQ(loadWith(rest + ", \"num_attention_heads\": 8")->config().nHead, 8);
+  REQUIRE_EQ(loadWith(rest + ", \"num_attention_heads\": 4, \"n_head\": 4")->config().nHead, 4);
+  REQUIRE_THROWS_WITH(loadWith(rest + ", \"num_attention_heads\": 8, \"n_head\": 4"), "config.json",
+                      "n_head = 4 and num_attention_heads = 8 disagree");
+  const auto aliased = loadWith(
+      "\"model_type\": \"gpt2\", \"num_hidden_layers\": 2, \"hidden_size\": 32, "
+      "\"max_position_embeddings\": 16, \"n_head\": 4");
+  REQUIRE(aliased->config().nLayer == 2 && aliased->config().nEmbd == 32 &&
+          aliased->config().nPositions == 16);
+  REQUIRE_THROWS_WITH(loadWith(rest + ", \"n_head\": 4, \"num_hidden_layers\": 3"), "n_layer = 2",
+                      "num_hidden_layers = 3");
+  // Flags and widths: null as transformers reads None, anything else named.
+  const std::string shape = rest + ", \"n_head\": 4";
+  REQUIRE_EQ(loadWith(shape + ", \"reorder_and_upcast_attn\": null")->config().nHead, 4);
+  REQUIRE_THROWS_WITH(loadWith(shape + ", \"scale_attn_weights\": null"),
+                      "scale_attn_weights = null is not supported");
+  REQUIRE_THROWS_WITH(loadWith(shape + ", \"n_inner\": \"128\""), "n_inner must be an integer");
+  REQUIRE_THROWS_WITH(loadWith(shape + ", \"n_inner\": 128.5"), "n_inner must be an integer");
+  REQUIRE_THROWS_WITH(loadWith(shape + ", \"activation_function\": null"),
+                      "activation_function null is not supported");
+}
+
 TEST_CASE(missing_unexpected_and_misshapen_tensors_are_named) {
   auto model = randomModel(smallConfig());
   TempDir missing, unexpected, misshapen, intType;

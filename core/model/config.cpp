@@ -234,7 +234,10 @@ void keepTokenIds(const std::string& fromFolder, const std::string& toFolder) {
 std::string configToJson(const ModelConfig& config) {
   const ModelShape& c = config.shape;
   nlohmann::ordered_json j;
-  familyNamed(c.family).writeShape(c, j);
+  const ModelFamily& family = familyNamed(c.family);
+  family.writeShape(c, j);
+  if (config.folded || !(config.norms == NormState(c.nLayer, family.norm)))
+    j["model_type"] = kNormFreeModelType + j["model_type"].get<std::string>();
   nlohmann::ordered_json sites = nlohmann::ordered_json::object();
   for (SiteId s : config.norms.sites()) sites[siteName(s)] = siteToJson(config.norms.at(s));
   j["normfree"] = {{"format", kModelBlockFormat.name},

@@ -152,14 +152,21 @@ ModelShape standardShape(const std::string& name) {
 const ModelFamily& familyOfConfig(const nlohmann::json& config, const std::string& source) {
   if (config.contains("model_type") && !config["model_type"].is_string())  // the families read it as one
     throw FileError(source, "model_type must be a string, got " + config["model_type"].dump());
+  const std::string type = config.value("model_type", "");
+  if (type.rfind(kNormFreeModelType, 0) == 0) {
+    if (!config.contains("normfree"))
+      throw FileError(source, "model_type '" + type + "' without the \"normfree\" block that says its norms");
+    nlohmann::json family = config;
+    family["model_type"] = type.substr(std::string(kNormFreeModelType).size());
+    return familyOfConfig(family, source);
+  }
   for (const ModelFamily* f : modelFamilies())
     if (f->claims(config)) return *f;
   std::string known;
   for (const ModelFamily* f : modelFamilies()) known += (known.empty() ? "" : ", ") + f->name;
-  const std::string type = config.contains("model_type") && config["model_type"].is_string()
-                               ? "model_type '" + config["model_type"].get<std::string>() + "'"
-                               : "a config without model_type";
-  throw FileError(source, type + " is not a supported model family (supported: " + known + ")");
+  throw FileError(source,
+                  (type.empty() ? std::string("a config without model_type") : "model_type '" + type + "'") +
+                      " is not a supported model family (supported: " + known + ")");
 }
 
 }  // namespace nf

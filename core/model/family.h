@@ -103,6 +103,11 @@ const ModelFamily& familyNamed(const std::string& name);
 ModelShape standardShape(const std::string& name);
 std::vector<std::string> standardShapeNames();
 // The family that claims config.json; throws FileError(source, …) naming its model_type otherwise.
+// A model_type "normfree_<family>" is that family's, with norms other than its own (kNormFreeModelType).
 const ModelFamily& familyOfConfig(const nlohmann::json& config, const std::string& source);
+// The model_type prefix of a model whose norms are not its family's own — a removal's checkpoints and
+// final/, a folded export: Hugging Face, which would run the family's norms on it and give other logits
+// without a word, refuses the type it does not know. The standard export is the family's own.
+inline constexpr const char* kNormFreeModelType = "normfree_";
 
 }  // namespace nf

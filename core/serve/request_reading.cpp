@@ -17,6 +17,43 @@ namespace {
 constexpr std::size_t kMaxRequestId = 128;  // a client's id for an edit, so a retry is applied once
 }  // namespace
 
+// A query string is read as strictly as a body: `POST /v1/edit?dry_run=true` had been applied, and
+// `?ofset=5000` answered from 0. Each request takes its one parameter, once, or none.
+static std::string queryProblem(const httplib::Request& req) {
+  const std::string takes = req.path == "/v1/metrics" || req.path == "/v1/metrics/stream" ? "offset"
+                            : req.path == "/v1/analysis"                                  ? "job"
+                                                                                          : "";
+  for (const auto& [name, value] : req.params) {
+    if (name != takes)
+      return "unknown query parameter '" + name + "' (" +
+             (takes.empty() ? std::string("this request takes none") : "this request takes '" + takes + "'") +
+             ")";
+    if (req.params.count(name) > 1) return "query parameter '" + name + "' given twice";
+  }
+  return "";
+}
+
+std::optional<HeadProblem> headProblem(const httplib::Request& req, uint64_t maxBody) {
+  const std::string type = req.get_header_value("Content-Type");
+  const uint64_t length = req.get_header_value<uint64_t>("Content-Length");
+  if (req.has_header("Transfer-Encoding"))
+    return HeadProblem{411, "send the body with a Content-Length (at most 64 KiB), not chunked"};
+  if (req.method == "POST" && !req.has_header("Content-Length"))
+    return HeadProblem{411, "a POST needs a Content-Length: 0 without a body (curl: -d '')"};
+  if (req.path != "/v1/analyze" && length > maxBody)
+    return HeadProblem{413, "the request body is too large (at most 64 KiB here)"};
+  if (type.rfind("multipart/", 0) == 0)
+    return HeadProblem{415, "send the body as JSON (Content-Type: application/json), not multipart"};
+  if (type.rfind("application/x-www-form-urlencoded", 0) == 0 &&
+      length > CPPHTTPLIB_FORM_URL_ENCODED_PAYLOAD_MAX_LENGTH)
+    return HeadProblem{
+        413,
+        "a body sent as a form (curl -d without -H 'Content-Type: application/json') may be at "
+        "most 8 KiB: send it as application/json"};
+  if (std::string problem = queryProblem(req); !problem.empty()) return HeadProblem{400, std::move(problem)};
+  return std::nullopt;
+}
+
 int64_t queryNumber(const httplib::Request& req, const char* name, int64_t otherwise) {
   if (!req.has_param(name)) return otherwise;
   const std::optional<int64_t> value = wholeNumber(req.get_param_value(name));

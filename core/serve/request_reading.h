@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -20,6 +21,17 @@ struct BadRequest : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// What is wrong with a request's head, found before its body is read: a status and the reason.
+struct HeadProblem {
+  int status;
+  std::string error;
+};
+// Its size and kind, and its query: a chunked body (no size to check before it is read: httplib's limit
+// holds for Content-Length only), a POST without Content-Length, a body over `maxBody` (an analysis's
+// may be larger: the server's own limit), a multipart body (httplib parses it into parts, leaving none to
+// read), a form over httplib's compiled limit (a body is JSON whatever its type says: curl -d calls it a
+// form), a query parameter the request does not take or takes twice. nullopt when none is.
+std::optional<HeadProblem> headProblem(const httplib::Request& req, uint64_t maxBody);
 // A request's byte offset or job number (`name` in the query): a whole number ≥ 0 written in decimal, or
 // `otherwise` when it is not given.
 int64_t queryNumber(const httplib::Request& req, const char* name, int64_t otherwise);

@@ -408,50 +408,13 @@ struct SteeringServer::Impl {
     };
   }
 
-  // A query string is read as strictly as a body: `POST /v1/edit?dry_run=true` had been applied, and
-  // `?ofset=5000` answered from 0. Each request takes its one parameter, once, or none.
-  static std::string queryProblem(const httplib::Request& req) {
-    const std::string takes = req.path == "/v1/metrics" || req.path == "/v1/metrics/stream" ? "offset"
-                              : req.path == "/v1/analysis"                                  ? "job"
-                                                                                            : "";
-    for (const auto& [name, value] : req.params) {
-      if (name != takes)
-        return "unknown query parameter '" + name + "' (" +
-               (takes.empty() ? std::string("this request takes none")
-                              : "this request takes '" + takes + "'") +
-               ")";
-      if (req.params.count(name) > 1) return "query parameter '" + name + "' given twice";
-    }
-    return "";
-  }
-
-  // Before a body is read: the token, and a body's size and kind. A chunked body has no size to check
-  // before it is read (httplib's limit holds for Content-Length only), and no client of ours sends one:
-  // refused. A body is JSON whatever its Content-Type says (curl -d calls it a form), but httplib parses a
-  // multipart body into parts, leaving none to read, and caps a form's at its own compiled limit.
+  // Before a body is read: the token, then the request's head (headProblem). The connection is closed
+  // with a refusal: its body may be unread.
   httplib::Server::HandlerResponse screen(const httplib::Request& req, httplib::Response& res) const {
-    const std::string type = req.get_header_value("Content-Type");
-    const uint64_t length = req.get_header_value<uint64_t>("Content-Length");
     if (!authorized(req)) {
       refuse(res);
-    } else if (req.has_header("Transfer-Encoding")) {
-      answer(res, 411, {{"error", "send the body with a Content-Length (at most 64 KiB), not chunked"}});
-    } else if (req.method == "POST" && !req.has_header("Content-Length")) {
-      answer(res, 411, {{"error", "a POST needs a Content-Length: 0 without a body (curl: -d '')"}});
-    } else if (req.path != "/v1/analyze" && length > kMaxBody) {
-      // Only an analysis may be large (up to kMaxAnalysisBody, the server's limit): refused before it is
-      // read.
-      answer(res, 413, {{"error", "the request body is too large (at most 64 KiB here)"}});
-    } else if (type.rfind("multipart/", 0) == 0) {
-      answer(res, 415, {{"error", "send the body as JSON (Content-Type: application/json), not multipart"}});
-    } else if (type.rfind("application/x-www-form-urlencoded", 0) == 0 &&
-               length > CPPHTTPLIB_FORM_URL_ENCODED_PAYLOAD_MAX_LENGTH) {
-      answer(res, 413,
-             {{"error",
-               "a body sent as a form (curl -d without -H 'Content-Type: application/json') may "
-               "be at most 8 KiB: send it as application/json"}});
-    } else if (const std::string problem = queryProblem(req); !problem.empty()) {
-      answer(res, 400, {{"error", problem}});
+    } else if (const auto problem = headProblem(req, kMaxBody)) {
+      answer(res, problem->status, {{"error", problem->error}});
     } else {
       return httplib::Server::HandlerResponse::Unhandled;
     }

@@ -3,6 +3,7 @@
 
 #include "fixtures.h"
 #include "io/atomic_file.h"
+#include "io/file_format.h"
 #include "model/model_folder.h"
 
 using namespace nf;
@@ -148,6 +149,20 @@ TEST_CASE(saved_files_carry_what_hugging_face_requires) {
     REQUIRE_MSG(config.find(key) != std::string::npos, key);
   // Tied weights are stored once, as Hugging Face does.
   REQUIRE(SafetensorsFile::open(dir.path("model.safetensors")).find("lm_head.weight") == nullptr);
+  // A model with norms other than its family's (a removal's checkpoint, final/, a folded export) gets a
+  // model_type Hugging Face refuses: its GPT2LMHeadModel would run LayerNorm at the fake sites. It loads
+  // here as before.
+  for (const SiteNorm& norm : {SiteNorm{NormKind::FakeLN, 2.0}, SiteNorm{NormKind::Identity}}) {
+    model->norms().at({SiteKind::Final, -1}) = norm;
+    saveModel(*model, dir.path("changed"));
+    REQUIRE_EQ(readJsonFile(dir.path("changed/config.json"))["model_type"], "normfree_gpt2");
+    REQUIRE(loadModel(dir.path("changed"))->norms() == model->norms());
+  }
+  nlohmann::json unsaid = readJsonFile(dir.path("changed/config.json"));
+  unsaid.erase("normfree");
+  writeFileAtomic(dir.path("changed/config.json"), unsaid.dump());
+  REQUIRE_THROWS_WITH(loadModel(dir.path("changed")), "config.json",
+                      "normfree_gpt2' without the \"normfree\" block");
 }
 
 TEST_CASE(missing_config_is_named) {

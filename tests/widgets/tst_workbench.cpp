@@ -9,11 +9,13 @@
 #include <unistd.h>
 
 #include <QAction>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QImage>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
+#include <QSpinBox>
 #include <QStatusBar>
 #include <QSvgRenderer>
 #include <QTableWidget>
@@ -287,6 +289,57 @@ class TestWorkbench : public QObject {
   // After a run trained here, other runs opened are shown as what they are: one whose own process still
   // trains (its log says so; its phase had been taken for the run shown before, which then refused to be
   // left), and one copied from another machine without its starting model.
+  // Start refuses what the engine would refuse only after making the data, or what would train other than
+  // chosen; it trains the steps typed in the form even when Start is clicked before they were entered.
+  void startRefusesWhatWouldFailOrTrainOtherThanChosen() {
+    MainWindow window;
+    window.show();
+    QVERIFY(window.setDatasets(m_train, m_val, QString()));
+    auto* preset = window.runSetup()->findChild<QComboBox*>("preset");
+    auto refused = [&](const QString& dir, const QString& why) {
+      window.startRun(dir);
+      QMessageBox* box = openMessageBox(&window);
+      if (!box) return false;
+      const bool said = box->informativeText().contains(why);
+      if (!said) qWarning("%s", qPrintable(box->informativeText()));
+      box->close();
+      return said && !QFileInfo::exists(dir) && window.shown().subject == Subject::Model;
+    };
+    // The gpt2 preset's schedule names 12 layers; this model has 4, whose other sites kept their norms.
+    preset->setCurrentText("gpt2");
+    QVERIFY(refused(m_dir.filePath("other-depth"), "made for 12 layers; this model has 4"));
+    preset->setCurrentText("tiny");
+    // Token files of another tokenizer (their end-of-text is not the model's).
+    nf::TokenFileMeta meta;
+    meta.dtype = nf::tokenDTypeFor(50);
+    meta.vocabSize = 50;
+    meta.eotTokenId = 3;
+    const QString other = m_dir.filePath("other-tokenizer.bin");
+    nf::TokenFileWriter writer(other.toStdString(), meta);
+    writer.append(std::vector<int32_t>(2000, 7).data(), 2000);
+    writer.finish();
+    QVERIFY(window.setDatasets(other, m_val, QString()));
+    QVERIFY(refused(m_dir.filePath("other-data"), "end-of-text id 3, the model's is 49"));
+    QVERIFY(window.setDatasets(m_train, m_val, QString()));
+    // More workers than the micro-batch splits over.
+    window.runSetup()->findChild<QSpinBox*>("workers")->setValue(5);
+    QVERIFY(refused(m_dir.filePath("workers"), "does not split evenly over 5 workers"));
+    window.runSetup()->findChild<QSpinBox*>("workers")->setValue(1);
+    // A device the plan cannot be made for (no GPU here): refused at once, as the CLI's --device is.
+    auto* device = window.runSetup()->findChild<QComboBox*>("device");
+    device->setCurrentText("cuda:7");
+    QVERIFY(refused(m_dir.filePath("no-such-device"), "cannot plan for cuda:7"));
+    device->setCurrentText("cpu");
+    // Steps typed but not entered: trained, not the budget shown before.
+    auto* steps = window.runSetup()->findChild<QSpinBox*>("steps");
+    steps->selectAll();
+    QTest::keyClicks(steps, "2");
+    QVERIFY(window.runSetup()->maxSteps() != 2);
+    window.startRun(m_dir.filePath("typed-steps"));
+    QTRY_COMPARE_WITH_TIMEOUT(window.shown().phase, RunPhase::Finished, fixtures::kEventuallyMs);
+    QCOMPARE(window.session()->config().optimizer.maxSteps, int64_t{2});
+  }
+
   void runsOpenedAfterOneTrainedHereAreShownAsTheyAre() {
     MainWindow window;
     window.show();

@@ -57,6 +57,7 @@ class DraftSchedule : public ScheduleEditor {
   // aside before that it holds again come back — typing 500 over 60 passes through 5, which dropped every
   // event for good.
   std::vector<nf::ScheduleEvent> trimTo(int64_t maxSteps);
+  const std::vector<nf::ScheduleEvent>& setAside() const { return m_setAside; }  // past the budget now
 
  private:
   nf::EditableSchedule m_schedule;

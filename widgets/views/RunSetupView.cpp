@@ -28,14 +28,18 @@ RunSetupView::RunSetupView(QWidget* parent) : QWidget(parent) {
   m_mode->addItem(QString(), static_cast<int>(nf::TrainingMode::Remove));
   m_mode->addItem(QString(), static_cast<int>(nf::TrainingMode::Finetune));
   m_preset = new QComboBox(this);
+  m_preset->setObjectName("preset");
   for (const nf::Preset& p : nf::presets()) m_preset->addItem(QString::fromStdString(p.name));
   m_steps = new QSpinBox(this);
+  m_steps->setObjectName("steps");
   m_steps->setRange(1, 10'000'000);
   m_steps->setKeyboardTracking(false);  // a number typed is one change, not one per digit
   m_device = new QComboBox(this);
+  m_device->setObjectName("device");
   m_device->setEditable(true);  // "cuda:1" and the like
   m_device->addItems({"cpu", "cuda"});
   m_workers = new QSpinBox(this);
+  m_workers->setObjectName("workers");
   m_workers->setRange(1, 64);
   m_autopilot = new QCheckBox(this);
   m_track = new QToolButton(this);
@@ -302,6 +306,8 @@ QString RunSetupView::memoryText() const {
       .arg(m_plan->accumulation)
       .arg(m_plan->activationCheckpointing ? tr("on") : tr("off"));
 }
+
+void RunSetupView::commitTypedValues() { m_steps->interpretText(); }
 
 void RunSetupView::setDataDescription(const QString& text) {
   m_dataText = text;

@@ -26,6 +26,9 @@ class RunSetupView : public QWidget {
   std::string preset() const;
   int64_t maxSteps() const;
   void setMaxSteps(int64_t steps);
+  // Takes what is typed in the steps box but not yet entered (Start from the toolbar leaves the focus
+  // there): the run would otherwise train the budget shown before.
+  void commitTypedValues();
   QString device() const;
   // Workers training the run together, each on its share of every batch: the GPUs found on cuda,
   // 1 on the CPU unless chosen (docs/TRAINING.md, "Several workers").

@@ -282,15 +282,15 @@ void MainWindow::startRun(const QString& requestedDir) {
       showError(tr("No model open"), tr("Open a model folder first (File › Open Model Folder)."), QString());
     return;
   }
-  const NextRun::Launch launch = m_next.launch();
+  m_setup->commitTypedValues();  // the steps typed before Start was clicked in the toolbar
   QString dir = requestedDir.isEmpty() ? m_setup->runFolder() : requestedDir;
   if (dir.isEmpty())
-    dir = AppFolders::newRunFolder(QString::fromStdString(nf::trainingModeName(launch.config.mode)));
-  if (QFileInfo::exists(QString::fromStdString(nf::run::configPath(dir.toStdString())))) {
-    showError(tr("Run folder in use"),
-              tr("This folder holds a run already: open it with File › Open Run, or choose another folder."),
-              dir);
-    return;
+    dir = AppFolders::newRunFolder(QString::fromStdString(nf::trainingModeName(m_setup->mode())));
+  NextRun::Launch launch;
+  try {  // what would fail only after its data is made, or train other than chosen
+    launch = m_next.launch(dir);
+  } catch (const std::exception& e) {
+    return showError(tr("Cannot start the run"), tr("The run cannot start as it is set up."), e.what());
   }
   m_lastAutoRefresh = 0;
   m_status->forgetAnnounced();

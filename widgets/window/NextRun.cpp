@@ -106,14 +106,59 @@ AnalysisSetup NextRun::analysisSetup(const std::string& validationData) const {
   return setup;
 }
 
-NextRun::Launch NextRun::launch() const {
+void NextRun::refuseWhatCannotStart(const nf::RunConfig& config) const {
+  auto refuse = [](const QString& why) { throw std::runtime_error(why.toStdString()); };
+  const nf::Preset& preset = nf::findPreset(config.preset);
+  if (config.mode == nf::TrainingMode::Remove && preset.nLayer != 0 && preset.nLayer != layers() && m_draft &&
+      m_draft->schedule() == nf::presetSchedule(preset, layers()))
+    refuse(
+        tr("The preset %1's schedule is made for %2 layers; this model has %3, whose other sites would keep "
+           "their norms: choose %4, made for its depth, or edit the schedule on the timeline.")
+            .arg(QString::fromStdString(preset.name))
+            .arg(preset.nLayer)
+            .arg(layers())
+            .arg(QString::fromStdString(nf::presetForDepth(layers()).name)));
+  const std::shared_ptr<const nf::Tokenizer> tokenizer = nf::run::tokenizerIfAny(m_folder.toStdString());
+  for (const QString& f : {m_datasets.train, m_datasets.validation, m_datasets.alternative}) {
+    if (f.isEmpty()) continue;
+    const std::string problem = nf::otherTokenizerProblem(nf::TokenFile::open(f.toStdString()),
+                                                          m_summary.shape.eotTokenId, tokenizer.get());
+    if (!problem.empty())
+      refuse(tr("%1. Choose token files made with this model's tokenizer (File › Choose Datasets), or none "
+                "for the synthetic corpus made for it.")
+                 .arg(QString::fromStdString(problem)));
+  }
+  if (const auto& plan = m_setup->memoryPlan(); !plan || !plan->fits)
+    refuse(tr("The memory plan: %1").arg(m_setup->memoryText()));
+  // Each worker takes an equal slice of every micro-batch (distributed/worker_environment.h's batchShare).
+  if (const int workers = m_setup->workers(); config.optimizer.microBatch % workers != 0)
+    refuse(tr("The memory plan's micro-batch of %1 sequences does not split evenly over %2 workers: choose a "
+              "worker count that divides it.")
+               .arg(config.optimizer.microBatch)
+               .arg(workers));
+}
+
+NextRun::Launch NextRun::launch(const QString& dir) const {
+  if (QFileInfo::exists(QString::fromStdString(nf::run::configPath(dir.toStdString()))))
+    throw std::runtime_error(
+        tr("%1 holds a run already: open it with File › Open Run, or choose another folder.")
+            .arg(dir)
+            .toStdString());
   std::vector<std::string> eval;
   for (const QString& f : {m_datasets.validation, m_datasets.alternative})
     if (!f.isEmpty()) eval.push_back(f.toStdString());
+  // With the autopilot, removals set aside past the budget are its to bring forward (they wait at the last
+  // step), as on the CLI.
+  std::optional<nf::Schedule> schedule;
+  if (m_draft) {
+    schedule = m_draft->schedule();
+    if (m_setup->autopilot())
+      schedule->events.insert(schedule->events.end(), m_draft->setAside().begin(), m_draft->setAside().end());
+  }
   Launch l;
-  l.config =
-      m_setup->nextRunConfig(m_folder.toStdString(), m_summary.shape, m_datasets.train.toStdString(), eval,
-                             m_draft ? std::optional<nf::Schedule>(m_draft->schedule()) : std::nullopt);
+  l.config = m_setup->nextRunConfig(m_folder.toStdString(), m_summary.shape, m_datasets.train.toStdString(),
+                                    eval, schedule);
+  refuseWhatCannotStart(l.config);
   if (m_datasets.train.isEmpty()) {
     const std::string folder = m_folder.toStdString(),
                       datasets = AppFolders::datasetsFolder(m_folder).toStdString();

@@ -1127,6 +1127,14 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>MainWindow</name>
     <message>
+        <source>The run cannot start as it is set up.</source>
+        <translation>Der Lauf kann so, wie er eingerichtet ist, nicht starten.</translation>
+    </message>
+    <message>
+        <source>Cannot start the run</source>
+        <translation>Lauf kann nicht starten</translation>
+    </message>
+    <message>
         <location filename="../widgets/window/MainWindow.cpp" line="186"/>
         <source>Opened %1</source>
         <translation>%1 geöffnet</translation>
@@ -1262,16 +1270,6 @@ Worker %1 beendet (%2): %3</translation>
         <location filename="../widgets/window/MainWindow.cpp" line="275"/>
         <source>No model open</source>
         <translation>Kein Modell geöffnet</translation>
-    </message>
-    <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="283"/>
-        <source>Run folder in use</source>
-        <translation>Laufordner bereits belegt</translation>
-    </message>
-    <message>
-        <location filename="../widgets/window/MainWindow.cpp" line="284"/>
-        <source>This folder holds a run already: open it with File › Open Run, or choose another folder.</source>
-        <translation>Dieser Ordner enthält bereits einen Lauf: Öffnen Sie ihn über Datei › Lauf öffnen, oder wählen Sie einen anderen Ordner.</translation>
     </message>
     <message>
         <location filename="../widgets/window/MainWindow.cpp" line="295"/>
@@ -1578,6 +1576,30 @@ Worker %1 beendet (%2): %3</translation>
 </context>
 <context>
     <name>NextRun</name>
+    <message>
+        <source>%1 holds a run already: open it with File › Open Run, or choose another folder.</source>
+        <translation>%1 enthält bereits einen Lauf: öffnen Sie ihn mit Datei › Lauf öffnen, oder wählen Sie einen anderen Ordner.</translation>
+    </message>
+    <message>
+        <source>The memory plan&apos;s micro-batch of %1 sequences does not split evenly over %2 workers: choose a worker count that divides it.</source>
+        <translation>Der Micro-Batch des Speicherplans von %1 Sequenzen lässt sich nicht gleichmäßig auf %2 Worker aufteilen: wählen Sie eine Worker-Zahl, die ihn teilt.</translation>
+    </message>
+    <message>
+        <source>The memory plan: %1</source>
+        <translation>Der Speicherplan: %1</translation>
+    </message>
+    <message>
+        <source>%1. Choose token files made with this model&apos;s tokenizer (File › Choose Datasets), or none for the synthetic corpus made for it.</source>
+        <translation>%1. Wählen Sie Token-Dateien, die mit dem Tokenizer dieses Modells erstellt wurden (Datei › Datensätze wählen), oder keine für das dafür erstellte synthetische Korpus.</translation>
+    </message>
+    <message>
+        <source>The schedule does not fit the run: %1</source>
+        <translation>Der Zeitplan passt nicht zum Lauf: %1</translation>
+    </message>
+    <message>
+        <source>The preset %1&apos;s schedule is made for %2 layers; this model has %3, whose other sites would keep their norms: choose %4, made for its depth, or edit the schedule on the timeline.</source>
+        <translation>Der Zeitplan des Presets %1 ist für %2 Schichten gemacht; dieses Modell hat %3, deren übrige Stellen ihre Norm behielten: wählen Sie %4, für seine Tiefe gemacht, oder bearbeiten Sie den Zeitplan in der Zeitleiste.</translation>
+    </message>
     <message>
         <location filename="../widgets/window/NextRun.cpp" line="44"/>
         <source>The preset %1 is made for %2 layers; this model has %3. Choose another preset.</source>

@@ -330,6 +330,12 @@ class TestWorkbench : public QObject {
     device->setCurrentText("cuda:7");
     QVERIFY(refused(m_dir.filePath("no-such-device"), "cannot plan for cuda:7"));
     device->setCurrentText("cpu");
+    // With the autopilot, removals set aside past a shorter budget are its to time, as on the CLI: here the
+    // first lies past the budget too, so nothing could be.
+    window.runSetup()->setMaxSteps(30);
+    window.runSetup()->setAutopilot(true);
+    QVERIFY(refused(m_dir.filePath("autopilot-too-short"), "past the last step"));
+    window.runSetup()->setAutopilot(false);
     // Steps typed but not entered: trained, not the budget shown before.
     auto* steps = window.runSetup()->findChild<QSpinBox*>("steps");
     steps->selectAll();

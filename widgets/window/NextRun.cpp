@@ -118,6 +118,13 @@ void NextRun::refuseWhatCannotStart(const nf::RunConfig& config) const {
             .arg(preset.nLayer)
             .arg(layers())
             .arg(QString::fromStdString(nf::presetForDepth(layers()).name)));
+  if (config.mode == nf::TrainingMode::Remove) {  // the autopilot's removals past the budget, as on the CLI
+    try {
+      config.schedule.validate(layers(), config.optimizer.maxSteps, config.removal.treatments());
+    } catch (const std::invalid_argument& e) {
+      refuse(tr("The schedule does not fit the run: %1").arg(QString::fromStdString(e.what())));
+    }
+  }
   const std::shared_ptr<const nf::Tokenizer> tokenizer = nf::run::tokenizerIfAny(m_folder.toStdString());
   for (const QString& f : {m_datasets.train, m_datasets.validation, m_datasets.alternative}) {
     if (f.isEmpty()) continue;

@@ -90,11 +90,14 @@ RunSetupView::RunSetupView(QWidget* parent) : QWidget(parent) {
     Q_EMIT presetChanged();
   });
   connect(m_steps, qOverload<int>(&QSpinBox::valueChanged), this, &RunSetupView::stepsChanged);
+  connect(m_workers, qOverload<int>(&QSpinBox::valueChanged), this, [this] { m_workersChosen = true; });
   connect(m_device, &QComboBox::currentTextChanged, this, [this](const QString& device) {
-    // One worker per GPU found for "cuda"; a chosen GPU or the CPU: one, unless the user says more.
+    // One worker per GPU found for "cuda"; a chosen GPU or the CPU: one, unless the user says more (the
+    // CPU after "cuda" had kept its GPU count).
+    const QSignalBlocker notChosen(m_workers);
     if (device == "cuda")
       m_workers->setValue(std::max(1, nf::cudaDeviceCount()));
-    else if (device.startsWith("cuda:"))
+    else if (device.startsWith("cuda:") || !m_workersChosen)
       m_workers->setValue(1);
     updateMemoryPlan();
     Q_EMIT deviceChanged();

@@ -82,8 +82,9 @@ class RunSetupView : public QWidget {
   QSpinBox* m_steps;
   QComboBox* m_device;
   QSpinBox* m_workers;
-  QCheckBox* m_autopilot;  // the next removal times itself (schedule/autopilot.h)
-  QToolButton* m_track;    // its menu: one checkable action per tracked analysis
+  bool m_workersChosen = false;  // the user set the worker count (a device change then keeps it on the CPU)
+  QCheckBox* m_autopilot;        // the next removal times itself (schedule/autopilot.h)
+  QToolButton* m_track;          // its menu: one checkable action per tracked analysis
   void updateTrackText();
   QLabel* m_description;
   QLabel* m_data;

@@ -294,6 +294,7 @@ class TestWorkbench : public QObject {
   void startRefusesWhatWouldFailOrTrainOtherThanChosen() {
     MainWindow window;
     window.show();
+    QVERIFY(window.openModelFolder(m_model));  // not the last one another test opened
     QVERIFY(window.setDatasets(m_train, m_val, QString()));
     auto* preset = window.runSetup()->findChild<QComboBox*>("preset");
     auto refused = [&](const QString& dir, const QString& why) {

@@ -150,7 +150,9 @@ SafetensorsFile SafetensorsFile::open(const std::string& path) {
   // disagree (a header length a few bytes short still parses, and would shift every tensor).
   std::vector<const TensorInfo*> byOffset;
   for (auto& t : file.m_tensors) byOffset.push_back(&t);
-  std::sort(byOffset.begin(), byOffset.end(), [](auto* a, auto* b) { return a->begin < b->begin; });
+  // By start, then end: an empty tensor at another's start comes first, overlapping nothing.
+  std::sort(byOffset.begin(), byOffset.end(),
+            [](auto* a, auto* b) { return a->begin != b->begin ? a->begin < b->begin : a->end < b->end; });
   uint64_t covered = 0;
   for (std::size_t i = 0; i < byOffset.size(); ++i) {
     const TensorInfo& t = *byOffset[i];

@@ -114,6 +114,19 @@ TEST_CASE(overlapping_ranges_are_rejected) {
   REQUIRE_THROWS_WITH(SafetensorsFile::open(path), "x.safetensors", "'a' and 'b' overlap");
 }
 
+// An empty tensor takes no bytes: where it starts at another's offset it overlaps nothing (the reference
+// library orders by start, then end). It had been refused as an overlap, depending on the header's order.
+TEST_CASE(an_empty_tensor_at_another_tensors_offset_is_valid) {
+  TempDir dir;
+  auto path = rawFile(
+      dir,
+      R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[3],"data_offsets":[8,20]},)"
+      R"("c_empty":{"dtype":"F32","shape":[0],"data_offsets":[8,8]}})",
+      20);
+  const auto file = SafetensorsFile::open(path);
+  REQUIRE(file.find("c_empty") != nullptr && file.find("b") != nullptr);
+}
+
 TEST_CASE(unknown_dtype_is_rejected) {
   TempDir dir;
   auto path = rawFile(dir, R"({"w":{"dtype":"Q4","shape":[2],"data_offsets":[0,2]}})", 2);

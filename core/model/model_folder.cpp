@@ -41,8 +41,12 @@ std::vector<std::string> weightFilePaths(const std::string& folder) {
     if (!file.is_string())
       throw FileError(indexPath.string(), "weight_map entry '" + name + "' is not a file name");
     const std::string shard = file.get<std::string>();
-    if (shard.find('/') != std::string::npos)
-      throw FileError(indexPath.string(), "shard '" + shard + "' is not a plain file name");
+    // A NUL would open the name cut at it (and cut the error's text there too): control characters are
+    // refused with the rest, the name shown as JSON.
+    const bool control =
+        std::any_of(shard.begin(), shard.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; });
+    if (shard.find('/') != std::string::npos || control)
+      throw FileError(indexPath.string(), "shard " + file.dump() + " is not a plain file name");
     shards.insert(shard);
   }
   std::vector<std::string> paths;

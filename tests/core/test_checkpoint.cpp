@@ -124,6 +124,17 @@ TEST_CASE(layout_variants_load_to_the_same_model) {
   auto tokens = randomTokens(model->config(), 1, 8);
   torch::NoGradGuard noGrad;
   REQUIRE(maxAbsDiff(referenceLogits(sharded.path(), tokens, 101), model->forward(tokens)) < 1e-5);
+  // A shard named with a path or a control character (a NUL opened the name cut at it) is refused by name.
+  const std::string index = readTextFile(sharded.path("model.safetensors.index.json"));
+  for (const std::string& bad : {std::string("../model-00001-of-00003.safetensors"),
+                                 std::string("model-00001-of-00003.safetensors\\u0000.bak")}) {
+    std::string edited = index;
+    const std::size_t at = edited.find("model-00001-of-");
+    edited.replace(at, std::string("model-00001-of-00003.safetensors").size(), bad);
+    writeFileAtomic(sharded.path("model.safetensors.index.json"), edited);
+    REQUIRE_THROWS_WITH(loadModel(sharded.path()), "model.safetensors.index.json",
+                        "is not a plain file name");
+  }
 }
 
 TEST_CASE(resaving_unsharded_removes_stale_shards) {

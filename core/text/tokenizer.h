@@ -82,7 +82,8 @@ struct TokenizerFiles {
                                          "tokenizer_config.json",
                                          "special_tokens_map.json",
                                          "added_tokens.json",
-                                         "generation_config.json"};
+                                         "generation_config.json",
+                                         "chat_template.jinja"};  // transformers ≥ 4.49 keeps it apart
 };
 
 // A folder's tokenizer: tokenizer.json when present, else vocab.json + merges.txt (with added_tokens.json),
@@ -112,9 +113,9 @@ bool hasTokenizer(const std::string& folder);
 // another tokenizer unsaid.
 std::string tokenizerFingerprint(const Tokenizer& tokenizer);
 
-// Copies a folder's tokenizer files (the ones above plus tokenizer_config.json, special_tokens_map.json,
-// added_tokens.json and generation_config.json) to another folder, atomically. Returns whether it copied a
-// tokenizer: model folders carry their tokenizer along when copied, trained or exported.
+// Copies a folder's tokenizer files (TokenizerFiles::kAll: the ones above plus the configs, generation
+// settings and chat template that travel with them) to another folder, atomically. Returns whether it copied
+// a tokenizer: model folders carry their tokenizer along when copied, trained or exported.
 bool copyTokenizerFiles(const std::string& from, const std::string& to);
 
 }  // namespace nf

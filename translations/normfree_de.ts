@@ -1577,12 +1577,12 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>NextRun</name>
     <message>
-        <source>%1 holds a run already: open it with File › Open Run, or choose another folder.</source>
-        <translation>%1 enthält bereits einen Lauf: öffnen Sie ihn mit Datei › Lauf öffnen, oder wählen Sie einen anderen Ordner.</translation>
+        <source>The memory plan&apos;s micro-batch cannot be shared: %1</source>
+        <translation>Der Micro-Batch des Speicherplans lässt sich nicht aufteilen: %1</translation>
     </message>
     <message>
-        <source>The memory plan&apos;s micro-batch of %1 sequences does not split evenly over %2 workers: choose a worker count that divides it.</source>
-        <translation>Der Micro-Batch des Speicherplans von %1 Sequenzen lässt sich nicht gleichmäßig auf %2 Worker aufteilen: wählen Sie eine Worker-Zahl, die ihn teilt.</translation>
+        <source>%1 holds a run already: open it with File › Open Run, or choose another folder.</source>
+        <translation>%1 enthält bereits einen Lauf: öffnen Sie ihn mit Datei › Lauf öffnen, oder wählen Sie einen anderen Ordner.</translation>
     </message>
     <message>
         <source>The memory plan: %1</source>

@@ -1,7 +1,9 @@
 // A model's shape and hyper-parameters, read from and written to a Hugging Face config.json by the model's
 // family (model/family.h). The fields are the building blocks the families share; each family reads the
 // ones it has and fixes the others. Our own additions (the norm state of every site) live under the
-// "normfree" key, which Hugging Face ignores, so the file stays loadable by the family's own class.
+// "normfree" key, which Hugging Face ignores: a model with the family's own norms stays loadable by its
+// class, one with other norms is typed "normfree_<family>" (kNormFreeModelType), which its Auto classes
+// refuse (the standard export is the form for Hugging Face).
 #pragma once
 #include <cstdint>
 #include <string>

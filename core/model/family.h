@@ -106,8 +106,9 @@ std::vector<std::string> standardShapeNames();
 // A model_type "normfree_<family>" is that family's, with norms other than its own (kNormFreeModelType).
 const ModelFamily& familyOfConfig(const nlohmann::json& config, const std::string& source);
 // The model_type prefix of a model whose norms are not its family's own — a removal's checkpoints and
-// final/, a folded export: Hugging Face, which would run the family's norms on it and give other logits
-// without a word, refuses the type it does not know. The standard export is the family's own.
+// final/, a folded export: transformers' Auto classes, which would run the family's norms on it and give
+// other logits without a word, refuse the type they do not know (the family's class named directly only
+// warns). The standard export is the family's own.
 inline constexpr const char* kNormFreeModelType = "normfree_";
 
 }  // namespace nf

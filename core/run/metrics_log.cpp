@@ -126,7 +126,18 @@ MetricsFollower::NewLines MetricsFollower::read(int64_t maxBytes) {
   std::error_code error;
   const auto size = static_cast<int64_t>(fs::file_size(m_path, error));
   if (error) return out;
-  if (size < m_offset) {  // shorter: a new run in the folder (a resume only appends)
+  auto endsLineAt = [&](int64_t offset) {
+    if (offset == 0) return true;
+    std::ifstream in(m_path, std::ios::binary);
+    in.seekg(offset - 1);
+    return in.get() == '\n';
+  };
+  if (size < m_offset && size >= completeOffset() && endsLineAt(completeOffset())) {
+    // Only the partial line read went: a record that did not fit, cut off by its writer
+    // (MetricsWriter::write).
+    m_offset = completeOffset();
+    m_partial.clear();
+  } else if (size < m_offset) {  // shorter: a new run in the folder (a resume only appends)
     out.restarted = true;
     m_offset = 0;
     m_partial.clear();

@@ -20,17 +20,17 @@ void Trainer::Impl::restoreAutopilot(const nlohmann::json& state, const std::str
 }
 
 bool Trainer::setAutopilot(bool on) {
-  if (m_config.mode != TrainingMode::Remove) return false;
-  std::lock_guard<std::mutex> lock(m_impl->switchMutex);
-  m_impl->autopilotSwitch = on ? 1 : 0;
-  return true;
+  return m_config.mode == TrainingMode::Remove && m_impl->takeSwitch(on, /*refusedOnceOver=*/false);
 }
 
 bool Trainer::setAutopilotBeforeTheEnd(bool on) {
-  if (m_config.mode != TrainingMode::Remove) return false;
-  std::lock_guard<std::mutex> lock(m_impl->switchMutex);
-  if (m_impl->stepsOver) return false;
-  m_impl->autopilotSwitch = on ? 1 : 0;
+  return m_config.mode == TrainingMode::Remove && m_impl->takeSwitch(on, /*refusedOnceOver=*/true);
+}
+
+bool Trainer::Impl::takeSwitch(bool on, bool refusedOnceOver) {
+  std::lock_guard<std::mutex> lock(switchMutex);
+  if (refusedOnceOver && stepsOver) return false;
+  autopilotSwitch = on ? 1 : 0;
   return true;
 }
 

@@ -191,7 +191,7 @@ EditResult Trainer::Impl::edit(const std::function<EditResult(EditableSchedule&)
     for (const ScheduleChange& change : schedule->lastChanges())
       if (change.kind != ScheduleChange::Kind::Delete) autopilot->state().pinned.push_back(change.event.id);
   // schedule.json holds the edit and the next checkpoint its record: it is made, whether or not its record
-  // fits in metrics.jsonl now (a full disk then stops the run at its next step's record, with the error).
+  // fits in metrics.jsonl now (a disk still full stops the run at its next step's record, with the error).
   try {
     recordChanges();
   } catch (const FileError&) {

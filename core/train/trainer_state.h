@@ -180,8 +180,9 @@ struct Trainer::Impl {
   // autopilot.cpp
   void steerByAutopilot(int64_t step);      // before applyEvents(step): the pending events moved as decided
   void applyAutopilotSwitch(int64_t step);  // one asked for from another thread, made and recorded
-  void beginSteps();                        // run() trains: a switch is made before its next step
-  void endSteps(int64_t step);              // its steps are over: the switch asked for until now is made
+  bool takeSwitch(bool on, bool refusedOnceOver);  // a switch asked for; false once the steps are over, if so
+  void beginSteps();                               // run() trains: a switch is made before its next step
+  void endSteps(int64_t step);  // its steps are over: the switch asked for until now is made
   void restoreAutopilot(const nlohmann::json& state, const std::string& source);  // from a checkpoint
   // Worker 0's: why the run may end before `step` though steps are left (the autopilot's plateau), or "".
   std::string trainedOut(int64_t step) const;

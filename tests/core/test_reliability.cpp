@@ -163,8 +163,6 @@ TEST_CASE(a_full_disk_during_checkpoints_is_a_clean_error_that_loses_nothing) {
   REQUIRE(leftovers(runDir).empty());
 }
 
-// A run's checkpoints belong to it: `latest` may only name a step folder beside it, and a checkpoint's state
-// must be of the step its folder says; a lost pointer is recovered from the newest complete checkpoint.
 // A record that did not fit (a full disk) is cut off again: its part had run into the next record once
 // space came back, and readers lost both (a served run's edit and the continue after it).
 TEST_CASE(a_metrics_record_that_does_not_fit_leaves_no_part_behind) {
@@ -210,6 +208,8 @@ TEST_CASE(an_edit_is_made_when_its_record_does_not_fit_in_the_log) {
   }
 }
 
+// A run's checkpoints belong to it: `latest` may only name a step folder beside it, and a checkpoint's state
+// must be of the step its folder says; a lost pointer is recovered from the newest complete checkpoint.
 TEST_CASE(a_run_resumes_only_from_its_own_checkpoints_and_survives_a_lost_pointer) {
   TempDir dir;
   RunConfig config = shortRun(dir, 4);

@@ -70,6 +70,16 @@ TEST_CASE(metrics_follower_reads_complete_lines_and_restarts_after_truncation) {
   got = follower.read();
   REQUIRE(got.lines == std::vector<std::string>{"{\"type\":\"step\",\"step\":1}"});
   REQUIRE(follower.read().lines.empty());
+  // A record that did not fit, cut off again by its writer after this reader saw part of it: the log
+  // goes on, not over (every follower had taken it for a new run and read it all again).
+  const auto complete = std::filesystem::file_size(path);
+  append(path, "{\"type\":\"ed");
+  REQUIRE(follower.read().lines.empty());
+  std::filesystem::resize_file(path, complete);
+  got = follower.read();
+  REQUIRE(!got.restarted && got.lines.empty());
+  append(path, "{\"type\":\"continue\"}\n");
+  REQUIRE(follower.read().lines == std::vector<std::string>{"{\"type\":\"continue\"}"});
   // A resumed run cuts the log back to its checkpoint and writes on.
   writeFileAtomic(path, "{\"type\":\"start\"}\n");
   got = follower.read();

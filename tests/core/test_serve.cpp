@@ -334,8 +334,10 @@ TEST_CASE(an_autopilot_switch_before_a_stop_is_kept) {
                   late["error"].get<std::string>().find("steps are over") != std::string::npos,
               late.dump());
   REQUIRE(readRunConfig(run).autopilot.enabled);
-  // In the same process a switch still waits for the next run() (the workbench's own runs).
+  // In the same process a switch still waits for the next run(), which makes it (the workbench's own runs).
   REQUIRE(s.trainer->setAutopilot(false));
+  s.trainer->run();
+  REQUIRE(!readRunConfig(run).autopilot.enabled);
 }
 
 TEST_CASE(a_run_paused_before_its_first_step_writes_the_checkpoint_asked_for_once) {

@@ -286,17 +286,11 @@ class TestWorkbench : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(window.shown().subject, Subject::Model, fixtures::kEventuallyMs);
   }
 
-  // After a run trained here, other runs opened are shown as what they are: one whose own process still
-  // trains (its log says so; its phase had been taken for the run shown before, which then refused to be
-  // left), and one copied from another machine without its starting model.
   // Start refuses what the engine would refuse only after making the data, or what would train other than
   // chosen; it trains the steps typed in the form even when Start is clicked before they were entered.
   void startRefusesWhatWouldFailOrTrainOtherThanChosen() {
     MainWindow window;
     window.show();
-    QVERIFY(window.openModelFolder(m_model));  // not the last one another test opened
-    QVERIFY(window.setDatasets(m_train, m_val, QString()));
-    auto* preset = window.runSetup()->findChild<QComboBox*>("preset");
     auto refused = [&](const QString& dir, const QString& why) {
       window.startRun(dir);
       QMessageBox* box = openMessageBox(&window);
@@ -306,22 +300,30 @@ class TestWorkbench : public QObject {
       box->close();
       return said && !QFileInfo::exists(dir) && window.shown().subject == Subject::Model;
     };
-    // The gpt2 preset's schedule names 12 layers; this model has 4, whose other sites kept their norms.
-    preset->setCurrentText("gpt2");
-    QVERIFY(refused(m_dir.filePath("other-depth"), "made for 12 layers; this model has 4"));
-    preset->setCurrentText("tiny");
-    // Token files of another tokenizer (their end-of-text is not the model's).
+    // Token files another tokenizer made (their fingerprint is not the model's tokenizer's).
+    const QString withTokenizer = m_dir.filePath("tokenizer-check");
+    std::filesystem::copy(NF_SOURCE_DIR "/resources/tiny-gpt2", withTokenizer.toStdString(),
+                          std::filesystem::copy_options::recursive);
+    QVERIFY(window.openModelFolder(withTokenizer));
     nf::TokenFileMeta meta;
-    meta.dtype = nf::tokenDTypeFor(50);
-    meta.vocabSize = 50;
-    meta.eotTokenId = 3;
+    meta.dtype = nf::tokenDTypeFor(2048);
+    meta.vocabSize = 2048;
+    meta.tokenizerFingerprint = "fnv1a64:0123456789abcdef";
     const QString other = m_dir.filePath("other-tokenizer.bin");
     nf::TokenFileWriter writer(other.toStdString(), meta);
     writer.append(std::vector<int32_t>(2000, 7).data(), 2000);
     writer.finish();
-    QVERIFY(window.setDatasets(other, m_val, QString()));
-    QVERIFY(refused(m_dir.filePath("other-data"), "end-of-text id 3, the model's is 49"));
+    QVERIFY(window.setDatasets(other, other, QString()));
+    QVERIFY(refused(m_dir.filePath("other-data"), "was tokenized by another tokenizer than the model's"));
+    QVERIFY(window.openModelFolder(m_model));  // the rest on the 4-layer model without a tokenizer
     QVERIFY(window.setDatasets(m_train, m_val, QString()));
+    auto* preset = window.runSetup()->findChild<QComboBox*>("preset");
+    // The gpt2 preset's schedule names 12 layers; this model has 4, whose other sites kept their norms.
+    preset->setCurrentText("gpt2");
+    QVERIFY(refused(m_dir.filePath("other-depth"), "made for 12 layers; this model has 4"));
+    window.runSetup()->setMaxSteps(50);  // a shorter budget sets most of it aside: still the preset's
+    QVERIFY(refused(m_dir.filePath("other-depth-short"), "made for 12 layers; this model has 4"));
+    preset->setCurrentText("tiny");
     // More workers than the micro-batch splits over.
     window.runSetup()->findChild<QSpinBox*>("workers")->setValue(5);
     QVERIFY(refused(m_dir.filePath("workers"), "does not split evenly over 5 workers"));
@@ -347,6 +349,9 @@ class TestWorkbench : public QObject {
     QCOMPARE(window.session()->config().optimizer.maxSteps, int64_t{2});
   }
 
+  // After a run trained here, other runs opened are shown as what they are: one whose own process still
+  // trains (its log says so; its phase had been taken for the run shown before, which then refused to be
+  // left), and one copied from another machine without its starting model.
   void runsOpenedAfterOneTrainedHereAreShownAsTheyAre() {
     MainWindow window;
     window.show();

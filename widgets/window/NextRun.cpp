@@ -1,10 +1,13 @@
 #include "window/NextRun.h"
 
 #include <QFileInfo>
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "data/default_datasets.h"
 #include "data/token_file.h"
+#include "distributed/worker_environment.h"
 #include "run/run_directory.h"
 #include "views/RunSetupView.h"
 #include "window/AppFolders.h"
@@ -106,18 +109,34 @@ AnalysisSetup NextRun::analysisSetup(const std::string& validationData) const {
   return setup;
 }
 
+namespace {
+
+// A schedule's events as made, ids aside, in one order: a preset's own, or a draft with what a shorter
+// budget set aside.
+std::vector<std::tuple<int64_t, int, int, int>> eventsAsMade(const std::vector<nf::ScheduleEvent>& events) {
+  std::vector<std::tuple<int64_t, int, int, int>> made;
+  for (const nf::ScheduleEvent& e : events)
+    made.emplace_back(e.step, static_cast<int>(e.action), static_cast<int>(e.site), e.layer);
+  std::sort(made.begin(), made.end());
+  return made;
+}
+
+}  // namespace
+
 void NextRun::refuseWhatCannotStart(const nf::RunConfig& config) const {
   auto refuse = [](const QString& why) { throw std::runtime_error(why.toStdString()); };
   const nf::Preset& preset = nf::findPreset(config.preset);
-  if (config.mode == nf::TrainingMode::Remove && preset.nLayer != 0 && preset.nLayer != layers() && m_draft &&
-      m_draft->schedule() == nf::presetSchedule(preset, layers()))
-    refuse(
-        tr("The preset %1's schedule is made for %2 layers; this model has %3, whose other sites would keep "
-           "their norms: choose %4, made for its depth, or edit the schedule on the timeline.")
-            .arg(QString::fromStdString(preset.name))
-            .arg(preset.nLayer)
-            .arg(layers())
-            .arg(QString::fromStdString(nf::presetForDepth(layers()).name)));
+  if (config.mode == nf::TrainingMode::Remove && preset.nLayer != 0 && preset.nLayer != layers() && m_draft) {
+    std::vector<nf::ScheduleEvent> draft = m_draft->schedule().events;
+    draft.insert(draft.end(), m_draft->setAside().begin(), m_draft->setAside().end());
+    if (eventsAsMade(draft) == eventsAsMade(nf::presetSchedule(preset, layers()).events))
+      refuse(tr("The preset %1's schedule is made for %2 layers; this model has %3, whose other sites would "
+                "keep their norms: choose %4, made for its depth, or edit the schedule on the timeline.")
+                 .arg(QString::fromStdString(preset.name))
+                 .arg(preset.nLayer)
+                 .arg(layers())
+                 .arg(QString::fromStdString(nf::presetForDepth(layers()).name)));
+  }
   if (config.mode == nf::TrainingMode::Remove) {  // the autopilot's removals past the budget, as on the CLI
     try {
       config.schedule.validate(layers(), config.optimizer.maxSteps, config.removal.treatments());
@@ -125,24 +144,32 @@ void NextRun::refuseWhatCannotStart(const nf::RunConfig& config) const {
       refuse(tr("The schedule does not fit the run: %1").arg(QString::fromStdString(e.what())));
     }
   }
-  const std::shared_ptr<const nf::Tokenizer> tokenizer = nf::run::tokenizerIfAny(m_folder.toStdString());
+  // Token files another tokenizer made, where that is certain: the model's tokenizer and the file's
+  // fingerprint of the one it was made with disagree. (Without both, the run's other_tokenizer warning
+  // compares end-of-text ids, which an instruct model's config may set apart.)
+  const std::shared_ptr<const nf::Tokenizer> tokenizer =
+      m_datasets.train.isEmpty() ? nullptr : nf::run::tokenizerIfAny(m_folder.toStdString());
   for (const QString& f : {m_datasets.train, m_datasets.validation, m_datasets.alternative}) {
-    if (f.isEmpty()) continue;
-    const std::string problem = nf::otherTokenizerProblem(nf::TokenFile::open(f.toStdString()),
-                                                          m_summary.shape.eotTokenId, tokenizer.get());
-    if (!problem.empty())
+    if (f.isEmpty() || !tokenizer) continue;
+    const nf::TokenFile file = nf::TokenFile::open(f.toStdString());
+    if (file.meta().tokenizerFingerprint.empty()) continue;
+    if (const std::string problem =
+            nf::otherTokenizerProblem(file, m_summary.shape.eotTokenId, tokenizer.get());
+        !problem.empty())
       refuse(tr("%1. Choose token files made with this model's tokenizer (File › Choose Datasets), or none "
                 "for the synthetic corpus made for it.")
                  .arg(QString::fromStdString(problem)));
   }
-  if (const auto& plan = m_setup->memoryPlan(); !plan || !plan->fits)
-    refuse(tr("The memory plan: %1").arg(m_setup->memoryText()));
-  // Each worker takes an equal slice of every micro-batch (distributed/worker_environment.h's batchShare).
-  if (const int workers = m_setup->workers(); config.optimizer.microBatch % workers != 0)
-    refuse(tr("The memory plan's micro-batch of %1 sequences does not split evenly over %2 workers: choose a "
-              "worker count that divides it.")
-               .arg(config.optimizer.microBatch)
-               .arg(workers));
+  // A device the plan cannot be made for (a GPU this machine or build lacks, a misspelt name). A plan that
+  // does not fit starts with the preset's settings, as the CLI's does without --fit.
+  if (!m_setup->memoryPlan()) refuse(tr("The memory plan: %1").arg(m_setup->memoryText()));
+  nf::WorkerEnvironment workers;
+  workers.worldSize = m_setup->workers();
+  try {
+    nf::batchShare(config.optimizer.microBatch, workers);
+  } catch (const std::invalid_argument& e) {
+    refuse(tr("The memory plan's micro-batch cannot be shared: %1").arg(QString::fromStdString(e.what())));
+  }
 }
 
 NextRun::Launch NextRun::launch(const QString& dir) const {
@@ -160,7 +187,17 @@ NextRun::Launch NextRun::launch(const QString& dir) const {
   if (m_draft) {
     schedule = m_draft->schedule();
     if (m_setup->autopilot())
-      schedule->events.insert(schedule->events.end(), m_draft->setAside().begin(), m_draft->setAside().end());
+      for (const nf::ScheduleEvent& aside : m_draft->setAside()) {
+        // Not one whose site an event of the draft changes since (a removal added at an earlier step).
+        bool changedSince = false;
+        for (const nf::ScheduleEvent& e : schedule->events)
+          for (const nf::SiteId& site : nf::Schedule::sitesOf(aside, layers())) {
+            if (e.action != aside.action) continue;
+            const auto sites = nf::Schedule::sitesOf(e, layers());
+            changedSince = changedSince || std::find(sites.begin(), sites.end(), site) != sites.end();
+          }
+        if (!changedSince) schedule->events.push_back(aside);
+      }
   }
   Launch l;
   l.config = m_setup->nextRunConfig(m_folder.toStdString(), m_summary.shape, m_datasets.train.toStdString(),

@@ -62,16 +62,15 @@ class NextRun {
   };
   // The next run in `dir`, set up; throws std::runtime_error saying why it cannot start, for what the
   // engine would refuse only after its data is made, or what would train other than chosen: a folder that
-  // holds a run, a preset's schedule for another depth left as it is, token files of another tokenizer, a
-  // memory plan that cannot be made or does not fit, a micro-batch the workers cannot share. Removals set
-  // aside past the step budget wait at the last step for the autopilot to bring forward, where it is on
-  // (else the run keeps their sites' norms, as the note at the trim and the run's warning say).
+  // holds a run, a preset's schedule for another depth left as it is, token files another tokenizer made, a
+  // schedule that does not fit, a device no memory plan can be made for, a micro-batch the workers cannot
+  // share. With the autopilot, removals set aside past the step budget wait at the last step for it to
+  // bring forward (else the run keeps their sites' norms, as the note at the trim and its warning say).
   Launch launch(const QString& dir) const;
 
  private:
-  nf::Treatments draftTreatments() const;
-  void refuseWhatCannotStart(const nf::RunConfig& config)
-      const;  // launch's checks  // those of the setup's preset: the draft refuses ending others
+  nf::Treatments draftTreatments() const;  // those of the setup's preset: the draft refuses ending others
+  void refuseWhatCannotStart(const nf::RunConfig& config) const;  // launch's checks
   RunSetupView* m_setup;
   QString m_folder;
   nf::ModelSummary m_summary;

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <ctime>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -33,14 +34,24 @@ namespace nf::cli {
 namespace {
 
 // Ctrl-C (SIGINT) and SIGTERM — what Slurm, systemd, docker stop and timeout send before they kill — finish
-// the step, write a checkpoint and exit 3; a second one stops at once, as the sender then expects.
+// the step, write a checkpoint and exit 3; a second one stops at once, as the sender then expects. One
+// within a second of the first is the same request: a worker of --nproc gets the terminal's Ctrl-C and its
+// launcher's copy of it together (it had been killed by the pair, its steps since the checkpoint lost).
 std::atomic<Trainer*> g_running{nullptr};
+std::atomic<int64_t> g_firstStopSignalNs{-1};
+int64_t monotonicNs() {  // clock_gettime is async-signal-safe
+  timespec now{};
+  ::clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+}
 extern "C" void onInterrupt(int signal) {
   Trainer* t = g_running.load();
   if (t && !t->stopRequested()) {
+    g_firstStopSignalNs = monotonicNs();
     t->requestStopFromSignal();
     return;
   }
+  if (t && monotonicNs() - g_firstStopSignalNs.load() < 1'000'000'000) return;
   std::signal(signal, SIG_DFL);
   std::raise(signal);
 }

@@ -271,6 +271,16 @@ TEST_CASE(sigterm_stops_a_run_with_a_checkpoint_like_ctrl_c) {
     REQUIRE_MSG(f.status == 3, "exit " << f.status << workers << ": " << f.err);
     requireStoppedAtLastStep(run, f.err);
   }
+  // Ctrl-C in a terminal signals the whole foreground job: the launcher and its workers, which then get
+  // the launcher's copy too. Once, not twice (a pair had killed them, their steps since the checkpoint lost).
+  const std::string run = dir.path("ctrl-c"), err = dir.path("stderr.txt");
+  const pid_t job = startCli("remove " + run + arguments + " --nproc 2 --worker-timeout 60", err, "/dev/null",
+                             /*ownGroup=*/true);
+  REQUIRE_MSG(waitForCheckpoint(run, job), "the run ended before its first checkpoint");
+  ::kill(-job, SIGINT);
+  const Finished f = finish(job, err);
+  REQUIRE_MSG(f.status == 3, "exit " << f.status << ": " << f.err);
+  requireStoppedAtLastStep(run, f.err);
 }
 
 // A launcher killed outright (SIGKILL, an OOM kill) takes its workers down with it, gracefully: the kernel

@@ -41,8 +41,10 @@ inline CliResult cli(const std::string& arguments) {
 }
 
 // Runs the CLI with `arguments` (split at spaces) in the background, stderr to errPath (stdout to outPath).
+// With `ownGroup`, in a process group of its own, as a terminal's foreground job: a signal to the group
+// (-pid) reaches it and the workers it launches, as Ctrl-C does.
 inline pid_t startCli(const std::string& arguments, const std::string& errPath,
-                      const std::string& outPath = "/dev/null") {
+                      const std::string& outPath = "/dev/null", bool ownGroup = false) {
   std::vector<std::string> words{NF_CLI};
   std::stringstream in(arguments);
   for (std::string w; in >> w;) words.push_back(w);
@@ -53,9 +55,16 @@ inline pid_t startCli(const std::string& arguments, const std::string& errPath,
   posix_spawn_file_actions_init(&files);
   posix_spawn_file_actions_addopen(&files, 1, outPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&files, 2, errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  if (ownGroup) {
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attributes, 0);
+  }
   pid_t pid = -1;
-  const int error = ::posix_spawn(&pid, NF_CLI, &files, nullptr, argv.data(), environ);
+  const int error = ::posix_spawn(&pid, NF_CLI, &files, &attributes, argv.data(), environ);
   posix_spawn_file_actions_destroy(&files);
+  posix_spawnattr_destroy(&attributes);
   REQUIRE_EQ(error, 0);
   return pid;
 }

@@ -2,7 +2,9 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <exception>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -45,8 +47,30 @@ void broadcastWeights(WorkerGroup* group, const std::vector<torch::Tensor>& para
   for (torch::Tensor p : parameters) group->broadcast(p, "the initial weights");
 }
 
+uint64_t sampledFilesFingerprint(const std::vector<std::string>& paths) {
+  constexpr std::streamoff kSample = 1 << 20;
+  uint64_t hash = 14695981039346656037ull;  // FNV-1a 64's offset basis
+  auto add = [&hash](const char* bytes, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i)
+      hash = (hash ^ static_cast<unsigned char>(bytes[i])) * 1099511628211ull;
+  };
+  std::vector<char> buffer(static_cast<std::size_t>(kSample));
+  for (const std::string& path : paths) {
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    const std::streamoff size = in ? static_cast<std::streamoff>(in.tellg()) : -1;
+    add(reinterpret_cast<const char*>(&size), sizeof size);
+    for (const std::streamoff at : {std::streamoff{0}, std::max<std::streamoff>(0, size - kSample)}) {
+      if (size <= 0) break;
+      in.seekg(at);
+      in.read(buffer.data(), std::min(kSample, size - at));
+      add(buffer.data(), static_cast<std::size_t>(in.gcount()));
+    }
+  }
+  return hash;
+}
+
 void requireWorkersAgree(WorkerGroup* group, CausalLMImpl& model, const std::array<uint64_t, 4>& dataPosition,
-                         int64_t step) {
+                         uint64_t dataFiles, int64_t step, bool atStart) {
   if (!group) return;
   torch::NoGradGuard noGrad;
   const auto named = model.named_parameters();
@@ -57,19 +81,29 @@ void requireWorkersAgree(WorkerGroup* group, CausalLMImpl& model, const std::arr
     prints.push_back(p.sum());
     prints.push_back(p.pow(2).sum());
   }
-  for (uint64_t word : dataPosition)  // in 32-bit halves, which float64 holds exactly
+  std::vector<uint64_t> words(dataPosition.begin(), dataPosition.end());
+  words.push_back(dataFiles);
+  for (uint64_t word : words)  // in 32-bit halves, which float64 holds exactly
     for (uint64_t half : std::array<uint64_t, 2>{word >> 32, word & 0xffffffffU})
       prints.push_back(torch::full({}, static_cast<double>(half), torch::kFloat64).to(device));
-  const std::string during = "the workers' agreement check at step " + std::to_string(step);
+  const std::string during = atStart ? std::string("the workers' agreement check at the start")
+                                     : "the workers' agreement check at step " + std::to_string(step);
   const torch::Tensor all = group->gather(torch::stack(prints), during).to(torch::kCPU);
   for (int r = 1; r < group->size(); ++r) {
     const torch::Tensor differs = all[r].ne(all[0]).nonzero();
     if (differs.size(0) == 0) continue;
-    const int64_t first = differs[0][0].item<int64_t>();
-    const std::string what = first < 2 * static_cast<int64_t>(named.size())
-                                 ? "parameter " + named[first / 2].key()
-                                 : std::string("data position (sampler state)");
-    throw std::runtime_error("step " + std::to_string(step) + ": worker " + std::to_string(r) +
+    const int64_t first = differs[0][0].item<int64_t>(), parameters = 2 * static_cast<int64_t>(named.size());
+    const std::string what = first < parameters           ? "parameter " + named[first / 2].key()
+                             : first < parameters + 2 * 4 ? std::string("data position (sampler state)")
+                                                          : std::string(
+                                                                "training or evaluation data files "
+                                                                "(their contents)");
+    const std::string worker = "worker " + std::to_string(r);
+    if (atStart)
+      throw std::runtime_error(worker + " does not start as worker 0 does (its " + what +
+                               " differs): every worker must read the same model or checkpoint and the same "
+                               "data (a shared file system, or identical copies at the same paths)");
+    throw std::runtime_error("step " + std::to_string(step) + ": " + worker +
                              " no longer agrees with worker 0 (its " + what +
                              " differs): the workers diverged, so this step is not checkpointed. Resume "
                              "from the last checkpoint; if it happens again, report it.");

@@ -24,10 +24,15 @@ std::string onWorker0(WorkerGroup* group, const std::string& during,
 // did).
 void broadcastWeights(WorkerGroup* group, const std::vector<torch::Tensor>& parameters);
 
-// Throws, naming the worker and the first parameter (or the data position) that differs, when a worker's
-// weights or data position are no longer worker 0's. A cheap fingerprint per parameter (float64 sum and sum
-// of squares) is compared bit for bit.
+// What files hold, as the agreement check compares it: FNV-1a over each file's size and its first and last
+// MiB. A worker on another machine may read another file under the same name, and train another run unsaid.
+uint64_t sampledFilesFingerprint(const std::vector<std::string>& paths);
+
+// Throws, naming the worker and the first parameter (or the data position, or the data files) that
+// differs, when a worker's weights, data position or data files are not worker 0's — `atStart`: as the
+// run starts or resumes (the workers read different models, checkpoints or data), else diverged since. A
+// cheap fingerprint per parameter (float64 sum and sum of squares) is compared bit for bit.
 void requireWorkersAgree(WorkerGroup* group, CausalLMImpl& model, const std::array<uint64_t, 4>& dataPosition,
-                         int64_t step);
+                         uint64_t dataFiles, int64_t step, bool atStart = false);
 
 }  // namespace nf

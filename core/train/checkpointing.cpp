@@ -29,7 +29,7 @@ void Trainer::Impl::warn(const std::string& code, const std::string& message) {
 // Returns whether it was written, and so need not be retried at a stop. Only worker 0 knows, and every
 // worker must make the same checkpoint calls (they are collectives), so a multi-worker run never retries.
 bool Trainer::Impl::checkpoint(bool required) {
-  requireWorkersAgree(group.get(), *model, samplerState(), owner.m_stepsDone.load());
+  requireWorkersAgree(group.get(), *model, samplerState(), dataFilesPrint, owner.m_stepsDone.load());
   if (!isMain()) {
     checkpoints.written(owner.m_stepsDone.load());
     return true;

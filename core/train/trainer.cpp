@@ -49,6 +49,9 @@ void Trainer::Impl::setUp(CausalLM m) {
       batchShare(c.optimizer.microBatch, worker), documentWindows(train));
   evalFiles.clear();
   for (const auto& path : c.evalData) evalFiles.push_back(TokenFile::open(path));
+  std::vector<std::string> read{c.trainData};
+  read.insert(read.end(), c.evalData.begin(), c.evalData.end());
+  dataFilesPrint = group ? sampledFilesFingerprint(read) : 0;
   tracker = std::make_unique<RemovalTracker>(*model, c.removal);
   guard = std::make_unique<DivergenceGuard>(c.divergence.factor);
   setUpTracking();
@@ -92,6 +95,7 @@ std::unique_ptr<Trainer> Trainer::start(const std::string& runDir, const RunConf
   } else {
     d.setUp(loadModel(c.model, d.device));
   }
+  requireWorkersAgree(d.group.get(), *d.model, d.samplerState(), d.dataFilesPrint, 0, /*atStart=*/true);
   Schedule schedule;
   if (c.mode == TrainingMode::Remove) {
     schedule = c.schedule;
@@ -155,6 +159,7 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir,
   d.eventsFiredThrough = state.stepsDone - 1;
   if (d.group) d.group->setStepsDone(state.stepsDone);
   d.sampler->setState(state.samplerState);
+  requireWorkersAgree(d.group.get(), *d.model, d.samplerState(), d.dataFilesPrint, state.stepsDone, true);
   try {
     d.tracker->restore(state.trackers);
   } catch (const std::exception& e) {

@@ -110,6 +110,7 @@ struct Trainer::Impl {
   // --- tracked analyses (analysis/tracked_analyses.h), the training thread's: what they read (null: none
   // tracked, or not worker 0) and the step measured last.
   std::unique_ptr<TrackingData> tracking;
+  uint64_t dataFilesPrint = 0;  // what the run's data files hold (sampledFilesFingerprint), with workers
   int64_t lastTracked = -1;
 
   const RunConfig& config() const { return owner.m_config; }

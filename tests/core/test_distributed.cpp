@@ -11,6 +11,7 @@
 #include "check.h"
 #include "cli_process.h"
 #include "distributed/worker_environment.h"
+#include "distributed/worker_sync.h"
 #include "io/atomic_file.h"
 #include "model/hf_checkpoint.h"
 #include "run_fixtures.h"
@@ -343,6 +344,25 @@ TEST_CASE(a_worker_started_with_another_command_than_worker_0s_is_told_so) {
       joined.err.find("worker 0 is at finding the checkpoint to resume from, this worker at the start "
                       "of the run") != std::string::npos,
       joined.err);
+}
+
+// The workers' agreement check compares what their data files hold: a worker on a machine without a shared
+// file system read its own train.bin under the same name and trained another run, unsaid (the averaged
+// gradients kept the weights equal).
+TEST_CASE(the_data_fingerprint_sees_other_contents_under_the_same_name_and_size) {
+  TempDir dir;
+  const std::string path = dir.path("train.bin");
+  std::string bytes(3 << 20, 'a');
+  writeFileAtomic(path, bytes);
+  const uint64_t first = sampledFilesFingerprint({path});
+  REQUIRE_EQ(sampledFilesFingerprint({path}), first);
+  for (const std::size_t at : {std::size_t{10}, bytes.size() - 10}) {  // in the first and in the last MiB
+    std::string other = bytes;
+    other[at] = 'b';
+    writeFileAtomic(path, other);
+    REQUIRE(sampledFilesFingerprint({path}) != first);
+  }
+  REQUIRE(sampledFilesFingerprint({path, path}) != sampledFilesFingerprint({path}));
 }
 
 TEST_CASE(nproc_is_refused_inside_a_launched_worker) {

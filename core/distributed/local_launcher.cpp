@@ -81,10 +81,12 @@ int launchLocalWorkers(const LaunchOptions& options, std::ostream& log) {
   }
 
   // Wait for all. After the first failure the others have the timeout to notice it and stop with a message
-  // naming the lost worker; whoever is left after that is killed.
+  // naming the lost worker; whoever is left after that is killed — a few seconds after worker 0 has ended,
+  // since the run ends with it (a hung worker had kept the launcher waiting out the timeout again).
   using Clock = std::chrono::steady_clock;
+  constexpr auto kAfterWorker0 = std::chrono::seconds(5);
   std::optional<Clock::time_point> deadline;
-  bool killed = false;
+  bool killed = false, worker0Ended = false;
   while (running > 0) {
     int status = 0;
     const pid_t pid = ::waitpid(-1, &status, deadline ? WNOHANG : 0);
@@ -92,8 +94,12 @@ int launchLocalWorkers(const LaunchOptions& options, std::ostream& log) {
     if (pid < 0) break;
     if (pid == 0) {  // WNOHANG, nobody ended yet
       if (!killed && Clock::now() > *deadline) {
-        log << "launcher: workers still running " << static_cast<int>(options.timeoutSeconds) + 30
-            << " s after a worker failed; killing them\n";
+        if (worker0Ended)
+          log << "launcher: worker 0 ended the run; killing the workers still running "
+              << std::chrono::seconds(kAfterWorker0).count() << " s after it\n";
+        else
+          log << "launcher: workers still running " << static_cast<int>(options.timeoutSeconds) + 30
+              << " s after a worker failed; killing them\n";
         for (int r = 0; r < n; ++r)
           if (pids[r] > 0) ::kill(pids[r], SIGKILL);
         killed = true;
@@ -112,7 +118,9 @@ int launchLocalWorkers(const LaunchOptions& options, std::ostream& log) {
       if (!succeeded && !deadline)
         deadline = Clock::now() +
                    std::chrono::milliseconds(static_cast<int64_t>((options.timeoutSeconds + 30) * 1000));
+      if (r == 0) worker0Ended = true;
     }
+    if (deadline && worker0Ended) deadline = std::min(*deadline, Clock::now() + kAfterWorker0);
   }
   std::signal(SIGINT, previousInt);
   std::signal(SIGTERM, previousTerm);

@@ -39,6 +39,7 @@ namespace {
 // launcher's copy of it together (it had been killed by the pair, its steps since the checkpoint lost).
 std::atomic<Trainer*> g_running{nullptr};
 std::atomic<int64_t> g_firstStopSignalNs{-1};
+static_assert(std::atomic<int64_t>::is_always_lock_free, "read and written in a signal handler");
 int64_t monotonicNs() {  // clock_gettime is async-signal-safe
   timespec now{};
   ::clock_gettime(CLOCK_MONOTONIC, &now);

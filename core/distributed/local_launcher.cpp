@@ -86,7 +86,7 @@ int launchLocalWorkers(const LaunchOptions& options, std::ostream& log) {
   using Clock = std::chrono::steady_clock;
   constexpr auto kAfterWorker0 = std::chrono::seconds(5);
   std::optional<Clock::time_point> deadline;
-  bool killed = false, worker0Ended = false;
+  bool killed = false, worker0Ended = false, cutByWorker0 = false;
   while (running > 0) {
     int status = 0;
     const pid_t pid = ::waitpid(-1, &status, deadline ? WNOHANG : 0);
@@ -94,7 +94,7 @@ int launchLocalWorkers(const LaunchOptions& options, std::ostream& log) {
     if (pid < 0) break;
     if (pid == 0) {  // WNOHANG, nobody ended yet
       if (!killed && Clock::now() > *deadline) {
-        if (worker0Ended)
+        if (cutByWorker0)
           log << "launcher: worker 0 ended the run; killing the workers still running "
               << std::chrono::seconds(kAfterWorker0).count() << " s after it\n";
         else
@@ -120,7 +120,10 @@ int launchLocalWorkers(const LaunchOptions& options, std::ostream& log) {
                    std::chrono::milliseconds(static_cast<int64_t>((options.timeoutSeconds + 30) * 1000));
       if (r == 0) worker0Ended = true;
     }
-    if (deadline && worker0Ended) deadline = std::min(*deadline, Clock::now() + kAfterWorker0);
+    if (deadline && worker0Ended && !cutByWorker0 && Clock::now() + kAfterWorker0 < *deadline) {
+      deadline = Clock::now() + kAfterWorker0;
+      cutByWorker0 = true;
+    }
   }
   std::signal(SIGINT, previousInt);
   std::signal(SIGTERM, previousTerm);

@@ -47,13 +47,21 @@ void broadcastWeights(WorkerGroup* group, const std::vector<torch::Tensor>& para
   for (torch::Tensor p : parameters) group->broadcast(p, "the initial weights");
 }
 
-uint64_t sampledFilesFingerprint(const std::vector<std::string>& paths) {
-  constexpr std::streamoff kSample = 1 << 20;
-  uint64_t hash = 14695981039346656037ull;  // FNV-1a 64's offset basis
-  auto add = [&hash](const char* bytes, std::size_t n) {
+namespace {
+// FNV-1a 64: the same on every worker, whatever its build's std::hash.
+struct Fnv1a {
+  uint64_t hash = 14695981039346656037ull;  // its offset basis
+  void add(const char* bytes, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i)
       hash = (hash ^ static_cast<unsigned char>(bytes[i])) * 1099511628211ull;
-  };
+  }
+};
+}  // namespace
+
+uint64_t sampledFilesFingerprint(const std::vector<std::string>& paths) {
+  constexpr std::streamoff kSample = 1 << 20;
+  Fnv1a fnv;
+  auto add = [&fnv](const char* bytes, std::size_t n) { fnv.add(bytes, n); };
   std::vector<char> buffer(static_cast<std::size_t>(kSample));
   for (const std::string& path : paths) {
     std::ifstream in(path, std::ios::binary | std::ios::ate);
@@ -66,7 +74,7 @@ uint64_t sampledFilesFingerprint(const std::vector<std::string>& paths) {
       add(buffer.data(), static_cast<std::size_t>(in.gcount()));
     }
   }
-  return hash;
+  return fnv.hash;
 }
 
 void requireWorkersAgree(WorkerGroup* group, CausalLMImpl& model, const std::array<uint64_t, 4>& dataPosition,
@@ -75,6 +83,26 @@ void requireWorkersAgree(WorkerGroup* group, CausalLMImpl& model, const std::arr
   torch::NoGradGuard noGrad;
   const auto named = model.named_parameters();
   const torch::Device device = named.size() > 0 ? named[0].value().device() : torch::Device(torch::kCPU);
+  if (atStart) {  // the models' parameters by name and shape first: lists of other lengths cannot be gathered
+    std::string layout;
+    for (const auto& item : named) layout += item.key() + " " + c10::str(item.value().sizes()) + "\n";
+    Fnv1a fnv;
+    fnv.add(layout.data(), layout.size());
+    const uint64_t print = fnv.hash;
+    const torch::Tensor mine =
+        torch::tensor({static_cast<double>(named.size()), static_cast<double>(print >> 32),
+                       static_cast<double>(print & 0xffffffffU)},
+                      torch::TensorOptions().dtype(torch::kFloat64).device(device));
+    const torch::Tensor all = group->gather(mine, "the workers' check of their models").to(torch::kCPU);
+    for (int r = 1; r < group->size(); ++r)
+      if (!all[r].equal(all[0]))
+        throw std::runtime_error(
+            "worker " + std::to_string(r) + " does not start as worker 0 does (its model has " +
+            std::to_string(all[r][0].item<int64_t>()) +
+            " parameters named and shaped otherwise "
+            "than worker 0's " +
+            std::to_string(named.size()) + "): every worker must read the same model or checkpoint");
+  }
   std::vector<torch::Tensor> prints;
   for (const auto& item : named) {
     const torch::Tensor p = item.value().detach().to(torch::kFloat64);

@@ -126,13 +126,16 @@ MetricsFollower::NewLines MetricsFollower::read(int64_t maxBytes) {
   std::error_code error;
   const auto size = static_cast<int64_t>(fs::file_size(m_path, error));
   if (error) return out;
-  auto endsLineAt = [&](int64_t offset) {
-    if (offset == 0) return true;
+  // The file still ends its complete lines with the bytes read there (a new run in the folder, grown past
+  // them, would not — or only by chance of 64 bytes).
+  auto stillHoldsTail = [&] {
+    std::string bytes(m_tail.size(), '\0');
     std::ifstream in(m_path, std::ios::binary);
-    in.seekg(offset - 1);
-    return in.get() == '\n';
+    in.seekg(completeOffset() - static_cast<int64_t>(m_tail.size()));
+    in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    return in.gcount() == static_cast<std::streamsize>(bytes.size()) && bytes == m_tail;
   };
-  if (size < m_offset && size >= completeOffset() && endsLineAt(completeOffset())) {
+  if (size < m_offset && size >= completeOffset() && stillHoldsTail()) {
     // Only the partial line read went: a record that did not fit, cut off by its writer
     // (MetricsWriter::write).
     m_offset = completeOffset();
@@ -141,11 +144,12 @@ MetricsFollower::NewLines MetricsFollower::read(int64_t maxBytes) {
     out.restarted = true;
     m_offset = 0;
     m_partial.clear();
+    m_tail.clear();
     m_startChecked = false;
   }
   if (size == m_offset) return out;
   const int64_t offsetBefore = m_offset;  // a refused log is read again, and refused again, next time
-  const std::string partialBefore = m_partial;
+  const std::string partialBefore = m_partial, tailBefore = m_tail;
   std::ifstream in(m_path, std::ios::binary);
   if (!in) return out;
   in.seekg(m_offset);
@@ -159,6 +163,8 @@ MetricsFollower::NewLines MetricsFollower::read(int64_t maxBytes) {
     size_t start = 0;
     for (size_t newline; (newline = m_partial.find('\n', start)) != std::string::npos; start = newline + 1)
       out.lines.push_back(m_partial.substr(start, newline - start));
+    m_tail += m_partial.substr(0, start);
+    m_tail.erase(0, m_tail.size() > 64 ? m_tail.size() - 64 : 0);
     m_partial.erase(0, start);
   }
   if (!m_startChecked && !out.lines.empty()) {  // the log's first line: a newer build's log is refused
@@ -167,6 +173,7 @@ MetricsFollower::NewLines MetricsFollower::read(int64_t maxBytes) {
     } catch (...) {
       m_offset = offsetBefore;
       m_partial = partialBefore;
+      m_tail = tailBefore;
       throw;
     }
     m_startChecked = true;

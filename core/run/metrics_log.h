@@ -89,6 +89,7 @@ class MetricsFollower {
   std::string m_path;
   int64_t m_offset = 0;
   std::string m_partial;
+  std::string m_tail;  // the last bytes of the complete lines read: a log cut back to them goes on, not anew
   bool m_startChecked = false;  // the first line was read and checked (or lies before where it started)
 };
 

@@ -80,6 +80,13 @@ TEST_CASE(metrics_follower_reads_complete_lines_and_restarts_after_truncation) {
   REQUIRE(!got.restarted && got.lines.empty());
   append(path, "{\"type\":\"continue\"}\n");
   REQUIRE(follower.read().lines == std::vector<std::string>{"{\"type\":\"continue\"}"});
+  // A new run in the folder, grown to a line end where the old log's complete lines ended: a new run still.
+  const auto before = std::filesystem::file_size(path);
+  append(path, "{\"type\":\"ed");
+  REQUIRE(follower.read().lines.empty());
+  writeFileAtomic(path, std::string(before - 1, 'x') + "\n{");
+  got = follower.read();
+  REQUIRE(got.restarted);
   // A resumed run cuts the log back to its checkpoint and writes on.
   writeFileAtomic(path, "{\"type\":\"start\"}\n");
   got = follower.read();

@@ -145,8 +145,9 @@ void NextRun::refuseWhatCannotStart(const nf::RunConfig& config) const {
     }
   }
   // Token files another tokenizer made, where that is certain: the model's tokenizer and the file's
-  // fingerprint of the one it was made with disagree. (Without both, the run's other_tokenizer warning
-  // compares end-of-text ids, which an instruct model's config may set apart.)
+  // fingerprint of the one it was made with disagree (or agree, and its sidecar's end-of-text was edited
+  // to another). Without both, the run's other_tokenizer warning compares end-of-text ids, which an
+  // instruct model's config may set apart.
   const std::shared_ptr<const nf::Tokenizer> tokenizer =
       m_datasets.train.isEmpty() ? nullptr : nf::run::tokenizerIfAny(m_folder.toStdString());
   for (const QString& f : {m_datasets.train, m_datasets.validation, m_datasets.alternative}) {

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "model/causal_lm.h"
+#include "util/fnv1a.h"
 
 namespace nf {
 
@@ -47,31 +48,19 @@ void broadcastWeights(WorkerGroup* group, const std::vector<torch::Tensor>& para
   for (torch::Tensor p : parameters) group->broadcast(p, "the initial weights");
 }
 
-namespace {
-// FNV-1a 64: the same on every worker, whatever its build's std::hash.
-struct Fnv1a {
-  uint64_t hash = 14695981039346656037ull;  // its offset basis
-  void add(const char* bytes, std::size_t n) {
-    for (std::size_t i = 0; i < n; ++i)
-      hash = (hash ^ static_cast<unsigned char>(bytes[i])) * 1099511628211ull;
-  }
-};
-}  // namespace
-
 uint64_t sampledFilesFingerprint(const std::vector<std::string>& paths) {
   constexpr std::streamoff kSample = 1 << 20;
-  Fnv1a fnv;
-  auto add = [&fnv](const char* bytes, std::size_t n) { fnv.add(bytes, n); };
+  Fnv1a fnv;  // the same on every worker, whatever its build
   std::vector<char> buffer(static_cast<std::size_t>(kSample));
   for (const std::string& path : paths) {
     std::ifstream in(path, std::ios::binary | std::ios::ate);
     const std::streamoff size = in ? static_cast<std::streamoff>(in.tellg()) : -1;
-    add(reinterpret_cast<const char*>(&size), sizeof size);
+    fnv.add({reinterpret_cast<const char*>(&size), sizeof size});
     for (const std::streamoff at : {std::streamoff{0}, std::max<std::streamoff>(0, size - kSample)}) {
       if (size <= 0) break;
       in.seekg(at);
       in.read(buffer.data(), std::min(kSample, size - at));
-      add(buffer.data(), static_cast<std::size_t>(in.gcount()));
+      fnv.add({buffer.data(), static_cast<std::size_t>(in.gcount())});
     }
   }
   return fnv.hash;
@@ -87,7 +76,7 @@ void requireWorkersAgree(WorkerGroup* group, CausalLMImpl& model, const std::arr
     std::string layout;
     for (const auto& item : named) layout += item.key() + " " + c10::str(item.value().sizes()) + "\n";
     Fnv1a fnv;
-    fnv.add(layout.data(), layout.size());
+    fnv.add(layout);
     const uint64_t print = fnv.hash;
     const torch::Tensor mine =
         torch::tensor({static_cast<double>(named.size()), static_cast<double>(print >> 32),

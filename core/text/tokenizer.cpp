@@ -8,6 +8,7 @@
 #include "io/atomic_file.h"
 #include "io/file_format.h"
 #include "text/bpe_tokenizer.h"
+#include "util/fnv1a.h"
 #ifdef NF_TOKENIZER_FORMATS
 #include "text/hf_tokenizer.h"
 #include "text/sentencepiece_tokenizer.h"
@@ -105,19 +106,18 @@ TokenizerConfig readTokenizerConfig(const std::string& folder) {
 }
 
 std::string tokenizerFingerprint(const Tokenizer& tokenizer) {
-  // FNV-1a (64-bit) over length-prefixed fields: cheap, and a match by accident is out of reach for the
-  // mistakes it is for (another tokenizer's files). Not a defence against a crafted collision.
-  uint64_t hash = 14695981039346656037ull;  // FNV-1a 64's offset basis
-  auto add = [&hash](std::string_view bytes) {
-    const std::string size = std::to_string(bytes.size()) + ":";
-    for (const std::string_view part : {std::string_view(size), bytes})
-      for (const char c : part) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  // FNV-1a over length-prefixed fields: a match by accident is out of reach for the mistakes it is for
+  // (another tokenizer's files).
+  Fnv1a fnv;
+  auto add = [&fnv](std::string_view bytes) {
+    fnv.add(std::to_string(bytes.size()) + ":");
+    fnv.add(bytes);
   };
   add(std::to_string(tokenizer.vocabSize()) + " " + std::to_string(tokenizer.eotId()) + " " +
       std::to_string(tokenizer.bosId()));
   for (int32_t id = 0; id < tokenizer.vocabSize(); ++id) add(tokenizer.tokenBytes(id));
   char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(fnv.hash));
   return std::string("fnv1a64:") + text;
 }
 

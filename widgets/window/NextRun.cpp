@@ -3,6 +3,7 @@
 #include <QFileInfo>
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <tuple>
 
 #include "data/default_datasets.h"
@@ -187,18 +188,20 @@ NextRun::Launch NextRun::launch(const QString& dir) const {
   std::optional<nf::Schedule> schedule;
   if (m_draft) {
     schedule = m_draft->schedule();
-    if (m_setup->autopilot())
+    if (m_setup->autopilot()) {
+      // Not one whose site an event of the draft changes the same way since (a removal added at an earlier
+      // step): the schedule would change that site twice.
+      std::set<std::pair<nf::EventAction, nf::SiteId>> changed;
+      for (const nf::ScheduleEvent& e : schedule->events)
+        for (const nf::SiteId& site : nf::Schedule::sitesOf(e, layers())) changed.emplace(e.action, site);
       for (const nf::ScheduleEvent& aside : m_draft->setAside()) {
-        // Not one whose site an event of the draft changes since (a removal added at an earlier step).
-        bool changedSince = false;
-        for (const nf::ScheduleEvent& e : schedule->events)
-          for (const nf::SiteId& site : nf::Schedule::sitesOf(aside, layers())) {
-            if (e.action != aside.action) continue;
-            const auto sites = nf::Schedule::sitesOf(e, layers());
-            changedSince = changedSince || std::find(sites.begin(), sites.end(), site) != sites.end();
-          }
-        if (!changedSince) schedule->events.push_back(aside);
+        const std::vector<nf::SiteId> sites = nf::Schedule::sitesOf(aside, layers());
+        if (std::none_of(sites.begin(), sites.end(), [&](const nf::SiteId& site) {
+              return changed.count({aside.action, site}) > 0;
+            }))
+          schedule->events.push_back(aside);
       }
+    }
   }
   Launch l;
   l.config = m_setup->nextRunConfig(m_folder.toStdString(), m_summary.shape, m_datasets.train.toStdString(),

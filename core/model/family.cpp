@@ -69,10 +69,11 @@ std::optional<int> ConfigReader::either(const char* key, const char* alias) cons
   return found ? found : aliased;
 }
 
-int ConfigReader::endOfText(int vocabSize) const {
+int ConfigReader::endOfText(int vocabSize, std::optional<int> familyDefault) const {
   const nlohmann::json* id = m_config.contains("eos_token_id") ? &m_config["eos_token_id"] : nullptr;
   if (id && id->is_array() && !id->empty()) id = &(*id)[0];  // LLaMA 3 lists several
-  if (!id || id->is_null()) return vocabSize - 1;
+  if (!id || id->is_null())
+    return familyDefault && *familyDefault < vocabSize ? *familyDefault : vocabSize - 1;
   return convert<int>(*id, "eos_token_id", m_source);
 }
 

@@ -78,8 +78,9 @@ class ConfigReader {
   // num_attention_heads for n_head): either, or both when they agree (which one transformers takes depends
   // on the order it sets them: disagreeing, they are refused by name). nullopt when neither is there.
   std::optional<int> either(const char* key, const char* alias) const;
-  // eos_token_id (an id, or a list whose first id counts); without one, the vocabulary's last id.
-  int endOfText(int vocabSize) const;
+  // eos_token_id (an id, or a list whose first id counts); without one, the family's default where its
+  // transformers config class has one (LLaMA's and GPT-NeoX's 2), else the vocabulary's last id.
+  int endOfText(int vocabSize, std::optional<int> familyDefault = std::nullopt) const;
   // The field, when present, must be `value`; else the error says what the family implements (`why`).
   void requireValue(const char* key, const std::string& value, const std::string& why) const;
   // A rotary setting wherever the config's writer put it: one of `keys` (a family's older names first), or

@@ -178,7 +178,7 @@ void readGptNeoXShape(const nlohmann::json& j, ModelShape& c, const std::string&
   c.tiedUnembedding = read.optional<bool>("tie_word_embeddings", false);
   c.qkvBias = c.attentionOutputBias = read.optional<bool>("attention_bias", true);
   c.mlpBias = true;
-  c.eotTokenId = read.endOfText(c.vocabSize);
+  c.eotTokenId = read.endOfText(c.vocabSize, 2);  // GPTNeoXConfig's default
   read.requireValue("hidden_act", "gelu", "Pythia's exact GELU");
 }
 

@@ -140,7 +140,8 @@ std::vector<torch::Tensor> LlamaImpl::residualWriters() const {
 
 namespace {
 
-void readCommonShape(const ConfigReader& read, ModelShape& c) {
+// `defaultEndOfText`: the family's transformers config class's eos_token_id default, where it has one.
+void readCommonShape(const ConfigReader& read, ModelShape& c, std::optional<int> defaultEndOfText) {
   c.nLayer = read.required<int>("num_hidden_layers");
   c.nHead = read.required<int>("num_attention_heads");
   c.nEmbd = read.required<int>("hidden_size");
@@ -153,7 +154,7 @@ void readCommonShape(const ConfigReader& read, ModelShape& c) {
   c.rotaryFraction = 1.0;
   c.tiedUnembedding = read.optional<bool>("tie_word_embeddings", false);
   c.parallelResidual = false;
-  c.eotTokenId = read.endOfText(c.vocabSize);
+  c.eotTokenId = read.endOfText(c.vocabSize, defaultEndOfText);
   read.requireValue("hidden_act", "silu", "the SwiGLU MLP");
   if (read.rotary({"partial_rotary_factor"}, "partial_rotary_factor", 1.0) != 1.0)
     throw FileError(read.source(),
@@ -186,7 +187,7 @@ bool claimsLlama(const nlohmann::json& j) { return j.value("model_type", "") == 
 
 void readLlamaShape(const nlohmann::json& j, ModelShape& c, const std::string& source) {
   ConfigReader read(j, source);
-  readCommonShape(read, c);
+  readCommonShape(read, c, 2);  // LlamaConfig's default
   c.qkvBias = c.attentionOutputBias = read.optional<bool>("attention_bias", false);
   c.mlpBias = read.optional<bool>("mlp_bias", false);
   requireStandardHeadDim(j, c, source);
@@ -196,7 +197,7 @@ bool claimsQwen2(const nlohmann::json& j) { return j.value("model_type", "") == 
 
 void readQwen2Shape(const nlohmann::json& j, ModelShape& c, const std::string& source) {
   ConfigReader read(j, source);
-  readCommonShape(read, c);
+  readCommonShape(read, c, std::nullopt);  // Qwen2Config has none
   c.qkvBias = true;
   c.attentionOutputBias = c.mlpBias = false;
   if (read.optional<bool>("use_sliding_window", false))

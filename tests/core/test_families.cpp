@@ -153,6 +153,18 @@ TEST_CASE(published_checkpoints_read_with_their_published_parameter_counts) {
   REQUIRE_EQ(pythia.eotTokenId, 0);
 }
 
+TEST_CASE(a_config_without_eos_token_id_takes_its_config_class_s_default) {
+  // transformers' LlamaConfig and GPTNeoXConfig default eos_token_id to 2; Qwen2Config has no default.
+  for (const auto& [name, expected] :
+       {std::pair<std::string, int>{"TinyLlama-1.1B", 2}, {"Pythia-70M", 2}, {"Qwen2.5-0.5B", 151935}}) {
+    nlohmann::json j = nlohmann::json::parse(publishedConfig(name));
+    j["eos_token_id"] = 7;
+    REQUIRE_EQ(parseConfigJson(j.dump(), name + "/config.json").shape.eotTokenId, 7);
+    j.erase("eos_token_id");
+    REQUIRE_MSG(parseConfigJson(j.dump(), name + "/config.json").shape.eotTokenId == expected, name);
+  }
+}
+
 TEST_CASE(a_smollm2_sized_checkpoint_loads_from_sharded_bf16) {
   const ModelShape shape = parseConfigJson(publishedConfig("SmolLM2-135M"), "config.json").shape;
   TempDir dir;

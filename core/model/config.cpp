@@ -219,10 +219,14 @@ std::vector<int32_t> endOfSequenceIds(const std::string& configPath) {
 
 void keepTokenIds(const std::string& fromFolder, const std::string& toFolder) {
   const nlohmann::json from = readJsonFile(fromFolder + "/config.json");
+  if (!from.is_object()) return;
   nlohmann::ordered_json to = nlohmann::ordered_json::parse(readTextFile(toFolder + "/config.json"));
   bool changed = false;
   for (const char* key : {"bos_token_id", "eos_token_id", "pad_token_id"}) {
-    if (!from.is_object() || !from.contains(key)) continue;
+    if (!from.contains(key)) {  // so transformers takes its class default here too, as it did for the source
+      changed = to.erase(key) > 0 || changed;
+      continue;
+    }
     const auto value = nlohmann::ordered_json::parse(from[key].dump());
     if (to.contains(key) && to[key] == value) continue;
     to[key] = value;

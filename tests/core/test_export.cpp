@@ -167,6 +167,13 @@ TEST_CASE(export_refuses_to_replace_the_model_it_reads) {
     REQUIRE(exported["bos_token_id"] == 5 && exported["pad_token_id"] == 0);
     REQUIRE(endOfSequenceIds(dir.path(form) + "/config.json") == (std::vector<int32_t>{99, 11}));
   }
+  // A source without a BOS id gives an export without one, not the end-of-text id in its place.
+  config.erase("bos_token_id");
+  writeFileAtomic(dir.path("out/folded/config.json"), config.dump());
+  exportLayerNormFree(dir.path("out/folded"), dir.path("copy2"), "", torch::kCPU);
+  for (const char* form : {"copy2/folded", "copy2/standard"})
+    REQUIRE_MSG(
+        !nlohmann::json::parse(readTextFile(dir.path(form) + "/config.json")).contains("bos_token_id"), form);
 }
 
 TEST_MAIN()

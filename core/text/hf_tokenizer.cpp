@@ -55,9 +55,11 @@ nlohmann::json readJsonIfPresent(const std::string& path) {
   return readJsonFile(path);
 }
 
-// Every token's string by id: model.vocab's, with the added tokens that lie past it or in its gaps
-// (Qwen2's special tokens follow its vocabulary) as their own text (`literal`). Every id up to the last
-// must have a token.
+// Every token's string by id: model.vocab's, with the added tokens that follow it (Qwen2's special tokens)
+// as their own text (`literal`). Every id up to the last must have a token. An added token's id must be
+// the one Hugging Face gives it: tokenizers does not read the file's ids but takes model.vocab's for a
+// text it holds and numbers the others on from the vocabulary's size, in the file's order
+// (AddedVocabulary::add_tokens): a file whose ids say otherwise would be read as other ids there.
 std::vector<std::string> vocabulary(const nlohmann::json& vocab, const nlohmann::json& added,
                                     const std::string& source, std::vector<bool>& literal) {
   if (!vocab.is_object() || vocab.empty())
@@ -87,6 +89,7 @@ std::vector<std::string> vocabulary(const nlohmann::json& vocab, const nlohmann:
       throw FileError(source, "model.vocab: the id of token \"" + token + "\" is not an integer");
     place(value.get<int64_t>(), token, false);
   }
+  int64_t nextAddedId = static_cast<int64_t>(vocab.size());
   if (added.is_array())
     for (const nlohmann::json& t : added) {
       if (!t.is_object() || !t.contains("id") || !t["id"].is_number_integer() || !t.contains("content") ||
@@ -94,6 +97,18 @@ std::vector<std::string> vocabulary(const nlohmann::json& vocab, const nlohmann:
         throw FileError(source, "added_tokens: malformed entry " + t.dump() +
                                     " (each needs an integer \"id\" and a string \"content\")");
       const int64_t id = t["id"].get<int64_t>();
+      const std::string& content = t["content"].get_ref<const std::string&>();
+      const auto inVocab = vocab.find(content);
+      const int64_t theirs = inVocab != vocab.end() && inVocab->is_number_integer() ? inVocab->get<int64_t>()
+                             : content.empty()                                      ? id
+                                                                                    : nextAddedId++;
+      if (id != theirs)
+        throw FileError(source,
+                        "added token \"" + content + "\" has id " + std::to_string(id) +
+                            ", but Hugging Face's tokenizers gives it id " + std::to_string(theirs) +
+                            (inVocab != vocab.end() ? " (model.vocab's id for its text)"
+                                                    : " (added tokens not in model.vocab are numbered "
+                                                      "on from its size, in the file's order)"));
       if (id >= static_cast<int64_t>(present.size()) || (id >= 0 && !present[id]))
         place(id, t["content"].get<std::string>(), true);
     }
@@ -268,6 +283,10 @@ void HfTokenizer::parsePreTokenizer(const nlohmann::json& j, int depth) {
                       "pre_tokenizer Split's pattern is neither {\"Regex\": …} nor a non-empty "
                       "{\"String\": …}");
     }
+    // Hugging Face cuts at every empty match (onig's FindMatches); the cursor here skips them.
+    if (step.regex->mayMatchEmpty())
+      throw UnsupportedTokenizer(m_source, "pre_tokenizer Split's pattern \"" + step.regex->pattern() +
+                                               "\" can match the empty string: not supported");
     const std::string behavior = j.at("behavior").get<std::string>();
     const std::pair<const char*, SplitBehavior> behaviors[] = {
         {"Removed", SplitBehavior::Removed},

@@ -99,6 +99,12 @@ bool Regex::Cursor::next(Match& match) {
   return false;
 }
 
+bool Regex::mayMatchEmpty() const {
+  uint32_t shortest = 0;
+  pcre2_pattern_info(m_code->code, PCRE2_INFO_MINLENGTH, &shortest);
+  return shortest == 0;
+}
+
 void Regex::findAll(std::string_view subject, std::vector<Match>& out) const {
   Cursor cursor(*this, subject);
   for (Match m; cursor.next(m);) out.push_back(m);

@@ -39,6 +39,9 @@ class Regex {
   void findAll(std::string_view subject, std::vector<Match>& out) const;
 
   const std::string& pattern() const { return m_pattern; }
+  // Whether some subject could give an empty match (PCRE2's lower bound on a match's length is 0; it may
+  // also be 0 for a pattern that cannot, e.g. one with a back reference).
+  bool mayMatchEmpty() const;
 
   // A pattern that matches `text` literally.
   static std::string escape(std::string_view text);

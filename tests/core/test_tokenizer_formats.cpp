@@ -136,6 +136,8 @@ void writeFamily(const std::string& folder, const HfFamily& family) {
 TEST_CASE(gpt_neox_tokenizer_json_matches_reference) {
   TempDir dir;
   nlohmann::json j = hfTokenizerJson(trained(), kGptNeoX, familyAddedTokens(trained(), kGptNeoX));
+  // As in GPT-NeoX-20B's file, model.vocab holds the added tokens' texts too ("   " is its id 50274).
+  for (const auto& t : j["added_tokens"]) j["model"]["vocab"][t["content"].get<std::string>()] = t["id"];
   // A vocabulary string outside the byte alphabet stands for its own UTF-8 (as Hugging Face's decoder
   // reads it), even where a byte-level token has the same bytes ("Ġ" is a space too).
   const int32_t rawSpace = trained().vocabSize() + 4;
@@ -457,8 +459,18 @@ TEST_CASE(unsupported_and_malformed_tokenizer_json_are_named) {
                       file, "decoder \"WordPiece\"");
   REQUIRE_THROWS_WITH(refused([](auto& j) { j["added_tokens"][1]["lstrip"] = true; }), file, "<|im_start|>",
                       "lstrip");
+  // tokenizers numbers the added tokens itself (model.vocab's id for a text it holds, the others on from
+  // its size in the file's order): a file saying otherwise would encode to other ids there.
   REQUIRE_THROWS_WITH(refused([](auto& j) { j["added_tokens"][2]["id"] = 5000; }), file, "has id 5000",
-                      "tokens (ids 0…");
+                      "gives it id");
+  REQUIRE_THROWS_WITH(
+      refused([](auto& j) { std::swap(j["added_tokens"][1]["id"], j["added_tokens"][2]["id"]); }), file,
+      "<|im_start|>", "numbered on from its size");
+  REQUIRE_THROWS_WITH(refused([](auto& j) { j["added_tokens"][0]["id"] = 0; }), file, "<|endoftext|>",
+                      "model.vocab's id for its text");
+  REQUIRE_THROWS_WITH(
+      refused([](auto& j) { j["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"] = "\\d*"; }), file,
+      "\\d*", "can match the empty string");
   // An id far past the file's tokens is an error, not gigabytes of table.
   REQUIRE_THROWS_WITH(refused([](auto& j) { j["model"]["vocab"]["Ġextra"] = 2'000'000'000; }), file,
                       "has id 2000000000");
@@ -469,8 +481,16 @@ TEST_CASE(unsupported_and_malformed_tokenizer_json_are_named) {
   REQUIRE_THROWS_WITH(refused([](auto& j) { j["model"]["merges"][2] = "one"; }), file, "model.merges[2]",
                       "two tokens");
   REQUIRE_THROWS_WITH(refused([](auto& j) { j["model"]["vocab"]["Ġextra"] = 9000; }), file, "has id 9000");
-  REQUIRE_THROWS_WITH(refused([](auto& j) { j["model"]["vocab"].erase("a"); }), file,
-                      "neither in model.vocab");
+  REQUIRE_THROWS_WITH(refused([](auto& j) {
+                        // A hole in the ids (the vocabulary's size unchanged: the added tokens keep theirs).
+                        int64_t last = 0;
+                        for (const auto& t : j["added_tokens"]) last = std::max<int64_t>(last, t["id"]);
+                        j["model"]["vocab"].erase("a");
+                        j["model"]["vocab"]["Ġextra"] = last + 1;
+                      }),
+                      file, "neither in model.vocab");
+  REQUIRE_THROWS_WITH(refused([](auto& j) { j["model"]["vocab"].erase("a"); }), file, "<|im_start|>",
+                      "numbered on from its size");
   REQUIRE_THROWS_WITH(refused([](auto& j) { j["model"]["vocab"]["Ġextra"] = 1; }), file,
                       "id 1 is used twice");
   REQUIRE_THROWS_WITH(refused([](auto& j) { j.erase("model"); }), file, "no \"model\"");

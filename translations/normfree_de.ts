@@ -638,6 +638,10 @@
 <context>
     <name>EditRefusalText</name>
     <message>
+        <source>step %1 has already started: an edit can reach step %2 or later</source>
+        <translation>Schritt %1 hat bereits begonnen: eine Änderung kann Schritt %2 oder später erreichen</translation>
+    </message>
+    <message>
         <location filename="../widgets/timeline/EditRefusalText.cpp" line="11"/>
         <source>event %1 (%2): </source>
         <translation>Ereignis %1 (%2): </translation>
@@ -706,11 +710,6 @@
         <location filename="../widgets/timeline/EditRefusalText.cpp" line="52"/>
         <source>event %1 (%2) has already been applied</source>
         <translation>Ereignis %1 (%2) wurde bereits angewendet</translation>
-    </message>
-    <message>
-        <location filename="../widgets/timeline/EditRefusalText.cpp" line="54"/>
-        <source>step %1 has already started (the run is at step %2)</source>
-        <translation>Schritt %1 hat bereits begonnen (der Lauf ist bei Schritt %2)</translation>
     </message>
     <message>
         <location filename="../widgets/timeline/EditRefusalText.cpp" line="63"/>

@@ -17,8 +17,8 @@ std::string describe(const EditRefusal& r) {
     case Code::EventAlreadyApplied:
       return "event " + std::to_string(r.eventId) + " (" + r.event + ") has already been applied";
     case Code::StepAlreadyStarted:
-      return "step " + std::to_string(r.step) + " has already started (the run is at step " +
-             std::to_string(r.runStep) + ")";
+      return "step " + std::to_string(r.step) + " has already started: an edit can reach step " +
+             std::to_string(r.runStep + 1) + " or later";
     case Code::InvalidSchedule: {
       std::string text;
       for (const ScheduleProblem& p : r.problems) text += (text.empty() ? "" : "\n") + describe(p);

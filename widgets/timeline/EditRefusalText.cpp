@@ -51,7 +51,9 @@ QString EditRefusalText::of(const nf::EditResult& result) {
     case Code::EventAlreadyApplied:
       return tr("event %1 (%2) has already been applied").arg(r.eventId).arg(str(r.event));
     case Code::StepAlreadyStarted:
-      return tr("step %1 has already started (the run is at step %2)").arg(r.step).arg(r.runStep);
+      return tr("step %1 has already started: an edit can reach step %2 or later")
+          .arg(r.step)
+          .arg(r.runStep + 1);
     case Code::InvalidSchedule: {
       QStringList lines;
       for (const nf::ScheduleProblem& p : r.problems) lines << of(p);

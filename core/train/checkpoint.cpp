@@ -46,6 +46,7 @@ json toJson(const TrainingState& s) {
   if (!s.settings.is_null()) j["settings"] = s.settings;
   if (!s.autopilot.is_null()) j["autopilot"] = s.autopilot;
   if (!s.data.is_null()) j["data"] = s.data;
+  if (!s.divergence.is_null()) j["divergence"] = s.divergence;
   return j;
 }
 
@@ -264,6 +265,7 @@ TrainingState readTrainingState(const std::string& checkpointDir) {
       s.schedule = scheduleFromJson(state.at("schedule"), run::checkpointStatePath(checkpointDir));
     if (state.contains("autopilot")) s.autopilot = state.at("autopilot");
     if (state.contains("data")) s.data = state.at("data");
+    if (state.contains("divergence")) s.divergence = state.at("divergence");
     if (state.contains("checkpoint_id")) s.id = state.at("checkpoint_id").get<std::string>();
   } catch (const std::exception& e) {
     throw FileError(run::checkpointStatePath(checkpointDir),

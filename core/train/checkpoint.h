@@ -45,6 +45,10 @@ struct TrainingState {
   // The token files it trained on and evaluated, by path: {"tokens", "tokenizer_fingerprint" where known}.
   // A resume says which changed since (made again in place). Null in checkpoints from before it was kept.
   nlohmann::json data;
+  // The divergence guard's memory and the newest sane checkpoint (trainer_state.h): {"recent_losses",
+  // "lowest_evaluations", "sane_checkpoint"}. Null in checkpoints from before it was kept (then a resume
+  // starts a fresh guard).
+  nlohmann::json divergence;
 };
 
 struct WrittenCheckpoint {

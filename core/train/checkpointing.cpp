@@ -42,6 +42,7 @@ bool Trainer::Impl::checkpoint(bool required) {
   state.worldSize = worker.worldSize;
   state.settings = toJson(settingsNow());
   state.data = dataIdentity();
+  state.divergence = divergenceMemory();
   {
     std::lock_guard<std::mutex> lock(scheduleMutex);
     state.schedule = schedule->schedule();

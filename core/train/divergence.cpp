@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 namespace nf {
@@ -39,6 +40,17 @@ std::optional<std::string> DivergenceGuard::checkEvaluation(const std::string& f
            number(lowest->second) + ", its lowest in this run";
   if (lowest == m_lowest.end() || loss < lowest->second) m_lowest[file] = loss;
   return std::nullopt;
+}
+
+nlohmann::json DivergenceGuard::toJson() const {
+  return {{"recent_losses", m_recent}, {"lowest_evaluations", m_lowest}};
+}
+
+void DivergenceGuard::restore(const nlohmann::json& memory) {
+  auto recent = memory.at("recent_losses").get<std::deque<double>>();
+  while (recent.size() > m_window) recent.pop_front();
+  m_lowest = memory.at("lowest_evaluations").get<std::map<std::string, double>>();
+  m_recent = std::move(recent);
 }
 
 }  // namespace nf

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 
@@ -21,6 +22,11 @@ class DivergenceGuard {
   std::optional<std::string> checkStep(double loss);
   std::optional<std::string> checkEvaluation(const std::string& file, double loss);
 
+  // What it remembers, for a checkpoint: a resumed run is watched as it would have been without the stop.
+  // restore throws std::exception for a malformed memory.
+  nlohmann::json toJson() const;
+  void restore(const nlohmann::json& memory);
+
  private:
   double m_factor;  // 0: only non-finite losses diverge
   std::size_t m_window;
@@ -33,6 +39,7 @@ class DivergenceGuard {
 // the checkpoints rewound after a divergence, leave none unconfirmed.
 class SaneCheckpoints {
  public:
+  void restore(int64_t sane) { m_sane = sane; }         // a resumed run's, from its checkpoint
   void written(int64_t step) { m_unconfirmed = step; }  // a checkpoint of `step` steps (or resumed from)
   // Step `step` (0-based: it starts from the weights after `step` steps) passed the guard.
   void stepPassed(int64_t step) {

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "io/atomic_file.h"
+#include "run/metrics_log.h"
 #include "run/metrics_records.h"
 #include "run/run_directory.h"
 #include "train/checkpoint.h"
@@ -218,6 +219,30 @@ void Trainer::Impl::recordChanges(const std::string& by, const std::string& reas
   if (!reason.empty()) log["reason"] = reason;
   edits.push_back(log);
   record(log);
+}
+
+// Edits made after the checkpoint are in schedule.json, which the resume follows, and their records in
+// metrics.jsonl: the log takes them back, and a person's moves and additions stay the autopilot's to leave
+// alone, as in the run that made them (unless the resume was given a schedule of its own).
+void Trainer::Impl::takeBackEdits(const TrainingState& state, bool scheduleReplaced) {
+  edits = state.edits;
+  if (!isMain() || state.metricsBytes < 0) return;
+  MetricsFollower follower(owner.m_dir, state.metricsBytes);
+  if (!follower.startsAtLine()) return;  // not the log the checkpoint measured
+  const MetricsFollower::NewLines since = follower.read();
+  if (since.restarted) return;
+  for (const std::string& line : since.lines) {
+    const json r = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (!r.is_object() || r.value(record::kType, "") != record::kEdit) continue;
+    edits.push_back(r);
+    if (!autopilot || scheduleReplaced || r.contains("by")) continue;
+    for (const json& change : r.value("changes", json::array())) {
+      const std::string kind = change.value("edit", "");
+      if (kind == "move") autopilot->state().pinned.push_back(change.value("event_id", int64_t{-1}));
+      if (kind == "add")
+        autopilot->state().pinned.push_back(change.value("event", json::object()).value("id", int64_t{-1}));
+    }
+  }
 }
 
 Schedule Trainer::schedule() const {

@@ -1,5 +1,7 @@
 // A run that diverged (trainer_state.h, train/divergence.h): it goes back to its last sane checkpoint with
 // a lower learning rate, or stops with Diverged naming the checkpoint to resume from.
+#include <filesystem>
+
 #include "model/hf_checkpoint.h"
 #include "run/metrics_records.h"
 #include "run/run_directory.h"
@@ -9,6 +11,7 @@
 namespace nf {
 
 using json = nlohmann::json;
+namespace fs = std::filesystem;
 
 // evaluateAll, then the divergence an evaluation showed (all workers learn of it from worker 0): returns
 // true after a rollback; a stop throws.
@@ -109,6 +112,30 @@ void Trainer::Impl::rollBackTo(int64_t target, int64_t fromStep) {
           {"lr", lowered.optimizer.lr},
           {"min_lr", lowered.optimizer.minLr},
           {"rollbacks", rollbacks}});
+}
+
+// The guard's memory and the newest sane checkpoint: a resumed run is watched, and rolls back, as it would
+// have been without the stop. The rollbacks made are the process's (docs/TRAINING.md): a resume counts anew.
+json Trainer::Impl::divergenceMemory() const {
+  json memory = guard->toJson();
+  memory["sane_checkpoint"] = checkpoints.sane();
+  return memory;
+}
+
+// A checkpoint from before the memory was kept gives a fresh guard, as a resume did then. The checkpoint
+// resumed from is vouched for by its first step; an older sane one stays the rollback's target while it is
+// still there.
+void Trainer::Impl::restoreDivergence(const json& memory, const std::string& source, int64_t stepsDone) {
+  if (!memory.is_null()) try {
+      guard->restore(memory);
+      const int64_t sane = memory.at("sane_checkpoint").get<int64_t>();
+      if (sane >= 0 &&
+          fs::is_directory(fs::path(run::checkpointsPath(owner.m_dir)) / run::checkpointName(sane)))
+        checkpoints.restore(sane);
+    } catch (const std::exception& e) {
+      throw FileError(source, std::string("malformed checkpoint state: divergence: ") + e.what());
+    }
+  checkpoints.written(stepsDone);
 }
 
 RunConfig Trainer::settingsNow() const { return m_impl->settingsNow(); }

@@ -167,14 +167,14 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir,
                     std::string("malformed checkpoint state: ") + e.what());
   }
   d.applied = state.appliedEvents;
-  d.edits = state.edits;
   d.restoreAutopilot(state.autopilot, run::checkpointStatePath(checkpoint));
+  d.takeBackEdits(state, overrides.schedule.has_value());
   if (d.autopilot && (overrides.maxSteps || overrides.autopilotPatience)) {  // to train on: a new plateau
     d.autopilot->restartPlateau();
     changed["plateau"] = "counted afresh from step " + std::to_string(state.stepsDone);
   }
   changed.update(d.resumeSchedule(overrides, state));
-  d.checkpoints.written(state.stepsDone);  // its first step vouches for it
+  d.restoreDivergence(state.divergence, run::checkpointStatePath(checkpoint), state.stepsDone);
   d.newestCheckpoint = {state.stepsDone, state.id};
   // config.json edited by hand since the checkpoint (a micro-batch, the training data): used, and said.
   const json edited = state.settings.is_null() ? json::object() : settingsChanged(state.settings, asFound);

@@ -177,6 +177,8 @@ struct Trainer::Impl {
   // The schedule's last changes as "edit" records (caller holds scheduleMutex); `by` and `reason` say who
   // made them and why when it was not a person.
   void recordChanges(const std::string& by = std::string(), const std::string& reason = std::string());
+  // A resume's edit log: the checkpoint's, and the edits made after it (a run killed before its next one).
+  void takeBackEdits(const TrainingState& state, bool scheduleReplaced);
 
   // autopilot.cpp
   void steerByAutopilot(int64_t step);      // before applyEvents(step): the pending events moved as decided
@@ -207,6 +209,8 @@ struct Trainer::Impl {
   bool evaluateAndCheck(int64_t step);
   void diverged(int64_t step, const std::string& why);
   void rollBackTo(int64_t target, int64_t fromStep);
+  nlohmann::json divergenceMemory() const;  // TrainingState::divergence
+  void restoreDivergence(const nlohmann::json& memory, const std::string& source, int64_t stepsDone);
 
   // checkpointing.cpp
   bool checkpoint(bool required = false);

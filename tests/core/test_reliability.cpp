@@ -601,6 +601,25 @@ TEST_CASE(a_diverging_run_stops_before_its_update_and_keeps_its_last_sane_checkp
   REQUIRE_EQ(json::parse(readTextFile(run::configPath(runDir)))["optimizer"]["lr"].get<double>(), 50.0);
 }
 
+// The guard's memory is in each checkpoint: a run stopped after its first step, whose update ruined the
+// weights, and resumed, diverges at the same step as the run left alone (an empty memory had let the
+// resumed run train on unchecked).
+TEST_CASE(a_resumed_run_is_watched_by_the_guard_its_checkpoint_remembers) {
+  TempDir dir;
+  RunConfig config = smallRun(dir, TrainingMode::Finetune);
+  config.schedule = Schedule{};
+  config.optimizer.lr = config.optimizer.minLr = 50;
+  config.optimizer.warmupSteps = 0;
+  config.optimizer.maxSteps = 4;
+  REQUIRE_THROWS_WITH(Trainer::start(dir.path("straight"), config)->run(), "step 2: ", "above 3 × ");
+  config.optimizer.maxSteps = 1;
+  REQUIRE(Trainer::start(dir.path("stopped"), config)->run());
+  ResumeOverrides more;
+  more.maxSteps = 4;
+  REQUIRE_THROWS_WITH(Trainer::resume(dir.path("stopped"), std::nullopt, more)->run(),
+                      "step 2: ", "above 3 × ", "the last 1 steps");
+}
+
 TEST_CASE(a_diverging_run_rolls_back_with_a_lower_learning_rate_and_finishes_sane) {
   TempDir dir;
   RunConfig config = smallRun(dir);

@@ -460,6 +460,22 @@ TEST_CASE(an_autopilot_run_times_its_removals_and_resumes_bit_exactly) {
       REQUIRE_EQ(e["step"].get<int64_t>(), 25);
       REQUIRE(!e.contains("reason"));
     }
+  // The same move made after the newest checkpoint of a run then killed (no checkpoint holds it, only
+  // schedule.json and its edit record): the resumed autopilot leaves it where the person put it too.
+  {
+    auto killed = Trainer::start(dir.path("moved-killed"), config);
+    const int64_t stopped = runUntil(*killed, 7);
+    REQUIRE(stopped < 25);
+    REQUIRE(killed->moveEvent(6, 25).accepted);
+  }
+  REQUIRE(Trainer::resume(dir.path("moved-killed"))->run());
+  int fired = 0;
+  for (const auto& e : records(dir.path("moved-killed"), "event"))
+    if (e["event"]["id"] == 6) {
+      REQUIRE_MSG(e["step"].get<int64_t>() == 25 && !e.contains("reason"), e.dump());
+      ++fired;
+    }
+  REQUIRE_EQ(fired, 1);
 }
 
 // After its last removal an autopilot run ends once the loss stops improving: here at once (no loss falls

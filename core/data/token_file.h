@@ -52,6 +52,8 @@ class TokenFile {
 
   // One pass over the whole file: which token ids occur (ids >= vocabLimit are an error).
   std::vector<bool> occurringTokens(int64_t vocabLimit, const ProgressFn& progress = {}) const;
+  // One pass over tokens [from, size()): the error read() gives for the first id >= vocabLimit.
+  void requireIdsBelow(int64_t vocabLimit, int64_t from = 0) const;
   // One pass from the start: visit(position) for each occurrence of `token` with `window` tokens from it
   // (itself included), in order, until visit returns false (ids >= vocabLimit are an error).
   void forEachOccurrence(int32_t token, int64_t window, int64_t vocabLimit,

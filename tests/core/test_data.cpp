@@ -271,6 +271,24 @@ TEST_CASE(batches_are_reproducible_from_a_saved_generator_state) {
                         BatchSampler(TokenFile::open(dir.path("t.bin")), 4, 16, 123, 97).next().inputs));
 }
 
+// An id outside the vocabulary anywhere in the training file is refused before the first batch, not when a
+// random window first meets it (hours in, and at the same step after every resume).
+TEST_CASE(a_training_file_s_ids_are_all_checked_before_the_first_batch) {
+  TempDir dir;
+  for (const int64_t at : {int64_t{0}, int64_t{2500}, int64_t{4999}}) {
+    std::vector<int32_t> ids = iota(5000, 96);  // 0…95: the end-of-text 96 never occurs
+    for (int64_t i = 0; i < 5000; i += 40) ids[static_cast<std::size_t>(i)] = 96;
+    ids[static_cast<std::size_t>(at)] = 200;
+    writeTokens(dir.path("t.bin"), ids, 256);
+    const std::string where = "token " + std::to_string(at) + " has id 200";
+    REQUIRE_THROWS_WITH(BatchSampler(TokenFile::open(dir.path("t.bin")), 4, 16, 1, 97), dir.path("t.bin"),
+                        where);
+    // The document scan stops a window short of the end; the tail is read all the same.
+    REQUIRE_THROWS_WITH(
+        BatchSampler(TokenFile::open(dir.path("t.bin")), 4, 16, 1, 97, {}, DocumentWindows{96, 0.5}), where);
+  }
+}
+
 // Data parallelism: workers' shares of each batch, in rank order, are the one-process batch, and every
 // worker's generator stays the run's (so a checkpoint resumes with any number of workers).
 TEST_CASE(worker_shares_of_a_batch_are_the_one_process_batch) {

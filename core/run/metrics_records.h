@@ -41,5 +41,7 @@ inline constexpr char kLowDiskSpace[] = "low_disk_space";         // the run's d
 inline constexpr char kTrackingFailed[] = "tracking_failed";      // a tracked analysis could not be measured
 inline constexpr char kMetricsLost[] =
     "metrics_lost";  // a resumed run's log is shorter than at its checkpoint
+inline constexpr char kEndOfTextDiffers[] =
+    "end_of_text_differs";  // a removal's training data ends documents with another id than the model's
 
 }  // namespace nf::warning_code

@@ -31,6 +31,15 @@ void Trainer::Impl::warnOfOtherTokenizers() {
     if (!problem.empty())
       warn("other_tokenizer", problem + ": if another tokenizer made it, the run reads it as noise");
   }
+  // A removal's masks (the auxiliary loss's, the σ trackers' and the end-of-text treatment's) leave out the
+  // model's end-of-text id: data whose documents end with another has its separators counted as text.
+  const int64_t separator = sampler->file().meta().eotTokenId, modelEnd = model->config().eotTokenId;
+  if (removing() && separator >= 0 && separator != modelEnd)
+    warn(warning_code::kEndOfTextDiffers,
+         config().trainData + " ends its documents with id " + std::to_string(separator) +
+             ", but the model's end-of-text (config.json's eos_token_id) is " + std::to_string(modelEnd) +
+             ": the auxiliary loss, the scale trackers and the end-of-text treatment leave out id " +
+             std::to_string(modelEnd) + ", not the data's separators");
 }
 
 nlohmann::json Trainer::Impl::dataIdentity() const {

@@ -856,6 +856,39 @@ TEST_CASE(a_resume_names_the_settings_edited_since_its_checkpoint) {
 // A run keeps what it needs of its source model (RUN/source/: config.json, tokenizer files, a fingerprint
 // of the weights): the source folder replaced or stripped after the start is named when the run resumes,
 // and final/ still ships the tokenizer the run trained with (it used to ship the replacement's, or none).
+// The removal's masks leave out the model's end-of-text id; data whose documents end with another (an
+// instruct model's config names its turn end) would have its separators counted as text, unsaid.
+TEST_CASE(a_removal_says_when_its_data_ends_documents_with_another_id_than_the_model) {
+  TempDir dir;
+  RunConfig config = smallRun(dir);
+  const TokenFile train = TokenFile::open(config.trainData);
+  std::vector<int32_t> ids(static_cast<std::size_t>(train.size()));
+  train.read(0, train.size(), ids.data(), 0);
+  const int64_t modelEnd = smallConfig().eotTokenId;
+  auto startOn = [&](const std::string& name, int64_t separator) {
+    TokenFileMeta meta;
+    meta.dtype = tokenDTypeFor(smallConfig().vocabSize);
+    meta.vocabSize = smallConfig().vocabSize;
+    meta.eotTokenId = separator;
+    TokenFileWriter writer(dir.path(name + ".bin"), meta);
+    writer.append(ids.data(), ids.size());
+    writer.finish();
+    RunConfig c = config;
+    c.trainData = dir.path(name + ".bin");
+    Trainer::start(dir.path(name), c);
+    std::vector<json> said;
+    for (const json& w : records(dir.path(name), "warning"))
+      if (w["code"] == "end_of_text_differs") said.push_back(w);
+    return said;
+  };
+  REQUIRE(startOn("same", modelEnd).empty());
+  const auto said = startOn("other", modelEnd - 1);
+  REQUIRE_EQ(said.size(), 1u);
+  REQUIRE_MSG(said[0]["message"].get<std::string>().find("ends its documents with id " +
+                                                         std::to_string(modelEnd - 1)) != std::string::npos,
+              said[0].dump());
+}
+
 TEST_CASE(a_run_keeps_its_source_models_tokenizer_and_names_a_changed_source) {
   TempDir dir;
   RunConfig config = smallRun(dir);

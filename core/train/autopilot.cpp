@@ -28,9 +28,12 @@ bool Trainer::setAutopilotBeforeTheEnd(bool on) {
 }
 
 bool Trainer::Impl::takeSwitch(bool on, bool refusedOnceOver) {
-  std::lock_guard<std::mutex> lock(switchMutex);
-  if (refusedOnceOver && stepsOver) return false;
-  autopilotSwitch = on ? 1 : 0;
+  {
+    std::lock_guard<std::mutex> lock(switchMutex);
+    if (refusedOnceOver && stepsOver) return false;
+    autopilotSwitch = on ? 1 : 0;
+  }
+  controlRequested();  // a paused run makes it at once
   return true;
 }
 

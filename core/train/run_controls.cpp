@@ -54,11 +54,13 @@ Trainer::Impl::BeforeStep Trainer::Impl::holdBeforeStep(int64_t step, int64_t& l
       owner.m_paused = true;
       record({{record::kType, record::kPause}, {"step", step}});
     }
+    applyAutopilotSwitch(step);  // made while paused: a run killed before its next step keeps it
     std::unique_lock<std::mutex> lock(controlMutex);
     // Woken by a request; the timeout also notices a stop asked for by a signal handler, which cannot
     // notify. The other workers take no requests but a stop: they wait the second out, then ask worker 0.
     controlChanged.wait_for(lock, std::chrono::seconds(1), [&] {
-      return owner.m_stopRequested || (isMain() && (!owner.m_pauseRequested || owner.m_checkpointRequested));
+      return owner.m_stopRequested || (isMain() && (!owner.m_pauseRequested || owner.m_checkpointRequested ||
+                                                    autopilotSwitch.load() >= 0));
     });
   }
 }

@@ -250,11 +250,12 @@ void cmdBench(CLI::App& command) {
 void cmdGenerate(CLI::App& command) {
   command.description(
       "Continue a prompt with a model. Temperature 0 is greedy; otherwise tokens are sampled (optionally "
-      "from the top k) with a portable generator, so a seed gives the same text on every machine.");
+      "from the top k, or the top p of the probability) with a portable generator, so a seed gives the same "
+      "text on every machine.");
   struct Options {
     std::string model, prompt, tokenizer, device = "cpu";
     int64_t maxNewTokens = 50, topK = 0, seed = 0;
-    double temperature = 1.0;
+    double temperature = 1.0, topP = 1.0;
     bool noStop = false;
   };
   auto o = std::make_shared<Options>();
@@ -275,13 +276,20 @@ void cmdGenerate(CLI::App& command) {
       ->capture_default_str();
   command.add_option("--temperature", o->temperature, "softmax temperature; 0 for greedy")
       ->type_name("t")
-      ->transform(atLeast(0.0))
+      ->transform(inRange(0.0, 1e6))
       ->default_str("1.0");
   CLI::Option* topK =
       command.add_option("--top-k", o->topK, "sample from the k most likely tokens only (0: all)")
           ->type_name("k")
           ->transform(atLeast<int64_t>(0))
           ->capture_default_str();
+  CLI::Option* topP = command
+                          .add_option("--top-p", o->topP,
+                                      "sample from the most likely tokens whose probabilities first sum to "
+                                      "at least p (nucleus sampling, after --top-k; 1: all)")
+                          ->type_name("p")
+                          ->transform(inRange(0.0, 1.0, /*minExclusive=*/true))
+                          ->default_str("1.0");
   CLI::Option* seed = command.add_option("--seed", o->seed, "random seed for sampling")
                           ->type_name("n")
                           ->transform(atLeast<int64_t>(0))
@@ -289,16 +297,17 @@ void cmdGenerate(CLI::App& command) {
   command.add_option("--device", o->device, "where to run")->type_name("cpu|cuda[:N]")->capture_default_str();
   command.add_flag("--no-stop", o->noStop,
                    "keep going past <|endoftext|> (and every end-of-sequence id config.json lists)");
-  onRun(command, [o, topK, seed] {
-    // Greedy decoding samples nothing: the two had been ignored, and still reported as used.
-    if (o->temperature == 0 && (topK->count() > 0 || seed->count() > 0))
+  onRun(command, [o, topK, topP, seed] {
+    // Greedy decoding samples nothing: the three had been ignored, and still reported as used.
+    if (o->temperature == 0 && (topK->count() > 0 || topP->count() > 0 || seed->count() > 0))
       throw UsageError(
-          "--top-k and --seed choose how tokens are sampled: --temperature 0 is greedy and samples "
-          "none");
+          "--top-k, --top-p and --seed choose how tokens are sampled: --temperature 0 is greedy and "
+          "samples none");
     GenerationOptions options;
     options.maxNewTokens = o->maxNewTokens;
     options.temperature = o->temperature;
     options.topK = o->topK;
+    options.topP = o->topP;
     options.seed = static_cast<uint64_t>(o->seed);
     options.stopAtEndOfText = !o->noStop;
     const std::string folder = run::modelFolder(o->model);

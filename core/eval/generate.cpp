@@ -25,12 +25,22 @@ int32_t sampleToken(const torch::Tensor& logits, const GenerationOptions& option
   order.resize(k);
   std::vector<double> weights(k);
   for (int64_t i = 0; i < k; ++i) weights[i] = std::exp((l[order[i]] - l[order[0]]) / options.temperature);
+  if (options.topP < 1) {  // the shortest head whose share of the weight reaches top p
+    const double total = std::accumulate(weights.begin(), weights.end(), 0.0);
+    double head = 0;
+    for (int64_t i = 0; i < k; ++i)
+      if ((head += weights[i]) >= options.topP * total) {
+        weights.resize(i + 1);
+        break;
+      }
+  }
+  const auto kept = static_cast<int64_t>(weights.size());
   double u = random.uniform() * std::accumulate(weights.begin(), weights.end(), 0.0);
-  for (int64_t i = 0; i < k; ++i) {
+  for (int64_t i = 0; i < kept; ++i) {
     if (u < weights[i]) return order[i];
     u -= weights[i];
   }
-  return order[k - 1];  // rounding left u a hair above the total
+  return order[kept - 1];  // rounding left u a hair above the total
 }
 
 std::vector<int32_t> generate(CausalLMImpl& model, const std::vector<int32_t>& prompt,

@@ -13,6 +13,9 @@ struct GenerationOptions {
   int64_t maxNewTokens = 50;
   double temperature = 1.0;  // 0: greedy (ties go to the lowest id)
   int64_t topK = 0;          // 0: the whole vocabulary
+  // Nucleus sampling (transformers' top_p, applied after temperature and top k): the most likely tokens
+  // whose probabilities first sum to at least topP; 1: all.
+  double topP = 1.0;
   uint64_t seed = 0;
   bool stopAtEndOfText = true;
   std::vector<int32_t> otherStopIds;  // more end-of-sequence ids that stop it (config.json's list)

@@ -178,6 +178,26 @@ TEST_CASE(sampling_is_deterministic_for_a_seed_and_has_the_right_distribution) {
   ones = 0;
   for (int i = 0; i < n; ++i) ones += sampleToken(logits, sampling, random) == 1;
   REQUIRE_MSG(std::abs(ones / double(n) - 0.9) < 0.01, ones);
+
+  // Nucleus sampling (transformers' TopPLogitsWarper): p = (0.5, 0.3, 0.15, 0.05) keeps the most likely
+  // tokens whose probabilities first sum to at least top p, renormalised.
+  const auto four = torch::tensor({0.15, 0.5, 0.05, 0.3}).log();  // ids by probability: 1, 3, 0, 2
+  GenerationOptions nucleus;
+  auto frequencies = [&](double topP) {
+    nucleus.topP = topP;
+    std::vector<double> seen(4, 0.0);
+    for (int i = 0; i < n; ++i) seen[sampleToken(four, nucleus, random)] += 1.0 / n;
+    return seen;
+  };
+  std::vector<double> f = frequencies(0.8);  // 0.5 + 0.3 reaches 0.8: ids 1 and 3, as 5 : 3
+  REQUIRE_MSG(f[0] == 0 && f[2] == 0 && std::abs(f[1] - 0.625) < 0.015, f[0] << " " << f[1] << " " << f[2]);
+  f = frequencies(0.81);  // one more: 0.5 : 0.3 : 0.15 of 0.95
+  REQUIRE_MSG(f[2] == 0 && std::abs(f[0] - 0.15 / 0.95) < 0.015, f[0] << " " << f[2]);
+  f = frequencies(0.3);  // the most likely alone
+  REQUIRE(f[1] > 0.9999);
+  nucleus.topK = 3;  // top k first: 0.5, 0.3, 0.15 of 0.95; their top 0.9 is all three
+  f = frequencies(0.9);
+  REQUIRE_MSG(f[2] == 0 && f[0] > 0.1, f[0] << " " << f[2]);
 }
 
 TEST_CASE(circuit_checks_match_a_direct_computation) {

@@ -46,6 +46,16 @@ class FinalNorm {
     const torch::Tensor zeros = torch::zeros({m_u.size(0), m_u.size(1), 1, m_u.size(2)}, m_u.options());
     return dotted(zeros, [&](const NormInputs& in) { return normalizeBy(m_state, in, divisor); }).squeeze(-1);
   }
+  // The divisor DLA takes [B, n]: the forward's (`cached`, float32) where the norm divides each token by its
+  // own scale; else the frozen one in double, as output() applies it — so DLA and DE of an LN-free model
+  // agree exactly, not within float32's rounding of s.
+  torch::Tensor divisor(const torch::Tensor& cached) const {
+    if (dividesPerToken(m_state)) return cached;
+    const torch::Tensor x = torch::zeros({cached.size(0), cached.size(1), 1}, cached.options());
+    const NormInputs in{
+        x, m_gamma, m_beta, m_model.config().layerNormEpsilon, 1, &m_tokens, m_model.config().eotTokenId};
+    return normDivisor(m_state, in);
+  }
   // The final norm of x ([B, n, k, D]) itself, dotted with u.
   torch::Tensor output(const torch::Tensor& x) const {
     return dotted(x, [&](const NormInputs& in) { return applyNorm(m_state, in); });
@@ -117,11 +127,11 @@ AttributionResult logitAttribution(const ModelSnapshot& snapshot, const TokenSeq
         const torch::Tensor input = tokens.slice(1, 0, n), targets = tokens.slice(1, 1);
         const torch::Tensor u =
             unembedding.index_select(0, targets.reshape(-1)).view({B, n, D}).to(torch::kFloat64);
-        const torch::Tensor divisor =
-            hooks.at(HookPoint::normScale(kFinal)).slice(1, 0, n).to(torch::kFloat64);
         const torch::Tensor residual =
             hooks.at(HookPoint::residPost(L - 1)).slice(1, 0, n).to(torch::kFloat64);
         const FinalNorm finalNorm(model, input, u);
+        const torch::Tensor divisor =
+            finalNorm.divisor(hooks.at(HookPoint::normScale(kFinal)).slice(1, 0, n).to(torch::kFloat64));
         const torch::Tensor full = finalNorm.output(residual.unsqueeze(2));  // [B, n, 1]
         torch::Tensor dlaTotal = torch::zeros({B, n}, residual.options());
 

@@ -137,13 +137,16 @@ TEST_CASE(dla_equals_direct_effect_on_ln_free_models) {
   const ModelShape c = smallConfig();
   CausalLM fake = randomModel(c, 3);
   setAll(*fake, NormKind::FakeLN);
+  // A frozen scale float32 cannot hold: DLA divides by it in double, as DE does (it had read the forward's
+  // float32 copy, 2e-6 % off on every component).
+  fake->norms().at({SiteKind::Final, -1}).scale = 13.799661008;
   CausalLM folded = foldLayerNorms(*fake);
   const TokenSequences data = sequencesOf(randomTokens(c, 6, 16));
   for (CausalLMImpl* model : {fake.get(), folded.get()}) {
     const AttributionResult r = attribution(*model, data);
     for (const auto* list : {&r.headAttributions, &r.others})
       for (const ComponentAttribution& a : *list) {
-        REQUIRE_MSG(a.nmae <= 1e-3, a.name << ": NMAE " << a.nmae << " %");
+        REQUIRE_MSG(a.nmae <= 1e-9, a.name << ": NMAE " << a.nmae << " %");
         REQUIRE(a.meanAbsDe > 0);
       }
     REQUIRE(r.overallNmae <= 1e-3);

@@ -86,11 +86,12 @@ nlohmann::json Trainer::Impl::resumeSchedule(const ResumeOverrides& overrides, c
       used.pos0 = used.pos0 || e.action == EventAction::EndPos0Treatment;
       used.eot = used.eot || e.action == EventAction::EndEotTreatment;
     }
+    if (overrides.maxSteps && config().autopilot.enabled) waitAtTheLastStep(s, config(), stepsDone);
     s.validate(model->config().nLayer, config().optimizer.maxSteps, used);
     s.requireApplied(state.schedule, applied, stepsDone);
-    // A new schedule given to resume is checked as a new run's; schedule.json as the run left it (live
-    // edits, the autopilot's moves) is not: a late ramp there ends in the norms_left warning instead.
-    if (overrides.schedule) requireRampsEnd(s, config(), stepsDone);
+    // A new schedule or budget given to resume is checked as a new run's; schedule.json as the run left it
+    // (live edits, the autopilot's moves) is not: a late ramp there ends in the norms_left warning instead.
+    if (overrides.schedule || overrides.maxSteps) requireRampsEnd(s, config(), stepsDone);
     setSchedule(s, used);
   } catch (const std::invalid_argument& e) {
     throw FileError(path, std::string("is not a valid schedule for this run:\n") + e.what());

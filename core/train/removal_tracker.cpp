@@ -150,22 +150,32 @@ void RemovalTracker::advanceRamps(int64_t step) {
   }
 }
 
-std::string RemovalTracker::sitesLeft() const {
-  std::string left;
+std::string RemovalTracker::leftUndone() const {
+  std::string perToken, treated;
   for (const SiteId& site : m_model.norms().sites()) {
     const SiteNorm& n = m_model.norms().at(site);
-    std::string why;
     if (dividesPerToken(n))
-      why = isFakeNorm(n.kind)
-                ? " (its ramp " + std::to_string(static_cast<int>(std::lround(n.realMix * 100))) + " % real)"
-                : "";
+      perToken +=
+          (perToken.empty() ? "" : ", ") + siteName(site) +
+          (isFakeNorm(n.kind)
+               ? " (its ramp " + std::to_string(static_cast<int>(std::lround(n.realMix * 100))) + " % real)"
+               : "");
     else if (n.pos0Treatment || n.eotTreatment)
-      why = std::string(" (its ") + (n.pos0Treatment ? "position-0" : "end-of-text") + " treatment on)";
-    else
-      continue;
-    left += (left.empty() ? "" : ", ") + siteName(site) + why;
+      treated += (treated.empty() ? "" : ", ") + siteName(site) + " (its " +
+                 (n.pos0Treatment ? "position-0" : "end-of-text") + " treatment on)";
   }
-  return left;
+  std::string said;
+  if (!perToken.empty())
+    said =
+        "the removal finished with " + perToken +
+        " short of LayerNorm-free: export refuses the result (resume with more --steps, or a schedule that "
+        "makes every site fake in time)";
+  if (!treated.empty())
+    said +=
+        (said.empty() ? "the removal finished LayerNorm-free but with " : "; and with ") + treated +
+        ": export refuses a model with a treatment on, which its forms cannot write (a schedule that ends "
+        "the treatments in time)";
+  return said;
 }
 
 json RemovalTracker::scalesJson() const {

@@ -51,10 +51,11 @@ class RemovalTracker : public NormObserver {
   nlohmann::json apply(const ScheduleEvent& event, int64_t step);
   // Moves every interpolation ramp to `step`.
   void advanceRamps(int64_t step);
-  // The sites the export of a finished removal would refuse: still dividing by each token's scale, or
-  // with a treatment on ("LN_mlp.4, LN_f (its ramp 25 % real), LN_v.0 (its position-0 treatment on)");
-  // "" when there are none.
-  std::string sitesLeft() const;
+  // What a finished removal left that export refuses, for its norms_left warning ("" when nothing): sites
+  // still dividing by each token's scale ("LN_mlp.4, LN_f (its ramp 25 % real)": short of LayerNorm-free),
+  // and sites with a treatment on ("LN_v.0 (its position-0 treatment on)": LayerNorm-free — constant
+  // divisors — but no export form writes a treatment).
+  std::string leftUndone() const;
 
   nlohmann::json scalesJson() const;  // per site: tracked and frozen scale (metrics "step" records)
   nlohmann::json toJson() const;      // for a checkpoint's state.json

@@ -1,7 +1,9 @@
 #include "train/settings.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
@@ -277,18 +279,18 @@ RunConfig makeRunConfig(const std::string& presetName, TrainingMode mode, const 
                                 " tokens is longer than the model's " + std::to_string(shape.nPositions) +
                                 " positions (--context)");
   c.optimizer.context = std::min<int64_t>(c.optimizer.context, shape.nPositions);
-  // With the autopilot the schedule gives the order and the first removal's step; the others' steps are
-  // only tentative. Those past the budget (a preset's on a shorter --steps) wait at the last step a removal
-  // may fire (its ramp ending in time), in their order, for the autopilot to bring forward; they had made
-  // the run refused for steps the user never chose.
-  if (c.mode == TrainingMode::Remove && c.autopilot.enabled && !c.schedule.events.empty()) {
-    const int64_t last = c.optimizer.maxSteps - 1 - c.removal.interpolationSteps;
-    int64_t first = c.schedule.events.front().step;
-    for (const ScheduleEvent& e : c.schedule.events) first = std::min(first, e.step);
-    if (first <= last)
-      for (ScheduleEvent& e : c.schedule.events) e.step = std::min(e.step, last);
-  }
+  if (c.mode == TrainingMode::Remove && c.autopilot.enabled) waitAtTheLastStep(c.schedule, c, 0);
   return c;
+}
+
+void waitAtTheLastStep(Schedule& schedule, const RunConfig& config, int64_t fromStep) {
+  const int64_t last = config.optimizer.maxSteps - 1 - config.removal.interpolationSteps;
+  int64_t first = std::numeric_limits<int64_t>::max();
+  for (const ScheduleEvent& e : schedule.events)
+    if (e.step >= fromStep) first = std::min(first, e.step);
+  if (first > last) return;  // the first is past the budget too: refused as placed
+  for (ScheduleEvent& e : schedule.events)
+    if (e.step >= fromStep) e.step = std::min(e.step, last);
 }
 
 nlohmann::json toJson(const RunConfig& c) {

@@ -136,6 +136,12 @@ void validate(const RunConfig& config, const std::string& source);
 // std::invalid_argument naming each make-fake event (at or after fromStep) whose ramp would end past the
 // last step, leaving the finished model dividing by each token's scale.
 void requireRampsEnd(const Schedule& schedule, const RunConfig& config, int64_t fromStep = 0);
+// With the autopilot the schedule gives the order and the first removal's step; the others' steps are only
+// tentative. Those from `fromStep` on past the budget (a preset's on a shorter --steps, a resume's shorter
+// budget) wait at the last step a removal may fire (its ramp ending in time), in their order, for the
+// autopilot to bring forward; they had made the run refused for steps the user never chose. Left as they
+// are when the first of them lies past it too.
+void waitAtTheLastStep(Schedule& schedule, const RunConfig& config, int64_t fromStep);
 RunConfig runConfigFromJson(const nlohmann::json& j, const std::string& source);
 // A run's config.json (run/run_directory.h): read and checked (FileError naming the file), and written
 // atomically — the one reader and writer of the file.

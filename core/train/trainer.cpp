@@ -182,7 +182,7 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir,
     if (state.stepsDone < t->m_config.optimizer.maxSteps)
       retireFinalModel(runDir, state);  // before anything is written
     if (settingsGiven) writeRunConfig(runDir, t->m_config);
-    if (overrides.schedule) d.schedule->persist(d.schedule->schedule());
+    if (overrides.schedule || overrides.maxSteps) d.schedule->persist(d.schedule->schedule());
     // The history stays whole: records after the checkpoint (of steps trained again now) are kept, and
     // readers take this record as the point from which the run went on (run/metrics_log.h).
     d.metrics = std::make_unique<MetricsWriter>(runDir, -1);
@@ -333,12 +333,8 @@ bool Trainer::runSteps(const ProgressFn& progress) {
                 {"layernorm_free", d.model->norms().isLayerNormFree()}};
     // Only the plateau ends a run before its budget; nothing trained since it was found, so it still holds.
     if (m_stepsDone < o.maxSteps) finish["reason"] = "autopilot: " + d.trainedOut(m_stepsDone);
-    const std::string left = m_config.mode == TrainingMode::Remove ? d.tracker->sitesLeft() : "";
-    if (!left.empty())
-      d.warn("norms_left",
-             "the removal finished with " + left +
-                 " short of LayerNorm-free: export refuses the result (resume with more --steps, "
-                 "or a schedule that makes every site fake, and ends its treatments, in time)");
+    const std::string left = m_config.mode == TrainingMode::Remove ? d.tracker->leftUndone() : "";
+    if (!left.empty()) d.warn("norms_left", left);
     d.record(finish);
   } else {
     d.record({{record::kType, record::kStop}, {"step", m_stepsDone.load()}});

@@ -198,6 +198,25 @@ TEST_CASE(special_treatments_switch_on_with_the_site_and_off_with_their_events) 
   REQUIRE(n.at(v0).scale == normsAfter(5).at(v0).scale);       // s itself never moves once frozen
 }
 
+// A removal that ends every site fake but leaves a treatment on is LayerNorm-free (its divisors are
+// constants), as its finish record says; its warning says so too, and why export still refuses it (it had
+// said "short of LayerNorm-free" beside the record's true).
+TEST_CASE(a_treatment_left_on_is_layernorm_free_and_said_to_be_unexportable) {
+  TempDir dir;
+  RunConfig config = smallRun(dir);
+  config.removal.eotTreatment = true;  // and no event ends it
+  REQUIRE(Trainer::start(dir.path("run"), config)->run());
+  REQUIRE(records(dir.path("run"), "finish").at(0)["layernorm_free"].get<bool>());
+  std::string said;
+  for (const json& w : records(dir.path("run"), "warning"))
+    if (w["code"] == "norms_left") said = w["message"];
+  REQUIRE_MSG(said.find("finished LayerNorm-free but with LN_v.0 (its end-of-text treatment on)") !=
+                      std::string::npos &&
+                  said.find("short of") == std::string::npos &&
+                  said.find("export refuses") != std::string::npos,
+              said);
+}
+
 TEST_CASE(interpolation_ramp_hands_the_divisor_from_sigma_to_s) {
   TempDir dir;
   RunConfig config = smallRun(dir);
@@ -228,6 +247,14 @@ TEST_CASE(interpolation_ramp_hands_the_divisor_from_sigma_to_s) {
   config.schedule.events = {{1, 6, EventAction::MakeFake, SiteKind::Mlp, 1}};
   REQUIRE_THROWS_WITH(Trainer::start(dir.path("late"), config), "event 1", "its ramp of 4 steps",
                       "ends at step 10, past the last step 9");
+  // So would a shorter budget given to resume (it had been taken, and the run ended with the ramp half done).
+  config.optimizer.maxSteps = 20;
+  config.schedule.events = {{1, 15, EventAction::MakeFake, SiteKind::Mlp, 1}};
+  REQUIRE(runUntil(*Trainer::start(dir.path("shortened"), config), 2) < 15);
+  ResumeOverrides shorter;
+  shorter.maxSteps = 17;
+  REQUIRE_THROWS_WITH(Trainer::resume(dir.path("shortened"), std::nullopt, shorter), "event 1",
+                      "ends at step 19, past the last step 16");
   config.schedule.events = {{1, 5, EventAction::MakeFake, SiteKind::Mlp, 1}};
   REQUIRE(Trainer::start(dir.path("in-time"), config) != nullptr);
 
@@ -450,6 +477,19 @@ TEST_CASE(an_autopilot_run_times_its_removals_and_resumes_bit_exactly) {
   CausalLM b = loadModel(run::finalModelPath(dir.path("interrupted")));
   auto pa = a->named_parameters(), pb = b->named_parameters();
   for (const auto& p : pa) REQUIRE_MSG(torch::equal(p.value(), pb[p.key()]), p.key());
+
+  // A shorter budget given to its resume: the pending removals past it wait at the last step for the
+  // autopilot, as a new run's do (they had been refused, for steps it had placed itself).
+  {
+    auto shortened = Trainer::start(dir.path("shortened"), config);
+    REQUIRE(runUntil(*shortened, 3) < 12);
+  }
+  ResumeOverrides shorter;
+  shorter.maxSteps = 16;
+  REQUIRE(Trainer::resume(dir.path("shortened"), std::nullopt, shorter)->run());
+  const auto firedInBudget = records(dir.path("shortened"), "event");
+  REQUIRE_EQ(firedInBudget.size(), config.schedule.events.size());
+  for (const auto& e : firedInBudget) REQUIRE_MSG(e["step"].get<int64_t>() <= 15, e.dump());
 
   // A person moves LN_f (event 6) to step 25: the autopilot leaves it there.
   auto moved = Trainer::start(dir.path("moved"), config);

@@ -132,7 +132,13 @@ AutopilotDecision Autopilot::decide(int64_t step, const std::vector<ScheduleEven
     return {1, "the first removal, at its planned step"};
   }
   const int64_t since = step - s.lastEventStep;
-  if (since < minGap()) return {};
+  // A person with a deadline does not spend it on one recovery: the steps left after the last removal,
+  // shared equally among the pending ones (at most the maximum gap each; below the minimum gap when the
+  // budget is that short, so the removals spread over it instead of waiting for its last step together).
+  const auto waiting = static_cast<int64_t>(pending.size());
+  const bool budgeted = lastStep != std::numeric_limits<int64_t>::max();
+  const int64_t share = budgeted ? std::max<int64_t>(1, (lastStep - s.lastEventStep) / waiting) : 0;
+  if (since < minGap() && !(budgeted && since >= share)) return {};
   const bool lossBack = s.loss <= s.lossBefore + m_settings.tolerance;
   const bool gradBack = s.gradNorm <= s.gradNormBefore * m_settings.gradFactor;
   if (lossBack && gradBack) {
@@ -146,10 +152,7 @@ AutopilotDecision Autopilot::decide(int64_t step, const std::vector<ScheduleEven
                                      s.loss - s.lossBefore, s.lossBefore, since) +
                               (gradBack ? "" : ", gradient norm not back");
   if (since >= m_settings.maxGap) return {1, "the maximum gap: " + notBack};
-  // A person with a deadline does not spend it on one recovery: the steps left after the last removal,
-  // shared equally among the pending ones (at most the maximum gap each, at least the minimum).
-  const auto waiting = static_cast<int64_t>(pending.size());
-  if (lastStep != std::numeric_limits<int64_t>::max() && since >= (lastStep - s.lastEventStep) / waiting)
+  if (budgeted && since >= share)
     return {1, "the step budget: " + std::to_string(lastStep - s.lastEventStep) + " steps to step " +
                    std::to_string(lastStep) + " for " + std::to_string(waiting) + " removals; " + notBack};
   return {0, notBack};
@@ -160,9 +163,11 @@ void Autopilot::fired(int64_t step, int count) {
   AutopilotState& s = m_state;
   if (s.lastEventStep >= 0) {
     const int64_t took = step - s.lastEventStep;
-    // Recovered at the first chance: the next may take one site more; slow (half the maximum gap or
-    // more): one site fewer.
-    if (took <= minGap())
+    const bool recovered = s.loss <= s.lossBefore + m_settings.tolerance &&
+                           s.gradNorm <= s.gradNormBefore * m_settings.gradFactor;
+    // Recovered at the first chance: the next may take one site more (not after a removal the budget
+    // forced before the loss was back); slow (half the maximum gap or more): one site fewer.
+    if (took <= minGap() && recovered)
       s.group = std::min(m_settings.maxGroup, s.group + 1);
     else if (2 * took >= m_settings.maxGap)
       s.group = std::max(1, s.group - 1);

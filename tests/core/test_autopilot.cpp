@@ -96,6 +96,22 @@ TEST_CASE(fast_recovery_fires_soon_after_the_minimum_gap_and_grows_the_group) {
   REQUIRE(fired.size() < 13);      // so fewer decisions than sites
 }
 
+// A removal the budget forced before the loss was back is no quick recovery: the group stays (it grew, and
+// three sites fired together after a string of forced ones).
+TEST_CASE(only_a_recovery_at_the_first_chance_grows_the_group) {
+  AutopilotSettings s;
+  s.minGap = 10;
+  Autopilot pilot(s);
+  pilot.observe(3.0, 1.0);
+  pilot.fired(40, 1);       // the first removal, from a smoothed 3.0
+  pilot.observe(3.5, 1.0);  // smoothed 3.05: not back within 0.02
+  pilot.fired(45, 1);       // forced early (a short budget)
+  REQUIRE_EQ(pilot.state().group, 1);
+  pilot.observe(3.0, 1.0);  // smoothed 3.045: back within 0.02 of 3.05
+  pilot.fired(50, 1);
+  REQUIRE_EQ(pilot.state().group, 2);
+}
+
 TEST_CASE(slow_recovery_waits_for_the_loss) {
   AutopilotSettings s;
   s.minGap = 10;
@@ -136,6 +152,15 @@ TEST_CASE(a_short_budget_shares_the_steps_left_among_the_removals) {
   }
   // With steps to spare, the budget changes nothing: the maximum gap rules.
   REQUIRE(simulate(s, {0.3, INFINITY}, 2000, 1999).at(1).step - 40 == 80);
+  // A budget shorter than the minimum gap for each: the removals spread over it, one at a time (the
+  // minimum gap had held them back, and they fired together at the last step, LN_v with LN_f).
+  s.minGap = 10;
+  const std::vector<Fired> tight = simulate(s, {0.3, INFINITY}, 60, /*lastStep=*/59);
+  REQUIRE_EQ(total(tight), 13);
+  REQUIRE_EQ(tight.size(), size_t{13});
+  for (size_t i = 1; i < tight.size(); ++i)
+    REQUIRE_MSG(tight[i].step > tight[i - 1].step && tight[i].step - tight[i - 1].step < s.minGap,
+                "removal " << i << " at step " << tight[i].step);
 }
 
 TEST_CASE(a_divergence_sets_one_site_at_a_time_and_a_longer_gap) {

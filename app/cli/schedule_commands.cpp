@@ -22,26 +22,32 @@ void cmdSchedule(CLI::App& command) {
   CLI::Option* preset = command.add_option("--preset", o->preset, "print this preset")->type_name("name");
   CLI::Option* validate =
       command.add_option("--validate", o->validate, "validate this schedule file")->type_name("file.json");
-  // Only --validate reads them: beside --preset or --list they had been ignored unsaid.
-  command.add_option("--layers", o->layers, "model depth for --validate")
-      ->type_name("n")
-      ->transform(atLeast(1))
-      ->capture_default_str()
-      ->needs(validate);
+  // Only --validate and --preset read them: beside --list they had been ignored unsaid.
+  CLI::Option* layers =
+      command
+          .add_option("--layers", o->layers,
+                      "model depth for --validate, and for --preset by-depth (the schedule and steps a model "
+                      "of that depth gets)")
+          ->type_name("n")
+          ->transform(atLeast(1))
+          ->capture_default_str();
   command.add_option("--steps", o->steps, "max steps for --validate")
       ->type_name("n")
       ->transform(atLeast<int64_t>(1))
       ->capture_default_str()
       ->needs(validate);
-  command.add_flag("--list", o->list, "list the presets")->excludes(preset)->excludes(validate);
+  command.add_flag("--list", o->list, "list the presets")
+      ->excludes(preset)
+      ->excludes(validate)
+      ->excludes(layers);
   validate->excludes(preset);
-  onRun(command, [o] {
+  onRun(command, [o, layers] {
     if (o->list || (o->preset.empty() && o->validate.empty())) {
       nlohmann::json list = nlohmann::json::array();
       for (const auto& p : presets())
         list.push_back({{"name", p.name},
-                        {"layers", p.nLayer},
-                        {"steps", p.optimizer.maxSteps},
+                        {"layers", p.nLayer},  // 0: any (by-depth's steps follow the depth: null)
+                        {"steps", p.nLayer == 0 ? nlohmann::json() : nlohmann::json(p.optimizer.maxSteps)},
                         {"description", p.description}});
       printJson(list);
       return 0;
@@ -53,15 +59,22 @@ void cmdSchedule(CLI::App& command) {
       } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
       }
+      // by-depth's schedule and steps are a depth's (the one a run of that model gets); another preset's
+      // are its own depth's, which --layers may only repeat.
+      if (p.nLayer != 0 && layers->count() > 0 && o->layers != p.nLayer)
+        throw UsageError("the preset " + p.name + " is made for " + std::to_string(p.nLayer) +
+                         " layers, not " + std::to_string(o->layers) + " (--layers)");
+      const int depth = p.nLayer != 0 ? p.nLayer : o->layers;
       RunConfig c;
       c.preset = p.name;
       c.optimizer = p.optimizer;
+      if (p.nLayer == 0) c.optimizer.maxSteps = stepsForDepth(depth);
       c.removal = p.removal;
-      c.schedule = p.schedule;
+      c.schedule = presetSchedule(p, depth);
       nlohmann::json j = toJson(c);
       for (const char* key : {"model", "train_data", "eval_data", "device", "mode", "format", "version"})
         j.erase(key);
-      j["layers"] = p.nLayer;
+      j["layers"] = depth;
       j["description"] = p.description;
       printJson(j);
       return 0;

@@ -681,6 +681,13 @@ TEST_CASE(remove_then_export_from_the_command_line) {
   r = cli("schedule --preset gpt2");
   REQUIRE_MSG(r.status == 0, r.err);
   REQUIRE_EQ(nlohmann::json::parse(r.out)["schedule"]["events"].size(), 37u);  // 12 + 12 + 12 + 1
+  // by-depth prints what a model of the depth gets (it printed no events and 300 steps for every depth).
+  r = cli("schedule --preset by-depth --layers 48");
+  REQUIRE_MSG(r.status == 0, r.err);
+  const auto deep = nlohmann::json::parse(r.out);
+  REQUIRE_EQ(deep["schedule"]["events"].size(), 145u);  // 48 × 3 + 1
+  REQUIRE_EQ(deep["layers"].get<int>(), 48);
+  REQUIRE_EQ(cli("schedule --preset gpt2 --layers 4").status, 2);
 
   // A learning rate far too high from the start: the divergence is caught at the second step, with its own
   // exit status and the way out (no checkpoint was vouched for by a sane step yet: start again).

@@ -1576,6 +1576,10 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>NextRun</name>
     <message>
+        <source>The preset %1&apos;s schedule replaced the draft, with its edits.</source>
+        <translation>Der Zeitplan des Presets %1 hat den Entwurf samt seinen Änderungen ersetzt.</translation>
+    </message>
+    <message>
         <source>The memory plan&apos;s micro-batch cannot be shared: %1</source>
         <translation>Der Micro-Batch des Speicherplans lässt sich nicht aufteilen: %1</translation>
     </message>

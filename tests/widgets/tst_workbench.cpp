@@ -116,6 +116,18 @@ class TestWorkbench : public QObject {
     const nf::Schedule shorter = window.timeline()->editor()->schedule();
     QCOMPARE(shorter.events.size(), size_t{5});
     QCOMPARE(window.timeline()->editor()->maxSteps(), int64_t{100});
+    // Choosing a preset replaces the draft: unsaid while it is the preset's own (a budget changed back and
+    // forth), said once it had been edited, which no undo brings back.
+    auto* preset = window.runSetup()->findChild<QComboBox*>("preset");
+    window.runSetup()->setMaxSteps(500);
+    preset->setCurrentText("by-depth");
+    QVERIFY2(!window.statusBar()->currentMessage().contains("with its edits"),
+             qPrintable(window.statusBar()->currentMessage()));
+    QVERIFY(
+        window.timeline()->editor()->remove(window.timeline()->editor()->schedule().events[0].id).accepted);
+    preset->setCurrentText("tiny");
+    QVERIFY2(window.statusBar()->currentMessage().contains("The preset tiny's schedule replaced the draft"),
+             qPrintable(window.statusBar()->currentMessage()));
   }
 
   void aRunFromTheGuiFillsTheLossPlotAndCloseLeavesACheckpoint() {

@@ -1,6 +1,7 @@
 #include "window/NextRun.h"
 
 #include <QFileInfo>
+#include <QStringList>
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -54,15 +55,40 @@ nf::Treatments NextRun::draftTreatments() const {
   return nf::findPreset(m_setup->preset()).removal.treatments();
 }
 
+namespace {
+// A schedule's events as made, ids aside, in one order: a preset's own, or a draft with what a shorter
+// budget set aside (a budget changed back and forth gives back the same, with new ids; an edit does not).
+NextRun::MadeEvents eventsAsMade(const std::vector<nf::ScheduleEvent>& events) {
+  NextRun::MadeEvents made;
+  for (const nf::ScheduleEvent& e : events)
+    made.emplace_back(e.step, static_cast<int>(e.action), static_cast<int>(e.site), e.layer);
+  std::sort(made.begin(), made.end());
+  return made;
+}
+NextRun::MadeEvents eventsAsMade(const DraftSchedule& draft) {
+  std::vector<nf::ScheduleEvent> events = draft.schedule().events;
+  events.insert(events.end(), draft.setAside().begin(), draft.setAside().end());
+  return eventsAsMade(events);
+}
+}  // namespace
+
 std::shared_ptr<DraftSchedule> NextRun::resetDraft(QString* note) {
+  const bool replacesEdits = m_draft && eventsAsMade(*m_draft) != m_presetEvents;
   const nf::Preset& preset = nf::findPreset(m_setup->preset());
   m_draft = std::make_shared<DraftSchedule>(nf::presetSchedule(preset, layers()), layers(),
                                             m_setup->maxSteps(), draftTreatments());
-  if (note && preset.nLayer != 0 && preset.nLayer != layers())
-    *note = tr("The preset %1 is made for %2 layers; this model has %3. Choose another preset.")
+  m_presetEvents = eventsAsMade(*m_draft);
+  if (!note) return m_draft;
+  QStringList said;
+  if (replacesEdits)
+    said << tr("The preset %1's schedule replaced the draft, with its edits.")
+                .arg(QString::fromStdString(preset.name));
+  if (preset.nLayer != 0 && preset.nLayer != layers())
+    said << tr("The preset %1 is made for %2 layers; this model has %3. Choose another preset.")
                 .arg(QString::fromStdString(preset.name))
                 .arg(preset.nLayer)
                 .arg(layers());
+  *note = said.join(' ');
   return m_draft;
 }
 
@@ -75,6 +101,7 @@ std::shared_ptr<DraftSchedule> NextRun::loadDraft(const QString& path) {
     throw std::runtime_error(file + ": " + e.what());
   }
   m_draft = std::make_shared<DraftSchedule>(schedule, layers(), m_setup->maxSteps(), draftTreatments());
+  m_presetEvents.clear();
   return m_draft;
 }
 
@@ -110,27 +137,11 @@ AnalysisSetup NextRun::analysisSetup(const std::string& validationData) const {
   return setup;
 }
 
-namespace {
-
-// A schedule's events as made, ids aside, in one order: a preset's own, or a draft with what a shorter
-// budget set aside.
-std::vector<std::tuple<int64_t, int, int, int>> eventsAsMade(const std::vector<nf::ScheduleEvent>& events) {
-  std::vector<std::tuple<int64_t, int, int, int>> made;
-  for (const nf::ScheduleEvent& e : events)
-    made.emplace_back(e.step, static_cast<int>(e.action), static_cast<int>(e.site), e.layer);
-  std::sort(made.begin(), made.end());
-  return made;
-}
-
-}  // namespace
-
 void NextRun::refuseWhatCannotStart(const nf::RunConfig& config) const {
   auto refuse = [](const QString& why) { throw std::runtime_error(why.toStdString()); };
   const nf::Preset& preset = nf::findPreset(config.preset);
   if (config.mode == nf::TrainingMode::Remove && preset.nLayer != 0 && preset.nLayer != layers() && m_draft) {
-    std::vector<nf::ScheduleEvent> draft = m_draft->schedule().events;
-    draft.insert(draft.end(), m_draft->setAside().begin(), m_draft->setAside().end());
-    if (eventsAsMade(draft) == eventsAsMade(nf::presetSchedule(preset, layers()).events))
+    if (eventsAsMade(*m_draft) == eventsAsMade(nf::presetSchedule(preset, layers()).events))
       refuse(tr("The preset %1's schedule is made for %2 layers; this model has %3, whose other sites would "
                 "keep their norms: choose %4, made for its depth, or edit the schedule on the timeline.")
                  .arg(QString::fromStdString(preset.name))

@@ -6,6 +6,8 @@
 #include <QString>
 #include <functional>
 #include <memory>
+#include <tuple>
+#include <vector>
 
 #include "analysis/AnalysisRunner.h"
 #include "logic/ScheduleEditor.h"
@@ -42,7 +44,10 @@ class NextRun {
   const nf::ModelSummary& alone();
   int layers() const { return m_summary.shape.nLayer; }
 
-  // A fresh draft of the setup's preset for the model; *note says when the preset is made for another depth.
+  using MadeEvents = std::vector<std::tuple<int64_t, int, int, int>>;  // (step, action, site, layer), sorted
+
+  // A fresh draft of the setup's preset for the model; *note says when the preset is made for another depth,
+  // and when it replaced a draft that had been edited or loaded from a file (no undo brings that back).
   std::shared_ptr<DraftSchedule> resetDraft(QString* note);
   // The schedule file as the draft; throws naming the file and the problem.
   std::shared_ptr<DraftSchedule> loadDraft(const QString& path);
@@ -76,5 +81,6 @@ class NextRun {
   nf::ModelSummary m_summary;
   bool m_started = true;  // m_folder is the model the run started from (RunModel::started)
   std::shared_ptr<DraftSchedule> m_draft;
+  MadeEvents m_presetEvents;  // the draft's events as its preset made them ({}: a file's)
   WindowDialogs::Datasets m_datasets;
 };

@@ -133,13 +133,20 @@ std::vector<std::string> argumentsForWorkers() {
 }
 
 // --fit: the memory plan for the run's device, applied to its settings before it starts; says what it chose.
-void fitToDevice(RunConfig& config) {
+// On the CPU the workers of this machine (`nproc`, or the launcher's count a worker was started with) share
+// its memory, each holding its own weights, gradients and optimizer state: each plans for its share (they
+// had each planned for all of it).
+void fitToDevice(RunConfig& config, int nproc) {
   const ModelShape shape = loadConfigFile(config.model + "/config.json").shape;
-  const int64_t available = deviceMemory(config.device).freeBytes;
+  const int64_t free = deviceMemory(config.device).freeBytes;
+  const std::optional<WorkerEnvironment> worker = workerFromEnvironment();
+  const int sharing = config.device == "cpu" ? std::max(1, worker ? worker->localWorldSize : nproc) : 1;
+  const int64_t available = free / sharing;
   const MemoryPlan plan = planTrainingMemory(planRequest(config, shape, available));
-  const std::string predicted = formatBytes(plan.estimate.total) + " predicted of " +
-                                formatBytes(plan.usableBytes) + " usable (" + formatBytes(available) +
-                                " free on " + config.device + ")";
+  const std::string predicted =
+      formatBytes(plan.estimate.total) + " predicted of " + formatBytes(plan.usableBytes) + " usable (" +
+      formatBytes(free) + " free on " + config.device +
+      (sharing > 1 ? ", shared by " + std::to_string(sharing) + " workers" : std::string()) + ")";
   if (!plan.fits)
     throw std::runtime_error("--fit: the run does not fit on " + config.device + ": " + plan.reason);
   const int64_t asked = config.optimizer.microBatch;
@@ -372,7 +379,7 @@ void startRun(CLI::App& command, TrainingMode mode, const std::string& descripti
     if (o->fit && o->activationCheckpointing)
       throw UsageError("--fit chooses activation checkpointing itself: leave out --activation-checkpointing");
     RunConfig config = runConfigFrom(*o, mode);
-    if (o->fit) fitToDevice(config);
+    if (o->fit) fitToDevice(config, workers->nproc);
     return trainAsWorkers(*workers, [&](const std::optional<WorkerEnvironment>& worker) {
       return Trainer::start(o->run, config, worker);
     });

@@ -48,9 +48,9 @@ BatchSampler::BatchSampler(TokenFile file, int64_t batchSize, int64_t context, u
                                          ") with a window of " + std::to_string(context + 1) +
                                          " tokens after it, so no window can start at a document");
   }
-  // Every id is checked before the first step: a random window would meet a bad one hours in, at the same
-  // step on every resume. The document scan read all but the last window's tail.
-  m_file.requireIdsBelow(vocabLimit, documents.share > 0 ? m_file.size() - context : 0);
+  // Every id is checked before the first step (once per file: the calibration pass's sampler shares the
+  // training sampler's): a random window would meet a bad one hours in, at the same step on every resume.
+  m_file.requireIdsBelow(vocabLimit);
 }
 
 BatchPrefetcher::BatchPrefetcher(BatchSampler& sampler, bool pin)

@@ -163,11 +163,14 @@ std::vector<bool> TokenFile::occurringTokens(int64_t vocabLimit, const ProgressF
   return seen;
 }
 
-void TokenFile::requireIdsBelow(int64_t vocabLimit, int64_t from) const {
+void TokenFile::requireIdsBelow(int64_t vocabLimit) const {
+  const int64_t checked = m_idsCheckedBelow->load();
+  if (vocabLimit <= 0 || (checked > 0 && checked <= vocabLimit)) return;
   constexpr int64_t kBlock = 1 << 20;
-  std::vector<int32_t> block(static_cast<std::size_t>(std::min(kBlock, std::max<int64_t>(0, m_size - from))));
-  for (int64_t begin = std::max<int64_t>(0, from); begin < m_size; begin += kBlock)
+  std::vector<int32_t> block(static_cast<std::size_t>(std::min(kBlock, m_size)));
+  for (int64_t begin = 0; begin < m_size; begin += kBlock)
     read(begin, std::min(kBlock, m_size - begin), block.data(), vocabLimit);
+  m_idsCheckedBelow->store(vocabLimit);
 }
 
 void TokenFile::forEachOccurrence(int32_t token, int64_t window, int64_t vocabLimit,

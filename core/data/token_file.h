@@ -2,6 +2,7 @@
 // vocabulary needs it), memory-mapped. A sidecar "<file>.json" records the dtype, vocabulary size and
 // counts; a file without one (as nanoGPT's own prepare.py leaves it) is read as uint16. Torch-free.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -52,8 +53,9 @@ class TokenFile {
 
   // One pass over the whole file: which token ids occur (ids >= vocabLimit are an error).
   std::vector<bool> occurringTokens(int64_t vocabLimit, const ProgressFn& progress = {}) const;
-  // One pass over tokens [from, size()): the error read() gives for the first id >= vocabLimit.
-  void requireIdsBelow(int64_t vocabLimit, int64_t from = 0) const;
+  // One pass over the whole file: the error read() gives for the first id >= vocabLimit. Once passed, a
+  // later call with a limit no lower, on this TokenFile or a copy, returns at once.
+  void requireIdsBelow(int64_t vocabLimit) const;
   // One pass from the start: visit(position) for each occurrence of `token` with `window` tokens from it
   // (itself included), in order, until visit returns false (ids >= vocabLimit are an error).
   void forEachOccurrence(int32_t token, int64_t window, int64_t vocabLimit,
@@ -65,6 +67,8 @@ class TokenFile {
   std::shared_ptr<const MappedFile> m_file;  // shared: copies of a TokenFile read the same map
   int64_t m_size = 0;
   bool m_dtypeStated = false;  // by a sidecar; without one the ids are read as uint16
+  // Every id is below it (0: not checked yet); shared by copies, like the map.
+  std::shared_ptr<std::atomic<int64_t>> m_idsCheckedBelow = std::make_shared<std::atomic<int64_t>>(0);
 };
 
 // The token a document's sequence starts at: the begin-of-sequence token each document starts with where

@@ -16,7 +16,7 @@ using json = nlohmann::json;
 // sampler keeps the training batches identical to a run without this pass.
 void Trainer::Impl::measureScales() {
   const auto& c = config();
-  const TokenFile train = TokenFile::open(c.trainData);
+  const TokenFile& train = sampler->file();  // its ids already checked
   BatchSampler calibration(train, c.optimizer.microBatch, c.optimizer.context,
                            c.optimizer.seed ^ 0x5eed5eedULL, model->config().vocabSize,
                            batchShare(c.optimizer.microBatch, worker), documentWindows(train));

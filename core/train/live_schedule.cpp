@@ -91,7 +91,7 @@ nlohmann::json Trainer::Impl::resumeSchedule(const ResumeOverrides& overrides, c
     s.requireApplied(state.schedule, applied, stepsDone);
     // A new schedule or budget given to resume is checked as a new run's; schedule.json as the run left it
     // (live edits, the autopilot's moves) is not: a late ramp there ends in the norms_left warning instead.
-    if (overrides.schedule || overrides.maxSteps) requireRampsEnd(s, config(), stepsDone);
+    if (overrides.schedule || overrides.maxSteps) requireRampsEnd(s, config());  // a ramp under way too
     setSchedule(s, used);
   } catch (const std::invalid_argument& e) {
     throw FileError(path, std::string("is not a valid schedule for this run:\n") + e.what());
@@ -232,18 +232,24 @@ void Trainer::Impl::takeBackEdits(const TrainingState& state, bool scheduleRepla
   if (!follower.startsAtLine()) return;  // not the log the checkpoint measured
   const MetricsFollower::NewLines since = follower.read();
   if (since.restarted) return;
+  std::vector<int64_t> pins;
   for (const std::string& line : since.lines) {
     const json r = json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (!r.is_object() || r.value(record::kType, "") != record::kEdit) continue;
+    if (!r.is_object()) continue;
+    const std::string type = r.value(record::kType, "");
+    // A resume given a schedule of its own replaced the events edited before it.
+    if (type == record::kResume && r.value("overrides", json::object()).contains("schedule")) pins.clear();
+    if (type != record::kEdit) continue;
     edits.push_back(r);
-    if (!autopilot || scheduleReplaced || r.contains("by")) continue;
+    if (r.contains("by")) continue;  // the autopilot's own moves
     for (const json& change : r.value("changes", json::array())) {
       const std::string kind = change.value("edit", "");
-      if (kind == "move") autopilot->state().pinned.push_back(change.value("event_id", int64_t{-1}));
-      if (kind == "add")
-        autopilot->state().pinned.push_back(change.value("event", json::object()).value("id", int64_t{-1}));
+      if (kind == "move") pins.push_back(change.value("event_id", int64_t{-1}));
+      if (kind == "add") pins.push_back(change.value("event", json::object()).value("id", int64_t{-1}));
     }
   }
+  if (autopilot && !scheduleReplaced)
+    autopilot->state().pinned.insert(autopilot->state().pinned.end(), pins.begin(), pins.end());
 }
 
 Schedule Trainer::schedule() const {

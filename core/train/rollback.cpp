@@ -91,9 +91,14 @@ void Trainer::Impl::rollBackTo(int64_t target, int64_t fromStep) {
     applied = state.appliedEvents;
     schedule->lockBefore(target);  // the events after it fire again at their steps
     autopilotReasons.clear();
-    // The autopilot goes back with the run, then retries more carefully: one site, a longer wait.
+    // The autopilot goes back with the run, then retries more carefully: one site, a longer wait. The
+    // schedule stays as edited, so the events a person placed since that checkpoint stay theirs.
+    const std::vector<int64_t> pinned = autopilot ? autopilot->state().pinned : std::vector<int64_t>{};
     restoreAutopilot(state.autopilot, run::checkpointStatePath(folder));
-    if (autopilot) autopilot->rolledBack();
+    if (autopilot) {
+      autopilot->state().pinned = pinned;
+      autopilot->rolledBack();
+    }
   }
   eventsFiredThrough = target - 1;
   lastTracked = -1;  // the measurements at and after `target` are superseded: taken again as it trains on

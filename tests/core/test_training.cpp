@@ -255,6 +255,12 @@ TEST_CASE(interpolation_ramp_hands_the_divisor_from_sigma_to_s) {
   shorter.maxSteps = 17;
   REQUIRE_THROWS_WITH(Trainer::resume(dir.path("shortened"), std::nullopt, shorter), "event 1",
                       "ends at step 19, past the last step 16");
+  // A ramp already under way at the checkpoint counts too.
+  config.schedule.events = {{1, 1, EventAction::MakeFake, SiteKind::Mlp, 1}};
+  REQUIRE(runUntil(*Trainer::start(dir.path("under-way"), config), 2) < 5);
+  shorter.maxSteps = 5;
+  REQUIRE_THROWS_WITH(Trainer::resume(dir.path("under-way"), std::nullopt, shorter), "event 1",
+                      "ends at step 5, past the last step 4");
   config.schedule.events = {{1, 5, EventAction::MakeFake, SiteKind::Mlp, 1}};
   REQUIRE(Trainer::start(dir.path("in-time"), config) != nullptr);
 

@@ -223,8 +223,10 @@ void keepTokenIds(const std::string& fromFolder, const std::string& toFolder) {
   nlohmann::ordered_json to = nlohmann::ordered_json::parse(readTextFile(toFolder + "/config.json"));
   bool changed = false;
   for (const char* key : {"bos_token_id", "eos_token_id", "pad_token_id"}) {
-    if (!from.contains(key)) {  // so transformers takes its class default here too, as it did for the source
-      changed = to.erase(key) > 0 || changed;
+    if (!from.contains(key)) {
+      // A BOS id the source lacks is not claimed (configToJson writes the end-of-text id there); the
+      // end-of-text id stays written, the one the model was read with (a later default cannot move it).
+      if (std::string(key) == "bos_token_id") changed = to.erase(key) > 0 || changed;
       continue;
     }
     const auto value = nlohmann::ordered_json::parse(from[key].dump());

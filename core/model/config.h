@@ -65,8 +65,8 @@ std::string configToJson(const ModelConfig& config);  // pretty-printed, Hugging
 // generation stops at any of them. Empty when it names none.
 std::vector<int32_t> endOfSequenceIds(const std::string& configPath);
 // A model saved from another (a run's result, an export) keeps that one's bos_token_id, eos_token_id (a
-// list too) and pad_token_id, and lacks those it lacks: configToJson writes the end-of-text id for the
-// first two and no pad id.
+// list too) and pad_token_id, and no BOS id where it has none: configToJson writes the end-of-text id for
+// the first two and no pad id.
 // Rewrites toFolder's config.json atomically; fromFolder's config.json is read as it is.
 void keepTokenIds(const std::string& fromFolder, const std::string& toFolder);
 

@@ -42,6 +42,8 @@ void cmdSchedule(CLI::App& command) {
       ->excludes(layers);
   validate->excludes(preset);
   onRun(command, [o, layers] {
+    if (layers->count() > 0 && o->preset.empty() && o->validate.empty())
+      throw UsageError("--layers is for --preset by-depth or --validate");
     if (o->list || (o->preset.empty() && o->validate.empty())) {
       nlohmann::json list = nlohmann::json::array();
       for (const auto& p : presets())

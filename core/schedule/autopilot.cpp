@@ -139,9 +139,8 @@ AutopilotDecision Autopilot::decide(int64_t step, const std::vector<ScheduleEven
   const bool budgeted = lastStep != std::numeric_limits<int64_t>::max();
   const int64_t share = budgeted ? std::max<int64_t>(1, (lastStep - s.lastEventStep) / waiting) : 0;
   if (since < minGap() && !(budgeted && since >= share)) return {};
-  const bool lossBack = s.loss <= s.lossBefore + m_settings.tolerance;
   const bool gradBack = s.gradNorm <= s.gradNormBefore * m_settings.gradFactor;
-  if (lossBack && gradBack) {
+  if (recovered()) {
     int fire = 1;
     while (fire < s.group && fire < static_cast<int>(pending.size()) && sameKind(pending[fire], pending[0]))
       ++fire;
@@ -163,11 +162,9 @@ void Autopilot::fired(int64_t step, int count) {
   AutopilotState& s = m_state;
   if (s.lastEventStep >= 0) {
     const int64_t took = step - s.lastEventStep;
-    const bool recovered = s.loss <= s.lossBefore + m_settings.tolerance &&
-                           s.gradNorm <= s.gradNormBefore * m_settings.gradFactor;
     // Recovered at the first chance: the next may take one site more (not after a removal the budget
     // forced before the loss was back); slow (half the maximum gap or more): one site fewer.
-    if (took <= minGap() && recovered)
+    if (took <= minGap() && recovered())
       s.group = std::min(m_settings.maxGroup, s.group + 1);
     else if (2 * took >= m_settings.maxGap)
       s.group = std::max(1, s.group - 1);
@@ -176,6 +173,11 @@ void Autopilot::fired(int64_t step, int count) {
   s.lossBefore = s.loss;
   s.gradNormBefore = s.gradNorm;
   restartPlateau();  // the plateau is measured from the last removal
+}
+
+bool Autopilot::recovered() const {
+  return m_state.loss <= m_state.lossBefore + m_settings.tolerance &&
+         m_state.gradNorm <= m_state.gradNormBefore * m_settings.gradFactor;
 }
 
 void Autopilot::restartPlateau() {

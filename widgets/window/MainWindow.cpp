@@ -174,8 +174,8 @@ bool MainWindow::openModelFolder(const QString& folder) {
   }
   m_next.setModel(clean, summary);
   showModel();
-  resetDraftSchedule();
   statusBar()->showMessage(tr("Opened %1").arg(clean), 5000);
+  resetDraftSchedule();  // its note, when it has one, after: a replaced draft is worth the line
   remember(AppFolders::Recent::Models, clean);
   return true;
 }

@@ -37,7 +37,10 @@ BatchSampler::BatchSampler(TokenFile file, int64_t batchSize, int64_t context, u
                                        " tokens, fewer than one window of " + std::to_string(context + 1));
   if (!(documents.share >= 0 && documents.share <= 1))
     throw std::invalid_argument("the share of windows that start at a document must be within [0, 1]");
+  int64_t idsChecked = 0;  // the tokens before it were read with the vocabulary limit
   if (documents.share > 0) {
+    idsChecked =
+        m_file.size() - context;  // the scan reads each window start: all but the last context tokens
     m_file.forEachOccurrence(static_cast<int32_t>(documents.marker), context + 1, vocabLimit,
                              [&](int64_t at) {
                                m_documentStarts.push_back(at);
@@ -49,8 +52,9 @@ BatchSampler::BatchSampler(TokenFile file, int64_t batchSize, int64_t context, u
                                          " tokens after it, so no window can start at a document");
   }
   // Every id is checked before the first step (once per file: the calibration pass's sampler shares the
-  // training sampler's): a random window would meet a bad one hours in, at the same step on every resume.
-  m_file.requireIdsBelow(vocabLimit);
+  // training sampler's; the document scan's reading counts): a random window would meet a bad one hours in,
+  // at the same step on every resume.
+  m_file.requireIdsBelow(vocabLimit, idsChecked);
 }
 
 BatchPrefetcher::BatchPrefetcher(BatchSampler& sampler, bool pin)

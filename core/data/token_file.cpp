@@ -163,12 +163,13 @@ std::vector<bool> TokenFile::occurringTokens(int64_t vocabLimit, const ProgressF
   return seen;
 }
 
-void TokenFile::requireIdsBelow(int64_t vocabLimit) const {
+void TokenFile::requireIdsBelow(int64_t vocabLimit, int64_t checkedBefore) const {
   const int64_t checked = m_idsCheckedBelow->load();
   if (vocabLimit <= 0 || (checked > 0 && checked <= vocabLimit)) return;
   constexpr int64_t kBlock = 1 << 20;
-  std::vector<int32_t> block(static_cast<std::size_t>(std::min(kBlock, m_size)));
-  for (int64_t begin = 0; begin < m_size; begin += kBlock)
+  const int64_t first = std::clamp<int64_t>(checkedBefore, 0, m_size);
+  std::vector<int32_t> block(static_cast<std::size_t>(std::min(kBlock, m_size - first)));
+  for (int64_t begin = first; begin < m_size; begin += kBlock)
     read(begin, std::min(kBlock, m_size - begin), block.data(), vocabLimit);
   m_idsCheckedBelow->store(vocabLimit);
 }

@@ -53,9 +53,10 @@ class TokenFile {
 
   // One pass over the whole file: which token ids occur (ids >= vocabLimit are an error).
   std::vector<bool> occurringTokens(int64_t vocabLimit, const ProgressFn& progress = {}) const;
-  // One pass over the whole file: the error read() gives for the first id >= vocabLimit. Once passed, a
-  // later call with a limit no lower, on this TokenFile or a copy, returns at once.
-  void requireIdsBelow(int64_t vocabLimit) const;
+  // The error read() gives for the first id >= vocabLimit in the file: one pass over tokens [checkedBefore,
+  // size()), those before having been read with that limit by the caller. Once passed, a later call with a
+  // limit no lower, on this TokenFile or a copy, returns at once.
+  void requireIdsBelow(int64_t vocabLimit, int64_t checkedBefore = 0) const;
   // One pass from the start: visit(position) for each occurrence of `token` with `window` tokens from it
   // (itself included), in order, until visit returns false (ids >= vocabLimit are an error).
   void forEachOccurrence(int32_t token, int64_t window, int64_t vocabLimit,

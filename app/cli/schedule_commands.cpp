@@ -16,7 +16,7 @@ void cmdSchedule(CLI::App& command) {
     std::string preset, validate;
     int layers = 12;
     int64_t steps = 300;
-    bool list = false;
+    bool list = false, pos0 = false, eot = false;
   };
   auto o = std::make_shared<Options>();
   CLI::Option* preset = command.add_option("--preset", o->preset, "print this preset")->type_name("name");
@@ -36,12 +36,20 @@ void cmdSchedule(CLI::App& command) {
       ->transform(atLeast<int64_t>(1))
       ->capture_default_str()
       ->needs(validate);
+  CLI::Option* pos0 = command
+                          .add_flag("--pos0-treatment", o->pos0,
+                                    "for --validate: the run uses the position-0 treatment (default: the "
+                                    "treatments the schedule switches off somewhere)")
+                          ->needs(validate);
+  CLI::Option* eot =
+      command.add_flag("--eot-treatment", o->eot, "for --validate: the run uses the end-of-text treatment")
+          ->needs(validate);
   command.add_flag("--list", o->list, "list the presets")
       ->excludes(preset)
       ->excludes(validate)
       ->excludes(layers);
   validate->excludes(preset);
-  onRun(command, [o, layers] {
+  onRun(command, [o, layers, pos0, eot] {
     if (layers->count() > 0 && o->preset.empty() && o->validate.empty())
       throw UsageError("--layers is for --preset by-depth or --validate");
     if (o->list || (o->preset.empty() && o->validate.empty())) {
@@ -83,12 +91,32 @@ void cmdSchedule(CLI::App& command) {
     }
     const std::string& file = o->validate;
     const Schedule s = readScheduleFile(file);
+    Treatments used{o->pos0, o->eot};
+    if (pos0->count() + eot->count() == 0)
+      for (const ScheduleEvent& e : s.events) {
+        used.pos0 = used.pos0 || e.action == EventAction::EndPos0Treatment;
+        used.eot = used.eot || e.action == EventAction::EndEotTreatment;
+      }
     try {
-      s.validate(o->layers, o->steps);
+      s.validate(o->layers, o->steps, used);
     } catch (const std::invalid_argument& e) {
       throw std::runtime_error(file + ": invalid schedule:\n" + e.what());
     }
-    printJson({{"file", file}, {"valid", true}, {"events", s.events.size()}});
+    // Valid is not complete: a schedule may leave sites or treatments for a later run, which export refuses.
+    const Schedule::LeftUndone left = s.leftUndone(o->layers, used);
+    auto names = [](const std::vector<SiteId>& sites) {
+      nlohmann::json list = nlohmann::json::array();
+      for (const SiteId& site : sites) list.push_back(siteName(site));
+      return list;
+    };
+    printJson({{"file", file},
+               {"valid", true},
+               {"events", s.events.size()},
+               {"treatments", {{"pos0", used.pos0}, {"eot", used.eot}}},
+               {"layernorm_free_at_end", left.empty()},
+               {"never_fake", names(left.keptReal)},
+               {"pos0_treatment_left_on", names(left.pos0On)},
+               {"eot_treatment_left_on", names(left.eotOn)}});
     return 0;
   });
 }

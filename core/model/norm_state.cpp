@@ -40,9 +40,9 @@ const SiteNorm& NormState::at(SiteId site) const {
   }
 }
 
-std::vector<SiteId> NormState::sites() const {
+std::vector<SiteId> allSites(int nLayer) {
   std::vector<SiteId> out;
-  for (int l = 0; l < layerCount(); ++l)
+  for (int l = 0; l < nLayer; ++l)
     for (SiteKind k : {SiteKind::Qk, SiteKind::V, SiteKind::Mlp}) out.push_back({k, l});
   out.push_back({SiteKind::Final, -1});
   return out;

@@ -41,6 +41,9 @@ struct SiteNorm {
   bool operator!=(const SiteNorm& o) const { return !(*this == o); }
 };
 
+// Every site of a model with nLayer blocks: LN_qk, LN_v, LN_mlp for each block, then LN_f.
+std::vector<SiteId> allSites(int nLayer);
+
 // The normalization of every site of a model with nLayer blocks.
 class NormState {
  public:
@@ -49,8 +52,8 @@ class NormState {
   int layerCount() const { return static_cast<int>(m_mlp.size()); }
   SiteNorm& at(SiteId site);
   const SiteNorm& at(SiteId site) const;
-  std::vector<SiteId> sites() const;  // LN_qk, LN_v, LN_mlp for each block, then LN_f
-  bool isLayerNormFree() const;       // no site divides by a per-token statistic
+  std::vector<SiteId> sites() const { return allSites(layerCount()); }
+  bool isLayerNormFree() const;  // no site divides by a per-token statistic
   void setAll(const SiteNorm& norm);
   void validate() const;  // throws std::invalid_argument with the offending site
   bool operator==(const NormState& o) const;

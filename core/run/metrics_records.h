@@ -40,7 +40,10 @@ inline constexpr char kCheckpointFailed[] = "checkpoint_failed";  // a periodic 
 inline constexpr char kLowDiskSpace[] = "low_disk_space";         // the run's disk is filling up
 inline constexpr char kTrackingFailed[] = "tracking_failed";      // a tracked analysis could not be measured
 inline constexpr char kMetricsLost[] =
-    "metrics_lost";  // a resumed run's log is shorter than at its checkpoint
+    "metrics_lost";                                 // a resumed run's log is shorter than at its checkpoint
+inline constexpr char kSitesKept[] = "sites_kept";  // a removal's schedule never makes these sites fake
+inline constexpr char kTreatmentsLeftOn[] =
+    "treatments_left_on";  // a removal's schedule never switches off a treatment it uses
 inline constexpr char kEndOfTextDiffers[] =
     "end_of_text_differs";  // a removal's training data ends documents with another id than the model's
 

@@ -98,6 +98,31 @@ std::vector<ScheduleProblem> Schedule::problems(int nLayer, int64_t maxSteps, Tr
   return found;
 }
 
+Schedule::LeftUndone Schedule::leftUndone(int nLayer, Treatments used) const {
+  std::set<std::pair<EventAction, SiteId>> done;
+  for (const ScheduleEvent& e : events)
+    if (e.site == SiteKind::Final || e.layer < nLayer)
+      for (const SiteId& site : sitesOf(e, nLayer)) done.insert({e.action, site});
+  LeftUndone left;
+  for (const SiteId& site : allSites(nLayer)) {
+    if (!done.count({EventAction::MakeFake, site})) {
+      left.keptReal.push_back(site);
+      continue;
+    }
+    if (used.pos0 && !done.count({EventAction::EndPos0Treatment, site})) left.pos0On.push_back(site);
+    if (used.eot && site.kind == SiteKind::V && !done.count({EventAction::EndEotTreatment, site}))
+      left.eotOn.push_back(site);
+  }
+  return left;
+}
+
+std::string siteList(const std::vector<SiteId>& sites) {
+  std::string text;
+  for (size_t i = 0; i < sites.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == sites.size() ? " and " : ", ") + siteName(sites[i]);
+  return text;
+}
+
 std::string describe(const ScheduleProblem& p) {
   using Code = ScheduleProblem::Code;
   const std::string where = "event " + std::to_string(p.eventId) + " (" + p.event + "): ";

@@ -84,8 +84,20 @@ struct Schedule {
   // among them. Throws std::invalid_argument naming the first event that disagrees.
   void requireApplied(const Schedule& atCheckpoint, const std::vector<std::pair<int64_t, int64_t>>& applied,
                       int64_t stepsDone) const;
+  // What the schedule leaves for the run's end (a site never made fake; a treatment the run uses never
+  // switched off where a site is made fake): export refuses a model left so. Several events at one step
+  // count: only whether each ever comes.
+  struct LeftUndone {
+    std::vector<SiteId> keptReal;  // never made fake
+    std::vector<SiteId> pos0On;    // made fake, its position-0 treatment never switched off
+    std::vector<SiteId> eotOn;     // LN_v made fake, its end-of-text treatment never switched off
+    bool empty() const { return keptReal.empty() && pos0On.empty() && eotOn.empty(); }
+  };
+  LeftUndone leftUndone(int nLayer, Treatments used) const;
   bool operator==(const Schedule& o) const { return events == o.events; }
 };
+// "LN_mlp.0, LN_mlp.1 and LN_f": a list of sites for messages.
+std::string siteList(const std::vector<SiteId>& sites);
 
 // "LN_mlp" / "LN_qk" / "LN_v" / "LN_f"; "make_fake" / "end_pos0_treatment" / "end_eot_treatment".
 std::string siteKindName(SiteKind kind);

@@ -22,18 +22,25 @@ std::string Trainer::Impl::notARemoval() const {
 
 // A removal may leave sites normed on purpose (events deleted for a partial removal), or by a slip (a
 // preset made for another depth, chosen in the workbench): either way it is said when the run starts.
-void Trainer::Impl::warnOfSitesKept() {
-  const int nLayer = model->config().nLayer;
-  std::set<SiteId> madeFake;
-  for (const ScheduleEvent& e : schedule->schedule().events)
-    if (e.action == EventAction::MakeFake)
-      for (const SiteId& site : Schedule::sitesOf(e, nLayer)) madeFake.insert(site);
-  std::string kept;
-  for (const SiteId& site : model->norms().sites())
-    if (dividesPerToken(model->norms().at(site)) && !madeFake.count(site)) kept += ", " + siteName(site);
+void Trainer::Impl::warnOfWhatScheduleLeaves() {
+  const Schedule::LeftUndone left =
+      schedule->schedule().leftUndone(model->config().nLayer, config().removal.treatments());
+  std::vector<SiteId> kept;  // a site the starting model has made fake already is not kept
+  for (const SiteId& site : left.keptReal)
+    if (dividesPerToken(model->norms().at(site))) kept.push_back(site);
   if (!kept.empty())
-    warn("sites_kept", "the schedule never makes " + kept.substr(2) +
-                           " fake: they keep their norm, and the result will not be LayerNorm-free");
+    warn(warning_code::kSitesKept,
+         "the schedule never makes " + siteList(kept) +
+             " fake: they keep their norm, and the result will not be LayerNorm-free");
+  // A treatment left on ends the run unexportable; said now rather than at its end.
+  auto leftOn = [&](const std::vector<SiteId>& sites, const char* treatment) {
+    if (!sites.empty())
+      warn(warning_code::kTreatmentsLeftOn,
+           std::string("the schedule never switches off the ") + treatment + " treatment of " +
+               siteList(sites) + ": the run will end with it on, and export refuses such a model");
+  };
+  leftOn(left.pos0On, "position-0");
+  leftOn(left.eotOn, "end-of-text");
 }
 
 // `used`: the treatments whose switch-off events are accepted (a new run's, or a resumed run's with those

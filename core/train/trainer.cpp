@@ -117,7 +117,7 @@ std::unique_ptr<Trainer> Trainer::start(const std::string& runDir, const RunConf
     startRecord.update({{"mode", trainingModeName(c.mode)}, {"max_steps", c.optimizer.maxSteps}});
     if (d.group) startRecord["world_size"] = d.group->size();
     d.record(startRecord);
-    if (c.mode == TrainingMode::Remove) d.warnOfSitesKept();
+    if (c.mode == TrainingMode::Remove) d.warnOfWhatScheduleLeaves();
     d.warnOfOtherTokenizers();
     return std::string();
   });

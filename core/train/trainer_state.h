@@ -169,7 +169,7 @@ struct Trainer::Impl {
   // own differs from its checkpoint's (edited live, by the autopilot or by hand since): what it follows now.
   nlohmann::json resumeSchedule(const ResumeOverrides& overrides, const TrainingState& state);
   std::string notARemoval() const;  // why a run of another mode takes no schedule events
-  void warnOfSitesKept();           // a removal's sites its schedule never makes fake, said at its start
+  void warnOfWhatScheduleLeaves();  // sites a removal's schedule never makes fake or treatments it leaves on
   void shareSchedule(int64_t step);
   int applyEvents(int64_t step);  // the number of events applied (the ramps advance after, in the loop)
   std::string nextEventText() const;

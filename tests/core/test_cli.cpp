@@ -587,6 +587,16 @@ TEST_CASE(remove_then_export_from_the_command_line) {
     {"step": 4, "site": "LN_qk", "layer": "all"}, {"step": 6, "site": "LN_v", "layer": "all"}, {"step": 8, "site": "LN_f"}]})");
   auto r = cli("schedule --validate " + d + "/s.json --layers 2 --steps 12");
   REQUIRE_MSG(r.status == 0, r.err);
+  REQUIRE(nlohmann::json::parse(r.out)["layernorm_free_at_end"] == true);
+  // Valid is not complete: a treatment the run uses that the schedule never switches off is named, site
+  // by site (validate had called such a schedule valid and nothing more).
+  r = cli("schedule --validate " + d + "/s.json --layers 2 --steps 12 --eot-treatment");
+  REQUIRE_MSG(r.status == 0, r.err);
+  nlohmann::json v = nlohmann::json::parse(r.out);
+  REQUIRE(v["layernorm_free_at_end"] == false && v["treatments"]["eot"] == true &&
+          v["treatments"]["pos0"] == false);
+  REQUIRE_EQ(v["eot_treatment_left_on"], nlohmann::json({"LN_v.0", "LN_v.1"}));
+  REQUIRE(v["pos0_treatment_left_on"].empty() && v["never_fake"].empty());
   r = cli("remove " + d + "/run --model " + d + "/m --train " + d + "/t.bin --eval " + d +
           "/t.bin --schedule " + d +
           "/s.json --steps 12 --micro-batch 4 --context 16 --eval-interval 6 --eval-tokens 256 "
@@ -672,11 +682,21 @@ TEST_CASE(remove_then_export_from_the_command_line) {
   REQUIRE(r.status == 1 && r.err.find("layer 5 is out of range") != std::string::npos &&
           r.err.find("past the last step 11") != std::string::npos);
   // The warnings of a run's start reach the terminal (they were only in metrics.jsonl).
-  writeFileAtomic(d + "/partial.json", R"({"events": [{"step": 1, "site": "LN_mlp", "layer": "all"}]})");
+  writeFileAtomic(d + "/partial.json", R"({"events": [{"step": 1, "site": "LN_mlp", "layer": "all"},
+    {"step": 1, "action": "end_pos0_treatment", "site": "LN_mlp", "layer": 0}]})");
+  r = cli("schedule --validate " + d + "/partial.json --layers 2 --steps 12");
+  REQUIRE_MSG(r.status == 0, r.err);
+  v = nlohmann::json::parse(r.out);  // the treatments it switches off somewhere are taken as the run's
+  REQUIRE(v["valid"] == true && v["layernorm_free_at_end"] == false && v["treatments"]["pos0"] == true);
+  REQUIRE_EQ(v["never_fake"], nlohmann::json({"LN_qk.0", "LN_v.0", "LN_qk.1", "LN_v.1", "LN_f"}));
+  REQUIRE_EQ(v["pos0_treatment_left_on"], nlohmann::json({"LN_mlp.1"}));
   r = cli("remove " + d + "/partial --model " + d + "/m --train " + d + "/t.bin --schedule " + d +
-          "/partial.json --steps 2 --micro-batch 4 --context 16");
+          "/partial.json --steps 2 --micro-batch 4 --context 16 --pos0-treatment");
   REQUIRE_MSG(r.status == 0 && r.err.find("warning: the schedule never makes") != std::string::npos &&
                   r.err.find("LN_f") != std::string::npos,
+              r.err);
+  REQUIRE_MSG(r.err.find("warning: the schedule never switches off the position-0 treatment of LN_mlp.1: "
+                         "the run will end with it on") != std::string::npos,
               r.err);
   r = cli("schedule --preset gpt2");
   REQUIRE_MSG(r.status == 0, r.err);

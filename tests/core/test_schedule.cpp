@@ -72,6 +72,24 @@ TEST_CASE(paper_presets_reproduce_table_4) {
     const Preset& p = findPreset(name);
     p.schedule.validate(p.nLayer, p.optimizer.maxSteps);
   }
+  // Every preset removes every norm of its depth and switches off each treatment it uses: a run on it ends
+  // exportable.
+  for (const Preset& p : presets()) {
+    const int depth = p.nLayer != 0 ? p.nLayer : 12;
+    const Schedule::LeftUndone left = presetSchedule(p, depth).leftUndone(depth, p.removal.treatments());
+    REQUIRE_MSG(left.empty(), p.name << ": " << siteList(left.keptReal) << " / " << siteList(left.pos0On)
+                                     << " / " << siteList(left.eotOn));
+  }
+  // What a schedule leaves: sites never made fake, and a used treatment never switched off where a site is.
+  Schedule partial;
+  partial.events = {{1, 0, EventAction::MakeFake, SiteKind::V, -1},
+                    {2, 1, EventAction::EndEotTreatment, SiteKind::V, 1},
+                    {3, 1, EventAction::EndPos0Treatment, SiteKind::V, -1}};
+  Schedule::LeftUndone left = partial.leftUndone(2, {true, true});
+  REQUIRE_EQ(siteList(left.keptReal), "LN_qk.0, LN_mlp.0, LN_qk.1, LN_mlp.1 and LN_f");
+  REQUIRE(left.pos0On.empty());
+  REQUIRE_EQ(siteList(left.eotOn), "LN_v.0");
+  REQUIRE(partial.leftUndone(2, {false, false}).eotOn.empty());  // a treatment the run does not use
   REQUIRE_THROWS_WITH(findPreset("gpt3"), "unknown preset 'gpt3'", "gpt2-xl");
 }
 

@@ -215,6 +215,12 @@ TEST_CASE(a_treatment_left_on_is_layernorm_free_and_said_to_be_unexportable) {
                   said.find("short of") == std::string::npos &&
                   said.find("export refuses") != std::string::npos,
               said);
+  // It had been said only at the end, after the whole run: the start says it too.
+  const json first = records(dir.path("run"), "warning").at(0);
+  REQUIRE_EQ(first["code"], "treatments_left_on");
+  REQUIRE_MSG(first["message"].get<std::string>().find("end-of-text treatment of LN_v.0 and LN_v.1") !=
+                  std::string::npos,
+              first.dump());
 }
 
 TEST_CASE(interpolation_ramp_hands_the_divisor_from_sigma_to_s) {

@@ -453,6 +453,32 @@ class TestWorkbench : public QObject {
     QVERIFY2(!window.statusText().contains("/ 40"), qPrintable(window.statusText()));
   }
 
+  // A connection that fails after a run of another model was opened goes back to that run's model with a
+  // draft of its own: the timeline had shown the draft of the model opened before (4 layers under a 2-layer
+  // model's title), and Start would have trained that schedule on it.
+  void aFailedConnectionAfterARunOfAnotherModelShowsThatModelsDraft() {
+    const QString first = m_dir.filePath("of-the-bundled-model"), run = m_dir.filePath("of-another-depth");
+    const QString other = fixtures::makeModel(m_dir.filePath("two-layers"), 2);
+    for (const auto& [dir, model] : {std::pair{first, m_model}, std::pair{run, other}}) {
+      nf::RunConfig c = fixtures::smallRemoval(model, m_train);
+      c.schedule.events.clear();
+      c.mode = nf::TrainingMode::Finetune;
+      fixtures::trainUntil(*nf::Trainer::start(dir.toStdString(), c), 2);
+    }
+    MainWindow window;
+    QCOMPARE(window.timeline()->editor()->layers(), 4);  // the bundled model's draft
+    QVERIFY(window.openRun(first));  // a run shown: opening the next leaves the draft as it is
+    QVERIFY(window.openRun(run));
+    nf::ServeAddress nowhere;
+    nowhere.port = 9;  // discard: nothing serves runs there, so the connection fails
+    window.connectToRun(nowhere);
+    QTRY_COMPARE_WITH_TIMEOUT(window.shown().subject, Subject::Model, fixtures::kEventuallyMs);
+    QCOMPARE(window.currentFolder(), other);
+    QCOMPARE(window.timeline()->editor()->layers(), 2);
+    QCOMPARE(window.timeline()->editor()->schedule(),
+             nf::presetSchedule(nf::findPreset(window.runSetup()->preset()), 2));
+  }
+
   void aHeadlessRunIsFollowedAsItGrows() {
     const QString run = m_dir.filePath("headless");
     nf::RunConfig c = fixtures::smallRemoval(m_model, m_train);

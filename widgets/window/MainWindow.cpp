@@ -98,6 +98,7 @@ void MainWindow::connectSession() {
       showError(tr("Cannot connect"), tr("The run could not be reached or read."), message);
     if (!m_next.modelFolder().isEmpty()) return showModel();  // its setup and draft as they were
     m_session->close();  // nothing of the run stays (its plots, its followed schedule)
+    m_timeline->setEditor(nullptr);
     moveTo(WindowEvent::Close);
   });
   connect(m_session, &RunSession::remoteEditRefused, m_timeline, &TimelineWidget::refresh);
@@ -173,21 +174,22 @@ bool MainWindow::openModelFolder(const QString& folder) {
     return false;
   }
   m_next.setModel(clean, summary);
-  showModel();
   statusBar()->showMessage(tr("Opened %1").arg(clean), 5000);
-  resetDraftSchedule();  // its note, when it has one, after: a replaced draft is worth the line
+  showModel(/*freshDraft=*/true);  // its note, when it has one, after "Opened": a replaced draft is worth it
   remember(AppFolders::Recent::Models, clean);
   return true;
 }
 
-void MainWindow::showModel() {
+void MainWindow::showModel(bool freshDraft) {
   m_session->close();  // the run shown is let go: its checkpoint stays, a connected one trains on
   m_info->setSummary(m_next.alone());
   m_runner->forgetModel();  // a run's analyses of this same model are not the model's
   m_runner->setSource({});  // the model folder
   m_runner->setSetup(m_next.analysisSetup({}));
   moveTo(WindowEvent::OpenModel);
-  m_timeline->setEditor(m_next.draft());  // (a model opened anew gets a fresh one next)
+  // The draft as it was, unless made for another model (a run of one opened since, then a failed connect)
+  if (!freshDraft && m_next.draftIsForModel()) return m_timeline->setEditor(m_next.draft());
+  resetDraftSchedule();
 }
 
 void MainWindow::connectToRun(const nf::ServeAddress& address) {

@@ -94,9 +94,9 @@ class MainWindow : public QMainWindow {
   bool moveTo(WindowEvent event);
   void applyShown();  // every part as viewOf(m_shown) says
   void resetDraftSchedule();
-  // Shows the next run's model (m_next's, as a model of its own): its analyses, no run. Its setup and draft
-  // are kept.
-  void showModel();
+  // Shows the next run's model (m_next's, as a model of its own): its analyses, no run. Its setup is kept,
+  // and its draft where made for it (else, or freshDraft, the preset's anew).
+  void showModel(bool freshDraft = false);
   void onMetrics();
   void onPhaseChanged();
   void updateStatus();

@@ -49,6 +49,10 @@ void NextRun::setRunModel(const RunModel& model) {
   m_started = model.started;
 }
 
+bool NextRun::draftIsForModel() const {
+  return m_draft && m_draftFolder == m_folder && m_draft->layers() == layers();
+}
+
 nf::Treatments NextRun::draftTreatments() const {
   // The treatments the next run will use are its preset's (Start adds none): the draft refuses, and the
   // timeline's menus do not offer, ending one it does not use.
@@ -78,6 +82,7 @@ std::shared_ptr<DraftSchedule> NextRun::resetDraft(QString* note) {
   m_draft = std::make_shared<DraftSchedule>(nf::presetSchedule(preset, layers()), layers(),
                                             m_setup->maxSteps(), draftTreatments());
   m_presetEvents = eventsAsMade(*m_draft);
+  m_draftFolder = m_folder;
   if (!note) return m_draft;
   QStringList said;
   if (replacesEdits)
@@ -102,6 +107,7 @@ std::shared_ptr<DraftSchedule> NextRun::loadDraft(const QString& path) {
   }
   m_draft = std::make_shared<DraftSchedule>(schedule, layers(), m_setup->maxSteps(), draftTreatments());
   m_presetEvents.clear();
+  m_draftFolder = m_folder;
   return m_draft;
 }
 

@@ -52,6 +52,9 @@ class NextRun {
   // The schedule file as the draft; throws naming the file and the problem.
   std::shared_ptr<DraftSchedule> loadDraft(const QString& path);
   const std::shared_ptr<DraftSchedule>& draft() const { return m_draft; }
+  // The draft was made for the model now set (opening a run of another model sets that one: the draft is
+  // then the model's before, of another depth perhaps).
+  bool draftIsForModel() const;
   // The draft under the setup's step budget now: the events it leaves out dropped, and named in *note.
   const std::shared_ptr<DraftSchedule>& trimDraft(QString* note);
 
@@ -81,6 +84,7 @@ class NextRun {
   nf::ModelSummary m_summary;
   bool m_started = true;  // m_folder is the model the run started from (RunModel::started)
   std::shared_ptr<DraftSchedule> m_draft;
+  QString m_draftFolder;      // the model the draft was made for
   MadeEvents m_presetEvents;  // the draft's events as its preset made them ({}: a file's)
   WindowDialogs::Datasets m_datasets;
 };

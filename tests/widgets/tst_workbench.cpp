@@ -479,6 +479,20 @@ class TestWorkbench : public QObject {
              nf::presetSchedule(nf::findPreset(window.runSetup()->preset()), 2));
   }
 
+  // The folder chosen for the next run is that run's: once it holds it, the one after gets a new folder
+  // (Start had been refused, "holds a run already", after every run until another folder was chosen).
+  void theFolderChosenForTheNextRunServesOneRun() {
+    MainWindow window;
+    QVERIFY(window.setDatasets(m_train, m_val, QString()));
+    window.runSetup()->setMaxSteps(2);
+    const QString chosen = m_dir.filePath("chosen-folder");
+    window.runSetup()->setRunFolder(chosen);
+    window.startRun();
+    QTRY_COMPARE_WITH_TIMEOUT(window.shown().phase, RunPhase::Finished, fixtures::kEventuallyMs);
+    QCOMPARE(window.session()->runDir(), chosen);
+    QVERIFY(window.runSetup()->runFolder().isEmpty());
+  }
+
   void aHeadlessRunIsFollowedAsItGrows() {
     const QString run = m_dir.filePath("headless");
     nf::RunConfig c = fixtures::smallRemoval(m_model, m_train);

@@ -301,6 +301,7 @@ void MainWindow::startRun(const QString& requestedDir) {
   if (m_session->phase() != RunPhase::Preparing) return;  // refused, and said why
   moveTo(WindowEvent::Start);
   remember(AppFolders::Recent::Runs, dir);
+  if (dir == m_setup->runFolder()) m_setup->setRunFolder({});  // chosen for one run: it holds this one now
   statusBar()->showMessage(tr("Starting %1").arg(dir), 5000);
 }
 

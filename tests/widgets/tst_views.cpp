@@ -199,6 +199,34 @@ class TestViews : public QObject {
     QCOMPARE(inputs.count(), 0);
   }
 
+  // A job of the model before runs on after a switch (it cannot be cut short): its start and progress are
+  // not said to the panes of the model now shown (they had shown it computing, Compute now disabled).
+  void aJobOfTheModelBeforeIsNotSaidToComputeForTheNext() {
+    AnalysisRunner runner;
+    runner.setSetup(setupFor(m_model));
+    std::promise<void> entered, switched;
+    std::shared_future<void> switchedDone = switched.get_future().share();
+    runner.request("old",
+                   [&entered, switchedDone](const AnalysisInputs&,
+                                            const nf::ProgressFn& progress) -> std::function<void()> {
+                     entered.set_value();
+                     switchedDone.wait();
+                     nf::Progress p;
+                     p.done = 1;
+                     p.total = 2;
+                     progress(p);
+                     return {};
+                   });
+    QSignalSpy started(&runner, &AnalysisRunner::started), progressed(&runner, &AnalysisRunner::progress),
+        finished(&runner, &AnalysisRunner::finished);
+    entered.get_future().wait();  // the job runs (no event is handled here: its start is not yet said)
+    runner.setSetup(setupFor(makeLayerNormFreeModel()));
+    switched.set_value();
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, fixtures::kEventuallyMs);
+    QCOMPARE(started.count(), 0);
+    QCOMPARE(progressed.count(), 0);
+  }
+
   void calibrationPaneShowsTheCliMeasuresAndTheStartingModelOnlyBesideAnother() {
     const QString model = NF_SOURCE_DIR "/resources/tiny-gpt2";  // a tokenizer: prompts to continue
     AnalysisRunner runner;
@@ -824,6 +852,13 @@ class TestViews : public QObject {
     QFile figureCsv(m_dir.filePath("patterns-figure.csv"));
     QVERIFY(figureCsv.open(QIODevice::ReadOnly));
     QVERIFY(figureCsv.readAll().startsWith("# analysis: tokens\n# model: "));
+    // Another model (2 layers): the heads named are the model's, so they go back to the first ones; its
+    // pane had kept L3H1, in fields hidden until a result, and every compute failed "no head L3H1".
+    runner.setSetup(setupFor(makeLayerNormFreeModel()));
+    pane.refresh();
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 2 || pane.hasFailed(), fixtures::kEventuallyMs);
+    QVERIFY2(!pane.hasFailed(), qPrintable(pane.statusText()));
+    QCOMPARE(pane.patterns()->headCount(), 2);
   }
 
   void theLogitLensComputesOnALocalRunAndTheCircuitOpensHeads() {

@@ -56,7 +56,8 @@ AnalysisPane::AnalysisPane(AnalysisRunner* runner, const QString& key, QWidget* 
     updateStatus();
   });
   connect(runner, &AnalysisRunner::modelReplaced, this, [this] {  // back to what it will compute
-    m_hasResult = m_sourceChanged = false;
+    m_hasResult = m_sourceChanged = m_computing = false;  // (a job of the model before is not this one's)
+    m_progress->hide();
     m_error.clear();
     m_provenance.clear();
     m_pages->setCurrentIndex(0);

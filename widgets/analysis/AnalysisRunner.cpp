@@ -283,6 +283,11 @@ bool AnalysisRunner::isNewest(const QString& key, int64_t number, int64_t source
   return m_latest[key] == number && m_source == source;
 }
 
+bool AnalysisRunner::sourceIs(int64_t source) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  return m_source == source;
+}
+
 void AnalysisRunner::runNext() {
   QString key;
   int64_t number = 0, source = 0;
@@ -299,11 +304,22 @@ void AnalysisRunner::runNext() {
     work = std::move(oldest->second.second);
     m_pending.erase(oldest);
   }
-  Q_EMIT started(key);
+  // Said on the GUI thread, and only while the model (or run) is still the one asked of: a job of the model
+  // before runs on after a switch (it cannot be cut short), and had shown the new one's pane computing.
+  auto sayIfCurrent = [this, source](std::function<void()> say) {
+    QMetaObject::invokeMethod(
+        this,
+        [this, source, say] {
+          if (sourceIs(source)) say();
+        },
+        Qt::QueuedConnection);
+  };
+  sayIfCurrent([this, key] { Q_EMIT started(key); });
   try {
     const std::shared_ptr<const AnalysisInputs> in = inputs();
-    std::function<void()> deliver =
-        work(*in, [this, key](const nf::Progress& p) { Q_EMIT progress(key, p.done, p.total); });
+    std::function<void()> deliver = work(*in, [this, key, sayIfCurrent](const nf::Progress& p) {
+      sayIfCurrent([this, key, p] { Q_EMIT progress(key, p.done, p.total); });
+    });
     QMetaObject::invokeMethod(
         this,
         [this, key, number, source, deliver] {

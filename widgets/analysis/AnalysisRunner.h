@@ -134,8 +134,9 @@ class AnalysisRunner : public QObject {
  private:
   void runNext();                                                     // on the analysis thread
   bool isNewest(const QString& key, int64_t number, int64_t source);  // its answer is still wanted
-  void changeSource();                                                // caller holds m_mutex
-  std::shared_ptr<const AnalysisInputs> inputs();                     // on the analysis thread
+  bool sourceIs(int64_t source);                   // the model (or run) asked of is still the one shown
+  void changeSource();                             // caller holds m_mutex
+  std::shared_ptr<const AnalysisInputs> inputs();  // on the analysis thread
 
   QThread m_thread;
   QObject* m_worker;

@@ -6,6 +6,7 @@
 #include <QPointer>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
 #include <cmath>
@@ -18,14 +19,23 @@ TokensPane::TokensPane(AnalysisRunner* runner, QWidget* parent) : AnalysisPane(r
   m_sequence = new QSpinBox(this);
   m_sequence->setRange(0, 4095);  // until a result says how many sequences there are
   m_sequence->setKeyboardTracking(false);
-  m_heads = new QLineEdit(QStringLiteral("L0H0, L0H1"), this);
-  m_component = new QLineEdit(QStringLiteral("L0H0"), this);
+  const QString firstHeads = QStringLiteral("L0H0, L0H1"), firstHead = QStringLiteral("L0H0");
+  m_heads = new QLineEdit(firstHeads, this);
+  m_component = new QLineEdit(firstHead, this);
   m_component->setMaximumWidth(80);
   m_exportPatterns = new QPushButton(this);
   m_exportText = new QPushButton(this);
   connect(m_sequence, qOverload<int>(&QSpinBox::valueChanged), this, [this] { refresh(); });
   connect(m_heads, &QLineEdit::editingFinished, this, [this] { refresh(); });
   connect(m_component, &QLineEdit::editingFinished, this, [this] { refresh(); });
+  // The heads and sequence named are a model's: another may lack them (every compute had failed on them,
+  // their fields hidden on the page shown before a result).
+  connect(runner, &AnalysisRunner::modelReplaced, this, [this, firstHeads, firstHead] {
+    const QSignalBlocker quiet(m_sequence);
+    m_sequence->setValue(0);
+    m_heads->setText(firstHeads);
+    m_component->setText(firstHead);
+  });
   auto* controls = new QHBoxLayout;
   controls->addWidget(m_sequence);
   controls->addWidget(m_heads, 1);

@@ -227,7 +227,8 @@ void cmdBench(CLI::App& command) {
         table += line;
         if (s.truncated > 0)  // the item's context lost its start, as lm-evaluation-harness cuts it
           notes += "note: " + std::string(benchmarkTaskName(tasks[t])) + ", " + tableName(models[m]) + ": " +
-                   std::to_string(s.truncated) + " of " + std::to_string(s.n) +
+                   std::to_string(s.truncated) +
+                   (tasks[t] == BenchmarkTask::Lambada ? " of " : " choices of the ") + std::to_string(s.n) +
                    " items are longer than the model's context; their first tokens were cut\n";
         if (m == 0) continue;
         nlohmann::json difference = {{"model", models[m]}, {"against", models[0]}};

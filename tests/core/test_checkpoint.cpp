@@ -1,5 +1,7 @@
 // Hugging Face checkpoint loading and saving: round trips, layout variants, and malformed folders.
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "fixtures.h"
 #include "io/atomic_file.h"
@@ -69,13 +71,15 @@ TEST_CASE(untied_unembedding_round_trips) {
 
 TEST_CASE(half_precision_saves_load_as_rounded_float32) {
   auto model = randomModel(smallConfig());
-  for (auto [dtype, torchType] :
-       {std::pair{DType::F16, torch::kFloat16}, std::pair{DType::BF16, torch::kBFloat16}}) {
+  for (auto [dtype, torchType, name] : {std::tuple{DType::F16, torch::kFloat16, "float16"},
+                                        std::tuple{DType::BF16, torch::kBFloat16, "bfloat16"}}) {
     TempDir dir;
     SaveOptions options;
     options.dtype = dtype;
     saveModel(*model, dir.path(), options);
     REQUIRE(inspectModelFolder(dir.path()).storedDTypes.at(dtypeName(dtype)) > 0);
+    // config.json says so, as transformers' save_pretrained does (it had said float32 whatever was stored).
+    REQUIRE_EQ(nlohmann::json::parse(readTextFile(dir.path("config.json")))["torch_dtype"], name);
     auto loaded = loadModel(dir.path());
     for (auto& p : model->named_parameters()) {
       auto expected = p.value().to(torchType).to(torch::kFloat32);

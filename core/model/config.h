@@ -58,6 +58,10 @@ struct ModelConfig {
   bool folded = false;  // LN-free with the FakeLN scales folded into the weights (normfree.folded)
 };
 
+// The norms in a phrase: "LayerNorm", "LN-free (FakeLN at all 13 sites)", "5 of 13 sites FakeLN, 2 ramping",
+// "LN-free (standard form: LayerNorm with a huge ε)".
+std::string normSummary(const ModelConfig& config);
+
 ModelConfig parseConfigJson(const std::string& text, const std::string& source);
 ModelConfig loadConfigFile(const std::string& path);
 std::string configToJson(const ModelConfig& config);  // pretty-printed, Hugging Face compatible

@@ -147,11 +147,13 @@ ModelSummary inspectModelFolder(const std::string& folder) {
     s.weightBytes += e.info->end - e.info->begin;
     s.storedDTypes[dtypeName(e.info->dtype)]++;
   }
-  s.layerNormFree = index.config.norms.isLayerNormFree();
+  // The standard export (LayerNorm with ε = 10¹²) is LN-free though its sites keep their family's norm.
+  s.layerNormFree = index.config.norms.isLayerNormFree() || c.layerNormEpsilon >= kLayerNormFreeEpsilon;
+  s.norms = normSummary(index.config);
   for (SiteId id : index.config.norms.sites()) {
     const SiteNorm& n = index.config.norms.at(id);
-    s.sites.push_back(
-        {siteName(id), normKindName(n.kind), n.scale, n.scalePos0, n.pos0Treatment, n.eotTreatment});
+    s.sites.push_back({siteName(id), normKindName(n.kind), n.scale, n.scalePos0, n.pos0Treatment,
+                       n.eotTreatment, n.realMix});
   }
   return s;
 }
@@ -177,6 +179,7 @@ std::string summaryToJson(const ModelSummary& s) {
   j["weight_files"] = s.weightFiles;
   j["stored_dtypes"] = s.storedDTypes;
   j["layernorm_free"] = s.layerNormFree;
+  j["norms"] = s.norms;
   nlohmann::ordered_json sites = nlohmann::ordered_json::array();
   for (auto& site : s.sites) {
     nlohmann::ordered_json e = {{"site", site.site}, {"kind", site.kind}};
@@ -185,6 +188,7 @@ std::string summaryToJson(const ModelSummary& s) {
       if (site.pos0Treatment || site.eotTreatment) e["scale_pos0"] = site.scalePos0;
       e["pos0_treatment"] = site.pos0Treatment;
       e["eot_treatment"] = site.eotTreatment;
+      if (site.realMix > 0) e["real_mix"] = site.realMix;  // still dividing per token, in part
     }
     sites.push_back(e);
   }

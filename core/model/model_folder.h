@@ -18,6 +18,7 @@ struct SiteSummary {
   std::string kind;  // "layernorm", "fakeln", ...
   double scale = 1, scalePos0 = 1;
   bool pos0Treatment = false, eotTreatment = false;
+  double realMix = 0;  // a fake site's share of the real norm during an interpolation ramp
 };
 
 struct ModelSummary {
@@ -27,7 +28,8 @@ struct ModelSummary {
   uint64_t weightBytes = 0;
   std::vector<std::string> weightFiles;
   std::map<std::string, int> storedDTypes;  // dtype name → number of tensors stored in it
-  bool layerNormFree = false;
+  bool layerNormFree = false;  // no site divides per token (or the standard form's ε swamps every variance)
+  std::string norms;  // normSummary: "LN-free (standard form: …)", "0 of 13 sites FakeLN, 13 ramping"
   std::vector<SiteSummary> sites;
 };
 

@@ -18,25 +18,6 @@ ModelSnapshot::~ModelSnapshot() = default;
 
 namespace {
 
-// A norm kind as the headers name it (as the GUI's grid does: widgets' normKindLabel).
-std::string displayName(NormKind kind) {
-  switch (kind) {
-    case NormKind::LayerNorm:
-      return "LayerNorm";
-    case NormKind::FakeLN:
-      return "FakeLN";
-    case NormKind::RMSNorm:
-      return "RMSNorm";
-    case NormKind::FakeRMSNorm:
-      return "FakeRMSNorm";
-    case NormKind::LayerNormScaling:
-      return "LN Scaling";
-    case NormKind::Identity:
-      break;
-  }
-  return "Identity";
-}
-
 // Analyses take gradients with respect to activations only (attribution patching).
 void freeze(CausalLMImpl& model) {
   for (auto& p : model.parameters()) p.set_requires_grad(false);
@@ -75,43 +56,6 @@ std::string ModelSnapshot::label() const {
   return m_step >= 0 ? m_source + " at step " + std::to_string(m_step) : m_source;
 }
 
-std::string ModelSnapshot::normSummary() const {
-  const std::vector<SiteId> sites = m_config.norms.sites();
-  // Each kind's sites, but for fake sites still mixing in their real norm (an interpolation ramp): they
-  // divide per token, so are not fake yet, and are counted apart.
-  std::map<NormKind, int> kinds;
-  int ramping = 0;
-  for (const SiteId& site : sites) {
-    const SiteNorm& norm = m_config.norms.at(site);
-    if (isFakeNorm(norm.kind) && dividesPerToken(norm))
-      ++ramping;
-    else
-      ++kinds[norm.kind];
-  }
-  const int layerNorm = kinds[NormKind::LayerNorm], rmsNorm = kinds[NormKind::RMSNorm];
-  const int fake = kinds[NormKind::FakeLN] + kinds[NormKind::FakeRMSNorm];
-  const int all = static_cast<int>(sites.size());
-  const std::string total = std::to_string(all);
-  // LayerNorm families remove into FakeLN, RMSNorm families into FakeRMSNorm.
-  const std::string fakeName =
-      rmsNorm > 0 || m_config.norms.at(sites.back()).kind == NormKind::FakeRMSNorm ? "FakeRMSNorm" : "FakeLN";
-  if (m_config.folded) return "LN-free (folded)";
-  if ((layerNorm == all || rmsNorm == all) && m_config.shape.layerNormEpsilon >= kLayerNormFreeEpsilon)
-    return "LN-free (standard form: " + std::string(layerNorm == all ? "LayerNorm" : "RMSNorm") +
-           " with a huge ε)";
-  if (layerNorm == all) return "LayerNorm";
-  if (rmsNorm == all) return "RMSNorm";
-  if (fake == all) return "LN-free (" + fakeName + " at all " + total + " sites)";
-  if (m_config.norms.isLayerNormFree()) return "LN-free";
-  const std::string ramps = ramping > 0 ? ", " + std::to_string(ramping) + " ramping" : "";
-  // The family's norm with some sites fake: a removal under way.
-  if (fake + ramping + layerNorm == all || fake + ramping + rmsNorm == all)
-    return std::to_string(fake) + " of " + total + " sites " + fakeName + ramps;
-  // Any other mix (sites edited by hand, a scaling treatment): each kind with its count.
-  std::string mix;
-  for (const auto& [kind, count] : kinds)
-    if (count > 0) mix += (mix.empty() ? "" : ", ") + std::to_string(count) + " " + displayName(kind);
-  return mix + ramps;
-}
+std::string ModelSnapshot::normSummary() const { return nf::normSummary(m_config); }
 
 }  // namespace nf

@@ -339,7 +339,16 @@ TEST_CASE(inspect_reports_shape_and_norm_state_without_loading) {
   REQUIRE_EQ(s.sites[2].kind, "fakeln");
   REQUIRE_EQ(s.sites[2].scale, 3.0);
   REQUIRE(!s.layerNormFree);
+  REQUIRE_EQ(s.norms, "1 of 7 sites FakeLN");
   REQUIRE_EQ(s.weightBytes, static_cast<uint64_t>(s.parameterCount) * 4);
+  // A site in its interpolation ramp still divides by its token's σ in part: said, with its share (info had
+  // shown a frozen scale and nothing else).
+  model->norms().at({SiteKind::Mlp, 0}).realMix = 0.25;
+  saveModel(*model, dir.path());
+  s = inspectModelFolder(dir.path());
+  REQUIRE_EQ(s.sites[2].realMix, 0.25);
+  REQUIRE_EQ(s.norms, "0 of 7 sites FakeLN, 1 ramping");
+  REQUIRE_MSG(summaryToJson(s).find("\"real_mix\": 0.25") != std::string::npos, summaryToJson(s));
 }
 
 TEST_MAIN()

@@ -4,6 +4,7 @@
 #include "fixtures.h"
 #include "io/atomic_file.h"
 #include "model/family.h"
+#include "model/model_folder.h"
 #include "run/snapshot.h"
 #include "train/export.h"
 
@@ -81,6 +82,10 @@ TEST_CASE(standard_export_is_plain_gpt2_with_huge_epsilon) {
              "LN-free (standard form: LayerNorm with a huge ε)");
   saveModel(*randomModel(c), dir.path("plain"));
   REQUIRE_EQ(ModelSnapshot::load(dir.path("plain"))->normSummary(), "LayerNorm");
+  // `info` says the same (it had said layernorm_free false of every standard export).
+  REQUIRE(inspectModelFolder(dir.path("std")).layerNormFree);
+  REQUIRE_EQ(inspectModelFolder(dir.path("std")).norms, "LN-free (standard form: LayerNorm with a huge ε)");
+  REQUIRE(!inspectModelFolder(dir.path("plain")).layerNormFree);
   auto config = nlohmann::json::parse(readTextFile(dir.path("std/config.json")));
   REQUIRE_EQ(config["layer_norm_epsilon"].get<double>(), 1e12);
   config.erase("normfree");

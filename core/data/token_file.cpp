@@ -19,7 +19,7 @@ int bytesPerToken(TokenDType dtype) { return dtype == TokenDType::U16 ? 2 : 4; }
 const char* dtypeName(TokenDType dtype) { return dtype == TokenDType::U16 ? "uint16" : "uint32"; }
 
 TokenFileMeta readSidecar(const std::string& path) {
-  const nlohmann::json j = readJsonFile(path);
+  const nlohmann::json j = readFormatFile(path);
   // Sidecars written before formats carried a version are version 1.
   checkFileFormat(j, kTokenSidecarFormat, path, WhenUnmarked::IsVersion1);
   TokenFileMeta meta;

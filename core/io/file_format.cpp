@@ -1,6 +1,9 @@
 #include "io/file_format.h"
 
 #include <nlohmann/json.hpp>
+#include <set>
+#include <stdexcept>
+#include <vector>
 
 #include "io/atomic_file.h"
 
@@ -44,6 +47,36 @@ nlohmann::json readJsonFile(const std::string& path) {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     throw FileError(path, std::string("is not valid JSON: ") + e.what());
+  }
+}
+
+nlohmann::json parseJsonUniqueKeys(const std::string& text) {
+  std::vector<std::set<std::string>> keysOfOpenObjects;
+  std::string duplicate;
+  const nlohmann::json::parser_callback_t noDuplicateKeys = [&](int, nlohmann::json::parse_event_t event,
+                                                                nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    if (event == Event::object_start) keysOfOpenObjects.emplace_back();
+    if (event == Event::object_end && !keysOfOpenObjects.empty()) keysOfOpenObjects.pop_back();
+    if (event == Event::key && !keysOfOpenObjects.empty() &&
+        !keysOfOpenObjects.back().insert(parsed.get<std::string>()).second && duplicate.empty())
+      duplicate = parsed.get<std::string>();
+    return true;
+  };
+  nlohmann::json j = nlohmann::json::parse(text, noDuplicateKeys);
+  if (!duplicate.empty())
+    throw std::invalid_argument("the key \"" + duplicate + "\" appears twice in one object");
+  return j;
+}
+
+nlohmann::json readFormatFile(const std::string& path) {
+  const std::string text = readTextFile(path);
+  try {
+    return parseJsonUniqueKeys(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw FileError(path, std::string("is not valid JSON: ") + e.what());
+  } catch (const std::invalid_argument& e) {
+    throw FileError(path, e.what());
   }
 }
 

@@ -40,7 +40,16 @@ int checkFileFormat(const nlohmann::json& j, const FileFormat& format, const std
 // {"format": name, "version": version}, to start a file's JSON object with.
 nlohmann::json formatHeader(const FileFormat& format);
 
-// A whole JSON file, parsed: FileError naming it when it cannot be read or is not valid JSON.
+// A whole JSON file, parsed: FileError naming it when it cannot be read or is not valid JSON. For files of
+// other tools' formats (Hugging Face's): a key given twice in one object keeps its last value, as Python's
+// json does.
 nlohmann::json readJsonFile(const std::string& path);
+// JSON text whose keys are unique in every object: nlohmann::json (like Python's json) keeps the last of a
+// duplicate unsaid, so a hand-edited {"layer": 0, …, "layer": 1} would mean whichever came last. Throws
+// std::invalid_argument naming the key, or nlohmann's parse_error.
+nlohmann::json parseJsonUniqueKeys(const std::string& text);
+// A file of a format we define (a schedule, a run's config.json or state.json, a token file's sidecar):
+// readJsonFile, and a key twice in one object refused, naming the file and the key.
+nlohmann::json readFormatFile(const std::string& path);
 
 }  // namespace nf

@@ -56,7 +56,7 @@ int64_t newestLoggedCheckpoint(const std::string& dir) {
 
 void requireStartable(const std::string& dir) {
   if (!fs::exists(configPath(dir))) return;
-  const nlohmann::json existing = readJsonFile(configPath(dir));
+  const nlohmann::json existing = readFormatFile(configPath(dir));
   if (!existing.is_object() || !existing.contains("format") || existing["format"] != kRunConfigFormat.name)
     throw FileError(configPath(dir),
                     "is not a run's config (a model folder?); give the run a folder of its own");
@@ -146,7 +146,7 @@ std::string latestCheckpoint(const std::string& dir) {
 
 nlohmann::json readCheckpointState(const std::string& checkpointDir) {
   const std::string path = checkpointStatePath(checkpointDir);
-  const nlohmann::json state = readJsonFile(path);
+  const nlohmann::json state = readFormatFile(path);
   checkFileFormat(state, kCheckpointStateFormat, path);
   return state;
 }

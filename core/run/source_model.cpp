@@ -41,7 +41,7 @@ void keepSourceModel(const std::string& runDir, const std::string& modelFolder, 
 std::string sourceModelChange(const std::string& runDir) {
   const std::string path = recordPath(runDir);
   if (!fs::exists(path)) return "";
-  const nlohmann::json record = readJsonFile(path);
+  const nlohmann::json record = readFormatFile(path);
   checkFileFormat(record, kSourceFormat, path);
   if (!record.contains("model") || !record["model"].is_string() ||
       (record.contains("weights_fingerprint") && !record["weights_fingerprint"].is_string()))

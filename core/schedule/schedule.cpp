@@ -311,7 +311,7 @@ Schedule scheduleFromJson(const nlohmann::json& j, const std::string& source) {
   return schedule;
 }
 
-Schedule readScheduleFile(const std::string& path) { return scheduleFromJson(readJsonFile(path), path); }
+Schedule readScheduleFile(const std::string& path) { return scheduleFromJson(readFormatFile(path), path); }
 
 void writeScheduleFile(const std::string& path, const Schedule& schedule) {
   writeFileAtomic(path, toJson(schedule).dump(2) + "\n");

@@ -3,9 +3,8 @@
 #include <httplib.h>
 
 #include <limits>
-#include <set>
-#include <vector>
 
+#include "io/file_format.h"
 #include "io/json_read.h"
 #include "util/whole_number.h"
 
@@ -69,21 +68,16 @@ std::string requestId(const json& body) {
   return *id;
 }
 
-// A request body: one JSON object, whose keys are unique at every level (nlohmann::json would keep the last
-// of a duplicate silently, so {"step": 5, "step": 50} would mean whatever the client's library sends last).
+// A request body: one JSON object, whose keys are unique at every level (parseJsonUniqueKeys).
 json objectBody(const httplib::Request& req) {
-  std::vector<std::set<std::string>> keysOfOpenObjects;
-  std::string duplicate;
-  const json::parser_callback_t noDuplicateKeys = [&](int, json::parse_event_t event, json& parsed) {
-    if (event == json::parse_event_t::object_start) keysOfOpenObjects.emplace_back();
-    if (event == json::parse_event_t::object_end && !keysOfOpenObjects.empty()) keysOfOpenObjects.pop_back();
-    if (event == json::parse_event_t::key && !keysOfOpenObjects.empty() &&
-        !keysOfOpenObjects.back().insert(parsed.get<std::string>()).second && duplicate.empty())
-      duplicate = parsed.get<std::string>();
-    return true;
-  };
-  json body = json::parse(req.body, noDuplicateKeys, /*allow_exceptions=*/false);
-  if (!duplicate.empty()) throw BadRequest("the key \"" + duplicate + "\" appears twice in one object");
+  json body;
+  try {
+    body = parseJsonUniqueKeys(req.body);
+  } catch (const json::exception&) {
+    throw BadRequest("the body must be a JSON object");
+  } catch (const std::invalid_argument& e) {
+    throw BadRequest(e.what());
+  }
   if (!body.is_object()) throw BadRequest("the body must be a JSON object");
   return body;
 }

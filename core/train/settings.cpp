@@ -456,7 +456,7 @@ RunConfig runConfigFromJson(const nlohmann::json& j, const std::string& source) 
 
 RunConfig readRunConfig(const std::string& runDir) {
   const std::string path = run::configPath(runDir);
-  return runConfigFromJson(readJsonFile(path), path);
+  return runConfigFromJson(readFormatFile(path), path);
 }
 
 namespace {

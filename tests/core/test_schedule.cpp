@@ -4,7 +4,9 @@
 #include <nlohmann/json.hpp>
 
 #include "check.h"
+#include "io/atomic_file.h"
 #include "schedule/editable_schedule.h"
+#include "temp_dir.h"
 #include "train/settings.h"
 
 using namespace nf;
@@ -130,6 +132,13 @@ TEST_CASE(validation_names_every_problem) {
                                                                R"(, "step": 1, "site": "LN_f"}])"),
                                          "s.json"),
                         "s.json", "id must be 1 or more");
+  // A key given twice (an event copied and half edited) is refused in a file, naming it: JSON readers keep
+  // the last value unsaid, and this event would have made LN_mlp.1 fake, not LN_mlp.0.
+  test::TempDir dir;
+  writeFileAtomic(dir.path("twice.json"),
+                  R"({"events": [{"step": 1, "site": "LN_mlp", "layer": 0, "layer": 1}]})");
+  REQUIRE_THROWS_WITH(readScheduleFile(dir.path("twice.json")), dir.path("twice.json"),
+                      "the key \"layer\" appears twice in one object");
 }
 
 TEST_CASE(schedule_json_round_trips) {

@@ -2,6 +2,9 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
+#include <vector>
+
 namespace nf {
 
 torch::Tensor sequenceBatch(const TokenSequences& s, int64_t first, int64_t n, torch::Device device) {
@@ -25,6 +28,19 @@ torch::Tensor positionZeroAttention(const torch::Tensor& pattern) { return patte
 std::vector<float> toVector(const torch::Tensor& t) {
   const torch::Tensor c = t.detach().to(torch::kCPU, torch::kFloat32).contiguous();
   return {c.data_ptr<float>(), c.data_ptr<float>() + c.numel()};
+}
+
+torch::Tensor cosineVariances(const torch::Tensor& rows, const torch::Tensor& vectors, int64_t maxCosines) {
+  const torch::Tensor unitRows = rows / rows.norm(2, 1, /*keepdim=*/true);
+  const torch::Tensor norms = vectors.norm(2, 1, /*keepdim=*/true);
+  const torch::Tensor unitVectors = vectors / torch::where(norms.gt(0), norms, torch::ones_like(norms));
+  const int64_t F = vectors.size(0);
+  const int64_t chunk = std::max<int64_t>(1, maxCosines / std::max<int64_t>(1, rows.size(0)));
+  std::vector<torch::Tensor> parts;
+  for (int64_t first = 0; first < F; first += chunk)
+    parts.push_back(unitRows.matmul(unitVectors.slice(0, first, std::min(F, first + chunk)).t())
+                        .var(0, /*unbiased=*/true));
+  return torch::cat(parts);
 }
 
 std::vector<double> toDoubles(const torch::Tensor& t) {

@@ -21,6 +21,12 @@ void forEachBatch(const TokenSequences& sequences, int64_t batchSize, torch::Dev
 // Per (batch, head): the attention position 0 receives, averaged over query positions. pattern [B, H, T, T].
 torch::Tensor positionZeroAttention(const torch::Tensor& pattern);
 
+// For each row of `vectors` [F, D], the unbiased variance over the rows of `rows` [R, D] (none all zero) of
+// their cosine with it; 0 for an all-zero vector. Computed a chunk of vectors at a time, holding at most
+// `maxCosines` cosines: the whole [R, F] matrix is 6 GB in float64 for Qwen2's vocabulary and last MLP.
+torch::Tensor cosineVariances(const torch::Tensor& rows, const torch::Tensor& vectors,
+                              int64_t maxCosines = int64_t{1} << 25);
+
 // Values of a tensor (any device, any float dtype) as a std::vector.
 std::vector<float> toVector(const torch::Tensor& t);
 std::vector<double> toDoubles(const torch::Tensor& t);

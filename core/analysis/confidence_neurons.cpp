@@ -33,11 +33,7 @@ ConfidenceNeuronsResult confidenceNeurons(const ModelSnapshot& snapshot, const T
     throw std::invalid_argument("the unembedding has " + std::to_string(rows.size(0)) +
                                 " non-zero rows: a neuron's logit variance needs at least two");
   const torch::Tensor writes = outNorm.gt(0);
-  const torch::Tensor cosines =
-      W_U.index_select(0, rows).matmul(W_out.t()) /
-      (rowNorm.index_select(0, rows).unsqueeze(1) *
-       torch::where(writes, outNorm, torch::ones_like(outNorm)).unsqueeze(0));  // [V', F]
-  const torch::Tensor logitVar = cosines.var(0, /*unbiased=*/true);
+  const torch::Tensor logitVar = cosineVariances(W_U.index_select(0, rows), W_out);
   const torch::Tensor score = torch::where(writes, outNorm / logitVar, torch::zeros_like(outNorm));
 
   ConfidenceNeuronsResult r;

@@ -156,7 +156,11 @@ void fitToDevice(RunConfig& config, int nproc) {
             << predicted << "; " << plan.reason << "\n";
   if (config.mode == TrainingMode::Remove && asked != plan.microBatch)
     std::cerr << "fit: a removal's statistics are per micro-batch (the auxiliary loss's target σ̂, the σ "
-                 "average): this split gives a close, not identical, removal to the preset's\n";
+                 "average, whose k stays "
+              << config.removal.emaMomentum << " per micro-batch: --ema k^(" << plan.microBatch << "/"
+              << asked
+              << ") keeps its span in tokens): this split gives a close, not identical, removal to the "
+                 "preset's\n";
 }
 
 // --serve's endpoint: its address bound before the run folder is made (a port in use or a bad address

@@ -37,7 +37,7 @@ ModelBehaviour modelBehaviour(const ModelSnapshot& snapshot, const TokenSequence
                               const BehaviourOptions& options, const ProgressFn& progress) {
   CausalLMImpl& model = snapshot.model();
   ModelBehaviour b;
-  b.header = makeHeader("behaviour", snapshot, data.source, data.count, data.length);
+  b.header = makeHeader("calibration", snapshot, data.source, data.count, data.length);
   const int64_t total = data.count + static_cast<int64_t>(prompts.size());
   TokenValues values;
   forEachBatch(data, 8, model.device(), [&](const torch::Tensor& tokens, int64_t first) {

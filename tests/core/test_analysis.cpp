@@ -501,11 +501,13 @@ TEST_CASE(model_behaviour_reads_back_from_its_json) {
   CausalLM model = randomModel(c, 4);
   BehaviourOptions options;
   options.newTokens = 3;
-  requireReadBack(modelBehaviour(*ModelSnapshot::copyOf(*model, 9, "test"),
-                                 sequencesOf(randomTokens(c, 2, 8)), {{1, 2, 3}, {4}}, options),
-                  modelBehaviourFromJson, [](nlohmann::json& j) {
-                    for (auto& continuation : j["continuations"]) continuation["greedy_text"] = "x";
-                  });
+  const ModelBehaviour b = modelBehaviour(*ModelSnapshot::copyOf(*model, 9, "test"),
+                                          sequencesOf(randomTokens(c, 2, 8)), {{1, 2, 3}, {4}}, options);
+  REQUIRE_EQ(b.header.analysis, "calibration");  // the analysis's name, as the result's own header (not
+                                                 // "behaviour", the struct's)
+  requireReadBack(b, modelBehaviourFromJson, [](nlohmann::json& j) {
+    for (auto& continuation : j["continuations"]) continuation["greedy_text"] = "x";
+  });
 }
 
 TEST_CASE(a_result_json_missing_a_field_or_with_a_mistyped_one_is_refused_naming_it) {

@@ -9,6 +9,7 @@ using json = nlohmann::json;
 
 void Trainer::Impl::evaluateAll(int64_t step) {
   if (evalFiles.empty()) return;
+  lastEvaluated = step;
   model->setNormObserver(nullptr);  // evaluation never moves the EMAs
   EvalOptions options;
   options.context = config().optimizer.context;

@@ -259,12 +259,14 @@ bool Trainer::runSteps(const ProgressFn& progress) {
         step >= o.maxSteps ? Impl::BeforeStep::Finish : d.holdBeforeStep(step, lastCheckpoint);
     if (next == Impl::BeforeStep::Stop) break;
     if (next == Impl::BeforeStep::Finish) {
-      // The last evaluation can still show a divergence, and roll back, before the final checkpoint.
-      if (newSteps() && d.evaluateAndCheck(step)) {
+      // The last evaluation can still show a divergence, and roll back, before the final checkpoint. (Not
+      // newSteps(): an autopilot's end at a periodic checkpoint's step had gone unmeasured.)
+      const bool trained = step != firstStep;
+      if (trained && d.lastEvaluated != step && d.evaluateAndCheck(step)) {
         lastCheckpoint = m_stepsDone.load();  // rolled back to it
         continue;
       }
-      if ((newSteps() || d.lastTracked < 0) && d.trackingDue(step, true)) d.track(step, false);
+      if ((trained || d.lastTracked < 0) && d.trackingDue(step, true)) d.track(step, false);
       finished = true;
       break;
     }

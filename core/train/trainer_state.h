@@ -55,6 +55,7 @@ struct Trainer::Impl {
   std::unique_ptr<BatchSampler> sampler;
   std::unique_ptr<BatchPrefetcher> prefetcher;  // owns the sampler while run() trains
   std::vector<TokenFile> evalFiles;
+  int64_t lastEvaluated = -1;  // the step evaluateAll last measured (the finish does not measure it twice)
   std::unique_ptr<RemovalTracker> tracker;
   std::unique_ptr<RunLock> runLock;        // worker 0's: the run's one writer, for the trainer's life
   std::unique_ptr<MetricsWriter> metrics;  // worker 0's only; thread-safe

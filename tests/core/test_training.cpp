@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <fstream>
@@ -535,6 +536,36 @@ TEST_CASE(an_autopilot_run_times_its_removals_and_resumes_bit_exactly) {
 // the final model written and the finish record saying why. Every decision that moved the plan is one edit
 // record with the moves and the reason; a resume of the finished run trains nothing more, unless it is
 // given a budget or a patience (then its plateau is counted afresh: patience 0 trains to the new budget).
+// The end the autopilot finds is measured like a budget's end, also at a step a periodic checkpoint was just
+// written at: its final evaluation and tracked analyses had been skipped there (their curves stopped at the
+// removal before), and are not taken twice at an evaluation's step.
+TEST_CASE(an_autopilot_end_at_a_checkpoints_step_is_evaluated_and_tracked) {
+  TempDir dir;
+  RunConfig config = smallRun(dir);
+  config.autopilot.enabled = true;
+  config.autopilot.minGap = 2;
+  config.autopilot.maxGap = 3;
+  config.autopilot.patience = 3;
+  config.autopilot.minImprovement = 1.0;
+  config.checkpointInterval = 1;  // every step's: so the end's too
+  config.evalData = {config.trainData};
+  config.eval.interval = 0;  // at the start and the end only
+  config.tracking.analyses = {"val-ce"};
+  config.tracking.every = 100;  // at the events, the first and the last step only
+  REQUIRE(Trainer::start(dir.path("run"), config)->run());
+  const int64_t end = records(dir.path("run"), "finish").at(0)["step"].get<int64_t>();
+  REQUIRE(end < config.optimizer.maxSteps);  // the plateau's end, not the budget's
+  auto stepsOf = [&](const char* type) {
+    std::vector<int64_t> steps;
+    for (const auto& r : records(dir.path("run"), type)) steps.push_back(r["step"].get<int64_t>());
+    return steps;
+  };
+  REQUIRE(stepsOf("eval") == std::vector<int64_t>({0, end}));
+  const std::vector<int64_t> tracked = stepsOf("track");
+  REQUIRE_EQ(tracked.back(), end);
+  REQUIRE_EQ(std::count(tracked.begin(), tracked.end(), end), 1);
+}
+
 TEST_CASE(an_autopilot_run_ends_when_the_loss_stops_improving) {
   TempDir dir;
   RunConfig config = smallRun(dir);  // 30 steps, 6 removals from step 5

@@ -210,6 +210,10 @@ class TestWorkbench : public QObject {
              qPrintable(window.modelInfoView()->titleText()));
 
     QVERIFY(window.openModelFolder(other));
+    // The status bar names what was opened (it had said "Stopped at step 0 … Resume continues it").
+    QCoreApplication::processEvents();
+    QVERIFY2(window.statusBar()->currentMessage().startsWith("Opened"),
+             qPrintable(window.statusBar()->currentMessage()));
     QVERIFY(!toolbarAction(window, 3)->isEnabled());
     QVERIFY(toolbarAction(window, 0)->isEnabled());  // a run of the model shown
     QCOMPARE(window.trainingView()->plottedSteps(), 0);

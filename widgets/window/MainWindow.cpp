@@ -174,22 +174,22 @@ bool MainWindow::openModelFolder(const QString& folder) {
     return false;
   }
   m_next.setModel(clean, summary);
+  showModel(/*draftAfter=*/true);  // (letting the run go says so: "Opened" comes after)
   statusBar()->showMessage(tr("Opened %1").arg(clean), 5000);
-  showModel(/*freshDraft=*/true);  // its note, when it has one, after "Opened": a replaced draft is worth it
+  resetDraftSchedule();  // its note, when it has one, after: a replaced draft is worth the line
   remember(AppFolders::Recent::Models, clean);
   return true;
 }
 
-void MainWindow::showModel(bool freshDraft) {
+void MainWindow::showModel(bool draftAfter) {
   m_session->close();  // the run shown is let go: its checkpoint stays, a connected one trains on
   m_info->setSummary(m_next.alone());
   m_runner->forgetModel();  // a run's analyses of this same model are not the model's
   m_runner->setSource({});  // the model folder
   m_runner->setSetup(m_next.analysisSetup({}));
   moveTo(WindowEvent::OpenModel);
-  // The draft as it was, unless made for another model (a run of one opened since, then a failed connect)
-  if (!freshDraft && m_next.draftIsForModel()) return m_timeline->setEditor(m_next.draft());
-  resetDraftSchedule();
+  m_timeline->setEditor(m_next.draft());  // made afresh if for another model (a run of one opened since):
+  if (!draftAfter && !m_next.draftIsForModel()) resetDraftSchedule();
 }
 
 void MainWindow::connectToRun(const nf::ServeAddress& address) {

@@ -95,8 +95,8 @@ class MainWindow : public QMainWindow {
   void applyShown();  // every part as viewOf(m_shown) says
   void resetDraftSchedule();
   // Shows the next run's model (m_next's, as a model of its own): its analyses, no run. Its setup is kept,
-  // and its draft where made for it (else, or freshDraft, the preset's anew).
-  void showModel(bool freshDraft = false);
+  // and its draft where made for it, else the preset's anew (draftAfter: the caller makes it after).
+  void showModel(bool draftAfter = false);
   void onMetrics();
   void onPhaseChanged();
   void updateStatus();

@@ -531,11 +531,6 @@ TEST_CASE(an_autopilot_run_times_its_removals_and_resumes_bit_exactly) {
   REQUIRE_EQ(fired, 1);
 }
 
-// After its last removal an autopilot run ends once the loss stops improving: here at once (no loss falls
-// a whole nat), so exactly `patience` steps after the last removal's step trained, with every site fake,
-// the final model written and the finish record saying why. Every decision that moved the plan is one edit
-// record with the moves and the reason; a resume of the finished run trains nothing more, unless it is
-// given a budget or a patience (then its plateau is counted afresh: patience 0 trains to the new budget).
 // The end the autopilot finds is measured like a budget's end, also at a step a periodic checkpoint was just
 // written at: its final evaluation and tracked analyses had been skipped there (their curves stopped at the
 // removal before), and are not taken twice at an evaluation's step.
@@ -566,6 +561,11 @@ TEST_CASE(an_autopilot_end_at_a_checkpoints_step_is_evaluated_and_tracked) {
   REQUIRE_EQ(std::count(tracked.begin(), tracked.end(), end), 1);
 }
 
+// After its last removal an autopilot run ends once the loss stops improving: here at once (no loss falls
+// a whole nat), so exactly `patience` steps after the last removal's step trained, with every site fake,
+// the final model written and the finish record saying why. Every decision that moved the plan is one edit
+// record with the moves and the reason; a resume of the finished run trains nothing more, unless it is
+// given a budget or a patience (then its plateau is counted afresh: patience 0 trains to the new budget).
 TEST_CASE(an_autopilot_run_ends_when_the_loss_stops_improving) {
   TempDir dir;
   RunConfig config = smallRun(dir);  // 30 steps, 6 removals from step 5

@@ -1705,7 +1705,7 @@ Worker %1 beendet (%2): %3</translation>
     <message>
         <location filename="../widgets/analysis/PatchingPane.cpp" line="140"/>
         <source>%1 prompts like the one below · clean logit difference %2, corrupted %3</source>
-        <translation>%1 Prompts wie der folgende · saubere Logit-Differenz %2, korrumpiert %3</translation>
+        <translation>%1 Prompts wie der folgende · saubere Logit-Differenz %2, verfälscht %3</translation>
     </message>
     <message>
         <location filename="../widgets/analysis/PatchingPane.cpp" line="160"/>
@@ -1735,7 +1735,7 @@ Worker %1 beendet (%2): %3</translation>
     <message>
         <location filename="../widgets/analysis/PatchingPane.cpp" line="181"/>
         <source>IOI patching, normalized logit difference (0 corrupted, 1 clean): activation, attribution and their error (attribution − activation)</source>
-        <translation>IOI-Patching, normierte Logit-Differenz (0 korrumpiert, 1 sauber): Aktivierung, Attribution und ihr Fehler (Attribution − Aktivierung)</translation>
+        <translation>IOI-Patching, normierte Logit-Differenz (0 verfälscht, 1 sauber): Aktivierung, Attribution und ihr Fehler (Attribution − Aktivierung)</translation>
     </message>
     <message>
         <location filename="../widgets/analysis/PatchingPane.cpp" line="183"/>

@@ -238,11 +238,12 @@ void keepTokenIds(const std::string& fromFolder, const std::string& toFolder) {
   if (changed) writeFileAtomic(toFolder + "/config.json", to.dump(2) + "\n");
 }
 
-std::string configToJson(const ModelConfig& config) {
+std::string configToJson(const ModelConfig& config, const std::string& torchDtype) {
   const ModelShape& c = config.shape;
   nlohmann::ordered_json j;
   const ModelFamily& family = familyNamed(c.family);
   family.writeShape(c, j);
+  j["torch_dtype"] = torchDtype;
   if (config.folded || !(config.norms == NormState(c.nLayer, family.norm)))
     j["model_type"] = kNormFreeModelType + j["model_type"].get<std::string>();
   nlohmann::ordered_json sites = nlohmann::ordered_json::object();

@@ -64,7 +64,9 @@ std::string normSummary(const ModelConfig& config);
 
 ModelConfig parseConfigJson(const std::string& text, const std::string& source);
 ModelConfig loadConfigFile(const std::string& path);
-std::string configToJson(const ModelConfig& config);  // pretty-printed, Hugging Face compatible
+// Pretty-printed, Hugging Face compatible; torch_dtype says how the weights are stored (transformers loads
+// in it with torch_dtype="auto").
+std::string configToJson(const ModelConfig& config, const std::string& torchDtype = "float32");
 // Every id config.json's eos_token_id names (LLaMA 3 Instruct lists several; ModelShape keeps the first):
 // generation stops at any of them. Empty when it names none.
 std::vector<int32_t> endOfSequenceIds(const std::string& configPath);

@@ -235,7 +235,6 @@ void writeGpt2Shape(const ModelShape& c, nlohmann::ordered_json& j) {
   j["embd_pdrop"] = 0.0;
   j["attn_pdrop"] = 0.0;
   j["initializer_range"] = 0.02;
-  j["torch_dtype"] = "float32";
 }
 
 // Linear weights use Hugging Face's Conv1D layout (in, out): y = x·W + b.

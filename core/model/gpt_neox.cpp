@@ -204,7 +204,6 @@ void writeGptNeoXShape(const ModelShape& c, nlohmann::ordered_json& j) {
   j["attention_dropout"] = 0.0;
   j["hidden_dropout"] = 0.0;
   j["initializer_range"] = 0.02;
-  j["torch_dtype"] = "float32";
 }
 
 std::vector<ParameterShape> gptNeoXParameterShapes(const ModelShape& c) {

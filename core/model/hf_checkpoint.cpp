@@ -144,13 +144,11 @@ void saveModel(CausalLMImpl& model, const std::string& folder, const SaveOptions
         stale.push_back(entry.path());
     }
   }
-  // torch_dtype says how the weights are stored (transformers loads in it with torch_dtype="auto").
-  nlohmann::ordered_json config =
-      nlohmann::ordered_json::parse(configToJson({model.config(), model.norms(), options.folded}));
-  config["torch_dtype"] = options.dtype == DType::BF16  ? "bfloat16"
-                          : options.dtype == DType::F16 ? "float16"
-                                                        : "float32";
-  writeFileAtomic((dir / "config.json").string(), config.dump(2) + "\n");
+  const char* torchDtype = options.dtype == DType::BF16  ? "bfloat16"
+                           : options.dtype == DType::F16 ? "float16"
+                                                         : "float32";
+  writeFileAtomic((dir / "config.json").string(),
+                  configToJson({model.config(), model.norms(), options.folded}, torchDtype));
   for (auto& p : stale) fs::remove(p, ec);
 }
 

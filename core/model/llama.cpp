@@ -222,7 +222,6 @@ void writeCommonShape(const ModelShape& c, nlohmann::ordered_json& j) {
   j["eos_token_id"] = c.eotTokenId;
   j["attention_dropout"] = 0.0;
   j["initializer_range"] = 0.02;
-  j["torch_dtype"] = "float32";
 }
 
 void writeLlamaShape(const ModelShape& c, nlohmann::ordered_json& j) {

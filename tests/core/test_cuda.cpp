@@ -144,6 +144,10 @@ TEST_CASE(cross_entropy_in_blocks_matches_the_logits_path_on_cuda) {
         const auto blocks = lossAndGradients(way);
         const double tolerance = bf16 ? 2e-2 : 5e-4;
         for (std::size_t i = 0; i < whole.size(); ++i) {
+          // A separate key bias's gradient is exactly zero (softmax ignores a shift shared by all keys): both
+          // paths give rounding noise there, whose relative difference says nothing (Qwen2's k_proj.bias).
+          if (i > 0 && model->named_parameters().keys()[i - 1].find("k_proj.bias") != std::string::npos)
+            continue;
           const double error = relativeError(blocks[i], whole[i]);
           REQUIRE_MSG(error < tolerance,
                       label << " " << way << (bf16 ? " bf16" : " float32") << ", "

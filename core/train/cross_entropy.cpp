@@ -226,7 +226,8 @@ bool ownCudaKernelsBuiltIn() {
 CudaCrossEntropy cudaCrossEntropy() {
   const char* choice = std::getenv("NF_CUDA_CROSS_ENTROPY");
   const std::string how = choice == nullptr ? "" : choice;
-  if (how.empty() || how == "logits") return CudaCrossEntropy::Logits;
+  if (how.empty()) return ownCudaKernelsBuiltIn() ? CudaCrossEntropy::Kernel : CudaCrossEntropy::Logits;
+  if (how == "logits") return CudaCrossEntropy::Logits;
   if (how == "blocks") return CudaCrossEntropy::Blocks;
   if (how == "kernel") {
     if (ownCudaKernelsBuiltIn()) return CudaCrossEntropy::Kernel;

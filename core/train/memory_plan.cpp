@@ -157,9 +157,10 @@ MemoryEstimate estimateTrainingMemory(const StepShape& s) {
 
   // --- Logits and cross-entropy, [N, V] each. CausalLMImpl::forward returns the logits cast to fp32; as it
   // returns, the bf16 product (under bf16) still exists. The trainer holds the fp32 logits through backward
-  // (on CUDA; on the CPU the fused cross-entropy of train/cross_entropy.h holds one block of them, so there
-  // this errs high); cross_entropy's log-softmax keeps its fp32 output; at the start of backward the
-  // gradients of the log-softmax and of the logits are made: four fp32 [N, V] at once.
+  // (on CUDA with NF_CUDA_CROSS_ENTROPY=logits; the blocked loss of train/cross_entropy.h, on the CPU and by
+  // default in a build with the engine's CUDA kernels, holds one block of them, so there this errs high:
+  // 18.9 GB on GPT-2 Small at micro-batch 32); cross_entropy's log-softmax keeps its fp32 output; at the
+  // start of backward the gradients of the log-softmax and of the logits are made: four fp32 [N, V] at once.
   const int64_t logitsAtEndOfForward = (s.bf16 ? 2 + kFloat32 : kFloat32) * N * V;
   const int64_t logitsHeld = kFloat32 * N * V;
   e.logits = 4 * kFloat32 * N * V;

@@ -3,6 +3,7 @@
 #include <QCommandLineParser>
 #include <QFileInfo>
 #include <QScreen>
+#include <QSettings>
 #include <QTimer>
 #include <cstdio>
 
@@ -92,8 +93,10 @@ int main(int argc, char** argv) {
                      screenshotPanes, prefix, sequence, sequenceDir});
   parser.process(app);
 
+  // The language before the window: it opens the start model as it is made and says so in the status bar
+  // ("Opened …" stayed English at a --language de launch). Chosen in the menu, a language is kept too.
+  if (parser.isSet(language)) QSettings().setValue("language", parser.value(language));
   MainWindow window;
-  if (parser.isSet(language)) window.setLanguage(parser.value(language));
   if (parser.isSet(size)) {
     const QStringList wh = parser.value(size).split('x');
     if (wh.size() != 2 || wh[0].toInt() < 200 || wh[1].toInt() < 200) {

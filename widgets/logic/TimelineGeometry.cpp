@@ -21,7 +21,7 @@ TimelineRange TimelineRange::fit(int64_t maxSteps) {
 TimelineRange TimelineRange::automatic(int64_t maxSteps, int64_t stepsDone, int64_t lastPending) {
   const double shown = static_cast<double>(std::max(stepsDone, lastPending + 1));
   const double budget = static_cast<double>(maxSteps);
-  if (shown <= 0 || stepsDone >= maxSteps || (lastPending >= 0 && shown > 0.2 * budget)) return fit(maxSteps);
+  if (shown <= 0 || stepsDone >= maxSteps || shown > 0.2 * budget) return fit(maxSteps);
   const double end = std::min(budget, std::max(1.25 * shown, shown + 10));
   const double pad = std::max(1.0, 0.02 * end);
   return normalized(-pad, end + pad);

@@ -24,9 +24,9 @@ struct TimelineRange {
   // What the timeline and the plots show until the user zooms or pans: the steps trained and the events
   // still to come (`lastPending`, the step of the last; −1: none), with a quarter more, so a long run is
   // not a sliver at the left of its budget (step 232 of 100,000). The whole budget while nothing is trained
-  // or pending, once the run is done, and while there are events to come and the later of them and the
-  // steps trained reach past a fifth of the budget (a schedule laid over the run, into whose later part one
-  // may drag events): a run past that fifth follows its steps only once no event is pending.
+  // or pending, once the run is done, and once the later of the steps trained and the last event to come
+  // reaches past a fifth of the budget (a schedule laid over the run, into whose later part one may drag
+  // events; its end marker stays in view when the last event has fired).
   static TimelineRange automatic(int64_t maxSteps, int64_t stepsDone, int64_t lastPending);
 
   double span() const { return last - first; }

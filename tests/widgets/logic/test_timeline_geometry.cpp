@@ -190,7 +190,7 @@ TEST_CASE(zoom_to_fit_shows_the_whole_budget_with_a_margin) {
 TEST_CASE(the_automatic_view_follows_the_run_and_its_events_to_come) {
   // The steps trained or the last pending event's step + 1, whichever is later, and a quarter more (at
   // least 10 steps more, at most the budget), with 2 % of that as margin. The whole budget, as fit(), with
-  // nothing trained or pending, the run finished, or events pending past a fifth of the budget.
+  // nothing trained or pending, the run finished, or either past a fifth of the budget.
   struct Row {
     int64_t maxSteps, stepsDone, lastPending;
     double first, last;
@@ -202,6 +202,7 @@ TEST_CASE(the_automatic_view_follows_the_run_and_its_events_to_come) {
                       {100000, 0, -1, -2000, 102000},   // nothing to follow yet
                       {100000, 100000, -1, -2000, 102000},
                       {500, 12, 190, -10, 510},  // the tiny preset: its schedule spans the run
+                      {500, 200, -1, -10, 510},  // and after its last event (LN_f at 190) the end stays in view
                       {100000, 232, 30000, -2000, 102000}};
   for (const Row& r : rows) {
     const TimelineRange v = TimelineRange::automatic(r.maxSteps, r.stepsDone, r.lastPending);

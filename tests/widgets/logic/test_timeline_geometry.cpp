@@ -195,15 +195,16 @@ TEST_CASE(the_automatic_view_follows_the_run_and_its_events_to_come) {
     int64_t maxSteps, stepsDone, lastPending;
     double first, last;
   };
-  const Row rows[] = {{100000, 232, -1, -5.8, 295.8},   // 232 × 1.25 = 290, margin 5.8
-                      {100000, 20, -1, -1, 31},         // 20 + 10 steps, margin 1 step
-                      {500, 450, -1, -10, 510},         // capped at the budget
-                      {100000, 9, 40, -1.025, 52.275},  // an event at 40: (40 + 1) × 1.25, margin 1.025
-                      {100000, 0, -1, -2000, 102000},   // nothing to follow yet
-                      {100000, 100000, -1, -2000, 102000},
-                      {500, 12, 190, -10, 510},  // the tiny preset: its schedule spans the run
-                      {500, 200, -1, -10, 510},  // and after its last event (LN_f at 190) the end stays in view
-                      {100000, 232, 30000, -2000, 102000}};
+  const Row rows[] = {
+      {100000, 232, -1, -5.8, 295.8},   // 232 × 1.25 = 290, margin 5.8
+      {100000, 20, -1, -1, 31},         // 20 + 10 steps, margin 1 step
+      {500, 450, -1, -10, 510},         // past a fifth of the budget: all of it
+      {100000, 9, 40, -1.025, 52.275},  // an event at 40: (40 + 1) × 1.25, margin 1.025
+      {100000, 0, -1, -2000, 102000},   // nothing to follow yet
+      {100000, 100000, -1, -2000, 102000},
+      {500, 12, 190, -10, 510},  // the tiny preset: its schedule spans the run
+      {500, 200, -1, -10, 510},  // and after its last event (LN_f at 190) the end stays in view
+      {100000, 232, 30000, -2000, 102000}};
   for (const Row& r : rows) {
     const TimelineRange v = TimelineRange::automatic(r.maxSteps, r.stepsDone, r.lastPending);
     REQUIRE_MSG(near(v.first, r.first) && near(v.last, r.last),

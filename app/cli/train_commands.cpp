@@ -364,16 +364,19 @@ void startRun(CLI::App& command, TrainingMode mode, const std::string& descripti
         ->capture_default_str()
         ->needs(autopilot);
     command
-        .add_option("--autopilot-patience", o->pilot.patience,
-                    "after the last removal, end the run once the smoothed loss has not improved for n "
-                    "steps (0: train to the end of the step budget)")
+        .add_option(
+            "--autopilot-patience", o->pilot.patience,
+            "after the last removal, end the run once the mean loss of the last n steps falls short "
+            "of improving on the n before it, beyond twice its noise (0: train to the end of the step "
+            "budget)")
         ->type_name("n")
         ->transform(inRange<int64_t>(0, 1'000'000))
         ->capture_default_str()
         ->needs(autopilot);
     command
         .add_option("--autopilot-min-improvement", o->pilot.minImprovement,
-                    "nats the smoothed loss must fall to count as improving")
+                    "nats the mean loss of n steps must fall below that of the n before to count as "
+                    "improving")
         ->type_name("nats")
         ->transform(inRange(0.0, 10.0))
         ->capture_default_str()

@@ -29,13 +29,35 @@ std::string format(const char* pattern, double a, double b, double c, int64_t st
 json number(double v) { return std::isnan(v) ? json(nullptr) : json(v); }
 double numberFrom(const json& j) { return j.is_null() ? AutopilotState::kUnknown : j.get<double>(); }
 
+json windowJson(const LossWindow& w) { return {{"steps", w.steps}, {"sum", w.sum}, {"squares", w.squares}}; }
+LossWindow windowFrom(const json& j) {
+  LossWindow w{j.at("steps").get<int64_t>(), j.at("sum").get<double>(), j.at("squares").get<double>()};
+  if (w.steps < 0 || !std::isfinite(w.sum) || !std::isfinite(w.squares) || w.squares < 0)
+    throw std::invalid_argument("a loss window has negative steps or a sum that is not finite");
+  return w;
+}
+
+// The plateau's test: the last window's mean is below the one before by less than `least`, beyond `z`
+// standard errors of the difference (so that noise alone cannot end a run that still improves).
+constexpr double kPlateauStandardErrors = 2;
+
 }  // namespace
+
+double LossWindow::mean() const {
+  return steps > 0 ? sum / static_cast<double>(steps) : AutopilotState::kUnknown;
+}
+
+double LossWindow::variance() const {
+  if (steps < 2) return 0;
+  const double n = static_cast<double>(steps);
+  return std::max(0.0, (squares - sum * sum / n) / (n - 1));
+}
 
 bool AutopilotState::operator==(const AutopilotState& o) const {
   auto same = [](double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; };
   return same(loss, o.loss) && same(gradNorm, o.gradNorm) && same(lossBefore, o.lossBefore) &&
          same(gradNormBefore, o.gradNormBefore) && lastEventStep == o.lastEventStep && group == o.group &&
-         retries == o.retries && same(improvedTo, o.improvedTo) && sinceImproved == o.sinceImproved &&
+         retries == o.retries && filling == o.filling && last == o.last && beforeLast == o.beforeLast &&
          pinned == o.pinned;
 }
 
@@ -47,8 +69,10 @@ json toJson(const AutopilotState& s) {
           {"last_event_step", s.lastEventStep},
           {"group", s.group},
           {"retries", s.retries},
-          {"improved_to", number(s.improvedTo)},
-          {"since_improved", s.sinceImproved},
+          {"plateau",
+           {{"filling", windowJson(s.filling)},
+            {"last", windowJson(s.last)},
+            {"before_last", windowJson(s.beforeLast)}}},
           {"pinned", s.pinned}};
 }
 
@@ -63,11 +87,15 @@ AutopilotState autopilotStateFromJson(const json& j, const std::string& source) 
     s.group = j.at("group").get<int>();
     s.retries = j.at("retries").get<int>();
     s.pinned = j.at("pinned").get<std::vector<int64_t>>();
-    // Checkpoints written before the plateau existed lack its level: it is measured afresh.
-    if (j.contains("improved_to")) s.improvedTo = numberFrom(j.at("improved_to"));
-    if (j.contains("since_improved")) s.sinceImproved = j.at("since_improved").get<int64_t>();
-    if (s.group < 1 || s.retries < 0 || s.sinceImproved < 0)
-      throw std::invalid_argument("group < 1, retries < 0 or since_improved < 0");
+    // Checkpoints written before the windows (a smoothed level, "improved_to") or before any plateau lack
+    // them: the plateau is measured afresh.
+    if (j.contains("plateau")) {
+      const json& p = j.at("plateau");
+      s.filling = windowFrom(p.at("filling"));
+      s.last = windowFrom(p.at("last"));
+      s.beforeLast = windowFrom(p.at("before_last"));
+    }
+    if (s.group < 1 || s.retries < 0) throw std::invalid_argument("group < 1 or retries < 0");
     return s;
   } catch (const std::exception& e) {
     throw std::invalid_argument(source + ": the autopilot's state is malformed: " + e.what());
@@ -98,20 +126,32 @@ void Autopilot::observe(double loss, double gradNorm) {
   if (!std::isfinite(loss) || !std::isfinite(gradNorm)) return;  // the divergence guard's business
   m_state.loss = smooth(m_state.loss, loss, m_settings.smoothing);
   m_state.gradNorm = smooth(m_state.gradNorm, gradNorm, m_settings.smoothing);
+  if (m_settings.patience == 0) return;
   AutopilotState& s = m_state;
-  if (std::isnan(s.improvedTo) || s.loss < s.improvedTo - m_settings.minImprovement) {
-    s.improvedTo = s.loss;
-    s.sinceImproved = 0;
-  } else {
-    ++s.sinceImproved;
-  }
+  ++s.filling.steps;
+  s.filling.sum += loss;
+  s.filling.squares += loss * loss;
+  if (s.filling.steps < m_settings.patience) return;
+  s.beforeLast = s.last;
+  s.last = s.filling;
+  s.filling = {};
 }
 
 std::string Autopilot::trainedOut() const {
   const AutopilotState& s = m_state;
-  if (m_settings.patience == 0 || s.lastEventStep < 0 || s.sinceImproved < m_settings.patience) return {};
-  return format("the smoothed loss %.3f has not fallen %.3g below %.3f, where it stood %lld steps ago",
-                s.loss, m_settings.minImprovement, s.improvedTo, s.sinceImproved);
+  if (m_settings.patience == 0 || s.lastEventStep < 0 || s.beforeLast.steps == 0) return {};
+  const double improvement = s.beforeLast.mean() - s.last.mean();
+  const double noise = kPlateauStandardErrors * std::sqrt(s.beforeLast.variance() / s.beforeLast.steps +
+                                                          s.last.variance() / s.last.steps);
+  if (improvement + noise >= m_settings.minImprovement) return {};
+  char text[240];
+  std::snprintf(text, sizeof text,
+                "the mean loss of the last %lld steps, %.4f, is %.4f below that of the %lld before (%.4f), "
+                "less than %.3g even with twice its noise (%.4f)",
+                static_cast<long long>(s.last.steps), s.last.mean(), improvement,
+                static_cast<long long>(s.beforeLast.steps), s.beforeLast.mean(), m_settings.minImprovement,
+                noise);
+  return text;
 }
 
 int64_t Autopilot::minGap() const {
@@ -180,10 +220,7 @@ bool Autopilot::recovered() const {
          m_state.gradNorm <= m_state.gradNormBefore * m_settings.gradFactor;
 }
 
-void Autopilot::restartPlateau() {
-  m_state.improvedTo = AutopilotState::kUnknown;
-  m_state.sinceImproved = 0;
-}
+void Autopilot::restartPlateau() { m_state.filling = m_state.last = m_state.beforeLast = {}; }
 
 void Autopilot::rolledBack() {
   ++m_state.retries;

@@ -29,10 +29,25 @@ struct AutopilotSettings {
   int64_t maxGap = 80;      // and at most: then the next fires whatever the loss
   int maxGroup = 4;         // removals of one kind of site that fire together, at most
   double smoothing = 0.9;   // of the loss and gradient-norm averages (weight of the past, per step)
-  // After the last removal: the run ends once the smoothed loss has gone `patience` steps without falling
-  // `minImprovement` nats below where it stood when it last did (0: it trains to the end of its budget).
+  // After the last removal: the run ends once the mean loss of the last `patience` steps is less than
+  // `minImprovement` nats below that of the `patience` steps before them, by more than twice the standard
+  // error of that difference (0: it trains to the end of its budget). Means of windows, not the smoothed
+  // loss: that one's noise (0.03 nats where the loss varies 0.12 from step to step) set levels a run still
+  // improving could not beat, and it ended 0.03 nats short (docs/RESULTS.md, round 5). A loss that noisy
+  // shows no plateau within a few hundred steps: such a run trains to its budget.
   int64_t patience = 100;
   double minImprovement = 0.005;
+};
+
+// The training loss over one window of steps: its count, sum and sum of squares.
+struct LossWindow {
+  int64_t steps = 0;
+  double sum = 0, squares = 0;
+  double mean() const;
+  double variance() const;  // of one step's loss (the sample variance)
+  bool operator==(const LossWindow& o) const {
+    return steps == o.steps && sum == o.sum && squares == o.squares;
+  }
 };
 
 // What the autopilot has learned so far; in every checkpoint, so a resume continues it exactly.
@@ -43,10 +58,9 @@ struct AutopilotState {
   int64_t lastEventStep = -1;                               // -1: none fired yet
   int group = 1;                                            // removals the next decision may fire at once
   int retries = 0;                                          // divergences after a removal so far
-  // Since the last removal: the smoothed loss when it last fell minImprovement below the level before
-  // (its first value after the removal to begin with), and the steps trained since.
-  double improvedTo = kUnknown;
-  int64_t sinceImproved = 0;
+  // Since the last removal (or a resume that counts the plateau afresh): the window being filled, and the
+  // last two filled (none yet: 0 steps).
+  LossWindow filling, last, beforeLast;
   std::vector<int64_t> pinned;  // events a person moved or added: they fire where the person put them
   bool operator==(const AutopilotState& o) const;
 };

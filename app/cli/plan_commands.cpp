@@ -85,7 +85,13 @@ std::string table(const PlanReport& r) {
   if (e.weightCopies > 0) out << row("bf16 weight copies", e.weightCopies);
   out << row("activations kept for backward", e.activations);
   out << row("one block in backward", e.blockWorkingSet);
-  out << row("logits and cross-entropy", e.logits, "(at the start of backward)");
+  out << row(
+      "logits and cross-entropy", e.logits,
+      r.request.lossBlockRows > 0
+          ? "(in blocks of " +
+                withThousands(std::min(r.request.lossBlockRows, r.plan.microBatch * r.request.context)) +
+                " rows, in forward)"
+          : std::string("(whole logits, at the start of backward)"));
   out << row("AdamW update temporaries", e.optimizerStep, "(after backward, in place of the activations)");
   out << row("predicted peak (allocated)", e.peakAllocated);
   out << row("margin", e.margin,
@@ -121,6 +127,7 @@ nlohmann::json machineReport(const PlanReport& r) {
                    {"device", r.run.device},
                    {"bf16", r.request.bf16},
                    {"fused_attention", r.request.fusedAttention},
+                   {"loss_block_rows", r.request.lossBlockRows},
                    {"available_bytes", r.availableBytes},
                    {"available_from", r.memoryGiven ? "--memory" : "device"},
                    {"usable_fraction", kUsableMemoryFraction}};

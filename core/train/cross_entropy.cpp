@@ -22,15 +22,6 @@ namespace nf {
 
 namespace {
 
-// On the CPU about 4 Mi logits per block (16 MiB in float32: within the L3 cache of the CPUs measured), and
-// at least 256 rows so the unembedding's gradient product keeps an inner dimension BLAS runs well (that
-// minimum wins from a vocabulary of 16,384: GPT-2's blocks hold 12.9 Mi logits). On a GPU 256 Mi logits
-// (1 GiB in float32; GPT-2: 5,340 rows), large enough that each block's products fill the device.
-int64_t rowsPerBlock(int64_t rows, int64_t vocab, bool cpu) {
-  const int64_t logits = cpu ? int64_t{4} << 20 : int64_t{256} << 20;
-  return std::min(rows, std::max<int64_t>(256, logits / vocab));
-}
-
 // For float32 rows [begin, end) of z [·, V]: losses[r] = log Σ_v exp(z[r, v]) − z[r, target[r]], and, where
 // `gradient`, z[r] replaced by softmax(z[r]) − onehot(target[r]), the loss's gradient — three vectorized
 // passes over each row (its maximum; exponentials and their sum; the scaling) where LibTorch's operations
@@ -129,7 +120,7 @@ struct UnembeddedCrossEntropy : torch::autograd::Function<UnembeddedCrossEntropy
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& hidden,
                                const torch::Tensor& unembedding, const torch::Tensor& targets,
                                torch::ScalarType productType) {
-    const int64_t N = hidden.size(0), V = unembedding.size(0), rows = rowsPerBlock(N, V, hidden.is_cpu());
+    const int64_t N = hidden.size(0), V = unembedding.size(0), rows = lossRowsPerBlock(N, V, hidden.is_cpu());
     const bool hiddenGradient = hidden.requires_grad(), unembeddingGradient = unembedding.requires_grad();
     const bool gradient = hiddenGradient || unembeddingGradient;
     const double perRow = 1.0 / static_cast<double>(N);
@@ -221,6 +212,15 @@ bool ownCudaKernelsBuiltIn() {
 #else
   return false;
 #endif
+}
+
+// On the CPU about 4 Mi logits per block (16 MiB in float32: within the L3 cache of the CPUs measured), and
+// at least 256 rows so the unembedding's gradient product keeps an inner dimension BLAS runs well (that
+// minimum wins from a vocabulary of 16,384: GPT-2's blocks hold 12.9 Mi logits). On a GPU 256 Mi logits
+// (1 GiB in float32; GPT-2: 5,340 rows), large enough that each block's products fill the device.
+int64_t lossRowsPerBlock(int64_t rows, int64_t vocab, bool cpu) {
+  const int64_t logits = cpu ? int64_t{4} << 20 : int64_t{256} << 20;
+  return std::min(rows, std::max<int64_t>(256, logits / vocab));
 }
 
 CudaCrossEntropy cudaCrossEntropy() {

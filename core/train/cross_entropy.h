@@ -6,24 +6,9 @@
 #include <optional>
 
 #include "model/causal_lm.h"
+#include "train/cross_entropy_choice.h"
 
 namespace nf {
-
-// How CUDA computes the training loss, chosen by NF_CUDA_CROSS_ENTROPY (issue 42's A/B; the memory
-// planner, train/memory_plan.h, counts the whole logits, so it errs high for the other two):
-//   "logits": cross_entropy over forward()'s logits, the whole micro-batch's at once (unset: the default
-//             in a build without the engine's CUDA kernels);
-//   "blocks": unembeddedCrossEntropy, its products in bf16 under autocast, the softmax by LibTorch's
-//             operations in float32;
-//   "kernel": the same blocks with the softmax by the engine's own row kernel (train/cross_entropy_cuda.h),
-//             in the logits' type: only in a build with the engine's CUDA kernels (NF_CUDA_KERNELS), where
-//             it is the default (measured on an H200 against "logits": GPT-2 Small's removal step 1.11×
-//             as fast in 42 % of the memory; docs/BENCHMARKS.md).
-// Any other value, or "kernel" in a build without them, is refused (std::invalid_argument naming it).
-enum class CudaCrossEntropy { Logits, Blocks, Kernel };
-CudaCrossEntropy cudaCrossEntropy();
-const char* cudaCrossEntropyName(CudaCrossEntropy how);
-bool ownCudaKernelsBuiltIn();  // whether this build has the engine's CUDA kernels (NF_CUDA_KERNELS)
 
 // The mean cross-entropy of the model's next-token predictions for `inputs` ([B, T] ids) against `targets`
 // ([B, T] ids on the model's device), differentiable. On the CPU through unembeddedCrossEntropy; on CUDA as

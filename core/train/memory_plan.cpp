@@ -5,11 +5,13 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <vector>
 
 #include "model/family.h"
+#include "train/cross_entropy_choice.h"
 
 namespace nf {
 namespace {
@@ -155,15 +157,27 @@ MemoryEstimate estimateTrainingMemory(const StepShape& s) {
     e.blockWorkingSet = blockGradients;
   }
 
-  // --- Logits and cross-entropy, [N, V] each. CausalLMImpl::forward returns the logits cast to fp32; as it
-  // returns, the bf16 product (under bf16) still exists. The trainer holds the fp32 logits through backward
-  // (on CUDA with NF_CUDA_CROSS_ENTROPY=logits; the blocked loss of train/cross_entropy.h, on the CPU and by
-  // default in a build with the engine's CUDA kernels, holds one block of them, so there this errs high:
-  // 18.9 GB on GPT-2 Small at micro-batch 32); cross_entropy's log-softmax keeps its fp32 output; at the
-  // start of backward the gradients of the log-softmax and of the logits are made: four fp32 [N, V] at once.
-  const int64_t logitsAtEndOfForward = (s.bf16 ? 2 + kFloat32 : kFloat32) * N * V;
-  const int64_t logitsHeld = kFloat32 * N * V;
-  e.logits = 4 * kFloat32 * N * V;
+  // --- The loss over whole logits (CUDA with NF_CUDA_CROSS_ENTROPY=logits, or without the engine's CUDA
+  // kernels), [N, V] each. CausalLMImpl::forward returns the logits cast to fp32; as it returns, the bf16
+  // product (under bf16) still exists. The trainer holds the fp32 logits through backward; cross_entropy's
+  // log-softmax keeps its fp32 output; at the start of backward the gradients of the log-softmax and of the
+  // logits are made: four fp32 [N, V] at once.
+  int64_t lossAtEndOfForward = (s.bf16 ? 2 + kFloat32 : kFloat32) * N * V;
+  int64_t lossAtStartOfBackward = 4 * kFloat32 * N * V;
+  int64_t lossHeld = kFloat32 * N * V;
+  if (s.lossBlockRows > 0) {
+    // In blocks (train/cross_entropy.h), all within forward: the gradients of the hidden states [N, D] and
+    // of the unembedding [V, D] (fp32; the latter summed transposed, then copied once), kept for backward;
+    // one block's logits in the products' type with, under bf16, LibTorch's float32 softmax of them (the
+    // engine's row kernel needs none: there this errs high), and the unembedding's bf16 copy and a product
+    // of its size.
+    const int64_t R = std::min(N, s.lossBlockRows);
+    lossHeld = kFloat32 * N * D + kFloat32 * V * D;
+    lossAtEndOfForward = lossHeld + kFloat32 * V * D + (s.bf16 ? 2 + kFloat32 : kFloat32) * R * V +
+                         (s.bf16 ? 2 * 2 * V * D : 0);
+    lossAtStartOfBackward = lossHeld;
+  }
+  e.logits = std::max(lossAtEndOfForward, lossAtStartOfBackward);
 
   // LibTorch's AdamW updates one tensor at a time; its denominator sqrt(v)/√(1−β₂ᵗ) + ε takes two
   // temporaries the size of that tensor. (A multi-tensor AdamW would need up to 4 bytes per parameter.)
@@ -173,9 +187,9 @@ MemoryEstimate estimateTrainingMemory(const StepShape& s) {
   // weight copy, the kept activations, the logits. At the start of backward: the logits' peak. Then one block
   // in backward, with only the held logits left of the logits' terms. After backward, with the activations
   // freed, the AdamW update.
-  const int64_t endOfForward = e.weightCopies + e.activations + logitsAtEndOfForward;
+  const int64_t endOfForward = e.weightCopies + e.activations + lossAtEndOfForward;
   const int64_t backward =
-      weightCopiesInBackward + e.activations + std::max(e.logits, logitsHeld + e.blockWorkingSet);
+      weightCopiesInBackward + e.activations + std::max(lossAtStartOfBackward, lossHeld + e.blockWorkingSet);
   const int64_t forwardBackward = std::max(endOfForward, backward);
   e.peakAllocated = e.weights + e.gradients + e.optimizer + std::max(forwardBackward, e.optimizerStep);
   e.margin = (e.peakAllocated * kAllocatorSlackPercent + 99) / 100 + kWorkspaceBytes;
@@ -198,6 +212,7 @@ MemoryPlan planTrainingMemory(const PlanRequest& r) {
     s.fusedAttention = r.fusedAttention;
     s.activationCheckpointing = checkpointing;
     s.removal = r.removal;
+    s.lossBlockRows = r.lossBlockRows;
     return estimateTrainingMemory(s);
   };
   auto fitsWith = [&](bool checkpointing) {
@@ -266,6 +281,7 @@ PlanRequest planRequest(const RunConfig& config, const ModelShape& shape, int64_
   r.bf16 = config.optimizer.bf16 && cuda;
   r.fusedAttention = plannedFusedAttention(config.device);
   r.removal = config.mode == TrainingMode::Remove;
+  r.lossBlockRows = plannedLossBlockRows(config.device, shape.vocabSize);
   r.availableBytes = availableBytes;
   return r;
 }
@@ -277,6 +293,12 @@ void applyPlan(const MemoryPlan& plan, RunConfig& config) {
 }
 
 bool plannedFusedAttention(const std::string& device) { return device.rfind("cuda", 0) == 0; }
+
+int64_t plannedLossBlockRows(const std::string& device, int64_t vocab) {
+  const bool cuda = device.rfind("cuda", 0) == 0;
+  if (cuda && cudaCrossEntropy() == CudaCrossEntropy::Logits) return 0;
+  return lossRowsPerBlock(std::numeric_limits<int64_t>::max(), vocab, !cuda);
+}
 
 int64_t parseByteSize(const std::string& text) {
   auto invalid = [&] {

@@ -38,6 +38,9 @@ struct StepShape {
   // A removal run: LN_qk and LN_v of a block are in different states between their events, so ln_1 is
   // applied twice (pretrain and finetune apply it once).
   bool removal = true;
+  // The loss over blocks of this many rows (train/cross_entropy.h), never the whole logits; 0: over the
+  // whole logits. plannedLossBlockRows says which a run takes.
+  int64_t lossBlockRows = 0;
 };
 
 // Bytes, per term. The terms held all run long add up; the others come and go within a step (see total).
@@ -50,7 +53,9 @@ struct MemoryEstimate {
   int64_t activations = 0;   // what the forward pass keeps for backward, in all blocks and around them
   // One block in backward: its gradients' temporaries (and, with checkpointing, its recomputed activations).
   int64_t blockWorkingSet = 0;
-  int64_t logits = 0;         // at the start of backward: logits, log-softmax and both their gradients
+  // The loss: over whole logits, at the start of backward, the logits, log-softmax and both their
+  // gradients; in blocks, at the end of forward, one block's logits and the gradients it keeps for backward.
+  int64_t logits = 0;
   int64_t optimizerStep = 0;  // temporaries of the AdamW update (after backward: no activations by then)
   int64_t peakAllocated = 0;  // what the allocator's peak (peakDeviceMemory) should read
   int64_t margin = 0;         // kAllocatorSlackPercent of the peak (rounded up) + kWorkspaceBytes
@@ -67,6 +72,7 @@ struct PlanRequest {
   bool bf16 = false;
   bool fusedAttention = false;
   bool removal = true;
+  int64_t lossBlockRows = 0;   // as StepShape's
   int64_t availableBytes = 0;  // the device's free memory
 };
 
@@ -97,6 +103,10 @@ void applyPlan(const MemoryPlan& plan, RunConfig& config);
 // whose scaled-dot-product attention stores no T×T matrix; the CPU keeps the math path. (To be replaced by
 // the model's own nf::fusedAttentionAvailable when the CUDA path provides it.)
 bool plannedFusedAttention(const std::string& device);
+// The rows of the blocked loss a run on this device takes for a `vocab`-wide unembedding, or 0 where it
+// takes the whole logits: the CPU always takes blocks, CUDA as train/cross_entropy_choice.h says (blocks by
+// default where the engine's CUDA kernels are built).
+int64_t plannedLossBlockRows(const std::string& device, int64_t vocab);
 
 // "80G", "80 GiB", "79.5GB", "512M", "1T", "1000000": a byte count, K/M/G/T as powers of 1024 (with or
 // without "B" or "iB"). Throws std::invalid_argument for anything else.

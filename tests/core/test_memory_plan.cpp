@@ -1,9 +1,11 @@
 // The memory planner: its arithmetic on shapes small enough to count by hand, and the plan's promises (the
 // global batch kept exactly, more memory never a smaller micro-batch, checkpointing only when it helps).
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "check.h"
 #include "model/family.h"
+#include "train/cross_entropy_choice.h"
 #include "train/memory_plan.h"
 #include "train/settings.h"
 
@@ -335,4 +337,40 @@ TEST_CASE(a_swiglu_rmsnorm_block_keeps_more_than_a_gelu_layernorm_block) {
   // Two more [N, F] fp32, and x/rms [N, D] fp32 at ln_1, ln_2 and the final norm.
   REQUIRE_EQ(estimateTrainingMemory(b).activations - estimateTrainingMemory(a).activations,
              2 * 4 * N * F + 3 * 4 * N * D);
+}
+
+// The loss in blocks (the CPU's, and CUDA's by default where the engine's kernels are built) against the
+// peaks an H200 measured on 2026-11-30 (docs/gpu-runs/2026-11-30-h200-kernel: bench_training's removal
+// step, bf16, fused attention, the allocator's peak): the estimate never below a measured peak, and not far
+// above it. The whole-logits path's estimate likewise against its own peak.
+TEST_CASE(the_loss_in_blocks_is_counted_against_an_h200s_measured_peaks) {
+  struct Measured {
+    const char* shape;
+    int64_t microBatch;
+    bool blocks;
+    int64_t peakBytes;
+    const char* path;
+  };
+  const Measured measured[] = {
+      {"gpt2", 32, true, 14803760128, "blocks"},         {"gpt2", 32, true, 13877787136, "kernel"},
+      {"gpt2", 64, true, 25071184896, "kernel"},         {"pythia-160m", 16, true, 9037508096, "kernel"},
+      {"smollm2-135m", 16, true, 18608366592, "kernel"}, {"gpt2", 32, false, 32740353536, "logits"},
+      {"pythia-160m", 16, false, 18038813696, "logits"}, {"smollm2-135m", 16, false, 27489249792, "logits"}};
+  for (const Measured& m : measured) {
+    StepShape s;
+    s.model = standardShape(m.shape);
+    s.microBatch = m.microBatch;
+    s.context = 1024;
+    s.bf16 = s.fusedAttention = true;
+    s.lossBlockRows =
+        m.blocks ? lossRowsPerBlock(std::numeric_limits<int64_t>::max(), s.model.vocabSize, false) : 0;
+    const double ratio = static_cast<double>(estimateTrainingMemory(s).peakAllocated) / m.peakBytes;
+    REQUIRE_MSG(ratio >= 1 && ratio <= 1.3, m.shape << " × " << m.microBatch << ", loss " << m.path
+                                                    << ": estimate / measured = " << ratio);
+  }
+  // On a GPU a block holds 256 Mi logits (GPT-2: 5,341 rows); on the CPU 4 Mi, and at least 256 rows.
+  REQUIRE_EQ(lossRowsPerBlock(std::numeric_limits<int64_t>::max(), 50257, false), 5341);
+  REQUIRE_EQ(lossRowsPerBlock(std::numeric_limits<int64_t>::max(), 50257, true), 256);
+  REQUIRE_EQ(lossRowsPerBlock(100, 50257, false), 100);
+  REQUIRE_EQ(plannedLossBlockRows("cpu", 50257), 256);
 }

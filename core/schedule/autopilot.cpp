@@ -37,8 +37,8 @@ LossWindow windowFrom(const json& j) {
   return w;
 }
 
-// The plateau's test: the last window's mean is below the one before by less than `least`, beyond `z`
-// standard errors of the difference (so that noise alone cannot end a run that still improves).
+// The plateau's test: the last window's mean is below the one before by less than minImprovement even with
+// this many standard errors of the difference added (so that noise alone cannot end a run still improving).
 constexpr double kPlateauStandardErrors = 2;
 
 }  // namespace

@@ -1923,8 +1923,8 @@ Worker %1 beendet (%2): %3</translation>
     </message>
     <message>
         <location filename="../widgets/views/RunSetupView.cpp" line="248"/>
-        <source>; then training until the loss has not improved for %1 steps</source>
-        <translation>; danach Training, bis sich der Verlust %1 Schritte lang nicht verbessert hat</translation>
+        <source>; then training until the loss, averaged over %1 steps at a time, stops improving</source>
+        <translation>; danach Training, bis der Verlust, über je %1 Schritte gemittelt, nicht mehr sinkt</translation>
     </message>
     <message>
         <location filename="../widgets/views/RunSetupView.cpp" line="253"/>

@@ -252,10 +252,10 @@ QString RunSetupView::runSettingsText() const {
                         .arg(c.autopilot.minGap)
                         .arg(c.autopilot.maxGap)
                         .arg(c.autopilot.maxGroup) +
-                    (c.autopilot.patience > 0
-                         ? tr("; then training until the loss has not improved for %1 steps")
-                               .arg(c.autopilot.patience)
-                         : QString())
+                    (c.autopilot.patience > 0 ? tr("; then training until the loss, averaged over %1 steps "
+                                                   "at a time, stops improving")
+                                                    .arg(c.autopilot.patience)
+                                              : QString())
               : QString()) +
          (c.tracking.analyses.empty() ? QString()
           : c.tracking.interval(o.maxSteps) == 1

@@ -217,7 +217,7 @@ bool ownCudaKernelsBuiltIn() {
 // On the CPU about 4 Mi logits per block (16 MiB in float32: within the L3 cache of the CPUs measured), and
 // at least 256 rows so the unembedding's gradient product keeps an inner dimension BLAS runs well (that
 // minimum wins from a vocabulary of 16,384: GPT-2's blocks hold 12.9 Mi logits). On a GPU 256 Mi logits
-// (1 GiB in float32; GPT-2: 5,340 rows), large enough that each block's products fill the device.
+// (1 GiB in float32; GPT-2: 5,341 rows), large enough that each block's products fill the device.
 int64_t lossRowsPerBlock(int64_t rows, int64_t vocab, bool cpu) {
   const int64_t logits = cpu ? int64_t{4} << 20 : int64_t{256} << 20;
   return std::min(rows, std::max<int64_t>(256, logits / vocab));

@@ -22,7 +22,7 @@ const char* cudaCrossEntropyName(CudaCrossEntropy how);
 bool ownCudaKernelsBuiltIn();  // whether this build has the engine's CUDA kernels (NF_CUDA_KERNELS)
 
 // The rows of one block of the blocked loss over `rows` rows of a `vocab`-wide unembedding: on the CPU about
-// 4 Mi logits (within the L3 cache) and at least 256 rows, on a GPU 256 Mi logits (GPT-2: 5,340 rows).
+// 4 Mi logits (within the L3 cache) and at least 256 rows, on a GPU 256 Mi logits (GPT-2: 5,341 rows).
 int64_t lossRowsPerBlock(int64_t rows, int64_t vocab, bool cpu);
 
 }  // namespace nf

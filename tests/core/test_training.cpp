@@ -531,17 +531,26 @@ TEST_CASE(an_autopilot_run_times_its_removals_and_resumes_bit_exactly) {
   REQUIRE_EQ(fired, 1);
 }
 
-// The end the autopilot finds is measured like a budget's end, also at a step a periodic checkpoint was just
-// written at: its final evaluation and tracked analyses had been skipped there (their curves stopped at the
-// removal before), and are not taken twice at an evaluation's step.
-TEST_CASE(an_autopilot_end_at_a_checkpoints_step_is_evaluated_and_tracked) {
-  TempDir dir;
+// A small autopilot run that ends at its plateau as soon as it can (no loss falls a whole nat): 30 steps,
+// 6 removals from step 5, the last by step 5 + 5 × 3 = 20, then two windows of 3 steps.
+namespace {
+RunConfig autopilotRunThatTrainsOut(const TempDir& dir) {
   RunConfig config = smallRun(dir);
   config.autopilot.enabled = true;
   config.autopilot.minGap = 2;
   config.autopilot.maxGap = 3;
   config.autopilot.patience = 3;
   config.autopilot.minImprovement = 1.0;
+  return config;
+}
+}  // namespace
+
+// The end the autopilot finds is measured like a budget's end, also at a step a periodic checkpoint was just
+// written at: its final evaluation and tracked analyses had been skipped there (their curves stopped at the
+// removal before), and are not taken twice at an evaluation's step.
+TEST_CASE(an_autopilot_end_at_a_checkpoints_step_is_evaluated_and_tracked) {
+  TempDir dir;
+  RunConfig config = autopilotRunThatTrainsOut(dir);
   config.checkpointInterval = 1;  // every step's: so the end's too
   config.evalData = {config.trainData};
   config.eval.interval = 0;  // at the start and the end only
@@ -563,18 +572,13 @@ TEST_CASE(an_autopilot_end_at_a_checkpoints_step_is_evaluated_and_tracked) {
 
 // After its last removal an autopilot run ends once the loss stops improving: here at once (no loss falls
 // a whole nat), so as soon as two windows of `patience` steps from the last removal's step are trained
-// (the first window's mean against the second's), with every site fake,
-// the final model written and the finish record saying why. Every decision that moved the plan is one edit
-// record with the moves and the reason; a resume of the finished run trains nothing more, unless it is
-// given a budget or a patience (then its plateau is counted afresh: patience 0 trains to the new budget).
+// (the first window's mean against the second's), with every site fake, the final model written and the
+// finish record saying why. Every decision that moved the plan is one edit record with the moves and the
+// reason; a resume of the finished run trains nothing more, unless it is given a budget or a patience (then
+// its plateau is counted afresh: patience 0 trains to the new budget).
 TEST_CASE(an_autopilot_run_ends_when_the_loss_stops_improving) {
   TempDir dir;
-  RunConfig config = smallRun(dir);  // 30 steps, 6 removals from step 5
-  config.autopilot.enabled = true;
-  config.autopilot.minGap = 2;
-  config.autopilot.maxGap = 3;  // the last removal by step 5 + 5 × 3 = 20
-  config.autopilot.patience = 3;
-  config.autopilot.minImprovement = 1.0;
+  RunConfig config = autopilotRunThatTrainsOut(dir);
   REQUIRE(Trainer::start(dir.path("run"), config)->run());
   const auto events = records(dir.path("run"), "event");
   REQUIRE_EQ(events.size(), config.schedule.events.size());

@@ -12,6 +12,7 @@
 #include <condition_variable>
 #include <deque>
 #include <filesystem>
+#include <functional>
 #include <initializer_list>
 #include <map>
 #include <mutex>
@@ -453,19 +454,24 @@ struct SteeringServer::Impl {
     });
     // A control: the request is passed to the trainer, the status answered. It takes no fields: a body
     // that says more ({"dry_run": true}) is refused, not obeyed as if it said nothing.
-    auto control = [this](void (Trainer::*request)()) {
+    auto control = [this](std::function<void()> request) {
       return route([this, request](const httplib::Request& req) {
         if (!req.body.empty() && !objectBody(req).empty())
           throw BadRequest("this request takes no fields: send {} or nothing");
         requireTraining();
-        (trainer().*request)();
+        request();
         return status();
       });
     };
-    server.Post("/v1/stop", control(&Trainer::requestStop));
-    server.Post("/v1/pause", control(&Trainer::requestPause));
-    server.Post("/v1/continue", control(&Trainer::requestContinue));
-    server.Post("/v1/checkpoint", control(&Trainer::requestCheckpoint));
+    server.Post("/v1/stop", control([this] { trainer().requestStop(); }));
+    server.Post("/v1/pause", control([this] {
+                  if (!trainer().requestPause())
+                    throw RunEnded("the run's steps are over (it is saving its end at step " +
+                                   std::to_string(trainer().stepsDone()) +
+                                   "): there is nothing left to pause");
+                }));
+    server.Post("/v1/continue", control([this] { trainer().requestContinue(); }));
+    server.Post("/v1/checkpoint", control([this] { trainer().requestCheckpoint(); }));
     // POST /v1/autopilot {"enabled": true|false}: the autopilot times the pending removals, or stops.
     server.Post("/v1/autopilot", route([this](const httplib::Request& req) {
                   const json body = objectBody(req);

@@ -22,8 +22,15 @@ void Trainer::Impl::leaveLoop() {
 }
 
 Trainer::Impl::Controls Trainer::Impl::controls(int64_t step) {
-  Controls here{owner.m_stopRequested.load(), isMain() && owner.m_pauseRequested.load(),
-                isMain() && owner.m_checkpointRequested.exchange(false), !trainedOut(step).empty()};
+  const bool last = step >= owner.m_config.optimizer.maxSteps || !trainedOut(step).empty();
+  Controls here;
+  {
+    // The pause read and the end decided together: a pause is either held or refused, never lost.
+    std::lock_guard<std::mutex> lock(controlMutex);
+    here = {owner.m_stopRequested.load(), isMain() && owner.m_pauseRequested.load(),
+            isMain() && owner.m_checkpointRequested.exchange(false), last};
+    finishing = here.finish && !here.pause;
+  }
   if (!group) return here;
   torch::Tensor flags =
       torch::tensor({int64_t{here.stop}, int64_t{here.pause}, int64_t{here.checkpoint}, int64_t{here.finish}},
@@ -36,7 +43,8 @@ Trainer::Impl::Controls Trainer::Impl::controls(int64_t step) {
 
 // Before `step`: writes a checkpoint asked for, and holds while paused. The workers of a multi-worker
 // run ask again every second while paused, so each exchange completes at once and a long pause never
-// reaches the worker timeout. Returns whether to train the step, stop, or finish the run here.
+// reaches the worker timeout. Returns whether to train the step, stop, or finish the run here: with the
+// budget spent a stop finishes it too (its steps are all trained; the end costs one evaluation).
 Trainer::Impl::BeforeStep Trainer::Impl::holdBeforeStep(int64_t step, int64_t& lastCheckpoint) {
   bool held = false;
   while (true) {
@@ -44,9 +52,10 @@ Trainer::Impl::BeforeStep Trainer::Impl::holdBeforeStep(int64_t step, int64_t& l
     if (c.checkpoint && lastCheckpoint != step && checkpoint()) {
       lastCheckpoint = step;
     }
-    if (c.stop || c.finish || !c.pause) {
+    if (c.stop || !c.pause) {
       if (held && !c.stop) record({{record::kType, record::kContinue}, {"step", step}});
       owner.m_paused = false;
+      if (step >= owner.m_config.optimizer.maxSteps) return BeforeStep::Finish;
       return c.stop ? BeforeStep::Stop : c.finish ? BeforeStep::Finish : BeforeStep::Train;
     }
     if (!held) {
@@ -75,7 +84,12 @@ void Trainer::requestStop() {
   m_impl->controlRequested();
 }
 
-void Trainer::requestPause() { m_pauseRequested = true; }
+bool Trainer::requestPause() {
+  std::lock_guard<std::mutex> lock(m_impl->controlMutex);
+  if (m_impl->finishing) return false;
+  m_pauseRequested = true;
+  return true;
+}
 
 void Trainer::requestContinue() {
   m_pauseRequested = false;

@@ -245,6 +245,7 @@ bool Trainer::runSteps(const ProgressFn& progress) {
     d.leaveLoop();
     m_paused = m_pauseRequested = false;
   });
+  d.finishing = false;
   const int64_t firstStep = m_stepsDone.load();
   // The step of the newest checkpoint this run has (-1: none yet), so a checkpoint is never written twice.
   int64_t lastCheckpoint =
@@ -254,9 +255,9 @@ bool Trainer::runSteps(const ProgressFn& progress) {
   bool finished = false;
   while (true) {
     const int64_t step = m_stepsDone.load();
-    // The budget spent, or the autopilot's plateau after the last removal: the run ends here.
-    const Impl::BeforeStep next =
-        step >= o.maxSteps ? Impl::BeforeStep::Finish : d.holdBeforeStep(step, lastCheckpoint);
+    // The budget spent, or the autopilot's plateau after the last removal: the run ends here (after a pause
+    // asked for during the last step).
+    const Impl::BeforeStep next = d.holdBeforeStep(step, lastCheckpoint);
     if (next == Impl::BeforeStep::Stop) break;
     if (next == Impl::BeforeStep::Finish) {
       // The last evaluation can still show a divergence, and roll back, before the final checkpoint. (Not
@@ -264,6 +265,7 @@ bool Trainer::runSteps(const ProgressFn& progress) {
       const bool trained = step != firstStep;
       if (trained && d.lastEvaluated != step && d.evaluateAndCheck(step)) {
         lastCheckpoint = m_stepsDone.load();  // rolled back to it
+        d.finishing = false;                  // it trains again: a pause is held again
         continue;
       }
       if ((trained || d.lastTracked < 0) && d.trackingDue(step, true)) d.track(step, false);

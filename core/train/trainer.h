@@ -59,7 +59,9 @@ class Trainer {
   // Pause: run() holds between two steps — nothing trains; edits, snapshots, a checkpoint and stop still
   // work — until requestContinue() or requestStop(). Thread-safe; a "pause" and a "continue" record mark
   // it in metrics.jsonl. In a multi-worker run only worker 0 takes these, and all workers hold together.
-  void requestPause();
+  // A pause asked for during the last step (of the budget, or before the autopilot's end) holds the run
+  // before it writes its end; once it has begun to, there is nothing left to hold: false, nothing changes.
+  bool requestPause();
   void requestContinue();
   bool pauseRequested() const { return m_pauseRequested.load(); }
   bool paused() const { return m_paused.load(); }  // run() is holding now

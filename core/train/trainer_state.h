@@ -94,6 +94,9 @@ struct Trainer::Impl {
   // --- requests: pause, continue, checkpoint and stop (Trainer's atomics) wake a paused run through this.
   std::mutex controlMutex;
   std::condition_variable controlChanged;
+  // The run decided to end before this step (budget or autopilot) with no pause asked: one asked for now is
+  // refused, not answered and dropped. Set with the pause read under controlMutex.
+  std::atomic<bool> finishing{false};
 
   // --- divergence (train/divergence.h), the training thread's: the guard over this stretch of the run;
   // the checkpoints a later step's loss vouched for (rollbacks go to the newest, retention keeps it); the

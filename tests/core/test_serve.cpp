@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <fstream>
@@ -293,6 +294,57 @@ TEST_CASE(a_paused_run_holds_takes_a_checkpoint_and_edits_and_continues) {
   REQUIRE(hasRecord(run, "event", 4));  // the moved event fired at its new step
   REQUIRE_EQ(s.trainer->stepsDone(), 30);
   REQUIRE_EQ(records(run, "step").size(), 30u);
+}
+
+// A pause asked for during the last step is held before the run writes its end (it had been answered and
+// dropped: the run finished); continue finishes it. Once it has begun its end, a pause is refused (409).
+TEST_CASE(a_pause_during_the_last_step_holds_before_the_end) {
+  Served s;
+  auto c = s.client();
+  const std::string run = s.dir.path("run");
+  const int64_t last = s.trainer->config().optimizer.maxSteps;
+  std::atomic<bool> finished{false}, over{false};
+  std::thread training([&] {
+    finished = s.trainer->run([&](const Progress& p) {
+      if (p.done != last) return;
+      auto fromTraining = s.client();
+      REQUIRE_EQ(body(post(fromTraining, "/v1/pause", json::object()), 200)["pause_requested"], true);
+    });
+    over = true;
+  });
+  waitUntil([&] { return over || get(c, "/v1/status")["paused"] == true; });
+  REQUIRE_MSG(!over, "the run ended without holding");
+  REQUIRE(hasRecord(run, "pause", last));
+  REQUIRE(records(run, "finish").empty());
+  REQUIRE(!std::filesystem::exists(run::finalModelPath(run)));
+  body(post(c, "/v1/continue", json::object()), 200);
+  training.join();
+  REQUIRE(finished);
+  REQUIRE(hasRecord(run, "continue", last));
+  REQUIRE(hasRecord(run, "finish", last));
+  REQUIRE(!s.trainer->requestPause());  // its end is written: nothing to hold
+  const json late = body(post(c, "/v1/pause", json::object()), 409);
+  REQUIRE_MSG(late["code"] == "run_ended", late.dump());
+}
+
+// A stop while paused at the end finishes the run: its steps are all trained.
+TEST_CASE(a_stop_while_paused_after_the_last_step_finishes_the_run) {
+  Served s;
+  auto c = s.client();
+  const int64_t last = s.trainer->config().optimizer.maxSteps;
+  std::atomic<bool> finished{false}, over{false};
+  std::thread training([&] {
+    finished = s.trainer->run([&](const Progress& p) {
+      if (p.done == last) REQUIRE(s.trainer->requestPause());
+    });
+    over = true;
+  });
+  waitUntil([&] { return over || s.trainer->paused(); });
+  REQUIRE_MSG(!over, "the run ended without holding");
+  body(post(c, "/v1/stop", json::object()), 200);
+  training.join();
+  REQUIRE(finished);
+  REQUIRE(hasRecord(s.dir.path("run"), "finish", last));
 }
 
 // The autopilot switched on over HTTP (as the workbench and `steer autopilot on` do): the status says so

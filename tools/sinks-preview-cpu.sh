@@ -13,6 +13,13 @@
 #             Attention Sink Emerges": a larger weight decay makes sinks grow, until it hampers training)
 #   spans     the baseline with random spans of 64–192 tokens instead of 8–96: more text where no head has
 #             anything to do (round 2: random repeats after every document doubled the sink rate)
+#   bigram    the baseline's data with, after every second document, one whose tokens are each drawn given
+#             only the token before it (the text's own token bigrams; as long as a text document; a third of
+#             the documents): text where no head helps — Guo et al.'s (2024) "Bigram-Backcopy" data without
+#             the copy, where dormant heads park on the BOS
+#   unigram   the same with each token drawn alone from the text's token frequencies: the previous tokens are
+#             of no use at all (Liu 2026: a one-layer model on such data sinks on the BOS)
+#             (both are also measured on 300 more of their own documents, "own": idle there at least?)
 #   [PREVIEW_RUNS="baseline triggers"] tools/sinks-preview-cpu.sh CLI OUT [STEPS]
 #             (STEPS default 10000 = 20 M tokens: ~35 min for two runs on 2 cores at context 128)
 # Writes OUT/summary.jsonl: per run, 2,000 steps before the end and at the end, the sink rate and the
@@ -60,6 +67,65 @@ meta.update(tokens=int(len(y)), sources=meta.get("sources", []) + [f"{len(places
 json.dump(meta, open(target + ".json", "w"))
 PY
 fi
+if [ ! -f "$out/data/own-unigram.bin" ]; then
+python3 - "$out/data/train-r0.bin" "$out/data/train-r1.bin" "$out/data" <<'PY'
+import bisect, json, sys
+import numpy as np
+text, source, folder = sys.argv[1:]
+meta = json.load(open(source + ".json"))
+eot = meta["eot_token_id"]
+rng = np.random.default_rng(0)
+t = np.fromfile(text, dtype=np.uint16).astype(np.int64)
+ends = np.nonzero(t == eot)[0]
+lengths = np.diff(np.concatenate([[-1], ends])) - 1  # the text documents' lengths, end-of-text left out
+pairs = (t[:-1] != eot) & (t[1:] != eot)
+V = meta["vocab_size"]
+codes, counts = np.unique(t[:-1][pairs] * V + t[1:][pairs], return_counts=True)
+starts = np.searchsorted(codes // V, np.arange(V + 1))  # each first token's run of (next token, count)
+rows = {a: ((codes[starts[a]:starts[a + 1]] % V).tolist(), np.cumsum(counts[starts[a]:starts[a + 1]]).tolist())
+        for a in range(V) if starts[a + 1] > starts[a]}
+firsts = t[np.concatenate([[0], ends[:-1] + 1])]
+frequency = np.bincount(t[t != eot], minlength=V).astype(np.float64)
+def bigram_document(n):
+    token = int(rng.choice(firsts))
+    out = [token]
+    for u in rng.random(n - 1):
+        if token not in rows:  # a token only ever seen last in a document: start afresh
+            token = int(rng.choice(firsts))
+        else:
+            nexts, cumulative = rows[token]
+            token = nexts[bisect.bisect_right(cumulative, u * cumulative[-1])]
+        out.append(token)
+    return out
+def unigram_document(n):
+    return rng.choice(len(frequency), size=n, p=frequency / frequency.sum()).tolist()
+x = np.fromfile(source, dtype=np.uint16)
+documents = np.split(x, np.nonzero(x == eot)[0] + 1)
+for kind, make in (("bigram", bigram_document), ("unigram", unigram_document)):
+    pieces, added, added_tokens = [], 0, 0
+    for i, d in enumerate(documents):
+        pieces.append(d)
+        if i % 2 == 1 and len(d):  # after every second document: a third of them are this kind
+            doc = make(int(max(16, rng.choice(lengths))))
+            pieces.append(np.array(doc + [eot], dtype=np.uint16))
+            added += 1
+            added_tokens += len(doc) + 1
+    y = np.concatenate(pieces)
+    target = f"{folder}/train-r1-{kind}.bin"
+    y.tofile(target)
+    m = dict(meta, tokens=int(len(y)), documents=int(meta.get("documents", 0)) + added,
+             sources=meta.get("sources", []) + [f"{added} {kind} documents ({added_tokens} tokens)"])
+    json.dump(m, open(target + ".json", "w"))
+    print(kind, added, "documents,", added_tokens, "tokens of", len(y), file=sys.stderr)
+for kind, make in (("bigram", bigram_document), ("unigram", unigram_document)):
+    # 300 more of them alone (each of ≥ 128 tokens after its BOS): are the heads idle on such text at least?
+    own = [np.array([eot] + make(int(max(129, rng.choice(lengths)))), dtype=np.uint16) for _ in range(300)]
+    z = np.concatenate(own + [np.array([eot], dtype=np.uint16)])
+    z.tofile(f"{folder}/own-{kind}.bin")
+    json.dump(dict(meta, tokens=int(len(z)), documents=300, sources=[f"300 {kind} documents alone"]),
+              open(f"{folder}/own-{kind}.bin.json", "w"))
+PY
+fi
 if [ ! -f "$out/data/train-r1-spans.bin" ]; then
   "$cli" tokenize "$out/data/train.txt" --tokenizer resources/tiny-gpt2 --out "$out/data/train-r1-spans.bin" --overwrite \
     --random-repeats 1 --repeat-span 64 --repeat-span-max 192 >/dev/null 2>&1
@@ -73,6 +139,8 @@ train() {
   [ "$run" = heads16 ] && heads=16
   [ "$run" = triggers ] && data=train-r1-triggers.bin
   [ "$run" = spans ] && data=train-r1-spans.bin
+  [ "$run" = bigram ] && data=train-r1-bigram.bin
+  [ "$run" = unigram ] && data=train-r1-unigram.bin
   "$cli" init --out "$out/$run-shape" --overwrite --family gpt2 --layers 4 --heads $heads --d-model 128 --context "$context" \
     --vocab 2048 --seed 0 >/dev/null
   cp resources/tiny-gpt2/vocab.json resources/tiny-gpt2/merges.txt "$out/$run-shape/"
@@ -89,11 +157,13 @@ done
 for run in "${runs[@]}"; do
   lengths=(128); [ "$(context_of "$run")" = 512 ] && lengths=(128 512)
   for step in $((steps - 2000)) $steps; do  # (each run keeps its last three checkpoints: --keep-checkpoints 3)
-    for starts in documents chunks; do
-      flag=(); [ $starts = documents ] && flag=(--document-starts)
+    kinds=(documents chunks); [ -f "$out/data/own-$run.bin" ] && kinds+=(own)
+    for starts in "${kinds[@]}"; do
+      flag=(); [ $starts != chunks ] && flag=(--document-starts)
+      data=val.bin; [ $starts = own ] && data=own-$run.bin  # the run's own idle documents, not the text
       for length in "${lengths[@]}"; do
         for analysis in sinks norms; do
-          "$cli" analyze $analysis "$out/$run" --step $step --data "$out/data/val.bin" --sequences 64 \
+          "$cli" analyze $analysis "$out/$run" --step $step --data "$out/data/$data" --sequences 64 \
             --length "$length" "${flag[@]}" --out "$out/$run-$step-$analysis-$starts-$length.json" >/dev/null 2>&1
         done
       done
@@ -117,11 +187,14 @@ for run in runs:
         for length in (128, 512) if run == "ctx512" else (128,):
             row = {"run": run, "step": step, "length": length,
                    "val_ce": round(evals[step], 3) if step in evals else None}
-            for starts in ("documents", "chunks"):
+            for starts in ("documents", "chunks", "own"):
+                if starts == "own" and run not in ("bigram", "unigram"):
+                    continue
                 sinks = json.load(open(f"{out}/{run}-{step}-sinks-{starts}-{length}.json"))
                 norms = json.load(open(f"{out}/{run}-{step}-norms-{starts}-{length}.json"))["residual_norms"]
                 ratio = max(r["position0"]["mean"] / r["rest"]["mean"] for r in norms if r["point"].endswith("resid_pre"))
-                row[starts] = {"sink_rate": round(sinks["sink_rate"], 3), "max_pos0_ratio": round(ratio, 2),
+                row[starts] = {"sink_rate": round(sinks["sink_rate"], 3),
+                               "query_sink_rate": round(sinks["query_sink_rate"], 3), "max_pos0_ratio": round(ratio, 2),
                                "sink_heads": sum(s >= 0.5 for s in sinks["sink_share"])}
             print(json.dumps(row))
 PY

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <set>
 #include <thread>
+#include <tuple>
 
 #include "data/batches.h"
 #include "fixtures.h"
@@ -883,8 +884,8 @@ TEST_CASE(fused_cross_entropy_matches_cross_entropy_over_the_logits) {
 }
 
 // With its products in bf16 (the blocks CUDA runs under autocast): the loss and gradients of cross_entropy
-// over logits made as autocast makes them — bf16 products, a float32 softmax — within bf16's rounding of the
-// gradients; and measurably not the float32 products' loss.
+// over logits made as autocast makes them — bf16 products, a float32 softmax — within the error of the
+// machine's own bf16 products; and measurably not the float32 products' loss.
 TEST_CASE(fused_cross_entropy_with_bf16_products_matches_autocasts_logits) {
   const int64_t N = 700, D = 24, V = 9000;
   auto gen = at::detail::createCPUGenerator(6);
@@ -899,13 +900,24 @@ TEST_CASE(fused_cross_entropy_with_bf16_products_matches_autocasts_logits) {
   (0.5 * loss).backward();
   (0.5 * lossRef).backward();
   auto relative = [](const torch::Tensor& a, const torch::Tensor& b) {
-    return ((a - b).abs().max() / b.abs().max()).item<double>();
+    return ((a.to(torch::kDouble) - b.to(torch::kDouble)).abs().max() / b.to(torch::kDouble).abs().max())
+        .item<double>();
   };
   REQUIRE_EQ(loss.scalar_type(), torch::kFloat);
   REQUIRE_EQ(h.grad().scalar_type(), torch::kFloat);
   REQUIRE_MSG(relative(loss.detach(), lossRef.detach()) <= 1e-6, relative(loss.detach(), lossRef.detach()));
-  REQUIRE_MSG(relative(h.grad(), hRef.grad()) <= 2e-2, relative(h.grad(), hRef.grad()));
-  REQUIRE_MSG(relative(w.grad(), wRef.grad()) <= 2e-2, relative(w.grad(), wRef.grad()));
+  // The exact gradients of the bf16-rounded inputs (float64). A CPU's bf16 products may add up coarsely: on
+  // an AVX2 machine without bf16 instructions autocast's own gradient of h is 5 % off them (2026-12-01). So
+  // ours is held to the reference's own error on the machine at hand, 2e-2 at the least.
+  torch::Tensor h64 = h0.to(torch::kBFloat16).to(torch::kDouble).requires_grad_();
+  torch::Tensor w64 = w0.to(torch::kBFloat16).to(torch::kDouble).requires_grad_();
+  (0.5 * torch::nn::functional::cross_entropy(h64.mm(w64.t()), targets)).backward();
+  for (const auto& [ours, reference, exact] :
+       {std::tuple{h.grad(), hRef.grad(), h64.grad()}, std::tuple{w.grad(), wRef.grad(), w64.grad()}}) {
+    const double bound = std::max(2e-2, relative(reference, exact));
+    REQUIRE_MSG(relative(ours, reference) <= bound, relative(ours, reference) << " > " << bound);
+    REQUIRE_MSG(relative(ours, exact) <= 2 * bound, relative(ours, exact) << " > 2 × " << bound);
+  }
   torch::NoGradGuard noGrad;
   const double offFloat = relative(loss.detach(), unembeddedCrossEntropy(h0, w0, targets));
   REQUIRE_MSG(offFloat > 1e-5, "bf16 products should differ from float32's, by " << offFloat);

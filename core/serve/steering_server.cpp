@@ -103,6 +103,11 @@ struct SteeringServer::Impl {
       throw RunEnded("the run is not training any more (it ended at step " +
                      std::to_string(trainer().stepsDone()) + "): resume it to steer it");
   }
+  // A request the trainer refused because it is writing its end (`then`: what the user can do instead).
+  RunEnded endBegun(const std::string& then) const {
+    return RunEnded("the run's steps are over (it is saving its end at step " +
+                    std::to_string(trainer().stepsDone()) + "): " + then);
+  }
 
   json status() const {
     const RunConfig c = trainer().settingsNow();  // as config.json has it: a rollback's lowered rate
@@ -465,10 +470,7 @@ struct SteeringServer::Impl {
     };
     server.Post("/v1/stop", control([this] { trainer().requestStop(); }));
     server.Post("/v1/pause", control([this] {
-                  if (!trainer().requestPause())
-                    throw RunEnded("the run's steps are over (it is saving its end at step " +
-                                   std::to_string(trainer().stepsDone()) +
-                                   "): there is nothing left to pause");
+                  if (!trainer().requestPause()) throw endBegun("there is nothing left to pause");
                 }));
     server.Post("/v1/continue", control([this] { trainer().requestContinue(); }));
     server.Post("/v1/checkpoint", control([this] { trainer().requestCheckpoint(); }));
@@ -483,9 +485,7 @@ struct SteeringServer::Impl {
                     throw BadRequest("only a removal has an autopilot");
                   // Once the steps are over it would wait for a next run(), which this process never has.
                   if (!trainer().setAutopilotBeforeTheEnd(body["enabled"].get<bool>()))
-                    throw RunEnded("the run's steps are over (it is saving its end at step " +
-                                   std::to_string(trainer().stepsDone()) +
-                                   "): resume it to switch its autopilot");
+                    throw endBegun("resume it to switch its autopilot");
                   return status();
                 }));
     server.Post("/v1/analyze", route([this](const httplib::Request& req) { return analyze(req); }));

@@ -78,6 +78,7 @@ struct WorkerGroup::Impl {
   }
 
   static std::string beatKey(int rank) { return "normfree/beat/" + std::to_string(rank); }
+  static std::string failureKey(int rank) { return "normfree/failure/" + std::to_string(rank); }
 
   void join() {
     const auto timeout =
@@ -143,12 +144,29 @@ struct WorkerGroup::Impl {
     return beats;
   }
 
-  // After a failed exchange: whose heartbeat stopped? That worker died or hangs.
+  // The errors other workers left before they stopped (tellOthersOfFailure), as "worker 1 of 2: …".
+  std::string failuresOfOthers() {
+    std::lock_guard<std::mutex> lock(beatMutex);
+    std::string failures;
+    for (int r = 0; r < worker.worldSize; ++r) {
+      if (r == worker.rank || !beatStore->check({failureKey(r)})) continue;
+      const std::vector<uint8_t> error = beatStore->get(failureKey(r));
+      failures += (failures.empty() ? "" : "; ") + workerName(r, worker.worldSize) + ": " +
+                  std::string(error.begin(), error.end());
+    }
+    return failures;
+  }
+
+  // After a failed exchange: did another worker stop on an error of its own? Else whose heartbeat stopped?
+  // That worker died or hangs.
   [[noreturn]] void lost(const std::string& during, const std::string& cause) {
     const std::string me = workerName(worker.rank, worker.worldSize);
     std::string firstLine = cause.substr(0, cause.find('\n'));
     std::ostringstream message;
     try {
+      if (const std::string failures = failuresOfOthers(); !failures.empty())
+        throw WorkerLost(failures + " (it stopped on this error of its own during " + during + "; " + me +
+                         " stops too)");
       const std::vector<std::string> before = readBeats();
       std::this_thread::sleep_for(kBeatWatch);
       const std::vector<std::string> after = readBeats();
@@ -168,6 +186,8 @@ struct WorkerGroup::Impl {
           message << " after step " << last.substr(space + 1);
         message << ": the process died or hangs); " << me << " stops too";
       }
+    } catch (const WorkerLost&) {
+      throw;
     } catch (const std::exception&) {
       message << storeHost() << ", which serves the rendezvous store at " << storeAddress()
               << ", is gone (died or unreachable) during " << during << "; " << me << " stops too";
@@ -208,6 +228,15 @@ WorkerGroup::~WorkerGroup() {
   }
   m->beatWake.notify_all();
   if (m->beat.joinable()) m->beat.join();
+}
+
+void WorkerGroup::tellOthersOfFailure(const std::string& error) {
+  std::lock_guard<std::mutex> lock(m->beatMutex);
+  try {
+    m->beatStore->set(Impl::failureKey(m->worker.rank), std::vector<uint8_t>(error.begin(), error.end()));
+  } catch (const std::exception&) {
+    // The store's host is gone: the others say so themselves.
+  }
 }
 
 int WorkerGroup::rank() const { return m->worker.rank; }

@@ -2,7 +2,8 @@
 // collectives PyTorch ships; we add only what a training run needs on top). Every exchange names what the
 // run was doing, and a worker that dies, hangs or loses the network turns into a WorkerLost error that
 // names it: each worker beats a heartbeat into the rendezvous store, and after a failed exchange the
-// survivors look at whose beat stopped. Engine-internal (torch).
+// survivors look for an error a worker left there before it stopped, else at whose beat stopped.
+// Engine-internal (torch).
 #pragma once
 #include <torch/types.h>
 
@@ -48,6 +49,10 @@ class WorkerGroup {
 
   // What this worker's heartbeat tells the others: its steps done, for the message when it is lost.
   void setStepsDone(int64_t steps);
+  // Leaves this worker's error where the others look when it stops answering, so that they name the
+  // problem and not only the worker: a data file missing on its machine, say (best effort: the store's
+  // host may be gone).
+  void tellOthersOfFailure(const std::string& error);
 
  private:
   struct Impl;

@@ -58,7 +58,7 @@ nlohmann::json Trainer::Impl::dataIdentity() const {
 // A resumed run reads its data files again (made again since, perhaps: the batches after the checkpoint
 // then come from other text) and ships the tokenizer kept from the model it started from, which may have
 // changed in place.
-void Trainer::Impl::warnOfChangedInputs(const TrainingState& state) {
+void Trainer::Impl::warnOfChangedInputs(const TrainingState& state, const nlohmann::json& edited) {
   warnOfOtherTokenizers();
   if (state.data.is_object()) {
     const nlohmann::json now = dataIdentity();
@@ -77,6 +77,13 @@ void Trainer::Impl::warnOfChangedInputs(const TrainingState& state) {
              std::to_string(state.stepsDone) +
              " was written: records were cut or deleted since, and the run's history (plots, comparisons) "
              "misses them; the run goes on");
+  if (!edited.empty()) {
+    std::string names;
+    for (const auto& [name, change] : edited.items())
+      names += (names.empty() ? "" : ", ") + name + " " + change["from"].dump() + " → " + change["to"].dump();
+    warn("config_edited",
+         "config.json changed since the checkpoint it resumes from, and is used as it is now: " + names);
+  }
   const std::string sourceChange = run::sourceModelChange(owner.m_dir);
   if (!sourceChange.empty())
     warn("source_changed",

@@ -75,54 +75,56 @@ std::unique_ptr<Trainer> Trainer::start(const std::string& runDir, const RunConf
   Impl& d = *t->m_impl;
   d.device = torch::Device(config.device);
   d.joinWorkers(workers, config.device);
-  // Worker 0 checks the folder and the settings; every worker then trains with worker 0's settings.
-  const std::string settings = onWorker0(d.group.get(), "the start of the run", [&] {
-    run::requireStartable(runDir);
-    validate(config, runDir);
-    if (d.device.is_cuda())
-      cudaCrossEntropy();  // an unknown NF_CUDA_CROSS_ENTROPY, before anything is written
-    if (workers) batchShare(config.optimizer.microBatch, *workers);  // a named error when it does not split
-    return toJson(config).dump();
+  d.tellingOthersOfFailure([&] {
+    // Worker 0 checks the folder and the settings; every worker then trains with worker 0's settings.
+    const std::string settings = onWorker0(d.group.get(), "the start of the run", [&] {
+      run::requireStartable(runDir);
+      validate(config, runDir);
+      if (d.device.is_cuda())
+        cudaCrossEntropy();  // an unknown NF_CUDA_CROSS_ENTROPY, before anything is written
+      if (workers) batchShare(config.optimizer.microBatch, *workers);  // a named error when it does not split
+      return toJson(config).dump();
+    });
+    t->m_config = d.isMain() ? config : runConfigFromJson(json::parse(settings), "worker 0's settings");
+    const RunConfig& c = t->m_config;
+    if (c.mode == TrainingMode::Pretrain) {
+      CausalLM fresh = makeModel(loadConfigFile(c.model + "/config.json").shape);
+      fresh->initWeights(c.optimizer.seed);
+      fresh->to(d.device);
+      d.setUp(fresh);
+      broadcastWeights(d.group.get(), d.parameters);
+    } else {
+      d.setUp(loadModel(c.model, d.device));
+    }
+    requireWorkersAgree(d.group.get(), *d.model, d.samplerState(), d.dataFilesPrint, 0, /*atStart=*/true);
+    Schedule schedule;
+    if (c.mode == TrainingMode::Remove) {
+      schedule = c.schedule;
+      d.requireScheduleFits(schedule);
+    }
+    d.setSchedule(schedule, c.removal.treatments());
+    d.restoreAutopilot(nullptr, runDir);
+    t->m_config.schedule = d.schedule->schedule();
+    onWorker0(d.group.get(), "writing the run directory", [&] {
+      fs::create_directories(run::checkpointsPath(runDir));
+      d.runLock = std::make_unique<RunLock>(runDir);
+      run::requireStartable(runDir);  // another trainer may have trained it since the check above
+      clearDeadTrainersLeftovers(runDir);
+      writeRunConfig(runDir, t->m_config);
+      run::keepSourceModel(runDir, c.model, c.mode != TrainingMode::Pretrain);
+      d.schedule->persist(d.schedule->schedule());
+      d.metrics = std::make_unique<MetricsWriter>(runDir, 0);
+      json startRecord = metricsStartRecord();
+      startRecord.update({{"mode", trainingModeName(c.mode)}, {"max_steps", c.optimizer.maxSteps}});
+      if (d.group) startRecord["world_size"] = d.group->size();
+      d.record(startRecord);
+      if (c.mode == TrainingMode::Remove) d.warnOfWhatScheduleLeaves();
+      d.warnOfOtherTokenizers();
+      return std::string();
+    });
+    if (c.mode == TrainingMode::Remove) d.measureScales();
+    d.evaluateAll(0);
   });
-  t->m_config = d.isMain() ? config : runConfigFromJson(json::parse(settings), "worker 0's settings");
-  const RunConfig& c = t->m_config;
-  if (c.mode == TrainingMode::Pretrain) {
-    CausalLM fresh = makeModel(loadConfigFile(c.model + "/config.json").shape);
-    fresh->initWeights(c.optimizer.seed);
-    fresh->to(d.device);
-    d.setUp(fresh);
-    broadcastWeights(d.group.get(), d.parameters);
-  } else {
-    d.setUp(loadModel(c.model, d.device));
-  }
-  requireWorkersAgree(d.group.get(), *d.model, d.samplerState(), d.dataFilesPrint, 0, /*atStart=*/true);
-  Schedule schedule;
-  if (c.mode == TrainingMode::Remove) {
-    schedule = c.schedule;
-    d.requireScheduleFits(schedule);
-  }
-  d.setSchedule(schedule, c.removal.treatments());
-  d.restoreAutopilot(nullptr, runDir);
-  t->m_config.schedule = d.schedule->schedule();
-  onWorker0(d.group.get(), "writing the run directory", [&] {
-    fs::create_directories(run::checkpointsPath(runDir));
-    d.runLock = std::make_unique<RunLock>(runDir);
-    run::requireStartable(runDir);  // another trainer may have trained it since the check above
-    clearDeadTrainersLeftovers(runDir);
-    writeRunConfig(runDir, t->m_config);
-    run::keepSourceModel(runDir, c.model, c.mode != TrainingMode::Pretrain);
-    d.schedule->persist(d.schedule->schedule());
-    d.metrics = std::make_unique<MetricsWriter>(runDir, 0);
-    json startRecord = metricsStartRecord();
-    startRecord.update({{"mode", trainingModeName(c.mode)}, {"max_steps", c.optimizer.maxSteps}});
-    if (d.group) startRecord["world_size"] = d.group->size();
-    d.record(startRecord);
-    if (c.mode == TrainingMode::Remove) d.warnOfWhatScheduleLeaves();
-    d.warnOfOtherTokenizers();
-    return std::string();
-  });
-  if (c.mode == TrainingMode::Remove) d.measureScales();
-  d.evaluateAll(0);
   return t;
 }
 
@@ -138,70 +140,64 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir,
   const bool settingsGiven = !changed.empty();
   d.device = torch::Device(t->m_config.device);
   d.joinWorkers(workers, t->m_config.device);
-  // Every worker resumes from the checkpoint worker 0 found newest.
-  const std::string checkpoint = onWorker0(d.group.get(), "finding the checkpoint to resume from", [&] {
-    d.runLock = std::make_unique<RunLock>(runDir);  // before anything is written
-    clearDeadTrainersLeftovers(runDir);  // a checkpoint moved aside by a writer that died is restored first
-    const std::string newest = run::latestCheckpoint(runDir);
-    if (newest.empty())
-      throw FileError(
-          run::checkpointsPath(runDir),
-          "holds no complete checkpoint to resume from (the run stopped before its first one): start it "
-          "again, in place, with the command that started it");
-    if (workers) batchShare(t->m_config.optimizer.microBatch, *workers);
-    return newest;
-  });
-  const TrainingState state = readTrainingState(checkpoint);
-  requireResumable(runDir, t->m_config, overrides, checkpoint, state);
-  d.setUp(loadModel(checkpoint, d.device));
-  loadOptimizerState(*d.optimizer, checkpoint, state);
-  t->m_stepsDone = state.stepsDone;
-  d.eventsFiredThrough = state.stepsDone - 1;
-  if (d.group) d.group->setStepsDone(state.stepsDone);
-  d.sampler->setState(state.samplerState);
-  requireWorkersAgree(d.group.get(), *d.model, d.samplerState(), d.dataFilesPrint, state.stepsDone, true);
-  try {
-    d.tracker->restore(state.trackers);
-  } catch (const std::exception& e) {
-    throw FileError(run::checkpointStatePath(checkpoint),
-                    std::string("malformed checkpoint state: ") + e.what());
-  }
-  d.applied = state.appliedEvents;
-  d.restoreAutopilot(state.autopilot, run::checkpointStatePath(checkpoint));
-  d.takeBackEdits(state, overrides.schedule.has_value());
-  if (d.autopilot && (overrides.maxSteps || overrides.autopilotPatience)) {  // to train on: a new plateau
-    d.autopilot->restartPlateau();
-    changed["plateau"] = "counted afresh from step " + std::to_string(state.stepsDone);
-  }
-  changed.update(d.resumeSchedule(overrides, state));
-  d.restoreDivergence(state.divergence, run::checkpointStatePath(checkpoint), state.stepsDone);
-  d.newestCheckpoint = {state.stepsDone, state.id};
-  // config.json edited by hand since the checkpoint (a micro-batch, the training data): used, and said.
-  const json edited = state.settings.is_null() ? json::object() : settingsChanged(state.settings, asFound);
-  onWorker0(d.group.get(), "opening metrics.jsonl", [&] {
-    if (state.stepsDone < t->m_config.optimizer.maxSteps)
-      retireFinalModel(runDir, state);  // before anything is written
-    if (settingsGiven) writeRunConfig(runDir, t->m_config);
-    if (overrides.schedule || overrides.maxSteps) d.schedule->persist(d.schedule->schedule());
-    // The history stays whole: records after the checkpoint (of steps trained again now) are kept, and
-    // readers take this record as the point from which the run went on (run/metrics_log.h).
-    d.metrics = std::make_unique<MetricsWriter>(runDir, -1);
-    json resumeRecord{
-        {record::kType, record::kResume}, {"step", t->m_stepsDone.load()}, {"checkpoint", checkpoint}};
-    if (!edited.empty()) changed["config.json"] = edited;
-    if (!changed.empty()) resumeRecord["overrides"] = changed;
-    if (d.group) resumeRecord["world_size"] = d.group->size();
-    d.record(resumeRecord);
-    d.warnOfChangedInputs(state);
-    if (!edited.empty()) {
-      std::string names;
-      for (const auto& [name, change] : edited.items())
-        names +=
-            (names.empty() ? "" : ", ") + name + " " + change["from"].dump() + " → " + change["to"].dump();
-      d.warn("config_edited",
-             "config.json changed since the checkpoint it resumes from, and is used as it is now: " + names);
+  d.tellingOthersOfFailure([&] {
+    // Every worker resumes from the checkpoint worker 0 found newest.
+    const std::string checkpoint = onWorker0(d.group.get(), "finding the checkpoint to resume from", [&] {
+      d.runLock = std::make_unique<RunLock>(runDir);  // before anything is written
+      clearDeadTrainersLeftovers(runDir);  // a checkpoint moved aside by a writer that died is restored first
+      const std::string newest = run::latestCheckpoint(runDir);
+      if (newest.empty())
+        throw FileError(
+            run::checkpointsPath(runDir),
+            "holds no complete checkpoint to resume from (the run stopped before its first one): start it "
+            "again, in place, with the command that started it");
+      if (workers) batchShare(t->m_config.optimizer.microBatch, *workers);
+      return newest;
+    });
+    const TrainingState state = readTrainingState(checkpoint);
+    requireResumable(runDir, t->m_config, overrides, checkpoint, state);
+    d.setUp(loadModel(checkpoint, d.device));
+    loadOptimizerState(*d.optimizer, checkpoint, state);
+    t->m_stepsDone = state.stepsDone;
+    d.eventsFiredThrough = state.stepsDone - 1;
+    if (d.group) d.group->setStepsDone(state.stepsDone);
+    d.sampler->setState(state.samplerState);
+    requireWorkersAgree(d.group.get(), *d.model, d.samplerState(), d.dataFilesPrint, state.stepsDone, true);
+    try {
+      d.tracker->restore(state.trackers);
+    } catch (const std::exception& e) {
+      throw FileError(run::checkpointStatePath(checkpoint),
+                      std::string("malformed checkpoint state: ") + e.what());
     }
-    return std::string();
+    d.applied = state.appliedEvents;
+    d.restoreAutopilot(state.autopilot, run::checkpointStatePath(checkpoint));
+    d.takeBackEdits(state, overrides.schedule.has_value());
+    if (d.autopilot && (overrides.maxSteps || overrides.autopilotPatience)) {  // to train on: a new plateau
+      d.autopilot->restartPlateau();
+      changed["plateau"] = "counted afresh from step " + std::to_string(state.stepsDone);
+    }
+    changed.update(d.resumeSchedule(overrides, state));
+    d.restoreDivergence(state.divergence, run::checkpointStatePath(checkpoint), state.stepsDone);
+    d.newestCheckpoint = {state.stepsDone, state.id};
+    // config.json edited by hand since the checkpoint (a micro-batch, the training data): used, and said.
+    const json edited = state.settings.is_null() ? json::object() : settingsChanged(state.settings, asFound);
+    onWorker0(d.group.get(), "opening metrics.jsonl", [&] {
+      if (state.stepsDone < t->m_config.optimizer.maxSteps)
+        retireFinalModel(runDir, state);  // before anything is written
+      if (settingsGiven) writeRunConfig(runDir, t->m_config);
+      if (overrides.schedule || overrides.maxSteps) d.schedule->persist(d.schedule->schedule());
+      // The history stays whole: records after the checkpoint (of steps trained again now) are kept, and
+      // readers take this record as the point from which the run went on (run/metrics_log.h).
+      d.metrics = std::make_unique<MetricsWriter>(runDir, -1);
+      json resumeRecord{
+          {record::kType, record::kResume}, {"step", t->m_stepsDone.load()}, {"checkpoint", checkpoint}};
+      if (!edited.empty()) changed["config.json"] = edited;
+      if (!changed.empty()) resumeRecord["overrides"] = changed;
+      if (d.group) resumeRecord["world_size"] = d.group->size();
+      d.record(resumeRecord);
+      d.warnOfChangedInputs(state, edited);
+      return std::string();
+    });
   });
   return t;
 }
@@ -226,6 +222,7 @@ bool Trainer::run(const ProgressFn& progress) {
     logFailure(named.what());
     throw named;
   } catch (const std::exception& e) {
+    if (m_impl->group) m_impl->group->tellOthersOfFailure(e.what());
     logFailure(e.what());
     throw;
   }

@@ -134,6 +134,18 @@ struct Trainer::Impl {
 
   // trainer.cpp
   void joinWorkers(const std::optional<WorkerEnvironment>& workers, const std::string& configDevice);
+  // Runs `work`; an error of this worker's own (not another's loss) is left for the others to name.
+  template <class Work>
+  void tellingOthersOfFailure(Work&& work) {
+    try {
+      work();
+    } catch (const WorkerLost&) {
+      throw;
+    } catch (const std::exception& e) {
+      if (group) group->tellOthersOfFailure(e.what());
+      throw;
+    }
+  }
   void setUp(CausalLM m);
   // Which training windows start at a document, and the marker they start with.
   DocumentWindows documentWindows(const TokenFile& train) const;
@@ -201,8 +213,9 @@ struct Trainer::Impl {
 
   // input_checks.cpp
   void warnOfOtherTokenizers();  // data files likely made by another tokenizer, said at a start
-  // At a resume from `state`: the same, data files made again since the checkpoint, a source model changed.
-  void warnOfChangedInputs(const TrainingState& state);
+  // At a resume from `state`: the same, data files made again since the checkpoint, a source model changed,
+  // and config.json's settings `edited` by hand since (settingsChanged's).
+  void warnOfChangedInputs(const TrainingState& state, const nlohmann::json& edited);
   nlohmann::json dataIdentity() const;  // what a checkpoint records of the token files (TrainingState::data)
 
   // periodic_eval.cpp

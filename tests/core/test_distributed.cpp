@@ -325,6 +325,38 @@ TEST_CASE(a_hanging_worker_is_named_within_the_timeout) {
   REQUIRE(ended(second));
 }
 
+// A worker that stops on an error of its own is named with that error by the others, not only as one that
+// stopped answering. Here two workers resume a run by a relative path, each from its own folder, as on
+// machines without a shared file system: worker 1's copy of the run has its config.json but not the
+// checkpoint worker 0 resumes from. Worker 0's message is where a user looks first (the other's stderr may
+// be on another machine).
+TEST_CASE(a_worker_that_fails_on_its_own_is_named_with_its_error_by_the_others) {
+  TempDir dir;
+  Finished trained = runCli("remove " + dir.path("run") + removeArguments(dir, 30), dir);
+  REQUIRE_MSG(trained.status == 0, trained.err);
+  std::filesystem::create_directories(dir.path("elsewhere/run"));
+  std::filesystem::copy_file(dir.path("run/config.json"), dir.path("elsewhere/run/config.json"));
+  ::setenv("WORLD_SIZE", "2", 1);
+  ::setenv("MASTER_ADDR", "127.0.0.1", 1);
+  ::setenv("MASTER_PORT", std::to_string(20000 + (::getpid() + 5000) % 10000).c_str(), 1);
+  const std::filesystem::path here = std::filesystem::current_path();
+  std::filesystem::current_path(dir.path(""));  // a worker starts in the folder it is spawned from
+  ::setenv("RANK", "0", 1);
+  const std::string resume = "resume run --steps 40 --worker-timeout 60";
+  const pid_t worker0 = startCli(resume, dir.path("w0.txt"));
+  std::filesystem::current_path(dir.path("elsewhere"));
+  ::setenv("RANK", "1", 1);
+  const pid_t worker1 = startCli(resume, dir.path("w1.txt"));
+  std::filesystem::current_path(here);
+  for (const char* name : {"RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"}) ::unsetenv(name);
+  const Finished second = finish(worker1, dir.path("w1.txt")), first = finish(worker0, dir.path("w0.txt"));
+  const std::string itsError = "run/checkpoints/step-0000030";
+  REQUIRE_MSG(second.status == 1 && second.err.find(itsError) != std::string::npos, second.err);
+  REQUIRE_EQ(first.status, 1);
+  REQUIRE_MSG(first.err.find("worker 1 of 2: " + itsError) != std::string::npos, first.err);
+  REQUIRE_MSG(first.err.find("stopped answering") == std::string::npos, first.err);
+}
+
 // Workers pair worker 0's answers by their order alone: one joining a new run beside a worker 0 that
 // resumes had read a checkpoint's path as the run's settings and died of a JSON parse error.
 TEST_CASE(a_worker_started_with_another_command_than_worker_0s_is_told_so) {

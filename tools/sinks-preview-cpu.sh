@@ -20,6 +20,15 @@
 #   unigram   the same with each token drawn alone from the text's token frequencies: the previous tokens are
 #             of no use at all (Liu 2026: a one-layer model on such data sinks on the BOS)
 #             (both are also measured on 300 more of their own documents, "own": idle there at least?)
+#   sparse    no text: bigram filler with rare events, each needing its own head at one position
+#             (tools/sparse-tasks-data.py: backcopy at 4 offsets, the first token, induction; each event
+#             with chance 0.015 at a position), measured on 300 more of its documents ("own")
+#   sparse-rare  the same with each event's chance 0.005: heads idle for longer
+#   sparse-long  sparse on fresh data of its own (for a longer run: STEPS)
+#   sparse8   sparse with 8 backcopy offsets, each an event of its own (chance 0.015 each, as first and
+#             induction): more rare jobs, more heads idle most of the time?
+#   mix       the baseline's data with a sparse document (chance 0.015) after each of its documents: do the
+#             heads that sink on those sink on the text too? (also measured on its own documents)
 #   [PREVIEW_RUNS="baseline triggers"] tools/sinks-preview-cpu.sh CLI OUT [STEPS]
 #             (STEPS default 10000 = 20 M tokens: ~35 min for two runs on 2 cores at context 128)
 # Writes OUT/summary.jsonl: per run, 2,000 steps before the end and at the end, the sink rate and the
@@ -130,9 +139,19 @@ if [ ! -f "$out/data/train-r1-spans.bin" ]; then
   "$cli" tokenize "$out/data/train.txt" --tokenizer resources/tiny-gpt2 --out "$out/data/train-r1-spans.bin" --overwrite \
     --random-repeats 1 --repeat-span 64 --repeat-span-max 192 >/dev/null 2>&1
 fi
+for run in sparse sparse-rare sparse-long sparse8 mix; do
+  rate=0.015 text=() backcopies=0; [ $run = sparse-rare ] && rate=0.005
+  [ $run = mix ] && text=("$out/data/train-r1.bin")
+  [ $run = sparse8 ] && backcopies=8
+  if [[ " ${runs[*]} " == *" $run "* && ! -f "$out/data/own-$run.bin" ]]; then
+    SPARSE_BACKCOPIES=$backcopies python3 tools/sparse-tasks-data.py "$out/data/train-r0.bin" "$out/data/train-r1.bin.json" "$out/data/$run" $rate \
+      $((steps * 2048 + 2000000)) "${text[@]}"
+    mv "$out/data/$run-own.bin" "$out/data/own-$run.bin" && mv "$out/data/$run-own.bin.json" "$out/data/own-$run.bin.json"
+  fi
+done
 context_of() { [ "$1" = ctx512 ] && echo 512 || echo 128; }
 train() {
-  local run=$1 heads=8 data=train-r1.bin context decay=0.1
+  local run=$1 heads=8 data=train-r1.bin context decay=0.1 eval=val.bin
   context=$(context_of "$run")
   [ "$run" = wd05 ] && decay=0.5
   [ "$run" = wd1 ] && decay=1.0
@@ -141,11 +160,13 @@ train() {
   [ "$run" = spans ] && data=train-r1-spans.bin
   [ "$run" = bigram ] && data=train-r1-bigram.bin
   [ "$run" = unigram ] && data=train-r1-unigram.bin
+  [[ "$run" = sparse* ]] && data=$run-train.bin eval=own-$run.bin  # no text: its loss is on its own documents
+  [ "$run" = mix ] && data=mix-train.bin
   "$cli" init --out "$out/$run-shape" --overwrite --family gpt2 --layers 4 --heads $heads --d-model 128 --context "$context" \
     --vocab 2048 --seed 0 >/dev/null
   cp resources/tiny-gpt2/vocab.json resources/tiny-gpt2/merges.txt "$out/$run-shape/"
   OMP_NUM_THREADS=1 "$cli" pretrain "$out/$run" --model "$out/$run-shape" --train "$out/data/$data" \
-    --eval "$out/data/val.bin" --steps "$steps" --lr 2e-3 --min-lr 2e-4 --weight-decay "$decay" --warmup 200 \
+    --eval "$out/data/$eval" --steps "$steps" --lr 2e-3 --min-lr 2e-4 --weight-decay "$decay" --warmup 200 \
     --document-windows 1 --micro-batch $((2048 / context)) --context "$context" --seed 0 --eval-interval 500 \
     --checkpoint-interval 1000 --keep-checkpoints 3 >"$out/$run.log" 2>&1
 }
@@ -188,7 +209,7 @@ for run in runs:
             row = {"run": run, "step": step, "length": length,
                    "val_ce": round(evals[step], 3) if step in evals else None}
             for starts in ("documents", "chunks", "own"):
-                if starts == "own" and run not in ("bigram", "unigram"):
+                if starts == "own" and run not in ("bigram", "unigram", "sparse", "sparse-rare", "sparse-long", "sparse8", "mix"):
                     continue
                 sinks = json.load(open(f"{out}/{run}-{step}-sinks-{starts}-{length}.json"))
                 norms = json.load(open(f"{out}/{run}-{step}-norms-{starts}-{length}.json"))["residual_norms"]

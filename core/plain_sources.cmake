@@ -25,6 +25,7 @@ set(NF_CORE_PLAIN_SOURCES
   data/ioi.cpp
   data/token_file.cpp
   data/tokenize.cpp
+  data/rare_jobs.cpp
   data/token_sequences.cpp
   data/default_datasets.cpp
   eval/benchmark_tasks.cpp

@@ -21,7 +21,7 @@
 #             of no use at all (Liu 2026: a one-layer model on such data sinks on the BOS)
 #             (both are also measured on 300 more of their own documents, "own": idle there at least?)
 #   sparse    no text: bigram filler with rare events, each needing its own head at one position
-#             (tools/sparse-tasks-data.py: backcopy at 4 offsets, the first token, induction; each event
+#             (normfree-cli rare-jobs: backcopy at 4 offsets, the first token, induction; each event
 #             with chance 0.015 at a position), measured on 300 more of its documents ("own")
 #   sparse-rare  the same with each event's chance 0.005: heads idle for longer
 #   sparse-long  sparse on fresh data of its own (for a longer run: STEPS)
@@ -140,13 +140,13 @@ if [ ! -f "$out/data/train-r1-spans.bin" ]; then
     --random-repeats 1 --repeat-span 64 --repeat-span-max 192 >/dev/null 2>&1
 fi
 for run in sparse sparse-rare sparse-long sparse8 mix; do
-  rate=0.015 text=() backcopies=0; [ $run = sparse-rare ] && rate=0.005
-  [ $run = mix ] && text=("$out/data/train-r1.bin")
-  [ $run = sparse8 ] && backcopies=8
+  jobs=(--chance 0.015); [ $run = sparse-rare ] && jobs=(--chance 0.005)
+  [ $run = sparse8 ] && jobs+=(--offsets 8 --separate-offsets)
+  train=(--documents $(((steps * 2048 + 2000000) / 300))); [ $run = mix ] && train=(--after "$out/data/train-r1.bin")
   if [[ " ${runs[*]} " == *" $run "* && ! -f "$out/data/own-$run.bin" ]]; then
-    SPARSE_BACKCOPIES=$backcopies python3 tools/sparse-tasks-data.py "$out/data/train-r0.bin" "$out/data/train-r1.bin.json" "$out/data/$run" $rate \
-      $((steps * 2048 + 2000000)) "${text[@]}"
-    mv "$out/data/$run-own.bin" "$out/data/own-$run.bin" && mv "$out/data/$run-own.bin.json" "$out/data/own-$run.bin.json"
+    "$cli" rare-jobs "$out/data/train-r0.bin" "${jobs[@]}" "${train[@]}" --out "$out/data/$run-train.bin" --overwrite >/dev/null 2>&1
+    "$cli" rare-jobs "$out/data/train-r0.bin" "${jobs[@]}" --seed 1 --documents 300 --min-length 129 \
+      --out "$out/data/own-$run.bin" --overwrite >/dev/null 2>&1
   fi
 done
 context_of() { [ "$1" = ctx512 ] && echo 512 || echo 128; }

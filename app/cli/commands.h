@@ -31,6 +31,7 @@ void cmdInit(CLI::App& command);
 void cmdLogits(CLI::App& command);
 void cmdTrainTokenizer(CLI::App& command);
 void cmdTokenize(CLI::App& command);
+void cmdRareJobs(CLI::App& command);
 void cmdCorpus(CLI::App& command);
 void cmdIoi(CLI::App& command);
 void cmdEval(CLI::App& command);

@@ -1,12 +1,14 @@
-// normfree-cli commands that make data: corpus, train-tokenizer, tokenize, ioi.
+// normfree-cli commands that make data: corpus, train-tokenizer, tokenize, rare-jobs, ioi.
 #include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "commands.h"
 #include "data/ioi.h"
+#include "data/rare_jobs.h"
 #include "data/synthetic_benchmarks.h"
 #include "data/synthetic_corpus.h"
 #include "data/token_file.h"
@@ -260,6 +262,80 @@ void cmdTokenize(CLI::App& command) {
                              {"bytes_per_token", static_cast<double>(stats.bytes) / stats.tokens},
                              {"seconds", seconds},
                              {"mb_per_second", stats.bytes / 1e6 / seconds}});
+    return 0;
+  });
+}
+
+void cmdRareJobs(CLI::App& command) {
+  command.description(
+      "Write documents of rare jobs, the training data that grows attention sinks in small models "
+      "(docs/DATA.md): filler drawn from TEXT's token bigrams, where no attention head can help, with "
+      "events at a position with --chance each that need one head at one position (backcopy, the first "
+      "token, induction) after trigger ids TEXT never uses. With --after, a token file's documents each "
+      "followed by one (a mix to pretrain on); else --documents of them alone (to measure on).");
+  struct Options {
+    std::string text, out, after;
+    int64_t documents = 300, minLength = 16;
+    RareJobs jobs;
+    bool overwrite = false;
+  };
+  auto o = std::make_shared<Options>();
+  command
+      .add_option("text", o->text,
+                  "token file of the text whose bigrams, unused ids and document lengths are drawn from")
+      ->required();
+  command.add_option("--out", o->out, "token file to write")->type_name("file.bin")->required();
+  auto* after =
+      command.add_option("--after", o->after, "each document of this token file followed by a rare-jobs one")
+          ->type_name("file.bin");
+  command.add_option("--documents", o->documents, "without --after: this many documents alone")
+      ->type_name("n")
+      ->transform(atLeast<int64_t>(1))
+      ->capture_default_str()
+      ->excludes(after);
+  command
+      .add_option("--min-length", o->minLength,
+                  "tokens of a document at least (its length is a text document's)")
+      ->type_name("n")
+      ->transform(atLeast<int64_t>(1))
+      ->capture_default_str();
+  command.add_option("--chance", o->jobs.chance, "chance of each kind of event at a position")
+      ->type_name("p")
+      ->transform(inRange(0.0, 0.2))
+      ->capture_default_str();
+  command
+      .add_option("--offsets", o->jobs.offsets, "backcopy copies the token 1 … n places before its trigger")
+      ->type_name("n")
+      ->transform(inRange(1, 64))
+      ->capture_default_str();
+  command.add_flag(
+      "--separate-offsets", o->jobs.separateOffsets,
+      "each backcopy offset a kind of event of its own, with --chance, instead of one kind drawing it");
+  command.add_option("--seed", o->jobs.seed, "seed of the documents")
+      ->type_name("n")
+      ->transform(atLeast<uint64_t>(0))
+      ->capture_default_str();
+  command.add_flag("--overwrite", o->overwrite, "replace --out (and its sidecar) if it exists");
+  onRun(command, [o] {
+    const std::filesystem::path out(o->out);
+    refuseToReplace(out.parent_path().empty() ? "." : out.parent_path().string(),
+                    {out.filename().string(), tokenFileSidecarPath(out.filename().string())}, o->overwrite);
+    const auto start = std::chrono::steady_clock::now();
+    const TokenFile text = TokenFile::open(o->text);
+    const RareJobsSource source(text, o->jobs, progressBar());
+    std::optional<TokenFile> before;
+    if (!o->after.empty()) before = TokenFile::open(o->after);
+    const RareJobsStats stats = writeRareJobs(text, source, o->jobs, o->out, before ? &*before : nullptr,
+                                              o->documents, o->minLength, progressBar());
+    nlohmann::json triggers{{"backcopy", source.backcopyTriggers()},
+                            {"first", source.firstTrigger()},
+                            {"induction", source.inductionTrigger()}};
+    printJson(nlohmann::json{{"out", o->out},
+                             {"documents", stats.documents},
+                             {"rare_job_documents", stats.rareDocuments},
+                             {"tokens", stats.tokens},
+                             {"triggers", triggers},
+                             {"seconds", secondsSince(start)}});
     return 0;
   });
 }

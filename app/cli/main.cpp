@@ -361,6 +361,8 @@ const Command kCommands[] = {
     {"corpus", cmdCorpus, "write the synthetic corpus: train, val and a differently distributed eval set"},
     {"train-tokenizer", cmdTrainTokenizer, "learn a GPT-2 byte-level BPE (vocab.json + merges.txt)"},
     {"tokenize", cmdTokenize, "text (.txt, .jsonl) → nanoGPT token file (.bin)"},
+    {"rare-jobs", cmdRareJobs,
+     "documents of rare jobs, which grow attention sinks (a text's bigrams + events)"},
     {"ioi", cmdIoi, "write an IOI prompt set (clean/corrupted pairs) for patching"},
     {"eval", cmdEval, "cross-entropy, loss percentiles, entropy and calibration on a token file"},
     {"bench", cmdBench,

@@ -36,6 +36,37 @@ small_models_data() {
     ls "$d"/val.bin "$d"/alt.bin >/dev/null
 }
 
+# small_models_rare_jobs JOBS REPEATS…: documents of rare jobs (normfree-cli rare-jobs, from the text's own
+# bigrams; docs/DATA.md) in work/data. JOBS "mixN": one after each document of train-rREPEATS.bin (into
+# train-rREPEATS-mixN.bin) and of val.bin (val-mixN.bin, another seed); "aloneN": SWEEP_ALONE_DOCUMENTS
+# (default 300,000, ~100 M tokens) alone (train-rREPEATS-aloneN.bin; the repeats share is not used) and 300
+# of at least 257 tokens to measure on (val-aloneN.bin). N backcopy offsets: 4 share one kind of event (the
+# CPU preview's "sparse"), more are kinds of their own ("sparse8").
+small_models_rare_jobs() {
+  local jobs=$1 d=$work/data p kind
+  shift
+  local offsets=${jobs//[a-z]/}
+  kind=(--offsets "$offsets" --separate-offsets)
+  [ "$offsets" = 4 ] && kind=()
+  {
+    for p in "$@"; do
+      if [[ $jobs == mix* ]]; then
+        "$cli" rare-jobs "$d/train-r0.bin" "${kind[@]}" --after "$d/train-r$p.bin" --out "$d/train-r$p-$jobs.bin" \
+          --overwrite || return 1
+      else
+        "$cli" rare-jobs "$d/train-r0.bin" "${kind[@]}" --documents "${SWEEP_ALONE_DOCUMENTS:-300000}" \
+          --out "$d/train-r$p-$jobs.bin" --overwrite || return 1
+      fi
+    done
+    if [[ $jobs == mix* ]]; then
+      "$cli" rare-jobs "$d/train-r0.bin" "${kind[@]}" --seed 1 --after "$d/val.bin" --out "$d/val-$jobs.bin" --overwrite
+    else
+      "$cli" rare-jobs "$d/train-r0.bin" "${kind[@]}" --seed 1 --documents 300 --min-length 257 --out "$d/val-$jobs.bin" \
+        --overwrite
+    fi
+  } >>"$work/data.log" 2>&1
+}
+
 # small_models_phenomena DIR FIELDS MODEL [ANALYZE_OPTIONS…]: sinks, norms, induction and IOI of MODEL (a model
 # folder or a run; --step N for a checkpoint) into DIR, and one JSON line: FIELDS (a JSON object; a "metrics"
 # path becomes the last evaluation of each set) with the measurements and issue 39's four thresholds met.
@@ -43,18 +74,22 @@ small_models_data() {
 # and on sequences that start at a document with the end-of-text token before it (a BOS, as a model
 # pretrained on document windows sees its data); the thresholds take the better of the two, named "on".
 # The sink threshold is issue 39's: the per-query sink rate (`query_sink_rate`); the paper's per-sequence
-# `sink_rate`, which earlier rounds reported, is kept beside it.
+# `sink_rate`, which earlier rounds reported, is kept beside it. VAL (default work/data/val.bin) is the
+# validation split of the model's corpus; where it is not the text's, the sinks on the text's documents are
+# measured too ("text_documents").
 small_models_phenomena() {
-  local dir=$1 fields=$2 model=$3 d=$work/data starts
+  local dir=$1 fields=$2 model=$3 d=$work/data starts val=${VAL:-$work/data/val.bin}
   shift 3
   mkdir -p "$dir"
   for starts in chunks documents; do
     local flag=(); [ $starts = documents ] && flag=(--document-starts)
-    "$cli" analyze sinks "$model" "$@" --data "$d/val.bin" --sequences 64 "${flag[@]}" --device "$device" \
+    "$cli" analyze sinks "$model" "$@" --data "$val" --sequences 64 "${flag[@]}" --device "$device" \
       --out "$dir/sinks-$starts.json" >/dev/null &&
-      "$cli" analyze norms "$model" "$@" --data "$d/val.bin" --sequences 32 "${flag[@]}" --device "$device" \
+      "$cli" analyze norms "$model" "$@" --data "$val" --sequences 32 "${flag[@]}" --device "$device" \
         --out "$dir/norms-$starts.json" >/dev/null || return 1
   done
+  [ "$val" = "$d/val.bin" ] || "$cli" analyze sinks "$model" "$@" --data "$d/val.bin" --sequences 64 --document-starts \
+    --device "$device" --out "$dir/sinks-text-documents.json" >/dev/null || return 1
   "$cli" analyze induction "$model" "$@" --span 50 --from "$d/train-r0.bin" --device "$device" \
     >"$dir/induction.json" &&
     "$cli" analyze ioi "$model" "$@" --prompts "$d/ioi.json" --device "$device" >"$dir/ioi.json" &&
@@ -75,6 +110,11 @@ if "metrics" in fields:
         if r.get("type") == "eval": evals[r["file"].rsplit("/", 1)[-1]] = r["mean_loss"]
     fields["eval"] = evals
 chunks, documents = measured("chunks"), measured("documents")
+try:
+    text = load("sinks-text-documents")
+    fields["text_documents"] = {"query_sink_rate": text["query_sink_rate"], "sink_rate": text["sink_rate"]}
+except FileNotFoundError:
+    pass
 on = max(("chunks", chunks), ("documents", documents), key=lambda m: (m[1]["query_sink_rate"], m[1]["max_pos0_ratio"]))
 induction_ratio = induction["second_copy_loss"] / induction["first_copy_loss"]
 row = dict(fields, on=on[0], **on[1], chunks=chunks, documents=documents,

@@ -19,26 +19,31 @@ source tools/small-models-lib.sh
 cli=$1 out=$2 train_seconds=${3:-210}
 small_models_setup nf-small-models sweep.log "${SWEEP_DEVICE:-cuda}" "$out"
 
-# Round 5. Rounds 2–4 (docs/gpu-runs/2026-11-27-h200-small-models-round2, -round3, 2026-11-30-…-round4;
-# docs/RESULTS.md): document windows with random repeats after every document grow sink heads, almost only in
-# the last layer, 0.03–0.12 over three seeds (issue 39 asks 0.2); the BOS residual passes 4× in three of four
-# GPT-2s (both at d_model 384 and 512). Depth, weight decay, more tokens, width at LR 1e-3, and — previewed on
-# the CPU — triggers, 16 heads and longer random spans did not add sinks. Untried on the GPU: the longer
-# context the literature's models with sinks train at (Gu et al. 2025: 2,048; Barbero et al. 2025: sinks
-# grow with context), here 1,024 at d_model 256 and 512, and the LLaMA with it; and width at round 2's LR
-# 2e-3 (round 4's wide runs had 1e-3) and another seed of it. Each context-1,024 variant's sinks are also
-# measured over 256 tokens, to compare like with like. And round 2's best recipe itself (seed 0), whose
-# per-query sink rate — issue 39's threshold — no round has measured (its per-sequence rate was 0.118).
-# name family layers heads d_model context seed lr weight-decay random-repeats document-windows
+# Round 6. Rounds 1–5 (docs/gpu-runs/2026-11-2*-h200-small-models*, 2026-11-30-…-round5; docs/RESULTS.md) trained on
+# the corpus alone: at best 0.081 of the queries sink (issue 39 asks 0.2), in the last layers, and no lever
+# (depth, width, weight decay, context, seeds, more tokens) moved it. The CPU previews of 2026-12-01 found
+# the lever: documents of rare jobs (normfree-cli rare-jobs; docs/DATA.md), on which heads that have a job at
+# a few positions park on the BOS everywhere else — 0.23 of the queries at 4 layers × 128 after 6 M tokens
+# with 8 backcopy offsets as jobs of their own ("8"), 0.13 with 4 sharing one ("4"). This round: rare jobs
+# after each document of round 2's recipe (its text with random repeats, document windows), measured on the
+# validation split made the same way (val-JOBS.bin: the validation text, a rare-jobs document after each
+# document) and on the text alone; with 8 and 16 offsets, another seed, the LLaMA; and rare jobs alone, the
+# lever's upper bound at this size.
+# name family layers heads d_model context seed lr weight-decay random-repeats document-windows jobs
+# (jobs: "-" none; "mixN" rare jobs with N backcopy offsets after each document; "aloneN" rare jobs only)
 variants=(
-  "gpt2-d256 gpt2 6 8 256 256 0 2e-3 0.1 1 1"
-  "gpt2-ctx1024 gpt2 6 8 256 1024 0 2e-3 0.1 1 1"
-  "gpt2-d512-ctx1024 gpt2 6 8 512 1024 0 1e-3 0.1 1 1"
-  "gpt2-d512-lr2 gpt2 6 8 512 256 0 2e-3 0.1 1 1"
-  "gpt2-d512-s1 gpt2 6 8 512 256 1 1e-3 0.1 1 1"
-  "llama-ctx1024 llama 6 8 512 1024 0 1e-3 0.1 1 1"
+  "gpt2-mix8 gpt2 6 8 256 256 0 2e-3 0.1 1 1 mix8"
+  "gpt2-mix4 gpt2 6 8 256 256 0 2e-3 0.1 1 1 mix4"
+  "gpt2-mix16 gpt2 6 8 256 256 0 2e-3 0.1 1 1 mix16"
+  "gpt2-mix8-s1 gpt2 6 8 256 256 1 2e-3 0.1 1 1 mix8"
+  "gpt2-alone8 gpt2 6 8 256 256 0 2e-3 0.1 1 1 alone8"
+  "llama-mix8 llama 6 8 256 256 0 2e-3 0.1 1 1 mix8"
 )
 small_models_data "${SWEEP_TRAIN_MB:-300}" $(printf '%s\n' "${variants[@]}" | awk '{print $10}' | sort -u) || { log "data failed: $(tail -3 "$work/data.log")"; exit 1; }
+for jobs in $(printf '%s\n' "${variants[@]}" | awk '{print $12}' | sort -u); do
+  [ "$jobs" = - ] || small_models_rare_jobs "$jobs" $(printf '%s\n' "${variants[@]}" | awk -v j="$jobs" '$12 == j {print $10}' | sort -u) ||
+    { log "rare jobs $jobs failed: $(tail -3 "$work/data.log")"; exit 1; }
+done
 log "data ready"
 # Tokens per step: SWEEP_MICRO (default 128) sequences of 256, whatever a variant's context.
 tokens_per_step=$((${SWEEP_MICRO:-128} * 256))
@@ -54,11 +59,14 @@ for v in "${variants[@]}"; do
 done
 
 variant() { printf '%s\n' "${variants[@]}" | grep "^$1 "; }
+# A variant's training data and the validation split of its corpus (the text's, with its rare jobs where it has them).
+train_file() { local jobs=$2; [ "$jobs" = - ] && echo "$work/data/train-r$1.bin" || echo "$work/data/train-r$1-$jobs.bin"; }
+val_file() { [ "$1" = - ] && echo "$work/data/val.bin" || echo "$work/data/val-$1.bin"; }
 pretrain() {  # name steps run-dir extra-options…
-  local name=$1 steps=$2 run=$3 context seed lr wd repeats documents
+  local name=$1 steps=$2 run=$3 context seed lr wd repeats documents jobs
   shift 3
-  read -r _ _ _ _ _ context seed lr wd repeats documents <<<"$(variant "$name")"
-  "$cli" pretrain "$run" --model "$work/$name-shape" --train "$work/data/train-r$repeats.bin" --steps "$steps" \
+  read -r _ _ _ _ _ context seed lr wd repeats documents jobs <<<"$(variant "$name")"
+  "$cli" pretrain "$run" --model "$work/$name-shape" --train "$(train_file "$repeats" "$jobs")" --steps "$steps" \
     --lr "$lr" --min-lr "$(python3 -c "print($lr / 10)")" --weight-decay "$wd" --warmup "${SWEEP_WARMUP:-300}" \
     --document-windows "$documents" --micro-batch $((tokens_per_step / context)) --accumulation 1 --context "$context" \
     --seed "$seed" --device "$device" \
@@ -97,7 +105,9 @@ done <<<"$probed"
 for v in "${variants[@]}"; do
   read -r name _ <<<"$v"
   n=${steps[$name]}
-  pretrain "$name" "$n" "$work/$name" --eval "$work/data/val.bin,$work/data/alt.bin" --eval-interval $((n / 4)) \
+  read -r _ _ _ _ _ _ _ _ _ _ _ jobs <<<"$v"
+  evals=$work/data/val.bin,$work/data/alt.bin; [ "$jobs" = - ] || evals=$(val_file "$jobs"),$evals
+  pretrain "$name" "$n" "$work/$name" --eval "$evals" --eval-interval $((n / 4)) \
     --eval-tokens "${SWEEP_EVAL_TOKENS:-65536}" --checkpoint-interval $((n / 2)) &
 done
 wait
@@ -105,16 +115,16 @@ log "sweep trained"
 
 # The four phenomena of each variant's final model (issue 39's thresholds), on the validation split.
 for v in "${variants[@]}"; do
-  read -r name _ <<<"$v"
-  small_models_phenomena "$work/analyses-sweep/$name" \
-    "{\"name\": \"$name\", \"steps\": ${steps[$name]}, \"metrics\": \"$work/$name/metrics.jsonl\"}" \
+  read -r name _ _ _ _ _ _ _ _ _ _ jobs <<<"$v"
+  VAL=$(val_file "$jobs") small_models_phenomena "$work/analyses-sweep/$name" \
+    "{\"name\": \"$name\", \"jobs\": \"$jobs\", \"steps\": ${steps[$name]}, \"metrics\": \"$work/$name/metrics.jsonl\"}" \
     "$work/$name/final" >"$work/$name.phenomena.json" 2>"$work/$name.phenomena.log" &
 done
 wait
 # The sinks halfway (the checkpoint at half the steps): still growing, or settled?
 for v in "${variants[@]}"; do
-  read -r name _ <<<"$v"
-  "$cli" analyze sinks "$work/$name" --step $((steps[$name] / 2)) --data "$work/data/val.bin" --sequences 64 \
+  read -r name _ _ _ _ _ _ _ _ _ _ jobs <<<"$v"
+  "$cli" analyze sinks "$work/$name" --step $((steps[$name] / 2)) --data "$(val_file "$jobs")" --sequences 64 \
     --document-starts --device "$device" --out "$work/analyses-sweep/$name/sinks-half.json" >/dev/null 2>&1 &
 done
 wait
@@ -143,7 +153,7 @@ for family in gpt2 llama; do
   mkdir -p "$folder"
   cp "$work/$chosen/final/config.json" "$work/$chosen/final/model.safetensors" $tok/vocab.json $tok/merges.txt "$folder/"
   echo "$chosen" >"$folder/VARIANT"
-  read -r _ _ layers _ _ context _ _ _ repeats documents <<<"$(variant "$chosen")"
+  read -r _ _ layers _ _ context _ _ _ repeats documents _ <<<"$(variant "$chosen")"
   preset=small; [ "$layers" = 12 ] && preset=small-12
   # The presets train on 256 tokens; a longer-context model is removed at its own context, with the
   # preset's 32 × 256 tokens per step.
@@ -153,6 +163,8 @@ for family in gpt2 llama; do
   grep -q '"on": "documents"' "$work/$chosen.phenomena.json" && analyze_args=--document-starts
   # The removal with the small preset and its control, on fine-tuning data of the pretraining mix: for the
   # GPT-2 always, for the LLaMA only when it met all four thresholds (the GPU's time goes to the GPT-2 first).
+  # experiment.sh makes that data from the corpus: the text with its random repeats, without rare jobs, so
+  # a model that learned them is fine-tuned, and analysed before and after, on the text.
   left=$((${SWEEP_DEADLINE:-470} - (SECONDS - small_models_start)))
   if [ "$left" -lt 60 ]; then  # timeout 0 would mean no limit, and a negative one fails at once
     log "no removal on the $family: ${left}s left before the deadline"

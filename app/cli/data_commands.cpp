@@ -31,6 +31,13 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
 constexpr double kMaxCorpusMb = 1e6;
 int64_t megabytes(double mb) { return static_cast<int64_t>(mb * 1e6); }
 
+// A token file may be what a run trains on: made again in place, a resumed run had read the new one.
+void refuseToReplaceTokenFile(const std::string& path, bool overwrite) {
+  const std::filesystem::path out(path);
+  refuseToReplace(out.parent_path().empty() ? "." : out.parent_path().string(),
+                  {out.filename().string(), tokenFileSidecarPath(out.filename().string())}, overwrite);
+}
+
 }  // namespace
 
 void cmdCorpus(CLI::App& command) {
@@ -241,10 +248,7 @@ void cmdTokenize(CLI::App& command) {
     for (const CLI::Option* option : repeatOptions)
       if (option->count() > 0 && o->repeats.chance == 0)  // it had been ignored
         throw UsageError(option->get_name() + " shapes the random repeats: give --random-repeats above 0");
-    // A token file may be what a run trains on: made again in place, a resumed run had read the new one.
-    const std::filesystem::path out(o->out);
-    refuseToReplace(out.parent_path().empty() ? "." : out.parent_path().string(),
-                    {out.filename().string(), tokenFileSidecarPath(out.filename().string())}, o->overwrite);
+    refuseToReplaceTokenFile(o->out, o->overwrite);
     const auto start = std::chrono::steady_clock::now();
     const std::string folder = tokenizerOption(o->tokenizer);  // the sidecar names the folder read
     const std::unique_ptr<Tokenizer> tokenizer = loadTokenizer(folder);
@@ -317,9 +321,7 @@ void cmdRareJobs(CLI::App& command) {
       ->capture_default_str();
   command.add_flag("--overwrite", o->overwrite, "replace --out (and its sidecar) if it exists");
   onRun(command, [o] {
-    const std::filesystem::path out(o->out);
-    refuseToReplace(out.parent_path().empty() ? "." : out.parent_path().string(),
-                    {out.filename().string(), tokenFileSidecarPath(out.filename().string())}, o->overwrite);
+    refuseToReplaceTokenFile(o->out, o->overwrite);
     const auto start = std::chrono::steady_clock::now();
     const TokenFile text = TokenFile::open(o->text);
     const RareJobsSource source(text, o->jobs, progressBar());

@@ -547,6 +547,11 @@ TEST_CASE(init_and_train_tokenizer_refuse_to_replace_what_a_folder_holds) {
   r = cli(tokenize);
   REQUIRE_MSG(r.status == 2 && r.err.find(data + "/val.bin exists") != std::string::npos, r.err);
   REQUIRE_EQ(cli(tokenize + " --overwrite").status, 0);
+  const std::string jobs = "rare-jobs " + data + "/val.bin --documents 5 --out " + data + "/jobs.bin";
+  r = cli(jobs);
+  REQUIRE_MSG(r.status == 0 && nlohmann::json::parse(r.out)["rare_job_documents"] == 5, r.err);
+  r = cli(jobs);
+  REQUIRE_MSG(r.status == 2 && r.err.find(data + "/jobs.bin exists") != std::string::npos, r.err);
   // Replaced, the folder holds one corpus: the train.txt of the seed before, which the new manifest does
   // not list, is gone; the token files made from the corpus are not the corpus's.
   r = cli("corpus --out " + data + " --train-mb 0 --val-mb 0.01 --alt-mb 0.01 --seed 4 --overwrite");

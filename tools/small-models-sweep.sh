@@ -27,15 +27,16 @@ small_models_setup nf-small-models sweep.log "${SWEEP_DEVICE:-cuda}" "$out"
 # with 8 backcopy offsets as jobs of their own ("8"), 0.13 with 4 sharing one ("4"). This round: rare jobs
 # after each document of round 2's recipe (its text with random repeats, document windows), measured on the
 # validation split made the same way (val-JOBS.bin: the validation text, a rare-jobs document after each
-# document) and on the text alone; with 8 and 16 offsets, another seed, the LLaMA; and rare jobs alone, the
-# lever's upper bound at this size.
+# document) and on the text alone; with 4, 8 and 16 offsets, 16 with 12 heads of 32 (the CPU's mix of text
+# and rare jobs at 4 layers × 8 heads sank little: the text keeps heads busy, so give it heads to spare), the
+# LLaMA; and rare jobs alone, the lever's upper bound at this size.
 # name family layers heads d_model context seed lr weight-decay random-repeats document-windows jobs
 # (jobs: "-" none; "mixN" rare jobs with N backcopy offsets after each document; "aloneN" rare jobs only)
 variants=(
   "gpt2-mix8 gpt2 6 8 256 256 0 2e-3 0.1 1 1 mix8"
   "gpt2-mix4 gpt2 6 8 256 256 0 2e-3 0.1 1 1 mix4"
   "gpt2-mix16 gpt2 6 8 256 256 0 2e-3 0.1 1 1 mix16"
-  "gpt2-mix8-s1 gpt2 6 8 256 256 1 2e-3 0.1 1 1 mix8"
+  "gpt2-mix16-w384 gpt2 6 12 384 256 0 2e-3 0.1 1 1 mix16"
   "gpt2-alone8 gpt2 6 8 256 256 0 2e-3 0.1 1 1 alone8"
   "llama-mix8 llama 6 8 256 256 0 2e-3 0.1 1 1 mix8"
 )

@@ -164,12 +164,14 @@ struct WorkerGroup::Impl {
     std::string firstLine = cause.substr(0, cause.find('\n'));
     std::ostringstream message;
     try {
-      if (const std::string failures = failuresOfOthers(); !failures.empty())
-        throw WorkerLost(failures + " (it stopped on this error of its own during " + during + "; " + me +
-                         " stops too)");
       const std::vector<std::string> before = readBeats();
       std::this_thread::sleep_for(kBeatWatch);
       const std::vector<std::string> after = readBeats();
+      // Read after the watch: the error is set just before the worker's connections close, but the store
+      // serves it on a thread of its own, which may not have taken it in yet when the exchange failed.
+      if (const std::string failures = failuresOfOthers(); !failures.empty())
+        throw WorkerLost(failures + " (it stopped on this error of its own during " + during + "; " + me +
+                         " stops too)");
       std::vector<int> silent;
       for (int r = 0; r < worker.worldSize; ++r)
         if (r != worker.rank && before[r] == after[r]) silent.push_back(r);

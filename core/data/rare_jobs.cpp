@@ -8,6 +8,22 @@
 #include "io/atomic_file.h"
 
 namespace nf {
+namespace {
+
+// Every token of `file` in blocks of a million, each id checked below `vocab`: visit(first position, ids,
+// count).
+template <class Visit>
+void forEachBlock(const TokenFile& file, int64_t vocab, Visit&& visit) {
+  constexpr int64_t kBlock = 1 << 20;
+  std::vector<int32_t> block(static_cast<std::size_t>(std::min(kBlock, file.size())));
+  for (int64_t begin = 0; begin < file.size(); begin += kBlock) {
+    const int64_t n = std::min(kBlock, file.size() - begin);
+    file.read(begin, n, block.data(), vocab);
+    visit(begin, block.data(), n);
+  }
+}
+
+}  // namespace
 
 std::string RareJobs::describe() const {
   std::ostringstream text;
@@ -29,15 +45,11 @@ RareJobsSource::RareJobsSource(const TokenFile& text, const RareJobs& jobs, cons
   const int32_t eot = static_cast<int32_t>(meta.eotTokenId), bos = static_cast<int32_t>(meta.bosTokenId);
   std::unordered_map<uint64_t, uint64_t> pairs;
   std::vector<bool> used(static_cast<std::size_t>(vocab), false);
-  constexpr int64_t kBlock = 1 << 20;
-  std::vector<int32_t> block(kBlock);
   int32_t previous = -1;  // -1 at a document's start
   int64_t length = 0;
-  for (int64_t begin = 0; begin < text.size(); begin += kBlock) {
-    const int64_t n = std::min(kBlock, text.size() - begin);
-    text.read(begin, n, block.data(), vocab);
+  forEachBlock(text, vocab, [&](int64_t begin, const int32_t* block, int64_t n) {
     for (int64_t i = 0; i < n; ++i) {
-      const int32_t token = block[static_cast<std::size_t>(i)];
+      const int32_t token = block[i];
       if (token == eot || token == bos) {
         if (token == eot && length > 0) m_lengths.push_back(length);
         if (token == eot) length = 0;
@@ -55,7 +67,7 @@ RareJobsSource::RareJobsSource(const TokenFile& text, const RareJobs& jobs, cons
     }
     if (progress)
       progress({"rare jobs: the text's bigrams", begin + n, text.size(), "tokens", begin + n == text.size()});
-  }
+  });
   if (length > 0) m_lengths.push_back(length);
   if (pairs.empty())
     throw FileError(text.path(), "holds no two consecutive tokens of one document to draw filler from");
@@ -164,27 +176,23 @@ RareJobsStats writeRareJobs(const TokenFile& text, const RareJobsSource& source,
     ++stats.rareDocuments;
   };
   if (after) {
-    constexpr int64_t kBlock = 1 << 20;
-    std::vector<int32_t> block(kBlock);
     int64_t sinceEnd = 0;  // tokens of the current document
-    for (int64_t begin = 0; begin < after->size(); begin += kBlock) {
-      const int64_t n = std::min(kBlock, after->size() - begin);
-      after->read(begin, n, block.data(), text.meta().vocabSize);
+    forEachBlock(*after, text.meta().vocabSize, [&](int64_t begin, const int32_t* block, int64_t n) {
       int64_t written = 0;
       for (int64_t i = 0; i < n; ++i) {
-        if (block[static_cast<std::size_t>(i)] != eot) {
+        if (block[i] != eot) {
           ++sinceEnd;
           continue;
         }
-        writer.append(block.data() + written, static_cast<std::size_t>(i + 1 - written));
+        writer.append(block + written, static_cast<std::size_t>(i + 1 - written));
         written = i + 1;
         ++stats.documents;
         if (sinceEnd > 0) addDocument();
         sinceEnd = 0;
       }
-      writer.append(block.data() + written, static_cast<std::size_t>(n - written));
+      writer.append(block + written, static_cast<std::size_t>(n - written));
       if (progress) progress({"rare jobs", begin + n, after->size(), "tokens", begin + n == after->size()});
-    }
+    });
   } else {
     writer.append(&eot, 1);
     for (int64_t i = 0; i < documents; ++i) {

@@ -8,22 +8,6 @@
 #include "io/atomic_file.h"
 
 namespace nf {
-namespace {
-
-// Every token of `file` in blocks of a million, each id checked below `vocab`: visit(first position, ids,
-// count).
-template <class Visit>
-void forEachBlock(const TokenFile& file, int64_t vocab, Visit&& visit) {
-  constexpr int64_t kBlock = 1 << 20;
-  std::vector<int32_t> block(static_cast<std::size_t>(std::min(kBlock, file.size())));
-  for (int64_t begin = 0; begin < file.size(); begin += kBlock) {
-    const int64_t n = std::min(kBlock, file.size() - begin);
-    file.read(begin, n, block.data(), vocab);
-    visit(begin, block.data(), n);
-  }
-}
-
-}  // namespace
 
 std::string RareJobs::describe() const {
   std::ostringstream text;
@@ -47,7 +31,7 @@ RareJobsSource::RareJobsSource(const TokenFile& text, const RareJobs& jobs, cons
   std::vector<bool> used(static_cast<std::size_t>(vocab), false);
   int32_t previous = -1;  // -1 at a document's start
   int64_t length = 0;
-  forEachBlock(text, vocab, [&](int64_t begin, const int32_t* block, int64_t n) {
+  text.forEachBlock(0, text.size(), vocab, [&](int64_t begin, const int32_t* block, int64_t n) {
     for (int64_t i = 0; i < n; ++i) {
       const int32_t token = block[i];
       if (token == eot || token == bos) {
@@ -67,6 +51,7 @@ RareJobsSource::RareJobsSource(const TokenFile& text, const RareJobs& jobs, cons
     }
     if (progress)
       progress({"rare jobs: the text's bigrams", begin + n, text.size(), "tokens", begin + n == text.size()});
+    return true;
   });
   if (length > 0) m_lengths.push_back(length);
   if (pairs.empty())
@@ -177,22 +162,25 @@ RareJobsStats writeRareJobs(const TokenFile& text, const RareJobsSource& source,
   };
   if (after) {
     int64_t sinceEnd = 0;  // tokens of the current document
-    forEachBlock(*after, text.meta().vocabSize, [&](int64_t begin, const int32_t* block, int64_t n) {
-      int64_t written = 0;
-      for (int64_t i = 0; i < n; ++i) {
-        if (block[i] != eot) {
-          ++sinceEnd;
-          continue;
-        }
-        writer.append(block + written, static_cast<std::size_t>(i + 1 - written));
-        written = i + 1;
-        ++stats.documents;
-        if (sinceEnd > 0) addDocument();
-        sinceEnd = 0;
-      }
-      writer.append(block + written, static_cast<std::size_t>(n - written));
-      if (progress) progress({"rare jobs", begin + n, after->size(), "tokens", begin + n == after->size()});
-    });
+    after->forEachBlock(
+        0, after->size(), text.meta().vocabSize, [&](int64_t begin, const int32_t* block, int64_t n) {
+          int64_t written = 0;
+          for (int64_t i = 0; i < n; ++i) {
+            if (block[i] != eot) {
+              ++sinceEnd;
+              continue;
+            }
+            writer.append(block + written, static_cast<std::size_t>(i + 1 - written));
+            written = i + 1;
+            ++stats.documents;
+            if (sinceEnd > 0) addDocument();
+            sinceEnd = 0;
+          }
+          writer.append(block + written, static_cast<std::size_t>(n - written));
+          if (progress)
+            progress({"rare jobs", begin + n, after->size(), "tokens", begin + n == after->size()});
+          return true;
+        });
   } else {
     writer.append(&eot, 1);
     for (int64_t i = 0; i < documents; ++i) {

@@ -150,41 +150,44 @@ void TokenFile::read(int64_t begin, int64_t count, int32_t* out, int64_t vocabLi
   readTokens(*this, m_file->data(), begin, count, out, vocabLimit);
 }
 
+void TokenFile::forEachBlock(int64_t first, int64_t end, int64_t vocabLimit,
+                             const std::function<bool(int64_t, const int32_t*, int64_t)>& visit) const {
+  constexpr int64_t kBlock = 1 << 20;
+  first = std::clamp<int64_t>(first, 0, m_size);
+  end = std::clamp<int64_t>(end, first, m_size);
+  std::vector<int32_t> block(static_cast<std::size_t>(std::min(kBlock, end - first)));
+  for (int64_t begin = first; begin < end; begin += kBlock) {
+    const int64_t count = std::min(kBlock, end - begin);
+    read(begin, count, block.data(), vocabLimit);
+    if (!visit(begin, block.data(), count)) return;
+  }
+}
+
 std::vector<bool> TokenFile::occurringTokens(int64_t vocabLimit, const ProgressFn& progress) const {
   std::vector<bool> seen(static_cast<std::size_t>(vocabLimit), false);
-  constexpr int64_t kBlock = 1 << 20;
-  std::vector<int32_t> block(kBlock);
-  for (int64_t begin = 0; begin < m_size; begin += kBlock) {
-    const int64_t count = std::min(kBlock, m_size - begin);
-    read(begin, count, block.data(), vocabLimit);
-    for (int64_t i = 0; i < count; ++i) seen[block[i]] = true;
+  forEachBlock(0, m_size, vocabLimit, [&](int64_t begin, const int32_t* ids, int64_t count) {
+    for (int64_t i = 0; i < count; ++i) seen[ids[i]] = true;
     if (progress) progress({"scan " + m_path, begin + count, m_size, "tokens", begin + count == m_size});
-  }
+    return true;
+  });
   return seen;
 }
 
 void TokenFile::requireIdsBelow(int64_t vocabLimit, int64_t checkedBefore) const {
   const int64_t checked = m_idsCheckedBelow->load();
   if (vocabLimit <= 0 || (checked > 0 && checked <= vocabLimit)) return;
-  constexpr int64_t kBlock = 1 << 20;
-  const int64_t first = std::clamp<int64_t>(checkedBefore, 0, m_size);
-  std::vector<int32_t> block(static_cast<std::size_t>(std::min(kBlock, m_size - first)));
-  for (int64_t begin = first; begin < m_size; begin += kBlock)
-    read(begin, std::min(kBlock, m_size - begin), block.data(), vocabLimit);
+  forEachBlock(checkedBefore, m_size, vocabLimit, [](int64_t, const int32_t*, int64_t) { return true; });
   m_idsCheckedBelow->store(vocabLimit);
 }
 
 void TokenFile::forEachOccurrence(int32_t token, int64_t window, int64_t vocabLimit,
                                   const std::function<bool(int64_t)>& visit) const {
-  const int64_t last = m_size - window;  // the last start with a whole window
-  constexpr int64_t kBlock = 1 << 20;
-  std::vector<int32_t> block(static_cast<std::size_t>(std::min(kBlock, std::max<int64_t>(0, last + 1))));
-  for (int64_t begin = 0; begin <= last; begin += kBlock) {
-    const int64_t count = std::min(kBlock, last + 1 - begin);
-    read(begin, count, block.data(), vocabLimit);
+  const int64_t starts = m_size - window + 1;  // the starts with a whole window after them
+  forEachBlock(0, starts, vocabLimit, [&](int64_t begin, const int32_t* ids, int64_t count) {
     for (int64_t i = 0; i < count; ++i)
-      if (block[i] == token && !visit(begin + i)) return;
-  }
+      if (ids[i] == token && !visit(begin + i)) return false;
+    return true;
+  });
 }
 
 namespace {

@@ -51,6 +51,10 @@ class TokenFile {
   void read(int64_t begin, int64_t count, int64_t* out, int64_t vocabLimit) const;
   void read(int64_t begin, int64_t count, int32_t* out, int64_t vocabLimit) const;
 
+  // Reads tokens [first, end) a block of a million at a time: visit(begin, ids, count) for each block, in
+  // order, until visit returns false (ids >= vocabLimit are an error, as in read()).
+  void forEachBlock(int64_t first, int64_t end, int64_t vocabLimit,
+                    const std::function<bool(int64_t, const int32_t*, int64_t)>& visit) const;
   // One pass over the whole file: which token ids occur (ids >= vocabLimit are an error).
   std::vector<bool> occurringTokens(int64_t vocabLimit, const ProgressFn& progress = {}) const;
   // The error read() gives for the first id >= vocabLimit in the file: one pass over tokens [checkedBefore,

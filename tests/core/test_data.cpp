@@ -289,6 +289,40 @@ TEST_CASE(a_training_file_s_ids_are_all_checked_before_the_first_batch) {
   }
 }
 
+// The whole-file passes read a million tokens at a time; what straddles or ends a block is seen all the same.
+TEST_CASE(passes_over_a_file_longer_than_a_block_see_every_token) {
+  TempDir dir;
+  const int64_t block = int64_t{1} << 20, size = block + 37, window = 5;
+  std::vector<int32_t> ids(static_cast<std::size_t>(size));
+  for (int64_t i = 0; i < size; ++i) ids[static_cast<std::size_t>(i)] = static_cast<int32_t>(i % 900);
+  for (const int64_t at : {int64_t{3}, block - 1, block, size - window, size - 2})
+    ids[static_cast<std::size_t>(at)] = 999;  // the marker, nowhere else
+  ids.back() = 998;                           // once, as the file's last token
+  writeTokens(dir.path("long.bin"), ids, 1000);
+  const TokenFile file = TokenFile::open(dir.path("long.bin"));
+
+  const std::vector<bool> seen = file.occurringTokens(1000);
+  REQUIRE(seen[998] && seen[999] && seen[0] && !seen[950]);
+  std::vector<int64_t> visited;
+  file.forEachOccurrence(999, window, 1000, [&](int64_t at) {
+    visited.push_back(at);
+    return true;
+  });
+  // Each marker with a whole window from it: not those in the last window - 1 tokens.
+  REQUIRE(visited == (std::vector<int64_t>{3, block - 1, block, size - window}));
+  visited.clear();
+  file.forEachOccurrence(999, window, 1000, [&](int64_t at) {
+    visited.push_back(at);
+    return visited.size() < 2;  // stops when asked
+  });
+  REQUIRE(visited == (std::vector<int64_t>{3, block - 1}));
+
+  ids[static_cast<std::size_t>(block + 10)] = 1500;  // past the first block
+  writeTokens(dir.path("bad.bin"), ids, 2000);
+  REQUIRE_THROWS_WITH(TokenFile::open(dir.path("bad.bin")).requireIdsBelow(1000, block - 5),
+                      "token " + std::to_string(block + 10) + " has id 1500");
+}
+
 // Data parallelism: workers' shares of each batch, in rank order, are the one-process batch, and every
 // worker's generator stays the run's (so a checkpoint resumes with any number of workers).
 TEST_CASE(worker_shares_of_a_batch_are_the_one_process_batch) {

@@ -206,9 +206,10 @@ struct SteeringServer::Impl {
     if (const std::string* seen = answeredEdits.find(id, request))
       return json::parse(*seen);  // a retry: the first answer, nothing applied again
     requireTraining();
+    const Trainer::ClientRequest client{id, request};
     EditResult result;
     if (body.contains("add")) {
-      result = trainer().addEvent(eventToAdd(body["add"]));
+      result = trainer().addEvent(eventToAdd(body["add"]), client);
     } else if (body.contains("move")) {
       const json& moves = body["move"];
       if (!moves.is_array() || moves.empty() || moves.size() > kMaxMoves)
@@ -223,9 +224,9 @@ struct SteeringServer::Impl {
           throw BadRequest("\"move\": event " + std::to_string(idAndStep.back().first) +
                            " is moved twice in one edit");
       }
-      result = trainer().moveEvents(idAndStep);
+      result = trainer().moveEvents(idAndStep, client);
     } else {
-      result = trainer().deleteEvent(integerField(body, "delete"));
+      result = trainer().deleteEvent(integerField(body, "delete"), client);
     }
     json reply = toJson(result);
     answeredEdits.remember(id, request, jsonText(reply));
@@ -541,6 +542,12 @@ void SteeringServer::runEnded() { m->ended = true; }
 void SteeringServer::serve(Trainer& trainer) {
   if (m->trainerServed) throw std::logic_error("the steering server already serves a run");
   m->trainerServed = &trainer;
+  {
+    // Edits this run accepted before a restart: a client that lost their answers gets them from the run.
+    std::lock_guard<std::mutex> lock(m->editMutex);
+    for (const auto& [request, result] : trainer.answeredRequests())
+      m->answeredEdits.remember(request.id, request.text, jsonText(toJson(result)));
+  }
   m->servePath = run::servePath(trainer.runDir());
   m->writeServeFile();
   m->analysisThread = std::thread([this] { m->computeAnalyses(); });

@@ -189,7 +189,8 @@ EditResult refusedAs(std::string detail) {
 }  // namespace
 
 // An edit through the rules of EditableSchedule; accepted edits are logged (metrics, checkpoint).
-EditResult Trainer::Impl::edit(const std::function<EditResult(EditableSchedule&)>& apply) {
+EditResult Trainer::Impl::edit(const std::function<EditResult(EditableSchedule&)>& apply,
+                               const ClientRequest& request) {
   if (!isMain()) return notMainWorker();
   if (config().mode != TrainingMode::Remove) return refusedAs(notARemoval());
   std::lock_guard<std::mutex> lock(scheduleMutex);
@@ -201,14 +202,18 @@ EditResult Trainer::Impl::edit(const std::function<EditResult(EditableSchedule&)
       if (change.kind != ScheduleChange::Kind::Delete) autopilot->state().pinned.push_back(change.event.id);
   // schedule.json holds the edit and the next checkpoint its record: it is made, whether or not its record
   // fits in metrics.jsonl now (a disk still full stops the run at its next step's record, with the error).
+  // A client's request is kept with the record: sent again after a restart, it is answered from it.
+  json client = nullptr;
+  if (!request.id.empty())
+    client = {{"id", request.id}, {"text", request.text}, {"event_id", result.eventId}};
   try {
-    recordChanges();
+    recordChanges({}, {}, client);
   } catch (const FileError&) {
   }
   return result;
 }
 
-void Trainer::Impl::recordChanges(const std::string& by, const std::string& reason) {
+void Trainer::Impl::recordChanges(const std::string& by, const std::string& reason, const json& request) {
   ++scheduleVersion;
   json changes = json::array();  // one record per accepted edit, however many events it changed
   for (const ScheduleChange& change : schedule->lastChanges()) {
@@ -225,6 +230,7 @@ void Trainer::Impl::recordChanges(const std::string& by, const std::string& reas
   json log{{record::kType, record::kEdit}, {"at_step", schedule->lockedBefore()}, {"changes", changes}};
   if (!by.empty()) log["by"] = by;
   if (!reason.empty()) log["reason"] = reason;
+  if (!request.is_null()) log["request"] = request;
   edits.push_back(log);
   record(log);
 }
@@ -269,8 +275,8 @@ int Trainer::layers() const {
   return m_impl->schedule->nLayer();
 }
 
-EditResult Trainer::addEvent(ScheduleEvent event) {
-  return m_impl->edit([&](EditableSchedule& s) { return s.add(event); });
+EditResult Trainer::addEvent(ScheduleEvent event, const ClientRequest& request) {
+  return m_impl->edit([&](EditableSchedule& s) { return s.add(event); }, request);
 }
 
 EditResult Trainer::checkEvent(const ScheduleEvent& event) const {
@@ -282,12 +288,27 @@ EditResult Trainer::checkEvent(const ScheduleEvent& event) const {
 
 EditResult Trainer::moveEvent(int64_t id, int64_t step) { return moveEvents({{id, step}}); }
 
-EditResult Trainer::moveEvents(const std::vector<std::pair<int64_t, int64_t>>& idAndStep) {
-  return m_impl->edit([&](EditableSchedule& s) { return s.moveEvents(idAndStep); });
+EditResult Trainer::moveEvents(const std::vector<std::pair<int64_t, int64_t>>& idAndStep,
+                               const ClientRequest& request) {
+  return m_impl->edit([&](EditableSchedule& s) { return s.moveEvents(idAndStep); }, request);
 }
 
-EditResult Trainer::deleteEvent(int64_t id) {
-  return m_impl->edit([&](EditableSchedule& s) { return s.remove(id); });
+EditResult Trainer::deleteEvent(int64_t id, const ClientRequest& request) {
+  return m_impl->edit([&](EditableSchedule& s) { return s.remove(id); }, request);
+}
+
+std::vector<std::pair<Trainer::ClientRequest, EditResult>> Trainer::answeredRequests() const {
+  std::lock_guard<std::mutex> lock(m_impl->scheduleMutex);
+  std::vector<std::pair<ClientRequest, EditResult>> answered;
+  for (const json& edit : m_impl->edits) {
+    const json request = edit.value("request", json());
+    if (!request.is_object() || !request.value("id", json()).is_string() ||
+        !request.value("text", json()).is_string() || !request.value("event_id", json()).is_number_integer())
+      continue;  // a person's edit in the workbench, the autopilot's, or a record mangled by hand
+    answered.emplace_back(ClientRequest{request["id"], request["text"]},
+                          EditResult::accept(request["event_id"].get<int64_t>()));
+  }
+  return answered;
 }
 
 }  // namespace nf

@@ -81,12 +81,21 @@ class Trainer {
   // Live schedule edits, thread-safe. Refused with a reason when a step they touch has started (or an
   // event is already applied), the id is unknown, the schedule would not validate, or schedule.json cannot
   // be written, and on every worker but worker 0. A new event never gets an id used before in this process.
-  EditResult addEvent(ScheduleEvent event);
+  // `request`: the client's id and text of an edit it sends again when the answer is lost (the steering
+  // endpoint's); an accepted one is kept in the edit's record, so the run answers it after a restart too.
+  struct ClientRequest {
+    std::string id, text;
+  };
+  EditResult addEvent(ScheduleEvent event, const ClientRequest& request = {});
   EditResult moveEvent(int64_t id, int64_t step);
   // Several moves as one edit: all are accepted or none (one schedule write, one "edit" record listing the
   // moves).
-  EditResult moveEvents(const std::vector<std::pair<int64_t, int64_t>>& idAndStep);
-  EditResult deleteEvent(int64_t id);
+  EditResult moveEvents(const std::vector<std::pair<int64_t, int64_t>>& idAndStep,
+                        const ClientRequest& request = {});
+  EditResult deleteEvent(int64_t id, const ClientRequest& request = {});
+  // The client requests of the accepted edits this run recorded, oldest first, with their answers: those
+  // before a resume too (they are in its checkpoint and metrics.jsonl, as the edits themselves are).
+  std::vector<std::pair<ClientRequest, EditResult>> answeredRequests() const;
   // What addEvent(event) would answer now, changing nothing (schedule.json is not written). Thread-safe.
   EditResult checkEvent(const ScheduleEvent& event) const;
   Schedule schedule() const;

@@ -189,10 +189,12 @@ struct Trainer::Impl {
   void shareSchedule(int64_t step);
   int applyEvents(int64_t step);  // the number of events applied (the ramps advance after, in the loop)
   std::string nextEventText() const;
-  EditResult edit(const std::function<EditResult(EditableSchedule&)>& apply);
+  EditResult edit(const std::function<EditResult(EditableSchedule&)>& apply,
+                  const ClientRequest& request = {});
   // The schedule's last changes as "edit" records (caller holds scheduleMutex); `by` and `reason` say who
-  // made them and why when it was not a person.
-  void recordChanges(const std::string& by = std::string(), const std::string& reason = std::string());
+  // made them and why when it was not a person; `request` the client's request that asked for them.
+  void recordChanges(const std::string& by = std::string(), const std::string& reason = std::string(),
+                     const nlohmann::json& request = nullptr);
   // A resume's edit log: the checkpoint's, and the edits made after it (a run killed before its next one).
   void takeBackEdits(const TrainingState& state, bool scheduleReplaced);
 

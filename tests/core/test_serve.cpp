@@ -238,6 +238,45 @@ TEST_CASE(edits_are_accepted_and_refused_as_in_process_and_a_retry_is_applied_on
   REQUIRE_EQ(records(s.dir.path("run"), "edit").size(), 3u);
 }
 
+// A client sends an edit again when its answer is lost, and the run may have restarted meanwhile (killed
+// and resumed by its owner): an edit it had accepted, kept in its checkpoint or taken back from
+// metrics.jsonl, is answered as the first time and not applied twice.
+TEST_CASE(an_edit_sent_again_to_the_resumed_run_is_answered_from_its_record_not_applied_twice) {
+  Served s;
+  const std::string run = s.dir.path("run");
+  auto c = s.client();
+  // LN_v.1 (event 5, step 14) moves to step 20 by a delete and an add.
+  const json del{{"request_id", "del-5"}, {"delete", 5}};
+  const json deleted = edit(c, del);
+  const json add{{"request_id", "add-1"}, {"add", {{"step", 20}, {"site", "LN_v"}, {"layer", 1}}}};
+  const json added = edit(c, add);
+  REQUIRE(deleted["accepted"] == true && added["accepted"] == true);
+  s.trainUntil(3);  // stops with a checkpoint at step 3, the add in it
+  const json move{{"request_id", "move-1"}, {"move", {{{"id", added["event_id"]}, {"step", 22}}}}};
+  const json moved = edit(c, move);  // after the checkpoint: in schedule.json and metrics.jsonl only
+  REQUIRE_EQ(moved["accepted"], true);
+  const json refused = edit(c, {{"request_id", "del-9"}, {"delete", 999}});
+  REQUIRE_EQ(refused["accepted"], false);
+  s.server.reset();
+  s.trainer.reset();  // as a killed process leaves it: no checkpoint after the move
+
+  s.trainer = Trainer::resume(run);
+  s.server = std::make_unique<SteeringServer>(*s.trainer, ServeOptions{});
+  auto again = s.client();
+  REQUIRE(edit(again, del) == deleted);  // not "no event 5"
+  REQUIRE(edit(again, add) == added);
+  REQUIRE(edit(again, move) == moved);
+  REQUIRE_EQ(s.trainer->schedule().events.size(), 6u);  // smallRun's 6, less one, and the one added, once
+  REQUIRE_EQ(s.trainer->schedule().find(added["event_id"])->step, 22);
+  REQUIRE_EQ(records(run, "edit").size(), 3u);
+  // The same id with another request is still refused; a refusal changed nothing, so it is asked anew.
+  const httplib::Result reused = post(again, "/v1/edit", {{"request_id", "add-1"}, {"delete", 1}});
+  REQUIRE(reused);
+  REQUIRE_MSG(reused->status == 409, reused->status << ": " << reused->body);
+  REQUIRE(edit(again, {{"request_id", "del-9"}, {"delete", 999}}) == refused);
+  REQUIRE(s.trainer->schedule().find(1));
+}
+
 TEST_CASE(requests_without_the_right_token_get_401_and_change_nothing) {
   Served s;
   const Schedule before = s.trainer->schedule();

@@ -263,8 +263,8 @@ void cmdGenerate(CLI::App& command) {
   command.add_option("model", o->model, "model folder, or a run directory (its final/ model)")->required();
   command
       .add_option("--prompt", o->prompt,
-                  "the text to continue; special tokens written in it (\"<|endoftext|>\", LLaMA's \"<s>\") "
-                  "become their ids")
+                  "the text to continue, encoded as Hugging Face's tokenizer does (LLaMA's <s> first, once, "
+                  "where it adds one); special tokens written in it (\"<|endoftext|>\") become their ids")
       ->type_name("text")
       ->required();
   command
@@ -324,7 +324,13 @@ void cmdGenerate(CLI::App& command) {
     if (tokenizer.vocabSize() > model->config().vocabSize)
       throw UsageError("the tokenizer has " + std::to_string(tokenizer.vocabSize()) +
                        " tokens, the model only " + std::to_string(model->config().vocabSize));
-    const std::vector<int32_t> prompt = tokenizer.encode(o->prompt);
+    // As Hugging Face's tokenizer starts it (TinyLlama continues a prompt without <s> differently), the
+    // BOS written by hand as well not doubled.
+    std::vector<int32_t> prompt;
+    if (tokenizer.huggingFaceAddsBos()) prompt.push_back(tokenizer.bosId());
+    tokenizer.encodeAppend(o->prompt, prompt);
+    if (prompt.size() > 1 && prompt[0] == tokenizer.bosId() && prompt[1] == prompt[0])
+      prompt.erase(prompt.begin());
     if (prompt.empty()) throw UsageError("--prompt is empty");
     const std::vector<int32_t> continuation = generate(*model, prompt, options);
     nlohmann::json j{{"prompt", o->prompt},

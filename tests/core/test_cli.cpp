@@ -13,6 +13,8 @@
 #include "model/hf_checkpoint.h"
 #include "model/model_folder.h"
 #include "run/run_directory.h"
+#include "text/tokenizer.h"
+#include "tokenizer_fixtures.h"
 #include "train/settings.h"
 
 using namespace nf;
@@ -499,6 +501,36 @@ TEST_CASE(text_pipeline_from_corpus_to_evaluation_and_generation) {
   r = cli("tokenize " + d + "/data/val.txt --tokenizer " + d + "/m --out " + d + "/data/../data/val.txt");
   REQUIRE_MSG(r.status == 2 && r.err.find("is the input") != std::string::npos, r.err);
   REQUIRE(readTextFile(d + "/data/val.txt") == text);
+}
+
+// Hugging Face's LlamaTokenizer starts a prompt with <s>, and TinyLlama continues one without it otherwise:
+// generate had left it out, unsaid.
+TEST_CASE(generate_starts_a_llama_prompt_with_bos_as_hugging_face_does) {
+#ifndef NF_TOKENIZER_FORMATS
+  SKIP("built with -DNF_TOKENIZER_FORMATS=OFF: no tokenizer.model");
+#endif
+  TempDir dir;
+  trainSentencePiece(dir.path("sp"), corpusLines(1, 300), 1000);
+  const std::unique_ptr<Tokenizer> tokenizer = loadTokenizer(dir.path("sp"));
+  REQUIRE(tokenizer->huggingFaceAddsBos());
+  auto r = cli("init --out " + dir.path("m") +
+               " --family llama --layers 1 --heads 2 --d-model 16 --context 32 --vocab " +
+               std::to_string(tokenizer->vocabSize()));
+  REQUIRE_MSG(r.status == 0, r.err);
+  std::vector<int32_t> expected{tokenizer->bosId()};
+  for (int32_t id : tokenizer->encode("When Mary and John")) expected.push_back(id);
+  for (const char* prompt : {"'When Mary and John'", "'<s>When Mary and John'"}) {  // <s> by hand: not twice
+    r = cli("generate " + dir.path("m") + " --tokenizer " + dir.path("sp") + " --prompt " + prompt +
+            " --max-new-tokens 2 --temperature 0");
+    REQUIRE_MSG(r.status == 0, r.err);
+    REQUIRE_EQ(nlohmann::json::parse(r.out)["prompt_tokens"].get<std::vector<int32_t>>(), expected);
+  }
+  // GPT-2's tokenizer adds nothing: the prompt's own tokens only.
+  const std::string tinyGpt2 = std::string(NF_REFERENCE_DIR) + "/../../resources/tiny-gpt2";
+  r = cli("generate " + tinyGpt2 + " --prompt 'When Mary' --max-new-tokens 1 --temperature 0");
+  REQUIRE_MSG(r.status == 0, r.err);
+  REQUIRE_EQ(nlohmann::json::parse(r.out)["prompt_tokens"].get<std::vector<int32_t>>(),
+             loadTokenizer(tinyGpt2)->encode("When Mary"));
 }
 
 // A folder that holds a model, a tokenizer or a corpus, and a token file, are not written over unless asked:

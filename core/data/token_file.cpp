@@ -248,6 +248,15 @@ void TokenFileWriter::finish() {
 std::string otherTokenizerProblem(const TokenFile& file, int64_t modelEndOfText,
                                   const Tokenizer* modelTokenizer) {
   const TokenFileMeta& meta = file.meta();
+  // nanoGPT's prepare.py writes GPT-2's ids and no sidecar: Pythia reads them as valid ids of its own, and
+  // nothing else could say so.
+  constexpr int64_t kGpt2EndOfText = 50256;
+  if (!file.dtypeStated() && modelEndOfText >= 0 && modelEndOfText != kGpt2EndOfText)
+    return file.path() + " has no sidecar (" + tokenFileSidecarPath(file.path()) +
+           "): it is read as nanoGPT's, which hold GPT-2's ids (end-of-text 50256), and the model's "
+           "end-of-text is " +
+           std::to_string(modelEndOfText) +
+           " (if the model's tokenizer made it, write its sidecar: docs/DATA.md)";
   const std::string madeWith = meta.tokenizer.empty() ? "" : "; it names the tokenizer in " + meta.tokenizer;
   if (modelTokenizer != nullptr && !meta.tokenizerFingerprint.empty()) {
     const std::string model = tokenizerFingerprint(*modelTokenizer);

@@ -87,7 +87,8 @@ inline int64_t documentMarker(const TokenFile& file, int64_t modelEndOfText) {
 
 // Why `file`'s tokens are likely another tokenizer's than the model's, or "" when nothing says so: its
 // sidecar's tokenizer fingerprint against the model's tokenizer's (when both are known; the same, its
-// end-of-text id against that tokenizer's), else its end-of-text id against the model's config's. Read by
+// end-of-text id against that tokenizer's), else its end-of-text id against the model's config's; a file
+// without a sidecar (nanoGPT's: GPT-2's ids) for a model whose end-of-text is not GPT-2's. Read by
 // another tokenizer's model, every number is wrong: the CLI notes it, a training run warns.
 std::string otherTokenizerProblem(const TokenFile& file, int64_t modelEndOfText,
                                   const Tokenizer* modelTokenizer);

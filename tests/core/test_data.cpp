@@ -92,6 +92,13 @@ TEST_CASE(nanogpt_file_without_sidecar_reads_as_uint16) {
   REQUIRE_THROWS_WITH(readSequences(dir.path("big.bin"), 2, 8, -1, 100000), "big.bin", "has no sidecar");
   file.read(0, 4, ids.data(), 65536);  // a vocabulary of 16 bits reads it as before
   REQUIRE_EQ(ids[0], 50256);
+  // nanoGPT's files hold GPT-2's ids: read by Pythia (end-of-text 0), every id below its 50,304, it had
+  // been noise unsaid.
+  REQUIRE_EQ(otherTokenizerProblem(file, 50256, nullptr), "");
+  const std::string problem = otherTokenizerProblem(file, 0, nullptr);
+  REQUIRE_MSG(problem.find(dir.path("train.bin") + " has no sidecar") != std::string::npos &&
+                  problem.find("the model's end-of-text is 0") != std::string::npos,
+              problem);
 }
 
 TEST_CASE(bad_token_files_get_clear_errors) {

@@ -1,8 +1,11 @@
 // What a run reads that may not be what it seems (trainer_state.h): data files made by another tokenizer
 // than the model's, checked at a start and a resume; at a resume also data files and the model it started
 // from changed since its checkpoint. Said as "warning" records: the run goes on.
+#include <algorithm>
 #include <set>
 
+#include "model/config.h"
+#include "model/family.h"
 #include "run/metrics_log.h"
 #include "run/metrics_records.h"
 #include "run/run_directory.h"
@@ -90,6 +93,19 @@ void Trainer::Impl::warnOfChangedInputs(const TrainingState& state, const nlohma
          "the model this run started from is not what it was: " + sourceChange +
              " (the run goes on from its checkpoint; its final/ ships the tokenizer kept in " +
              run::sourceModelPath(owner.m_dir) + ")");
+}
+
+ModelShape Trainer::Impl::shapeToPretrain(const std::string& folder) {
+  const std::string path = folder + "/config.json";
+  const ModelConfig config = loadConfigFile(path);
+  const NormKind own = familyNamed(config.shape.family).norm;
+  const std::vector<SiteId> sites = config.norms.sites();
+  if (config.folded ||
+      std::any_of(sites.begin(), sites.end(), [&](SiteId s) { return config.norms.at(s).kind != own; }))
+    throw FileError(path, "its norms are " + normSummary(config) +
+                              ", but pretrain trains a model from scratch with its family's own; start "
+                              "from a config with those (init), or fine-tune this model (finetune)");
+  return config.shape;
 }
 
 }  // namespace nf

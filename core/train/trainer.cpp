@@ -88,7 +88,7 @@ std::unique_ptr<Trainer> Trainer::start(const std::string& runDir, const RunConf
     t->m_config = d.isMain() ? config : runConfigFromJson(json::parse(settings), "worker 0's settings");
     const RunConfig& c = t->m_config;
     if (c.mode == TrainingMode::Pretrain) {
-      CausalLM fresh = makeModel(loadConfigFile(c.model + "/config.json").shape);
+      CausalLM fresh = makeModel(Impl::shapeToPretrain(c.model));
       fresh->initWeights(c.optimizer.seed);
       fresh->to(d.device);
       d.setUp(fresh);

@@ -7,7 +7,8 @@
 //   run_controls.cpp   pause / continue / checkpoint / stop requests and the snapshot gate
 //   live_schedule.cpp  schedule edits and their records, the events due at a step, sharing with workers
 //   periodic_eval.cpp  evaluations, sharded over the workers
-//   input_checks.cpp   data of another tokenizer, a source model changed: warned of at a start or resume
+//   input_checks.cpp   data of another tokenizer, a source model changed: warned of at a start or resume;
+//                      a model to pretrain whose config names other norms than its family's: refused
 //   rollback.cpp       divergence: the sane checkpoint, `diverged`, `rollBackTo`
 //   checkpointing.cpp  writing the run's checkpoints (a failed one is a warning until one is required)
 //   autopilot.cpp      the autopilot steering the live schedule between steps
@@ -219,6 +220,9 @@ struct Trainer::Impl {
   // and config.json's settings `edited` by hand since (settingsChanged's).
   void warnOfChangedInputs(const TrainingState& state, const nlohmann::json& edited);
   nlohmann::json dataIdentity() const;  // what a checkpoint records of the token files (TrainingState::data)
+  // The shape a pretraining run builds afresh from `folder`'s config.json; throws FileError naming it when
+  // its sites are not the family's own norms (they would be trained as the family's, unsaid).
+  static ModelShape shapeToPretrain(const std::string& folder);
 
   // periodic_eval.cpp
   void evaluateAll(int64_t step);

@@ -904,6 +904,16 @@ TEST_CASE(options_that_were_ignored_or_changed_unsaid_are_refused) {
   writeFileAtomic(d + "/empty.txt", "");  // a tokenizer of bytes alone, with a note blaming the words
   r = cli("train-tokenizer " + d + "/empty.txt --out " + d + "/tok");
   REQUIRE_MSG(r.status != 0 && r.err.find("contains no text to train on") != std::string::npos, r.err);
+  // pretrain builds its model afresh, with its family's norms: an LN-free config had trained with LayerNorm.
+  CausalLM lnFree = randomModel(smallConfig());
+  lnFree->norms().setAll(SiteNorm{NormKind::FakeLN, 2.0});
+  saveModel(*lnFree, d + "/ln-free");
+  r = cli("pretrain " + d + "/p --model " + d + "/ln-free --train " + d + "/t.bin --steps 1 --context 16");
+  REQUIRE_MSG(
+      r.status != 0 && r.err.find(d + "/ln-free/config.json") != std::string::npos &&
+          r.err.find("pretrain trains a model from scratch with its family's own") != std::string::npos,
+      r.err);
+  REQUIRE(!std::filesystem::exists(d + "/p/final"));
   r = cli("eval " + d + "/m " + d + "/t.bin --context 16 --max-tokens 10");  // a whole chunk was evaluated
   REQUIRE_MSG(r.status == 2 && r.err.find("less than one chunk of 16") != std::string::npos, r.err);
   // A list option given twice adds up: the first --eval had been dropped unsaid.

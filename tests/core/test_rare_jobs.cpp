@@ -1,6 +1,7 @@
 // Documents of rare jobs (data/rare_jobs.h): every event is what its trigger asks, every other step is one
 // of the text's own bigrams, and a mix keeps the text's documents as they were. Each document is checked by
 // reading it back token by token, apart from the generator's code.
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -17,10 +18,12 @@ namespace {
 
 constexpr int32_t kVocab = 32, kEot = 31;
 
-void writeFile(const std::string& path, const std::vector<int32_t>& ids) {
+void writeFile(const std::string& path, const std::vector<int32_t>& ids,
+               const std::string& fingerprint = "") {
   TokenFileMeta meta;
   meta.vocabSize = kVocab;
   meta.eotTokenId = kEot;
+  meta.tokenizerFingerprint = fingerprint;
   meta.sources = {"hand-made"};
   TokenFileWriter writer(path, meta);
   writer.append(ids.data(), ids.size());
@@ -175,6 +178,16 @@ TEST_CASE(a_rare_jobs_mix_keeps_the_text_and_follows_each_document_with_one) {
   jobs.seed = 1;
   writeRareJobs(file, source, jobs, dir.path("other.bin"), &file, 0, 16);
   REQUIRE(readAll(dir.path("other.bin")) != readAll(dir.path("mix.bin")));
+  // Text of two tokenizers trained alike (the same end-of-text id): the mix had been written, and named the
+  // other's tokenizer.
+  writeFile(dir.path("ours.bin"), text(), "fnv1a64:00000000000000aa");
+  writeFile(dir.path("theirs.bin"), text(), "fnv1a64:00000000000000bb");
+  const TokenFile ours = TokenFile::open(dir.path("ours.bin")),
+                  theirs = TokenFile::open(dir.path("theirs.bin"));
+  REQUIRE_THROWS_WITH(
+      writeRareJobs(ours, RareJobsSource(ours, jobs), jobs, dir.path("mixed.bin"), &theirs, 0, 16),
+      dir.path("theirs.bin"), "another tokenizer than the text", "00000000000000aa");
+  REQUIRE(!std::filesystem::exists(dir.path("mixed.bin")));
 }
 
 TEST_CASE(rare_jobs_refuse_a_text_without_free_ids_or_an_end_of_text) {

@@ -316,20 +316,38 @@ class TestWorkbench : public QObject {
       box->close();
       return said && !QFileInfo::exists(dir) && window.shown().subject == Subject::Model;
     };
-    // Token files another tokenizer made (their fingerprint is not the model's tokenizer's).
+    // Token files another tokenizer made (their fingerprint is not the model's tokenizer's): chosen for a
+    // model without a tokenizer, then another with one opened, they had stayed, and every analysis read
+    // their ids as the new model's; chosen for it, they were refused only at Start.
     const QString withTokenizer = m_dir.filePath("tokenizer-check");
     std::filesystem::copy(NF_SOURCE_DIR "/resources/tiny-gpt2", withTokenizer.toStdString(),
                           std::filesystem::copy_options::recursive);
-    QVERIFY(window.openModelFolder(withTokenizer));
-    nf::TokenFileMeta meta;
-    meta.dtype = nf::tokenDTypeFor(2048);
-    meta.vocabSize = 2048;
-    meta.tokenizerFingerprint = "fnv1a64:0123456789abcdef";
+    QVERIFY(window.openModelFolder(m_model));
+    auto writeTokens = [](const QString& path, const std::string& fingerprint) {
+      nf::TokenFileMeta meta;
+      meta.dtype = nf::tokenDTypeFor(2048);
+      meta.vocabSize = 2048;
+      meta.tokenizerFingerprint = fingerprint;
+      nf::TokenFileWriter writer(path.toStdString(), meta);
+      writer.append(std::vector<int32_t>(2000, 7).data(), 2000);
+      writer.finish();
+    };
     const QString other = m_dir.filePath("other-tokenizer.bin");
-    nf::TokenFileWriter writer(other.toStdString(), meta);
-    writer.append(std::vector<int32_t>(2000, 7).data(), 2000);
-    writer.finish();
-    QVERIFY(window.setDatasets(other, other, QString()));
+    writeTokens(other, "fnv1a64:0123456789abcdef");
+    QVERIFY(window.setDatasets(other, other, QString()));  // nothing to compare them with
+    QVERIFY(window.openModelFolder(withTokenizer));
+    QVERIFY(window.nextRun().datasets().validation.isEmpty());  // set aside: the synthetic corpus instead
+    QVERIFY(window.statusBar()->currentMessage().contains("was tokenized by another tokenizer"));
+    QVERIFY(!window.setDatasets(other, other, QString()));
+    QMessageBox* box = openMessageBox(&window);
+    QVERIFY(box && box->informativeText().contains("was tokenized by another tokenizer than the model's"));
+    box->close();
+    QVERIFY(window.nextRun().datasets().validation.isEmpty());
+    const QString madeAgain =
+        m_dir.filePath("made-again.bin");  // chosen, then made by another: Start sees it
+    writeTokens(madeAgain, "");
+    QVERIFY(window.setDatasets(madeAgain, madeAgain, QString()));
+    writeTokens(madeAgain, "fnv1a64:0123456789abcdef");
     QVERIFY(refused(m_dir.filePath("other-data"), "was tokenized by another tokenizer than the model's"));
     QVERIFY(window.openModelFolder(m_model));  // the rest on the 4-layer model without a tokenizer
     QVERIFY(window.setDatasets(m_train, m_val, QString()));

@@ -173,9 +173,9 @@ bool MainWindow::openModelFolder(const QString& folder) {
     showError(tr("A run is in progress"), tr("Stop the run before opening another model."), clean);
     return false;
   }
-  m_next.setModel(clean, summary);
-  showModel(/*draftAfter=*/true);  // (letting the run go says so: "Opened" comes after)
-  statusBar()->showMessage(tr("Opened %1").arg(clean), 5000);
+  const QString setAside = m_next.setModel(clean, summary);  // datasets of another tokenizer
+  showModel(/*draftAfter=*/true);                            // (letting the run go says so: "Opened" after)
+  statusBar()->showMessage(setAside.isEmpty() ? tr("Opened %1").arg(clean) : setAside, 15000);
   resetDraftSchedule();  // its note, when it has one, after: a replaced draft is worth the line
   remember(AppFolders::Recent::Models, clean);
   return true;
@@ -220,8 +220,8 @@ bool MainWindow::openRun(const QString& runDir) {
     const std::string current = nf::run::currentModelPath(clean.toStdString());
     if (!m_session->follow(clean))
       throw std::runtime_error("a run is in progress: stop it before opening another");
-    m_next.setRunModel(model);
-    const bool modelHere = !model.folder.isEmpty();  // else the analyses have no model (nothing stale)
+    const QString setAside = m_next.setRunModel(model);  // the datasets chosen, of another tokenizer
+    const bool modelHere = !model.folder.isEmpty();      // else the analyses have no model (nothing stale)
     if (modelHere) m_info->setSummary(m_next.model());
     if (!modelHere) m_info->showRunElsewhere(clean, QString::fromStdString(c.model));
     m_timeline->setEditor(std::make_shared<FollowedSchedule>(
@@ -233,7 +233,7 @@ bool MainWindow::openRun(const QString& runDir) {
     m_lastAutoRefresh = 0;
     moveTo(modelHere ? WindowEvent::OpenRunWithModel : WindowEvent::OpenRun);
     remember(AppFolders::Recent::Runs, clean);
-    statusBar()->showMessage(tr("Following %1").arg(clean), 5000);
+    statusBar()->showMessage(setAside.isEmpty() ? tr("Following %1").arg(clean) : setAside, 15000);
     onMetrics();
     onPhaseChanged();  // the phase its own process last recorded
     return true;

@@ -14,12 +14,23 @@
 #include "views/RunSetupView.h"
 #include "window/AppFolders.h"
 
-void NextRun::setModel(const QString& folder, const nf::ModelSummary& summary) {
+QString NextRun::setModel(const QString& folder, const nf::ModelSummary& summary) {
   m_folder = folder;
   m_summary = summary;
   m_started = true;
   m_setup->setModelShape(summary.shape);
   m_setup->matchModelDepth(summary.shape.nLayer);
+  // The analyses read the validation file with this model: another tokenizer's ids would be noise to it.
+  std::string problem;
+  try {
+    problem = datasetsTokenizerProblem(m_datasets);
+  } catch (const std::exception& e) {  // a file gone or changed since it was chosen
+    problem = e.what();
+  }
+  if (problem.empty()) return QString();
+  setDatasets({});
+  return tr("The datasets chosen are set aside, the synthetic corpus made for this model used instead: %1")
+      .arg(QString::fromStdString(problem));
 }
 
 NextRun::RunModel NextRun::runModel(const QString& runDir, const nf::RunConfig& config) const {
@@ -44,9 +55,10 @@ const nf::ModelSummary& NextRun::alone() {
   return m_summary;
 }
 
-void NextRun::setRunModel(const RunModel& model) {
-  setModel(model.folder, model.summary);
+QString NextRun::setRunModel(const RunModel& model) {
+  const QString note = setModel(model.folder, model.summary);
   m_started = model.started;
+  return note;
 }
 
 bool NextRun::draftIsForModel() const {
@@ -126,6 +138,8 @@ void NextRun::setDatasets(const WindowDialogs::Datasets& d) {
     if (!f.isEmpty()) nf::TokenFile::open(f.toStdString());  // throws naming the file and the problem
   if (!none && (d.train.isEmpty() || d.validation.isEmpty()))
     throw std::runtime_error("a training and a validation token file are needed");
+  if (const std::string problem = datasetsTokenizerProblem(d); !problem.empty())
+    throw std::runtime_error(problem + ": choose token files made with this model's tokenizer");
   m_datasets = d;
   m_setup->setDataDescription(
       none ? QString()
@@ -162,23 +176,13 @@ void NextRun::refuseWhatCannotStart(const nf::RunConfig& config) const {
       refuse(tr("The schedule does not fit the run: %1").arg(QString::fromStdString(e.what())));
     }
   }
-  // Token files another tokenizer made, where that is certain: the model's tokenizer and the file's
-  // fingerprint of the one it was made with disagree (or agree, and its sidecar's end-of-text was edited
-  // to another). Without both, the run's other_tokenizer warning compares end-of-text ids, which an
-  // instruct model's config may set apart.
-  const std::shared_ptr<const nf::Tokenizer> tokenizer =
-      m_datasets.train.isEmpty() ? nullptr : nf::run::tokenizerIfAny(m_folder.toStdString());
-  for (const QString& f : {m_datasets.train, m_datasets.validation, m_datasets.alternative}) {
-    if (f.isEmpty() || !tokenizer) continue;
-    const nf::TokenFile file = nf::TokenFile::open(f.toStdString());
-    if (file.meta().tokenizerFingerprint.empty()) continue;
-    if (const std::string problem =
-            nf::otherTokenizerProblem(file, m_summary.shape.eotTokenId, tokenizer.get());
-        !problem.empty())
-      refuse(tr("%1. Choose token files made with this model's tokenizer (File › Choose Datasets), or none "
-                "for the synthetic corpus made for it.")
-                 .arg(QString::fromStdString(problem)));
-  }
+  // Token files another tokenizer made (checked when chosen too: here for files made again since). Where
+  // that is not certain, the run's other_tokenizer warning compares end-of-text ids, which an instruct
+  // model's config may set apart.
+  if (const std::string problem = datasetsTokenizerProblem(m_datasets); !problem.empty())
+    refuse(tr("%1. Choose token files made with this model's tokenizer (File › Choose Datasets), or none "
+              "for the synthetic corpus made for it.")
+               .arg(QString::fromStdString(problem)));
   // A device the plan cannot be made for (a GPU this machine or build lacks, a misspelt name). A plan that
   // does not fit starts with the preset's settings, as the CLI's does without --fit.
   if (!m_setup->memoryPlan()) refuse(tr("The memory plan: %1").arg(m_setup->memoryText()));
@@ -189,6 +193,22 @@ void NextRun::refuseWhatCannotStart(const nf::RunConfig& config) const {
   } catch (const std::invalid_argument& e) {
     refuse(tr("The memory plan's micro-batch cannot be shared: %1").arg(QString::fromStdString(e.what())));
   }
+}
+
+std::string NextRun::datasetsTokenizerProblem(const WindowDialogs::Datasets& d) const {
+  const bool none = d.train.isEmpty() && d.validation.isEmpty() && d.alternative.isEmpty();
+  const std::shared_ptr<const nf::Tokenizer> tokenizer =
+      none || m_folder.isEmpty() ? nullptr : nf::run::tokenizerIfAny(m_folder.toStdString());
+  if (!tokenizer) return {};
+  for (const QString& f : {d.train, d.validation, d.alternative}) {
+    if (f.isEmpty()) continue;
+    const nf::TokenFile file = nf::TokenFile::open(f.toStdString());
+    if (file.meta().tokenizerFingerprint.empty()) continue;
+    if (std::string problem = nf::otherTokenizerProblem(file, m_summary.shape.eotTokenId, tokenizer.get());
+        !problem.empty())
+      return problem;
+  }
+  return {};
 }
 
 NextRun::Launch NextRun::launch(const QString& dir) const {

@@ -24,7 +24,9 @@ class NextRun {
  public:
   explicit NextRun(RunSetupView* setup) : m_setup(setup) {}
 
-  void setModel(const QString& folder, const nf::ModelSummary& summary);  // the setup plans for it
+  // The setup plans for the model; datasets chosen for another tokenizer are let go (the synthetic corpus
+  // made for it instead), and the note returned says so ("" when nothing was let go).
+  QString setModel(const QString& folder, const nf::ModelSummary& summary);
   // The model of a run opened: the folder it started from where that is here, else its model now (final or
   // newest checkpoint: a run copied from a server; its summary names the folder it started from, and the
   // analyses show no starting model). Where neither is here, no folder (analyses say no model is open) and
@@ -36,7 +38,7 @@ class NextRun {
     bool started = true;  // false: the run's model now stands in (its starting model is not here)
   };
   RunModel runModel(const QString& runDir, const nf::RunConfig& config) const;
-  void setRunModel(const RunModel& model);
+  QString setRunModel(const RunModel& model);  // setModel's note
   const QString& modelFolder() const { return m_folder; }
   const nf::ModelSummary& model() const { return m_summary; }
   // The model folder as a model of its own, its setup kept: a copied run's stand-in for its starting model
@@ -58,8 +60,8 @@ class NextRun {
   // The draft under the setup's step budget now: the events it leaves out dropped, and named in *note.
   const std::shared_ptr<DraftSchedule>& trimDraft(QString* note);
 
-  // Checks the token files (throws naming the file and the problem) and uses them; all "": the synthetic
-  // corpus made for the model.
+  // Checks the token files (throws naming the file and the problem: one unreadable, or made by another
+  // tokenizer than the model's) and uses them; all "": the synthetic corpus made for the model.
   void setDatasets(const WindowDialogs::Datasets& datasets);
   const WindowDialogs::Datasets& datasets() const { return m_datasets; }
   AnalysisSetup analysisSetup(const std::string& validationData) const;  // "": the datasets chosen
@@ -77,6 +79,10 @@ class NextRun {
   Launch launch(const QString& dir) const;
 
  private:
+  // The first of the token files that another tokenizer than the model's made, where that is certain (the
+  // model's tokenizer and the file's fingerprint of the one it was made with disagree, or agree and its
+  // sidecar's end-of-text was edited to another), as otherTokenizerProblem says it; "" when none.
+  std::string datasetsTokenizerProblem(const WindowDialogs::Datasets& datasets) const;
   nf::Treatments draftTreatments() const;  // those of the setup's preset: the draft refuses ending others
   void refuseWhatCannotStart(const nf::RunConfig& config) const;  // launch's checks
   RunSetupView* m_setup;

@@ -29,6 +29,8 @@
 #             induction): more rare jobs, more heads idle most of the time?
 #   mix       the baseline's data with a sparse document (chance 0.015) after each of its documents: do the
 #             heads that sink on those sink on the text too? (also measured on its own documents)
+#   mix8      the same with sparse8's documents: ten rare jobs instead of six
+#   mix8-heads16  mix8 with 16 heads of 8: heads to spare beside the ones the text keeps busy
 #   [PREVIEW_RUNS="baseline triggers"] tools/sinks-preview-cpu.sh CLI OUT [STEPS]
 #             (STEPS default 10000 = 20 M tokens: ~35 min for two runs on 2 cores at context 128)
 # Writes OUT/summary.jsonl: per run, 2,000 steps before the end and at the end, the sink rate and the
@@ -39,13 +41,16 @@ cd "$(dirname "$0")/.."
 cli=$1 out=$2 steps=${3:-10000}
 runs=(${PREVIEW_RUNS:-baseline triggers})
 mkdir -p "$out/data"
-if [ ! -f "$out/data/train-r1-triggers.bin" ]; then
+wants() { [[ " ${runs[*]} " == *" $1 "* ]]; }  # is run $1 among this call's? (each run's own data is made once)
+if [ ! -f "$out/data/val.bin" ]; then
 "$cli" corpus --out "$out/data" --overwrite --seed 0 --train-mb 30 --val-mb 2 --alt-mb 1 >/dev/null 2>&1
 for p in 0 1; do
   "$cli" tokenize "$out/data/train.txt" --tokenizer resources/tiny-gpt2 --out "$out/data/train-r$p.bin" --overwrite \
     --random-repeats $p >/dev/null 2>&1
 done
 "$cli" tokenize "$out/data/val.txt" --tokenizer resources/tiny-gpt2 --out "$out/data/val.bin" --overwrite >/dev/null 2>&1
+fi
+if wants triggers && [ ! -f "$out/data/train-r1-triggers.bin" ]; then
 python3 - "$out/data/train-r0.bin" "$out/data/train-r1.bin" "$out/data/train-r1-triggers.bin" <<'PY'
 import json, sys
 import numpy as np
@@ -76,7 +81,7 @@ meta.update(tokens=int(len(y)), sources=meta.get("sources", []) + [f"{len(places
 json.dump(meta, open(target + ".json", "w"))
 PY
 fi
-if [ ! -f "$out/data/own-unigram.bin" ]; then
+if { wants bigram || wants unigram; } && [ ! -f "$out/data/own-unigram.bin" ]; then
 python3 - "$out/data/train-r0.bin" "$out/data/train-r1.bin" "$out/data" <<'PY'
 import bisect, json, sys
 import numpy as np
@@ -135,15 +140,18 @@ for kind, make in (("bigram", bigram_document), ("unigram", unigram_document)):
               open(f"{folder}/own-{kind}.bin.json", "w"))
 PY
 fi
-if [ ! -f "$out/data/train-r1-spans.bin" ]; then
+if wants spans && [ ! -f "$out/data/train-r1-spans.bin" ]; then
   "$cli" tokenize "$out/data/train.txt" --tokenizer resources/tiny-gpt2 --out "$out/data/train-r1-spans.bin" --overwrite \
     --random-repeats 1 --repeat-span 64 --repeat-span-max 192 >/dev/null 2>&1
 fi
-for run in sparse sparse-rare sparse-long sparse8 mix; do
+# A run's rare-jobs documents: its own name's, but a variant of a mix shares the mix's (mix8-heads16: mix8).
+jobs_of() { case "$1" in mix8-*) echo mix8 ;; *) echo "$1" ;; esac; }
+wanted=" $(for run in "${runs[@]}"; do jobs_of "$run"; done | tr '\n' ' ')"
+for run in sparse sparse-rare sparse-long sparse8 mix mix8; do
   jobs=(--chance 0.015); [ $run = sparse-rare ] && jobs=(--chance 0.005)
-  [ $run = sparse8 ] && jobs+=(--offsets 8 --separate-offsets)
-  train=(--documents $(((steps * 2048 + 2000000) / 300))); [ $run = mix ] && train=(--after "$out/data/train-r1.bin")
-  if [[ " ${runs[*]} " == *" $run "* && ! -f "$out/data/own-$run.bin" ]]; then
+  [[ $run = sparse8 || $run = mix8 ]] && jobs+=(--offsets 8 --separate-offsets)
+  train=(--documents $(((steps * 2048 + 2000000) / 300))); [[ $run = mix* ]] && train=(--after "$out/data/train-r1.bin")
+  if [[ "$wanted" == *" $run "* && ! -f "$out/data/own-$run.bin" ]]; then  # own-: the last one written
     "$cli" rare-jobs "$out/data/train-r0.bin" "${jobs[@]}" "${train[@]}" --out "$out/data/$run-train.bin" --overwrite >/dev/null 2>&1
     "$cli" rare-jobs "$out/data/train-r0.bin" "${jobs[@]}" --seed 1 --documents 300 --min-length 129 \
       --out "$out/data/own-$run.bin" --overwrite >/dev/null 2>&1
@@ -155,13 +163,13 @@ train() {
   context=$(context_of "$run")
   [ "$run" = wd05 ] && decay=0.5
   [ "$run" = wd1 ] && decay=1.0
-  [ "$run" = heads16 ] && heads=16
+  [[ "$run" = *heads16 ]] && heads=16
   [ "$run" = triggers ] && data=train-r1-triggers.bin
   [ "$run" = spans ] && data=train-r1-spans.bin
   [ "$run" = bigram ] && data=train-r1-bigram.bin
   [ "$run" = unigram ] && data=train-r1-unigram.bin
   [[ "$run" = sparse* ]] && data=$run-train.bin eval=own-$run.bin  # no text: its loss is on its own documents
-  [ "$run" = mix ] && data=mix-train.bin
+  [[ "$run" = mix* ]] && data=$(jobs_of "$run")-train.bin
   "$cli" init --out "$out/$run-shape" --overwrite --family gpt2 --layers 4 --heads $heads --d-model 128 --context "$context" \
     --vocab 2048 --seed 0 >/dev/null
   cp resources/tiny-gpt2/vocab.json resources/tiny-gpt2/merges.txt "$out/$run-shape/"
@@ -178,10 +186,11 @@ done
 for run in "${runs[@]}"; do
   lengths=(128); [ "$(context_of "$run")" = 512 ] && lengths=(128 512)
   for step in $((steps - 2000)) $steps; do  # (each run keeps its last three checkpoints: --keep-checkpoints 3)
-    kinds=(documents chunks); [ -f "$out/data/own-$run.bin" ] && kinds+=(own)
+    own=own-$(jobs_of "$run").bin
+    kinds=(documents chunks); [ -f "$out/data/$own" ] && kinds+=(own)
     for starts in "${kinds[@]}"; do
       flag=(); [ $starts != chunks ] && flag=(--document-starts)
-      data=val.bin; [ $starts = own ] && data=own-$run.bin  # the run's own idle documents, not the text
+      data=val.bin; [ $starts = own ] && data=$own  # the run's own idle documents, not the text
       for length in "${lengths[@]}"; do
         for analysis in sinks norms; do
           "$cli" analyze $analysis "$out/$run" --step $step --data "$out/data/$data" --sequences 64 \
@@ -192,7 +201,7 @@ for run in "${runs[@]}"; do
   done
 done
 python3 - "$out" "$steps" "${runs[@]}" <<'PY' | tee "$out/summary.jsonl"
-import json, sys
+import json, os, sys
 out, steps, runs = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 def records(path):  # metrics.jsonl's records; a torn line (a run killed mid-write) is skipped
     for line in open(path):
@@ -209,8 +218,8 @@ for run in runs:
             row = {"run": run, "step": step, "length": length,
                    "val_ce": round(evals[step], 3) if step in evals else None}
             for starts in ("documents", "chunks", "own"):
-                if starts == "own" and run not in ("bigram", "unigram", "sparse", "sparse-rare", "sparse-long", "sparse8", "mix"):
-                    continue
+                if not os.path.exists(f"{out}/{run}-{step}-sinks-{starts}-{length}.json"):
+                    continue  # "own" for the runs with documents of their own only
                 sinks = json.load(open(f"{out}/{run}-{step}-sinks-{starts}-{length}.json"))
                 norms = json.load(open(f"{out}/{run}-{step}-norms-{starts}-{length}.json"))["residual_norms"]
                 ratio = max(r["position0"]["mean"] / r["rest"]["mean"] for r in norms if r["point"].endswith("resid_pre"))

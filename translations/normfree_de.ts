@@ -1576,6 +1576,10 @@ Worker %1 beendet (%2): %3</translation>
 <context>
     <name>NextRun</name>
     <message>
+        <source>The datasets chosen are set aside, the synthetic corpus made for this model used instead: %1</source>
+        <translation>Die gewählten Datensätze sind beiseitegelegt, stattdessen wird der für dieses Modell erzeugte synthetische Korpus verwendet: %1</translation>
+    </message>
+    <message>
         <source>The preset %1&apos;s schedule replaced the draft, with its edits.</source>
         <translation>Der Zeitplan des Presets %1 hat den Entwurf samt seinen Änderungen ersetzt.</translation>
     </message>

@@ -324,13 +324,13 @@ void cmdGenerate(CLI::App& command) {
     if (tokenizer.vocabSize() > model->config().vocabSize)
       throw UsageError("the tokenizer has " + std::to_string(tokenizer.vocabSize()) +
                        " tokens, the model only " + std::to_string(model->config().vocabSize));
-    // As Hugging Face's tokenizer starts it (TinyLlama continues a prompt without <s> differently), the
-    // BOS written by hand as well not doubled.
+    // As Hugging Face's tokenizer starts it (TinyLlama continues a prompt without <s> differently); a BOS
+    // written by hand as well is not doubled.
+    const bool addsBos = tokenizer.huggingFaceAddsBos();
     std::vector<int32_t> prompt;
-    if (tokenizer.huggingFaceAddsBos()) prompt.push_back(tokenizer.bosId());
+    if (addsBos) prompt.push_back(tokenizer.bosId());
     tokenizer.encodeAppend(o->prompt, prompt);
-    if (prompt.size() > 1 && prompt[0] == tokenizer.bosId() && prompt[1] == prompt[0])
-      prompt.erase(prompt.begin());
+    if (addsBos && prompt.size() > 1 && prompt[1] == prompt[0]) prompt.erase(prompt.begin());
     if (prompt.empty()) throw UsageError("--prompt is empty");
     const std::vector<int32_t> continuation = generate(*model, prompt, options);
     nlohmann::json j{{"prompt", o->prompt},

@@ -150,11 +150,12 @@ RareJobsStats writeRareJobs(const TokenFile& text, const RareJobsSource& source,
                                        ": made by another tokenizer?");
   // Two tokenizers trained alike share their end-of-text id (the last): the fingerprints tell them apart,
   // and the output names `after`'s, though its filler and trigger ids are the text's.
-  const std::string &ours = text.meta().tokenizerFingerprint,
-                    &theirs = after ? after->meta().tokenizerFingerprint : ours;
-  if (!ours.empty() && !theirs.empty() && ours != theirs)
-    throw FileError(after->path(), "was made by another tokenizer than the text " + text.path() +
-                                       " (fingerprints " + theirs + " and " + ours + ")");
+  if (after) {
+    const std::string &ours = text.meta().tokenizerFingerprint, &theirs = after->meta().tokenizerFingerprint;
+    if (!ours.empty() && !theirs.empty() && ours != theirs)
+      throw FileError(after->path(), "was made by another tokenizer than the text " + text.path() +
+                                         " (fingerprints " + theirs + " and " + ours + ")");
+  }
   if (!after) meta.sources = {text.path() + "'s bigrams"};
   meta.sources.push_back(jobs.describe());
   TokenFileWriter writer(out, meta);

@@ -253,8 +253,8 @@ std::string otherTokenizerProblem(const TokenFile& file, int64_t modelEndOfText,
   constexpr int64_t kGpt2EndOfText = 50256;
   if (!file.dtypeStated() && modelEndOfText >= 0 && modelEndOfText != kGpt2EndOfText)
     return file.path() + " has no sidecar (" + tokenFileSidecarPath(file.path()) +
-           "): it is read as nanoGPT's, which hold GPT-2's ids (end-of-text 50256), and the model's "
-           "end-of-text is " +
+           "): it is read as nanoGPT's, which hold GPT-2's ids (end-of-text " +
+           std::to_string(kGpt2EndOfText) + "), and the model's end-of-text is " +
            std::to_string(modelEndOfText) +
            " (if the model's tokenizer made it, write its sidecar: docs/DATA.md)";
   const std::string madeWith = meta.tokenizer.empty() ? "" : "; it names the tokenizer in " + meta.tokenizer;

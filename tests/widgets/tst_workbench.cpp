@@ -343,8 +343,8 @@ class TestWorkbench : public QObject {
     QVERIFY(box && box->informativeText().contains("was tokenized by another tokenizer than the model's"));
     box->close();
     QVERIFY(window.nextRun().datasets().validation.isEmpty());
-    const QString madeAgain =
-        m_dir.filePath("made-again.bin");  // chosen, then made by another: Start sees it
+    // One chosen, then made again by another tokenizer: Start sees it.
+    const QString madeAgain = m_dir.filePath("made-again.bin");
     writeTokens(madeAgain, "");
     QVERIFY(window.setDatasets(madeAgain, madeAgain, QString()));
     writeTokens(madeAgain, "fnv1a64:0123456789abcdef");

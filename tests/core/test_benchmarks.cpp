@@ -318,9 +318,6 @@ TEST_CASE(unicode_whitespace_is_stripped_as_python_strips_it) {
 // Hugging Face's LlamaTokenizer starts every encoding with <s> unless tokenizer_config.json says
 // add_bos_token: false; the harness scores text encoded so.
 TEST_CASE(sentencepiece_requests_start_with_bos_only_where_hugging_face_adds_it) {
-#ifndef NF_TOKENIZER_FORMATS
-  SKIP("built with -DNF_TOKENIZER_FORMATS=OFF: no tokenizer.model");
-#endif
   TempDir dir;
   trainSentencePiece(dir.path("llama"), corpusLines(1, 300), 1000);
   const std::unique_ptr<Tokenizer> withBos = loadTokenizer(dir.path("llama"));

@@ -506,9 +506,6 @@ TEST_CASE(text_pipeline_from_corpus_to_evaluation_and_generation) {
 // Hugging Face's LlamaTokenizer starts a prompt with <s>, and TinyLlama continues one without it otherwise:
 // generate had left it out, unsaid.
 TEST_CASE(generate_starts_a_llama_prompt_with_bos_as_hugging_face_does) {
-#ifndef NF_TOKENIZER_FORMATS
-  SKIP("built with -DNF_TOKENIZER_FORMATS=OFF: no tokenizer.model");
-#endif
   TempDir dir;
   trainSentencePiece(dir.path("sp"), corpusLines(1, 300), 1000);
   const std::unique_ptr<Tokenizer> tokenizer = loadTokenizer(dir.path("sp"));

@@ -621,9 +621,6 @@ TEST_CASE(ioi_prompts_work_with_tokenizer_json_and_sentencepiece) {
 }
 
 TEST_CASE(token_files_start_documents_with_the_bos_where_hugging_face_adds_it) {
-#ifndef NF_TOKENIZER_FORMATS
-  SKIP("built with -DNF_TOKENIZER_FORMATS=OFF: no tokenizer.model");
-#endif
   // LLaMA's models saw <s> document </s>: a SentencePiece model's token file is written so.
   TempDir dir;
   trainSentencePiece(dir.path("llama"), corpusLines(2, 300), 1000);

@@ -130,9 +130,13 @@ inline std::string corpusLines(uint64_t seed, int documents) {
 }
 
 // Trains a LLaMA-style SentencePiece BPE model on `text` with the library's Python trainer:
-// <folder>/tokenizer.model. Skipped in a sanitizer build (tools/sanitized-suite.sh), which cannot load
-// the SentencePiece module that reads it (text/sentencepiece_tokenizer.cpp).
+// <folder>/tokenizer.model. Skips the test in a build that cannot read it: without tokenizer formats, or
+// with sanitizers (tools/sanitized-suite.sh), which cannot load the SentencePiece module that reads it
+// (text/sentencepiece_tokenizer.cpp).
 inline void trainSentencePiece(const std::string& folder, const std::string& text, int vocab) {
+#ifndef NF_TOKENIZER_FORMATS
+  SKIP("built with -DNF_TOKENIZER_FORMATS=OFF: no tokenizer.model");
+#endif
 #ifdef __SANITIZE_ADDRESS__
   SKIP("a sanitizer build cannot load the SentencePiece module that reads tokenizer.model");
 #endif

@@ -32,6 +32,7 @@ set(NF_CORE_PLAIN_SOURCES
   schedule/schedule.cpp
   schedule/editable_schedule.cpp
   schedule/autopilot.cpp
+  train/presets.cpp
   train/settings.cpp
   train/adamw_kernel.cpp
   train/memory_plan.cpp

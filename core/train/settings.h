@@ -1,6 +1,6 @@
 // Everything a training run is configured by, as plain data (the run directory's config.json), and the
-// presets: the paper's four GPT-2 schedules (PROTOCOL §4, Table 4), the blog's v2 recipe and the bundled
-// tiny model's. Plain C++ (no torch): the GUI shows and edits these.
+// presets (defined in train/presets.cpp): the paper's four GPT-2 schedules (PROTOCOL §4, Table 4), the blog's
+// v2 recipe and the bundled tiny model's. Plain C++ (no torch): the GUI shows and edits these.
 #pragma once
 #include <algorithm>
 #include <cstdint>

@@ -110,7 +110,7 @@ RunSetupView::RunSetupView(QWidget* parent) : QWidget(parent) {
   retranslate();
 }
 
-// A preset's description in the GUI's language (the engine's, core/train/settings.cpp, is English).
+// A preset's description in the GUI's language (the engine's, core/train/presets.cpp, is English).
 QString RunSetupView::describePreset(const nf::Preset& p) {
   if (p.name == "tiny")
     return tr(

@@ -46,16 +46,22 @@ T ConfigReader::required(const char* key) const {
 template <typename T>
 T ConfigReader::optional(const char* key, T fallback) const {
   if (!m_config.contains(key)) return fallback;
-  // Transformers keeps a null as None, which its models test as false (GPT-NeoX's use_parallel_residual:
-  // None is the sequential residual): a flag's null is false, a number's the default.
-  if (m_config[key].is_null()) return std::is_same_v<T, bool> ? T{} : fallback;
+  // GPT-NeoX's use_parallel_residual: None is the sequential residual. A number's null is convert's error.
+  if constexpr (std::is_same_v<T, bool>)
+    if (m_config[key].is_null()) return false;
+  return convert<T>(m_config[key], key, m_source);
+}
+
+template <typename T>
+T ConfigReader::nullable(const char* key, T fallback) const {
+  if (!m_config.contains(key) || m_config[key].is_null()) return fallback;
   return convert<T>(m_config[key], key, m_source);
 }
 
 template int ConfigReader::required<int>(const char*) const;
-template int ConfigReader::optional<int>(const char*, int) const;
 template double ConfigReader::optional<double>(const char*, double) const;
 template bool ConfigReader::optional<bool>(const char*, bool) const;
+template int ConfigReader::nullable<int>(const char*, int) const;
 
 std::optional<int> ConfigReader::either(const char* key, const char* alias) const {
   std::optional<int> found, aliased;

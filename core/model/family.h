@@ -72,8 +72,15 @@ class ConfigReader {
       : m_config(config), m_source(std::move(source)) {}
   template <typename T>
   T required(const char* key) const;
+  // Absent: the fallback. Null: false for a flag (transformers keeps None, which its models test as false);
+  // refused for a number (transformers keeps None there too, and its model cannot compute with it: a norm's
+  // epsilon of None fails at the first forward), so no default stands in for a value the file lost.
   template <typename T>
   T optional(const char* key, T fallback) const;
+  // A number whose None its config class replaces by the default (GPT-2's n_inner, LLaMA's
+  // num_key_value_heads): absent or null, the fallback.
+  template <typename T>
+  T nullable(const char* key, T fallback) const;
   // A count Hugging Face also reads under another name (a config class's attribute_map: GPT-2's
   // num_attention_heads for n_head): either, or both when they agree (which one transformers takes depends
   // on the order it sets them: disagreeing, they are refused by name). nullopt when neither is there.

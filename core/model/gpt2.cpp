@@ -195,14 +195,14 @@ void readGpt2Shape(const nlohmann::json& j, ModelShape& c, const std::string& so
   c.nEmbd = count("n_embd", "hidden_size");
   c.vocabSize = read.required<int>("vocab_size");
   c.nPositions =
-      read.either("n_positions", "max_position_embeddings").value_or(read.optional<int>("n_ctx", 1024));
+      read.either("n_positions", "max_position_embeddings").value_or(read.nullable<int>("n_ctx", 1024));
   c.layerNormEpsilon = read.optional<double>("layer_norm_epsilon", 1e-5);
   // Without one, the last id (GPT-2's 50256 for its 50257 tokens, and what our tokenizer trainer does).
   c.eotTokenId = read.endOfText(c.vocabSize);
   c.tiedUnembedding = read.optional<bool>("tie_word_embeddings", true);
   // Variants of Hugging Face's GPT-2 class that this model does not implement: refuse rather than misread.
   // Read as transformers reads them: a null n_inner is 4 × n_embd, a null flag false.
-  if (const int inner = read.optional<int>("n_inner", 4 * c.nEmbd); inner != 4 * c.nEmbd)
+  if (const int inner = read.nullable<int>("n_inner", 4 * c.nEmbd); inner != 4 * c.nEmbd)
     throw FileError(source,
                     "n_inner " + std::to_string(inner) + " is not supported (the MLP width is 4 × n_embd)");
   for (const char* flag : {"scale_attn_by_inverse_layer_idx", "reorder_and_upcast_attn"})

@@ -168,7 +168,7 @@ void readGptNeoXShape(const nlohmann::json& j, ModelShape& c, const std::string&
   c.nEmbd = read.required<int>("hidden_size");
   c.vocabSize = read.required<int>("vocab_size");
   c.mlpWidth = read.required<int>("intermediate_size");
-  c.nPositions = read.optional<int>("max_position_embeddings", 2048);
+  c.nPositions = read.nullable<int>("max_position_embeddings", 2048);
   // Newer Transformers releases spell these partial_rotary_factor and rope_theta, transformers 5 inside
   // rope_parameters; where two spellings are present they must agree.
   c.rotaryFraction = read.rotary({"rotary_pct", "partial_rotary_factor"}, "partial_rotary_factor", 0.25);

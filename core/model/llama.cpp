@@ -147,8 +147,8 @@ void readCommonShape(const ConfigReader& read, ModelShape& c, std::optional<int>
   c.nEmbd = read.required<int>("hidden_size");
   c.vocabSize = read.required<int>("vocab_size");
   c.mlpWidth = read.required<int>("intermediate_size");
-  c.nKvHead = read.optional<int>("num_key_value_heads", c.nHead);
-  c.nPositions = read.optional<int>("max_position_embeddings", 2048);
+  c.nKvHead = read.nullable<int>("num_key_value_heads", c.nHead);
+  c.nPositions = read.nullable<int>("max_position_embeddings", 2048);
   c.layerNormEpsilon = read.optional<double>("rms_norm_eps", 1e-6);
   c.rotaryBase = read.rotary({"rope_theta"}, "rope_theta", 10000.0);
   c.rotaryFraction = 1.0;

@@ -64,6 +64,13 @@ std::string publishedConfig(const std::string& name) {
       "rms_norm_eps": 1e-06, "rope_theta": 1000000.0, "sliding_window": 32768, "tie_word_embeddings": true,
       "torch_dtype": "bfloat16", "transformers_version": "4.40.1", "use_cache": true, "use_mrope": false,
       "use_sliding_window": false, "vocab_size": 151936})";
+  if (name == "GPT-2")
+    return R"({"activation_function": "gelu_new", "architectures": ["GPT2LMHeadModel"], "attn_pdrop": 0.1,
+      "bos_token_id": 50256, "embd_pdrop": 0.1, "eos_token_id": 50256, "initializer_range": 0.02,
+      "layer_norm_epsilon": 1e-05, "model_type": "gpt2", "n_ctx": 1024, "n_embd": 768, "n_head": 12,
+      "n_inner": null, "n_layer": 12, "n_positions": 1024, "resid_pdrop": 0.1, "scale_attn_weights": true,
+      "summary_activation": null, "summary_first_dropout": 0.1, "summary_proj_to_labels": true,
+      "summary_type": "cls_index", "summary_use_proj": true, "use_cache": true, "vocab_size": 50257})";
   // Pythia-70M
   return R"({"architectures": ["GPTNeoXForCausalLM"], "bos_token_id": 0, "eos_token_id": 0,
     "hidden_act": "gelu", "hidden_size": 512, "initializer_range": 0.02, "intermediate_size": 2048,
@@ -71,6 +78,13 @@ std::string publishedConfig(const std::string& name) {
     "num_attention_heads": 8, "num_hidden_layers": 6, "rotary_emb_base": 10000, "rotary_pct": 0.25,
     "tie_word_embeddings": false, "torch_dtype": "float16", "transformers_version": "4.24.0",
     "use_cache": true, "use_parallel_residual": true, "vocab_size": 50304})";
+}
+
+// The config with one field set (a null, a wrong type, an unsupported value).
+std::string variant(const char* key, const nlohmann::json& value, const nlohmann::json& base) {
+  nlohmann::json j = base;
+  j[key] = value;
+  return j.dump();
 }
 
 }  // namespace
@@ -137,14 +151,16 @@ TEST_CASE(published_checkpoints_read_with_their_published_parameter_counts) {
   for (const Expected& e : {Expected{"SmolLM2-135M", "llama", 134515008, 3, true},
                             Expected{"TinyLlama-1.1B", "llama", 1100048384, 4, false},
                             Expected{"Qwen2.5-0.5B", "qwen2", 494032768, 2, true},
-                            Expected{"Pythia-70M", "gpt_neox", 70426624, 8, false}}) {
+                            Expected{"Pythia-70M", "gpt_neox", 70426624, 8, false},
+                            Expected{"GPT-2", "gpt2", 124439808, 12, true}}) {
     const ModelConfig config = parseConfigJson(publishedConfig(e.name), e.name + "/config.json");
     REQUIRE_EQ(config.shape.family, e.family);
     REQUIRE_MSG(config.shape.parameterCount() == e.parameters,
                 e.name << ": " << config.shape.parameterCount());
     REQUIRE_EQ(config.shape.kvHeads(), e.kvHeads);
     REQUIRE_EQ(config.shape.tiedUnembedding, e.tied);
-    const NormKind native = e.family == "gpt_neox" ? NormKind::LayerNorm : NormKind::RMSNorm;
+    const NormKind native =
+        e.family == "llama" || e.family == "qwen2" ? NormKind::RMSNorm : NormKind::LayerNorm;
     REQUIRE(config.norms == NormState(config.shape.nLayer, native));
   }
   const ModelShape pythia = parseConfigJson(publishedConfig("Pythia-70M"), "config.json").shape;
@@ -188,11 +204,6 @@ TEST_CASE(a_smollm2_sized_checkpoint_loads_from_sharded_bf16) {
 
 TEST_CASE(configs_the_engine_does_not_implement_are_refused_by_name) {
   const auto smol = nlohmann::json::parse(publishedConfig("SmolLM2-135M"));
-  auto variant = [&](const char* key, const nlohmann::json& value, const nlohmann::json& base) {
-    nlohmann::json j = base;
-    j[key] = value;
-    return j.dump();
-  };
   REQUIRE_THROWS_WITH(
       parseConfigJson(variant("rope_scaling", {{"type", "linear"}, {"factor", 2.0}}, smol), "c.json"),
       "c.json", "rope_scaling");
@@ -231,6 +242,24 @@ TEST_CASE(configs_the_engine_does_not_implement_are_refused_by_name) {
   const ModelShape unbiased = parseConfigJson(variant("attention_bias", nullptr, pythia), "p.json").shape;
   REQUIRE(!unbiased.qkvBias && !unbiased.attentionOutputBias);
   REQUIRE(parseConfigJson(pythia.dump(), "p.json").shape.parallelResidual);
+}
+
+// A norm's epsilon of null is None to transformers, whose model then fails at its first forward: refused
+// by name, where the family's default had stood in for a value the file lost. The counts whose None the
+// config class replaces by its default (GPT-2's n_inner, LLaMA's num_key_value_heads) still read so.
+TEST_CASE(a_null_epsilon_is_refused_and_a_null_count_reads_as_its_config_class_s_default) {
+  const auto smol = nlohmann::json::parse(publishedConfig("SmolLM2-135M"));
+  const auto pythia = nlohmann::json::parse(publishedConfig("Pythia-70M"));
+  const auto gpt2 = nlohmann::json::parse(publishedConfig("GPT-2"));
+  REQUIRE_THROWS_WITH(parseConfigJson(variant("rms_norm_eps", nullptr, smol), "c.json"), "c.json",
+                      "rms_norm_eps", "null");
+  REQUIRE_THROWS_WITH(parseConfigJson(variant("layer_norm_eps", nullptr, pythia), "p.json"), "p.json",
+                      "layer_norm_eps", "null");
+  REQUIRE_THROWS_WITH(parseConfigJson(variant("layer_norm_epsilon", nullptr, gpt2), "g.json"), "g.json",
+                      "layer_norm_epsilon", "null");
+  const ModelShape ungrouped = parseConfigJson(variant("num_key_value_heads", nullptr, smol), "c.json").shape;
+  REQUIRE_EQ(ungrouped.kvHeads(), ungrouped.nHead);  // LlamaConfig: None means one key head per query head
+  REQUIRE_EQ(parseConfigJson(variant("n_inner", nullptr, gpt2), "g.json").shape.mlpHidden(), 4 * 768);
 }
 
 // transformers 5 moves rope_theta (and GPT-NeoX's partial_rotary_factor) into rope_parameters: read there,

@@ -65,9 +65,11 @@ void analyzeSinks(CLI::App& command) {
   auto o = std::make_shared<Options>();
   addModelOptions(command, *o);
   addDataOptions(command, *o);
-  command.add_option("--threshold", o->threshold, "attention to position 0 that makes a sink")
+  command
+      .add_option("--threshold", o->threshold,
+                  "attention to position 0 that makes a sink (above 0: at 0 every head is one)")
       ->type_name("x")
-      ->transform(fraction())
+      ->transform(inRange(0.0, 1.0, /*minExclusive=*/true))
       ->capture_default_str();
   onRun(command, [o] {
     AnalysisRequest request = requestFor("sinks", *o);
@@ -355,9 +357,11 @@ void analyzeCalibration(CLI::App& command) {
       ->type_name("n")
       ->transform(inRange<int64_t>(0, AnalysisLimits::kNewTokens))
       ->capture_default_str();
-  command.add_option("--temperature", o->temperature, "temperature of the sampled continuation")
+  command
+      .add_option("--temperature", o->temperature,
+                  "temperature of the sampled continuation, shown beside the greedy one (above 0)")
       ->type_name("t")
-      ->transform(inRange(0.0, 100.0))
+      ->transform(inRange(0.0, 100.0, /*minExclusive=*/true))
       ->default_str("1.0");
   command.add_option("--seed", o->seed, "sampling seed")
       ->type_name("n")

@@ -47,7 +47,8 @@ void cmdEval(CLI::App& command) {
       ->capture_default_str();
   command
       .add_option("--max-tokens", o->maxTokens,
-                  "evaluate only the first n tokens, in whole chunks of the context (0: all)")
+                  "evaluate only the first n tokens of the file, in whole chunks of the context (0: all); "
+                  "with --filter-by, the chunks among them that the filter keeps")
       ->type_name("n")
       ->transform(atLeast<int64_t>(0))
       ->capture_default_str();
@@ -77,6 +78,10 @@ void cmdEval(CLI::App& command) {
       throw UsageError("--max-tokens " + std::to_string(o->maxTokens) + " is less than one chunk of " +
                        std::to_string(context) + " tokens (--context)");
     const TokenFile data = TokenFile::open(o->data);
+    // A budget past the file (the paper's 4.5 M tokens of a smaller split) had been cut to it unsaid.
+    if (o->maxTokens > 0 && data.size() - 1 < o->maxTokens)
+      std::cerr << "note: --max-tokens " << o->maxTokens << ": " << o->data << " holds only " << data.size()
+                << " tokens; all of them are evaluated\n";
     const auto modelTokenizer = run::tokenizerIfAny(o->model);
     noteOtherTokenizer(data, model->config().eotTokenId, modelTokenizer.get());
     std::vector<bool> allowed;
@@ -92,6 +97,7 @@ void cmdEval(CLI::App& command) {
     nlohmann::json j = toJson(result);
     j["model"] = o->model;
     if (!o->filterBy.empty()) j["filtered_by"] = o->filterBy;
+    if (o->maxTokens > 0) j["max_tokens"] = o->maxTokens;
     j["seconds"] = seconds;
     j["tokens_per_second"] = result.summary.tokens / seconds;
     printJson(j);
@@ -337,9 +343,11 @@ void cmdGenerate(CLI::App& command) {
                      {"prompt_tokens", prompt},
                      {"tokens", continuation},
                      {"continuation", tokenizer.decodeKnown(continuation)},
-                     {"temperature", options.temperature}};
-    if (options.temperature > 0) {
+                     {"temperature", options.temperature},
+                     {"stop_at_end_of_text", options.stopAtEndOfText}};
+    if (options.temperature > 0) {  // every setting that decides the text, so that the record reproduces it
       j["top_k"] = options.topK;
+      j["top_p"] = options.topP;
       j["seed"] = options.seed;
     }
     // A model with more token ids than its tokenizer (another tokenizer's, or padded) can choose one the

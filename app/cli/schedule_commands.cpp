@@ -1,4 +1,5 @@
 // normfree-cli schedule: the presets listed or printed, and schedule files validated.
+#include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -31,11 +32,11 @@ void cmdSchedule(CLI::App& command) {
           ->type_name("n")
           ->transform(atLeast(1))
           ->capture_default_str();
-  command.add_option("--steps", o->steps, "max steps for --validate")
-      ->type_name("n")
-      ->transform(atLeast<int64_t>(1))
-      ->capture_default_str()
-      ->needs(validate);
+  CLI::Option* steps = command.add_option("--steps", o->steps, "max steps for --validate")
+                           ->type_name("n")
+                           ->transform(atLeast<int64_t>(1))
+                           ->capture_default_str()
+                           ->needs(validate);
   CLI::Option* pos0 = command
                           .add_flag("--pos0-treatment", o->pos0,
                                     "for --validate: the run uses the position-0 treatment (default: the "
@@ -49,7 +50,7 @@ void cmdSchedule(CLI::App& command) {
       ->excludes(validate)
       ->excludes(layers);
   validate->excludes(preset);
-  onRun(command, [o, layers, pos0, eot] {
+  onRun(command, [o, layers, steps, pos0, eot] {
     if (layers->count() > 0 && o->preset.empty() && o->validate.empty())
       throw UsageError("--layers is for --preset by-depth or --validate");
     if (o->list || (o->preset.empty() && o->validate.empty())) {
@@ -91,6 +92,10 @@ void cmdSchedule(CLI::App& command) {
     }
     const std::string& file = o->validate;
     const Schedule s = readScheduleFile(file);
+    // A shallower model's schedule, checked against GPT-2 Small's depth, reads as leaving sites undone.
+    if (layers->count() == 0 || steps->count() == 0)
+      std::cerr << "note: validated for " << o->layers << " layers and " << o->steps
+                << " steps (the defaults: GPT-2 Small's preset); --layers and --steps give the model's own\n";
     Treatments used{o->pos0, o->eot};
     if (pos0->count() + eot->count() == 0)
       for (const ScheduleEvent& e : s.events) {
@@ -111,6 +116,8 @@ void cmdSchedule(CLI::App& command) {
     };
     printJson({{"file", file},
                {"valid", true},
+               {"layers", o->layers},
+               {"steps", o->steps},
                {"events", s.events.size()},
                {"treatments", {{"pos0", used.pos0}, {"eot", used.eot}}},
                {"layernorm_free_at_end", left.empty()},

@@ -305,6 +305,8 @@ AnalysisOutput calibration(const AnalysisRequest& r, const ModelSnapshot& snapsh
         c[std::string(part) + "_text"] = s.tokenizer->decodeKnown(c[part].get<std::vector<int32_t>>());
   json header = formatHeader(kAnalysisFormat);  // the models' own headers say what each read
   header["analysis"] = "calibration";
+  // What chose the continuations, so that the record reproduces them.
+  header["new_tokens"] = r.newTokens, header["temperature"] = r.temperature, header["seed"] = r.seed;
   return {json{{"header", header}, {"models", json::array({model})}}, {}};
 }
 
@@ -353,7 +355,8 @@ void checkAnalysisRequest(const AnalysisRequest& r) {
   within(r.sequences, int64_t{1}, AnalysisLimits::kSequences, "sequences");
   require(r.length == 0 || r.length >= 2, "\"length\" must be 0 (the model's context) or at least 2");
   within(r.bins, 1, AnalysisLimits::kBins, "bins");
-  require(r.threshold >= 0 && r.threshold <= 1, "\"threshold\" must be from 0 to 1");
+  require(r.threshold > 0 && r.threshold <= 1,
+          "\"threshold\" must be above 0 and at most 1 (at 0 every head would be a sink)");
   require(r.traceLayer >= 0 && r.traceHead >= 0, "\"trace_layer\" and \"trace_head\" must be ≥ 0");
   within(r.traceSequence, int64_t{0}, r.sequences - 1, "trace_sequence");
   within(r.bootstrap, 0, AnalysisLimits::kBootstrap, "bootstrap");
@@ -376,8 +379,9 @@ void checkAnalysisRequest(const AnalysisRequest& r) {
   for (const std::string& p : r.prompts)
     require(p.size() <= kMaxPromptBytes, "each of \"prompts\" is at most 2000 bytes");
   within(r.newTokens, int64_t{0}, AnalysisLimits::kNewTokens, "new_tokens");
-  require(std::isfinite(r.temperature) && r.temperature >= 0 && r.temperature <= 100,
-          "\"temperature\" must be from 0 to 100");
+  // The sampled continuation beside the greedy one: at temperature 0 it would be the greedy one again.
+  require(std::isfinite(r.temperature) && r.temperature > 0 && r.temperature <= 100,
+          "\"temperature\" must be above 0 and at most 100 (0 would sample the greedy continuation again)");
   require((r.kind == "benchmark") == (r.benchmark != nullptr),
           r.kind == "benchmark" ? "a benchmark analysis needs \"task\", \"file\" and \"items\""
                                 : "\"task\", \"file\" and \"items\" belong to a benchmark analysis");

@@ -261,6 +261,8 @@ TEST_CASE(every_analysis_runs_from_the_command_line) {
   REQUIRE_EQ(j["header"]["norms"], "LayerNorm");
   REQUIRE_EQ(j["residual_norms"].size(), size_t(c.nLayer + 1));
 
+  r = cli("analyze sinks " + d + "/m" + data + " --threshold 0 --out " + d + "/sinks.json");
+  REQUIRE_MSG(r.status == 2 && r.err.find("--threshold") != std::string::npos, r.err);  // every head a sink
   r = cli("analyze sinks " + d + "/m" + data + " --threshold 0.2 --out " + d + "/sinks.json");
   REQUIRE_MSG(r.status == 0, r.err);
   REQUIRE_EQ(nlohmann::json::parse(readTextFile(d + "/sinks.json"))["sink_share"].size(),
@@ -336,8 +338,13 @@ TEST_CASE(every_analysis_runs_from_the_command_line) {
   r = cli("analyze calibration " + d + "/m --compare " + d + "/m" + data);
   REQUIRE_MSG(r.status == 2 && r.err.find("no tokenizer files") != std::string::npos,
               r.err);  // prompts need one
-  r = cli("analyze calibration " + d + "/m --compare " + d + "/m --prompt ''" + data);
+  r = cli("analyze calibration " + d + "/m --compare " + d + "/m --prompt ''" + data + " --seed 3");
   REQUIRE_MSG(r.status == 0, r.err);
+  // The header names what chose the continuations; at temperature 0 the sampled one had been the greedy one.
+  REQUIRE_EQ(nlohmann::json::parse(r.out)["header"]["seed"].get<int>(), 3);
+  REQUIRE_EQ(nlohmann::json::parse(r.out)["header"]["temperature"].get<double>(), 1.0);
+  r = cli("analyze calibration " + d + "/m --prompt ''" + data + " --temperature 0");
+  REQUIRE_MSG(r.status == 2 && r.err.find("--temperature") != std::string::npos, r.err);
 
   // Mistakes are named.
   r = cli("analyze dla " + d + "/m" + data + " --head 7.0");
@@ -455,6 +462,12 @@ TEST_CASE(text_pipeline_from_corpus_to_evaluation_and_generation) {
   REQUIRE(g1.out == g2.out);
   REQUIRE(nlohmann::json::parse(g1.out)["tokens"] != nlohmann::json::parse(g3.out)["tokens"]);
   REQUIRE(nlohmann::json::parse(g1.out).count("unknown_tokens") == 0);
+  // The record names every setting that chose the text: its top-p and stop had been left out, so a rerun from
+  // the record gave another continuation.
+  const auto nucleus = nlohmann::json::parse(cli(generate + " --seed 5 --top-p 0.5").out);
+  REQUIRE_EQ(nucleus["top_p"].get<double>(), 0.5);
+  REQUIRE_EQ(nucleus["stop_at_end_of_text"].get<bool>(), false);
+  REQUIRE_EQ(nlohmann::json::parse(g1.out)["top_p"].get<double>(), 1.0);
   // Greedy decoding samples nothing: a top-k or seed given with it had been ignored and reported as used.
   r = cli(generate + " --temperature 0 --top-k 5");
   REQUIRE_MSG(r.status == 2 && r.err.find("--temperature 0 is greedy") != std::string::npos, r.err);
@@ -622,6 +635,12 @@ TEST_CASE(remove_then_export_from_the_command_line) {
   auto r = cli("schedule --validate " + d + "/s.json --layers 2 --steps 12");
   REQUIRE_MSG(r.status == 0, r.err);
   REQUIRE(nlohmann::json::parse(r.out)["layernorm_free_at_end"] == true);
+  REQUIRE(nlohmann::json::parse(r.out)["layers"] == 2 && nlohmann::json::parse(r.out)["steps"] == 12);
+  // Without --layers, GPT-2 Small's 12 are assumed: said, as a 2-layer schedule then reads as incomplete.
+  r = cli("schedule --validate " + d + "/s.json");
+  REQUIRE_MSG(r.status == 0 && r.err.find("note: validated for 12 layers and 300 steps") != std::string::npos,
+              r.err);
+  REQUIRE(nlohmann::json::parse(r.out)["layers"] == 12);
   // Valid is not complete: a treatment the run uses that the schedule never switches off is named, site
   // by site (validate had called such a schedule valid and nothing more).
   r = cli("schedule --validate " + d + "/s.json --layers 2 --steps 12 --eot-treatment");
@@ -913,6 +932,12 @@ TEST_CASE(options_that_were_ignored_or_changed_unsaid_are_refused) {
   REQUIRE(!std::filesystem::exists(d + "/p/final"));
   r = cli("eval " + d + "/m " + d + "/t.bin --context 16 --max-tokens 10");  // a whole chunk was evaluated
   REQUIRE_MSG(r.status == 2 && r.err.find("less than one chunk of 16") != std::string::npos, r.err);
+  r = cli("eval " + d + "/m " + d +
+          "/t.bin --context 16 --max-tokens 1000000");  // had been cut to the file unsaid
+  REQUIRE_MSG(
+      r.status == 0 && r.err.find("holds only 2000 tokens; all of them are evaluated") != std::string::npos,
+      r.err);
+  REQUIRE_EQ(nlohmann::json::parse(r.out)["max_tokens"].get<int64_t>(), 1000000);
   // A list option given twice adds up: the first --eval had been dropped unsaid.
   writeTokens(d + "/t2.bin",
               std::vector<int32_t>(tokens.data_ptr<int64_t>(), tokens.data_ptr<int64_t>() + 2000), 101);

@@ -34,6 +34,9 @@ AnalysisHeader analysisHeaderFromJson(const JsonIn& j) {
   if (j["format"].present()) {
     const std::string format = j["format"].text();
     const int version = j["version"].whole<int>();
+    if (version < 1)  // as checkFileFormat refuses one of a file
+      throw std::invalid_argument("analysis result: version " + std::to_string(version) +
+                                  " is not a version (they count from 1)");
     if (format != kAnalysisFormat.name || version > kAnalysisFormat.version)
       throw std::invalid_argument("analysis result: is " + format + " version " + std::to_string(version) +
                                   ", but this build reads " + kAnalysisFormat.name + " up to version " +

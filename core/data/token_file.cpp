@@ -34,13 +34,17 @@ TokenFileMeta readSidecar(const std::string& path) {
     // Every number checked (JsonIn): a count of 1e40 is refused, never converted.
     meta.vocabSize = meta.eotTokenId = meta.bosTokenId = meta.tokens = meta.documents = -1;
     readJson(j, "token file sidecar", [&](const JsonIn& in) {
-      in["vocab_size"].readIfPresent(meta.vocabSize);
-      in["eot_token_id"].readIfPresent(meta.eotTokenId);
-      in["bos_token_id"].readIfPresent(meta.bosTokenId);
-      in["tokens"].readIfPresent(meta.tokens);
-      in["documents"].readIfPresent(meta.documents);
-      in["tokenizer"].readIfPresent(meta.tokenizer);
-      in["tokenizer_fingerprint"].readIfPresent(meta.tokenizerFingerprint);
+      // Every key this format has had: a misspelt "tokenizer_fingerprint" or "eot_token_id" would switch off
+      // the checks of another tokenizer's data unsaid, a null "tokens" the check of a truncated file.
+      in.requireKnown({"format", "version", "dtype", "vocab_size", "eot_token_id", "bos_token_id", "tokens",
+                       "documents", "tokenizer", "tokenizer_fingerprint", "sources"});
+      in["vocab_size"].readIfGiven(meta.vocabSize);
+      in["eot_token_id"].readIfGiven(meta.eotTokenId);
+      in["bos_token_id"].readIfGiven(meta.bosTokenId);
+      in["tokens"].readIfGiven(meta.tokens);
+      in["documents"].readIfGiven(meta.documents);
+      in["tokenizer"].readIfGiven(meta.tokenizer);
+      in["tokenizer_fingerprint"].readIfGiven(meta.tokenizerFingerprint);
       if (in["sources"].present())
         meta.sources = in["sources"].list([](const JsonIn& x) { return x.text(); });
       return 0;

@@ -25,6 +25,8 @@ inline constexpr FileFormat kSourceFormat{"normfree-source", 1};         // a ru
 inline constexpr FileFormat kBenchmarkFormat{"normfree-benchmarks", 1};  // normfree-cli bench's results
 inline constexpr FileFormat kCorpusFormat{"normfree-corpus", 1};         // a corpus folder's corpus.json
 inline constexpr FileFormat kAnalysisFormat{"normfree-analysis", 1};     // an analysis result's "header"
+// A checkpoint's optimizer.pt: LibTorch's archive, its format and version under the keys below.
+inline constexpr FileFormat kOptimizerStateFormat{"normfree-optimizer", 1};
 
 enum class WhenUnmarked {
   Refuse,      // a file without "format" is not one of ours

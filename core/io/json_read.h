@@ -113,6 +113,16 @@ class JsonIn {
       target = real();
   }
 
+  // As readIfPresent, but a null is refused: for a file a person may edit, where "clip_norm": null (Python's
+  // None, "no clipping") would otherwise train with the default unsaid.
+  template <class T>
+  void readIfGiven(T& target) const {
+    if (m_json && m_json->is_null())
+      throw std::invalid_argument(std::string(m_what) + ": " + name() +
+                                  " is null: give a value, or leave it out for the default");
+    readIfPresent(target);
+  }
+
   std::vector<double> reals() const {
     return list([](const JsonIn& x) { return x.real(); });
   }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <csignal>
 #include <exception>
 #include <filesystem>
@@ -15,6 +16,7 @@
 
 #include "io/atomic_file.h"
 #include "io/file_format.h"
+#include "io/json_read.h"
 #include "model/hf_checkpoint.h"
 #include "model/model_folder.h"
 #include "run/metrics_log.h"
@@ -109,12 +111,18 @@ void clearDeadTrainersLeftovers(const std::string& runDir) {
 
 namespace {
 
+// optimizer.pt's own entries beside LibTorch's (kOptimizerStateFormat).
+constexpr const char* kOptimizerFormatKey = "normfree_format";
+constexpr const char* kOptimizerVersionKey = "normfree_version";
+
 // LibTorch's archive goes to disk through AtomicFile. Its writer callback must never throw: an exception
 // through LibTorch's zip code, or its own error on a short write, ended the process (SIGABRT) when the disk
 // filled. So the callback keeps the first error, takes the remaining bytes without writing them, and the
 // error is thrown once LibTorch is done.
 void saveOptimizerState(torch::optim::Optimizer& optimizer, const std::string& path, const std::string& id) {
   torch::serialize::OutputArchive archive;
+  archive.write(kOptimizerFormatKey, c10::IValue(std::string(kOptimizerStateFormat.name)));
+  archive.write(kOptimizerVersionKey, c10::IValue(int64_t{kOptimizerStateFormat.version}));
   archive.write(kCheckpointIdKey, c10::IValue(id));
   optimizer.save(archive);
   AtomicFile file(path);
@@ -253,20 +261,42 @@ TrainingState readTrainingState(const std::string& checkpointDir) {
   TrainingState s;
   s.stepsDone = run::checkpointStep(checkpointDir);
   try {
-    const auto words = state.at("sampler_state").get<std::vector<std::string>>();
-    for (std::size_t i = 0; i < s.samplerState.size(); ++i) s.samplerState[i] = std::stoull(words.at(i));
+    // Every number read exactly (JsonIn): "12abc" or "-1" had read as a sampler word, 12.7 as a count.
+    readJson(state, "checkpoint state", [&](const JsonIn& in) {
+      in.requireKnown({"format", "version", "steps_done", "sampler_state", "trackers", "schedule",
+                       "applied_events", "edits", "metrics_bytes", "world_size", "checkpoint_id", "settings",
+                       "autopilot", "data", "divergence"});
+      const std::vector<std::string> words =
+          in["sampler_state"].list([](const JsonIn& w) { return w.text(); });
+      in["sampler_state"].requireSize(static_cast<int64_t>(s.samplerState.size()), "the sampler's words");
+      for (std::size_t i = 0; i < s.samplerState.size(); ++i) {
+        const char* end = words[i].data() + words[i].size();
+        const auto [stop, error] = std::from_chars(words[i].data(), end, s.samplerState[i]);
+        if (error != std::errc() || stop != end || words[i].empty())
+          throw std::invalid_argument("sampler_state[" + std::to_string(i) + "] \"" + words[i] +
+                                      "\" is not a 64-bit word in decimal");
+      }
+      s.appliedEvents = in["applied_events"].list([](const JsonIn& pair) {
+        const std::vector<int64_t> idAndStep = pair.wholes<int64_t>();
+        pair.requireSize(2, "an event id and its step");
+        return std::pair{idAndStep[0], idAndStep[1]};
+      });
+      s.metricsBytes = -1;  // checkpoints from before it was kept
+      in["metrics_bytes"].readIfGiven(s.metricsBytes);
+      in["world_size"].readIfGiven(s.worldSize);
+      if (s.metricsBytes < -1 || s.worldSize < 1)
+        throw std::invalid_argument("metrics_bytes must be ≥ 0 and world_size ≥ 1");
+      in["checkpoint_id"].readIfGiven(s.id);
+      return 0;
+    });
     s.trackers = state.at("trackers");
-    s.appliedEvents = state.at("applied_events").get<std::vector<std::pair<int64_t, int64_t>>>();
     s.edits = state.at("edits");
-    s.metricsBytes = state.value("metrics_bytes", int64_t{-1});
-    s.worldSize = state.value("world_size", 1);
     if (state.contains("settings")) s.settings = state.at("settings");
     if (state.contains("schedule"))
       s.schedule = scheduleFromJson(state.at("schedule"), run::checkpointStatePath(checkpointDir));
     if (state.contains("autopilot")) s.autopilot = state.at("autopilot");
     if (state.contains("data")) s.data = state.at("data");
     if (state.contains("divergence")) s.divergence = state.at("divergence");
-    if (state.contains("checkpoint_id")) s.id = state.at("checkpoint_id").get<std::string>();
   } catch (const std::exception& e) {
     throw FileError(run::checkpointStatePath(checkpointDir),
                     std::string("malformed checkpoint state: ") + e.what());
@@ -298,6 +328,14 @@ void loadOptimizerState(torch::optim::Optimizer& optimizer, const std::string& c
     // otherwise come back where it was written
     archive.load_from(path, optimizer.param_groups().at(0).params().at(0).device());
     c10::IValue stored;
+    // Written without a format before it had one: version 1. (A newer layout, of a fused optimizer's
+    // state, is refused by name before LibTorch fails on it.)
+    json format = json::object();
+    if (archive.try_read(kOptimizerFormatKey, stored))
+      format["format"] = stored.isString() ? json(stored.toStringRef()) : json(stored.tagKind());
+    if (archive.try_read(kOptimizerVersionKey, stored))
+      format["version"] = stored.isInt() ? json(stored.toInt()) : json(stored.tagKind());
+    checkFileFormat(format, kOptimizerStateFormat, path, WhenUnmarked::IsVersion1);
     if (archive.try_read(kCheckpointIdKey, stored) && stored.isString()) id = stored.toStringRef();
     optimizer.load(archive);
   } catch (const c10::Error& e) {

@@ -177,14 +177,14 @@ RunConfig runConfigFromJson(const nlohmann::json& j, const std::string& source) 
                        "checkpoint_interval", "keep_checkpoints", "optimizer", "removal", "eval",
                        "divergence", "autopilot", "tracking", "schedule"});
       c.mode = parseTrainingMode(in["mode"].text());
-      in["preset"].readIfPresent(c.preset);
+      in["preset"].readIfGiven(c.preset);
       c.model = in["model"].text();
       c.trainData = in["train_data"].text();
       if (in["eval_data"].present())
         c.evalData = in["eval_data"].list([](const JsonIn& x) { return x.text(); });
-      in["device"].readIfPresent(c.device);
-      in["checkpoint_interval"].readIfPresent(c.checkpointInterval);
-      in["keep_checkpoints"].readIfPresent(c.keepCheckpoints);
+      in["device"].readIfGiven(c.device);
+      in["checkpoint_interval"].readIfGiven(c.checkpointInterval);
+      in["keep_checkpoints"].readIfGiven(c.keepCheckpoints);
       const JsonIn o = in["optimizer"];
       auto& oc = c.optimizer;
       o.requireKnown({"micro_batch", "accumulation", "context", "max_steps", "warmup_steps", "lr", "min_lr",
@@ -197,64 +197,70 @@ RunConfig runConfigFromJson(const nlohmann::json& j, const std::string& source) 
       oc.warmupSteps = o["warmup_steps"].whole<int64_t>();
       oc.lr = o["lr"].real();
       oc.minLr = o["min_lr"].real();
-      o["weight_decay"].readIfPresent(oc.weightDecay);
-      o["beta1"].readIfPresent(oc.beta1);
-      o["beta2"].readIfPresent(oc.beta2);
-      o["eps"].readIfPresent(oc.eps);
-      o["clip_norm"].readIfPresent(oc.clipNorm);
-      o["seed"].readIfPresent(oc.seed);
-      o["document_windows"].readIfPresent(oc.documentWindows);
-      o["bf16"].readIfPresent(oc.bf16);
-      o["activation_checkpointing"].readIfPresent(oc.activationCheckpointing);
+      o["weight_decay"].readIfGiven(oc.weightDecay);
+      o["beta1"].readIfGiven(oc.beta1);
+      o["beta2"].readIfGiven(oc.beta2);
+      o["eps"].readIfGiven(oc.eps);
+      o["clip_norm"].readIfGiven(oc.clipNorm);
+      o["seed"].readIfGiven(oc.seed);
+      o["document_windows"].readIfGiven(oc.documentWindows);
+      o["bf16"].readIfGiven(oc.bf16);
+      o["activation_checkpointing"].readIfGiven(oc.activationCheckpointing);
       const JsonIn r = in["removal"];
       if (r.present()) {
         auto& rc = c.removal;
         r.requireKnown(
             {"ema_momentum", "aux_weight", "pos0_treatment", "eot_treatment", "interpolation_steps"});
-        r["ema_momentum"].readIfPresent(rc.emaMomentum);
-        r["aux_weight"].readIfPresent(rc.auxWeight);
-        r["pos0_treatment"].readIfPresent(rc.pos0Treatment);
-        r["eot_treatment"].readIfPresent(rc.eotTreatment);
-        r["interpolation_steps"].readIfPresent(rc.interpolationSteps);
+        r["ema_momentum"].readIfGiven(rc.emaMomentum);
+        r["aux_weight"].readIfGiven(rc.auxWeight);
+        r["pos0_treatment"].readIfGiven(rc.pos0Treatment);
+        r["eot_treatment"].readIfGiven(rc.eotTreatment);
+        r["interpolation_steps"].readIfGiven(rc.interpolationSteps);
       }
       const JsonIn e = in["eval"];
       if (e.present()) {
         e.requireKnown({"interval", "tokens"});
-        e["interval"].readIfPresent(c.eval.interval);
-        e["tokens"].readIfPresent(c.eval.tokens);
+        e["interval"].readIfGiven(c.eval.interval);
+        e["tokens"].readIfGiven(c.eval.tokens);
       }
       const JsonIn d = in["divergence"];  // runs written before it existed take the defaults
       if (d.present()) {
         d.requireKnown({"action", "factor", "lr_factor", "max_rollbacks"});
         if (d["action"].present()) c.divergence.action = parseDivergenceAction(d["action"].text());
-        d["factor"].readIfPresent(c.divergence.factor);
-        d["lr_factor"].readIfPresent(c.divergence.lrFactor);
-        d["max_rollbacks"].readIfPresent(c.divergence.maxRollbacks);
+        // Written as null by the builds of 2026-11-24 to 11-30 for --divergence-factor inf: never rolled
+        // back, which factor 0 means now.
+        if (const nlohmann::json& block = j.at("divergence");
+            block.contains("factor") && block.at("factor").is_null())
+          c.divergence.factor = 0;
+        else
+          d["factor"].readIfGiven(c.divergence.factor);
+        d["lr_factor"].readIfGiven(c.divergence.lrFactor);
+        d["max_rollbacks"].readIfGiven(c.divergence.maxRollbacks);
       }
       const JsonIn a = in["autopilot"];  // runs written before it existed: off
       if (a.present()) {
         a.requireKnown({"enabled", "tolerance", "grad_factor", "min_gap", "max_gap", "max_group", "smoothing",
                         "patience", "min_improvement"});
-        a["enabled"].readIfPresent(c.autopilot.enabled);
-        a["tolerance"].readIfPresent(c.autopilot.tolerance);
-        a["grad_factor"].readIfPresent(c.autopilot.gradFactor);
-        a["min_gap"].readIfPresent(c.autopilot.minGap);
-        a["max_gap"].readIfPresent(c.autopilot.maxGap);
-        a["max_group"].readIfPresent(c.autopilot.maxGroup);
-        a["smoothing"].readIfPresent(c.autopilot.smoothing);
+        a["enabled"].readIfGiven(c.autopilot.enabled);
+        a["tolerance"].readIfGiven(c.autopilot.tolerance);
+        a["grad_factor"].readIfGiven(c.autopilot.gradFactor);
+        a["min_gap"].readIfGiven(c.autopilot.minGap);
+        a["max_gap"].readIfGiven(c.autopilot.maxGap);
+        a["max_group"].readIfGiven(c.autopilot.maxGroup);
+        a["smoothing"].readIfGiven(c.autopilot.smoothing);
         c.autopilot.patience = 0;  // runs from before the plateau trained to the end of their budget
-        a["patience"].readIfPresent(c.autopilot.patience);
-        a["min_improvement"].readIfPresent(c.autopilot.minImprovement);
+        a["patience"].readIfGiven(c.autopilot.patience);
+        a["min_improvement"].readIfGiven(c.autopilot.minImprovement);
       }
       const JsonIn t = in["tracking"];  // runs written before it existed track nothing
       if (t.present()) {
         t.requireKnown({"analyses", "every", "sequences", "length", "data"});
         if (t["analyses"].present())
           c.tracking.analyses = t["analyses"].list([](const JsonIn& x) { return x.text(); });
-        t["every"].readIfPresent(c.tracking.every);
-        t["sequences"].readIfPresent(c.tracking.sequences);
-        t["length"].readIfPresent(c.tracking.length);
-        t["data"].readIfPresent(c.tracking.data);
+        t["every"].readIfGiven(c.tracking.every);
+        t["sequences"].readIfGiven(c.tracking.sequences);
+        t["length"].readIfGiven(c.tracking.length);
+        t["data"].readIfGiven(c.tracking.data);
       }
       return 0;
     });

@@ -95,6 +95,21 @@ TEST_CASE(checkpoint_state_refuses_newer_versions) {
   writeFileAtomic(run::checkpointStatePath(checkpoint), bumped(state).dump());
   REQUIRE_TOO_NEW(readTrainingState(checkpoint), "state.json", kCheckpointStateFormat);
   REQUIRE_TOO_NEW(run::checkpointStep(checkpoint), "state.json", kCheckpointStateFormat);
+  // Damaged values are refused, naming the file: "-1" and "12abc" had read as sampler words (2^64 − 1 and
+  // 12: a resume no longer bit-exact, unsaid), 1.5 as a count, a misspelt key as left out.
+  for (const auto& [key, value] :
+       std::vector<std::pair<std::string, json>>{{"sampler_state", {"-1", "2", "3", "4"}},
+                                                 {"sampler_state", {"12abc", "2", "3", "4"}},
+                                                 {"sampler_state", {"1", "2", "3"}},
+                                                 {"metrics_bytes", 1.5},
+                                                 {"metrics_bytes", -7},
+                                                 {"applied_events", {{1, 2, 3}}},
+                                                 {"world_sise", 2}}) {
+    json damaged = state;
+    damaged[key] = value;
+    writeFileAtomic(run::checkpointStatePath(checkpoint), damaged.dump());
+    REQUIRE_THROWS_WITH(readTrainingState(checkpoint), "state.json", "malformed checkpoint state");
+  }
 }
 
 TEST_CASE(metrics_log_start_record_refuses_newer_versions) {
@@ -138,6 +153,9 @@ TEST_CASE(analysis_results_refuse_newer_versions_and_read_unversioned_ones) {
   REQUIRE_EQ(analysisHeaderFromJson(j).analysis, "attention_sinks");
   REQUIRE_THROWS_WITH(analysisHeaderFromJson(bumped(toJson(header))), "normfree-analysis version 2",
                       "up to version 1");
+  json unnumbered = toJson(header);
+  unnumbered["version"] = 0;  // had read as a current result
+  REQUIRE_THROWS_WITH(analysisHeaderFromJson(unnumbered), "analysis result", "version 0");
 }
 
 TEST_CASE(model_config_block_refuses_newer_versions_and_reads_the_old_spelling) {
@@ -199,6 +217,25 @@ TEST_CASE(token_file_sidecar_refuses_newer_versions_and_reads_unversioned_ones) 
   REQUIRE_EQ(TokenFile::open(bin).size(), 4);
   writeFileAtomic(sidecar, bumped(j).dump());
   REQUIRE_TOO_NEW(TokenFile::open(bin), "t.bin.json", kTokenSidecarFormat);
+  // A misspelt key had switched off what it names unsaid (here the check of another tokenizer's data);
+  // a null count, the check of a truncated file.
+  json misspelt = j;
+  misspelt["tokenizer_fingerprnt"] = "abc";
+  writeFileAtomic(sidecar, misspelt.dump());
+  REQUIRE_THROWS_WITH(TokenFile::open(bin), "t.bin.json", "unknown field \"tokenizer_fingerprnt\"");
+  json unsized = j;
+  unsized["tokens"] = nullptr;
+  writeFileAtomic(sidecar, unsized.dump());
+  REQUIRE_THROWS_WITH(TokenFile::open(bin), "t.bin.json", "'tokens' is null");
+  // Every key this format has ever written reads.
+  json every = j;
+  every.update({{"bos_token_id", 3},
+                {"documents", 1},
+                {"tokenizer", "tok"},
+                {"tokenizer_fingerprint", "f"},
+                {"sources", {"a.txt"}}});
+  writeFileAtomic(sidecar, every.dump());
+  REQUIRE_EQ(TokenFile::open(bin).size(), 4);
 }
 
 TEST_CASE(ioi_prompt_set_refuses_newer_versions) {

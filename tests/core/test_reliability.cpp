@@ -272,6 +272,14 @@ TEST_CASE(a_run_resumes_only_from_its_own_checkpoints_and_survives_a_lost_pointe
   widerOptimizer->save(archive);
   archive.save_to(optimizerState);
   REQUIRE_THROWS_WITH(Trainer::resume(runDir), optimizerState, "cannot be trained on", "another model's");
+  // (That archive had no format of ours, as before optimizer.pt had one: read as version 1.) One of a newer
+  // layout is refused by its version, before LibTorch reads it.
+  torch::serialize::OutputArchive newer;
+  newer.write("normfree_format", c10::IValue(std::string("normfree-optimizer")));
+  newer.write("normfree_version", c10::IValue(int64_t{2}));
+  newer.write(kCheckpointIdKey, c10::IValue(readTrainingState(mine).id));
+  newer.save_to(optimizerState);
+  REQUIRE_THROWS_WITH(Trainer::resume(runDir), optimizerState, "normfree-optimizer version 2");
 }
 
 TEST_CASE(leftovers_of_dead_writers_are_cleared_and_a_checkpoint_moved_aside_comes_back) {
@@ -447,6 +455,15 @@ TEST_CASE(schedule_and_run_config_numbers_are_never_converted) {
   config = toJson(smallRun(dir));
   config["removal"]["pos0_treatment"] = 1;
   REQUIRE_THROWS_WITH(runConfigFromJson(config, "config.json"), "'removal.pos0_treatment'");
+  // A null by hand ("clip_norm": None, meant as no clipping) had trained with the default 1.0 unsaid.
+  config = toJson(smallRun(dir));
+  config["optimizer"]["clip_norm"] = nullptr;
+  REQUIRE_THROWS_WITH(runConfigFromJson(config, "config.json"), "config.json",
+                      "'optimizer.clip_norm' is null");
+  // The builds of 2026-11-24 to 11-30 wrote --divergence-factor inf as null: a resume reads "never", not 3.
+  config = toJson(smallRun(dir));
+  config["divergence"]["factor"] = nullptr;
+  REQUIRE_EQ(runConfigFromJson(config, "config.json").divergence.factor, 0.0);
   // The share of document windows: kept through the file, a share outside [0, 1] refused; a config from
   // before the setting reads as 0 (windows anywhere).
   config = toJson(smallRun(dir));

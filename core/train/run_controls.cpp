@@ -60,8 +60,9 @@ Trainer::Impl::BeforeStep Trainer::Impl::holdBeforeStep(int64_t step, int64_t& l
     }
     if (!held) {
       held = true;
-      owner.m_paused = true;
+      // Recorded before it is said: a client that sees the run paused finds the pause in its log.
       record({{record::kType, record::kPause}, {"step", step}});
+      owner.m_paused = true;
     }
     applyAutopilotSwitch(step);  // made while paused: a run killed before its next step keeps it
     std::unique_lock<std::mutex> lock(controlMutex);

@@ -414,9 +414,9 @@ TEST_CASE(an_autopilot_switch_before_a_stop_is_kept) {
   std::thread training([&] { s.trainer->run(); });
   waitUntil([&] { return get(c, "/v1/status")["paused"] == true; });
   REQUIRE_EQ(body(post(c, "/v1/autopilot", {{"enabled", true}}), 200)["autopilot"], true);
-  // Made while paused, not at the next step: a run killed during the pause keeps it.
-  waitUntil([&] { return readRunConfig(run).autopilot.enabled; });
-  REQUIRE(hasRecord(run, "autopilot", 0));
+  // Made while paused, not at the next step: a run killed during the pause keeps it. (Both awaited: the
+  // config is written before the record, and a loaded machine had run the check between the two.)
+  waitUntil([&] { return readRunConfig(run).autopilot.enabled && hasRecord(run, "autopilot", 0); });
   body(post(c, "/v1/stop", json::object()), 200);
   training.join();
   REQUIRE(readRunConfig(run).autopilot.enabled);

@@ -35,6 +35,15 @@ using json = nlohmann::json;
 namespace {
 
 // A removal run (smallRun: 30 steps, events at steps 5–16, ids 1–6), not trained yet, and its endpoint.
+// A client that waits for the answer however loaded the machine is (httplib's default gives up after 5 s,
+// which a suite beside fuzzers and checkpoint writes can exceed): the tests wait for events, not clocks.
+httplib::Client patientClient(int port) {
+  httplib::Client c("127.0.0.1", port);
+  c.set_read_timeout(600);
+  c.set_write_timeout(600);
+  return c;
+}
+
 struct Served {
   TempDir dir;
   std::unique_ptr<Trainer> trainer;
@@ -44,7 +53,7 @@ struct Served {
     server = std::make_unique<SteeringServer>(*trainer, ServeOptions{});
   }
   httplib::Client client(const std::string& token) const {
-    httplib::Client c("127.0.0.1", server->port());
+    httplib::Client c = patientClient(server->port());
     if (!token.empty()) c.set_bearer_token_auth(token);
     return c;
   }
@@ -145,7 +154,7 @@ struct ServedCli {
     serveFile = json::parse(readTextFile(run::servePath(run)));
   }
   httplib::Client client() const {
-    httplib::Client c("127.0.0.1", serveFile["port"].get<int>());
+    httplib::Client c = patientClient(serveFile["port"].get<int>());
     c.set_bearer_token_auth(serveFile["token"].get<std::string>());
     return c;
   }
@@ -472,7 +481,6 @@ TEST_CASE(metrics_stream_as_server_sent_events_from_an_offset) {
   // event is one record of the log; an "id:" event ends a batch with the offset after it).
   auto streamUntilStop = [&](int64_t offset) {
     auto c = s.client();
-    c.set_read_timeout(600);
     std::string text;
     std::vector<json> received;
     bool stopped = false;
@@ -616,7 +624,7 @@ TEST_CASE(a_benchmark_travels_to_the_server_and_scores_as_here) {
   config.model = std::string(NF_REFERENCE_DIR) + "/../../resources/tiny-gpt2";  // a model with a tokenizer
   const auto trainer = Trainer::start(dir.path("run"), config);
   SteeringServer server(*trainer, ServeOptions{});
-  httplib::Client c("127.0.0.1", server.port());
+  httplib::Client c = patientClient(server.port());
   c.set_bearer_token_auth(server.token());
 
   writeSyntheticBenchmarks(dir.path("bench"), 2, 300);
@@ -650,7 +658,7 @@ TEST_CASE(the_logit_lens_and_the_circuit_of_a_served_run_are_those_computed_here
   config.model = std::string(NF_REFERENCE_DIR) + "/../../resources/tiny-gpt2";  // a tokenizer: IOI prompts
   const auto trainer = Trainer::start(dir.path("run"), config);
   SteeringServer server(*trainer, ServeOptions{});
-  httplib::Client c("127.0.0.1", server.port());
+  httplib::Client c = patientClient(server.port());
   c.set_bearer_token_auth(server.token());
   AnalysisSources here;
   here.tokenFile = config.trainData;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -144,6 +145,7 @@ std::string tableName(const std::string& folder) {
 }
 
 std::string percent(double p) {
+  if (std::isnan(p)) return "   n/a";  // a standard error over one item
   char text[16];
   std::snprintf(text, sizeof text, "%6.2f", 100 * p);
   return text;

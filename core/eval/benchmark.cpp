@@ -84,8 +84,10 @@ std::vector<uint8_t> BenchmarkScore::correct(bool norm) const {
   return out;
 }
 
+// One item has no spread to estimate: NaN (null in the JSON, n/a in the table, as the harness's N/A), not a
+// standard error of 0 that reads as certainty.
 double binomialStderr(double p, int64_t n) {
-  return n > 1 ? std::sqrt(p * (1 - p) / static_cast<double>(n - 1)) : 0;
+  return n > 1 ? std::sqrt(p * (1 - p) / static_cast<double>(n - 1)) : std::nan("");
 }
 
 BenchmarkScore scoreBenchmark(CausalLMImpl& model, const Tokenizer& tokenizer, const BenchmarkData& data,
@@ -205,6 +207,10 @@ PairedDifference pairedDifference(const std::vector<uint8_t>& a, const std::vect
   for (std::size_t i = 0; i < n; ++i) all[i] = i;
   PairedDifference out;
   out.difference = difference(all);
+  if (n == 1) {  // one item resamples to itself: no interval, not one of zero width
+    out.low = out.high = std::nan("");
+    return out;
+  }
   std::mt19937_64 random(seed);
   std::uniform_int_distribution<std::size_t> pickItem(0, n - 1);
   std::vector<double> differences(static_cast<std::size_t>(resamples));

@@ -221,6 +221,10 @@ TEST_CASE(paired_differences_and_the_cli) {
   REQUIRE(better.low > 0 && better.high <= 1 && better.low <= better.difference &&
           better.difference <= better.high);
   REQUIRE_EQ(binomialStderr(0.5, 5), 0.25);  // sqrt(0.25 / 4)
+  // One item: no spread to estimate (the harness says N/A); 0 and [d, d] had read as certainty.
+  REQUIRE(std::isnan(binomialStderr(1.0, 1)));
+  const PairedDifference one = pairedDifference({0}, {1});
+  REQUIRE(one.difference == 1.0 && std::isnan(one.low) && std::isnan(one.high));
 
   TempDir dir;
   writeTaskFiles(dir);

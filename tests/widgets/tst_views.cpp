@@ -20,6 +20,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <cmath>
 #include <future>
 
 #include "analysis/AnalysisRunner.h"
@@ -525,6 +526,20 @@ class TestViews : public QObject {
     const QString csv = plotCsv(pane.plot());
     QVERIFY2(csv.contains("# x: 0 = hellaswag (acc_norm); 1 = winogrande; 2 = lambada"), qPrintable(csv));
     QVERIFY2(csv.contains("model now ± error,"), qPrintable(csv));
+    // Tasks of one item: no standard error to draw (null in the result), where ± 0 had read as certainty.
+    const QString single = m_dir.filePath("bench-1");
+    nf::writeSyntheticBenchmarks(single.toStdString(), 3, 1);
+    pane.setTaskFolder(single);
+    pane.refresh();
+    auto* errors = qobject_cast<QCPErrorBars*>(pane.plot()->plottable(3));
+    QTRY_VERIFY_WITH_TIMEOUT(
+        pane.hasFailed() || (errors->dataCount() == 3 && std::isnan(errors->data()->at(0).errorPlus)),
+        fixtures::kEventuallyMs);
+    QVERIFY2(!pane.hasFailed(), qPrintable(pane.statusText()));
+    pane.setTaskFolder(tasks);
+    pane.refresh();
+    QTRY_VERIFY_WITH_TIMEOUT(pane.hasFailed() || !std::isnan(errors->data()->at(0).errorPlus),
+                             fixtures::kEventuallyMs);
     // A model to compare with gets its own bars and its column.
     pane.setControlFolder(model);
     pane.refresh();

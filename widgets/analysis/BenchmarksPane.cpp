@@ -12,6 +12,7 @@
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <cmath>
 #include <filesystem>
 
 #include "analysis/analysis_header.h"
@@ -41,10 +42,11 @@ constexpr double kBarWidth = 0.26;
 constexpr int kSyntheticItems = 500;
 
 // The score a task is judged by: acc_norm where the harness reports it, else acc (LAMBADA: greedy acc).
+// Its standard error is null over one item: no error bar (NaN) then.
 std::pair<double, double> headline(const nlohmann::json& task) {
-  if (task.contains("acc_norm"))
-    return {task.at("acc_norm").get<double>(), task.at("acc_norm_stderr").get<double>()};
-  return {task.at("acc").get<double>(), task.at("acc_stderr").get<double>()};
+  const char* score = task.contains("acc_norm") ? "acc_norm" : "acc";
+  const nlohmann::json& error = task.at(std::string(score) + "_stderr");
+  return {task.at(score).get<double>(), error.is_null() ? std::nan("") : error.get<double>()};
 }
 
 // Whether the headline score counted item i right.

@@ -58,6 +58,8 @@ class JsonIn {
 
   // Whether the value is there (and not null), for optional members.
   bool present() const { return m_json && !m_json->is_null(); }
+  // Whether it is there as null (a value a writer could not give, or Python's None).
+  bool null() const { return m_json && m_json->is_null(); }
   bool isText() const { return m_json && m_json->is_string(); }
 
   bool flag() const {
@@ -117,7 +119,7 @@ class JsonIn {
   // None, "no clipping") would otherwise train with the default unsaid.
   template <class T>
   void readIfGiven(T& target) const {
-    if (m_json && m_json->is_null())
+    if (null())
       throw std::invalid_argument(std::string(m_what) + ": " + name() +
                                   " is null: give a value, or leave it out for the default");
     readIfPresent(target);

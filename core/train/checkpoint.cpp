@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <charconv>
 #include <csignal>
 #include <exception>
 #include <filesystem>
@@ -25,6 +24,7 @@
 #include "train/settings.h"
 #include "util/bytes.h"
 #include "util/random.h"
+#include "util/whole_number.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -270,11 +270,11 @@ TrainingState readTrainingState(const std::string& checkpointDir) {
           in["sampler_state"].list([](const JsonIn& w) { return w.text(); });
       in["sampler_state"].requireSize(static_cast<int64_t>(s.samplerState.size()), "the sampler's words");
       for (std::size_t i = 0; i < s.samplerState.size(); ++i) {
-        const char* end = words[i].data() + words[i].size();
-        const auto [stop, error] = std::from_chars(words[i].data(), end, s.samplerState[i]);
-        if (error != std::errc() || stop != end || words[i].empty())
+        const std::optional<uint64_t> word = wholeNumber<uint64_t>(words[i]);
+        if (!word)
           throw std::invalid_argument("sampler_state[" + std::to_string(i) + "] \"" + words[i] +
                                       "\" is not a 64-bit word in decimal");
+        s.samplerState[i] = *word;
       }
       s.appliedEvents = in["applied_events"].list([](const JsonIn& pair) {
         const std::vector<int64_t> idAndStep = pair.wholes<int64_t>();

@@ -2,6 +2,7 @@
 // the blog's v2 recipe, the bundled models' and by-depth's rule for any other depth.
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <string>
 #include <utility>
 #include <vector>

@@ -229,8 +229,7 @@ RunConfig runConfigFromJson(const nlohmann::json& j, const std::string& source) 
         if (d["action"].present()) c.divergence.action = parseDivergenceAction(d["action"].text());
         // Written as null by the builds of 2026-11-24 to 11-30 for --divergence-factor inf: never rolled
         // back, which factor 0 means now.
-        if (const nlohmann::json& block = j.at("divergence");
-            block.contains("factor") && block.at("factor").is_null())
+        if (d["factor"].null())
           c.divergence.factor = 0;
         else
           d["factor"].readIfGiven(c.divergence.factor);

@@ -376,8 +376,10 @@ void checkAnalysisRequest(const AnalysisRequest& r) {
   require(r.heads.size() <= kMaxTokenHeads, "\"heads\" holds at most 16 heads");
   for (const auto& [layer, head] : r.heads) require(layer >= 0 && head >= 0, "\"heads\" must be ≥ 0");
   require(r.prompts.size() <= kMaxPromptTexts, "\"prompts\" holds at most 16 texts");
-  for (const std::string& p : r.prompts)
+  for (const std::string& p : r.prompts) {
     require(p.size() <= kMaxPromptBytes, "each of \"prompts\" is at most 2000 bytes");
+    require(!p.empty(), "each of \"prompts\" needs text (an empty one is continued from nothing)");
+  }
   within(r.newTokens, int64_t{0}, AnalysisLimits::kNewTokens, "new_tokens");
   // The sampled continuation beside the greedy one: at temperature 0 it would be the greedy one again.
   require(std::isfinite(r.temperature) && r.temperature > 0 && r.temperature <= 100,
@@ -480,6 +482,14 @@ AnalysisRequest analysisRequestFromJson(const json& j) {
       throw std::invalid_argument("\"" + name + "\" is not a setting of the " + r.kind +
                                   " analysis (its settings: " + names + ")");
     }
+  // Settings of the kind that do nothing beside the others given, refused as the CLI refuses them.
+  require(!(r.kind == "circuit" && j.contains("steps") && r.method != "eap-ig"),
+          "\"steps\" applies to method \"eap-ig\" only (\"eap\" takes one gradient)");
+  require(!(r.kind == "dla" && j.contains("seed") && r.bootstrap == 0),
+          "\"seed\" draws the bootstrap's resamples: \"bootstrap\" 0 draws none");
+  require(!(r.kind == "circuit" && j.contains("keep") && r.edges > 0),
+          "\"keep\" chooses how many edges when \"edges\" is 0; with \"edges\" " + std::to_string(r.edges) +
+              " it would choose nothing");
   return r;
 }
 
@@ -515,6 +525,10 @@ json toJson(const AnalysisRequest& r) {
   json mine{{"analysis", r.kind}};
   for (const std::string& name : own)
     if (j.contains(name)) mine[name] = j[name];
+  // Settings that do nothing beside the others, which the reader refuses.
+  if (r.kind == "circuit" && r.method != "eap-ig") mine.erase("steps");
+  if (r.kind == "circuit" && r.edges > 0) mine.erase("keep");
+  if (r.kind == "dla" && r.bootstrap == 0) mine.erase("seed");
   return mine;
 }
 

@@ -710,4 +710,36 @@ TEST_CASE(a_request_without_a_setting_takes_the_clis_default) {
   REQUIRE_EQ(analysisRequestFromJson({{"analysis", "neurons"}}).top, 10);
 }
 
+// A setting that does nothing beside the others is refused by the endpoint as by the CLI (`analyze circuit
+// --steps` without eap-ig, --keep with --edges, `analyze dla --seed` with --bootstrap 0; an empty calibration
+// prompt, continued from nothing), and a request written for the server
+// leaves it out, so that the GUI's own requests still pass.
+TEST_CASE(a_request_setting_that_would_do_nothing_is_refused_as_the_cli_refuses_it) {
+  REQUIRE_THROWS_WITH(analysisRequestFromJson({{"analysis", "circuit"}, {"method", "eap"}, {"steps", 8}}),
+                      "\"steps\" applies to method \"eap-ig\" only");
+  REQUIRE_THROWS_WITH(analysisRequestFromJson({{"analysis", "circuit"}, {"steps", 8}}), "\"steps\"");
+  REQUIRE_EQ(analysisRequestFromJson({{"analysis", "circuit"}, {"method", "eap-ig"}, {"steps", 8}}).steps, 8);
+  REQUIRE_THROWS_WITH(analysisRequestFromJson({{"analysis", "dla"}, {"bootstrap", 0}, {"seed", 3}}),
+                      "\"seed\" draws the bootstrap's resamples");
+  REQUIRE_EQ(analysisRequestFromJson({{"analysis", "dla"}, {"bootstrap", 100}, {"seed", 3}}).seed, 3u);
+  REQUIRE_EQ(analysisRequestFromJson({{"analysis", "patching"}, {"seed", 3}}).seed, 3u);  // the prompts' seed
+  REQUIRE_THROWS_WITH(analysisRequestFromJson({{"analysis", "circuit"}, {"edges", 10}, {"keep", 0.5}}),
+                      "\"keep\" chooses how many edges when \"edges\" is 0");
+  REQUIRE_EQ(analysisRequestFromJson({{"analysis", "circuit"}, {"edges", 0}, {"keep", 0.5}}).keep, 0.5);
+  REQUIRE_THROWS_WITH(analysisRequestFromJson({{"analysis", "calibration"}, {"prompts", {"Once", ""}}}),
+                      "each of \"prompts\" needs text");
+  AnalysisRequest eap;
+  eap.kind = "circuit";
+  eap.steps = 8;
+  eap.edges = 12;
+  REQUIRE(!toJson(eap).contains("steps") && !toJson(eap).contains("keep") && toJson(eap).contains("edges"));
+  requireReadBack(eap, analysisRequestFromJson);
+  AnalysisRequest dla;
+  dla.kind = "dla";
+  dla.bootstrap = 0;
+  dla.seed = 3;
+  REQUIRE(!toJson(dla).contains("seed") && toJson(dla).contains("bootstrap"));
+  requireReadBack(dla, analysisRequestFromJson);
+}
+
 TEST_MAIN()

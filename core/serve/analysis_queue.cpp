@@ -80,6 +80,7 @@ void AnalysisQueue::finish(int64_t id, nlohmann::json result, const std::string&
   job->state = error.empty() ? JobState::Done : JobState::Failed;
   job->result = std::move(result);
   job->error = error;
+  job->request.benchmark.reset();  // a task's items (up to 32 MiB), needed no more once computed
 }
 
 }  // namespace nf

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "analysis/analysis_request.h"
+#include "util/fnv1a.h"
 
 namespace nf {
 
@@ -22,7 +23,10 @@ struct RequestIdReused : std::runtime_error {
 
 // What the last `capacity` request ids were answered with, so that a retried request (its answer lost)
 // gets that answer again instead of being applied again. The oldest id is forgotten first. Each id keeps
-// its request's text: the same id with another request is refused, not answered as the first.
+// its request's fingerprint: the same id with another request is refused, not answered as the first. A
+// fingerprint, not the text: an analysis request carries up to 32 MiB of benchmark items, and 10,000 ids
+// of them had held the serving process's memory for good. (FNV-1a tells a client's mistake, not a forgery:
+// a client with the token could do worse than collide.)
 template <class Answer>
 class RememberedRequests {
  public:
@@ -31,11 +35,11 @@ class RememberedRequests {
   const Answer* find(const std::string& id, const std::string& request) const {
     const auto it = m_answers.find(id);
     if (it == m_answers.end()) return nullptr;
-    if (it->second.first != request) throw RequestIdReused(id);
+    if (it->second.first != fingerprint(request)) throw RequestIdReused(id);
     return &it->second.second;
   }
   void remember(const std::string& id, const std::string& request, Answer answer) {
-    if (m_answers.insert_or_assign(id, std::make_pair(request, std::move(answer))).second)
+    if (m_answers.insert_or_assign(id, std::make_pair(fingerprint(request), std::move(answer))).second)
       m_order.push_back(id);
     if (m_order.size() > m_capacity) {
       m_answers.erase(m_order.front());
@@ -44,8 +48,14 @@ class RememberedRequests {
   }
 
  private:
+  using Fingerprint = std::pair<std::size_t, uint64_t>;  // the text's length and FNV-1a
+  static Fingerprint fingerprint(const std::string& request) {
+    Fnv1a f;
+    f.add(request);
+    return {request.size(), f.hash};
+  }
   std::size_t m_capacity;
-  std::map<std::string, std::pair<std::string, Answer>> m_answers;  // id → (request, answer)
+  std::map<std::string, std::pair<Fingerprint, Answer>> m_answers;  // id → (request's fingerprint, answer)
   std::deque<std::string> m_order;
 };
 

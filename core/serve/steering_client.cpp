@@ -6,7 +6,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <random>
+#include <thread>
 
 #include "io/atomic_file.h"
 #include "io/file_format.h"
@@ -129,7 +131,9 @@ json SteeringClient::call(const std::string& method, const std::string& path, co
     throw SteeringError(
         res->status, "the run at " + m_address.text() + " answered " + std::to_string(res->status) + " to " +
                          path + ": " + answerText(res) +
-                         (res->status == 401 && !m_address.doubt.empty() ? "; " + m_address.doubt : ""));
+                         (res->status != 401        ? ""
+                          : m_address.doubt.empty() ? "; was it restarted (a new token)? Connect to it again"
+                                                    : "; " + m_address.doubt));
   json answer = json::parse(res->body, nullptr, false);
   if (!answer.is_object())
     throw SteeringError(res->status,
@@ -270,6 +274,49 @@ int64_t SteeringClient::analyze(const AnalysisRequest& request, const std::strin
 
 json SteeringClient::analysisJob(int64_t job) {
   return call("GET", "/v1/analysis?job=" + std::to_string(job));
+}
+
+json SteeringClient::awaitAnalysis(int64_t job, const ProgressFn& progress,
+                                   const std::function<bool()>& abandoned) {
+  using Clock = std::chrono::steady_clock;
+  std::optional<Clock::time_point> unreachableSince;
+  // Polled: the endpoint has no push for jobs. Soon at first (most analyses take a moment), then less often.
+  for (auto wait = std::chrono::milliseconds(20);;
+       wait = std::min(2 * wait, std::chrono::milliseconds(500))) {
+    if (abandoned && abandoned()) throw Cancelled("abandoned");
+    json state;
+    try {
+      state = analysisJob(job);
+      unreachableSince.reset();
+    } catch (const SteeringError& e) {
+      if (e.status != 0) throw;
+      if (!unreachableSince) unreachableSince = Clock::now();
+      if (Clock::now() - *unreachableSince > std::chrono::duration<double>(kUnreachableSeconds))
+        throw SteeringError(
+            0, std::string(e.what()) + " (for " + std::to_string(static_cast<int>(kUnreachableSeconds)) +
+                   " s; its analysis job " + std::to_string(job) + " may still finish there)");
+      std::this_thread::sleep_for(wait);
+      continue;
+    }
+    try {
+      const std::string name = state.at("state").get<std::string>();
+      if (name == "done") return state.at("result");
+      if (name == "failed")
+        throw SteeringError(200, "the run at " + m_address.text() +
+                                     " could not compute it: " + state.value("error", std::string()));
+      if (progress && state.contains("total")) {
+        Progress p;
+        p.task = state.value("task", std::string());
+        p.done = state.value("done", int64_t{0});
+        p.total = state.value("total", int64_t{0});
+        progress(p);
+      }
+    } catch (const json::exception& e) {
+      throw SteeringError(
+          200, "the run at " + m_address.text() + " answered an analysis job malformed: " + e.what());
+    }
+    std::this_thread::sleep_for(wait);
+  }
 }
 
 }  // namespace nf

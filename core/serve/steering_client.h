@@ -18,6 +18,7 @@
 #include "schedule/editable_schedule.h"
 #include "serve/serve_address.h"
 #include "serve/steering_answers.h"
+#include "util/progress.h"
 
 namespace nf {
 
@@ -32,6 +33,9 @@ ServeAddress serveAddressOf(const std::string& target, const std::string& token)
 struct SteeringError : std::runtime_error {
   SteeringError(int status, const std::string& what) : std::runtime_error(what), status(status) {}
   int status;
+  // The run did not take the request, and may later: no answer (0), or a token it no longer knows (401: a
+  // run restarted with a new one). An edit or a control waits; any other answer refuses it.
+  bool notTaken() const { return status == 0 || status == 401; }
 };
 
 class SteeringClient {
@@ -80,6 +84,13 @@ class SteeringClient {
   int64_t analyze(const AnalysisRequest& request, const std::string& model = "now",
                   const nlohmann::json& data = nullptr);
   nlohmann::json analysisJob(int64_t job);
+  // Polls the job until it is done and returns its result, passing its progress on; throws when it failed
+  // (SteeringError naming the address and the server's reason), and Cancelled once `abandoned` says nobody
+  // wants it. A poll that reaches no one is asked again for up to kUnreachableSeconds in a row: the job
+  // stays on the server, so a tunnel that drops for a moment costs neither it nor its result.
+  static constexpr double kUnreachableSeconds = 120;
+  nlohmann::json awaitAnalysis(int64_t job, const ProgressFn& progress = {},
+                               const std::function<bool()>& abandoned = {});
 
  private:
   struct Connection;

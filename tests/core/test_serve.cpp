@@ -13,7 +13,9 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <fstream>
+#include <mutex>
 #include <thread>
 
 #include "analysis/analysis_request.h"
@@ -27,6 +29,7 @@
 #include "serve/steering_client.h"
 #include "serve/steering_server.h"
 #include "train/trainer.h"
+#include "util/scope_exit.h"
 
 using namespace nf;
 using namespace nf::test;
@@ -1022,6 +1025,7 @@ TEST_CASE(remembered_requests_answer_retries_and_forget_the_oldest) {
   REQUIRE(answers.find("a", "add 1") && *answers.find("a", "add 1") == 1);
   // The same id with another request is a client's mistake, not a retry: refused, not answered as the first.
   REQUIRE_THROWS_WITH(answers.find("a", "delete 5"), "request_id \"a\"", "another request");
+  REQUIRE_THROWS_WITH(answers.find("a", "add 9"), "another request");  // as long as the first, but another
   answers.remember("a", "add 1", 3);  // the same id again: no second place in the order
   REQUIRE_EQ(*answers.find("a", "add 1"), 3);
   answers.remember("c", "add 4", 4);  // "a" is the oldest id
@@ -1042,7 +1046,13 @@ TEST_CASE(the_analysis_queue_runs_jobs_in_order_through_typed_states) {
 
   const std::optional<AnalysisJob> first = queue.start();
   REQUIRE(first && first->id == 1 && queue.find(1)->state == JobState::Running);
+  // A benchmark's items are held while the job waits and computes, and let go when it is done: 64 finished
+  // jobs of HellaSwag's items had held a gigabyte.
+  auto items = std::make_shared<const BenchmarkData>();
+  queue.find(1)->request.benchmark = items;
+  REQUIRE_EQ(items.use_count(), 2);
   queue.finish(1, nlohmann::json{{"answer", 42}}, "");
+  REQUIRE_EQ(items.use_count(), 1);
   nlohmann::json done = queue.find(1)->describe();
   REQUIRE(done["state"] == "done" && done["result"]["answer"] == 42 && !done.contains("error"));
   REQUIRE_EQ(queue.start()->id, 2);
@@ -1136,6 +1146,41 @@ TEST_CASE(the_client_bounds_an_answer_in_time_and_size) {
     REQUIRE_MSG(e.status == 0 && std::string(e.what()).find("more than 64 MiB") != std::string::npos,
                 e.what());
   }
+}
+
+// A poll of an analysis job that reaches no one (a tunnel that drops for a moment) is asked again, and the
+// job's result collected: the job stays on the server, where one lost poll had failed the pane and left the
+// result to nobody. A job the server could not compute says why, with the server's address.
+TEST_CASE(a_lost_poll_of_an_analysis_job_is_asked_again) {
+  httplib::Server fake;
+  std::mutex mutex;
+  std::condition_variable polled;
+  int polls = 0;
+  fake.Get("/v1/analysis", [&](const httplib::Request& req, httplib::Response& res) {
+    if (req.get_param_value("job") == "8") {
+      res.set_content(R"({"job": 8, "state": "failed", "error": "the model has no head 12 in layer 0"})",
+                      "application/json");
+      return;
+    }
+    std::unique_lock<std::mutex> lock(mutex);
+    if (++polls == 1) {  // the first poll is answered only once the client, given up on it, asks again
+      polled.wait_for(lock, std::chrono::seconds(600), [&] { return polls >= 2; });  // a ceiling only
+      return;
+    }
+    polled.notify_all();
+    res.set_content(R"({"job": 7, "state": "done", "result": {"answer": 42}})", "application/json");
+  });
+  const int port = fake.bind_to_any_port("127.0.0.1");
+  std::thread serving([&] { fake.listen_after_bind(); });
+  const ScopeExit stop([&] {
+    fake.stop();
+    serving.join();
+  });
+  SteeringClient client({"127.0.0.1", port, "token", {}}, 0.5);
+  REQUIRE_EQ(client.awaitAnalysis(7)["answer"], 42);
+  REQUIRE_EQ(polls, 2);
+  REQUIRE_THROWS_WITH(client.awaitAnalysis(8), "127.0.0.1:" + std::to_string(port),
+                      "could not compute it: the model has no head 12");
 }
 
 namespace {

@@ -1,10 +1,8 @@
 #include "analysis/AnalysisRunner.h"
 
 #include <QMetaObject>
-#include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "data/default_datasets.h"
 #include "io/file_format.h"
@@ -46,38 +44,6 @@ std::vector<std::string> AnalysisInputs::sentTexts(const nlohmann::json& answer,
   }
   return texts;
 }
-
-namespace {
-// An analysis job on the run's server, waited for (polled: the endpoint has no push for jobs), its
-// progress passed on. `abandoned` says when nobody wants the result any more.
-nlohmann::json serverAnalysis(nf::SteeringClient& client, const nf::AnalysisRequest& request,
-                              const std::string& model, const nf::ProgressFn& progress,
-                              const std::function<bool()>& abandoned) {
-  const int64_t job = client.analyze(request, model);
-  const std::string where = "the run at " + client.address().text();
-  for (auto wait = std::chrono::milliseconds(20);;
-       wait = std::min(2 * wait, std::chrono::milliseconds(500))) {
-    if (abandoned()) throw nf::Cancelled("abandoned");
-    const nlohmann::json state = client.analysisJob(job);
-    try {
-      const std::string name = state.at("state").get<std::string>();
-      if (name == "done") return state.at("result");
-      if (name == "failed")
-        throw std::runtime_error(where + " could not compute it: " + state.value("error", ""));
-      if (progress && state.contains("total")) {
-        nf::Progress p;
-        p.task = state.value("task", std::string());
-        p.done = state.value("done", int64_t{0});
-        p.total = state.value("total", int64_t{0});
-        progress(p);
-      }
-    } catch (const nlohmann::json::exception& e) {
-      throw std::runtime_error(where + " answered an analysis job malformed: " + e.what());
-    }
-    std::this_thread::sleep_for(wait);
-  }
-}
-}  // namespace
 
 AnalysisRunner::AnalysisRunner(QObject* parent) : QObject(parent), m_worker(new QObject) {
   m_worker->moveToThread(&m_thread);
@@ -208,7 +174,7 @@ std::shared_ptr<const AnalysisInputs> AnalysisRunner::inputs() {
     auto client = std::make_shared<nf::SteeringClient>(*server);
     remote->server = [this, client, source](const nf::AnalysisRequest& request, const std::string& model,
                                             const nf::ProgressFn& progress) {
-      return serverAnalysis(*client, request, model, progress, [this, source] {
+      return client->awaitAnalysis(client->analyze(request, model), progress, [this, source] {
         std::lock_guard<std::mutex> lock(m_mutex);
         return m_closing || m_source != source;
       });

@@ -102,10 +102,12 @@ void RemoteRun::controlLoop() {
     try {
       status = asked ? send(control) : m_control.status();
     } catch (const std::exception& e) {
+      // A status not had is a problem shown until one comes (it had been dropped unsaid); a control the run
+      // did not take waits, and one it answered otherwise failed.
       const auto* steering = dynamic_cast<const nf::SteeringError*>(&e);
-      if (steering && steering->status == 0)
+      if (!asked || (steering && steering->notTaken()))
         problem = e.what();
-      else if (asked)
+      else
         failure = e.what();  // the run answered, only not as asked
     }
     lock.lock();

@@ -33,7 +33,7 @@ class RemoteRun {
     std::vector<std::string> lines;  // new metrics.jsonl records, in order
     std::optional<nlohmann::json> status;  // the newest status, when one arrived
     bool stopRequested = false;            // one of the statuses since the last take() said so
-    std::string problem;                   // why the run cannot be reached now ("" when it can)
+    std::string problem;                   // why the run cannot be reached or asked now ("" when it can)
     std::vector<std::string> failures;     // controls the run refused or never got, why
   };
   News take();

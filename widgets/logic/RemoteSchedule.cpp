@@ -179,10 +179,11 @@ void RemoteSchedule::Shared::sendLoop() {
     try {
       answer = send(pending);
     } catch (const std::exception& e) {
-      // Unreachable: sent again later with the same request id, so it is applied once. Any other answer
-      // (a malformed edit, a run that cannot write its schedule) refuses it.
+      // Not taken (unreachable, or a token the run no longer knows): sent again later with the same request
+      // id, so it is applied once. Any other answer (a malformed edit, a run that cannot write its schedule)
+      // refuses it.
       const auto* steering = dynamic_cast<const nf::SteeringError*>(&e);
-      if (steering && steering->status == 0) unreachable = e.what();
+      if (steering && steering->notTaken()) unreachable = e.what();
       nf::EditRefusal why{nf::EditRefusal::Code::Failed};
       why.detail = e.what();
       answer = nf::EditResult::refuse(why);

@@ -2,7 +2,8 @@
 // RemoteSchedule: edits are shown at once and applied by the run once, in order; a refusal by the run
 // restores the run's schedule and says why; edits made elsewhere show up; an added event keeps the id
 // the run gave it for later edits; a run that cannot be reached keeps the edit waiting and blocks nothing;
-// a check is answered by the local copy's rules and sends nothing.
+// a run restarted with a new token keeps it waiting too; a check is answered by the local copy's rules and
+// sends nothing.
 // RemoteRun: the metrics stream from the start, the status, and controls.
 #include <atomic>
 #include <chrono>
@@ -159,6 +160,42 @@ TEST_CASE(an_unreachable_run_keeps_the_edit_waiting_and_blocks_nothing) {
   REQUIRE(remote->problem().find("127.0.0.1:" + std::to_string(port)) != std::string::npos);
   REQUIRE_EQ(remote->waitingEdits(), 1);
   remote.reset();  // returns without waiting for the run
+}
+
+// A run restarted with a new token answers 401: the edit was not taken, so it waits (a resumed run that had
+// applied it answers its retry from its record) rather than being dropped as refused; the problem says why.
+// Status polls that fail so are said too: they had been dropped unsaid, and a control waits as an edit does.
+TEST_CASE(a_run_that_no_longer_knows_the_token_keeps_the_edit_waiting_and_says_why) {
+  Served s;
+  ServeAddress stale = s.address();
+  stale.token = "the token of the run before its restart";
+  Told told;
+  auto remote =
+      std::make_unique<RemoteSchedule>(stale, s.trainer->schedule(), 2, 30, atStep(0), told.callbacks());
+  REQUIRE(remote->move(6, 20).accepted);
+  waitFor([&] { return !remote->problem().empty(); }, "the edit's 401");
+  REQUIRE_MSG(remote->problem().find("401") != std::string::npos &&
+                  remote->problem().find("Connect to it again") != std::string::npos,
+              remote->problem());
+  REQUIRE_EQ(remote->waitingEdits(), 1);
+  REQUIRE_EQ(told.refusals(), 0u);
+  REQUIRE_EQ(stepOf(s.trainer->schedule(), 6), 16);  // the run's own schedule is untouched
+  remote.reset();
+
+  RemoteRun run(stale);
+  run.request(RemoteRun::Control::Stop);
+  RemoteRun::News news;
+  waitFor(
+      [&] {
+        RemoteRun::News more = run.take();
+        news.failures.insert(news.failures.end(), more.failures.begin(), more.failures.end());
+        news.problem = more.problem;
+        return !news.problem.empty();
+      },
+      "the status poll's 401");
+  REQUIRE_MSG(news.problem.find("401") != std::string::npos, news.problem);
+  REQUIRE_MSG(news.failures.empty(), news.failures.front());  // the stop waits; it did not fail
+  REQUIRE(!s.trainer->stopRequested());
 }
 
 TEST_CASE(a_check_is_answered_by_the_local_copy_and_sends_nothing) {

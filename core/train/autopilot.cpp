@@ -14,9 +14,10 @@ namespace nf {
 // Every removal has an autopilot, on or off: switched on mid-run it knows the loss and the last removal.
 void Trainer::Impl::restoreAutopilot(const nlohmann::json& state, const std::string& source) {
   if (!removing()) return;
+  const bool first = !autopilot;  // a rollback keeps the switch as it is, which config() does not hold
   autopilot = std::make_unique<Autopilot>(
       config().autopilot, state.is_null() ? AutopilotState{} : autopilotStateFromJson(state, source));
-  autopilotOn = config().autopilot.enabled;
+  if (first) autopilotOn = config().autopilot.enabled;
 }
 
 bool Trainer::setAutopilot(bool on) {
@@ -48,8 +49,7 @@ void Trainer::Impl::applyAutopilotSwitch(int64_t step) {
   if (!autopilot || !isMain()) return;
   if (const int asked = autopilotSwitch.exchange(-1); asked >= 0 && (asked == 1) != autopilotOn) {
     autopilotOn = asked == 1;
-    owner.m_config.autopilot.enabled = autopilotOn;
-    writeRunConfig(owner.m_dir, settingsNow());  // a rollback's lowered learning rate stays
+    writeRunConfig(owner.m_dir, settingsNow());  // the switch, and a rollback's lowered learning rate
     record({{record::kType, record::kAutopilot}, {"step", step}, {"enabled", autopilotOn.load()}});
   }
 }

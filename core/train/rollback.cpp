@@ -149,6 +149,9 @@ RunConfig Trainer::Impl::settingsNow() const {
   RunConfig c = config();
   c.optimizer.lr *= lrScale;
   c.optimizer.minLr *= lrScale;
+  // The switch as applied, kept beside the config rather than in it: the steering endpoint's threads read
+  // the config while the training thread applies a switch.
+  if (autopilot) c.autopilot.enabled = autopilotOn;
   return c;
 }
 

@@ -102,8 +102,10 @@ class Trainer {
   int layers() const;  // the model's depth, which the schedule's sites are checked against
 
   int64_t stepsDone() const { return m_stepsDone.load(); }
+  // The settings the run started with, unchanged while it trains (safe to read from any thread).
   const RunConfig& config() const { return m_config; }
-  // config() as config.json has it now: the learning rates lowered by the rollbacks so far.
+  // config() as config.json has it now: the learning rates lowered by the rollbacks so far, and the
+  // autopilot's switch as applied.
   RunConfig settingsNow() const;
   const std::string& runDir() const { return m_dir; }
   int worldSize() const;      // 1 in a one-process run

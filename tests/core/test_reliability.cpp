@@ -730,6 +730,10 @@ TEST_CASE(an_autopilot_switch_after_a_rollback_keeps_the_lowered_learning_rate) 
   REQUIRE(lowered < 1);
   REQUIRE_EQ(json::parse(readTextFile(run::configPath(runDir)))["optimizer"]["lr"].get<double>(), lowered);
   REQUIRE_EQ(t->settingsNow().optimizer.lr, lowered);
+  // The switch is in config.json and settingsNow(), and not written into config(), which the steering
+  // endpoint's threads read while the training thread applies a switch.
+  REQUIRE(json::parse(readTextFile(run::configPath(runDir)))["autopilot"]["enabled"].get<bool>());
+  REQUIRE(t->settingsNow().autopilot.enabled && !t->config().autopilot.enabled);
 }
 
 // A small run stopped after step 7 or later, with a checkpoint every 5 steps: what the resume tests resume.

@@ -1894,6 +1894,11 @@ Worker %1 beendet (%2): %3</translation>
         <translation>4-Schicht-Modelle wie das mitgelieferte kleine GPT-2 und LLaMA: die MLP-, QK- und V-Normen alle 10 Schritte eine Schicht, dann die letzte Norm, dann Erholung; 32×128 Token pro Schritt</translation>
     </message>
     <message>
+        <location filename="../widgets/views/RunSetupView.cpp" line="225"/>
+        <source>&lt;i&gt;The run&apos;s settings come with its first answer.&lt;/i&gt;</source>
+        <translation>&lt;i&gt;Die Einstellungen des Laufs kommen mit seiner ersten Antwort.&lt;/i&gt;</translation>
+    </message>
+    <message>
         <location filename="../widgets/views/RunSetupView.cpp" line="222"/>
         <source>&lt;b&gt;The run shown was set up with&lt;/b&gt;&lt;br&gt;%1 · preset %2 · %3 steps · %4&lt;br&gt;micro-batch %5 × %6 sequences of %7 tokens · learning rate %8 → %9 · warm-up %10 steps&lt;br&gt;data: %11; evaluated on %12&lt;p&gt;&lt;i&gt;Its settings are its own (config.json). To set up a new run, open a model (File › Open Model Folder or Open Recent).&lt;/i&gt;</source>
         <translation>&lt;b&gt;Der angezeigte Lauf wurde eingerichtet mit&lt;/b&gt;&lt;br&gt;%1 · Preset %2 · %3 Schritte · %4&lt;br&gt;Mikro-Batch %5 × %6 Sequenzen zu %7 Token · Lernrate %8 → %9 · Aufwärmen %10 Schritte&lt;br&gt;Daten: %11; ausgewertet auf %12&lt;p&gt;&lt;i&gt;Seine Einstellungen sind seine eigenen (config.json). Für einen neuen Lauf ein Modell öffnen (Datei › Modellordner öffnen oder Zuletzt geöffnet).&lt;/i&gt;</translation>

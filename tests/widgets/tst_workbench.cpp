@@ -12,6 +12,7 @@
 #include <QComboBox>
 #include <QDockWidget>
 #include <QImage>
+#include <QLabel>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
@@ -21,6 +22,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QToolBar>
+#include <QUndoStack>
 #include <QtTest>
 #include <filesystem>
 #include <fstream>
@@ -197,7 +199,11 @@ class TestWorkbench : public QObject {
     MainWindow window;
     window.show();
     QVERIFY(window.setDatasets(m_train, m_val, QString()));
+    window.timeline()->undoStack()->push(new QUndoCommand("an edit of the draft"));
     window.startRun(run);
+    // The draft is the run's now: Undo has nothing left to change (it had changed the greyed timeline under
+    // the run's title, a schedule the run does not have).
+    QCOMPARE(window.timeline()->undoStack()->count(), 0);
     QTRY_VERIFY_WITH_TIMEOUT(window.trainingView()->plottedSteps() >= 3, fixtures::kEventuallyMs);
     toolbarAction(window, 2)->trigger();  // Stop
     QTRY_VERIFY_WITH_TIMEOUT(window.session()->phase() == RunPhase::Stopped, fixtures::kEventuallyMs);
@@ -236,6 +242,19 @@ class TestWorkbench : public QObject {
     QVERIFY2(window.windowTitle().startsWith("Run left-behind"), qPrintable(window.windowTitle()));
     QCOMPARE(window.trainingView()->plottedSteps(), static_cast<int>(stoppedAt));
     QVERIFY(toolbarAction(window, 3)->isEnabled());
+    // A take-over refused (two workers, and no program to start the other with) says why and leaves the
+    // run shown as it was: the window had stayed "Preparing" for good, every way out of it disabled.
+    const WindowState followed = window.shown();
+    window.session()->setWorkerProgram(m_dir.filePath("no-such-program"));
+    window.runSetup()->findChild<QSpinBox*>("workers")->setValue(2);
+    toolbarAction(window, 3)->trigger();
+    QMessageBox* refusal = openMessageBox(&window);
+    QVERIFY(refusal && refusal->informativeText().contains("missing or not executable"));
+    refusal->close();
+    QCOMPARE(window.shown().subject, followed.subject);
+    QCOMPARE(window.shown().phase, followed.phase);
+    QVERIFY(toolbarAction(window, 3)->isEnabled());  // Resume again, with one worker
+    window.runSetup()->findChild<QSpinBox*>("workers")->setValue(1);
     toolbarAction(window, 3)->trigger();
     QTRY_VERIFY_WITH_TIMEOUT(window.session()->phase() == RunPhase::Running, fixtures::kEventuallyMs);
     QCOMPARE(window.session()->runDir(), run);
@@ -264,6 +283,13 @@ class TestWorkbench : public QObject {
     QVERIFY(!computeOffered(window.headsPane()));
     window.headsPane()->refresh();
     QVERIFY(!window.headsPane()->hasResult() && !window.headsPane()->hasFailed());
+    // Nor any settings but the run's: the setup dock and the status bar had shown a default config's
+    // (remove · 500 steps · cpu) under the run's title until it answered.
+    const auto* settings = window.runSetup()->findChild<QLabel*>("runSettings");
+    QVERIFY(settings && settings->isVisibleTo(window.runSetup()));  // the run's page, not the form
+    QVERIFY2(settings->text().contains("come with its first answer"), qPrintable(settings->text()));
+    QVERIFY2(!window.statusText().contains("step ") && !window.statusText().contains("cpu"),
+             qPrintable(window.statusText()));
     QVERIFY(toolbarAction(window, 2)->isEnabled());  // Stop gives up connecting
     toolbarAction(window, 2)->trigger();
     QCOMPARE(window.shown().subject, Subject::Model);

@@ -83,10 +83,14 @@ void ConnectedRun::request(RemoteRun::Control control) {
 }
 
 void ConnectedRun::continueAfterEdits(std::shared_ptr<ScheduleEditor> live) {
-  if (!m_remote) return;
+  continueWhenSent(std::move(live), m_adoptions);
+}
+
+void ConnectedRun::continueWhenSent(std::shared_ptr<ScheduleEditor> live, int64_t adoption) {
+  if (!m_remote || adoption != m_adoptions) return;
   const auto edits = std::dynamic_pointer_cast<RemoteSchedule>(live);
   if (edits && edits->waitingEdits() > 0 && edits->problem().empty()) {
-    QTimer::singleShot(20, this, [this, live] { continueAfterEdits(live); });
+    QTimer::singleShot(20, this, [this, live, adoption] { continueWhenSent(live, adoption); });
     return;
   }
   m_remote->request(RemoteRun::Control::Continue);

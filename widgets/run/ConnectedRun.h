@@ -64,6 +64,9 @@ class ConnectedRun : public QObject {
   void scheduleReplaced();                         // the run's schedule replaced the timeline's copy
 
  private:
+  // continueAfterEdits() for the connection of `adoption`: given up once that connection is left (its
+  // Continue had gone to the next run connected to).
+  void continueWhenSent(std::shared_ptr<ScheduleEditor> live, int64_t adoption);
   QObject* m_training;
   std::shared_ptr<RemoteRun> m_remote;
   std::shared_ptr<RemoteSchedule> m_schedule;

@@ -29,6 +29,7 @@ void LocalRun::letGo() {
 
 void LocalRun::start(const nf::RunConfig& config, const QString& runDir, Prepare prepare, int workers) {
   letGo();
+  m_others->clearNotes();  // a run of one worker after one of several had told of the others' ends
   m_cancelPreparation = false;
   setPhase(RunPhase::Preparing);
   post([this, config, runDir, prepare, workers] {
@@ -81,6 +82,7 @@ void LocalRun::start(const nf::RunConfig& config, const QString& runDir, Prepare
 
 void LocalRun::resume(const QString& runDir, int workers) {
   letGo();
+  m_others->clearNotes();
   setPhase(RunPhase::Preparing);
   post([this, runDir, workers] {
     try {

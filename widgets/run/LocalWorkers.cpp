@@ -33,7 +33,6 @@ void LocalWorkers::shutdown() {
 
 void LocalWorkers::startOthers(int workers, const QStringList& arguments, int port) {
   if (m_shutDown) return;
-  m_notes.clear();
   for (int rank = 1; rank < workers; ++rank) {
     auto* process = new QProcess(this);
     QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();

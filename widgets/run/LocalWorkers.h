@@ -27,7 +27,8 @@ class LocalWorkers : public QObject {
   // Ends them: now (a failed run: killed) or once they finish (a stopped or finished run ends them itself).
   void end(bool now = false);
   QString notes() const { return m_notes.join(QString()); }  // how workers ended badly, for messages
-  void shutdown();  // the window closes: ends them and starts none any more
+  void clearNotes() { m_notes.clear(); }  // a new run: an earlier run's workers are not its
+  void shutdown();                        // the window closes: ends them and starts none any more
 
  private:
   void startOthers(int workers, const QStringList& arguments, int port);

@@ -76,6 +76,8 @@ class RunSession : public QObject {
   bool busy() const;                                     // training in this process is in progress
   QString runDir() const { return m_runDir; }
   const nf::RunConfig& config() const { return m_config; }
+  // False while a connected run has not answered yet: config() is then no run's, only defaults.
+  bool configKnown() const { return !m_runDir.isEmpty(); }
   const MetricsStore& metrics() const { return m_metrics; }
   std::shared_ptr<nf::Trainer> trainer() const;
   int64_t stepsDone() const;

@@ -69,6 +69,7 @@ RunSetupView::RunSetupView(QWidget* parent) : QWidget(parent) {
   m_formPage = new QWidget(this);
   m_form = new QFormLayout(m_formPage);
   m_runSettings = new QLabel(this);
+  m_runSettings->setObjectName("runSettings");
   m_runSettings->setWordWrap(true);
   m_runSettings->setAlignment(Qt::AlignTop | Qt::AlignLeft);
   m_runSettings->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -215,14 +216,14 @@ void RunSetupView::setEditable(bool editable) { m_formPage->setEnabled(editable)
 
 bool RunSetupView::isEditable() const { return m_formPage->isEnabled(); }
 
-void RunSetupView::showRun(const std::optional<nf::RunConfig>& run) {
-  m_shownRun = run;
+void RunSetupView::showRun(bool run, const nf::RunConfig* settings) {
+  m_shownRun = settings ? std::optional<nf::RunConfig>(*settings) : std::nullopt;
   m_pages->setCurrentIndex(run ? 1 : 0);
   retranslate();
 }
 
 QString RunSetupView::runSettingsText() const {
-  if (!m_shownRun) return QString();
+  if (!m_shownRun) return tr("<i>The run's settings come with its first answer.</i>");
   const nf::RunConfig& c = *m_shownRun;
   const nf::OptimizerSettings& o = c.optimizer;
   QStringList eval;

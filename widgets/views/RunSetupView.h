@@ -56,8 +56,10 @@ class RunSetupView : public QWidget {
   // Whether the next run's settings can be changed (the run shown's, when shown, stay readable).
   void setEditable(bool editable);
   bool isEditable() const;
-  // A run is shown: its own settings, to read, instead of the form (nullopt: the form of the next run).
-  void showRun(const std::optional<nf::RunConfig>& run);
+  // A run is shown (`run`): its own settings, to read, instead of the form, or while they are on their way
+  // (a connected run not yet answered: `settings` null) a line saying so, not another run's. Else the form
+  // of the next run.
+  void showRun(bool run, const nf::RunConfig* settings);
   // The next run's settings the engine's way (nf::makeRunConfig, as the CLI makes them): the preset, mode,
   // steps and device chosen here, the memory plan applied (planned again now: free memory may have changed).
   nf::RunConfig nextRunConfig(const std::string& model, const nf::ModelShape& shape, const std::string& train,

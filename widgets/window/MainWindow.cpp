@@ -6,6 +6,7 @@
 #include <QFileInfo>
 #include <QSettings>
 #include <QStatusBar>
+#include <QUndoStack>
 
 #include "analysis/AnalysisPane.h"
 #include "analysis/AnalysisPanes.h"
@@ -44,8 +45,7 @@ MainWindow::MainWindow(QWidget* parent)
   connectViews();
   connectSession();
 
-  QSettings settings;
-  setLanguage(settings.value("language", QLocale().name().startsWith("de") ? "de" : "en").toString());
+  setLanguage(QSettings().value("language", QLocale().name().startsWith("de") ? "de" : "en").toString());
   retranslate();
   m_layout->restore();
   m_setup->setRunFolder(QString());
@@ -130,7 +130,7 @@ void MainWindow::applyShown() {
   m_actions->enableFor(v, m_session->config().mode == nf::TrainingMode::Remove, m_session->autopilot());
   m_setup->setEditable(v.setupEditable);
   m_setup->showMemoryPlan(v.memoryPlan);
-  m_setup->showRun(v.runPlots ? std::optional<nf::RunConfig>(m_session->config()) : std::nullopt);
+  m_setup->showRun(v.runPlots, m_session->configKnown() ? &m_session->config() : nullptr);
   const bool local = m_shown.subject != Subject::ConnectedRun;  // a connected run's folder is the server's
   m_runs->setShownRun(v.runPlots && local ? m_session->runDir() : QString());  // its siblings
   m_timeline->setEnabled(v.timeline == TimelineShows::Draft || v.timeline == TimelineShows::LiveEdits ||
@@ -152,12 +152,13 @@ void MainWindow::onPhaseChanged() {
 
 void MainWindow::resume() {
   const ResumeMeans means = viewOf(m_shown).resume;
+  const WindowState before = m_shown;
   if (!moveTo(WindowEvent::Resume)) return;
   // The trainer in memory goes on (a failed one: from its checkpoint), or the connected run is told to.
   if ((means == ResumeMeans::ContinueHere && m_session->trainer()) || means == ResumeMeans::ContinueConnected)
-    m_session->continueRun();
-  else
-    m_session->resume(m_session->runDir(), m_next.layers(), m_setup->workers());  // its newest checkpoint
+    return m_session->continueRun();
+  m_session->resume(m_session->runDir(), m_next.layers(), m_setup->workers());    // its newest checkpoint
+  if (m_session->phase() != RunPhase::Preparing) m_shown = before, applyShown();  // refused, and said why
 }
 
 bool MainWindow::openModelFolder(const QString& folder) {
@@ -193,11 +194,9 @@ void MainWindow::showModel(bool draftAfter) {
 }
 
 void MainWindow::connectToRun(const nf::ServeAddress& address) {
-  if (!nextWindowState(m_shown, WindowEvent::Connect)) {
-    showError(tr("A run is in progress"), tr("Stop the run before connecting to another."),
-              QString::fromStdString(address.text()));
-    return;
-  }
+  if (!nextWindowState(m_shown, WindowEvent::Connect))
+    return showError(tr("A run is in progress"), tr("Stop the run before connecting to another."),
+                     QString::fromStdString(address.text()));
   m_runner->forgetModel();  // until the run answers, nothing of another's (the model opened before)
   m_lastAutoRefresh = 0;    // the steps counted are this run's
   m_session->connectTo(address);
@@ -300,6 +299,7 @@ void MainWindow::startRun(const QString& requestedDir) {
   m_session->start(launch.config, dir, m_next.layers(), launch.prepare, m_setup->workers());
   if (m_session->phase() != RunPhase::Preparing) return;  // refused, and said why
   moveTo(WindowEvent::Start);
+  m_timeline->undoStack()->clear();  // the draft is the run's now: an undo would change what it does not hold
   remember(AppFolders::Recent::Runs, dir);
   if (dir == m_setup->runFolder()) m_setup->setRunFolder({});  // chosen for one run: it holds this one now
   statusBar()->showMessage(tr("Starting %1").arg(dir), 5000);

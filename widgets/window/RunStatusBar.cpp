@@ -83,7 +83,10 @@ void RunStatusBar::update(const RunSession& session, const WindowState& shown, c
   const nf::RunConfig& c = session.config();
   const int64_t done = view.runPlots ? session.stepsDone() : 0;
   const int64_t maxSteps = view.runPlots ? session.maxSteps() : next.maxSteps;
-  m_step->setText(shown.subject == Subject::Nothing ? QString() : tr("step %1 / %2").arg(done).arg(maxSteps));
+  // A connected run's budget and device come with its first answer: none is shown before.
+  const bool known = !view.runPlots || session.configKnown();
+  m_step->setText(shown.subject == Subject::Nothing || !known ? QString()
+                                                              : tr("step %1 / %2").arg(done).arg(maxSteps));
   const double tps = view.runPlots ? m.recentTokensPerSecond() : 0;
   QString speed = tps > 0 ? tr("%1 tok/s").arg(tps, 0, 'f', 0) : QString();
   if (tps > 0 && m.worldSize > 1) {
@@ -106,7 +109,7 @@ void RunStatusBar::update(const RunSession& session, const WindowState& shown, c
         break;
       }
   m_next->setText(nextEvent);
-  m_device->setText(view.runPlots ? QString::fromStdString(c.device) : next.device);
+  m_device->setText(!view.runPlots ? next.device : known ? QString::fromStdString(c.device) : QString());
   const QString problem = session.connectionProblem();
   m_connection->setVisible(session.remote());
   m_connection->setText(problem.isEmpty() ? tr("connected to %1").arg(session.remoteAddress())

@@ -76,7 +76,8 @@ MakeBackend backendFactory() {
 SentencePieceTokenizer::~SentencePieceTokenizer() = default;
 
 std::unique_ptr<SentencePieceTokenizer> SentencePieceTokenizer::load(const std::string& path,
-                                                                     bool addBosToken) {
+                                                                     bool addBosToken,
+                                                                     const std::vector<std::string>& added) {
   if (!std::filesystem::exists(path)) throw FileError(path, "not found");
   auto tokenizer = std::unique_ptr<SentencePieceTokenizer>(new SentencePieceTokenizer());
   SentencePieceTokenizer& t = *tokenizer;
@@ -90,15 +91,14 @@ std::unique_ptr<SentencePieceTokenizer> SentencePieceTokenizer::load(const std::
   if (!problem.empty()) throw FileError(path, "is not a SentencePiece model the library reads: " + problem);
   t.m_source = path;
   t.m_addBosToken = addBosToken;
+  t.m_added = added;
 
   std::vector<std::string> special;
   for (int32_t id = 0; id < t.vocabSize(); ++id) {
     const std::string bytes = t.tokenBytes(id);
     t.m_idOfBytes.emplace(bytes, id);  // the first of equal pieces
-    if ((t.m_processor->isControl(id) || t.m_processor->isUnknown(id)) && !bytes.empty()) {
-      t.m_idOfSpecial.emplace(bytes, id);
-      special.push_back(bytes);
-    }
+    const bool matched = id >= t.pieceCount() || t.m_processor->isControl(id) || t.m_processor->isUnknown(id);
+    if (matched && !bytes.empty() && t.m_idOfSpecial.emplace(bytes, id).second) special.push_back(bytes);
   }
   // Longest first, so that the leftmost match is also the longest there.
   std::stable_sort(special.begin(), special.end(),
@@ -139,13 +139,32 @@ std::string SentencePieceTokenizer::decode(const std::vector<int32_t>& ids) cons
     if (id < 0 || id >= vocabSize())
       throw std::out_of_range("token id " + std::to_string(id) + " is out of range for a vocabulary of " +
                               std::to_string(vocabSize()));
+  // Runs of the model file's pieces by the library, an added token as its text.
   std::string text;
-  const std::string problem = m_processor->decode(std::vector<int>(ids.begin(), ids.end()), text);
-  if (!problem.empty()) throw std::runtime_error(m_source + ": decoding failed: " + problem);
+  std::vector<int> run;
+  auto flush = [&] {
+    std::string piece;
+    const std::string problem = m_processor->decode(run, piece);
+    if (!problem.empty()) throw std::runtime_error(m_source + ": decoding failed: " + problem);
+    text += piece;
+    run.clear();
+  };
+  for (int32_t id : ids) {
+    if (id < pieceCount()) {
+      run.push_back(id);
+      continue;
+    }
+    if (!run.empty()) flush();
+    text += m_added[id - pieceCount()];
+  }
+  if (!run.empty() || ids.empty()) flush();
   return text;
 }
 
-int32_t SentencePieceTokenizer::vocabSize() const { return m_processor->pieceSize(); }
+int32_t SentencePieceTokenizer::pieceCount() const { return m_processor->pieceSize(); }
+int32_t SentencePieceTokenizer::vocabSize() const {
+  return pieceCount() + static_cast<int32_t>(m_added.size());
+}
 int32_t SentencePieceTokenizer::eotId() const { return m_processor->eosId(); }
 int32_t SentencePieceTokenizer::bosId() const { return m_processor->bosId(); }
 
@@ -153,6 +172,7 @@ std::string SentencePieceTokenizer::tokenBytes(int32_t id) const {
   if (id < 0 || id >= vocabSize())
     throw std::out_of_range("token id " + std::to_string(id) + " is out of range for a vocabulary of " +
                             std::to_string(vocabSize()));
+  if (id >= pieceCount()) return m_added[id - pieceCount()];
   const std::string piece = m_processor->piece(id);
   // A byte piece is written "<0x0A>".
   if (m_processor->isByte(id))

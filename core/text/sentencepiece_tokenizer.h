@@ -19,7 +19,10 @@ class SentencePieceTokenizer final : public Tokenizer {
   // Reads a tokenizer.model file; errors name it and give the library's reason, or say where the module
   // was looked for. addBosToken: tokenizer_config.json's add_bos_token (Hugging Face's LlamaTokenizer
   // starts every encoding with <s> unless it is false).
-  static std::unique_ptr<SentencePieceTokenizer> load(const std::string& path, bool addBosToken = true);
+  // added: tokens the folder adds after the model file's pieces (a fine-tune's <|im_start|>, its <pad>), in
+  // id order from pieceSize(); each is matched in text as a control piece is, and is its one id.
+  static std::unique_ptr<SentencePieceTokenizer> load(const std::string& path, bool addBosToken = true,
+                                                      const std::vector<std::string>& added = {});
   ~SentencePieceTokenizer() override;
 
   // As the library encodes; with allowSpecial, control tokens written in the text ("<s>", "</s>") become
@@ -39,8 +42,11 @@ class SentencePieceTokenizer final : public Tokenizer {
   SentencePieceTokenizer() = default;
   void encodeText(std::string_view text, std::vector<int32_t>& out) const;
 
+  int32_t pieceCount() const;  // the model file's pieces; the added tokens follow
+
   std::unique_ptr<SentencePieceBackend> m_processor;
-  std::optional<Regex> m_special;  // the control and unknown pieces' texts
+  std::vector<std::string> m_added;  // ids pieceCount() …
+  std::optional<Regex> m_special;    // the control and unknown pieces' texts, and the added tokens'
   std::unordered_map<std::string, int32_t> m_idOfSpecial, m_idOfBytes;
   bool m_addBosToken = true;
 };

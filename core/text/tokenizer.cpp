@@ -19,6 +19,73 @@ namespace {
 
 bool has(const std::string& folder, const char* file) { return std::filesystem::exists(folder + "/" + file); }
 
+#ifdef NF_TOKENIZER_FORMATS
+// Tokens a folder adds beside its tokenizer.model (tokenizer.json's added_tokens, tokenizer_config.json's
+// added_tokens_decoder, added_tokens.json), which transformers encodes each as its one id: id → (text, file).
+std::map<int64_t, std::pair<std::string, std::string>> addedTokens(const std::string& folder) {
+  std::map<int64_t, std::pair<std::string, std::string>> added;
+  auto add = [&](const std::string& file, const nlohmann::json& content, const nlohmann::json& id) {
+    const std::string path = folder + "/" + file;
+    if (!content.is_string() || !id.is_number_integer() || id.get<int64_t>() < 0)
+      throw FileError(
+          path, "has an added token that is not a text and an id: " + content.dump() + ", " + id.dump());
+    const auto [it, fresh] = added.emplace(id.get<int64_t>(), std::pair{content.get<std::string>(), file});
+    if (!fresh && it->second.first != content.get<std::string>())
+      throw FileError(path, "adds \"" + content.get<std::string>() + "\" as id " + id.dump() + ", where " +
+                                it->second.second + " has \"" + it->second.first + "\"");
+  };
+  auto read = [&](const char* file) {
+    const std::string path = folder + "/" + file;
+    const nlohmann::json j = has(folder, file) ? readJsonFile(path) : nlohmann::json::object();
+    if (!j.is_object()) throw FileError(path, "is not a JSON object");
+    return j;
+  };
+  auto field = [](const nlohmann::json& t, const char* key) {
+    return t.is_object() ? t.value(key, nlohmann::json()) : nlohmann::json();
+  };
+  const nlohmann::json hf = read(TokenizerFiles::kHuggingFace);
+  if (hf.contains("added_tokens") && !hf["added_tokens"].is_array())
+    throw FileError(folder + "/" + TokenizerFiles::kHuggingFace, "added_tokens is not a list");
+  for (const nlohmann::json& t : hf.value("added_tokens", nlohmann::json::array()))
+    add(TokenizerFiles::kHuggingFace, field(t, "content"), field(t, "id"));
+  const nlohmann::json decoder = read("tokenizer_config.json").value("added_tokens_decoder", nlohmann::json());
+  for (const auto& [id, t] : decoder.items()) {
+    const bool whole =
+        !id.empty() && id.size() < 10 && id.find_first_not_of("0123456789") == std::string::npos;
+    add("tokenizer_config.json", field(t, "content"),
+        whole ? nlohmann::json(std::stoll(id)) : nlohmann::json(id));
+  }
+  const nlohmann::json byText = read("added_tokens.json");
+  for (const auto& [text, id] : byText.items()) add("added_tokens.json", text, id);
+  return added;
+}
+
+// tokenizer.model with the tokens the folder adds: those within its pieces must be the pieces there; those
+// after it follow from its last piece on, each matched in text as its one id (a fine-tune's <|im_start|>
+// at 32000 had been cut into pieces, unsaid).
+std::unique_ptr<SentencePieceTokenizer> sentencePieceWithAddedTokens(const std::string& folder, bool addBos) {
+  const std::string model = folder + "/" + TokenizerFiles::kSentencePiece;
+  auto tokenizer = SentencePieceTokenizer::load(model, addBos);
+  const int32_t pieces = tokenizer->vocabSize();
+  std::vector<std::string> beyond;
+  for (const auto& [id, token] : addedTokens(folder)) {
+    const auto& [text, file] = token;
+    if (id < pieces && tokenizer->tokenBytes(static_cast<int32_t>(id)) == text) continue;
+    if (id < pieces || id != pieces + static_cast<int64_t>(beyond.size()))
+      throw FileError(
+          folder + "/" + file,
+          "adds the token \"" + text + "\" as id " + std::to_string(id) + ", where " +
+              TokenizerFiles::kSentencePiece +
+              (id < pieces
+                   ? " has the piece \"" + tokenizer->tokenBytes(static_cast<int32_t>(id)) + "\""
+                   : "'s " + std::to_string(pieces) + " pieces and the tokens added before it end at " +
+                         std::to_string(pieces + beyond.size() - 1)));
+    beyond.push_back(text);
+  }
+  return beyond.empty() ? std::move(tokenizer) : SentencePieceTokenizer::load(model, addBos, beyond);
+}
+#endif
+
 }  // namespace
 
 std::string Tokenizer::decodeKnown(const std::vector<int32_t>& ids) const {
@@ -44,8 +111,13 @@ std::unique_ptr<Tokenizer> loadTokenizer(const std::string& folder) {
 #ifdef NF_TOKENIZER_FORMATS
   // Hugging Face's LlamaTokenizer starts every encoding with <s> unless add_bos_token is false.
   auto loadSentencePiece = [&] {
-    return SentencePieceTokenizer::load(folder + "/" + F::kSentencePiece,
-                                        readTokenizerConfig(folder).addBosToken.value_or(true));
+    const TokenizerConfig config = readTokenizerConfig(folder);
+    if (config.addEosToken.value_or(false))
+      throw FileError(folder + "/tokenizer_config.json",
+                      "says add_eos_token: transformers' LlamaTokenizer then ends every encoding with </s>, "
+                      "which this build's reader of " +
+                          std::string(F::kSentencePiece) + " does not");
+    return sentencePieceWithAddedTokens(folder, config.addBosToken.value_or(true));
   };
   if (has(folder, F::kHuggingFace)) {
     try {
@@ -81,10 +153,12 @@ TokenizerConfig readTokenizerConfig(const std::string& folder) {
     if (!std::filesystem::exists(path)) continue;
     const nlohmann::json j = readJsonFile(path);
     if (!j.is_object()) throw FileError(path, "is not a JSON object");
-    if (file == configFile && j.contains("add_bos_token")) {
-      if (!j["add_bos_token"].is_boolean())
-        throw FileError(path, "add_bos_token is " + j["add_bos_token"].dump() + ", not true or false");
-      config.addBosToken = j["add_bos_token"].get<bool>();
+    for (const auto& [key, flag] :
+         {std::pair{"add_bos_token", &config.addBosToken}, std::pair{"add_eos_token", &config.addEosToken}}) {
+      if (file != configFile || !j.contains(key)) continue;
+      if (!j[key].is_boolean())
+        throw FileError(path, std::string(key) + " is " + j[key].dump() + ", not true or false");
+      *flag = j[key].get<bool>();
     }
     for (const char* key : {"bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token",
                             "mask_token", "additional_special_tokens", "extra_special_tokens"}) {

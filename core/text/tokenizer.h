@@ -98,9 +98,11 @@ std::unique_ptr<Tokenizer> loadTokenizer(const std::string& folder);
 // use; a file that is absent says nothing.
 struct TokenizerConfig {
   std::optional<bool> addBosToken;         // add_bos_token: whether Hugging Face's tokenizer starts with BOS
+  std::optional<bool> addEosToken;         // add_eos_token: … and ends with EOS (LlamaTokenizer's)
   std::vector<std::string> specialTokens;  // the texts of bos_token, eos_token, …, additional_special_tokens
 };
-// Errors name the file: not JSON, not a JSON object, an add_bos_token that is not true or false.
+// Errors name the file: not JSON, not a JSON object, an add_bos_token or add_eos_token that is not true or
+// false.
 TokenizerConfig readTokenizerConfig(const std::string& folder);
 
 // Whether folder holds files loadTokenizer reads (it may still refuse them).

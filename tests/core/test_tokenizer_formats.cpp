@@ -407,6 +407,48 @@ TEST_CASE(sentencepiece_bos_follows_add_bos_token_of_tokenizer_config) {
   REQUIRE_THROWS_WITH(loadTokenizer(dir.path()), config, "not valid JSON");
 }
 
+// Tokens a LLaMA folder adds after tokenizer.model's pieces (a chat fine-tune's <|im_start|>, a <pad>) are
+// each their one id, as transformers encodes them: they had been cut into pieces where tokenizer.json gave
+// way to tokenizer.model. Those within its pieces must be the pieces there; a gap or a clash is named.
+TEST_CASE(tokens_added_beside_tokenizer_model_are_their_one_id) {
+  TempDir dir;
+  trainSentencePiece(dir.path(), trainingText(), 1000);
+  const int32_t pieces = loadTokenizer(dir.path())->vocabSize();
+  auto withAdded = [&](const nlohmann::json& added) {
+    nlohmann::json j = hfTokenizerJson(trained(), kQwen2, added);
+    j["model"]["byte_fallback"] = true;  // SentencePiece's BPE rewritten: tokenizer.model is read
+    writeHfTokenizer(dir.path(), j);
+  };
+  withAdded({{{"id", 0}, {"content", "<unk>"}, {"special", true}},
+             {{"id", pieces}, {"content", "<|im_start|>"}, {"special", true}},
+             {{"id", pieces + 1}, {"content", "<|im_end|>"}, {"special", true}}});
+  const auto tokenizer = loadTokenizer(dir.path());
+  REQUIRE_EQ(tokenizer->vocabSize(), pieces + 2);
+  const std::vector<int32_t> ids = tokenizer->encode("the cat<|im_start|>user<|im_end|>");
+  REQUIRE_EQ(std::count(ids.begin(), ids.end(), pieces), 1);
+  REQUIRE_EQ(std::count(ids.begin(), ids.end(), pieces + 1), 1);
+  REQUIRE(ids.back() == pieces + 1 && std::find(ids.begin(), ids.end(), pieces) != ids.end());
+  REQUIRE_EQ(tokenizer->tokenBytes(pieces), "<|im_start|>");
+  REQUIRE_EQ(tokenizer->idOf("<|im_end|>"), pieces + 1);
+  REQUIRE_EQ(tokenizer->decode(ids), "the cat<|im_start|>user<|im_end|>");
+  // added_tokens.json (the slow tokenizer's) is read the same way, and must agree.
+  writeFileAtomic(dir.path("added_tokens.json"), "{\"<|im_start|>\": " + std::to_string(pieces) + "}");
+  REQUIRE_EQ(loadTokenizer(dir.path())->vocabSize(), pieces + 2);
+  writeFileAtomic(dir.path("added_tokens.json"), "{\"<pad>\": " + std::to_string(pieces) + "}");
+  REQUIRE_THROWS_WITH(loadTokenizer(dir.path()), "added_tokens.json", "adds \"<pad>\"", "<|im_start|>");
+  std::filesystem::remove(dir.path("added_tokens.json"));
+  // A gap after the pieces, and a token within them that is not the piece there: refused by name.
+  withAdded({{{"id", pieces + 1}, {"content", "<|im_end|>"}}});
+  REQUIRE_THROWS_WITH(loadTokenizer(dir.path()), "tokenizer.json",
+                      "\"<|im_end|>\" as id " + std::to_string(pieces + 1));
+  withAdded({{{"id", 5}, {"content", "<mask>"}}});
+  REQUIRE_THROWS_WITH(loadTokenizer(dir.path()), "tokenizer.json", "\"<mask>\" as id 5", "has the piece");
+  // transformers' LlamaTokenizer with add_eos_token ends every encoding with </s>: refused, not dropped.
+  withAdded(nlohmann::json::array());
+  writeFileAtomic(dir.path("tokenizer_config.json"), R"({"add_eos_token": true})");
+  REQUIRE_THROWS_WITH(loadTokenizer(dir.path()), "tokenizer_config.json", "add_eos_token");
+}
+
 TEST_CASE(unsupported_and_malformed_tokenizer_json_are_named) {
   TempDir dir;
   const nlohmann::json good = hfTokenizerJson(trained(), kQwen2, familyAddedTokens(trained(), kQwen2));

@@ -90,9 +90,12 @@ void saveModel(CausalLMImpl& model, const std::string& folder, const SaveOptions
   for (auto& item : model.named_parameters()) {
     torch::Tensor t = item.value().detach().to(torch::kCPU, torchType(options.dtype)).contiguous();
     storage.push_back(t);
-    // An untied head is not the base model's: it keeps its bare name.
-    const bool head = !model.config().tiedUnembedding && item.value().is_same(model.unembedding());
-    const bool prefixed = options.basePrefix && !head;
+    // An untied head is not the base model's: it keeps its bare name. Beside it the base model's names are
+    // always prefixed, as save_pretrained writes them: transformers refuses bare base names beside a bare
+    // lm_head.weight ("The state dictionary … is corrupted").
+    const bool untied = !model.config().tiedUnembedding;
+    const bool head = untied && item.value().is_same(model.unembedding());
+    const bool prefixed = (options.basePrefix || untied) && !head;
     blobs.push_back(
         {(prefixed ? basePrefix : "") + item.key(), options.dtype, t.sizes().vec(), t.data_ptr()});
   }

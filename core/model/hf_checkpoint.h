@@ -15,7 +15,7 @@ CausalLM loadModel(const std::string& folder, torch::Device device = torch::kCPU
 struct SaveOptions {
   DType dtype = DType::F32;  // F32, F16 or BF16
   // Names under the family's base prefix, as its save_pretrained writes them (ModelFamily::basePrefix:
-  // GPT-2's "transformer.h.0…").
+  // GPT-2's "transformer.h.0…"). Always so beside an untied head, which transformers reads only so.
   bool basePrefix = false;
   uint64_t maxShardBytes = 0;  // 0: one model.safetensors; else shards + model.safetensors.index.json
   bool folded = false;         // recorded in config.json: FakeLN scales are folded into the weights

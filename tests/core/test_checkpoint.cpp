@@ -107,6 +107,13 @@ TEST_CASE(layout_variants_load_to_the_same_model) {
   saveModel(*randomModel(untiedShape), untied.path(), p);
   const SafetensorsFile untiedFile = SafetensorsFile::open(untied.path("model.safetensors"));
   REQUIRE(untiedFile.find("lm_head.weight") && untiedFile.find("transformer.wte.weight"));
+  // Beside an untied head the base is prefixed even unasked: transformers (modeling_utils, loading a state
+  // dict without the base prefix into GPT2LMHeadModel) refuses a bare lm_head.weight beside bare base names.
+  TempDir untiedPlain;
+  saveModel(*randomModel(untiedShape), untiedPlain.path());
+  const SafetensorsFile untiedPlainFile = SafetensorsFile::open(untiedPlain.path("model.safetensors"));
+  for (const TensorInfo& t : untiedPlainFile.tensors())
+    REQUIRE_MSG(t.name == "lm_head.weight" || t.name.rfind("transformer.", 0) == 0, t.name);
   SaveOptions s;
   s.maxShardBytes = 20'000;  // several shards
   saveModel(*model, sharded.path(), s);

@@ -24,6 +24,7 @@ from transformers import AutoModelForCausalLM
 # name, `init` arguments, config.json edits (a variant init has no flag for).
 VARIANTS = [
     ("gpt2", ["--family", "gpt2"], {}),
+    ("gpt2 untied (its base under transformer.)", ["--family", "gpt2", "--untied"], {}),
     ("gpt_neox parallel residual, rotary 0.25", ["--family", "gpt_neox"], {}),
     ("gpt_neox sequential residual, full rotary", ["--family", "gpt_neox"],
      {"use_parallel_residual": False, "rotary_pct": 1.0}),

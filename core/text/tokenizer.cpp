@@ -48,7 +48,8 @@ std::map<int64_t, std::pair<std::string, std::string>> addedTokens(const std::st
     throw FileError(folder + "/" + TokenizerFiles::kHuggingFace, "added_tokens is not a list");
   for (const nlohmann::json& t : hf.value("added_tokens", nlohmann::json::array()))
     add(TokenizerFiles::kHuggingFace, field(t, "content"), field(t, "id"));
-  const nlohmann::json decoder = read("tokenizer_config.json").value("added_tokens_decoder", nlohmann::json());
+  const nlohmann::json decoder =
+      read("tokenizer_config.json").value("added_tokens_decoder", nlohmann::json());
   for (const auto& [id, t] : decoder.items()) {
     const bool whole =
         !id.empty() && id.size() < 10 && id.find_first_not_of("0123456789") == std::string::npos;

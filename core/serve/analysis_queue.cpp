@@ -83,4 +83,14 @@ void AnalysisQueue::finish(int64_t id, nlohmann::json result, const std::string&
   job->request.benchmark.reset();  // a task's items (up to 32 MiB), needed no more once computed
 }
 
+const AnalysisJob* AnalysisQueue::cancel(int64_t id) {
+  AnalysisJob* job = find(id);
+  if (!job || job->finished()) return job;
+  if (job->state == JobState::Queued)
+    finish(id, nullptr, kCancelled);
+  else
+    job->cancelRequested = true;
+  return job;
+}
+
 }  // namespace nf

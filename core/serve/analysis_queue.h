@@ -70,8 +70,9 @@ struct AnalysisJob {
   JobState state = JobState::Queued;
   std::string task;  // progress: the task, its units done of total, the model's step
   int64_t done = 0, total = 0, step = -1;
-  nlohmann::json result;  // when Done
-  std::string error;      // when Failed
+  nlohmann::json result;         // when Done
+  std::string error;             // when Failed
+  bool cancelRequested = false;  // its client no longer wants it: it ends at its next progress report
   bool finished() const { return state == JobState::Done || state == JobState::Failed; }
   nlohmann::json describe() const;  // as GET /v1/analysis answers
 };
@@ -97,6 +98,10 @@ class AnalysisQueue {
   std::optional<AnalysisJob> start();
   // A job's end: Done with its result, or Failed with the error (a job forgotten meanwhile is ignored).
   void finish(int64_t id, nlohmann::json result, const std::string& error);
+  // Its client no longer wants it: a queued job fails now (kCancelled), a running one is asked to end
+  // (cancelRequested, seen at its next progress report), a finished one stays as it is. Null when not kept.
+  static constexpr const char* kCancelled = "cancelled by its client";
+  const AnalysisJob* cancel(int64_t id);
   bool hasQueued() const;
 
  private:

@@ -96,7 +96,7 @@ json SteeringClient::call(const std::string& method, const std::string& path, co
   httplib::Request req;
   req.method = method;
   req.path = path;
-  if (method != "GET") {
+  if (method == "POST") {
     req.body = body.is_null() ? "{}" : body.dump();
     req.set_header("Content-Type", "application/json");
   }
@@ -276,6 +276,10 @@ json SteeringClient::analysisJob(int64_t job) {
   return call("GET", "/v1/analysis?job=" + std::to_string(job));
 }
 
+json SteeringClient::cancelAnalysis(int64_t job) {
+  return call("DELETE", "/v1/analysis?job=" + std::to_string(job));
+}
+
 json SteeringClient::awaitAnalysis(int64_t job, const ProgressFn& progress,
                                    const std::function<bool()>& abandoned) {
   using Clock = std::chrono::steady_clock;
@@ -283,7 +287,13 @@ json SteeringClient::awaitAnalysis(int64_t job, const ProgressFn& progress,
   // Polled: the endpoint has no push for jobs. Soon at first (most analyses take a moment), then less often.
   for (auto wait = std::chrono::milliseconds(20);;
        wait = std::min(2 * wait, std::chrono::milliseconds(500))) {
-    if (abandoned && abandoned()) throw Cancelled("abandoned");
+    if (abandoned && abandoned()) {
+      try {
+        cancelAnalysis(job);
+      } catch (const SteeringError&) {  // unreachable, or forgotten: nothing more to do for it
+      }
+      throw Cancelled("abandoned");
+    }
     json state;
     try {
       state = analysisJob(job);

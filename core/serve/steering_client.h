@@ -84,10 +84,12 @@ class SteeringClient {
   int64_t analyze(const AnalysisRequest& request, const std::string& model = "now",
                   const nlohmann::json& data = nullptr);
   nlohmann::json analysisJob(int64_t job);
+  nlohmann::json cancelAnalysis(int64_t job);  // the job's state after: failed, or running until it sees it
   // Polls the job until it is done and returns its result, passing its progress on; throws when it failed
   // (SteeringError naming the address and the server's reason), and Cancelled once `abandoned` says nobody
-  // wants it. A poll that reaches no one is asked again for up to kUnreachableSeconds in a row: the job
-  // stays on the server, so a tunnel that drops for a moment costs neither it nor its result.
+  // wants it, after asking the server to cancel the job (best effort: it need not compute for no one). A poll
+  // that reaches no one is asked again for up to kUnreachableSeconds in a row: the job stays on the server,
+  // so a tunnel that drops for a moment costs neither it nor its result.
   static constexpr double kUnreachableSeconds = 120;
   nlohmann::json awaitAnalysis(int64_t job, const ProgressFn& progress = {},
                                const std::function<bool()>& abandoned = {});

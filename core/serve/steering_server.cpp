@@ -308,6 +308,17 @@ struct SteeringServer::Impl {
     return job->describe();
   }
 
+  // DELETE /v1/analysis?job=N: the client no longer wants it (a pane left, a window closed). A queued job
+  // fails at once; a running one at its next progress report, which frees the device for training sooner.
+  json cancelAnalysis(const httplib::Request& req) {
+    const int64_t id = queryNumber(req, "job", -1);
+    if (id < 0) throw BadRequest("\"job\" is missing: DELETE /v1/analysis?job=N");
+    std::lock_guard<std::mutex> lock(jobMutex);
+    const AnalysisJob* job = jobs.cancel(id);
+    if (!job) throw NotFound("no analysis job " + std::to_string(id) + " is kept");
+    return job->describe();
+  }
+
   // The job thread: the oldest queued job, computed without holding the list.
   void computeAnalyses() {
     // Below training (and a workbench sharing the machine) in the CPU's queue: an analysis may wait, a step
@@ -325,8 +336,9 @@ struct SteeringServer::Impl {
       std::string error;
       try {
         result = compute(job);
-      } catch (const Cancelled&) {
-        return;
+      } catch (const Cancelled& e) {
+        if (stopping) return;
+        error = e.what();  // its client's cancel
       } catch (const std::exception& e) {
         error = e.what();
       }
@@ -367,6 +379,7 @@ struct SteeringServer::Impl {
                          if (stopping) throw Cancelled("the run stopped serving");
                          std::lock_guard<std::mutex> lock(jobMutex);
                          if (AnalysisJob* kept = jobs.find(id)) {
+                           if (kept->cancelRequested) throw Cancelled(AnalysisQueue::kCancelled);
                            kept->task = p.task;
                            kept->done = p.done;
                            kept->total = p.total;
@@ -491,6 +504,7 @@ struct SteeringServer::Impl {
                 }));
     server.Post("/v1/analyze", route([this](const httplib::Request& req) { return analyze(req); }));
     server.Get("/v1/analysis", route([this](const httplib::Request& req) { return analysisJob(req); }));
+    server.Delete("/v1/analysis", route([this](const httplib::Request& req) { return cancelAnalysis(req); }));
   }
 
   // serve.json: where the run is served and its token, readable by its owner only.

@@ -615,6 +615,8 @@ TEST_CASE(the_client_edits_follows_and_analyses_as_the_workbench_does) {
       [&] { return (state = client.analysisJob(job))["state"] != "queued" && state["state"] != "running"; });
   REQUIRE_MSG(state["state"] == "done", state.dump());
   REQUIRE_EQ(state["result"]["header"]["step"], 3);
+  REQUIRE_EQ(client.cancelAnalysis(job)["state"], "done");  // finished: a cancel changes nothing
+  REQUIRE_THROWS_WITH(client.cancelAnalysis(job + 100), "404", "no analysis job");
   REQUIRE_EQ(client.pause()["pause_requested"], true);
   REQUIRE_EQ(client.continueRun()["pause_requested"], false);
 }
@@ -1061,6 +1063,8 @@ TEST_CASE(the_analysis_queue_runs_jobs_in_order_through_typed_states) {
   REQUIRE(failed["state"] == "failed" && failed["error"] == "the data file is gone" &&
           !failed.contains("result"));
   REQUIRE(!queue.start() && !queue.hasQueued());
+  REQUIRE(queue.cancel(1)->state == JobState::Done);  // finished: a cancel changes nothing
+  REQUIRE(!queue.cancel(99));
 
   // Room again; finished jobs beyond the one kept are forgotten, oldest first, and a retry of a forgotten
   // job's request is told so rather than computed again.
@@ -1068,6 +1072,15 @@ TEST_CASE(the_analysis_queue_runs_jobs_in_order_through_typed_states) {
   REQUIRE(!queue.find(1) && queue.find(2) && queue.find(3));
   REQUIRE(queue.submit("r1", "request r1", AnalysisJob{}).outcome == AnalysisQueue::Outcome::Forgotten);
   queue.finish(99, nullptr, "");  // a job no longer kept: nothing happens
+
+  // A job its client cancels: queued, it fails at once and is never started; running, it is asked to end.
+  REQUIRE_EQ(queue.submit("r4", "request r4", AnalysisJob{}).job.id, 4);
+  REQUIRE_EQ(queue.start()->id, 3);
+  const AnalysisJob* queued = queue.cancel(4);
+  REQUIRE(queued->state == JobState::Failed && queued->error == AnalysisQueue::kCancelled);
+  REQUIRE(!queue.hasQueued());
+  const AnalysisJob* running = queue.cancel(3);
+  REQUIRE(running->state == JobState::Running && running->cancelRequested);
 }
 
 namespace {
@@ -1170,6 +1183,13 @@ TEST_CASE(a_lost_poll_of_an_analysis_job_is_asked_again) {
     polled.notify_all();
     res.set_content(R"({"job": 7, "state": "done", "result": {"answer": 42}})", "application/json");
   });
+  std::string cancelled;
+  fake.Delete("/v1/analysis", [&](const httplib::Request& req, httplib::Response& res) {
+    std::lock_guard<std::mutex> lock(mutex);
+    cancelled = req.get_param_value("job");
+    res.set_content(R"({"job": 9, "state": "failed", "error": "cancelled by its client"})",
+                    "application/json");
+  });
   const int port = fake.bind_to_any_port("127.0.0.1");
   std::thread serving([&] { fake.listen_after_bind(); });
   const ScopeExit stop([&] {
@@ -1181,6 +1201,16 @@ TEST_CASE(a_lost_poll_of_an_analysis_job_is_asked_again) {
   REQUIRE_EQ(polls, 2);
   REQUIRE_THROWS_WITH(client.awaitAnalysis(8), "127.0.0.1:" + std::to_string(port),
                       "could not compute it: the model has no head 12");
+  // A job nobody wants any more (the pane left) is cancelled on the server, not left to compute for no one.
+  bool abandoned = false;
+  try {
+    client.awaitAnalysis(9, {}, [] { return true; });
+  } catch (const Cancelled&) {
+    abandoned = true;
+  }
+  REQUIRE(abandoned);
+  std::lock_guard<std::mutex> lock(mutex);
+  REQUIRE_EQ(cancelled, "9");
 }
 
 namespace {

@@ -482,12 +482,15 @@ AnalysisRequest analysisRequestFromJson(const json& j) {
       throw std::invalid_argument("\"" + name + "\" is not a setting of the " + r.kind +
                                   " analysis (its settings: " + names + ")");
     }
-  // Settings of the kind that do nothing beside the others given, refused as the CLI refuses them.
-  require(!(r.kind == "circuit" && j.contains("steps") && r.method != "eap-ig"),
+  // Settings of the kind that do nothing beside the others given, refused as the CLI refuses them — when
+  // asked for, that is, other than their defaults, which workbenches before this check sent with every
+  // request.
+  const AnalysisRequest defaults;
+  require(!(r.kind == "circuit" && r.steps != defaults.steps && r.method != "eap-ig"),
           "\"steps\" applies to method \"eap-ig\" only (\"eap\" takes one gradient)");
-  require(!(r.kind == "dla" && j.contains("seed") && r.bootstrap == 0),
+  require(!(r.kind == "dla" && r.seed != defaults.seed && r.bootstrap == 0),
           "\"seed\" draws the bootstrap's resamples: \"bootstrap\" 0 draws none");
-  require(!(r.kind == "circuit" && j.contains("keep") && r.edges > 0),
+  require(!(r.kind == "circuit" && r.keep != defaults.keep && r.edges > 0),
           "\"keep\" chooses how many edges when \"edges\" is 0; with \"edges\" " + std::to_string(r.edges) +
               " it would choose nothing");
   return r;

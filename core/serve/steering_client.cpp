@@ -289,7 +289,8 @@ json SteeringClient::awaitAnalysis(int64_t job, const ProgressFn& progress,
        wait = std::min(2 * wait, std::chrono::milliseconds(500))) {
     if (abandoned && abandoned()) {
       try {
-        cancelAnalysis(job);
+        // Not while it cannot be reached: a closing window would wait for the connect timeout.
+        if (!unreachableSince) cancelAnalysis(job);
       } catch (const SteeringError&) {  // unreachable, or forgotten: nothing more to do for it
       }
       throw Cancelled("abandoned");

@@ -299,22 +299,14 @@ struct SteeringServer::Impl {
     return submitted.job.describe();
   }
 
+  // GET /v1/analysis?job=N: the job's state; DELETE: the client no longer wants it (a pane left, a window
+  // closed), so a queued job fails at once and a running one at its next progress report, which frees the
+  // device for training sooner.
   json analysisJob(const httplib::Request& req) {
     const int64_t id = queryNumber(req, "job", -1);
-    if (id < 0) throw BadRequest("\"job\" is missing: GET /v1/analysis?job=N");
+    if (id < 0) throw BadRequest("\"job\" is missing: " + req.method + " /v1/analysis?job=N");
     std::lock_guard<std::mutex> lock(jobMutex);
-    const AnalysisJob* job = jobs.find(id);
-    if (!job) throw NotFound("no analysis job " + std::to_string(id) + " is kept");
-    return job->describe();
-  }
-
-  // DELETE /v1/analysis?job=N: the client no longer wants it (a pane left, a window closed). A queued job
-  // fails at once; a running one at its next progress report, which frees the device for training sooner.
-  json cancelAnalysis(const httplib::Request& req) {
-    const int64_t id = queryNumber(req, "job", -1);
-    if (id < 0) throw BadRequest("\"job\" is missing: DELETE /v1/analysis?job=N");
-    std::lock_guard<std::mutex> lock(jobMutex);
-    const AnalysisJob* job = jobs.cancel(id);
+    const AnalysisJob* job = req.method == "DELETE" ? jobs.cancel(id) : jobs.find(id);
     if (!job) throw NotFound("no analysis job " + std::to_string(id) + " is kept");
     return job->describe();
   }
@@ -504,7 +496,7 @@ struct SteeringServer::Impl {
                 }));
     server.Post("/v1/analyze", route([this](const httplib::Request& req) { return analyze(req); }));
     server.Get("/v1/analysis", route([this](const httplib::Request& req) { return analysisJob(req); }));
-    server.Delete("/v1/analysis", route([this](const httplib::Request& req) { return cancelAnalysis(req); }));
+    server.Delete("/v1/analysis", route([this](const httplib::Request& req) { return analysisJob(req); }));
   }
 
   // serve.json: where the run is served and its token, readable by its owner only.

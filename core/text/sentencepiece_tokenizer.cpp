@@ -191,6 +191,13 @@ std::string SentencePieceTokenizer::tokenBytes(int32_t id) const {
   return bytes;
 }
 
+std::string SentencePieceTokenizer::piece(int32_t id) const {
+  if (id < 0 || id >= pieceCount())
+    throw std::out_of_range("token id " + std::to_string(id) + " is not one of the " +
+                            std::to_string(pieceCount()) + " pieces of " + m_source);
+  return m_processor->piece(id);
+}
+
 int32_t SentencePieceTokenizer::idOf(std::string_view bytes) const {
   auto it = m_idOfBytes.find(std::string(bytes));
   return it == m_idOfBytes.end() ? -1 : it->second;

@@ -37,6 +37,9 @@ class SentencePieceTokenizer final : public Tokenizer {
   // "▁" as a space, a byte piece "<0x0A>" as its byte, control and unknown pieces as written.
   std::string tokenBytes(int32_t id) const override;
   int32_t idOf(std::string_view bytes) const override;
+  // A piece as the model file spells it ("▁the", "<0x0A>"), as tokenizer.json's added tokens name pieces;
+  // ids within the model file's pieces only.
+  std::string piece(int32_t id) const;
 
  private:
   SentencePieceTokenizer() = default;

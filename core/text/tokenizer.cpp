@@ -71,7 +71,10 @@ std::unique_ptr<SentencePieceTokenizer> sentencePieceWithAddedTokens(const std::
   std::vector<std::string> beyond;
   for (const auto& [id, token] : addedTokens(folder)) {
     const auto& [text, file] = token;
-    if (id < pieces && tokenizer->tokenBytes(static_cast<int32_t>(id)) == text) continue;
+    // Named as the model file spells the piece ("▁<PRE>", "<0x0A>"), or as its text ("<s>").
+    if (id < pieces && (tokenizer->piece(static_cast<int32_t>(id)) == text ||
+                        tokenizer->tokenBytes(static_cast<int32_t>(id)) == text))
+      continue;
     if (id < pieces || id != pieces + static_cast<int64_t>(beyond.size()))
       throw FileError(
           folder + "/" + file,

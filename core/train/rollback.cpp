@@ -151,7 +151,7 @@ RunConfig Trainer::Impl::settingsNow() const {
   c.optimizer.minLr *= lrScale;
   // The switch as applied, kept beside the config rather than in it: the steering endpoint's threads read
   // the config while the training thread applies a switch.
-  if (autopilot) c.autopilot.enabled = autopilotOn;
+  if (removing()) c.autopilot.enabled = autopilotOn;  // (not `autopilot`: a rollback replaces it meanwhile)
   return c;
 }
 

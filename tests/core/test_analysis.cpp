@@ -719,6 +719,12 @@ TEST_CASE(a_request_setting_that_would_do_nothing_is_refused_as_the_cli_refuses_
                       "\"steps\" applies to method \"eap-ig\" only");
   REQUIRE_THROWS_WITH(analysisRequestFromJson({{"analysis", "circuit"}, {"steps", 8}}), "\"steps\"");
   REQUIRE_EQ(analysisRequestFromJson({{"analysis", "circuit"}, {"method", "eap-ig"}, {"steps", 8}}).steps, 8);
+  // A default sent along, as workbenches before this check sent every setting, is no request of its own.
+  REQUIRE_EQ(analysisRequestFromJson(
+                 {{"analysis", "circuit"}, {"method", "eap"}, {"steps", 5}, {"edges", 9}, {"keep", 0.8}})
+                 .edges,
+             9);
+  REQUIRE_EQ(analysisRequestFromJson({{"analysis", "dla"}, {"bootstrap", 0}, {"seed", 0}}).bootstrap, 0);
   REQUIRE_THROWS_WITH(analysisRequestFromJson({{"analysis", "dla"}, {"bootstrap", 0}, {"seed", 3}}),
                       "\"seed\" draws the bootstrap's resamples");
   REQUIRE_EQ(analysisRequestFromJson({{"analysis", "dla"}, {"bootstrap", 100}, {"seed", 3}}).seed, 3u);

@@ -419,7 +419,15 @@ TEST_CASE(tokens_added_beside_tokenizer_model_are_their_one_id) {
     j["model"]["byte_fallback"] = true;  // SentencePiece's BPE rewritten: tokenizer.model is read
     writeHfTokenizer(dir.path(), j);
   };
+  // Pieces named as the model file spells them ("▁" for a space) are the pieces they name.
+  const auto plain = loadTokenizer(dir.path());
+  const auto* model = dynamic_cast<const SentencePieceTokenizer*>(plain.get());
+  REQUIRE(model != nullptr);
+  int32_t spaced = 3;
+  while (spaced < pieces && model->piece(spaced).rfind("\u2581", 0) != 0) ++spaced;
+  REQUIRE(spaced < pieces && model->tokenBytes(spaced) != model->piece(spaced));
   withAdded({{{"id", 0}, {"content", "<unk>"}, {"special", true}},
+             {{"id", spaced}, {"content", model->piece(spaced)}, {"special", false}},
              {{"id", pieces}, {"content", "<|im_start|>"}, {"special", true}},
              {{"id", pieces + 1}, {"content", "<|im_end|>"}, {"special", true}}});
   const auto tokenizer = loadTokenizer(dir.path());

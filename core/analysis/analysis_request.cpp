@@ -310,6 +310,50 @@ AnalysisOutput calibration(const AnalysisRequest& r, const ModelSnapshot& snapsh
   return {json{{"header", header}, {"models", json::array({model})}}, {}};
 }
 
+// Every setting of every kind, each with its value in `r`.
+json allSettings(const AnalysisRequest& r) {
+  json j = {{"analysis", r.kind},
+            {"sequences", r.sequences},
+            {"length", r.length},
+            {"document_starts", r.documentStarts},
+            {"bins", r.bins},
+            {"threshold", r.threshold},
+            {"trace_layer", r.traceLayer},
+            {"trace_head", r.traceHead},
+            {"trace_sequence", r.traceSequence},
+            {"trace_pattern", r.tracePattern},
+            {"bootstrap", r.bootstrap},
+            {"seed", r.seed},
+            {"count", r.ioiCount},
+            {"frame", r.ioiFrame},
+            {"head_positions", r.headPositions},
+            {"method", r.method},
+            {"steps", r.steps},
+            {"edges", r.edges},
+            {"keep", r.keep},
+            {"check", r.check},
+            {"top", r.top},
+            {"heads", r.heads},
+            {"prompts", r.prompts},
+            {"new_tokens", r.newTokens},
+            {"temperature", r.temperature}};
+  if (r.benchmark) j.update(benchmarkJson(*r.benchmark));
+  return j;
+}
+
+// The settings of r's kind that do nothing beside the others given (the CLI refuses them), each with why.
+std::vector<std::pair<std::string, std::string>> idleSettings(const AnalysisRequest& r) {
+  std::vector<std::pair<std::string, std::string>> idle;
+  if (r.kind == "circuit" && r.method != "eap-ig")
+    idle.emplace_back("steps", "\"steps\" applies to method \"eap-ig\" only (\"eap\" takes one gradient)");
+  if (r.kind == "circuit" && r.edges > 0)
+    idle.emplace_back("keep", "\"keep\" chooses how many edges when \"edges\" is 0; with \"edges\" " +
+                                  std::to_string(r.edges) + " it would choose nothing");
+  if (r.kind == "dla" && r.bootstrap == 0)
+    idle.emplace_back("seed", "\"seed\" draws the bootstrap's resamples: \"bootstrap\" 0 draws none");
+  return idle;
+}
+
 }  // namespace
 
 const std::vector<std::string>& analysisKinds() {
@@ -482,56 +526,23 @@ AnalysisRequest analysisRequestFromJson(const json& j) {
       throw std::invalid_argument("\"" + name + "\" is not a setting of the " + r.kind +
                                   " analysis (its settings: " + names + ")");
     }
-  // Settings of the kind that do nothing beside the others given, refused as the CLI refuses them — when
-  // asked for, that is, other than their defaults, which workbenches before this check sent with every
-  // request.
-  const AnalysisRequest defaults;
-  require(!(r.kind == "circuit" && r.steps != defaults.steps && r.method != "eap-ig"),
-          "\"steps\" applies to method \"eap-ig\" only (\"eap\" takes one gradient)");
-  require(!(r.kind == "dla" && r.seed != defaults.seed && r.bootstrap == 0),
-          "\"seed\" draws the bootstrap's resamples: \"bootstrap\" 0 draws none");
-  require(!(r.kind == "circuit" && r.keep != defaults.keep && r.edges > 0),
-          "\"keep\" chooses how many edges when \"edges\" is 0; with \"edges\" " + std::to_string(r.edges) +
-              " it would choose nothing");
+  // Settings that do nothing beside the others given, refused as the CLI refuses them — when asked for,
+  // that is, other than their defaults, which workbenches before this check sent with every request.
+  if (const auto idle = idleSettings(r); !idle.empty()) {  // (never a benchmark's, with its items to copy)
+    const json given = allSettings(r), defaults = allSettings(AnalysisRequest{});
+    for (const auto& [name, why] : idle) require(given[name] == defaults[name], why);
+  }
   return r;
 }
 
 json toJson(const AnalysisRequest& r) {
-  json j = {{"analysis", r.kind},
-            {"sequences", r.sequences},
-            {"length", r.length},
-            {"document_starts", r.documentStarts},
-            {"bins", r.bins},
-            {"threshold", r.threshold},
-            {"trace_layer", r.traceLayer},
-            {"trace_head", r.traceHead},
-            {"trace_sequence", r.traceSequence},
-            {"trace_pattern", r.tracePattern},
-            {"bootstrap", r.bootstrap},
-            {"seed", r.seed},
-            {"count", r.ioiCount},
-            {"frame", r.ioiFrame},
-            {"head_positions", r.headPositions},
-            {"method", r.method},
-            {"steps", r.steps},
-            {"edges", r.edges},
-            {"keep", r.keep},
-            {"check", r.check},
-            {"top", r.top},
-            {"heads", r.heads},
-            {"prompts", r.prompts},
-            {"new_tokens", r.newTokens},
-            {"temperature", r.temperature}};
-  if (r.benchmark) j.update(benchmarkJson(*r.benchmark));
+  const json j = allSettings(r);
   const std::vector<std::string>& own = analysisSettings(r.kind);
   if (own.empty()) return j;  // a kind the reader refuses: everything, to say so
   json mine{{"analysis", r.kind}};
   for (const std::string& name : own)
     if (j.contains(name)) mine[name] = j[name];
-  // Settings that do nothing beside the others, which the reader refuses.
-  if (r.kind == "circuit" && r.method != "eap-ig") mine.erase("steps");
-  if (r.kind == "circuit" && r.edges > 0) mine.erase("keep");
-  if (r.kind == "dla" && r.bootstrap == 0) mine.erase("seed");
+  for (const auto& idle : idleSettings(r)) mine.erase(idle.first);  // which the reader refuses
   return mine;
 }
 

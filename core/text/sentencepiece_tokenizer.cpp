@@ -157,7 +157,7 @@ std::string SentencePieceTokenizer::decode(const std::vector<int32_t>& ids) cons
     if (!run.empty()) flush();
     text += m_added[id - pieceCount()];
   }
-  if (!run.empty() || ids.empty()) flush();
+  if (!run.empty()) flush();
   return text;
 }
 

@@ -20,7 +20,7 @@ class SentencePieceTokenizer final : public Tokenizer {
   // was looked for. addBosToken: tokenizer_config.json's add_bos_token (Hugging Face's LlamaTokenizer
   // starts every encoding with <s> unless it is false).
   // added: tokens the folder adds after the model file's pieces (a fine-tune's <|im_start|>, its <pad>), in
-  // id order from pieceSize(); each is matched in text as a control piece is, and is its one id.
+  // id order from its last piece on; each is matched in text as a control piece is, and is its one id.
   static std::unique_ptr<SentencePieceTokenizer> load(const std::string& path, bool addBosToken = true,
                                                       const std::vector<std::string>& added = {});
   ~SentencePieceTokenizer() override;

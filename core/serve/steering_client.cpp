@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -23,12 +24,13 @@ namespace {
 using json = nlohmann::json;
 
 constexpr int kAttempts = 3;  // a request that changes the run, sent again while its answer is lost
+constexpr std::size_t kMaxRefusalBytes = 4096;  // of a refused stream's answer: a reason, not a page
 
-std::string answerText(const httplib::Result& res) {
-  const std::string body = res->body.substr(0, 300);
-  const json j = json::parse(res->body, nullptr, false);
+// Why the run refused a request: its answer's "error", else the answer's start.
+std::string refusalReason(const std::string& body) {
+  const json j = json::parse(body, nullptr, false);
   return j.is_object() && j.contains("error") && j["error"].is_string() ? j["error"].get<std::string>()
-                                                                        : body;
+                                                                        : body.substr(0, 300);
 }
 
 }  // namespace
@@ -130,7 +132,7 @@ json SteeringClient::call(const std::string& method, const std::string& path, co
   if (res->status != 200)
     throw SteeringError(
         res->status, "the run at " + m_address.text() + " answered " + std::to_string(res->status) + " to " +
-                         path + ": " + answerText(res) +
+                         path + ": " + refusalReason(res->body) +
                          (res->status != 401        ? ""
                           : m_address.doubt.empty() ? "; was it restarted (a new token)? Connect to it again"
                                                     : "; " + m_address.doubt));
@@ -180,12 +182,22 @@ void SteeringClient::followMetrics(int64_t offset, const std::function<bool(cons
   MetricsStreamReader reader(offset);
   bool stopped = false;
   std::string streamError;  // the stream was not the endpoint's
+  int status = 0;
+  std::string refusal;  // a refused stream's answer: the run's reason
   const httplib::Result res = stream.http.Get(
       ("/v1/metrics/stream?offset=" + std::to_string(offset)).c_str(),
+      [&](const httplib::Response& response) {
+        status = response.status;
+        return true;
+      },
       [&](const char* data, std::size_t size) {
         {  // stopFollowing() before the request was under way closed nothing: end at the next chunk
           std::lock_guard<std::mutex> lock(m_streamMutex);
           if (m_stopFollowing) return false;
+        }
+        if (status != 200) {
+          refusal.append(data, std::min(size, kMaxRefusalBytes - std::min(refusal.size(), kMaxRefusalBytes)));
+          return true;
         }
         try {
           stopped = !reader.feed(data, size, onPage);
@@ -206,11 +218,12 @@ void SteeringClient::followMetrics(int64_t offset, const std::function<bool(cons
     throw SteeringError(0, "the metrics stream of the run at " + m_address.text() + " ended (" +
                                httplib::to_string(res.error()) + ")" +
                                (m_address.doubt.empty() ? "" : "; " + m_address.doubt));
-  if (res->status != 200)  // 400: an offset inside a record; 401: the token (a stale serve.json's?)
+  if (res->status !=
+      200)  // 400: an offset inside a record; 401: the token (a stale serve.json's?); 503: busy
     throw SteeringError(res->status,
                         "the run at " + m_address.text() + " refused the metrics stream from offset " +
-                            std::to_string(offset) + ": " + std::to_string(res->status) +
-                            (res->status == 400 ? " (an offset inside a record: ask from 0)" : "") +
+                            std::to_string(offset) + ": " + std::to_string(res->status) + " " +
+                            refusalReason(refusal) +
                             (res->status == 401 && !m_address.doubt.empty() ? "; " + m_address.doubt : ""));
 }
 
@@ -296,12 +309,13 @@ json SteeringClient::awaitAnalysis(int64_t job, const ProgressFn& progress,
       throw Cancelled("abandoned");
     }
     json state;
+    const Clock::time_point asked = Clock::now();  // a failed poll's own timeout counts as unreachable time
     try {
       state = analysisJob(job);
       unreachableSince.reset();
     } catch (const SteeringError& e) {
       if (e.status != 0) throw;
-      if (!unreachableSince) unreachableSince = Clock::now();
+      if (!unreachableSince) unreachableSince = asked;
       if (Clock::now() - *unreachableSince > std::chrono::duration<double>(kUnreachableSeconds))
         throw SteeringError(
             0, std::string(e.what()) + " (for " + std::to_string(static_cast<int>(kUnreachableSeconds)) +

@@ -604,6 +604,9 @@ TEST_CASE(the_client_edits_follows_and_analyses_as_the_workbench_does) {
   });
   REQUIRE(followed == client.metrics(0).records);
   REQUIRE(client.metrics(next).records.empty());
+  // A refused stream says why, in the run's words.
+  REQUIRE_THROWS_WITH(client.followMetrics(1, [](const SteeringClient::MetricsPage&) { return true; }),
+                      "refused the metrics stream from offset 1: 400", "inside a record of metrics.jsonl");
 
   // An analysis job, followed to its result.
   AnalysisRequest norms;

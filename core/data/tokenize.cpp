@@ -45,10 +45,14 @@ TokenizeStats tokenizeFiles(const std::vector<std::string>& inputs, const Tokeni
   std::vector<int32_t> ids;
   std::string pending;  // the document's text not encoded yet
   bool documentStarted = false;
-  // Random spans draw from every id but the special tokens (the documents' separators).
+  // Random spans draw from every id but the special tokens: the documents' separators, and tokens that
+  // ordinary text never gives (<|im_start|>, <|padding|>, <unk>).
   std::vector<int32_t> pool;
-  for (int32_t id = 0; id < tokenizer.vocabSize(); ++id)
-    if (id != eot && id != bos) pool.push_back(id);
+  if (repeats.chance > 0) {
+    const std::vector<bool> special = specialTokenIds(tokenizer);
+    for (int32_t id = 0; id < tokenizer.vocabSize(); ++id)
+      if (!special[id] && id != eot && id != bos) pool.push_back(id);
+  }
   Random random(repeats.seed);
   std::vector<int32_t> span;
   auto maybeRepeatDocument = [&] {

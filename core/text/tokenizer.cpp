@@ -183,6 +183,23 @@ TokenizerConfig readTokenizerConfig(const std::string& folder) {
   return config;
 }
 
+std::vector<bool> specialTokenIds(const Tokenizer& tokenizer) {
+  // Asked of the encodings themselves, so that each format's own notion (a tokenizer.json's "special"
+  // flag, SentencePiece's control and unknown pieces, GPT-2's <|endoftext|>) is the one used.
+  std::vector<bool> special(static_cast<std::size_t>(tokenizer.vocabSize()), false);
+  std::vector<int32_t> ids;
+  for (int32_t id = 0; id < tokenizer.vocabSize(); ++id) {
+    const std::string text = tokenizer.tokenBytes(id);
+    ids.clear();
+    tokenizer.encodeAppend(text, ids, /*allowSpecial=*/true);
+    if (ids.size() != 1 || ids[0] != id) continue;
+    ids.clear();
+    tokenizer.encodeAppend(text, ids, /*allowSpecial=*/false);
+    special[id] = ids.size() != 1 || ids[0] != id;
+  }
+  return special;
+}
+
 std::string tokenizerFingerprint(const Tokenizer& tokenizer) {
   // FNV-1a over length-prefixed fields: a match by accident is out of reach for the mistakes it is for
   // (another tokenizer's files).

@@ -115,6 +115,10 @@ bool hasTokenizer(const std::string& folder);
 // another tokenizer unsaid.
 std::string tokenizerFingerprint(const Tokenizer& tokenizer);
 
+// Which ids are special: those that only text read with special tokens gives (encodeAppend's allowSpecial) —
+// end-of-text, <s>, <unk>, <|im_start|>, <|padding|> — and ordinary text never does.
+std::vector<bool> specialTokenIds(const Tokenizer& tokenizer);
+
 // Copies a folder's tokenizer files (TokenizerFiles::kAll: the ones above plus the configs, generation
 // settings and chat template that travel with them) to another folder, atomically. Returns whether it copied
 // a tokenizer: model folders carry their tokenizer along when copied, trained or exported.

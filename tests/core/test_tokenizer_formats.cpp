@@ -176,6 +176,13 @@ TEST_CASE(qwen2_tokenizer_json_matches_reference) {
   std::vector<int32_t> tool;
   tokenizer->encodeAppend("<tool_call>", tool, /*allowSpecial=*/false);
   REQUIRE(tool == std::vector<int32_t>{imStart + 2});
+  // The special ids are the added tokens that tokenizer.json marks "special": random repeated spans leave
+  // them out (data/tokenize.h).
+  const nlohmann::json file = nlohmann::json::parse(readTextFile(dir.path("tokenizer.json")));
+  std::vector<bool> marked(static_cast<std::size_t>(tokenizer->vocabSize()), false);
+  for (const nlohmann::json& added : file["added_tokens"]) marked[added["id"].get<int>()] = added["special"];
+  REQUIRE(std::count(marked.begin(), marked.end(), true) >= 2);
+  REQUIRE(specialTokenIds(*tokenizer) == marked);
   // Qwen2's regex cuts every digit.
   REQUIRE_EQ(tokenizer->encode("12345").size(), 5u);
 }
@@ -307,6 +314,10 @@ TEST_CASE(sentencepiece_model_matches_the_library) {
   tokenizer->encodeAppend("a</s>b", plain, false);
   REQUIRE_EQ(std::count(plain.begin(), plain.end(), 2), 0);
   REQUIRE_THROWS_WITH(tokenizer->decode({tokenizer->vocabSize()}), "out of range");
+  // Its special ids: the library's unknown and control pieces (<unk>, <s>, </s>: spm_train's defaults).
+  std::vector<bool> special(static_cast<std::size_t>(tokenizer->vocabSize()), false);
+  special[0] = special[1] = special[2] = true;
+  REQUIRE(specialTokenIds(*tokenizer) == special);
 }
 
 TEST_CASE(loader_picks_files_in_order_and_names_what_it_looked_for) {

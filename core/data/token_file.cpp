@@ -54,6 +54,18 @@ TokenFileMeta readSidecar(const std::string& path) {
   } catch (const std::invalid_argument& e) {
     throw FileError(path, std::string("malformed: ") + e.what());
   }
+  // A uint16 file cannot hold a larger vocabulary's ids: they were cut to 16 bits when it was written
+  // (nanoGPT's prepare.py, made for GPT-2, writes uint16 whatever the tokenizer).
+  if (meta.dtype == TokenDType::U16)
+    for (const auto& [name, value] :
+         {std::pair{"vocab_size", meta.vocabSize - 1}, std::pair{"eot_token_id", meta.eotTokenId},
+          std::pair{"bos_token_id", meta.bosTokenId}})
+      if (value > 65535)
+        throw FileError(path,
+                        std::string("says dtype uint16, which holds ids below 65536, and ") + name + " " +
+                            std::to_string(name == std::string("vocab_size") ? value + 1 : value) +
+                            ": its ids were cut to 16 bits; write them as uint32 (normfree-cli tokenize "
+                            "does)");
   return meta;
 }
 
@@ -64,13 +76,18 @@ void readTokens(const TokenFile& file, const std::byte* data, int64_t begin, int
     throw FileError(file.path(), "read of tokens [" + std::to_string(begin) + ", " +
                                      std::to_string(begin + count) + ") is outside the file's " +
                                      std::to_string(file.size()) + " tokens");
-  if (!file.dtypeStated() && vocabLimit > 65536 && vocabLimit < std::numeric_limits<int64_t>::max())
-    throw FileError(file.path(),
-                    "has no sidecar, so it is read as uint16 token ids, which cannot reach most of "
-                    "the model's vocabulary of " +
-                        std::to_string(vocabLimit) + " ids: write " + tokenFileSidecarPath(file.path()) +
-                        " with \"dtype\": \"uint32\" if its ids are 32-bit (normfree-cli tokenize "
-                        "writes one), or save them as uint16 if every id is below 65536");
+  // uint16 ids for a vocabulary beyond 65536 were cut to 16 bits unless the file was made for a smaller one
+  // (its sidecar's vocab_size says so).
+  if (file.meta().dtype == TokenDType::U16 && file.meta().vocabSize < 0 && vocabLimit > 65536 &&
+      vocabLimit < std::numeric_limits<int64_t>::max())
+    throw FileError(
+        file.path(),
+        std::string(file.dtypeStated() ? "is uint16 token ids (its sidecar says)"
+                                       : "has no sidecar, so it is read as uint16 token ids") +
+            ", which cannot reach most of the model's vocabulary of " + std::to_string(vocabLimit) +
+            " ids: write " + tokenFileSidecarPath(file.path()) +
+            " with \"dtype\": \"uint32\" if its ids are 32-bit (normfree-cli tokenize writes one), "
+            "or give it the \"vocab_size\" it was made for if every id is below 65536");
   // Ids are checked as stored (unsigned), before the narrowing to Out: a uint32 id of 2^31 or more would
   // turn negative in an int32 and slip under the limit.
   const auto copyChecked = [&](const auto* stored) {
@@ -208,7 +225,8 @@ TokenFileWriter::TokenFileWriter(const std::string& path, TokenFileMeta meta)
 
 void TokenFileWriter::append(const int32_t* ids, std::size_t count) {
   const int width = bytesPerToken(m_meta.dtype);
-  const int64_t limit = m_meta.vocabSize > 0 ? m_meta.vocabSize : (width == 2 ? 65536 : int64_t{1} << 32);
+  const int64_t capacity = width == 2 ? 65536 : int64_t{1} << 32;
+  const int64_t limit = m_meta.vocabSize > 0 ? std::min(m_meta.vocabSize, capacity) : capacity;
   const std::size_t start = m_buffer.size();
   m_buffer.resize(start + count * width);
   for (std::size_t i = 0; i < count; ++i) {
@@ -243,8 +261,11 @@ void TokenFileWriter::finish() {
                    {"sources", m_meta.sources}};
   if (m_meta.bosTokenId >= 0) j["bos_token_id"] = m_meta.bosTokenId;  // nanoGPT's sidecars have none
   if (!m_meta.tokenizerFingerprint.empty()) j["tokenizer_fingerprint"] = m_meta.tokenizerFingerprint;
-  // The sidecar first: a crash between the two renames leaves a new sidecar that disagrees with the old
-  // .bin's length (refused on open) rather than a new .bin read with a stale dtype.
+  // The tokens on disk before anything is renamed: a flush that fails or is interrupted (minutes for a large
+  // file) leaves the old .bin and its sidecar as they were. Then the sidecar first: a crash between the two
+  // renames leaves a new sidecar that disagrees with the old .bin's length (refused on open) rather than a
+  // new .bin read with a stale dtype.
+  m_bin.sync();
   writeFileAtomic(tokenFileSidecarPath(m_path), j.dump(2) + "\n");
   m_bin.commit();
 }

@@ -27,14 +27,12 @@ AtomicFile::AtomicFile(std::string path, FileAccess access) : m_path(std::move(p
 }
 
 AtomicFile::~AtomicFile() {
-  if (m_fd >= 0) {
-    ::close(m_fd);
-    ::unlink(m_tmpPath.c_str());
-  }
+  if (m_fd >= 0) ::close(m_fd);
+  if (!m_committed) ::unlink(m_tmpPath.c_str());
 }
 
 void AtomicFile::write(const void* data, std::size_t bytes) {
-  if (m_fd < 0) throw FileError(m_path, "write after commit");
+  if (m_fd < 0) throw FileError(m_path, "write after sync or commit");
   const char* p = static_cast<const char*>(data);
   while (bytes > 0) {
     ssize_t n = ::write(m_fd, p, bytes);
@@ -47,21 +45,21 @@ void AtomicFile::write(const void* data, std::size_t bytes) {
   }
 }
 
-void AtomicFile::commit() {
-  if (m_fd < 0) throw FileError(m_path, "commit twice");
+void AtomicFile::sync() {
+  if (m_fd < 0) throw FileError(m_path, "sync twice, or after commit");
   // fsync before rename: otherwise a power loss can leave a renamed but empty file.
   if (::fsync(m_fd) != 0) throw FileError(m_path, std::string("fsync failed: ") + std::strerror(errno));
-  if (::close(m_fd) != 0) {
-    m_fd = -1;
-    ::unlink(m_tmpPath.c_str());
-    throw FileError(m_path, std::string("close failed: ") + std::strerror(errno));
-  }
+  const int closed = ::close(m_fd);
   m_fd = -1;
-  if (::rename(m_tmpPath.c_str(), m_path.c_str()) != 0) {
-    int err = errno;
-    ::unlink(m_tmpPath.c_str());
-    throw FileError(m_path, std::string("rename failed: ") + std::strerror(err));
-  }
+  if (closed != 0) throw FileError(m_path, std::string("close failed: ") + std::strerror(errno));
+}
+
+void AtomicFile::commit() {
+  if (m_committed) throw FileError(m_path, "commit twice");
+  if (m_fd >= 0) sync();
+  if (::rename(m_tmpPath.c_str(), m_path.c_str()) != 0)
+    throw FileError(m_path, std::string("rename failed: ") + std::strerror(errno));
+  m_committed = true;
   // Make the rename itself durable.
   std::string dir = std::filesystem::path(m_path).parent_path().string();
   int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -35,11 +35,15 @@ class AtomicFile {
 
   void write(const void* data, std::size_t bytes);
   void write(const std::string& text) { write(text.data(), text.size()); }
-  void commit();
+  // Flushes the bytes to disk and closes the temporary: what may take long or fail is done, and only the
+  // rename is left to commit() (a file committed with another, as a token file with its sidecar).
+  void sync();
+  void commit();  // sync() if not done yet, then the rename
 
  private:
   std::string m_path, m_tmpPath;
   int m_fd = -1;
+  bool m_committed = false;
 };
 
 void writeFileAtomic(const std::string& path, const std::string& contents,

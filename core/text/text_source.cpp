@@ -95,6 +95,22 @@ int64_t streamJsonLines(std::ifstream& in, const std::string& path, int64_t tota
   return documents;
 }
 
+// Text is read as UTF-8 bytes. A UTF-8 byte-order mark (Windows editors write one) is no part of the text;
+// UTF-16 (Notepad's "Unicode") would be tokenized as junk with NUL bytes, one document, exit status 0.
+void skipUtf8ByteOrderMark(std::ifstream& in, const std::string& path) {
+  std::string start(4096, '\0');
+  in.read(start.data(), static_cast<std::streamsize>(start.size()));
+  start.resize(static_cast<std::size_t>(in.gcount()));
+  if (in.bad()) throw FileError(path, "read failed");
+  in.clear();
+  const bool utf16 = start.rfind("\xff\xfe", 0) == 0 || start.rfind("\xfe\xff", 0) == 0;
+  if (utf16 || start.find('\0') != std::string::npos)
+    throw FileError(path,
+                    std::string(utf16 ? "is UTF-16 text (its byte-order mark says)" : "holds NUL bytes") +
+                        ", not UTF-8: save it as UTF-8 (iconv -f UTF-16 -t UTF-8 …)");
+  in.seekg(start.rfind("\xef\xbb\xbf", 0) == 0 ? 3 : 0);
+}
+
 }  // namespace
 
 int64_t streamDocuments(const std::string& path, const DocumentSink& sink, const ProgressFn& progress) {
@@ -106,6 +122,7 @@ int64_t streamDocuments(const std::string& path, const DocumentSink& sink, const
   if (!in) throw FileError(path, "cannot open for reading");
   std::error_code ec;
   const auto totalBytes = static_cast<int64_t>(std::filesystem::file_size(path, ec));
+  skipUtf8ByteOrderMark(in, path);
   const int64_t documents = jsonLines ? streamJsonLines(in, path, totalBytes, sink, progress)
                                       : streamPlainText(in, path, totalBytes, sink, progress);
   report(progress, path, totalBytes, totalBytes, true);

@@ -135,6 +135,38 @@ TEST_CASE(bad_token_files_get_clear_errors) {
   REQUIRE_THROWS_WITH(writer.append(&tooBig, 1), "w.bin", "token id 50");
 }
 
+// nanoGPT's prepare.py writes uint16 whatever the tokenizer: a larger vocabulary's ids come out cut to 16
+// bits, each a valid id of the model. A sidecar that says so, or says nothing of the vocabulary, is refused.
+TEST_CASE(uint16_ids_are_refused_for_a_vocabulary_they_cannot_hold) {
+  TempDir dir;
+  const std::vector<uint16_t> raw = {34463, 1, 2, 3};  // 99999 cut to 16 bits, and three more
+  const std::string bytes(reinterpret_cast<const char*>(raw.data()), 8);
+  writeFileAtomic(dir.path("q.bin"), bytes);
+  writeFileAtomic(dir.path("q.bin.json"),
+                  R"({"dtype": "uint16", "vocab_size": 151665, "eot_token_id": 99999})");
+  REQUIRE_THROWS_WITH(TokenFile::open(dir.path("q.bin")), "q.bin.json", "uint16", "vocab_size 151665",
+                      "cut to 16 bits");
+  writeFileAtomic(dir.path("q.bin.json"), R"({"dtype": "uint16", "eot_token_id": 70000})");
+  REQUIRE_THROWS_WITH(TokenFile::open(dir.path("q.bin")), "q.bin.json", "eot_token_id 70000");
+  // A hand-written sidecar that names only the dtype: read for a 151,665-id model, refused as a file without
+  // one.
+  writeFileAtomic(dir.path("q.bin.json"), R"({"dtype": "uint16"})");
+  std::vector<int64_t> ids(4);
+  REQUIRE_THROWS_WITH(TokenFile::open(dir.path("q.bin")).read(0, 4, ids.data(), 151665), "q.bin",
+                      "uint16 token ids (its sidecar says)", "vocabulary of 151665", "\"dtype\": \"uint32\"");
+  // Made for a 16-bit vocabulary (another tokenizer's: the fingerprint checks say so), it reads.
+  writeFileAtomic(dir.path("q.bin.json"), R"({"dtype": "uint16", "vocab_size": 50257})");
+  TokenFile::open(dir.path("q.bin")).read(0, 4, ids.data(), 151665);
+  REQUIRE_EQ(ids[0], 34463);
+  // A writer for a 16-bit file refuses an id it cannot hold, whatever vocabulary it is told.
+  TokenFileMeta meta;
+  meta.vocabSize = 100000;
+  meta.dtype = TokenDType::U16;
+  TokenFileWriter writer(dir.path("w.bin"), meta);
+  const int32_t wide = 70000;
+  REQUIRE_THROWS_WITH(writer.append(&wide, 1), "w.bin", "token id 70000", "uint16");
+}
+
 TEST_CASE(tokenizing_streams_txt_and_jsonl_with_end_of_text_between_documents) {
   TempDir dir;
   const BpeTokenizer& tokenizer = corpusTokenizer();
@@ -190,6 +222,19 @@ TEST_CASE(tokenizing_streams_txt_and_jsonl_with_end_of_text_between_documents) {
   REQUIRE_THROWS_WITH(tokenizeFiles({dir.path("bad.jsonl")}, tokenizer, "tok", dir.path("bad.bin")),
                       "bad.jsonl", "line 2", "\"text\"");
   REQUIRE(!std::filesystem::exists(dir.path("bad.bin")));  // nothing half-written
+
+  // A UTF-8 byte-order mark is no part of the text; UTF-16 text is refused, not tokenized as junk.
+  writeFileAtomic(dir.path("bom.txt"), "\xef\xbb\xbfMary went home.");
+  writeFileAtomic(dir.path("plain.txt"), "Mary went home.");
+  tokenizeFiles({dir.path("bom.txt")}, tokenizer, "tok", dir.path("bom.bin"));
+  tokenizeFiles({dir.path("plain.txt")}, tokenizer, "tok", dir.path("plain.bin"));
+  REQUIRE(readAll(TokenFile::open(dir.path("bom.bin"))) == readAll(TokenFile::open(dir.path("plain.bin"))));
+  writeFileAtomic(dir.path("utf16.txt"), std::string("\xff\xfeM\0a\0r\0y\0", 10));
+  REQUIRE_THROWS_WITH(tokenizeFiles({dir.path("utf16.txt")}, tokenizer, "tok", dir.path("u.bin")),
+                      "utf16.txt", "UTF-16", "save it as UTF-8");
+  writeFileAtomic(dir.path("nul.jsonl"), std::string("M\0a\0r\0y\0", 8));
+  REQUIRE_THROWS_WITH(tokenizeFiles({dir.path("nul.jsonl")}, tokenizer, "tok", dir.path("u.bin")),
+                      "nul.jsonl", "NUL bytes", "not UTF-8");
 }
 
 // The induction data: after a text document, sometimes a span of random ids and its exact copy; the text

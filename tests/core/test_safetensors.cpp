@@ -166,6 +166,20 @@ TEST_CASE(failed_atomic_write_keeps_the_old_file) {
   REQUIRE_EQ(readTextFile(path), "good");
   REQUIRE(std::distance(std::filesystem::directory_iterator(dir.path()), {}) ==
           1);  // no temporary left behind
+  {
+    AtomicFile f(path);
+    f.write("synced, never renamed");
+    f.sync();  // on disk; then the process fails before commit (a token file's sidecar could not be written)
+    REQUIRE_THROWS_WITH(f.write("more"), "write after sync");
+  }
+  REQUIRE_EQ(readTextFile(path), "good");
+  REQUIRE(std::distance(std::filesystem::directory_iterator(dir.path()), {}) == 1);
+  AtomicFile f(path);
+  f.write("new");
+  f.sync();
+  f.commit();  // the rename alone is left after sync
+  REQUIRE_EQ(readTextFile(path), "new");
+  REQUIRE_THROWS_WITH(f.commit(), "commit twice");
 }
 
 TEST_CASE(an_output_in_a_missing_folder_is_named_as_such) {

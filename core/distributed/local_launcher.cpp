@@ -141,7 +141,16 @@ int launchLocalWorkers(const LaunchOptions& options, std::ostream& log) {
       log << "launcher: worker " << r << " of " << n << " " << howItEnded(s) << "\n";
     }
   }
-  if (anyFailed) return exit_status::kFailure;
+  // Workers that all ended with one status (4: every one saw the divergence; 2: every one refused the
+  // command) say it for the run, as one process would; otherwise the run failed.
+  const auto agreed = [&]() -> std::optional<int> {
+    if (!allStarted || !WIFEXITED(statuses[0])) return std::nullopt;
+    for (int r = 1; r < n; ++r)
+      if (!WIFEXITED(statuses[r]) || WEXITSTATUS(statuses[r]) != WEXITSTATUS(statuses[0]))
+        return std::nullopt;
+    return WEXITSTATUS(statuses[0]);
+  }();
+  if (anyFailed) return agreed.value_or(exit_status::kFailure);
   return allSucceeded ? exit_status::kSuccess : (allStopped ? exit_status::kStopped : exit_status::kFailure);
 }
 

@@ -26,14 +26,20 @@ void Trainer::Impl::warn(const std::string& code, const std::string& message) {
 // newest and intact. When `required` — the checkpoint a stop or the end of the run leaves — that ends
 // run() with the error; otherwise training goes on, since its state is safe in memory and stopping would
 // lose the steps since the previous checkpoint, and the next checkpoint tries again (a warning says so).
-// Returns whether it was written, and so need not be retried at a stop. Only worker 0 knows, and every
-// worker must make the same checkpoint calls (they are collectives), so a multi-worker run never retries.
+// Returns whether it was written, and so need not be retried at a stop.
 bool Trainer::Impl::checkpoint(bool required) {
-  requireWorkersAgree(group.get(), *model, samplerState(), dataFilesPrint, owner.m_stepsDone.load());
-  if (!isMain()) {
-    checkpoints.written(owner.m_stepsDone.load());
-    return true;
-  }
+  const int64_t step = owner.m_stepsDone.load();
+  requireWorkersAgree(group.get(), *model, samplerState(), dataFilesPrint, step);
+  bool written = !isMain() || writeCheckpointFiles(required);
+  // Only worker 0 knows, and every worker must make the same checkpoint calls (they are collectives): all
+  // take its word, so a checkpoint that failed is tried again at a stop or a request on every worker.
+  if (group)
+    written = group->broadcast(written ? 1 : 0, "the checkpoint of step " + std::to_string(step)) != 0;
+  if (written && !isMain()) checkpoints.written(step);
+  return written;
+}
+
+bool Trainer::Impl::writeCheckpointFiles(bool required) {
   TrainingState state;
   state.stepsDone = owner.m_stepsDone.load();
   state.samplerState = samplerState();
@@ -68,7 +74,7 @@ bool Trainer::Impl::checkpoint(bool required) {
     warn(warning_code::kCheckpointFailed, "the checkpoint of step " + std::to_string(state.stepsDone) +
                                               " could not be written: " + e.what() + ". " + kept +
                                               "; training goes on and the next checkpoint tries again");
-    return group != nullptr;
+    return false;
   }
   checkpoints.written(state.stepsDone);
   newestCheckpoint = {state.stepsDone, written.id};

@@ -141,8 +141,8 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir,
   d.device = torch::Device(t->m_config.device);
   d.joinWorkers(workers, t->m_config.device);
   d.tellingOthersOfFailure([&] {
-    // Every worker resumes from the checkpoint worker 0 found newest.
-    const std::string checkpoint = onWorker0(d.group.get(), "finding the checkpoint to resume from", [&] {
+    // Every worker resumes from the checkpoint worker 0 found newest, with worker 0's settings (as a start).
+    const json found = json::parse(onWorker0(d.group.get(), "finding the checkpoint to resume from", [&] {
       d.runLock = std::make_unique<RunLock>(runDir);  // before anything is written
       clearDeadTrainersLeftovers(runDir);  // a checkpoint moved aside by a writer that died is restored first
       const std::string newest = run::latestCheckpoint(runDir);
@@ -152,8 +152,10 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir,
             "holds no complete checkpoint to resume from (the run stopped before its first one): start it "
             "again, in place, with the command that started it");
       if (workers) batchShare(t->m_config.optimizer.microBatch, *workers);
-      return newest;
-    });
+      return json{{"checkpoint", newest}, {"settings", toJson(t->m_config)}}.dump();
+    }));
+    const std::string checkpoint = found["checkpoint"];
+    if (!d.isMain()) t->m_config = runConfigFromJson(found["settings"], "worker 0's settings");
     const TrainingState state = readTrainingState(checkpoint);
     requireResumable(runDir, t->m_config, overrides, checkpoint, state);
     d.setUp(loadModel(checkpoint, d.device));
@@ -177,6 +179,7 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& runDir,
       changed["plateau"] = "counted afresh from step " + std::to_string(state.stepsDone);
     }
     changed.update(d.resumeSchedule(overrides, state));
+    if (d.group && d.isMain()) ++d.scheduleVersion;  // the others take worker 0's before the first step
     d.restoreDivergence(state.divergence, run::checkpointStatePath(checkpoint), state.stepsDone);
     d.newestCheckpoint = {state.stepsDone, state.id};
     // config.json edited by hand since the checkpoint (a micro-batch, the training data): used, and said.

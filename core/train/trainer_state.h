@@ -237,6 +237,7 @@ struct Trainer::Impl {
 
   // checkpointing.cpp
   bool checkpoint(bool required = false);
+  bool writeCheckpointFiles(bool required);  // worker 0's part of checkpoint()
   void checkpointAtEnd(bool finished);  // run()'s last, required; a finished run's model is saved if it fails
   void saveFinal();
 };

@@ -357,6 +357,43 @@ TEST_CASE(a_worker_that_fails_on_its_own_is_named_with_its_error_by_the_others) 
   REQUIRE_MSG(first.err.find("stopped answering") == std::string::npos, first.err);
 }
 
+// A divergence ends every worker with status 4, and the launcher says it for the run, as one process does
+// (scripts retry with a lower learning rate on 4); it had said 1.
+TEST_CASE(a_diverged_run_of_several_workers_exits_4) {
+  TempDir dir;
+  std::string arguments = removeArguments(dir, 30);
+  arguments.replace(arguments.find("--lr 1e-3"), 9, "--lr 50");
+  Finished one = runCli("remove " + dir.path("one") + arguments, dir);
+  REQUIRE_MSG(one.status == 4, one.err);
+  Finished two = runCli("remove " + dir.path("two") + arguments + " --nproc 2", dir);
+  REQUIRE_MSG(two.status == 4, two.err);
+}
+
+// A resume trains with worker 0's settings, as a start does: a worker given other settings (another command
+// line, a config.json of its own) had taken a step of another size from the same averaged gradients.
+TEST_CASE(workers_resume_with_worker_0s_settings) {
+  TempDir dir;
+  const std::string run = dir.path("run"), one = dir.path("one");
+  Finished trained = runCli("remove " + run + removeArguments(dir, 30), dir);
+  REQUIRE_MSG(trained.status == 0, trained.err);
+  std::filesystem::copy(run, one, std::filesystem::copy_options::recursive);
+  Finished alone = runCli("resume " + one + " --steps 40 --lr 2e-3", dir);
+  REQUIRE_MSG(alone.status == 0, alone.err);
+  ::setenv("WORLD_SIZE", "2", 1);
+  ::setenv("MASTER_ADDR", "127.0.0.1", 1);
+  ::setenv("MASTER_PORT", std::to_string(20000 + (::getpid() + 2500) % 10000).c_str(), 1);
+  ::setenv("RANK", "0", 1);
+  const pid_t worker0 =
+      startCli("resume " + run + " --steps 40 --lr 2e-3 --worker-timeout 60", dir.path("w0.txt"));
+  ::setenv("RANK", "1", 1);
+  const pid_t worker1 =
+      startCli("resume " + run + " --steps 50 --lr 9e-3 --worker-timeout 60", dir.path("w1.txt"));
+  for (const char* name : {"RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"}) ::unsetenv(name);
+  const Finished second = finish(worker1, dir.path("w1.txt")), first = finish(worker0, dir.path("w0.txt"));
+  REQUIRE_MSG(first.status == 0 && second.status == 0, first.err << second.err);
+  requireSameSteps(run, one, 40);
+}
+
 // Workers pair worker 0's answers by their order alone: one joining a new run beside a worker 0 that
 // resumes had read a checkpoint's path as the run's settings and died of a JSON parse error.
 TEST_CASE(a_worker_started_with_another_command_than_worker_0s_is_told_so) {

@@ -337,6 +337,9 @@ void loadOptimizerState(torch::optim::Optimizer& optimizer, const std::string& c
       format["version"] = stored.isInt() ? json(stored.toInt()) : json(stored.tagKind());
     checkFileFormat(format, kOptimizerStateFormat, path, WhenUnmarked::IsVersion1);
     if (archive.try_read(kCheckpointIdKey, stored) && stored.isString()) id = stored.toStringRef();
+    // LibTorch's load replaces only the states the archive holds: a rollback to a checkpoint of step 0
+    // (none yet) had kept the diverged moments.
+    optimizer.state().clear();
     optimizer.load(archive);
   } catch (const c10::Error& e) {
     throw FileError(path, std::string("is not a readable optimizer state: ") + e.what_without_backtrace());
@@ -426,6 +429,17 @@ void requireResumable(const std::string& runDir, const RunConfig& config, const 
   if (config.optimizer.maxSteps < stepsDone)
     throw FileError(file, "max_steps " + std::to_string(config.optimizer.maxSteps) +
                               " is fewer than the run has trained (" + std::to_string(stepsDone) + ")");
+  // A run whose budget is spent trains no step: a rate or a patience given without more steps would be
+  // recorded as used, and never used.
+  if (stepsDone >= config.optimizer.maxSteps && !overrides.maxSteps)
+    for (const auto& [given, option] :
+         {std::pair{overrides.lr.has_value(), "--lr"}, std::pair{overrides.minLr.has_value(), "--min-lr"},
+          std::pair{overrides.autopilotPatience.has_value(), "--autopilot-patience"}})
+      if (given)
+        throw std::invalid_argument("the run has trained all its " + std::to_string(stepsDone) +
+                                    " steps, so " + option +
+                                    " would change nothing: give --steps (more than " +
+                                    std::to_string(stepsDone) + ") to train on with it");
   const int64_t positions = shape.nPositions;
   if (config.optimizer.context > positions)
     throw FileError(file, "context " + std::to_string(config.optimizer.context) +

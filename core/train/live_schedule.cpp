@@ -240,6 +240,8 @@ void Trainer::Impl::recordChanges(const std::string& by, const std::string& reas
 // alone, as in the run that made them (unless the resume was given a schedule of its own).
 void Trainer::Impl::takeBackEdits(const TrainingState& state, bool scheduleReplaced) {
   edits = state.edits;
+  // A schedule given to the resume replaces every placement a person made, before the checkpoint as after.
+  if (autopilot && scheduleReplaced) autopilot->state().pinned.clear();
   if (!isMain() || state.metricsBytes < 0) return;
   MetricsFollower follower(owner.m_dir, state.metricsBytes);
   if (!follower.startsAtLine()) return;  // not the log the checkpoint measured

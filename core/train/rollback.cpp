@@ -101,7 +101,9 @@ void Trainer::Impl::rollBackTo(int64_t target, int64_t fromStep) {
     }
   }
   eventsFiredThrough = target - 1;
-  lastTracked = -1;  // the measurements at and after `target` are superseded: taken again as it trains on
+  // The measurements and evaluations at and after `target` are superseded: taken again as it trains on (the
+  // end of the run's evaluation too, where the one rolled back was the end's).
+  lastTracked = lastEvaluated = -1;
   owner.m_stepsDone = target;
   if (group) group->setStepsDone(target);
   guard = std::make_unique<DivergenceGuard>(config().divergence.factor);

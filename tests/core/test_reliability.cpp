@@ -282,6 +282,22 @@ TEST_CASE(a_run_resumes_only_from_its_own_checkpoints_and_survives_a_lost_pointe
   REQUIRE_THROWS_WITH(Trainer::resume(runDir), optimizerState, "normfree-optimizer version 2");
 }
 
+// A rollback to a checkpoint written before the first step (asked for while paused there) loads an optimizer
+// state with no moments into the live optimizer: LibTorch's load had kept the diverged stretch's moments.
+TEST_CASE(an_optimizer_state_of_step_0_leaves_no_moments_behind) {
+  TempDir dir;
+  const RunConfig config = smallRun(dir);
+  CausalLM model = loadModel(config.model);
+  const auto optimizer = makeOptimizer(*model, config.optimizer);
+  fs::create_directories(run::checkpointsPath(dir.path("run")));
+  const std::string folder = writeCheckpoint(dir.path("run"), *model, *optimizer, TrainingState{}, 2).folder;
+  for (torch::Tensor& p : model->parameters()) p.mutable_grad() = torch::ones_like(p);
+  optimizer->step();
+  REQUIRE(!optimizer->state().empty());
+  loadOptimizerState(*optimizer, folder, readTrainingState(folder));
+  REQUIRE(optimizer->state().empty());
+}
+
 TEST_CASE(leftovers_of_dead_writers_are_cleared_and_a_checkpoint_moved_aside_comes_back) {
   TempDir dir;
   RunConfig config = shortRun(dir, 4);

@@ -530,6 +530,19 @@ TEST_CASE(an_autopilot_run_times_its_removals_and_resumes_bit_exactly) {
       ++fired;
     }
   REQUIRE_EQ(fired, 1);
+  // A schedule given to the resume replaces the person's placements, the ones the checkpoint holds too:
+  // the autopilot times event 6 again (the pin had stayed when the move came before the checkpoint).
+  {
+    auto replaced = Trainer::start(dir.path("moved-replaced"), config);
+    REQUIRE(replaced->moveEvent(6, 25).accepted);
+    REQUIRE(runUntil(*replaced, 3) < 7);  // checkpointed before the second removal
+  }
+  ResumeOverrides schedule;
+  schedule.schedule = config.schedule;
+  schedule.scheduleSource = "the test's schedule";
+  REQUIRE(Trainer::resume(dir.path("moved-replaced"), std::nullopt, schedule)->run());
+  for (const auto& e : records(dir.path("moved-replaced"), "event"))
+    REQUIRE_MSG(e.value("reason", "").rfind("autopilot: ", 0) == 0, e.dump());
 }
 
 // A small autopilot run that ends at its plateau as soon as it can (no loss falls a whole nat): 30 steps,

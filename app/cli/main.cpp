@@ -315,9 +315,14 @@ void refuseOutputsOverInputs(const CLI::App& command) {
         if (exists(path)) inputs.emplace_back(name, path);
     }
   }
-  for (const auto& [outName, out] : outputs) {
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const auto& [outName, out] = outputs[i];
     std::error_code ec;
     const fs::path where = fs::weakly_canonical(fs::absolute(out, ec), ec);
+    for (std::size_t k = 0; k < i; ++k)  // the one written last had replaced the other
+      if (fs::weakly_canonical(fs::absolute(outputs[k].second, ec), ec) == where)
+        throw UsageError(outputs[k].first + " and " + outName + " are both " + out +
+                         ": give each its own file");
     for (const auto& [inName, in] : inputs) {
       if (fs::is_directory(in)) {
         const fs::path folder = fs::weakly_canonical(fs::absolute(in, ec), ec);

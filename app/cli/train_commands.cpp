@@ -66,6 +66,7 @@ extern "C" void onHangup(int) {
 struct WorkerOptions {
   int nproc = 1;
   double timeout = 600;
+  bool timeoutGiven = false;
   std::string serve;
   bool serveRemote = false;
 };
@@ -84,7 +85,8 @@ void addWorkerOptions(CLI::App& command, WorkerOptions& o) {
                   "seconds a worker waits for the others (to join, or in one exchange) before it stops and "
                   "names those that did not answer; longer than the slowest checkpoint")
       ->type_name("s")
-      ->transform(above(0.0))
+      ->transform(inRange(0.0, 1e7, true))  // beyond ~115 days the launcher's deadline would overflow
+      ->each([&o](const std::string&) { o.timeoutGiven = true; })
       ->capture_default_str();
   command
       .add_option("--serve", o.serve,
@@ -281,6 +283,10 @@ int trainAsWorkers(
     throw UsageError("--nproc starts workers itself, but this process is already one of " +
                      std::to_string(worker->worldSize) +
                      " (RANK is set, e.g. by torchrun): leave --nproc out");
+  if (w.timeoutGiven && w.nproc <= 1 && !worker)
+    throw UsageError(
+        "--worker-timeout: this run has no other workers to wait for (give --nproc N, or run it "
+        "under torchrun)");
   if (w.nproc > 1) {
     // A bad or busy --serve is named here, before any worker starts: in worker 0 alone it left the others
     // waiting out --worker-timeout. The probe binds and lets go; worker 0 binds again.

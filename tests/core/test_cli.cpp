@@ -370,6 +370,8 @@ TEST_CASE(every_analysis_runs_from_the_command_line) {
                     weights = readTextFile(d + "/m/model.safetensors");
   r = cli("analyze norms " + d + "/m --data " + d + "/t.bin --out " + d + "/t.bin");
   REQUIRE_MSG(r.status == 2 && r.err.find("--out " + d + "/t.bin is the input") != std::string::npos, r.err);
+  r = cli("analyze dla " + d + "/m --data " + d + "/t.bin --out " + d + "/r.json --csv " + d + "/./r.json");
+  REQUIRE_MSG(r.status == 2 && r.err.find("are both") != std::string::npos, r.err);  // the CSV had been lost
   r = cli("logits " + d + "/m --tokens 1,2 --out " + d + "/m/model.safetensors");
   REQUIRE_MSG(r.status == 2 && r.err.find("is a file of the model folder") != std::string::npos, r.err);
   REQUIRE(readTextFile(d + "/t.bin") == tokenBytes && readTextFile(d + "/m/model.safetensors") == weights);
@@ -912,11 +914,20 @@ TEST_CASE(options_that_were_ignored_or_changed_unsaid_are_refused) {
   r = cli(run + " --context 16 --eval " + d + "/t.bin --eval-tokens 8");  // had evaluated a whole chunk
   REQUIRE_MSG(r.status != 0 && r.err.find("(--eval-tokens)") != std::string::npos, r.err);
   REQUIRE_EQ(cli(run + " --serve-remote").status, 2);  // without --serve it did nothing
+  r = cli(run + " --worker-timeout 60");               // one process waits for no one
+  REQUIRE_MSG(r.status == 2 && r.err.find("no other workers to wait for") != std::string::npos, r.err);
+  r = cli(run +
+          " --worker-timeout 1e12 --nproc 2");  // its deadline had overflowed: the workers killed at once
+  REQUIRE_MSG(r.status == 2 && r.err.find("--worker-timeout") != std::string::npos, r.err);
   REQUIRE_EQ(cli("schedule --preset tiny --validate " + d + "/none.json").status, 2);  // the file went unread
   r = cli(run + " --context 16 --micro-batch 2");  // the preset's warmup of 20 outlasts the run's 2 steps
   REQUIRE_MSG(r.status == 0 && r.err.find("never reaches its peak") != std::string::npos, r.err);
   r = cli("resume " + d + "/r --autopilot-patience 5");  // a run without the autopilot: it did nothing
   REQUIRE_MSG(r.status != 0 && r.err.find("--autopilot-patience was given") != std::string::npos, r.err);
+  r = cli("resume " + d + "/r --lr 1e-4");  // its 2 steps trained: it had finished at once, the rate "used"
+  REQUIRE_MSG(r.status != 0 &&
+                  r.err.find("trained all its 2 steps, so --lr would change nothing") != std::string::npos,
+              r.err);
   writeFileAtomic(d + "/empty.txt", "");  // a tokenizer of bytes alone, with a note blaming the words
   r = cli("train-tokenizer " + d + "/empty.txt --out " + d + "/tok");
   REQUIRE_MSG(r.status != 0 && r.err.find("contains no text to train on") != std::string::npos, r.err);

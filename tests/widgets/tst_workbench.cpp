@@ -481,6 +481,31 @@ class TestWorkbench : public QObject {
         QFile::exists(QString::fromStdString(nf::run::finalModelPath(run.toStdString())) + "/config.json"));
   }
 
+  // Paused, a multi-worker run's other workers end, and Continue resumes it from its checkpoint: the
+  // autopilot switched on meanwhile is the resumed run's (it had stayed with the trainer let go).
+  void anAutopilotSwitchedOnWhilePausedIsTheContinuedMultiWorkerRuns() {
+    RunSession session;
+    session.setWorkerProgram(NF_CLI);
+    nf::RunConfig c = fixtures::smallRemoval(m_model, m_train);
+    c.optimizer.maxSteps = 200;
+    const QString run = m_dir.filePath("two-workers-autopilot");
+    session.start(c, run, 4, {}, 2);
+    QTRY_VERIFY_WITH_TIMEOUT(session.phase() == RunPhase::Running, fixtures::kEventuallyMs);
+    session.pause();
+    QTRY_VERIFY_WITH_TIMEOUT(session.phase() != RunPhase::Pausing, fixtures::kEventuallyMs);
+    QCOMPARE(session.phase(), RunPhase::Paused);
+    QVERIFY(!session.autopilot());
+    session.setAutopilot(true);
+    session.continueRun();
+    QTRY_VERIFY_WITH_TIMEOUT(session.phase() == RunPhase::Finished, fixtures::kEventuallyMs);
+    QVERIFY(session.autopilot());
+    QVERIFY(nf::readRunConfig(run.toStdString()).autopilot.enabled);
+    bool switched = false;
+    for (const nlohmann::json& r : fixtures::metricsRecords(run, "autopilot"))
+      switched = switched || r["enabled"] == true;
+    QVERIFY(switched);
+  }
+
   void connectingShowsNothingOfTheRunShownBefore() {
     const QString run = m_dir.filePath("before-connecting");
     nf::RunConfig c = fixtures::smallRemoval(m_model, m_train);

@@ -85,6 +85,7 @@ void RunSession::letGo() {
   m_local->letGo();
   m_follower.reset();
   m_live.reset();
+  m_autopilotToCarry.reset();
   if (wasConnected) Q_EMIT connectionChanged();
 }
 
@@ -160,6 +161,9 @@ void RunSession::onLocalPhase(RunPhase phase) {
 
 void RunSession::onTrainerMade(int layers) {
   const std::shared_ptr<nf::Trainer> trainer = m_local->trainer();
+  if (m_autopilotToCarry && *m_autopilotToCarry != trainer->autopilotOn())
+    trainer->setAutopilot(*m_autopilotToCarry);
+  m_autopilotToCarry.reset();
   m_config = trainer->config();
   m_live = std::make_shared<LiveSchedule>(trainer, layers);
   // Nothing trains before run(): the file holds every record so far, the trainer's queue the rest.
@@ -206,8 +210,11 @@ void RunSession::continueRun() {
     m_local->launch();
     return;
   }
-  if (!m_runDir.isEmpty() && !busy() && m_phase != RunPhase::Finished)
+  if (!m_runDir.isEmpty() && !busy() && m_phase != RunPhase::Finished) {
+    const bool autopilotWanted = autopilot();
     resume(m_runDir, m_live ? m_live->layers() : m_layers, m_workers);
+    if (busy()) m_autopilotToCarry = autopilotWanted;  // resuming: its trainer takes the switch when made
+  }
 }
 
 void RunSession::setAutopilot(bool on) {

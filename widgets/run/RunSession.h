@@ -128,4 +128,7 @@ class RunSession : public QObject {
   std::shared_ptr<ScheduleEditor> m_live;
   int m_layers = 0;
   int m_workers = 1;
+  // The autopilot switch of a multi-worker run continued from its checkpoint: the trainer that took it
+  // (stopped with the pause) is let go, so the one resumed takes it.
+  std::optional<bool> m_autopilotToCarry;
 };

@@ -8,12 +8,15 @@
 #include <random>
 #include <stdexcept>
 
+#include "io/atomic_file.h"
+
 namespace nf {
 namespace {
 
-// The harness's _encode_pair: trailing whitespace of the context goes to the continuation; the pair is
-// encoded whole and split at the context's own token count (so a merge across the boundary counts as
-// continuation). An empty context (never in these tasks) is the harness's prefix token: the BOS where the
+// The harness's _encode_pair: trailing whitespace of the context goes to the continuation; the context is
+// encoded alone, the continuation is the whole pair's encoding after the context's own token count (so a
+// merge across the boundary counts as continuation, and the model reads the context as encoded alone). An
+// empty context (never in these tasks) is the harness's prefix token: the BOS where the
 // tokenizer has one, whether or not its encodings start with it, else end-of-text.
 std::pair<std::vector<int32_t>, std::vector<int32_t>> encodePair(const Tokenizer& tokenizer,
                                                                  const LoglikelihoodRequest& request) {
@@ -28,10 +31,13 @@ std::pair<std::vector<int32_t>, std::vector<int32_t>> encodePair(const Tokenizer
     tokenizer.encodeAppend(text, ids);
     return ids;
   };
-  std::vector<int32_t> whole = hfEncode(context + continuation);
-  const std::size_t contextTokens = hfEncode(context).size();
-  std::vector<int32_t> contextPart(whole.begin(), whole.begin() + std::min(contextTokens, whole.size()));
-  std::vector<int32_t> continuationPart(whole.begin() + contextPart.size(), whole.end());
+  const std::vector<int32_t> whole = hfEncode(context + continuation), contextPart = hfEncode(context);
+  if (contextPart.empty())  // the harness refuses it too: no token would predict the continuation's first
+    throw std::invalid_argument(
+        "the request \"" + request.context + "\" → \"" + request.continuation +
+        "\" has a context of whitespace only: nothing predicts the continuation's start");
+  std::vector<int32_t> continuationPart(
+      whole.begin() + static_cast<std::ptrdiff_t>(std::min(contextPart.size(), whole.size())), whole.end());
   return {contextPart, continuationPart};
 }
 
@@ -158,8 +164,15 @@ BenchmarkScore scoreBenchmark(CausalLMImpl& model, const Tokenizer& tokenizer, c
             logits[static_cast<int64_t>(r - first)].slice(0, end - count, end).log_softmax(-1);
         const torch::Tensor targets =
             torch::tensor(std::vector<int64_t>(e.targets.begin(), e.targets.end()), torch::kLong).to(device);
-        score.items[i].logLikelihoods[c] =
-            logProbs.gather(1, targets.unsqueeze(1)).sum().item<float>();  // a float32 sum, as the harness's
+        const float logLikelihood =
+            logProbs.gather(1, targets.unsqueeze(1)).sum().item<float>();  // float32, as the harness's
+        // A NaN never wins an argmax (choice 0 would be predicted, right by chance): said, not scored.
+        if (!std::isfinite(logLikelihood))
+          throw FileError(data.file, "line " + std::to_string(data.items[i].line) + ": the model's " +
+                                         benchmarkTaskName(data.task) +
+                                         " log-likelihood is not finite (a NaN or infinite logit): its "
+                                         "activations overflow, or its weights are not sane");
+        score.items[i].logLikelihoods[c] = logLikelihood;
         if (data.task == BenchmarkTask::Lambada) score.items[i].greedy = logProbs.argmax(-1).equal(targets);
         ++done;
       }

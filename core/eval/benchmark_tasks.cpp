@@ -176,11 +176,19 @@ BenchmarkItem winograndeItem(const JsonIn& j) {
 }
 
 BenchmarkItem boolqItem(const JsonIn& j) {
-  // BoolQ's own files say "answer": true; SuperGLUE's say "label": 1 (and -1 in its unlabelled test split:
-  // refused by readLines as a label that is not a choice, never scored as "no").
-  const int64_t gold = j["answer"].present() ? (j["answer"].flag() ? 1 : 0) : labelOf(j["label"]);
-  return choiceItem(j["passage"].text() + "\nQuestion: " + j["question"].text() + "?\nAnswer:", {"no", "yes"},
-                    gold);
+  // BoolQ's own files say "answer": true; SuperGLUE's say "label": true, or 1 as Hugging Face converts it
+  // (and -1 in its unlabelled test split: refused by readLines as a label that is not a choice, never scored
+  // as "no").
+  const JsonIn label = j["answer"].present() ? j["answer"] : j["label"];
+  const int64_t gold = label.isFlag() ? (label.flag() ? 1 : 0) : labelOf(label);
+  // The harness reads SuperGLUE's passages, which start with the page's title and " -- "; BoolQ's own files
+  // keep the title apart.
+  std::string passage = j["passage"].text();
+  if (j["title"].present()) {
+    const std::string title = j["title"].text() + " -- ";
+    if (passage.rfind(title, 0) != 0) passage = title + passage;
+  }
+  return choiceItem(passage + "\nQuestion: " + j["question"].text() + "?\nAnswer:", {"no", "yes"}, gold);
 }
 
 // ARC as Hugging Face's ai2_arc has it ("question": text, "choices": {"text", "label"}) or as AI2

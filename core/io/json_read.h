@@ -61,6 +61,7 @@ class JsonIn {
   // Whether it is there as null (a value a writer could not give, or Python's None).
   bool null() const { return m_json && m_json->is_null(); }
   bool isText() const { return m_json && m_json->is_string(); }
+  bool isFlag() const { return m_json && m_json->is_boolean(); }
 
   bool flag() const {
     if (!m_json || !m_json->is_boolean()) fail("true or false");

@@ -115,10 +115,20 @@ TEST_CASE(readers_pose_the_harness_requests) {
   REQUIRE_EQ(wino.items[0].requests[1].continuation, std::string(" was fragile."));
   // BoolQ: "answer": true and SuperGLUE's "label": 0 alike.
   const BenchmarkData boolq = readBenchmark(BenchmarkTask::BoolQ, dir.path());
+  // The harness reads SuperGLUE's passages, which begin with the page's title; BoolQ's own keep it apart.
   REQUIRE_EQ(boolq.items[0].requests[1].context,
-             std::string("The sky is blue on a clear day.\nQuestion: is the sky blue?\nAnswer:"));
+             std::string("Sky -- The sky is blue on a clear day.\nQuestion: is the sky blue?\nAnswer:"));
   REQUIRE_EQ(boolq.items[0].gold, 1);
   REQUIRE_EQ(boolq.items[1].gold, 0);
+  // SuperGLUE's own file: the title already in the passage, the label true or false.
+  const std::string superGlue = dir.path("BoolQ-val.jsonl");
+  writeLines(
+      superGlue,
+      {R"({"question": "is water wet", "passage": "Water -- Water is wet.", "title": "Water", "idx": 2, "label": true})"});
+  const BenchmarkData raw = readBenchmark(BenchmarkTask::BoolQ, superGlue);
+  REQUIRE_EQ(raw.items[0].requests[0].context,
+             std::string("Water -- Water is wet.\nQuestion: is water wet?\nAnswer:"));
+  REQUIRE_EQ(raw.items[0].gold, 1);
   // ARC: AI2's nested layout and Hugging Face's flat one; numeric labels.
   const BenchmarkData arc = readBenchmark(BenchmarkTask::ArcEasy, dir.path());
   REQUIRE_EQ(arc.items[0].requests[0].continuation, std::string(" Mars"));

@@ -58,7 +58,12 @@ def requests(task, doc):
         return [(c, " " + target) for c in contexts], contexts, {"1": 0, "2": 1}[doc["answer"]]
     if task == "boolq":
         gold = int(doc["answer"]) if "answer" in doc else int(doc["label"])
-        context = doc["passage"] + "\nQuestion: " + doc["question"] + "?\nAnswer:"
+        # The harness's boolq reads SuperGLUE, whose passages are "<title> -- <text>"; BoolQ's own files keep
+        # the title in a field of its own.
+        passage = doc["passage"]
+        if "title" in doc and not passage.startswith(doc["title"] + " -- "):
+            passage = doc["title"] + " -- " + passage
+        context = passage + "\nQuestion: " + doc["question"] + "?\nAnswer:"
         return [(context, " no"), (context, " yes")], ["no", "yes"], gold
     if task in ("arc_easy", "arc_challenge"):
         if isinstance(doc["question"], dict):

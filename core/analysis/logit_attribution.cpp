@@ -206,8 +206,9 @@ AttributionResult logitAttribution(const ModelSnapshot& snapshot, const TokenSeq
   for (const ComponentAttribution& c : r.headAttributions) r.overallNmae += c.nmae / (L * H);
 
   // Bootstrap over sequences: resample S sequences with replacement, recompute every head's NMAE from its
-  // per-sequence sums and average over heads. One sequence resamples to itself: no interval, not [x, x].
-  if (options.bootstrapSamples > 0 && S > 1) {
+  // per-sequence sums and average over heads. Too few sequences give no interval (one resamples to itself:
+  // not [x, x]; a few, to about their own range).
+  if (options.bootstrapSamples > 0 && S >= kMinIntervalSequences) {
     Random random(options.seed);
     torch::Tensor weights = torch::zeros({options.bootstrapSamples, S}, torch::kFloat64);
     auto w = weights.accessor<double, 2>();
@@ -220,7 +221,7 @@ AttributionResult logitAttribution(const ModelSnapshot& snapshot, const TokenSeq
     const std::vector<float> overall = toVector(perHead.mean(1));
     r.overallLow = quantile(overall, 0.025);
     r.overallHigh = quantile(overall, 0.975);
-  } else {  // no resamples, no interval (null in the JSON): [x, x] would read as one of zero width
+  } else {  // no resamples or too few sequences, no interval (null in the JSON)
     r.overallLow = r.overallHigh = std::nan("");
   }
   return r;
@@ -243,7 +244,10 @@ nlohmann::json toJson(const AttributionResult& r) {
           {"layers", r.layers},
           {"heads", r.heads},
           {"overall_nmae_percent", r.overallNmae},
-          {"overall_nmae_interval95", {r.overallLow, r.overallHigh}},
+          // null, not a NaN number, where there is none: the object equals what its text reads back as
+          {"overall_nmae_interval95", std::isnan(r.overallLow)
+                                          ? nlohmann::json::array({nullptr, nullptr})
+                                          : nlohmann::json::array({r.overallLow, r.overallHigh})},
           {"decomposition_error", r.decompositionError},
           {"head_attributions", heads},
           {"other_components", others},

@@ -40,13 +40,17 @@ struct AttributionOptions {
   int64_t batchSize = 4;
 };
 
+// Fewer sequences give no interval (NaN: null in the JSON): a percentile bootstrap over so few resampling
+// units spans about the range of their own NMAEs, not a 95 % interval (with 2 or 3, exactly that range).
+inline constexpr int64_t kMinIntervalSequences = 10;
+
 struct AttributionResult {
   AnalysisHeader header;
   int layers = 0, heads = 0;
   std::vector<ComponentAttribution> headAttributions;  // [layer · heads + head]
   std::vector<ComponentAttribution> others;            // embed, then per layer attn bias and MLP
   double overallNmae = 0;                              // mean over heads, percent
-  double overallLow = 0, overallHigh = 0;              // 95 % bootstrap interval over sequences
+  double overallLow = 0, overallHigh = 0;              // 95 % bootstrap interval over sequences, or NaN
   // max |Σ_c DLA(c) + β_f·u − logit_t| over all positions: the decomposition's check (≈ 0 always).
   double decompositionError = 0;
   HeadTrace trace;

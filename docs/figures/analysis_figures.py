@@ -61,8 +61,9 @@ def nmae(folder, out, names):
     # One scale for every panel, at least 0–100 %: an LN-free model's ~1e-6 % must look like nothing.
     top = max(100.0, max(g.max() for g in grids))
     for ax, name, d, grid in zip(axes[0], names, results, grids):
-        low, high = d["overall_nmae_interval95"]
-        image = heat(ax, np.round(grid), f"{name}: NMAE {d['overall_nmae_percent']:.3g} % [{low:.3g}, {high:.3g}]",
+        low, high = d["overall_nmae_interval95"]  # null from fewer than 10 sequences
+        interval = "" if low is None else f" [{low:.3g}, {high:.3g}]"
+        image = heat(ax, np.round(grid), f"{name}: NMAE {d['overall_nmae_percent']:.3g} %{interval}",
                      vmin=0, vmax=top, xlabels=[f"H{h}" for h in range(d["heads"])],
                      ylabels=[f"L{l}" for l in range(d["layers"])])
         fig.colorbar(image, ax=ax, label="NMAE (%)")

@@ -177,17 +177,19 @@ TEST_CASE(dla_and_de_differ_with_layernorm_as_the_reference_computes) {
   CausalLM model = randomModel(c, 5);
   TempDir dir;
   saveModel(*model, dir.path("model"));
-  const torch::Tensor tokens = randomTokens(c, 5, 16, 3);
+  const torch::Tensor tokens = randomTokens(c, kMinIntervalSequences, 16, 3);
   const AttributionResult r = attribution(*model, sequencesOf(tokens));
   REQUIRE_MSG(r.overallNmae > 1.0, "overall NMAE " << r.overallNmae);
   REQUIRE(r.overallLow <= r.overallNmae && r.overallNmae <= r.overallHigh);
   REQUIRE(std::isnan(attribution(*model, sequencesOf(tokens), 0).overallLow));  // no resamples, no interval
-  // Nor from one sequence, which every resample repeats ([x, x] had read as an interval of zero width).
-  AttributionOptions one;
-  one.bootstrapSamples = 200;
-  REQUIRE(std::isnan(
-      logitAttribution(*ModelSnapshot::copyOf(*model, 7, "test"), sequencesOf(tokens.slice(0, 0, 1)), one)
-          .overallHigh));
+  // Nor from fewer sequences: one resamples only to itself ([x, x] had read as an interval of zero width), a
+  // few to about the range of their own NMAEs.
+  AttributionOptions resampled;
+  resampled.bootstrapSamples = 200;
+  for (const int64_t few : {int64_t{1}, int64_t{3}, kMinIntervalSequences - 1})
+    REQUIRE(std::isnan(logitAttribution(*ModelSnapshot::copyOf(*model, 7, "test"),
+                                        sequencesOf(tokens.slice(0, 0, few)), resampled)
+                           .overallHigh));
   REQUIRE(r.decompositionError < 1e-4);  // DLA with the cached scale is linear, LN or not
 
   const std::string out = dir.path("nmae.f64");

@@ -267,10 +267,10 @@ void HeadsPane::draw(std::shared_ptr<const nf::AttributionResult> attribution,
 
 void HeadsPane::showSummary() {
   const nf::AttributionResult& a = *m_attribution;
-  // No interval from one sequence: every resample is that sequence.
+  // No interval from too few sequences: every resample is about the same few.
   const QString interval =
       std::isnan(a.overallLow)
-          ? tr("no bootstrap interval from one sequence")
+          ? tr("no bootstrap interval from fewer than %1 sequences").arg(nf::kMinIntervalSequences)
           : tr("95 % bootstrap interval %1–%2 %").arg(a.overallLow, 0, 'g', 3).arg(a.overallHigh, 0, 'g', 3);
   m_summary->setText(tr("Mean NMAE over heads: <b>%1 %</b> (%2) · decomposition check max |Σ DLA + β·u − "
                         "logit| = %3 · attention sink rate %4 (per query %5)")

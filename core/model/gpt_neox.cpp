@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <tuple>
 
 #include "io/atomic_file.h"
 #include "model/family.h"
@@ -169,10 +170,18 @@ void readGptNeoXShape(const nlohmann::json& j, ModelShape& c, const std::string&
   c.vocabSize = read.required<int>("vocab_size");
   c.mlpWidth = read.required<int>("intermediate_size");
   c.nPositions = read.nullable<int>("max_position_embeddings", 2048);
-  // Newer Transformers releases spell these partial_rotary_factor and rope_theta, transformers 5 inside
-  // rope_parameters; where two spellings are present they must agree.
-  c.rotaryFraction = read.rotary({"rotary_pct", "partial_rotary_factor"}, "partial_rotary_factor", 0.25);
-  c.rotaryBase = read.rotary({"rotary_emb_base", "rope_theta"}, "rope_theta", 10000.0);
+  // transformers 5 reads these inside rope_parameters (where both are given they must agree). transformers
+  // 4's GPTNeoXConfig sets partial_rotary_factor and rope_theta from rotary_pct and rotary_emb_base (or
+  // their defaults), over any top-level value of their own: one that differs is refused, never used.
+  c.rotaryFraction = read.rotary({"rotary_pct"}, "partial_rotary_factor", 0.25);
+  c.rotaryBase = read.rotary({"rotary_emb_base"}, "rope_theta", 10000.0);
+  for (const auto& [key, used, from] : {std::tuple{"partial_rotary_factor", c.rotaryFraction, "rotary_pct"},
+                                        std::tuple{"rope_theta", c.rotaryBase, "rotary_emb_base"}})
+    if (j.contains(key) && !j[key].is_null() && !(j[key].is_number() && j[key].get<double>() == used))
+      throw FileError(source, std::string(key) + " = " + j[key].dump() +
+                                  " is not what transformers uses for " + "GPT-NeoX, which takes " + from +
+                                  " (here " + nlohmann::json(used).dump() + ") and ignores " + key +
+                                  ": give the value as " + from);
   c.layerNormEpsilon = read.optional<double>("layer_norm_eps", 1e-5);
   c.parallelResidual = read.optional<bool>("use_parallel_residual", true);
   c.tiedUnembedding = read.optional<bool>("tie_word_embeddings", false);

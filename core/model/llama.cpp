@@ -237,6 +237,10 @@ void writeQwen2Shape(const ModelShape& c, nlohmann::ordered_json& j) {
   j["architectures"] = {"Qwen2ForCausalLM"};
   writeCommonShape(c, j);
   j["use_sliding_window"] = false;
+  // Qwen2Config's defaults are a window of 4,096 from layer 28: some transformers 4.4x releases window the
+  // attention whenever sliding_window is set, use_sliding_window or not.
+  j["sliding_window"] = nullptr;
+  j["max_window_layers"] = c.nLayer;
 }
 
 std::vector<ParameterShape> llamaParameterShapes(const ModelShape& c) {

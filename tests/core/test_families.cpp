@@ -306,9 +306,22 @@ TEST_CASE(rotary_settings_are_read_as_transformers_5_writes_them_and_contradicti
                                              }),
                                       "c.json"),
                       "rope_parameters.factor");
+  // transformers 4's GPTNeoXConfig takes rotary_emb_base and rotary_pct (or their defaults) and ignores a
+  // top-level rope_theta or partial_rotary_factor: one that differs is refused, with or without the other.
   REQUIRE_THROWS_WITH(
       parseConfigJson(edited("Pythia-70M", [](nlohmann::json& j) { j["rope_theta"] = 20000; }), "p.json"),
-      "p.json", "rotary_emb_base", "rope_theta", "disagree");
+      "p.json", "rope_theta = 20000", "takes rotary_emb_base (here 10000", "ignores rope_theta");
+  REQUIRE_THROWS_WITH(parseConfigJson(edited("Pythia-70M",
+                                             [](nlohmann::json& j) {
+                                               j.erase("rotary_pct");
+                                               j["partial_rotary_factor"] = 0.5;
+                                             }),
+                                      "p.json"),
+                      "p.json", "partial_rotary_factor = 0.5", "takes rotary_pct (here 0.25)");
+  REQUIRE_EQ(
+      parseConfigJson(edited("Pythia-70M", [](nlohmann::json& j) { j["rope_theta"] = 10000; }), "p.json")
+          .shape.rotaryBase,
+      10000.0);  // as transformers 4 saves it: both, equal
   // 64-dimensional heads × 0.3 = 19 rotary dimensions: rotate-half cannot split them.
   REQUIRE_THROWS_WITH(
       parseConfigJson(edited("Pythia-70M", [](nlohmann::json& j) { j["rotary_pct"] = 0.3; }), "p.json"),

@@ -763,8 +763,8 @@
         <translation>95-%-Bootstrap-Intervall %1–%2 %</translation>
     </message>
     <message>
-        <source>no bootstrap interval from fewer than %1 sequences</source>
-        <translation>kein Bootstrap-Intervall aus weniger als %1 Sequenzen</translation>
+        <source>no bootstrap interval: fewer than %1 sequences, or no resamples</source>
+        <translation>kein Bootstrap-Intervall: weniger als %1 Sequenzen oder keine Stichproben</translation>
     </message>
     <message>
         <source>Mean NMAE over heads: &lt;b&gt;%1 %&lt;/b&gt; (%2) · decomposition check max |Σ DLA + β·u − logit| = %3 · attention sink rate %4 (per query %5)</source>

@@ -231,9 +231,11 @@ void TokenFileWriter::append(const int32_t* ids, std::size_t count) {
   m_buffer.resize(start + count * width);
   for (std::size_t i = 0; i < count; ++i) {
     if (ids[i] < 0 || ids[i] >= limit)
-      throw FileError(m_path, "token id " + std::to_string(ids[i]) + " does not fit a " +
-                                  dtypeName(m_meta.dtype) + " file for a vocabulary of " +
-                                  std::to_string(limit));
+      throw FileError(m_path,
+                      "token id " + std::to_string(ids[i]) + " does not fit a " + dtypeName(m_meta.dtype) +
+                          " file " +
+                          (limit < m_meta.vocabSize ? "(its ids are below " + std::to_string(limit) + ")"
+                                                    : "for a vocabulary of " + std::to_string(limit)));
     if (width == 2) {
       const auto v = static_cast<uint16_t>(ids[i]);
       std::memcpy(&m_buffer[start + i * 2], &v, 2);

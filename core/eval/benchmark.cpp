@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "io/atomic_file.h"
+#include "util/scope_exit.h"
 
 namespace nf {
 namespace {
@@ -33,9 +34,9 @@ std::pair<std::vector<int32_t>, std::vector<int32_t>> encodePair(const Tokenizer
   };
   const std::vector<int32_t> whole = hfEncode(context + continuation), contextPart = hfEncode(context);
   if (contextPart.empty())  // the harness refuses it too: no token would predict the continuation's first
-    throw std::invalid_argument(
-        "the request \"" + request.context + "\" → \"" + request.continuation +
-        "\" has a context of whitespace only: nothing predicts the continuation's start");
+    throw std::invalid_argument("the request \"" + request.context + "\" → \"" + request.continuation +
+                                "\" has a context that encodes to no token (whitespace only?): nothing "
+                                "predicts the continuation's start");
   std::vector<int32_t> continuationPart(
       whole.begin() + static_cast<std::ptrdiff_t>(std::min(contextPart.size(), whole.size())), whole.end());
   return {contextPart, continuationPart};
@@ -108,7 +109,11 @@ BenchmarkScore scoreBenchmark(CausalLMImpl& model, const Tokenizer& tokenizer, c
   for (std::size_t i = 0; i < data.items.size(); ++i) {
     const auto& item = data.items[i];
     for (const auto& request : item.requests) {
-      encoded[i].push_back(encode(tokenizer, request, maxLength));
+      try {
+        encoded[i].push_back(encode(tokenizer, request, maxLength));
+      } catch (const std::invalid_argument& e) {
+        throw FileError(data.file, "line " + std::to_string(item.line) + ": " + e.what());
+      }
       truncated += encoded[i].back().truncated;
       ++requests;
     }
@@ -142,6 +147,8 @@ BenchmarkScore scoreBenchmark(CausalLMImpl& model, const Tokenizer& tokenizer, c
 
   torch::NoGradGuard noGrad;
   const bool wasTraining = model.is_training();
+  const ScopeExit restoreMode([&] {  // also when a log-likelihood is refused
+  });
   model.eval();
   const torch::Device device = model.parameters().front().device();
   const int64_t vocab = model.config().vocabSize;

@@ -46,16 +46,22 @@ void AtomicFile::write(const void* data, std::size_t bytes) {
 }
 
 void AtomicFile::sync() {
+  if (m_failed) throw FileError(m_path, "sync after a failed sync");
   if (m_fd < 0) throw FileError(m_path, "sync twice, or after commit");
+  // Failed until it succeeds: after a failed fsync or close the bytes may not be on disk, and a second fsync
+  // can succeed all the same (Linux forgets the error), so nothing is committed after one.
+  m_failed = true;
   // fsync before rename: otherwise a power loss can leave a renamed but empty file.
   if (::fsync(m_fd) != 0) throw FileError(m_path, std::string("fsync failed: ") + std::strerror(errno));
   const int closed = ::close(m_fd);
   m_fd = -1;
   if (closed != 0) throw FileError(m_path, std::string("close failed: ") + std::strerror(errno));
+  m_failed = false;
 }
 
 void AtomicFile::commit() {
   if (m_committed) throw FileError(m_path, "commit twice");
+  if (m_failed) throw FileError(m_path, "commit after a failed sync");
   if (m_fd >= 0) sync();
   if (::rename(m_tmpPath.c_str(), m_path.c_str()) != 0)
     throw FileError(m_path, std::string("rename failed: ") + std::strerror(errno));

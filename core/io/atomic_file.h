@@ -43,7 +43,7 @@ class AtomicFile {
  private:
   std::string m_path, m_tmpPath;
   int m_fd = -1;
-  bool m_committed = false;
+  bool m_committed = false, m_failed = false;  // m_failed: a sync failed (nothing may be committed)
 };
 
 void writeFileAtomic(const std::string& path, const std::string& contents,

@@ -179,7 +179,7 @@ void readGptNeoXShape(const nlohmann::json& j, ModelShape& c, const std::string&
                                         std::tuple{"rope_theta", c.rotaryBase, "rotary_emb_base"}})
     if (j.contains(key) && !j[key].is_null() && !(j[key].is_number() && j[key].get<double>() == used))
       throw FileError(source, std::string(key) + " = " + j[key].dump() +
-                                  " is not what transformers uses for " + "GPT-NeoX, which takes " + from +
+                                  " is not what transformers 4 uses for GPT-NeoX, which takes " + from +
                                   " (here " + nlohmann::json(used).dump() + ") and ignores " + key +
                                   ": give the value as " + from);
   c.layerNormEpsilon = read.optional<double>("layer_norm_eps", 1e-5);

@@ -348,8 +348,9 @@ TEST_CASE(sentencepiece_requests_start_with_bos_only_where_hugging_face_adds_it)
   }
   writeLines(dir.path("lambada_test.jsonl"), {R"({"text": "Mary gave a book to John"})"});
   const BenchmarkData data = readBenchmark(BenchmarkTask::Lambada, dir.path());
-  // The harness's _encode_pair and sum: the pair encoded whole (after the BOS where there is one) and cut
-  // at the context's own token count; each continuation token's log-probability at the position before.
+  // The harness's _encode_pair and sum: the context encoded alone (after the BOS where there is one), then
+  // the whole pair's encoding after the context's own token count; each continuation token's
+  // log-probability at the position before.
   auto expected = [&](const Tokenizer& t, bool bos) {
     const LoglikelihoodRequest& r = data.items[0].requests[0];
     std::vector<int32_t> whole = t.encode(r.context + r.continuation), context = t.encode(r.context);
@@ -357,14 +358,16 @@ TEST_CASE(sentencepiece_requests_start_with_bos_only_where_hugging_face_adds_it)
       whole.insert(whole.begin(), t.bosId());
       context.insert(context.begin(), t.bosId());
     }
+    std::vector<int32_t> read = context;
+    read.insert(read.end(), whole.begin() + static_cast<std::ptrdiff_t>(context.size()), whole.end());
     torch::NoGradGuard noGrad;
     model->eval();
     const torch::Tensor input =
-        torch::tensor(std::vector<int64_t>(whole.begin(), whole.end() - 1)).unsqueeze(0);
+        torch::tensor(std::vector<int64_t>(read.begin(), read.end() - 1)).unsqueeze(0);
     const torch::Tensor logProbs = model->forward(input)[0].to(torch::kFloat).log_softmax(-1);
     double sum = 0;
-    for (std::size_t i = context.size(); i < whole.size(); ++i)
-      sum += logProbs[static_cast<int64_t>(i - 1)][whole[i]].item<double>();
+    for (std::size_t i = context.size(); i < read.size(); ++i)
+      sum += logProbs[static_cast<int64_t>(i - 1)][read[i]].item<double>();
     return sum;
   };
   REQUIRE(withBos->huggingFaceAddsBos());

@@ -54,6 +54,14 @@ class TestWorkbench : public QObject {
   QTemporaryDir m_dir;
   QString m_model, m_train, m_val;
 
+  // A 200-step removal of the test model in `run`, on two workers: this process and normfree-cli.
+  void startTwoWorkerRemoval(RunSession& session, const QString& run) {
+    session.setWorkerProgram(NF_CLI);
+    nf::RunConfig c = fixtures::smallRemoval(m_model, m_train);
+    c.optimizer.maxSteps = 200;
+    session.start(c, run, 4, {}, 2);
+  }
+
   static QMessageBox* openMessageBox(QWidget* parent) {
     for (QMessageBox* box : parent->findChildren<QMessageBox*>())
       if (box->isVisible()) return box;
@@ -459,11 +467,8 @@ class TestWorkbench : public QObject {
   // normfree-cli the other; the status bar names both.
   void aRunWithTwoWorkersTrainsHereAsWorkerZeroAndTakesEdits() {
     RunSession session;
-    session.setWorkerProgram(NF_CLI);
-    nf::RunConfig c = fixtures::smallRemoval(m_model, m_train);
-    c.optimizer.maxSteps = 200;
     const QString run = m_dir.filePath("two-workers");
-    session.start(c, run, 4, {}, 2);
+    startTwoWorkerRemoval(session, run);
     QTRY_VERIFY_WITH_TIMEOUT(session.phase() == RunPhase::Running, fixtures::kEventuallyMs);
     const nf::EditResult added =
         session.trainer()->addEvent({0, 150, nf::EventAction::MakeFake, nf::SiteKind::V, 0});
@@ -485,11 +490,8 @@ class TestWorkbench : public QObject {
   // autopilot switched on meanwhile is the resumed run's (it had stayed with the trainer let go).
   void anAutopilotSwitchedOnWhilePausedIsTheContinuedMultiWorkerRuns() {
     RunSession session;
-    session.setWorkerProgram(NF_CLI);
-    nf::RunConfig c = fixtures::smallRemoval(m_model, m_train);
-    c.optimizer.maxSteps = 200;
     const QString run = m_dir.filePath("two-workers-autopilot");
-    session.start(c, run, 4, {}, 2);
+    startTwoWorkerRemoval(session, run);
     QTRY_VERIFY_WITH_TIMEOUT(session.phase() == RunPhase::Running, fixtures::kEventuallyMs);
     session.pause();
     QTRY_VERIFY_WITH_TIMEOUT(session.phase() != RunPhase::Pausing, fixtures::kEventuallyMs);

@@ -270,7 +270,8 @@ void HeadsPane::showSummary() {
   // No interval from too few sequences: every resample is about the same few.
   const QString interval =
       std::isnan(a.overallLow)
-          ? tr("no bootstrap interval from fewer than %1 sequences").arg(nf::kMinIntervalSequences)
+          ? tr("no bootstrap interval: fewer than %1 sequences, or no resamples")
+                .arg(nf::kMinIntervalSequences)
           : tr("95 % bootstrap interval %1–%2 %").arg(a.overallLow, 0, 'g', 3).arg(a.overallHigh, 0, 'g', 3);
   m_summary->setText(tr("Mean NMAE over heads: <b>%1 %</b> (%2) · decomposition check max |Σ DLA + β·u − "
                         "logit| = %3 · attention sink rate %4 (per query %5)")

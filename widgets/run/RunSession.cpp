@@ -211,9 +211,12 @@ void RunSession::continueRun() {
     return;
   }
   if (!m_runDir.isEmpty() && !busy() && m_phase != RunPhase::Finished) {
-    const bool autopilotWanted = autopilot();
+    // The switch of the trainer let go (or one kept from a Continue whose resume failed) is the resumed
+    // one's.
+    const std::optional<bool> carried =
+        m_local->trainer() ? std::optional<bool>(autopilot()) : m_autopilotToCarry;
     resume(m_runDir, m_live ? m_live->layers() : m_layers, m_workers);
-    if (busy()) m_autopilotToCarry = autopilotWanted;  // resuming: its trainer takes the switch when made
+    m_autopilotToCarry = carried;  // (resume let the old trainer go, and the carry with it)
   }
 }
 
@@ -222,12 +225,14 @@ void RunSession::setAutopilot(bool on) {
     m_connected->request(on ? RemoteRun::Control::AutopilotOn : RemoteRun::Control::AutopilotOff);
   else if (const auto trainer = m_local->trainer())
     trainer->setAutopilot(on);
+  else
+    m_autopilotToCarry = on;  // a run being resumed: its trainer takes it when made
 }
 
 bool RunSession::autopilot() const {
   if (remote()) return m_connected->autopilot();
   if (const auto trainer = m_local->trainer()) return trainer->autopilotOn();
-  return m_config.autopilot.enabled;
+  return m_autopilotToCarry.value_or(m_config.autopilot.enabled);
 }
 
 bool RunSession::follow(const QString& runDir) {

@@ -129,6 +129,6 @@ class RunSession : public QObject {
   int m_layers = 0;
   int m_workers = 1;
   // The autopilot switch of a multi-worker run continued from its checkpoint: the trainer that took it
-  // (stopped with the pause) is let go, so the one resumed takes it.
+  // (stopped with the pause) is let go, so the one resumed takes it when made (a switch meanwhile too).
   std::optional<bool> m_autopilotToCarry;
 };

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "io/file_format.h"
 #include "io/json_read.h"
@@ -16,6 +17,7 @@ namespace {
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "token files are little-endian");
 
 int bytesPerToken(TokenDType dtype) { return dtype == TokenDType::U16 ? 2 : 4; }
+constexpr int64_t kUint16Ids = 65536;  // the ids a uint16 file holds: 0 … 65535
 const char* dtypeName(TokenDType dtype) { return dtype == TokenDType::U16 ? "uint16" : "uint32"; }
 
 TokenFileMeta readSidecar(const std::string& path) {
@@ -57,15 +59,14 @@ TokenFileMeta readSidecar(const std::string& path) {
   // A uint16 file cannot hold a larger vocabulary's ids: they were cut to 16 bits when it was written
   // (nanoGPT's prepare.py, made for GPT-2, writes uint16 whatever the tokenizer).
   if (meta.dtype == TokenDType::U16)
-    for (const auto& [name, value] :
-         {std::pair{"vocab_size", meta.vocabSize - 1}, std::pair{"eot_token_id", meta.eotTokenId},
-          std::pair{"bos_token_id", meta.bosTokenId}})
-      if (value > 65535)
-        throw FileError(path,
-                        std::string("says dtype uint16, which holds ids below 65536, and ") + name + " " +
-                            std::to_string(name == std::string("vocab_size") ? value + 1 : value) +
-                            ": its ids were cut to 16 bits; write them as uint32 (normfree-cli tokenize "
-                            "does)");
+    for (const auto& [name, value, most] : {std::tuple{"vocab_size", meta.vocabSize, kUint16Ids},
+                                            std::tuple{"eot_token_id", meta.eotTokenId, kUint16Ids - 1},
+                                            std::tuple{"bos_token_id", meta.bosTokenId, kUint16Ids - 1}})
+      if (value > most)
+        throw FileError(path, std::string("says dtype uint16, which holds ids below 65536, and ") + name +
+                                  " " + std::to_string(value) +
+                                  ": its ids were cut to 16 bits; write them as uint32 (normfree-cli "
+                                  "tokenize does)");
   return meta;
 }
 
@@ -78,7 +79,7 @@ void readTokens(const TokenFile& file, const std::byte* data, int64_t begin, int
                                      std::to_string(file.size()) + " tokens");
   // uint16 ids for a vocabulary beyond 65536 were cut to 16 bits unless the file was made for a smaller one
   // (its sidecar's vocab_size says so).
-  if (file.meta().dtype == TokenDType::U16 && file.meta().vocabSize < 0 && vocabLimit > 65536 &&
+  if (file.meta().dtype == TokenDType::U16 && file.meta().vocabSize < 0 && vocabLimit > kUint16Ids &&
       vocabLimit < std::numeric_limits<int64_t>::max())
     throw FileError(
         file.path(),
@@ -133,7 +134,9 @@ void requireSixteenBitIds(const MappedFile& file, const std::string& path) {
 
 std::string tokenFileSidecarPath(const std::string& binPath) { return binPath + ".json"; }
 
-TokenDType tokenDTypeFor(int64_t vocabSize) { return vocabSize <= 65536 ? TokenDType::U16 : TokenDType::U32; }
+TokenDType tokenDTypeFor(int64_t vocabSize) {
+  return vocabSize <= kUint16Ids ? TokenDType::U16 : TokenDType::U32;
+}
 
 TokenFile TokenFile::open(const std::string& path) {
   TokenFile file;
@@ -225,7 +228,7 @@ TokenFileWriter::TokenFileWriter(const std::string& path, TokenFileMeta meta)
 
 void TokenFileWriter::append(const int32_t* ids, std::size_t count) {
   const int width = bytesPerToken(m_meta.dtype);
-  const int64_t capacity = width == 2 ? 65536 : int64_t{1} << 32;
+  const int64_t capacity = width == 2 ? kUint16Ids : int64_t{1} << 32;
   const int64_t limit = m_meta.vocabSize > 0 ? std::min(m_meta.vocabSize, capacity) : capacity;
   const std::size_t start = m_buffer.size();
   m_buffer.resize(start + count * width);

@@ -148,6 +148,7 @@ BenchmarkScore scoreBenchmark(CausalLMImpl& model, const Tokenizer& tokenizer, c
   torch::NoGradGuard noGrad;
   const bool wasTraining = model.is_training();
   const ScopeExit restoreMode([&] {  // also when a log-likelihood is refused
+    if (wasTraining) model.train();
   });
   model.eval();
   const torch::Device device = model.parameters().front().device();
@@ -187,7 +188,6 @@ BenchmarkScore scoreBenchmark(CausalLMImpl& model, const Tokenizer& tokenizer, c
     first = last;
     if (progress) progress({task, done, requests, "requests", done == requests});
   }
-  if (wasTraining) model.train();
 
   int64_t right = 0, rightNorm = 0;
   double logLikelihood = 0;

@@ -195,8 +195,8 @@ void SteeringClient::followMetrics(int64_t offset, const std::function<bool(cons
           std::lock_guard<std::mutex> lock(m_streamMutex);
           if (m_stopFollowing) return false;
         }
-        if (status != 200) {
-          refusal.append(data, std::min(size, kMaxRefusalBytes - std::min(refusal.size(), kMaxRefusalBytes)));
+        if (status != 200) {  // (refusal never passes its bound: what is left of it is appended)
+          refusal.append(data, std::min(size, kMaxRefusalBytes - refusal.size()));
           return true;
         }
         try {
@@ -218,8 +218,8 @@ void SteeringClient::followMetrics(int64_t offset, const std::function<bool(cons
     throw SteeringError(0, "the metrics stream of the run at " + m_address.text() + " ended (" +
                                httplib::to_string(res.error()) + ")" +
                                (m_address.doubt.empty() ? "" : "; " + m_address.doubt));
-  if (res->status !=
-      200)  // 400: an offset inside a record; 401: the token (a stale serve.json's?); 503: busy
+  // 400: an offset inside a record; 401: the token (a stale serve.json's?); 503: too many streams
+  if (res->status != 200)
     throw SteeringError(res->status,
                         "the run at " + m_address.text() + " refused the metrics stream from offset " +
                             std::to_string(offset) + ": " + std::to_string(res->status) + " " +

@@ -97,7 +97,7 @@ int64_t streamJsonLines(std::ifstream& in, const std::string& path, int64_t tota
 
 // Text is read as UTF-8 bytes. A UTF-8 byte-order mark (Windows editors write one) is no part of the text;
 // UTF-16 (Notepad's "Unicode") would be tokenized as junk with NUL bytes, one document, exit status 0.
-void skipUtf8ByteOrderMark(std::ifstream& in, const std::string& path) {
+void requireUtf8AndSkipByteOrderMark(std::ifstream& in, const std::string& path) {
   std::string start(4096, '\0');
   in.read(start.data(), static_cast<std::streamsize>(start.size()));
   start.resize(static_cast<std::size_t>(in.gcount()));
@@ -122,7 +122,7 @@ int64_t streamDocuments(const std::string& path, const DocumentSink& sink, const
   if (!in) throw FileError(path, "cannot open for reading");
   std::error_code ec;
   const auto totalBytes = static_cast<int64_t>(std::filesystem::file_size(path, ec));
-  skipUtf8ByteOrderMark(in, path);
+  requireUtf8AndSkipByteOrderMark(in, path);
   const int64_t documents = jsonLines ? streamJsonLines(in, path, totalBytes, sink, progress)
                                       : streamPlainText(in, path, totalBytes, sink, progress);
   report(progress, path, totalBytes, totalBytes, true);

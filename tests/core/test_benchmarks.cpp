@@ -221,6 +221,23 @@ TEST_CASE(scores_equal_the_harness_reference_on_the_tiny_model) {
               "no item where acc and acc_norm choose differently: the test files lost their point");
 }
 
+// A model whose logits are not finite (an overflowing LN-free model) is not scored: every NaN item had
+// predicted its first choice, right by chance. The model comes back in the mode it was in.
+TEST_CASE(a_log_likelihood_that_is_not_finite_is_refused_with_its_line) {
+  TempDir dir;
+  writeTaskFiles(dir);
+  CausalLM model = loadModel(kTinyGpt2, torch::kCPU);
+  const std::unique_ptr<Tokenizer> tokenizer = loadTokenizer(kTinyGpt2);
+  {
+    torch::NoGradGuard noGrad;
+    model->parameters().front().fill_(std::nan(""));
+  }
+  model->train();
+  const BenchmarkData data = readBenchmark(BenchmarkTask::HellaSwag, dir.path());
+  REQUIRE_THROWS_WITH(scoreBenchmark(*model, *tokenizer, data), data.file, "line 1", "not finite");
+  REQUIRE(model->is_training());
+}
+
 TEST_CASE(paired_differences_and_the_cli) {
   const PairedDifference same = pairedDifference({1, 0, 1, 1}, {1, 0, 1, 1});
   REQUIRE_EQ(same.difference, 0.0);

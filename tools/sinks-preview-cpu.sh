@@ -31,6 +31,11 @@
 #             heads that sink on those sink on the text too? (also measured on its own documents)
 #   mix8      the same with sparse8's documents: ten rare jobs instead of six
 #   mix8-heads16  mix8 with 16 heads of 8: heads to spare beside the ones the text keeps busy
+#   sentences the baseline's data with sparse8's filler and events between its sentences instead of between
+#             its documents (rare-jobs --between-sentences 24: about two thirds of the tokens filler): the
+#             heads the text needs idle most of the time, as a real text's specialists are; measured on the
+#             validation text made the same way ("own") as well as on the text alone
+#   sentences12  the same with 12 tokens of filler on average between sentences (about half the tokens)
 #   [PREVIEW_RUNS="baseline triggers"] tools/sinks-preview-cpu.sh CLI OUT [STEPS]
 #             (STEPS default 10000 = 20 M tokens: ~35 min for two runs on 2 cores at context 128)
 # Writes OUT/summary.jsonl: per run, 2,000 steps before the end and at the end, the sink rate and the
@@ -157,6 +162,16 @@ for run in sparse sparse-rare sparse-long sparse8 mix mix8; do
       --out "$out/data/own-$run.bin" --overwrite >/dev/null 2>&1
   fi
 done
+for run in sentences sentences12; do
+  if [[ "$wanted" == *" $run "* && ! -f "$out/data/own-$run.bin" ]]; then
+    filler=24; [ $run = sentences12 ] && filler=12
+    dilute=(--offsets 8 --separate-offsets --between-sentences $filler --tokenizer resources/tiny-gpt2)
+    "$cli" rare-jobs "$out/data/train-r0.bin" "${dilute[@]}" --after "$out/data/train-r1.bin" \
+      --out "$out/data/$run-train.bin" --overwrite >/dev/null 2>&1
+    "$cli" rare-jobs "$out/data/train-r0.bin" "${dilute[@]}" --seed 1 --after "$out/data/val.bin" \
+      --out "$out/data/own-$run.bin" --overwrite >/dev/null 2>&1
+  fi
+done
 context_of() { [ "$1" = ctx512 ] && echo 512 || echo 128; }
 train() {
   local run=$1 heads=8 data=train-r1.bin context decay=0.1 eval=val.bin
@@ -169,7 +184,7 @@ train() {
   [ "$run" = bigram ] && data=train-r1-bigram.bin
   [ "$run" = unigram ] && data=train-r1-unigram.bin
   [[ "$run" = sparse* ]] && data=$run-train.bin eval=own-$run.bin  # no text: its loss is on its own documents
-  [[ "$run" = mix* ]] && data=$(jobs_of "$run")-train.bin
+  [[ "$run" = mix* || "$run" = sentences* ]] && data=$(jobs_of "$run")-train.bin
   "$cli" init --out "$out/$run-shape" --overwrite --family gpt2 --layers 4 --heads $heads --d-model 128 --context "$context" \
     --vocab 2048 --seed 0 >/dev/null
   cp resources/tiny-gpt2/vocab.json resources/tiny-gpt2/merges.txt "$out/$run-shape/"

@@ -40,17 +40,20 @@ small_models_data() {
 # bigrams; docs/DATA.md) in work/data. JOBS "mixN": one after each document of train-rREPEATS.bin (into
 # train-rREPEATS-mixN.bin) and of val.bin (val-mixN.bin, another seed); "aloneN": SWEEP_ALONE_DOCUMENTS
 # (default 300,000, ~100 M tokens) alone (train-rREPEATS-aloneN.bin; the repeats share is not used) and 300
-# of at least 257 tokens to measure on (val-aloneN.bin). N backcopy offsets: 4 share one kind of event (the
-# CPU preview's "sparse"), more are kinds of their own ("sparse8").
+# of at least 257 tokens to measure on (val-aloneN.bin); "sentN": as mixN, with the filler and its events
+# between each document's sentences instead (rare-jobs --between-sentences 24: the text's heads idle most of
+# the time). N backcopy offsets: 4 share one kind of event (the CPU preview's "sparse"), more are kinds of
+# their own ("sparse8").
 small_models_rare_jobs() {
   local jobs=$1 d=$work/data p kind
   shift
   local offsets=${jobs//[a-z]/}
   kind=(--offsets "$offsets" --separate-offsets)
   [ "$offsets" = 4 ] && kind=()
+  [[ $jobs == sent* ]] && kind+=(--between-sentences 24 --tokenizer "$tok")
   {
     for p in "$@"; do
-      if [[ $jobs == mix* ]]; then
+      if [[ $jobs == mix* || $jobs == sent* ]]; then
         "$cli" rare-jobs "$d/train-r0.bin" "${kind[@]}" --after "$d/train-r$p.bin" --out "$d/train-r$p-$jobs.bin" \
           --overwrite || return 1
       else
@@ -58,7 +61,7 @@ small_models_rare_jobs() {
           --out "$d/train-r$p-$jobs.bin" --overwrite || return 1
       fi
     done
-    if [[ $jobs == mix* ]]; then
+    if [[ $jobs == mix* || $jobs == sent* ]]; then
       "$cli" rare-jobs "$d/train-r0.bin" "${kind[@]}" --seed 1 --after "$d/val.bin" --out "$d/val-$jobs.bin" --overwrite
     else
       "$cli" rare-jobs "$d/train-r0.bin" "${kind[@]}" --seed 1 --documents 300 --min-length 257 --out "$d/val-$jobs.bin" \

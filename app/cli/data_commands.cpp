@@ -1,4 +1,5 @@
 // normfree-cli commands that make data: corpus, train-tokenizer, tokenize, rare-jobs, ioi.
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -36,6 +37,26 @@ void refuseToReplaceTokenFile(const std::string& path, bool overwrite) {
   const std::filesystem::path out(path);
   refuseToReplace(out.parent_path().empty() ? "." : out.parent_path().string(),
                   {out.filename().string(), tokenFileSidecarPath(out.filename().string())}, overwrite);
+}
+
+// The ids of `folder`'s tokenizer that end a sentence (their text, trailing spaces aside, ends in '.', '!' or
+// '?'), for the token file `text` made by it. FileError when `text` names another tokenizer or none ends one.
+std::vector<bool> sentenceEndIds(const std::string& folder, const TokenFile& text) {
+  const std::unique_ptr<Tokenizer> tokenizer = loadTokenizer(tokenizerOption(folder));
+  const std::string &ours = tokenizerFingerprint(*tokenizer), &theirs = text.meta().tokenizerFingerprint;
+  if (!theirs.empty() && ours != theirs)
+    throw FileError(text.path(), "was made by another tokenizer than " + folder + "'s (fingerprints " +
+                                     theirs + " and " + ours + ")");
+  std::vector<bool> ends(static_cast<std::size_t>(tokenizer->vocabSize()), false);
+  bool any = false;
+  for (int32_t id = 0; id < tokenizer->vocabSize(); ++id) {
+    std::string bytes = tokenizer->tokenBytes(id);
+    while (!bytes.empty() && std::isspace(static_cast<unsigned char>(bytes.back()))) bytes.pop_back();
+    if (!bytes.empty() && (bytes.back() == '.' || bytes.back() == '!' || bytes.back() == '?'))
+      any = ends[static_cast<std::size_t>(id)] = true;
+  }
+  if (!any) throw FileError(tokenizer->source(), "has no token ending in '.', '!' or '?' to end a sentence");
+  return ends;
 }
 
 }  // namespace
@@ -278,7 +299,7 @@ void cmdRareJobs(CLI::App& command) {
       "token, induction) after trigger ids TEXT never uses. With --after, a token file's documents each "
       "followed by one (a mix to pretrain on); else --documents of them alone (to measure on).");
   struct Options {
-    std::string text, out, after;
+    std::string text, out, after, tokenizer;
     int64_t documents = 300, minLength = 16;
     RareJobs jobs;
     bool overwrite = false;
@@ -292,6 +313,22 @@ void cmdRareJobs(CLI::App& command) {
   auto* after =
       command.add_option("--after", o->after, "each document of this token file followed by a rare-jobs one")
           ->type_name("file.bin");
+  auto* between =
+      command
+          .add_option(
+              "--between-sentences", o->jobs.betweenSentences,
+              "with --after: a run of filler with events, this many tokens on average, after each "
+              "sentence of its documents instead of a document after each (heads idle between sentences)")
+          ->type_name("n")
+          ->transform(inRange<int64_t>(1, 100000))
+          ->needs(after);
+  command
+      .add_option("--tokenizer", o->tokenizer,
+                  std::string(kTokenizerFolderHelp) +
+                      "; with --between-sentences: its tokens ending in '.', '!' or '?' end a sentence")
+      ->type_name("folder")
+      ->needs(between);
+  between->needs("--tokenizer");
   command.add_option("--documents", o->documents, "without --after: this many documents alone")
       ->type_name("n")
       ->transform(atLeast<int64_t>(1))
@@ -327,6 +364,7 @@ void cmdRareJobs(CLI::App& command) {
     const RareJobsSource source(text, o->jobs, progressBar());
     std::optional<TokenFile> before;
     if (!o->after.empty()) before = TokenFile::open(o->after);
+    if (o->jobs.betweenSentences > 0) o->jobs.sentenceEnds = sentenceEndIds(o->tokenizer, *before);
     const RareJobsStats stats = writeRareJobs(text, source, o->jobs, o->out, before ? &*before : nullptr,
                                               o->documents, o->minLength, progressBar());
     nlohmann::json triggers{{"backcopy", source.backcopyTriggers()},
@@ -335,6 +373,7 @@ void cmdRareJobs(CLI::App& command) {
     printJson(nlohmann::json{{"out", o->out},
                              {"documents", stats.documents},
                              {"rare_job_documents", stats.rareDocuments},
+                             {"filler_runs", stats.fillerRuns},
                              {"tokens", stats.tokens},
                              {"triggers", triggers},
                              {"seconds", secondsSince(start)}});

@@ -14,6 +14,8 @@ std::string RareJobs::describe() const {
   text << "rare jobs (seed " << seed << "): bigram filler with backcopy (offsets 1-" << offsets
        << (separateOffsets ? ", each" : ", together")
        << "), first-token and induction events, each with chance " << chance << " at a position";
+  if (betweenSentences > 0)
+    text << "; " << betweenSentences << " tokens of it on average after each sentence";
   return text.str();
 }
 
@@ -101,9 +103,16 @@ int64_t RareJobsSource::drawLength(Random& random, int64_t atLeast) const {
 }
 
 std::vector<int32_t> RareJobsSource::document(int64_t length, Random& random) const {
-  const std::size_t n = static_cast<std::size_t>(length), offsets = static_cast<std::size_t>(m_jobs.offsets);
-  const int backcopyKinds = m_jobs.separateOffsets ? m_jobs.offsets : 1, kinds = backcopyKinds + 2;
+  const std::size_t n = static_cast<std::size_t>(length);
   std::vector<int32_t> out{random.pick(m_firsts)};
+  if (n > 1) extend(out, n - 1, random);
+  out.resize(n);
+  return out;
+}
+
+void RareJobsSource::extend(std::vector<int32_t>& out, std::size_t count, Random& random) const {
+  const std::size_t n = out.size() + count, offsets = static_cast<std::size_t>(m_jobs.offsets);
+  const int backcopyKinds = m_jobs.separateOffsets ? m_jobs.offsets : 1, kinds = backcopyKinds + 2;
   while (out.size() < n) {
     const std::size_t size = out.size();
     if (size >= offsets + 2 && random.uniform() < m_jobs.chance * kinds) {
@@ -133,9 +142,17 @@ std::vector<int32_t> RareJobsSource::document(int64_t length, Random& random) co
     }
     out.push_back(follow(out.back(), random));
   }
-  out.resize(n);
-  return out;
 }
+
+namespace {
+
+// A span followed by its exact copy: what `tokenize --random-repeats` writes.
+bool isExactRepeat(const std::vector<int32_t>& doc) {
+  const std::size_t half = doc.size() / 2;
+  return half > 0 && doc.size() % 2 == 0 && std::equal(doc.begin(), doc.begin() + half, doc.begin() + half);
+}
+
+}  // namespace
 
 RareJobsStats writeRareJobs(const TokenFile& text, const RareJobsSource& source, const RareJobs& jobs,
                             const std::string& out, const TokenFile* after, int64_t documents,
@@ -156,6 +173,10 @@ RareJobsStats writeRareJobs(const TokenFile& text, const RareJobsSource& source,
       throw FileError(after->path(), "was made by another tokenizer than the text " + text.path() +
                                          " (fingerprints " + theirs + " and " + ours + ")");
   }
+  if (jobs.betweenSentences > 0 && (!after || std::find(jobs.sentenceEnds.begin(), jobs.sentenceEnds.end(),
+                                                        true) == jobs.sentenceEnds.end()))
+    throw std::invalid_argument(
+        "filler between sentences needs a text to mix into and the ids ending a sentence");
   if (!after) meta.sources = {text.path() + "'s bigrams"};
   meta.sources.push_back(jobs.describe());
   TokenFileWriter writer(out, meta);
@@ -168,7 +189,48 @@ RareJobsStats writeRareJobs(const TokenFile& text, const RareJobsSource& source,
     writer.append(&eot, 1);
     ++stats.rareDocuments;
   };
-  if (after) {
+  // A document of `after` with a filler run after each sentence but its last.
+  std::vector<int32_t> document, diluted;
+  auto writeDiluted = [&](bool ended) {
+    std::size_t start = 0;
+    if (bos >= 0 && !document.empty() && document.front() == bos) start = 1;
+    const std::vector<int32_t> body(document.begin() + static_cast<std::ptrdiff_t>(start), document.end());
+    diluted.assign(document.begin(), document.begin() + static_cast<std::ptrdiff_t>(start));
+    if (isExactRepeat(body)) {
+      diluted.insert(diluted.end(), body.begin(), body.end());
+    } else {
+      std::vector<int32_t> grown;
+      for (std::size_t i = 0; i < body.size(); ++i) {
+        grown.push_back(body[i]);
+        const auto id = static_cast<std::size_t>(body[i]);
+        if (i + 1 < body.size() && id < jobs.sentenceEnds.size() && jobs.sentenceEnds[id]) {
+          const auto mean = static_cast<uint64_t>(jobs.betweenSentences);
+          source.extend(grown, std::max<std::size_t>(1, mean / 2 + random.below(mean + 1)), random);
+          ++stats.fillerRuns;
+        }
+      }
+      diluted.insert(diluted.end(), grown.begin(), grown.end());
+    }
+    if (ended) diluted.push_back(eot);
+    writer.append(diluted.data(), diluted.size());
+    if (ended) ++stats.documents;
+    document.clear();
+  };
+  if (after && jobs.betweenSentences > 0) {
+    after->forEachBlock(0, after->size(), text.meta().vocabSize,
+                        [&](int64_t begin, const int32_t* block, int64_t n) {
+                          for (int64_t i = 0; i < n; ++i)
+                            if (block[i] == eot)
+                              writeDiluted(true);
+                            else
+                              document.push_back(block[i]);
+                          if (progress)
+                            progress({"rare jobs between sentences", begin + n, after->size(), "tokens",
+                                      begin + n == after->size()});
+                          return true;
+                        });
+    if (!document.empty()) writeDiluted(false);
+  } else if (after) {
     int64_t sinceEnd = 0;  // tokens of the current document
     after->forEachBlock(
         0, after->size(), text.meta().vocabSize, [&](int64_t begin, const int32_t* block, int64_t n) {

@@ -25,6 +25,12 @@ struct RareJobs {
   int offsets = 4;        // backcopy's offsets: 1 … offsets places before the trigger
   // Each offset a kind of event of its own (chance `chance` each), instead of one kind that draws the offset.
   bool separateOffsets = false;
+  // With a text to mix into: a run of filler with events (this many tokens on average, 0: none) after each
+  // of its sentences instead of a document after each document, so that the heads the text needs are idle
+  // between its sentences as a real text's specialists are at most positions. A sentence ends at an id
+  // marked in `sentenceEnds` (indexed by id).
+  int64_t betweenSentences = 0;
+  std::vector<bool> sentenceEnds;
   uint64_t seed = 0;
   std::string describe() const;  // for a sidecar's sources
 };
@@ -38,6 +44,9 @@ class RareJobsSource {
   RareJobsSource(const TokenFile& text, const RareJobs& jobs, const ProgressFn& progress = {});
   // One document of `length` tokens (no end-of-text or begin-of-sequence).
   std::vector<int32_t> document(int64_t length, Random& random) const;
+  // Appends at least `count` tokens of filler with events to `doc`, a document's tokens so far (its first
+  // is the one the first-token event copies); an event may run two tokens past `count`.
+  void extend(std::vector<int32_t>& doc, std::size_t count, Random& random) const;
   // The length of one of the text's documents, drawn at random; at least `atLeast`.
   int64_t drawLength(Random& random, int64_t atLeast) const;
   const std::vector<int32_t>& backcopyTriggers() const { return m_backcopy; }
@@ -59,14 +68,16 @@ class RareJobsSource {
 };
 
 struct RareJobsStats {
-  int64_t documents = 0, rareDocuments = 0, tokens = 0;
+  int64_t documents = 0, rareDocuments = 0, fillerRuns = 0, tokens = 0;
 };
 
 // Writes `out` and its sidecar atomically. With `after`: its documents (each ending at its end-of-text, as
-// they are), each followed by a rare-jobs document. Without: `documents` rare-jobs documents alone, the
-// file starting with an end-of-text as each document ends with one (so each is a BOS-started sequence).
-// Each rare-jobs document is as long as one of the text's drawn at random, at least `minLength` tokens, and
-// starts with the source's begin-of-sequence token where the text's documents do.
+// they are), each followed by a rare-jobs document; with `jobs.betweenSentences`, each with a run of filler
+// after each sentence but its last instead (a document that is a span and its exact copy, as `tokenize
+// --random-repeats` writes, is kept whole: its copy is what induction is learned from). Without: `documents`
+// rare-jobs documents alone, the file starting with an end-of-text as each document ends with one (so each is
+// a BOS-started sequence). Each rare-jobs document is as long as one of the text's drawn at random, at least
+// `minLength` tokens, and starts with the source's begin-of-sequence token where the text's documents do.
 RareJobsStats writeRareJobs(const TokenFile& text, const RareJobsSource& source, const RareJobs& jobs,
                             const std::string& out, const TokenFile* after, int64_t documents,
                             int64_t minLength, const ProgressFn& progress = {});

@@ -1,6 +1,7 @@
 // Documents of rare jobs (data/rare_jobs.h): every event is what its trigger asks, every other step is one
 // of the text's own bigrams, and a mix keeps the text's documents as they were. Each document is checked by
 // reading it back token by token, apart from the generator's code.
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -188,6 +189,61 @@ TEST_CASE(a_rare_jobs_mix_keeps_the_text_and_follows_each_document_with_one) {
       writeRareJobs(ours, RareJobsSource(ours, jobs), jobs, dir.path("mixed.bin"), &theirs, 0, 16),
       dir.path("theirs.bin"), "another tokenizer than the text", "00000000000000aa");
   REQUIRE(!std::filesystem::exists(dir.path("mixed.bin")));
+}
+
+TEST_CASE(rare_jobs_between_sentences_keep_each_sentence_and_leave_a_repeated_span_whole) {
+  TempDir dir;
+  writeFile(dir.path("text.bin"), text());
+  const std::vector<int32_t> repeat{1, 2, 7, 5, 3, 1, 2, 7, 5, 3};  // a span and its copy: induction's data
+  std::vector<int32_t> mixed = text();
+  mixed.insert(mixed.end(), repeat.begin(), repeat.end());
+  mixed.push_back(kEot);
+  writeFile(dir.path("after.bin"), mixed);
+  const TokenFile file = TokenFile::open(dir.path("text.bin")),
+                  after = TokenFile::open(dir.path("after.bin"));
+  RareJobs jobs;
+  jobs.chance = 0.04;
+  jobs.betweenSentences = 6;
+  REQUIRE_THROWS_WITH(
+      writeRareJobs(file, RareJobsSource(file, jobs), jobs, dir.path("none.bin"), &after, 0, 16),
+      "ids ending a sentence");
+  jobs.sentenceEnds.assign(kVocab, false);
+  jobs.sentenceEnds[5] = true;  // in the middle of the text's documents (9 only ends one)
+  const RareJobsSource source(file, jobs);
+  const RareJobsStats stats = writeRareJobs(file, source, jobs, dir.path("diluted.bin"), &after, 0, 16);
+  const auto original = documents(mixed), diluted = documents(readAll(dir.path("diluted.bin")));
+  REQUIRE_EQ(diluted.size(), original.size());
+  REQUIRE_EQ(stats.rareDocuments, 0);
+  REQUIRE(diluted.back() == repeat);
+  int64_t sentences = 0, added = 0;
+  for (std::size_t d = 0; d + 1 < original.size(); ++d) {
+    const auto &was = original[d], &is = diluted[d];
+    // Each sentence in order, filler only after a sentence's end: up to the first end and after the last
+    // the document is as it was, and the whole is a subsequence of what was written.
+    const auto firstEnd = std::find(was.begin(), was.end(), 5);
+    const auto lastEnd = std::find(was.rbegin(), was.rend(), 5).base();
+    REQUIRE(std::equal(was.begin(), firstEnd == was.end() ? was.end() : firstEnd + 1, is.begin()));
+    REQUIRE(std::equal(lastEnd, was.end(), is.end() - (was.end() - lastEnd)));
+    std::size_t at = 0;
+    for (int32_t token : is)
+      if (at < was.size() && token == was[at]) ++at;
+    REQUIRE_EQ(at, was.size());
+    for (std::size_t i = 0; i + 1 < was.size(); ++i) sentences += was[i] == 5;
+    added += static_cast<int64_t>(is.size() - was.size());
+    // The first-token event copies the document's own first token, even between its sentences (a trigger
+    // that a backcopy copied is no event).
+    const auto& backcopy = source.backcopyTriggers();
+    for (std::size_t i = 1; i + 1 < is.size(); ++i)
+      if (is[i] == source.firstTrigger() &&
+          std::find(backcopy.begin(), backcopy.end(), is[i - 1]) == backcopy.end())
+        REQUIRE_EQ(is[i + 1], was.front());
+  }
+  REQUIRE(sentences > 20);
+  REQUIRE_EQ(stats.fillerRuns, sentences);
+  const double mean = static_cast<double>(added) / static_cast<double>(sentences);
+  REQUIRE_MSG(mean > 5 && mean < 8, mean);  // 3 … 9 tokens each, an event running past by up to two
+  REQUIRE(TokenFile::open(dir.path("diluted.bin")).meta().sources.back().find("after each sentence") !=
+          std::string::npos);
 }
 
 TEST_CASE(rare_jobs_refuse_a_text_without_free_ids_or_an_end_of_text) {
